@@ -1,0 +1,99 @@
+// The agent layer's contract: an AgentSpec describes one CLI as data plus two small functions.
+
+export type AgentKind = 'claude' | 'codex' | 'pi' | 'opencode' | 'gemini';
+export const AGENT_KINDS: readonly AgentKind[] = ['claude', 'codex', 'pi', 'opencode', 'gemini'];
+
+export type SessionRef =
+  /** A new session; `id` is set when the relay may choose it (claude, gemini) or a file path (pi). */
+  { type: 'new'; id?: string } | { type: 'resume'; id: string };
+
+export interface BuildContext {
+  prompt: string;
+  session: SessionRef;
+  /** The program and fixed leading arguments (config `agent.command`). */
+  command: readonly string[];
+  cwd: string;
+  model?: string;
+  thinking?: string;
+  /** Identity / system text for CLIs that accept one. */
+  systemText?: string;
+  /** The state folder for this agent (e.g. where pi session files live). */
+  stateDir: string;
+}
+
+export interface Invocation {
+  argv: string[];
+  /** Fed to stdin then closed; stdin is ignored when absent. */
+  stdin?: string;
+  /** Added to the explicit base environment. */
+  env?: Record<string, string>;
+}
+
+export interface Usage {
+  inputTokens?: number;
+  outputTokens?: number;
+  costUsd?: number;
+}
+
+export type AgentErrorKind =
+  | 'not_installed'
+  | 'auth'
+  | 'rate_limit'
+  | 'overloaded'
+  | 'timeout'
+  | 'aborted'
+  | 'session_not_found'
+  | 'exit'
+  | 'unparseable';
+
+export type AgentResult =
+  | {
+      type: 'ok';
+      text: string;
+      /** Earlier assistant messages of this run, in order. */
+      progress: string[];
+      /** Raw `MEDIA:` references from all assistant messages, in order, without duplicates. */
+      media: string[];
+      sessionId?: string;
+      usage?: Usage;
+      /** True when output was cut at the byte cap. */
+      truncated: boolean;
+      durationMs: number;
+    }
+  | {
+      type: 'error';
+      kind: AgentErrorKind;
+      /** Short and true, fit to show the user. */
+      message: string;
+      sessionId?: string;
+      exitCode?: number | null;
+      signal?: string | null;
+      durationMs: number;
+    };
+
+/** What a finished process looked like, handed to `parse`. */
+export interface RunOutput {
+  stdoutLines: string[];
+  stderr: string;
+  exitCode: number | null;
+  signal: string | null;
+  truncated: boolean;
+}
+
+export interface AgentSpec {
+  kind: AgentKind;
+  /** Default program name looked up on PATH. */
+  program: string;
+  /** Whether the relay may choose a new session's id up front (else the id comes from output). */
+  choosesSessionId: 'relay-uuid' | 'relay-file' | 'cli';
+  /** Environment variable names passed through from the relay's environment when set. */
+  passEnv: readonly string[];
+  /** Thinking levels the CLI understands; empty when it has none. */
+  thinkingLevels: readonly string[];
+  build(ctx: BuildContext): Invocation;
+  parse(
+    out: RunOutput,
+  ):
+    | Omit<Extract<AgentResult, { type: 'ok' }>, 'durationMs'>
+    | Omit<Extract<AgentResult, { type: 'error' }>, 'durationMs'>;
+}

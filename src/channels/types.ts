@@ -1,0 +1,33 @@
+import type { ChannelName, InboundMessage, OutboundItem, SendResult } from '../core/types.js';
+
+export type ChannelState =
+  | { type: 'disabled' }
+  | { type: 'stopped' }
+  | { type: 'connecting'; since: number; qr?: string }
+  | { type: 'connected'; since: number; account?: string }
+  | { type: 'degraded'; since: number; lastError: string; retries: number }
+  | { type: 'relink_required'; since: number; reason: string };
+
+/**
+ * What the channel's inbound handler returns. The channel acknowledges to its peer (WhatsApp read
+ * receipt, Twilio 200) only after `stored` or `duplicate`: both mean the message is durable.
+ */
+export type InboundOutcome =
+  | { type: 'stored'; inboxId: number }
+  | { type: 'duplicate' }
+  | { type: 'command' }
+  | { type: 'rejected'; reason: string }
+  | { type: 'failed'; error: string };
+
+export type InboundHandler = (msg: InboundMessage) => Promise<InboundOutcome>;
+
+export interface Channel {
+  readonly name: ChannelName;
+  /** The longest text one message may carry on this channel. */
+  readonly textLimit: number;
+  start(onInbound: InboundHandler): Promise<void>;
+  stop(): Promise<void>;
+  send(chatId: string, item: OutboundItem): Promise<SendResult>;
+  typing?(chatId: string, on: boolean): Promise<void>;
+  status(): ChannelState;
+}

@@ -1,0 +1,34 @@
+import type { Command } from 'commander';
+import { formatProblem, loadConfig } from '../config/load.js';
+import { resolvePaths } from '../config/paths.js';
+import { redactConfig } from '../config/redact.js';
+import { ExitError, type GlobalOptions } from './context.js';
+
+export function register(program: Command): void {
+  const cmd = program.command('config').description('check or print the configuration');
+  cmd
+    .command('check [file]')
+    .description('validate a config file; exit 1 listing every problem as FILE:LINE:COL key: message')
+    .action((file: string | undefined) => {
+      const global = program.opts<GlobalOptions>();
+      const paths = resolvePaths(process.env, file ?? global.config);
+      const loaded = loadConfig(paths.configFile, paths.configExplicit, process.env);
+      if (!loaded.ok) throw new ExitError(1, loaded.problems.map(formatProblem).join('\n'));
+      const c = loaded.config;
+      const channels =
+        [c.whatsapp.enabled && 'whatsapp', c.twilio.enabled && 'twilio'].filter(Boolean).join(', ') || 'none';
+      process.stdout.write(
+        `${paths.configFile}: ok\n  agent: ${c.agent.kind}, channels: ${channels}, schedules: ${c.schedules.length}\n`,
+      );
+    });
+  cmd
+    .command('print')
+    .description('print the resolved config (defaults filled in, secrets redacted)')
+    .action(() => {
+      const global = program.opts<GlobalOptions>();
+      const paths = resolvePaths(process.env, global.config);
+      const loaded = loadConfig(paths.configFile, paths.configExplicit, process.env);
+      if (!loaded.ok) throw new ExitError(1, loaded.problems.map(formatProblem).join('\n'));
+      process.stdout.write(`${JSON.stringify(redactConfig(loaded.config), null, 2)}\n`);
+    });
+}

@@ -1,0 +1,48 @@
+// Start-up shared by every command: paths from the environment, the config validated once, a logger.
+import { formatProblem, loadConfig } from '../config/load.js';
+import { type Paths, resolvePaths } from '../config/paths.js';
+import type { Config } from '../config/schema.js';
+import { createLogger, type Logger, registerSecret } from '../log.js';
+
+export interface Context {
+  paths: Paths;
+  config: Config;
+  log: Logger;
+  env: NodeJS.ProcessEnv;
+}
+
+export interface GlobalOptions {
+  config?: string;
+}
+
+/** Thrown to end a command with an exit code after a message was printed. */
+export class ExitError extends Error {
+  constructor(
+    readonly code: number,
+    message = '',
+  ) {
+    super(message);
+  }
+}
+
+export function loadContext(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Context {
+  const paths = resolvePaths(env, opts.config);
+  const loaded = loadConfig(paths.configFile, paths.configExplicit, env);
+  if (!loaded.ok) {
+    throw new ExitError(
+      1,
+      ['Invalid config:', ...loaded.problems.map((p) => `  ${formatProblem(p)}`)].join('\n'),
+    );
+  }
+  const config = loaded.config;
+  for (const s of [
+    config.twilio.authToken,
+    config.twilio.apiSecret,
+    env.TWILIO_AUTH_TOKEN,
+    env.TWILIO_API_SECRET,
+  ])
+    registerSecret(s);
+  for (const v of Object.values(config.agent.env)) registerSecret(v);
+  const log = createLogger({ level: env.AGENTWIRE_LOG_LEVEL ?? config.log.level });
+  return { paths, config, log, env };
+}

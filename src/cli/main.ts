@@ -1,0 +1,27 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander';
+import { register as registerConfig } from './config.js';
+import { ExitError } from './context.js';
+
+const program = new Command('agentwire')
+  .description('Text your own coding agent over WhatsApp or Twilio.')
+  .option('-c, --config <file>', 'config file (default: $AGENTWIRE_CONFIG or ~/.agentwire/agentwire.json5)')
+  .showHelpAfterError()
+  .exitOverride();
+
+registerConfig(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof ExitError) {
+    if (err.message) process.stderr.write(`${err.message}\n`);
+    process.exitCode = err.code;
+  } else if (err instanceof CommanderError) {
+    // Usage errors exit 2; --help and --version exit 0. Commander already printed the message.
+    process.exitCode = err.exitCode === 0 ? 0 : 2;
+  } else {
+    process.stderr.write(`agentwire: ${(err as Error).message}\n`);
+    process.exitCode = 1;
+  }
+}

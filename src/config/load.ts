@@ -1,0 +1,223 @@
+import { existsSync, readFileSync } from 'node:fs';
+import JSON5 from 'json5';
+import type { z } from 'zod';
+import { type Config, configSchema } from './schema.js';
+
+export interface ConfigProblem {
+  file: string;
+  line?: number;
+  col?: number;
+  /** Dotted key path, e.g. `queue.maxConcurrentRuns`; empty for the whole file. */
+  path: string;
+  message: string;
+}
+
+export type LoadResult =
+  | { ok: true; config: Config; file?: string }
+  | { ok: false; problems: ConfigProblem[] };
+
+export function formatProblem(p: ConfigProblem): string {
+  const where = p.line ? `${p.file}:${p.line}:${p.col ?? 1}` : p.file;
+  return `${where} ${p.path || '(root)'}: ${p.message}`;
+}
+
+/** Reads and validates the config file; a missing file is the all-defaults config unless it was named. */
+export function loadConfig(file: string, explicit: boolean, env: NodeJS.ProcessEnv): LoadResult {
+  if (!existsSync(file)) {
+    if (explicit) return { ok: false, problems: [{ file, path: '', message: 'file not found' }] };
+    return parseConfigValue({}, file, '', env);
+  }
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    return { ok: false, problems: [{ file, path: '', message: `cannot read: ${(err as Error).message}` }] };
+  }
+  return parseConfigText(text, file, env);
+}
+
+export function parseConfigText(text: string, file: string, env: NodeJS.ProcessEnv): LoadResult {
+  let raw: unknown;
+  try {
+    raw = JSON5.parse(text);
+  } catch (err) {
+    const e = err as { lineNumber?: number; columnNumber?: number; message: string };
+    const message = e.message.replace(/^JSON5: /, '').replace(/ at \d+:\d+$/, '');
+    return { ok: false, problems: [{ file, line: e.lineNumber, col: e.columnNumber, path: '', message }] };
+  }
+  return parseConfigValue(raw, file, text, env);
+}
+
+function parseConfigValue(raw: unknown, file: string, text: string, env: NodeJS.ProcessEnv): LoadResult {
+  const problems: ConfigProblem[] = [];
+  const substituted = substituteEnv(raw, [], env, (path, message) =>
+    problems.push({ file, path: path.join('.'), message, ...locate(text, path) }),
+  );
+  const parsed = configSchema.safeParse(substituted);
+  if (!parsed.success) problems.push(...zodProblems(parsed.error, file, text));
+  if (problems.length > 0) return { ok: false, problems };
+  return { ok: true, config: parsed.data as Config, file };
+}
+
+/** `"${VAR}"` anywhere inside a string is replaced by the environment variable; a missing one is an error. */
+function substituteEnv(
+  value: unknown,
+  path: (string | number)[],
+  env: NodeJS.ProcessEnv,
+  report: (path: (string | number)[], message: string) => void,
+): unknown {
+  if (typeof value === 'string') {
+    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => {
+      const v = env[name];
+      if (v === undefined) {
+        report(path, `environment variable ${name} is not set`);
+        return '';
+      }
+      return v;
+    });
+  }
+  if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, [...path, i], env, report));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, substituteEnv(v, [...path, k], env, report)]),
+    );
+  }
+  return value;
+}
+
+function zodProblems(error: z.ZodError, file: string, text: string): ConfigProblem[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
+    // For an unknown key zod reports the parent object; name the key itself.
+    const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
+    const full = keys.length === 1 ? [...path, keys[0] as string] : path;
+    const message =
+      issue.code === 'unrecognized_keys'
+        ? `unknown key${keys.length > 1 ? `s ${keys.join(', ')}` : ''}`
+        : issue.message;
+    return { file, path: full.join('.'), message, ...locate(text, full) };
+  });
+}
+
+/**
+ * Finds where a key path sits in JSON5 source, by walking the text with a small tokenizer.
+ * Best effort: returns nothing when the path cannot be found (e.g. a default that was never written).
+ */
+export function locate(text: string, path: readonly (string | number)[]): { line?: number; col?: number } {
+  if (!text || path.length === 0) return {};
+  const offset = findOffset(text, path);
+  if (offset === undefined) return {};
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  const col = offset - before.lastIndexOf('\n');
+  return { line, col };
+}
+
+function findOffset(text: string, path: readonly (string | number)[]): number | undefined {
+  let i = 0;
+  const skip = () => {
+    for (;;) {
+      while (i < text.length && /\s/.test(text[i] as string)) i++;
+      if (text.startsWith('//', i)) {
+        const nl = text.indexOf('\n', i);
+        i = nl < 0 ? text.length : nl + 1;
+      } else if (text.startsWith('/*', i)) {
+        const end = text.indexOf('*/', i + 2);
+        i = end < 0 ? text.length : end + 2;
+      } else return;
+    }
+  };
+  const readString = (): string => {
+    const q = text[i];
+    i++;
+    let s = '';
+    while (i < text.length && text[i] !== q) {
+      if (text[i] === '\\') i++;
+      s += text[i];
+      i++;
+    }
+    i++;
+    return s;
+  };
+  const skipValue = (): void => {
+    skip();
+    const c = text[i];
+    if (c === '"' || c === "'") return void readString();
+    if (c === '{' || c === '[') {
+      const close = c === '{' ? '}' : ']';
+      i++;
+      for (;;) {
+        skip();
+        if (i >= text.length) return;
+        if (text[i] === close) {
+          i++;
+          return;
+        }
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        if (c === '{') {
+          readKey();
+          skip();
+          if (text[i] === ':') i++;
+        }
+        skipValue();
+      }
+    }
+    while (i < text.length && !/[,}\]\s]/.test(text[i] as string)) i++;
+  };
+  const readKey = (): string => {
+    skip();
+    const c = text[i];
+    if (c === '"' || c === "'") return readString();
+    const start = i;
+    while (i < text.length && /[A-Za-z0-9_$]/.test(text[i] as string)) i++;
+    return text.slice(start, i);
+  };
+  // Descend one path element at a time.
+  let depth = 0;
+  skip();
+  for (;;) {
+    const want = path[depth];
+    skip();
+    const c = text[i];
+    if (typeof want === 'string' && c === '{') {
+      i++;
+      let found = false;
+      for (;;) {
+        skip();
+        if (i >= text.length || text[i] === '}') return undefined;
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        const keyStart = i;
+        const key = readKey();
+        skip();
+        if (text[i] === ':') i++;
+        if (key === want) {
+          if (depth === path.length - 1) return keyStart;
+          found = true;
+          break;
+        }
+        skipValue();
+      }
+      if (!found) return undefined;
+    } else if (typeof want === 'number' && c === '[') {
+      i++;
+      for (let n = 0; ; n++) {
+        skip();
+        if (text[i] === ',') {
+          i++;
+          skip();
+        }
+        if (i >= text.length || text[i] === ']') return undefined;
+        if (n === want) break;
+        skipValue();
+      }
+      if (depth === path.length - 1) return i;
+    } else return undefined;
+    depth++;
+  }
+}

@@ -1,0 +1,38 @@
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/** Every file location the relay uses, derived once from the environment. */
+export interface Paths {
+  /** The state folder (`AGENTWIRE_HOME`, default `~/.agentwire`). */
+  home: string;
+  /** The config file (`--config`, `AGENTWIRE_CONFIG`, default `<home>/agentwire.json5`). */
+  configFile: string;
+  /** True when the config file was named explicitly (then it must exist). */
+  configExplicit: boolean;
+  db: string;
+  workspace: string;
+  inboundMedia: string;
+  agentState: string;
+  logs: string;
+  /** Local control socket of a running relay (private permissions). */
+  socket: string;
+  /** Held by the one relay process that owns the channels. */
+  lock: string;
+}
+
+export function resolvePaths(env: NodeJS.ProcessEnv, configOverride?: string): Paths {
+  const home = resolve(env.AGENTWIRE_HOME || join(homedir(), '.agentwire'));
+  const named = configOverride || env.AGENTWIRE_CONFIG;
+  return {
+    home,
+    configFile: named ? resolve(named) : join(home, 'agentwire.json5'),
+    configExplicit: Boolean(named),
+    db: join(home, 'agentwire.db'),
+    workspace: join(home, 'workspace'),
+    inboundMedia: join(home, 'media', 'inbound'),
+    agentState: join(home, 'agents'),
+    logs: join(home, 'logs'),
+    socket: join(home, 'relay.sock'),
+    lock: join(home, 'relay.lock'),
+  };
+}

@@ -1,0 +1,364 @@
+// One strict schema for the whole config. Every key has a safe default, so `{}` (no file) is valid.
+// `.describe()` texts are the doc comments: config.example.json5 and docs/configuration.md follow them,
+// and a test keeps the example complete against this schema.
+import { z } from 'zod';
+import { AGENT_KINDS } from '../agents/types.js';
+
+const e164 = z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number like +15551234567');
+const allowList = z
+  .union([z.literal('*'), z.array(z.union([e164, z.literal('*')]))])
+  .describe('E.164 numbers allowed to talk to the agent, or "*" for anyone');
+
+const agentKind = z.enum(AGENT_KINDS as [string, ...string[]]);
+
+const agentFields = {
+  command: z
+    .array(z.string().min(1))
+    .min(1)
+    .optional()
+    .describe(
+      "The program and any fixed leading arguments (argv, no shell). Default: the kind's program on PATH.",
+    ),
+  cwd: z.string().optional().describe("The agent's working folder. Default: <state folder>/workspace."),
+  timeoutSeconds: z
+    .number()
+    .int()
+    .positive()
+    .max(86_400)
+    .default(600)
+    .describe('A run is killed after this long.'),
+  env: z
+    .record(z.string(), z.string())
+    .default({})
+    .describe('Extra environment for the CLI ("${VAR}" allowed).'),
+  model: z.string().optional().describe("Model name passed with the CLI's model flag."),
+  thinking: z.string().optional().describe('Thinking / reasoning level, where the CLI has one.'),
+  systemText: z.string().optional().describe('Identity text given to CLIs that accept a system prompt.'),
+};
+
+export const agentSchema = z
+  .object({
+    kind: agentKind.default('claude').describe('Which CLI answers: claude, codex, pi, opencode or gemini.'),
+    ...agentFields,
+  })
+  .strict();
+export const agentOverrideSchema = z.object(agentFields).strict();
+
+const queueSchema = z
+  .object({
+    maxConcurrentRuns: z
+      .number()
+      .int()
+      .min(1)
+      .max(64)
+      .default(4)
+      .describe('At most this many agent runs at once.'),
+    whileBusy: z
+      .enum(['collect', 'followup', 'interrupt'])
+      .default('collect')
+      .describe(
+        'Messages that arrive during a run: collect into the next prompt, follow up one by one, or interrupt.',
+      ),
+    maxPendingPerChat: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .default(20)
+      .describe('Waiting messages per chat before new ones are refused.'),
+    shutdownGraceSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(3600)
+      .default(10)
+      .describe('On stop, how long running agents may finish.'),
+  })
+  .strict();
+
+const sessionsSchema = z
+  .object({
+    scope: z
+      .enum(['per-chat', 'global'])
+      .default('per-chat')
+      .describe('One agent session per chat, or one shared by all chats.'),
+    idleMinutes: z
+      .number()
+      .int()
+      .min(0)
+      .default(60)
+      .describe('A session idle this long starts fresh (0: never expires).'),
+  })
+  .strict();
+
+const commandsSchema = z
+  .object({
+    prefix: z.string().min(1).max(3).default('/').describe('What starts a chat command.'),
+    aliases: z
+      .record(z.string(), z.string())
+      .default({})
+      .describe('Extra trigger words mapped to a command, e.g. {"reset": "new"}.'),
+  })
+  .strict();
+
+const mediaSchema = z
+  .object({
+    allowedRoots: z
+      .array(z.string())
+      .optional()
+      .describe("Folders MEDIA: files may come from. Default: the agent's working folder."),
+    maxInboundMb: z
+      .number()
+      .positive()
+      .max(2048)
+      .default(25)
+      .describe('Inbound attachments larger than this are refused.'),
+    maxOutboundMb: z
+      .number()
+      .positive()
+      .max(2048)
+      .default(25)
+      .describe('Outbound attachments larger than this become a notice.'),
+    allowUrls: z.boolean().default(true).describe('Whether MEDIA: may name public https URLs.'),
+    transcribe: z
+      .object({
+        command: z
+          .array(z.string())
+          .min(1)
+          .optional()
+          .describe('argv template for voice notes, with {{path}}; its stdout becomes the text.'),
+        timeoutSeconds: z.number().int().positive().default(120).describe('Transcription time limit.'),
+      })
+      .strict()
+      .default({ timeoutSeconds: 120 }),
+  })
+  .strict();
+
+const whatsappSchema = z
+  .object({
+    enabled: z
+      .boolean()
+      .default(true)
+      .describe('The WhatsApp Web channel (turn off if you only use Twilio).'),
+    allowFrom: allowList
+      .optional()
+      .describe('Who may talk in direct chats. Default: only the linked number (self-chat).'),
+    groups: z
+      .union([z.literal('*'), z.array(z.string())])
+      .default([])
+      .describe('Group JIDs the agent listens in, or "*". Default: none.'),
+    groupAlways: z
+      .array(z.string())
+      .default([])
+      .describe('Groups where every message triggers a run, not only mentions.'),
+    mentionPatterns: z
+      .array(z.string())
+      .default([])
+      .describe('Regular expressions that count as a mention in groups.'),
+    groupContextMessages: z
+      .number()
+      .int()
+      .min(0)
+      .max(200)
+      .default(20)
+      .describe('Recent non-triggering group messages kept as context.'),
+    chunkChars: z
+      .number()
+      .int()
+      .min(100)
+      .max(65_000)
+      .default(4000)
+      .describe('Longest text of one WhatsApp message.'),
+    typingIntervalSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(60)
+      .default(8)
+      .describe('How often "typing…" is refreshed.'),
+    readReceipts: z.boolean().default(true).describe('Send read receipts for messages that passed the gate.'),
+  })
+  .strict();
+
+const twilioSchema = z
+  .object({
+    enabled: z.boolean().default(false).describe('The Twilio channel (SMS, MMS, WhatsApp through Twilio).'),
+    accountSid: z.string().optional().describe('Account SID. Default: $TWILIO_ACCOUNT_SID.'),
+    authToken: z
+      .string()
+      .optional()
+      .describe('Auth token, used to check webhook signatures. Default: $TWILIO_AUTH_TOKEN. Secret.'),
+    apiKey: z
+      .string()
+      .optional()
+      .describe('API key SID, instead of the auth token for REST calls. Default: $TWILIO_API_KEY.'),
+    apiSecret: z.string().optional().describe('API key secret. Default: $TWILIO_API_SECRET. Secret.'),
+    from: z.string().optional().describe('Sending number (E.164, or whatsapp:+…).'),
+    messagingServiceSid: z.string().optional().describe('Messaging service SID, instead of `from`.'),
+    apiBaseUrl: z
+      .string()
+      .url()
+      .optional()
+      .describe("Twilio's REST base URL (for compatible providers and tests)."),
+    mode: z
+      .enum(['webhook', 'poll'])
+      .default('webhook')
+      .describe('Receive by webhook, or by polling when there is no public URL.'),
+    pollSeconds: z.number().int().min(2).max(3600).default(10).describe('Poll interval in poll mode.'),
+    allowFrom: allowList.default([]).describe('Who may text the agent (E.164 or "*"). Default: nobody.'),
+    refusalText: z
+      .string()
+      .max(1600)
+      .optional()
+      .describe('One static reply to senders not allowed. Default: silence.'),
+    mediaBaseUrl: z
+      .string()
+      .url()
+      .optional()
+      .describe('Public base URL for outbound media. Default: derived from webhook.publicUrl.'),
+    mediaUrlTtlSeconds: z
+      .number()
+      .int()
+      .min(30)
+      .max(86_400)
+      .default(600)
+      .describe('How long an outbound media URL stays valid.'),
+    statusCallbacks: z.boolean().default(false).describe('Ask Twilio for delivery status callbacks.'),
+    webhook: z
+      .object({
+        host: z.string().default('0.0.0.0').describe('Address the webhook server binds to.'),
+        port: z.number().int().min(0).max(65_535).default(8787).describe('Webhook port.'),
+        path: z.string().startsWith('/').default('/twilio/inbound').describe('Webhook path.'),
+        publicUrl: z
+          .string()
+          .url()
+          .optional()
+          .describe('The exact URL Twilio calls (behind a proxy or tunnel).'),
+        insecureSkipSignature: z
+          .boolean()
+          .default(false)
+          .describe('Turn off signature checks. Never on the internet.'),
+      })
+      .strict()
+      .default({ host: '0.0.0.0', port: 8787, path: '/twilio/inbound', insecureSkipSignature: false }),
+  })
+  .strict();
+
+const activeHours = z
+  .object({
+    start: z
+      .string()
+      .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM')
+      .describe('Start, HH:MM.'),
+    end: z
+      .string()
+      .regex(/^([01]\d|2[0-4]):[0-5]\d$/, 'HH:MM')
+      .describe('End, HH:MM (may be before start: spans midnight).'),
+    timeZone: z.string().optional().describe("IANA time zone. Default: the machine's."),
+  })
+  .strict();
+
+const heartbeatSchema = z
+  .object({
+    everyMinutes: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('Minutes between heartbeats; 0 disables. Default 30 when a target exists.'),
+    target: z
+      .string()
+      .optional()
+      .describe('Chat to check in with, e.g. "whatsapp:+15551234567". Default: WhatsApp self-chat.'),
+    prompt: z
+      .string()
+      .optional()
+      .describe('What the agent is asked. Default: a check-in asking for HEARTBEAT_OK when all is well.'),
+    activeHours: activeHours.optional().describe('Only fire inside these hours.'),
+  })
+  .strict();
+
+const scheduleSchema = z
+  .object({
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]+$/)
+      .describe('A name for the schedule.'),
+    cron: z.string().optional().describe('Cron expression.'),
+    every: z
+      .string()
+      .regex(/^\d+\s*[smhd]$/)
+      .optional()
+      .describe('Interval like "15m".'),
+    at: z.string().optional().describe('One-shot ISO time.'),
+    timeZone: z.string().optional().describe('IANA time zone for cron and at.'),
+    target: z.string().describe('Chat key, e.g. "whatsapp:+15551234567".'),
+    prompt: z.string().min(1).describe('What the agent is asked.'),
+    check: z
+      .array(z.string())
+      .min(1)
+      .optional()
+      .describe('Optional pre-check argv: the agent wakes only if it exits 0 and prints.'),
+    checkTimeoutSeconds: z.number().int().positive().default(60).describe('Pre-check time limit.'),
+  })
+  .strict()
+  .refine((s) => [s.cron, s.every, s.at].filter((v) => v !== undefined).length === 1, {
+    message: 'exactly one of cron, every or at is required',
+  });
+
+const consoleSchema = z
+  .object({
+    enabled: z.boolean().default(true).describe('The local web console.'),
+    host: z.string().default('127.0.0.1').describe('Address the console binds to.'),
+    port: z.number().int().min(0).max(65_535).default(8788).describe('Console port.'),
+  })
+  .strict();
+
+const logSchema = z
+  .object({
+    level: z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace'])
+      .default('info')
+      .describe('Log level.'),
+    maxFileMb: z.number().positive().default(10).describe('Rotate the log file at this size.'),
+    keepFiles: z.number().int().min(1).max(100).default(5).describe('Rotated files kept.'),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    agent: agentSchema.default({ kind: 'claude', timeoutSeconds: 600, env: {} }),
+    agents: z
+      .object(
+        Object.fromEntries(AGENT_KINDS.map((k) => [k, agentOverrideSchema.optional()])) as Record<
+          string,
+          z.ZodOptional<typeof agentOverrideSchema>
+        >,
+      )
+      .strict()
+      .default({})
+      .describe('Per-kind settings for the other CLIs a chat may switch to with /agent.'),
+    queue: queueSchema.default(queueSchema.parse({})),
+    sessions: sessionsSchema.default(sessionsSchema.parse({})),
+    commands: commandsSchema.default(commandsSchema.parse({})),
+    media: mediaSchema.default(mediaSchema.parse({})),
+    whatsapp: whatsappSchema.default(whatsappSchema.parse({})),
+    twilio: twilioSchema.default(twilioSchema.parse({})),
+    heartbeat: heartbeatSchema.default({}),
+    schedules: z.array(scheduleSchema).default([]),
+    console: consoleSchema.default(consoleSchema.parse({})),
+    log: logSchema.default(logSchema.parse({})),
+  })
+  .strict();
+
+export type Config = z.infer<typeof configSchema>;
+export type AgentConfig = z.infer<typeof agentSchema>;
+export type ScheduleConfig = z.infer<typeof scheduleSchema>;
+
+/** Keys whose values are secrets: redacted in `config print`, logs and status. */
+export const SECRET_PATHS: readonly string[] = [
+  'twilio.authToken',
+  'twilio.apiSecret',
+  'agent.env',
+  'agents.*.env',
+];

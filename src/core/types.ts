@@ -1,0 +1,61 @@
+// The shapes that cross the seams between channels, the core and the agent layer.
+// Nothing here knows which channel a message came from or which CLI answers it.
+
+export type ChannelName = 'whatsapp' | 'twilio' | 'console';
+
+/** A chat is addressed as `<channel>:<chatId>` everywhere outside a channel (store keys, targets, logs). */
+export type ChatKey = `${ChannelName}:${string}`;
+
+export type InboundMediaKind = 'image' | 'audio' | 'voice' | 'video' | 'document' | 'sticker';
+
+/** A file the channel already downloaded (capped) into the inbound media folder. */
+export interface InboundMedia {
+  kind: InboundMediaKind;
+  path: string;
+  mimeType: string;
+  sizeBytes: number;
+  /** The sender's file name, untrusted: for display to the agent only, never used as a path. */
+  fileName?: string;
+}
+
+export interface InboundMessage {
+  channel: ChannelName;
+  /** The channel's own id of the conversation (E.164 for direct chats, a group JID for groups). */
+  chatId: string;
+  /** Normalised sender (E.164 where the channel can resolve it). */
+  senderId: string;
+  /** Untrusted display name. */
+  senderName?: string;
+  /** The channel's message id; (channel, messageId) is the dedupe key. */
+  messageId: string;
+  text: string;
+  media: InboundMedia[];
+  isGroup: boolean;
+  /** True when a group message addressed the linked account (mention, pattern or reply). */
+  mentioned: boolean;
+  /** Milliseconds since the epoch, as the channel reports the send time. */
+  at: number;
+  /** Recent group messages that did not trigger a run, rendered as text, handed to the agent once. */
+  context?: string;
+}
+
+/** One unit the outbox delivers: a text chunk or one attachment already approved by the media policy. */
+export type OutboundItem =
+  | { type: 'text'; text: string }
+  | { type: 'file'; path: string; mimeType: string; fileName: string; sizeBytes: number; caption?: string }
+  | { type: 'url'; url: string; caption?: string };
+
+export type SendResult =
+  | { ok: true; providerId?: string }
+  | { ok: false; error: string; retryable: boolean; code?: string };
+
+export const chatKey = (channel: ChannelName, chatId: string): ChatKey => `${channel}:${chatId}`;
+
+export function parseChatKey(key: string): { channel: ChannelName; chatId: string } | undefined {
+  const i = key.indexOf(':');
+  if (i <= 0) return undefined;
+  const channel = key.slice(0, i);
+  const chatId = key.slice(i + 1);
+  if (!chatId || (channel !== 'whatsapp' && channel !== 'twilio' && channel !== 'console')) return undefined;
+  return { channel, chatId };
+}

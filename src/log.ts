@@ -1,0 +1,72 @@
+// One structured logger; subsystems take children. Secrets are redacted at every level by two means:
+// pino's path redaction for known fields, and a value scrubber for secret strings registered at start
+// (tokens from config and env), so a secret that leaks into a free-text field is still masked.
+import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
+
+export type { Logger };
+
+const secrets = new Set<string>();
+
+/** Registers a secret value; any log line containing it has it replaced by `[redacted]`. */
+export function registerSecret(value: string | undefined): void {
+  if (value && value.length >= 6) secrets.add(value);
+}
+
+export function scrub(text: string): string {
+  let out = text;
+  for (const s of secrets) if (out.includes(s)) out = out.split(s).join('[redacted]');
+  return out;
+}
+
+const REDACT_PATHS = [
+  'authToken',
+  'apiSecret',
+  'token',
+  'password',
+  'secret',
+  'authorization',
+  '*.authToken',
+  '*.apiSecret',
+  '*.token',
+  '*.authorization',
+  'headers.authorization',
+  'headers["x-twilio-signature"]',
+];
+
+export function createLogger(opts: { level?: string; destination?: DestinationStream } = {}): Logger {
+  const options: LoggerOptions = {
+    level: opts.level ?? process.env.AGENTWIRE_LOG_LEVEL ?? 'info',
+    base: undefined,
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    hooks: {
+      // Scrub registered secret values from every argument before pino serialises them.
+      logMethod(args, method) {
+        if (secrets.size === 0) return method.apply(this, args);
+        const cleaned = args.map((a) =>
+          typeof a === 'string' ? scrub(a) : a && typeof a === 'object' ? scrubObject(a) : a,
+        );
+        return method.apply(this, cleaned as Parameters<typeof method>);
+      },
+    },
+  };
+  return opts.destination ? pino(options, opts.destination) : pino(options, pino.destination(2));
+}
+
+function scrubObject(value: unknown, depth = 0): unknown {
+  if (depth > 6) return value;
+  if (typeof value === 'string') return scrub(value);
+  if (value instanceof Error) return { type: value.name, message: scrub(value.message) };
+  if (Array.isArray(value)) return value.map((v) => scrubObject(v, depth + 1));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubObject(v, depth + 1)]));
+  }
+  return value;
+}
+
+/** Masks a phone number or chat id for info-level logs: keeps the channel and the last 4 characters. */
+export function maskId(id: string): string {
+  const i = id.lastIndexOf(':');
+  const head = i >= 0 ? id.slice(0, i + 1) : '';
+  const tail = i >= 0 ? id.slice(i + 1) : id;
+  return tail.length <= 4 ? `${head}…${tail}` : `${head}…${tail.slice(-4)}`;
+}

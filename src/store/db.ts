@@ -1,0 +1,62 @@
+// The embedded store: SQLite through node:sqlite in WAL mode. Each module owns its tables and
+// declares its own numbered migrations, so modules never edit a shared list.
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+
+export type Db = DatabaseSync;
+
+export interface Migration {
+  /** Module name, e.g. `inbox`; versions count per module. */
+  module: string;
+  /** SQL for versions 1..n in order; never edit a released step, append a new one. */
+  steps: readonly string[];
+}
+
+/** Opens (creating with mode 0600) the database file and applies every pending migration. */
+export function openDb(file: string, migrations: readonly Migration[]): Db {
+  if (file !== ':memory:') {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+    chmodSync(file, 0o600);
+  }
+  const db = new DatabaseSync(file);
+  db.exec(
+    'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;',
+  );
+  migrate(db, migrations);
+  for (const suffix of ['-wal', '-shm'])
+    if (file !== ':memory:' && existsSync(file + suffix)) chmodSync(file + suffix, 0o600);
+  return db;
+}
+
+export function migrate(db: Db, migrations: readonly Migration[]): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (module TEXT PRIMARY KEY, version INTEGER NOT NULL)');
+  const get = db.prepare('SELECT version FROM schema_migrations WHERE module = ?');
+  const set = db.prepare(
+    'INSERT INTO schema_migrations (module, version) VALUES (?, ?) ON CONFLICT(module) DO UPDATE SET version = excluded.version',
+  );
+  for (const m of migrations) {
+    const row = get.get(m.module) as { version: number } | undefined;
+    const have = row?.version ?? 0;
+    for (let v = have; v < m.steps.length; v++) {
+      transaction(db, () => {
+        db.exec(m.steps[v] as string);
+        set.run(m.module, v + 1);
+      });
+    }
+  }
+}
+
+/** Runs `fn` in a transaction (BEGIN IMMEDIATE, so writers queue instead of failing midway). */
+export function transaction<T>(db: Db, fn: () => T): T {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const out = fn();
+    db.exec('COMMIT');
+    return out;
+  } catch (err) {
+    db.exec('ROLLBACK');
+    throw err;
+  }
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { locate, parseConfigText } from '../src/config/load.js';
+
+describe('parseConfigText', () => {
+  it('accepts an empty object with every default filled in', () => {
+    const r = parseConfigText('{}', 'c.json5', {});
+    expect(r.ok).toBe(true);
+    if (r.ok) {
+      expect(r.config.agent.kind).toBe('claude');
+      expect(r.config.agent.timeoutSeconds).toBe(600);
+      expect(r.config.queue.maxConcurrentRuns).toBe(4);
+      expect(r.config.whatsapp.enabled).toBe(true);
+      expect(r.config.twilio.enabled).toBe(false);
+    }
+  });
+
+  it.each([
+    ['{queue: {bogus: 1}}', 'queue.bogus', 1, 10],
+    ['{\n  agent: {\n    kind: "nope"\n  }\n}', 'agent.kind', 3, 5],
+    ['{queue: {maxConcurrentRuns: 0}}', 'queue.maxConcurrentRuns', 1, 10],
+    ['{schedules: [{id: "a", target: "x", prompt: "p"}]}', 'schedules.0', 1, 14],
+  ])('reports %s at the key', (text, path, line, col) => {
+    const r = parseConfigText(text, 'c.json5', {});
+    expect(r.ok).toBe(false);
+    if (!r.ok)
+      expect(r.problems).toContainEqual(expect.objectContaining({ path, line, col, file: 'c.json5' }));
+  });
+
+  it('reports JSON5 syntax errors with a position', () => {
+    const r = parseConfigText('{\n  agent: {kind: "claude",,}\n}', 'c.json5', {});
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.problems[0]).toMatchObject({ line: 2, path: '' });
+  });
+
+  it('substitutes ${VAR} and reports a missing one', () => {
+    const ok = parseConfigText('{twilio: {authToken: "${TOK}"}}', 'c', { TOK: 'abc' });
+    expect(ok.ok && ok.config.twilio.authToken).toBe('abc');
+    const bad = parseConfigText('{twilio: {authToken: "${TOK}"}}', 'c', {});
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.problems[0]?.message).toContain('TOK');
+  });
+});
+
+describe('locate', () => {
+  it('skips comments and nested values', () => {
+    const text = '{\n // a: 1\n a: {x: [1, {y: 2}]},\n b: "s}",\n c: 3\n}';
+    expect(locate(text, ['c'])).toEqual({ line: 5, col: 2 });
+    expect(locate(text, ['a', 'x', 1, 'y'])).toEqual({ line: 3, col: 14 });
+    expect(locate(text, ['missing'])).toEqual({});
+  });
+});
