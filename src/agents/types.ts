@@ -97,3 +97,18 @@ export interface AgentSpec {
     | Omit<Extract<AgentResult, { type: 'ok' }>, 'durationMs'>
     | Omit<Extract<AgentResult, { type: 'error' }>, 'durationMs'>;
 }
+
+/** Everything `runCommandReply(spec, request)` needs for one run. */
+export interface AgentRequest extends BuildContext {
+  /** Wall-clock limit; the whole process group is killed (TERM, then KILL) past it. */
+  timeoutMs: number;
+  /** Explicit base environment (PATH, HOME, LANG… plus config `env`); nothing else is inherited. */
+  env: Record<string, string>;
+  /** Aborting kills the run (used by /stop, interrupt and shutdown); the result is an `aborted` error. */
+  signal?: AbortSignal;
+  /** Called with each assistant message before the final one, as it streams. */
+  onProgress?: (text: string) => void;
+  /** Byte caps for stdout and stderr; defaults live in the runner. */
+  maxStdoutBytes?: number;
+  maxStderrBytes?: number;
+}

@@ -59,3 +59,27 @@ export function parseChatKey(key: string): { channel: ChannelName; chatId: strin
   if (!chatId || (channel !== 'whatsapp' && channel !== 'twilio' && channel !== 'console')) return undefined;
   return { channel, chatId };
 }
+
+/**
+ * What the core offers to heartbeats and schedules: a run in a chat's own lane that never queues up
+ * behind a user run, and delivery through the outbox. Implemented by the queue; consumed by heartbeat/.
+ */
+export type SystemRunOutcome =
+  | { type: 'busy' }
+  | { type: 'no_session' }
+  | { type: 'ran'; result: import('../agents/types.js').AgentResult };
+
+export interface SystemRunner {
+  /**
+   * Runs `prompt` in the chat's session now if the chat's lane is idle; returns `busy` instead of
+   * queuing when it is not. With `allowNewSession: false` it returns `no_session` rather than start
+   * one. `touchIdle: false` leaves the session's idle clock as it was.
+   */
+  runIfIdle(
+    chat: ChatKey,
+    prompt: string,
+    opts: { allowNewSession: boolean; touchIdle: boolean; label: string },
+  ): Promise<SystemRunOutcome>;
+  /** Sends text and raw MEDIA references (the media policy applies) through the outbox, once per `key`. */
+  deliver(chat: ChatKey, key: string, text: string, media: string[]): Promise<void>;
+}
