@@ -70,11 +70,18 @@ function softCut(s: string, max: number, allowed: (p: number) => boolean, min = 
 }
 
 /** The last match of `re` that starts in (min, max] at an allowed position. */
-function lastIndex(s: string, re: RegExp, max: number, allowed: (p: number) => boolean, min: number): Cut | undefined {
+function lastIndex(
+  s: string,
+  re: RegExp,
+  max: number,
+  allowed: (p: number) => boolean,
+  min: number,
+): Cut | undefined {
   let best: Cut | undefined;
   const window = s.slice(0, max + 1);
   for (let m = re.exec(window); m; m = re.exec(window)) {
-    if (m.index > min && m.index <= max && allowed(m.index)) best = { end: m.index, next: m.index + m[0].length };
+    if (m.index > min && m.index <= max && allowed(m.index))
+      best = { end: m.index, next: m.index + m[0].length };
   }
   return best;
 }

@@ -56,7 +56,10 @@ export function executeCommand(env: CommandEnv, chat: ChatKey, cmd: ChatCommand)
       const waiting = pendingForChat(env.db, chat).map((r) => r.id);
       markFinished(env.db, waiting, 'done', env.now, 'stopped');
       const stopped = env.stopRun(chat);
-      const dropped = waiting.length > 0 ? ` Dropped ${waiting.length} waiting message${waiting.length > 1 ? 's' : ''}.` : '';
+      const dropped =
+        waiting.length > 0
+          ? ` Dropped ${waiting.length} waiting message${waiting.length > 1 ? 's' : ''}.`
+          : '';
       return stopped ? `Stopped the agent.${dropped}` : `Nothing is running.${dropped}`;
     }
     case 'status':
@@ -118,7 +121,8 @@ function setThinking(env: CommandEnv, chat: ChatKey, agent: AgentKind, level?: s
     return 'Thinking level cleared: the agent uses its default.';
   }
   if (levels.length === 0) return `${agent} has no thinking levels.`;
-  if (!levels.includes(level)) return `Unknown level "${level.slice(0, 20)}". Levels for ${agent}: ${levels.join(', ')}.`;
+  if (!levels.includes(level))
+    return `Unknown level "${level.slice(0, 20)}". Levels for ${agent}: ${levels.join(', ')}.`;
   setChatSettings(env.db, chat, { thinking: level }, env.now);
   return `Thinking level set to ${level}.`;
 }

@@ -22,7 +22,6 @@ export interface PromptOptions {
 
 /** Flattens control characters (incl. newlines and bidi overrides) and caps the length. */
 export function label(s: string, max = 64): string {
-  // biome-ignore lint/suspicious/noMisleadingCharacterClass: the bidi controls are listed on purpose
   const flat = s.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
@@ -76,6 +75,8 @@ export function buildPrompt(messages: readonly PromptMessage[], opts: PromptOpti
     const text = body(m);
     return [...head, m.isGroup ? `[Message from ${who(m)}]\n${text}` : text].join('\n');
   }
-  const parts = messages.map((m) => `[Message from ${who(m)} at ${time(m.sentAt, opts.timeZone)}]\n${body(m)}`);
+  const parts = messages.map(
+    (m) => `[Message from ${who(m)} at ${time(m.sentAt, opts.timeZone)}]\n${body(m)}`,
+  );
   return [...head, ...parts.flatMap((p, i) => (i === 0 ? [p] : ['', p]))].join('\n');
 }

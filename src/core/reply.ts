@@ -64,7 +64,10 @@ export function errorSentence(r: AgentError, agent: string): string {
 }
 
 /** The whole reply text for a finished run (before media), never empty. */
-export function replyText(r: AgentResult, opts: { agent: string; hasMedia: boolean; contextReset: boolean }): string {
+export function replyText(
+  r: AgentResult,
+  opts: { agent: string; hasMedia: boolean; contextReset: boolean },
+): string {
   const parts: string[] = [];
   if (opts.contextReset) parts.push(NOTICE.contextReset);
   if (r.type === 'error') parts.push(errorSentence(r, opts.agent));

@@ -38,7 +38,11 @@ async function checkMedia(
 }
 
 /** Items for `text` plus `media` (raw references, checked here). */
-export async function composeItems(policy: MediaPolicy, input: ComposeInput, log: Logger): Promise<OutboundItem[]> {
+export async function composeItems(
+  policy: MediaPolicy,
+  input: ComposeInput,
+  log: Logger,
+): Promise<OutboundItem[]> {
   const decisions = await checkMedia(policy, input.media, { cwd: input.cwd, channel: input.channel }, log);
   const approved: MediaItem[] = [];
   const refused: Extract<MediaDecision, { type: 'refused' }>[] = [];
@@ -46,7 +50,8 @@ export async function composeItems(policy: MediaPolicy, input: ComposeInput, log
     if (d.type === 'approved') approved.push(d.item);
     else refused.push(d);
   }
-  if (refused.length > 0) log.warn({ count: refused.length }, 'agent attachments refused by the media policy');
+  if (refused.length > 0)
+    log.warn({ count: refused.length }, 'agent attachments refused by the media policy');
   const text = [input.text.trim(), ...refusalLines(refused)].filter(Boolean).join('\n\n');
   const chunks = text ? replyChunks(text, input.limit) : [];
   return [...chunks.map((t): OutboundItem => ({ type: 'text', text: t })), ...approved];
@@ -60,6 +65,10 @@ export function composeRunReply(
   log: Logger,
 ): Promise<OutboundItem[]> {
   const media = r.type === 'ok' ? r.media : [];
-  const text = replyText(r, { agent: opts.agent, hasMedia: media.length > 0, contextReset: opts.contextReset });
+  const text = replyText(r, {
+    agent: opts.agent,
+    hasMedia: media.length > 0,
+    contextReset: opts.contextReset,
+  });
   return composeItems(policy, { text, media, channel: opts.channel, cwd: opts.cwd, limit: opts.limit }, log);
 }

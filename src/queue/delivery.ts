@@ -93,7 +93,10 @@ export class Deliverer {
       }
       const tries = r.retryable ? markAttemptFailed(this.db, row.id, r.error) : this.opts.maxTries;
       if (tries < this.opts.maxTries) {
-        this.log.warn({ chat: maskId(chat), key: row.key, idx: row.idx, tries, error: r.error }, 'send failed; will retry');
+        this.log.warn(
+          { chat: maskId(chat), key: row.key, idx: row.idx, tries, error: r.error },
+          'send failed; will retry',
+        );
         await this.sleep(this.opts.backoffMs(tries));
         continue;
       }
@@ -111,7 +114,13 @@ export class Deliverer {
     if (row.item.type !== 'text') {
       const what = row.item.type === 'file' ? row.item.fileName : 'a link';
       const notice = `(Could not send the attachment ${what}: ${error.slice(0, 160)})`;
-      enqueueOutbound(this.db, chat, `${row.key}:failed:${row.idx}`, [{ type: 'text', text: notice }], this.now());
+      enqueueOutbound(
+        this.db,
+        chat,
+        `${row.key}:failed:${row.idx}`,
+        [{ type: 'text', text: notice }],
+        this.now(),
+      );
     }
   }
 

@@ -86,11 +86,14 @@ export async function execute(
   if (state.type !== 'active' && !opts.allowNewSession) return { type: 'no_session', agent: kind };
   // A chat's /think choice only applies to an agent that knows the level.
   const thinking =
-    settings.thinking && agent.thinkingLevels.includes(settings.thinking) ? settings.thinking : agent.base.thinking;
+    settings.thinking && agent.thinkingLevels.includes(settings.thinking)
+      ? settings.thinking
+      : agent.base.thinking;
   const attempt = (session: SessionRef) =>
     agent.run({ ...agent.base, prompt, session, thinking, signal: opts.signal });
 
-  let session: SessionRef = state.type === 'active' ? { type: 'resume', id: state.row.sessionId } : newSession(agent);
+  let session: SessionRef =
+    state.type === 'active' ? { type: 'resume', id: state.row.sessionId } : newSession(agent);
   let result = await attempt(session);
   let contextReset = false;
   if (
@@ -99,7 +102,10 @@ export async function execute(
     session.type === 'resume' &&
     !opts.signal.aborted
   ) {
-    deps.log.warn({ chat: maskId(chat), agent: kind }, 'stored session is gone; retrying once in a fresh session');
+    deps.log.warn(
+      { chat: maskId(chat), agent: kind },
+      'stored session is gone; retrying once in a fresh session',
+    );
     clearSession(deps.db, scope, kind);
     if (opts.allowNewSession) {
       session = newSession(agent);

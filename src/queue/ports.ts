@@ -24,7 +24,9 @@ export type AgentResolver = (kind: AgentKind) => AgentResolution;
 
 export type MediaItem = Extract<OutboundItem, { type: 'file' } | { type: 'url' }>;
 
-export type MediaDecision = { type: 'approved'; item: MediaItem } | { type: 'refused'; ref: string; reason: string };
+export type MediaDecision =
+  | { type: 'approved'; item: MediaItem }
+  | { type: 'refused'; ref: string; reason: string };
 
 /** Checks raw `MEDIA:` references an agent printed; one decision per reference, in order. */
 export type MediaPolicy = (

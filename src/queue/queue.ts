@@ -3,6 +3,7 @@
 // through the outbox. Channels call `handleInbound`; heartbeats use the SystemRunner half.
 import { AGENT_KINDS, type AgentKind } from '../agents/types.js';
 import type { InboundHandler, InboundOutcome } from '../channels/types.js';
+import type { Config } from '../config/schema.js';
 import { executeCommand } from '../core/command-handler.js';
 import { type CommandSettings, parseCommand } from '../core/commands.js';
 import { NOTICE, replyChunks } from '../core/reply.js';
@@ -15,7 +16,6 @@ import type {
   SystemRunOutcome,
 } from '../core/types.js';
 import { chatKey, parseChatKey } from '../core/types.js';
-import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
 import { type Db, transaction } from '../store/db.js';
@@ -68,7 +68,13 @@ export class Queue implements SystemRunner {
   constructor(readonly opts: QueueOptions) {
     this.now = opts.now ?? Date.now;
     this.lanes = new Lanes(opts.config.queue.maxConcurrentRuns);
-    this.deliverer = new Deliverer(opts.db, opts.channels, opts.log, this.now, opts.delivery ?? DEFAULT_DELIVERY);
+    this.deliverer = new Deliverer(
+      opts.db,
+      opts.channels,
+      opts.log,
+      this.now,
+      opts.delivery ?? DEFAULT_DELIVERY,
+    );
     this.commands = opts.config.commands;
     this.exec = {
       db: opts.db,
@@ -102,7 +108,10 @@ export class Queue implements SystemRunner {
       return this.accept(msg);
     } catch (err) {
       // Not stored: the channel must not acknowledge, so the peer delivers the message again.
-      this.opts.log.error({ err, channel: msg.channel, chat: maskId(msg.chatId) }, 'could not store inbound message');
+      this.opts.log.error(
+        { err, channel: msg.channel, chat: maskId(msg.chatId) },
+        'could not store inbound message',
+      );
       return { type: 'failed', error: 'could not store the message' };
     }
   };
@@ -247,7 +256,12 @@ export class Queue implements SystemRunner {
     prompt: string,
     opts: { allowNewSession: boolean; touchIdle: boolean; label: string },
   ): Promise<SystemRunOutcome> {
-    if (this.closing || this.lanes.get(chat) || !this.lanes.hasSlot() || countPending(this.opts.db, chat) > 0) {
+    if (
+      this.closing ||
+      this.lanes.get(chat) ||
+      !this.lanes.hasSlot() ||
+      countPending(this.opts.db, chat) > 0
+    ) {
       return { type: 'busy' };
     }
     const controller = new AbortController();
@@ -272,7 +286,10 @@ export class Queue implements SystemRunner {
         case 'no_session':
           return { type: 'no_session' };
         case 'unavailable':
-          return { type: 'ran', result: { type: 'error', kind: 'not_installed', message: out.error, durationMs: 0 } };
+          return {
+            type: 'ran',
+            result: { type: 'error', kind: 'not_installed', message: out.error, durationMs: 0 },
+          };
         case 'ran':
           keepSession(this.exec, out, opts.touchIdle);
           return { type: 'ran', result: out.result };

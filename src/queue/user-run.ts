@@ -8,7 +8,13 @@ import type { ChatKey, OutboundItem } from '../core/types.js';
 import { parseChatKey } from '../core/types.js';
 import { maskId } from '../log.js';
 import { transaction } from '../store/db.js';
-import { type InboxRow, markFinished, markPendingAgain, markRunning, pendingForChat } from '../store/inbox.js';
+import {
+  type InboxRow,
+  markFinished,
+  markPendingAgain,
+  markRunning,
+  pendingForChat,
+} from '../store/inbox.js';
 import { enqueueOutbound } from '../store/outbox.js';
 import { composeRunReply } from './compose.js';
 import { type ExecuteDeps, type ExecuteOutcome, execute, keepSession } from './execute.js';
@@ -66,7 +72,10 @@ export async function runUserBatch(deps: UserRunDeps, chat: ChatKey): Promise<vo
   typing(deps.channel, chatId, true);
   try {
     const prompt = buildPrompt(rows.map(toPrompt), deps.timeZone ? { timeZone: deps.timeZone } : {});
-    const out = await execute(deps.exec, chat, prompt, { allowNewSession: true, signal: run.controller.signal });
+    const out = await execute(deps.exec, chat, prompt, {
+      allowNewSession: true,
+      signal: run.controller.signal,
+    });
     await finish(deps, chat, ids, out, run.controller.signal);
   } catch (err) {
     log.error({ err, chat: maskId(chat), ids }, 'run failed inside the relay');
@@ -140,7 +149,8 @@ async function finish(
   );
 }
 
-const text = (t: string, limit: number): OutboundItem[] => replyChunks(t, limit).map((c) => ({ type: 'text', text: c }));
+const text = (t: string, limit: number): OutboundItem[] =>
+  replyChunks(t, limit).map((c) => ({ type: 'text', text: c }));
 
 /** After an unexpected error the rows are failed and the chat told; a store error here is only logged. */
 function failSafely(deps: UserRunDeps, chat: ChatKey, ids: number[]): void {

@@ -157,9 +157,9 @@ export function pendingForChat(db: Db, chat: ChatKey, limit = -1): InboxRow[] {
 }
 
 export function countPending(db: Db, chat: ChatKey): number {
-  const r = db
-    .prepare(`SELECT count(*) AS n FROM inbox WHERE chat = ? AND status = 'pending'`)
-    .get(chat) as { n: number };
+  const r = db.prepare(`SELECT count(*) AS n FROM inbox WHERE chat = ? AND status = 'pending'`).get(chat) as {
+    n: number;
+  };
   return r.n;
 }
 
@@ -205,9 +205,7 @@ export function markPendingAgain(db: Db, ids: readonly number[], uncount: boolea
 /** Chats with waiting messages, ordered by their oldest waiting message. */
 export function chatsWithPending(db: Db): ChatKey[] {
   const rows = db
-    .prepare(
-      `SELECT chat, min(id) AS first FROM inbox WHERE status = 'pending' GROUP BY chat ORDER BY first`,
-    )
+    .prepare(`SELECT chat, min(id) AS first FROM inbox WHERE status = 'pending' GROUP BY chat ORDER BY first`)
     .all() as { chat: string }[];
   return rows.map((r) => r.chat as ChatKey);
 }

@@ -91,7 +91,9 @@ export function nextPending(db: Db, chat: ChatKey): OutboxRow | undefined {
 
 export function chatsWithUnsent(db: Db): ChatKey[] {
   const rows = db
-    .prepare(`SELECT chat, min(id) AS first FROM outbox WHERE status = 'pending' GROUP BY chat ORDER BY first`)
+    .prepare(
+      `SELECT chat, min(id) AS first FROM outbox WHERE status = 'pending' GROUP BY chat ORDER BY first`,
+    )
     .all() as { chat: string }[];
   return rows.map((r) => r.chat as ChatKey);
 }

@@ -58,7 +58,8 @@ export function saveSession(
 ): void {
   const old = getSession(db, scope, agent);
   if (old && old.sessionId === sessionId) {
-    if (touch) db.prepare('UPDATE sessions SET last_used_at = ? WHERE scope = ? AND agent = ?').run(now, scope, agent);
+    if (touch)
+      db.prepare('UPDATE sessions SET last_used_at = ? WHERE scope = ? AND agent = ?').run(now, scope, agent);
     return;
   }
   db.prepare(

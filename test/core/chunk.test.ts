@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { chunkText } from '../../src/core/chunk.js';
 
-const hasLoneSurrogate = (s: string) => /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
+const hasLoneSurrogate = (s: string) =>
+  /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
 
 describe('chunkText: tables', () => {
   it.each<[string, string, number, string[]]>([
@@ -89,29 +90,38 @@ describe('chunkText: properties', () => {
 
   it('with balanced code blocks, every message has balanced fences and code lines arrive whole, in order', () => {
     const word = fc.stringMatching(/^[a-z]{1,12}$/);
-    const para = fc.array(word, { minLength: 1, maxLength: 30 }).map((w) => ({ type: 'p' as const, text: w.join(' ') }));
+    const para = fc
+      .array(word, { minLength: 1, maxLength: 30 })
+      .map((w) => ({ type: 'p' as const, text: w.join(' ') }));
     const code = fc
       .array(fc.stringMatching(/^[a-z =;()]{0,40}$/), { minLength: 1, maxLength: 25 })
       .map((lines) => ({ type: 'c' as const, lines }));
     fc.assert(
-      fc.property(fc.array(fc.oneof(para, code), { maxLength: 8 }), fc.integer({ min: 64, max: 400 }), (blocks, limit) => {
-        const text = blocks.map((b) => (b.type === 'p' ? b.text : `\`\`\`\n${b.lines.join('\n')}\n\`\`\``)).join('\n\n');
-        const chunks = chunkText(text, limit);
-        const codeIn = blocks.flatMap((b) => (b.type === 'c' ? b.lines.filter((l) => l.trim()) : []));
-        const codeOut: string[] = [];
-        for (const c of chunks) {
-          expect(c.length).toBeLessThanOrEqual(limit);
-          const lines = c.split('\n');
-          expect(lines.filter((l) => l.startsWith('```')).length % 2).toBe(0);
-          let inside = false;
-          for (const l of lines) {
-            if (l.startsWith('```')) inside = !inside;
-            else if (inside && l.trim()) codeOut.push(l.replace(/\s+$/, ''));
+      fc.property(
+        fc.array(fc.oneof(para, code), { maxLength: 8 }),
+        fc.integer({ min: 64, max: 400 }),
+        (blocks, limit) => {
+          const text = blocks
+            .map((b) => (b.type === 'p' ? b.text : `\`\`\`\n${b.lines.join('\n')}\n\`\`\``))
+            .join('\n\n');
+          const chunks = chunkText(text, limit);
+          const codeIn = blocks.flatMap((b) => (b.type === 'c' ? b.lines.filter((l) => l.trim()) : []));
+          const codeOut: string[] = [];
+          for (const c of chunks) {
+            expect(c.length).toBeLessThanOrEqual(limit);
+            const lines = c.split('\n');
+            expect(lines.filter((l) => l.startsWith('```')).length % 2).toBe(0);
+            let inside = false;
+            for (const l of lines) {
+              if (l.startsWith('```')) inside = !inside;
+              else if (inside && l.trim()) codeOut.push(l.replace(/\s+$/, ''));
+            }
           }
-        }
-        // Lines longer than what fits are the one case where a code line may be cut.
-        if (codeIn.every((l) => l.length < limit - 10)) expect(codeOut).toEqual(codeIn.map((l) => l.replace(/\s+$/, '')));
-      }),
+          // Lines longer than what fits are the one case where a code line may be cut.
+          if (codeIn.every((l) => l.length < limit - 10))
+            expect(codeOut).toEqual(codeIn.map((l) => l.replace(/\s+$/, '')));
+        },
+      ),
       { numRuns: 300 },
     );
   });

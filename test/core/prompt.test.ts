@@ -40,10 +40,19 @@ describe('mediaLines', () => {
 
 describe('buildPrompt', () => {
   it.each<[string, PromptMessage[], string]>([
-    ['one direct message is its text, verbatim', [msg({ text: '  --resume x\n$(id)  ' })], '--resume x\n$(id)'],
+    [
+      'one direct message is its text, verbatim',
+      [msg({ text: '  --resume x\n$(id)  ' })],
+      '--resume x\n$(id)',
+    ],
     [
       'a direct message with an attachment',
-      [msg({ text: 'see', media: [{ kind: 'image', path: '/m/1.png', mimeType: 'image/png', sizeBytes: 10 }] })],
+      [
+        msg({
+          text: 'see',
+          media: [{ kind: 'image', path: '/m/1.png', mimeType: 'image/png', sizeBytes: 10 }],
+        }),
+      ],
       'see\n[image attached: /m/1.png (image/png, 10 B)]',
     ],
     [

@@ -46,9 +46,19 @@ describe('replyText', () => {
   it.each<[string, AgentResult, typeof base, string]>([
     ['plain text, trimmed', ok('  hi  '), base, 'hi'],
     ['empty text is never an empty message', ok('  '), base, NOTICE.empty],
-    ['empty text with media is just the media', ok('', { media: ['./a.png'] }), { ...base, hasMedia: true }, ''],
+    [
+      'empty text with media is just the media',
+      ok('', { media: ['./a.png'] }),
+      { ...base, hasMedia: true },
+      '',
+    ],
     ['truncated output says so', ok('partial', { truncated: true }), base, `partial\n\n${NOTICE.truncated}`],
-    ['a context reset is announced first', ok('fresh'), { ...base, contextReset: true }, `${NOTICE.contextReset}\n\nfresh`],
+    [
+      'a context reset is announced first',
+      ok('fresh'),
+      { ...base, contextReset: true },
+      `${NOTICE.contextReset}\n\nfresh`,
+    ],
     ['an error is its sentence', err('exit', '', { exitCode: 7 }), base, 'The agent exited with code 7.'],
   ])('%s', (_n, r, opts, expected) => {
     expect(replyText(r, opts)).toBe(expected);
