@@ -8,6 +8,12 @@ import type { AgentResolver, MediaPolicy, ResolvedAgent } from '../../src/queue/
 import { Queue, type QueueConfig } from '../../src/queue/queue.js';
 import { inbound, tempDb } from '../store/helpers.js';
 
+/** Resolves the waiters whose count was reached; returns the rest. */
+function settle(waiters: { n: number; resolve: () => void }[], count: number) {
+  for (const w of waiters) if (count >= w.n) w.resolve();
+  return waiters.filter((w) => count < w.n);
+}
+
 export class FakeChannel implements Channel {
   readonly sent: { chatId: string; item: OutboundItem }[] = [];
   readonly typingCalls: boolean[] = [];
@@ -30,7 +36,7 @@ export class FakeChannel implements Channel {
     const fail = this.failNext.shift();
     if (fail) return fail;
     this.sent.push({ chatId, item });
-    this.waiters = this.waiters.filter((w) => (this.sent.length >= w.n ? (w.resolve(), false) : true));
+    this.waiters = settle(this.waiters, this.sent.length);
     return { ok: true, providerId: `p${this.sent.length}` };
   }
   texts(chatId?: string): string[] {
@@ -115,7 +121,7 @@ export class FakeAgent {
       request.signal?.addEventListener('abort', () => call.finish(fail('aborted', 'stopped')), {
         once: true,
       });
-      this.waiters = this.waiters.filter((w) => (this.calls.length >= w.n ? (w.resolve(), false) : true));
+      this.waiters = settle(this.waiters, this.calls.length);
       if (this.auto) {
         const n = this.calls.length;
         void Promise.resolve(this.auto(request, n)).then((r) => call.finish(r));
