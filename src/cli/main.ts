@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
+import { register as registerAgent } from './agent.js';
 import { register as registerConfig } from './config.js';
 import { ExitError } from './context.js';
 
@@ -10,6 +11,7 @@ const program = new Command('agentwire')
   .exitOverride();
 
 registerConfig(program);
+registerAgent(program);
 
 try {
   await program.parseAsync(process.argv);
