@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { register as registerAgent } from './agent.js';
+import { register as registerChat } from './chat.js';
 import { register as registerConfig } from './config.js';
 import { ExitError } from './context.js';
+import { register as registerRelay } from './relay.js';
 
 const program = new Command('agentwire')
   .description('Text your own coding agent over WhatsApp or Twilio.')
@@ -12,6 +14,8 @@ const program = new Command('agentwire')
 
 registerConfig(program);
 registerAgent(program);
+registerRelay(program);
+registerChat(program);
 
 try {
   await program.parseAsync(process.argv);
