@@ -205,3 +205,21 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
     throw err;
   }
 }
+
+/**
+ * Runs until SIGINT or SIGTERM, then stops the relay with `graceMs` for running agents. A second
+ * signal ends the grace period at once (the runs left are killed and stay waiting in the store).
+ */
+export function stopOnSignals(relay: RunningRelay, graceMs: number, log: Logger): Promise<void> {
+  return new Promise<void>((resolve) => {
+    let signals = 0;
+    const onSignal = (signal: NodeJS.Signals) => {
+      signals++;
+      log.info({ signal }, signals === 1 ? 'shutting down' : 'second signal: stopping now');
+      if (signals === 1) void relay.stop(graceMs).then(resolve);
+      else for (const [chat] of relay.queue.lanes.runs()) relay.queue.lanes.abort(chat, 'shutdown');
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
