@@ -65,7 +65,7 @@ class BenchChannel {
   status() {
     return { type: 'connected', since: 0 };
   }
-  async send(chatId, item) {
+  async send(_chatId, item) {
     this.sentAt.set(item.text, performance.now());
     return { ok: true };
   }
