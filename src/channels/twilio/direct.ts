@@ -8,6 +8,7 @@ import type { Db } from '../../store/db.js';
 import { createRestClient } from './rest.js';
 import { sendItem } from './sender.js';
 import { resolveTwilioSettings } from './settings.js';
+import { splitMessage } from './split.js';
 import { createTwilioStore } from './store.js';
 
 export interface DirectSendOptions {
@@ -49,7 +50,8 @@ export async function sendTwilioDirect(opts: DirectSendOptions): Promise<DirectS
   };
   const providerIds: string[] = [];
   const items = [
-    ...(opts.text?.trim() ? [{ type: 'text' as const, text: opts.text }] : []),
+    // Split here rather than in sendItem so each part's provider id is reported.
+    ...splitMessage(opts.text ?? '', settings.chunkChars).map((text) => ({ type: 'text' as const, text })),
     ...(opts.mediaUrls ?? []).map((url) => ({ type: 'url' as const, url })),
   ];
   if (items.length === 0) return { ok: false, error: 'nothing to send', retryable: false, providerIds };

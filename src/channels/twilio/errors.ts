@@ -66,6 +66,9 @@ export function classifyFailure(f: FailureInput): FailureClass {
       error: `network error ${net}`,
     };
   }
+  // A WhatsApp sender's rate limit outlasts one short backoff: leave the next try to the outbox.
+  if (code === '63018')
+    return { retryable: true, retryNow: false, blockRecipient: false, code, error: known! };
   if (code === '20429' || f.status === 429)
     return {
       retryable: true,
@@ -74,8 +77,6 @@ export function classifyFailure(f: FailureInput): FailureClass {
       code: code ?? '20429',
       error: KNOWN['20429']!,
     };
-  if (code === '63018')
-    return { retryable: true, retryNow: false, blockRecipient: false, code, error: known! };
   if (f.status >= 500)
     return {
       retryable: true,

@@ -165,7 +165,7 @@ describe('twilio webhook: malformed but signed', () => {
   ])('refuses %s with 400, stores nothing and logs the reason, not the body', async (_n, over, reason) => {
     const { base, rows, capture } = await start();
     const params = smsParams({ Body: 'private-words', ...over });
-    if (over.From === '') delete (params as Record<string, string>).From;
+    if (params.From === '') delete params.From;
     const res = await twilioPost(`${base}${PATH}`, params);
     expect(res.status).toBe(400);
     expect(rows()).toEqual([]);

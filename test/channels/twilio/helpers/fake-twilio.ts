@@ -48,8 +48,8 @@ export interface FakeTwilio {
   created: CreatedMessage[];
   /** Every create attempt (successful or failed), in order. */
   attempts: { body?: string; to: string }[];
-  /** Failures handed out to the next create attempts, first in first out. */
-  failNext(...failures: Failure[]): void;
+  /** Outcomes for the next create attempts, first in first out; `null` lets one succeed. */
+  failNext(...failures: (Failure | null)[]): void;
   inbox: ListedMessage[];
   media: Map<string, MediaBehaviour>;
   /** Media requests, with whether they carried the right Basic credentials. */
@@ -65,7 +65,7 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
   app.use(express.urlencoded({ extended: false }));
   const created: CreatedMessage[] = [];
   const attempts: { body?: string; to: string }[] = [];
-  const failures: Failure[] = [];
+  const failures: (Failure | null)[] = [];
   const inbox: ListedMessage[] = [];
   const media = new Map<string, MediaBehaviour>();
   const mediaRequests: { path: string; authorized: boolean }[] = [];
