@@ -48,6 +48,8 @@ export function twilioConfig(
       authToken: TOKEN,
       from: '+15550000000',
       allowFrom: ['+15551234567'],
+      // Never the real Twilio: a port nothing listens on unless a test brings its fake.
+      apiBaseUrl: 'http://127.0.0.1:9',
       ...twilioSection,
       webhook: { host: '127.0.0.1', port: 0, ...((twilioSection.webhook as object) ?? {}) },
     },
