@@ -153,7 +153,12 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
             if (errorCode) log.warn({ sid, status: now, code: errorCode }, 'twilio: delivery failed');
           },
         });
-        server = await listen(app, settings.port, settings.host);
+        try {
+          server = await listen(app, settings.port, settings.host);
+        } catch (err) {
+          state = { type: 'degraded', since: Date.now(), lastError: (err as Error).message, retries: 0 };
+          throw err;
+        }
       }
       const sweep = setInterval(() => void host.sweep().catch(() => undefined), 60_000);
       const prune = setInterval(() => store.prune(), 3_600_000);

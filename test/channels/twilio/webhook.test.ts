@@ -1,12 +1,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createTwilioChannel } from '../../../src/channels/twilio/index.js';
 import type { InboundHandler } from '../../../src/channels/types.js';
 import { ACCOUNT, TOKEN } from './helpers/fake-twilio.js';
 import {
+  captureLog,
   createInbox,
   type Harness,
   smsParams,
   startChannel,
+  tempPaths,
   twilioConfig,
   twilioPost,
 } from './helpers/harness.js';
@@ -271,5 +274,23 @@ describe('twilio webhook: allow-list', () => {
     const { base, rows } = await start();
     expect((await twilioPost(`${base}${PATH}`, smsParams({ AccountSid: ACCOUNT }))).status).toBe(200);
     expect(rows()).toHaveLength(1);
+  });
+});
+
+describe('twilio webhook: server', () => {
+  it('reports a port already in use instead of starting half-way', async () => {
+    const first = await start();
+    const port = Number(new URL(first.base).port);
+    const second = createTwilioChannel({
+      config: twilioConfig({ webhook: { port } }),
+      paths: tempPaths(),
+      db: first.db,
+      log: captureLog().log,
+      env: {},
+    });
+    await expect(second.start(async () => ({ type: 'duplicate' }))).rejects.toThrow(
+      /cannot listen on 127\.0\.0\.1/,
+    );
+    expect(second.status()).toMatchObject({ type: 'degraded' });
   });
 });
