@@ -185,17 +185,17 @@ export default async function () {
   const added = seq.added;
   return [
     {
-      metric: `wall time, ${N} messages over ${M} chats, ${C} at once: no relay`,
+      metric: `median wall time, ${N} messages over ${M} chats, ${C} at once: no relay`,
       value: median(base),
       unit: 'ms',
     },
     {
-      metric: `wall time, ${N} messages over ${M} chats, ${C} at once: through the relay`,
+      metric: `median wall time, ${N} messages over ${M} chats, ${C} at once: through the relay`,
       value: median(core),
       unit: 'ms',
     },
     {
-      metric: 'ratio relay / no relay (median of rounds)',
+      metric: `ratio relay / no relay (median of ${ROUNDS} paired rounds; range ${Math.min(...ratios).toFixed(3)}-${Math.max(...ratios).toFixed(3)})`,
       value: ratio,
       unit: '',
       target: '<= 1.10',
