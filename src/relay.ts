@@ -165,6 +165,7 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
     const queue = createQueue(ctx, db, channels);
     // Recovery before any channel delivers: a message left mid-run must run before newer ones.
     queue.start();
+    cleanup.push(() => queue.shutdown(0));
     const control = new MethodRegistry();
     registerCoreMethods(control, { queue, channels, startedAt: Date.now(), newKey: () => randomUUID() });
     const running = services.map((s) =>

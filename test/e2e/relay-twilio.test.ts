@@ -1,6 +1,8 @@
 // The composition root with the real Twilio channel: a signed webhook on 127.0.0.1 reaches the
 // queue, the fake claude answers as a real child process, and the reply leaves through Twilio's
 // REST API (a fake of it on 127.0.0.1: the far edge).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TwilioChannel } from '../../src/channels/twilio/index.js';
 import { type RunningRelay, startRelay } from '../../src/relay.js';
@@ -65,5 +67,33 @@ describe('agentwire relay with the Twilio channel', () => {
     const bodies = fake?.created.map((m) => m.body ?? '') ?? [];
     for (const b of bodies) expect(b.length).toBeLessThanOrEqual(1600);
     expect(bodies.join('')).toBe('x'.repeat(5000));
+  });
+});
+
+describe('agentwire relay start-up failures', () => {
+  it('a channel that fails to start releases the lock and the store', async () => {
+    home = makeHome();
+    const failing = {
+      type: 'available' as const,
+      name: 'twilio' as const,
+      enabled: () => true,
+      create: () => ({
+        name: 'twilio' as const,
+        textLimit: 1600,
+        start: async () => {
+          throw new Error('port in use');
+        },
+        stop: async () => undefined,
+        send: async () => ({ ok: true as const }),
+        status: () => ({ type: 'stopped' as const }),
+      }),
+    };
+    await expect(startRelay(home.ctx(), { channels: [failing] })).rejects.toThrow('port in use');
+    expect(existsSync(join(home.dir, 'relay.lock'))).toBe(false);
+    // The next start is not blocked by anything the failed one left.
+    relay = await startRelay(home.ctx(), {
+      channels: [{ ...failing, create: () => ({ ...failing.create(), start: async () => undefined }) }],
+    });
+    expect(relay.channels.has('twilio')).toBe(true);
   });
 });
