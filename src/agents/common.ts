@@ -2,7 +2,7 @@
 // and turning a run's assistant messages into the `ok` result (reply, progress, media).
 import { scrub } from '../log.js';
 import { extractMedia, mergeMedia } from '../media/parse.js';
-import type { AgentErrorKind, AgentKind, AgentResult, Usage } from './types.js';
+import type { AgentErrorKind, AgentKind, AgentResult, StreamEvent, Usage } from './types.js';
 
 export type Parsed =
   | Omit<Extract<AgentResult, { type: 'ok' }>, 'durationMs'>
@@ -160,4 +160,12 @@ export function safeArg(value: string, what: string): string {
   if (!/^[A-Za-z0-9][A-Za-z0-9._:/@+=-]*$/.test(value))
     throw new Error(`invalid ${what}: ${JSON.stringify(value)}`);
   return value;
+}
+
+export const message = (text: string): StreamEvent[] => (text.trim() ? [{ type: 'message', text }] : []);
+export const CONTINUED: StreamEvent[] = [{ type: 'continued' }];
+
+/** The message texts of stream events, for `parse`. */
+export function textsOf(events: readonly StreamEvent[]): string[] {
+  return events.flatMap((e) => (e.type === 'message' ? [e.text] : []));
 }

@@ -3,7 +3,14 @@
 // for one, exits 0 after our own SIGTERM.
 
 import { displayName } from '../agents/common.js';
-import type { AgentRequest, AgentResult, AgentSpec, Invocation, RunOutput } from '../agents/types.js';
+import type {
+  AgentRequest,
+  AgentResult,
+  AgentSpec,
+  Invocation,
+  RunOutput,
+  StreamEvent,
+} from '../agents/types.js';
 import { extractMedia } from '../media/parse.js';
 import { type SpawnResult, spawnProcess } from './spawn.js';
 
@@ -25,10 +32,10 @@ export async function runCommandReply(spec: AgentSpec, request: AgentRequest): P
   let pending: string | undefined;
   const onStdoutLine = (line: string) => {
     if (!request.onProgress) return;
-    // A message is only known not to be the final reply once the next one arrives.
-    for (const message of safeMessages(nextMessages, line)) {
+    // A message is known not to be the final reply once the agent carries on or says more.
+    for (const ev of safeEvents(nextMessages, line)) {
       if (pending !== undefined) emitProgress(request.onProgress, pending);
-      pending = message;
+      pending = ev.type === 'message' ? ev.text : undefined;
     }
   };
 
@@ -108,7 +115,7 @@ function toRunOutput(r: {
   };
 }
 
-function safeMessages(next: (line: string) => string[], line: string): string[] {
+function safeEvents(next: (line: string) => StreamEvent[], line: string): StreamEvent[] {
   try {
     return next(line);
   } catch {
