@@ -27,6 +27,7 @@ export class CappedLines {
   private split = false;
   private partial: Buffer[] = [];
   private partialBytes = 0;
+  private partialCut = false;
   truncated = false;
 
   constructor(private readonly opts: CappedLinesOptions) {}
@@ -46,7 +47,7 @@ export class CappedLines {
 
   /** A last line without a newline (a half-written JSON line, say) is still handed on. */
   end(): void {
-    if (this.partialBytes > 0) this.flushLine();
+    if (this.partialBytes > 0 || this.partialCut) this.flushLine();
   }
 
   get lines(): string[] {
@@ -62,6 +63,7 @@ export class CappedLines {
     if (piece.length > room) {
       // One line longer than the whole cap: cut (it is dropped below, as it cannot fit).
       this.truncated = true;
+      this.partialCut = true;
       piece = piece.subarray(0, Math.max(0, room));
     }
     if (piece.length === 0) return;
@@ -75,9 +77,10 @@ export class CappedLines {
         ? this.partial[0]!.toString('utf8')
         : Buffer.concat(this.partial).toString('utf8');
     const bytes = this.partialBytes + 1;
-    const cut = this.partialBytes >= this.opts.maxBytes;
+    const cut = this.partialCut;
     this.partial = [];
     this.partialBytes = 0;
+    this.partialCut = false;
     if (line.endsWith('\r')) line = line.slice(0, -1);
     this.opts.onLine?.(line);
     if (cut || (this.opts.keep && !this.opts.keep(line))) return;
