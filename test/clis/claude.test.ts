@@ -1,0 +1,3 @@
+import { defineCliSuite } from './suite.js';
+
+defineCliSuite('claude', { hangTimeoutMs: 5000 });

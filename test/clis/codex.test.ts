@@ -1,0 +1,3 @@
+import { defineCliSuite } from './suite.js';
+
+defineCliSuite('codex', { hangTimeoutMs: 5000 });

@@ -1,0 +1,3 @@
+import { defineCliSuite } from './suite.js';
+
+defineCliSuite('gemini', { hangTimeoutMs: 10000 });

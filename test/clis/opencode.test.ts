@@ -1,0 +1,3 @@
+import { defineCliSuite } from './suite.js';
+
+defineCliSuite('opencode', { hangTimeoutMs: 10000 });

@@ -1,0 +1,3 @@
+import { defineCliSuite } from './suite.js';
+
+defineCliSuite('pi', { hangTimeoutMs: 5000 });
