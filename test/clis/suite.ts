@@ -10,7 +10,16 @@ import { requests, scenario, stateDir, turn, waitNoLeftovers } from './harness.j
 const MEDIA_REPLY =
   'Here you go.\nMEDIA: ./a.png\n```\nMEDIA: ./not-this.png\n```\nAnd also:\nMEDIA: `./b file.pdf`';
 
-export function defineCliSuite(kind: AgentKind, opts: { hangTimeoutMs: number }): void {
+export interface CliSuiteOptions {
+  hangTimeoutMs: number;
+  /** A model the fake setup accepts, and the name it shows up as in the request. */
+  model: { flag: string; inRequest: string };
+  thinking?: string;
+  /** Whether the CLI takes agentwire's systemText. */
+  systemText: boolean;
+}
+
+export function defineCliSuite(kind: AgentKind, opts: CliSuiteOptions): void {
   const spec = AGENT_SPECS[kind];
   const id = (what: string) => `${kind}-${what}-${randomUUID().slice(0, 8)}`;
 
@@ -47,6 +56,30 @@ export function defineCliSuite(kind: AgentKind, opts: { hangTimeoutMs: number })
       // The prompt arrived verbatim (stdin: never a flag, never a file reference) after turn one.
       expect(seen).toContain('--which word? @not-a-file');
       expect(seen).toContain(word);
+    });
+
+    it('accepts the model, thinking and system-text flags agentwire passes', async () => {
+      const state = stateDir(kind);
+      const sc = id('flags');
+      const t = turn(
+        kind,
+        state,
+        await scenario(sc, { reply: 'Configured.' }),
+        'hello',
+        newSession(spec),
+        60_000,
+      );
+      const system = `-Answer as agentwire-${randomUUID().slice(0, 6)}.`;
+      const r = await runCommandReply(spec, {
+        ...t.request,
+        model: opts.model.flag,
+        ...(opts.thinking ? { thinking: opts.thinking } : {}),
+        ...(opts.systemText ? { systemText: system } : {}),
+      });
+      expect(r).toMatchObject({ type: 'ok', text: 'Configured.' });
+      const seen = JSON.stringify(await requests(sc));
+      expect(seen).toContain(opts.model.inRequest);
+      if (opts.systemText) expect(seen).toContain(system);
     });
 
     it('extracts MEDIA references, leaving code blocks alone', async () => {

@@ -102,6 +102,16 @@ describe('spawnProcess', () => {
     expect(fed).toMatchObject({ type: 'exited', stdout: 'got:--not-a-flag' });
   });
 
+  it('copes with a child that exits without reading a large stdin', async () => {
+    const r = await spawnProcess({
+      file: node,
+      args: ['-e', 'process.exit(0)'],
+      env,
+      input: 'x'.repeat(8_000_000),
+    });
+    expect(r).toMatchObject({ type: 'exited', exitCode: 0 });
+  });
+
   it('passes only the explicit environment, minus nested-agent variables', async () => {
     const f = script('env.js', 'console.log(JSON.stringify(Object.keys(process.env).sort()))');
     const r = await spawnProcess({
