@@ -124,16 +124,14 @@ function parse(out: RunOutput): Parsed {
       truncated: out.truncated,
     });
   }
-  // No result line: plain-text output (`--output-format text`), an early failure, or a cut stream.
+  // No result line: an early failure (bad flag, bad config) or a stream cut short.
   const plain = out.stdoutLines.filter((l) => !jsonLine(l)).join('\n');
   if (out.exitCode !== 0) {
     const text = [apiError?.text, out.stderr, plain].filter(Boolean).join('\n');
     return errorResult('claude', classifyError(text, apiError?.status) ?? 'exit', { ...base, detail: text });
   }
+  // Exit 0 without a result line (cut short, or stray text): only whole assistant messages count.
   if (messages.length > 0) return okResult(messages, { sessionId, truncated: out.truncated });
-  if (plain.trim() && !out.stdoutLines.some((l) => jsonLine(l))) {
-    return okResult([plain], { sessionId, truncated: out.truncated });
-  }
   return errorResult('claude', 'unparseable', base);
 }
 

@@ -66,8 +66,12 @@ export function classifyError(text: string, status?: number): AgentErrorKind | u
   return undefined;
 }
 
-/** A short, true message for the chat. CLI text is included only for plain failures, masked. */
-export function errorMessage(kind: AgentErrorKind, agent: AgentKind, detail?: string): string {
+/** A short, true message for the chat. CLI output never goes here (it goes to `detail`). */
+export function errorMessage(
+  kind: AgentErrorKind,
+  agent: AgentKind,
+  exit?: { exitCode: number | null; signal: string | null },
+): string {
   const name = displayName(agent);
   switch (kind) {
     case 'auth':
@@ -87,7 +91,8 @@ export function errorMessage(kind: AgentErrorKind, agent: AgentKind, detail?: st
     case 'unparseable':
       return `${name} finished without a reply agentwire could read.`;
     case 'exit':
-      return detail ? `${name} failed: ${shortDetail(detail)}` : `${name} failed.`;
+      if (exit?.signal) return `${name} stopped unexpectedly (${exit.signal}).`;
+      return exit?.exitCode != null ? `${name} failed (exit code ${exit.exitCode}).` : `${name} failed.`;
   }
 }
 
@@ -110,10 +115,12 @@ export function errorResult(
   kind: AgentErrorKind,
   extra: { detail?: string; sessionId?: string | undefined; exitCode: number | null; signal: string | null },
 ): Parsed {
+  const detail = extra.detail ? shortDetail(extra.detail) : '';
   return {
     type: 'error',
     kind,
-    message: errorMessage(kind, agent, extra.detail),
+    message: errorMessage(kind, agent, extra),
+    ...(detail ? { detail } : {}),
     ...(extra.sessionId ? { sessionId: extra.sessionId } : {}),
     exitCode: extra.exitCode,
     signal: extra.signal,

@@ -68,8 +68,10 @@ export type AgentResult =
   | {
       type: 'error';
       kind: AgentErrorKind;
-      /** Short and true, fit to show the user. */
+      /** Short and true, fit to show the user: never CLI output, paths or stack traces. */
       message: string;
+      /** The CLI's own first error line, cut short with secrets masked: for logs and `agent run`. */
+      detail?: string;
       sessionId?: string;
       exitCode?: number | null;
       signal?: string | null;

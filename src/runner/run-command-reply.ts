@@ -2,7 +2,7 @@
 // happened to the process (timeout, abort, not installed) wins over whatever it printed: gemini,
 // for one, exits 0 after our own SIGTERM.
 
-import { displayName } from '../agents/common.js';
+import { displayName, shortDetail } from '../agents/common.js';
 import type {
   AgentRequest,
   AgentResult,
@@ -71,7 +71,8 @@ export function toAgentResult(spec: AgentSpec, inv: Invocation, r: SpawnResult):
       return {
         type: 'error',
         kind: 'exit',
-        message: `${displayName(spec.kind)} could not be started: ${firstLine(r.message)}`,
+        message: `${displayName(spec.kind)} could not be started.`,
+        detail: shortDetail(r.message),
         durationMs: r.durationMs,
       };
     case 'timeout':
@@ -130,8 +131,4 @@ function emitProgress(onProgress: (text: string) => void, raw: string): void {
   } catch {
     // A failing listener must not break the run it listens to.
   }
-}
-
-function firstLine(s: string): string {
-  return s.split('\n').find((l) => l.trim()) ?? s;
 }

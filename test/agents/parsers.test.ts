@@ -142,6 +142,17 @@ describe('parsers over real captures', () => {
     }
   });
 
+  it.each(['claude', 'codex', 'pi', 'opencode', 'gemini'] as AgentKind[])(
+    '%s: exit 0 with nothing usable is unparseable, never raw output',
+    (kind) => {
+      const spec = AGENT_SPECS[kind];
+      for (const lines of [[], ['Warning: something'], ['Warning: x', '{"type":"result","resu']]) {
+        const r = spec.parse({ stdoutLines: lines, stderr: '', exitCode: 0, signal: null, truncated: false });
+        expect(r, JSON.stringify(lines)).toMatchObject({ type: 'error', kind: 'unparseable' });
+      }
+    },
+  );
+
   it('parses the same from only the lines a spec keeps (pi drops streaming updates)', () => {
     for (const c of captures) {
       const spec = AGENT_SPECS[c.kind as AgentKind];

