@@ -69,7 +69,7 @@ function stderrError(stderr: string): Json | undefined {
 
 /** The multi-line object of `-o json`, found between warning lines printed around it. */
 function prettyJson(lines: readonly string[]): Json | undefined {
-  const start = lines.findIndex((l) => l === '{');
+  const start = lines.indexOf('{');
   const end = lines.lastIndexOf('}');
   return start >= 0 && end > start ? tryJson(lines.slice(start, end + 1).join('\n')) : undefined;
 }
