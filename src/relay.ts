@@ -101,6 +101,27 @@ export function createQueue(ctx: Context, db: Db, channels: ChannelMap): Queue {
   });
 }
 
+/**
+ * The core's SystemRunner in a process that runs no channel (e.g. `agentwire heartbeat` when no
+ * relay is running): runs use the chat's session as usual; what it delivers waits in the outbox
+ * until a relay with that channel starts.
+ */
+export async function openDirectRunner(
+  ctx: Context,
+  migrations: readonly Migration[] = [],
+): Promise<{ runner: SystemRunner; defaultTarget: () => undefined; close: () => Promise<void> }> {
+  const db = openDb(ctx.paths.db, [...CORE_MIGRATIONS, ...migrations]);
+  const queue = createQueue(ctx, db, new Map());
+  return {
+    runner: queue,
+    defaultTarget: () => undefined,
+    close: async () => {
+      await queue.shutdown(0);
+      db.close();
+    },
+  };
+}
+
 export interface RunningRelay {
   queue: Queue;
   channels: ChannelMap;

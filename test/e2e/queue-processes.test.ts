@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NOTICE } from '../../src/core/reply.js';
 import type { Queue } from '../../src/queue/queue.js';
-import { createQueue } from '../../src/relay.js';
+import { createQueue, openDirectRunner } from '../../src/relay.js';
 import { CORE_MIGRATIONS } from '../../src/store/core.js';
 import { type Db, openDb } from '../../src/store/db.js';
-import { saveSession } from '../../src/store/sessions.js';
+import { rowsForKey } from '../../src/store/outbox.js';
+import { getSession, saveSession } from '../../src/store/sessions.js';
 import { FakeChannel } from '../queue/helpers.js';
 import { inbound } from '../store/helpers.js';
 import { alive, type Home, makeHome, maxOverlap, waitFor } from './helpers.js';
@@ -34,7 +35,7 @@ const send = (text: string, chatId = '+15550000001') =>
 
 afterEach(async () => {
   await queue?.shutdown(0);
-  db?.close();
+  if (db?.isOpen) db.close();
   home?.cleanup();
 });
 
@@ -159,5 +160,30 @@ describe('queue with real agent processes', () => {
     expect(texts.length).toBeLessThanOrEqual(30);
     for (const t of texts) expect(t.length).toBeLessThanOrEqual(1600);
     expect(texts.at(-1)).toContain('Reply cut after');
+  });
+});
+
+describe('openDirectRunner (no relay running)', () => {
+  it('runs in the chat session and leaves what it delivers in the outbox for the relay', async () => {
+    home = makeHome();
+    const ctx = home.ctx();
+    const direct = await openDirectRunner(ctx);
+    try {
+      const out = await direct.runner.runIfIdle('twilio:+15550000001', 'check in', {
+        allowNewSession: true,
+        touchIdle: false,
+        label: 'heartbeat',
+      });
+      expect(out).toMatchObject({ type: 'ran', result: { type: 'ok', text: 'reply: check in' } });
+      await direct.runner.deliver('twilio:+15550000001', 'hb-1', 'All good?', []);
+    } finally {
+      await direct.close();
+    }
+    const check = openDb(ctx.paths.db, CORE_MIGRATIONS);
+    expect(rowsForKey(check, 'sys:hb-1')).toEqual([
+      expect.objectContaining({ status: 'pending', item: { type: 'text', text: 'All good?' } }),
+    ]);
+    expect(getSession(check, 'twilio:+15550000001', 'claude')).toBeDefined();
+    check.close();
   });
 });
