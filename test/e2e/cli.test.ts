@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { alive, type Home, MAIN, makeHome, spawnNode, waitFor } from './helpers.js';
+import { alive, type Home, killOrphanGroup, MAIN, makeHome, spawnNode, waitFor } from './helpers.js';
 
 const run = promisify(execFile);
 let home: Home;
@@ -50,14 +50,12 @@ describe('agentwire chat', () => {
     first.child.stdin?.write('one\n');
     expect(await waitFor(() => first.stdout().includes('reply: one'))).toBe(true);
     first.child.stdin?.write('two sleeponce:60000\nthree\n');
-    expect(
-      await waitFor(() => home.events().some((e) => e.ev === 'start' && e.prompt?.startsWith('two'))),
-    ).toBe(true);
+    expect(await waitFor(() => home.events().some((e) => e.ev === 'sleep'))).toBe(true);
     first.child.kill('SIGKILL');
     await first.exit;
     // The killed relay's CLI is an orphan in its own process group; it must not answer late.
     const orphan = home.events().find((e) => e.ev === 'start' && e.prompt?.startsWith('two'))?.pid as number;
-    process.kill(-orphan, 'SIGKILL');
+    killOrphanGroup(orphan);
 
     const second = spawnNode([MAIN, 'chat'], home.env, '');
     expect((await second.exit).code).toBe(0);

@@ -15,7 +15,7 @@ export const MAIN = join(ROOT, 'dist/cli/main.js');
 export const RELAY_SCRIPT = join(ROOT, 'test/e2e/fixtures/relay-test-channel.mjs');
 
 export interface FakeEvent {
-  ev: 'start' | 'end' | 'grandchild';
+  ev: 'start' | 'end' | 'grandchild' | 'sleep';
   pid: number;
   t: number;
   prompt?: string;
@@ -99,6 +99,15 @@ export function alive(pid: number): boolean {
     return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return process.platform !== 'linux';
+  }
+}
+
+/** SIGKILLs a process group the fake CLI logged (one a killed relay left behind); gone is fine. */
+export function killOrphanGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // ESRCH: the group already ended.
   }
 }
 

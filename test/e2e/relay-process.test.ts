@@ -7,7 +7,17 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { InboundOutcome } from '../../src/channels/types.js';
 import { callControl } from '../../src/control/client.js';
-import { alive, type Home, MAIN, makeHome, type Proc, RELAY_SCRIPT, spawnNode, waitFor } from './helpers.js';
+import {
+  alive,
+  type Home,
+  killOrphanGroup,
+  MAIN,
+  makeHome,
+  type Proc,
+  RELAY_SCRIPT,
+  spawnNode,
+  waitFor,
+} from './helpers.js';
 
 let home: Home;
 const procs: Proc[] = [];
@@ -137,13 +147,11 @@ describe('a real relay process', () => {
     await deliver('m2 sleeponce:60000', 'SM2');
     await deliver('m3', 'SM3');
     await deliver('y1', 'SMY1', '+15550009999');
-    expect(
-      await waitFor(() => home.events().some((e) => e.ev === 'start' && e.prompt?.startsWith('m2'))),
-    ).toBe(true);
+    expect(await waitFor(() => home.events().some((e) => e.ev === 'sleep'))).toBe(true);
     a.child.kill('SIGKILL');
     await a.exit;
     const orphan = home.events().find((e) => e.ev === 'start' && e.prompt?.startsWith('m2'))?.pid as number;
-    process.kill(-orphan, 'SIGKILL');
+    killOrphanGroup(orphan);
 
     const b = await startRelay();
     // Redelivery of an already stored message (a provider retry) is a duplicate, not a new run.
@@ -176,7 +184,7 @@ describe('a real relay process', () => {
     home = makeHome({ queue: { shutdownGraceSeconds: 1 } });
     const a = await startRelay();
     await deliver('slow sleeponce:60000 grandchild', 'SM1');
-    expect(await waitFor(() => home.events().some((e) => e.ev === 'grandchild'))).toBe(true);
+    expect(await waitFor(() => home.events().some((e) => e.ev === 'sleep'))).toBe(true);
     const cli = home.events().find((e) => e.ev === 'start')?.pid as number;
     const grandchild = home.events().find((e) => e.ev === 'grandchild')?.child as number;
     a.child.kill('SIGTERM');
