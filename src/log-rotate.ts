@@ -49,7 +49,8 @@ export class RotatingFileStream {
       this.failed = false;
     } catch (err) {
       // A full disk must not take the relay down with it: drop the line, say so once on stderr.
-      if (!this.failed) process.stderr.write(`agentwire: cannot write ${this.file}: ${(err as Error).message}\n`);
+      if (!this.failed)
+        process.stderr.write(`agentwire: cannot write ${this.file}: ${(err as Error).message}\n`);
       this.failed = true;
     }
     return true;

@@ -2,7 +2,7 @@
 // pino's path redaction for known fields, and a value scrubber for secret strings registered at start
 // (tokens from config and env), so a secret that leaks into a free-text field is still masked.
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
-import { RotatingFileStream, type RotatingFileOptions } from './log-rotate.js';
+import { type RotatingFileOptions, RotatingFileStream } from './log-rotate.js';
 
 export type { Logger };
 
@@ -79,7 +79,9 @@ export function createLogger(opts: LoggerSetup = {}): Logger {
   };
   if (opts.destination) return pino(options, opts.destination);
   if (!opts.file) return pino(options, pino.destination(2));
-  const streams: pino.StreamEntry[] = [{ level: level as pino.Level, stream: new RotatingFileStream(opts.file) }];
+  const streams: pino.StreamEntry[] = [
+    { level: level as pino.Level, stream: new RotatingFileStream(opts.file) },
+  ];
   const stderrLevel = opts.stderrLevel ?? level;
   if (stderrLevel !== 'silent')
     streams.push({ level: stderrLevel as pino.Level, stream: pino.destination({ fd: 2, sync: true }) });

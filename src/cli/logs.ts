@@ -8,7 +8,14 @@ import { formatLogLine, levelOf } from '../ops/logs/format.js';
 import { currentSize, followLines, tailLines } from '../ops/logs/read.js';
 import { ExitError, type GlobalOptions } from './context.js';
 
-const LEVEL_VALUES: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
+const LEVEL_VALUES: Record<string, number> = {
+  trace: 10,
+  debug: 20,
+  info: 30,
+  warn: 40,
+  error: 50,
+  fatal: 60,
+};
 
 interface LogsOptions {
   follow?: boolean;
@@ -30,9 +37,11 @@ export function register(program: Command): void {
       const paths = resolvePaths(process.env, global.config);
       const file = join(paths.logs, LOG_FILE_NAME);
       const n = Number(opts.lines);
-      if (!Number.isInteger(n) || n < 0) throw new ExitError(2, `--lines must be a whole number, got ${opts.lines}`);
+      if (!Number.isInteger(n) || n < 0)
+        throw new ExitError(2, `--lines must be a whole number, got ${opts.lines}`);
       const min = opts.level === undefined ? 0 : LEVEL_VALUES[opts.level];
-      if (min === undefined) throw new ExitError(2, `--level must be one of ${Object.keys(LEVEL_VALUES).join(', ')}`);
+      if (min === undefined)
+        throw new ExitError(2, `--level must be one of ${Object.keys(LEVEL_VALUES).join(', ')}`);
       const wanted = (line: string): boolean => min === 0 || (levelOf(line) ?? 0) >= min;
       const print = (line: string): void => {
         if (wanted(line)) process.stdout.write(`${opts.json ? line : formatLogLine(line)}\n`);

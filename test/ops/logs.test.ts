@@ -2,8 +2,8 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LOG_FILE_NAME, RotatingFileStream } from '../../src/log-rotate.js';
 import { createLogger, registerSecret } from '../../src/log.js';
+import { LOG_FILE_NAME, RotatingFileStream } from '../../src/log-rotate.js';
 import { formatLogLine, levelOf } from '../../src/ops/logs/format.js';
 import { followLines, tailLines } from '../../src/ops/logs/read.js';
 import { waitFor } from './wait.js';
@@ -15,7 +15,10 @@ describe('RotatingFileStream', () => {
   it('rotates by size, keeps `keep` old files, never splits a line, and uses private modes', () => {
     const dir = join(tmp(), 'logs');
     const s = new RotatingFileStream({ dir, maxBytes: 100, keep: 2 });
-    const lines = Array.from({ length: 20 }, (_, i) => `{"n":${String(i).padStart(2, '0')},"pad":"xxxxxxxxxxxxxxx"}\n`);
+    const lines = Array.from(
+      { length: 20 },
+      (_, i) => `{"n":${String(i).padStart(2, '0')},"pad":"xxxxxxxxxxxxxxx"}\n`,
+    );
     for (const l of lines) s.write(l);
     s.end();
     expect(readdirSync(dir).sort()).toEqual([LOG_FILE_NAME, `${LOG_FILE_NAME}.1`, `${LOG_FILE_NAME}.2`]);
@@ -51,7 +54,11 @@ describe('createLogger with a file', () => {
   it('writes JSON lines to the rotated file with secrets redacted', () => {
     const dir = join(tmp(), 'logs');
     registerSecret('hunter2-very-secret');
-    const log = createLogger({ level: 'info', file: { dir, maxBytes: 1_000_000, keep: 2 }, stderrLevel: 'silent' });
+    const log = createLogger({
+      level: 'info',
+      file: { dir, maxBytes: 1_000_000, keep: 2 },
+      stderrLevel: 'silent',
+    });
     log.child({ subsystem: 'twilio' }).warn({ detail: 'token hunter2-very-secret seen' }, 'signature failed');
     log.debug('not at info');
     log.flush();
@@ -75,7 +82,10 @@ describe('formatLogLine', () => {
       '{"level":50,"time":1000,"module":"queue","msg":"run failed","ms":12,"err":{"type":"Error","message":"boom"}}',
       '1970-01-01T00:00:01.000Z ERROR queue      run failed ms=12 err="Error: boom"',
     ],
-    ['{"level":40,"time":0,"msg":"no subsystem","note":"two words"}', '1970-01-01T00:00:00.000Z WARN  -          no subsystem note="two words"'],
+    [
+      '{"level":40,"time":0,"msg":"no subsystem","note":"two words"}',
+      '1970-01-01T00:00:00.000Z WARN  -          no subsystem note="two words"',
+    ],
     ['Error: crash at top level', 'Error: crash at top level'],
     ['[1,2]', '[1,2]'],
   ])('%s', (line, expected) => {

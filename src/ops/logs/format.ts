@@ -24,7 +24,8 @@ export function formatLogLine(line: string): string {
     return line;
   }
   const time = typeof rec.time === 'number' ? new Date(rec.time).toISOString() : String(rec.time ?? '-');
-  const level = typeof rec.level === 'number' ? (LEVELS[rec.level] ?? String(rec.level)) : String(rec.level ?? '?');
+  const level =
+    typeof rec.level === 'number' ? (LEVELS[rec.level] ?? String(rec.level)) : String(rec.level ?? '?');
   const sub = SUBSYSTEM_KEYS.map((k) => rec[k]).find((v) => typeof v === 'string') as string | undefined;
   const extras = Object.entries(rec)
     .filter(([k]) => !HIDDEN.has(k))

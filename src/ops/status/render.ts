@@ -38,7 +38,9 @@ export function renderStatus(s: StatusSnapshot, now: number): string {
   if (s.schedules.length > 0) {
     out.push('Schedules');
     for (const x of s.schedules)
-      out.push(`  ${x.id.padEnd(16)} ${x.nextAt ? `next ${when(x.nextAt, now)}` : 'not scheduled'} → ${x.target}`);
+      out.push(
+        `  ${x.id.padEnd(16)} ${x.nextAt ? `next ${when(x.nextAt, now)}` : 'not scheduled'} → ${x.target}`,
+      );
   }
 
   if (s.recentRuns.length > 0) {

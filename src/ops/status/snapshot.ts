@@ -177,7 +177,13 @@ export function channelView(name: ChannelName, s: ChannelState): ChannelView {
     case 'connected':
       return { name, state: s.type, since: iso(s.since), ...(s.account && { account: maskChat(s.account) }) };
     case 'degraded':
-      return { name, state: s.type, since: iso(s.since), lastError: cleanText(s.lastError), retries: s.retries };
+      return {
+        name,
+        state: s.type,
+        since: iso(s.since),
+        lastError: cleanText(s.lastError),
+        retries: s.retries,
+      };
     case 'relink_required':
       return { name, state: s.type, since: iso(s.since), reason: cleanText(s.reason) };
   }
