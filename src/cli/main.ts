@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { register as registerConfig } from './config.js';
 import { ExitError } from './context.js';
+import { register as registerDoctor } from './doctor.js';
 import { register as registerLogs } from './logs.js';
 import { register as registerService } from './service.js';
 
@@ -12,6 +13,7 @@ const program = new Command('agentwire')
   .exitOverride();
 
 registerConfig(program);
+registerDoctor(program);
 registerLogs(program);
 registerService(program);
 

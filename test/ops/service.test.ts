@@ -104,7 +104,11 @@ describe('install and uninstall into a temp HOME', () => {
     expect(again.ok && again.changed).toBe(false);
 
     const ran: string[][] = [];
-    const u = uninstallService(platform, home, (argv) => (ran.push(argv), { ok: true, output: '' }), 501);
+    const record = (argv: string[]) => {
+      ran.push(argv);
+      return { ok: true, output: '' };
+    };
+    const u = uninstallService(platform, home, record, 501);
     expect(u.ok && u.removed).toBe(true);
     expect(existsSync(expected)).toBe(false);
     expect(ran[0]).toEqual(
