@@ -2,19 +2,20 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { getSpec } from '../../agents/registry.js';
 import type { AgentKind } from '../../agents/types.js';
 import type { Config } from '../../config/schema.js';
 import { scrub } from '../../log.js';
 import type { Probe } from './probe.js';
 import { type Finding, fail, ok } from './types.js';
 
-/** The program each kind runs by default and the npm package that installs it. */
-export const AGENT_PROGRAMS: Record<AgentKind, { program: string; install: string }> = {
-  claude: { program: 'claude', install: 'npm install -g @anthropic-ai/claude-code' },
-  codex: { program: 'codex', install: 'npm install -g @openai/codex' },
-  pi: { program: 'pi', install: 'npm install -g @mariozechner/pi-coding-agent' },
-  opencode: { program: 'opencode', install: 'npm install -g opencode-ai' },
-  gemini: { program: 'gemini', install: 'npm install -g @google/gemini-cli' },
+/** The npm package that installs each kind's CLI, for the fix text. */
+export const AGENT_INSTALL: Record<AgentKind, string> = {
+  claude: 'npm install -g @anthropic-ai/claude-code',
+  codex: 'npm install -g @openai/codex',
+  pi: 'npm install -g @mariozechner/pi-coding-agent',
+  opencode: 'npm install -g opencode-ai',
+  gemini: 'npm install -g @google/gemini-cli',
 };
 
 /** The kinds the config may run: the default agent and every kind with its own settings. */
@@ -23,7 +24,7 @@ export function configuredAgents(config: Config): { kind: AgentKind; command: st
   for (const [k, v] of Object.entries(config.agents)) if (v) kinds.add(k as AgentKind);
   return [...kinds].map((kind) => {
     const own = kind === config.agent.kind ? config.agent.command : undefined;
-    const command = own ?? config.agents[kind]?.command ?? [AGENT_PROGRAMS[kind].program];
+    const command = own ?? config.agents[kind]?.command ?? [getSpec(kind).program];
     const key = own ? 'agent.command' : config.agents[kind]?.command ? `agents.${kind}.command` : '';
     return { kind, command, key };
   });
@@ -62,7 +63,7 @@ export async function checkAgents(
           program.includes('/')
             ? `${setting} ${program}, which is not an executable file`
             : `\`${program}\` is not on PATH (${setting} ${program})`,
-          `${AGENT_PROGRAMS[a.kind].install}, or point ${a.key || (a.kind === config.agent.kind ? 'agent.command' : `agents.${a.kind}.command`)} at the program`,
+          `${AGENT_INSTALL[a.kind]}, or point ${a.key || (a.kind === config.agent.kind ? 'agent.command' : `agents.${a.kind}.command`)} at the program`,
         ),
       );
       continue;
@@ -93,7 +94,7 @@ export async function checkAgents(
         fail(
           check,
           `${shown} --version ${why}`,
-          `run \`${shown} --version\` yourself; reinstall with ${AGENT_PROGRAMS[a.kind].install}`,
+          `run \`${shown} --version\` yourself; reinstall with ${AGENT_INSTALL[a.kind]}`,
         ),
       );
     }

@@ -1,6 +1,7 @@
 // The dry probe: `<command> --version` with a short time limit, to show a CLI is installed and
-// starts. Behind a small function type so doctor tests can run real fake CLIs through it.
-import { spawn } from 'node:child_process';
+// starts. It goes through the one spawn helper (argv, no shell, explicit env, group kill on timeout);
+// the function type lets the doctor be driven the same way in tests.
+import { spawnProcess } from '../../runner/spawn.js';
 
 export type ProbeResult =
   | { type: 'exited'; code: number | null; signal: string | null; stdout: string; stderr: string }
@@ -14,45 +15,27 @@ export type Probe = (
 
 const CAP = 16 * 1024;
 
-/**
- * Runs argv without a shell, stdin closed, in its own process group that is killed on timeout.
- * (The relay's runner has the full spawn helper; a version probe needs only this much.)
- */
-export const probeCommand: Probe = (argv, opts) =>
-  new Promise((resolve) => {
-    const [bin, ...args] = argv as [string, ...string[]];
-    const child = spawn(bin, args, {
-      cwd: opts.cwd,
-      env: opts.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      shell: false,
-      detached: true,
-    });
-    let stdout = '';
-    let stderr = '';
-    let settled = false;
-    const settle = (r: ProbeResult) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(r);
-    };
-    const timer = setTimeout(() => {
-      try {
-        if (child.pid) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-      settle({ type: 'timeout' });
-    }, opts.timeoutMs);
-    child.stdout.on('data', (d: Buffer) => {
-      if (stdout.length < CAP) stdout += d.toString('utf8');
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      if (stderr.length < CAP) stderr += d.toString('utf8');
-    });
-    child.on('error', (err: NodeJS.ErrnoException) =>
-      settle({ type: 'spawn_error', code: err.code ?? 'ERROR', message: err.message }),
-    );
-    child.on('close', (code, signal) => settle({ type: 'exited', code, signal, stdout, stderr }));
+export const probeCommand: Probe = async (argv, opts) => {
+  const [file, ...args] = argv as [string, ...string[]];
+  const r = await spawnProcess({
+    file,
+    args,
+    cwd: opts.cwd,
+    env: opts.env,
+    timeoutMs: opts.timeoutMs,
+    maxStdoutBytes: CAP,
+    maxStderrBytes: CAP,
+    killGraceMs: 500,
   });
+  switch (r.type) {
+    case 'exited':
+      return { type: 'exited', code: r.exitCode, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+    case 'timeout':
+    case 'aborted':
+      return { type: 'timeout' };
+    case 'not_found':
+      return { type: 'spawn_error', code: 'ENOENT', message: r.message };
+    case 'spawn_failed':
+      return { type: 'spawn_error', code: 'ERROR', message: r.message };
+  }
+};
