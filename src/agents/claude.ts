@@ -1,4 +1,5 @@
-// Claude Code: `claude -p --output-format stream-json --verbose … -- PROMPT`. The relay chooses new
+// Claude Code: `claude -p --output-format stream-json --verbose …` with the prompt on stdin (`--`
+// works too, but argv has a 128 KiB per-argument limit and stdin is verbatim). The relay chooses new
 // session ids (`--session-id <uuid>`); `--resume <id>` continues. Every event carries session_id.
 // API errors arrive as a synthetic assistant message plus a `result` with is_error (subtype still
 // "success"), so the result line decides, not the exit code alone.
@@ -28,8 +29,7 @@ function build(ctx: BuildContext): Invocation {
   if (ctx.model) argv.push('--model', safeArg(ctx.model, 'model'));
   if (ctx.thinking) argv.push('--effort', safeArg(ctx.thinking, 'thinking level'));
   if (ctx.systemText) argv.push(`--append-system-prompt=${ctx.systemText}`);
-  argv.push('--', ctx.prompt);
-  return { argv, ...(ctx.session.id ? { sessionId: ctx.session.id } : {}) };
+  return { argv, stdin: ctx.prompt, ...(ctx.session.id ? { sessionId: ctx.session.id } : {}) };
 }
 
 /** Text of an assistant event that is a real reply (not an API error, not a sub-agent's). */

@@ -1,5 +1,6 @@
-// Codex: `codex exec --json --skip-git-repo-check … -- PROMPT`, resumed with
-// `codex exec resume --json --skip-git-repo-check … -- <thread_id> PROMPT`. Codex chooses the id
+// Codex: `codex exec --json --skip-git-repo-check … -- -`, resumed with
+// `codex exec resume --json --skip-git-repo-check … -- <thread_id> -`; the `-` prompt is read from
+// stdin (verbatim, no argv size limit, never a flag). Codex chooses the id
 // (`thread.started.thread_id`). The reply is the last `agent_message` item; `reasoning` items are
 // never text. `{"type":"error"}` lines also appear while it retries, so only `turn.failed` (or a
 // non-zero exit) is a failure.
@@ -32,8 +33,8 @@ function build(ctx: BuildContext): Invocation {
   if (ctx.systemText) argv.push('-c', `developer_instructions=${toml(ctx.systemText)}`);
   argv.push('--');
   if (ctx.session.type === 'resume') argv.push(assertSafeId(ctx.session.id, 'session id'));
-  argv.push(ctx.prompt);
-  return { argv };
+  argv.push('-');
+  return { argv, stdin: ctx.prompt };
 }
 
 function messageStream(): (line: string) => string[] {

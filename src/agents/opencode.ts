@@ -1,4 +1,6 @@
-// opencode: `opencode run --format json … -- PROMPT`, resumed with `--session ses_…`. opencode
+// opencode: `opencode run --format json …` with the prompt on stdin, resumed with `--session ses_…`.
+// (An argv prompt containing a space reaches the model wrapped in literal quotes; stdin is verbatim.)
+// opencode
 // chooses ids (invented ones fail with "Session not found"); every event carries `sessionID`. Text
 // comes whole per part; the reply is the text of the step that finished with reason "stop", and
 // text of steps that ended in tool calls is progress. `reasoning` parts are never text.
@@ -22,8 +24,7 @@ function build(ctx: BuildContext): Invocation {
   if (ctx.session.type === 'resume') argv.push('--session', assertSafeId(ctx.session.id, 'session id'));
   if (ctx.model) argv.push('--model', safeArg(ctx.model, 'model'));
   if (ctx.thinking) argv.push('--variant', safeArg(ctx.thinking, 'thinking level'));
-  argv.push('--', ctx.prompt);
-  return { argv };
+  return { argv, stdin: ctx.prompt };
 }
 
 // Texts of the current step; a step's text is a message once the step finishes.

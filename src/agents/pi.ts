@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { isAbsolute, join } from 'node:path';
 import {
   arr,
+  assertSafeId,
   classifyError,
   errorResult,
   type Json,
@@ -26,9 +27,8 @@ const THINKING = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
 function sessionFile(ctx: BuildContext): string {
   const id = ctx.session.id;
   if (id && isAbsolute(id)) return id;
-  if (id && ctx.session.type === 'resume') {
-    throw new Error(`invalid pi session: ${JSON.stringify(id)} is not a session file path`);
-  }
+  // pi also finds a session by UUID (or prefix) in its own folder for this cwd.
+  if (id && ctx.session.type === 'resume') return assertSafeId(id, 'session id');
   return join(ctx.stateDir, 'pi-sessions', `${randomUUID()}.jsonl`);
 }
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
+import { register as registerAgent } from './agent.js';
 import { register as registerConfig } from './config.js';
 import { ExitError } from './context.js';
 import { register as registerDoctor } from './doctor.js';
@@ -13,6 +14,7 @@ const program = new Command('agentwire')
   .exitOverride();
 
 registerConfig(program);
+registerAgent(program);
 registerDoctor(program);
 registerLogs(program);
 registerService(program);

@@ -8,7 +8,7 @@ export function redactConfig(config: Config): unknown {
   if (copy.twilio.authToken) copy.twilio.authToken = MASK;
   if (copy.twilio.apiSecret) copy.twilio.apiSecret = MASK;
   copy.agent.env = maskValues(copy.agent.env);
-  for (const a of Object.values(copy.agents)) if (a) a.env = maskValues(a.env);
+  for (const a of Object.values(copy.agents)) if (a?.env) a.env = maskValues(a.env);
   return copy;
 }
 

@@ -42,7 +42,24 @@ export const agentSchema = z
     ...agentFields,
   })
   .strict();
-export const agentOverrideSchema = z.object(agentFields).strict();
+// Per-kind overrides carry no defaults of their own: an unset key falls back to `agent` (cwd,
+// timeoutSeconds, systemText; env is merged), so `agents.codex: {model: 'x'}` keeps agent's limits.
+export const agentOverrideSchema = z
+  .object({
+    ...agentFields,
+    timeoutSeconds: z
+      .number()
+      .int()
+      .positive()
+      .max(86_400)
+      .optional()
+      .describe('A run is killed after this long. Default: agent.timeoutSeconds.'),
+    env: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe('Extra environment for this CLI, merged over agent.env ("${VAR}" allowed).'),
+  })
+  .strict();
 
 const queueSchema = z
   .object({

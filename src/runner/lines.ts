@@ -76,3 +76,10 @@ export class CappedLines {
     this.lines.push(line);
   }
 }
+
+/** Splits a whole captured output the way CappedLines does: no empty line after a final newline. */
+export function linesOf(text: string): string[] {
+  const lines = text.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}

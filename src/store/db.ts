@@ -21,8 +21,9 @@ export function openDb(file: string, migrations: readonly Migration[]): Db {
     chmodSync(file, 0o600);
   }
   const db = new DatabaseSync(file);
+  // busy_timeout first: switching a fresh file to WAL takes a lock another process may hold.
   db.exec(
-    'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;',
+    'PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;',
   );
   migrate(db, migrations);
   for (const suffix of ['-wal', '-shm'])
@@ -36,11 +37,13 @@ export function migrate(db: Db, migrations: readonly Migration[]): void {
   const set = db.prepare(
     'INSERT INTO schema_migrations (module, version) VALUES (?, ?) ON CONFLICT(module) DO UPDATE SET version = excluded.version',
   );
+  const version = (module: string) => (get.get(module) as { version: number } | undefined)?.version ?? 0;
   for (const m of migrations) {
-    const row = get.get(m.module) as { version: number } | undefined;
-    const have = row?.version ?? 0;
-    for (let v = have; v < m.steps.length; v++) {
+    for (let v = version(m.module); v < m.steps.length; v++) {
       transaction(db, () => {
+        // Read again under the write lock: another process opening the same file may have just
+        // applied this step (a relay and `agentwire chat` starting together).
+        if (version(m.module) > v) return;
         db.exec(m.steps[v] as string);
         set.run(m.module, v + 1);
       });

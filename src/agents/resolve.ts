@@ -1,0 +1,150 @@
+// The effective settings of one agent kind: `agents.<kind>` over `agent` over the kind's defaults,
+// plus the explicit environment it runs with. Shared by `agentwire agent …`, the relay and the
+// heartbeat, so every caller runs the CLI the same way.
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import type { Paths } from '../config/paths.js';
+import type { Config } from '../config/schema.js';
+import { safeArg } from './common.js';
+import { getSpec } from './registry.js';
+import type { AgentKind, AgentRequest, AgentSpec, SessionRef } from './types.js';
+
+export interface ResolvedAgent {
+  kind: AgentKind;
+  spec: AgentSpec;
+  command: string[];
+  cwd: string;
+  timeoutMs: number;
+  env: Record<string, string>;
+  model?: string;
+  thinking?: string;
+  systemText?: string;
+  /** Per-kind private state (e.g. pi's session files): `<state>/agents/<kind>`. */
+  stateDir: string;
+  /** Settings that were ignored, for a start-up warning. */
+  warnings: string[];
+}
+
+/** Always passed through when set: what any program needs to find itself, its home and its locale. */
+export const BASE_ENV: readonly string[] = [
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'LANG',
+  'LC_ALL',
+  'LC_CTYPE',
+  'TZ',
+  'TMPDIR',
+  'XDG_CONFIG_HOME',
+  'XDG_DATA_HOME',
+  'XDG_STATE_HOME',
+  'XDG_CACHE_HOME',
+  'XDG_RUNTIME_DIR',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'NODE_EXTRA_CA_CERTS',
+];
+
+/**
+ * The explicit environment of an agent run: the base names and the spec's own names taken from
+ * `from` when set, then the config's `env`. Nothing else of the relay's environment is inherited,
+ * so another tool's credentials never reach the agent by accident.
+ */
+export function buildAgentEnv(
+  spec: Pick<AgentSpec, 'passEnv'>,
+  configEnv: Record<string, string>,
+  from: NodeJS.ProcessEnv,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of [...BASE_ENV, ...spec.passEnv]) {
+    const v = from[name];
+    if (v !== undefined && v !== '') env[name] = v;
+  }
+  env.PATH ??= '/usr/local/bin:/usr/bin:/bin';
+  // Colour codes only get in the way of parsing stderr.
+  env.NO_COLOR = '1';
+  return { ...env, ...configEnv };
+}
+
+export function resolveAgent(
+  config: Config,
+  paths: Paths,
+  kind?: AgentKind,
+  opts: { env?: NodeJS.ProcessEnv; createDirs?: boolean } = {},
+): ResolvedAgent {
+  const k = kind ?? (config.agent.kind as AgentKind);
+  const spec = getSpec(k);
+  const own = k === config.agent.kind ? config.agent : undefined;
+  const over = config.agents[k];
+  const warnings: string[] = [];
+  const base = dirname(paths.configFile);
+  const cwdSetting = over?.cwd ?? config.agent.cwd;
+  const cwd = cwdSetting
+    ? isAbsolute(cwdSetting)
+      ? cwdSetting
+      : resolve(base, cwdSetting)
+    : paths.workspace;
+  const stateDir = join(paths.agentState, k);
+
+  const model = over?.model ?? own?.model;
+  let thinking = over?.thinking ?? own?.thinking;
+  if (thinking !== undefined && !spec.thinkingLevels.includes(thinking)) {
+    warnings.push(
+      spec.thinkingLevels.length
+        ? `${k}: thinking level "${thinking}" is not one of ${spec.thinkingLevels.join(', ')}; ignored`
+        : `${k} has no thinking levels; "${thinking}" ignored`,
+    );
+    thinking = undefined;
+  }
+  if (model !== undefined) safeArg(model, `${k} model`);
+  const systemText = over?.systemText ?? config.agent.systemText;
+
+  if (opts.createDirs !== false) {
+    // Private: the workspace and session files hold the conversation.
+    mkdirSync(cwd, { recursive: true, mode: 0o700 });
+    mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  }
+  return {
+    kind: k,
+    spec,
+    command: [...(over?.command ?? own?.command ?? [spec.program])],
+    cwd,
+    timeoutMs: (over?.timeoutSeconds ?? config.agent.timeoutSeconds) * 1000,
+    env: buildAgentEnv(spec, { ...config.agent.env, ...(over?.env ?? {}) }, opts.env ?? process.env),
+    ...(model !== undefined ? { model } : {}),
+    ...(thinking !== undefined ? { thinking } : {}),
+    ...(systemText !== undefined ? { systemText } : {}),
+    stateDir,
+    warnings,
+  };
+}
+
+/** A new session's id as far as the relay chooses it (claude/gemini: a UUID; pi: a file in stateDir). */
+export function newSession(spec: AgentSpec): SessionRef {
+  return spec.choosesSessionId === 'relay-uuid' ? { type: 'new', id: randomUUID() } : { type: 'new' };
+}
+
+/** Everything runCommandReply needs, from resolved settings. */
+export function agentRequest(
+  agent: ResolvedAgent,
+  prompt: string,
+  session: SessionRef,
+  extra: Pick<AgentRequest, 'signal' | 'onProgress' | 'maxStdoutBytes' | 'maxStderrBytes'> = {},
+): AgentRequest {
+  return {
+    prompt,
+    session,
+    command: agent.command,
+    cwd: agent.cwd,
+    stateDir: agent.stateDir,
+    timeoutMs: agent.timeoutMs,
+    env: agent.env,
+    ...(agent.model !== undefined ? { model: agent.model } : {}),
+    ...(agent.thinking !== undefined ? { thinking: agent.thinking } : {}),
+    ...(agent.systemText !== undefined ? { systemText: agent.systemText } : {}),
+    ...extra,
+  };
+}

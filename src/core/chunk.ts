@@ -1,0 +1,143 @@
+// Splits a reply into messages no longer than a channel's limit. Pure. Preferences, in order: never
+// cut a surrogate pair; never produce an empty message; keep a fenced code block whole when it fits
+// in one message (cut before it instead); otherwise cut between paragraphs, then lines, then words,
+// and only then mid-word. A code block too long for one message is cut at a line inside it and
+// closed, then re-opened with the same fence (and language) at the top of the next message.
+
+/** Fences longer than this are not treated as fences, which bounds the re-open overhead. */
+const FENCE = /^ {0,3}(`{3,12}|~{3,12})([^\n`]*)$/;
+/** Below this limit fences are ignored: re-opening them could leave no room for content. */
+const MIN_FENCE_LIMIT = 64;
+
+interface Block {
+  /** Index of the opening line's first character. */
+  start: number;
+  /** Index of the newline ending the opening line. */
+  openEnd: number;
+  /** Index just past the closing line (its newline, or the end of the text). */
+  end: number;
+  marker: string;
+  /** The line used to re-open the block in the next message (marker + short info string). */
+  reopen: string;
+}
+
+export function chunkText(text: string, limit: number): string[] {
+  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`chunk limit must be ≥ 1, got ${limit}`);
+  const out: string[] = [];
+  const push = (s: string) => {
+    const t = s.replace(/\s+$/, '');
+    if (t.trim()) out.push(t);
+  };
+  let rest = text.replace(/^(?:[ \t]*\n)+/, '').replace(/\s+$/, '');
+  while (rest.length > 0) {
+    if (rest.length <= limit) {
+      push(rest);
+      break;
+    }
+    const fenced = limit >= MIN_FENCE_LIMIT ? fencedCut(rest, limit) : undefined;
+    if (fenced) {
+      push(fenced.chunk);
+      rest = fenced.rest;
+      continue;
+    }
+    const cut = softCut(rest, limit, () => true);
+    push(rest.slice(0, cut.end));
+    rest = rest.slice(cut.next).replace(/^\n+/, '');
+  }
+  return out;
+}
+
+interface Cut {
+  end: number;
+  next: number;
+}
+
+const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
+
+/** The best break at or before `max` where `allowed(p)`; falls back to a hard cut at `max`. */
+function softCut(s: string, max: number, allowed: (p: number) => boolean, min = 0): Cut {
+  const half = Math.floor(max / 2);
+  const para = lastIndex(s, /\n[ \t]*\n/g, max, allowed, min);
+  if (para && para.end >= half) return para;
+  const line = lastIndex(s, /\n/g, max, allowed, min);
+  if (line && line.end >= half) return line;
+  const word = lastIndex(s, /[ \t\n]/g, max, allowed, min);
+  if (word) return word;
+  let end = max;
+  if (isHighSurrogate(s.charCodeAt(end - 1))) end -= 1;
+  if (end <= min) end = max; // a lone surrogate at the edge: still make progress
+  return { end, next: end };
+}
+
+/** The last match of `re` that starts in (min, max] at an allowed position. */
+function lastIndex(
+  s: string,
+  re: RegExp,
+  max: number,
+  allowed: (p: number) => boolean,
+  min: number,
+): Cut | undefined {
+  let best: Cut | undefined;
+  const window = s.slice(0, max + 1);
+  for (let m = re.exec(window); m; m = re.exec(window)) {
+    if (m.index > min && m.index <= max && allowed(m.index))
+      best = { end: m.index, next: m.index + m[0].length };
+  }
+  return best;
+}
+
+function scanBlocks(s: string, upto: number): Block[] {
+  const blocks: Block[] = [];
+  let open: Omit<Block, 'end'> | undefined;
+  let pos = 0;
+  // Only blocks that start inside the window matter; stop scanning past it unless one is open.
+  while (pos < s.length && (open || pos <= upto)) {
+    const nl = s.indexOf('\n', pos);
+    const lineEnd = nl < 0 ? s.length : nl;
+    const m = FENCE.exec(s.slice(pos, lineEnd));
+    if (m) {
+      const marker = m[1] as string;
+      const info = (m[2] as string).trim();
+      if (!open) {
+        const reopen = info && marker.length + info.length <= 24 ? marker + info : marker;
+        open = { start: pos, openEnd: lineEnd, marker, reopen };
+      } else if (marker[0] === open.marker[0] && marker.length >= open.marker.length && !info) {
+        blocks.push({ ...open, end: lineEnd });
+        open = undefined;
+      }
+    }
+    pos = lineEnd + 1;
+  }
+  if (open) blocks.push({ ...open, end: s.length });
+  return blocks;
+}
+
+function fencedCut(s: string, limit: number): { chunk: string; rest: string } | undefined {
+  const blocks = scanBlocks(s, limit);
+  if (blocks.length === 0) return undefined;
+  const straddling = blocks.find((b) => b.start < limit && b.end > limit);
+  if (straddling && (straddling.end - straddling.start > limit || straddling.start === 0)) {
+    // The block cannot fit in one message anyway: fill this one, close the fence, re-open it next.
+    const b = straddling;
+    const room = limit - (b.marker.length + 1);
+    if (b.openEnd < room) {
+      const inside = (p: number) => p > b.openEnd && outsideOthers(blocks, b, p);
+      const line = lastIndex(s, /\n/g, room, inside, b.openEnd);
+      // No whole code line fits after the text before the block: end this message before it.
+      if (!line && b.start > 0) return outsideCut(s, limit, blocks);
+      const cut = line ?? softCut(s, room, inside, b.openEnd);
+      const chunk = `${s.slice(0, cut.end).replace(/\s+$/, '')}\n${b.marker}`;
+      return { chunk, rest: `${b.reopen}\n${s.slice(cut.next)}` };
+    }
+  }
+  return outsideCut(s, limit, blocks);
+}
+
+function outsideCut(s: string, limit: number, blocks: Block[]): { chunk: string; rest: string } {
+  const outside = (p: number) => !blocks.some((b) => b.start < p && p < b.end);
+  const cut = softCut(s, limit, outside);
+  return { chunk: s.slice(0, cut.end), rest: s.slice(cut.next).replace(/^\n+/, '') };
+}
+
+const outsideOthers = (blocks: Block[], self: Block, p: number) =>
+  !blocks.some((b) => b !== self && b.start < p && p < b.end);

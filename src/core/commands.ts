@@ -1,0 +1,93 @@
+// Chat commands, recognised before the queue. Pure: text + trigger settings → a command or nothing.
+// A word that is not a known command (e.g. a CLI's own slash command) is not ours and goes to the agent.
+
+export type ChatCommand =
+  /** `/new` and `/reset`: a fresh session; `rest` (possibly empty) becomes the first prompt. */
+  | { type: 'new'; rest: string }
+  | { type: 'stop' }
+  | { type: 'status' }
+  | { type: 'help' }
+  /** `/agent` alone shows the current agent; with a word, switches to it (validated by the handler). */
+  | { type: 'agent'; kind?: string }
+  /** `/think` alone shows the level; with a word, sets it (validated against the agent's levels). */
+  | { type: 'think'; level?: string };
+
+export type CommandName = ChatCommand['type'];
+
+export const COMMAND_NAMES: readonly CommandName[] = ['new', 'stop', 'status', 'help', 'agent', 'think'];
+
+/** Built-in trigger words; `reset` is the classic alias of `new`. */
+const BUILTIN: Record<string, CommandName> = {
+  new: 'new',
+  reset: 'new',
+  stop: 'stop',
+  status: 'status',
+  help: 'help',
+  agent: 'agent',
+  think: 'think',
+};
+
+export interface CommandSettings {
+  /** What starts a command, `/` by default. */
+  prefix: string;
+  /** Extra trigger words (matched after the prefix) mapped to a command name. */
+  aliases: Record<string, string>;
+}
+
+/** Resolves a trigger word (without prefix) to a command name; aliases may not shadow built-ins. */
+function commandFor(word: string, aliases: Record<string, string>): CommandName | undefined {
+  const w = word.toLowerCase();
+  const builtin = BUILTIN[w];
+  if (builtin) return builtin;
+  for (const [alias, target] of Object.entries(aliases)) {
+    if (alias.trim().toLowerCase() !== w) continue;
+    const t = target.trim().toLowerCase().replace(/^\//, '');
+    return BUILTIN[t];
+  }
+  return undefined;
+}
+
+export function parseCommand(text: string, settings: CommandSettings): ChatCommand | undefined {
+  const t = text.trim();
+  const prefix = settings.prefix;
+  if (!t.toLowerCase().startsWith(prefix.toLowerCase())) return undefined;
+  const body = t.slice(prefix.length);
+  // The trigger word ends at the first whitespace; `/newfoo` is not `/new`.
+  const m = /^(\S+)(?:\s+([\s\S]*))?$/.exec(body);
+  if (!m) return undefined;
+  const name = commandFor(m[1] as string, settings.aliases);
+  if (!name) return undefined;
+  const rest = (m[2] ?? '').trim();
+  const firstWord = rest.split(/\s+/)[0] || undefined;
+  switch (name) {
+    case 'new':
+      return { type: 'new', rest };
+    case 'stop':
+      return { type: 'stop' };
+    case 'status':
+      return { type: 'status' };
+    case 'help':
+      return { type: 'help' };
+    case 'agent':
+      return firstWord ? { type: 'agent', kind: firstWord.toLowerCase() } : { type: 'agent' };
+    case 'think':
+      return firstWord ? { type: 'think', level: firstWord.toLowerCase() } : { type: 'think' };
+  }
+}
+
+/** The /help text, naming the configured prefix and aliases. */
+export function helpText(settings: CommandSettings): string {
+  const p = settings.prefix;
+  const lines = [
+    'Commands:',
+    `${p}new [text] (or ${p}reset): start a fresh session; text after it is the first message`,
+    `${p}stop: stop the running agent and drop the messages waiting behind it`,
+    `${p}status: agent, session age, queue and the current run`,
+    `${p}agent [kind]: show or switch this chat's agent`,
+    `${p}think [level]: show or set the thinking level (off to clear)`,
+    `${p}help: this list`,
+  ];
+  const aliases = Object.entries(settings.aliases).filter(([, t]) => commandFor(t.replace(/^\//, ''), {}));
+  if (aliases.length > 0) lines.push(`Aliases: ${aliases.map(([a, t]) => `${p}${a} = ${p}${t}`).join(', ')}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,82 @@
+// What the agent is asked, built from one or more stored inbound messages. Pure. Message text goes
+// through verbatim (it is the prompt); names and file names are untrusted labels, so control
+// characters and newlines are flattened and they are cut short, which keeps a sender from forging
+// the "[Message from …]" headers the collect policy uses.
+import type { InboundMedia } from './types.js';
+
+export interface PromptMessage {
+  senderId: string;
+  senderName?: string;
+  text: string;
+  media: InboundMedia[];
+  isGroup: boolean;
+  context?: string;
+  /** When the sender sent it, ms since the epoch. */
+  sentAt: number;
+}
+
+export interface PromptOptions {
+  /** IANA zone for the times in collected headers; the machine's zone when absent. */
+  timeZone?: string;
+}
+
+/** Flattens control characters (incl. newlines and bidi overrides) and caps the length. */
+export function label(s: string, max = 64): string {
+  const flat = s.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+function size(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/** One line per attachment: the agent is told where the file is and what it is. */
+export function mediaLines(media: readonly InboundMedia[]): string[] {
+  return media.map((m) => {
+    const name = m.fileName ? `, named "${label(m.fileName, 80)}"` : '';
+    return `[${m.kind} attached: ${m.path} (${label(m.mimeType, 60)}, ${size(m.sizeBytes)}${name})]`;
+  });
+}
+
+function who(m: PromptMessage): string {
+  const name = m.senderName ? label(m.senderName) : '';
+  const id = label(m.senderId, 80);
+  return name && name !== id ? `${name} (${id})` : id;
+}
+
+function time(at: number, timeZone?: string): string {
+  return new Intl.DateTimeFormat('en-GB', {
+    hour: '2-digit',
+    minute: '2-digit',
+    hour12: false,
+    ...(timeZone ? { timeZone } : {}),
+  }).format(new Date(at));
+}
+
+function body(m: PromptMessage): string {
+  return [m.text.trim(), ...mediaLines(m.media)].filter(Boolean).join('\n');
+}
+
+/**
+ * One message: its text (group messages name the sender) plus attachment lines. Several messages
+ * (collected while the agent was busy): each under a header with sender and time, in arrival order.
+ * Group context (recent messages that did not trigger a run) comes first, once.
+ */
+export function buildPrompt(messages: readonly PromptMessage[], opts: PromptOptions = {}): string {
+  const context = messages
+    .map((m) => m.context?.trim())
+    .filter((c): c is string => Boolean(c))
+    .join('\n');
+  const head = context ? [`[Recent messages in this group, for context]\n${context}`, ''] : [];
+  if (messages.length === 1) {
+    const m = messages[0] as PromptMessage;
+    const text = body(m);
+    return [...head, m.isGroup ? `[Message from ${who(m)}]\n${text}` : text].join('\n');
+  }
+  const parts = messages.map(
+    (m) => `[Message from ${who(m)} at ${time(m.sentAt, opts.timeZone)}]\n${body(m)}`,
+  );
+  return [...head, ...parts.flatMap((p, i) => (i === 0 ? [p] : ['', p]))].join('\n');
+}

@@ -1,0 +1,92 @@
+// From an agent result to the text a person reads. Pure. Errors become one short, true sentence;
+// nothing raw (JSON, stderr, stack traces) reaches a chat, and a reply is never an empty message.
+import type { AgentResult } from '../agents/types.js';
+import { chunkText } from './chunk.js';
+
+type AgentError = Extract<AgentResult, { type: 'error' }>;
+
+/** More chunks than this is a flood, not a reply: the rest is cut with a notice saying so. */
+export const MAX_REPLY_CHUNKS = 30;
+
+export const NOTICE = {
+  empty: 'The agent finished without a reply.',
+  truncated: '(The reply was cut short: the agent printed more than the output limit.)',
+  contextReset: '(Context was reset: the previous session could not be resumed, so this starts a fresh one.)',
+  crashedTwice:
+    'Sorry, I could not answer your message: the relay stopped twice while working on it, so I gave up.',
+  relayError: 'Something went wrong in the relay while answering; the error was logged.',
+  dropping: 'Too many messages are waiting for the agent; new ones are being dropped until it catches up.',
+} as const;
+
+function fallback(r: AgentError, agent: string): string {
+  switch (r.kind) {
+    case 'not_installed':
+      return `The agent (${agent}) is not installed or not on PATH.`;
+    case 'auth':
+      return `The agent (${agent}) is not logged in or its credentials were refused.`;
+    case 'rate_limit':
+      return 'The agent hit a rate limit; try again later.';
+    case 'overloaded':
+      return "The agent's service is overloaded; try again in a moment.";
+    case 'timeout':
+      return 'The agent timed out.';
+    case 'aborted':
+      return 'The run was stopped.';
+    case 'session_not_found':
+      return 'The agent could not resume its session.';
+    case 'exit':
+      if (r.signal) return `The agent was killed by ${r.signal}.`;
+      return r.exitCode === undefined || r.exitCode === null
+        ? 'The agent stopped unexpectedly.'
+        : `The agent exited with code ${r.exitCode}.`;
+    case 'unparseable':
+      return "The agent's output could not be read.";
+  }
+}
+
+/** True for a message fit to show: one line, short, and nothing that looks like JSON or a trace. */
+function presentable(message: string): boolean {
+  const m = message.trim();
+  return (
+    m.length > 0 &&
+    m.length <= 200 &&
+    !m.includes('\n') &&
+    !/^[[{]/.test(m) &&
+    !/\bat [\w.<>]+ \(|node:internal|Traceback|\{"/.test(m)
+  );
+}
+
+/** The sentence a user sees for a failed run. The agent layer's own message wins when presentable. */
+export function errorSentence(r: AgentError, agent: string): string {
+  const m = r.message.trim();
+  if (!presentable(m)) return fallback(r, agent);
+  return /[.!?)]$/.test(m) ? m : `${m}.`;
+}
+
+/** The whole reply text for a finished run (before media), never empty. */
+export function replyText(
+  r: AgentResult,
+  opts: { agent: string; hasMedia: boolean; contextReset: boolean },
+): string {
+  const parts: string[] = [];
+  if (opts.contextReset) parts.push(NOTICE.contextReset);
+  if (r.type === 'error') parts.push(errorSentence(r, opts.agent));
+  else {
+    const text = r.text.trim();
+    if (text) parts.push(text);
+    else if (!opts.hasMedia && !r.truncated) parts.push(NOTICE.empty);
+    if (r.truncated) parts.push(NOTICE.truncated);
+  }
+  return parts.join('\n\n');
+}
+
+/** Chunks `text` for a channel, capped at MAX_REPLY_CHUNKS with a closing notice when cut. */
+export function replyChunks(text: string, limit: number, maxChunks = MAX_REPLY_CHUNKS): string[] {
+  // Cut the input first so a flood costs time proportional to what is sent, not what was printed.
+  const room = limit * (maxChunks + 1);
+  const chunks = chunkText(text.length > room ? text.slice(0, room) : text, limit);
+  if (chunks.length <= maxChunks) return chunks;
+  const kept = chunks.slice(0, maxChunks - 1);
+  const notice = `(Reply cut after ${kept.length} messages: the rest was too long to send here.)`;
+  return [...kept, ...chunkText(notice, limit)];
+}

@@ -1,0 +1,74 @@
+// Turns a finished run into the items the outbox will send: text chunks for the channel's limit,
+// then the attachments the media policy approved. A refused attachment becomes a short notice,
+// never a silent drop.
+import type { AgentResult } from '../agents/types.js';
+import { label } from '../core/prompt.js';
+import { replyChunks, replyText } from '../core/reply.js';
+import type { ChannelName, OutboundItem } from '../core/types.js';
+import type { Logger } from '../log.js';
+import type { MediaDecision, MediaItem, MediaPolicy } from './ports.js';
+
+export interface ComposeInput {
+  text: string;
+  media: readonly string[];
+  channel: ChannelName;
+  cwd: string;
+  limit: number;
+}
+
+/** Refusal notices for the user; the reference is agent output, so it is flattened and shortened. */
+export function refusalLines(refused: readonly Extract<MediaDecision, { type: 'refused' }>[]): string[] {
+  return refused.map((r) => `(Attachment not sent: ${label(r.ref, 80)}: ${label(r.reason, 120)}.)`);
+}
+
+async function checkMedia(
+  policy: MediaPolicy,
+  refs: readonly string[],
+  ctx: { cwd: string; channel: ChannelName },
+  log: Logger,
+): Promise<MediaDecision[]> {
+  if (refs.length === 0) return [];
+  try {
+    return await policy(refs, ctx);
+  } catch (err) {
+    // A policy failure must not send anything unchecked; every reference is refused instead.
+    log.error({ err }, 'media policy failed');
+    return refs.map((ref) => ({ type: 'refused', ref, reason: 'the attachment check failed' }));
+  }
+}
+
+/** Items for `text` plus `media` (raw references, checked here). */
+export async function composeItems(
+  policy: MediaPolicy,
+  input: ComposeInput,
+  log: Logger,
+): Promise<OutboundItem[]> {
+  const decisions = await checkMedia(policy, input.media, { cwd: input.cwd, channel: input.channel }, log);
+  const approved: MediaItem[] = [];
+  const refused: Extract<MediaDecision, { type: 'refused' }>[] = [];
+  for (const d of decisions) {
+    if (d.type === 'approved') approved.push(d.item);
+    else refused.push(d);
+  }
+  if (refused.length > 0)
+    log.warn({ count: refused.length }, 'agent attachments refused by the media policy');
+  const text = [input.text.trim(), ...refusalLines(refused)].filter(Boolean).join('\n\n');
+  const chunks = text ? replyChunks(text, input.limit) : [];
+  return [...chunks.map((t): OutboundItem => ({ type: 'text', text: t })), ...approved];
+}
+
+/** Items answering a finished user run. */
+export function composeRunReply(
+  policy: MediaPolicy,
+  r: AgentResult,
+  opts: { agent: string; contextReset: boolean; channel: ChannelName; cwd: string; limit: number },
+  log: Logger,
+): Promise<OutboundItem[]> {
+  const media = r.type === 'ok' ? r.media : [];
+  const text = replyText(r, {
+    agent: opts.agent,
+    hasMedia: media.length > 0,
+    contextReset: opts.contextReset,
+  });
+  return composeItems(policy, { text, media, channel: opts.channel, cwd: opts.cwd, limit: opts.limit }, log);
+}

@@ -1,0 +1,139 @@
+// Sends what the outbox holds, one chat at a time and in order. A chunk is marked sent only after
+// the channel confirmed it; a retryable failure waits and tries again (keeping the chat's order), a
+// permanent one is recorded, logged, and (for an attachment) turned into a text notice. Chats whose
+// channel is not running in this process are left for the process that runs it.
+import type { ChatKey, SendResult } from '../core/types.js';
+import { parseChatKey } from '../core/types.js';
+import type { Logger } from '../log.js';
+import { maskId } from '../log.js';
+import type { Db } from '../store/db.js';
+import {
+  chatsWithUnsent,
+  enqueueOutbound,
+  markAttemptFailed,
+  markFailed,
+  markSent,
+  nextPending,
+  type OutboxRow,
+} from '../store/outbox.js';
+import type { ChannelMap, Clock } from './ports.js';
+
+export interface DeliveryOptions {
+  /** Attempts per chunk before it is marked failed. */
+  maxTries: number;
+  /** Delay before retry n (1-based). */
+  backoffMs: (n: number) => number;
+}
+
+export const DEFAULT_DELIVERY: DeliveryOptions = {
+  maxTries: 6,
+  backoffMs: (n) => Math.min(30_000, 1000 * 2 ** (n - 1)),
+};
+
+export class Deliverer {
+  private readonly busy = new Map<ChatKey, Promise<void>>();
+  private readonly timers = new Set<{ timer: NodeJS.Timeout; wake: () => void }>();
+  private stopped = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly channels: ChannelMap,
+    private readonly log: Logger,
+    private readonly now: Clock,
+    private readonly opts: DeliveryOptions = DEFAULT_DELIVERY,
+  ) {}
+
+  owns(chat: ChatKey): boolean {
+    const p = parseChatKey(chat);
+    return Boolean(p && this.channels.has(p.channel));
+  }
+
+  /** Starts sending a chat's unsent chunks unless that is already under way. */
+  kick(chat: ChatKey): void {
+    if (this.stopped || this.busy.has(chat) || !this.owns(chat)) return;
+    const run = this.drainChat(chat).finally(() => this.busy.delete(chat));
+    this.busy.set(chat, run);
+  }
+
+  /** Every chat with unsent chunks (at start, to resend what a previous process left). */
+  kickAll(): void {
+    for (const chat of chatsWithUnsent(this.db)) this.kick(chat);
+  }
+
+  /** Resolves when no chat is being sent to. */
+  async idle(): Promise<void> {
+    while (this.busy.size > 0) await Promise.allSettled([...this.busy.values()]);
+  }
+
+  /** Stops sending: pending waits end now; unsent chunks stay in the store for the next start. */
+  stop(): void {
+    this.stopped = true;
+    for (const t of this.timers) {
+      clearTimeout(t.timer);
+      t.wake();
+    }
+    this.timers.clear();
+  }
+
+  private async drainChat(chat: ChatKey): Promise<void> {
+    const target = parseChatKey(chat);
+    const channel = target && this.channels.get(target.channel);
+    if (!target || !channel) return;
+    for (let row = nextPending(this.db, chat); row && !this.stopped; row = nextPending(this.db, chat)) {
+      let r: SendResult;
+      try {
+        r = await channel.send(target.chatId, row.item);
+      } catch (err) {
+        // A channel should return errors as values; a throw is treated as a transient failure.
+        r = { ok: false, error: (err as Error).message, retryable: true };
+      }
+      if (r.ok) {
+        markSent(this.db, row.id, this.now(), r.providerId);
+        continue;
+      }
+      const tries = r.retryable ? markAttemptFailed(this.db, row.id, r.error) : this.opts.maxTries;
+      if (tries < this.opts.maxTries) {
+        this.log.warn(
+          { chat: maskId(chat), key: row.key, idx: row.idx, tries, error: r.error },
+          'send failed; will retry',
+        );
+        await this.sleep(this.opts.backoffMs(tries));
+        continue;
+      }
+      this.giveUp(chat, row, r.error);
+    }
+  }
+
+  private giveUp(chat: ChatKey, row: OutboxRow, error: string): void {
+    markFailed(this.db, row.id, error);
+    this.log.error(
+      { chat: maskId(chat), key: row.key, idx: row.idx, type: row.item.type, error },
+      'send failed permanently',
+    );
+    // An attachment that could not go out is announced in text; a failed text chunk cannot be.
+    if (row.item.type !== 'text') {
+      const what = row.item.type === 'file' ? row.item.fileName : 'a link';
+      const notice = `(Could not send the attachment ${what}: ${error.slice(0, 160)})`;
+      enqueueOutbound(
+        this.db,
+        chat,
+        `${row.key}:failed:${row.idx}`,
+        [{ type: 'text', text: notice }],
+        this.now(),
+      );
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const entry = {
+        timer: setTimeout(() => {
+          this.timers.delete(entry);
+          resolve();
+        }, ms),
+        wake: resolve,
+      };
+      this.timers.add(entry);
+    });
+  }
+}

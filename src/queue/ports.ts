@@ -1,0 +1,39 @@
+// What the queue needs from the world, injected so tests can hand it fakes at the edges: the agent
+// layer (resolved per kind, with its run function), the media policy, the channels, and a clock.
+import type { AgentKind, AgentRequest, AgentResult, AgentSpec } from '../agents/types.js';
+import type { Channel } from '../channels/types.js';
+import type { ChannelName, OutboundItem } from '../core/types.js';
+
+/** Runs one agent request to completion (the real one is runCommandReply bound to a spec). */
+export type AgentRun = (request: AgentRequest) => Promise<AgentResult>;
+
+/** Everything fixed by config for one agent kind, plus how to run it. */
+export interface ResolvedAgent {
+  kind: AgentKind;
+  choosesSessionId: AgentSpec['choosesSessionId'];
+  thinkingLevels: readonly string[];
+  /** Request fields that do not change between runs: command, cwd, env, timeoutMs, model… */
+  base: Omit<AgentRequest, 'prompt' | 'session' | 'signal' | 'onProgress'>;
+  run: AgentRun;
+}
+
+export type AgentResolution = { ok: true; agent: ResolvedAgent } | { ok: false; error: string };
+
+/** Resolves an agent kind; `ok: false` carries a short sentence fit to show the user. */
+export type AgentResolver = (kind: AgentKind) => AgentResolution;
+
+export type MediaItem = Extract<OutboundItem, { type: 'file' } | { type: 'url' }>;
+
+export type MediaDecision =
+  | { type: 'approved'; item: MediaItem }
+  | { type: 'refused'; ref: string; reason: string };
+
+/** Checks raw `MEDIA:` references an agent printed; one decision per reference, in order. */
+export type MediaPolicy = (
+  refs: readonly string[],
+  ctx: { cwd: string; channel: ChannelName },
+) => Promise<MediaDecision[]>;
+
+export type ChannelMap = ReadonlyMap<ChannelName, Channel>;
+
+export type Clock = () => number;

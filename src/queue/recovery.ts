@@ -1,0 +1,50 @@
+// What a start does with work a previous process left behind. A message still `running` means that
+// process died mid-run: it is run again once; if it already had its second try, it is marked failed
+// and its chat is told, so a message that crashes the relay cannot crash it forever.
+import { NOTICE } from '../core/reply.js';
+import type { ChatKey } from '../core/types.js';
+import type { Db } from '../store/db.js';
+import { transaction } from '../store/db.js';
+import { type InboxRow, markFinished, markPendingAgain, unfinished } from '../store/inbox.js';
+import { enqueueOutbound } from '../store/outbox.js';
+
+/** Runs a message may start before a crash during the last one gives up on it. */
+export const MAX_TRIES = 2;
+
+export interface RecoveryPlan {
+  /** Interrupted runs to queue again. */
+  requeue: number[];
+  /** Interrupted runs that already had their second try, by chat. */
+  fail: Map<ChatKey, number[]>;
+  /** Chats with waiting work after the plan is applied, oldest first. */
+  ready: ChatKey[];
+}
+
+/** Pure: decides from the unfinished rows (oldest first) of the chats this process serves. */
+export function planRecovery(rows: readonly InboxRow[]): RecoveryPlan {
+  const plan: RecoveryPlan = { requeue: [], fail: new Map(), ready: [] };
+  const ready = new Set<ChatKey>();
+  for (const row of rows) {
+    if (row.status === 'running' && row.tries >= MAX_TRIES) {
+      plan.fail.set(row.chat, [...(plan.fail.get(row.chat) ?? []), row.id]);
+      continue;
+    }
+    if (row.status === 'running') plan.requeue.push(row.id);
+    ready.add(row.chat);
+  }
+  plan.ready = [...ready];
+  return plan;
+}
+
+/** Applies the plan for chats `serves` accepts; returns the chats with work to run. */
+export function recover(db: Db, serves: (chat: ChatKey) => boolean, now: number): RecoveryPlan {
+  const plan = planRecovery(unfinished(db).filter((r) => serves(r.chat)));
+  transaction(db, () => {
+    markPendingAgain(db, plan.requeue, false);
+    for (const [chat, ids] of plan.fail) {
+      markFinished(db, ids, 'failed', now, 'crashed_twice');
+      enqueueOutbound(db, chat, `crash:${ids[0]}`, [{ type: 'text', text: NOTICE.crashedTwice }], now);
+    }
+  });
+  return plan;
+}

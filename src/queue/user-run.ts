@@ -1,0 +1,166 @@
+// One run of a chat's lane for user messages: take the waiting rows the busy policy allows, mark
+// them running, ask the agent, and record the answer and the rows' final state in one transaction
+// (so after a crash either the run is redone or its reply is in the outbox, never both or neither).
+import type { Channel } from '../channels/types.js';
+import { buildPrompt, type PromptMessage } from '../core/prompt.js';
+import { NOTICE, replyChunks } from '../core/reply.js';
+import type { ChatKey, OutboundItem } from '../core/types.js';
+import { parseChatKey } from '../core/types.js';
+import { maskId } from '../log.js';
+import { transaction } from '../store/db.js';
+import {
+  type InboxRow,
+  markFinished,
+  markPendingAgain,
+  markRunning,
+  pendingForChat,
+} from '../store/inbox.js';
+import { enqueueOutbound } from '../store/outbox.js';
+import { composeRunReply } from './compose.js';
+import { type ExecuteDeps, type ExecuteOutcome, execute, keepSession } from './execute.js';
+import { type ActiveRun, abortReason } from './lanes.js';
+import type { MediaPolicy } from './ports.js';
+
+export interface UserRunDeps {
+  exec: ExecuteDeps;
+  mediaPolicy: MediaPolicy;
+  /** The chat's channel when it runs in this process (typing indicator). */
+  channel: Channel | undefined;
+  limit: number;
+  /** How many waiting messages one run takes: 1 for followup, all (up to the cap) otherwise. */
+  take: number;
+  timeZone: string | undefined;
+  /** Called after the lane is free and before the run counts as done. */
+  afterRun: () => void;
+}
+
+const toPrompt = (r: InboxRow): PromptMessage => ({
+  senderId: r.senderId,
+  senderName: r.senderName,
+  text: r.text,
+  media: r.media,
+  isGroup: r.isGroup,
+  context: r.context,
+  sentAt: r.sentAt,
+});
+
+function typing(channel: Channel | undefined, chatId: string, on: boolean): void {
+  // Best effort: a typing indicator that fails must never fail the run.
+  channel?.typing?.(chatId, on).catch(() => undefined);
+}
+
+export async function runUserBatch(deps: UserRunDeps, chat: ChatKey): Promise<void> {
+  const { db, lanes, now, log } = deps.exec;
+  const rows = pendingForChat(db, chat, deps.take);
+  if (rows.length === 0) return deps.afterRun();
+  const ids = rows.map((r) => r.id);
+  let finished!: () => void;
+  const run: ActiveRun = {
+    kind: 'user',
+    label: rows.length > 1 ? `${rows.length} messages` : 'message',
+    ids,
+    startedAt: now(),
+    controller: new AbortController(),
+    done: new Promise((r) => {
+      finished = r;
+    }),
+  };
+  lanes.begin(chat, run);
+  lanes.clearDropNotice(chat);
+  markRunning(db, ids, now());
+  const chatId = parseChatKey(chat)?.chatId ?? '';
+  typing(deps.channel, chatId, true);
+  try {
+    const prompt = buildPrompt(rows.map(toPrompt), deps.timeZone ? { timeZone: deps.timeZone } : {});
+    const out = await execute(deps.exec, chat, prompt, {
+      allowNewSession: true,
+      signal: run.controller.signal,
+    });
+    await finish(deps, chat, ids, out, run.controller.signal);
+  } catch (err) {
+    log.error({ err, chat: maskId(chat), ids }, 'run failed inside the relay');
+    failSafely(deps, chat, ids);
+  } finally {
+    typing(deps.channel, chatId, false);
+    lanes.end(chat, run);
+    deps.afterRun();
+    finished();
+  }
+}
+
+async function finish(
+  deps: UserRunDeps,
+  chat: ChatKey,
+  ids: number[],
+  out: ExecuteOutcome,
+  signal: AbortSignal,
+): Promise<void> {
+  const { db, now, log } = deps.exec;
+  const reason = abortReason(signal);
+  if (out.type === 'ran' && out.result.type === 'error' && out.result.kind === 'aborted' && reason) {
+    transaction(db, () => {
+      // Our own shutdown is not a crash: the rows wait for the next start without spending a try.
+      if (reason === 'shutdown') markPendingAgain(db, ids, true);
+      else markFinished(db, ids, 'done', now(), reason === 'stop' ? 'stopped' : 'interrupted');
+      keepSession(deps.exec, out, true);
+    });
+    log.info({ chat: maskId(chat), ids, reason }, 'run aborted');
+    return;
+  }
+  let items: OutboundItem[];
+  let failed: string | undefined;
+  switch (out.type) {
+    case 'unavailable':
+      items = text(out.error, deps.limit);
+      failed = 'agent_unavailable';
+      break;
+    case 'no_session':
+      items = text(NOTICE.relayError, deps.limit);
+      failed = 'no_session';
+      break;
+    case 'ran': {
+      const channel = parseChatKey(chat)?.channel ?? 'console';
+      items = await composeRunReply(
+        deps.mediaPolicy,
+        out.result,
+        { agent: out.agent, contextReset: out.contextReset, channel, cwd: out.cwd, limit: deps.limit },
+        log,
+      );
+      failed = out.result.type === 'error' ? out.result.kind : undefined;
+      break;
+    }
+  }
+  transaction(db, () => {
+    enqueueOutbound(db, chat, `in:${ids[ids.length - 1]}`, items, now());
+    markFinished(db, ids, failed ? 'failed' : 'done', now(), failed);
+    if (out.type === 'ran') keepSession(deps.exec, out, true);
+  });
+  const result = out.type === 'ran' ? out.result : undefined;
+  log.info(
+    {
+      chat: maskId(chat),
+      ids,
+      agent: out.agent,
+      outcome: failed ?? 'ok',
+      durationMs: result?.durationMs,
+      contextReset: out.type === 'ran' ? out.contextReset : undefined,
+    },
+    'run finished',
+  );
+}
+
+const text = (t: string, limit: number): OutboundItem[] =>
+  replyChunks(t, limit).map((c) => ({ type: 'text', text: c }));
+
+/** After an unexpected error the rows are failed and the chat told; a store error here is only logged. */
+function failSafely(deps: UserRunDeps, chat: ChatKey, ids: number[]): void {
+  const { db, now, log } = deps.exec;
+  try {
+    transaction(db, () => {
+      markFinished(db, ids, 'failed', now(), 'relay_error');
+      enqueueOutbound(db, chat, `in:${ids[ids.length - 1]}`, text(NOTICE.relayError, deps.limit), now());
+    });
+  } catch (err) {
+    log.error({ err, chat: maskId(chat), ids }, 'could not record the failed run');
+  }
+}

@@ -1,0 +1,8 @@
+// The migrations the relay core needs. Other modules (WhatsApp auth, schedules) append their own
+// Migration to the list handed to openDb in relay.ts; each module owns its tables.
+import type { Migration } from './db.js';
+import { inboxMigration } from './inbox.js';
+import { outboxMigration } from './outbox.js';
+import { sessionsMigration } from './sessions.js';
+
+export const CORE_MIGRATIONS: readonly Migration[] = [inboxMigration, outboxMigration, sessionsMigration];

@@ -1,0 +1,129 @@
+// Reply chunks, written before they are sent. (key, idx) is unique and inserts never overwrite, so
+// writing the same reply twice (a retry, a replay after a crash) cannot make a second send: a chunk
+// marked sent stays sent. The only window left is between the provider accepting a chunk and
+// markSent committing; a crash exactly there resends that one chunk on the next start.
+import type { ChatKey, OutboundItem } from '../core/types.js';
+import type { Db, Migration } from './db.js';
+
+export const outboxMigration: Migration = {
+  module: 'outbox',
+  steps: [
+    `CREATE TABLE outbox (
+      id INTEGER PRIMARY KEY,
+      key TEXT NOT NULL,
+      idx INTEGER NOT NULL,
+      chat TEXT NOT NULL,
+      item TEXT NOT NULL,
+      status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'sent', 'failed')),
+      tries INTEGER NOT NULL DEFAULT 0,
+      created_at INTEGER NOT NULL,
+      sent_at INTEGER,
+      provider_id TEXT,
+      error TEXT,
+      UNIQUE (key, idx)
+    );
+    CREATE INDEX outbox_pending ON outbox (chat, id) WHERE status = 'pending';`,
+  ],
+};
+
+export interface OutboxRow {
+  id: number;
+  key: string;
+  idx: number;
+  chat: ChatKey;
+  item: OutboundItem;
+  status: 'pending' | 'sent' | 'failed';
+  tries: number;
+  error?: string;
+}
+
+interface RawRow {
+  id: number;
+  key: string;
+  idx: number;
+  chat: string;
+  item: string;
+  status: string;
+  tries: number;
+  error: string | null;
+}
+
+const toRow = (r: RawRow): OutboxRow => ({
+  id: r.id,
+  key: r.key,
+  idx: r.idx,
+  chat: r.chat as ChatKey,
+  item: JSON.parse(r.item) as OutboundItem,
+  status: r.status as OutboxRow['status'],
+  tries: r.tries,
+  error: r.error ?? undefined,
+});
+
+/** Writes the items of one delivery; returns how many were new (0 when `key` was written before). */
+export function enqueueOutbound(
+  db: Db,
+  chat: ChatKey,
+  key: string,
+  items: readonly OutboundItem[],
+  now: number,
+): number {
+  const st = db.prepare(
+    `INSERT INTO outbox (key, idx, chat, item, created_at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (key, idx) DO NOTHING`,
+  );
+  let added = 0;
+  items.forEach((item, idx) => {
+    added += Number(st.run(key, idx, chat, JSON.stringify(item), now).changes);
+  });
+  return added;
+}
+
+/** The next unsent chunk of a chat: chunks go out one at a time, in the order they were written. */
+export function nextPending(db: Db, chat: ChatKey): OutboxRow | undefined {
+  const r = db
+    .prepare(
+      `SELECT id, key, idx, chat, item, status, tries, error FROM outbox
+       WHERE chat = ? AND status = 'pending' ORDER BY id LIMIT 1`,
+    )
+    .get(chat) as RawRow | undefined;
+  return r ? toRow(r) : undefined;
+}
+
+export function chatsWithUnsent(db: Db): ChatKey[] {
+  const rows = db
+    .prepare(
+      `SELECT chat, min(id) AS first FROM outbox WHERE status = 'pending' GROUP BY chat ORDER BY first`,
+    )
+    .all() as { chat: string }[];
+  return rows.map((r) => r.chat as ChatKey);
+}
+
+export function countUnsent(db: Db): number {
+  return (db.prepare(`SELECT count(*) AS n FROM outbox WHERE status = 'pending'`).get() as { n: number }).n;
+}
+
+export function markSent(db: Db, id: number, now: number, providerId?: string): void {
+  db.prepare(
+    `UPDATE outbox SET status = 'sent', sent_at = ?, provider_id = ?, tries = tries + 1 WHERE id = ?`,
+  ).run(now, providerId ?? null, id);
+}
+
+/** Counts a failed attempt that will be retried; returns the tries so far. */
+export function markAttemptFailed(db: Db, id: number, error: string): number {
+  const r = db
+    .prepare(`UPDATE outbox SET tries = tries + 1, error = ? WHERE id = ? RETURNING tries`)
+    .get(error, id) as { tries: number } | undefined;
+  return r?.tries ?? 0;
+}
+
+export function markFailed(db: Db, id: number, error: string): void {
+  db.prepare(`UPDATE outbox SET status = 'failed', tries = tries + 1, error = ? WHERE id = ?`).run(error, id);
+}
+
+/** Every row written under `key`, in chunk order (tests and status). */
+export function rowsForKey(db: Db, key: string): OutboxRow[] {
+  const rows = db
+    .prepare(`SELECT id, key, idx, chat, item, status, tries, error FROM outbox WHERE key = ? ORDER BY idx`)
+    .all(key) as unknown as RawRow[];
+  return rows.map(toRow);
+}

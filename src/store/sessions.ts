@@ -1,0 +1,119 @@
+// Agent sessions and per-chat choices. A session row is keyed by scope (a chat key, or `*` when all
+// chats share one session) and agent kind, so switching a chat to another CLI keeps both sessions.
+import type { AgentKind } from '../agents/types.js';
+import type { ChatKey } from '../core/types.js';
+import type { Db, Migration } from './db.js';
+
+export const sessionsMigration: Migration = {
+  module: 'sessions',
+  steps: [
+    `CREATE TABLE sessions (
+      scope TEXT NOT NULL,
+      agent TEXT NOT NULL,
+      session_id TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      last_used_at INTEGER NOT NULL,
+      PRIMARY KEY (scope, agent)
+    );
+    CREATE TABLE chat_settings (
+      chat TEXT PRIMARY KEY,
+      agent TEXT,
+      thinking TEXT,
+      updated_at INTEGER NOT NULL
+    );`,
+  ],
+};
+
+/** The scope a chat's session lives under. */
+export const GLOBAL_SCOPE = '*';
+export type SessionScope = ChatKey | typeof GLOBAL_SCOPE;
+
+export const scopeFor = (chat: ChatKey, scope: 'per-chat' | 'global'): SessionScope =>
+  scope === 'global' ? GLOBAL_SCOPE : chat;
+
+export interface SessionRow {
+  sessionId: string;
+  createdAt: number;
+  lastUsedAt: number;
+}
+
+export function getSession(db: Db, scope: SessionScope, agent: AgentKind): SessionRow | undefined {
+  const r = db
+    .prepare('SELECT session_id, created_at, last_used_at FROM sessions WHERE scope = ? AND agent = ?')
+    .get(scope, agent) as { session_id: string; created_at: number; last_used_at: number } | undefined;
+  return r ? { sessionId: r.session_id, createdAt: r.created_at, lastUsedAt: r.last_used_at } : undefined;
+}
+
+/**
+ * Records the id a run used or the CLI reported. A different id restarts the session's age;
+ * `touch: false` (heartbeats) leaves the idle clock where it was.
+ */
+export function saveSession(
+  db: Db,
+  scope: SessionScope,
+  agent: AgentKind,
+  sessionId: string,
+  now: number,
+  touch = true,
+): void {
+  const old = getSession(db, scope, agent);
+  if (old && old.sessionId === sessionId) {
+    if (touch)
+      db.prepare('UPDATE sessions SET last_used_at = ? WHERE scope = ? AND agent = ?').run(now, scope, agent);
+    return;
+  }
+  db.prepare(
+    `INSERT INTO sessions (scope, agent, session_id, created_at, last_used_at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (scope, agent) DO UPDATE SET session_id = excluded.session_id,
+       created_at = excluded.created_at, last_used_at = excluded.last_used_at`,
+  ).run(scope, agent, sessionId, now, now);
+}
+
+/** Forgets the session of one agent kind, or of every kind when `agent` is omitted. Returns rows removed. */
+export function clearSession(db: Db, scope: SessionScope, agent?: AgentKind): number {
+  const r = agent
+    ? db.prepare('DELETE FROM sessions WHERE scope = ? AND agent = ?').run(scope, agent)
+    : db.prepare('DELETE FROM sessions WHERE scope = ?').run(scope);
+  return Number(r.changes);
+}
+
+export type SessionState =
+  | { type: 'none' }
+  | { type: 'expired'; row: SessionRow }
+  | { type: 'active'; row: SessionRow };
+
+/** Pure: whether a stored session may be resumed at `now`. `idleMinutes` 0 never expires. */
+export function sessionState(row: SessionRow | undefined, now: number, idleMinutes: number): SessionState {
+  if (!row) return { type: 'none' };
+  if (idleMinutes > 0 && now - row.lastUsedAt >= idleMinutes * 60_000) return { type: 'expired', row };
+  return { type: 'active', row };
+}
+
+export interface ChatSettings {
+  agent?: AgentKind;
+  thinking?: string;
+}
+
+export function getChatSettings(db: Db, chat: ChatKey): ChatSettings {
+  const r = db.prepare('SELECT agent, thinking FROM chat_settings WHERE chat = ?').get(chat) as
+    | { agent: string | null; thinking: string | null }
+    | undefined;
+  return { agent: (r?.agent ?? undefined) as AgentKind | undefined, thinking: r?.thinking ?? undefined };
+}
+
+/** Sets the given fields; `null` clears one, `undefined` leaves it as it was. */
+export function setChatSettings(
+  db: Db,
+  chat: ChatKey,
+  change: { agent?: AgentKind | null; thinking?: string | null },
+  now: number,
+): void {
+  const cur = getChatSettings(db, chat);
+  const agent = change.agent === undefined ? (cur.agent ?? null) : change.agent;
+  const thinking = change.thinking === undefined ? (cur.thinking ?? null) : change.thinking;
+  db.prepare(
+    `INSERT INTO chat_settings (chat, agent, thinking, updated_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (chat) DO UPDATE SET agent = excluded.agent, thinking = excluded.thinking,
+       updated_at = excluded.updated_at`,
+  ).run(chat, agent, thinking, now);
+}

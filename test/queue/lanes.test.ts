@@ -1,0 +1,142 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { getInbound, pendingForChat } from '../../src/store/inbox.js';
+import { FakeAgent, type Harness, harness, ok } from './helpers.js';
+
+let h: Harness;
+afterEach(() => h?.cleanup());
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('lanes: order and concurrency', () => {
+  it('runs one message at a time per chat, in arrival order (followup)', async () => {
+    const agent = new FakeAgent();
+    h = harness({ agent, config: { queue: { whileBusy: 'followup' } } });
+    for (const t of ['one', 'two', 'three', 'four']) expect((await h.send(t)).type).toBe('stored');
+    for (let i = 1; i <= 4; i++) {
+      await agent.untilCalls(i);
+      await tick();
+      expect(agent.pending).toHaveLength(1);
+      agent.pending[0]?.finish(ok(`reply ${i}`));
+    }
+    await h.channel.untilSent(4);
+    expect(agent.prompts()).toEqual(['one', 'two', 'three', 'four']);
+    expect(agent.maxConcurrent).toBe(1);
+    expect(h.channel.texts()).toEqual(['reply 1', 'reply 2', 'reply 3', 'reply 4']);
+  });
+
+  it('never runs more than maxConcurrentRuns chats at once, and serves chats in arrival order', async () => {
+    const agent = new FakeAgent();
+    h = harness({ agent, config: { queue: { maxConcurrentRuns: 3 } } });
+    for (let c = 0; c < 10; c++) await h.send(`hi ${c}`, { chatId: `chat${c}` });
+    await agent.untilCalls(3);
+    await tick();
+    expect(agent.calls).toHaveLength(3);
+    while (agent.calls.length < 10 || agent.pending.length > 0) {
+      expect(agent.pending.length).toBeLessThanOrEqual(3);
+      agent.pending[0]?.finish(ok('done'));
+      await tick();
+    }
+    await h.channel.untilSent(10);
+    expect(agent.maxConcurrent).toBe(3);
+    expect(agent.prompts()).toEqual(Array.from({ length: 10 }, (_, c) => `hi ${c}`));
+    expect(h.queue.status()).toMatchObject({ active: [], waiting: {}, unsentReplies: 0 });
+  });
+});
+
+describe('busy policies', () => {
+  it('collect: messages sent during a run become one next prompt, with sender and time', async () => {
+    const agent = new FakeAgent();
+    h = harness({ agent });
+    await h.send('first');
+    await agent.untilCalls(1);
+    await h.send('second', { senderName: 'Ann', at: Date.UTC(2026, 0, 1, 9, 15) });
+    await h.send('third', { senderName: 'Ann', at: Date.UTC(2026, 0, 1, 9, 16) });
+    expect(h.queue.status().waiting).toEqual({ 'console:local': 2 });
+    agent.pending[0]?.finish(ok('answer 1'));
+    await agent.untilCalls(2);
+    expect(agent.calls[1]?.request.prompt).toBe(
+      '[Message from Ann (local) at 09:15]\nsecond\n\n[Message from Ann (local) at 09:16]\nthird',
+    );
+    agent.pending[0]?.finish(ok('answer 2'));
+    await h.channel.untilSent(2);
+    expect(agent.calls).toHaveLength(2);
+    expect(h.channel.texts()).toEqual(['answer 1', 'answer 2']);
+  });
+
+  it('followup: each message sent during a run gets its own run, in order', async () => {
+    const agent = new FakeAgent((req) => ok(`re: ${req.prompt}`));
+    agent.auto = undefined;
+    h = harness({ agent, config: { queue: { whileBusy: 'followup' } } });
+    await h.send('first');
+    await agent.untilCalls(1);
+    await h.send('second');
+    await h.send('third');
+    agent.auto = (req) => ok(`re: ${req.prompt}`);
+    agent.pending[0]?.finish(ok('re: first'));
+    await h.channel.untilSent(3);
+    expect(agent.prompts()).toEqual(['first', 'second', 'third']);
+    expect(h.channel.texts()).toEqual(['re: first', 're: second', 're: third']);
+  });
+
+  it('interrupt: a new message stops the running agent and runs instead', async () => {
+    const agent = new FakeAgent();
+    h = harness({ agent, config: { queue: { whileBusy: 'interrupt' } } });
+    const first = await h.send('long task');
+    await agent.untilCalls(1);
+    const signal = agent.calls[0]?.request.signal as AbortSignal;
+    await h.send('never mind, do this');
+    expect(signal.aborted).toBe(true);
+    await agent.untilCalls(2);
+    expect(agent.calls[1]?.request.prompt).toBe('never mind, do this');
+    agent.pending[0]?.finish(ok('did this'));
+    await h.channel.untilSent(1);
+    await h.queue.whenIdle();
+    expect(h.channel.texts()).toEqual(['did this']);
+    expect(first.type === 'stored' && getInbound(h.store.db, first.inboxId)).toMatchObject({
+      status: 'done',
+      note: 'interrupted',
+    });
+  });
+
+  it('beyond maxPendingPerChat: the sender is told once, the drop is logged with ids, nothing silent', async () => {
+    const agent = new FakeAgent();
+    h = harness({ agent, config: { queue: { maxPendingPerChat: 2 } } });
+    await h.send('running');
+    await agent.untilCalls(1);
+    const outcomes = [];
+    for (const t of ['w1', 'w2', 'd1', 'd2', 'd3']) outcomes.push((await h.send(t)).type);
+    expect(outcomes).toEqual(['stored', 'stored', 'rejected', 'rejected', 'rejected']);
+    await h.channel.untilSent(1);
+    expect(h.channel.texts()).toEqual([expect.stringContaining('being dropped')]);
+    const drops = h.lines.filter((l) => l.msg === 'chat queue full: message dropped');
+    expect(drops.map((d) => d.messageId)).toHaveLength(3);
+    expect(drops.every((d) => typeof d.inboxId === 'number')).toBe(true);
+    // The dropped rows are durable (dedupe) and marked as such.
+    const dropped = h.store.db.prepare(`SELECT count(*) AS n FROM inbox WHERE status = 'dropped'`).get() as {
+      n: number;
+    };
+    expect(dropped.n).toBe(3);
+    // Once the queue drains below the cap, a later overflow is announced again.
+    agent.pending[0]?.finish(ok('a1'));
+    await agent.untilCalls(2);
+    for (const t of ['x1', 'x2', 'x3']) await h.send(t);
+    await h.channel.untilSent(3);
+    expect(h.channel.texts().filter((t) => t.includes('being dropped'))).toHaveLength(2);
+    expect(pendingForChat(h.store.db, 'console:local').map((r) => r.text)).toEqual(['x1', 'x2']);
+  });
+
+  it('a duplicate delivery is acknowledged as duplicate and never runs twice', async () => {
+    h = harness();
+    expect((await h.send('hi', { messageId: 'same' })).type).toBe('stored');
+    expect((await h.send('hi', { messageId: 'same' })).type).toBe('duplicate');
+    await h.queue.whenIdle();
+    expect(h.agent.calls).toHaveLength(1);
+    expect(h.channel.texts()).toEqual(['echo: hi']);
+  });
+
+  it('rejects an empty message without storing it', async () => {
+    h = harness();
+    expect(await h.send('   ')).toEqual({ type: 'rejected', reason: 'empty message' });
+    expect(h.queue.status().waiting).toEqual({});
+  });
+});
