@@ -147,6 +147,9 @@ const whatsappSchema = z
       .union([z.literal('*'), z.array(z.string())])
       .default([])
       .describe('Group JIDs the agent listens in, or "*". Default: none.'),
+    groupAllowFrom: allowList
+      .optional()
+      .describe('Who may trigger a run inside an allowed group. Default: any member of the group.'),
     groupAlways: z
       .array(z.string())
       .default([])
@@ -177,6 +180,15 @@ const whatsappSchema = z
       .default(8)
       .describe('How often "typing…" is refreshed.'),
     readReceipts: z.boolean().default(true).describe('Send read receipts for messages that passed the gate.'),
+    offlineWindowSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(86_400)
+      .default(300)
+      .describe(
+        'Messages delivered late (received while the relay was offline) still run when at most this old.',
+      ),
   })
   .strict();
 
