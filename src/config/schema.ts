@@ -9,6 +9,15 @@ const allowList = z
   .union([z.literal('*'), z.array(z.union([e164, z.literal('*')]))])
   .describe('E.164 numbers allowed to talk to the agent, or "*" for anyone');
 
+const isRegExp = (s: string): boolean => {
+  try {
+    new RegExp(s, 'i');
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 const agentKind = z.enum(AGENT_KINDS as [string, ...string[]]);
 
 const agentFields = {
@@ -155,7 +164,7 @@ const whatsappSchema = z
       .default([])
       .describe('Groups where every message triggers a run, not only mentions.'),
     mentionPatterns: z
-      .array(z.string())
+      .array(z.string().refine(isRegExp, 'not a valid regular expression'))
       .default([])
       .describe('Regular expressions that count as a mention in groups.'),
     groupContextMessages: z

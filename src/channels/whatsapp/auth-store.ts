@@ -70,7 +70,9 @@ export function sqliteKeyStore(db: Db): SignalKeyStore {
         if (!row) continue;
         let value = decode<SignalDataTypeMap[T]>(row.data);
         if (type === 'app-state-sync-key') {
-          value = proto.Message.AppStateSyncKeyData.fromObject(value as object) as SignalDataTypeMap[T];
+          value = proto.Message.AppStateSyncKeyData.fromObject(
+            value as object,
+          ) as unknown as SignalDataTypeMap[T];
         }
         out[id] = value;
       }

@@ -2,12 +2,12 @@
 // listeners are removed, and at most one reconnect timer is pending, so sleep/wake storms cannot
 // start parallel sockets that each answer every message (nanoclaw#91: 5-6x replies).
 import type { BaileysEventMap } from '@whiskeysockets/baileys';
+import type { Logger } from '../../log.js';
 import type { ChannelState } from '../types.js';
 import type { WaAuth } from './auth-store.js';
 import { isLinkedCreds } from './auth-store.js';
 import { type BackoffSettings, closeCodeOf, DEFAULT_BACKOFF, decideOnClose } from './close-policy.js';
 import { e164FromJid, ownIds } from './jid.js';
-import type { Logger } from '../../log.js';
 import { type MakeSocket, type SocketHooks, socketConfig, type WaSocket } from './socket.js';
 
 export type Listener = {
@@ -144,7 +144,11 @@ export class Connection {
       this.failures = 0;
       this.restarts = 0;
       const account = e164FromJid(ownIds(sock.user).pn);
-      this.setState(account ? { type: 'connected', since: this.now(), account } : { type: 'connected', since: this.now() });
+      this.setState(
+        account
+          ? { type: 'connected', since: this.now(), account }
+          : { type: 'connected', since: this.now() },
+      );
       this.deps.log.info('whatsapp connected');
     } else if (u.connection === 'close') {
       this.detach();

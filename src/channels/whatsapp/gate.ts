@@ -65,7 +65,9 @@ export function gate(input: GateInput, cfg: GateConfig): GateDecision {
 }
 
 /** Mention patterns from config, case-insensitive; invalid ones are reported, not silently dropped. */
-export function compilePatterns(patterns: readonly string[]): { ok: true; value: RegExp[] } | { ok: false; error: string } {
+export function compilePatterns(
+  patterns: readonly string[],
+): { ok: true; value: RegExp[] } | { ok: false; error: string } {
   const out: RegExp[] = [];
   for (const p of patterns) {
     try {
@@ -76,4 +78,3 @@ export function compilePatterns(patterns: readonly string[]): { ok: true; value:
   }
   return { ok: true, value: out };
 }
-

@@ -12,7 +12,9 @@ export interface InboundMediaDeps {
   maxBytes: number;
 }
 
-export type MediaOutcome = { ok: true; media: InboundMedia } | { ok: false; userMessage: string; log: string };
+export type MediaOutcome =
+  | { ok: true; media: InboundMedia }
+  | { ok: false; userMessage: string; log: string };
 
 const LABEL: Record<InboundMedia['kind'], string> = {
   image: 'photo',

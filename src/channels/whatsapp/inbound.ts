@@ -10,7 +10,7 @@ import { type GateConfig, gate } from './gate.js';
 import { type GroupContext, sanitizeLine } from './group-context.js';
 import { fetchInboundMedia, type InboundMediaDeps } from './inbound-media.js';
 import { chatIdFor, ownIds } from './jid.js';
-import { classify, type NormalizedMessage, type NormalizeContext } from './normalize.js';
+import { classify, type NormalizeContext, type NormalizedMessage } from './normalize.js';
 import { resolveSenderE164 } from './sender.js';
 import type { SentStore } from './sent-store.js';
 import type { WaSocket } from './socket.js';
@@ -68,7 +68,11 @@ export class Inbound {
   private async handle(sock: WaSocket, msg: WAMessage, type: MessageUpsertType): Promise<void> {
     const { deps } = this;
     const own = ownIds(sock.user);
-    const ctx: NormalizeContext = { own, now: (deps.now ?? Date.now)(), offlineWindowMs: deps.offlineWindowMs };
+    const ctx: NormalizeContext = {
+      own,
+      now: (deps.now ?? Date.now)(),
+      offlineWindowMs: deps.offlineWindowMs,
+    };
     const c = classify(msg, type, ctx);
     if (c.type === 'ignore') {
       deps.log.debug({ reason: c.reason }, 'whatsapp message ignored');
@@ -105,7 +109,10 @@ export class Inbound {
     const outcome = await this.deliver(inbound);
     deps.log.info({ chat, outcome: outcome.type, trigger: decision.trigger }, 'whatsapp message handled');
     if (outcome.type === 'failed') {
-      await deps.notify(c.chatJid, 'Sorry, your message could not be saved, so it was not passed on. Please send it again.');
+      await deps.notify(
+        c.chatJid,
+        'Sorry, your message could not be saved, so it was not passed on. Please send it again.',
+      );
       return;
     }
     if (outcome.type !== 'stored' && outcome.type !== 'duplicate') return;
@@ -113,7 +120,9 @@ export class Inbound {
     // Reading our own self-chat messages means nothing; everything else gets its receipt now.
     const live = deps.socket();
     if (deps.readReceipts && !c.fromMe && live) {
-      await live.readMessages([msg.key]).catch((err: Error) => deps.log.debug({ err: err.message }, 'read receipt failed'));
+      await live
+        .readMessages([msg.key])
+        .catch((err: Error) => deps.log.debug({ err: err.message }, 'read receipt failed'));
     }
   }
 

@@ -21,8 +21,8 @@ import { defaultMakeSocket, type MakeSocket, memoryCache, type WaSocket } from '
 import { makeTranscriber } from './transcribe.js';
 import { type Timers, Typing } from './typing.js';
 
-export { whatsappMigration } from './migration.js';
 export { linkState } from './auth-store.js';
+export { whatsappMigration } from './migration.js';
 
 export interface WhatsAppChannelDeps {
   config: Config;
@@ -45,7 +45,12 @@ export interface WhatsAppChannelDeps {
   handlerRetryDelaysMs?: readonly number[];
 }
 
-export function createWhatsAppChannel(deps: WhatsAppChannelDeps): Channel {
+export interface WhatsAppChannel extends Channel {
+  /** Resolves once every message received so far has been handled (tests, orderly shutdown). */
+  idle(): Promise<void>;
+}
+
+export function createWhatsAppChannel(deps: WhatsAppChannelDeps): WhatsAppChannel {
   const { config, db } = deps;
   const wa = config.whatsapp;
   const log = deps.log.child({ channel: 'whatsapp' });
@@ -142,8 +147,18 @@ export function createWhatsAppChannel(deps: WhatsAppChannelDeps): Channel {
         },
         listeners: (sock) => [
           { event: 'messages.upsert', fn: (u) => inbound.onUpsert(sock, u) },
-          { event: 'groups.upsert', fn: (list) => list.forEach((g) => groups.set(g)) },
-          { event: 'groups.update', fn: (list) => list.forEach((g) => groups.update(g)) },
+          {
+            event: 'groups.upsert',
+            fn: (list) => {
+              for (const g of list) groups.set(g);
+            },
+          },
+          {
+            event: 'groups.update',
+            fn: (list) => {
+              for (const g of list) groups.update(g);
+            },
+          },
           { event: 'group-participants.update', fn: (u) => groups.invalidate(u.id) },
         ],
         onState: setState,
@@ -169,5 +184,6 @@ export function createWhatsAppChannel(deps: WhatsAppChannelDeps): Channel {
       if (jid) await typing.set(jid, on);
     },
     status: () => state,
+    idle: () => inbound.drain(),
   };
 }

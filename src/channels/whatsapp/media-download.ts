@@ -80,11 +80,16 @@ export async function downloadMedia(ref: MediaRef, opts: DownloadOptions): Promi
     if (res.status === 404 || res.status === 410) {
       return { ok: false, reason: 'expired', message: `media no longer on the server (${res.status})` };
     }
-    if (!res.ok || !res.body) return { ok: false, reason: 'failed', message: `media fetch failed (${res.status})` };
+    if (!res.ok || !res.body)
+      return { ok: false, reason: 'failed', message: `media fetch failed (${res.status})` };
     // Cheap early refusal when the server admits the size; the real cap is on bytes read below.
     const declared = Number(res.headers.get('content-length'));
     if (Number.isFinite(declared) && declared > opts.maxBytes + 16 + MAC_LEN) {
-      return { ok: false, reason: 'too_large', message: `larger than ${Math.round(opts.maxBytes / 1048576)} MB` };
+      return {
+        ok: false,
+        reason: 'too_large',
+        message: `larger than ${Math.round(opts.maxBytes / 1048576)} MB`,
+      };
     }
     const keys = await getMediaKeys(mediaKey, ref.mediaType);
     return await saveInbound(decrypt(res.body as AsyncIterable<Uint8Array>, keys), {

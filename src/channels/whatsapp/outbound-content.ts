@@ -39,7 +39,10 @@ export function contentForFile(f: FileForSend): { content: AnyMessageContent; ca
       return { content: withCaption({ video: f.data, mimetype: f.mimeType }) };
     case 'voice':
       // WhatsApp plays voice notes only with this exact mime type (openclaw rewrites audio/ogg too).
-      return { content: { audio: f.data, ptt: true, mimetype: 'audio/ogg; codecs=opus' }, captionAfter: caption };
+      return {
+        content: { audio: f.data, ptt: true, mimetype: 'audio/ogg; codecs=opus' },
+        captionAfter: caption,
+      };
     case 'audio':
       return { content: { audio: f.data, mimetype: f.mimeType }, captionAfter: caption };
     case 'document':

@@ -106,7 +106,9 @@ export class Outbound {
       return this.sendOne(sock, jid, { text: notice, linkPreview: null });
     }
     const file = { data: read.data, mimeType: item.mimeType, fileName: item.fileName };
-    const { content, captionAfter } = contentForFile(item.caption ? { ...file, caption: item.caption } : file);
+    const { content, captionAfter } = contentForFile(
+      item.caption ? { ...file, caption: item.caption } : file,
+    );
     const sent = await this.sendOne(sock, jid, content);
     if (!sent.ok) {
       // A lost connection is retried by the outbox; anything else becomes a notice, never silence.
@@ -114,7 +116,8 @@ export class Outbound {
       this.deps.log.warn({ error: sent.error }, 'outbound attachment upload failed');
       return this.sendOne(sock, jid, { text: failedNotice(item.fileName), linkPreview: null });
     }
-    if (captionAfter) await this.sendOne(sock, jid, { text: markdownToWhatsApp(captionAfter), linkPreview: null });
+    if (captionAfter)
+      await this.sendOne(sock, jid, { text: markdownToWhatsApp(captionAfter), linkPreview: null });
     return sent;
   }
 

@@ -54,7 +54,11 @@ export function baileysLogger(log: Logger): Logger {
   return log.child({ mod: 'baileys' }, { level });
 }
 
-export function socketConfig(auth: AuthenticationState, log: Logger, hooks: SocketHooks = {}): UserFacingSocketConfig {
+export function socketConfig(
+  auth: AuthenticationState,
+  log: Logger,
+  hooks: SocketHooks = {},
+): UserFacingSocketConfig {
   const config: UserFacingSocketConfig = {
     auth,
     logger: baileysLogger(log),
