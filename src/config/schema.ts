@@ -9,6 +9,15 @@ const allowList = z
   .union([z.literal('*'), z.array(z.union([e164, z.literal('*')]))])
   .describe('E.164 numbers allowed to talk to the agent, or "*" for anyone');
 
+const isRegExp = (s: string): boolean => {
+  try {
+    new RegExp(s, 'i');
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 const agentKind = z.enum(AGENT_KINDS as [string, ...string[]]);
 
 const agentFields = {
@@ -164,12 +173,15 @@ const whatsappSchema = z
       .union([z.literal('*'), z.array(z.string())])
       .default([])
       .describe('Group JIDs the agent listens in, or "*". Default: none.'),
+    groupAllowFrom: allowList
+      .optional()
+      .describe('Who may trigger a run inside an allowed group. Default: any member of the group.'),
     groupAlways: z
       .array(z.string())
       .default([])
       .describe('Groups where every message triggers a run, not only mentions.'),
     mentionPatterns: z
-      .array(z.string())
+      .array(z.string().refine(isRegExp, 'not a valid regular expression'))
       .default([])
       .describe('Regular expressions that count as a mention in groups.'),
     groupContextMessages: z
@@ -194,6 +206,15 @@ const whatsappSchema = z
       .default(8)
       .describe('How often "typing…" is refreshed.'),
     readReceipts: z.boolean().default(true).describe('Send read receipts for messages that passed the gate.'),
+    offlineWindowSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(86_400)
+      .default(300)
+      .describe(
+        'Messages delivered late (received while the relay was offline) still run when at most this old.',
+      ),
   })
   .strict();
 
