@@ -2,8 +2,9 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
-import { getSpec } from '../../agents/registry.js';
+import { type ResolvedAgent, resolveAgent } from '../../agents/resolve.js';
 import type { AgentKind } from '../../agents/types.js';
+import type { Paths } from '../../config/paths.js';
 import type { Config } from '../../config/schema.js';
 import { scrub } from '../../log.js';
 import type { Probe } from './probe.js';
@@ -19,15 +20,17 @@ export const AGENT_INSTALL: Record<AgentKind, string> = {
 };
 
 /** The kinds the config may run: the default agent and every kind with its own settings. */
-export function configuredAgents(config: Config): { kind: AgentKind; command: string[]; key: string }[] {
+export function configuredKinds(config: Config): AgentKind[] {
   const kinds = new Set<AgentKind>([config.agent.kind as AgentKind]);
   for (const [k, v] of Object.entries(config.agents)) if (v) kinds.add(k as AgentKind);
-  return [...kinds].map((kind) => {
-    const own = kind === config.agent.kind ? config.agent.command : undefined;
-    const command = own ?? config.agents[kind]?.command ?? [getSpec(kind).program];
-    const key = own ? 'agent.command' : config.agents[kind]?.command ? `agents.${kind}.command` : '';
-    return { kind, command, key };
-  });
+  return [...kinds];
+}
+
+/** Which setting chose the command, for messages: the same precedence resolveAgent applies. */
+function commandKey(config: Config, kind: AgentKind): string {
+  if (config.agents[kind]?.command) return `agents.${kind}.command`;
+  if (kind === config.agent.kind && config.agent.command) return 'agent.command';
+  return '';
 }
 
 /** Where `program` resolves: itself when it has a slash, else the first executable on PATH. */
@@ -46,16 +49,34 @@ export function findProgram(program: string, pathVar: string, cwd: string): stri
 
 export async function checkAgents(
   config: Config,
+  paths: Paths,
   env: NodeJS.ProcessEnv,
   probe: Probe,
   timeoutMs: number,
 ): Promise<Finding[]> {
   const out: Finding[] = [];
-  for (const a of configuredAgents(config)) {
-    const check = `agent:${a.kind}`;
-    const program = a.command[0] as string;
-    const where = findProgram(program, env.PATH ?? '', process.cwd());
-    const setting = a.key ? `${a.key} names` : 'the default program is';
+  for (const kind of configuredKinds(config)) {
+    const check = `agent:${kind}`;
+    let agent: ResolvedAgent;
+    try {
+      // Exactly the command and environment the relay would run it with.
+      agent = resolveAgent(config, paths, kind, { env, createDirs: false });
+    } catch (err) {
+      out.push(
+        fail(
+          check,
+          `its settings are not usable: ${(err as Error).message}`,
+          `fix agents.${kind} / agent in the config`,
+        ),
+      );
+      continue;
+    }
+    const key = commandKey(config, kind);
+    const program = agent.command[0] as string;
+    // A relative command is resolved from the agent's working folder, as the spawn will.
+    const where = findProgram(program, agent.env.PATH ?? '', agent.cwd);
+    const setting = key ? `${key} names` : 'the default program is';
+    const fixKey = key || (kind === config.agent.kind ? 'agent.command' : `agents.${kind}.command`);
     if (!where) {
       out.push(
         fail(
@@ -63,17 +84,17 @@ export async function checkAgents(
           program.includes('/')
             ? `${setting} ${program}, which is not an executable file`
             : `\`${program}\` is not on PATH (${setting} ${program})`,
-          `${AGENT_INSTALL[a.kind]}, or point ${a.key || (a.kind === config.agent.kind ? 'agent.command' : `agents.${a.kind}.command`)} at the program`,
+          `${AGENT_INSTALL[kind]}, or point ${fixKey} at the program`,
         ),
       );
       continue;
     }
-    const r = await probe([where, ...a.command.slice(1), '--version'], {
-      env: probeEnv(env),
+    const r = await probe([where, ...agent.command.slice(1), '--version'], {
+      env: agent.env,
       cwd: tmpdir(),
       timeoutMs,
     });
-    const shown = [where, ...a.command.slice(1)].join(' ');
+    const shown = [where, ...agent.command.slice(1)].join(' ');
     if (r.type === 'exited' && r.code === 0) {
       const version = firstLine(r.stdout) || firstLine(r.stderr) || 'version unknown';
       out.push(ok(check, `${version} (${shown})`));
@@ -94,20 +115,10 @@ export async function checkAgents(
         fail(
           check,
           `${shown} --version ${why}`,
-          `run \`${shown} --version\` yourself; reinstall with ${AGENT_INSTALL[a.kind]}`,
+          `run \`${shown} --version\` yourself; reinstall with ${AGENT_INSTALL[kind]}`,
         ),
       );
     }
-  }
-  return out;
-}
-
-/** A small explicit environment, as the relay gives agents: not every variable of this shell. */
-function probeEnv(env: NodeJS.ProcessEnv): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const k of ['PATH', 'HOME', 'LANG', 'USER', 'TMPDIR']) {
-    const v = env[k];
-    if (v) out[k] = v;
   }
   return out;
 }

@@ -40,7 +40,7 @@ export async function runDoctor(d: DoctorDeps): Promise<Finding[]> {
   for (const s of [config.twilio.authToken, config.twilio.apiSecret, ...Object.values(config.agent.env)])
     registerSecret(s);
 
-  findings.push(...(await checkAgents(config, d.env, d.probe, d.probeTimeoutMs)));
+  findings.push(...(await checkAgents(config, d.paths, d.env, d.probe, d.probeTimeoutMs)));
   findings.push(checkWhatsapp(config, d.linkState(d.paths)));
   // While our relay runs it holds these ports itself; probing them would only report it.
   const running = lock.type === 'held' && lock.alive;
