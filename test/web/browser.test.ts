@@ -1,14 +1,17 @@
 // The console in a real headless Chromium (Debian's `chromium`, driven by playwright-core): the
 // page loads with the token, shows the QR image and follows its rotation, switches to "linked",
-// refuses without the token, and its screenshot is not blank. No Chromium is a failure, not a skip:
+// refuses without the token, and its screenshot is not blank. The WhatsApp side is the real channel
+// over a fake Baileys socket (the far edge) and real SQLite. No Chromium is a failure, not a skip:
 // .ci/run installs it.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildSnapshot } from '../../src/ops/status/snapshot.js';
+import { qrOf } from '../../src/web/qr.js';
 import { startWebConsole, type WebConsole } from '../../src/web/server.js';
-import { FakeWhatsapp, fakeStatus } from './fake-status.js';
+import { setup as whatsappSetup } from '../channels/whatsapp/harness.js';
 import { darkShare, decodePng, distinctColours } from './png.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -17,7 +20,7 @@ let profile: string;
 let browser: BrowserContext;
 let page: Page;
 let web: WebConsole;
-const wa = new FakeWhatsapp();
+let wa: Awaited<ReturnType<typeof whatsappSetup>>;
 
 beforeAll(async () => {
   expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium`).toBe(true);
@@ -38,12 +41,34 @@ beforeAll(async () => {
     ],
   });
   page = browser.pages()[0] ?? (await browser.newPage());
+  wa = await whatsappSetup({ linked: false });
+  await wa.channel.start(async () => ({ type: 'stored', inboxId: 1 }));
+  const t0 = Date.now() - 60_000;
   web = await startWebConsole({
     host: '127.0.0.1',
     port: 0,
     token: TOKEN,
-    status: fakeStatus(wa),
-    whatsappQr: () => wa.qr(),
+    status: () =>
+      buildSnapshot({
+        now: Date.now(),
+        source: 'relay',
+        relay: { running: true, pid: 4242, startedAt: t0 },
+        channels: [
+          { name: 'whatsapp', state: wa.channel.status() },
+          { name: 'twilio', state: { type: 'disabled' } },
+        ],
+        runs: [
+          { at: t0, chat: 'whatsapp:+15551234567', agent: 'claude', durationMs: 4200, outcome: 'ok' },
+          {
+            at: t0 - 5000,
+            chat: 'twilio:+15557654321',
+            agent: 'codex',
+            durationMs: 600_000,
+            outcome: 'timeout',
+          },
+        ],
+      }),
+    whatsappQr: () => qrOf(wa.channel.status()),
     pollMs: 300,
   });
 }, 60_000);
@@ -51,6 +76,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await web?.close();
+  await wa?.channel.stop();
   if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
@@ -65,7 +91,7 @@ describe('web console in Chromium', () => {
   });
 
   it('loads with the token, shows the QR code, follows a new one, then shows linked', async () => {
-    wa.emitQr('2@first-code-from-the-fake-socket,AAAA,BBBB');
+    wa.sock().emit('connection.update', { qr: '2@first-code-from-the-fake-socket,AAAA,BBBB' });
     const r = await page.goto(web.url);
     expect(r?.status()).toBe(200);
     // The token was traded for a cookie: the address bar no longer shows it.
@@ -82,7 +108,7 @@ describe('web console in Chromium', () => {
     expect(darkShare(shot)).toBeGreaterThan(0.2);
     expect(darkShare(shot)).toBeLessThan(0.8);
 
-    wa.emitQr('2@second-code-after-rotation,CCCC,DDDD');
+    wa.sock().emit('connection.update', { qr: '2@second-code-after-rotation,CCCC,DDDD' });
     await expect.poll(() => qr.getAttribute('src'), { timeout: 10_000 }).not.toBe(first);
     expect(await qr.getAttribute('src')).toMatch(/^data:image\/png;base64,/);
 
@@ -90,9 +116,9 @@ describe('web console in Chromium', () => {
     expect(full.width).toBeGreaterThan(300);
     expect(distinctColours(full)).toBeGreaterThan(20);
 
-    wa.open('15551234567@s.whatsapp.net');
+    wa.sock().open();
     await page.locator('#linked').waitFor({ state: 'visible', timeout: 10_000 });
-    expect(await page.locator('#linked').textContent()).toBe('WhatsApp linked as …4567@s.whatsapp.net');
+    expect(await page.locator('#linked').textContent()).toBe('WhatsApp linked as …1111');
     expect(await page.locator('#qr').count()).toBe(0);
     await expect.poll(() => page.locator('#health').textContent()).toContain('Health: ok');
     expect(await page.locator('#channels tr[data-channel="whatsapp"]').textContent()).toContain('connected');

@@ -1,9 +1,9 @@
 // WhatsApp: linked means credentials are in the store. That is not health (only the running relay
 // knows whether the socket is up, see `agentwire status`), but without them nothing can connect.
 import type { Config } from '../../config/schema.js';
-import { type Finding, ok, warn } from './types.js';
+import { type Finding, fail, ok, warn } from './types.js';
 
-export type LinkState = 'linked' | 'not_linked' | 'unknown';
+export type LinkState = 'linked' | 'not_linked' | 'logged_out' | 'unknown';
 
 export function checkWhatsapp(config: Config, link: LinkState): Finding {
   if (!config.whatsapp.enabled) return ok('whatsapp', 'disabled in the config');
@@ -15,6 +15,12 @@ export function checkWhatsapp(config: Config, link: LinkState): Finding {
         'whatsapp',
         'not linked to a phone yet',
         'run `agentwire login` and scan the QR code with WhatsApp → Linked devices (or start the relay and open the web console)',
+      );
+    case 'logged_out':
+      return fail(
+        'whatsapp',
+        'the phone unlinked this device (WhatsApp logged it out); the relay cannot connect until it is linked again',
+        'run `agentwire login` and scan the new QR code',
       );
     case 'unknown':
       return warn(

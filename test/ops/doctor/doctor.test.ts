@@ -3,7 +3,10 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { whatsappMigration } from '../../../src/channels/whatsapp/index.js';
 import { checkNode } from '../../../src/ops/doctor/node.js';
+import { openDb } from '../../../src/store/db.js';
+import { seedLinkedCreds } from '../../channels/whatsapp/harness.js';
 import { waitFor } from '../wait.js';
 import { CLAUDE_OK, doctor, fakeCli, gone, setup } from './helpers.js';
 
@@ -264,5 +267,28 @@ describe('one relay owning the device', () => {
     writeFileSync(join(s.home, 'relay.sock'), '', { mode: 0o600 });
     const f = await byCheck(doctor(s), 'relay');
     expect(f[0]).toMatchObject({ status: 'warn', fix: expect.stringContaining('rm ') });
+  });
+});
+
+describe('whatsapp link state from the store', () => {
+  it('reads linked, logged out and never linked from a real database, without writing to it', async () => {
+    const s = setup('{console: {port: 0}}');
+    fakeCli(s, 'claude', CLAUDE_OK);
+    const file = join(s.home, 'agentwire.db');
+    const db = openDb(file, [whatsappMigration]);
+    expect((await byCheck(doctor(s), 'whatsapp'))[0]?.status).toBe('warn');
+    await seedLinkedCreds(db);
+    const linked = await byCheck(doctor(s), 'whatsapp');
+    expect(linked[0]).toMatchObject({ status: 'ok', message: expect.stringContaining('linked') });
+    db.prepare('UPDATE wa_creds SET logged_out_at = 1').run();
+    const out = await byCheck(doctor(s), 'whatsapp');
+    expect(out[0]).toMatchObject({ status: 'fail', fix: expect.stringContaining('agentwire login') });
+    db.close();
+  });
+
+  it('a database without the WhatsApp tables means never linked', async () => {
+    const s = setup('{console: {port: 0}}');
+    openDb(join(s.home, 'agentwire.db'), []).close();
+    expect((await byCheck(doctor(s), 'whatsapp'))[0]?.message).toBe('not linked to a phone yet');
   });
 });
