@@ -42,7 +42,7 @@ function render(d) {
   const ch = $('channels').tBodies[0];
   ch.replaceChildren(...s.channels.map((c) => { const tr = el('tr', undefined, 's-' + c.state); tr.dataset.channel = c.name; tr.append(el('td', c.name), el('td', channelText(c))); return tr; }));
   $('queue-summary').textContent = s.queue.pendingTotal + ' waiting, ' + s.queue.activeRuns + ' running';
-  rows($('queue').tBodies[0], s.queue.chats.map((q) => [q.chat, q.pending + ' waiting', q.active ? 'running ' + q.active.agent : '']));
+  rows($('queue').tBodies[0], s.queue.chats.map((q) => [q.chat, q.pending + ' waiting', q.active ? ('running ' + (q.active.agent || q.active.label || '')).trim() : '']));
   rows($('runs').tBodies[0], s.recentRuns.map((r) => [clock(r.at), r.chat, r.agent, (r.durationMs / 1000).toFixed(1) + 's', r.outcome]));
   rows($('failures').tBodies[0], s.recentFailures.map((f) => [clock(f.at), f.chat || '', f.kind + ': ' + f.message]));
   $('updated').textContent = 'as of ' + s.generatedAt;

@@ -17,15 +17,17 @@ export function renderStatus(s: StatusSnapshot, now: number): string {
   const cap = q.maxConcurrentRuns ? ` of ${q.maxConcurrentRuns}` : '';
   out.push('', `Queue: ${q.pendingTotal} waiting, ${q.activeRuns}${cap} running`);
   for (const c of q.chats) {
-    const run = c.active
-      ? `, running ${c.active.agent}${c.active.label && c.active.label !== 'user' ? ` (${c.active.label})` : ''} for ${ago(c.active.startedAt, now)}`
-      : '';
+    const a = c.active;
+    const what = a ? [a.agent, a.label && a.label !== 'user' ? `(${a.label})` : ''].filter(Boolean).join(' ') : '';
+    const run = a ? `, running${what ? ` ${what}` : ''} for ${ago(a.startedAt, now)}` : '';
     out.push(`  ${c.chat.padEnd(20)} ${c.pending} waiting${run}`);
   }
 
   out.push('', `Sessions: ${s.sessions.length}`);
   for (const x of s.sessions.slice(0, 10))
-    out.push(`  ${x.chat.padEnd(20)} ${x.agent.padEnd(9)} last used ${ago(x.lastUsedAt, now)} ago`);
+    out.push(
+      `  ${(x.chat === '*' ? '* (all chats)' : x.chat).padEnd(20)} ${x.agent.padEnd(9)} last used ${ago(x.lastUsedAt, now)} ago`,
+    );
   if (s.sessions.length > 10) out.push(`  … and ${s.sessions.length - 10} more`);
 
   const hb = s.heartbeat;
@@ -62,7 +64,8 @@ function channelLine(c: ChannelView, now: number): string {
     case 'disabled':
       return 'disabled';
     case 'stopped':
-      return 'stopped';
+      if (c.linked === false) return 'not linked yet (run `agentwire login`)';
+      return c.linked ? 'stopped (linked)' : 'stopped';
     case 'connecting':
       return c.qrAvailable
         ? `waiting for the QR code to be scanned${since} (open the web console or run \`agentwire login\`)`

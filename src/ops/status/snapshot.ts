@@ -20,6 +20,8 @@ export interface ChannelView {
   account?: string;
   /** True while a WhatsApp QR code waits to be scanned (the code itself is only on the console). */
   qrAvailable?: boolean;
+  /** WhatsApp read from the store while no relay runs: whether credentials are there. */
+  linked?: boolean;
   lastError?: string;
   retries?: number;
   reason?: string;
@@ -29,7 +31,8 @@ export interface ChatQueueView {
   /** Masked chat key, e.g. `whatsapp:…4567`. */
   chat: string;
   pending: number;
-  active?: { agent: string; startedAt: string; label?: string };
+  /** The run in progress: since when, what started it (`user`, `heartbeat`, a schedule id). */
+  active?: { startedAt: string; label?: string; agent?: string; messages?: number };
 }
 
 export interface SessionView {
@@ -86,8 +89,12 @@ export interface StatusSources {
   now: number;
   source: 'relay' | 'store';
   relay: { running: boolean; pid?: number; startedAt?: number; version?: string };
-  channels: { name: ChannelName; state: ChannelState }[];
-  lanes?: { chat: string; pending: number; active?: { agent: string; startedAt: number; label?: string } }[];
+  channels: { name: ChannelName; state: ChannelState; linked?: boolean }[];
+  lanes?: {
+    chat: string;
+    pending: number;
+    active?: { startedAt: number; label?: string; agent?: string; messages?: number };
+  }[];
   maxConcurrentRuns?: number;
   sessions?: { chat: string; agent: string; lastUsedAt: number }[];
   heartbeat?: { target?: string; nextAt?: number };
@@ -99,7 +106,10 @@ export interface StatusSources {
 const RECENT = 20;
 
 export function buildSnapshot(src: StatusSources): StatusSnapshot {
-  const channels = src.channels.map((c) => channelView(c.name, c.state));
+  const channels = src.channels.map((c) => ({
+    ...channelView(c.name, c.state),
+    ...(c.linked !== undefined && { linked: c.linked }),
+  }));
   const lanes = src.lanes ?? [];
   return {
     schemaVersion: STATUS_SCHEMA_VERSION,
@@ -124,9 +134,10 @@ export function buildSnapshot(src: StatusSources): StatusSnapshot {
           pending: l.pending,
           ...(l.active && {
             active: {
-              agent: l.active.agent,
               startedAt: iso(l.active.startedAt),
               ...(l.active.label !== undefined && { label: l.active.label }),
+              ...(l.active.agent !== undefined && { agent: l.active.agent }),
+              ...(l.active.messages !== undefined && { messages: l.active.messages }),
             },
           }),
         })),
@@ -194,6 +205,7 @@ export function channelView(name: ChannelName, s: ChannelState): ChannelView {
  * people stay distinguishable while the number itself is hidden.
  */
 export function maskChat(key: string): string {
+  if (key === '*') return '*'; // the one session all chats share (sessions.scope "global")
   const at = key.lastIndexOf('@');
   if (at <= 0) return maskId(key);
   return `${maskId(key.slice(0, at))}${key.slice(at)}`;
