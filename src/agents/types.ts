@@ -27,6 +27,11 @@ export interface Invocation {
   stdin?: string;
   /** Added to the explicit base environment. */
   env?: Record<string, string>;
+  /**
+   * The session id this run uses when known up front (relay-chosen). For pi it is the session file,
+   * which is what a later `--session` needs, so it wins over the id the CLI prints.
+   */
+  sessionId?: string;
 }
 
 export interface Usage {
@@ -91,6 +96,16 @@ export interface AgentSpec {
   /** Thinking levels the CLI understands; empty when it has none. */
   thinkingLevels: readonly string[];
   build(ctx: BuildContext): Invocation;
+  /**
+   * A fresh per-run reducer over stdout lines that returns each assistant message (raw text, MEDIA
+   * lines included) as soon as it is complete; used to stream `progress` while the run goes on.
+   */
+  messageStream(): (line: string) => string[];
+  /**
+   * Which stdout lines `parse` needs kept. Streaming deltas that repeat the whole message so far
+   * (pi) would otherwise fill the byte cap quadratically; they are still streamed to messageStream.
+   */
+  keepLine?(line: string): boolean;
   parse(
     out: RunOutput,
   ):

@@ -1,0 +1,160 @@
+// Claude Code: `claude -p --output-format stream-json --verbose … -- PROMPT`. The relay chooses new
+// session ids (`--session-id <uuid>`); `--resume <id>` continues. Every event carries session_id.
+// API errors arrive as a synthetic assistant message plus a `result` with is_error (subtype still
+// "success"), so the result line decides, not the exit code alone.
+import {
+  arr,
+  assertSafeId,
+  classifyError,
+  errorResult,
+  type Json,
+  jsonLine,
+  num,
+  obj,
+  okResult,
+  type Parsed,
+  safeArg,
+  str,
+  usageOf,
+} from './common.js';
+import type { AgentSpec, BuildContext, Invocation, RunOutput } from './types.js';
+
+const THINKING = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
+
+function build(ctx: BuildContext): Invocation {
+  const argv = [...ctx.command, '-p', '--output-format', 'stream-json', '--verbose'];
+  if (ctx.session.type === 'resume') argv.push('--resume', assertSafeId(ctx.session.id, 'session id'));
+  else if (ctx.session.id) argv.push('--session-id', assertSafeId(ctx.session.id, 'session id'));
+  if (ctx.model) argv.push('--model', safeArg(ctx.model, 'model'));
+  if (ctx.thinking) argv.push('--effort', safeArg(ctx.thinking, 'thinking level'));
+  if (ctx.systemText) argv.push(`--append-system-prompt=${ctx.systemText}`);
+  argv.push('--', ctx.prompt);
+  return { argv, ...(ctx.session.id ? { sessionId: ctx.session.id } : {}) };
+}
+
+/** Text of an assistant event that is a real reply (not an API error, not a sub-agent's). */
+function assistantText(ev: Json): { id: string; text: string } | undefined {
+  if (ev.type !== 'assistant' || ev.is_api_error_message === true) return undefined;
+  if (ev.parent_tool_use_id !== null && ev.parent_tool_use_id !== undefined) return undefined;
+  const msg = obj(ev.message);
+  if (!msg || msg.model === '<synthetic>') return undefined;
+  const text = arr(msg.content)
+    .map(obj)
+    .filter((b) => b?.type === 'text')
+    .map((b) => str(b?.text) ?? '')
+    .join('');
+  return { id: str(msg.id) ?? '', text };
+}
+
+// Claude streams one assistant event per content block; blocks of one message share its id, so a
+// message is complete when an event of another message (or any other event) arrives.
+function messageStream(): (line: string) => string[] {
+  let current: { id: string; text: string } | undefined;
+  const flush = (): string[] => {
+    const text = current?.text;
+    current = undefined;
+    return text?.trim() ? [text] : [];
+  };
+  return (line) => {
+    const ev = jsonLine(line);
+    if (!ev) return [];
+    const a = assistantText(ev);
+    if (a) {
+      if (current && a.id !== '' && current.id === a.id) {
+        if (a.text) current.text = current.text ? `${current.text}\n\n${a.text}` : a.text;
+        return [];
+      }
+      const done = flush();
+      current = { ...a };
+      return done;
+    }
+    // A synthetic API-error message is not a reply and does not end one.
+    if (ev.type === 'assistant') return [];
+    return flush();
+  };
+}
+
+function parse(out: RunOutput): Parsed {
+  const next = messageStream();
+  const messages: string[] = [];
+  let sessionId: string | undefined;
+  let result: Json | undefined;
+  let apiError: { text: string; status?: number } | undefined;
+  for (const line of out.stdoutLines) {
+    const ev = jsonLine(line);
+    if (!ev) continue;
+    sessionId = str(ev.session_id) ?? sessionId;
+    if (ev.type === 'result') result = ev;
+    if (
+      ev.type === 'assistant' &&
+      (ev.is_api_error_message === true || obj(ev.message)?.model === '<synthetic>')
+    ) {
+      const text = arr(obj(ev.message)?.content)
+        .map((b) => str(obj(b)?.text) ?? '')
+        .join('');
+      apiError = {
+        text,
+        ...(num(ev.api_error_status) !== undefined ? { status: num(ev.api_error_status)! } : {}),
+      };
+    }
+    messages.push(...next(line));
+  }
+  messages.push(...next('{"type":"end"}'));
+  const base = { sessionId, exitCode: out.exitCode, signal: out.signal };
+
+  if (result) {
+    const usage = obj(result.usage);
+    const cost = num(result.total_cost_usd);
+    if (result.is_error === true || (result.subtype !== undefined && result.subtype !== 'success')) {
+      const text = [str(result.result), ...arr(result.errors).map(str), apiError?.text, out.stderr]
+        .filter(Boolean)
+        .join('\n');
+      const status = num(result.api_error_status) ?? apiError?.status;
+      return errorResult('claude', classifyError(text, status) ?? 'exit', { ...base, detail: text });
+    }
+    const reply = messages.length > 0 ? messages : [str(result.result) ?? ''];
+    return okResult(reply, {
+      sessionId,
+      usage: usageOf(num(usage?.input_tokens), num(usage?.output_tokens), cost),
+      truncated: out.truncated,
+    });
+  }
+  // No result line: plain-text output (`--output-format text`), an early failure, or a cut stream.
+  const plain = out.stdoutLines.filter((l) => !jsonLine(l)).join('\n');
+  if (out.exitCode !== 0) {
+    const text = [apiError?.text, out.stderr, plain].filter(Boolean).join('\n');
+    return errorResult('claude', classifyError(text, apiError?.status) ?? 'exit', { ...base, detail: text });
+  }
+  if (messages.length > 0) return okResult(messages, { sessionId, truncated: out.truncated });
+  if (plain.trim() && !out.stdoutLines.some((l) => jsonLine(l))) {
+    return okResult([plain], { sessionId, truncated: out.truncated });
+  }
+  return errorResult('claude', 'unparseable', base);
+}
+
+export const claudeSpec: AgentSpec = {
+  kind: 'claude',
+  program: 'claude',
+  choosesSessionId: 'relay-uuid',
+  passEnv: [
+    'ANTHROPIC_API_KEY',
+    'ANTHROPIC_AUTH_TOKEN',
+    'ANTHROPIC_BASE_URL',
+    'ANTHROPIC_MODEL',
+    'CLAUDE_CODE_USE_BEDROCK',
+    'CLAUDE_CODE_USE_VERTEX',
+    'CLAUDE_CONFIG_DIR',
+    'AWS_PROFILE',
+    'AWS_REGION',
+    'CLOUD_ML_REGION',
+    'ANTHROPIC_VERTEX_PROJECT_ID',
+    'API_TIMEOUT_MS',
+    'HTTPS_PROXY',
+    'HTTP_PROXY',
+    'NO_PROXY',
+  ],
+  thinkingLevels: THINKING,
+  build,
+  messageStream,
+  parse,
+};

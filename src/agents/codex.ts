@@ -1,0 +1,108 @@
+// Codex: `codex exec --json --skip-git-repo-check … -- PROMPT`, resumed with
+// `codex exec resume --json --skip-git-repo-check … -- <thread_id> PROMPT`. Codex chooses the id
+// (`thread.started.thread_id`). The reply is the last `agent_message` item; `reasoning` items are
+// never text. `{"type":"error"}` lines also appear while it retries, so only `turn.failed` (or a
+// non-zero exit) is a failure.
+import {
+  assertSafeId,
+  classifyError,
+  errorResult,
+  jsonLine,
+  num,
+  obj,
+  okResult,
+  type Parsed,
+  safeArg,
+  str,
+  usageOf,
+} from './common.js';
+import type { AgentSpec, BuildContext, Invocation, RunOutput } from './types.js';
+
+const THINKING = ['minimal', 'low', 'medium', 'high', 'xhigh'] as const;
+
+/** A TOML basic string for `-c key=value` (JSON string escapes are valid TOML). */
+const toml = (s: string): string => JSON.stringify(s);
+
+function build(ctx: BuildContext): Invocation {
+  const resume = ctx.session.type === 'resume';
+  const argv = [...ctx.command, 'exec', ...(resume ? ['resume'] : []), '--json', '--skip-git-repo-check'];
+  if (ctx.model) argv.push('--model', safeArg(ctx.model, 'model'));
+  if (ctx.thinking)
+    argv.push('-c', `model_reasoning_effort=${toml(safeArg(ctx.thinking, 'thinking level'))}`);
+  if (ctx.systemText) argv.push('-c', `developer_instructions=${toml(ctx.systemText)}`);
+  argv.push('--');
+  if (ctx.session.type === 'resume') argv.push(assertSafeId(ctx.session.id, 'session id'));
+  argv.push(ctx.prompt);
+  return { argv };
+}
+
+function messageStream(): (line: string) => string[] {
+  return (line) => {
+    const ev = jsonLine(line);
+    if (ev?.type !== 'item.completed') return [];
+    const item = obj(ev.item);
+    const text = item?.type === 'agent_message' ? str(item.text) : undefined;
+    return text?.trim() ? [text] : [];
+  };
+}
+
+function parse(out: RunOutput): Parsed {
+  const next = messageStream();
+  const messages: string[] = [];
+  let sessionId: string | undefined;
+  let failed: string | undefined;
+  let completed = false;
+  let usage: ReturnType<typeof usageOf>;
+  for (const line of out.stdoutLines) {
+    const ev = jsonLine(line);
+    if (!ev) continue;
+    if (ev.type === 'thread.started') sessionId = str(ev.thread_id) ?? sessionId;
+    if (ev.type === 'turn.failed') failed = str(obj(ev.error)?.message) ?? 'the turn failed';
+    if (ev.type === 'turn.completed') {
+      completed = true;
+      const u = obj(ev.usage);
+      usage = usageOf(num(u?.input_tokens), num(u?.output_tokens));
+    }
+    messages.push(...next(line));
+  }
+  const base = { sessionId, exitCode: out.exitCode, signal: out.signal };
+  if (failed !== undefined) {
+    return errorResult('codex', classifyError(failed) ?? 'exit', { ...base, detail: failed });
+  }
+  if (out.exitCode !== 0) {
+    // Before any JSON (a stale thread id, a bad flag) the reason is on stderr.
+    const text = stripBacktrace(out.stderr);
+    return errorResult('codex', classifyError(text) ?? 'exit', { ...base, detail: text });
+  }
+  if (completed || messages.length > 0)
+    return okResult(messages, { sessionId, usage, truncated: out.truncated });
+  return errorResult('codex', 'unparseable', base);
+}
+
+function stripBacktrace(stderr: string): string {
+  return stderr
+    .split('\n')
+    .filter((l) => l.trim() && !/^reading additional input from stdin/i.test(l.trim()))
+    .join('\n');
+}
+
+export const codexSpec: AgentSpec = {
+  kind: 'codex',
+  program: 'codex',
+  choosesSessionId: 'cli',
+  passEnv: [
+    'OPENAI_API_KEY',
+    'CODEX_API_KEY',
+    'CODEX_HOME',
+    'OPENAI_BASE_URL',
+    'AZURE_OPENAI_API_KEY',
+    'HTTPS_PROXY',
+    'HTTP_PROXY',
+    'NO_PROXY',
+    'SSL_CERT_FILE',
+  ],
+  thinkingLevels: THINKING,
+  build,
+  messageStream,
+  parse,
+};

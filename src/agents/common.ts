@@ -1,0 +1,163 @@
+// Shared pieces of the five parsers: tolerant JSON lines, error classification, user-fit messages,
+// and turning a run's assistant messages into the `ok` result (reply, progress, media).
+import { scrub } from '../log.js';
+import { extractMedia, mergeMedia } from '../media/parse.js';
+import type { AgentErrorKind, AgentKind, AgentResult, Usage } from './types.js';
+
+export type Parsed =
+  | Omit<Extract<AgentResult, { type: 'ok' }>, 'durationMs'>
+  | Omit<Extract<AgentResult, { type: 'error' }>, 'durationMs'>;
+
+export type Json = Record<string, unknown>;
+
+/** One line as a JSON object, or undefined for warnings, garbage and half-written lines. */
+export function jsonLine(line: string): Json | undefined {
+  const t = line.trim();
+  if (!t.startsWith('{') || !t.endsWith('}')) return undefined;
+  try {
+    const v: unknown = JSON.parse(t);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+export const num = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+export const obj = (v: unknown): Json | undefined =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
+export const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+const NAMES: Record<AgentKind, string> = {
+  claude: 'Claude Code',
+  codex: 'Codex',
+  pi: 'pi',
+  opencode: 'opencode',
+  gemini: 'Gemini CLI',
+};
+export const displayName = (kind: AgentKind): string => NAMES[kind];
+
+/** What an error text (and an HTTP status, when the CLI reports one) means for the user. */
+export function classifyError(text: string, status?: number): AgentErrorKind | undefined {
+  const t = text.toLowerCase();
+  if (
+    /no conversation found|session not found|no session found|no rollout found|invalid session identifier|no previous sessions found/.test(
+      t,
+    )
+  )
+    return 'session_not_found';
+  if (status === 401 || status === 403) return 'auth';
+  if (status === 429) return 'rate_limit';
+  if (status !== undefined && (status === 529 || (status >= 500 && status <= 504))) return 'overloaded';
+  if (
+    /\b40[13]\b|unauthori[sz]ed|unauthenticated|invalid api key|incorrect api key|api key not valid|api_key_invalid|invalid x-api-key|authentication|not logged in|please (run )?\/?login|invalid auth method|permission_denied|forbidden/.test(
+      t,
+    )
+  )
+    return 'auth';
+  if (/\b429\b|rate.?limit|too many requests|quota|resource.?exhausted/.test(t)) return 'rate_limit';
+  if (
+    /\b5(00|02|03|04|29)\b|overloaded|high demand|internal server error|internal error|service unavailable|server.?error|temporarily unavailable/.test(
+      t,
+    )
+  )
+    return 'overloaded';
+  return undefined;
+}
+
+/** A short, true message for the chat. CLI text is included only for plain failures, masked. */
+export function errorMessage(kind: AgentErrorKind, agent: AgentKind, detail?: string): string {
+  const name = displayName(agent);
+  switch (kind) {
+    case 'auth':
+      return `${name} could not sign in to its model provider. Check its login or API key on the host.`;
+    case 'rate_limit':
+      return `${name} hit its provider's rate limit or quota. Try again in a little while.`;
+    case 'overloaded':
+      return `${name}'s model provider is failing or overloaded right now. Try again shortly.`;
+    case 'session_not_found':
+      return `${name} could not find this chat's previous session; the next message starts a new one.`;
+    case 'not_installed':
+      return `${name} is not installed on the host.`;
+    case 'timeout':
+      return `${name} took too long and was stopped.`;
+    case 'aborted':
+      return `${name} was stopped.`;
+    case 'unparseable':
+      return `${name} finished without a reply agentwire could read.`;
+    case 'exit':
+      return detail ? `${name} failed: ${shortDetail(detail)}` : `${name} failed.`;
+  }
+}
+
+/** First meaningful line, cut short, with registered secrets and key-like tokens masked. */
+export function shortDetail(text: string): string {
+  const line =
+    text
+      .split('\n')
+      .map((l) => l.replace(/\x1b\[[0-9;]*m/g, '').trim())
+      .find((l) => l && !/^warning\b/i.test(l)) ?? '';
+  const masked = scrub(line).replace(
+    /\b(sk|pk|rk|key|tok|ghp|xox[a-z])[-_][A-Za-z0-9_-]{6,}/gi,
+    '[redacted]',
+  );
+  return masked.length > 200 ? `${masked.slice(0, 197)}…` : masked;
+}
+
+export function errorResult(
+  agent: AgentKind,
+  kind: AgentErrorKind,
+  extra: { detail?: string; sessionId?: string | undefined; exitCode: number | null; signal: string | null },
+): Parsed {
+  return {
+    type: 'error',
+    kind,
+    message: errorMessage(kind, agent, extra.detail),
+    ...(extra.sessionId ? { sessionId: extra.sessionId } : {}),
+    exitCode: extra.exitCode,
+    signal: extra.signal,
+  };
+}
+
+/** The final assistant message is the reply; earlier ones become progress; media from all. */
+export function okResult(
+  messages: readonly string[],
+  extra: { sessionId?: string | undefined; usage?: Usage | undefined; truncated: boolean },
+): Parsed {
+  const parts = messages.map(extractMedia);
+  const last = parts[parts.length - 1];
+  return {
+    type: 'ok',
+    text: last?.text ?? '',
+    progress: parts
+      .slice(0, -1)
+      .map((p) => p.text)
+      .filter((t) => t !== ''),
+    media: mergeMedia(parts.map((p) => p.media)),
+    ...(extra.sessionId ? { sessionId: extra.sessionId } : {}),
+    ...(extra.usage && Object.keys(extra.usage).length > 0 ? { usage: extra.usage } : {}),
+    truncated: extra.truncated,
+  };
+}
+
+export function usageOf(input?: number, output?: number, costUsd?: number): Usage | undefined {
+  const u: Usage = {};
+  if (input !== undefined) u.inputTokens = input;
+  if (output !== undefined) u.outputTokens = output;
+  if (costUsd !== undefined) u.costUsd = costUsd;
+  return Object.keys(u).length ? u : undefined;
+}
+
+/** A session id the CLI can never read as a flag or a path trick. */
+export function assertSafeId(id: string, what: string): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.:-]*$/.test(id)) throw new Error(`invalid ${what}: ${JSON.stringify(id)}`);
+  return id;
+}
+
+/** A model name or level from config or a chat command: never a flag, never multi-line. */
+export function safeArg(value: string, what: string): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._:/@+=-]*$/.test(value))
+    throw new Error(`invalid ${what}: ${JSON.stringify(value)}`);
+  return value;
+}

@@ -1,0 +1,141 @@
+// Gemini CLI: `gemini --output-format stream-json` with the prompt on stdin (`-p -- X` is refused
+// and a positional prompt would start interactive mode). The relay chooses new ids
+// (`--session-id`, [A-Za-z0-9_-]); `--resume <id>` continues. Assistant text streams as deltas that
+// split tokens, so a turn's deltas are joined before MEDIA lines are looked for; a tool call ends a
+// turn. Exit codes are the HTTP status mod 256, and exit 0 after a SIGTERM is not success: only a
+// `result` event with status "success" (or json mode's `response`) is.
+import {
+  assertSafeId,
+  classifyError,
+  errorResult,
+  type Json,
+  jsonLine,
+  num,
+  obj,
+  okResult,
+  type Parsed,
+  safeArg,
+  str,
+  usageOf,
+} from './common.js';
+import type { AgentSpec, BuildContext, Invocation, RunOutput } from './types.js';
+
+function build(ctx: BuildContext): Invocation {
+  // --skip-trust: the working folder is the one the owner configured for the agent; without it
+  // gemini exits 55 in every folder it has not been told to trust.
+  const argv = [...ctx.command, '--output-format', 'stream-json', '--skip-trust'];
+  if (ctx.session.type === 'resume') argv.push('--resume', assertSafeId(ctx.session.id, 'session id'));
+  else if (ctx.session.id) argv.push('--session-id', assertSafeId(ctx.session.id, 'session id'));
+  if (ctx.model) argv.push('--model', safeArg(ctx.model, 'model'));
+  return { argv, stdin: ctx.prompt, ...(ctx.session.id ? { sessionId: ctx.session.id } : {}) };
+}
+
+function messageStream(): (line: string) => string[] {
+  let turn = '';
+  const flush = (): string[] => {
+    const t = turn;
+    turn = '';
+    return t.trim() ? [t] : [];
+  };
+  return (line) => {
+    const ev = jsonLine(line);
+    if (!ev) return [];
+    if (ev.type === 'message' && ev.role === 'assistant') {
+      const c = str(ev.content) ?? '';
+      // Without `delta` the event holds the whole message.
+      if (ev.delta === true) turn += c;
+      else return [...flush(), ...(c.trim() ? [c] : [])];
+      return [];
+    }
+    if (ev.type === 'tool_use' || ev.type === 'result' || ev.type === 'end') return flush();
+    return [];
+  };
+}
+
+// Exit codes are `status & 255`; these are the statuses worth naming.
+const STATUS_BY_EXIT = new Map([401, 403, 400, 429, 500, 502, 503, 504, 529].map((s) => [s & 255, s]));
+
+/** The error JSON gemini prints on stderr in json mode (after stack traces), if any. */
+function stderrError(stderr: string): Json | undefined {
+  const i = stderr.lastIndexOf('{"session_id"');
+  const tail = i >= 0 ? stderr.slice(i) : '';
+  const blob = jsonLine(tail.split('\n')[0] ?? '') ?? tryJson(tail);
+  return blob && obj(blob.error) ? blob : undefined;
+}
+
+function tryJson(text: string): Json | undefined {
+  try {
+    return obj(JSON.parse(text));
+  } catch {
+    return undefined;
+  }
+}
+
+function parse(out: RunOutput): Parsed {
+  const next = messageStream();
+  const messages: string[] = [];
+  let sessionId: string | undefined;
+  let result: Json | undefined;
+  for (const line of out.stdoutLines) {
+    const ev = jsonLine(line);
+    if (!ev) continue;
+    if (ev.type === 'init') sessionId = str(ev.session_id) ?? sessionId;
+    if (ev.type === 'result') result = ev;
+    messages.push(...next(line));
+  }
+  messages.push(...next('{"type":"end"}'));
+  // `-o json` is one pretty-printed object spread over many lines.
+  const whole = result ? undefined : tryJson(out.stdoutLines.join('\n'));
+  if (whole) sessionId = str(whole.session_id) ?? sessionId;
+  const errJson = stderrError(out.stderr);
+  sessionId ??= str(errJson?.session_id);
+  const base = { sessionId, exitCode: out.exitCode, signal: out.signal };
+
+  if (result?.status === 'success' || (whole && str(whole.response) !== undefined && !whole.error)) {
+    const stats = obj(result?.stats);
+    const usage = usageOf(num(stats?.input_tokens), num(stats?.output_tokens));
+    const reply = whole ? [str(whole.response) ?? ''] : messages;
+    return okResult(reply, { sessionId, usage, truncated: out.truncated });
+  }
+  const error = obj(result?.error) ?? obj(whole?.error) ?? obj(errJson?.error);
+  const status = num(error?.code) ?? STATUS_BY_EXIT.get(out.exitCode ?? -1);
+  const text = [str(error?.message), out.stderr].filter(Boolean).join('\n');
+  if (error || out.exitCode !== 0) {
+    const kind = classifyError(text, status) ?? 'exit';
+    return errorResult('gemini', kind, { ...base, detail: str(error?.message) ?? lastLines(out.stderr) });
+  }
+  return errorResult('gemini', 'unparseable', base);
+}
+
+/** Gemini prints colour and ripgrep warnings first; the reason is at the end. */
+function lastLines(stderr: string): string {
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !/^(warning:|ripgrep is not available|\[startup\]|at |yolo mode)/i.test(l));
+  return lines[0] ?? '';
+}
+
+export const geminiSpec: AgentSpec = {
+  kind: 'gemini',
+  program: 'gemini',
+  choosesSessionId: 'relay-uuid',
+  passEnv: [
+    'GEMINI_API_KEY',
+    'GOOGLE_API_KEY',
+    'GOOGLE_GENAI_USE_VERTEXAI',
+    'GOOGLE_CLOUD_PROJECT',
+    'GOOGLE_CLOUD_LOCATION',
+    'GOOGLE_APPLICATION_CREDENTIALS',
+    'GOOGLE_GEMINI_BASE_URL',
+    'GEMINI_CLI_TRUST_WORKSPACE',
+    'GEMINI_CLI_NO_RELAUNCH',
+    'HTTPS_PROXY',
+    'HTTP_PROXY',
+    'NO_PROXY',
+  ],
+  thinkingLevels: [],
+  build,
+  messageStream,
+  parse,
+};

@@ -1,0 +1,152 @@
+// pi: `pi --mode json -p --session <file>` with the prompt on stdin. pi's own parser rejects `--`
+// and reads `@name` arguments as files to attach, so a chat message never goes on the command
+// line. The relay chooses the session file (pi creates it, and its folders, on first use), so the
+// file path is the session id agentwire keeps. `--mode json` exits 0 even on API errors: the last
+// assistant `message_end` (stopReason "error" + errorMessage) decides.
+import { randomUUID } from 'node:crypto';
+import { isAbsolute, join } from 'node:path';
+import {
+  arr,
+  classifyError,
+  errorResult,
+  type Json,
+  jsonLine,
+  num,
+  obj,
+  okResult,
+  type Parsed,
+  safeArg,
+  str,
+  usageOf,
+} from './common.js';
+import type { AgentSpec, BuildContext, Invocation, RunOutput } from './types.js';
+
+const THINKING = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
+
+function sessionFile(ctx: BuildContext): string {
+  const id = ctx.session.id;
+  if (id && isAbsolute(id)) return id;
+  if (id && ctx.session.type === 'resume') {
+    throw new Error(`invalid pi session: ${JSON.stringify(id)} is not a session file path`);
+  }
+  return join(ctx.stateDir, 'pi-sessions', `${randomUUID()}.jsonl`);
+}
+
+function build(ctx: BuildContext): Invocation {
+  const file = sessionFile(ctx);
+  const argv = [...ctx.command, '--mode', 'json', '-p', '--session', file];
+  if (ctx.model) argv.push('--model', safeArg(ctx.model, 'model'));
+  if (ctx.thinking) argv.push('--thinking', safeArg(ctx.thinking, 'thinking level'));
+  // A leading newline keeps a system text that starts with "-" from reading as a flag.
+  if (ctx.systemText) {
+    argv.push(
+      '--append-system-prompt',
+      ctx.systemText.startsWith('-') ? `\n${ctx.systemText}` : ctx.systemText,
+    );
+  }
+  return { argv, stdin: ctx.prompt, sessionId: file };
+}
+
+// Lines parse never needs: streaming updates repeat the whole message so far (quadratic in the
+// reply's length), and the turn/agent summaries repeat every message and tool output again.
+const NOISE = [
+  'message_update',
+  'message_start',
+  'tool_execution_update',
+  'tool_execution_end',
+  'turn_end',
+  'agent_end',
+].map((t) => `{"type":"${t}"`);
+const keepLine = (line: string): boolean => !NOISE.some((p) => line.startsWith(p));
+
+function assistantEnd(ev: Json): Json | undefined {
+  if (ev.type !== 'message_end') return undefined;
+  const m = obj(ev.message);
+  return m?.role === 'assistant' ? m : undefined;
+}
+
+function textOf(m: Json): string {
+  return arr(m.content)
+    .map(obj)
+    .filter((c) => c?.type === 'text')
+    .map((c) => str(c?.text) ?? '')
+    .join('');
+}
+
+function messageStream(): (line: string) => string[] {
+  return (line) => {
+    if (!keepLine(line)) return [];
+    const ev = jsonLine(line);
+    const m = ev && assistantEnd(ev);
+    if (!m || m.stopReason === 'error' || m.stopReason === 'aborted') return [];
+    const text = textOf(m);
+    return text.trim() ? [text] : [];
+  };
+}
+
+function parse(out: RunOutput): Parsed {
+  const next = messageStream();
+  const messages: string[] = [];
+  let sessionId: string | undefined;
+  let last: Json | undefined;
+  let input = 0;
+  let output = 0;
+  let cost = 0;
+  for (const line of out.stdoutLines) {
+    const ev = jsonLine(line);
+    if (!ev) continue;
+    if (ev.type === 'session') sessionId = str(ev.id) ?? sessionId;
+    const m = assistantEnd(ev);
+    if (m) {
+      last = m;
+      const u = obj(m.usage);
+      input += num(u?.input) ?? 0;
+      output += num(u?.output) ?? 0;
+      cost += num(obj(u?.cost)?.total) ?? 0;
+    }
+    messages.push(...next(line));
+  }
+  const base = { sessionId, exitCode: out.exitCode, signal: out.signal };
+  if (last && (last.stopReason === 'error' || last.stopReason === 'aborted')) {
+    const text = str(last.errorMessage) ?? 'the model call failed';
+    return errorResult('pi', classifyError(text) ?? 'exit', { ...base, detail: text });
+  }
+  if (out.exitCode !== 0) {
+    const text = [out.stderr, out.stdoutLines.filter((l) => !jsonLine(l)).join('\n')].join('\n').trim();
+    return errorResult('pi', classifyError(text) ?? 'exit', { ...base, detail: text });
+  }
+  if (last) {
+    return okResult(messages, {
+      sessionId,
+      usage: usageOf(input, output, cost || undefined),
+      truncated: out.truncated,
+    });
+  }
+  return errorResult('pi', 'unparseable', base);
+}
+
+export const piSpec: AgentSpec = {
+  kind: 'pi',
+  program: 'pi',
+  choosesSessionId: 'relay-file',
+  passEnv: [
+    'PI_CODING_AGENT_DIR',
+    'PI_OFFLINE',
+    'ANTHROPIC_API_KEY',
+    'OPENAI_API_KEY',
+    'GEMINI_API_KEY',
+    'GOOGLE_API_KEY',
+    'OPENROUTER_API_KEY',
+    'GROQ_API_KEY',
+    'XAI_API_KEY',
+    'MISTRAL_API_KEY',
+    'HTTPS_PROXY',
+    'HTTP_PROXY',
+    'NO_PROXY',
+  ],
+  thinkingLevels: THINKING,
+  build,
+  messageStream,
+  keepLine,
+  parse,
+};

@@ -1,0 +1,129 @@
+// `MEDIA:` references in what an agent wrote. A reference is a whole line: `MEDIA:` (any case)
+// after optional leading whitespace, then one path or URL (the rest of the line, trimmed, with one
+// pair of surrounding backticks or quotes removed; spaces inside are kept). Lines in fenced code
+// blocks and text inside inline code never count, so an agent explaining the syntax does not send
+// files. The references are raw: checking them is policy.ts's job.
+
+export interface MediaExtraction {
+  /** The text with reference lines removed, blank runs they leave collapsed, trimmed. */
+  text: string;
+  /** Raw references in order, without duplicates. */
+  media: string[];
+}
+
+const FENCE = /^\s*(`{3,}|~{3,})(.*)$/;
+const REFERENCE = /^\s*media:(.*)$/i;
+
+export function extractMedia(input: string): MediaExtraction {
+  const lines = input.split(/\r?\n/);
+  const code = codeLines(lines);
+  const media: string[] = [];
+  // null marks a removed reference line.
+  const kept: (string | null)[] = lines.map((line, i) => {
+    if (code[i]) return line;
+    const ref = referenceOf(line);
+    if (ref === undefined) return line;
+    if (!media.includes(ref)) media.push(ref);
+    return null;
+  });
+  return { text: collapse(kept).trim(), media };
+}
+
+/** Media from several assistant messages, in order, each reference once. */
+export function mergeMedia(lists: readonly (readonly string[])[]): string[] {
+  const out: string[] = [];
+  for (const list of lists) for (const m of list) if (!out.includes(m)) out.push(m);
+  return out;
+}
+
+function referenceOf(line: string): string | undefined {
+  const m = REFERENCE.exec(line);
+  if (!m) return undefined;
+  let value = (m[1] ?? '').trim();
+  const first = value[0];
+  if (value.length >= 2 && (first === '`' || first === '"' || first === "'") && value.endsWith(first)) {
+    value = value.slice(1, -1).trim();
+  }
+  return value === '' ? undefined : value;
+}
+
+/** Which lines are inside a fenced block, or start inside an inline code span. */
+function codeLines(lines: readonly string[]): boolean[] {
+  const code = lines.map(() => false);
+  let fence: { char: string; len: number } | undefined;
+  let paragraph: number[] = [];
+  const flush = () => {
+    markInlineSpans(lines, paragraph, code);
+    paragraph = [];
+  };
+  lines.forEach((line, i) => {
+    const f = FENCE.exec(line);
+    if (fence) {
+      code[i] = true;
+      if (f && f[1]![0] === fence.char && f[1]!.length >= fence.len && f[2]!.trim() === '') fence = undefined;
+      return;
+    }
+    if (f && !(f[1]![0] === '`' && f[2]!.includes('`'))) {
+      flush();
+      fence = { char: f[1]![0]!, len: f[1]!.length };
+      code[i] = true;
+      return;
+    }
+    if (line.trim() === '') flush();
+    else paragraph.push(i);
+  });
+  flush();
+  return code;
+}
+
+/**
+ * Inline code spans (CommonMark: a run of N backticks closed by the next run of exactly N in the
+ * same paragraph) may cover line breaks; a line whose start lies inside one is code.
+ */
+function markInlineSpans(lines: readonly string[], idx: readonly number[], code: boolean[]): void {
+  if (idx.length < 2) return;
+  const joined = idx.map((i) => lines[i]).join('\n');
+  const lineStarts: number[] = [];
+  let pos = 0;
+  for (const i of idx) {
+    lineStarts.push(pos);
+    pos += lines[i]!.length + 1;
+  }
+  const runs = [...joined.matchAll(/`+/g)].map((m) => ({ at: m.index, len: m[0].length }));
+  for (let r = 0; r < runs.length; r++) {
+    const open = runs[r]!;
+    const closeAt = runs.findIndex((c, k) => k > r && c.len === open.len);
+    if (closeAt === -1) continue;
+    const close = runs[closeAt]!;
+    lineStarts.forEach((start, k) => {
+      if (start > open.at && start < close.at) code[idx[k]!] = true;
+    });
+    r = closeAt;
+  }
+}
+
+function collapse(kept: readonly (string | null)[]): string {
+  const out: string[] = [];
+  let i = 0;
+  while (i < kept.length) {
+    const line = kept[i];
+    if (line !== null && line !== undefined && line.trim() !== '') {
+      out.push(line);
+      i++;
+      continue;
+    }
+    // A run of blank and removed lines: left alone unless a reference was removed from it.
+    let j = i;
+    let removed = false;
+    const blanks: string[] = [];
+    while (j < kept.length && (kept[j] === null || kept[j]!.trim() === '')) {
+      if (kept[j] === null) removed = true;
+      else blanks.push(kept[j]!);
+      j++;
+    }
+    if (!removed) out.push(...blanks);
+    else if (blanks.length > 0) out.push('');
+    i = j;
+  }
+  return out.join('\n');
+}

@@ -1,0 +1,130 @@
+// One agent run: the spec builds the invocation, spawnProcess runs it, the spec parses it. What
+// happened to the process (timeout, abort, not installed) wins over whatever it printed: gemini,
+// for one, exits 0 after our own SIGTERM.
+
+import { displayName } from '../agents/common.js';
+import type { AgentRequest, AgentResult, AgentSpec, Invocation, RunOutput } from '../agents/types.js';
+import { extractMedia } from '../media/parse.js';
+import { type SpawnResult, spawnProcess } from './spawn.js';
+
+export const DEFAULT_MAX_STDOUT_BYTES = 10 * 1024 * 1024;
+export const DEFAULT_MAX_STDERR_BYTES = 1024 * 1024;
+
+export async function runCommandReply(spec: AgentSpec, request: AgentRequest): Promise<AgentResult> {
+  let inv: Invocation;
+  try {
+    inv = spec.build(request);
+  } catch (err) {
+    // A session id or model that could be read as a flag is refused before anything runs.
+    return { type: 'error', kind: 'exit', message: (err as Error).message, durationMs: 0 };
+  }
+  const [file, ...args] = inv.argv;
+  if (!file) return { type: 'error', kind: 'exit', message: 'No agent command configured.', durationMs: 0 };
+
+  const nextMessages = spec.messageStream();
+  let pending: string | undefined;
+  const onStdoutLine = (line: string) => {
+    if (!request.onProgress) return;
+    // A message is only known not to be the final reply once the next one arrives.
+    for (const message of safeMessages(nextMessages, line)) {
+      if (pending !== undefined) emitProgress(request.onProgress, pending);
+      pending = message;
+    }
+  };
+
+  const r = await spawnProcess({
+    file,
+    args,
+    cwd: request.cwd,
+    env: { ...request.env, ...inv.env },
+    ...(inv.stdin !== undefined ? { input: inv.stdin } : {}),
+    timeoutMs: request.timeoutMs,
+    ...(request.signal ? { signal: request.signal } : {}),
+    onStdoutLine,
+    ...(spec.keepLine ? { keepStdoutLine: spec.keepLine } : {}),
+    maxStdoutBytes: request.maxStdoutBytes ?? DEFAULT_MAX_STDOUT_BYTES,
+    maxStderrBytes: request.maxStderrBytes ?? DEFAULT_MAX_STDERR_BYTES,
+  });
+
+  return toAgentResult(spec, inv, r);
+}
+
+/** What a finished spawn means as an agent result (pure; also used on captured fixtures). */
+export function toAgentResult(spec: AgentSpec, inv: Invocation, r: SpawnResult): AgentResult {
+  const file = inv.argv[0] ?? spec.program;
+  switch (r.type) {
+    case 'not_found':
+      return {
+        type: 'error',
+        kind: 'not_installed',
+        message: `${displayName(spec.kind)} is not installed: "${file}" was not found on PATH.`,
+        durationMs: r.durationMs,
+      };
+    case 'spawn_failed':
+      return {
+        type: 'error',
+        kind: 'exit',
+        message: `${displayName(spec.kind)} could not be started: ${firstLine(r.message)}`,
+        durationMs: r.durationMs,
+      };
+    case 'timeout':
+    case 'aborted': {
+      // The session id printed before the stop still lets the chat resume where it was.
+      const sessionId = inv.sessionId ?? spec.parse(toRunOutput(r)).sessionId;
+      return {
+        type: 'error',
+        kind: r.type,
+        message:
+          r.type === 'timeout'
+            ? `${displayName(spec.kind)} timed out after ${Math.round(r.timeoutMs / 1000)} s.`
+            : `${displayName(spec.kind)} was stopped.`,
+        ...(sessionId ? { sessionId } : {}),
+        exitCode: r.exitCode,
+        signal: r.signal,
+        durationMs: r.durationMs,
+      };
+    }
+    case 'exited': {
+      const parsed = spec.parse(toRunOutput(r));
+      const sessionId = inv.sessionId ?? parsed.sessionId;
+      return { ...parsed, ...(sessionId ? { sessionId } : {}), durationMs: r.durationMs };
+    }
+  }
+}
+
+function toRunOutput(r: {
+  stdoutLines: string[];
+  stderr: string;
+  exitCode: number | null;
+  signal: string | null;
+  stdoutTruncated: boolean;
+}): RunOutput {
+  return {
+    stdoutLines: r.stdoutLines,
+    stderr: r.stderr,
+    exitCode: r.exitCode,
+    signal: r.signal,
+    truncated: r.stdoutTruncated,
+  };
+}
+
+function safeMessages(next: (line: string) => string[], line: string): string[] {
+  try {
+    return next(line);
+  } catch {
+    return [];
+  }
+}
+
+function emitProgress(onProgress: (text: string) => void, raw: string): void {
+  const { text } = extractMedia(raw);
+  try {
+    if (text) onProgress(text);
+  } catch {
+    // A failing listener must not break the run it listens to.
+  }
+}
+
+function firstLine(s: string): string {
+  return s.split('\n').find((l) => l.trim()) ?? s;
+}

@@ -1,0 +1,254 @@
+// The one way agentwire starts a process. argv only (no shell), an explicit environment, stdin
+// ignored unless fed, the child leading its own process group so a timeout or abort can kill
+// everything it started (TERM, then KILL), output streamed line by line and capped in bytes, and a
+// result that settles exactly once, even when a grandchild keeps the pipes open.
+import type { ChildProcess } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { execa } from 'execa';
+import { CappedLines } from './lines.js';
+
+export interface SpawnOptions {
+  /** The program (looked up on `env.PATH` when it has no slash). */
+  file: string;
+  args: readonly string[];
+  cwd?: string;
+  /** The whole environment of the child: nothing is inherited from this process. */
+  env: Record<string, string>;
+  /** Written to stdin, which is then closed. Without it stdin is ignored (never an open pipe). */
+  input?: string;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Called for each stdout line as it arrives, also past the byte cap. */
+  onStdoutLine?: (line: string) => void;
+  /** Stdout lines it rejects are streamed but not kept (nor counted against the cap). */
+  keepStdoutLine?: (line: string) => boolean;
+  maxStdoutBytes?: number;
+  maxStderrBytes?: number;
+  /** Between TERM and KILL of the group after a timeout or abort. */
+  killGraceMs?: number;
+  /** After the child exited, how long pipes still held by a grandchild may stay open. */
+  pipeGraceMs?: number;
+}
+
+interface Finished {
+  /** The kept stdout lines, newline-free, in order (a final unterminated line included). */
+  stdoutLines: string[];
+  stdout: string;
+  stderr: string;
+  stdoutTruncated: boolean;
+  stderrTruncated: boolean;
+  exitCode: number | null;
+  signal: string | null;
+  durationMs: number;
+}
+
+export type SpawnResult =
+  | ({ type: 'exited' } & Finished)
+  | ({ type: 'timeout'; timeoutMs: number } & Finished)
+  | ({ type: 'aborted' } & Finished)
+  | { type: 'not_found'; file: string; message: string; durationMs: number }
+  | { type: 'spawn_failed'; message: string; durationMs: number };
+
+/** Variables that make a CLI act differently when it believes it runs inside another agent. */
+export const NESTED_AGENT_ENV: readonly string[] = [
+  'CLAUDECODE',
+  'CLAUDE_CODE_ENTRYPOINT',
+  'CLAUDE_CODE_SSE_PORT',
+  'CODEX_SANDBOX',
+  'CODEX_SANDBOX_NETWORK_DISABLED',
+  'GEMINI_CLI',
+  'OPENCODE',
+];
+
+const DEFAULT_STDOUT = 10 * 1024 * 1024;
+const DEFAULT_STDERR = 1024 * 1024;
+
+// Groups still running: killed if this process exits, so a crash leaves no agent behind.
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+function trackGroup(pid: number): void {
+  liveGroups.add(pid);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const g of liveGroups) killGroup(g, 'SIGKILL');
+  });
+}
+
+/** Signals the child's whole process group; a group that is already gone is not an error. */
+export function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: nothing left in the group.
+  }
+}
+
+export function spawnProcess(opts: SpawnOptions): Promise<SpawnResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const env = { ...opts.env };
+  for (const k of NESTED_AGENT_ENV) delete env[k];
+  const out = new CappedLines({
+    maxBytes: opts.maxStdoutBytes ?? DEFAULT_STDOUT,
+    onLine: opts.onStdoutLine,
+    keep: opts.keepStdoutLine,
+  });
+  const err = new CappedLines({ maxBytes: opts.maxStderrBytes ?? DEFAULT_STDERR });
+  const killGraceMs = opts.killGraceMs ?? 5000;
+  const pipeGraceMs = opts.pipeGraceMs ?? 1000;
+
+  return new Promise<SpawnResult>((resolve) => {
+    if (opts.signal?.aborted) {
+      resolve({ type: 'aborted', ...emptyFinished(0) });
+      return;
+    }
+    // Checked first: a missing cwd makes spawn fail with ENOENT, which would read as "not installed".
+    if (opts.cwd !== undefined && !isDirectory(opts.cwd)) {
+      resolve({ type: 'spawn_failed', message: `working folder ${opts.cwd} does not exist`, durationMs: 0 });
+      return;
+    }
+    const sub = execa(opts.file, [...opts.args], {
+      cwd: opts.cwd,
+      env,
+      extendEnv: false,
+      shell: false,
+      detached: true,
+      cleanup: false,
+      buffer: false,
+      reject: false,
+      stripFinalNewline: false,
+      ...(opts.input !== undefined ? { input: opts.input } : { stdin: 'ignore' as const }),
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    const child: ChildProcess = sub.nodeChildProcess;
+
+    let done = false;
+    let stopReason: 'timeout' | 'aborted' | undefined;
+    let exit: { code: number | null; signal: string | null } | undefined;
+    let stdoutOpen = true;
+    let stderrOpen = true;
+    let killSent = false;
+    const timers: NodeJS.Timeout[] = [];
+    const pid = child.pid;
+    if (pid !== undefined) trackGroup(pid);
+
+    const finish = (result: SpawnResult) => {
+      if (done) return;
+      done = true;
+      for (const t of timers) clearTimeout(t);
+      opts.signal?.removeEventListener('abort', onAbort);
+      if (pid !== undefined) {
+        // A stopped run leaves nothing behind, including children that ignored TERM.
+        if (stopReason) killGroup(pid, 'SIGKILL');
+        liveGroups.delete(pid);
+      }
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      resolve(result);
+    };
+
+    const settleIfDone = () => {
+      if (done || !exit || stdoutOpen || stderrOpen) return;
+      settleNow();
+    };
+    const settleNow = () => {
+      out.end();
+      err.end();
+      const fin: Finished = {
+        stdoutLines: out.lines,
+        stdout: out.text(),
+        stderr: err.text(),
+        stdoutTruncated: out.truncated,
+        stderrTruncated: err.truncated,
+        exitCode: exit?.code ?? null,
+        signal: exit?.signal ?? null,
+        durationMs: elapsed(),
+      };
+      if (stopReason === 'timeout') finish({ type: 'timeout', timeoutMs: opts.timeoutMs ?? 0, ...fin });
+      else if (stopReason === 'aborted') finish({ type: 'aborted', ...fin });
+      else finish({ type: 'exited', ...fin });
+    };
+
+    const stop = (reason: 'timeout' | 'aborted') => {
+      if (done || stopReason) return;
+      stopReason = reason;
+      if (pid === undefined) return;
+      killGroup(pid, 'SIGTERM');
+      timers.push(
+        setTimeout(() => {
+          killSent = true;
+          killGroup(pid, 'SIGKILL');
+          // The group is dead now; pipes close at once unless something escaped the group.
+          timers.push(setTimeout(settleNow, Math.min(pipeGraceMs, 500)));
+        }, killGraceMs),
+      );
+    };
+    const onAbort = () => stop('aborted');
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    if (opts.timeoutMs !== undefined && opts.timeoutMs > 0) {
+      timers.push(setTimeout(() => stop('timeout'), opts.timeoutMs));
+    }
+
+    child.stdout?.on('data', (c: Buffer) => out.push(c));
+    child.stderr?.on('data', (c: Buffer) => err.push(c));
+    child.stdout?.once('close', () => {
+      stdoutOpen = false;
+      settleIfDone();
+    });
+    child.stderr?.once('close', () => {
+      stderrOpen = false;
+      settleIfDone();
+    });
+    child.once('exit', (code, signal) => {
+      exit = { code, signal };
+      if (stdoutOpen || stderrOpen) {
+        // A grandchild may hold the pipes open forever (a background server, a TERM-ignoring
+        // helper). After a stop we wait for KILL; otherwise a short grace, then we let go.
+        if (!stopReason) timers.push(setTimeout(settleNow, pipeGraceMs));
+        else if (killSent) timers.push(setTimeout(settleNow, Math.min(pipeGraceMs, 500)));
+      }
+      settleIfDone();
+    });
+
+    // Spawn failures (ENOENT, EACCES, a missing cwd) arrive through execa's result, not 'exit'.
+    sub.then(
+      (r) => {
+        if (done || exit || !r.failed) return;
+        const code = (r.cause as NodeJS.ErrnoException | undefined)?.code ?? (r as { code?: string }).code;
+        const message = r.shortMessage ?? r.message ?? 'could not start';
+        if (code === 'ENOENT' && pid === undefined) {
+          finish({ type: 'not_found', file: opts.file, message, durationMs: elapsed() });
+        } else if (pid === undefined) {
+          finish({ type: 'spawn_failed', message, durationMs: elapsed() });
+        }
+      },
+      (e: Error) => {
+        if (!done && pid === undefined)
+          finish({ type: 'spawn_failed', message: e.message, durationMs: elapsed() });
+      },
+    );
+  });
+}
+
+function emptyFinished(durationMs: number): Finished {
+  return {
+    stdoutLines: [],
+    stdout: '',
+    stderr: '',
+    stdoutTruncated: false,
+    stderrTruncated: false,
+    exitCode: null,
+    signal: null,
+    durationMs,
+  };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
