@@ -261,7 +261,8 @@ const activeHours = z
   })
   .strict()
   .superRefine((h, ctx) => {
-    if (h.start === h.end) ctx.addIssue({ code: 'custom', path: ['end'], message: 'same as start: empty window' });
+    if (h.start === h.end)
+      ctx.addIssue({ code: 'custom', path: ['end'], message: 'same as start: empty window' });
     if (h.timeZone !== undefined && !isValidTimeZone(h.timeZone))
       ctx.addIssue({ code: 'custom', path: ['timeZone'], message: `unknown time zone "${h.timeZone}"` });
   });
@@ -314,13 +315,7 @@ const scheduleSchema = z
       .min(1)
       .optional()
       .describe('Optional pre-check argv: the agent wakes only if it exits 0 and prints.'),
-    checkTimeoutSeconds: z
-      .number()
-      .int()
-      .positive()
-      .max(3600)
-      .default(60)
-      .describe('Pre-check time limit.'),
+    checkTimeoutSeconds: z.number().int().positive().max(3600).default(60).describe('Pre-check time limit.'),
   })
   .strict()
   .superRefine((s, ctx) => {
@@ -341,7 +336,8 @@ const schedulesSchema = z
   .superRefine((list, ctx) => {
     const seen = new Set<string>();
     list.forEach((s, i) => {
-      if (seen.has(s.id)) ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `duplicate id "${s.id}"` });
+      if (seen.has(s.id))
+        ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `duplicate id "${s.id}"` });
       seen.add(s.id);
     });
   });

@@ -10,7 +10,7 @@ import type { ChatKey } from '../core/types.js';
 import { maskId } from '../log.js';
 import { isWithinActiveHours } from './hours.js';
 import { type Job, type JobDeps, loadOrFresh, persist } from './jobs.js';
-import { dueDecision, nextAfter, planAtStart, type JobState } from './plan.js';
+import { dueDecision, type JobState, nextAfter, planAtStart } from './plan.js';
 import { failureText } from './prompt.js';
 import type { HeartbeatSettings } from './settings.js';
 import { HEARTBEAT_JOB } from './state.js';
@@ -77,17 +77,32 @@ export class HeartbeatJob implements Job {
     const due = dueDecision(this.timing, occ, now);
     let outcome: HeartbeatOutcome | { type: 'missed' };
     if (due.type === 'skip_missed') {
-      this.d.log.info({ dueAt: occ, missedByMs: due.missedByMs }, 'heartbeat missed while stopped; not caught up');
+      this.d.log.info(
+        { dueAt: occ, missedByMs: due.missedByMs },
+        'heartbeat missed while stopped; not caught up',
+      );
       outcome = { type: 'missed' };
     } else {
       outcome = await this.beat({ key: `heartbeat:${occ}`, respectHours: true, report: true });
+    }
+    const after = this.d.clock.now();
+    if (this.occurrence !== undefined && this.occurrence <= after) {
+      // The run outlasted the interval: the ticks it covered are skipped, not fired back to back.
+      this.d.log.info({ reason: 'in_flight' }, 'heartbeat skipped');
+      this.occurrence = nextAfter(this.timing, this.occurrence, after);
+      this.state.nextRunAt = this.occurrence;
     }
     this.record(now, outcome);
   }
 
   /** `agentwire heartbeat`: one heartbeat now, outside active hours too; failures are returned, not reported. */
   fireNow(o: FireOptions): Promise<HeartbeatOutcome> {
-    return this.beat({ key: `heartbeat:manual:${this.d.clock.now()}`, respectHours: false, report: false, ...o });
+    return this.beat({
+      key: `heartbeat:manual:${this.d.clock.now()}`,
+      respectHours: false,
+      report: false,
+      ...o,
+    });
   }
 
   private async beat(o: {

@@ -12,9 +12,13 @@ export interface ActiveHours {
   timeZone?: string;
 }
 
-/** True when `timeZone` is a zone this Node knows (Intl throws RangeError otherwise). */
+/**
+ * True when `timeZone` is a zone name this Node knows (Intl throws RangeError otherwise). Bare
+ * offsets like "+01:00" are refused although Intl takes them: they do not follow DST, so "+01:00"
+ * for Berlin would be an hour off all summer.
+ */
 export function isValidTimeZone(timeZone: string): boolean {
-  if (!timeZone.trim()) return false;
+  if (!timeZone.trim() || /^[+-]\d/.test(timeZone)) return false;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone });
     return true;

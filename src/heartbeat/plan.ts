@@ -40,7 +40,8 @@ export function planAtStart(t: Timing, state: JobState | undefined, nowMs: numbe
   if (t.type === 'at') {
     if (state?.done) return { type: 'idle', reason: 'done' };
     const crashed = state?.runningSince !== undefined;
-    if (crashed && (state?.attempts ?? 0) >= MAX_ONE_SHOT_ATTEMPTS) return { type: 'idle', reason: 'gave_up' };
+    if (crashed && (state?.attempts ?? 0) >= MAX_ONE_SHOT_ATTEMPTS)
+      return { type: 'idle', reason: 'gave_up' };
     return { type: 'next', occurrence: t.atMs, skippedEarlier: false, retry: crashed };
   }
   const stored = state?.nextRunAt;

@@ -68,11 +68,16 @@ export type FailureReason =
   | { type: 'no_session' }
   | { type: 'gave_up' };
 
-/** One short, true sentence for the chat; the agent's own message is already fit to show. */
-export function failureText(label: string, r: FailureReason): string {
+/**
+ * One short, true sentence for the chat; the agent's own message is already fit to show. Only a
+ * recurring job is promised another run.
+ */
+export function failureText(label: string, r: FailureReason, recurring = true): string {
   switch (r.type) {
-    case 'agent':
-      return `${label} failed: ${r.message.replace(/[.\s]+$/, '')}. It will run again at its next time.`;
+    case 'agent': {
+      const again = recurring ? ' It will run again at its next time.' : '';
+      return `${label} failed: ${r.message.replace(/[.\s]+$/, '')}.${again}`;
+    }
     case 'check_timeout':
       return `${label}: its check command took longer than ${r.seconds} s and was stopped.`;
     case 'check_failed':

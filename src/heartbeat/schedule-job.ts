@@ -87,7 +87,10 @@ export class ScheduleJob implements Job {
       this.occurrence = nextAfter(this.spec.timing, occ, now);
       this.state.nextRunAt = this.occurrence;
       if (due.type === 'skip_missed') {
-        this.d.log.info({ schedule: this.spec.id, dueAt: occ, missedByMs: due.missedByMs }, 'schedule missed');
+        this.d.log.info(
+          { schedule: this.spec.id, dueAt: occ, missedByMs: due.missedByMs },
+          'schedule missed',
+        );
         return this.finish('missed');
       }
       this.pending = { occurrence: occ, lateMs: due.lateMs };
@@ -112,11 +115,17 @@ export class ScheduleJob implements Job {
     const { spec, d } = this;
     const late = isLate(p.lateMs);
     if (late)
-      d.log.warn({ schedule: spec.id, dueAt: p.occurrence, lateMs: p.lateMs }, lateNote({ ...p, id: spec.id, timeZone: spec.fields.timeZone }));
+      d.log.warn(
+        { schedule: spec.id, dueAt: p.occurrence, lateMs: p.lateMs },
+        lateNote({ ...p, id: spec.id, timeZone: spec.fields.timeZone }),
+      );
     if (spec.check && p.checkOutput === undefined) {
       const gate = checkGate(await d.runCheck(spec.check, spec.checkTimeoutMs));
       if (gate.type === 'quiet') {
-        d.log.info({ schedule: spec.id, reason: gate.reason, exitCode: gate.exitCode }, 'schedule check: nothing to do');
+        d.log.info(
+          { schedule: spec.id, reason: gate.reason, exitCode: gate.exitCode },
+          'schedule check: nothing to do',
+        );
         return this.finish('check_quiet');
       }
       if (gate.type === 'error') {
@@ -150,7 +159,10 @@ export class ScheduleJob implements Job {
       return this.finish('silent');
     }
     await d.runner.deliver(spec.target, `${this.name}:${p.occurrence}`, delivery.text, delivery.media);
-    d.log.info({ schedule: spec.id, chat: maskId(spec.target), chars: delivery.text.length }, 'schedule reply sent');
+    d.log.info(
+      { schedule: spec.id, chat: maskId(spec.target), chars: delivery.text.length },
+      'schedule reply sent',
+    );
     this.finish('sent');
   }
 
@@ -171,9 +183,12 @@ export class ScheduleJob implements Job {
 
   /** Only the first failure of a streak is told to the chat; later ones are logged and recorded. */
   private async fail(occurrence: number, reason: FailureReason): Promise<void> {
-    const text = failureText(`Scheduled job "${this.spec.id}"`, reason);
+    const text = failureText(`Scheduled job "${this.spec.id}"`, reason, this.spec.timing.type !== 'at');
     this.state.lastDetail = text;
-    this.d.log.warn({ schedule: this.spec.id, reason: reason.type, streak: this.state.failureStreak + 1 }, text);
+    this.d.log.warn(
+      { schedule: this.spec.id, reason: reason.type, streak: this.state.failureStreak + 1 },
+      text,
+    );
     if (this.state.failureStreak++ > 0) return;
     try {
       await this.d.runner.deliver(this.spec.target, `${this.name}:${occurrence}:failed`, text, []);

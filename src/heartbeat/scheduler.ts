@@ -3,8 +3,9 @@
 // itself; so a suspended laptop, a changed system clock, or a one-shot months away (setTimeout
 // cannot wait past 24.8 days) all come out right. Each job fires at most once at a time.
 import type { ChatKey } from '../core/types.js';
-import type { ActiveHours } from './hours.js';
+import type { Timer } from './clock.js';
 import { type FireOptions, HeartbeatJob, type HeartbeatOutcome } from './heartbeat-job.js';
+import type { ActiveHours } from './hours.js';
 import type { Job, JobDeps } from './jobs.js';
 import { ScheduleJob } from './schedule-job.js';
 import {
@@ -14,7 +15,6 @@ import {
   resolveSchedule,
   type ScheduleConfig,
 } from './settings.js';
-import type { Timer } from './clock.js';
 import { describeTiming } from './timing.js';
 
 export const MAX_SLEEP_MS = 60_000;

@@ -63,7 +63,9 @@ export interface ScheduleSpec {
   checkTimeoutMs: number;
 }
 
-export function resolveSchedule(c: ScheduleConfig): { ok: true; spec: ScheduleSpec } | { ok: false; error: string } {
+export function resolveSchedule(
+  c: ScheduleConfig,
+): { ok: true; spec: ScheduleSpec } | { ok: false; error: string } {
   const t = parseTiming(c);
   if (!t.ok) return { ok: false, error: `schedule "${c.id}" ${t.key}: ${t.error}` };
   const target = checkScheduleTarget(c.target);
