@@ -171,7 +171,8 @@ export class ScheduleJob implements Job {
     const retry = this.d.clock.now() + BUSY_RETRY_MS;
     if (this.occurrence !== undefined && retry >= this.occurrence) {
       this.d.log.info({ schedule: this.spec.id }, 'schedule: chat busy until the next occurrence; dropped');
-      return this.finish('busy_dropped');
+      this.finish('busy_dropped');
+      return;
     }
     this.d.log.info({ schedule: this.spec.id, retryInMs: BUSY_RETRY_MS }, 'schedule: chat busy; will retry');
     this.retryAt = retry;

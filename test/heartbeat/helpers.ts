@@ -22,7 +22,11 @@ export class FakeClock implements Clock {
   setTimer(fn: () => void, ms: number): Timer {
     const timer = { at: this.t + Math.max(0, ms), fn, live: true, seq: this.seq++ };
     this.timers.push(timer);
-    return { cancel: () => void (timer.live = false) };
+    return {
+      cancel: () => {
+        timer.live = false;
+      },
+    };
   }
   pending(): number {
     return this.timers.filter((t) => t.live).length;
