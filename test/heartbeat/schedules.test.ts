@@ -9,7 +9,16 @@ import { createScheduler, type Scheduler } from '../../src/heartbeat/scheduler.j
 import type { ScheduleConfig } from '../../src/heartbeat/settings.js';
 import { loadJobState } from '../../src/heartbeat/state.js';
 import type { Db } from '../../src/store/db.js';
-import { agentError, captureLog, deferred, FakeClock, FakeRunner, ok, openStateDb, tempDir } from './helpers.js';
+import {
+  agentError,
+  captureLog,
+  deferred,
+  FakeClock,
+  FakeRunner,
+  ok,
+  openStateDb,
+  tempDir,
+} from './helpers.js';
 
 const OWNER: ChatKey = 'whatsapp:+15551234567';
 const MIN = 60_000;
@@ -102,7 +111,11 @@ describe('timing', () => {
     await clock.advance(15 * MIN);
     expect(runner.runs).toHaveLength(1);
     expect(runner.delivered).toEqual([]);
-    expect(s.status().schedules[0]).toMatchObject({ id: 'poll', lastOutcome: 'silent', nextAt: T0 + 30 * MIN });
+    expect(s.status().schedules[0]).toMatchObject({
+      id: 'poll',
+      lastOutcome: 'silent',
+      nextAt: T0 + 30 * MIN,
+    });
   });
 
   it('a one-shot fires once', async () => {
@@ -125,7 +138,9 @@ describe('busy chat', () => {
     runner.busy.delete(OWNER);
     await clock.advance(1 * MIN);
     expect(runner.runs.map(at)).toEqual(['2026-07-01T12:03:00.000Z']);
-    expect(runner.delivered.map((d) => d.key)).toEqual([`schedule:plan:${Date.parse('2026-07-01T12:00:00Z')}`]);
+    expect(runner.delivered.map((d) => d.key)).toEqual([
+      `schedule:plan:${Date.parse('2026-07-01T12:00:00Z')}`,
+    ]);
   });
 
   it('gives way to the next occurrence rather than piling up', async () => {
@@ -142,7 +157,11 @@ describe('busy chat', () => {
 
 describe('a schedule whose agent fails', () => {
   it('is reported once to the target chat, and the next tick still runs', async () => {
-    runner.replies = [agentError('The agent timed out after 600 s.'), agentError('The agent timed out after 600 s.'), ok('CI is green again.')];
+    runner.replies = [
+      agentError('The agent timed out after 600 s.'),
+      agentError('The agent timed out after 600 s.'),
+      ok('CI is green again.'),
+    ];
     const s = start([sched({ id: 'ci', every: '15m', prompt: 'Check CI.' })]);
     await clock.advance(30 * MIN);
     expect(runner.runs).toHaveLength(2);
@@ -183,7 +202,8 @@ describe('pre-check', () => {
     chmodSync(path, 0o755);
     return [path];
   };
-  const checkRuns = () => (existsSync(calls) ? readFileSync(calls, 'utf8').split('\n').filter(Boolean).length : 0);
+  const checkRuns = () =>
+    existsSync(calls) ? readFileSync(calls, 'utf8').split('\n').filter(Boolean).length : 0;
   beforeEach(() => {
     calls = join(tmp.dir, 'calls.log');
   });
@@ -199,7 +219,9 @@ describe('pre-check', () => {
   });
 
   it('exit 0 printing nothing (or only blank lines): the agent is not woken', async () => {
-    const s = start([sched({ id: 'mail', every: '15m', check: script('quiet', 'printf "\\n  \\n"; exit 0') })]);
+    const s = start([
+      sched({ id: 'mail', every: '15m', check: script('quiet', 'printf "\\n  \\n"; exit 0') }),
+    ]);
     await clock.advance(15 * MIN);
     await s.whenIdle();
     expect(checkRuns()).toBe(1);
@@ -208,7 +230,12 @@ describe('pre-check', () => {
 
   it('exit 0 printing something: the agent is woken with the output', async () => {
     const s = start([
-      sched({ id: 'mail', every: '15m', prompt: 'Summarise these.', check: script('found', 'echo "2 new mails from Ann"') }),
+      sched({
+        id: 'mail',
+        every: '15m',
+        prompt: 'Summarise these.',
+        check: script('found', 'echo "2 new mails from Ann"'),
+      }),
     ]);
     await clock.advance(15 * MIN);
     await s.whenIdle();
