@@ -12,9 +12,26 @@ export function registerSecret(value: string | undefined): void {
   if (value && value.length >= 6) secrets.add(value);
 }
 
+/** Environment variable names whose values are treated as secrets wherever they show up. */
+export const SECRET_ENV_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|_PAT|AUTH)$/i;
+
+/** Registers the values of every secret-looking variable of an environment. */
+export function registerSecretEnv(env: NodeJS.ProcessEnv): void {
+  for (const [name, value] of Object.entries(env)) if (SECRET_ENV_NAME.test(name)) registerSecret(value);
+}
+
+// Shapes of credentials that are masked even when nobody registered them.
+const SECRET_SHAPES: readonly RegExp[] = [
+  /\b(sk|rk|pk)-[A-Za-z0-9_-]{16,}/g,
+  /\b(Bearer|Basic)\s+[A-Za-z0-9+/=._-]{8,}/gi,
+  /\bAIza[0-9A-Za-z_-]{30,}/g,
+  /\bxox[abpr]-[A-Za-z0-9-]{10,}/g,
+];
+
 export function scrub(text: string): string {
   let out = text;
   for (const s of secrets) if (out.includes(s)) out = out.split(s).join('[redacted]');
+  for (const shape of SECRET_SHAPES) out = out.replace(shape, '[redacted]');
   return out;
 }
 
@@ -41,7 +58,6 @@ export function createLogger(opts: { level?: string; destination?: DestinationSt
     hooks: {
       // Scrub registered secret values from every argument before pino serialises them.
       logMethod(args, method) {
-        if (secrets.size === 0) return method.apply(this, args);
         const cleaned = args.map((a) =>
           typeof a === 'string' ? scrub(a) : a && typeof a === 'object' ? scrubObject(a) : a,
         );

@@ -49,3 +49,19 @@ describe('locate', () => {
     expect(locate(text, ['missing'])).toEqual({});
   });
 });
+
+describe('environment defaults', () => {
+  it('fills Twilio credentials from the environment unless the file sets them', () => {
+    const env = { TWILIO_ACCOUNT_SID: 'ACenv', TWILIO_AUTH_TOKEN: 'tok-env', HOME: '/home/u' };
+    const r = parseConfigText('{twilio: {accountSid: "ACfile"}}', 'c', env);
+    expect(r.ok && r.config.twilio).toMatchObject({ accountSid: 'ACfile', authToken: 'tok-env' });
+  });
+
+  it('expands ~ in path keys', () => {
+    const r = parseConfigText('{agent: {cwd: "~/code"}, media: {allowedRoots: ["~", "/abs"]}}', 'c', {
+      HOME: '/home/u',
+    });
+    expect(r.ok && r.config.agent.cwd).toBe('/home/u/code');
+    expect(r.ok && r.config.media.allowedRoots).toEqual(['/home/u', '/abs']);
+  });
+});

@@ -2,7 +2,7 @@
 import { formatProblem, loadConfig } from '../config/load.js';
 import { type Paths, resolvePaths } from '../config/paths.js';
 import type { Config } from '../config/schema.js';
-import { createLogger, type Logger, registerSecret } from '../log.js';
+import { createLogger, type Logger, registerSecret, registerSecretEnv } from '../log.js';
 
 export interface Context {
   paths: Paths;
@@ -43,6 +43,9 @@ export function loadContext(opts: GlobalOptions, env: NodeJS.ProcessEnv = proces
   ])
     registerSecret(s);
   for (const v of Object.values(config.agent.env)) registerSecret(v);
+  for (const a of Object.values(config.agents))
+    for (const v of Object.values(a?.env ?? {})) registerSecret(v);
+  registerSecretEnv(env);
   const log = createLogger({ level: env.AGENTWIRE_LOG_LEVEL ?? config.log.level });
   return { paths, config, log, env };
 }

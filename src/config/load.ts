@@ -1,4 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import JSON5 from 'json5';
 import type { z } from 'zod';
 import { type Config, configSchema } from './schema.js';
@@ -56,7 +58,22 @@ function parseConfigValue(raw: unknown, file: string, text: string, env: NodeJS.
   const parsed = configSchema.safeParse(substituted);
   if (!parsed.success) problems.push(...zodProblems(parsed.error, file, text));
   if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, config: parsed.data as Config, file };
+  return { ok: true, config: finish(parsed.data as Config, env), file };
+}
+
+/** Environment defaults for credentials and `~` in paths, applied once so nothing downstream reads env. */
+function finish(config: Config, env: NodeJS.ProcessEnv): Config {
+  const t = config.twilio;
+  t.accountSid ??= env.TWILIO_ACCOUNT_SID || undefined;
+  t.authToken ??= env.TWILIO_AUTH_TOKEN || undefined;
+  t.apiKey ??= env.TWILIO_API_KEY || undefined;
+  t.apiSecret ??= env.TWILIO_API_SECRET || undefined;
+  const home = env.HOME || homedir();
+  const expand = (p: string) => (p === '~' ? home : p.startsWith('~/') ? join(home, p.slice(2)) : p);
+  if (config.agent.cwd) config.agent.cwd = expand(config.agent.cwd);
+  for (const a of Object.values(config.agents)) if (a?.cwd) a.cwd = expand(a.cwd);
+  if (config.media.allowedRoots) config.media.allowedRoots = config.media.allowedRoots.map(expand);
+  return config;
 }
 
 /** `"${VAR}"` anywhere inside a string is replaced by the environment variable; a missing one is an error. */

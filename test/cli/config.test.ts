@@ -1,0 +1,73 @@
+// Runs the built binary, as a user would.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const bin = new URL('../../dist/cli/main.js', import.meta.url).pathname;
+let home: string;
+
+function run(args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [bin, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: home, AGENTWIRE_HOME: home, ...env },
+    encoding: 'utf8',
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), 'aw-cli-'));
+  execFileSync(process.execPath, ['-e', `require('node:fs').accessSync(${JSON.stringify(bin)})`]);
+});
+
+describe('agentwire config', () => {
+  it('check with no file at all is a valid config', () => {
+    const r = run(['config', 'check']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('ok');
+  });
+
+  it('check lists every problem as FILE:LINE:COL key: message and exits 1', () => {
+    const file = join(home, 'bad.json5');
+    writeFileSync(file, '{\n  queue: {maxConcurrentRuns: 0},\n  bogus: true,\n}\n');
+    const r = run(['config', 'check', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${file}:2:11 queue.maxConcurrentRuns:`);
+    expect(r.stderr).toContain(`${file}:3:3 bogus: unknown key`);
+  });
+
+  it('check reports a JSON5 syntax error with its position', () => {
+    const file = join(home, 'syntax.json5');
+    writeFileSync(file, '{\n  agent: {kind: "claude"\n}\n');
+    const r = run(['config', 'check', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`^${file}:\\d+:\\d+ \\(root\\): `));
+  });
+
+  it('check of a named file that does not exist fails', () => {
+    const r = run(['config', 'check', join(home, 'nope.json5')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('file not found');
+  });
+
+  it('print fills defaults and never shows a secret', () => {
+    const file = join(home, 'secret.json5');
+    writeFileSync(file, '{agent: {env: {API_KEY: "${MY_KEY}"}}, twilio: {accountSid: "AC1"}}');
+    const r = run(['--config', file, 'config', 'print'], {
+      MY_KEY: 'sk-live-very-secret',
+      TWILIO_AUTH_TOKEN: 'tok-secret-123',
+    });
+    expect(r.code).toBe(0);
+    const printed = JSON.parse(r.stdout);
+    expect(printed.queue.maxConcurrentRuns).toBe(4);
+    expect(printed.agent.env.API_KEY).toBe('[redacted]');
+    expect(printed.twilio.authToken).toBe('[redacted]');
+    expect(r.stdout).not.toContain('sk-live-very-secret');
+    expect(r.stdout).not.toContain('tok-secret-123');
+  });
+
+  it('unknown commands are usage errors (exit 2)', () => {
+    expect(run(['frobnicate']).code).toBe(2);
+  });
+});
