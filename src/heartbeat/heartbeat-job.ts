@@ -121,7 +121,8 @@ export class HeartbeatJob implements Job {
     if (raw === undefined) return this.skip('no_target');
     const target = checkHeartbeatTarget(raw);
     if (!target.ok) {
-      log.warn({ reason: target.reason }, `heartbeat refused: ${target.message}`);
+      // The message may quote the target (a phone number): only the reason goes to the log.
+      log.warn({ reason: target.reason }, 'heartbeat refused: not a chat it may speak to');
       return { type: 'refused', reason: target.reason, message: target.message };
     }
     const chat = target.chat;

@@ -76,3 +76,17 @@ export function activeHoursProblem(hours: ActiveHours): string | undefined {
     return `unknown time zone "${hours.timeZone}" (use an IANA name like Europe/Berlin)`;
   return undefined;
 }
+
+/**
+ * The first of the ticks `fromMs`, `fromMs + stepMs`, … that falls inside the window (for showing
+ * when a heartbeat will really fire); undefined when none does within `maxSteps`.
+ */
+export function firstActiveTick(
+  fromMs: number,
+  stepMs: number,
+  hours: ActiveHours,
+  maxSteps = 20_000,
+): number | undefined {
+  for (let i = 0, t = fromMs; i < maxSteps; i++, t += stepMs) if (isWithinActiveHours(t, hours)) return t;
+  return undefined;
+}

@@ -1,6 +1,7 @@
 // `agentwire schedules` without a relay: what each job will do next, computed from the config and
 // the stored state with the same rules the scheduler applies at start (plan.ts), so the listing
 // and the relay never disagree.
+import { firstActiveTick } from './hours.js';
 import type { JobState } from './plan.js';
 import { dueDecision, nextAfter, planAtStart } from './plan.js';
 import { type HeartbeatConfig, resolveHeartbeat, resolveSchedule, type ScheduleConfig } from './settings.js';
@@ -63,12 +64,18 @@ export function buildListing(
     const stored = load(HEARTBEAT_JOB);
     const state = stored?.fingerprint === fp ? stored : undefined;
     const h = hb.activeHours;
+    const n = next({ type: 'every', ms: hb.everyMs, text: '' }, state, now);
+    // Ticks outside active hours are skipped: show the first one that will really fire.
+    if (h && n.state === 'scheduled' && n.nextAt !== undefined)
+      n.nextAt = firstActiveTick(n.nextAt, hb.everyMs, h);
+    if (n.nextAt === undefined) n.state = 'never';
     heartbeat = {
       enabled: true,
       everyMinutes: hb.everyMs / 60_000,
       target: hb.target ?? defaultTargetLabel,
+      timeZone: h?.timeZone,
       activeHours: h ? `${h.start}-${h.end}${h.timeZone ? ` ${h.timeZone}` : ''}` : undefined,
-      ...next({ type: 'every', ms: hb.everyMs, text: '' }, state, now),
+      ...n,
       ...last(state),
     };
   }

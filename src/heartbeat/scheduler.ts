@@ -5,7 +5,7 @@
 import type { ChatKey } from '../core/types.js';
 import type { Timer } from './clock.js';
 import { type FireOptions, HeartbeatJob, type HeartbeatOutcome } from './heartbeat-job.js';
-import type { ActiveHours } from './hours.js';
+import { type ActiveHours, firstActiveTick } from './hours.js';
 import type { Job, JobDeps } from './jobs.js';
 import { ScheduleJob } from './schedule-job.js';
 import {
@@ -149,7 +149,10 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
               everyMinutes: h.settings.everyMs / 60_000,
               target: h.settings.target ?? deps.defaultTarget(),
               activeHours: h.settings.activeHours,
-              nextAt: h.state.nextRunAt,
+              nextAt:
+                h.settings.activeHours && h.state.nextRunAt !== undefined
+                  ? firstActiveTick(h.state.nextRunAt, h.settings.everyMs, h.settings.activeHours)
+                  : h.state.nextRunAt,
               lastAt: h.state.lastRunAt,
               lastOutcome: h.state.lastOutcome,
               lastDetail: h.state.lastDetail,

@@ -198,7 +198,9 @@ describe('sessions and targets', () => {
     start({ target: 'whatsapp:120363025246125244@g.us' });
     await clock.advance(60 * MIN);
     expect(runner.runs).toHaveLength(0);
-    expect(logs.lines().some((l) => String(l.msg).includes('never sent to a group'))).toBe(true);
+    expect(logs.lines().some((l) => l.msg === 'heartbeat.target: a heartbeat is never sent to a group')).toBe(
+      true,
+    );
   });
 });
 
@@ -306,5 +308,21 @@ describe('restart', () => {
     start({ target: OWNER });
     await clock.advance(15 * MIN);
     expect(runner.runs.map((r) => (r.at - T0) / MIN)).toEqual([30, 60]);
+  });
+});
+
+describe('logs', () => {
+  it('carry no phone number and no message text', async () => {
+    runner.replies = [ok('Secret plan: buy milk.'), agentError('The agent exited with code 1.')];
+    const s = start({ target: OWNER, everyMinutes: 10 });
+    await clock.advance(20 * MIN);
+    runner.busy.add(OWNER);
+    await clock.advance(10 * MIN);
+    await s.fireHeartbeat({ to: 'whatsapp:+15550001111@g.us' });
+    const text = JSON.stringify(logs.lines());
+    expect(text).toContain('heartbeat reply sent');
+    expect(text).not.toContain('15551234567');
+    expect(text).not.toContain('5550001111');
+    expect(text).not.toContain('buy milk');
   });
 });
