@@ -4,7 +4,9 @@ import { register as registerAgent } from './agent.js';
 import { register as registerConfig } from './config.js';
 import { ExitError } from './context.js';
 import { register as registerDoctor } from './doctor.js';
+import { register as registerHeartbeat } from './heartbeat.js';
 import { register as registerLogs } from './logs.js';
+import { register as registerSchedules } from './schedules.js';
 import { register as registerService } from './service.js';
 
 const program = new Command('agentwire')
@@ -15,6 +17,8 @@ const program = new Command('agentwire')
 
 registerConfig(program);
 registerAgent(program);
+registerHeartbeat(program);
+registerSchedules(program);
 registerDoctor(program);
 registerLogs(program);
 registerService(program);
