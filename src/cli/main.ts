@@ -8,6 +8,7 @@ import { register as registerHeartbeat } from './heartbeat.js';
 import { register as registerLogs } from './logs.js';
 import { register as registerSchedules } from './schedules.js';
 import { register as registerService } from './service.js';
+import { register as registerStatus } from './status.js';
 
 const program = new Command('agentwire')
   .description('Text your own coding agent over WhatsApp or Twilio.')
@@ -19,6 +20,7 @@ registerConfig(program);
 registerAgent(program);
 registerHeartbeat(program);
 registerSchedules(program);
+registerStatus(program);
 registerDoctor(program);
 registerLogs(program);
 registerService(program);

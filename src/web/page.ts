@@ -29,7 +29,13 @@ export function renderPage(data: ConsoleData, nonce: string, pollMs: number): st
     .map((c) => row([c.name, channelText(c)], `data-channel="${esc(c.name)}" class="s-${c.state}"`))
     .join('')}</tbody></table></section>
 <section><h2>Queue</h2><p id="queue-summary">${esc(queueLine(s))}</p><table id="queue"><tbody>${s.queue.chats
-    .map((q) => row([q.chat, `${q.pending} waiting`, q.active ? `running ${q.active.agent ?? q.active.label ?? ''}`.trimEnd() : '']))
+    .map((q) =>
+      row([
+        q.chat,
+        `${q.pending} waiting`,
+        q.active ? `running ${q.active.agent ?? q.active.label ?? ''}`.trimEnd() : '',
+      ]),
+    )
     .join('')}</tbody></table></section>
 <section><h2>Last runs</h2><table id="runs"><thead><tr><th>time</th><th>chat</th><th>agent</th><th>duration</th><th>outcome</th></tr></thead><tbody>${s.recentRuns
     .map((r) =>

@@ -18,7 +18,9 @@ export function renderStatus(s: StatusSnapshot, now: number): string {
   out.push('', `Queue: ${q.pendingTotal} waiting, ${q.activeRuns}${cap} running`);
   for (const c of q.chats) {
     const a = c.active;
-    const what = a ? [a.agent, a.label && a.label !== 'user' ? `(${a.label})` : ''].filter(Boolean).join(' ') : '';
+    const what = a
+      ? [a.agent, a.label && a.label !== 'user' ? `(${a.label})` : ''].filter(Boolean).join(' ')
+      : '';
     const run = a ? `, running${what ? ` ${what}` : ''} for ${ago(a.startedAt, now)}` : '';
     out.push(`  ${c.chat.padEnd(20)} ${c.pending} waiting${run}`);
   }
@@ -30,12 +32,14 @@ export function renderStatus(s: StatusSnapshot, now: number): string {
     );
   if (s.sessions.length > 10) out.push(`  … and ${s.sessions.length - 10} more`);
 
+  // Offline, next times are what the scheduler would plan if the relay started now.
+  const ifStarted = s.source === 'store' ? ' if the relay started now' : '';
   const hb = s.heartbeat;
   if (!hb.enabled) out.push('', 'Heartbeat: off');
   else
     out.push(
       '',
-      `Heartbeat: ${hb.nextAt ? `next ${when(hb.nextAt, now)}` : 'no next time'}${hb.target ? ` → ${hb.target}` : ''}`,
+      `Heartbeat: ${hb.nextAt ? `next ${when(hb.nextAt, now)}${ifStarted}` : 'no next time'}${hb.target ? ` → ${hb.target}` : ''}`,
     );
   if (s.schedules.length > 0) {
     out.push('Schedules');

@@ -2,7 +2,7 @@
 // socket's `status` method and the web console. Chat ids and accounts are masked here, once, so no
 // consumer can forget to; free-text errors are scrubbed of secrets and long digit runs.
 import type { ChannelState } from '../../channels/types.js';
-import type { ChannelName } from '../../core/types.js';
+import { type ChannelName, parseChatKey } from '../../core/types.js';
 import { maskId, scrub } from '../../log.js';
 import { healthOf } from './health.js';
 
@@ -147,12 +147,12 @@ export function buildSnapshot(src: StatusSources): StatusSnapshot {
       .map((s) => ({ chat: maskChat(s.chat), agent: s.agent, lastUsedAt: iso(s.lastUsedAt) })),
     heartbeat: {
       enabled: src.heartbeat !== undefined,
-      ...(src.heartbeat?.target !== undefined && { target: maskChat(src.heartbeat.target) }),
+      ...(src.heartbeat?.target !== undefined && { target: maskTarget(src.heartbeat.target) }),
       ...(src.heartbeat?.nextAt !== undefined && { nextAt: iso(src.heartbeat.nextAt) }),
     },
     schedules: (src.schedules ?? []).map((s) => ({
       id: s.id,
-      target: maskChat(s.target),
+      target: maskTarget(s.target),
       ...(s.nextAt !== undefined && { nextAt: iso(s.nextAt) }),
     })),
     recentRuns: (src.runs ?? [])
@@ -209,6 +209,11 @@ export function maskChat(key: string): string {
   const at = key.lastIndexOf('@');
   if (at <= 0) return maskId(key);
   return `${maskId(key.slice(0, at))}${key.slice(at)}`;
+}
+
+/** A job target is a chat key; anything else (the "self-chat" default label) is shown as a fixed word. */
+function maskTarget(target: string): string {
+  return parseChatKey(target) ? maskChat(target) : 'the WhatsApp self-chat';
 }
 
 /** Error text may quote a phone number or a token: scrub secrets, mask digit runs, keep it short. */

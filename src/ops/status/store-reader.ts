@@ -35,12 +35,12 @@ export function hasTable(db: Db, name: string): boolean {
 
 export function readStore(db: Db): StoreSources {
   const inbox = hasTable(db, 'inbox');
-  const lanes = inbox
-    ? Object.entries(pendingByChat(db)).map(([chat, pending]) => ({ chat, pending }))
-    : [];
+  const lanes = inbox ? Object.entries(pendingByChat(db)).map(([chat, pending]) => ({ chat, pending })) : [];
   const sessions = hasTable(db, 'sessions')
     ? (
-        db.prepare('SELECT scope, agent, last_used_at FROM sessions ORDER BY last_used_at DESC LIMIT 100').all() as {
+        db
+          .prepare('SELECT scope, agent, last_used_at FROM sessions ORDER BY last_used_at DESC LIMIT 100')
+          .all() as {
           scope: string;
           agent: string;
           last_used_at: number;
@@ -65,7 +65,12 @@ export function readStore(db: Db): StoreSources {
       // User runs that failed are already the inbox rows above; system runs have no inbox row.
       ...runs
         .filter((r) => r.outcome !== 'ok' && r.label !== 'user')
-        .map((r) => ({ at: r.startedAt + r.durationMs, chat: r.chat, kind: `${r.label}:${r.outcome}`, message: r.error ?? NOTES[r.outcome] ?? 'the run failed' })),
+        .map((r) => ({
+          at: r.startedAt + r.durationMs,
+          chat: r.chat,
+          kind: `${r.label}:${r.outcome}`,
+          message: r.error ?? NOTES[r.outcome] ?? 'the run failed',
+        })),
     ]
       .sort((a, b) => b.at - a.at)
       .slice(0, LIMIT),
