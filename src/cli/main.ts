@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { register as registerAgent } from './agent.js';
+import { register as registerChat } from './chat.js';
 import { register as registerConfig } from './config.js';
 import { ExitError } from './context.js';
 import { register as registerDoctor } from './doctor.js';
 import { register as registerHeartbeat } from './heartbeat.js';
 import { register as registerLogs } from './logs.js';
+import { register as registerRelay } from './relay.js';
 import { register as registerSchedules } from './schedules.js';
 import { register as registerService } from './service.js';
 import { register as registerStatus } from './status.js';
@@ -18,6 +20,8 @@ const program = new Command('agentwire')
 
 registerConfig(program);
 registerAgent(program);
+registerRelay(program);
+registerChat(program);
 registerHeartbeat(program);
 registerSchedules(program);
 registerStatus(program);

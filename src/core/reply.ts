@@ -35,10 +35,10 @@ function fallback(r: AgentError, agent: string): string {
     case 'session_not_found':
       return 'The agent could not resume its session.';
     case 'exit':
-      if (r.signal) return `The agent was killed by ${r.signal}.`;
+      if (r.signal) return `The agent (${agent}) was killed by ${r.signal}.`;
       return r.exitCode === undefined || r.exitCode === null
-        ? 'The agent stopped unexpectedly.'
-        : `The agent exited with code ${r.exitCode}.`;
+        ? `The agent (${agent}) stopped unexpectedly.`
+        : `The agent (${agent}) exited with code ${r.exitCode}.`;
     case 'unparseable':
       return "The agent's output could not be read.";
   }
@@ -56,9 +56,15 @@ function presentable(message: string): boolean {
   );
 }
 
-/** The sentence a user sees for a failed run. The agent layer's own message wins when presentable. */
+/**
+ * The sentence a user sees for a failed run. The agent layer's own message wins when presentable,
+ * except for a plain exit: that message quotes the CLI's output (stderr), which stays in the log.
+ */
 export function errorSentence(r: AgentError, agent: string): string {
   const m = r.message.trim();
+  if (r.kind === 'exit' && (r.signal || (typeof r.exitCode === 'number' && r.exitCode !== 0))) {
+    return fallback(r, agent);
+  }
   if (!presentable(m)) return fallback(r, agent);
   return /[.!?)]$/.test(m) ? m : `${m}.`;
 }

@@ -2,6 +2,7 @@
 // the channel confirmed it; a retryable failure waits and tries again (keeping the chat's order), a
 // permanent one is recorded, logged, and (for an attachment) turned into a text notice. Chats whose
 // channel is not running in this process are left for the process that runs it.
+import type { ChannelState } from '../channels/types.js';
 import type { ChatKey, SendResult } from '../core/types.js';
 import { parseChatKey } from '../core/types.js';
 import type { Logger } from '../log.js';
@@ -23,11 +24,18 @@ export interface DeliveryOptions {
   maxTries: number;
   /** Delay before retry n (1-based). */
   backoffMs: (n: number) => number;
+  /** How often a chat waiting for its channel to connect looks again. */
+  waitMs: number;
 }
+
+/** Sending is attempted unless the channel is known not to be able to (a failure would burn a try). */
+const canSend = (s: ChannelState) =>
+  s.type !== 'connecting' && s.type !== 'stopped' && s.type !== 'relink_required';
 
 export const DEFAULT_DELIVERY: DeliveryOptions = {
   maxTries: 6,
   backoffMs: (n) => Math.min(30_000, 1000 * 2 ** (n - 1)),
+  waitMs: 1000,
 };
 
 export class Deliverer {
@@ -65,9 +73,8 @@ export class Deliverer {
     while (this.busy.size > 0) await Promise.allSettled([...this.busy.values()]);
   }
 
-  /** Stops sending: pending waits end now; unsent chunks stay in the store for the next start. */
-  stop(): void {
-    this.stopped = true;
+  /** Ends every wait now (e.g. a channel just connected): each chat looks at its outbox again. */
+  wake(): void {
     for (const t of this.timers) {
       clearTimeout(t.timer);
       t.wake();
@@ -75,11 +82,22 @@ export class Deliverer {
     this.timers.clear();
   }
 
+  /** Stops sending: pending waits end now; unsent chunks stay in the store for the next start. */
+  stop(): void {
+    this.stopped = true;
+    this.wake();
+  }
+
   private async drainChat(chat: ChatKey): Promise<void> {
     const target = parseChatKey(chat);
     const channel = target && this.channels.get(target.channel);
     if (!target || !channel) return;
     for (let row = nextPending(this.db, chat); row && !this.stopped; row = nextPending(this.db, chat)) {
+      if (!canSend(channel.status())) {
+        // Not connected yet (or waiting for a relink): wait without spending the chunk's tries.
+        await this.sleep(this.opts.waitMs);
+        continue;
+      }
       let r: SendResult;
       try {
         r = await channel.send(target.chatId, row.item);

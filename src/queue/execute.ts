@@ -2,7 +2,6 @@
 // stored session no longer exists, forget it and retry once in a fresh one (never in a loop, and
 // never persisting the id a failed resume reported: that is how a chat gets stuck forever).
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import type { AgentKind, AgentResult, SessionRef } from '../agents/types.js';
 import type { ChatKey } from '../core/types.js';
 import type { Logger } from '../log.js';
@@ -53,16 +52,12 @@ export interface ExecuteOptions {
   signal: AbortSignal;
 }
 
-/** A new session reference: the relay picks the id up front where the CLI lets it. */
-export function newSession(agent: ResolvedAgent): SessionRef {
-  switch (agent.choosesSessionId) {
-    case 'relay-uuid':
-      return { type: 'new', id: randomUUID() };
-    case 'relay-file':
-      return { type: 'new', id: join(agent.base.stateDir, 'sessions', `${randomUUID()}.jsonl`) };
-    case 'cli':
-      return { type: 'new' };
-  }
+/**
+ * A new session reference: the relay picks a UUID where the CLI accepts one; pi's session file and
+ * the CLIs that choose their own id come back as the result's `sessionId`.
+ */
+export function newSession(agent: Pick<ResolvedAgent, 'choosesSessionId'>): SessionRef {
+  return agent.choosesSessionId === 'relay-uuid' ? { type: 'new', id: randomUUID() } : { type: 'new' };
 }
 
 export function currentAgent(deps: Pick<ExecuteDeps, 'db' | 'defaultAgent'>, chat: ChatKey): AgentKind {

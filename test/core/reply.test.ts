@@ -24,14 +24,26 @@ describe('errorSentence', () => {
   it.each<[Err, string]>([
     [err('timeout', 'claude timed out after 600 s.'), 'claude timed out after 600 s.'],
     [err('timeout', 'claude timed out after 5 s'), 'claude timed out after 5 s.'],
-    [err('exit', '', { exitCode: 3 }), 'The agent exited with code 3.'],
-    [err('exit', '', { exitCode: null, signal: 'SIGKILL' }), 'The agent was killed by SIGKILL.'],
-    [err('exit', '{"type":"result","is_error":true}', { exitCode: 1 }), 'The agent exited with code 1.'],
+    [err('exit', '', { exitCode: 3 }), 'The agent (codex) exited with code 3.'],
+    [err('exit', '', { exitCode: null, signal: 'SIGKILL' }), 'The agent (codex) was killed by SIGKILL.'],
+    [
+      err('exit', '{"type":"result","is_error":true}', { exitCode: 1 }),
+      'The agent (codex) exited with code 1.',
+    ],
     [
       err('exit', 'Error: boom\n    at Object.<anonymous> (/x/y.js:1:1)', { exitCode: 1 }),
-      'The agent exited with code 1.',
+      'The agent (codex) exited with code 1.',
     ],
-    [err('exit', 'TypeError at foo (/a.js:1)', { exitCode: 2 }), 'The agent exited with code 2.'],
+    [err('exit', 'TypeError at foo (/a.js:1)', { exitCode: 2 }), 'The agent (codex) exited with code 2.'],
+    [
+      err('exit', 'Claude Code failed: Error: simulated crash.', { exitCode: 3 }),
+      'The agent (codex) exited with code 3.',
+    ],
+    [
+      err('exit', 'Claude Code failed: API Error: invalid model.', { exitCode: 0 }),
+      'Claude Code failed: API Error: invalid model.',
+    ],
+    [err('exit', '', { exitCode: 0 }), 'The agent (codex) exited with code 0.'],
     [err('not_installed', ''), 'The agent (codex) is not installed or not on PATH.'],
     [err('auth', 'x'.repeat(300)), 'The agent (codex) is not logged in or its credentials were refused.'],
     [err('unparseable', '[1,2]'), "The agent's output could not be read."],
@@ -59,7 +71,12 @@ describe('replyText', () => {
       { ...base, contextReset: true },
       `${NOTICE.contextReset}\n\nfresh`,
     ],
-    ['an error is its sentence', err('exit', '', { exitCode: 7 }), base, 'The agent exited with code 7.'],
+    [
+      'an error is its sentence',
+      err('exit', '', { exitCode: 7 }),
+      base,
+      'The agent (claude) exited with code 7.',
+    ],
   ])('%s', (_n, r, opts, expected) => {
     expect(replyText(r, opts)).toBe(expected);
   });

@@ -206,7 +206,7 @@ export function harness(
     log,
     defaultCwd: '/work/dir',
     now: () => clock.now,
-    delivery: { maxTries: 3, backoffMs: () => 1 },
+    delivery: { maxTries: 3, backoffMs: () => 1, waitMs: 5 },
     timeZone: 'UTC',
   });
   if (opts.start !== false) queue.start();

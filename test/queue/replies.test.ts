@@ -56,7 +56,7 @@ describe('replies', () => {
     const first = await h.send('crash');
     await h.send('next');
     await h.channel.untilSent(2);
-    expect(h.channel.texts()).toEqual(['The agent exited with code 1.', 'ok next']);
+    expect(h.channel.texts()).toEqual(['The agent (claude) exited with code 1.', 'ok next']);
     expect(first.type === 'stored' && getInbound(h.store.db, first.inboxId)).toMatchObject({
       status: 'failed',
       note: 'exit',

@@ -1,0 +1,17 @@
+// `agentwire relay`: the long-running process. Runs until SIGINT/SIGTERM, then stops taking work,
+// gives running agents queue.shutdownGraceSeconds to finish, kills the rest by process group and
+// leaves everything unfinished in the store for the next start. A second signal skips the grace.
+import type { Command } from 'commander';
+import { startRelay, stopOnSignals } from '../relay.js';
+import { type GlobalOptions, loadContext } from './context.js';
+
+export function register(program: Command): void {
+  program
+    .command('relay')
+    .description('run the relay: every enabled channel over one store and one queue')
+    .action(async () => {
+      const ctx = loadContext(program.opts<GlobalOptions>());
+      const relay = await startRelay(ctx);
+      await stopOnSignals(relay, ctx.config.queue.shutdownGraceSeconds * 1000, ctx.log);
+    });
+}

@@ -1,0 +1,78 @@
+// The method registry behind the control socket. Commands that talk to a running relay (`send`,
+// `status`, `heartbeat`…) register a handler here; params are validated by each handler (zod), and
+// a handler's thrown error becomes the response's short error sentence.
+import { z } from 'zod';
+import type { Channel, ChannelState } from '../channels/types.js';
+import { type ChannelName, chatKey } from '../core/types.js';
+import type { Queue, QueueStatus } from '../queue/queue.js';
+
+export type MethodHandler = (params: unknown) => Promise<unknown>;
+
+/** A handler's error that is fit to show the caller as is. */
+export class MethodError extends Error {}
+
+export class MethodRegistry {
+  private readonly methods = new Map<string, MethodHandler>();
+
+  register(name: string, handler: MethodHandler): void {
+    if (this.methods.has(name)) throw new Error(`control method ${name} registered twice`);
+    this.methods.set(name, handler);
+  }
+
+  names(): string[] {
+    return [...this.methods.keys()].sort();
+  }
+
+  get(name: string): MethodHandler | undefined {
+    return this.methods.get(name);
+  }
+}
+
+export interface RelayStatus {
+  pid: number;
+  startedAt: number;
+  channels: Partial<Record<ChannelName, ChannelState>>;
+  queue: QueueStatus;
+}
+
+const sendParams = z
+  .object({
+    channel: z.enum(['whatsapp', 'twilio', 'console']),
+    to: z.string().min(1).max(200),
+    text: z.string().max(100_000).default(''),
+    media: z.array(z.string().max(4096)).max(20).default([]),
+    /** Idempotency key: the same key is delivered once, however often it is sent. */
+    key: z.string().min(1).max(200).optional(),
+  })
+  .strict()
+  .refine((p) => p.text.trim() !== '' || p.media.length > 0, { message: 'text or media is required' });
+
+/** `status` and `send`, the methods every relay has. */
+export function registerCoreMethods(
+  registry: MethodRegistry,
+  deps: {
+    queue: Queue;
+    channels: ReadonlyMap<ChannelName, Channel>;
+    startedAt: number;
+    newKey: () => string;
+  },
+): void {
+  registry.register('status', async (): Promise<RelayStatus> => {
+    const channels: RelayStatus['channels'] = {};
+    for (const [name, ch] of deps.channels) channels[name] = ch.status();
+    return { pid: process.pid, startedAt: deps.startedAt, channels, queue: deps.queue.status() };
+  });
+  registry.register('send', async (raw) => {
+    const parsed = sendParams.safeParse(raw);
+    if (!parsed.success) {
+      const i = parsed.error.issues[0];
+      throw new MethodError(`invalid params: ${i?.path.join('.') || '(params)'}: ${i?.message}`);
+    }
+    const p = parsed.data;
+    if (!deps.channels.has(p.channel))
+      throw new MethodError(`the ${p.channel} channel is not running in this relay`);
+    const key = p.key ?? deps.newKey();
+    await deps.queue.deliver(chatKey(p.channel, p.to), `send:${key}`, p.text, p.media);
+    return { key };
+  });
+}

@@ -1,0 +1,225 @@
+// The composition root: config → store → channels → queue → runner. Channels and background
+// services (heartbeats, schedules) plug in through the two factory lists below; nothing else in the
+// core knows which channels exist.
+import { randomUUID } from 'node:crypto';
+import type { Channel } from './channels/types.js';
+import type { Context } from './cli/context.js';
+import { ExitError } from './cli/context.js';
+import type { Paths } from './config/paths.js';
+import type { Config } from './config/schema.js';
+import { acquireLock } from './control/lock.js';
+import { MethodRegistry, registerCoreMethods } from './control/methods.js';
+import { type ControlServer, startControlServer } from './control/server.js';
+import type { ChannelName, SystemRunner } from './core/types.js';
+import type { Logger } from './log.js';
+import { agentResolver, mediaPolicy } from './queue/adapters.js';
+import type { ChannelMap } from './queue/ports.js';
+import { Queue } from './queue/queue.js';
+import { CORE_MIGRATIONS } from './store/core.js';
+import { type Db, type Migration, openDb } from './store/db.js';
+
+export interface ChannelDeps {
+  config: Config;
+  paths: Paths;
+  log: Logger;
+  db: Db;
+  env: NodeJS.ProcessEnv;
+}
+
+/** A channel the relay may start: available in this build (with its tables), or not, and why. */
+export type ChannelFactory =
+  | {
+      type: 'available';
+      name: Exclude<ChannelName, 'console'>;
+      enabled: (config: Config) => boolean;
+      migrations?: readonly Migration[];
+      create: (deps: ChannelDeps) => Channel;
+    }
+  | {
+      type: 'unavailable';
+      name: Exclude<ChannelName, 'console'>;
+      enabled: (config: Config) => boolean;
+      reason: string;
+    };
+
+/**
+ * The channels `agentwire relay` knows. WhatsApp and Twilio replace their entry with
+ * `{type: 'available', name, enabled, migrations, create: (deps) => new XChannel(…)}`.
+ */
+export const CHANNEL_FACTORIES: readonly ChannelFactory[] = [
+  {
+    type: 'unavailable',
+    name: 'whatsapp',
+    enabled: (c) => c.whatsapp.enabled,
+    reason: 'the WhatsApp channel is not part of this build yet',
+  },
+  {
+    type: 'unavailable',
+    name: 'twilio',
+    enabled: (c) => c.twilio.enabled,
+    reason: 'the Twilio channel is not part of this build yet',
+  },
+];
+
+export interface ServiceDeps extends ChannelDeps {
+  /** Runs in a chat's lane without queuing, and delivers through the outbox (heartbeats). */
+  runner: SystemRunner;
+  channels: ChannelMap;
+  /** Register control-socket methods (e.g. `heartbeat`) here before the relay starts listening. */
+  control: MethodRegistry;
+}
+
+export interface RelayService {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface ServiceFactory {
+  name: string;
+  migrations?: readonly Migration[];
+  create: (deps: ServiceDeps) => RelayService;
+}
+
+/** Background services started with the relay. The heartbeat scheduler plugs in here. */
+export const SERVICE_FACTORIES: readonly ServiceFactory[] = [];
+
+/** The queue over real agents and the real media policy (shared by `relay` and `chat`). */
+export function createQueue(ctx: Context, db: Db, channels: ChannelMap): Queue {
+  const { config, paths, env, log } = ctx;
+  return new Queue({
+    db,
+    channels,
+    resolve: agentResolver(config, paths, env, log.child({ sub: 'agent' })),
+    mediaPolicy: mediaPolicy(config),
+    config,
+    log: log.child({ sub: 'queue' }),
+    defaultCwd: paths.workspace,
+  });
+}
+
+export interface RunningRelay {
+  queue: Queue;
+  channels: ChannelMap;
+  /** Stops taking work, lets runs finish up to `graceMs`, kills the rest, closes everything. */
+  stop(graceMs: number): Promise<void>;
+}
+
+export interface RelayOptions {
+  channels?: readonly ChannelFactory[];
+  services?: readonly ServiceFactory[];
+}
+
+/** Starts the relay, or throws ExitError with a clear sentence when it cannot. */
+export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise<RunningRelay> {
+  const { config, paths, log } = ctx;
+  const enabled = (opts.channels ?? CHANNEL_FACTORIES).filter((f) => f.enabled(config));
+  if (enabled.length === 0) {
+    throw new ExitError(
+      1,
+      `No channel is enabled in ${paths.configFile}: set whatsapp.enabled or twilio.enabled to true.\n` +
+        'To talk to the agent from this terminal instead, run: agentwire chat',
+    );
+  }
+  const missing = enabled.filter((f) => f.type === 'unavailable');
+  if (missing.length > 0) {
+    throw new ExitError(
+      1,
+      missing
+        .map(
+          (f) =>
+            `The ${f.name} channel is enabled (${f.name}.enabled) but ${f.type === 'unavailable' ? f.reason : ''}.`,
+        )
+        .concat(`Turn it off in ${paths.configFile}, or use a build that has it.`)
+        .join('\n'),
+    );
+  }
+  const lock = acquireLock(paths.lock);
+  if (!lock.ok) {
+    throw new ExitError(
+      1,
+      `Another relay (pid ${lock.pid}) is already running for ${paths.home}; only one may own the channels.`,
+    );
+  }
+  const cleanup: (() => Promise<void> | void)[] = [() => lock.release()];
+  const undo = async () => {
+    for (const f of cleanup.reverse()) await f();
+  };
+  try {
+    const services = opts.services ?? SERVICE_FACTORIES;
+    const available = enabled.filter((f) => f.type === 'available');
+    const migrations = [
+      ...CORE_MIGRATIONS,
+      ...available.flatMap((f) => f.migrations ?? []),
+      ...services.flatMap((s) => s.migrations ?? []),
+    ];
+    const db = openDb(paths.db, migrations);
+    cleanup.push(() => db.close());
+    const deps: ChannelDeps = { config, paths, log, db, env: ctx.env };
+    const channels = new Map<ChannelName, Channel>(
+      available.map((f) => [f.name, f.create({ ...deps, log: log.child({ sub: f.name }) })]),
+    );
+    const queue = createQueue(ctx, db, channels);
+    // Recovery before any channel delivers: a message left mid-run must run before newer ones.
+    queue.start();
+    const control = new MethodRegistry();
+    registerCoreMethods(control, { queue, channels, startedAt: Date.now(), newKey: () => randomUUID() });
+    const running = services.map((s) =>
+      s.create({ ...deps, log: log.child({ sub: s.name }), runner: queue, channels, control }),
+    );
+    for (const ch of channels.values()) {
+      await ch.start(queue.handleInbound);
+      cleanup.push(() => ch.stop());
+    }
+    queue.deliverer.wake();
+    for (const s of running) {
+      await s.start();
+      cleanup.push(() => s.stop());
+    }
+    const server: ControlServer = await startControlServer(
+      paths.socket,
+      control,
+      log.child({ sub: 'control' }),
+    );
+    log.info({ channels: [...channels.keys()], pid: process.pid }, 'relay started');
+    let stopping: Promise<void> | undefined;
+    return {
+      queue,
+      channels,
+      stop: (graceMs) => {
+        stopping ??= (async () => {
+          log.info({ graceMs }, 'relay stopping');
+          await server.close();
+          for (const s of running) await s.stop().catch((err) => log.error({ err }, 'service stop failed'));
+          await queue.shutdown(graceMs);
+          for (const ch of channels.values())
+            await ch.stop().catch((err) => log.error({ err }, 'channel stop failed'));
+          db.close();
+          lock.release();
+          log.info('relay stopped');
+        })();
+        return stopping;
+      },
+    };
+  } catch (err) {
+    await undo();
+    throw err;
+  }
+}
+
+/**
+ * Runs until SIGINT or SIGTERM, then stops the relay with `graceMs` for running agents. A second
+ * signal ends the grace period at once (the runs left are killed and stay waiting in the store).
+ */
+export function stopOnSignals(relay: RunningRelay, graceMs: number, log: Logger): Promise<void> {
+  return new Promise<void>((resolve) => {
+    let signals = 0;
+    const onSignal = (signal: NodeJS.Signals) => {
+      signals++;
+      log.info({ signal }, signals === 1 ? 'shutting down' : 'second signal: stopping now');
+      if (signals === 1) void relay.stop(graceMs).then(resolve);
+      else for (const [chat] of relay.queue.lanes.runs()) relay.queue.lanes.abort(chat, 'shutdown');
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}

@@ -1,0 +1,91 @@
+// The built binary, spawned for real: `agentwire chat` over stdin/stdout and `agentwire relay`'s
+// refusals. Needs `npm run build` first (npm test does it).
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type Home, MAIN, makeHome, spawnNode, waitFor } from './helpers.js';
+
+const run = promisify(execFile);
+let home: Home;
+afterEach(() => home?.cleanup());
+beforeAll(() => {
+  expect(existsSync(MAIN), 'build first: npm run build').toBe(true);
+});
+
+const count = (haystack: string, needle: string) => haystack.split(needle).length - 1;
+
+describe('agentwire chat', () => {
+  it("printf 'hello\\n' | agentwire chat prints the reply and exits 0 (run by a shell, literally)", async () => {
+    home = makeHome();
+    // `agentwire` on PATH, as npm would install it: a shim that runs the built binary.
+    const bin = join(home.dir, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'agentwire'), `#!/bin/sh\nexec "${process.execPath}" "${MAIN}" "$@"\n`, {
+      mode: 0o755,
+    });
+    const env = { ...home.env, PATH: `${bin}:${process.env.PATH}` };
+    const { stdout, stderr } = await run('/bin/sh', ['-c', "printf 'hello\\n' | agentwire chat"], { env });
+    expect(stderr).toBe('');
+    expect(stdout).toBe('reply: hello\n');
+  });
+
+  it('answers piped lines in order, handles commands, and keeps the session across lines', async () => {
+    home = makeHome({ queue: { whileBusy: 'followup' } });
+    const p = spawnNode([MAIN, 'chat'], home.env, 'one\ntwo\n/help\n\nthree\n');
+    expect((await p.exit).code).toBe(0);
+    const out = p.stdout();
+    expect(out.indexOf('reply: one')).toBeLessThan(out.indexOf('reply: two'));
+    expect(out.indexOf('reply: two')).toBeLessThan(out.indexOf('reply: three'));
+    expect(out).toContain('Commands:');
+    const starts = home.events().filter((e) => e.ev === 'start');
+    expect(starts.map((e) => e.prompt)).toEqual(['one', 'two', 'three']);
+    expect(starts.map((e) => e.resume)).toEqual([false, true, true]);
+  });
+
+  it('a SIGKILL mid-run, then a restart, answers every message exactly once', async () => {
+    home = makeHome({ queue: { whileBusy: 'followup' } });
+    const first = spawnNode([MAIN, 'chat'], home.env);
+    first.child.stdin?.write('one\n');
+    expect(await waitFor(() => first.stdout().includes('reply: one'))).toBe(true);
+    first.child.stdin?.write('two sleeponce:60000\nthree\n');
+    expect(
+      await waitFor(() => home.events().some((e) => e.ev === 'start' && e.prompt?.startsWith('two'))),
+    ).toBe(true);
+    first.child.kill('SIGKILL');
+    await first.exit;
+    // The killed relay's CLI is an orphan in its own process group; it must not answer late.
+    const orphan = home.events().find((e) => e.ev === 'start' && e.prompt?.startsWith('two'))?.pid as number;
+    process.kill(-orphan, 'SIGKILL');
+
+    const second = spawnNode([MAIN, 'chat'], home.env, '');
+    expect((await second.exit).code).toBe(0);
+    const third = spawnNode([MAIN, 'chat'], home.env, '');
+    expect((await third.exit).code).toBe(0);
+
+    const all = first.stdout() + second.stdout() + third.stdout();
+    expect(count(all, 'reply: one\n')).toBe(1);
+    expect(count(all, 'reply: two sleeponce:60000\n')).toBe(1);
+    expect(count(all, 'reply: three\n')).toBe(1);
+    expect(third.stdout()).toBe('');
+    expect(second.stdout()).toBe('reply: two sleeponce:60000\nreply: three\n');
+  });
+});
+
+describe('agentwire relay refuses to start without a usable channel', () => {
+  it('says no channel is enabled and exits non-zero', async () => {
+    home = makeHome({ whatsapp: { enabled: false } });
+    const p = spawnNode([MAIN, 'relay'], home.env);
+    expect((await p.exit).code).toBe(1);
+    expect(p.stderr()).toContain('No channel is enabled');
+    expect(p.stderr()).toContain('agentwire chat');
+  });
+
+  it('names a channel that is enabled but not in this build (WhatsApp is on by default)', async () => {
+    home = makeHome({ whatsapp: { enabled: true } });
+    const p = spawnNode([MAIN, 'relay'], home.env);
+    expect((await p.exit).code).toBe(1);
+    expect(p.stderr()).toContain('The whatsapp channel is enabled (whatsapp.enabled) but');
+  });
+});

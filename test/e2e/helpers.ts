@@ -1,0 +1,153 @@
+// End-to-end plumbing: a temp AGENTWIRE_HOME with a config pointing agent.command at the fake
+// claude, the fake's start/end log, and helpers to spawn the built binary.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Context } from '../../src/cli/context.js';
+import { resolvePaths } from '../../src/config/paths.js';
+import { type Config, configSchema } from '../../src/config/schema.js';
+import { memoryLog } from '../queue/helpers.js';
+
+export const ROOT = process.cwd();
+export const FAKE = join(ROOT, 'test/e2e/fixtures/fake-claude.mjs');
+export const MAIN = join(ROOT, 'dist/cli/main.js');
+export const RELAY_SCRIPT = join(ROOT, 'test/e2e/fixtures/relay-test-channel.mjs');
+
+export interface FakeEvent {
+  ev: 'start' | 'end' | 'grandchild';
+  pid: number;
+  t: number;
+  prompt?: string;
+  session?: string;
+  resume?: boolean;
+  child?: number;
+}
+
+export interface Home {
+  dir: string;
+  fakeLog: string;
+  sessions: string;
+  config: Config;
+  configFile: string;
+  env: NodeJS.ProcessEnv;
+  ctx: () => Context & { lines: Record<string, unknown>[] };
+  events: () => FakeEvent[];
+  cleanup: () => void;
+}
+
+/** A state folder whose config runs the fake claude; `extra` is merged over the config. */
+export function makeHome(extra: Record<string, unknown> = {}): Home {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-e2e-'));
+  const fakeLog = join(dir, 'fake.jsonl');
+  const sessions = join(dir, 'fake-sessions');
+  const raw = {
+    whatsapp: { enabled: false },
+    ...extra,
+    agent: {
+      command: [process.execPath, FAKE],
+      timeoutSeconds: 60,
+      env: { FAKE_LOG: fakeLog, FAKE_SESSIONS: sessions },
+      ...((extra.agent as object) ?? {}),
+    },
+  };
+  const configFile = join(dir, 'agentwire.json5');
+  writeFileSync(configFile, JSON.stringify(raw, null, 2));
+  const config = configSchema.parse(raw);
+  const env = { ...process.env, AGENTWIRE_HOME: dir, AGENTWIRE_CONFIG: '', AGENTWIRE_LOG_LEVEL: 'warn' };
+  return {
+    dir,
+    fakeLog,
+    sessions,
+    config,
+    configFile,
+    env,
+    ctx: () => {
+      const { log, lines } = memoryLog();
+      return { paths: resolvePaths({ AGENTWIRE_HOME: dir }), config, log, env, lines };
+    },
+    events: () =>
+      existsSync(fakeLog)
+        ? readFileSync(fakeLog, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as FakeEvent)
+        : [],
+    cleanup: () => {
+      // Stop any fake CLI (or its grandchild) a killed relay left behind: only PIDs the fake logged.
+      for (const e of existsSync(fakeLog) ? readFileSync(fakeLog, 'utf8').split('\n').filter(Boolean) : []) {
+        const ev = JSON.parse(e) as FakeEvent;
+        for (const pid of [ev.pid, ev.child]) if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Whether a process still runs. A zombie counts as gone: it is dead and only waits to be reaped by
+ * its parent (an orphaned grandchild waits for PID 1, which in a container may take a while).
+ */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return process.platform !== 'linux';
+  }
+}
+
+/** Polls `check` every 10 ms until it returns true or `ms` passed; returns whether it did. */
+export async function waitFor(check: () => boolean, ms = 15_000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return check();
+}
+
+/** The largest number of fake CLI runs alive at the same moment, from their start/end events. */
+export function maxOverlap(events: readonly FakeEvent[]): number {
+  const points = events
+    .filter((e) => e.ev === 'start' || e.ev === 'end')
+    .map((e) => ({ t: e.t, d: e.ev === 'start' ? 1 : -1 }))
+    // At equal times, count the end first: a run that ended when another started did not overlap it.
+    .sort((a, b) => a.t - b.t || a.d - b.d);
+  let live = 0;
+  let max = 0;
+  for (const p of points) {
+    live += p.d;
+    max = Math.max(max, live);
+  }
+  return max;
+}
+
+export interface Proc {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function spawnNode(args: string[], env: NodeJS.ProcessEnv, input?: string): Proc {
+  const child = spawn(process.execPath, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => {
+    out += d;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+    err += d;
+  });
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  if (input !== undefined) child.stdin?.end(input);
+  return { child, stdout: () => out, stderr: () => err, exit };
+}

@@ -1,0 +1,163 @@
+// The real queue over real agent runs: runCommandReply spawning the fake claude as child processes,
+// real SQLite, the real media policy. Only the channel (the far edge) is a recording fake.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { NOTICE } from '../../src/core/reply.js';
+import type { Queue } from '../../src/queue/queue.js';
+import { createQueue } from '../../src/relay.js';
+import { CORE_MIGRATIONS } from '../../src/store/core.js';
+import { type Db, openDb } from '../../src/store/db.js';
+import { saveSession } from '../../src/store/sessions.js';
+import { FakeChannel } from '../queue/helpers.js';
+import { inbound } from '../store/helpers.js';
+import { alive, type Home, makeHome, maxOverlap, waitFor } from './helpers.js';
+
+let home: Home;
+let db: Db;
+let queue: Queue;
+let channel: FakeChannel;
+let seq = 0;
+
+function setup(extra: Record<string, unknown> = {}, limit = 1600) {
+  home = makeHome(extra);
+  const ctx = home.ctx();
+  db = openDb(ctx.paths.db, CORE_MIGRATIONS);
+  channel = new FakeChannel('twilio', limit);
+  queue = createQueue(ctx, db, new Map([['twilio', channel]]));
+  queue.start();
+  return ctx;
+}
+
+const send = (text: string, chatId = '+15550000001') =>
+  queue.handleInbound(inbound({ channel: 'twilio', chatId, senderId: chatId, messageId: `e${++seq}`, text }));
+
+afterEach(async () => {
+  await queue?.shutdown(0);
+  db?.close();
+  home?.cleanup();
+});
+
+describe('queue with real agent processes', () => {
+  it('keeps per-chat order: one CLI at a time in a chat, runs in arrival order (followup)', async () => {
+    setup({ queue: { whileBusy: 'followup' } });
+    for (const t of ['first sleep:150', 'second', 'third', 'fourth']) await send(t);
+    await queue.whenIdle();
+    const starts = home.events().filter((e) => e.ev === 'start');
+    expect(starts.map((e) => e.prompt)).toEqual(['first sleep:150', 'second', 'third', 'fourth']);
+    expect(maxOverlap(home.events())).toBe(1);
+    expect(channel.texts()).toEqual([
+      'reply: first sleep:150',
+      'reply: second',
+      'reply: third',
+      'reply: fourth',
+    ]);
+    // One session, resumed by every later run.
+    expect(starts.map((e) => e.resume)).toEqual([false, true, true, true]);
+    expect(new Set(starts.map((e) => e.session)).size).toBe(1);
+  });
+
+  it('50 chats at once: at most maxConcurrentRuns CLIs alive, every chat answered exactly once', async () => {
+    setup({ queue: { maxConcurrentRuns: 4 } });
+    for (let c = 0; c < 50; c++) await send(`hello ${c} sleep:300`, `+1555000${String(c).padStart(4, '0')}`);
+    await queue.whenIdle();
+    const events = home.events();
+    expect(events.filter((e) => e.ev === 'start')).toHaveLength(50);
+    expect(maxOverlap(events)).toBe(4);
+    for (let c = 0; c < 50; c++) {
+      expect(channel.texts(`+1555000${String(c).padStart(4, '0')}`)).toEqual([`reply: hello ${c} sleep:300`]);
+    }
+    expect(queue.status()).toMatchObject({ active: [], waiting: {}, unsentReplies: 0 });
+  });
+
+  it('collect: messages sent during a run are answered by one next run', async () => {
+    setup();
+    await send('first sleep:600');
+    await waitFor(() => home.events().some((e) => e.ev === 'start'));
+    for (const t of ['a', 'b', 'c']) await send(t);
+    await queue.whenIdle();
+    const prompts = home
+      .events()
+      .filter((e) => e.ev === 'start')
+      .map((e) => e.prompt ?? '');
+    expect(prompts).toHaveLength(2);
+    expect(prompts[1]).toMatch(
+      /^\[Message from \+15550000001 at \d\d:\d\d\]\na\n\n\[Message from .*\]\nb\n\n\[Message from .*\]\nc$/,
+    );
+    expect(channel.texts()).toHaveLength(2);
+  });
+
+  it('interrupt: a new message kills the running CLI and its process group, then runs', async () => {
+    setup({ queue: { whileBusy: 'interrupt' } });
+    await send('long job sleep:60000 grandchild');
+    await waitFor(() => home.events().some((e) => e.ev === 'grandchild'));
+    const first = home.events().find((e) => e.ev === 'start');
+    const grandchild = home.events().find((e) => e.ev === 'grandchild')?.child as number;
+    await send('do this instead');
+    await queue.whenIdle();
+    expect(alive(first?.pid as number)).toBe(false);
+    expect(alive(grandchild)).toBe(false);
+    expect(channel.texts()).toEqual(['reply: do this instead']);
+  });
+
+  it('/stop kills the chat CLI and its process group within a second', async () => {
+    setup();
+    await send('forever sleep:60000 grandchild');
+    await waitFor(() => home.events().some((e) => e.ev === 'grandchild'));
+    const cli = home.events().find((e) => e.ev === 'start')?.pid as number;
+    const grandchild = home.events().find((e) => e.ev === 'grandchild')?.child as number;
+    expect(alive(cli) && alive(grandchild)).toBe(true);
+    const stoppedAt = Date.now();
+    expect(await send('/stop')).toEqual({ type: 'command' });
+    const gone = await waitFor(() => !alive(cli) && !alive(grandchild), 1000);
+    const took = Date.now() - stoppedAt;
+    expect(gone, `process group still alive after ${took} ms`).toBe(true);
+    await queue.whenIdle();
+    expect(channel.texts()).toEqual(['Stopped the agent.']);
+  });
+
+  it('a stale stored session is retried once fresh, with the user told', async () => {
+    setup();
+    saveSession(db, 'twilio:+15550000001', 'claude', '9f0e8d7c-6b5a-4c3d-8e2f-1a0b9c8d7e6f', Date.now());
+    await send('where were we');
+    await queue.whenIdle();
+    const starts = home.events().filter((e) => e.ev === 'start');
+    expect(starts.map((e) => e.resume)).toEqual([true, false]);
+    expect(channel.texts()).toEqual([`${NOTICE.contextReset}\n\nreply: where were we`]);
+  });
+
+  it('a crashing CLI becomes one short sentence, with no stack trace', async () => {
+    setup();
+    await send('please crash');
+    await queue.whenIdle();
+    const [text] = channel.texts();
+    expect(text).toMatch(/code 3/);
+    expect(text).not.toMatch(/at main|simulated|\{/);
+  });
+
+  it('MEDIA: a file in the workspace is sent; one outside is refused with a notice', async () => {
+    const ctx = setup();
+    mkdirSync(ctx.paths.workspace, { recursive: true });
+    writeFileSync(join(ctx.paths.workspace, 'chart.png'), 'png');
+    await send('chart media:./chart.png');
+    await send('secrets media:/etc/passwd');
+    await queue.whenIdle();
+    expect(channel.sent.map((s) => s.item.type)).toEqual(['text', 'file', 'text']);
+    expect(channel.sent[1]?.item).toMatchObject({
+      type: 'file',
+      fileName: 'chart.png',
+      mimeType: 'image/png',
+    });
+    expect(channel.texts()[2]).toContain('(Attachment not sent: /etc/passwd:');
+  });
+
+  it('a flood of output is chunked within the channel limit and capped', async () => {
+    setup({}, 1600);
+    await send('flood:200000');
+    await queue.whenIdle();
+    const texts = channel.texts();
+    expect(texts.length).toBeLessThanOrEqual(30);
+    for (const t of texts) expect(t.length).toBeLessThanOrEqual(1600);
+    expect(texts.at(-1)).toContain('Reply cut after');
+  });
+});
