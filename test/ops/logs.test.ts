@@ -1,11 +1,15 @@
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadContext } from '../../src/cli/context.js';
+import { resolvePaths } from '../../src/config/paths.js';
+import { configSchema } from '../../src/config/schema.js';
 import { createLogger, registerSecret } from '../../src/log.js';
 import { LOG_FILE_NAME, RotatingFileStream } from '../../src/log-rotate.js';
 import { formatLogLine, levelOf } from '../../src/ops/logs/format.js';
 import { followLines, tailLines } from '../../src/ops/logs/read.js';
+import { relayLogSetup } from '../../src/ops/logs/setup.js';
 import { waitFor } from './wait.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'aw-logs-'));
@@ -86,6 +90,10 @@ describe('formatLogLine', () => {
       '{"level":40,"time":0,"msg":"no subsystem","note":"two words"}',
       '1970-01-01T00:00:00.000Z WARN  -          no subsystem note="two words"',
     ],
+    [
+      '{"level":30,"time":0,"sub":"whatsapp","channel":"whatsapp","msg":"m"}',
+      '1970-01-01T00:00:00.000Z INFO  whatsapp   m channel=whatsapp',
+    ],
     ['Error: crash at top level', 'Error: crash at top level'],
     ['[1,2]', '[1,2]'],
   ])('%s', (line, expected) => {
@@ -121,5 +129,31 @@ describe('followLines', () => {
     s.end();
     expect(seen).toEqual(expected);
     expect(readdirSync(dir).length).toBeGreaterThan(2);
+  });
+});
+
+describe('the relay logger (loadContext with logFile)', () => {
+  it('writes the rotated file at the configured level and keeps stderr to warnings under a service', () => {
+    const home = tmp();
+    writeFileSync(join(home, 'agentwire.json5'), '{log: {level: "debug", maxFileMb: 1, keepFiles: 3}}');
+    const setup = relayLogSetup(
+      resolvePaths({ AGENTWIRE_HOME: home }),
+      configSchema.parse({ log: { level: 'debug', maxFileMb: 1, keepFiles: 3 } }),
+      {},
+      false,
+    );
+    expect(setup).toEqual({
+      level: 'debug',
+      file: { dir: join(home, 'logs'), maxBytes: 1024 * 1024, keep: 3 },
+      stderrLevel: 'warn',
+    });
+    expect(
+      relayLogSetup(resolvePaths({ AGENTWIRE_HOME: home }), configSchema.parse({}), {}, true).stderrLevel,
+    ).toBe('info');
+    const ctx = loadContext({}, { AGENTWIRE_HOME: home }, { logFile: true });
+    ctx.log.child({ sub: 'queue' }).debug({ chat: 'whatsapp:…4567' }, 'lane idle');
+    ctx.log.flush();
+    const line = readFileSync(join(home, 'logs', LOG_FILE_NAME), 'utf8').trim();
+    expect(formatLogLine(line)).toMatch(/^\S+Z DEBUG queue {6}lane idle chat=whatsapp:…4567$/);
   });
 });

@@ -1,26 +1,23 @@
-// The console in a real headless Chromium (Debian's `chromium`, driven by playwright-core): the
-// page loads with the token, shows the QR image and follows its rotation, switches to "linked",
-// refuses without the token, and its screenshot is not blank. The WhatsApp side is the real channel
-// over a fake Baileys socket (the far edge) and real SQLite. No Chromium is a failure, not a skip:
-// .ci/run installs it.
+// The console in a real headless Chromium (Debian's `chromium`, driven by playwright-core), served
+// by a real relay (store, queue, control socket, console service) whose WhatsApp channel talks to a
+// fake Baileys socket, the far edge. The page loads with the token, shows the QR image and follows
+// its rotation, switches to "linked", refuses without the token, and its screenshot is not blank.
+// No Chromium is a failure, not a skip: .ci/run installs it.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSnapshot } from '../../src/ops/status/snapshot.js';
-import { qrOf } from '../../src/web/qr.js';
-import { startWebConsole, type WebConsole } from '../../src/web/server.js';
-import { setup as whatsappSetup } from '../channels/whatsapp/harness.js';
+import { recordRun, runsMigration } from '../../src/ops/runs.js';
+import { openDb } from '../../src/store/db.js';
 import { darkShare, decodePng, distinctColours } from './png.js';
+import { startTestRelay, type TestRelay } from './relay-harness.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const TOKEN = 'browser-test-token-0123456789';
 let profile: string;
 let browser: BrowserContext;
 let page: Page;
-let web: WebConsole;
-let wa: Awaited<ReturnType<typeof whatsappSetup>>;
+let r: TestRelay;
 
 beforeAll(async () => {
   expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium`).toBe(true);
@@ -41,61 +38,53 @@ beforeAll(async () => {
     ],
   });
   page = browser.pages()[0] ?? (await browser.newPage());
-  wa = await whatsappSetup({ linked: false });
-  await wa.channel.start(async () => ({ type: 'stored', inboxId: 1 }));
+  r = await startTestRelay();
+  // Two finished runs in the history, as the queue records them.
+  const db = openDb(r.ctx.paths.db, [runsMigration]);
   const t0 = Date.now() - 60_000;
-  web = await startWebConsole({
-    host: '127.0.0.1',
-    port: 0,
-    token: TOKEN,
-    status: () =>
-      buildSnapshot({
-        now: Date.now(),
-        source: 'relay',
-        relay: { running: true, pid: 4242, startedAt: t0 },
-        channels: [
-          { name: 'whatsapp', state: wa.channel.status() },
-          { name: 'twilio', state: { type: 'disabled' } },
-        ],
-        runs: [
-          { at: t0, chat: 'whatsapp:+15551234567', agent: 'claude', durationMs: 4200, outcome: 'ok' },
-          {
-            at: t0 - 5000,
-            chat: 'twilio:+15557654321',
-            agent: 'codex',
-            durationMs: 600_000,
-            outcome: 'timeout',
-          },
-        ],
-      }),
-    whatsappQr: () => qrOf(wa.channel.status()),
-    pollMs: 300,
+  recordRun(db, {
+    chat: 'whatsapp:+15551234567',
+    agent: 'claude',
+    label: 'user',
+    startedAt: t0,
+    durationMs: 4200,
+    outcome: 'ok',
   });
+  recordRun(db, {
+    chat: 'twilio:+15557654321',
+    agent: 'codex',
+    label: 'user',
+    startedAt: t0 + 1,
+    durationMs: 600_000,
+    outcome: 'timeout',
+  });
+  db.close();
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
-  await web?.close();
-  await wa?.channel.stop();
+  await r?.stop();
   if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 describe('web console in Chromium', () => {
   it('refuses without the token and shows no data', async () => {
-    const r = await page.goto(`http://127.0.0.1:${web.port}/`);
-    expect(r?.status()).toBe(401);
-    const text = await page.locator('body').textContent();
+    const base = new URL(r.consoleUrl()).origin;
+    const res = await page.goto(`${base}/`);
+    expect(res?.status()).toBe(401);
+    const text = (await page.locator('body').textContent()) ?? '';
     expect(text).toContain('needs its token');
-    expect(text).not.toContain('4567');
+    expect(text).not.toMatch(/4567|whatsapp|Health/);
     expect(await page.locator('#qr').count()).toBe(0);
   });
 
   it('loads with the token, shows the QR code, follows a new one, then shows linked', async () => {
-    wa.sock().emit('connection.update', { qr: '2@first-code-from-the-fake-socket,AAAA,BBBB' });
-    const r = await page.goto(web.url);
-    expect(r?.status()).toBe(200);
+    r.sock().emit('connection.update', { qr: '2@first-code-from-the-fake-socket,AAAA,BBBB' });
+    const url = r.consoleUrl();
+    const res = await page.goto(url);
+    expect(res?.status()).toBe(200);
     // The token was traded for a cookie: the address bar no longer shows it.
-    expect(page.url()).toBe(`http://127.0.0.1:${web.port}/`);
+    expect(page.url()).toBe(`${new URL(url).origin}/`);
     await expect.poll(() => page.locator('#health').textContent()).toContain('Health: down');
 
     const qr = page.locator('#qr');
@@ -108,7 +97,7 @@ describe('web console in Chromium', () => {
     expect(darkShare(shot)).toBeGreaterThan(0.2);
     expect(darkShare(shot)).toBeLessThan(0.8);
 
-    wa.sock().emit('connection.update', { qr: '2@second-code-after-rotation,CCCC,DDDD' });
+    r.sock().emit('connection.update', { qr: '2@second-code-after-rotation,CCCC,DDDD' });
     await expect.poll(() => qr.getAttribute('src'), { timeout: 10_000 }).not.toBe(first);
     expect(await qr.getAttribute('src')).toMatch(/^data:image\/png;base64,/);
 
@@ -116,14 +105,15 @@ describe('web console in Chromium', () => {
     expect(full.width).toBeGreaterThan(300);
     expect(distinctColours(full)).toBeGreaterThan(20);
 
-    wa.sock().open();
+    r.sock().open();
     await page.locator('#linked').waitFor({ state: 'visible', timeout: 10_000 });
     expect(await page.locator('#linked').textContent()).toBe('WhatsApp linked as …1111');
     expect(await page.locator('#qr').count()).toBe(0);
     await expect.poll(() => page.locator('#health').textContent()).toContain('Health: ok');
     expect(await page.locator('#channels tr[data-channel="whatsapp"]').textContent()).toContain('connected');
-    const runs = await page.locator('#runs tbody').textContent();
+    const runs = (await page.locator('#runs tbody').textContent()) ?? '';
     expect(runs).toContain('whatsapp:…4567');
+    expect(runs).toContain('600.0s');
     expect(runs).toContain('timeout');
     expect(runs).not.toContain('+1555');
   });

@@ -1,6 +1,7 @@
-// Reads the relay lock file: the pid of the holder (JSON `{"pid": …}` or a bare number), and whether
-// that process is alive. Signal 0 checks existence; EPERM means it exists under another user.
+// Reads the relay lock file (control/lock.ts writes the holder's pid; a JSON `{"pid": …}` is read
+// too) and whether that process is alive, by the lock's own rule.
 import { readFileSync } from 'node:fs';
+import { pidAlive } from '../../control/lock.js';
 import type { LockState } from './relay-lock.js';
 
 export function readLockFile(file: string): LockState {
@@ -22,13 +23,4 @@ export function readLockFile(file: string): LockState {
   }
   if (!pid || !Number.isInteger(pid) || pid <= 0) return { type: 'none' };
   return { type: 'held', pid, alive: pidAlive(pid) };
-}
-
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

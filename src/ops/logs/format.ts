@@ -11,8 +11,8 @@ const LEVELS: Record<number, string> = {
 };
 
 /** Binding names a child logger may use for its subsystem, in order of preference. */
-const SUBSYSTEM_KEYS = ['subsystem', 'module', 'component', 'name'] as const;
-const HIDDEN = new Set(['time', 'level', 'msg', 'pid', 'hostname', 'v', ...SUBSYSTEM_KEYS]);
+const SUBSYSTEM_KEYS = ['subsystem', 'sub', 'module', 'mod', 'component', 'channel', 'name'] as const;
+const HIDDEN = new Set(['time', 'level', 'msg', 'pid', 'hostname', 'v']);
 
 export function formatLogLine(line: string): string {
   let rec: Record<string, unknown>;
@@ -26,9 +26,10 @@ export function formatLogLine(line: string): string {
   const time = typeof rec.time === 'number' ? new Date(rec.time).toISOString() : String(rec.time ?? '-');
   const level =
     typeof rec.level === 'number' ? (LEVELS[rec.level] ?? String(rec.level)) : String(rec.level ?? '?');
-  const sub = SUBSYSTEM_KEYS.map((k) => rec[k]).find((v) => typeof v === 'string') as string | undefined;
+  const subKey = SUBSYSTEM_KEYS.find((k) => typeof rec[k] === 'string');
+  const sub = subKey ? (rec[subKey] as string) : undefined;
   const extras = Object.entries(rec)
-    .filter(([k]) => !HIDDEN.has(k))
+    .filter(([k]) => !HIDDEN.has(k) && k !== subKey)
     .map(([k, v]) => `${k}=${value(v)}`);
   const msg = typeof rec.msg === 'string' ? rec.msg : '';
   return [time, level.padEnd(5), (sub ?? '-').padEnd(10), msg, ...extras].join(' ').trimEnd();

@@ -1,21 +1,25 @@
-// The relay's side of `status`: gathers the live pieces (channel states, the queue, the scheduler)
-// and the store's history into one snapshot. The relay registers `liveStatus(deps)` as the control
-// socket's `status` method and hands the same function to the web console.
+// The relay's side of `status`: the live pieces (channel states, the queue, the scheduler when one
+// is at hand) joined with the store's history into one snapshot. The web console calls it in
+// process; `agentwire status` builds the same from the control socket's `status` answer.
 import type { ChannelState } from '../../channels/types.js';
+import type { Config } from '../../config/schema.js';
+import type { RelayStatus } from '../../control/methods.js';
 import type { ChannelName } from '../../core/types.js';
 import type { SchedulerStatus } from '../../heartbeat/scheduler.js';
 import type { QueueStatus } from '../../queue/queue.js';
 import type { Db } from '../../store/db.js';
+import { gather } from './gather.js';
 import { buildSnapshot, type StatusSnapshot, type StatusSources } from './snapshot.js';
-import { readStore } from './store-reader.js';
 
 export const STATUS_METHOD = 'status';
 
 export interface LiveStatusDeps {
   db: Db;
-  /** Every channel the relay knows, enabled or not. */
+  config: Pick<Config, 'heartbeat' | 'schedules' | 'whatsapp' | 'twilio'>;
+  /** The channels running in this relay; enabled-but-absent and disabled ones are filled in. */
   channels: () => readonly { name: ChannelName; state: ChannelState }[];
   queue: () => QueueStatus;
+  /** The live scheduler; without it next runs come from the stored job state (the same rules). */
   scheduler?: () => SchedulerStatus;
   startedAt: number;
   version?: string;
@@ -26,10 +30,11 @@ export interface LiveStatusDeps {
 export function liveStatus(deps: LiveStatusDeps): () => StatusSnapshot {
   return () => {
     const now = (deps.now ?? Date.now)();
-    const stored = readStore(deps.db);
+    const shared = gather(deps.db, deps.config, now);
     const q = deps.queue();
     const sched = deps.scheduler?.();
-    const sources: StatusSources = {
+    return buildSnapshot({
+      ...shared,
       now,
       source: 'relay',
       relay: {
@@ -38,19 +43,53 @@ export function liveStatus(deps: LiveStatusDeps): () => StatusSnapshot {
         startedAt: deps.startedAt,
         version: deps.version,
       },
-      channels: [...deps.channels()],
+      channels: withAllChannels(deps.channels(), deps.config),
       lanes: mergeLanes(q),
       maxConcurrentRuns: q.maxConcurrentRuns,
-      sessions: stored.sessions,
-      ...(sched?.heartbeat.enabled && {
-        heartbeat: { target: sched.heartbeat.target, nextAt: sched.heartbeat.nextAt },
+      ...(sched && {
+        heartbeat: sched.heartbeat.enabled
+          ? { target: sched.heartbeat.target, nextAt: sched.heartbeat.nextAt }
+          : undefined,
+        schedules: sched.schedules.map((s) => ({ id: s.id, target: s.target, nextAt: s.nextAt })),
       }),
-      schedules: (sched?.schedules ?? []).map((s) => ({ id: s.id, target: s.target, nextAt: s.nextAt })),
-      runs: stored.runs,
-      failures: stored.failures,
-    };
-    return buildSnapshot(sources);
+    });
   };
+}
+
+/** `agentwire status` against a relay whose `status` method answers the core's RelayStatus. */
+export function snapshotFromRelayStatus(
+  rs: RelayStatus,
+  db: Db | undefined,
+  config: LiveStatusDeps['config'],
+  now: number,
+): StatusSnapshot {
+  const running = Object.entries(rs.channels).map(([name, state]) => ({
+    name: name as ChannelName,
+    state: state as ChannelState,
+  }));
+  return buildSnapshot({
+    ...gather(db, config, now),
+    now,
+    source: 'relay',
+    relay: { running: true, pid: rs.pid, startedAt: rs.startedAt },
+    channels: withAllChannels(running, config),
+    lanes: mergeLanes(rs.queue),
+    maxConcurrentRuns: rs.queue.maxConcurrentRuns,
+  });
+}
+
+/** WhatsApp and Twilio always appear: running ones as they are, the rest disabled or stopped. */
+export function withAllChannels(
+  running: readonly { name: ChannelName; state: ChannelState }[],
+  config: Pick<Config, 'whatsapp' | 'twilio'>,
+): { name: ChannelName; state: ChannelState }[] {
+  const out = running.filter((c) => c.name !== 'console');
+  for (const name of ['whatsapp', 'twilio'] as const) {
+    if (out.some((c) => c.name === name)) continue;
+    out.push({ name, state: config[name].enabled ? { type: 'stopped' } : { type: 'disabled' } });
+  }
+  const order: Record<string, number> = { whatsapp: 0, twilio: 1 };
+  return out.sort((a, b) => (order[a.name] ?? 9) - (order[b.name] ?? 9));
 }
 
 /** Waiting counts per chat (from the inbox) joined with the runs in progress (from the lanes). */

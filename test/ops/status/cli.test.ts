@@ -1,10 +1,15 @@
 // `agentwire status` as a user runs it (the built binary): offline from a real store, live through
-// a control socket answering `status` with liveStatus over the same store.
+// the core's control server answering `status` with a full snapshot. (The core's own RelayStatus
+// answer is covered end to end in test/web/relay.test.ts.)
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { configSchema } from '../../../src/config/schema.js';
+import { MethodRegistry } from '../../../src/control/methods.js';
+import { startControlServer } from '../../../src/control/server.js';
+import { createLogger } from '../../../src/log.js';
 import { liveStatus } from '../../../src/ops/status/live.js';
 import { ALICE, seededStore, stateFolder, T } from './seed.js';
 
@@ -71,11 +76,12 @@ describe('agentwire status (built binary)', () => {
     expect(j.stdout).not.toMatch(/\+1555/);
   });
 
-  it('with a relay, shows what it answers on the control socket', async () => {
+  it('with a relay answering the full snapshot on the real control server, shows it', async () => {
     const home = stateFolder();
     const db = seededStore(home);
     const status = liveStatus({
       db,
+      config: configSchema.parse({}),
       channels: () => [
         { name: 'whatsapp', state: { type: 'connected', since: T, account: ALICE } },
         { name: 'twilio', state: { type: 'disabled' } },
@@ -84,11 +90,17 @@ describe('agentwire status (built binary)', () => {
       startedAt: Date.now() - 7_200_000,
       pid: 4242,
     });
+    const registry = new MethodRegistry();
     const methods: string[] = [];
-    await controlSocket(join(home, 'relay.sock'), (req) => {
-      methods.push(req.method);
-      return { id: req.id, result: status() };
+    registry.register('status', async () => {
+      methods.push('status');
+      return status();
     });
+    const server = await startControlServer(
+      join(home, 'relay.sock'),
+      registry,
+      createLogger({ level: 'silent' }),
+    );
     const r = await run(home, []);
     expect(r.code).toBe(0);
     expect(methods).toEqual(['status']);
@@ -97,6 +109,7 @@ describe('agentwire status (built binary)', () => {
     expect(r.stdout).toContain('whatsapp  connected as …4567');
     const j = JSON.parse((await run(home, ['--json'])).stdout);
     expect(j).toMatchObject({ source: 'relay', health: 'ok', relay: { running: true, pid: 4242 } });
+    await server.close();
     db.close();
   });
 

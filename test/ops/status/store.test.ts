@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AgentResult } from '../../../src/agents/types.js';
+import { configSchema } from '../../../src/config/schema.js';
 import { recentRuns, recordRun, runRecord, runsMigration } from '../../../src/ops/runs.js';
 import { liveStatus, mergeLanes } from '../../../src/ops/status/live.js';
 import { readStore } from '../../../src/ops/status/store-reader.js';
@@ -69,6 +70,7 @@ describe('liveStatus', () => {
     const db = seededStore(stateFolder());
     const status = liveStatus({
       db,
+      config: configSchema.parse({}),
       channels: () => [
         { name: 'whatsapp', state: { type: 'connected', since: T, account: ALICE } },
         { name: 'twilio', state: { type: 'disabled' } },
