@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { register as registerAgent } from './agent.js';
+import { register as registerBackup } from './backup.js';
 import { register as registerChat } from './chat.js';
 import { register as registerConfig } from './config.js';
 import { ExitError } from './context.js';
@@ -28,6 +29,7 @@ registerStatus(program);
 registerDoctor(program);
 registerLogs(program);
 registerService(program);
+registerBackup(program);
 
 try {
   await program.parseAsync(process.argv);

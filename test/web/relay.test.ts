@@ -2,8 +2,10 @@
 // status` through the real control socket, `agentwire doctor` seeing the one relay that owns it.
 import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLine } from '../../src/web/service.js';
 import { startTestRelay, type TestRelay } from './relay-harness.js';
 
 const bin = new URL('../../dist/cli/main.js', import.meta.url).pathname;
@@ -71,5 +73,30 @@ describe('relay with the web console service', () => {
       message: `one relay (pid ${process.pid}) owns this state folder`,
     });
     expect(findings.find((f) => f.check === 'console')?.message).toContain('served by the running relay');
+  });
+});
+
+describe('console service edge cases', () => {
+  it('a console port in use leaves the relay running without its console', async () => {
+    const srv = createServer();
+    await new Promise<void>((res) => srv.listen(0, '127.0.0.1', res));
+    const port = (srv.address() as { port: number }).port;
+    const other = await startTestRelay({ console: { port } });
+    try {
+      expect(other.printed).toEqual([]);
+      expect(other.relay.channels.has('whatsapp')).toBe(true);
+    } finally {
+      await other.stop();
+      srv.close();
+    }
+  });
+
+  it('under a service manager the start line names the token file instead of printing the token', () => {
+    expect(startLine('http://127.0.0.1:8788/?token=abc', true, '/h/console.token')).toBe(
+      'Web console: http://127.0.0.1:8788/?token=abc\n',
+    );
+    const quiet = startLine('http://127.0.0.1:8788/?token=abc', false, '/h/console.token');
+    expect(quiet).not.toContain('abc');
+    expect(quiet).toContain('/h/console.token');
   });
 });
