@@ -106,9 +106,8 @@ export class Outbound {
       return this.sendOne(sock, jid, { text: notice, linkPreview: null });
     }
     const file = { data: read.data, mimeType: item.mimeType, fileName: item.fileName };
-    const { content, captionAfter } = contentForFile(
-      item.caption ? { ...file, caption: item.caption } : file,
-    );
+    const caption = item.caption ? markdownToWhatsApp(item.caption) : undefined;
+    const { content, captionAfter } = contentForFile(caption ? { ...file, caption } : file);
     const sent = await this.sendOne(sock, jid, content);
     if (!sent.ok) {
       // A lost connection is retried by the outbox; anything else becomes a notice, never silence.
@@ -116,8 +115,7 @@ export class Outbound {
       this.deps.log.warn({ error: sent.error }, 'outbound attachment upload failed');
       return this.sendOne(sock, jid, { text: failedNotice(item.fileName), linkPreview: null });
     }
-    if (captionAfter)
-      await this.sendOne(sock, jid, { text: markdownToWhatsApp(captionAfter), linkPreview: null });
+    if (captionAfter) await this.sendOne(sock, jid, { text: captionAfter, linkPreview: null });
     return sent;
   }
 
