@@ -2,6 +2,8 @@
 import { Command, CommanderError } from 'commander';
 import { register as registerConfig } from './config.js';
 import { ExitError } from './context.js';
+import { register as registerLogin } from './login.js';
+import { register as registerLogout } from './logout.js';
 
 const program = new Command('agentwire')
   .description('Text your own coding agent over WhatsApp or Twilio.')
@@ -10,6 +12,8 @@ const program = new Command('agentwire')
   .exitOverride();
 
 registerConfig(program);
+registerLogin(program);
+registerLogout(program);
 
 try {
   await program.parseAsync(process.argv);

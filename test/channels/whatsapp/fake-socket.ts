@@ -124,7 +124,11 @@ export class FakeSocket implements WaSocket {
     return { id: jid, subject: 'Group', participants: [] } as unknown as GroupMetadata;
   };
 
-  requestPairingCode: WaSocket['requestPairingCode'] = async () => 'ABCD1234';
+  readonly pairingRequests: string[] = [];
+  requestPairingCode: WaSocket['requestPairingCode'] = async (phone) => {
+    this.pairingRequests.push(phone);
+    return 'ABCD1234';
+  };
 
   end: WaSocket['end'] = async (error) => {
     if (this.ended) return;
