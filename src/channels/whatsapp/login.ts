@@ -27,7 +27,9 @@ export type LoginResult =
   | { ok: true; account?: string; alreadyLinked: boolean }
   | { ok: false; error: string };
 
-const renderTerminalQr = (qr: string) => QRCode.toString(qr, { type: 'terminal', small: true });
+/** The QR as terminal text (the relay's first run renders `status().qr` with it too). */
+export const renderTerminalQr = (qr: string): Promise<string> =>
+  QRCode.toString(qr, { type: 'terminal', small: true });
 
 const accountOf = (auth: WaAuth) => e164FromJid(auth.state.creds.me?.id);
 

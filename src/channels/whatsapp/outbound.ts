@@ -10,6 +10,7 @@ import { splitText } from './chunk.js';
 import { markdownToWhatsApp } from './format.js';
 import type { GroupCache } from './group-cache.js';
 import { contentForFile, failedNotice, oversizeNotice, sendError } from './outbound-content.js';
+import type { Pacer } from './pacer.js';
 import type { SentStore } from './sent-store.js';
 import type { WaSocket } from './socket.js';
 
@@ -21,6 +22,7 @@ export interface OutboundDeps {
   log: Logger;
   chunkChars: number;
   maxFileBytes: number;
+  pacer: Pacer;
 }
 
 const NOT_CONNECTED: SendResult = {
@@ -125,7 +127,7 @@ export class Outbound {
     const id = generateMessageIDV2(sock.user?.id);
     this.deps.sent.reserve(id, jid);
     try {
-      const msg = await sock.sendMessage(jid, content, { messageId: id });
+      const msg = await this.deps.pacer.run(() => sock.sendMessage(jid, content, { messageId: id }));
       this.deps.sent.complete(id, msg?.message);
       return { ok: true, providerId: id };
     } catch (err) {

@@ -5,7 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { proto, type SignalDataSet } from '@whiskeysockets/baileys';
 import { describe, expect, it } from 'vitest';
-import { linkState, loadAuth, sqliteKeyStore } from '../../../src/channels/whatsapp/auth-store.js';
+import {
+  linkedAccount,
+  linkState,
+  loadAuth,
+  sqliteKeyStore,
+} from '../../../src/channels/whatsapp/auth-store.js';
 import { whatsappMigration } from '../../../src/channels/whatsapp/migration.js';
 import { type Db, openDb } from '../../../src/store/db.js';
 import { seedLinkedCreds, setup } from './harness.js';
@@ -192,5 +197,17 @@ describe('creds.update on a full disk, through the channel', () => {
     expect(h.logs.find((l) => l.msg === 'could not save WhatsApp credentials (disk full?)')).toMatchObject({
       level: 50,
     });
+  });
+});
+
+describe('linkedAccount', () => {
+  it('is the linked number, and nothing once logged out or never linked', async () => {
+    const { db } = freshDb();
+    expect(linkedAccount(db)).toBeUndefined();
+    await seedLinkedCreds(db);
+    expect(linkedAccount(db)).toBe('+15550001111');
+    const loaded = loadAuth(db);
+    if (loaded.ok) loaded.auth.markLoggedOut();
+    expect(linkedAccount(db)).toBeUndefined();
   });
 });
