@@ -308,6 +308,11 @@ describe('WhatsApp groups', () => {
     s.upsert([extended({ chat: '120363099@g.us', participant: ALICE }, 'agent!', { mentionedJid: [SELF] })]);
     await h.channel.idle();
     expect(h.handled).toEqual([]);
+    expect(h.logs.find((l) => l.msg === 'whatsapp message dropped')).toMatchObject({
+      level: 30,
+      reason: 'group_not_allowed',
+      group: '120363099@g.us',
+    });
   });
 
   it('caches group metadata for sends and refetches after participant changes', async () => {
