@@ -7,6 +7,8 @@ import { register as registerConfig } from './config.js';
 import { ExitError } from './context.js';
 import { register as registerDoctor } from './doctor.js';
 import { register as registerHeartbeat } from './heartbeat.js';
+import { register as registerLogin } from './login.js';
+import { register as registerLogout } from './logout.js';
 import { register as registerLogs } from './logs.js';
 import { register as registerRelay } from './relay.js';
 import { register as registerSchedules } from './schedules.js';
@@ -30,6 +32,8 @@ registerDoctor(program);
 registerLogs(program);
 registerService(program);
 registerBackup(program);
+registerLogin(program);
+registerLogout(program);
 
 try {
   await program.parseAsync(process.argv);

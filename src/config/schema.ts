@@ -20,6 +20,7 @@ const isRegExp = (s: string): boolean => {
     return false;
   }
 };
+
 /** Credentials must not cross the network in clear text; plain http is for a local fake or proxy only. */
 function httpsUnlessLoopback(value: string): boolean {
   try {

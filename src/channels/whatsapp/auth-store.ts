@@ -13,6 +13,7 @@ import {
   type SignalKeyStore,
 } from '@whiskeysockets/baileys';
 import { type Db, transaction } from '../../store/db.js';
+import { e164FromJid } from './jid.js';
 
 /** `logged_out`: the phone unlinked this device (close code 401); the old creds are kept until logout/login. */
 export type LinkState = 'unlinked' | 'linked' | 'logged_out';
@@ -52,6 +53,18 @@ export function linkState(db: Db): LinkState {
   } catch {
     // Unreadable creds are not "unlinked": treating them so is how relays replaced identities.
     return 'linked';
+  }
+}
+
+/** The linked number (E.164), e.g. the default heartbeat target "whatsapp:<own number>" (self-chat). */
+export function linkedAccount(db: Db): string | undefined {
+  const row = readRow(db);
+  if (!row || row.logged_out_at !== null) return undefined;
+  try {
+    const creds = decode<AuthenticationCreds>(row.data);
+    return isLinkedCreds(creds) ? e164FromJid(creds.me?.id) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

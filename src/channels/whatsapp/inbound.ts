@@ -92,7 +92,9 @@ export class Inbound {
     );
     const chat = maskId(c.chatJid);
     if (decision.type === 'drop') {
-      deps.log.info({ chat, reason: decision.reason }, 'whatsapp message dropped');
+      // A group id is not a phone number: shown in full so it can be copied into whatsapp.groups.
+      const where = decision.reason === 'group_not_allowed' ? { group: c.chatJid } : { chat };
+      deps.log.info({ ...where, reason: decision.reason }, 'whatsapp message dropped');
       return;
     }
     if (decision.type === 'context') {

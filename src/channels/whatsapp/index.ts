@@ -16,13 +16,17 @@ import { GroupContext } from './group-context.js';
 import { Inbound } from './inbound.js';
 import { downloadMedia } from './media-download.js';
 import { Outbound } from './outbound.js';
+import { Pacer } from './pacer.js';
 import { createSentStore } from './sent-store.js';
 import { defaultMakeSocket, type MakeSocket, memoryCache, type WaSocket } from './socket.js';
 import { makeTranscriber } from './transcribe.js';
 import { type Timers, Typing } from './typing.js';
 
-export { linkState } from './auth-store.js';
+// What the relay's composition root needs besides the factory.
+export { type LinkState, linkedAccount, linkState } from './auth-store.js';
+export { renderTerminalQr, runLogin, runLogout } from './login.js';
 export { whatsappMigration } from './migration.js';
+export { runningRelayPid } from './relay-lock.js';
 
 export interface WhatsAppChannelDeps {
   config: Config;
@@ -75,6 +79,11 @@ export function createWhatsAppChannel(deps: WhatsAppChannelDeps): WhatsAppChanne
     log,
     chunkChars: wa.chunkChars,
     maxFileBytes: Math.floor(config.media.maxOutboundMb * 1048576),
+    pacer: new Pacer({
+      now,
+      ...(deps.sleep ? { sleep: deps.sleep } : {}),
+      ...(deps.random ? { random: deps.random } : {}),
+    }),
   });
   const maxInbound = Math.floor(config.media.maxInboundMb * 1048576);
   const transcribe = deps.transcribe ?? makeTranscriber(config.media.transcribe, log);

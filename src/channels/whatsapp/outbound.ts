@@ -10,6 +10,7 @@ import { splitText } from './chunk.js';
 import { markdownToWhatsApp } from './format.js';
 import type { GroupCache } from './group-cache.js';
 import { contentForFile, failedNotice, oversizeNotice, sendError } from './outbound-content.js';
+import type { Pacer } from './pacer.js';
 import type { SentStore } from './sent-store.js';
 import type { WaSocket } from './socket.js';
 
@@ -21,6 +22,7 @@ export interface OutboundDeps {
   log: Logger;
   chunkChars: number;
   maxFileBytes: number;
+  pacer: Pacer;
 }
 
 const NOT_CONNECTED: SendResult = {
@@ -106,9 +108,8 @@ export class Outbound {
       return this.sendOne(sock, jid, { text: notice, linkPreview: null });
     }
     const file = { data: read.data, mimeType: item.mimeType, fileName: item.fileName };
-    const { content, captionAfter } = contentForFile(
-      item.caption ? { ...file, caption: item.caption } : file,
-    );
+    const caption = item.caption ? markdownToWhatsApp(item.caption) : undefined;
+    const { content, captionAfter } = contentForFile(caption ? { ...file, caption } : file);
     const sent = await this.sendOne(sock, jid, content);
     if (!sent.ok) {
       // A lost connection is retried by the outbox; anything else becomes a notice, never silence.
@@ -116,8 +117,7 @@ export class Outbound {
       this.deps.log.warn({ error: sent.error }, 'outbound attachment upload failed');
       return this.sendOne(sock, jid, { text: failedNotice(item.fileName), linkPreview: null });
     }
-    if (captionAfter)
-      await this.sendOne(sock, jid, { text: markdownToWhatsApp(captionAfter), linkPreview: null });
+    if (captionAfter) await this.sendOne(sock, jid, { text: captionAfter, linkPreview: null });
     return sent;
   }
 
@@ -127,7 +127,7 @@ export class Outbound {
     const id = generateMessageIDV2(sock.user?.id);
     this.deps.sent.reserve(id, jid);
     try {
-      const msg = await sock.sendMessage(jid, content, { messageId: id });
+      const msg = await this.deps.pacer.run(() => sock.sendMessage(jid, content, { messageId: id }));
       this.deps.sent.complete(id, msg?.message);
       return { ok: true, providerId: id };
     } catch (err) {

@@ -48,9 +48,12 @@ export interface SocketHooks {
   msgRetryCounterCache?: CacheStore;
 }
 
-/** Baileys is chatty at info (sync state machine, pre-keys); its lines go to debug unless asked for. */
+/**
+ * Baileys is chatty (sync state machine, pre-keys, decrypt retries) and its lines carry JIDs, i.e.
+ * phone numbers: only its errors are shown unless the log level is debug or finer.
+ */
 export function baileysLogger(log: Logger): Logger {
-  const level = log.isLevelEnabled('debug') ? log.level : 'warn';
+  const level = log.isLevelEnabled('debug') ? log.level : 'error';
   return log.child({ mod: 'baileys' }, { level });
 }
 
@@ -68,6 +71,10 @@ export function socketConfig(
     // History is never a prompt; recent-sync chunks are still processed because Baileys learns the
     // LID↔phone mappings from them (disabling all sync makes it warn about unstable sessions).
     generateHighQualityLinkPreview: false,
+    // fireInitQueries stays on: they are three queries over this same connection once it opens
+    // (server props that decide how 1:1 messages are sent, blocklist, privacy settings), not extra
+    // network calls. Nothing else is fetched at creation: no fetchLatestBaileysVersion (GitHub).
+    fireInitQueries: true,
     // Never decrypt status updates, broadcast lists, newsletters or the Meta AI bot (openclaw#69746);
     // an undecryptable status can also stall the offline queue (Baileys PR#2779).
     shouldIgnoreJid: (jid) =>

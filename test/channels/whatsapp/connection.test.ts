@@ -144,6 +144,24 @@ describe('WhatsApp connection lifecycle', () => {
     expect(h.scheduler.pending.size).toBe(0);
   });
 
+  it('first run without a link: QR in the status, scan, 515, then connected and stored', async () => {
+    const h = await setup({ linked: false });
+    expect(linkState(h.db)).toBe('unlinked');
+    await h.channel.start(async () => ({ type: 'duplicate' }));
+    h.sock().emit('connection.update', { qr: 'ref,pub,id,adv' });
+    expect(h.channel.status()).toMatchObject({ type: 'connecting', qr: 'ref,pub,id,adv' });
+    h.sock().emit('creds.update', {
+      me: { id: '15550001111:9@s.whatsapp.net', lid: '99990001111:9@lid' },
+      account: { details: Buffer.from('d') },
+    });
+    h.sock().close(515);
+    expect(h.sockets).toHaveLength(2);
+    h.sock().open();
+    expect(h.channel.status()).toMatchObject({ type: 'connected', account: '+15550001111' });
+    await new Promise((r) => setImmediate(r));
+    expect(linkState(h.db)).toBe('linked');
+  });
+
   it('stop ends the socket, cancels the pending retry and reports stopped', async () => {
     const h = await setup();
     const s = await h.start();

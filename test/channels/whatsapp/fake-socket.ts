@@ -3,8 +3,8 @@
 // LID mapping store is Baileys' own, running over the channel's SQLite key store.
 import { EventEmitter } from 'node:events';
 import {
-  addTransactionCapability,
   type AnyMessageContent,
+  addTransactionCapability,
   type BaileysEventEmitter,
   type BaileysEventMap,
   type Contact,
@@ -39,7 +39,11 @@ export class FakeSocket implements WaSocket {
     removeAllListeners: (event) => void this.emitter.removeAllListeners(event),
     emit: (event, arg) => this.emitter.emit(event, arg),
   };
-  user: Contact | undefined = { id: `${OWNER_PN}:7@s.whatsapp.net`, lid: `${OWNER_LID}:7@lid`, name: 'Owner' };
+  user: Contact | undefined = {
+    id: `${OWNER_PN}:7@s.whatsapp.net`,
+    lid: `${OWNER_LID}:7@lid`,
+    name: 'Owner',
+  };
   readonly sent: { jid: string; content: AnyMessageContent; options?: MiscMessageGenerationOptions }[] = [];
   readonly reads: WAMessageKey[][] = [];
   readonly presence: { type: string; jid?: string }[] = [];
@@ -57,7 +61,10 @@ export class FakeSocket implements WaSocket {
 
   constructor(readonly config: UserFacingSocketConfig) {
     this.authState = { creds: config.auth.creds };
-    const keys = addTransactionCapability(config.auth.keys, silent, { maxCommitRetries: 1, delayBetweenTriesMs: 1 });
+    const keys = addTransactionCapability(config.auth.keys, silent, {
+      maxCommitRetries: 1,
+      delayBetweenTriesMs: 1,
+    });
     const repo = DEFAULT_CONNECTION_CONFIG.makeSignalRepository({ creds: config.auth.creds, keys }, silent);
     this.signalRepository = { lidMapping: repo.lidMapping };
     this.lidStore = repo.lidMapping;
@@ -117,7 +124,11 @@ export class FakeSocket implements WaSocket {
     return { id: jid, subject: 'Group', participants: [] } as unknown as GroupMetadata;
   };
 
-  requestPairingCode: WaSocket['requestPairingCode'] = async () => 'ABCD1234';
+  readonly pairingRequests: string[] = [];
+  requestPairingCode: WaSocket['requestPairingCode'] = async (phone) => {
+    this.pairingRequests.push(phone);
+    return 'ABCD1234';
+  };
 
   end: WaSocket['end'] = async (error) => {
     if (this.ended) return;
@@ -135,7 +146,10 @@ export class FakeSocket implements WaSocket {
   };
 }
 
-export function fakeSockets(onCreate?: (s: FakeSocket) => void): { makeSocket: MakeSocket; sockets: FakeSocket[] } {
+export function fakeSockets(onCreate?: (s: FakeSocket) => void): {
+  makeSocket: MakeSocket;
+  sockets: FakeSocket[];
+} {
   const sockets: FakeSocket[] = [];
   return {
     sockets,

@@ -4,11 +4,15 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { proto } from '@whiskeysockets/baileys';
+import type { ChannelState, InboundOutcome } from '../../../src/channels/types.js';
 import { loadAuth } from '../../../src/channels/whatsapp/auth-store.js';
 import type { Scheduler } from '../../../src/channels/whatsapp/connection.js';
-import { createWhatsAppChannel, type WhatsAppChannelDeps, whatsappMigration } from '../../../src/channels/whatsapp/index.js';
+import {
+  createWhatsAppChannel,
+  type WhatsAppChannelDeps,
+  whatsappMigration,
+} from '../../../src/channels/whatsapp/index.js';
 import type { Timers } from '../../../src/channels/whatsapp/typing.js';
-import type { ChannelState, InboundOutcome } from '../../../src/channels/types.js';
 import { configSchema } from '../../../src/config/schema.js';
 import type { InboundMessage } from '../../../src/core/types.js';
 import { createLogger } from '../../../src/log.js';
@@ -72,7 +76,10 @@ export async function setup(opts: SetupOptions = {}) {
   const db = openDb(join(dir, 'agentwire.db'), [whatsappMigration]);
   if (opts.linked !== false) await seedLinkedCreds(db);
   const logs: Record<string, unknown>[] = [];
-  const log = createLogger({ level: 'debug', destination: { write: (s: string) => void logs.push(JSON.parse(s)) } });
+  const log = createLogger({
+    level: 'debug',
+    destination: { write: (s: string) => void logs.push(JSON.parse(s)) },
+  });
   const config = configSchema.parse(opts.config ?? {});
   const { makeSocket, sockets } = fakeSockets();
   const scheduler = new ManualScheduler();
