@@ -1,5 +1,6 @@
 // Twilio: credentials present (config or environment), a sender, someone allowed to write, and for
-// webhook mode a free port and the public URL Twilio calls (signatures are computed over it).
+// webhook mode a free port and the public URL Twilio calls (signatures are computed over it;
+// see docs/twilio.md).
 import type { Config } from '../../config/schema.js';
 import { type PortState, whoHolds } from './ports.js';
 import { type Finding, fail, ok, warn } from './types.js';
@@ -64,10 +65,10 @@ export function checkTwilio(
       );
     if (!w.publicUrl)
       out.push(
-        fail(
+        warn(
           CHECK,
-          'twilio.webhook.publicUrl is not set: Twilio needs a public URL, and signatures are checked against it',
-          `set twilio.webhook.publicUrl to the https URL that reaches port ${w.port}${w.path} (a reverse proxy or tunnel), or use twilio.mode "poll"`,
+          'twilio.webhook.publicUrl is not set: signatures are checked against the URL as each request arrives, which is only right when Twilio reaches this port directly; behind a proxy or tunnel every message would be refused',
+          `set twilio.webhook.publicUrl to the exact URL in the Twilio console (it reaches port ${w.port}${w.path}), or use twilio.mode "poll"`,
         ),
       );
     if (port === 'relay_running')
