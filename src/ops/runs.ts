@@ -56,11 +56,17 @@ export function runRecord(
   };
 }
 
-export function recordRun(db: Db, r: RunRecord): void {
-  db.prepare(
-    `INSERT INTO runs (chat, agent, label, started_at, duration_ms, outcome, error) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  ).run(r.chat, r.agent, r.label, r.startedAt, Math.round(r.durationMs), r.outcome, r.error ?? null);
-  db.prepare(`DELETE FROM runs WHERE id <= (SELECT max(id) FROM runs) - ?`).run(KEEP);
+/** Never throws: the history must not break a run (a missing table or a full disk is returned). */
+export function recordRun(db: Db, r: RunRecord): { ok: true } | { ok: false; error: string } {
+  try {
+    db.prepare(
+      `INSERT INTO runs (chat, agent, label, started_at, duration_ms, outcome, error) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ).run(r.chat, r.agent, r.label, r.startedAt, Math.round(r.durationMs), r.outcome, r.error ?? null);
+    db.prepare(`DELETE FROM runs WHERE id <= (SELECT max(id) FROM runs) - ?`).run(KEEP);
+    return { ok: true };
+  } catch (err) {
+    return { ok: false, error: (err as Error).message };
+  }
 }
 
 export function recentRuns(db: Db, limit = 20): RunRecord[] {

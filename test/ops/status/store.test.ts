@@ -58,9 +58,23 @@ describe('runs history', () => {
       outcome: 'exit',
       error: 'exit 1 for …4567',
     });
-    for (let i = 0; i < 520; i++) recordRun(db, { ...rec, startedAt: T + i });
+    for (let i = 0; i < 520; i++) expect(recordRun(db, { ...rec, startedAt: T + i })).toEqual({ ok: true });
     expect((db.prepare('SELECT count(*) AS n FROM runs').get() as { n: number }).n).toBe(500);
     expect(recentRuns(db, 1)[0]?.startedAt).toBe(T + 519);
+    db.close();
+  });
+
+  it('returns an error instead of throwing when the table is missing', () => {
+    const db = openDb(join(stateFolder(), 'none.db'), []);
+    const r = recordRun(db, {
+      chat: 'c',
+      agent: 'claude',
+      label: 'user',
+      startedAt: T,
+      durationMs: 1,
+      outcome: 'ok',
+    });
+    expect(r).toMatchObject({ ok: false, error: expect.stringContaining('no such table: runs') });
     db.close();
   });
 });
