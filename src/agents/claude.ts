@@ -6,19 +6,22 @@
 import {
   arr,
   assertSafeId,
+  CONTINUED,
   classifyError,
   errorResult,
   type Json,
   jsonLine,
+  message,
   num,
   obj,
   okResult,
   type Parsed,
   safeArg,
   str,
+  textsOf,
   usageOf,
 } from './common.js';
-import type { AgentSpec, BuildContext, Invocation, RunOutput } from './types.js';
+import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
 
 const THINKING = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
 
@@ -47,30 +50,32 @@ function assistantText(ev: Json): { id: string; text: string } | undefined {
 }
 
 // Claude streams one assistant event per content block; blocks of one message share its id, so a
-// message is complete when an event of another message (or any other event) arrives.
-function messageStream(): (line: string) => string[] {
+// message is complete when an event of another message (or any other event) arrives. A tool_use
+// block or a tool result means the agent carries on.
+function messageStream(): (line: string) => StreamEvent[] {
   let current: { id: string; text: string } | undefined;
-  const flush = (): string[] => {
-    const text = current?.text;
+  const flush = (): StreamEvent[] => {
+    const text = current?.text ?? '';
     current = undefined;
-    return text?.trim() ? [text] : [];
+    return message(text);
   };
   return (line) => {
     const ev = jsonLine(line);
     if (!ev) return [];
     const a = assistantText(ev);
     if (a) {
+      const toolUse = arr(obj(ev.message)?.content).some((b) => obj(b)?.type === 'tool_use');
       if (current && a.id !== '' && current.id === a.id) {
         if (a.text) current.text = current.text ? `${current.text}\n\n${a.text}` : a.text;
-        return [];
+        return toolUse ? [...flush(), ...CONTINUED] : [];
       }
       const done = flush();
       current = { ...a };
-      return done;
+      return toolUse ? [...done, ...flush(), ...CONTINUED] : done;
     }
     // A synthetic API-error message is not a reply and does not end one.
     if (ev.type === 'assistant') return [];
-    return flush();
+    return ev.type === 'user' ? [...flush(), ...CONTINUED] : flush();
   };
 }
 
@@ -97,9 +102,9 @@ function parse(out: RunOutput): Parsed {
         ...(num(ev.api_error_status) !== undefined ? { status: num(ev.api_error_status)! } : {}),
       };
     }
-    messages.push(...next(line));
+    messages.push(...textsOf(next(line)));
   }
-  messages.push(...next('{"type":"end"}'));
+  messages.push(...textsOf(next('{"type":"end"}')));
   const base = { sessionId, exitCode: out.exitCode, signal: out.signal };
 
   if (result) {
@@ -119,16 +124,14 @@ function parse(out: RunOutput): Parsed {
       truncated: out.truncated,
     });
   }
-  // No result line: plain-text output (`--output-format text`), an early failure, or a cut stream.
+  // No result line: an early failure (bad flag, bad config) or a stream cut short.
   const plain = out.stdoutLines.filter((l) => !jsonLine(l)).join('\n');
   if (out.exitCode !== 0) {
     const text = [apiError?.text, out.stderr, plain].filter(Boolean).join('\n');
     return errorResult('claude', classifyError(text, apiError?.status) ?? 'exit', { ...base, detail: text });
   }
+  // Exit 0 without a result line (cut short, or stray text): only whole assistant messages count.
   if (messages.length > 0) return okResult(messages, { sessionId, truncated: out.truncated });
-  if (plain.trim() && !out.stdoutLines.some((l) => jsonLine(l))) {
-    return okResult([plain], { sessionId, truncated: out.truncated });
-  }
   return errorResult('claude', 'unparseable', base);
 }
 

@@ -6,18 +6,21 @@
 // non-zero exit) is a failure.
 import {
   assertSafeId,
+  CONTINUED,
   classifyError,
   errorResult,
   jsonLine,
+  message,
   num,
   obj,
   okResult,
   type Parsed,
   safeArg,
   str,
+  textsOf,
   usageOf,
 } from './common.js';
-import type { AgentSpec, BuildContext, Invocation, RunOutput } from './types.js';
+import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
 
 const THINKING = ['minimal', 'low', 'medium', 'high', 'xhigh'] as const;
 
@@ -37,13 +40,15 @@ function build(ctx: BuildContext): Invocation {
   return { argv, stdin: ctx.prompt };
 }
 
-function messageStream(): (line: string) => string[] {
+// Items of other kinds (commands, file changes, tool calls) starting means the agent carries on.
+function messageStream(): (line: string) => StreamEvent[] {
   return (line) => {
     const ev = jsonLine(line);
-    if (ev?.type !== 'item.completed') return [];
-    const item = obj(ev.item);
-    const text = item?.type === 'agent_message' ? str(item.text) : undefined;
-    return text?.trim() ? [text] : [];
+    const item = obj(ev?.item);
+    if (ev?.type === 'item.completed' && item?.type === 'agent_message') return message(str(item.text) ?? '');
+    if (ev?.type === 'item.started' && item?.type !== 'agent_message' && item?.type !== 'reasoning')
+      return CONTINUED;
+    return [];
   };
 }
 
@@ -64,7 +69,7 @@ function parse(out: RunOutput): Parsed {
       const u = obj(ev.usage);
       usage = usageOf(num(u?.input_tokens), num(u?.output_tokens));
     }
-    messages.push(...next(line));
+    messages.push(...textsOf(next(line)));
   }
   const base = { sessionId, exitCode: out.exitCode, signal: out.signal };
   if (failed !== undefined) {

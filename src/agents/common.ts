@@ -2,7 +2,7 @@
 // and turning a run's assistant messages into the `ok` result (reply, progress, media).
 import { scrub } from '../log.js';
 import { extractMedia, mergeMedia } from '../media/parse.js';
-import type { AgentErrorKind, AgentKind, AgentResult, Usage } from './types.js';
+import type { AgentErrorKind, AgentKind, AgentResult, StreamEvent, Usage } from './types.js';
 
 export type Parsed =
   | Omit<Extract<AgentResult, { type: 'ok' }>, 'durationMs'>
@@ -66,8 +66,12 @@ export function classifyError(text: string, status?: number): AgentErrorKind | u
   return undefined;
 }
 
-/** A short, true message for the chat. CLI text is included only for plain failures, masked. */
-export function errorMessage(kind: AgentErrorKind, agent: AgentKind, detail?: string): string {
+/** A short, true message for the chat. CLI output never goes here (it goes to `detail`). */
+export function errorMessage(
+  kind: AgentErrorKind,
+  agent: AgentKind,
+  exit?: { exitCode: number | null; signal: string | null },
+): string {
   const name = displayName(agent);
   switch (kind) {
     case 'auth':
@@ -87,7 +91,8 @@ export function errorMessage(kind: AgentErrorKind, agent: AgentKind, detail?: st
     case 'unparseable':
       return `${name} finished without a reply agentwire could read.`;
     case 'exit':
-      return detail ? `${name} failed: ${shortDetail(detail)}` : `${name} failed.`;
+      if (exit?.signal) return `${name} stopped unexpectedly (${exit.signal}).`;
+      return exit?.exitCode != null ? `${name} failed (exit code ${exit.exitCode}).` : `${name} failed.`;
   }
 }
 
@@ -110,10 +115,12 @@ export function errorResult(
   kind: AgentErrorKind,
   extra: { detail?: string; sessionId?: string | undefined; exitCode: number | null; signal: string | null },
 ): Parsed {
+  const detail = extra.detail ? shortDetail(extra.detail) : '';
   return {
     type: 'error',
     kind,
-    message: errorMessage(kind, agent, extra.detail),
+    message: errorMessage(kind, agent, extra),
+    ...(detail ? { detail } : {}),
     ...(extra.sessionId ? { sessionId: extra.sessionId } : {}),
     exitCode: extra.exitCode,
     signal: extra.signal,
@@ -160,4 +167,12 @@ export function safeArg(value: string, what: string): string {
   if (!/^[A-Za-z0-9][A-Za-z0-9._:/@+=-]*$/.test(value))
     throw new Error(`invalid ${what}: ${JSON.stringify(value)}`);
   return value;
+}
+
+export const message = (text: string): StreamEvent[] => (text.trim() ? [{ type: 'message', text }] : []);
+export const CONTINUED: StreamEvent[] = [{ type: 'continued' }];
+
+/** The message texts of stream events, for `parse`. */
+export function textsOf(events: readonly StreamEvent[]): string[] {
+  return events.flatMap((e) => (e.type === 'message' ? [e.text] : []));
 }

@@ -6,19 +6,22 @@
 // `result` event with status "success" (or json mode's `response`) is.
 import {
   assertSafeId,
+  CONTINUED,
   classifyError,
   errorResult,
   type Json,
   jsonLine,
+  message,
   num,
   obj,
   okResult,
   type Parsed,
   safeArg,
   str,
+  textsOf,
   usageOf,
 } from './common.js';
-import type { AgentSpec, BuildContext, Invocation, RunOutput } from './types.js';
+import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
 
 function build(ctx: BuildContext): Invocation {
   // --skip-trust: the working folder is the one the owner configured for the agent; without it
@@ -30,12 +33,12 @@ function build(ctx: BuildContext): Invocation {
   return { argv, stdin: ctx.prompt, ...(ctx.session.id ? { sessionId: ctx.session.id } : {}) };
 }
 
-function messageStream(): (line: string) => string[] {
+function messageStream(): (line: string) => StreamEvent[] {
   let turn = '';
-  const flush = (): string[] => {
+  const flush = (): StreamEvent[] => {
     const t = turn;
     turn = '';
-    return t.trim() ? [t] : [];
+    return message(t);
   };
   return (line) => {
     const ev = jsonLine(line);
@@ -44,10 +47,11 @@ function messageStream(): (line: string) => string[] {
       const c = str(ev.content) ?? '';
       // Without `delta` the event holds the whole message.
       if (ev.delta === true) turn += c;
-      else return [...flush(), ...(c.trim() ? [c] : [])];
+      else return [...flush(), ...message(c)];
       return [];
     }
-    if (ev.type === 'tool_use' || ev.type === 'result' || ev.type === 'end') return flush();
+    if (ev.type === 'tool_use') return [...flush(), ...CONTINUED];
+    if (ev.type === 'result' || ev.type === 'end') return flush();
     return [];
   };
 }
@@ -61,6 +65,13 @@ function stderrError(stderr: string): Json | undefined {
   const tail = i >= 0 ? stderr.slice(i) : '';
   const blob = jsonLine(tail.split('\n')[0] ?? '') ?? tryJson(tail);
   return blob && obj(blob.error) ? blob : undefined;
+}
+
+/** The multi-line object of `-o json`, found between warning lines printed around it. */
+function prettyJson(lines: readonly string[]): Json | undefined {
+  const start = lines.indexOf('{');
+  const end = lines.lastIndexOf('}');
+  return start >= 0 && end > start ? tryJson(lines.slice(start, end + 1).join('\n')) : undefined;
 }
 
 function tryJson(text: string): Json | undefined {
@@ -81,11 +92,11 @@ function parse(out: RunOutput): Parsed {
     if (!ev) continue;
     if (ev.type === 'init') sessionId = str(ev.session_id) ?? sessionId;
     if (ev.type === 'result') result = ev;
-    messages.push(...next(line));
+    messages.push(...textsOf(next(line)));
   }
-  messages.push(...next('{"type":"end"}'));
+  messages.push(...textsOf(next('{"type":"end"}')));
   // `-o json` is one pretty-printed object spread over many lines.
-  const whole = result ? undefined : tryJson(out.stdoutLines.join('\n'));
+  const whole = result ? undefined : prettyJson(out.stdoutLines);
   if (whole) sessionId = str(whole.session_id) ?? sessionId;
   const errJson = stderrError(out.stderr);
   sessionId ??= str(errJson?.session_id);

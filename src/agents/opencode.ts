@@ -6,18 +6,21 @@
 // text of steps that ended in tool calls is progress. `reasoning` parts are never text.
 import {
   assertSafeId,
+  CONTINUED,
   classifyError,
   errorResult,
   jsonLine,
+  message,
   num,
   obj,
   okResult,
   type Parsed,
   safeArg,
   str,
+  textsOf,
   usageOf,
 } from './common.js';
-import type { AgentSpec, BuildContext, Invocation, RunOutput } from './types.js';
+import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
 
 function build(ctx: BuildContext): Invocation {
   const argv = [...ctx.command, 'run', '--format', 'json'];
@@ -27,8 +30,9 @@ function build(ctx: BuildContext): Invocation {
   return { argv, stdin: ctx.prompt };
 }
 
-// Texts of the current step; a step's text is a message once the step finishes.
-function messageStream(): (line: string) => string[] {
+// Texts of the current step; a step's text is a message once the step finishes, and a step that
+// finished for tool calls (or a tool part) means the agent carries on.
+function messageStream(): (line: string) => StreamEvent[] {
   let texts: string[] = [];
   return (line) => {
     const ev = jsonLine(line);
@@ -38,10 +42,11 @@ function messageStream(): (line: string) => string[] {
       const t = str(obj(ev.part)?.text);
       if (t) texts.push(t);
     }
+    if (ev.type === 'tool_use') return CONTINUED;
     if (ev.type !== 'step_finish') return [];
-    const text = texts.join('\n\n');
+    const done = message(texts.join('\n\n'));
     texts = [];
-    return text.trim() ? [text] : [];
+    return obj(ev.part)?.reason === 'tool-calls' ? [...done, ...CONTINUED] : done;
   };
 }
 
@@ -75,7 +80,7 @@ function parse(out: RunOutput): Parsed {
       output += num(tokens?.output) ?? 0;
       cost += num(part?.cost) ?? 0;
     }
-    messages.push(...next(line));
+    messages.push(...textsOf(next(line)));
   }
   const base = { sessionId, exitCode: out.exitCode, signal: out.signal };
   if (error && !stopped) {

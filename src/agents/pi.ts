@@ -8,19 +8,22 @@ import { isAbsolute, join } from 'node:path';
 import {
   arr,
   assertSafeId,
+  CONTINUED,
   classifyError,
   errorResult,
   type Json,
   jsonLine,
+  message,
   num,
   obj,
   okResult,
   type Parsed,
   safeArg,
   str,
+  textsOf,
   usageOf,
 } from './common.js';
-import type { AgentSpec, BuildContext, Invocation, RunOutput } from './types.js';
+import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
 
 const THINKING = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
 
@@ -73,14 +76,14 @@ function textOf(m: Json): string {
     .join('');
 }
 
-function messageStream(): (line: string) => string[] {
+// A message that stopped for tool use is, by its own account, not the final one.
+function messageStream(): (line: string) => StreamEvent[] {
   return (line) => {
     if (!keepLine(line)) return [];
     const ev = jsonLine(line);
     const m = ev && assistantEnd(ev);
     if (!m || m.stopReason === 'error' || m.stopReason === 'aborted') return [];
-    const text = textOf(m);
-    return text.trim() ? [text] : [];
+    return m.stopReason === 'toolUse' ? [...message(textOf(m)), ...CONTINUED] : message(textOf(m));
   };
 }
 
@@ -104,7 +107,7 @@ function parse(out: RunOutput): Parsed {
       output += num(u?.output) ?? 0;
       cost += num(obj(u?.cost)?.total) ?? 0;
     }
-    messages.push(...next(line));
+    messages.push(...textsOf(next(line)));
   }
   const base = { sessionId, exitCode: out.exitCode, signal: out.signal };
   if (last && (last.stopReason === 'error' || last.stopReason === 'aborted')) {

@@ -68,8 +68,10 @@ export type AgentResult =
   | {
       type: 'error';
       kind: AgentErrorKind;
-      /** Short and true, fit to show the user. */
+      /** Short and true, fit to show the user: never CLI output, paths or stack traces. */
       message: string;
+      /** The CLI's own first error line, cut short with secrets masked: for logs and `agent run`. */
+      detail?: string;
       sessionId?: string;
       exitCode?: number | null;
       signal?: string | null;
@@ -85,6 +87,8 @@ export interface RunOutput {
   truncated: boolean;
 }
 
+export type StreamEvent = { type: 'message'; text: string } | { type: 'continued' };
+
 export interface AgentSpec {
   kind: AgentKind;
   /** Default program name looked up on PATH. */
@@ -97,10 +101,12 @@ export interface AgentSpec {
   thinkingLevels: readonly string[];
   build(ctx: BuildContext): Invocation;
   /**
-   * A fresh per-run reducer over stdout lines that returns each assistant message (raw text, MEDIA
-   * lines included) as soon as it is complete; used to stream `progress` while the run goes on.
+   * A fresh per-run reducer over stdout lines. It returns each assistant message (raw text, MEDIA
+   * lines included) as soon as it is complete, and `continued` when the agent visibly carries on
+   * (a tool call, a new step), which proves the message before it was not the final reply. The
+   * runner streams `progress` from it while the run goes on; `parse` reads the same messages.
    */
-  messageStream(): (line: string) => string[];
+  messageStream(): (line: string) => StreamEvent[];
   /**
    * Which stdout lines `parse` needs kept. Streaming deltas that repeat the whole message so far
    * (pi) would otherwise fill the byte cap quadratically; they are still streamed to messageStream.

@@ -129,6 +129,7 @@ async function readInput(file: string | undefined): Promise<string> {
 function printResult(r: AgentResult): void {
   if (r.type === 'error') {
     process.stderr.write(`${r.kind}: ${r.message}\n`);
+    if (r.detail) process.stderr.write(`detail: ${r.detail}\n`);
     if (r.sessionId) process.stderr.write(`session: ${r.sessionId}\n`);
     return;
   }

@@ -1,7 +1,8 @@
 // A byte-capped collector for one output pipe. It keeps reading past the cap (so the child never
 // blocks on a full pipe) but drops what does not fit, and splits the stream into lines as it comes.
-// Memory stays bounded: the kept lines are at most `maxBytes`, and one unfinished line at most the
-// same again (longer lines are cut).
+// Past the cap it keeps the head (where CLIs announce the session) and the most recent lines (where
+// they put the final reply) and drops the middle, so a run that flooded its output still has a reply.
+// Memory stays bounded: the kept lines are at most `maxBytes`, one unfinished line at most the same.
 
 export interface CappedLinesOptions {
   maxBytes: number;
@@ -11,12 +12,22 @@ export interface CappedLinesOptions {
   keep?: ((line: string) => boolean) | undefined;
 }
 
+interface Kept {
+  line: string;
+  bytes: number;
+}
+
 export class CappedLines {
-  private kept = 0;
+  private head: Kept[] = [];
+  private headBytes = 0;
+  /** Lines after the protected head; a queue once the cap was reached. */
+  private tail: Kept[] = [];
+  private tailStart = 0;
+  private tailBytes = 0;
+  private split = false;
   private partial: Buffer[] = [];
   private partialBytes = 0;
   private partialCut = false;
-  readonly lines: string[] = [];
   truncated = false;
 
   constructor(private readonly opts: CappedLinesOptions) {}
@@ -39,6 +50,10 @@ export class CappedLines {
     if (this.partialBytes > 0 || this.partialCut) this.flushLine();
   }
 
+  get lines(): string[] {
+    return [...this.head, ...this.tail.slice(this.tailStart)].map((k) => k.line);
+  }
+
   text(): string {
     return this.lines.join('\n');
   }
@@ -46,8 +61,9 @@ export class CappedLines {
   private addPartial(piece: Buffer): void {
     const room = this.opts.maxBytes - this.partialBytes;
     if (piece.length > room) {
-      this.partialCut = true;
+      // One line longer than the whole cap: cut (it is dropped below, as it cannot fit).
       this.truncated = true;
+      this.partialCut = true;
       piece = piece.subarray(0, Math.max(0, room));
     }
     if (piece.length === 0) return;
@@ -60,20 +76,52 @@ export class CappedLines {
       this.partial.length === 1
         ? this.partial[0]!.toString('utf8')
         : Buffer.concat(this.partial).toString('utf8');
-    const bytes = this.partialBytes;
+    const bytes = this.partialBytes + 1;
+    const cut = this.partialCut;
     this.partial = [];
     this.partialBytes = 0;
     this.partialCut = false;
     if (line.endsWith('\r')) line = line.slice(0, -1);
     this.opts.onLine?.(line);
-    if (this.opts.keep && !this.opts.keep(line)) return;
-    if (this.truncated || this.kept + bytes + 1 > this.opts.maxBytes) {
-      // Keep the head only: once something was dropped, later lines would leave a gap.
-      this.truncated = true;
+    if (cut || (this.opts.keep && !this.opts.keep(line))) return;
+    this.store({ line, bytes });
+  }
+
+  private store(k: Kept): void {
+    const max = this.opts.maxBytes;
+    if (!this.split && this.headBytes + k.bytes <= max) {
+      this.head.push(k);
+      this.headBytes += k.bytes;
       return;
     }
-    this.kept += bytes + 1;
-    this.lines.push(line);
+    if (!this.split) this.splitHead();
+    this.truncated = true;
+    if (this.headBytes + k.bytes > max) return;
+    this.tail.push(k);
+    this.tailBytes += k.bytes;
+    while (this.headBytes + this.tailBytes > max) {
+      this.tailBytes -= this.tail[this.tailStart]!.bytes;
+      this.tailStart++;
+    }
+    if (this.tailStart > 1024 && this.tailStart * 2 > this.tail.length) {
+      this.tail = this.tail.slice(this.tailStart);
+      this.tailStart = 0;
+    }
+  }
+
+  /** At the first overflow: the first half of the cap stays; the rest becomes the evicting tail. */
+  private splitHead(): void {
+    this.split = true;
+    let bytes = 0;
+    let n = 0;
+    while (n < this.head.length && bytes + this.head[n]!.bytes <= this.opts.maxBytes / 2) {
+      bytes += this.head[n]!.bytes;
+      n++;
+    }
+    this.tail = this.head.slice(n);
+    this.tailBytes = this.headBytes - bytes;
+    this.head = this.head.slice(0, n);
+    this.headBytes = bytes;
   }
 }
 

@@ -2,8 +2,15 @@
 // happened to the process (timeout, abort, not installed) wins over whatever it printed: gemini,
 // for one, exits 0 after our own SIGTERM.
 
-import { displayName } from '../agents/common.js';
-import type { AgentRequest, AgentResult, AgentSpec, Invocation, RunOutput } from '../agents/types.js';
+import { displayName, shortDetail } from '../agents/common.js';
+import type {
+  AgentRequest,
+  AgentResult,
+  AgentSpec,
+  Invocation,
+  RunOutput,
+  StreamEvent,
+} from '../agents/types.js';
 import { extractMedia } from '../media/parse.js';
 import { type SpawnResult, spawnProcess } from './spawn.js';
 
@@ -25,10 +32,10 @@ export async function runCommandReply(spec: AgentSpec, request: AgentRequest): P
   let pending: string | undefined;
   const onStdoutLine = (line: string) => {
     if (!request.onProgress) return;
-    // A message is only known not to be the final reply once the next one arrives.
-    for (const message of safeMessages(nextMessages, line)) {
+    // A message is known not to be the final reply once the agent carries on or says more.
+    for (const ev of safeEvents(nextMessages, line)) {
       if (pending !== undefined) emitProgress(request.onProgress, pending);
-      pending = message;
+      pending = ev.type === 'message' ? ev.text : undefined;
     }
   };
 
@@ -64,7 +71,8 @@ export function toAgentResult(spec: AgentSpec, inv: Invocation, r: SpawnResult):
       return {
         type: 'error',
         kind: 'exit',
-        message: `${displayName(spec.kind)} could not be started: ${firstLine(r.message)}`,
+        message: `${displayName(spec.kind)} could not be started.`,
+        detail: shortDetail(r.message),
         durationMs: r.durationMs,
       };
     case 'timeout':
@@ -108,7 +116,7 @@ function toRunOutput(r: {
   };
 }
 
-function safeMessages(next: (line: string) => string[], line: string): string[] {
+function safeEvents(next: (line: string) => StreamEvent[], line: string): StreamEvent[] {
   try {
     return next(line);
   } catch {
@@ -123,8 +131,4 @@ function emitProgress(onProgress: (text: string) => void, raw: string): void {
   } catch {
     // A failing listener must not break the run it listens to.
   }
-}
-
-function firstLine(s: string): string {
-  return s.split('\n').find((l) => l.trim()) ?? s;
 }

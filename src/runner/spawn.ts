@@ -172,7 +172,8 @@ export function spawnProcess(opts: SpawnOptions): Promise<SpawnResult> {
     };
 
     const stop = (reason: 'timeout' | 'aborted') => {
-      if (done || stopReason) return;
+      // After the child exited, only pipes held by a grandchild remain: the run is over as it was.
+      if (done || stopReason || exit) return;
       stopReason = reason;
       if (pid === undefined) return;
       killGroup(pid, 'SIGTERM');

@@ -1,7 +1,10 @@
 // Loads captures made by ../shared/harness/agent-clis/run.sh and replays them as spawn results.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { linesOf } from '../../src/runner/lines.js';
 import type { SpawnResult } from '../../src/runner/spawn.js';
+
+export { linesOf };
 
 export interface Capture {
   name: string;
@@ -31,13 +34,6 @@ export function loadCaptures(): Capture[] {
     }
   }
   return out;
-}
-
-/** Splits captured stdout the way the spawn helper does: no trailing empty line. */
-export function linesOf(stdout: string): string[] {
-  const lines = stdout.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
-  if (lines[lines.length - 1] === '') lines.pop();
-  return lines;
 }
 
 export function spawnResultOf(c: Capture, timeoutMs = 10_000): SpawnResult {

@@ -83,6 +83,12 @@ const cases: { name: string; input: string; text: string; media: string[] }[] = 
   },
   { name: 'blank runs elsewhere are kept', input: 'A\n\n\nB', text: 'A\n\n\nB', media: [] },
   { name: 'duplicates once', input: 'MEDIA: ./a.png\nMEDIA: ./a.png', text: '', media: ['./a.png'] },
+  {
+    name: 'bold label is text',
+    input: '**Media:** 1 photo attached',
+    text: '**Media:** 1 photo attached',
+    media: [],
+  },
   { name: 'CRLF', input: 'Hi\r\nMEDIA: ./a.png\r\n', text: 'Hi', media: ['./a.png'] },
 ];
 

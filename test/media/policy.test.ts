@@ -105,6 +105,7 @@ const table: { ref: string; code?: string; path?: string }[] = [
   { ref: 'http://mapped.example/', code: 'private_address' },
   { ref: 'http://nowhere.example/', code: 'unresolvable' },
   { ref: 'http://[not-an-ip/', code: 'invalid' },
+  { ref: `{"blob": "${'x'.repeat(10_000)}"}`, code: 'not_found' },
 ];
 
 describe('media policy', () => {

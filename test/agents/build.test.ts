@@ -1,0 +1,96 @@
+// What each spec puts on the command line. The prompt is never there: it goes on stdin.
+import { describe, expect, it } from 'vitest';
+import { AGENT_SPECS } from '../../src/agents/registry.js';
+import type { AgentKind, BuildContext } from '../../src/agents/types.js';
+
+const ctx = (over: Partial<BuildContext> = {}): BuildContext => ({
+  prompt: '--help me @secrets.txt',
+  session: { type: 'new' },
+  command: ['/opt/bin/cli', '--fixed'],
+  cwd: '/w',
+  stateDir: '/state/x',
+  ...over,
+});
+
+const table: { kind: AgentKind; over: Partial<BuildContext>; argv: string[] }[] = [
+  {
+    kind: 'claude',
+    over: { session: { type: 'new', id: 'u-1' }, model: 'opus', thinking: 'high', systemText: '-be brief' },
+    argv: [
+      ...['-p', '--output-format', 'stream-json', '--verbose', '--session-id', 'u-1'],
+      ...['--model', 'opus', '--effort', 'high', '--append-system-prompt=-be brief'],
+    ],
+  },
+  {
+    kind: 'claude',
+    over: { session: { type: 'resume', id: 'u-1' } },
+    argv: ['-p', '--output-format', 'stream-json', '--verbose', '--resume', 'u-1'],
+  },
+  {
+    kind: 'codex',
+    over: { model: 'gpt-5.5', thinking: 'low', systemText: 'say "hi"' },
+    argv: [
+      ...['exec', '--json', '--skip-git-repo-check', '--model', 'gpt-5.5'],
+      ...['-c', 'model_reasoning_effort="low"', '-c', 'developer_instructions="say \\"hi\\""', '--', '-'],
+    ],
+  },
+  {
+    kind: 'codex',
+    over: { session: { type: 'resume', id: '01a2-thread' } },
+    argv: ['exec', 'resume', '--json', '--skip-git-repo-check', '--', '01a2-thread', '-'],
+  },
+  {
+    kind: 'pi',
+    over: { session: { type: 'resume', id: '/state/x/pi-sessions/a.jsonl' }, thinking: 'off' },
+    argv: ['--mode', 'json', '-p', '--session', '/state/x/pi-sessions/a.jsonl', '--thinking', 'off'],
+  },
+  { kind: 'opencode', over: {}, argv: ['run', '--format', 'json'] },
+  {
+    kind: 'opencode',
+    over: { session: { type: 'resume', id: 'ses_abc' }, model: 'fake/m', thinking: 'high' },
+    argv: ['run', '--format', 'json', '--session', 'ses_abc', '--model', 'fake/m', '--variant', 'high'],
+  },
+  {
+    kind: 'gemini',
+    over: { session: { type: 'new', id: 'chat-1' }, model: 'gemini-2.5-pro' },
+    argv: [
+      '--output-format',
+      'stream-json',
+      '--skip-trust',
+      '--session-id',
+      'chat-1',
+      '--model',
+      'gemini-2.5-pro',
+    ],
+  },
+  {
+    kind: 'gemini',
+    over: { session: { type: 'resume', id: 'chat-1' } },
+    argv: ['--output-format', 'stream-json', '--skip-trust', '--resume', 'chat-1'],
+  },
+];
+
+describe('AgentSpec.build', () => {
+  it.each(table)('$kind $over.session.type', ({ kind, over, argv }) => {
+    const inv = AGENT_SPECS[kind].build(ctx(over));
+    expect(inv.argv).toEqual(['/opt/bin/cli', '--fixed', ...argv]);
+    expect(inv.stdin).toBe('--help me @secrets.txt');
+  });
+
+  it('puts a new pi session in a fresh file under the state folder', () => {
+    const a = AGENT_SPECS.pi.build(ctx());
+    const b = AGENT_SPECS.pi.build(ctx());
+    expect(a.sessionId).toMatch(/^\/state\/x\/pi-sessions\/[0-9a-f-]{36}\.jsonl$/);
+    expect(a.sessionId).not.toBe(b.sessionId);
+    expect(a.argv).toContain(a.sessionId);
+  });
+
+  it.each(['claude', 'codex', 'pi', 'opencode', 'gemini'] as AgentKind[])(
+    '%s refuses ids and models that would read as flags',
+    (kind) => {
+      const spec = AGENT_SPECS[kind];
+      expect(() => spec.build(ctx({ session: { type: 'resume', id: '--yolo' } }))).toThrow(/invalid/);
+      expect(() => spec.build(ctx({ model: '-x' }))).toThrow(/invalid/);
+    },
+  );
+});

@@ -1,0 +1,8 @@
+import { defineCliSuite } from './suite.js';
+
+defineCliSuite('claude', {
+  hangTimeoutMs: 5000,
+  model: { flag: 'claude-sonnet-4-5', inRequest: 'claude-sonnet-4-5' },
+  thinking: 'low',
+  systemText: true,
+});

@@ -1,0 +1,8 @@
+import { defineCliSuite } from './suite.js';
+
+defineCliSuite('codex', {
+  hangTimeoutMs: 5000,
+  model: { flag: 'gpt-5.5', inRequest: 'gpt-5.5' },
+  thinking: 'low',
+  systemText: true,
+});

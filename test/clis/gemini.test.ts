@@ -1,0 +1,7 @@
+import { defineCliSuite } from './suite.js';
+
+defineCliSuite('gemini', {
+  hangTimeoutMs: 10000,
+  model: { flag: 'gemini-2.5-flash', inRequest: 'gemini-2.5-flash' },
+  systemText: false,
+});

@@ -1,0 +1,8 @@
+import { defineCliSuite } from './suite.js';
+
+defineCliSuite('pi', {
+  hangTimeoutMs: 5000,
+  model: { flag: 'fake/fake-model', inRequest: 'fake-model' },
+  thinking: 'low',
+  systemText: true,
+});

@@ -1,0 +1,135 @@
+// The same five checks for every real CLI, through runCommandReply exactly as the relay runs it.
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { AGENT_SPECS } from '../../src/agents/registry.js';
+import { newSession } from '../../src/agents/resolve.js';
+import type { AgentKind } from '../../src/agents/types.js';
+import { runCommandReply } from '../../src/runner/run-command-reply.js';
+import { requests, scenario, stateDir, turn, waitNoLeftovers } from './harness.js';
+
+const MEDIA_REPLY =
+  'Here you go.\nMEDIA: ./a.png\n```\nMEDIA: ./not-this.png\n```\nAnd also:\nMEDIA: `./b file.pdf`';
+
+export interface CliSuiteOptions {
+  hangTimeoutMs: number;
+  /** A model the fake setup accepts, and the name it shows up as in the request. */
+  model: { flag: string; inRequest: string };
+  thinking?: string;
+  /** Whether the CLI takes agentwire's systemText. */
+  systemText: boolean;
+}
+
+export function defineCliSuite(kind: AgentKind, opts: CliSuiteOptions): void {
+  const spec = AGENT_SPECS[kind];
+  const id = (what: string) => `${kind}-${what}-${randomUUID().slice(0, 8)}`;
+
+  describe(`${kind} (real CLI)`, () => {
+    it('starts a new session and resumes it: the second turn carries the first', async () => {
+      const state = stateDir(kind);
+      const word = `pineapple-${randomUUID().slice(0, 6)}`;
+      const first = id('new');
+      const t1 = turn(
+        kind,
+        state,
+        await scenario(first, { reply: 'Noted.' }),
+        `Remember ${word}.`,
+        newSession(spec),
+        60_000,
+      );
+      const r1 = await runCommandReply(spec, t1.request);
+      expect(r1).toMatchObject({ type: 'ok', text: 'Noted.', media: [] });
+      expect(r1.sessionId).toBeTruthy();
+
+      const second = id('resume');
+      const base2 = await scenario(second, { reply: 'It was the fruit.' });
+      const t2 = turn(
+        kind,
+        state,
+        base2,
+        '--which word? @not-a-file',
+        { type: 'resume', id: r1.sessionId! },
+        60_000,
+      );
+      const r2 = await runCommandReply(spec, t2.request);
+      expect(r2).toMatchObject({ type: 'ok', text: 'It was the fruit.', sessionId: r1.sessionId });
+      const seen = JSON.stringify(await requests(second));
+      // The prompt arrived verbatim (stdin: never a flag, never a file reference) after turn one.
+      expect(seen).toContain('--which word? @not-a-file');
+      expect(seen).toContain(word);
+    });
+
+    it('accepts the model, thinking and system-text flags agentwire passes', async () => {
+      const state = stateDir(kind);
+      const sc = id('flags');
+      const t = turn(
+        kind,
+        state,
+        await scenario(sc, { reply: 'Configured.' }),
+        'hello',
+        newSession(spec),
+        60_000,
+      );
+      const system = `-Answer as agentwire-${randomUUID().slice(0, 6)}.`;
+      const r = await runCommandReply(spec, {
+        ...t.request,
+        model: opts.model.flag,
+        ...(opts.thinking ? { thinking: opts.thinking } : {}),
+        ...(opts.systemText ? { systemText: system } : {}),
+      });
+      expect(r).toMatchObject({ type: 'ok', text: 'Configured.' });
+      const seen = JSON.stringify(await requests(sc));
+      expect(seen).toContain(opts.model.inRequest);
+      if (opts.systemText) expect(seen).toContain(system);
+    });
+
+    it('extracts MEDIA references, leaving code blocks alone', async () => {
+      const state = stateDir(kind);
+      const t = turn(
+        kind,
+        state,
+        await scenario(id('media'), { reply: MEDIA_REPLY }),
+        'send files',
+        newSession(spec),
+        60_000,
+      );
+      const r = await runCommandReply(spec, t.request);
+      expect(r).toMatchObject({
+        type: 'ok',
+        text: 'Here you go.\n```\nMEDIA: ./not-this.png\n```\nAnd also:',
+        media: ['./a.png', './b file.pdf'],
+      });
+    });
+
+    it('reports a rejected API key as an auth error', async () => {
+      const state = stateDir(kind);
+      const t = turn(
+        kind,
+        state,
+        await scenario(id('401'), { mode: '401' }),
+        'hello',
+        newSession(spec),
+        60_000,
+      );
+      const r = await runCommandReply(spec, t.request);
+      expect(r).toMatchObject({ type: 'error', kind: 'auth' });
+    });
+
+    it('kills a run whose model server hangs, leaving no process behind', async () => {
+      const state = stateDir(kind);
+      const sc = id('hang');
+      const t = turn(
+        kind,
+        state,
+        await scenario(sc, { mode: 'hang' }),
+        'hello',
+        newSession(spec),
+        opts.hangTimeoutMs,
+      );
+      const r = await runCommandReply(spec, t.request);
+      expect(r).toMatchObject({ type: 'error', kind: 'timeout' });
+      // It really was waiting on the model, not failing to start.
+      expect((await requests(sc)).length).toBeGreaterThan(0);
+      expect(await waitNoLeftovers(t.marker)).toEqual([]);
+    });
+  });
+}
