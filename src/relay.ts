@@ -2,6 +2,7 @@
 // services (heartbeats, schedules) plug in through the two factory lists below; nothing else in the
 // core knows which channels exist.
 import { randomUUID } from 'node:crypto';
+import { createTwilioChannel, twilioMigration } from './channels/twilio/index.js';
 import type { Channel } from './channels/types.js';
 import type { Context } from './cli/context.js';
 import { ExitError } from './cli/context.js';
@@ -12,6 +13,7 @@ import { MethodRegistry, registerCoreMethods } from './control/methods.js';
 import { type ControlServer, startControlServer } from './control/server.js';
 import type { ChannelName, SystemRunner } from './core/types.js';
 import type { Logger } from './log.js';
+import { mediaHostMigration } from './media/host.js';
 import { agentResolver, mediaPolicy } from './queue/adapters.js';
 import type { ChannelMap } from './queue/ports.js';
 import { Queue } from './queue/queue.js';
@@ -43,8 +45,8 @@ export type ChannelFactory =
     };
 
 /**
- * The channels `agentwire relay` knows. WhatsApp and Twilio replace their entry with
- * `{type: 'available', name, enabled, migrations, create: (deps) => new XChannel(…)}`.
+ * The channels `agentwire relay` knows. A channel not built yet is `unavailable`; WhatsApp replaces
+ * its entry with `{type: 'available', name, enabled, migrations, create: (deps) => …}` like Twilio.
  */
 export const CHANNEL_FACTORIES: readonly ChannelFactory[] = [
   {
@@ -54,10 +56,12 @@ export const CHANNEL_FACTORIES: readonly ChannelFactory[] = [
     reason: 'the WhatsApp channel is not part of this build yet',
   },
   {
-    type: 'unavailable',
+    type: 'available',
     name: 'twilio',
     enabled: (c) => c.twilio.enabled,
-    reason: 'the Twilio channel is not part of this build yet',
+    migrations: [twilioMigration, mediaHostMigration],
+    create: (d) =>
+      createTwilioChannel({ config: d.config, paths: d.paths, db: d.db, log: d.log, env: d.env }),
   },
 ];
 
@@ -161,6 +165,7 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
     const queue = createQueue(ctx, db, channels);
     // Recovery before any channel delivers: a message left mid-run must run before newer ones.
     queue.start();
+    cleanup.push(() => queue.shutdown(0));
     const control = new MethodRegistry();
     registerCoreMethods(control, { queue, channels, startedAt: Date.now(), newKey: () => randomUUID() });
     const running = services.map((s) =>

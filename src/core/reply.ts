@@ -57,14 +57,12 @@ function presentable(message: string): boolean {
 }
 
 /**
- * The sentence a user sees for a failed run. The agent layer's own message wins when presentable,
- * except for a plain exit: that message quotes the CLI's output (stderr), which stays in the log.
+ * The sentence a user sees for a failed run. The agent layer's message (which by contract never
+ * quotes CLI output; that is in `detail`, for the log) wins when it looks presentable; anything
+ * that looks like JSON, a trace or several lines is replaced, as a last line of defence.
  */
 export function errorSentence(r: AgentError, agent: string): string {
   const m = r.message.trim();
-  if (r.kind === 'exit' && (r.signal || (typeof r.exitCode === 'number' && r.exitCode !== 0))) {
-    return fallback(r, agent);
-  }
   if (!presentable(m)) return fallback(r, agent);
   return /[.!?)]$/.test(m) ? m : `${m}.`;
 }

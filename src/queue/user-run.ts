@@ -144,8 +144,8 @@ async function finish(
       outcome: failed ?? 'ok',
       durationMs: result?.durationMs,
       contextReset: out.type === 'ran' ? out.contextReset : undefined,
-      // The agent layer's own sentence (masked CLI output for a plain exit): for the owner, not the chat.
-      error: result?.type === 'error' ? result.message : undefined,
+      // The CLI's own error line, masked by the agent layer: for the owner, never for the chat.
+      detail: result?.type === 'error' ? result.detail : undefined,
     },
     'run finished',
   );

@@ -35,14 +35,7 @@ describe('errorSentence', () => {
       'The agent (codex) exited with code 1.',
     ],
     [err('exit', 'TypeError at foo (/a.js:1)', { exitCode: 2 }), 'The agent (codex) exited with code 2.'],
-    [
-      err('exit', 'Claude Code failed: Error: simulated crash.', { exitCode: 3 }),
-      'The agent (codex) exited with code 3.',
-    ],
-    [
-      err('exit', 'Claude Code failed: API Error: invalid model.', { exitCode: 0 }),
-      'Claude Code failed: API Error: invalid model.',
-    ],
+    [err('exit', 'Codex failed (exit code 3).', { exitCode: 3 }), 'Codex failed (exit code 3).'],
     [err('exit', '', { exitCode: 0 }), 'The agent (codex) exited with code 0.'],
     [err('not_installed', ''), 'The agent (codex) is not installed or not on PATH.'],
     [err('auth', 'x'.repeat(300)), 'The agent (codex) is not logged in or its credentials were refused.'],

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Home, MAIN, makeHome, spawnNode, waitFor } from './helpers.js';
+import { alive, type Home, MAIN, makeHome, spawnNode, waitFor } from './helpers.js';
 
 const run = promisify(execFile);
 let home: Home;
@@ -87,5 +87,31 @@ describe('agentwire relay refuses to start without a usable channel', () => {
     const p = spawnNode([MAIN, 'relay'], home.env);
     expect((await p.exit).code).toBe(1);
     expect(p.stderr()).toContain('The whatsapp channel is enabled (whatsapp.enabled) but');
+  });
+});
+
+describe('agentwire chat and Ctrl-C', () => {
+  it('SIGINT stops the current run (its process group too) and the chat carries on; EOF then exits 0', async () => {
+    home = makeHome();
+    const p = spawnNode([MAIN, 'chat'], home.env);
+    p.child.stdin?.write('long sleep:60000 grandchild\n');
+    expect(await waitFor(() => home.events().some((e) => e.ev === 'grandchild'))).toBe(true);
+    const cli = home.events().find((e) => e.ev === 'start')?.pid as number;
+    const grandchild = home.events().find((e) => e.ev === 'grandchild')?.child as number;
+    p.child.kill('SIGINT');
+    expect(await waitFor(() => !alive(cli) && !alive(grandchild))).toBe(true);
+    expect(await waitFor(() => p.stderr().includes('(stopped)'))).toBe(true);
+    p.child.stdin?.end('after\n');
+    expect((await p.exit).code).toBe(0);
+    expect(p.stdout()).toBe('reply: after\n');
+  });
+
+  it('SIGINT with nothing running exits', async () => {
+    home = makeHome();
+    const p = spawnNode([MAIN, 'chat'], home.env);
+    p.child.stdin?.write('hi\n');
+    expect(await waitFor(() => p.stdout().includes('reply: hi'))).toBe(true);
+    p.child.kill('SIGINT');
+    expect((await p.exit).code).toBe(0);
   });
 });

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { duration } from '../../src/core/command-handler.js';
 import { getChatSettings, getSession, saveSession } from '../../src/store/sessions.js';
 import { FakeAgent, type Harness, harness, ok } from './helpers.js';
 
@@ -141,5 +142,18 @@ describe('chat commands', () => {
     expect((await h.send('/new hi')).type).toBe('stored');
     await h.channel.untilSent(3);
     expect(h.agent.prompts()).toEqual(['hallo', '/new hi']);
+  });
+});
+
+describe('duration', () => {
+  it.each([
+    [0, '0 s'],
+    [44_400, '44 s'],
+    [60_000, '1 min'],
+    [119 * 60_000, '119 min'],
+    [3 * 3600_000, '3 h'],
+    [72 * 3600_000, '3 days'],
+  ])('%d ms → %s', (ms, out) => {
+    expect(duration(ms)).toBe(out);
   });
 });

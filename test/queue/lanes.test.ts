@@ -139,4 +139,11 @@ describe('busy policies', () => {
     expect(await h.send('   ')).toEqual({ type: 'rejected', reason: 'empty message' });
     expect(h.queue.status().waiting).toEqual({});
   });
+
+  it('a store failure is reported as failed (so the channel does not acknowledge), never thrown', async () => {
+    h = harness();
+    h.store.db.close();
+    expect(await h.send('hi')).toEqual({ type: 'failed', error: 'could not store the message' });
+    expect(h.lines.some((l) => l.msg === 'could not store inbound message')).toBe(true);
+  });
 });

@@ -117,4 +117,20 @@ describe('delivery', () => {
     expect(channel.texts()).toEqual(['echo: b']);
     expect(h.lines.some((l) => l.msg === 'send failed permanently')).toBe(true);
   });
+
+  it('waits for a channel that is still connecting without spending tries, then sends', async () => {
+    const channel = new FakeChannel();
+    let state: 'connecting' | 'connected' = 'connecting';
+    channel.status = () =>
+      state === 'connecting' ? { type: 'connecting', since: 0 } : { type: 'connected', since: 0 };
+    h = harness({ channel });
+    await h.send('hi');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(channel.sent).toHaveLength(0);
+    state = 'connected';
+    await h.queue.whenIdle();
+    expect(channel.texts()).toEqual(['echo: hi']);
+    const row = h.store.db.prepare('SELECT tries, status FROM outbox').get();
+    expect(row).toEqual({ tries: 1, status: 'sent' });
+  });
 });

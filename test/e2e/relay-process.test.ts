@@ -1,0 +1,194 @@
+// A real relay process: the built composition root with a test channel plugged into its channel
+// factory list (test/e2e/fixtures/relay-test-channel.mjs), the fake claude as the agent, real
+// SQLite, the real lock and control socket. The test SIGKILLs and SIGTERMs it for real.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { InboundOutcome } from '../../src/channels/types.js';
+import { callControl } from '../../src/control/client.js';
+import { alive, type Home, MAIN, makeHome, type Proc, RELAY_SCRIPT, spawnNode, waitFor } from './helpers.js';
+
+let home: Home;
+const procs: Proc[] = [];
+afterEach(async () => {
+  for (const p of procs.splice(0))
+    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+  home?.cleanup();
+});
+beforeAll(() => {
+  expect(existsSync(MAIN), 'build first: npm run build').toBe(true);
+});
+
+const inboundSock = () => join(home.dir, 'inbound.sock');
+const sentFile = () => join(home.dir, 'sent.jsonl');
+
+async function startRelay(): Promise<Proc> {
+  const p = spawnNode([RELAY_SCRIPT, inboundSock(), sentFile()], home.env);
+  procs.push(p);
+  const ready = await Promise.race([
+    waitFor(() => p.stdout().includes('ready'), 15_000),
+    p.exit.then(() => false),
+  ]);
+  expect(ready, `relay did not start: ${p.stderr()}`).toBe(true);
+  return p;
+}
+
+function deliver(text: string, messageId: string, chatId = '+15550001111'): Promise<InboundOutcome> {
+  const msg = {
+    channel: 'twilio',
+    chatId,
+    senderId: chatId,
+    messageId,
+    text,
+    media: [],
+    isGroup: false,
+    mentioned: false,
+    at: Date.now(),
+  };
+  return new Promise((resolve, reject) => {
+    const s = connect(inboundSock());
+    let buf = '';
+    s.on('connect', () => s.write(`${JSON.stringify(msg)}\n`));
+    s.on('data', (d) => {
+      buf += d.toString();
+      if (buf.includes('\n')) {
+        s.end();
+        resolve(JSON.parse(buf.slice(0, buf.indexOf('\n'))) as InboundOutcome);
+      }
+    });
+    s.on('error', reject);
+  });
+}
+
+function sentTexts(): string[] {
+  if (!existsSync(sentFile())) return [];
+  return readFileSync(sentFile(), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { item: { type: string; text?: string } })
+    .map((s) => s.item.text ?? `[${s.item.type}]`);
+}
+
+const count = (list: string[], s: string) => list.filter((x) => x === s).length;
+
+describe('a real relay process', () => {
+  it('holds the lock: a second relay refuses; after a SIGKILL the stale lock is taken over', async () => {
+    home = makeHome();
+    const a = await startRelay();
+    const lock = readFileSync(join(home.dir, 'relay.lock'), 'utf8').trim();
+    expect(Number(lock)).toBe(a.child.pid);
+    const b = spawnNode([RELAY_SCRIPT, join(home.dir, 'b.sock'), join(home.dir, 'b.jsonl')], home.env);
+    procs.push(b);
+    expect((await b.exit).code).toBe(1);
+    expect(b.stderr()).toContain(`Another relay (pid ${a.child.pid}) is already running`);
+    a.child.kill('SIGKILL');
+    await a.exit;
+    const c = await startRelay();
+    expect(Number(readFileSync(join(home.dir, 'relay.lock'), 'utf8').trim())).toBe(c.child.pid);
+  });
+
+  it('answers status and send on its private control socket; send goes through the outbox once per key', async () => {
+    home = makeHome();
+    const a = await startRelay();
+    const socket = join(home.dir, 'relay.sock');
+    expect(statSync(socket).mode & 0o777).toBe(0o600);
+    const status = await callControl(socket, 'status');
+    expect(status).toMatchObject({
+      ok: true,
+      result: {
+        pid: a.child.pid,
+        channels: { twilio: { type: 'connected' } },
+        queue: { active: [], maxConcurrentRuns: 4 },
+      },
+    });
+    const params = { channel: 'twilio', to: '+15550002222', text: 'hello from send', key: 'k1' };
+    expect(await callControl(socket, 'send', params)).toEqual({ ok: true, result: { key: 'k1' } });
+    expect(await callControl(socket, 'send', params)).toEqual({ ok: true, result: { key: 'k1' } });
+    expect(await waitFor(() => sentTexts().includes('hello from send'))).toBe(true);
+    expect(await callControl(socket, 'send', { ...params, channel: 'whatsapp' })).toEqual({
+      ok: false,
+      error: 'the whatsapp channel is not running in this relay',
+      notRunning: false,
+    });
+    expect(await callControl(socket, 'send', { channel: 'twilio', to: 'x' })).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('text or media is required'),
+    });
+    expect(await callControl(socket, 'nope')).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('unknown method nope'),
+    });
+    a.child.kill('SIGTERM');
+    expect((await a.exit).code).toBe(0);
+    expect(count(sentTexts(), 'hello from send')).toBe(1);
+    expect(await callControl(socket, 'status')).toEqual({
+      ok: false,
+      error: 'the relay is not running',
+      notRunning: true,
+    });
+  });
+
+  it('SIGKILL in the middle of a run, then a restart: every message is answered exactly once', async () => {
+    home = makeHome({ queue: { whileBusy: 'followup' } });
+    const a = await startRelay();
+    expect(await deliver('m1', 'SM1')).toMatchObject({ type: 'stored' });
+    expect(await waitFor(() => sentTexts().includes('reply: m1'))).toBe(true);
+    await deliver('m2 sleeponce:60000', 'SM2');
+    await deliver('m3', 'SM3');
+    await deliver('y1', 'SMY1', '+15550009999');
+    expect(
+      await waitFor(() => home.events().some((e) => e.ev === 'start' && e.prompt?.startsWith('m2'))),
+    ).toBe(true);
+    a.child.kill('SIGKILL');
+    await a.exit;
+    const orphan = home.events().find((e) => e.ev === 'start' && e.prompt?.startsWith('m2'))?.pid as number;
+    process.kill(-orphan, 'SIGKILL');
+
+    const b = await startRelay();
+    // Redelivery of an already stored message (a provider retry) is a duplicate, not a new run.
+    expect(await deliver('m1', 'SM1')).toEqual({ type: 'duplicate' });
+    expect(
+      await waitFor(() =>
+        ['reply: m2 sleeponce:60000', 'reply: m3', 'reply: y1'].every((t) => sentTexts().includes(t)),
+      ),
+    ).toBe(true);
+    b.child.kill('SIGTERM');
+    expect((await b.exit).code).toBe(0);
+    const c = await startRelay();
+    c.child.kill('SIGTERM');
+    await c.exit;
+
+    const sent = sentTexts();
+    for (const t of ['reply: m1', 'reply: m2 sleeponce:60000', 'reply: m3', 'reply: y1'])
+      expect(count(sent, t)).toBe(1);
+    expect(sent).toHaveLength(4);
+    // Runs may repeat after a crash (that is the recovery); replies may not. m1 had finished.
+    const starts = home
+      .events()
+      .filter((e) => e.ev === 'start')
+      .map((e) => e.prompt);
+    expect(starts.filter((p) => p === 'm1')).toHaveLength(1);
+    expect(starts.filter((p) => p?.startsWith('m2'))).toHaveLength(2);
+  });
+
+  it('SIGTERM: stops taking work, kills a run past the grace period, and the next start answers it', async () => {
+    home = makeHome({ queue: { shutdownGraceSeconds: 1 } });
+    const a = await startRelay();
+    await deliver('slow sleeponce:60000 grandchild', 'SM1');
+    expect(await waitFor(() => home.events().some((e) => e.ev === 'grandchild'))).toBe(true);
+    const cli = home.events().find((e) => e.ev === 'start')?.pid as number;
+    const grandchild = home.events().find((e) => e.ev === 'grandchild')?.child as number;
+    a.child.kill('SIGTERM');
+    expect((await a.exit).code, a.stderr()).toBe(0);
+    expect(a.stdout()).toContain('stopped');
+    expect(alive(cli) || alive(grandchild)).toBe(false);
+    expect(existsSync(join(home.dir, 'relay.lock'))).toBe(false);
+    expect(sentTexts()).toEqual([]);
+    const b = await startRelay();
+    expect(await waitFor(() => sentTexts().length > 0)).toBe(true);
+    expect(sentTexts()).toEqual(['reply: slow sleeponce:60000 grandchild']);
+    b.child.kill('SIGTERM');
+    await b.exit;
+  });
+});

@@ -1,0 +1,99 @@
+// The composition root with the real Twilio channel: a signed webhook on 127.0.0.1 reaches the
+// queue, the fake claude answers as a real child process, and the reply leaves through Twilio's
+// REST API (a fake of it on 127.0.0.1: the far edge).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { TwilioChannel } from '../../src/channels/twilio/index.js';
+import { type RunningRelay, startRelay } from '../../src/relay.js';
+import { ACCOUNT, type FakeTwilio, startFakeTwilio, TOKEN } from '../channels/twilio/helpers/fake-twilio.js';
+import { smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
+import { type Home, makeHome, waitFor } from './helpers.js';
+
+let home: Home;
+let relay: RunningRelay | undefined;
+let fake: FakeTwilio | undefined;
+afterEach(async () => {
+  await relay?.stop(0);
+  relay = undefined;
+  await fake?.close();
+  home?.cleanup();
+});
+
+async function start(extra: Record<string, unknown> = {}) {
+  fake = await startFakeTwilio();
+  home = makeHome({
+    twilio: {
+      enabled: true,
+      accountSid: ACCOUNT,
+      authToken: TOKEN,
+      from: '+15550000000',
+      allowFrom: ['+15551234567'],
+      apiBaseUrl: fake.url,
+      webhook: { host: '127.0.0.1', port: 0 },
+    },
+    ...extra,
+  });
+  relay = await startRelay(home.ctx());
+  const port = (relay.channels.get('twilio') as TwilioChannel).port();
+  return `http://127.0.0.1:${port}/twilio/inbound`;
+}
+
+describe('agentwire relay with the Twilio channel', () => {
+  it('answers a signed webhook through the queue, the agent and the REST API', async () => {
+    const url = await start();
+    const res = await twilioPost(url, smsParams({ Body: 'hello agent' }));
+    expect(res.status).toBe(200);
+    expect(await waitFor(() => (fake?.created.length ?? 0) > 0)).toBe(true);
+    expect(fake?.created.map((m) => [m.to, m.body])).toEqual([['+15551234567', 'reply: hello agent']]);
+  });
+
+  it('two simultaneous deliveries of one MessageSid make one run and one reply', async () => {
+    const url = await start();
+    const params = smsParams({ Body: 'only once', MessageSid: `SM${'7'.repeat(32)}` });
+    const [a, b] = await Promise.all([twilioPost(url, params), twilioPost(url, params)]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(await waitFor(() => (fake?.created.length ?? 0) > 0)).toBe(true);
+    await relay?.queue.whenIdle();
+    expect(home.events().filter((e) => e.ev === 'start')).toHaveLength(1);
+    expect(fake?.created.map((m) => m.body)).toEqual(['reply: only once']);
+  });
+
+  it('a long reply is split within the Twilio limit, in order', async () => {
+    const url = await start();
+    await twilioPost(url, smsParams({ Body: 'flood:5000' }));
+    expect(await waitFor(() => (fake?.created.length ?? 0) >= 4)).toBe(true);
+    await relay?.queue.whenIdle();
+    const bodies = fake?.created.map((m) => m.body ?? '') ?? [];
+    for (const b of bodies) expect(b.length).toBeLessThanOrEqual(1600);
+    expect(bodies.join('')).toBe('x'.repeat(5000));
+  });
+});
+
+describe('agentwire relay start-up failures', () => {
+  it('a channel that fails to start releases the lock and the store', async () => {
+    home = makeHome();
+    const failing = {
+      type: 'available' as const,
+      name: 'twilio' as const,
+      enabled: () => true,
+      create: () => ({
+        name: 'twilio' as const,
+        textLimit: 1600,
+        start: async () => {
+          throw new Error('port in use');
+        },
+        stop: async () => undefined,
+        send: async () => ({ ok: true as const }),
+        status: () => ({ type: 'stopped' as const }),
+      }),
+    };
+    await expect(startRelay(home.ctx(), { channels: [failing] })).rejects.toThrow('port in use');
+    expect(existsSync(join(home.dir, 'relay.lock'))).toBe(false);
+    // The next start is not blocked by anything the failed one left.
+    relay = await startRelay(home.ctx(), {
+      channels: [{ ...failing, create: () => ({ ...failing.create(), start: async () => undefined }) }],
+    });
+    expect(relay.channels.has('twilio')).toBe(true);
+  });
+});
