@@ -44,6 +44,7 @@ export class HeartbeatJob implements Job {
   private state: JobState;
   private occurrence: number | undefined;
   private inFlight = false;
+  private lastSkip: SkipReason | undefined;
 
   constructor(
     private readonly d: JobDeps,
@@ -126,6 +127,7 @@ export class HeartbeatJob implements Job {
       return { type: 'refused', reason: target.reason, message: target.message };
     }
     const chat = target.chat;
+    this.lastSkip = undefined;
     this.inFlight = true;
     try {
       const run = await this.d.runner.runIfIdle(chat, this.s.prompt, {
@@ -160,7 +162,14 @@ export class HeartbeatJob implements Job {
   }
 
   private skip(reason: SkipReason, chat?: ChatKey): HeartbeatOutcome {
-    this.d.log.info({ reason, ...(chat ? { chat: maskId(chat) } : {}) }, 'heartbeat skipped');
+    // Without any target (no heartbeat.target, WhatsApp not linked) every tick would say so: once
+    // at info is enough, the repeats go to debug.
+    const quiet = reason === 'no_target' && this.lastSkip === 'no_target';
+    this.lastSkip = reason;
+    this.d.log[quiet ? 'debug' : 'info'](
+      { reason, ...(chat ? { chat: maskId(chat) } : {}) },
+      'heartbeat skipped',
+    );
     return { type: 'skipped', reason, chat };
   }
 

@@ -192,6 +192,9 @@ describe('sessions and targets', () => {
     start({});
     await clock.advance(120 * MIN);
     expect(runner.runs).toHaveLength(0);
+    // Said once at info; the repeats are debug.
+    const lines = logs.lines().filter((l) => l.msg === 'heartbeat skipped' && l.reason === 'no_target');
+    expect(lines.map((l) => l.level)).toEqual([30, 20, 20, 20]);
   });
 
   it('a group target in config is rejected', async () => {
