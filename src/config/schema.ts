@@ -12,6 +12,17 @@ const allowList = z
   .union([z.literal('*'), z.array(z.union([e164, z.literal('*')]))])
   .describe('E.164 numbers allowed to talk to the agent, or "*" for anyone');
 
+/** Credentials must not cross the network in clear text; plain http is for a local fake or proxy only. */
+function httpsUnlessLoopback(value: string): boolean {
+  try {
+    const u = new URL(value);
+    if (u.protocol === 'https:') return true;
+    return u.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(u.hostname);
+  } catch {
+    return false;
+  }
+}
+
 const agentKind = z.enum(AGENT_KINDS as [string, ...string[]]);
 
 const agentFields = {
@@ -201,24 +212,49 @@ const twilioSchema = z
     apiBaseUrl: z
       .string()
       .url()
+      .refine(httpsUnlessLoopback, 'must be https (plain http only to 127.0.0.1, ::1 or localhost)')
       .optional()
-      .describe("Twilio's REST base URL (for compatible providers and tests)."),
+      .describe(
+        "Twilio's REST base URL (for compatible providers and tests). Inbound media is only fetched from this origin or *.twilio.com.",
+      ),
     mode: z
       .enum(['webhook', 'poll'])
       .default('webhook')
       .describe('Receive by webhook, or by polling when there is no public URL.'),
     pollSeconds: z.number().int().min(2).max(3600).default(10).describe('Poll interval in poll mode.'),
-    allowFrom: allowList.default([]).describe('Who may text the agent (E.164 or "*"). Default: nobody.'),
+    allowFrom: allowList
+      .default([])
+      .describe('Who may text the agent (E.164 or "*"; whatsapp: prefixes are ignored). Default: nobody.'),
     refusalText: z
       .string()
       .max(1600)
       .optional()
-      .describe('One static reply to senders not allowed. Default: silence.'),
+      .describe('One static reply to senders not allowed, at most once a day per sender. Default: silence.'),
+    chunkChars: z
+      .number()
+      .int()
+      .min(100)
+      .max(1600)
+      .default(1600)
+      .describe(
+        'Longest text of one Twilio message. 1,600 is the hard limit for SMS and WhatsApp through Twilio alike.',
+      ),
+    mediaTimeoutSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(12)
+      .default(8)
+      .describe(
+        "Time allowed to download one inbound message's attachments before the webhook answers (Twilio gives up after 15 s).",
+      ),
     mediaBaseUrl: z
       .string()
       .url()
       .optional()
-      .describe('Public base URL for outbound media. Default: derived from webhook.publicUrl.'),
+      .describe(
+        'Public base URL that reaches <webhook.path>/media/ on this server, for outbound files. Default: <webhook.publicUrl>/media.',
+      ),
     mediaUrlTtlSeconds: z
       .number()
       .int()
@@ -226,7 +262,10 @@ const twilioSchema = z
       .max(86_400)
       .default(600)
       .describe('How long an outbound media URL stays valid.'),
-    statusCallbacks: z.boolean().default(false).describe('Ask Twilio for delivery status callbacks.'),
+    statusCallbacks: z
+      .boolean()
+      .default(false)
+      .describe('Ask Twilio for delivery status callbacks (at <webhook.publicUrl>/status; needs publicUrl).'),
     webhook: z
       .object({
         host: z.string().default('0.0.0.0').describe('Address the webhook server binds to.'),
@@ -235,8 +274,11 @@ const twilioSchema = z
         publicUrl: z
           .string()
           .url()
+          .refine((u) => /^https?:\/\//i.test(u), 'must be an http(s) URL')
           .optional()
-          .describe('The exact URL Twilio calls (behind a proxy or tunnel).'),
+          .describe(
+            'The exact URL set in the Twilio console, query included (behind a proxy or tunnel). Signatures are checked against it.',
+          ),
         insecureSkipSignature: z
           .boolean()
           .default(false)

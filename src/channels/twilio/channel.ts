@@ -1,0 +1,198 @@
+// The Twilio channel: webhook server (or poller), REST sender and media host behind the Channel seam.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { Express } from 'express';
+import type { Paths } from '../../config/paths.js';
+import type { Config } from '../../config/schema.js';
+import type { OutboundItem, SendResult } from '../../core/types.js';
+import { type Logger, registerSecret } from '../../log.js';
+import { createMediaHost, type MediaHost } from '../../media/host.js';
+import type { Db } from '../../store/db.js';
+import type { Channel, ChannelState, InboundHandler } from '../types.js';
+import { createTwilioApp } from './app.js';
+import { type InboundDeps, processInbound } from './inbound.js';
+import { type PollResult, pollOnce } from './poll.js';
+import { createRestClient, type TwilioClient } from './rest.js';
+import { type SenderDeps, sendItem } from './sender.js';
+import { resolveTwilioSettings } from './settings.js';
+import { createTwilioStore, type Delivery } from './store.js';
+
+export interface TwilioChannelDeps {
+  config: Config;
+  paths: Paths;
+  db: Db;
+  log: Logger;
+  env?: NodeJS.ProcessEnv;
+  /** Used for inbound media downloads (default: global fetch). */
+  fetch?: typeof fetch;
+  /** Builds the REST client (default: the twilio SDK against twilio.apiBaseUrl). */
+  createClient?: typeof createRestClient;
+  /** Backoff before the one immediate retry of a transient send failure (default 1 s). */
+  retryDelayMs?: number;
+}
+
+export interface TwilioChannel extends Channel {
+  /** The local port the webhook server listens on, once started. */
+  port(): number | undefined;
+  /** Delivery status of one sent message (by provider SID), as status callbacks reported it. */
+  deliveryStatus(providerSid: string): Delivery | undefined;
+  /** One poll now (poll mode); also what the timer runs. */
+  pollOnce(): Promise<PollResult>;
+}
+
+export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
+  const log = deps.log.child({ channel: 'twilio' });
+  const settings = resolveTwilioSettings(deps.config, deps.env ?? process.env);
+  registerSecret(settings.authToken);
+  registerSecret(settings.rest?.password);
+  const store = createTwilioStore(deps.db);
+  const client: TwilioClient | undefined = settings.rest
+    ? (deps.createClient ?? createRestClient)(settings.rest, settings.apiBaseUrl)
+    : undefined;
+  const host: MediaHost = createMediaHost({
+    db: deps.db,
+    dir: join(deps.paths.home, 'media', 'outbound'),
+    ttlSeconds: settings.mediaUrlTtlSeconds,
+  });
+  const sender: SenderDeps = {
+    settings,
+    log,
+    client,
+    store,
+    host,
+    progress: new Map(),
+    retryDelayMs: deps.retryDelayMs ?? 1000,
+  };
+  const send = (chatId: string, item: OutboundItem): Promise<SendResult> => sendItem(sender, chatId, item);
+  const inbound: InboundDeps = {
+    settings,
+    log,
+    store,
+    fetch: deps.fetch ?? fetch,
+    mediaDir: deps.paths.inboundMedia,
+    notify: (chatId, text) => void send(chatId, { type: 'text', text }).catch(() => undefined),
+  };
+
+  let state: ChannelState = settings.enabled ? { type: 'stopped' } : { type: 'disabled' };
+  let server: Server | undefined;
+  let handler: InboundHandler | undefined;
+  let timers: NodeJS.Timeout[] = [];
+  let polling: Promise<unknown> = Promise.resolve();
+  let stopped = false;
+  let pollFailures = 0;
+
+  const runPoll = (): Promise<PollResult> => {
+    if (!client || !handler) return Promise.reject(new Error('Twilio REST credentials are not configured'));
+    const h = handler;
+    return pollOnce({
+      settings,
+      log,
+      client,
+      store,
+      process: (parsed, at) => processInbound(inbound, h, parsed, at),
+      sendText: (chatId, text) => send(chatId, { type: 'text', text }),
+    });
+  };
+
+  const pollLoop = async (): Promise<void> => {
+    if (stopped) return;
+    const run = runPoll().then(
+      () => {
+        pollFailures = 0;
+        state = { type: 'connected', since: Date.now() };
+      },
+      (err: Error) => {
+        pollFailures++;
+        log.warn({ error: err.message, retries: pollFailures }, 'twilio: poll failed');
+        state = { type: 'degraded', since: Date.now(), lastError: 'poll failed', retries: pollFailures };
+      },
+    );
+    polling = run;
+    await run;
+    if (!stopped) timers.push(setTimeout(pollLoop, settings.pollSeconds * 1000));
+  };
+
+  return {
+    name: 'twilio',
+    textLimit: settings.chunkChars,
+    status: () => state,
+    port: () => (server?.address() as AddressInfo | null)?.port,
+    deliveryStatus: (sid) => store.delivery(sid),
+    pollOnce: runPoll,
+    send,
+
+    async start(onInbound) {
+      if (!settings.enabled) return;
+      stopped = false;
+      handler = onInbound;
+      if (settings.insecureSkipSignature) {
+        log.warn(
+          'twilio: webhook signature checks are OFF (webhook.insecureSkipSignature); anyone can post messages',
+        );
+      } else if (!settings.authToken && settings.mode === 'webhook') {
+        log.error(
+          'twilio: no auth token (twilio.authToken / TWILIO_AUTH_TOKEN): the webhook refuses every request',
+        );
+      }
+      if (settings.statusCallbacks && !settings.publicStatusUrl) {
+        log.warn(
+          'twilio: statusCallbacks needs twilio.webhook.publicUrl; no status callbacks will be requested',
+        );
+      }
+      if (!client) log.warn('twilio: no REST credentials; replies cannot be sent');
+      state = { type: 'connecting', since: Date.now() };
+      if (settings.mode === 'webhook' || settings.mediaBaseUrl) {
+        const app = createTwilioApp({
+          settings,
+          log,
+          host,
+          onInbound: (parsed) => processInbound(inbound, onInbound, parsed),
+          onStatus: ({ sid, status, errorCode }) => {
+            const now = store.recordStatus(sid, status, errorCode);
+            if (errorCode) log.warn({ sid, status: now, code: errorCode }, 'twilio: delivery failed');
+          },
+        });
+        try {
+          server = await listen(app, settings.port, settings.host);
+        } catch (err) {
+          state = { type: 'degraded', since: Date.now(), lastError: (err as Error).message, retries: 0 };
+          throw err;
+        }
+      }
+      const sweep = setInterval(() => void host.sweep().catch(() => undefined), 60_000);
+      const prune = setInterval(() => store.prune(), 3_600_000);
+      sweep.unref();
+      prune.unref();
+      timers.push(sweep, prune);
+      if (settings.mode === 'poll') await pollLoop();
+      else state = { type: 'connected', since: Date.now() };
+    },
+
+    async stop() {
+      stopped = true;
+      for (const t of timers) clearTimeout(t);
+      timers = [];
+      await polling;
+      if (server) {
+        const s = server;
+        server = undefined;
+        await new Promise<void>((resolve) => {
+          s.close(() => resolve());
+          s.closeAllConnections();
+        });
+      }
+      if (state.type !== 'disabled') state = { type: 'stopped' };
+    },
+  };
+}
+
+function listen(app: Express, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host);
+    server.once('listening', () => resolve(server));
+    server.once('error', (err) =>
+      reject(new Error(`twilio webhook cannot listen on ${host}:${port}: ${err.message}`)),
+    );
+  });
+}

@@ -1,0 +1,108 @@
+// One verified, well-formed inbound message, from the webhook or from polling: allow-list, attachments,
+// then the core's inbound handler (which stores it, deduplicated on MessageSid, atomically). The caller
+// acknowledges Twilio only on `accepted`, i.e. once the message is durable (or known to be a duplicate).
+import { rm } from 'node:fs/promises';
+import type { InboundMessage } from '../../core/types.js';
+import { type Logger, maskId } from '../../log.js';
+import type { InboundHandler, InboundOutcome } from '../types.js';
+import { isAllowed, parseSender } from './address.js';
+import { downloadAll, problemNote } from './media-download.js';
+import type { ParsedInbound } from './params.js';
+import type { TwilioSettings } from './settings.js';
+import type { TwilioStore } from './store.js';
+
+export interface InboundDeps {
+  settings: TwilioSettings;
+  log: Logger;
+  store: TwilioStore;
+  fetch: typeof fetch;
+  mediaDir: string;
+  /** Best-effort short notice to the sender (e.g. an attachment was too large), after storing. */
+  notify(chatId: string, text: string): void;
+}
+
+export type InboundDecision =
+  | { type: 'accepted'; outcome: InboundOutcome['type'] }
+  | { type: 'refused'; reply?: string }
+  | { type: 'invalid'; reason: string }
+  | { type: 'failed'; error: string };
+
+export async function processInbound(
+  deps: InboundDeps,
+  handler: InboundHandler,
+  parsed: ParsedInbound,
+  at: number = Date.now(),
+): Promise<InboundDecision> {
+  const { settings, log, store } = deps;
+  if (settings.accountSid && parsed.accountSid && parsed.accountSid !== settings.accountSid) {
+    return { type: 'invalid', reason: 'AccountSid is not this account' };
+  }
+  const sender = parseSender(parsed.from);
+  if (!isAllowed(settings.allowFrom, sender.senderId)) {
+    log.info({ from: maskId(sender.chatId) }, 'twilio: sender not on allowFrom, dropped');
+    // One static text, at most once a day per sender: a stranger must not be able to run up the bill.
+    const reply =
+      settings.refusalText && store.claimRefusal(sender.chatId) ? settings.refusalText : undefined;
+    return { type: 'refused', reply };
+  }
+
+  const { media, problems } = await downloadAll(parsed.media, {
+    fetch: deps.fetch,
+    creds: settings.rest,
+    apiBaseUrl: settings.apiBaseUrl,
+    dir: deps.mediaDir,
+    maxBytes: settings.maxInboundBytes,
+    deadlineMs: settings.mediaTimeoutMs,
+  });
+  for (const p of problems) {
+    log.warn(
+      { sid: parsed.messageSid, index: p.index, reason: p.reason },
+      'twilio: inbound attachment dropped',
+    );
+  }
+  const notes = problems.map(problemNote).join('\n');
+  const msg: InboundMessage = {
+    channel: 'twilio',
+    chatId: sender.chatId,
+    senderId: sender.senderId,
+    senderName: parsed.profileName,
+    messageId: parsed.messageSid,
+    text: notes ? (parsed.body ? `${parsed.body}\n\n${notes}` : notes) : parsed.body,
+    media,
+    isGroup: false,
+    mentioned: false,
+    at,
+  };
+
+  let outcome: InboundOutcome;
+  try {
+    outcome = await handler(msg);
+  } catch (err) {
+    outcome = { type: 'failed', error: (err as Error).message };
+  }
+  if (outcome.type !== 'stored') await Promise.all(media.map((m) => rm(m.path, { force: true })));
+  switch (outcome.type) {
+    case 'stored':
+      // A message from the user reopens a WhatsApp window and follows any START.
+      store.unblock(sender.chatId);
+      if (problems.length > 0) deps.notify(sender.chatId, noticeFor(problems, settings.maxInboundBytes));
+      return { type: 'accepted', outcome: outcome.type };
+    case 'duplicate':
+      log.info({ sid: parsed.messageSid }, 'twilio: duplicate delivery ignored');
+      return { type: 'accepted', outcome: outcome.type };
+    case 'command':
+    case 'rejected':
+      store.unblock(sender.chatId);
+      return { type: 'accepted', outcome: outcome.type };
+    case 'failed':
+      log.error({ sid: parsed.messageSid, error: outcome.error }, 'twilio: inbound message not stored');
+      return { type: 'failed', error: outcome.error };
+  }
+}
+
+function noticeFor(problems: { reason: string }[], maxBytes: number): string {
+  if (problems.some((p) => p.reason === 'too_large')) {
+    return `Your attachment was too large (limit ${Math.round(maxBytes / 1048576)} MB) and was not received.`;
+  }
+  return 'An attachment could not be received. Please send it again.';
+}

@@ -1,0 +1,198 @@
+// A fake of Twilio's REST API on 127.0.0.1 (the far edge): it records message creates, fails them on
+// demand with Twilio's error bodies, lists inbound messages for polling, and serves inbound media
+// behind Basic auth — honestly, endlessly, with a lying Content-Length, or not at all.
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+
+export interface CreatedMessage {
+  sid: string;
+  to: string;
+  from?: string;
+  messagingServiceSid?: string;
+  body?: string;
+  mediaUrl: string[];
+  statusCallback?: string;
+}
+
+export interface Failure {
+  status: number;
+  code: number;
+}
+
+export type MediaBehaviour =
+  | { type: 'bytes'; data: Buffer; contentType: string }
+  | { type: 'forever' }
+  | { type: 'declared-huge' }
+  | { type: 'stall' };
+
+export interface ListedMessage {
+  sid: string;
+  from: string;
+  to: string;
+  body: string;
+  direction: 'inbound' | 'outbound-api';
+  dateSent: Date;
+  media?: { sid: string; contentType: string }[];
+}
+
+export const ACCOUNT = `AC${'a'.repeat(32)}`;
+export const TOKEN = 'test-auth-token-0123456789abcdef';
+
+export const sid = (prefix = 'SM') => `${prefix}${randomBytes(16).toString('hex')}`;
+
+export interface FakeTwilio {
+  url: string;
+  /** Successful creates, in order. */
+  created: CreatedMessage[];
+  /** Every create attempt (successful or failed), in order. */
+  attempts: { body?: string; to: string }[];
+  /** Outcomes for the next create attempts, first in first out; `null` lets one succeed. */
+  failNext(...failures: (Failure | null)[]): void;
+  inbox: ListedMessage[];
+  media: Map<string, MediaBehaviour>;
+  /** Media requests, with whether they carried the right Basic credentials. */
+  mediaRequests: { path: string; authorized: boolean }[];
+  /** Resolves when a streaming media response was torn down by the client. */
+  mediaClosed: Promise<void>;
+  mediaUrl(messageSid: string, mediaSid: string): string;
+  close(): Promise<void>;
+}
+
+export async function startFakeTwilio(): Promise<FakeTwilio> {
+  const app = express();
+  app.use(express.urlencoded({ extended: false }));
+  const created: CreatedMessage[] = [];
+  const attempts: { body?: string; to: string }[] = [];
+  const failures: (Failure | null)[] = [];
+  const inbox: ListedMessage[] = [];
+  const media = new Map<string, MediaBehaviour>();
+  const mediaRequests: { path: string; authorized: boolean }[] = [];
+  let closedResolve: () => void = () => {};
+  const mediaClosed = new Promise<void>((r) => {
+    closedResolve = r;
+  });
+  const expectedAuth = `Basic ${Buffer.from(`${ACCOUNT}:${TOKEN}`).toString('base64')}`;
+  const base = `/2010-04-01/Accounts/${ACCOUNT}`;
+
+  app.post(`${base}/Messages.json`, (req, res) => {
+    if (req.get('authorization') !== expectedAuth) {
+      res.status(401).json({ code: 20003, message: 'Authenticate', status: 401 });
+      return;
+    }
+    const b = req.body as Record<string, string | string[]>;
+    attempts.push({ body: b.Body as string | undefined, to: b.To as string });
+    const failure = failures.shift();
+    if (failure) {
+      res
+        .status(failure.status)
+        .json({ code: failure.code, message: `fake failure ${failure.code}`, status: failure.status });
+      return;
+    }
+    const m: CreatedMessage = {
+      sid: sid(),
+      to: b.To as string,
+      from: b.From as string | undefined,
+      messagingServiceSid: b.MessagingServiceSid as string | undefined,
+      body: b.Body as string | undefined,
+      mediaUrl: b.MediaUrl === undefined ? [] : ([] as string[]).concat(b.MediaUrl),
+      statusCallback: b.StatusCallback as string | undefined,
+    };
+    created.push(m);
+    res
+      .status(201)
+      .json({ sid: m.sid, status: 'queued', to: m.to, from: m.from, body: m.body, account_sid: ACCOUNT });
+  });
+
+  app.get(`${base}/Messages.json`, (_req, res) => {
+    const messages = [...inbox]
+      .sort((a, b) => b.dateSent.getTime() - a.dateSent.getTime())
+      .map((m) => ({
+        sid: m.sid,
+        account_sid: ACCOUNT,
+        from: m.from,
+        to: m.to,
+        body: m.body,
+        direction: m.direction,
+        num_media: String(m.media?.length ?? 0),
+        date_sent: m.dateSent.toUTCString(),
+        status: 'received',
+      }));
+    res.json({ messages, next_page_uri: null, page: 0, page_size: 50, uri: `${base}/Messages.json` });
+  });
+
+  app.get(`${base}/Messages/:msid/Media.json`, (req, res) => {
+    const m = inbox.find((x) => x.sid === req.params.msid);
+    const media_list = (m?.media ?? []).map((x) => ({
+      sid: x.sid,
+      content_type: x.contentType,
+      parent_sid: m?.sid,
+      uri: `${base}/Messages/${m?.sid}/Media/${x.sid}.json`,
+    }));
+    res.json({ media_list, next_page_uri: null, page: 0, page_size: 50, uri: req.path });
+  });
+
+  app.get(`${base}/Messages/:msid/Media/:mediaSid`, (req, res) => {
+    const authorized = req.get('authorization') === expectedAuth;
+    mediaRequests.push({ path: req.path, authorized });
+    if (!authorized) {
+      res.status(401).end();
+      return;
+    }
+    const b = media.get(req.params.mediaSid);
+    if (!b) {
+      res.status(404).end();
+      return;
+    }
+    res.on('close', () => closedResolve());
+    switch (b.type) {
+      case 'bytes':
+        res.type(b.contentType).send(b.data);
+        return;
+      case 'forever': {
+        // No Content-Length, chunked, never ends: only a cap by bytes read stops it.
+        res.type('image/jpeg');
+        const chunk = Buffer.alloc(64 * 1024, 1);
+        const pump = () => {
+          while (!res.destroyed && res.write(chunk)) {}
+          if (!res.destroyed) res.once('drain', pump);
+        };
+        pump();
+        return;
+      }
+      case 'declared-huge':
+        res.writeHead(200, {
+          'content-type': 'video/mp4',
+          'content-length': String(10 * 1024 * 1024 * 1024),
+        });
+        res.write(Buffer.alloc(1024));
+        return;
+      case 'stall':
+        res.writeHead(200, { 'content-type': 'image/png' });
+        res.write(Buffer.alloc(10));
+        return;
+    }
+  });
+
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    created,
+    attempts,
+    failNext: (...f) => void failures.push(...f),
+    inbox,
+    media,
+    mediaRequests,
+    mediaClosed,
+    mediaUrl: (messageSid, mediaSid) => `${url}${base}/Messages/${messageSid}/Media/${mediaSid}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

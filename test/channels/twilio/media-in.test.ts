@@ -1,0 +1,149 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { InboundMessage } from '../../../src/core/types.js';
+import { type FakeTwilio, sid, startFakeTwilio } from './helpers/fake-twilio.js';
+import {
+  createInbox,
+  type Harness,
+  smsParams,
+  startChannel,
+  twilioConfig,
+  twilioPost,
+} from './helpers/harness.js';
+
+const PATH = '/twilio/inbound';
+let fake: FakeTwilio;
+let h: Harness | undefined;
+const cleanup: (() => Promise<void>)[] = [];
+
+afterEach(async () => {
+  await h?.stop();
+  h = undefined;
+  await fake?.close();
+  for (const c of cleanup.splice(0)) await c();
+});
+
+async function start(section: Record<string, unknown> = {}, maxInboundMb = 1) {
+  fake = await startFakeTwilio();
+  const seen: InboundMessage[] = [];
+  h = await startChannel(
+    twilioConfig({ apiBaseUrl: fake.url, ...section }, { media: { maxInboundMb } }),
+    (db) => {
+      const inbox = createInbox(db);
+      return async (msg) => {
+        const outcome = await inbox.handler(msg);
+        if (outcome.type === 'stored') seen.push(msg);
+        return outcome;
+      };
+    },
+  );
+  return { h, seen };
+}
+
+function withMedia(messageSid: string, mediaSid: string, contentType = 'image/jpeg', over = {}) {
+  return smsParams({
+    MessageSid: messageSid,
+    Body: '',
+    NumMedia: '1',
+    MediaUrl0: fake.mediaUrl(messageSid, mediaSid),
+    MediaContentType0: contentType,
+    ...over,
+  });
+}
+
+const inboundFiles = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
+
+describe('twilio inbound media', () => {
+  it('downloads with the account Basic auth into the inbound folder, mode 0600', async () => {
+    const { h, seen } = await start();
+    const msid = sid('MM');
+    fake.media.set('ME1', { type: 'bytes', data: Buffer.from('PNGDATA'), contentType: 'image/png' });
+    const res = await twilioPost(`${h.base}${PATH}`, withMedia(msid, 'ME1', 'image/png'));
+    expect(res.status).toBe(200);
+    expect(fake.mediaRequests).toEqual([{ path: expect.stringContaining('/Media/ME1'), authorized: true }]);
+    const m = seen[0]?.media[0];
+    expect(m).toMatchObject({ kind: 'image', mimeType: 'image/png', sizeBytes: 7 });
+    expect(m?.path.startsWith(h.paths.inboundMedia)).toBe(true);
+    expect(readFileSync(m!.path, 'utf8')).toBe('PNGDATA');
+    expect(statSync(m!.path).mode & 0o777).toBe(0o600);
+  });
+
+  it('cuts off a body that streams forever at the cap, keeps no file, and tells the user', async () => {
+    const { h, seen } = await start({}, 1);
+    fake.media.set('ME2', { type: 'forever' });
+    const res = await twilioPost(`${h.base}${PATH}`, withMedia(sid('MM'), 'ME2'));
+    expect(res.status).toBe(200);
+    await fake.mediaClosed;
+    expect(seen).toHaveLength(1);
+    expect(seen[0]?.media).toEqual([]);
+    expect(seen[0]?.text).toBe('[attachment 1 (image/jpeg) was not received: larger than 1 MB]');
+    expect(inboundFiles(h.paths.inboundMedia)).toEqual([]);
+    await expect
+      .poll(() => fake.created.map((m) => m.body))
+      .toEqual(['Your attachment was too large (limit 1 MB) and was not received.']);
+  });
+
+  it('refuses a declared size over the cap without reading it all', async () => {
+    const { h, seen } = await start({}, 1);
+    fake.media.set('ME3', { type: 'declared-huge' });
+    await twilioPost(`${h.base}${PATH}`, withMedia(sid('MM'), 'ME3', 'video/mp4', { Body: 'look' }));
+    expect(seen[0]?.text).toBe('look\n\n[attachment 1 (video/mp4) was not received: larger than 1 MB]');
+    expect(inboundFiles(h.paths.inboundMedia)).toEqual([]);
+  });
+
+  it('stores the message with a note when the download outlives its deadline', async () => {
+    const { h, seen } = await start({ mediaTimeoutSeconds: 1 });
+    fake.media.set('ME4', { type: 'stall' });
+    const res = await twilioPost(
+      `${h.base}${PATH}`,
+      withMedia(sid('MM'), 'ME4', 'image/png', { Body: 'hi' }),
+    );
+    expect(res.status).toBe(200);
+    expect(seen[0]?.text).toBe(
+      'hi\n\n[attachment 1 (image/png) was not received: the download took too long]',
+    );
+    expect(inboundFiles(h.paths.inboundMedia)).toEqual([]);
+  });
+
+  it('never sends the credentials to a media URL outside Twilio and the API origin', async () => {
+    const { h, seen } = await start();
+    const hits: (string | undefined)[] = [];
+    const other = express().get('/x', (req, res) => {
+      hits.push(req.get('authorization'));
+      res.send('x');
+    });
+    const server: Server = await new Promise((r) => {
+      const s = other.listen(0, '127.0.0.1', () => r(s));
+    });
+    cleanup.push(() => new Promise((r) => server.close(() => r())));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/x`;
+    await twilioPost(
+      `${h.base}${PATH}`,
+      smsParams({ NumMedia: '1', MediaUrl0: url, MediaContentType0: 'image/png' }),
+    );
+    expect(hits).toEqual([]);
+    expect(seen[0]?.text).toContain('[attachment 1 (image/png) could not be downloaded]');
+  });
+
+  it('does not download a stranger’s media', async () => {
+    const { h, seen } = await start();
+    fake.media.set('ME5', { type: 'bytes', data: Buffer.from('x'), contentType: 'image/png' });
+    await twilioPost(`${h.base}${PATH}`, withMedia(sid('MM'), 'ME5', 'image/png', { From: '+15559876543' }));
+    expect(fake.mediaRequests).toEqual([]);
+    expect(seen).toEqual([]);
+  });
+
+  it('a duplicate delivery leaves no second copy of the attachment', async () => {
+    const { h, seen } = await start();
+    fake.media.set('ME6', { type: 'bytes', data: Buffer.from('data'), contentType: 'image/png' });
+    const params = withMedia(sid('MM'), 'ME6', 'image/png');
+    await twilioPost(`${h.base}${PATH}`, params);
+    await twilioPost(`${h.base}${PATH}`, params);
+    expect(seen).toHaveLength(1);
+    expect(fake.mediaRequests).toHaveLength(2);
+    expect(inboundFiles(h.paths.inboundMedia)).toHaveLength(1);
+  });
+});
