@@ -147,6 +147,8 @@ function skipText(
       return 'Skipped: outside heartbeat.activeHours.';
     case 'off':
       return 'Skipped: the heartbeat is off.';
+    case 'stopped':
+      return `Stopped: the run in ${chat} was stopped before it finished.`;
   }
 }
 

@@ -28,7 +28,14 @@ export type HeartbeatOutcome =
   | { type: 'refused'; reason: TargetProblem; message: string }
   | { type: 'failed'; chat: ChatKey; message: string; reported: boolean };
 
-export type SkipReason = 'off' | 'in_flight' | 'outside_active_hours' | 'no_target' | 'busy' | 'no_session';
+export type SkipReason =
+  | 'off'
+  | 'in_flight'
+  | 'outside_active_hours'
+  | 'no_target'
+  | 'busy'
+  | 'no_session'
+  | 'stopped';
 
 export interface FireOptions {
   /** A chat key instead of the configured target (still never a group). */
@@ -143,6 +150,8 @@ export class HeartbeatJob implements Job {
           break;
       }
       const result = run.result;
+      // Killed by /stop or by shutdown: the owner's or the relay's doing, not a failure to report.
+      if (result.type === 'error' && result.kind === 'aborted') return this.skip('stopped', chat);
       if (result.type === 'error') return await this.fail(chat, result.message, o);
       const d = decideDelivery(result.text, result.media);
       if (d.type === 'nothing') {

@@ -27,6 +27,7 @@ type Outcome =
   | 'busy_retry'
   | 'busy_dropped'
   | 'failed'
+  | 'stopped'
   | 'gave_up';
 
 /** The occurrence being worked on across busy retries (the check output is kept, not re-run). */
@@ -149,6 +150,7 @@ export class ScheduleJob implements Job {
       case 'ran':
         break;
     }
+    if (r.result.type === 'error' && r.result.kind === 'aborted') return this.aborted();
     if (r.result.type === 'error') {
       await this.fail(p.occurrence, { type: 'agent', message: r.result.message });
       return this.finish('failed');
@@ -164,6 +166,20 @@ export class ScheduleJob implements Job {
       'schedule reply sent',
     );
     this.finish('sent');
+  }
+
+  /**
+   * The run was killed: by the relay shutting down (then it is left as begun, so a one-shot is
+   * tried again at start), or by /stop in the chat (the owner's choice: recorded, not reported).
+   */
+  private aborted(): void {
+    if (this.d.stopping?.()) {
+      this.d.log.info({ schedule: this.spec.id }, 'schedule run cut off by shutdown');
+      this.pending = undefined;
+      return;
+    }
+    this.d.log.info({ schedule: this.spec.id }, 'schedule run stopped in the chat');
+    this.finish('stopped');
   }
 
   /** Busy chat: retry in a minute, unless the next occurrence would come first (then it takes over). */

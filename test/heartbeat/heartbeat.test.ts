@@ -7,6 +7,7 @@ import { createScheduler, type Scheduler } from '../../src/heartbeat/scheduler.j
 import { loadJobState } from '../../src/heartbeat/state.js';
 import type { Db } from '../../src/store/db.js';
 import {
+  abortedRun,
   agentError,
   captureLog,
   deferred,
@@ -266,6 +267,18 @@ describe('failures', () => {
       'The heartbeat check-in failed: The agent exited with code 1. It will run again at its next time.',
       'Back: CI is green.',
     ]);
+    expect(loadJobState(db, 'heartbeat')?.failureStreak).toBe(0);
+  });
+});
+
+describe('stopped runs', () => {
+  it('a heartbeat killed by /stop or shutdown is skipped, not reported', async () => {
+    runner.replies = [abortedRun()];
+    const s = start({ target: OWNER });
+    await clock.advance(30 * MIN);
+    expect(runner.runs).toHaveLength(1);
+    expect(runner.delivered).toEqual([]);
+    expect(s.status().heartbeat).toMatchObject({ lastOutcome: 'skipped:stopped' });
     expect(loadJobState(db, 'heartbeat')?.failureStreak).toBe(0);
   });
 });

@@ -1,7 +1,7 @@
 // Schedules, driven by a fake clock over a real SQLite file (closed and reopened for restarts).
 import { describe, expect, it } from 'vitest';
 import { loadJobState } from '../../src/heartbeat/state.js';
-import { agentError, deferred, ok } from './helpers.js';
+import { abortedRun, agentError, deferred, ok } from './helpers.js';
 import { HOUR, MIN, OWNER, sched, T0, useHarness } from './schedule-harness.js';
 
 const h = useHarness();
@@ -220,6 +220,35 @@ describe('restarts', () => {
     h.start([sched({ id: 'x', at: '2026-07-01T13:00:00Z' })]);
     await h.clock.advance(1 * HOUR);
     expect(h.runner.runs.map(at)).toEqual(['2026-07-01T11:00:00.000Z', '2026-07-01T13:00:00.000Z']);
+  });
+});
+
+describe('stopped runs', () => {
+  it('/stop in the chat is not reported as a failure, and the next tick still runs', async () => {
+    h.runner.replies = [abortedRun(), ok('Done.')];
+    const s = h.start([sched({ id: 'ci', every: '15m' })]);
+    await h.clock.advance(15 * MIN);
+    expect(h.runner.delivered).toEqual([]);
+    expect(s.status().schedules[0]).toMatchObject({ lastOutcome: 'stopped' });
+    await h.clock.advance(15 * MIN);
+    expect(h.runner.delivered.map((d) => d.text)).toEqual(['Done.']);
+  });
+
+  it('a one-shot cut off by shutdown is not reported and runs again at the next start', async () => {
+    const run = deferred<ReturnType<typeof ok>>();
+    h.runner.replies = [() => run.promise, ok('Reminder: call home.')];
+    const job = sched({ id: 'call', at: '2026-07-01T11:00:00Z' });
+    const s = h.start([job]);
+    await h.clock.advance(1 * HOUR);
+    s.stop(); // the relay stops; its queue then kills the run
+    run.resolve(abortedRun());
+    await s.whenIdle();
+    expect(h.runner.delivered).toEqual([]);
+    h.restart();
+    h.start([job]);
+    await h.clock.advance(0);
+    expect(h.runner.runs).toHaveLength(2);
+    expect(h.runner.delivered.map((d) => d.text)).toEqual(['Reminder: call home.']);
   });
 });
 
