@@ -35,6 +35,7 @@ interface Pending {
   occurrence: number;
   lateMs: number;
   checkOutput?: string;
+  retry?: boolean;
 }
 
 export class ScheduleJob implements Job {
@@ -45,6 +46,8 @@ export class ScheduleJob implements Job {
   private pending: Pending | undefined;
   /** A one-shot found cut off twice at start: reported on the first wake, then never run again. */
   private pendingGiveUp = false;
+  /** The one-shot's first try was cut off by a stop: this is the second. */
+  private secondTry = false;
 
   constructor(
     private readonly d: JobDeps,
@@ -57,7 +60,8 @@ export class ScheduleJob implements Job {
     this.occurrence = plan.type === 'next' ? plan.occurrence : undefined;
     if (plan.type === 'next' && plan.skippedEarlier)
       d.log.info({ schedule: spec.id }, 'schedule: older runs missed while stopped are not caught up');
-    if (plan.type === 'next' && plan.retry)
+    this.secondTry = plan.type === 'next' && plan.retry;
+    if (this.secondTry)
       d.log.warn({ schedule: spec.id }, 'schedule: one-shot run was cut off by a stop; trying once more');
     if (spec.timing.type !== 'at') this.state.nextRunAt = this.occurrence;
     persist(d, this.name, this.state);
@@ -94,7 +98,7 @@ export class ScheduleJob implements Job {
         );
         return this.finish('missed');
       }
-      this.pending = { occurrence: occ, lateMs: due.lateMs };
+      this.pending = { occurrence: occ, lateMs: due.lateMs, retry: this.secondTry };
     }
     this.retryAt = undefined;
     const p = this.pending;

@@ -197,7 +197,8 @@ describe('restarts', () => {
     h.runner.busy.clear(); // a new process: no lane is busy
     h.start([job]);
     await h.clock.advance(0);
-    expect(h.runner.runs).toHaveLength(2); // tried once more
+    expect(h.runner.runs).toHaveLength(2); // tried once more, and it says why it is late
+    expect(h.runner.runs[1]?.prompt).toContain('because agentwire stopped while running it the first time');
     h.restart();
     h.runner.busy.clear();
     h.start([job]);
