@@ -191,27 +191,34 @@ describe('restarts', () => {
     const hang = deferred<ReturnType<typeof ok>>();
     h.runner.replies = [() => hang.promise];
     const job = sched({ id: 'report', at: '2026-07-01T11:00:00Z' });
-    h.start([job]);
-    await h.clock.advance(1 * HOUR); // the run begins and never ends: the relay "dies"
-    h.restart();
-    h.runner.busy.clear(); // a new process: no lane is busy
-    h.start([job]);
-    await h.clock.advance(0);
-    expect(h.runner.runs).toHaveLength(2); // tried once more, and it says why it is late
-    expect(h.runner.runs[1]?.prompt).toContain('because agentwire stopped while running it the first time');
-    h.restart();
-    h.runner.busy.clear();
-    h.start([job]);
-    await h.clock.advance(0);
-    expect(h.runner.runs).toHaveLength(2);
-    expect(h.runner.delivered.map((d) => d.text)).toEqual([
-      'Scheduled job "report" was not run: agentwire stopped twice while running it, so it was given up.',
-    ]);
-    h.restart();
-    h.start([job]);
-    await h.clock.advance(HOUR);
-    expect(h.runner.delivered).toHaveLength(1);
-    hang.resolve(ok('too late'));
+    try {
+      h.start([job]);
+      await h.clock.advance(1 * HOUR); // the run begins and never ends: the relay "dies"
+      h.restart();
+      h.runner.busy.clear(); // a new process: no lane is busy
+      await h.clock.advance(5 * MIN);
+      h.start([job]);
+      await h.clock.advance(0);
+      expect(h.runner.runs).toHaveLength(2); // tried once more, and it says why it is late
+      expect(h.runner.runs[1]?.prompt).toContain(
+        'runs 5 min late, because agentwire stopped while running it the first time',
+      );
+      h.restart();
+      h.runner.busy.clear();
+      h.start([job]);
+      await h.clock.advance(0);
+      expect(h.runner.runs).toHaveLength(2);
+      expect(h.runner.delivered.map((d) => d.text)).toEqual([
+        'Scheduled job "report" was not run: agentwire stopped twice while running it, so it was given up.',
+      ]);
+      h.restart();
+      h.start([job]);
+      await h.clock.advance(HOUR);
+      expect(h.runner.delivered).toHaveLength(1);
+    } finally {
+      // Lets the abandoned runs end, so the test's clean-up does not wait on them.
+      hang.resolve(ok('too late'));
+    }
   });
 
   it('a changed schedule starts over: an edited one-shot fires again', async () => {
