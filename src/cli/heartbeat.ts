@@ -147,12 +147,14 @@ function skipText(
       return 'Skipped: outside heartbeat.activeHours.';
     case 'off':
       return 'Skipped: the heartbeat is off.';
+    case 'stopped':
+      return `Stopped: the run in ${chat} was stopped before it finished.`;
   }
 }
 
 /**
  * One request over the relay's control socket: a JSON line `{id, method, params}` out, a JSON line
- * `{id, result}` or `{id, error: {message}}` back.
+ * `{id, ok: true, result}` or `{id, ok: false, error}` back (the core's control protocol).
  */
 export function callRelay(
   socket: string,
@@ -178,15 +180,8 @@ export function callRelay(
       const nl = buf.indexOf('\n');
       if (nl < 0) return;
       try {
-        const msg = JSON.parse(buf.slice(0, nl)) as {
-          result?: unknown;
-          error?: { message?: string } | string;
-        };
-        if (msg.error !== undefined)
-          done({
-            type: 'error',
-            message: typeof msg.error === 'string' ? msg.error : (msg.error.message ?? 'error'),
-          });
+        const msg = JSON.parse(buf.slice(0, nl)) as { ok?: boolean; result?: unknown; error?: unknown };
+        if (msg.ok === false || msg.error !== undefined) done({ type: 'error', message: String(msg.error) });
         else done({ type: 'ok', result: msg.result });
       } catch {
         done({ type: 'error', message: 'the relay sent an unreadable answer' });

@@ -28,7 +28,14 @@ export type HeartbeatOutcome =
   | { type: 'refused'; reason: TargetProblem; message: string }
   | { type: 'failed'; chat: ChatKey; message: string; reported: boolean };
 
-export type SkipReason = 'off' | 'in_flight' | 'outside_active_hours' | 'no_target' | 'busy' | 'no_session';
+export type SkipReason =
+  | 'off'
+  | 'in_flight'
+  | 'outside_active_hours'
+  | 'no_target'
+  | 'busy'
+  | 'no_session'
+  | 'stopped';
 
 export interface FireOptions {
   /** A chat key instead of the configured target (still never a group). */
@@ -44,6 +51,7 @@ export class HeartbeatJob implements Job {
   private state: JobState;
   private occurrence: number | undefined;
   private inFlight = false;
+  private lastSkip: SkipReason | undefined;
 
   constructor(
     private readonly d: JobDeps,
@@ -126,6 +134,7 @@ export class HeartbeatJob implements Job {
       return { type: 'refused', reason: target.reason, message: target.message };
     }
     const chat = target.chat;
+    this.lastSkip = undefined;
     this.inFlight = true;
     try {
       const run = await this.d.runner.runIfIdle(chat, this.s.prompt, {
@@ -141,6 +150,8 @@ export class HeartbeatJob implements Job {
           break;
       }
       const result = run.result;
+      // Killed by /stop or by shutdown: the owner's or the relay's doing, not a failure to report.
+      if (result.type === 'error' && result.kind === 'aborted') return this.skip('stopped', chat);
       if (result.type === 'error') return await this.fail(chat, result.message, o);
       const d = decideDelivery(result.text, result.media);
       if (d.type === 'nothing') {
@@ -160,7 +171,14 @@ export class HeartbeatJob implements Job {
   }
 
   private skip(reason: SkipReason, chat?: ChatKey): HeartbeatOutcome {
-    this.d.log.info({ reason, ...(chat ? { chat: maskId(chat) } : {}) }, 'heartbeat skipped');
+    // Without any target (no heartbeat.target, WhatsApp not linked) every tick would say so: once
+    // at info is enough, the repeats go to debug.
+    const quiet = reason === 'no_target' && this.lastSkip === 'no_target';
+    this.lastSkip = reason;
+    this.d.log[quiet ? 'debug' : 'info'](
+      { reason, ...(chat ? { chat: maskId(chat) } : {}) },
+      'heartbeat skipped',
+    );
     return { type: 'skipped', reason, chat };
   }
 

@@ -15,6 +15,8 @@ export interface JobDeps {
   db: Db;
   log: Logger;
   runCheck: RunCheck;
+  /** True once the scheduler is stopping: an aborted run then means "cut off", not "failed". */
+  stopping?: () => boolean;
 }
 
 export interface Job {

@@ -22,6 +22,8 @@ export interface ScheduleRun {
   late: boolean;
   checkOutput?: string;
   timeZone?: string;
+  /** A second try of a one-shot whose first run was cut off by a stop. */
+  retry?: boolean;
 }
 
 export function schedulePrompt(run: ScheduleRun): string {
@@ -38,10 +40,15 @@ export function schedulePrompt(run: ScheduleRun): string {
   return parts.join('\n\n');
 }
 
-export function lateNote(run: Pick<ScheduleRun, 'id' | 'occurrence' | 'lateMs' | 'timeZone'>): string {
+export function lateNote(
+  run: Pick<ScheduleRun, 'id' | 'occurrence' | 'lateMs' | 'timeZone' | 'retry'>,
+): string {
+  const why = run.retry
+    ? 'because agentwire stopped while running it the first time'
+    : 'because agentwire was not running then';
   return (
     `(Scheduled job "${run.id}" was due at ${formatInstant(run.occurrence, run.timeZone)} and runs ` +
-    `${formatDuration(run.lateMs)} late, because agentwire was not running then.)`
+    `${formatDuration(run.lateMs)} late, ${why}.)`
   );
 }
 

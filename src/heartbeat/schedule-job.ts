@@ -27,6 +27,7 @@ type Outcome =
   | 'busy_retry'
   | 'busy_dropped'
   | 'failed'
+  | 'stopped'
   | 'gave_up';
 
 /** The occurrence being worked on across busy retries (the check output is kept, not re-run). */
@@ -34,6 +35,7 @@ interface Pending {
   occurrence: number;
   lateMs: number;
   checkOutput?: string;
+  retry?: boolean;
 }
 
 export class ScheduleJob implements Job {
@@ -44,6 +46,8 @@ export class ScheduleJob implements Job {
   private pending: Pending | undefined;
   /** A one-shot found cut off twice at start: reported on the first wake, then never run again. */
   private pendingGiveUp = false;
+  /** The one-shot's first try was cut off by a stop: this is the second. */
+  private secondTry = false;
 
   constructor(
     private readonly d: JobDeps,
@@ -56,7 +60,8 @@ export class ScheduleJob implements Job {
     this.occurrence = plan.type === 'next' ? plan.occurrence : undefined;
     if (plan.type === 'next' && plan.skippedEarlier)
       d.log.info({ schedule: spec.id }, 'schedule: older runs missed while stopped are not caught up');
-    if (plan.type === 'next' && plan.retry)
+    this.secondTry = plan.type === 'next' && plan.retry;
+    if (this.secondTry)
       d.log.warn({ schedule: spec.id }, 'schedule: one-shot run was cut off by a stop; trying once more');
     if (spec.timing.type !== 'at') this.state.nextRunAt = this.occurrence;
     persist(d, this.name, this.state);
@@ -93,7 +98,7 @@ export class ScheduleJob implements Job {
         );
         return this.finish('missed');
       }
-      this.pending = { occurrence: occ, lateMs: due.lateMs };
+      this.pending = { occurrence: occ, lateMs: due.lateMs, retry: this.secondTry };
     }
     this.retryAt = undefined;
     const p = this.pending;
@@ -149,6 +154,7 @@ export class ScheduleJob implements Job {
       case 'ran':
         break;
     }
+    if (r.result.type === 'error' && r.result.kind === 'aborted') return this.aborted();
     if (r.result.type === 'error') {
       await this.fail(p.occurrence, { type: 'agent', message: r.result.message });
       return this.finish('failed');
@@ -164,6 +170,20 @@ export class ScheduleJob implements Job {
       'schedule reply sent',
     );
     this.finish('sent');
+  }
+
+  /**
+   * The run was killed: by the relay shutting down (then it is left as begun, so a one-shot is
+   * tried again at start), or by /stop in the chat (the owner's choice: recorded, not reported).
+   */
+  private aborted(): void {
+    if (this.d.stopping?.()) {
+      this.d.log.info({ schedule: this.spec.id }, 'schedule run cut off by shutdown');
+      this.pending = undefined;
+      return;
+    }
+    this.d.log.info({ schedule: this.spec.id }, 'schedule run stopped in the chat');
+    this.finish('stopped');
   }
 
   /** Busy chat: retry in a minute, unless the next occurrence would come first (then it takes over). */

@@ -51,7 +51,10 @@ export interface Scheduler {
   status(): SchedulerStatus;
 }
 
-export function createScheduler(deps: SchedulerDeps): Scheduler {
+export function createScheduler(input: SchedulerDeps): Scheduler {
+  let stopped = true;
+  let started = false;
+  const deps: SchedulerDeps = { ...input, stopping: () => started && stopped };
   const { log, clock } = deps;
   const hb = resolveHeartbeat(deps.config.heartbeat);
   if (hb.type === 'invalid') log.error(hb.error);
@@ -65,7 +68,6 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   const jobs: Job[] = [...(heartbeat ? [heartbeat] : []), ...schedules];
 
   let timer: Timer | undefined;
-  let stopped = true;
   const firing = new Set<Job>();
   const tasks = new Set<Promise<void>>();
 
@@ -120,6 +122,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   return {
     start() {
       stopped = false;
+      started = true;
       log.info({ heartbeat: Boolean(heartbeat), schedules: schedules.length }, 'scheduler started');
       arm();
     },

@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { callRelay } from '../../src/cli/heartbeat.js';
 import { heartbeatMethod } from '../../src/heartbeat/control.js';
 import { createScheduler } from '../../src/heartbeat/scheduler.js';
 import { saveJobState } from '../../src/heartbeat/state.js';
@@ -150,7 +151,11 @@ describe('agentwire heartbeat', () => {
         if (nl < 0) return;
         const req = JSON.parse(buf.slice(0, nl)) as { id: number; method: string; params: unknown };
         received.push(req);
-        conn.end(`${JSON.stringify({ id: req.id, result: await handle(req.params) })}\n`);
+        const res =
+          req.method === 'heartbeat'
+            ? { id: req.id, ok: true, result: await handle(req.params) }
+            : { id: req.id, ok: false, error: `unknown method ${req.method}` };
+        conn.end(`${JSON.stringify(res)}\n`);
       });
     });
     await new Promise<void>((r) => server?.listen(join(tmp.dir, 'relay.sock'), r));
@@ -173,5 +178,30 @@ describe('agentwire heartbeat', () => {
       chat: 'whatsapp:+15551234567',
     });
     db.close();
+  });
+});
+
+describe('callRelay', () => {
+  it('reads the core protocol: ok results, error sentences, and no relay', async () => {
+    const sock = join(tmp.dir, 'c.sock');
+    expect(await callRelay(sock, 'heartbeat', {}, 2000)).toEqual({ type: 'no_relay' });
+    server = createServer((conn) => {
+      conn.on('data', (c) => {
+        const req = JSON.parse(c.toString()) as { id: number; params: { fail?: boolean } };
+        const res = req.params.fail
+          ? { id: req.id, ok: false, error: 'heartbeat failed; see the relay log' }
+          : { id: req.id, ok: true, result: { type: 'silent', chat: 'console:local' } };
+        conn.end(`${JSON.stringify(res)}\n`);
+      });
+    });
+    await new Promise<void>((r) => server?.listen(sock, r));
+    expect(await callRelay(sock, 'heartbeat', {}, 2000)).toEqual({
+      type: 'ok',
+      result: { type: 'silent', chat: 'console:local' },
+    });
+    expect(await callRelay(sock, 'heartbeat', { fail: true }, 2000)).toEqual({
+      type: 'error',
+      message: 'heartbeat failed; see the relay log',
+    });
   });
 });

@@ -7,6 +7,7 @@ import { createScheduler, type Scheduler } from '../../src/heartbeat/scheduler.j
 import { loadJobState } from '../../src/heartbeat/state.js';
 import type { Db } from '../../src/store/db.js';
 import {
+  abortedRun,
   agentError,
   captureLog,
   deferred,
@@ -192,6 +193,9 @@ describe('sessions and targets', () => {
     start({});
     await clock.advance(120 * MIN);
     expect(runner.runs).toHaveLength(0);
+    // Said once at info; the repeats are debug.
+    const lines = logs.lines().filter((l) => l.msg === 'heartbeat skipped' && l.reason === 'no_target');
+    expect(lines.map((l) => l.level)).toEqual([30, 20, 20, 20]);
   });
 
   it('a group target in config is rejected', async () => {
@@ -263,6 +267,18 @@ describe('failures', () => {
       'The heartbeat check-in failed: The agent exited with code 1. It will run again at its next time.',
       'Back: CI is green.',
     ]);
+    expect(loadJobState(db, 'heartbeat')?.failureStreak).toBe(0);
+  });
+});
+
+describe('stopped runs', () => {
+  it('a heartbeat killed by /stop or shutdown is skipped, not reported', async () => {
+    runner.replies = [abortedRun()];
+    const s = start({ target: OWNER });
+    await clock.advance(30 * MIN);
+    expect(runner.runs).toHaveLength(1);
+    expect(runner.delivered).toEqual([]);
+    expect(s.status().heartbeat).toMatchObject({ lastOutcome: 'skipped:stopped' });
     expect(loadJobState(db, 'heartbeat')?.failureStreak).toBe(0);
   });
 });

@@ -81,6 +81,14 @@ export const agentError = (message: string): AgentResult => ({
   durationMs: 5,
 });
 
+/** What the core returns when /stop or shutdown killed the run. */
+export const abortedRun = (): AgentResult => ({
+  type: 'error',
+  kind: 'aborted',
+  message: 'The run was stopped.',
+  durationMs: 5,
+});
+
 /**
  * A SystemRunner with the core's contract: a chat with a run under way is busy; without a session
  * and with allowNewSession false it answers no_session; deliver is once per key.

@@ -90,3 +90,20 @@ describe('prompts', () => {
     expect(failureText('Scheduled job "x"', reason)).toBe(text);
   });
 });
+
+describe('late note', () => {
+  it('says why a second try of a one-shot is late', () => {
+    const p = schedulePrompt({
+      id: 'x',
+      prompt: 'Do it.',
+      occurrence: Date.parse('2026-07-01T09:00:00Z'),
+      lateMs: 2 * 60_000,
+      late: true,
+      retry: true,
+    });
+    expect(p).toBe(
+      '(Scheduled job "x" was due at 2026-07-01 09:00 UTC and runs 2 min late, because agentwire stopped ' +
+        'while running it the first time.)\n\nDo it.',
+    );
+  });
+});
