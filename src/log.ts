@@ -2,6 +2,7 @@
 // pino's path redaction for known fields, and a value scrubber for secret strings registered at start
 // (tokens from config and env), so a secret that leaks into a free-text field is still masked.
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
+import { type RotatingFileOptions, RotatingFileStream } from './log-rotate.js';
 
 export type { Logger };
 
@@ -50,9 +51,20 @@ const REDACT_PATHS = [
   'headers["x-twilio-signature"]',
 ];
 
-export function createLogger(opts: { level?: string; destination?: DestinationStream } = {}): Logger {
+export interface LoggerSetup {
+  level?: string;
+  /** Write here instead of stderr (tests). */
+  destination?: DestinationStream;
+  /** Also write JSON lines to a size-rotated file in the state folder (the relay does). */
+  file?: RotatingFileOptions;
+  /** With `file`: the least level still copied to stderr; `silent` for none. Default: `level`. */
+  stderrLevel?: string;
+}
+
+export function createLogger(opts: LoggerSetup = {}): Logger {
+  const level = opts.level ?? process.env.AGENTWIRE_LOG_LEVEL ?? 'info';
   const options: LoggerOptions = {
-    level: opts.level ?? process.env.AGENTWIRE_LOG_LEVEL ?? 'info',
+    level,
     base: undefined,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     hooks: {
@@ -65,7 +77,18 @@ export function createLogger(opts: { level?: string; destination?: DestinationSt
       },
     },
   };
-  return opts.destination ? pino(options, opts.destination) : pino(options, pino.destination(2));
+  if (opts.destination) return pino(options, opts.destination);
+  if (!opts.file) return pino(options, pino.destination(2));
+  const streams: pino.StreamEntry[] = [
+    { level: level as pino.Level, stream: new RotatingFileStream(opts.file) },
+  ];
+  const stderrLevel = opts.stderrLevel ?? level;
+  if (stderrLevel !== 'silent')
+    streams.push({ level: stderrLevel as pino.Level, stream: pino.destination({ fd: 2, sync: true }) });
+  // The multistream filters per stream; the logger itself must pass the least of the two levels.
+  const least = pino.levels.values[stderrLevel] ?? Number.POSITIVE_INFINITY;
+  if (least < (pino.levels.values[level] ?? 30)) options.level = stderrLevel;
+  return pino(options, pino.multistream(streams));
 }
 
 function scrubObject(value: unknown, depth = 0): unknown {

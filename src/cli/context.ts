@@ -3,6 +3,7 @@ import { formatProblem, loadConfig } from '../config/load.js';
 import { type Paths, resolvePaths } from '../config/paths.js';
 import type { Config } from '../config/schema.js';
 import { createLogger, type Logger, registerSecret, registerSecretEnv } from '../log.js';
+import { relayLogSetup } from '../ops/logs/setup.js';
 
 export interface Context {
   paths: Paths;
@@ -25,7 +26,19 @@ export class ExitError extends Error {
   }
 }
 
-export function loadContext(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Context {
+export interface ContextOptions {
+  /**
+   * The long-running relay: also log JSON lines to the rotated file in <state>/logs (0600), and keep
+   * stderr to warnings when no one watches a terminal (see ops/logs/setup.ts).
+   */
+  logFile?: boolean;
+}
+
+export function loadContext(
+  opts: GlobalOptions,
+  env: NodeJS.ProcessEnv = process.env,
+  options: ContextOptions = {},
+): Context {
   const paths = resolvePaths(env, opts.config);
   const loaded = loadConfig(paths.configFile, paths.configExplicit, env);
   if (!loaded.ok) {
@@ -46,6 +59,10 @@ export function loadContext(opts: GlobalOptions, env: NodeJS.ProcessEnv = proces
   for (const a of Object.values(config.agents))
     for (const v of Object.values(a?.env ?? {})) registerSecret(v);
   registerSecretEnv(env);
-  const log = createLogger({ level: env.AGENTWIRE_LOG_LEVEL ?? config.log.level });
+  const log = createLogger(
+    options.logFile
+      ? relayLogSetup(paths, config, env, Boolean(process.stderr.isTTY))
+      : { level: env.AGENTWIRE_LOG_LEVEL ?? config.log.level },
+  );
   return { paths, config, log, env };
 }

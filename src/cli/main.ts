@@ -1,10 +1,19 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { register as registerAgent } from './agent.js';
+import { register as registerBackup } from './backup.js';
 import { register as registerChat } from './chat.js';
 import { register as registerConfig } from './config.js';
 import { ExitError } from './context.js';
+import { register as registerDoctor } from './doctor.js';
+import { register as registerHeartbeat } from './heartbeat.js';
+import { register as registerLogin } from './login.js';
+import { register as registerLogout } from './logout.js';
+import { register as registerLogs } from './logs.js';
 import { register as registerRelay } from './relay.js';
+import { register as registerSchedules } from './schedules.js';
+import { register as registerService } from './service.js';
+import { register as registerStatus } from './status.js';
 
 const program = new Command('agentwire')
   .description('Text your own coding agent over WhatsApp or Twilio.')
@@ -16,6 +25,15 @@ registerConfig(program);
 registerAgent(program);
 registerRelay(program);
 registerChat(program);
+registerHeartbeat(program);
+registerSchedules(program);
+registerStatus(program);
+registerDoctor(program);
+registerLogs(program);
+registerService(program);
+registerBackup(program);
+registerLogin(program);
+registerLogout(program);
 
 try {
   await program.parseAsync(process.argv);

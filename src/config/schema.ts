@@ -3,11 +3,23 @@
 // and a test keeps the example complete against this schema.
 import { z } from 'zod';
 import { AGENT_KINDS } from '../agents/types.js';
+import { isValidTimeZone } from '../heartbeat/hours.js';
+import { checkHeartbeatTarget, checkScheduleTarget } from '../heartbeat/target.js';
+import { parseTiming } from '../heartbeat/timing.js';
 
 const e164 = z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number like +15551234567');
 const allowList = z
   .union([z.literal('*'), z.array(z.union([e164, z.literal('*')]))])
   .describe('E.164 numbers allowed to talk to the agent, or "*" for anyone');
+
+const isRegExp = (s: string): boolean => {
+  try {
+    new RegExp(s, 'i');
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 /** Credentials must not cross the network in clear text; plain http is for a local fake or proxy only. */
 function httpsUnlessLoopback(value: string): boolean {
@@ -175,12 +187,15 @@ const whatsappSchema = z
       .union([z.literal('*'), z.array(z.string())])
       .default([])
       .describe('Group JIDs the agent listens in, or "*". Default: none.'),
+    groupAllowFrom: allowList
+      .optional()
+      .describe('Who may trigger a run inside an allowed group. Default: any member of the group.'),
     groupAlways: z
       .array(z.string())
       .default([])
       .describe('Groups where every message triggers a run, not only mentions.'),
     mentionPatterns: z
-      .array(z.string())
+      .array(z.string().refine(isRegExp, 'not a valid regular expression'))
       .default([])
       .describe('Regular expressions that count as a mention in groups.'),
     groupContextMessages: z
@@ -205,6 +220,15 @@ const whatsappSchema = z
       .default(8)
       .describe('How often "typing…" is refreshed.'),
     readReceipts: z.boolean().default(true).describe('Send read receipts for messages that passed the gate.'),
+    offlineWindowSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(86_400)
+      .default(300)
+      .describe(
+        'Messages delivered late (received while the relay was offline) still run when at most this old.',
+      ),
   })
   .strict();
 
@@ -311,11 +335,17 @@ const activeHours = z
       .describe('Start, HH:MM.'),
     end: z
       .string()
-      .regex(/^([01]\d|2[0-4]):[0-5]\d$/, 'HH:MM')
-      .describe('End, HH:MM (may be before start: spans midnight).'),
-    timeZone: z.string().optional().describe("IANA time zone. Default: the machine's."),
+      .regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, 'HH:MM')
+      .describe('End, HH:MM (may be before start: spans midnight; 24:00 is the end of the day).'),
+    timeZone: z.string().optional().describe("IANA time zone, e.g. Europe/Berlin. Default: the machine's."),
   })
-  .strict();
+  .strict()
+  .superRefine((h, ctx) => {
+    if (h.start === h.end)
+      ctx.addIssue({ code: 'custom', path: ['end'], message: 'same as start: empty window' });
+    if (h.timeZone !== undefined && !isValidTimeZone(h.timeZone))
+      ctx.addIssue({ code: 'custom', path: ['timeZone'], message: `unknown time zone "${h.timeZone}"` });
+  });
 
 const heartbeatSchema = z
   .object({
@@ -323,46 +353,73 @@ const heartbeatSchema = z
       .number()
       .int()
       .min(0)
+      .max(10_080)
       .optional()
       .describe('Minutes between heartbeats; 0 disables. Default 30 when a target exists.'),
     target: z
       .string()
       .optional()
-      .describe('Chat to check in with, e.g. "whatsapp:+15551234567". Default: WhatsApp self-chat.'),
+      .describe(
+        'Chat to check in with, e.g. "whatsapp:+15551234567"; never a group. Default: the linked WhatsApp self-chat.',
+      ),
     prompt: z
       .string()
       .optional()
       .describe('What the agent is asked. Default: a check-in asking for HEARTBEAT_OK when all is well.'),
-    activeHours: activeHours.optional().describe('Only fire inside these hours.'),
+    activeHours: activeHours.optional().describe('Only fire inside these hours, e.g. 08:00-22:00.'),
   })
-  .strict();
+  .strict()
+  .superRefine((h, ctx) => {
+    if (h.target === undefined) return;
+    const t = checkHeartbeatTarget(h.target);
+    if (!t.ok) ctx.addIssue({ code: 'custom', path: ['target'], message: t.message });
+  });
 
 const scheduleSchema = z
   .object({
     id: z
       .string()
-      .regex(/^[A-Za-z0-9_.-]+$/)
-      .describe('A name for the schedule.'),
-    cron: z.string().optional().describe('Cron expression.'),
-    every: z
+      .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, dot, dash and underscore only')
+      .describe('A name for the schedule (unique).'),
+    cron: z.string().optional().describe('Cron expression, 5 fields (minute hour day month weekday).'),
+    every: z.string().optional().describe('Interval like "15m", "2h" or "1d" (at least 1m).'),
+    at: z
       .string()
-      .regex(/^\d+\s*[smhd]$/)
       .optional()
-      .describe('Interval like "15m".'),
-    at: z.string().optional().describe('One-shot ISO time.'),
-    timeZone: z.string().optional().describe('IANA time zone for cron and at.'),
+      .describe('One-shot time, e.g. "2026-07-01T09:00" (in timeZone) or with Z / an offset.'),
+    timeZone: z.string().optional().describe("IANA time zone for cron and at. Default: the machine's."),
     target: z.string().describe('Chat key, e.g. "whatsapp:+15551234567".'),
     prompt: z.string().min(1).describe('What the agent is asked.'),
     check: z
-      .array(z.string())
+      .array(z.string().min(1))
       .min(1)
       .optional()
       .describe('Optional pre-check argv: the agent wakes only if it exits 0 and prints.'),
-    checkTimeoutSeconds: z.number().int().positive().default(60).describe('Pre-check time limit.'),
+    checkTimeoutSeconds: z.number().int().positive().max(3600).default(60).describe('Pre-check time limit.'),
   })
   .strict()
-  .refine((s) => [s.cron, s.every, s.at].filter((v) => v !== undefined).length === 1, {
-    message: 'exactly one of cron, every or at is required',
+  .superRefine((s, ctx) => {
+    const kinds = (['cron', 'every', 'at'] as const).filter((k) => s[k] !== undefined);
+    if (kinds.length !== 1) {
+      ctx.addIssue({ code: 'custom', path: [], message: 'exactly one of cron, every or at is required' });
+      return;
+    }
+    const t = parseTiming(s);
+    if (!t.ok) ctx.addIssue({ code: 'custom', path: [t.key], message: t.error });
+    const target = checkScheduleTarget(s.target);
+    if (!target.ok) ctx.addIssue({ code: 'custom', path: ['target'], message: target.message });
+  });
+
+const schedulesSchema = z
+  .array(scheduleSchema)
+  .default([])
+  .superRefine((list, ctx) => {
+    const seen = new Set<string>();
+    list.forEach((s, i) => {
+      if (seen.has(s.id))
+        ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `duplicate id "${s.id}"` });
+      seen.add(s.id);
+    });
   });
 
 const consoleSchema = z
@@ -404,7 +461,7 @@ export const configSchema = z
     whatsapp: whatsappSchema.default(whatsappSchema.parse({})),
     twilio: twilioSchema.default(twilioSchema.parse({})),
     heartbeat: heartbeatSchema.default({}),
-    schedules: z.array(scheduleSchema).default([]),
+    schedules: schedulesSchema,
     console: consoleSchema.default(consoleSchema.parse({})),
     log: logSchema.default(logSchema.parse({})),
   })

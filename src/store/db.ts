@@ -59,7 +59,13 @@ export function transaction<T>(db: Db, fn: () => T): T {
     db.exec('COMMIT');
     return out;
   } catch (err) {
-    db.exec('ROLLBACK');
+    // SQLite rolls back by itself on some errors (SQLITE_FULL, SQLITE_IOERR); a second ROLLBACK
+    // would then throw and hide the original error.
+    try {
+      db.exec('ROLLBACK');
+    } catch {
+      // already rolled back by SQLite
+    }
     throw err;
   }
 }

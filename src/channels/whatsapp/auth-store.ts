@@ -1,0 +1,162 @@
+// Baileys auth state (creds + every Signal key type, v7 `lid-mapping`, `device-list`, `tctoken`
+// included) kept in SQLite. Each write is one transaction: a full disk or a crash rolls back and
+// leaves the last good copy, and nothing here ever mints a new identity over a stored one.
+import {
+  type AuthenticationCreds,
+  type AuthenticationState,
+  BufferJSON,
+  initAuthCreds,
+  makeCacheableSignalKeyStore,
+  proto,
+  type SignalDataSet,
+  type SignalDataTypeMap,
+  type SignalKeyStore,
+} from '@whiskeysockets/baileys';
+import { type Db, transaction } from '../../store/db.js';
+import { e164FromJid } from './jid.js';
+
+/** `logged_out`: the phone unlinked this device (close code 401); the old creds are kept until logout/login. */
+export type LinkState = 'unlinked' | 'linked' | 'logged_out';
+
+export interface WaAuth {
+  readonly state: AuthenticationState;
+  /** Persists the current creds; rejects (and keeps the stored copy) when the write fails. */
+  saveCreds(): Promise<void>;
+  markLoggedOut(): void;
+  /** Removes creds and keys in one transaction (logout / explicit relink only). */
+  clear(): void;
+}
+
+export type LoadAuthResult = { ok: true; auth: WaAuth; link: LinkState } | { ok: false; error: string };
+
+type Row = { data: string; logged_out_at: number | null };
+
+const encode = (value: unknown): string => JSON.stringify(value, BufferJSON.replacer);
+const decode = <T>(text: string): T => JSON.parse(text, BufferJSON.reviver) as T;
+
+/** True once pairing succeeded: the account signature and our own JID are both present. */
+export const isLinkedCreds = (c: Partial<AuthenticationCreds>): boolean => Boolean(c.account && c.me?.id);
+
+const identityOf = (c: AuthenticationCreds): string =>
+  Buffer.from(c.signedIdentityKey.public).toString('base64');
+
+function readRow(db: Db): Row | undefined {
+  return db.prepare('SELECT data, logged_out_at FROM wa_creds WHERE id = 1').get() as Row | undefined;
+}
+
+export function linkState(db: Db): LinkState {
+  const row = readRow(db);
+  if (!row) return 'unlinked';
+  if (row.logged_out_at !== null) return 'logged_out';
+  try {
+    return isLinkedCreds(decode<AuthenticationCreds>(row.data)) ? 'linked' : 'unlinked';
+  } catch {
+    // Unreadable creds are not "unlinked": treating them so is how relays replaced identities.
+    return 'linked';
+  }
+}
+
+/** The linked number (E.164), e.g. the default heartbeat target "whatsapp:<own number>" (self-chat). */
+export function linkedAccount(db: Db): string | undefined {
+  const row = readRow(db);
+  if (!row || row.logged_out_at !== null) return undefined;
+  try {
+    const creds = decode<AuthenticationCreds>(row.data);
+    return isLinkedCreds(creds) ? e164FromJid(creds.me?.id) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The raw key store over `wa_keys`; Baileys wraps it with its cache and transaction layers. */
+export function sqliteKeyStore(db: Db): SignalKeyStore {
+  const getOne = db.prepare('SELECT data FROM wa_keys WHERE type = ? AND id = ?');
+  const upsert = db.prepare(
+    'INSERT INTO wa_keys (type, id, data) VALUES (?, ?, ?) ON CONFLICT(type, id) DO UPDATE SET data = excluded.data',
+  );
+  const remove = db.prepare('DELETE FROM wa_keys WHERE type = ? AND id = ?');
+  return {
+    get<T extends keyof SignalDataTypeMap>(type: T, ids: string[]) {
+      const out: { [id: string]: SignalDataTypeMap[T] } = {};
+      for (const id of ids) {
+        const row = getOne.get(type, id) as { data: string } | undefined;
+        if (!row) continue;
+        let value = decode<SignalDataTypeMap[T]>(row.data);
+        if (type === 'app-state-sync-key') {
+          value = proto.Message.AppStateSyncKeyData.fromObject(
+            value as object,
+          ) as unknown as SignalDataTypeMap[T];
+        }
+        out[id] = value;
+      }
+      return out;
+    },
+    set(data: SignalDataSet) {
+      transaction(db, () => {
+        for (const type of Object.keys(data) as (keyof SignalDataSet)[]) {
+          const entries = data[type] ?? {};
+          for (const [id, value] of Object.entries(entries)) {
+            if (value === null || value === undefined) remove.run(type, id);
+            else upsert.run(type, id, encode(value));
+          }
+        }
+      });
+    },
+    clear() {
+      db.prepare('DELETE FROM wa_keys').run();
+    },
+  };
+}
+
+export function loadAuth(db: Db, logger?: Parameters<typeof makeCacheableSignalKeyStore>[1]): LoadAuthResult {
+  const row = readRow(db);
+  let creds: AuthenticationCreds;
+  if (row) {
+    try {
+      creds = decode<AuthenticationCreds>(row.data);
+      if (!creds?.signedIdentityKey?.public || !creds.noiseKey) throw new Error('incomplete');
+    } catch {
+      return {
+        ok: false,
+        error:
+          'The stored WhatsApp credentials cannot be read. They were left untouched; run `agentwire logout --yes` and `agentwire login` to link again.',
+      };
+    }
+  } else {
+    creds = initAuthCreds();
+  }
+  // The identity already on disk; a save carrying any other identity is refused.
+  let stored = row && isLinkedCreds(creds) ? identityOf(creds) : undefined;
+  let chain: Promise<void> = Promise.resolve();
+  const auth: WaAuth = {
+    state: { creds, keys: makeCacheableSignalKeyStore(sqliteKeyStore(db), logger) },
+    saveCreds() {
+      // Serialised: Baileys fires creds.update in bursts and each save writes the whole object.
+      const run = chain.then(() => {
+        if (stored && identityOf(creds) !== stored) {
+          throw new Error('refusing to replace the linked WhatsApp identity; run `agentwire logout` first');
+        }
+        db.prepare(
+          `INSERT INTO wa_creds (id, data, logged_out_at, updated_at) VALUES (1, ?, NULL, ?)
+           ON CONFLICT(id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
+        ).run(encode(creds), Date.now());
+        if (isLinkedCreds(creds)) stored = identityOf(creds);
+      });
+      chain = run.catch(() => undefined);
+      return run;
+    },
+    markLoggedOut() {
+      db.prepare('UPDATE wa_creds SET logged_out_at = ? WHERE id = 1').run(Date.now());
+    },
+    clear() {
+      transaction(db, () => {
+        db.prepare('DELETE FROM wa_creds').run();
+        db.prepare('DELETE FROM wa_keys').run();
+        db.prepare('DELETE FROM wa_sent').run();
+        db.prepare('DELETE FROM wa_chats').run();
+      });
+      stored = undefined;
+    },
+  };
+  return { ok: true, auth, link: linkState(db) };
+}

@@ -1,0 +1,42 @@
+// Recent group messages that did not trigger a run, kept (bounded) and handed to the agent once with
+// the next triggering message. Lines are sanitised: names and texts come from strangers.
+
+const MAX_LINE_CHARS = 500;
+
+/** Strips control and bidi-override characters and folds newlines, so one entry stays one line. */
+export function sanitizeLine(text: string, max = MAX_LINE_CHARS): string {
+  const flat = text
+    .replace(/[\r\n\t]+/g, ' ')
+    .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
+    .trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
+
+export class GroupContext {
+  private readonly lines = new Map<string, { seq: number; line: string }[]>();
+  private seq = 0;
+
+  constructor(private readonly max: number) {}
+
+  add(groupJid: string, sender: string, text: string): void {
+    if (this.max <= 0) return;
+    const list = this.lines.get(groupJid) ?? [];
+    list.push({ seq: ++this.seq, line: `${sanitizeLine(sender, 80) || 'someone'}: ${sanitizeLine(text)}` });
+    while (list.length > this.max) list.shift();
+    this.lines.set(groupJid, list);
+  }
+
+  /** The context as text and a mark; the lines stay until `consume(mark)`. */
+  peek(groupJid: string): { text: string; mark: number } | undefined {
+    const list = this.lines.get(groupJid);
+    if (!list?.length) return undefined;
+    return { text: list.map((l) => l.line).join('\n'), mark: list[list.length - 1]!.seq };
+  }
+
+  /** Drops the lines up to `mark` once the message carrying them is durable (later ones stay). */
+  consume(groupJid: string, mark: number): void {
+    const rest = (this.lines.get(groupJid) ?? []).filter((l) => l.seq > mark);
+    if (rest.length) this.lines.set(groupJid, rest);
+    else this.lines.delete(groupJid);
+  }
+}

@@ -1,0 +1,192 @@
+// The inbound pipeline for one upsert: classify → resolve the sender → gate → media → handler →
+// read receipt. Messages of one chat are handled in order; different chats do not wait on each other.
+// The read receipt goes out only after the handler reported the message durable (stored/duplicate).
+import { jidNormalizedUser, type MessageUpsertType, type WAMessage } from '@whiskeysockets/baileys';
+import type { InboundMessage } from '../../core/types.js';
+import { type Logger, maskId } from '../../log.js';
+import type { InboundHandler, InboundOutcome } from '../types.js';
+import type { ChatJids } from './chat-jids.js';
+import { type GateConfig, gate } from './gate.js';
+import { type GroupContext, sanitizeLine } from './group-context.js';
+import { fetchInboundMedia, type InboundMediaDeps } from './inbound-media.js';
+import { chatIdFor, ownIds } from './jid.js';
+import { classify, type NormalizeContext, type NormalizedMessage } from './normalize.js';
+import { resolveSenderE164 } from './sender.js';
+import type { SentStore } from './sent-store.js';
+import type { WaSocket } from './socket.js';
+
+export interface InboundDeps {
+  gate: GateConfig;
+  readReceipts: boolean;
+  offlineWindowMs: number;
+  sent: SentStore;
+  chats: ChatJids;
+  context: GroupContext;
+  media: Omit<InboundMediaDeps, 'reupload'>;
+  transcribe?: (path: string) => Promise<string | undefined>;
+  /** Best-effort notice to a chat JID (media failures, storage failures). */
+  notify: (jid: string, text: string) => Promise<void>;
+  socket: () => WaSocket | undefined;
+  log: Logger;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  /** Waits between handler attempts when the store could not take the message. */
+  handlerRetryDelaysMs?: readonly number[];
+}
+
+const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+
+export class Inbound {
+  private readonly lanes = new Map<string, Promise<void>>();
+  private handler: InboundHandler | undefined;
+
+  constructor(private readonly deps: InboundDeps) {}
+
+  setHandler(handler: InboundHandler | undefined): void {
+    this.handler = handler;
+  }
+
+  onUpsert(sock: WaSocket, upsert: { messages: WAMessage[]; type: MessageUpsertType }): void {
+    for (const msg of upsert.messages) {
+      const lane = msg.key?.remoteJid ?? '';
+      const prev = this.lanes.get(lane) ?? Promise.resolve();
+      const next = prev
+        .then(() => this.handle(sock, msg, upsert.type))
+        .catch((err: Error) => this.deps.log.error({ err: err.message }, 'whatsapp inbound failed'));
+      this.lanes.set(lane, next);
+      void next.then(() => {
+        if (this.lanes.get(lane) === next) this.lanes.delete(lane);
+      });
+    }
+  }
+
+  /** Resolves when every message received so far has been handled. */
+  async drain(): Promise<void> {
+    while (this.lanes.size) await Promise.allSettled([...this.lanes.values()]);
+  }
+
+  private async handle(sock: WaSocket, msg: WAMessage, type: MessageUpsertType): Promise<void> {
+    const { deps } = this;
+    const own = ownIds(sock.user);
+    const ctx: NormalizeContext = {
+      own,
+      now: (deps.now ?? Date.now)(),
+      offlineWindowMs: deps.offlineWindowMs,
+    };
+    const c = classify(msg, type, ctx);
+    if (c.type === 'ignore') {
+      deps.log.debug({ reason: c.reason }, 'whatsapp message ignored');
+      return;
+    }
+    const lookup = (lid: string) => sock.signalRepository.lidMapping.getPNForLID(lid);
+    const senderE164 = await resolveSenderE164(c, own, lookup);
+    const decision = gate(
+      {
+        msg: c,
+        own,
+        sentByUs: c.fromMe && deps.sent.has(c.id),
+        quotesUs: c.quoted?.id !== undefined && deps.sent.has(c.quoted.id),
+        ...(senderE164 ? { senderE164 } : {}),
+      },
+      deps.gate,
+    );
+    const chat = maskId(c.chatJid);
+    if (decision.type === 'drop') {
+      // A group id is not a phone number: shown in full so it can be copied into whatsapp.groups.
+      const where = decision.reason === 'group_not_allowed' ? { group: c.chatJid } : { chat };
+      deps.log.info({ ...where, reason: decision.reason }, 'whatsapp message dropped');
+      return;
+    }
+    if (decision.type === 'context') {
+      const name = c.pushName ?? senderE164 ?? 'someone';
+      deps.context.add(c.chatJid, name, c.text || (c.media ? `[${c.media.kind}]` : ''));
+      return;
+    }
+    const chatId = chatIdFor(c.chatJid, c.selfChat ? (own.e164 ?? senderE164) : senderE164);
+    deps.chats.remember(chatId, c.chatJid);
+    const inbound = await this.build(msg, c, ctx, chatId, senderE164);
+    if (!inbound) return;
+    const context = c.isGroup ? deps.context.peek(c.chatJid) : undefined;
+    if (context) inbound.context = context.text;
+    const outcome = await this.deliver(inbound);
+    deps.log.info({ chat, outcome: outcome.type, trigger: decision.trigger }, 'whatsapp message handled');
+    if (outcome.type === 'failed') {
+      await deps.notify(
+        c.chatJid,
+        'Sorry, your message could not be saved, so it was not passed on. Please send it again.',
+      );
+      return;
+    }
+    if (outcome.type !== 'stored' && outcome.type !== 'duplicate') return;
+    if (context) deps.context.consume(c.chatJid, context.mark);
+    // Reading our own self-chat messages means nothing; everything else gets its receipt now.
+    const live = deps.socket();
+    if (deps.readReceipts && !c.fromMe && live) {
+      await live
+        .readMessages([msg.key])
+        .catch((err: Error) => deps.log.debug({ err: err.message }, 'read receipt failed'));
+    }
+  }
+
+  private async build(
+    msg: WAMessage,
+    c: NormalizedMessage,
+    ctx: NormalizeContext,
+    chatId: string,
+    senderE164: string | undefined,
+  ): Promise<InboundMessage | undefined> {
+    const { deps } = this;
+    let text = c.text;
+    const inbound: InboundMessage = {
+      channel: 'whatsapp',
+      chatId,
+      senderId: senderE164 ?? jidNormalizedUser(c.senderJid),
+      messageId: c.id,
+      text,
+      media: [],
+      isGroup: c.isGroup,
+      mentioned: c.isGroup,
+      at: c.at,
+    };
+    if (c.pushName) inbound.senderName = sanitizeLine(c.pushName, 80);
+    if (c.media) {
+      const sock = deps.socket();
+      const got = await fetchInboundMedia(msg, c.media, ctx, {
+        ...deps.media,
+        ...(sock ? { reupload: (m: WAMessage) => sock.updateMediaMessage(m) } : {}),
+      });
+      if (!got.ok) {
+        deps.log.warn({ chat: maskId(c.chatJid), error: got.log }, 'whatsapp media not downloaded');
+        await deps.notify(c.chatJid, got.userMessage);
+        if (!text.trim()) return undefined;
+        text = `${text}\n[The ${c.media.kind} attached to this message could not be downloaded.]`;
+      } else {
+        inbound.media.push(got.media);
+        if (got.media.kind === 'voice' && deps.transcribe && !text.trim()) {
+          text = (await deps.transcribe(got.media.path)) ?? '';
+        }
+      }
+    }
+    inbound.text = text;
+    return inbound;
+  }
+
+  /** Calls the handler; a store failure is retried a few times before the user is told. */
+  private async deliver(msg: InboundMessage): Promise<InboundOutcome> {
+    const handler = this.handler;
+    if (!handler) return { type: 'failed', error: 'channel not started' };
+    const delays = this.deps.handlerRetryDelaysMs ?? [1_000, 5_000, 15_000];
+    const sleep = this.deps.sleep ?? realSleep;
+    for (let attempt = 0; ; attempt++) {
+      let outcome: InboundOutcome;
+      try {
+        outcome = await handler(msg);
+      } catch (err) {
+        outcome = { type: 'failed', error: (err as Error).message };
+      }
+      if (outcome.type !== 'failed' || attempt >= delays.length) return outcome;
+      this.deps.log.warn({ error: outcome.error, attempt: attempt + 1 }, 'inbound store failed, retrying');
+      await sleep(delays[attempt]!);
+    }
+  }
+}

@@ -1,0 +1,198 @@
+// The WhatsApp Web channel (Baileys): composition of the connection supervisor, the inbound pipeline
+// and outbound sending. Tests inject `makeSocket` (a fake socket) and timers; nothing else is faked.
+import type { WAMessageKey } from '@whiskeysockets/baileys';
+import type { Paths } from '../../config/paths.js';
+import type { Config } from '../../config/schema.js';
+import type { Logger } from '../../log.js';
+import type { Db } from '../../store/db.js';
+import type { Channel, ChannelState, InboundHandler } from '../types.js';
+import { loadAuth } from './auth-store.js';
+import { createChatJids } from './chat-jids.js';
+import type { BackoffSettings } from './close-policy.js';
+import { Connection, type Scheduler } from './connection.js';
+import { compilePatterns } from './gate.js';
+import { GroupCache } from './group-cache.js';
+import { GroupContext } from './group-context.js';
+import { Inbound } from './inbound.js';
+import { downloadMedia } from './media-download.js';
+import { Outbound } from './outbound.js';
+import { Pacer } from './pacer.js';
+import { createSentStore } from './sent-store.js';
+import { defaultMakeSocket, type MakeSocket, memoryCache, type WaSocket } from './socket.js';
+import { makeTranscriber } from './transcribe.js';
+import { type Timers, Typing } from './typing.js';
+
+// What the relay's composition root needs besides the factory.
+export { type LinkState, linkedAccount, linkState } from './auth-store.js';
+export { renderTerminalQr, runLogin, runLogout } from './login.js';
+export { whatsappMigration } from './migration.js';
+export { runningRelayPid } from './relay-lock.js';
+
+export interface WhatsAppChannelDeps {
+  config: Config;
+  paths: Pick<Paths, 'inboundMedia'>;
+  /** Opened with `whatsappMigration` among its migrations. */
+  db: Db;
+  log: Logger;
+  makeSocket?: MakeSocket;
+  /** Called on every status change (e.g. to render a QR in the terminal, or for `status`). */
+  onState?: (state: ChannelState) => void;
+  transcribe?: (path: string) => Promise<string | undefined>;
+  // Seams for tests (defaults are the real clock, timers and WhatsApp CDN rule).
+  scheduler?: Scheduler;
+  typingTimers?: Timers;
+  random?: () => number;
+  now?: () => number;
+  backoff?: BackoffSettings;
+  allowMediaUrl?: (url: URL) => boolean;
+  sleep?: (ms: number) => Promise<void>;
+  handlerRetryDelaysMs?: readonly number[];
+}
+
+export interface WhatsAppChannel extends Channel {
+  /** Resolves once every message received so far has been handled (tests, orderly shutdown). */
+  idle(): Promise<void>;
+}
+
+export function createWhatsAppChannel(deps: WhatsAppChannelDeps): WhatsAppChannel {
+  const { config, db } = deps;
+  const wa = config.whatsapp;
+  const log = deps.log.child({ channel: 'whatsapp' });
+  const now = deps.now ?? Date.now;
+  const sent = createSentStore(db, { now });
+  const chats = createChatJids(db, now);
+  const groups = new GroupCache(5 * 60_000, now);
+  const patterns = compilePatterns(wa.mentionPatterns);
+  if (!patterns.ok) throw new Error(patterns.error);
+  let connection: Connection | undefined;
+  let state: ChannelState = wa.enabled ? { type: 'stopped' } : { type: 'disabled' };
+  const setState = (s: ChannelState) => {
+    state = s;
+    deps.onState?.(s);
+  };
+  const socket = (): WaSocket | undefined => connection?.socket;
+  const outbound = new Outbound({
+    socket,
+    sent,
+    chats,
+    groups,
+    log,
+    chunkChars: wa.chunkChars,
+    maxFileBytes: Math.floor(config.media.maxOutboundMb * 1048576),
+    pacer: new Pacer({
+      now,
+      ...(deps.sleep ? { sleep: deps.sleep } : {}),
+      ...(deps.random ? { random: deps.random } : {}),
+    }),
+  });
+  const maxInbound = Math.floor(config.media.maxInboundMb * 1048576);
+  const transcribe = deps.transcribe ?? makeTranscriber(config.media.transcribe, log);
+  const inbound = new Inbound({
+    gate: {
+      ...(wa.allowFrom !== undefined ? { allowFrom: wa.allowFrom } : {}),
+      ...(wa.groupAllowFrom !== undefined ? { groupAllowFrom: wa.groupAllowFrom } : {}),
+      groups: wa.groups,
+      groupAlways: wa.groupAlways,
+      mentionPatterns: patterns.value,
+    },
+    readReceipts: wa.readReceipts,
+    offlineWindowMs: wa.offlineWindowSeconds * 1000,
+    sent,
+    chats,
+    context: new GroupContext(wa.groupContextMessages),
+    media: {
+      maxBytes: maxInbound,
+      download: (ref) =>
+        downloadMedia(ref, {
+          dir: deps.paths.inboundMedia,
+          maxBytes: maxInbound,
+          ...(deps.allowMediaUrl ? { allowUrl: deps.allowMediaUrl } : {}),
+        }),
+    },
+    ...(transcribe ? { transcribe } : {}),
+    notify: async (jid, text) => {
+      const r = await outbound.send(jid, { type: 'text', text });
+      if (!r.ok) log.warn({ error: r.error }, 'notice not sent');
+    },
+    socket,
+    log,
+    now,
+    ...(deps.sleep ? { sleep: deps.sleep } : {}),
+    ...(deps.handlerRetryDelaysMs ? { handlerRetryDelaysMs: deps.handlerRetryDelaysMs } : {}),
+  });
+  const typing = new Typing(
+    async (type, jid) => {
+      await socket()?.sendPresenceUpdate(type, jid);
+    },
+    wa.typingIntervalSeconds * 1000,
+    deps.typingTimers,
+    (err) => log.debug({ err: (err as Error).message }, 'presence update failed'),
+  );
+  const retryCounters = memoryCache();
+
+  return {
+    name: 'whatsapp',
+    textLimit: wa.chunkChars,
+    async start(onInbound: InboundHandler) {
+      if (!wa.enabled || connection) return;
+      const loaded = loadAuth(db, log.child({ mod: 'baileys-keys' }, { level: 'warn' }));
+      if (!loaded.ok) return setState({ type: 'relink_required', since: now(), reason: loaded.error });
+      if (loaded.link === 'logged_out') {
+        return setState({
+          type: 'relink_required',
+          since: now(),
+          reason: 'WhatsApp logged this device out. Run `agentwire login` to link again.',
+        });
+      }
+      inbound.setHandler(onInbound);
+      connection = new Connection({
+        makeSocket: deps.makeSocket ?? defaultMakeSocket,
+        auth: loaded.auth,
+        log,
+        hooks: {
+          getMessage: async (key: WAMessageKey) => (key.id ? sent.getMessage(key.id) : undefined),
+          cachedGroupMetadata: async (jid: string) => groups.get(jid),
+          msgRetryCounterCache: retryCounters,
+        },
+        listeners: (sock) => [
+          { event: 'messages.upsert', fn: (u) => inbound.onUpsert(sock, u) },
+          {
+            event: 'groups.upsert',
+            fn: (list) => {
+              for (const g of list) groups.set(g);
+            },
+          },
+          {
+            event: 'groups.update',
+            fn: (list) => {
+              for (const g of list) groups.update(g);
+            },
+          },
+          { event: 'group-participants.update', fn: (u) => groups.invalidate(u.id) },
+        ],
+        onState: setState,
+        ...(deps.scheduler ? { scheduler: deps.scheduler } : {}),
+        ...(deps.random ? { random: deps.random } : {}),
+        ...(deps.backoff ? { backoff: deps.backoff } : {}),
+        now,
+      });
+      connection.start();
+    },
+    async stop() {
+      await typing.clear();
+      await connection?.stop();
+      connection = undefined;
+      // Messages already received finish (they reach the store); no new ones arrive.
+      await inbound.drain();
+      inbound.setHandler(undefined);
+      if (wa.enabled) setState({ type: 'stopped' });
+    },
+    send: (chatId, item) => outbound.send(chatId, item),
+    async typing(chatId, on) {
+      const jid = chats.resolve(chatId);
+      if (jid) await typing.set(jid, on);
+    },
+    status: () => state,
+    idle: () => inbound.drain(),
+  };
+}

@@ -1,0 +1,23 @@
+// `agentwire backup <file>`: a consistent copy of the store (WhatsApp link, sessions, queue, outbox,
+// schedule state), safe while the relay runs. Needs only the state folder, not a valid config.
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { resolvePaths } from '../config/paths.js';
+import { backupStore } from '../ops/backup.js';
+import { ExitError, type GlobalOptions } from './context.js';
+
+export function register(program: Command): void {
+  program
+    .command('backup <file>')
+    .description('copy the store to FILE (mode 0600) consistently, even while the relay runs')
+    .action((file: string) => {
+      const paths = resolvePaths(process.env, program.opts<GlobalOptions>().config);
+      const dest = resolve(file);
+      const r = backupStore(paths.db, dest);
+      if (!r.ok) throw new ExitError(1, r.error);
+      process.stdout.write(
+        `backed up ${paths.db} to ${dest} (${r.bytes} bytes)\n` +
+          `Keep the config (${paths.configFile}) and the environment it names with it; see docs/operations.md.\n`,
+      );
+    });
+}

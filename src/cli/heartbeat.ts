@@ -1,0 +1,196 @@
+// `agentwire heartbeat [--to CHAT] [--dry-run] [--json]`: fires one heartbeat now. Through the running
+// relay when there is one (control socket method `heartbeat`, so it uses the relay's lanes and
+// outbox and never runs beside a user run); otherwise in this process, when a direct runner is
+// wired in; otherwise it says that a relay is needed.
+import { connect } from 'node:net';
+import type { Command } from 'commander';
+import type { ChatKey, SystemRunner } from '../core/types.js';
+import { systemClock } from '../heartbeat/clock.js';
+import { fireHeartbeatOnce, HEARTBEAT_METHOD, type HeartbeatMethodResult } from '../heartbeat/control.js';
+import { scheduleMigration } from '../heartbeat/state.js';
+import { checkHeartbeatTarget } from '../heartbeat/target.js';
+import { openDb } from '../store/db.js';
+import { type Context, ExitError, type GlobalOptions, loadContext } from './context.js';
+
+export type RelayCall =
+  | { type: 'ok'; result: unknown }
+  /** Nothing listens on the socket: no relay runs. */
+  | { type: 'no_relay' }
+  | { type: 'error'; message: string };
+
+export interface DirectRunner {
+  runner: SystemRunner;
+  /** The default heartbeat target (the linked WhatsApp self-chat) as far as this process knows it. */
+  defaultTarget: () => ChatKey | undefined;
+  close(): Promise<void>;
+}
+
+export interface HeartbeatCliDeps {
+  /** Builds the core's SystemRunner in this process (store, sessions, agent layer, outbox). */
+  directRunner?: (ctx: Context) => Promise<DirectRunner>;
+  callRelay?: (socket: string, method: string, params: unknown, timeoutMs: number) => Promise<RelayCall>;
+}
+
+interface Options {
+  to?: string;
+  dryRun?: boolean;
+  json?: boolean;
+}
+
+export function register(program: Command, deps: HeartbeatCliDeps = {}): void {
+  program
+    .command('heartbeat')
+    .description('fire one heartbeat now and print what was (or, with --dry-run, would be) sent')
+    .option(
+      '--to <chat>',
+      'chat key to check in with instead of heartbeat.target, e.g. whatsapp:+15551234567',
+    )
+    .option('--dry-run', 'run the agent but send nothing; print what would be sent')
+    .option('--json', 'print the outcome as JSON')
+    .action(async (opts: Options) => {
+      const ctx = loadContext(program.opts<GlobalOptions>());
+      if (opts.to !== undefined) {
+        const t = checkHeartbeatTarget(opts.to);
+        if (!t.ok) throw new ExitError(2, `--to: ${t.message}`);
+      }
+      const params = { to: opts.to, dryRun: Boolean(opts.dryRun) };
+      // The relay answers after the agent ran: allow the agent's own time limit and a margin.
+      const timeoutMs = (ctx.config.agent.timeoutSeconds + 60) * 1000;
+      const call = await (deps.callRelay ?? callRelay)(ctx.paths.socket, HEARTBEAT_METHOD, params, timeoutMs);
+      let result: HeartbeatMethodResult;
+      if (call.type === 'ok') result = call.result as HeartbeatMethodResult;
+      else if (call.type === 'error')
+        throw new ExitError(1, `The relay could not fire a heartbeat: ${call.message}`);
+      else if (!deps.directRunner)
+        throw new ExitError(
+          1,
+          `No relay is running (nothing listens on ${ctx.paths.socket}). ` +
+            'Start it with `agentwire relay`, then run `agentwire heartbeat` again.',
+        );
+      else result = await direct(ctx, deps.directRunner, params);
+      const { text, code } = renderOutcome(result, Boolean(opts.dryRun));
+      process.stdout.write(opts.json ? `${JSON.stringify(result)}\n` : `${text}\n`);
+      if (code !== 0) throw new ExitError(code);
+    });
+}
+
+async function direct(
+  ctx: Context,
+  build: NonNullable<HeartbeatCliDeps['directRunner']>,
+  o: { to?: string; dryRun: boolean },
+): Promise<HeartbeatMethodResult> {
+  const d = await build(ctx);
+  const db = openDb(ctx.paths.db, [scheduleMigration]);
+  try {
+    return await fireHeartbeatOnce(
+      {
+        runner: d.runner,
+        db,
+        clock: systemClock,
+        log: ctx.log.child({ module: 'heartbeat' }),
+        runCheck: async () => ({ type: 'failed', message: 'heartbeats have no check' }),
+      },
+      ctx.config.heartbeat,
+      d.defaultTarget,
+      o,
+    );
+  } finally {
+    db.close();
+    await d.close();
+  }
+}
+
+/** What the command prints, and its exit code: 0 when the heartbeat ran, 1 when it did not. */
+export function renderOutcome(r: HeartbeatMethodResult, dryRun: boolean): { text: string; code: number } {
+  switch (r.type) {
+    case 'sent':
+      return { text: `Sent to ${r.chat}:\n${body(r.text, r.media)}`, code: 0 };
+    case 'would_send':
+      return { text: `Would send to ${r.chat} (dry run, nothing sent):\n${body(r.text, r.media)}`, code: 0 };
+    case 'silent':
+      return {
+        text: `The agent answered HEARTBEAT_OK in ${r.chat}: nothing ${dryRun ? 'would be' : 'was'} sent.`,
+        code: 0,
+      };
+    case 'skipped':
+      return { text: skipText(r.reason, r.chat), code: 1 };
+    case 'refused':
+      return { text: `Not fired: ${r.message}.`, code: 1 };
+    case 'failed':
+      return {
+        text: `The heartbeat in ${r.chat} failed: ${r.message}${r.reported ? ' (the chat was told)' : ''}`,
+        code: 1,
+      };
+    case 'invalid':
+      return { text: `The relay refused the request: ${r.message}`, code: 2 };
+  }
+}
+
+function body(text: string, media: readonly string[]): string {
+  return [text, ...media.map((m) => `[attachment] ${m}`)].filter(Boolean).join('\n');
+}
+
+function skipText(
+  reason: Extract<HeartbeatMethodResult, { type: 'skipped' }>['reason'],
+  chat?: string,
+): string {
+  switch (reason) {
+    case 'busy':
+      return `Skipped: ${chat} is busy with another run; try again when it is done.`;
+    case 'no_session':
+      return `Skipped: there is no agent session in ${chat} yet, and a heartbeat never starts one.`;
+    case 'no_target':
+      return 'Skipped: no target. Set heartbeat.target, pass --to, or link WhatsApp for the self-chat.';
+    case 'in_flight':
+      return 'Skipped: a heartbeat is already running.';
+    case 'outside_active_hours':
+      return 'Skipped: outside heartbeat.activeHours.';
+    case 'off':
+      return 'Skipped: the heartbeat is off.';
+    case 'stopped':
+      return `Stopped: the run in ${chat} was stopped before it finished.`;
+  }
+}
+
+/**
+ * One request over the relay's control socket: a JSON line `{id, method, params}` out, a JSON line
+ * `{id, ok: true, result}` or `{id, ok: false, error}` back (the core's control protocol).
+ */
+export function callRelay(
+  socket: string,
+  method: string,
+  params: unknown,
+  timeoutMs: number,
+): Promise<RelayCall> {
+  return new Promise((resolve) => {
+    const conn = connect(socket);
+    let buf = '';
+    let settled = false;
+    const done = (r: RelayCall) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      conn.destroy();
+      resolve(r);
+    };
+    const timer = setTimeout(() => done({ type: 'error', message: 'no answer in time' }), timeoutMs);
+    conn.on('connect', () => conn.write(`${JSON.stringify({ id: 1, method, params })}\n`));
+    conn.on('data', (chunk) => {
+      buf += chunk.toString('utf8');
+      const nl = buf.indexOf('\n');
+      if (nl < 0) return;
+      try {
+        const msg = JSON.parse(buf.slice(0, nl)) as { ok?: boolean; result?: unknown; error?: unknown };
+        if (msg.ok === false || msg.error !== undefined) done({ type: 'error', message: String(msg.error) });
+        else done({ type: 'ok', result: msg.result });
+      } catch {
+        done({ type: 'error', message: 'the relay sent an unreadable answer' });
+      }
+    });
+    conn.on('error', (err: NodeJS.ErrnoException) => {
+      const absent = err.code === 'ENOENT' || err.code === 'ECONNREFUSED';
+      done(absent ? { type: 'no_relay' } : { type: 'error', message: err.message });
+    });
+    conn.on('close', () => done({ type: 'error', message: 'the relay closed the connection' }));
+  });
+}

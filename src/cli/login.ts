@@ -1,0 +1,48 @@
+// `agentwire login [--pair +E164]`: links this machine as a WhatsApp linked device.
+import type { Command } from 'commander';
+import { runLogin } from '../channels/whatsapp/login.js';
+import { whatsappMigration } from '../channels/whatsapp/migration.js';
+import { runningRelayPid } from '../channels/whatsapp/relay-lock.js';
+import { openDb } from '../store/db.js';
+import { ExitError, type GlobalOptions, loadContext } from './context.js';
+
+export function register(program: Command): void {
+  program
+    .command('login')
+    .description('link WhatsApp: scan the QR code with your phone (or use --pair for a code)')
+    .option(
+      '--pair <phone>',
+      'show a pairing code for this number (E.164, e.g. +15551234567) instead of a QR code',
+    )
+    .action(async (opts: { pair?: string }) => {
+      if (opts.pair !== undefined && !/^\+[1-9]\d{6,14}$/.test(opts.pair)) {
+        throw new ExitError(2, `--pair needs the phone number in E.164 form, like +15551234567`);
+      }
+      const ctx = loadContext(program.opts<GlobalOptions>());
+      const pid = runningRelayPid(ctx.paths.lock);
+      if (pid !== undefined) {
+        throw new ExitError(
+          1,
+          `agentwire relay is running (pid ${pid}) and holds the WhatsApp link. Stop it before linking: two connections on one link keep kicking each other off.`,
+        );
+      }
+      const db = openDb(ctx.paths.db, [whatsappMigration]);
+      try {
+        const r = await runLogin({
+          db,
+          log: ctx.log,
+          out: (s) => void process.stdout.write(s),
+          ...(opts.pair ? { pairPhone: opts.pair } : {}),
+        });
+        if (!r.ok) throw new ExitError(1, r.error);
+        const who = r.account ?? 'your number';
+        process.stdout.write(
+          r.alreadyLinked
+            ? `Already linked as ${who}. Run \`agentwire logout\` first to link another phone.\n`
+            : `Linked as ${who}. Start the relay with \`agentwire relay\`, then message yourself on WhatsApp.\n`,
+        );
+      } finally {
+        db.close();
+      }
+    });
+}

@@ -1,0 +1,55 @@
+// `agentwire logout [--yes]`: unlinks the device on WhatsApp and deletes its credentials.
+import { createInterface } from 'node:readline/promises';
+import type { Command } from 'commander';
+import { linkState } from '../channels/whatsapp/auth-store.js';
+import { runLogout } from '../channels/whatsapp/login.js';
+import { whatsappMigration } from '../channels/whatsapp/migration.js';
+import { runningRelayPid } from '../channels/whatsapp/relay-lock.js';
+import { openDb } from '../store/db.js';
+import { ExitError, type GlobalOptions, loadContext } from './context.js';
+
+async function confirm(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+export function register(program: Command): void {
+  program
+    .command('logout')
+    .description('unlink WhatsApp from this machine and delete its credentials')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .action(async (opts: { yes?: boolean }) => {
+      const ctx = loadContext(program.opts<GlobalOptions>());
+      const pid = runningRelayPid(ctx.paths.lock);
+      if (pid !== undefined) {
+        throw new ExitError(1, `agentwire relay is running (pid ${pid}). Stop it first, then log out.`);
+      }
+      const db = openDb(ctx.paths.db, [whatsappMigration]);
+      try {
+        if (linkState(db) === 'unlinked') {
+          process.stdout.write('WhatsApp is not linked; nothing to do.\n');
+          return;
+        }
+        if (!opts.yes) {
+          if (!process.stdin.isTTY)
+            throw new ExitError(1, 'Refusing to unlink without confirmation: pass --yes.');
+          if (!(await confirm('Unlink WhatsApp from this machine and delete its credentials? [y/N] '))) {
+            throw new ExitError(1, 'Cancelled.');
+          }
+        }
+        const r = await runLogout({ db, log: ctx.log });
+        if (!r.ok) throw new ExitError(1, r.error);
+        process.stdout.write(
+          r.unlinkedOnPhone
+            ? 'Unlinked. The credentials were deleted.\n'
+            : 'The credentials were deleted, but WhatsApp could not be reached to unlink the device: remove it on your phone under Settings → Linked devices.\n',
+        );
+      } finally {
+        db.close();
+      }
+    });
+}

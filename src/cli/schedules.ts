@@ -1,0 +1,91 @@
+// `agentwire schedules`: the heartbeat and every schedule with its next run, from the config and the
+// stored state. Needs no running relay, and creates nothing when the store does not exist yet.
+import { existsSync } from 'node:fs';
+import type { Command } from 'commander';
+import { formatDuration } from '../heartbeat/interval.js';
+import { buildListing, type JobRow, type Listing } from '../heartbeat/listing.js';
+import { formatInstant } from '../heartbeat/prompt.js';
+import { loadJobState, scheduleMigration } from '../heartbeat/state.js';
+import { openDb } from '../store/db.js';
+import { type GlobalOptions, loadContext } from './context.js';
+
+export function register(program: Command): void {
+  program
+    .command('schedules')
+    .description('list the heartbeat and the schedules with their next run times')
+    .option('--json', 'print JSON (times as ISO 8601)')
+    .action((opts: { json?: boolean }) => {
+      const ctx = loadContext(program.opts<GlobalOptions>());
+      const now = Date.now();
+      let listing: Listing;
+      if (existsSync(ctx.paths.db)) {
+        const db = openDb(ctx.paths.db, [scheduleMigration]);
+        try {
+          listing = buildListing(ctx.config, (job) => loadJobState(db, job), now);
+        } finally {
+          db.close();
+        }
+      } else listing = buildListing(ctx.config, () => undefined, now);
+      process.stdout.write(
+        opts.json ? `${JSON.stringify(toJson(listing), null, 2)}\n` : renderListing(listing, now),
+      );
+    });
+}
+
+const machineZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone;
+const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+
+function when(row: Pick<JobRow, 'state' | 'nextAt' | 'timeZone'>, now: number): string {
+  const zone = row.timeZone ?? machineZone();
+  switch (row.state) {
+    case 'scheduled':
+      return `next ${formatInstant(row.nextAt as number, zone)} (in ${formatDuration((row.nextAt as number) - now)})`;
+    case 'due_now':
+      return `due now (was due ${formatInstant(row.nextAt as number, zone)}; fires when the relay runs)`;
+    case 'done':
+      return 'done (one-shot already ran)';
+    case 'given_up':
+      return 'given up (cut off twice by a stop)';
+    case 'never':
+      return 'never fires again';
+  }
+}
+
+function lastLine(row: Pick<JobRow, 'lastAt' | 'lastOutcome' | 'lastDetail' | 'timeZone'>): string {
+  if (row.lastAt === undefined) return '    last: never ran';
+  const zone = row.timeZone ?? machineZone();
+  const detail = row.lastDetail ? ` — ${row.lastDetail}` : '';
+  return `    last: ${formatInstant(row.lastAt, zone)}, ${row.lastOutcome ?? 'unknown'}${detail}`;
+}
+
+export function renderListing(l: Listing, now: number): string {
+  const out: string[] = [];
+  const h = l.heartbeat;
+  if (h.enabled) {
+    const hours = h.activeHours ? `, active ${h.activeHours}` : '';
+    out.push(
+      `heartbeat: every ${h.everyMinutes} min → ${h.target}${hours}`,
+      `    ${when(h, now)}`,
+      lastLine(h),
+    );
+  } else out.push('heartbeat: off');
+  if (l.schedules.length === 0) out.push('schedules: none configured');
+  for (const s of l.schedules) {
+    out.push(`${s.id}: ${s.timing} → ${s.target}`, `    ${when(s, now)}`, lastLine(s));
+  }
+  for (const p of l.problems) out.push(`problem: ${p}`);
+  return `${out.join('\n')}\n`;
+}
+
+function toJson(l: Listing): unknown {
+  const row = (r: Omit<JobRow, 'id' | 'timing'>) => ({
+    ...r,
+    nextAt: iso(r.nextAt),
+    lastAt: iso(r.lastAt),
+  });
+  return {
+    heartbeat: l.heartbeat.enabled ? row(l.heartbeat) : l.heartbeat,
+    schedules: l.schedules.map(row),
+    problems: l.problems,
+  };
+}

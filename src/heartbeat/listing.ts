@@ -1,0 +1,101 @@
+// `agentwire schedules` without a relay: what each job will do next, computed from the config and
+// the stored state with the same rules the scheduler applies at start (plan.ts), so the listing
+// and the relay never disagree.
+import { firstActiveTick } from './hours.js';
+import type { JobState } from './plan.js';
+import { dueDecision, nextAfter, planAtStart } from './plan.js';
+import { type HeartbeatConfig, resolveHeartbeat, resolveSchedule, type ScheduleConfig } from './settings.js';
+import { HEARTBEAT_JOB, scheduleJob } from './state.js';
+import { describeTiming, fingerprint, type Timing } from './timing.js';
+
+export type NextState = 'scheduled' | 'due_now' | 'done' | 'given_up' | 'never';
+
+export interface JobRow {
+  id: string;
+  timing: string;
+  target: string;
+  timeZone?: string;
+  state: NextState;
+  /** When it will fire next (for `due_now`: the occurrence it is late for). */
+  nextAt?: number;
+  lastAt?: number;
+  lastOutcome?: string;
+  lastDetail?: string;
+}
+
+export interface Listing {
+  heartbeat:
+    | { enabled: false }
+    | (Omit<JobRow, 'id' | 'timing'> & { enabled: true; everyMinutes: number; activeHours?: string });
+  schedules: JobRow[];
+  /** Config entries that could not be resolved (normally already refused at config load). */
+  problems: string[];
+}
+
+export type LoadState = (job: string) => JobState | undefined;
+
+function next(t: Timing, state: JobState | undefined, now: number): Pick<JobRow, 'state' | 'nextAt'> {
+  const plan = planAtStart(t, state, now);
+  if (plan.type === 'idle')
+    return { state: plan.reason === 'gave_up' ? 'given_up' : plan.reason === 'done' ? 'done' : 'never' };
+  if (plan.occurrence > now) return { state: 'scheduled', nextAt: plan.occurrence };
+  if (dueDecision(t, plan.occurrence, now).type === 'fire')
+    return { state: 'due_now', nextAt: plan.occurrence };
+  const after = nextAfter(t, plan.occurrence, now);
+  return after === undefined ? { state: 'never' } : { state: 'scheduled', nextAt: after };
+}
+
+function last(state: JobState | undefined): Pick<JobRow, 'lastAt' | 'lastOutcome' | 'lastDetail'> {
+  return { lastAt: state?.lastRunAt, lastOutcome: state?.lastOutcome, lastDetail: state?.lastDetail };
+}
+
+export function buildListing(
+  config: { heartbeat: HeartbeatConfig; schedules: readonly ScheduleConfig[] },
+  load: LoadState,
+  now: number,
+  defaultTargetLabel = 'the linked WhatsApp self-chat',
+): Listing {
+  const problems: string[] = [];
+  const hb = resolveHeartbeat(config.heartbeat);
+  let heartbeat: Listing['heartbeat'] = { enabled: false };
+  if (hb.type === 'invalid') problems.push(hb.error);
+  if (hb.type === 'on') {
+    const fp = `every:${hb.everyMs}`;
+    const stored = load(HEARTBEAT_JOB);
+    const state = stored?.fingerprint === fp ? stored : undefined;
+    const h = hb.activeHours;
+    const n = next({ type: 'every', ms: hb.everyMs, text: '' }, state, now);
+    // Ticks outside active hours are skipped: show the first one that will really fire.
+    if (h && n.state === 'scheduled' && n.nextAt !== undefined)
+      n.nextAt = firstActiveTick(n.nextAt, hb.everyMs, h);
+    if (n.nextAt === undefined) n.state = 'never';
+    heartbeat = {
+      enabled: true,
+      everyMinutes: hb.everyMs / 60_000,
+      target: hb.target ?? defaultTargetLabel,
+      timeZone: h?.timeZone,
+      activeHours: h ? `${h.start}-${h.end}${h.timeZone ? ` ${h.timeZone}` : ''}` : undefined,
+      ...n,
+      ...last(state),
+    };
+  }
+  const schedules: JobRow[] = [];
+  for (const c of config.schedules) {
+    const r = resolveSchedule(c);
+    if (!r.ok) {
+      problems.push(r.error);
+      continue;
+    }
+    const stored = load(scheduleJob(c.id));
+    const state = stored?.fingerprint === fingerprint(r.spec.fields) ? stored : undefined;
+    schedules.push({
+      id: c.id,
+      timing: describeTiming(r.spec.timing),
+      target: r.spec.target,
+      timeZone: c.timeZone,
+      ...next(r.spec.timing, state, now),
+      ...last(state),
+    });
+  }
+  return { heartbeat, schedules, problems };
+}

@@ -1,0 +1,85 @@
+// Config sections `heartbeat` and `schedules`, resolved into what the jobs run on. The schema
+// already refused bad time zones, cron expressions, intervals and targets at load (naming the key);
+// these functions resolve defaults and keep the same checks as values for callers that bypass it.
+import type { ChatKey } from '../core/types.js';
+import type { ActiveHours } from './hours.js';
+import { DEFAULT_HEARTBEAT_PROMPT } from './prompt.js';
+import { checkHeartbeatTarget, checkScheduleTarget } from './target.js';
+import { parseTiming, type Timing, type TimingFields } from './timing.js';
+
+export const DEFAULT_HEARTBEAT_MINUTES = 30;
+
+export interface HeartbeatConfig {
+  everyMinutes?: number;
+  target?: string;
+  prompt?: string;
+  activeHours?: ActiveHours;
+}
+
+export interface ScheduleConfig extends TimingFields {
+  id: string;
+  target: string;
+  prompt: string;
+  check?: string[];
+  checkTimeoutSeconds: number;
+}
+
+export type HeartbeatSettings =
+  | { type: 'off' }
+  | {
+      type: 'on';
+      everyMs: number;
+      /** The configured chat; when absent the injected default (the WhatsApp self-chat) is used. */
+      target?: ChatKey;
+      prompt: string;
+      activeHours?: ActiveHours;
+    };
+
+export function resolveHeartbeat(c: HeartbeatConfig): HeartbeatSettings | { type: 'invalid'; error: string } {
+  const minutes = c.everyMinutes ?? DEFAULT_HEARTBEAT_MINUTES;
+  if (minutes === 0) return { type: 'off' };
+  let target: ChatKey | undefined;
+  if (c.target !== undefined) {
+    const t = checkHeartbeatTarget(c.target);
+    if (!t.ok) return { type: 'invalid', error: `heartbeat.target: ${t.message}` };
+    target = t.chat;
+  }
+  return {
+    type: 'on',
+    everyMs: minutes * 60_000,
+    target,
+    prompt: c.prompt?.trim() ? c.prompt : DEFAULT_HEARTBEAT_PROMPT,
+    activeHours: c.activeHours,
+  };
+}
+
+export interface ScheduleSpec {
+  id: string;
+  timing: Timing;
+  fields: TimingFields;
+  target: ChatKey;
+  prompt: string;
+  check?: readonly string[];
+  checkTimeoutMs: number;
+}
+
+export function resolveSchedule(
+  c: ScheduleConfig,
+): { ok: true; spec: ScheduleSpec } | { ok: false; error: string } {
+  const t = parseTiming(c);
+  if (!t.ok) return { ok: false, error: `schedule "${c.id}" ${t.key}: ${t.error}` };
+  const target = checkScheduleTarget(c.target);
+  if (!target.ok) return { ok: false, error: `schedule "${c.id}" target: ${target.message}` };
+  return {
+    ok: true,
+    spec: {
+      id: c.id,
+      timing: t.timing,
+      fields: { cron: c.cron, every: c.every, at: c.at, timeZone: c.timeZone },
+      target: target.chat,
+      prompt: c.prompt,
+      check: c.check,
+      checkTimeoutMs: c.checkTimeoutSeconds * 1000,
+    },
+  };
+}

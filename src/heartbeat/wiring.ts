@@ -1,0 +1,103 @@
+// How the relay's composition root builds the scheduler: one call with what the relay already has
+// (config, paths, env, logger, the store, the queue as SystemRunner, the WhatsApp self-chat), and
+// the control-socket methods to register. Everything here is the real thing: system clock, real
+// pre-check runner on the spawn helper. `heartbeatService` has the shape of the core's
+// ServiceFactory (src/relay.ts SERVICE_FACTORIES), so wiring it is one line there.
+import type { Channel } from '../channels/types.js';
+import type { Paths } from '../config/paths.js';
+import type { Config } from '../config/schema.js';
+import type { ChannelName, ChatKey, SystemRunner } from '../core/types.js';
+import type { Logger } from '../log.js';
+import type { Db } from '../store/db.js';
+import { systemClock } from './clock.js';
+import { HEARTBEAT_METHOD, heartbeatMethod } from './control.js';
+import { checkEnv, createRunCheck } from './run-check.js';
+import { createScheduler, type Scheduler } from './scheduler.js';
+import { scheduleMigration } from './state.js';
+
+export const SCHEDULES_METHOD = 'schedules';
+
+export interface RelaySchedulerInput {
+  config: Config;
+  paths: Paths;
+  env: NodeJS.ProcessEnv;
+  /** The scheduler's own logger (a child of the relay's). */
+  log: Logger;
+  /** The relay's store, opened with `scheduleMigration` among its migrations. */
+  db: Db;
+  /** The queue. */
+  runner: SystemRunner;
+  /** The linked WhatsApp self-chat (e.g. `whatsapp:+15551234567`) once known; undefined before. */
+  defaultTarget: () => ChatKey | undefined;
+}
+
+export interface RelayScheduler {
+  scheduler: Scheduler;
+  /** Control-socket methods: `heartbeat` ({to?, dryRun?} → outcome) and `schedules` (() → status). */
+  methods: Record<string, (params: unknown) => Promise<unknown>>;
+}
+
+export function createRelayScheduler(i: RelaySchedulerInput): RelayScheduler {
+  const runCheck = createRunCheck({
+    env: checkEnv(i.env, i.config.agent.env),
+    cwd: i.config.agent.cwd ?? i.paths.workspace,
+  });
+  const scheduler = createScheduler({
+    runner: i.runner,
+    clock: systemClock,
+    db: i.db,
+    log: i.log,
+    runCheck,
+    config: i.config,
+    defaultTarget: i.defaultTarget,
+  });
+  return {
+    scheduler,
+    methods: {
+      [HEARTBEAT_METHOD]: heartbeatMethod(scheduler),
+      [SCHEDULES_METHOD]: async () => scheduler.status(),
+    },
+  };
+}
+
+/**
+ * The linked WhatsApp number's self-chat, from the WhatsApp channel's status (`connected` carries
+ * the account's E.164). The last one seen is kept, so a reconnect does not leave heartbeats
+ * without a target.
+ */
+export function whatsappSelfChat(
+  channels: ReadonlyMap<ChannelName, Pick<Channel, 'status'>>,
+): () => ChatKey | undefined {
+  let last: ChatKey | undefined;
+  return () => {
+    const s = channels.get('whatsapp')?.status();
+    if (s?.type === 'connected' && s.account) last = `whatsapp:${s.account}`;
+    return last;
+  };
+}
+
+/** What the core's relay hands a background service (structurally its ServiceDeps). */
+export interface ServiceDepsLike extends Omit<RelaySchedulerInput, 'defaultTarget'> {
+  channels: ReadonlyMap<ChannelName, Pick<Channel, 'status'>>;
+  control: { register(name: string, handler: (params: unknown) => Promise<unknown>): void };
+}
+
+/** The heartbeat and schedules as a relay service: add it to SERVICE_FACTORIES in src/relay.ts. */
+export const heartbeatService = {
+  name: 'heartbeat',
+  migrations: [scheduleMigration],
+  create(deps: ServiceDepsLike): { start(): Promise<void>; stop(): Promise<void> } {
+    const { scheduler, methods } = createRelayScheduler({
+      ...deps,
+      defaultTarget: whatsappSelfChat(deps.channels),
+    });
+    for (const [name, handler] of Object.entries(methods)) deps.control.register(name, handler);
+    return {
+      start: async () => scheduler.start(),
+      // No new runs from here on, and no waiting: runs under way are the queue's to finish or kill
+      // in its shutdown, which the relay does next. A run killed by shutdown is left as begun in the
+      // store (a one-shot is tried again at the next start); a save that finds the store closed is logged.
+      stop: async () => scheduler.stop(),
+    };
+  },
+};

@@ -1,0 +1,141 @@
+// Each configured agent CLI: found (on PATH, or at agent.command[0]), and `--version` answers.
+import { accessSync, constants, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { type ResolvedAgent, resolveAgent } from '../../agents/resolve.js';
+import type { AgentKind } from '../../agents/types.js';
+import type { Paths } from '../../config/paths.js';
+import type { Config } from '../../config/schema.js';
+import { scrub } from '../../log.js';
+import type { Probe } from './probe.js';
+import { type Finding, fail, ok } from './types.js';
+
+/** The npm package that installs each kind's CLI, for the fix text. */
+export const AGENT_INSTALL: Record<AgentKind, string> = {
+  claude: 'npm install -g @anthropic-ai/claude-code',
+  codex: 'npm install -g @openai/codex',
+  pi: 'npm install -g @mariozechner/pi-coding-agent',
+  opencode: 'npm install -g opencode-ai',
+  gemini: 'npm install -g @google/gemini-cli',
+};
+
+/** The kinds the config may run: the default agent and every kind with its own settings. */
+export function configuredKinds(config: Config): AgentKind[] {
+  const kinds = new Set<AgentKind>([config.agent.kind as AgentKind]);
+  for (const [k, v] of Object.entries(config.agents)) if (v) kinds.add(k as AgentKind);
+  return [...kinds];
+}
+
+/** Which setting chose the command, for messages: the same precedence resolveAgent applies. */
+function commandKey(config: Config, kind: AgentKind): string {
+  if (config.agents[kind]?.command) return `agents.${kind}.command`;
+  if (kind === config.agent.kind && config.agent.command) return 'agent.command';
+  return '';
+}
+
+/** Where `program` resolves: itself when it has a slash, else the first executable on PATH. */
+export function findProgram(program: string, pathVar: string, cwd: string): string | undefined {
+  if (program.includes('/')) {
+    const full = isAbsolute(program) ? program : resolve(cwd, program);
+    return executable(full) ? full : undefined;
+  }
+  for (const dir of pathVar.split(delimiter)) {
+    if (!dir) continue;
+    const full = join(dir, program);
+    if (executable(full)) return full;
+  }
+  return undefined;
+}
+
+export async function checkAgents(
+  config: Config,
+  paths: Paths,
+  env: NodeJS.ProcessEnv,
+  probe: Probe,
+  timeoutMs: number,
+): Promise<Finding[]> {
+  const out: Finding[] = [];
+  for (const kind of configuredKinds(config)) {
+    const check = `agent:${kind}`;
+    let agent: ResolvedAgent;
+    try {
+      // Exactly the command and environment the relay would run it with.
+      agent = resolveAgent(config, paths, kind, { env, createDirs: false });
+    } catch (err) {
+      out.push(
+        fail(
+          check,
+          `its settings are not usable: ${(err as Error).message}`,
+          `fix agents.${kind} / agent in the config`,
+        ),
+      );
+      continue;
+    }
+    const key = commandKey(config, kind);
+    const program = agent.command[0] as string;
+    // A relative command is resolved from the agent's working folder, as the spawn will.
+    const where = findProgram(program, agent.env.PATH ?? '', agent.cwd);
+    const setting = key ? `${key} names` : 'the default program is';
+    const fixKey = key || (kind === config.agent.kind ? 'agent.command' : `agents.${kind}.command`);
+    if (!where) {
+      out.push(
+        fail(
+          check,
+          program.includes('/')
+            ? `${setting} ${program}, which is not an executable file`
+            : `\`${program}\` is not on PATH (${setting} ${program})`,
+          `${AGENT_INSTALL[kind]}, or point ${fixKey} at the program`,
+        ),
+      );
+      continue;
+    }
+    const r = await probe([where, ...agent.command.slice(1), '--version'], {
+      env: agent.env,
+      cwd: tmpdir(),
+      timeoutMs,
+    });
+    const shown = [where, ...agent.command.slice(1)].join(' ');
+    if (r.type === 'exited' && r.code === 0) {
+      const version = firstLine(r.stdout) || firstLine(r.stderr) || 'version unknown';
+      out.push(ok(check, `${version} (${shown})`));
+    } else if (r.type === 'timeout') {
+      out.push(
+        fail(
+          check,
+          `${shown} --version did not finish within ${Math.round(timeoutMs / 1000)}s`,
+          `run \`${shown} --version\` yourself and see where it stops (a first-run prompt, a login, a network wait)`,
+        ),
+      );
+    } else {
+      const why =
+        r.type === 'spawn_error'
+          ? `could not be started (${r.code})`
+          : `exited with ${r.code ?? r.signal}${firstLine(r.stderr) ? `: ${firstLine(r.stderr)}` : ''}`;
+      out.push(
+        fail(
+          check,
+          `${shown} --version ${why}`,
+          `run \`${shown} --version\` yourself; reinstall with ${AGENT_INSTALL[kind]}`,
+        ),
+      );
+    }
+  }
+  return out;
+}
+
+/** What a CLI prints is untrusted: one line, secrets scrubbed, control characters out, short. */
+function firstLine(text: string): string {
+  const line = text.split('\n').find((l) => l.trim()) ?? '';
+  const clean = scrub(line.replace(/[\u0000-\u001f\u007f]/g, '').trim());
+  return clean.length > 120 ? `${clean.slice(0, 119)}…` : clean;
+}
+
+function executable(path: string): boolean {
+  try {
+    if (!statSync(path).isFile()) return false;
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}

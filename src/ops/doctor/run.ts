@@ -1,0 +1,63 @@
+// Runs every check in order. Config-dependent checks run only on a valid config; the rest (Node,
+// permissions, the relay lock) still run, so a broken config does not hide other problems.
+import type { Paths } from '../../config/paths.js';
+import { registerSecret } from '../../log.js';
+import { checkAgents } from './agents.js';
+import { checkConfig } from './config.js';
+import { checkConsole } from './console.js';
+import { checkNode } from './node.js';
+import { checkPermissions } from './permissions.js';
+import { type PortState, probePort } from './ports.js';
+import type { Probe } from './probe.js';
+import { checkRelayLock, type LockState } from './relay-lock.js';
+import { checkTwilio } from './twilio.js';
+import type { Finding } from './types.js';
+import { checkWhatsapp, type LinkState } from './whatsapp.js';
+
+export interface DoctorDeps {
+  paths: Paths;
+  env: NodeJS.ProcessEnv;
+  nodeVersion: string;
+  platform: NodeJS.Platform;
+  uid: number | undefined;
+  probe: Probe;
+  probeTimeoutMs: number;
+  readLock: (paths: Paths) => LockState;
+  /** Whether WhatsApp credentials are in the store (read without starting a socket). */
+  linkState: (paths: Paths) => LinkState;
+  portState?: (host: string, port: number) => Promise<PortState>;
+}
+
+export async function runDoctor(d: DoctorDeps): Promise<Finding[]> {
+  const findings: Finding[] = [checkNode(d.nodeVersion)];
+  const { finding, config } = checkConfig(d.paths, d.env);
+  findings.push(finding);
+  findings.push(...checkPermissions(d.paths, config, d.platform, d.uid));
+  const lock = d.readLock(d.paths);
+  findings.push(checkRelayLock(d.paths, lock));
+  if (!config) return findings;
+  // Anything a CLI prints back (a version line, an error) is scrubbed of these.
+  for (const s of [config.twilio.authToken, config.twilio.apiSecret, ...Object.values(config.agent.env)])
+    registerSecret(s);
+
+  findings.push(...(await checkAgents(config, d.paths, d.env, d.probe, d.probeTimeoutMs)));
+  findings.push(checkWhatsapp(config, d.linkState(d.paths)));
+  // While our relay runs it holds these ports itself; probing them would only report it.
+  const running = lock.type === 'held' && lock.alive;
+  const port = d.portState ?? probePort;
+  const tw = config.twilio;
+  const twPort =
+    !tw.enabled || tw.mode !== 'webhook'
+      ? undefined
+      : running
+        ? 'relay_running'
+        : await port(tw.webhook.host, tw.webhook.port);
+  findings.push(...checkTwilio(config, d.env, twPort));
+  const cPort = !config.console.enabled
+    ? undefined
+    : running
+      ? 'relay_running'
+      : await port(config.console.host, config.console.port);
+  findings.push(...checkConsole(config, cPort));
+  return findings;
+}

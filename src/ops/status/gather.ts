@@ -1,0 +1,27 @@
+// The parts of a status every source shares: what the store holds (waiting messages, sessions, runs,
+// failures) and the heartbeat's and schedules' next runs, computed from the config and the stored
+// job state by the scheduler's own planning rules (heartbeat/listing.ts), so they agree with it.
+import type { Config } from '../../config/schema.js';
+import { buildListing } from '../../heartbeat/listing.js';
+import { loadJobState } from '../../heartbeat/state.js';
+import type { Db } from '../../store/db.js';
+import type { StatusSources } from './snapshot.js';
+import { hasTable, readStore, type StoreSources } from './store-reader.js';
+
+export type SharedSources = StoreSources & Pick<StatusSources, 'heartbeat' | 'schedules'>;
+
+export function gather(
+  db: Db | undefined,
+  config: Pick<Config, 'heartbeat' | 'schedules'>,
+  now: number,
+): SharedSources {
+  const stored = db ? readStore(db) : { lanes: [], sessions: [], runs: [], failures: [] };
+  const jobs = db !== undefined && hasTable(db, 'schedule_state');
+  const listing = buildListing(config, (job) => (jobs && db ? loadJobState(db, job) : undefined), now);
+  const hb = listing.heartbeat;
+  return {
+    ...stored,
+    ...(hb.enabled && { heartbeat: { target: hb.target, nextAt: hb.nextAt } }),
+    schedules: listing.schedules.map((s) => ({ id: s.id, target: s.target, nextAt: s.nextAt })),
+  };
+}

@@ -1,0 +1,12 @@
+// One health word for monitors and humans. "Linked" alone is not health (a relay can hold creds and
+// still have no live socket), so only a `connected` state counts as up.
+import type { Health } from './snapshot.js';
+
+export function healthOf(relayRunning: boolean, channels: readonly { state: string }[]): Health {
+  if (!relayRunning) return 'down';
+  const enabled = channels.filter((c) => c.state !== 'disabled');
+  if (enabled.length === 0) return 'ok';
+  const up = enabled.filter((c) => c.state === 'connected').length;
+  if (up === enabled.length) return 'ok';
+  return up > 0 ? 'degraded' : 'down';
+}

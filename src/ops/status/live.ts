@@ -1,0 +1,109 @@
+// The relay's side of `status`: the live pieces (channel states, the queue, the scheduler when one
+// is at hand) joined with the store's history into one snapshot. The web console calls it in
+// process; `agentwire status` builds the same from the control socket's `status` answer.
+import type { ChannelState } from '../../channels/types.js';
+import type { Config } from '../../config/schema.js';
+import type { RelayStatus } from '../../control/methods.js';
+import type { ChannelName } from '../../core/types.js';
+import type { SchedulerStatus } from '../../heartbeat/scheduler.js';
+import type { QueueStatus } from '../../queue/queue.js';
+import type { Db } from '../../store/db.js';
+import { gather } from './gather.js';
+import { buildSnapshot, type StatusSnapshot, type StatusSources } from './snapshot.js';
+
+export const STATUS_METHOD = 'status';
+
+export interface LiveStatusDeps {
+  db: Db;
+  config: Pick<Config, 'heartbeat' | 'schedules' | 'whatsapp' | 'twilio'>;
+  /** The channels running in this relay; enabled-but-absent and disabled ones are filled in. */
+  channels: () => readonly { name: ChannelName; state: ChannelState }[];
+  queue: () => QueueStatus;
+  /** The live scheduler; without it next runs come from the stored job state (the same rules). */
+  scheduler?: () => SchedulerStatus;
+  startedAt: number;
+  version?: string;
+  pid?: number;
+  now?: () => number;
+}
+
+export function liveStatus(deps: LiveStatusDeps): () => StatusSnapshot {
+  return () => {
+    const now = (deps.now ?? Date.now)();
+    const shared = gather(deps.db, deps.config, now);
+    const q = deps.queue();
+    const sched = deps.scheduler?.();
+    return buildSnapshot({
+      ...shared,
+      now,
+      source: 'relay',
+      relay: {
+        running: true,
+        pid: deps.pid ?? process.pid,
+        startedAt: deps.startedAt,
+        version: deps.version,
+      },
+      channels: withAllChannels(deps.channels(), deps.config),
+      lanes: mergeLanes(q),
+      maxConcurrentRuns: q.maxConcurrentRuns,
+      ...(sched && {
+        heartbeat: sched.heartbeat.enabled
+          ? { target: sched.heartbeat.target, nextAt: sched.heartbeat.nextAt }
+          : undefined,
+        schedules: sched.schedules.map((s) => ({ id: s.id, target: s.target, nextAt: s.nextAt })),
+      }),
+    });
+  };
+}
+
+/** `agentwire status` against a relay whose `status` method answers the core's RelayStatus. */
+export function snapshotFromRelayStatus(
+  rs: RelayStatus,
+  db: Db | undefined,
+  config: LiveStatusDeps['config'],
+  now: number,
+): StatusSnapshot {
+  const running = Object.entries(rs.channels).map(([name, state]) => ({
+    name: name as ChannelName,
+    state: state as ChannelState,
+  }));
+  return buildSnapshot({
+    ...gather(db, config, now),
+    now,
+    source: 'relay',
+    relay: { running: true, pid: rs.pid, startedAt: rs.startedAt },
+    channels: withAllChannels(running, config),
+    lanes: mergeLanes(rs.queue),
+    maxConcurrentRuns: rs.queue.maxConcurrentRuns,
+  });
+}
+
+/** WhatsApp and Twilio always appear: running ones as they are, the rest disabled or stopped. */
+export function withAllChannels(
+  running: readonly { name: ChannelName; state: ChannelState }[],
+  config: Pick<Config, 'whatsapp' | 'twilio'>,
+): { name: ChannelName; state: ChannelState }[] {
+  const out = running.filter((c) => c.name !== 'console');
+  for (const name of ['whatsapp', 'twilio'] as const) {
+    if (out.some((c) => c.name === name)) continue;
+    out.push({ name, state: config[name].enabled ? { type: 'stopped' } : { type: 'disabled' } });
+  }
+  const order: Record<string, number> = { whatsapp: 0, twilio: 1 };
+  return out.sort((a, b) => (order[a.name] ?? 9) - (order[b.name] ?? 9));
+}
+
+/** Waiting counts per chat (from the inbox) joined with the runs in progress (from the lanes). */
+export function mergeLanes(q: Pick<QueueStatus, 'waiting' | 'active'>): NonNullable<StatusSources['lanes']> {
+  const byChat = new Map<string, NonNullable<StatusSources['lanes']>[number]>();
+  for (const [chat, pending] of Object.entries(q.waiting)) byChat.set(chat, { chat, pending });
+  for (const a of q.active) {
+    const lane = byChat.get(a.chat) ?? { chat: a.chat, pending: 0 };
+    lane.active = {
+      startedAt: a.startedAt,
+      label: a.kind === 'user' ? 'user' : a.label,
+      messages: a.messages,
+    };
+    byChat.set(a.chat, lane);
+  }
+  return [...byChat.values()];
+}

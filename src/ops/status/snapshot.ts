@@ -1,0 +1,225 @@
+// The status snapshot: one stable JSON shape shared by `agentwire status --json`, the control
+// socket's `status` method and the web console. Chat ids and accounts are masked here, once, so no
+// consumer can forget to; free-text errors are scrubbed of secrets and long digit runs.
+import type { ChannelState } from '../../channels/types.js';
+import { type ChannelName, parseChatKey } from '../../core/types.js';
+import { maskId, scrub } from '../../log.js';
+import { healthOf } from './health.js';
+
+/** Bumped only on a breaking change; fields may be added without a bump. */
+export const STATUS_SCHEMA_VERSION = 1 as const;
+
+export type Health = 'ok' | 'degraded' | 'down';
+
+export interface ChannelView {
+  name: ChannelName;
+  state: ChannelState['type'];
+  /** ISO time the channel entered this state. */
+  since?: string;
+  /** The linked account, masked (connected only). */
+  account?: string;
+  /** True while a WhatsApp QR code waits to be scanned (the code itself is only on the console). */
+  qrAvailable?: boolean;
+  /** WhatsApp read from the store while no relay runs: whether credentials are there. */
+  linked?: boolean;
+  lastError?: string;
+  retries?: number;
+  reason?: string;
+}
+
+export interface ChatQueueView {
+  /** Masked chat key, e.g. `whatsapp:…4567`. */
+  chat: string;
+  pending: number;
+  /** The run in progress: since when, what started it (`user`, `heartbeat`, a schedule id). */
+  active?: { startedAt: string; label?: string; agent?: string; messages?: number };
+}
+
+export interface SessionView {
+  chat: string;
+  agent: string;
+  lastUsedAt: string;
+}
+
+export interface ScheduleView {
+  id: string;
+  target: string;
+  nextAt?: string;
+}
+
+export interface RunView {
+  /** ISO start time. */
+  at: string;
+  chat: string;
+  agent: string;
+  durationMs: number;
+  /** `ok`, or the agent error kind (`timeout`, `auth`, …). */
+  outcome: string;
+  /** What started it: `user`, `heartbeat` or a schedule id. */
+  label?: string;
+}
+
+export interface FailureView {
+  at: string;
+  chat?: string;
+  kind: string;
+  message: string;
+}
+
+export interface StatusSnapshot {
+  schemaVersion: typeof STATUS_SCHEMA_VERSION;
+  generatedAt: string;
+  /** `relay`: live from the running relay; `store`: read from the state folder while none runs. */
+  source: 'relay' | 'store';
+  relay: { running: boolean; pid?: number; startedAt?: string; version?: string };
+  health: Health;
+  channels: ChannelView[];
+  queue: { pendingTotal: number; activeRuns: number; maxConcurrentRuns?: number; chats: ChatQueueView[] };
+  sessions: SessionView[];
+  heartbeat: { enabled: boolean; target?: string; nextAt?: string };
+  schedules: ScheduleView[];
+  /** Newest first. */
+  recentRuns: RunView[];
+  /** Newest first. */
+  recentFailures: FailureView[];
+}
+
+/** Raw, unmasked inputs, gathered by the relay (live) or the store reader (offline). Times in ms. */
+export interface StatusSources {
+  now: number;
+  source: 'relay' | 'store';
+  relay: { running: boolean; pid?: number; startedAt?: number; version?: string };
+  channels: { name: ChannelName; state: ChannelState; linked?: boolean }[];
+  lanes?: {
+    chat: string;
+    pending: number;
+    active?: { startedAt: number; label?: string; agent?: string; messages?: number };
+  }[];
+  maxConcurrentRuns?: number;
+  sessions?: { chat: string; agent: string; lastUsedAt: number }[];
+  heartbeat?: { target?: string; nextAt?: number };
+  schedules?: { id: string; target: string; nextAt?: number }[];
+  runs?: { at: number; chat: string; agent: string; durationMs: number; outcome: string; label?: string }[];
+  failures?: { at: number; chat?: string; kind: string; message: string }[];
+}
+
+const RECENT = 20;
+
+export function buildSnapshot(src: StatusSources): StatusSnapshot {
+  const channels = src.channels.map((c) => ({
+    ...channelView(c.name, c.state),
+    ...(c.linked !== undefined && { linked: c.linked }),
+  }));
+  const lanes = src.lanes ?? [];
+  return {
+    schemaVersion: STATUS_SCHEMA_VERSION,
+    generatedAt: iso(src.now),
+    source: src.source,
+    relay: {
+      running: src.relay.running,
+      ...(src.relay.pid !== undefined && { pid: src.relay.pid }),
+      ...(src.relay.startedAt !== undefined && { startedAt: iso(src.relay.startedAt) }),
+      ...(src.relay.version !== undefined && { version: src.relay.version }),
+    },
+    health: healthOf(src.relay.running, channels),
+    channels,
+    queue: {
+      pendingTotal: lanes.reduce((n, l) => n + l.pending, 0),
+      activeRuns: lanes.filter((l) => l.active).length,
+      ...(src.maxConcurrentRuns !== undefined && { maxConcurrentRuns: src.maxConcurrentRuns }),
+      chats: lanes
+        .filter((l) => l.pending > 0 || l.active)
+        .map((l) => ({
+          chat: maskChat(l.chat),
+          pending: l.pending,
+          ...(l.active && {
+            active: {
+              startedAt: iso(l.active.startedAt),
+              ...(l.active.label !== undefined && { label: l.active.label }),
+              ...(l.active.agent !== undefined && { agent: l.active.agent }),
+              ...(l.active.messages !== undefined && { messages: l.active.messages }),
+            },
+          }),
+        })),
+    },
+    sessions: (src.sessions ?? [])
+      .toSorted((a, b) => b.lastUsedAt - a.lastUsedAt)
+      .map((s) => ({ chat: maskChat(s.chat), agent: s.agent, lastUsedAt: iso(s.lastUsedAt) })),
+    heartbeat: {
+      enabled: src.heartbeat !== undefined,
+      ...(src.heartbeat?.target !== undefined && { target: maskTarget(src.heartbeat.target) }),
+      ...(src.heartbeat?.nextAt !== undefined && { nextAt: iso(src.heartbeat.nextAt) }),
+    },
+    schedules: (src.schedules ?? []).map((s) => ({
+      id: s.id,
+      target: maskTarget(s.target),
+      ...(s.nextAt !== undefined && { nextAt: iso(s.nextAt) }),
+    })),
+    recentRuns: (src.runs ?? [])
+      .toSorted((a, b) => b.at - a.at)
+      .slice(0, RECENT)
+      .map((r) => ({
+        at: iso(r.at),
+        chat: maskChat(r.chat),
+        agent: r.agent,
+        durationMs: Math.max(0, Math.round(r.durationMs)),
+        outcome: r.outcome,
+        ...(r.label !== undefined && { label: r.label }),
+      })),
+    recentFailures: (src.failures ?? [])
+      .toSorted((a, b) => b.at - a.at)
+      .slice(0, RECENT)
+      .map((f) => ({
+        at: iso(f.at),
+        ...(f.chat !== undefined && { chat: maskChat(f.chat) }),
+        kind: f.kind,
+        message: cleanText(f.message),
+      })),
+  };
+}
+
+export function channelView(name: ChannelName, s: ChannelState): ChannelView {
+  switch (s.type) {
+    case 'disabled':
+    case 'stopped':
+      return { name, state: s.type };
+    case 'connecting':
+      return { name, state: s.type, since: iso(s.since), qrAvailable: Boolean(s.qr) };
+    case 'connected':
+      return { name, state: s.type, since: iso(s.since), ...(s.account && { account: maskChat(s.account) }) };
+    case 'degraded':
+      return {
+        name,
+        state: s.type,
+        since: iso(s.since),
+        lastError: cleanText(s.lastError),
+        retries: s.retries,
+      };
+    case 'relink_required':
+      return { name, state: s.type, since: iso(s.since), reason: cleanText(s.reason) };
+  }
+}
+
+/**
+ * Masks a chat key or id with maskId. A WhatsApp JID keeps its domain (`…3023@g.us`) so groups and
+ * people stay distinguishable while the number itself is hidden.
+ */
+export function maskChat(key: string): string {
+  if (key === '*') return '*'; // the one session all chats share (sessions.scope "global")
+  const at = key.lastIndexOf('@');
+  if (at <= 0) return maskId(key);
+  return `${maskId(key.slice(0, at))}${key.slice(at)}`;
+}
+
+/** A job target is a chat key; anything else (the "self-chat" default label) is shown as a fixed word. */
+function maskTarget(target: string): string {
+  return parseChatKey(target) ? maskChat(target) : 'the WhatsApp self-chat';
+}
+
+/** Error text may quote a phone number or a token: scrub secrets, mask digit runs, keep it short. */
+export function cleanText(text: string): string {
+  const masked = scrub(text).replace(/\+?\d[\d ]{5,}\d/g, (m) => maskId(m.replace(/ /g, '')));
+  return masked.length > 300 ? `${masked.slice(0, 299)}…` : masked;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();

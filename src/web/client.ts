@@ -1,0 +1,62 @@
+// The console's inline script: polls the JSON endpoint and redraws with textContent only (error
+// texts and account names are never parsed as HTML). Plain ES2017, no build step.
+
+export const SCAN_HINT =
+  'On your phone: WhatsApp → Settings → Linked devices → Link a device, then scan this code. WhatsApp replaces it every 20 seconds or so; this page follows.';
+
+export const CLIENT_SCRIPT = `
+const $ = (id) => document.getElementById(id);
+const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; };
+const rows = (tbody, list) => { tbody.replaceChildren(...list.map((cells) => { const tr = el('tr'); for (const c of cells) tr.append(el('td', c)); return tr; })); };
+const clock = (iso) => iso.replace('T', ' ').slice(0, 19);
+const HINT = ${JSON.stringify(SCAN_HINT)};
+function channelText(c) {
+  switch (c.state) {
+    case 'connecting': return c.qrAvailable ? 'waiting for the QR code to be scanned' : 'connecting';
+    case 'connected': return 'connected' + (c.account ? ' as ' + c.account : '');
+    case 'degraded': return 'degraded (' + (c.retries || 0) + ' retries): ' + (c.lastError || '');
+    case 'relink_required': return 'relink required: ' + (c.reason || '');
+    default: return c.state;
+  }
+}
+function renderWhatsapp(c, qr) {
+  const box = $('wa');
+  if (!c || c.state === 'disabled') { box.replaceChildren(el('p', 'WhatsApp is disabled in the config.')); return; }
+  if (c.state === 'connected') { const p = el('p', 'WhatsApp linked' + (c.account ? ' as ' + c.account : ''), 'ok'); p.id = 'linked'; box.replaceChildren(p); return; }
+  if (c.state === 'connecting' && qr) {
+    let img = $('qr');
+    if (!img) { img = el('img'); img.id = 'qr'; img.alt = 'WhatsApp QR code'; img.width = 264; img.height = 264; box.replaceChildren(img, el('p', HINT)); }
+    if (img.getAttribute('src') !== qr) img.setAttribute('src', qr);
+    return;
+  }
+  box.replaceChildren(el('p', channelText(c), 's-' + c.state));
+}
+function render(d) {
+  const s = d.snapshot;
+  const enabled = s.channels.filter((c) => c.state !== 'disabled');
+  const up = enabled.filter((c) => c.state === 'connected').length;
+  const h = $('health');
+  h.textContent = 'Health: ' + s.health + ' · ' + up + ' of ' + enabled.length + ' channels connected · ' + (s.relay.running ? 'relay pid ' + (s.relay.pid || '?') : 'relay not running');
+  h.className = 'h-' + s.health;
+  renderWhatsapp(s.channels.find((c) => c.name === 'whatsapp'), d.qr);
+  const ch = $('channels').tBodies[0];
+  ch.replaceChildren(...s.channels.map((c) => { const tr = el('tr', undefined, 's-' + c.state); tr.dataset.channel = c.name; tr.append(el('td', c.name), el('td', channelText(c))); return tr; }));
+  $('queue-summary').textContent = s.queue.pendingTotal + ' waiting, ' + s.queue.activeRuns + ' running';
+  rows($('queue').tBodies[0], s.queue.chats.map((q) => [q.chat, q.pending + ' waiting', q.active ? ('running ' + (q.active.agent || q.active.label || '')).trim() : '']));
+  rows($('runs').tBodies[0], s.recentRuns.map((r) => [clock(r.at), r.chat, r.agent, (r.durationMs / 1000).toFixed(1) + 's', r.outcome]));
+  rows($('failures').tBodies[0], s.recentFailures.map((f) => [clock(f.at), f.chat || '', f.kind + ': ' + f.message]));
+  $('updated').textContent = 'as of ' + s.generatedAt;
+}
+async function tick() {
+  try {
+    const r = await fetch('/api/status', { cache: 'no-store', credentials: 'same-origin' });
+    if (r.status === 401) { $('conn').textContent = 'The console token is no longer accepted: open the URL the relay printed.'; return; }
+    render(await r.json());
+    $('conn').textContent = '';
+  } catch (e) {
+    $('conn').textContent = 'The relay is not answering; retrying…';
+  }
+  setTimeout(tick, POLL_MS);
+}
+setTimeout(tick, POLL_MS);
+`;

@@ -1,0 +1,122 @@
+// The console page, rendered on the server from the same data the JSON endpoint returns, so it reads
+// fine without script (or through curl); the inline script then polls and redraws the same parts.
+import type { ChannelView, StatusSnapshot } from '../ops/status/snapshot.js';
+import { CLIENT_SCRIPT, SCAN_HINT } from './client.js';
+
+export interface ConsoleData {
+  snapshot: StatusSnapshot;
+  /** The WhatsApp QR code as a PNG data URL while one waits to be scanned. */
+  qr: string | null;
+}
+
+export function renderPage(data: ConsoleData, nonce: string, pollMs: number): string {
+  const s = data.snapshot;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>agentwire</title>
+<style nonce="${nonce}">${STYLE}</style>
+</head>
+<body>
+<header><h1>agentwire</h1><p id="health" class="h-${s.health}">${esc(healthLine(s))}</p><p id="conn"></p></header>
+<section><h2>WhatsApp</h2><div id="wa">${whatsappBox(
+    s.channels.find((c) => c.name === 'whatsapp'),
+    data.qr,
+  )}</div></section>
+<section><h2>Channels</h2><table id="channels"><tbody>${s.channels
+    .map((c) => row([c.name, channelText(c)], `data-channel="${esc(c.name)}" class="s-${c.state}"`))
+    .join('')}</tbody></table></section>
+<section><h2>Queue</h2><p id="queue-summary">${esc(queueLine(s))}</p><table id="queue"><tbody>${s.queue.chats
+    .map((q) =>
+      row([
+        q.chat,
+        `${q.pending} waiting`,
+        q.active ? `running ${q.active.agent ?? q.active.label ?? ''}`.trimEnd() : '',
+      ]),
+    )
+    .join('')}</tbody></table></section>
+<section><h2>Last runs</h2><table id="runs"><thead><tr><th>time</th><th>chat</th><th>agent</th><th>duration</th><th>outcome</th></tr></thead><tbody>${s.recentRuns
+    .map((r) =>
+      row([
+        r.at.replace('T', ' ').slice(0, 19),
+        r.chat,
+        r.agent,
+        `${(r.durationMs / 1000).toFixed(1)}s`,
+        r.outcome,
+      ]),
+    )
+    .join('')}</tbody></table></section>
+<section><h2>Recent failures</h2><table id="failures"><tbody>${s.recentFailures
+    .map((f) => row([f.at.replace('T', ' ').slice(0, 19), f.chat ?? '', `${f.kind}: ${f.message}`]))
+    .join('')}</tbody></table></section>
+<footer id="updated">as of ${esc(s.generatedAt)}</footer>
+<script nonce="${nonce}">const POLL_MS = ${Math.max(250, Math.round(pollMs))};
+${CLIENT_SCRIPT}</script>
+</body>
+</html>
+`;
+}
+
+export function healthLine(s: StatusSnapshot): string {
+  const enabled = s.channels.filter((c) => c.state !== 'disabled');
+  const up = enabled.filter((c) => c.state === 'connected').length;
+  const relay = s.relay.running ? `relay pid ${s.relay.pid ?? '?'}` : 'relay not running';
+  return `Health: ${s.health} · ${up} of ${enabled.length} channels connected · ${relay}`;
+}
+
+export function queueLine(s: StatusSnapshot): string {
+  return `${s.queue.pendingTotal} waiting, ${s.queue.activeRuns} running`;
+}
+
+export function channelText(c: ChannelView): string {
+  switch (c.state) {
+    case 'disabled':
+      return 'disabled';
+    case 'stopped':
+      return 'stopped';
+    case 'connecting':
+      return c.qrAvailable ? 'waiting for the QR code to be scanned' : 'connecting';
+    case 'connected':
+      return `connected${c.account ? ` as ${c.account}` : ''}`;
+    case 'degraded':
+      return `degraded (${c.retries ?? 0} retries): ${c.lastError ?? ''}`;
+    case 'relink_required':
+      return `relink required: ${c.reason ?? ''}`;
+  }
+}
+
+function whatsappBox(c: ChannelView | undefined, qr: string | null): string {
+  if (!c || c.state === 'disabled') return '<p>WhatsApp is disabled in the config.</p>';
+  if (c.state === 'connected')
+    return `<p id="linked" class="ok">WhatsApp linked${c.account ? ` as ${esc(c.account)}` : ''}</p>`;
+  if (c.state === 'connecting' && qr)
+    return `<img id="qr" alt="WhatsApp QR code" width="264" height="264" src="${esc(qr)}"><p>${esc(SCAN_HINT)}</p>`;
+  return `<p class="s-${c.state}">${esc(channelText(c))}</p>`;
+}
+
+function row(cells: string[], attrs = ''): string {
+  return `<tr ${attrs}>${cells.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`;
+}
+
+export function esc(s: string): string {
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+const STYLE = `
+body{font:15px/1.45 system-ui,sans-serif;margin:0 auto;max-width:860px;padding:16px;color:#1d2430;background:#fafbfc}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:16px;margin:2px 0 6px;color:#334}
+section{background:#fff;border:1px solid #dde2ea;border-radius:8px;padding:10px 14px;margin-top:12px}
+table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:3px 8px 3px 0;border-bottom:1px solid #eef1f5;font-size:14px}
+#health{font-weight:600;padding:6px 10px;border-radius:6px;display:inline-block}
+.h-ok{background:#dff5e3;color:#145c26}.h-degraded{background:#fff3d6;color:#7a5400}.h-down{background:#fde2e2;color:#8a1c1c}
+.ok,.s-connected{color:#145c26}.s-degraded,.s-connecting{color:#7a5400}.s-relink_required{color:#8a1c1c}
+#qr{display:block;margin:8px 0;image-rendering:pixelated;border:8px solid #fff}
+#conn{color:#8a1c1c;margin:4px 0}footer{color:#778;font-size:12px;margin-top:12px}
+`;

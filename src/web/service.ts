@@ -1,0 +1,85 @@
+// The web console as a relay service: started with the relay when console.enabled, on
+// console.host:console.port, with the token from the state folder. Add `webConsoleService()` to the
+// services the relay starts (relay.ts SERVICE_FACTORIES). A port in use is logged and the relay runs
+// on without its console: relaying messages matters more than the page.
+import type { SystemRunner } from '../core/types.js';
+import { registerSecret } from '../log.js';
+import { runsMigration } from '../ops/runs.js';
+import { liveStatus } from '../ops/status/live.js';
+import type { QueueStatus } from '../queue/queue.js';
+import type { RelayService, ServiceDeps, ServiceFactory } from '../relay.js';
+import { qrOf } from './qr.js';
+import { startWebConsole, type WebConsole } from './server.js';
+import { ensureConsoleToken, TOKEN_FILE } from './token.js';
+
+export interface WebConsoleServiceOptions {
+  /** Where the start-up line goes (default stderr). */
+  print?: (line: string) => void;
+  /** Whether a person watches that output; the token is printed only then (default: stderr is a TTY). */
+  interactive?: boolean;
+  pollMs?: number;
+}
+
+export function webConsoleService(opts: WebConsoleServiceOptions = {}): ServiceFactory {
+  // The runs history it shows is created with it (the queue records into it: see ops/runs.ts).
+  return { name: 'console', migrations: [runsMigration], create: (deps) => create(deps, opts) };
+}
+
+type QueueLike = SystemRunner & { status(): QueueStatus };
+const hasStatus = (r: SystemRunner): r is QueueLike => typeof (r as Partial<QueueLike>).status === 'function';
+
+function create(deps: ServiceDeps, opts: WebConsoleServiceOptions): RelayService {
+  const { config, paths, log } = deps;
+  let web: WebConsole | undefined;
+  const startedAt = Date.now();
+  return {
+    async start() {
+      if (!config.console.enabled) return;
+      if (!hasStatus(deps.runner)) throw new Error('the web console needs the relay queue (with status())');
+      const queue = deps.runner;
+      const token = ensureConsoleToken(paths.home);
+      registerSecret(token);
+      const status = liveStatus({
+        db: deps.db,
+        config,
+        channels: () => [...deps.channels].map(([name, ch]) => ({ name, state: ch.status() })),
+        queue: () => queue.status(),
+        startedAt,
+      });
+      const whatsapp = deps.channels.get('whatsapp');
+      try {
+        web = await startWebConsole({
+          host: config.console.host,
+          port: config.console.port,
+          token,
+          status,
+          whatsappQr: () => (whatsapp ? qrOf(whatsapp.status()) : undefined),
+          log,
+          pollMs: opts.pollMs,
+        });
+      } catch (err) {
+        log.warn({ err: (err as Error).message }, 'web console not started');
+        return;
+      }
+      const print = opts.print ?? ((line: string) => void process.stderr.write(line));
+      print(
+        startLine(web.url, opts.interactive ?? Boolean(process.stderr.isTTY), `${paths.home}/${TOKEN_FILE}`),
+      );
+      log.info({ port: web.port }, 'web console listening');
+    },
+    async stop() {
+      await web?.close();
+      web = undefined;
+    },
+  };
+}
+
+/**
+ * With a person at the terminal the URL carries the token; under a service manager (whose logs
+ * other admins may read) it names the token file instead.
+ */
+export function startLine(url: string, interactive: boolean, tokenFile: string): string {
+  if (interactive) return `Web console: ${url}\n`;
+  const bare = url.replace(/\?token=.*$/, '');
+  return `Web console: ${bare} (open ${bare}?token=<the token in ${tokenFile}>)\n`;
+}

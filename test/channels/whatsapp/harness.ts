@@ -1,0 +1,124 @@
+// A WhatsApp channel over real SQLite in a temp folder, driven through a fake socket and a manual
+// scheduler (no real timers, no network).
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { proto } from '@whiskeysockets/baileys';
+import type { ChannelState, InboundOutcome } from '../../../src/channels/types.js';
+import { loadAuth } from '../../../src/channels/whatsapp/auth-store.js';
+import type { Scheduler } from '../../../src/channels/whatsapp/connection.js';
+import {
+  createWhatsAppChannel,
+  type WhatsAppChannelDeps,
+  whatsappMigration,
+} from '../../../src/channels/whatsapp/index.js';
+import type { Timers } from '../../../src/channels/whatsapp/typing.js';
+import { configSchema } from '../../../src/config/schema.js';
+import type { InboundMessage } from '../../../src/core/types.js';
+import { createLogger } from '../../../src/log.js';
+import { type Db, openDb } from '../../../src/store/db.js';
+import { type FakeSocket, fakeSockets, OWNER_LID, OWNER_PN } from './fake-socket.js';
+
+export class ManualScheduler implements Scheduler, Timers {
+  private next = 1;
+  readonly pending = new Map<number, { fn: () => void; ms: number; repeat: boolean }>();
+  setTimeout(fn: () => void, ms: number): number {
+    const id = this.next++;
+    this.pending.set(id, { fn, ms, repeat: false });
+    return id;
+  }
+  clearTimeout(h: unknown): void {
+    this.pending.delete(h as number);
+  }
+  setInterval(fn: () => void, ms: number): number {
+    const id = this.next++;
+    this.pending.set(id, { fn, ms, repeat: true });
+    return id;
+  }
+  clearInterval(h: unknown): void {
+    this.pending.delete(h as number);
+  }
+  delays(): number[] {
+    return [...this.pending.values()].map((t) => t.ms);
+  }
+  /** Fires every pending timer once (intervals stay). */
+  fire(): void {
+    for (const [id, t] of [...this.pending]) {
+      if (!t.repeat) this.pending.delete(id);
+      t.fn();
+    }
+  }
+}
+
+export async function seedLinkedCreds(db: Db): Promise<void> {
+  const loaded = loadAuth(db);
+  if (!loaded.ok) throw new Error(loaded.error);
+  const c = loaded.auth.state.creds;
+  c.me = { id: `${OWNER_PN}:7@s.whatsapp.net`, lid: `${OWNER_LID}:7@lid`, name: 'Owner' };
+  c.account = proto.ADVSignedDeviceIdentity.fromObject({
+    details: Buffer.from('details'),
+    accountSignatureKey: Buffer.alloc(32, 1),
+    accountSignature: Buffer.alloc(64, 2),
+    deviceSignature: Buffer.alloc(64, 3),
+  });
+  await loaded.auth.saveCreds();
+}
+
+export interface SetupOptions {
+  config?: Record<string, unknown>;
+  linked?: boolean;
+  outcome?: (msg: InboundMessage) => InboundOutcome | Promise<InboundOutcome>;
+  deps?: Partial<WhatsAppChannelDeps>;
+}
+
+export async function setup(opts: SetupOptions = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-wa-'));
+  const db = openDb(join(dir, 'agentwire.db'), [whatsappMigration]);
+  if (opts.linked !== false) await seedLinkedCreds(db);
+  const logs: Record<string, unknown>[] = [];
+  const log = createLogger({
+    level: 'debug',
+    destination: { write: (s: string) => void logs.push(JSON.parse(s)) },
+  });
+  const config = configSchema.parse(opts.config ?? {});
+  const { makeSocket, sockets } = fakeSockets();
+  const scheduler = new ManualScheduler();
+  const states: ChannelState[] = [];
+  const handled: InboundMessage[] = [];
+  let inboxId = 0;
+  const channel = createWhatsAppChannel({
+    config,
+    paths: { inboundMedia: join(dir, 'media') },
+    db,
+    log,
+    makeSocket,
+    scheduler,
+    typingTimers: scheduler,
+    random: () => 0.5,
+    sleep: async () => {},
+    onState: (s) => states.push(s),
+    ...opts.deps,
+  });
+  const handler = async (msg: InboundMessage): Promise<InboundOutcome> => {
+    handled.push(msg);
+    return opts.outcome ? opts.outcome(msg) : { type: 'stored', inboxId: ++inboxId };
+  };
+  return {
+    dir,
+    db,
+    logs,
+    channel,
+    sockets,
+    scheduler,
+    states,
+    handled,
+    /** Starts the channel and opens its first socket. */
+    async start(): Promise<FakeSocket> {
+      await channel.start(handler);
+      const s = sockets.at(-1)!;
+      s.open();
+      return s;
+    },
+    sock: (): FakeSocket => sockets.at(-1)!,
+  };
+}

@@ -1,0 +1,167 @@
+// Linking and unlinking with a fake socket standing in for WhatsApp's servers; real SQLite.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { proto } from '@whiskeysockets/baileys';
+import { describe, expect, it } from 'vitest';
+import { linkState, loadAuth } from '../../../src/channels/whatsapp/auth-store.js';
+import { runLogin, runLogout } from '../../../src/channels/whatsapp/login.js';
+import { whatsappMigration } from '../../../src/channels/whatsapp/migration.js';
+import { runningRelayPid } from '../../../src/channels/whatsapp/relay-lock.js';
+import { createLogger } from '../../../src/log.js';
+import { openDb } from '../../../src/store/db.js';
+import { type FakeSocket, fakeSockets } from './fake-socket.js';
+import { seedLinkedCreds } from './harness.js';
+
+const log = createLogger({ level: 'silent' });
+
+function env(onCreate: (s: FakeSocket, n: number) => void) {
+  const db = openDb(join(mkdtempSync(join(tmpdir(), 'aw-login-')), 'agentwire.db'), [whatsappMigration]);
+  const out: string[] = [];
+  let n = 0;
+  const { makeSocket, sockets } = fakeSockets((s) => {
+    const i = n++;
+    // Baileys emits connection events after the socket is returned.
+    queueMicrotask(() => onCreate(s, i));
+  });
+  return {
+    db,
+    out,
+    sockets,
+    deps: { db, log, makeSocket, out: (t: string) => void out.push(t), sleep: async () => {} },
+  };
+}
+
+/** What WhatsApp does when the phone scans: pair-success creds, then a 515 close. */
+function pair(s: FakeSocket): void {
+  s.emit('creds.update', {
+    me: { id: '15550001111:9@s.whatsapp.net', lid: '99990001111:9@lid', name: 'Owner' },
+    account: proto.ADVSignedDeviceIdentity.fromObject({
+      details: Buffer.from('d'),
+      accountSignatureKey: Buffer.alloc(32, 1),
+    }),
+  });
+  s.close(515, 'restart required');
+}
+
+describe('runLogin', () => {
+  it('shows a QR, survives the expected 515, and stores the link', async () => {
+    const e = env((s, i) => {
+      if (i === 0) {
+        s.emit('connection.update', { qr: '2@qrdata,abc' });
+        pair(s);
+      } else s.open();
+    });
+    const r = await runLogin(e.deps);
+    expect(r).toEqual({ ok: true, alreadyLinked: false, account: '+15550001111' });
+    expect(e.sockets).toHaveLength(2);
+    expect(e.sockets.every((s) => s.listenerCount() === 0)).toBe(true);
+    expect(e.out.join('')).toContain('Scan with your phone: WhatsApp → Settings → Linked devices');
+    expect(e.out.join('')).toMatch(/[▄▀█]/); // a terminal QR drawn by the qrcode package
+    expect(linkState(e.db)).toBe('linked');
+  });
+
+  it('with --pair asks once for a pairing code instead of a QR', async () => {
+    const e = env((s, i) => {
+      if (i === 0) {
+        s.emit('connection.update', { qr: 'first' });
+        s.emit('connection.update', { qr: 'second' });
+        setImmediate(() => pair(s));
+      } else s.open();
+    });
+    const r = await runLogin({ ...e.deps, pairPhone: '+15550001111' });
+    expect(r.ok).toBe(true);
+    expect(e.sockets[0]!.pairingRequests).toEqual(['15550001111']);
+    expect(e.out.join('')).toContain('Pairing code: ABCD-1234');
+    expect(e.out.join('')).not.toMatch(/[▄▀█]/);
+  });
+
+  it('does nothing when already linked', async () => {
+    const e = env(() => {});
+    await seedLinkedCreds(e.db);
+    expect(await runLogin(e.deps)).toEqual({ ok: true, alreadyLinked: true, account: '+15550001111' });
+    expect(e.sockets).toHaveLength(0);
+  });
+
+  it('reports an expired QR', async () => {
+    const e = env((s) => s.close(408, 'QR refs attempts ended'));
+    const r = await runLogin(e.deps);
+    expect(r).toMatchObject({ ok: false });
+    expect(!r.ok && r.error).toMatch(/QR code expired/);
+    expect(linkState(e.db)).toBe('unlinked');
+  });
+
+  it('stops when the credentials cannot be saved', async () => {
+    const e = env((s) => {
+      const { page_count } = e.db.prepare('PRAGMA page_count').get() as { page_count: number };
+      e.db.exec(`PRAGMA max_page_count = ${page_count}`);
+      s.emit('creds.update', {
+        processedHistoryMessages: Array.from({ length: 300 }, (_, i) => ({
+          key: { id: `x${i}`.padEnd(300, 'z') },
+        })),
+      });
+    });
+    const r = await runLogin(e.deps);
+    expect(r).toMatchObject({ ok: false });
+    expect(!r.ok && r.error).toMatch(/could not save the credentials/);
+  });
+
+  it('after the phone removed the link, deletes the dead creds and links anew', async () => {
+    const e = env((s, i) => (i === 0 ? pair(s) : s.open()));
+    await seedLinkedCreds(e.db);
+    const old = loadAuth(e.db);
+    if (!old.ok) throw new Error(old.error);
+    old.auth.markLoggedOut();
+    const oldKey = Buffer.from(old.auth.state.creds.signedIdentityKey.public).toString('hex');
+    const r = await runLogin(e.deps);
+    expect(r.ok).toBe(true);
+    expect(e.out.join('')).toContain('The phone removed the previous link');
+    const now = loadAuth(e.db);
+    expect(now.ok && Buffer.from(now.auth.state.creds.signedIdentityKey.public).toString('hex')).not.toBe(
+      oldKey,
+    );
+    expect(linkState(e.db)).toBe('linked');
+  });
+});
+
+describe('runLogout', () => {
+  it('unlinks on the phone, then deletes the credentials', async () => {
+    const e = env((s) => s.open());
+    await seedLinkedCreds(e.db);
+    expect(await runLogout(e.deps)).toEqual({ ok: true, wasLinked: true, unlinkedOnPhone: true });
+    expect(e.sockets[0]!.loggedOut).toBe(true);
+    expect(linkState(e.db)).toBe('unlinked');
+  });
+
+  it('still deletes the credentials when WhatsApp cannot be reached, and says so', async () => {
+    const e = env((s) => s.close(503));
+    await seedLinkedCreds(e.db);
+    expect(await runLogout(e.deps)).toEqual({ ok: true, wasLinked: true, unlinkedOnPhone: false });
+    expect(linkState(e.db)).toBe('unlinked');
+  });
+
+  it('has nothing to do when not linked', async () => {
+    const e = env(() => {});
+    expect(await runLogout(e.deps)).toEqual({ ok: true, wasLinked: false, unlinkedOnPhone: false });
+    expect(e.sockets).toHaveLength(0);
+  });
+});
+
+describe('runningRelayPid', () => {
+  it('finds a live holder by JSON or bare PID, and ignores stale or missing locks', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aw-lock-'));
+    const lock = join(dir, 'relay.lock');
+    expect(runningRelayPid(lock)).toBeUndefined();
+    const parent = process.ppid; // alive, and not this process
+    writeFileSync(lock, JSON.stringify({ pid: parent, startedAt: 1 }));
+    expect(runningRelayPid(lock)).toBe(parent);
+    writeFileSync(lock, `${parent}\n`);
+    expect(runningRelayPid(lock)).toBe(parent);
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+    writeFileSync(lock, String(dead));
+    expect(runningRelayPid(lock)).toBeUndefined();
+    writeFileSync(lock, String(process.pid)); // our own lock (the relay running login itself)
+    expect(runningRelayPid(lock)).toBeUndefined();
+  });
+});

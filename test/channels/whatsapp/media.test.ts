@@ -1,0 +1,240 @@
+// Inbound media end to end: media encrypted with Baileys' own encryptedStream, served by a real HTTP
+// server on 127.0.0.1 standing in for WhatsApp's CDN, downloaded, decrypted and capped by the channel.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { encryptedStream, type MediaType, type proto, type WAMessage } from '@whiskeysockets/baileys';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setup } from './harness.js';
+import { waMessage } from './messages.js';
+
+const ALICE = '15557654321@s.whatsapp.net';
+const config = (media: Record<string, unknown> = {}) => ({
+  whatsapp: { allowFrom: ['+15557654321'] },
+  media,
+});
+const local = { allowMediaUrl: (u: URL) => u.hostname === '127.0.0.1' };
+
+type Route = { status: number; body?: Buffer; declareLength?: boolean };
+const routes = new Map<string, Route>();
+const hits: string[] = [];
+let server: Server;
+let base: string;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    hits.push(req.url ?? '');
+    const r = routes.get(req.url ?? '') ?? { status: 404 };
+    if (!r.body) return void res.writeHead(r.status).end();
+    res.writeHead(r.status, r.declareLength ? { 'content-length': r.body.length } : {});
+    // Streamed in pieces without a length, the way a lying sender's file would arrive.
+    let off = 0;
+    const pump = () => {
+      while (off < r.body!.length) {
+        const piece = r.body!.subarray(off, off + 65536);
+        off += piece.length;
+        if (!res.write(piece)) return void res.once('drain', pump);
+      }
+      res.end();
+    };
+    res.on('error', () => {});
+    pump();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+});
+
+/** Encrypts `plain` as WhatsApp would and serves it at `path`; returns the media key. */
+async function serve(path: string, plain: Buffer, type: MediaType, declareLength = false): Promise<Buffer> {
+  const enc = await encryptedStream(plain, type);
+  routes.set(path, { status: 200, body: readFileSync(enc.encFilePath), declareLength });
+  rmSync(enc.encFilePath, { force: true });
+  return enc.mediaKey;
+}
+
+const image = (path: string, mediaKey: Uint8Array, extra: proto.Message.IImageMessage = {}): WAMessage =>
+  waMessage(
+    { chat: ALICE },
+    { imageMessage: { url: `${base}${path}`, mediaKey, mimetype: 'image/jpeg', ...extra } },
+  );
+
+describe('WhatsApp inbound media', () => {
+  it('downloads, decrypts and saves under a generated private name, then hands over the path', async () => {
+    const plain = Buffer.from('JPEG'.repeat(5000));
+    const key = await serve('/img1', plain, 'image');
+    const h = await setup({ config: config(), deps: local });
+    const s = await h.start();
+    s.upsert([image('/img1', key, { caption: 'what is this?', fileLength: plain.length })]);
+    await h.channel.idle();
+    expect(h.handled).toHaveLength(1);
+    const [m] = h.handled[0]!.media;
+    expect(h.handled[0]!.text).toBe('what is this?');
+    expect(m).toMatchObject({ kind: 'image', mimeType: 'image/jpeg', sizeBytes: plain.length });
+    expect(m!.path.startsWith(join(h.dir, 'media'))).toBe(true);
+    expect(m!.path).toMatch(/\/\d+-[0-9a-f]{16}\.jpg$/);
+    expect(readFileSync(m!.path).equals(plain)).toBe(true);
+    expect(statSync(m!.path).mode & 0o777).toBe(0o600);
+  });
+
+  it('a document named ../../.bashrc lands in the media folder; the name is display only', async () => {
+    const key = await serve('/doc1', Buffer.from('%PDF-1.4 hello'), 'document');
+    const h = await setup({ config: config(), deps: local });
+    const s = await h.start();
+    s.upsert([
+      waMessage(
+        { chat: ALICE },
+        {
+          documentMessage: {
+            url: `${base}/doc1`,
+            mediaKey: key,
+            mimetype: 'application/pdf',
+            fileName: '../../.bashrc',
+          },
+        },
+      ),
+    ]);
+    await h.channel.idle();
+    const [m] = h.handled[0]!.media;
+    expect(m).toMatchObject({ kind: 'document', fileName: '../../.bashrc' });
+    expect(m!.path.startsWith(join(h.dir, 'media'))).toBe(true);
+    expect(m!.path.endsWith('.pdf')).toBe(true);
+  });
+
+  it('aborts at media.maxInboundMb by bytes read when the declared size lies, and tells the user', async () => {
+    const plain = Buffer.alloc(3 * 1048576, 1);
+    const key = await serve('/big', plain, 'image');
+    const h = await setup({ config: config({ maxInboundMb: 1 }), deps: local });
+    const s = await h.start();
+    s.upsert([image('/big', key, { fileLength: 1024 })]);
+    await h.channel.idle();
+    expect(h.handled).toEqual([]); // nothing but the attachment: nothing to run
+    expect(s.sent.map((x) => x.content)).toEqual([
+      { text: 'Your photo is over the 1 MB limit, so it was not passed on.', linkPreview: null },
+    ]);
+    expect(readdirSync(join(h.dir, 'media'))).toEqual([]);
+    expect(s.reads).toEqual([]);
+  });
+
+  it('still runs the caption of an oversized attachment, noting what is missing', async () => {
+    const key = await serve('/big2', Buffer.alloc(2 * 1048576, 2), 'image', true);
+    const h = await setup({ config: config({ maxInboundMb: 1 }), deps: local });
+    const s = await h.start();
+    s.upsert([image('/big2', key, { caption: 'see attached', fileLength: 10 })]);
+    await h.channel.idle();
+    expect(h.handled[0]).toMatchObject({ media: [] });
+    expect(h.handled[0]!.text).toMatch(
+      /^see attached\n\[The image attached to this message could not be downloaded\.\]$/,
+    );
+    expect(s.sent).toHaveLength(1);
+  });
+
+  it('fetches only from the WhatsApp CDN by default (the sender writes the URL)', async () => {
+    const key = await serve('/ssrf', Buffer.from('x'), 'image');
+    const before = hits.length;
+    const h = await setup({ config: config() });
+    const s = await h.start();
+    s.upsert([image('/ssrf', key, { caption: 'hi' })]);
+    await h.channel.idle();
+    expect(hits.length).toBe(before);
+    expect(h.handled[0]!.media).toEqual([]);
+    expect(s.sent[0]!.content).toMatchObject({ text: expect.stringContaining('could not be downloaded') });
+  });
+
+  it('re-requests expired media from the phone once', async () => {
+    const plain = Buffer.from('fresh copy');
+    const key = await serve('/fresh', plain, 'image');
+    routes.set('/expired', { status: 410 });
+    const h = await setup({ config: config(), deps: local });
+    const s = await h.start();
+    let reuploads = 0;
+    s.updateMediaMessage = async (msg) => {
+      reuploads += 1;
+      const copy = {
+        ...msg,
+        message: { imageMessage: { ...msg.message!.imageMessage!, url: `${base}/fresh` } },
+      };
+      return copy as WAMessage;
+    };
+    const from = hits.length;
+    s.upsert([image('/expired', key)]);
+    await h.channel.idle();
+    expect(reuploads).toBe(1);
+    expect(hits.slice(from)).toEqual(['/expired', '/fresh']);
+    expect(readFileSync(h.handled[0]!.media[0]!.path).equals(plain)).toBe(true);
+  });
+
+  it('reports media that stays expired after the re-request', async () => {
+    routes.set('/gone1', { status: 404 });
+    const h = await setup({ config: config(), deps: local });
+    const s = await h.start();
+    let reuploads = 0;
+    s.updateMediaMessage = async (msg) => {
+      reuploads += 1;
+      return {
+        ...msg,
+        message: { imageMessage: { ...msg.message!.imageMessage!, url: `${base}/gone2` } },
+      } as WAMessage;
+    };
+    s.upsert([image('/gone1', Buffer.alloc(32, 1))]);
+    await h.channel.idle();
+    expect(reuploads).toBe(1);
+    expect(h.handled).toEqual([]);
+    expect(s.sent[0]!.content).toMatchObject({
+      text: expect.stringContaining("no longer available on WhatsApp's servers"),
+    });
+  });
+
+  it('rejects media that fails its integrity check', async () => {
+    const key = await serve('/tampered', Buffer.from('original content here'), 'image');
+    const body = Buffer.from(routes.get('/tampered')!.body!);
+    body[3] = body[3]! ^ 0xff;
+    routes.set('/tampered', { status: 200, body });
+    const h = await setup({ config: config(), deps: local });
+    const s = await h.start();
+    s.upsert([image('/tampered', key)]);
+    await h.channel.idle();
+    expect(h.handled).toEqual([]);
+    expect(readdirSync(join(h.dir, 'media'))).toEqual([]);
+    expect(s.sent).toHaveLength(1);
+  });
+
+  it('transcribes a voice note with media.transcribe.command; the output becomes the text', async () => {
+    const plain = Buffer.from('OggS fake opus data');
+    const key = await serve('/voice', plain, 'audio');
+    const script = join(mkdtempSync(join(tmpdir(), 'aw-tr-')), 'transcribe.mjs');
+    writeFileSync(
+      script,
+      "import { statSync } from 'node:fs';\nconst p = process.argv[2];\nconsole.log(`transcript of ${statSync(p).size} bytes at ${p.endsWith('.ogg') ? 'an ogg file' : p}`);\n",
+    );
+    const h = await setup({
+      config: { ...config(), media: { transcribe: { command: [process.execPath, script, '{{path}}'] } } },
+      deps: local,
+    });
+    const s = await h.start();
+    s.upsert([
+      waMessage(
+        { chat: ALICE },
+        {
+          audioMessage: {
+            url: `${base}/voice`,
+            mediaKey: key,
+            mimetype: 'audio/ogg; codecs=opus',
+            ptt: true,
+          },
+        },
+      ),
+    ]);
+    await h.channel.idle();
+    expect(h.handled[0]).toMatchObject({
+      text: `transcript of ${plain.length} bytes at an ogg file`,
+      media: [expect.objectContaining({ kind: 'voice' })],
+    });
+  });
+});

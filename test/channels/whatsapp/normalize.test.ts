@@ -1,0 +1,169 @@
+import { proto } from '@whiskeysockets/baileys';
+import { describe, expect, it } from 'vitest';
+import { ownIds } from '../../../src/channels/whatsapp/jid.js';
+import { classify, type NormalizeContext } from '../../../src/channels/whatsapp/normalize.js';
+import { OWNER_LID, OWNER_PN } from './fake-socket.js';
+import { extended, text, waMessage } from './messages.js';
+
+const NOW = 1_800_000_000_000;
+const ctx: NormalizeContext = {
+  own: ownIds({ id: `${OWNER_PN}:7@s.whatsapp.net`, lid: `${OWNER_LID}:7@lid` }),
+  now: NOW,
+  offlineWindowMs: 300_000,
+};
+const ts = (agoSeconds: number) => Math.floor(NOW / 1000) - agoSeconds;
+const ALICE = '15557654321@s.whatsapp.net';
+const GROUP = '120363040000000001@g.us';
+const SELF = `${OWNER_PN}@s.whatsapp.net`;
+
+describe('classify: ignored kinds', () => {
+  it.each([
+    ['status broadcast', text({ chat: 'status@broadcast', participant: ALICE }, 'my status'), 'status'],
+    ['broadcast list', text({ chat: '1234567890@broadcast', participant: ALICE }, 'hi all'), 'broadcast'],
+    ['newsletter', text({ chat: '120363999@newsletter' }, 'news'), 'newsletter'],
+    ['Meta AI', text({ chat: '13135550002@bot' }, 'hello'), 'bot'],
+    [
+      'protocol message (revoke)',
+      waMessage({ chat: ALICE }, { protocolMessage: { type: proto.Message.ProtocolMessage.Type.REVOKE } }),
+      'protocol',
+    ],
+    [
+      'history sync notification',
+      waMessage(
+        { chat: SELF, fromMe: true },
+        {
+          protocolMessage: {
+            type: proto.Message.ProtocolMessage.Type.HISTORY_SYNC_NOTIFICATION,
+            historySyncNotification: { syncType: proto.HistorySync.HistorySyncType.RECENT },
+          },
+        },
+      ),
+      'protocol',
+    ],
+    [
+      'reaction',
+      waMessage({ chat: ALICE }, { reactionMessage: { text: '👍', key: { id: 'X' } } }),
+      'reaction',
+    ],
+    ['edit', waMessage({ chat: ALICE }, { editedMessage: { message: { conversation: 'edited' } } }), 'edit'],
+    [
+      'sender key distribution only',
+      waMessage({ chat: GROUP, participant: ALICE }, { senderKeyDistributionMessage: { groupId: GROUP } }),
+      'no_content',
+    ],
+    ['no message (stub)', waMessage({ chat: ALICE }, null), 'no_content'],
+    ['empty text', text({ chat: ALICE }, '   '), 'no_content'],
+    [
+      'location (unsupported)',
+      waMessage({ chat: ALICE }, { locationMessage: { degreesLatitude: 1 } }),
+      'unsupported',
+    ],
+    ['owner writing to someone else', text({ chat: ALICE, fromMe: true }, 'hey'), 'own_message'],
+    ['owner writing in a group', text({ chat: GROUP, fromMe: true }, 'hey all'), 'own_message'],
+  ])('%s → %s', (_name, msg, reason) => {
+    expect(classify(msg, 'notify', ctx)).toEqual({ type: 'ignore', reason });
+  });
+});
+
+describe('classify: notify vs append', () => {
+  it('append inside the offline window is handled, marked late', () => {
+    const c = classify(text({ chat: ALICE, ts: ts(60) }, 'sent while offline'), 'append', ctx);
+    expect(c).toMatchObject({ type: 'message', late: true, text: 'sent while offline' });
+  });
+
+  it('append older than the window is history', () => {
+    expect(classify(text({ chat: ALICE, ts: ts(301) }, 'old'), 'append', ctx)).toEqual({
+      type: 'ignore',
+      reason: 'stale',
+    });
+  });
+
+  it('notify is handled whatever its age', () => {
+    expect(classify(text({ chat: ALICE, ts: ts(86_400) }, 'slow'), 'notify', ctx).type).toBe('message');
+  });
+});
+
+describe('classify: content', () => {
+  it('takes text from extended, ephemeral and view-once messages', () => {
+    const eph = waMessage(
+      { chat: ALICE },
+      { ephemeralMessage: { message: { conversation: 'disappearing' } } },
+    );
+    const once = waMessage(
+      { chat: ALICE },
+      { viewOnceMessageV2: { message: { imageMessage: { caption: 'look', mimetype: 'image/jpeg' } } } },
+    );
+    expect(classify(eph, 'notify', ctx)).toMatchObject({ text: 'disappearing' });
+    expect(classify(once, 'notify', ctx)).toMatchObject({ text: 'look', media: { kind: 'image' } });
+    expect(classify(extended({ chat: ALICE }, 'ext', {}), 'notify', ctx)).toMatchObject({ text: 'ext' });
+  });
+
+  it('describes media with the sender-declared (untrusted) size and name', () => {
+    const doc = waMessage(
+      { chat: ALICE },
+      { documentMessage: { mimetype: 'application/pdf', fileName: '../../.bashrc', fileLength: 1024 } },
+    );
+    expect(classify(doc, 'notify', ctx)).toMatchObject({
+      text: '',
+      media: { kind: 'document', mediaType: 'document', declaredBytes: 1024, fileName: '../../.bashrc' },
+    });
+    const voice = waMessage(
+      { chat: ALICE },
+      { audioMessage: { ptt: true, mimetype: 'audio/ogg; codecs=opus' } },
+    );
+    expect(classify(voice, 'notify', ctx)).toMatchObject({ media: { kind: 'voice', mediaType: 'audio' } });
+    const sticker = waMessage({ chat: ALICE }, { stickerMessage: { mimetype: 'image/webp' } });
+    expect(classify(sticker, 'notify', ctx)).toMatchObject({ media: { kind: 'sticker' } });
+  });
+
+  it('keeps group text that came with a sender key distribution', () => {
+    const m = waMessage(
+      { chat: GROUP, participant: ALICE },
+      { senderKeyDistributionMessage: { groupId: GROUP }, conversation: 'first message' },
+    );
+    expect(classify(m, 'notify', ctx)).toMatchObject({
+      type: 'message',
+      text: 'first message',
+      isGroup: true,
+    });
+  });
+});
+
+describe('classify: addressing', () => {
+  it('a direct message: the sender is the chat, alt JID kept', () => {
+    const m = text({ chat: '123456@lid', remoteJidAlt: ALICE }, 'hi');
+    expect(classify(m, 'notify', ctx)).toMatchObject({
+      chatJid: '123456@lid',
+      senderJid: '123456@lid',
+      senderAlt: ALICE,
+      isGroup: false,
+      selfChat: false,
+    });
+  });
+
+  it('a group message: the sender is the participant', () => {
+    const m = text({ chat: GROUP, participant: '777@lid', participantAlt: ALICE }, 'hi');
+    expect(classify(m, 'notify', ctx)).toMatchObject({
+      senderJid: '777@lid',
+      senderAlt: ALICE,
+      isGroup: true,
+    });
+  });
+
+  it.each([SELF, `${OWNER_LID}@lid`])('self-chat is recognised by phone and by LID (%s)', (chat) => {
+    const m = text({ chat, fromMe: true }, 'note to self');
+    expect(classify(m, 'notify', ctx)).toMatchObject({ selfChat: true, fromMe: true, senderJid: SELF });
+  });
+
+  it('collects mentions and the quoted message', () => {
+    const m = extended({ chat: GROUP, participant: ALICE }, '@bot hi', {
+      mentionedJid: [`${OWNER_LID}@lid`],
+      stanzaId: 'Q1',
+      participant: SELF,
+    });
+    expect(classify(m, 'notify', ctx)).toMatchObject({
+      mentions: [`${OWNER_LID}@lid`],
+      quoted: { id: 'Q1', participant: SELF },
+    });
+  });
+});

@@ -1,0 +1,82 @@
+// `agentwire login` / `logout` as a user runs them (the built binary). Only paths that never open a
+// connection are exercised here; linking itself is tested with a fake socket in test/channels.
+import { spawnSync } from 'node:child_process';
+import { accessSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { linkState, loadAuth } from '../../src/channels/whatsapp/auth-store.js';
+import { whatsappMigration } from '../../src/channels/whatsapp/migration.js';
+import { openDb } from '../../src/store/db.js';
+import { seedLinkedCreds } from '../channels/whatsapp/harness.js';
+
+const bin = new URL('../../dist/cli/main.js', import.meta.url).pathname;
+
+function run(home: string, args: string[]) {
+  const r = spawnSync(process.execPath, [bin, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: home, AGENTWIRE_HOME: home },
+    encoding: 'utf8',
+    input: '',
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const newHome = () => mkdtempSync(join(tmpdir(), 'aw-cli-wa-'));
+
+beforeAll(() => accessSync(bin));
+
+describe('agentwire login', () => {
+  it('refuses while a relay holds the lock, instead of kicking it off', () => {
+    const home = newHome();
+    writeFileSync(join(home, 'relay.lock'), JSON.stringify({ pid: process.pid }));
+    const r = run(home, ['login']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`agentwire relay is running (pid ${process.pid})`);
+  });
+
+  it('rejects a pairing number that is not E.164', () => {
+    const r = run(newHome(), ['login', '--pair', '555-1234']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('E.164');
+  });
+});
+
+describe('agentwire logout', () => {
+  it('says so when nothing is linked', () => {
+    const r = run(newHome(), ['logout', '--yes']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('not linked');
+  });
+
+  it('asks before unlinking; without a terminal it needs --yes and changes nothing', async () => {
+    const home = newHome();
+    const db = openDb(join(home, 'agentwire.db'), [whatsappMigration]);
+    await seedLinkedCreds(db);
+    const r = run(home, ['logout']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('--yes');
+    expect(linkState(db)).toBe('linked');
+    db.close();
+  });
+
+  it('--yes deletes credentials the phone already unlinked (no connection needed)', async () => {
+    const home = newHome();
+    const db = openDb(join(home, 'agentwire.db'), [whatsappMigration]);
+    await seedLinkedCreds(db);
+    const loaded = loadAuth(db);
+    if (loaded.ok) loaded.auth.markLoggedOut();
+    const r = run(home, ['logout', '--yes']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('credentials were deleted');
+    expect(linkState(db)).toBe('unlinked');
+    db.close();
+  });
+
+  it('refuses while a relay holds the lock', () => {
+    const home = newHome();
+    writeFileSync(join(home, 'relay.lock'), `${process.pid}\n`);
+    const r = run(home, ['logout', '--yes']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('relay is running');
+  });
+});

@@ -1,0 +1,207 @@
+// `agentwire schedules` and `agentwire heartbeat` as a user runs them: the built binary in a child
+// process, a real config file and state folder, and for the relay path a control socket served by
+// this test with the real `heartbeat` method over a scheduler (the SystemRunner is the double).
+import { execFile } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { callRelay } from '../../src/cli/heartbeat.js';
+import { heartbeatMethod } from '../../src/heartbeat/control.js';
+import { createScheduler } from '../../src/heartbeat/scheduler.js';
+import { saveJobState } from '../../src/heartbeat/state.js';
+import { captureLog, FakeClock, FakeRunner, ok, openStateDb, tempDir } from './helpers.js';
+
+const run = promisify(execFile);
+const BIN = join(import.meta.dirname, '../../dist/cli/main.js');
+
+let tmp: ReturnType<typeof tempDir>;
+let server: Server | undefined;
+
+beforeAll(() => {
+  if (!existsSync(BIN)) throw new Error('build first: npm run build');
+});
+beforeEach(() => {
+  tmp = tempDir();
+});
+afterEach(async () => {
+  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+  server = undefined;
+  tmp.cleanup();
+});
+
+async function cli(
+  args: string[],
+  config: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const file = join(tmp.dir, 'agentwire.json5');
+  writeFileSync(file, config);
+  try {
+    const r = await run(process.execPath, [BIN, '--config', file, ...args], {
+      env: { PATH: process.env.PATH ?? '', AGENTWIRE_HOME: tmp.dir, HOME: tmp.dir, TZ: 'UTC' },
+    });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+const CONFIG = `{
+  heartbeat: { target: "whatsapp:+15551234567", activeHours: { start: "08:00", end: "22:00", timeZone: "Europe/Berlin" } },
+  schedules: [
+    { id: "future", at: "2099-01-01T09:00", timeZone: "Europe/Berlin", target: "whatsapp:+15551234567", prompt: "p" },
+    { id: "past", at: "2020-01-01T09:00:00Z", target: "whatsapp:+15551234567", prompt: "p" },
+  ],
+}`;
+
+describe('agentwire schedules', () => {
+  it('lists next run times without a relay and without creating the store', async () => {
+    const r = await cli(['schedules'], CONFIG);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      'heartbeat: every 30 min → whatsapp:+15551234567, active 08:00-22:00 Europe/Berlin',
+    );
+    expect(r.stdout).toContain('future: at 2099-01-01T09:00 (Europe/Berlin) → whatsapp:+15551234567');
+    expect(r.stdout).toContain('next 2099-01-01 09:00 Europe/Berlin');
+    expect(r.stdout).toContain('past: at 2020-01-01T09:00:00Z → whatsapp:+15551234567');
+    expect(r.stdout).toContain('due now (was due 2020-01-01 09:00 UTC; fires when the relay runs)');
+    expect(existsSync(join(tmp.dir, 'agentwire.db'))).toBe(false);
+  });
+
+  it('reads the stored state: a one-shot that ran is done, with its last outcome', async () => {
+    const db = openStateDb(join(tmp.dir, 'agentwire.db'));
+    saveJobState(
+      db,
+      'schedule:past',
+      {
+        fingerprint: JSON.stringify([null, null, '2020-01-01T09:00:00Z', null]),
+        lastRunAt: Date.parse('2020-01-01T09:00:00Z'),
+        lastOutcome: 'sent',
+        failureStreak: 0,
+        attempts: 0,
+        done: true,
+      },
+      Date.now(),
+    );
+    db.close();
+    const r = await cli(['schedules', '--json'], CONFIG);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as { schedules: Record<string, unknown>[] };
+    expect(out.schedules).toEqual([
+      expect.objectContaining({ id: 'future', state: 'scheduled', nextAt: '2099-01-01T08:00:00.000Z' }),
+      expect.objectContaining({
+        id: 'past',
+        state: 'done',
+        lastAt: '2020-01-01T09:00:00.000Z',
+        lastOutcome: 'sent',
+      }),
+    ]);
+  });
+
+  it('a bad schedule is a config error naming the key', async () => {
+    const r = await cli(
+      ['schedules'],
+      '{schedules: [{id: "a", cron: "0 8 * * *", timeZone: "Europe/Berlinn", target: "whatsapp:+15551234567", prompt: "p"}]}',
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /agentwire\.json5:1:\d+ schedules\.0\.timeZone: unknown time zone "Europe\/Berlinn"/,
+    );
+  });
+});
+
+describe('agentwire heartbeat', () => {
+  it('says a relay is needed when none runs', async () => {
+    const r = await cli(['heartbeat'], CONFIG);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('No relay is running');
+    expect(r.stderr).toContain('agentwire relay');
+  });
+
+  it('refuses a group for --to before asking anyone', async () => {
+    const r = await cli(['heartbeat', '--to', 'whatsapp:120363025246125244@g.us'], CONFIG);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--to: a heartbeat is never sent to a group');
+  });
+
+  it('fires through the running relay and prints what would be sent (--dry-run)', async () => {
+    const clock = new FakeClock(Date.parse('2026-07-01T03:00:00Z')); // 05:00 Berlin: outside active hours
+    const runner = new FakeRunner(clock);
+    runner.sessions.add('whatsapp:+15551234567');
+    runner.replies = [ok('Two mails need you. HEARTBEAT_OK', ['/w/mails.txt'])];
+    const db = openStateDb(join(tmp.dir, 'relay-state.db'));
+    const scheduler = createScheduler({
+      runner,
+      clock,
+      db,
+      log: captureLog().log,
+      runCheck: async () => ({ type: 'failed', message: 'none' }),
+      config: { heartbeat: { target: 'whatsapp:+15551234567' }, schedules: [] },
+      defaultTarget: () => undefined,
+    });
+    const handle = heartbeatMethod(scheduler);
+    const received: unknown[] = [];
+    server = createServer((conn) => {
+      let buf = '';
+      conn.on('data', async (c) => {
+        buf += c.toString();
+        const nl = buf.indexOf('\n');
+        if (nl < 0) return;
+        const req = JSON.parse(buf.slice(0, nl)) as { id: number; method: string; params: unknown };
+        received.push(req);
+        const res =
+          req.method === 'heartbeat'
+            ? { id: req.id, ok: true, result: await handle(req.params) }
+            : { id: req.id, ok: false, error: `unknown method ${req.method}` };
+        conn.end(`${JSON.stringify(res)}\n`);
+      });
+    });
+    await new Promise<void>((r) => server?.listen(join(tmp.dir, 'relay.sock'), r));
+
+    const r = await cli(['heartbeat', '--dry-run'], CONFIG);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(
+      'Would send to whatsapp:+15551234567 (dry run, nothing sent):\nTwo mails need you.\n[attachment] /w/mails.txt\n',
+    );
+    expect(received).toEqual([{ id: 1, method: 'heartbeat', params: { dryRun: true } }]);
+    expect(runner.delivered).toEqual([]);
+
+    runner.busy.add('whatsapp:+15551234567');
+    const busy = await cli(['heartbeat', '--json'], CONFIG);
+    expect(busy.code).toBe(1);
+    expect(JSON.parse(busy.stdout)).toEqual({
+      type: 'skipped',
+      reason: 'busy',
+      chat: 'whatsapp:+15551234567',
+    });
+    db.close();
+  });
+});
+
+describe('callRelay', () => {
+  it('reads the core protocol: ok results, error sentences, and no relay', async () => {
+    const sock = join(tmp.dir, 'c.sock');
+    expect(await callRelay(sock, 'heartbeat', {}, 2000)).toEqual({ type: 'no_relay' });
+    server = createServer((conn) => {
+      conn.on('data', (c) => {
+        const req = JSON.parse(c.toString()) as { id: number; params: { fail?: boolean } };
+        const res = req.params.fail
+          ? { id: req.id, ok: false, error: 'heartbeat failed; see the relay log' }
+          : { id: req.id, ok: true, result: { type: 'silent', chat: 'console:local' } };
+        conn.end(`${JSON.stringify(res)}\n`);
+      });
+    });
+    await new Promise<void>((r) => server?.listen(sock, r));
+    expect(await callRelay(sock, 'heartbeat', {}, 2000)).toEqual({
+      type: 'ok',
+      result: { type: 'silent', chat: 'console:local' },
+    });
+    expect(await callRelay(sock, 'heartbeat', { fail: true }, 2000)).toEqual({
+      type: 'error',
+      message: 'heartbeat failed; see the relay log',
+    });
+  });
+});

@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import type { ChannelState } from '../../../src/channels/types.js';
+import { registerSecret } from '../../../src/log.js';
+import { healthOf } from '../../../src/ops/status/health.js';
+import { renderStatus } from '../../../src/ops/status/render.js';
+import { buildSnapshot, cleanText, maskChat } from '../../../src/ops/status/snapshot.js';
+
+const T = Date.UTC(2026, 0, 15, 12, 0, 0);
+
+describe('maskChat', () => {
+  it.each([
+    ['whatsapp:+15551234567', 'whatsapp:…4567'],
+    ['twilio:whatsapp:+447700900123', 'twilio:whatsapp:…0123'],
+    ['whatsapp:120363012345678901@g.us', 'whatsapp:…8901@g.us'],
+    ['15551234567@s.whatsapp.net', '…4567@s.whatsapp.net'],
+    ['+15551234567', '…4567'],
+    ['*', '*'],
+  ])('%s → %s', (key, masked) => {
+    expect(maskChat(key)).toBe(masked);
+  });
+});
+
+describe('healthOf', () => {
+  const ch = (...states: string[]) => states.map((state) => ({ state }));
+  it.each([
+    [true, ch('connected', 'connected'), 'ok'],
+    [true, ch('connected', 'disabled'), 'ok'],
+    [true, ch('connected', 'degraded'), 'degraded'],
+    [true, ch('connected', 'relink_required'), 'degraded'],
+    [true, ch('connecting', 'disabled'), 'down'],
+    [true, ch('relink_required'), 'down'],
+    [true, ch('disabled', 'disabled'), 'ok'],
+    [false, ch('connected'), 'down'],
+  ] as const)('running=%s %j → %s', (running, channels, health) => {
+    expect(healthOf(running, channels)).toBe(health);
+  });
+});
+
+describe('cleanText', () => {
+  it('masks phone numbers and registered secrets, and keeps it short', () => {
+    registerSecret('tok-abcdef-123456');
+    expect(cleanText('send to +1 555 123 4567 failed with tok-abcdef-123456')).toBe(
+      'send to …4567 failed with [redacted]',
+    );
+    expect(cleanText('x'.repeat(400))).toHaveLength(300);
+  });
+});
+
+describe('buildSnapshot', () => {
+  const states: Record<string, ChannelState> = {
+    whatsapp: { type: 'connecting', since: T, qr: '2@secret-qr-payload' },
+    twilio: { type: 'degraded', since: T, retries: 3, lastError: 'HTTP 401 for +15557654321' },
+  };
+  const s = buildSnapshot({
+    now: T + 60_000,
+    source: 'relay',
+    relay: { running: true, pid: 99, startedAt: T - 3_600_000, version: '0.1.0' },
+    channels: [
+      { name: 'whatsapp', state: states.whatsapp as ChannelState },
+      { name: 'twilio', state: states.twilio as ChannelState },
+    ],
+    lanes: [
+      { chat: 'whatsapp:+15551234567', pending: 2, active: { startedAt: T, label: 'user', messages: 1 } },
+      { chat: 'twilio:+15557654321', pending: 0 },
+    ],
+    maxConcurrentRuns: 4,
+    sessions: [
+      { chat: 'whatsapp:+15551234567', agent: 'claude', lastUsedAt: T - 10 },
+      { chat: '*', agent: 'codex', lastUsedAt: T },
+    ],
+    heartbeat: { target: 'whatsapp:+15551234567', nextAt: T + 1_800_000 },
+    schedules: [{ id: 'daily', target: 'twilio:+15557654321', nextAt: T + 86_400_000 }],
+    runs: Array.from({ length: 30 }, (_, i) => ({
+      at: T - i * 1000,
+      chat: 'whatsapp:+15551234567',
+      agent: 'claude',
+      durationMs: 1234.6,
+      outcome: i % 2 ? 'ok' : 'timeout',
+    })),
+    failures: [{ at: T, chat: 'twilio:+15557654321', kind: 'delivery', message: 'to +15557654321: 21610' }],
+  });
+
+  it('masks every chat and account and never carries the QR text', () => {
+    const json = JSON.stringify(s);
+    expect(json).not.toMatch(/\+1555|15551234567|15557654321/);
+    expect(json).not.toContain('secret-qr-payload');
+    expect(s.channels[0]).toEqual({
+      name: 'whatsapp',
+      state: 'connecting',
+      since: new Date(T).toISOString(),
+      qrAvailable: true,
+    });
+    expect(s.channels[1]).toMatchObject({ state: 'degraded', retries: 3, lastError: 'HTTP 401 for …4321' });
+  });
+
+  it('summarises the queue, keeps only chats with work, sorts sessions newest first', () => {
+    expect(s.queue).toEqual({
+      pendingTotal: 2,
+      activeRuns: 1,
+      maxConcurrentRuns: 4,
+      chats: [
+        {
+          chat: 'whatsapp:…4567',
+          pending: 2,
+          active: { startedAt: new Date(T).toISOString(), label: 'user', messages: 1 },
+        },
+      ],
+    });
+    expect(s.sessions.map((x) => x.chat)).toEqual(['*', 'whatsapp:…4567']);
+    expect(s.heartbeat).toEqual({
+      enabled: true,
+      target: 'whatsapp:…4567',
+      nextAt: new Date(T + 1_800_000).toISOString(),
+    });
+    expect(s.schedules).toEqual([
+      { id: 'daily', target: 'twilio:…4321', nextAt: new Date(T + 86_400_000).toISOString() },
+    ]);
+  });
+
+  it('keeps the 20 newest runs with whole-millisecond durations', () => {
+    expect(s.recentRuns).toHaveLength(20);
+    expect(s.recentRuns[0]).toEqual({
+      at: new Date(T).toISOString(),
+      chat: 'whatsapp:…4567',
+      agent: 'claude',
+      durationMs: 1235,
+      outcome: 'timeout',
+    });
+  });
+
+  it('a label that is not a chat key becomes a fixed word, never passed through', () => {
+    const x = buildSnapshot({
+      now: T,
+      source: 'store',
+      relay: { running: false },
+      channels: [],
+      heartbeat: { target: 'the linked WhatsApp self-chat +15551234567' },
+    });
+    expect(x.heartbeat.target).toBe('the WhatsApp self-chat');
+    expect(x.health).toBe('down');
+  });
+
+  it('renders for humans with relative times and the same masking', () => {
+    const text = renderStatus(s, T + 60_000);
+    expect(text).toContain('relay: running (pid 99, up 1h 1m)');
+    expect(text).toContain('health: down');
+    expect(text).toContain(
+      'whatsapp  waiting for the QR code to be scanned for 1m 0s (open the web console or run `agentwire login`)',
+    );
+    expect(text).toContain('twilio    degraded for 1m 0s, 3 retries; last error: HTTP 401 for …4321');
+    expect(text).toContain('Queue: 2 waiting, 1 of 4 running');
+    expect(text).toContain('whatsapp:…4567       2 waiting, running for 1m 0s');
+    expect(text).toContain('* (all chats)');
+    expect(text).toContain(
+      `Heartbeat: next in 29m 0s (${new Date(T + 1_800_000).toISOString()}) → whatsapp:…4567`,
+    );
+    expect(text).toContain('delivery: to …4321: 21610');
+    expect(text).not.toMatch(/\+1555/);
+  });
+});

@@ -1,0 +1,9 @@
+// Polls a condition until it holds; fails with the last value instead of a timing assertion.
+export async function waitFor(cond: () => boolean | Promise<boolean>, what = 'condition', limitMs = 15_000) {
+  const end = Date.now() + limitMs;
+  for (;;) {
+    if (await cond()) return;
+    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

@@ -1,0 +1,120 @@
+// The console in a real headless Chromium (Debian's `chromium`, driven by playwright-core), served
+// by a real relay (store, queue, control socket, console service) whose WhatsApp channel talks to a
+// fake Baileys socket, the far edge. The page loads with the token, shows the QR image and follows
+// its rotation, switches to "linked", refuses without the token, and its screenshot is not blank.
+// No Chromium is a failure, not a skip: .ci/run installs it.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordRun, runsMigration } from '../../src/ops/runs.js';
+import { openDb } from '../../src/store/db.js';
+import { darkShare, decodePng, distinctColours } from './png.js';
+import { startTestRelay, type TestRelay } from './relay-harness.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+let profile: string;
+let browser: BrowserContext;
+let page: Page;
+let r: TestRelay;
+
+beforeAll(async () => {
+  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium`).toBe(true);
+  profile = mkdtempSync(join(tmpdir(), 'aw-chromium-'));
+  browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 900, height: 1000 },
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  page = browser.pages()[0] ?? (await browser.newPage());
+  r = await startTestRelay();
+  // Two finished runs in the history, as the queue records them.
+  const db = openDb(r.ctx.paths.db, [runsMigration]);
+  const t0 = Date.now() - 60_000;
+  recordRun(db, {
+    chat: 'whatsapp:+15551234567',
+    agent: 'claude',
+    label: 'user',
+    startedAt: t0,
+    durationMs: 4200,
+    outcome: 'ok',
+  });
+  recordRun(db, {
+    chat: 'twilio:+15557654321',
+    agent: 'codex',
+    label: 'user',
+    startedAt: t0 + 1,
+    durationMs: 600_000,
+    outcome: 'timeout',
+  });
+  db.close();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await r?.stop();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+describe('web console in Chromium', () => {
+  it('refuses without the token and shows no data', async () => {
+    const base = new URL(r.consoleUrl()).origin;
+    const res = await page.goto(`${base}/`);
+    expect(res?.status()).toBe(401);
+    const text = (await page.locator('body').textContent()) ?? '';
+    expect(text).toContain('needs its token');
+    expect(text).not.toMatch(/4567|whatsapp|Health/);
+    expect(await page.locator('#qr').count()).toBe(0);
+  });
+
+  it('loads with the token, shows the QR code, follows a new one, then shows linked', async () => {
+    r.sock().emit('connection.update', { qr: '2@first-code-from-the-fake-socket,AAAA,BBBB' });
+    const url = r.consoleUrl();
+    const res = await page.goto(url);
+    expect(res?.status()).toBe(200);
+    // The token was traded for a cookie: the address bar no longer shows it.
+    expect(page.url()).toBe(`${new URL(url).origin}/`);
+    await expect.poll(() => page.locator('#health').textContent()).toContain('Health: down');
+
+    const qr = page.locator('#qr');
+    await qr.waitFor({ state: 'visible' });
+    const first = await qr.getAttribute('src');
+    expect(first).toMatch(/^data:image\/png;base64,/);
+    // The image really rendered: a QR code is a fair mix of dark and light modules.
+    const shot = decodePng(await qr.screenshot());
+    expect(shot.width).toBeGreaterThan(100);
+    expect(darkShare(shot)).toBeGreaterThan(0.2);
+    expect(darkShare(shot)).toBeLessThan(0.8);
+
+    r.sock().emit('connection.update', { qr: '2@second-code-after-rotation,CCCC,DDDD' });
+    await expect.poll(() => qr.getAttribute('src'), { timeout: 10_000 }).not.toBe(first);
+    expect(await qr.getAttribute('src')).toMatch(/^data:image\/png;base64,/);
+
+    const full = decodePng(await page.screenshot({ fullPage: true }));
+    expect(full.width).toBeGreaterThan(300);
+    expect(distinctColours(full)).toBeGreaterThan(20);
+
+    r.sock().open();
+    await page.locator('#linked').waitFor({ state: 'visible', timeout: 10_000 });
+    expect(await page.locator('#linked').textContent()).toBe('WhatsApp linked as …1111');
+    expect(await page.locator('#qr').count()).toBe(0);
+    await expect.poll(() => page.locator('#health').textContent()).toContain('Health: ok');
+    expect(await page.locator('#channels tr[data-channel="whatsapp"]').textContent()).toContain('connected');
+    const runs = (await page.locator('#runs tbody').textContent()) ?? '';
+    expect(runs).toContain('whatsapp:…4567');
+    expect(runs).toContain('600.0s');
+    expect(runs).toContain('timeout');
+    expect(runs).not.toContain('+1555');
+  });
+});

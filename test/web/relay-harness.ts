@@ -1,0 +1,73 @@
+// A real relay in this process (store, queue, control socket, lock, the web console service) whose
+// only fake is at the far edge: WhatsApp's servers, replaced by the fake Baileys socket.
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createWhatsAppChannel, whatsappMigration } from '../../src/channels/whatsapp/index.js';
+import type { Context } from '../../src/cli/context.js';
+import { resolvePaths } from '../../src/config/paths.js';
+import { configSchema } from '../../src/config/schema.js';
+import { createLogger } from '../../src/log.js';
+import { type ChannelFactory, type RunningRelay, startRelay } from '../../src/relay.js';
+import { webConsoleService } from '../../src/web/service.js';
+import { type FakeSocket, fakeSockets } from '../channels/whatsapp/fake-socket.js';
+
+export interface TestRelay {
+  home: string;
+  ctx: Context;
+  relay: RunningRelay;
+  /** What the console printed at start. */
+  printed: string[];
+  consoleUrl: () => string;
+  sock: () => FakeSocket;
+  stop: () => Promise<void>;
+}
+
+export async function startTestRelay(config: Record<string, unknown> = {}): Promise<TestRelay> {
+  const home = join(mkdtempSync(join(tmpdir(), 'aw-relay-')), 'state');
+  mkdirSync(home, { mode: 0o700 });
+  const env = { AGENTWIRE_HOME: home, PATH: process.env.PATH ?? '', HOME: home };
+  const ctx: Context = {
+    paths: resolvePaths(env),
+    config: configSchema.parse({ console: { port: 0 }, ...config }),
+    log: createLogger({ level: 'warn', destination: { write: () => true } as never }),
+    env,
+  };
+  const { makeSocket, sockets } = fakeSockets();
+  const whatsapp: ChannelFactory = {
+    type: 'available',
+    name: 'whatsapp',
+    enabled: (c) => c.whatsapp.enabled,
+    migrations: [whatsappMigration],
+    create: (deps) =>
+      createWhatsAppChannel({
+        config: deps.config,
+        paths: deps.paths,
+        db: deps.db,
+        log: deps.log,
+        makeSocket,
+      }),
+  };
+  const printed: string[] = [];
+  const relay = await startRelay(ctx, {
+    channels: [whatsapp],
+    services: [webConsoleService({ print: (l) => void printed.push(l), interactive: true, pollMs: 300 })],
+  });
+  return {
+    home,
+    ctx,
+    relay,
+    printed,
+    consoleUrl: () => {
+      const m = /Web console: (\S+)/.exec(printed.join(''));
+      if (!m?.[1]) throw new Error(`the console printed no URL: ${printed.join('')}`);
+      return m[1];
+    },
+    sock: () => {
+      const s = sockets.at(-1);
+      if (!s) throw new Error('no WhatsApp socket was made');
+      return s;
+    },
+    stop: () => relay.stop(0),
+  };
+}
