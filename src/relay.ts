@@ -3,7 +3,13 @@
 // core knows which channels exist.
 import { randomUUID } from 'node:crypto';
 import { createTwilioChannel, twilioMigration } from './channels/twilio/index.js';
-import type { Channel } from './channels/types.js';
+import type { Channel, ChannelState } from './channels/types.js';
+import {
+  createWhatsAppChannel,
+  linkedAccount,
+  renderTerminalQr,
+  whatsappMigration,
+} from './channels/whatsapp/index.js';
 import type { Context } from './cli/context.js';
 import { ExitError } from './cli/context.js';
 import type { Paths } from './config/paths.js';
@@ -11,14 +17,16 @@ import type { Config } from './config/schema.js';
 import { acquireLock } from './control/lock.js';
 import { MethodRegistry, registerCoreMethods } from './control/methods.js';
 import { type ControlServer, startControlServer } from './control/server.js';
-import type { ChannelName, SystemRunner } from './core/types.js';
+import type { ChannelName, ChatKey, SystemRunner } from './core/types.js';
+import { heartbeatService } from './heartbeat/wiring.js';
 import type { Logger } from './log.js';
 import { mediaHostMigration } from './media/host.js';
 import { agentResolver, mediaPolicy } from './queue/adapters.js';
 import type { ChannelMap } from './queue/ports.js';
-import { Queue } from './queue/queue.js';
+import { Queue, type QueueOptions } from './queue/queue.js';
 import { CORE_MIGRATIONS } from './store/core.js';
 import { type Db, type Migration, openDb } from './store/db.js';
+import { webConsoleService } from './web/service.js';
 
 export interface ChannelDeps {
   config: Config;
@@ -28,35 +36,30 @@ export interface ChannelDeps {
   env: NodeJS.ProcessEnv;
 }
 
-/** A channel the relay may start: available in this build (with its tables), or not, and why. */
-export type ChannelFactory =
-  | {
-      type: 'available';
-      name: Exclude<ChannelName, 'console'>;
-      enabled: (config: Config) => boolean;
-      migrations?: readonly Migration[];
-      create: (deps: ChannelDeps) => Channel;
-    }
-  | {
-      type: 'unavailable';
-      name: Exclude<ChannelName, 'console'>;
-      enabled: (config: Config) => boolean;
-      reason: string;
-    };
+/** A channel the relay may start, with the tables it owns. */
+export interface ChannelFactory {
+  name: Exclude<ChannelName, 'console'>;
+  enabled: (config: Config) => boolean;
+  migrations?: readonly Migration[];
+  create: (deps: ChannelDeps) => Channel;
+}
 
-/**
- * The channels `agentwire relay` knows. A channel not built yet is `unavailable`; WhatsApp replaces
- * its entry with `{type: 'available', name, enabled, migrations, create: (deps) => …}` like Twilio.
- */
+/** The channels `agentwire relay` knows. */
 export const CHANNEL_FACTORIES: readonly ChannelFactory[] = [
   {
-    type: 'unavailable',
     name: 'whatsapp',
     enabled: (c) => c.whatsapp.enabled,
-    reason: 'the WhatsApp channel is not part of this build yet',
+    migrations: [whatsappMigration],
+    create: (d) =>
+      createWhatsAppChannel({
+        config: d.config,
+        paths: d.paths,
+        db: d.db,
+        log: d.log,
+        onState: showLinkQr(d.log),
+      }),
   },
   {
-    type: 'available',
     name: 'twilio',
     enabled: (c) => c.twilio.enabled,
     migrations: [twilioMigration, mediaHostMigration],
@@ -84,11 +87,33 @@ export interface ServiceFactory {
   create: (deps: ServiceDeps) => RelayService;
 }
 
-/** Background services started with the relay. The heartbeat scheduler plugs in here. */
-export const SERVICE_FACTORIES: readonly ServiceFactory[] = [];
+/** Background services started with the relay: the local web console, heartbeats and schedules. */
+export const SERVICE_FACTORIES: readonly ServiceFactory[] = [webConsoleService(), heartbeatService];
+
+/**
+ * While WhatsApp is not linked, the QR code to scan is drawn in the terminal when a person watches
+ * it (the web console shows it too, for a relay running as a service).
+ */
+function showLinkQr(log: Logger): (state: ChannelState) => void {
+  let last: string | undefined;
+  return (state) => {
+    if (state.type !== 'connecting' || !state.qr || state.qr === last) return;
+    last = state.qr;
+    log.info(
+      'WhatsApp is not linked: scan the QR code with WhatsApp > Linked devices (or open the web console)',
+    );
+    if (!process.stdout.isTTY) return;
+    void renderTerminalQr(state.qr).then((qr) => process.stdout.write(`${qr}\n`));
+  };
+}
 
 /** The queue over real agents and the real media policy (shared by `relay` and `chat`). */
-export function createQueue(ctx: Context, db: Db, channels: ChannelMap): Queue {
+export function createQueue(
+  ctx: Context,
+  db: Db,
+  channels: ChannelMap,
+  extra: Pick<QueueOptions, 'hold'> = {},
+): Queue {
   const { config, paths, env, log } = ctx;
   return new Queue({
     db,
@@ -98,6 +123,7 @@ export function createQueue(ctx: Context, db: Db, channels: ChannelMap): Queue {
     config,
     log: log.child({ sub: 'queue' }),
     defaultCwd: paths.workspace,
+    ...extra,
   });
 }
 
@@ -109,12 +135,15 @@ export function createQueue(ctx: Context, db: Db, channels: ChannelMap): Queue {
 export async function openDirectRunner(
   ctx: Context,
   migrations: readonly Migration[] = [],
-): Promise<{ runner: SystemRunner; defaultTarget: () => undefined; close: () => Promise<void> }> {
-  const db = openDb(ctx.paths.db, [...CORE_MIGRATIONS, ...migrations]);
+): Promise<{ runner: SystemRunner; defaultTarget: () => ChatKey | undefined; close: () => Promise<void> }> {
+  const db = openDb(ctx.paths.db, [...CORE_MIGRATIONS, whatsappMigration, ...migrations]);
   const queue = createQueue(ctx, db, new Map());
   return {
     runner: queue,
-    defaultTarget: () => undefined,
+    defaultTarget: () => {
+      const account = ctx.config.whatsapp.enabled ? linkedAccount(db) : undefined;
+      return account ? `whatsapp:${account}` : undefined;
+    },
     close: async () => {
       await queue.shutdown(0);
       db.close();
@@ -145,19 +174,6 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
         'To talk to the agent from this terminal instead, run: agentwire chat',
     );
   }
-  const missing = enabled.filter((f) => f.type === 'unavailable');
-  if (missing.length > 0) {
-    throw new ExitError(
-      1,
-      missing
-        .map(
-          (f) =>
-            `The ${f.name} channel is enabled (${f.name}.enabled) but ${f.type === 'unavailable' ? f.reason : ''}.`,
-        )
-        .concat(`Turn it off in ${paths.configFile}, or use a build that has it.`)
-        .join('\n'),
-    );
-  }
   const lock = acquireLock(paths.lock);
   if (!lock.ok) {
     throw new ExitError(
@@ -171,17 +187,16 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
   };
   try {
     const services = opts.services ?? SERVICE_FACTORIES;
-    const available = enabled.filter((f) => f.type === 'available');
     const migrations = [
       ...CORE_MIGRATIONS,
-      ...available.flatMap((f) => f.migrations ?? []),
+      ...enabled.flatMap((f) => f.migrations ?? []),
       ...services.flatMap((s) => s.migrations ?? []),
     ];
     const db = openDb(paths.db, migrations);
     cleanup.push(() => db.close());
     const deps: ChannelDeps = { config, paths, log, db, env: ctx.env };
     const channels = new Map<ChannelName, Channel>(
-      available.map((f) => [f.name, f.create({ ...deps, log: log.child({ sub: f.name }) })]),
+      enabled.map((f) => [f.name, f.create({ ...deps, log: log.child({ sub: f.name }) })]),
     );
     const queue = createQueue(ctx, db, channels);
     // Recovery before any channel delivers: a message left mid-run must run before newer ones.

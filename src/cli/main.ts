@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
+import { scheduleMigration } from '../heartbeat/state.js';
+import { openDirectRunner } from '../relay.js';
 import { register as registerAgent } from './agent.js';
 import { register as registerBackup } from './backup.js';
 import { register as registerChat } from './chat.js';
@@ -12,6 +14,7 @@ import { register as registerLogout } from './logout.js';
 import { register as registerLogs } from './logs.js';
 import { register as registerRelay } from './relay.js';
 import { register as registerSchedules } from './schedules.js';
+import { register as registerSend } from './send.js';
 import { register as registerService } from './service.js';
 import { register as registerStatus } from './status.js';
 
@@ -25,7 +28,8 @@ registerConfig(program);
 registerAgent(program);
 registerRelay(program);
 registerChat(program);
-registerHeartbeat(program);
+registerSend(program);
+registerHeartbeat(program, { directRunner: (ctx) => openDirectRunner(ctx, [scheduleMigration]) });
 registerSchedules(program);
 registerStatus(program);
 registerDoctor(program);

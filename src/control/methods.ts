@@ -41,6 +41,8 @@ const sendParams = z
     to: z.string().min(1).max(200),
     text: z.string().max(100_000).default(''),
     media: z.array(z.string().max(4096)).max(20).default([]),
+    /** Media are files the owner named (absolute real paths): their folders are allowed roots. */
+    ownerFiles: z.boolean().default(false),
     /** Idempotency key: the same key is delivered once, however often it is sent. */
     key: z.string().min(1).max(200).optional(),
   })
@@ -72,7 +74,9 @@ export function registerCoreMethods(
     if (!deps.channels.has(p.channel))
       throw new MethodError(`the ${p.channel} channel is not running in this relay`);
     const key = p.key ?? deps.newKey();
-    await deps.queue.deliver(chatKey(p.channel, p.to), `send:${key}`, p.text, p.media);
+    await deps.queue.deliver(chatKey(p.channel, p.to), `send:${key}`, p.text, p.media, {
+      ownerFiles: p.ownerFiles,
+    });
     return { key };
   });
 }

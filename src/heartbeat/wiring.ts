@@ -4,6 +4,7 @@
 // pre-check runner on the spawn helper. `heartbeatService` has the shape of the core's
 // ServiceFactory (src/relay.ts SERVICE_FACTORIES), so wiring it is one line there.
 import type { Channel } from '../channels/types.js';
+import { linkedAccount } from '../channels/whatsapp/auth-store.js';
 import type { Paths } from '../config/paths.js';
 import type { Config } from '../config/schema.js';
 import type { ChannelName, ChatKey, SystemRunner } from '../core/types.js';
@@ -67,11 +68,17 @@ export function createRelayScheduler(i: RelaySchedulerInput): RelayScheduler {
  */
 export function whatsappSelfChat(
   channels: ReadonlyMap<ChannelName, Pick<Channel, 'status'>>,
+  stored: () => string | undefined = () => undefined,
 ): () => ChatKey | undefined {
   let last: ChatKey | undefined;
   return () => {
     const s = channels.get('whatsapp')?.status();
     if (s?.type === 'connected' && s.account) last = `whatsapp:${s.account}`;
+    if (!last && channels.has('whatsapp')) {
+      // Before the first connection after a restart: the linked number kept in the store.
+      const account = stored();
+      if (account) return `whatsapp:${account}`;
+    }
     return last;
   };
 }
@@ -89,7 +96,7 @@ export const heartbeatService = {
   create(deps: ServiceDepsLike): { start(): Promise<void>; stop(): Promise<void> } {
     const { scheduler, methods } = createRelayScheduler({
       ...deps,
-      defaultTarget: whatsappSelfChat(deps.channels),
+      defaultTarget: whatsappSelfChat(deps.channels, () => safeLinkedAccount(deps.db)),
     });
     for (const [name, handler] of Object.entries(methods)) deps.control.register(name, handler);
     return {
@@ -101,3 +108,12 @@ export const heartbeatService = {
     };
   },
 };
+
+/** The linked number, or nothing when the WhatsApp tables are absent (WhatsApp disabled). */
+function safeLinkedAccount(db: Db): string | undefined {
+  try {
+    return linkedAccount(db);
+  } catch {
+    return undefined;
+  }
+}

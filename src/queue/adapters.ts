@@ -48,7 +48,7 @@ export function agentResolver(
 export function mediaPolicy(config: Config): MediaPolicy {
   return async (refs, ctx) => {
     const decisions = await checkMedia(refs, {
-      allowedRoots: config.media.allowedRoots ?? [ctx.cwd],
+      allowedRoots: [...(config.media.allowedRoots ?? [ctx.cwd]), ...(ctx.extraRoots ?? [])],
       baseDir: ctx.cwd,
       maxBytes: Math.floor(config.media.maxOutboundMb * 1024 * 1024),
       allowUrls: config.media.allowUrls,

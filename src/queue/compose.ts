@@ -14,6 +14,7 @@ export interface ComposeInput {
   channel: ChannelName;
   cwd: string;
   limit: number;
+  extraRoots?: readonly string[];
 }
 
 /** Refusal notices for the user; the reference is agent output, so it is flattened and shortened. */
@@ -24,7 +25,7 @@ export function refusalLines(refused: readonly Extract<MediaDecision, { type: 'r
 async function checkMedia(
   policy: MediaPolicy,
   refs: readonly string[],
-  ctx: { cwd: string; channel: ChannelName },
+  ctx: { cwd: string; channel: ChannelName; extraRoots?: readonly string[] },
   log: Logger,
 ): Promise<MediaDecision[]> {
   if (refs.length === 0) return [];
@@ -43,7 +44,8 @@ export async function composeItems(
   input: ComposeInput,
   log: Logger,
 ): Promise<OutboundItem[]> {
-  const decisions = await checkMedia(policy, input.media, { cwd: input.cwd, channel: input.channel }, log);
+  const ctx = { cwd: input.cwd, channel: input.channel, extraRoots: input.extraRoots };
+  const decisions = await checkMedia(policy, input.media, ctx, log);
   const approved: MediaItem[] = [];
   const refused: Extract<MediaDecision, { type: 'refused' }>[] = [];
   for (const d of decisions) {

@@ -31,7 +31,8 @@ export type MediaDecision =
 /** Checks raw `MEDIA:` references an agent printed; one decision per reference, in order. */
 export type MediaPolicy = (
   refs: readonly string[],
-  ctx: { cwd: string; channel: ChannelName },
+  /** `extraRoots`: folders allowed besides the configured roots (files the owner named). */
+  ctx: { cwd: string; channel: ChannelName; extraRoots?: readonly string[] },
 ) => Promise<MediaDecision[]>;
 
 export type ChannelMap = ReadonlyMap<ChannelName, Channel>;

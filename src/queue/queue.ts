@@ -1,6 +1,7 @@
 // The relay core's queue: inbound messages become durable inbox rows, chat lanes run them one at a
 // time per chat under a global cap, the busy policy decides what a run takes, and every answer goes
 // through the outbox. Channels call `handleInbound`; heartbeats use the SystemRunner half.
+import { dirname, isAbsolute } from 'node:path';
 import { AGENT_KINDS, type AgentKind } from '../agents/types.js';
 import type { InboundHandler, InboundOutcome } from '../channels/types.js';
 import type { Config } from '../config/schema.js';
@@ -21,6 +22,7 @@ import { maskId } from '../log.js';
 import { type Db, transaction } from '../store/db.js';
 import { countPending, insertInbound, pendingByChat } from '../store/inbox.js';
 import { countUnsent, enqueueOutbound } from '../store/outbox.js';
+import { recordRun, runRecord } from '../store/runs.js';
 import { composeItems } from './compose.js';
 import { DEFAULT_DELIVERY, Deliverer, type DeliveryOptions } from './delivery.js';
 import { currentAgent, type ExecuteDeps, execute, keepSession } from './execute.js';
@@ -44,6 +46,11 @@ export interface QueueOptions {
   delivery?: DeliveryOptions;
   /** IANA zone for times in collected prompts. */
   timeZone?: string;
+  /**
+   * Store inbound messages but run nothing (a short-lived `agentwire send` that holds the channel):
+   * what arrives waits in the store for the relay's next start.
+   */
+  hold?: boolean;
 }
 
 /** The text limit used for a channel that is not running in this process. */
@@ -194,6 +201,7 @@ export class Queue implements SystemRunner {
 
   /** A message was stored for `chat`: interrupt if the policy says so, else wait for a slot. */
   private arrived(chat: ChatKey): void {
+    if (this.opts.hold) return;
     if (this.lanes.get(chat)) {
       if (this.opts.config.queue.whileBusy === 'interrupt') this.lanes.abort(chat, 'interrupt');
       return;
@@ -290,9 +298,15 @@ export class Queue implements SystemRunner {
             type: 'ran',
             result: { type: 'error', kind: 'not_installed', message: out.error, durationMs: 0 },
           };
-        case 'ran':
+        case 'ran': {
           keepSession(this.exec, out, opts.touchIdle);
+          const recorded = recordRun(
+            this.opts.db,
+            runRecord(chat, out.agent, opts.label, out.result, this.now()),
+          );
+          if (!recorded.ok) this.opts.log.warn({ error: recorded.error }, 'could not record the run history');
           return { type: 'ran', result: out.result };
+        }
       }
     } finally {
       this.lanes.end(chat, run);
@@ -301,7 +315,17 @@ export class Queue implements SystemRunner {
     }
   }
 
-  async deliver(chat: ChatKey, key: string, text: string, media: string[]): Promise<void> {
+  /**
+   * `ownerFiles`: the media are files the owner named on the command line (already absolute real
+   * paths): their own folders count as allowed roots, the other checks (regular file, size) stay.
+   */
+  async deliver(
+    chat: ChatKey,
+    key: string,
+    text: string,
+    media: string[],
+    opts: { ownerFiles?: boolean } = {},
+  ): Promise<void> {
     const target = parseChatKey(chat);
     if (!target) throw new Error(`not a chat key: ${chat}`);
     const resolved = this.opts.resolve(currentAgent(this.exec, chat));
@@ -309,7 +333,14 @@ export class Queue implements SystemRunner {
     const limit = this.textLimit(target.channel);
     const items = await composeItems(
       this.opts.mediaPolicy,
-      { text, media, channel: target.channel, cwd, limit },
+      {
+        text,
+        media,
+        channel: target.channel,
+        cwd,
+        limit,
+        extraRoots: opts.ownerFiles ? media.filter((m) => isAbsolute(m)).map((m) => dirname(m)) : [],
+      },
       this.opts.log,
     );
     if (items.length === 0) return;

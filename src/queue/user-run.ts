@@ -16,6 +16,7 @@ import {
   pendingForChat,
 } from '../store/inbox.js';
 import { enqueueOutbound } from '../store/outbox.js';
+import { recordRun, runRecord } from '../store/runs.js';
 import { composeRunReply } from './compose.js';
 import { type ExecuteDeps, type ExecuteOutcome, execute, keepSession } from './execute.js';
 import { type ActiveRun, abortReason } from './lanes.js';
@@ -136,6 +137,10 @@ async function finish(
     if (out.type === 'ran') keepSession(deps.exec, out, true);
   });
   const result = out.type === 'ran' ? out.result : undefined;
+  if (result) {
+    const recorded = recordRun(db, runRecord(chat, out.agent, 'user', result, now()));
+    if (!recorded.ok) log.warn({ error: recorded.error }, 'could not record the run history');
+  }
   log.info(
     {
       chat: maskId(chat),

@@ -3,6 +3,12 @@
 import type { Migration } from './db.js';
 import { inboxMigration } from './inbox.js';
 import { outboxMigration } from './outbox.js';
+import { runsMigration } from './runs.js';
 import { sessionsMigration } from './sessions.js';
 
-export const CORE_MIGRATIONS: readonly Migration[] = [inboxMigration, outboxMigration, sessionsMigration];
+export const CORE_MIGRATIONS: readonly Migration[] = [
+  inboxMigration,
+  outboxMigration,
+  sessionsMigration,
+  runsMigration,
+];

@@ -4,10 +4,10 @@
 // on without its console: relaying messages matters more than the page.
 import type { SystemRunner } from '../core/types.js';
 import { registerSecret } from '../log.js';
-import { runsMigration } from '../ops/runs.js';
 import { liveStatus } from '../ops/status/live.js';
 import type { QueueStatus } from '../queue/queue.js';
 import type { RelayService, ServiceDeps, ServiceFactory } from '../relay.js';
+import { runsMigration } from '../store/runs.js';
 import { qrOf } from './qr.js';
 import { startWebConsole, type WebConsole } from './server.js';
 import { ensureConsoleToken, TOKEN_FILE } from './token.js';
@@ -21,7 +21,7 @@ export interface WebConsoleServiceOptions {
 }
 
 export function webConsoleService(opts: WebConsoleServiceOptions = {}): ServiceFactory {
-  // The runs history it shows is created with it (the queue records into it: see ops/runs.ts).
+  // The runs history it shows is created with it (the queue records into it: see store/runs.ts).
   return { name: 'console', migrations: [runsMigration], create: (deps) => create(deps, opts) };
 }
 

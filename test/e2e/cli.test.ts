@@ -79,13 +79,6 @@ describe('agentwire relay refuses to start without a usable channel', () => {
     expect(p.stderr()).toContain('No channel is enabled');
     expect(p.stderr()).toContain('agentwire chat');
   });
-
-  it('names a channel that is enabled but not in this build (WhatsApp is on by default)', async () => {
-    home = makeHome({ whatsapp: { enabled: true } });
-    const p = spawnNode([MAIN, 'relay'], home.env);
-    expect((await p.exit).code).toBe(1);
-    expect(p.stderr()).toContain('The whatsapp channel is enabled (whatsapp.enabled) but');
-  });
 });
 
 describe('agentwire chat and Ctrl-C', () => {

@@ -74,7 +74,6 @@ describe('agentwire relay start-up failures', () => {
   it('a channel that fails to start releases the lock and the store', async () => {
     home = makeHome();
     const failing = {
-      type: 'available' as const,
       name: 'twilio' as const,
       enabled: () => true,
       create: () => ({

@@ -113,11 +113,11 @@ describe('agentwire schedules', () => {
 });
 
 describe('agentwire heartbeat', () => {
-  it('says a relay is needed when none runs', async () => {
-    const r = await cli(['heartbeat'], CONFIG);
+  it('fires directly when no relay runs, and never starts a session to do it', async () => {
+    const r = await cli(['heartbeat', '--dry-run'], CONFIG);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('No relay is running');
-    expect(r.stderr).toContain('agentwire relay');
+    expect(r.stderr).not.toContain('No relay is running');
+    expect(r.stdout).toContain('there is no agent session in whatsapp:+15551234567 yet');
   });
 
   it('refuses a group for --to before asking anyone', async () => {

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordRun, runsMigration } from '../../src/ops/runs.js';
 import { openDb } from '../../src/store/db.js';
+import { recordRun, runsMigration } from '../../src/store/runs.js';
 import { darkShare, decodePng, distinctColours } from './png.js';
 import { startTestRelay, type TestRelay } from './relay-harness.js';
 

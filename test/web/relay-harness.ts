@@ -35,7 +35,6 @@ export async function startTestRelay(config: Record<string, unknown> = {}): Prom
   };
   const { makeSocket, sockets } = fakeSockets();
   const whatsapp: ChannelFactory = {
-    type: 'available',
     name: 'whatsapp',
     enabled: (c) => c.whatsapp.enabled,
     migrations: [whatsappMigration],

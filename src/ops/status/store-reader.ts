@@ -5,7 +5,7 @@
 // on them, kept here in one place.
 import type { Db } from '../../store/db.js';
 import { pendingByChat } from '../../store/inbox.js';
-import { recentRuns } from '../runs.js';
+import { recentRuns } from '../../store/runs.js';
 import type { StatusSources } from './snapshot.js';
 
 export type StoreSources = Required<Pick<StatusSources, 'lanes' | 'sessions' | 'runs' | 'failures'>>;

@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { whatsappMigration } from '../../../src/channels/whatsapp/index.js';
 import type { InboundMessage } from '../../../src/core/types.js';
 import { scheduleMigration } from '../../../src/heartbeat/state.js';
-import { recordRun, runsMigration } from '../../../src/ops/runs.js';
 import { CORE_MIGRATIONS } from '../../../src/store/core.js';
 import { type Db, openDb } from '../../../src/store/db.js';
 import { insertInbound, markFinished, markRunning } from '../../../src/store/inbox.js';
 import { enqueueOutbound, markFailed, nextPending } from '../../../src/store/outbox.js';
+import { recordRun, runsMigration } from '../../../src/store/runs.js';
 import { saveSession } from '../../../src/store/sessions.js';
 
 export const ALL_MIGRATIONS = [...CORE_MIGRATIONS, whatsappMigration, scheduleMigration, runsMigration];

@@ -2,10 +2,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AgentResult } from '../../../src/agents/types.js';
 import { configSchema } from '../../../src/config/schema.js';
-import { recentRuns, recordRun, runRecord, runsMigration } from '../../../src/ops/runs.js';
 import { liveStatus, mergeLanes } from '../../../src/ops/status/live.js';
 import { readStore } from '../../../src/ops/status/store-reader.js';
 import { openDb } from '../../../src/store/db.js';
+import { recentRuns, recordRun, runRecord, runsMigration } from '../../../src/store/runs.js';
 import { ALICE, BOB, seededStore, stateFolder, T } from './seed.js';
 
 describe('readStore on a real SQLite store', () => {

@@ -2,8 +2,8 @@
 // agent, how long, and how it ended. No prompt or reply text is kept. The table is pruned to the
 // newest KEEP rows on every insert, so it never grows without bound.
 import type { AgentResult } from '../agents/types.js';
-import type { Db, Migration } from '../store/db.js';
-import { cleanText } from './status/snapshot.js';
+import { cleanText } from '../ops/status/snapshot.js';
+import type { Db, Migration } from './db.js';
 
 export const runsMigration: Migration = {
   module: 'runs',

@@ -1,0 +1,92 @@
+// `agentwire send --to … --message … [--media FILE…]`: through the running relay's control socket
+// (so there is one connection per linked device and the outbox makes it exactly-once), or on its
+// own when no relay runs.
+import { realpathSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import type { Config } from '../config/schema.js';
+import { callControl } from '../control/client.js';
+import type { ChannelName } from '../core/types.js';
+import { sendWithoutRelay } from '../send-once.js';
+import { ExitError, type GlobalOptions, loadContext } from './context.js';
+
+type Target = { channel: Exclude<ChannelName, 'console'>; to: string };
+
+/** `--to` as a chat key (`twilio:+1555…`, `whatsapp:+1555…`) or a bare address with `--channel`. */
+export function parseTarget(to: string, channel: string | undefined, config: Config): Target | string {
+  const m = /^(whatsapp|twilio):(.+)$/.exec(to);
+  const named = channel ?? m?.[1];
+  const address = channel ? to : (m?.[2] ?? to);
+  const ch = named ?? (config.whatsapp.enabled ? 'whatsapp' : config.twilio.enabled ? 'twilio' : undefined);
+  if (ch !== 'whatsapp' && ch !== 'twilio')
+    return `--channel must be whatsapp or twilio${ch ? ` (got ${ch})` : ''}`;
+  const ok =
+    ch === 'whatsapp'
+      ? /^\+[1-9]\d{6,14}$/.test(address) || /^[\d-]+@g\.us$/.test(address)
+      : /^(whatsapp:)?\+[1-9]\d{6,14}$/.test(address);
+  if (!ok) {
+    return ch === 'whatsapp'
+      ? `--to must be an E.164 number like +15551234567 (or a group JID), got ${JSON.stringify(address)}`
+      : `--to must be an E.164 number like +15551234567 (or whatsapp:+1555…), got ${JSON.stringify(address)}`;
+  }
+  return { channel: ch, to: address };
+}
+
+/** Local files become absolute real paths (checked here, so a typo fails before anything is sent). */
+export function resolveMedia(refs: readonly string[]): string[] | string {
+  const out: string[] = [];
+  for (const ref of refs) {
+    if (/^https:\/\//i.test(ref)) {
+      out.push(ref);
+      continue;
+    }
+    try {
+      const real = realpathSync(resolve(ref));
+      if (!statSync(real).isFile()) return `--media ${ref}: not a regular file`;
+      out.push(real);
+    } catch {
+      return `--media ${ref}: no such file`;
+    }
+  }
+  return out;
+}
+
+export function register(program: Command): void {
+  program
+    .command('send')
+    .description('send a message (and files) to a chat, through the running relay when there is one')
+    .requiredOption('--to <chat>', 'E.164 number, or a chat key such as twilio:+15551234567')
+    .option('-m, --message <text>', 'the text to send', '')
+    .option('--media <file...>', 'files (or https URLs) to attach')
+    .option('--channel <name>', 'whatsapp or twilio (default: from --to, else the enabled channel)')
+    .option('--timeout <seconds>', 'without a relay: how long to wait for the connection', '60')
+    .action(
+      async (opts: { to: string; message: string; media?: string[]; channel?: string; timeout: string }) => {
+        const ctx = loadContext(program.opts<GlobalOptions>());
+        const target = parseTarget(opts.to, opts.channel, ctx.config);
+        if (typeof target === 'string') throw new ExitError(2, target);
+        const media = resolveMedia(opts.media ?? []);
+        if (typeof media === 'string') throw new ExitError(1, media);
+        if (!opts.message.trim() && media.length === 0)
+          throw new ExitError(2, 'nothing to send: give --message or --media');
+        const params = { ...target, text: opts.message, media, ownerFiles: true };
+        const call = await callControl(ctx.paths.socket, 'send', params);
+        if (call.ok) {
+          process.stdout.write(`Handed to the running relay for ${target.channel}:${target.to}.\n`);
+          return;
+        }
+        if (!call.notRunning) throw new ExitError(1, `The relay refused: ${call.error}`);
+        const timeout = Number(opts.timeout);
+        if (!Number.isFinite(timeout) || timeout <= 0)
+          throw new ExitError(2, '--timeout must be a positive number');
+        const r = await sendWithoutRelay(ctx, {
+          ...target,
+          text: opts.message,
+          media,
+          connectTimeoutMs: timeout * 1000,
+        });
+        if (!r.ok) throw new ExitError(1, r.error);
+        process.stdout.write(`Sent to ${target.channel}:${target.to} (${r.detail}).\n`);
+      },
+    );
+}

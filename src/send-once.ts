@@ -1,0 +1,130 @@
+// `agentwire send` when no relay runs. Twilio needs no connection: one REST call (text and https
+// media only, since nothing would be left to serve a local file to Twilio). WhatsApp needs the linked
+// device, so this holds the relay lock, connects like the relay does, delivers through the outbox,
+// and stores (without running) anything that arrives meanwhile, for the relay's next start.
+import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { sendTwilioDirect } from './channels/twilio/index.js';
+import type { ChannelState } from './channels/types.js';
+import { createWhatsAppChannel, linkState, whatsappMigration } from './channels/whatsapp/index.js';
+import type { Context } from './cli/context.js';
+import { acquireLock } from './control/lock.js';
+import { type ChannelName, chatKey } from './core/types.js';
+import { createQueue } from './relay.js';
+import { CORE_MIGRATIONS } from './store/core.js';
+import { openDb } from './store/db.js';
+import { rowsForKey } from './store/outbox.js';
+
+export interface SendRequest {
+  channel: Exclude<ChannelName, 'console'>;
+  to: string;
+  text: string;
+  /** Absolute real paths of local files, or https URLs. */
+  media: string[];
+  connectTimeoutMs: number;
+}
+
+export type SendOutcome = { ok: true; detail: string } | { ok: false; error: string };
+
+export async function sendWithoutRelay(ctx: Context, req: SendRequest): Promise<SendOutcome> {
+  return req.channel === 'twilio' ? sendTwilio(ctx, req) : sendWhatsApp(ctx, req);
+}
+
+async function sendTwilio(ctx: Context, req: SendRequest): Promise<SendOutcome> {
+  const local = req.media.filter((m) => !/^https:\/\//i.test(m));
+  if (local.length > 0) {
+    return {
+      ok: false,
+      error:
+        'Twilio fetches attachments from a URL, and only a running relay serves local files: ' +
+        'start `agentwire relay`, or pass an https URL.',
+    };
+  }
+  const r = await sendTwilioDirect({
+    config: ctx.config,
+    log: ctx.log.child({ sub: 'twilio' }),
+    env: ctx.env,
+    to: req.to,
+    text: req.text,
+    mediaUrls: req.media,
+  });
+  if (r.ok) return { ok: true, detail: `sent as ${r.providerIds.length} message(s)` };
+  return { ok: false, error: `Twilio refused the message: ${r.error}${r.code ? ` (code ${r.code})` : ''}` };
+}
+
+async function sendWhatsApp(ctx: Context, req: SendRequest): Promise<SendOutcome> {
+  const { paths, config, log } = ctx;
+  if (!config.whatsapp.enabled) return { ok: false, error: 'WhatsApp is turned off (whatsapp.enabled).' };
+  const lock = acquireLock(paths.lock);
+  if (!lock.ok) {
+    return {
+      ok: false,
+      error: `A relay (pid ${lock.pid}) holds ${paths.lock} but did not answer on its socket.`,
+    };
+  }
+  const db = openDb(paths.db, [...CORE_MIGRATIONS, whatsappMigration]);
+  try {
+    if (linkState(db) !== 'linked')
+      return { ok: false, error: 'WhatsApp is not linked: run `agentwire login` first.' };
+    let state: ChannelState = { type: 'stopped' };
+    let changed: () => void = () => {};
+    const channel = createWhatsAppChannel({
+      config,
+      paths,
+      db,
+      log: log.child({ sub: 'whatsapp' }),
+      onState: (s) => {
+        state = s;
+        changed();
+      },
+    });
+    const queue = createQueue(ctx, db, new Map([['whatsapp', channel]]), { hold: true });
+    await channel.start(queue.handleInbound);
+    try {
+      const connected = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), req.connectTimeoutMs);
+        changed = () => {
+          if (state.type === 'connected') resolve(true);
+          if (state.type === 'relink_required') resolve(false);
+          if (state.type === 'connected' || state.type === 'relink_required') clearTimeout(timer);
+        };
+        changed();
+      });
+      if (!connected) {
+        // Assigned in the callback: TypeScript cannot see that it changed.
+        const last = state as ChannelState;
+        const why =
+          last.type === 'degraded'
+            ? `: ${last.lastError}`
+            : last.type === 'relink_required'
+              ? `: ${last.reason}`
+              : '';
+        return { ok: false, error: `Could not connect to WhatsApp${why}.` };
+      }
+      const key = randomUUID();
+      await queue.deliver(chatKey('whatsapp', req.to), `send:${key}`, req.text, req.media, {
+        ownerFiles: true,
+      });
+      // A connection lost mid-send keeps the outbox waiting: give it the same time as connecting.
+      await Promise.race([queue.whenIdle(), delay(req.connectTimeoutMs)]);
+      const rows = rowsForKey(db, `sys:send:${key}`);
+      if (rows.length === 0) return { ok: false, error: 'Nothing to send.' };
+      const failed = rows.filter((r) => r.status === 'failed');
+      if (failed.length > 0) return { ok: false, error: `Not sent: ${failed[0]?.error ?? 'refused'}.` };
+      const waiting = rows.filter((r) => r.status === 'pending').length;
+      if (waiting > 0) {
+        return {
+          ok: false,
+          error: `${waiting} of ${rows.length} part(s) not sent yet; the relay sends them when it starts.`,
+        };
+      }
+      return { ok: true, detail: `sent as ${rows.length} message(s)` };
+    } finally {
+      await queue.shutdown(0);
+      await channel.stop();
+    }
+  } finally {
+    db.close();
+    lock.release();
+  }
+}
