@@ -7,6 +7,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { sendTwilioDirect } from './channels/twilio/index.js';
 import type { ChannelState } from './channels/types.js';
 import { createWhatsAppChannel, linkState, whatsappMigration } from './channels/whatsapp/index.js';
+import type { MakeSocket } from './channels/whatsapp/socket.js';
 import type { Context } from './cli/context.js';
 import { acquireLock } from './control/lock.js';
 import { type ChannelName, chatKey } from './core/types.js';
@@ -26,8 +27,17 @@ export interface SendRequest {
 
 export type SendOutcome = { ok: true; detail: string } | { ok: false; error: string };
 
-export async function sendWithoutRelay(ctx: Context, req: SendRequest): Promise<SendOutcome> {
-  return req.channel === 'twilio' ? sendTwilio(ctx, req) : sendWhatsApp(ctx, req);
+/** `makeSocket` is the far edge (Baileys); tests hand in a fake. */
+export interface SendDeps {
+  makeSocket?: MakeSocket;
+}
+
+export async function sendWithoutRelay(
+  ctx: Context,
+  req: SendRequest,
+  deps: SendDeps = {},
+): Promise<SendOutcome> {
+  return req.channel === 'twilio' ? sendTwilio(ctx, req) : sendWhatsApp(ctx, req, deps);
 }
 
 async function sendTwilio(ctx: Context, req: SendRequest): Promise<SendOutcome> {
@@ -52,7 +62,7 @@ async function sendTwilio(ctx: Context, req: SendRequest): Promise<SendOutcome> 
   return { ok: false, error: `Twilio refused the message: ${r.error}${r.code ? ` (code ${r.code})` : ''}` };
 }
 
-async function sendWhatsApp(ctx: Context, req: SendRequest): Promise<SendOutcome> {
+async function sendWhatsApp(ctx: Context, req: SendRequest, deps: SendDeps): Promise<SendOutcome> {
   const { paths, config, log } = ctx;
   if (!config.whatsapp.enabled) return { ok: false, error: 'WhatsApp is turned off (whatsapp.enabled).' };
   const lock = acquireLock(paths.lock);
@@ -73,6 +83,7 @@ async function sendWhatsApp(ctx: Context, req: SendRequest): Promise<SendOutcome
       paths,
       db,
       log: log.child({ sub: 'whatsapp' }),
+      makeSocket: deps.makeSocket,
       onState: (s) => {
         state = s;
         changed();

@@ -18,8 +18,8 @@ export function parseTarget(to: string, channel: string | undefined, config: Con
   const named = channel ?? m?.[1];
   const address = channel ? to : (m?.[2] ?? to);
   const ch = named ?? (config.whatsapp.enabled ? 'whatsapp' : config.twilio.enabled ? 'twilio' : undefined);
-  if (ch !== 'whatsapp' && ch !== 'twilio')
-    return `--channel must be whatsapp or twilio${ch ? ` (got ${ch})` : ''}`;
+  if (ch === undefined) return 'no channel is enabled: turn on whatsapp or twilio, or pass --channel';
+  if (ch !== 'whatsapp' && ch !== 'twilio') return `--channel must be whatsapp or twilio (got ${ch})`;
   const ok =
     ch === 'whatsapp'
       ? /^\+[1-9]\d{6,14}$/.test(address) || /^[\d-]+@g\.us$/.test(address)
