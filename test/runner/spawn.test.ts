@@ -217,7 +217,8 @@ describe('spawnProcess', () => {
     expect(r.stdout.length).toBeLessThanOrEqual(1024 * 1024);
     expect(r.stdoutLines.length).toBeLessThanOrEqual(1024);
     expect(streamed).toBe(100 * 1024);
-    expect(grown).toBeLessThan(16 * 1024 * 1024);
+    // Keeping the flood would retain over 100 MB; allow for heap noise from the other test workers.
+    expect(grown).toBeLessThan(40 * 1024 * 1024);
   });
 
   it('cuts one endless line at the cap', async () => {
