@@ -49,6 +49,12 @@ export type SendResult =
   | { ok: true; providerId?: string }
   | { ok: false; error: string; retryable: boolean; code?: string };
 
+/**
+ * The `code` of a failed send that never reached the provider because the channel has no connection
+ * right now. The outbox waits for the channel instead of spending one of the chunk's tries.
+ */
+export const NOT_CONNECTED = 'not_connected';
+
 export const chatKey = (channel: ChannelName, chatId: string): ChatKey => `${channel}:${chatId}`;
 
 export function parseChatKey(key: string): { channel: ChannelName; chatId: string } | undefined {

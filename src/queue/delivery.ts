@@ -4,7 +4,7 @@
 // channel is not running in this process are left for the process that runs it.
 import type { ChannelState } from '../channels/types.js';
 import type { ChatKey, SendResult } from '../core/types.js';
-import { parseChatKey } from '../core/types.js';
+import { NOT_CONNECTED, parseChatKey } from '../core/types.js';
 import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
 import type { Db } from '../store/db.js';
@@ -107,6 +107,12 @@ export class Deliverer {
       }
       if (r.ok) {
         markSent(this.db, row.id, this.now(), r.providerId);
+        continue;
+      }
+      if (r.code === NOT_CONNECTED) {
+        // Nothing was attempted (e.g. WhatsApp degraded after a long outage, still reconnecting):
+        // waiting must not spend the chunk's tries, or a reply is dropped before the reconnect.
+        await this.sleep(this.opts.waitMs);
         continue;
       }
       const tries = r.retryable ? markAttemptFailed(this.db, row.id, r.error) : this.opts.maxTries;

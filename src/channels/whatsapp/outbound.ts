@@ -3,7 +3,7 @@
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { type AnyMessageContent, generateMessageIDV2, isJidGroup } from '@whiskeysockets/baileys';
-import type { OutboundItem, SendResult } from '../../core/types.js';
+import { NOT_CONNECTED, type OutboundItem, type SendResult } from '../../core/types.js';
 import type { Logger } from '../../log.js';
 import type { ChatJids } from './chat-jids.js';
 import { splitText } from './chunk.js';
@@ -25,11 +25,11 @@ export interface OutboundDeps {
   pacer: Pacer;
 }
 
-const NOT_CONNECTED: SendResult = {
+const NOT_OPEN: SendResult = {
   ok: false,
   error: 'WhatsApp is not connected',
   retryable: true,
-  code: 'not_connected',
+  code: NOT_CONNECTED,
 };
 
 type ReadResult = { ok: true; data: Buffer } | { ok: false; tooLarge?: number; error: string };
@@ -64,7 +64,7 @@ export class Outbound {
 
   async send(chatId: string, item: OutboundItem): Promise<SendResult> {
     const sock = this.deps.socket();
-    if (!sock) return NOT_CONNECTED;
+    if (!sock) return NOT_OPEN;
     const jid = this.deps.chats.resolve(chatId);
     if (!jid) return { ok: false, error: 'not a WhatsApp chat id', retryable: false, code: 'bad_chat' };
     if (isJidGroup(jid)) await this.warmGroup(sock, jid);
