@@ -2,23 +2,54 @@
 // queue, the fake claude answers as a real child process, and the reply leaves through Twilio's
 // REST API (a fake of it on 127.0.0.1: the far edge).
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TwilioChannel } from '../../src/channels/twilio/index.js';
 import { type RunningRelay, startRelay } from '../../src/relay.js';
 import { ACCOUNT, type FakeTwilio, startFakeTwilio, TOKEN } from '../channels/twilio/helpers/fake-twilio.js';
 import { smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
-import { type Home, makeHome, waitFor } from './helpers.js';
+import { type Home, MAIN, makeHome, type Proc, spawnNode, waitFor } from './helpers.js';
 
 let home: Home;
 let relay: RunningRelay | undefined;
 let fake: FakeTwilio | undefined;
+const procs: Proc[] = [];
 afterEach(async () => {
+  for (const p of procs.splice(0))
+    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
   await relay?.stop(0);
   relay = undefined;
   await fake?.close();
   home?.cleanup();
 });
+beforeAll(() => {
+  expect(existsSync(MAIN), 'build first: npm run build').toBe(true);
+});
+
+/** A port free on 127.0.0.1 right now (for a relay process whose port the test must know). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Posts until the relay process listens (it is starting up), then returns the response. */
+async function postWhenUp(url: string, params: Record<string, string>): Promise<Response> {
+  for (let i = 0; ; i++) {
+    try {
+      return await twilioPost(url, params);
+    } catch (err) {
+      if (i > 1500) throw err;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+}
 
 async function start(extra: Record<string, unknown> = {}) {
   fake = await startFakeTwilio();
@@ -59,6 +90,17 @@ describe('agentwire relay with the Twilio channel', () => {
     expect(fake?.created.map((m) => m.body)).toEqual(['reply: only once']);
   });
 
+  it('acknowledges at once while a 30 s agent run is still going', async () => {
+    const url = await start();
+    const res = await twilioPost(url, smsParams({ Body: 'think hard sleep:30000' }));
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('<Response/>');
+    // The run the message started is under way, and still far from done, after the 200 arrived.
+    expect(await waitFor(() => home.events().some((e) => e.ev === 'sleep'))).toBe(true);
+    expect(home.events().filter((e) => e.ev === 'end')).toEqual([]);
+    expect(fake?.created).toEqual([]);
+  });
+
   it('a long reply is split within the Twilio limit, in order', async () => {
     const url = await start();
     await twilioPost(url, smsParams({ Body: 'flood:5000' }));
@@ -94,5 +136,64 @@ describe('agentwire relay start-up failures', () => {
       channels: [{ ...failing, create: () => ({ ...failing.create(), start: async () => undefined }) }],
     });
     expect(relay.channels.has('twilio')).toBe(true);
+  });
+});
+
+describe('agentwire relay process killed between "agent finished" and "sent"', () => {
+  it('the reply goes out exactly once after the restart', async () => {
+    fake = await startFakeTwilio();
+    // Twilio is down: every create fails with a 5xx until the test says otherwise.
+    fake.failNext(...Array.from({ length: 500 }, () => ({ status: 503, code: 20500 })));
+    const port = await freePort();
+    home = makeHome({
+      twilio: {
+        enabled: true,
+        accountSid: ACCOUNT,
+        authToken: TOKEN,
+        from: '+15550000000',
+        allowFrom: ['+15551234567'],
+        apiBaseUrl: fake.url,
+        webhook: { host: '127.0.0.1', port },
+      },
+      console: { enabled: false },
+    });
+    const env = { ...home.env, TWILIO_ACCOUNT_SID: '', TWILIO_AUTH_TOKEN: '' };
+    const startProc = () => {
+      const p = spawnNode([MAIN, 'relay'], env);
+      procs.push(p);
+      return p;
+    };
+    const a = startProc();
+    const url = `http://127.0.0.1:${port}/twilio/inbound`;
+    expect((await postWhenUp(url, smsParams({ Body: 'hello agent' }))).status).toBe(200);
+    // The agent finished and the reply was tried (and refused by Twilio): now the relay dies.
+    expect(await waitFor(() => home.events().some((e) => e.ev === 'end'))).toBe(true);
+    expect(await waitFor(() => (fake?.attempts.length ?? 0) >= 2)).toBe(true);
+    a.child.kill('SIGKILL');
+    await a.exit;
+    expect(fake.created).toEqual([]);
+
+    fake.clearFailures();
+    const b = startProc();
+    expect(await waitFor(() => (fake?.created.length ?? 0) >= 1, 30_000), b.stderr()).toBe(true);
+    b.child.kill('SIGTERM');
+    expect((await b.exit).code).toBe(0);
+    // A third start finds nothing left to send.
+    const c = startProc();
+    expect(
+      await postWhenUp(url, smsParams({ MessageSid: `SM${'2'.repeat(32)}`, Body: 'again' })).then(
+        (r) => r.status,
+      ),
+    ).toBe(200);
+    expect(await waitFor(() => (fake?.created.length ?? 0) >= 2, 30_000)).toBe(true);
+    c.child.kill('SIGTERM');
+    expect((await c.exit).code).toBe(0);
+
+    expect(fake.created.map((m) => [m.to, m.body])).toEqual([
+      ['+15551234567', 'reply: hello agent'],
+      ['+15551234567', 'reply: again'],
+    ]);
+    // The run had finished before the kill: it is not run again, only its reply is sent.
+    expect(home.events().filter((e) => e.ev === 'start' && e.prompt === 'hello agent')).toHaveLength(1);
   });
 });

@@ -25,7 +25,9 @@ describe('WhatsApp reply across a disconnect (real queue and outbox)', () => {
   it('agent finished, connection lost, degraded for a while: the reply is sent once after reconnect', async () => {
     // A budget of 0 makes the first failed reconnect "degraded" at once (as after a long outage).
     const h = await setup({
-      deps: { backoff: { initialMs: 1, factor: 2, maxMs: 1, jitter: 0, budget: 0, slowMs: 1, maxRestarts: 3 } },
+      deps: {
+        backoff: { initialMs: 1, factor: 2, maxMs: 1, jitter: 0, budget: 0, slowMs: 1, maxRestarts: 3 },
+      },
     });
     const db = openDb(join(h.dir, 'agentwire.db'), [...CORE_MIGRATIONS, whatsappMigration]);
     let sendCalls = 0;

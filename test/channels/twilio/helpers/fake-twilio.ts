@@ -50,6 +50,8 @@ export interface FakeTwilio {
   attempts: { body?: string; to: string }[];
   /** Outcomes for the next create attempts, first in first out; `null` lets one succeed. */
   failNext(...failures: (Failure | null)[]): void;
+  /** Forgets the failures still queued: every create succeeds from now on. */
+  clearFailures(): void;
   inbox: ListedMessage[];
   media: Map<string, MediaBehaviour>;
   /** Media requests, with whether they carried the right Basic credentials. */
@@ -184,6 +186,7 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
     created,
     attempts,
     failNext: (...f) => void failures.push(...f),
+    clearFailures: () => void failures.splice(0),
     inbox,
     media,
     mediaRequests,
