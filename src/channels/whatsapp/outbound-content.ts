@@ -11,12 +11,21 @@ export const INLINE_MEDIA_MAX_BYTES = 16 * 1024 * 1024;
 
 export type SendKind = 'image' | 'video' | 'voice' | 'audio' | 'document';
 
-export function sendKindFor(mimeType: string, sizeBytes: number): SendKind {
+/**
+ * True for an Ogg stream whose first packet is an Opus header. The MIME type comes from the file
+ * name, and `.ogg` is often Vorbis: sent as a voice note that would be a note nobody can play.
+ */
+export function isOggOpus(head: Uint8Array): boolean {
+  const b = Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, 128));
+  return b.subarray(0, 4).toString('latin1') === 'OggS' && b.includes('OpusHead', 0, 'latin1');
+}
+
+export function sendKindFor(mimeType: string, sizeBytes: number, head?: Uint8Array): SendKind {
   const m = mimeType.split(';')[0]!.trim().toLowerCase();
   const inline = sizeBytes <= INLINE_MEDIA_MAX_BYTES;
   if (inline && (m === 'image/jpeg' || m === 'image/png')) return 'image';
   if (inline && (m === 'video/mp4' || m === 'video/3gpp')) return 'video';
-  if (m === 'audio/ogg' || m === 'audio/opus') return 'voice';
+  if (m === 'audio/ogg' || m === 'audio/opus') return head && isOggOpus(head) ? 'voice' : 'document';
   if (['audio/mpeg', 'audio/mp4', 'audio/aac', 'audio/amr'].includes(m)) return 'audio';
   return 'document';
 }
@@ -29,7 +38,7 @@ export interface FileForSend {
 }
 
 export function contentForFile(f: FileForSend): { content: AnyMessageContent; captionAfter?: string } {
-  const kind = sendKindFor(f.mimeType, f.data.byteLength);
+  const kind = sendKindFor(f.mimeType, f.data.byteLength, f.data);
   const caption = f.caption?.trim() ? f.caption : undefined;
   const withCaption = <T extends object>(c: T): T => (caption ? { ...c, caption } : c);
   switch (kind) {

@@ -11,11 +11,30 @@ import { setup } from './harness.js';
 const ALICE = '+15557654321';
 const ALICE_JID = '15557654321@s.whatsapp.net';
 
-function file(dir: string, name: string, bytes: number, mimeType: string, caption?: string): OutboundItem {
+/** The first bytes of an Ogg stream whose first packet is `codecHeader` (OpusHead, \x01vorbis). */
+function oggHead(codecHeader: string): Buffer {
+  const page = Buffer.alloc(28);
+  page.write('OggS', 0, 'latin1');
+  page[5] = 2; // beginning of stream
+  page[26] = 1; // one segment
+  page[27] = 19; // of 19 bytes
+  return Buffer.concat([page, Buffer.from(codecHeader.padEnd(19, '\0'), 'latin1')]);
+}
+
+function file(
+  dir: string,
+  name: string,
+  bytes: number,
+  mimeType: string,
+  caption?: string,
+  head?: Buffer,
+): OutboundItem {
   const folder = join(dir, 'out');
   mkdirSync(folder, { recursive: true });
   const path = join(folder, name);
-  writeFileSync(path, Buffer.alloc(bytes, 7));
+  const data = Buffer.alloc(bytes, 7);
+  head?.copy(data);
+  writeFileSync(path, data);
   return { type: 'file', path, mimeType, fileName: name, sizeBytes: bytes, ...(caption ? { caption } : {}) };
 }
 
@@ -75,7 +94,7 @@ describe('WhatsApp outbound media', () => {
     const items = [
       file(h.dir, 'photo.jpg', 1000, 'image/jpeg', 'the **photo**'),
       file(h.dir, 'clip.mp4', 1000, 'video/mp4'),
-      file(h.dir, 'note.ogg', 1000, 'audio/ogg', 'listen'),
+      file(h.dir, 'note.ogg', 1000, 'audio/ogg', 'listen', oggHead('OpusHead')),
       file(h.dir, 'song.mp3', 1000, 'audio/mpeg'),
       file(h.dir, 'report.pdf', 1000, 'application/pdf', 'Q3'),
     ];
@@ -155,7 +174,19 @@ describe('WhatsApp outbound media', () => {
     expect(sendKindFor('image/jpeg', 17 * 1048576)).toBe('document');
     expect(sendKindFor('video/mp4', 17 * 1048576)).toBe('document');
     expect(sendKindFor('image/gif', 10)).toBe('document');
-    expect(sendKindFor('audio/opus', 10)).toBe('voice');
+    expect(sendKindFor('audio/opus', 47, oggHead('OpusHead'))).toBe('voice');
+  });
+
+  it('sends Ogg as a voice note only when it is Opus (Vorbis or unknown goes as a document)', async () => {
+    expect(sendKindFor('audio/ogg', 47, oggHead('\u0001vorbis'))).toBe('document');
+    expect(sendKindFor('audio/ogg', 10, Buffer.from('not an ogg'))).toBe('document');
+    expect(sendKindFor('audio/ogg', 10)).toBe('document');
+    const h = await setup();
+    const s = await h.start();
+    const vorbis = file(h.dir, 'song.ogg', 500, 'audio/ogg', undefined, oggHead('\u0001vorbis'));
+    expect((await h.channel.send(ALICE, vorbis)).ok).toBe(true);
+    expect(s.sent[0]!.content).toMatchObject({ document: expect.any(Buffer), fileName: 'song.ogg' });
+    expect((s.sent[0]!.content as { ptt?: boolean }).ptt).toBeUndefined();
   });
 });
 
