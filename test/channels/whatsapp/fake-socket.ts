@@ -104,11 +104,15 @@ export class FakeSocket implements WaSocket {
     this.sent.push(options ? { jid, content, options } : { jid, content });
     const id = options?.messageId ?? `FAKE${this.sent.length}`;
     const c = content as { text?: string; caption?: string };
-    return proto.WebMessageInfo.fromObject({
+    const msg = proto.WebMessageInfo.fromObject({
       key: { remoteJid: jid, fromMe: true, id },
       message: { conversation: c.text ?? c.caption ?? '[media]' },
       messageTimestamp: Math.floor(Date.now() / 1000),
     }) as WAMessage;
+    // Like Baileys (emitOwnEvents, messages-send.ts): our own message comes back as an `append`
+    // upsert before sendMessage resolves, so echo suppression cannot rely on the returned id.
+    this.emit('messages.upsert', { messages: [msg], type: 'append' });
+    return msg;
   };
 
   readMessages: WaSocket['readMessages'] = async (keys) => {
