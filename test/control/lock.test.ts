@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -48,5 +48,33 @@ describe('relay lock', () => {
     writeFileSync(path, `${process.ppid}\n`);
     if (mine.ok) mine.release();
     expect(readFileSync(path, 'utf8').trim()).toBe(String(process.ppid));
+  });
+
+  it('two starters taking over one stale lock at the same moment: exactly one wins', () => {
+    dir = mkdtempSync(join(tmpdir(), 'aw-lock-'));
+    const path = join(dir, 'relay.lock');
+    writeFileSync(path, `${deadPid()}\n`);
+    let second: ReturnType<typeof acquireLock> | undefined;
+    // The second starter (another live PID) arrives while the first is in the middle of its takeover.
+    const first = acquireLock(path, process.pid, {
+      onTakeover: () => {
+        second ??= acquireLock(path, process.ppid);
+      },
+    });
+    expect(first.ok).toBe(true);
+    expect(second?.ok).toBe(false);
+    expect(readFileSync(path, 'utf8').trim()).toBe(String(process.pid));
+    expect(acquireLock(path, process.ppid)).toEqual({ ok: false, pid: process.pid });
+    // No guard or temp file is left behind.
+    expect(readdirSync(dir)).toEqual(['relay.lock']);
+  });
+
+  it('a guard left by a starter that died mid-takeover does not block the next start', () => {
+    dir = mkdtempSync(join(tmpdir(), 'aw-lock-'));
+    const path = join(dir, 'relay.lock');
+    writeFileSync(path, `${deadPid()}\n`);
+    writeFileSync(`${path}.takeover`, `${deadPid()}\n`);
+    expect(acquireLock(path).ok).toBe(true);
+    expect(readdirSync(dir)).toEqual(['relay.lock']);
   });
 });
