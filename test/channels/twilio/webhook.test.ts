@@ -131,6 +131,21 @@ describe('twilio webhook: behind a proxy (publicUrl)', () => {
   });
 });
 
+describe('twilio webhook: a publicUrl written with its default port', () => {
+  it.each([
+    ['without the port', 'https://public.example/wh', 200],
+    ['with the port', 'https://public.example:443/wh', 200],
+    ['with another port', 'https://public.example:8443/wh', 403],
+  ])('accepts a request Twilio signed %s', async (_name, signed, status) => {
+    const { base, rows } = await start({
+      webhook: { path: '/local', publicUrl: 'https://public.example:443/wh' },
+    });
+    const res = await twilioPost(`${base}/local`, smsParams(), { signedUrl: signed });
+    expect(res.status).toBe(status);
+    expect(rows()).toHaveLength(status === 200 ? 1 : 0);
+  });
+});
+
 describe('twilio webhook: fail closed and the insecure switch', () => {
   it('refuses everything when no auth token is configured', async () => {
     const { base, rows, capture } = await start({ authToken: undefined }, {});
