@@ -4,10 +4,11 @@
 // the token expires. The URL names no local path; an unknown, malformed or expired name is a plain 404.
 // Tokens live in SQLite so URLs handed to the provider survive a relay restart.
 import { randomBytes } from 'node:crypto';
-import { constants, createReadStream } from 'node:fs';
-import { chmod, copyFile, mkdir, rm, stat } from 'node:fs/promises';
+import { constants, createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, open, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { type Db, type Migration, migrate } from '../store/db.js';
 import { extensionFor } from './inbound.js';
 
@@ -64,8 +65,10 @@ export function createMediaHost(opts: {
       const name = `${randomBytes(32).toString('base64url')}.${extensionFor(mimeType)}`;
       const target = join(dir, name);
       try {
-        await copyFile(path, target, constants.COPYFILE_EXCL);
-        await chmod(target, 0o600);
+        // O_NOFOLLOW: the policy approved the real path; if it has been swapped for a symlink since,
+        // the open fails instead of copying whatever the link points at (copyFile would follow it).
+        const source = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+        await pipeline(source.createReadStream(), createWriteStream(target, { flags: 'wx', mode: 0o600 }));
         const { size } = await stat(target);
         const expiresAt = now() + opts.ttlSeconds * 1000;
         insert.run(name, mimeType, size, expiresAt);

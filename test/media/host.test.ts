@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
@@ -72,6 +72,17 @@ describe('media host', () => {
     const { host, root } = setup();
     const r = await host.stage(join(root, 'missing.png'), 'image/png');
     expect(r).toEqual({ ok: false, error: 'cannot stage file: ENOENT' });
+  });
+
+  it('refuses a path swapped for a symlink after approval instead of copying its target', async () => {
+    const { host, root, dir } = setup();
+    const secret = join(root, 'secret.txt');
+    writeFileSync(secret, 'do not serve');
+    const link = join(root, 'approved.pdf');
+    symlinkSync(secret, link);
+    const r = await host.stage(link, 'application/pdf');
+    expect(r).toEqual({ ok: false, error: 'cannot stage file: ELOOP' });
+    expect(existsSync(dir) ? readdirSync(dir) : []).toEqual([]);
   });
 
   it('keeps tokens across a reopen of the database (URLs survive a restart)', async () => {
