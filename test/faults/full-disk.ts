@@ -8,10 +8,10 @@ const WRITE = /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i;
 
 export interface FullDisk {
   db: Db;
-  /** Every write fails until `free()`. */
-  fill(): void;
-  /** Only the next `n` writes fail, then the disk has room again. */
-  failNext(n: number): void;
+  /** Every write (or every write whose SQL matches `only`) fails until `free()`. */
+  fill(only?: RegExp): void;
+  /** Only the next `n` writes (matching `only`, when given) fail, then the disk has room again. */
+  failNext(n: number, only?: RegExp): void;
   free(): void;
   /** Writes refused so far. */
   refused: number;
@@ -27,33 +27,36 @@ export function sqliteFull(): Error {
 
 export function fullDisk(real: DatabaseSync): FullDisk {
   let budget = 0; // writes still to refuse; Infinity while full
+  let match: RegExp | undefined;
   const state: FullDisk = {
     db: undefined as unknown as Db,
-    fill: () => {
+    fill: (only) => {
       budget = Number.POSITIVE_INFINITY;
+      match = only;
     },
-    failNext: (n) => {
+    failNext: (n, only) => {
       budget = n;
+      match = only;
     },
     free: () => {
       budget = 0;
     },
     refused: 0,
   };
-  const check = () => {
-    if (budget <= 0) return;
+  const check = (sql: string) => {
+    if (budget <= 0 || (match && !match.test(sql))) return;
     budget--;
     state.refused++;
     throw sqliteFull();
   };
-  const guard = (stmt: StatementSync): StatementSync =>
+  const guard = (stmt: StatementSync, sql: string): StatementSync =>
     new Proxy(stmt, {
       get(target, prop) {
         const v = Reflect.get(target, prop, target);
         if (typeof v !== 'function') return v;
         if (prop === 'run' || prop === 'get' || prop === 'all' || prop === 'iterate')
           return (...a: unknown[]) => {
-            check();
+            check(sql);
             return (v as (...x: unknown[]) => unknown).apply(target, a);
           };
         return v.bind(target);
@@ -65,11 +68,11 @@ export function fullDisk(real: DatabaseSync): FullDisk {
       if (prop === 'prepare')
         return (sql: string) => {
           const stmt = target.prepare(sql);
-          return WRITE.test(sql) ? guard(stmt) : stmt;
+          return WRITE.test(sql) ? guard(stmt, sql) : stmt;
         };
       if (prop === 'exec')
         return (sql: string) => {
-          if (WRITE.test(sql)) check();
+          if (WRITE.test(sql)) check(sql);
           return target.exec(sql);
         };
       return typeof v === 'function' ? v.bind(target) : v;

@@ -40,6 +40,10 @@ export interface Rig {
   notices: string[];
   /** Types a line into the console and waits until the relay has nothing left to do. */
   say(text: string): Promise<void>;
+  /** Types a line and waits only until the console handed it over (stored or refused). */
+  type(text: string): Promise<void>;
+  /** Resolves once the fake CLI logged `n` starts. */
+  started(n: number): Promise<void>;
   inbox(): InboxState[];
   outbox(): OutboxState[];
   /** Every PID the fake CLI logged: its own (our children) and its grandchildren's. */
@@ -77,10 +81,17 @@ export async function startRig(agent: Record<string, unknown> = {}): Promise<Rig
     log: ctx.log.child({ sub: 'queue' }),
     defaultCwd: ctx.paths.workspace,
     delivery: { maxTries: 3, backoffMs: () => 5, waitMs: 5 },
+    storeRetryMs: 5,
   });
   queue.start();
   await channel.start(queue.handleInbound);
   const count = () => (real.prepare('SELECT count(*) AS n FROM inbox').get() as { n: number }).n;
+  const type = async (text: string) => {
+    const before = { rows: count(), notices: notices.length };
+    input.write(`${text}\n`);
+    const handed = await waitFor(() => count() > before.rows || notices.length > before.notices, 10_000);
+    if (!handed) throw new Error(`the console never handed over: ${text}`);
+  };
   return {
     home,
     disk,
@@ -88,12 +99,14 @@ export async function startRig(agent: Record<string, unknown> = {}): Promise<Rig
     lines: ctx.lines,
     heard,
     notices,
+    type,
     async say(text) {
-      const before = { rows: count(), notices: notices.length };
-      input.write(`${text}\n`);
-      const handed = await waitFor(() => count() > before.rows || notices.length > before.notices, 10_000);
-      if (!handed) throw new Error(`the console never handed over: ${text}`);
+      await type(text);
       await queue.whenIdle();
+    },
+    async started(n) {
+      const ok = await waitFor(() => readEvents(home.fakeLog).filter((e) => e.ev === 'start').length >= n);
+      if (!ok) throw new Error(`the fake CLI did not start ${n} times`);
     },
     inbox: () =>
       real.prepare('SELECT text, status, note FROM inbox ORDER BY id').all() as unknown as InboxState[],
