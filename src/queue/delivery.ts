@@ -125,16 +125,18 @@ export class Deliverer {
         if (!noted.ok) return;
         continue;
       }
-      const tries = r.retryable ? markAttemptFailed(this.db, row.id, r.error) : this.opts.maxTries;
+      // The provider's code is kept with the reason: it is what the owner looks up (21610, 63016…).
+      const error = r.code && !r.error.includes(r.code) ? `${r.error} (code ${r.code})` : r.error;
+      const tries = r.retryable ? markAttemptFailed(this.db, row.id, error) : this.opts.maxTries;
       if (tries < this.opts.maxTries) {
         this.log.warn(
-          { chat: maskId(chat), key: row.key, idx: row.idx, tries, error: r.error },
+          { chat: maskId(chat), key: row.key, idx: row.idx, tries, error },
           'send failed; will retry',
         );
         await this.sleep(this.opts.backoffMs(tries));
         continue;
       }
-      this.giveUp(chat, row, r.error);
+      this.giveUp(chat, row, error);
     }
   }
 
