@@ -75,7 +75,10 @@ export async function runUserBatch(deps: UserRunDeps, chat: ChatKey): Promise<vo
   typing(deps.channel, chatId, true);
   try {
     // Inside the try: a store that refuses this write must not leave the lane taken forever.
-    const started = await persist(() => markRunning(db, ids, now()), store(deps, 'start a run', chat, ids, run));
+    const started = await persist(
+      () => markRunning(db, ids, now()),
+      store(deps, 'start a run', chat, ids, run),
+    );
     // Stopped while waiting for the store: the rows are still waiting, for the next run or start.
     if (!started.ok) return;
     const prompt = buildPrompt(rows.map(toPrompt), deps.timeZone ? { timeZone: deps.timeZone } : {});

@@ -34,13 +34,16 @@ function rows(r: RunningRelay) {
   const db = r.queue.opts.db;
   return {
     inbox: () =>
-      (db.prepare('SELECT text, status FROM inbox ORDER BY id').all() as { text: string; status: string }[]).map(
-        (x) => ({ ...x }),
-      ),
+      (
+        db.prepare('SELECT text, status FROM inbox ORDER BY id').all() as { text: string; status: string }[]
+      ).map((x) => ({ ...x })),
     outbox: () =>
-      (db.prepare('SELECT status, error FROM outbox ORDER BY id').all() as { status: string; error: string }[]).map(
-        (x) => ({ ...x }),
-      ),
+      (
+        db.prepare('SELECT status, error FROM outbox ORDER BY id').all() as {
+          status: string;
+          error: string;
+        }[]
+      ).map((x) => ({ ...x })),
   };
 }
 
@@ -173,9 +176,9 @@ describe('Twilio: the REST API fails the reply', () => {
     const url = `http://127.0.0.1:${(relay.channels.get('twilio') as TwilioChannel).port()}/twilio/inbound`;
     fake.failNext(...row.failures);
 
-    expect((await twilioPost(url, smsParams({ MessageSid: `SM${'1'.repeat(32)}`, Body: 'hello' }))).status).toBe(
-      200,
-    );
+    expect(
+      (await twilioPost(url, smsParams({ MessageSid: `SM${'1'.repeat(32)}`, Body: 'hello' }))).status,
+    ).toBe(200);
     await relay.queue.whenIdle();
     expect(fake.created.map((m) => m.body)).toEqual(row.delivered);
     const r = rows(relay);

@@ -63,7 +63,10 @@ const ROWS: Row[] = [
   {
     fault: 'CLI floods 100 MB of output before answering',
     prompt: 'please flood',
-    heard: ['reply: please flood', '(The reply was cut short: the agent printed more than the output limit.)'],
+    heard: [
+      'reply: please flood',
+      '(The reply was cut short: the agent printed more than the output limit.)',
+    ],
     status: 'done',
     note: null,
   },

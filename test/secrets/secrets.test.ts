@@ -85,16 +85,23 @@ beforeAll(async () => {
   expect((await twilioPost(webhook, smsParams({ Body: 'please echosecrets' }))).status).toBe(200);
   expect(await waitFor(() => fake.created.length === 1, 20_000)).toBe(true);
   // A forged request to a URL with a token in its query.
-  const forged = await twilioPost(`${webhook}?token=${QUERY_SECRET}`, smsParams({ MessageSid: `SM${'9'.repeat(32)}` }), {
-    signature: 'bm90IGEgc2lnbmF0dXJl',
-  });
+  const forged = await twilioPost(
+    `${webhook}?token=${QUERY_SECRET}`,
+    smsParams({ MessageSid: `SM${'9'.repeat(32)}` }),
+    {
+      signature: 'bm90IGEgc2lnbmF0dXJl',
+    },
+  );
   expect(forged.status).toBe(403);
 
   seen.status = (await cli(['status', '--json'], env)).out;
   const token = readFileSync(join(home.dir, 'console.token'), 'utf8').trim();
   seen.healthz = await (await fetch(`${consoleBase}/healthz`)).text();
-  seen.page = await (await fetch(`${consoleBase}/?token=${token}`)).text();
-  seen.api = await (await fetch(`${consoleBase}/api/status?token=${token}`)).text();
+  const auth = { headers: { authorization: `Bearer ${token}` } };
+  const page = await fetch(`${consoleBase}/`, auth);
+  expect(page.status).toBe(200);
+  seen.page = await page.text();
+  seen.api = await (await fetch(`${consoleBase}/api/status`, auth)).text();
   seen.replies = JSON.stringify(fake.created.map((m) => m.body));
 
   relay.child.kill('SIGTERM');
@@ -115,10 +122,11 @@ afterAll(async () => {
 
 describe('secrets never leak', () => {
   it('the CLI really had the keys, printed them, and failed', () => {
-    const end = home.events().find((e) => e.ev === 'end') as { secrets?: boolean } | undefined;
-    expect(end?.secrets).toBe(true);
+    const end = home.events().find((e) => e.ev === 'end') as { secrets?: string[] } | undefined;
+    // The relay's own Twilio token is never handed to the agent; the keys it needs are.
+    expect(end?.secrets).toEqual(['ANTHROPIC_API_KEY', 'GEMINI_API_KEY', 'OPENAI_API_KEY']);
     // The failure reached the log at debug level, with the CLI's own line masked.
-    const finished = seen.logs
+    const finished = (seen.logs ?? '')
       .split('\n')
       .filter(Boolean)
       .map((l) => JSON.parse(l) as Record<string, unknown>)
@@ -128,14 +136,19 @@ describe('secrets never leak', () => {
     expect(seen.logs).toContain('"level":20');
   });
 
-  it.each(['logs', 'output', 'status', 'healthz', 'page', 'api', 'replies'])(
-    'no secret in %s',
-    (where) => {
-      const text = seen[where] ?? '';
-      expect(text.length).toBeGreaterThan(0);
-      for (const s of SECRETS) expect(text, `${where} contains ${s}`).not.toContain(s);
-    },
-  );
+  it.each(['logs', 'output', 'status', 'healthz', 'page', 'api', 'replies'])('no secret in %s', (where) => {
+    const text = seen[where] ?? '';
+    expect(text.length).toBeGreaterThan(0);
+    for (const s of SECRETS) expect(text, `${where} contains ${s}`).not.toContain(s);
+  });
+
+  it('what was checked is the real thing: status from the running relay, the page behind its token', () => {
+    expect(JSON.parse(seen.status ?? '')).toMatchObject({ source: 'relay', relay: { running: true } });
+    expect(seen.page).toMatch(/^<!doctype html>/i);
+    expect(seen.page).not.toContain('needs its token');
+    expect(JSON.parse(seen.api ?? '')).toMatchObject({ snapshot: { source: 'relay' } });
+    expect(JSON.parse(seen.healthz ?? '')).toMatchObject({ status: expect.any(String) });
+  });
 
   it('the user is told the run failed, in one short sentence', () => {
     expect(JSON.parse(seen.replies ?? '[]')).toEqual(['Claude Code failed (exit code 1).']);
