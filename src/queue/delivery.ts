@@ -17,6 +17,7 @@ import {
   nextPending,
   type OutboxRow,
 } from '../store/outbox.js';
+import { persist } from './persist.js';
 import type { ChannelMap, Clock } from './ports.js';
 
 export interface DeliveryOptions {
@@ -42,6 +43,7 @@ export class Deliverer {
   private readonly busy = new Map<ChatKey, Promise<void>>();
   private readonly timers = new Set<{ timer: NodeJS.Timeout; wake: () => void }>();
   private stopped = false;
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly db: Db,
@@ -49,6 +51,7 @@ export class Deliverer {
     private readonly log: Logger,
     private readonly now: Clock,
     private readonly opts: DeliveryOptions = DEFAULT_DELIVERY,
+    private readonly storeRetryMs = 1000,
   ) {}
 
   owns(chat: ChatKey): boolean {
@@ -59,7 +62,10 @@ export class Deliverer {
   /** Starts sending a chat's unsent chunks unless that is already under way. */
   kick(chat: ChatKey): void {
     if (this.stopped || this.busy.has(chat) || !this.owns(chat)) return;
-    const run = this.drainChat(chat).finally(() => this.busy.delete(chat));
+    const run = this.drainChat(chat)
+      // Never an unhandled rejection (it would end the relay): log it; the rows stay for the next kick.
+      .catch((err) => this.log.error({ err, chat: maskId(chat) }, 'sending stopped by an error'))
+      .finally(() => this.busy.delete(chat));
     this.busy.set(chat, run);
   }
 
@@ -85,6 +91,7 @@ export class Deliverer {
   /** Stops sending: pending waits end now; unsent chunks stay in the store for the next start. */
   stop(): void {
     this.stopped = true;
+    this.stopping.abort();
     this.wake();
   }
 
@@ -106,7 +113,16 @@ export class Deliverer {
         r = { ok: false, error: (err as Error).message, retryable: true };
       }
       if (r.ok) {
-        markSent(this.db, row.id, this.now(), r.providerId);
+        // Sent: while the store refuses to note it, keep trying to note it, never send it again.
+        // (Stopped before it could: the next start sends it once more; at least once, not lost.)
+        const noted = await persist(() => markSent(this.db, row.id, this.now(), r.providerId), {
+          what: 'note a sent reply',
+          log: this.log,
+          fields: { chat: maskId(chat), key: row.key, idx: row.idx },
+          baseMs: this.storeRetryMs,
+          signal: this.stopping.signal,
+        });
+        if (!noted.ok) return;
         continue;
       }
       if (r.code === NOT_CONNECTED) {
@@ -115,16 +131,18 @@ export class Deliverer {
         await this.sleep(this.opts.waitMs);
         continue;
       }
-      const tries = r.retryable ? markAttemptFailed(this.db, row.id, r.error) : this.opts.maxTries;
+      // The provider's code is kept with the reason: it is what the owner looks up (21610, 63016…).
+      const error = r.code && !r.error.includes(r.code) ? `${r.error} (code ${r.code})` : r.error;
+      const tries = r.retryable ? markAttemptFailed(this.db, row.id, error) : this.opts.maxTries;
       if (tries < this.opts.maxTries) {
         this.log.warn(
-          { chat: maskId(chat), key: row.key, idx: row.idx, tries, error: r.error },
+          { chat: maskId(chat), key: row.key, idx: row.idx, tries, error },
           'send failed; will retry',
         );
         await this.sleep(this.opts.backoffMs(tries));
         continue;
       }
-      this.giveUp(chat, row, r.error);
+      this.giveUp(chat, row, error);
     }
   }
 

@@ -46,6 +46,8 @@ export interface QueueOptions {
   delivery?: DeliveryOptions;
   /** IANA zone for times in collected prompts. */
   timeZone?: string;
+  /** First wait before writing again when the store refuses a write (a full disk); doubles to 30 s. */
+  storeRetryMs?: number;
   /**
    * Store inbound messages but run nothing (a short-lived `agentwire send` that holds the channel):
    * what arrives waits in the store for the relay's next start.
@@ -81,6 +83,7 @@ export class Queue implements SystemRunner {
       opts.log,
       this.now,
       opts.delivery ?? DEFAULT_DELIVERY,
+      opts.storeRetryMs,
     );
     this.commands = opts.config.commands;
     this.exec = {
@@ -237,6 +240,7 @@ export class Queue implements SystemRunner {
         take: cfg.whileBusy === 'followup' ? 1 : cfg.maxPendingPerChat,
         timeZone: this.opts.timeZone,
         afterRun: () => this.afterRun(chat),
+        storeRetryMs: this.opts.storeRetryMs ?? 1000,
       },
       chat,
     );

@@ -20,6 +20,7 @@ import { recordRun, runRecord } from '../store/runs.js';
 import { composeRunReply } from './compose.js';
 import { type ExecuteDeps, type ExecuteOutcome, execute, keepSession } from './execute.js';
 import { type ActiveRun, abortReason } from './lanes.js';
+import { persist } from './persist.js';
 import type { MediaPolicy } from './ports.js';
 
 export interface UserRunDeps {
@@ -33,6 +34,8 @@ export interface UserRunDeps {
   timeZone: string | undefined;
   /** Called after the lane is free and before the run counts as done. */
   afterRun: () => void;
+  /** First wait before writing again when the store refuses a write (a full disk). */
+  storeRetryMs: number;
 }
 
 const toPrompt = (r: InboxRow): PromptMessage => ({
@@ -68,10 +71,16 @@ export async function runUserBatch(deps: UserRunDeps, chat: ChatKey): Promise<vo
   };
   lanes.begin(chat, run);
   lanes.clearDropNotice(chat);
-  markRunning(db, ids, now());
   const chatId = parseChatKey(chat)?.chatId ?? '';
   typing(deps.channel, chatId, true);
   try {
+    // Inside the try: a store that refuses this write must not leave the lane taken forever.
+    const started = await persist(
+      () => markRunning(db, ids, now()),
+      store(deps, 'start a run', chat, ids, run),
+    );
+    // Stopped while waiting for the store: the rows are still waiting, for the next run or start.
+    if (!started.ok) return;
     const prompt = buildPrompt(rows.map(toPrompt), deps.timeZone ? { timeZone: deps.timeZone } : {});
     const out = await execute(deps.exec, chat, prompt, {
       allowNewSession: true,
@@ -80,7 +89,7 @@ export async function runUserBatch(deps: UserRunDeps, chat: ChatKey): Promise<vo
     await finish(deps, chat, ids, out, run.controller.signal);
   } catch (err) {
     log.error({ err, chat: maskId(chat), ids }, 'run failed inside the relay');
-    failSafely(deps, chat, ids);
+    await failSafely(deps, chat, ids, run);
   } finally {
     typing(deps.channel, chatId, false);
     lanes.end(chat, run);
@@ -99,6 +108,7 @@ async function finish(
   const { db, now, log } = deps.exec;
   const reason = abortReason(signal);
   if (out.type === 'ran' && out.result.type === 'error' && out.result.kind === 'aborted' && reason) {
+    // Not retried: the store refusing this leaves the rows running, and the next start re-runs them.
     transaction(db, () => {
       // Our own shutdown is not a crash: the rows wait for the next start without spending a try.
       if (reason === 'shutdown') markPendingAgain(db, ids, true);
@@ -131,11 +141,18 @@ async function finish(
       break;
     }
   }
-  transaction(db, () => {
-    enqueueOutbound(db, chat, `in:${ids[ids.length - 1]}`, items, now());
-    markFinished(db, ids, failed ? 'failed' : 'done', now(), failed);
-    if (out.type === 'ran') keepSession(deps.exec, out, true);
-  });
+  // The answer is kept in memory while the store refuses it; once written it goes out as usual.
+  // Stopped while waiting (shutdown): the rows stay running and the next start runs them again.
+  const recorded = await persist(
+    () =>
+      transaction(db, () => {
+        enqueueOutbound(db, chat, `in:${ids[ids.length - 1]}`, items, now());
+        markFinished(db, ids, failed ? 'failed' : 'done', now(), failed);
+        if (out.type === 'ran') keepSession(deps.exec, out, true);
+      }),
+    store(deps, 'record the answer', chat, ids, { controller: { signal } }),
+  );
+  if (!recorded.ok) return;
   const result = out.type === 'ran' ? out.result : undefined;
   if (result) {
     const recorded = recordRun(db, runRecord(chat, out.agent, 'user', result, now()));
@@ -159,14 +176,37 @@ async function finish(
 const text = (t: string, limit: number): OutboundItem[] =>
   replyChunks(t, limit).map((c) => ({ type: 'text', text: c }));
 
+const store = (
+  deps: UserRunDeps,
+  what: string,
+  chat: ChatKey,
+  ids: number[],
+  run: { controller: { signal: AbortSignal } },
+) => ({
+  what,
+  log: deps.exec.log,
+  fields: { chat: maskId(chat), ids },
+  baseMs: deps.storeRetryMs,
+  signal: run.controller.signal,
+});
+
 /** After an unexpected error the rows are failed and the chat told; a store error here is only logged. */
-function failSafely(deps: UserRunDeps, chat: ChatKey, ids: number[]): void {
+async function failSafely(
+  deps: UserRunDeps,
+  chat: ChatKey,
+  ids: number[],
+  run: { controller: { signal: AbortSignal } },
+): Promise<void> {
   const { db, now, log } = deps.exec;
   try {
-    transaction(db, () => {
-      markFinished(db, ids, 'failed', now(), 'relay_error');
-      enqueueOutbound(db, chat, `in:${ids[ids.length - 1]}`, text(NOTICE.relayError, deps.limit), now());
-    });
+    await persist(
+      () =>
+        transaction(db, () => {
+          markFinished(db, ids, 'failed', now(), 'relay_error');
+          enqueueOutbound(db, chat, `in:${ids[ids.length - 1]}`, text(NOTICE.relayError, deps.limit), now());
+        }),
+      store(deps, 'record the failed run', chat, ids, run),
+    );
   } catch (err) {
     log.error({ err, chat: maskId(chat), ids }, 'could not record the failed run');
   }

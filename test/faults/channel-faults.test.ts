@@ -1,0 +1,198 @@
+// Faults at the far edge of a channel, through the whole relay (startRelay: store, queue, runner, the
+// fake claude as a real child process, the real channel): the WhatsApp socket closing in the middle of
+// a send, and Twilio's REST API answering 429, 500 or a permanent error. Each row checks the four
+// promises: the user hears something true (or, when Twilio refuses the recipient for good, the
+// failure is recorded with its code), nothing is lost, no process is left, the next message runs.
+import { DisconnectReason } from '@whiskeysockets/baileys';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { TwilioChannel } from '../../src/channels/twilio/index.js';
+import { createWhatsAppChannel, whatsappMigration } from '../../src/channels/whatsapp/index.js';
+import { CHANNEL_FACTORIES, type RunningRelay, startRelay } from '../../src/relay.js';
+import { ACCOUNT, type FakeTwilio, startFakeTwilio, TOKEN } from '../channels/twilio/helpers/fake-twilio.js';
+import { smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
+import { boom, fakeSockets } from '../channels/whatsapp/fake-socket.js';
+import { ManualScheduler } from '../channels/whatsapp/harness.js';
+import { text } from '../channels/whatsapp/messages.js';
+import { type Home, makeHome, waitFor } from '../e2e/helpers.js';
+import { FAULT_CLI, leftovers } from './rig.js';
+
+let home: Home | undefined;
+let relay: RunningRelay | undefined;
+let fake: FakeTwilio | undefined;
+afterEach(async () => {
+  await relay?.stop(0);
+  relay = undefined;
+  await fake?.close();
+  fake = undefined;
+  home?.cleanup();
+  home = undefined;
+});
+
+const agent = { command: [process.execPath, FAULT_CLI] };
+
+function rows(r: RunningRelay) {
+  const db = r.queue.opts.db;
+  return {
+    inbox: () =>
+      (
+        db.prepare('SELECT text, status FROM inbox ORDER BY id').all() as { text: string; status: string }[]
+      ).map((x) => ({ ...x })),
+    outbox: () =>
+      (
+        db.prepare('SELECT status, error FROM outbox ORDER BY id').all() as {
+          status: string;
+          error: string;
+        }[]
+      ).map((x) => ({ ...x })),
+  };
+}
+
+const pids = (h: Home) => ({
+  cli: [...new Set(h.events().map((e) => e.pid))],
+  grandchildren: h.events().flatMap((e) => (e.child ? [e.child] : [])),
+});
+
+describe('WhatsApp: the socket closes in the middle of sending the reply', () => {
+  it('the reply goes out exactly once on the next connection, and the chat carries on', async () => {
+    const ALICE_PN = '15557654321';
+    const ALICE = `${ALICE_PN}@s.whatsapp.net`;
+    home = makeHome({ agent, whatsapp: { enabled: true, allowFrom: [`+${ALICE_PN}`] } });
+    const { makeSocket, sockets } = fakeSockets();
+    const scheduler = new ManualScheduler();
+    relay = await startRelay(home.ctx(), {
+      services: [],
+      channels: [
+        {
+          name: 'whatsapp',
+          enabled: () => true,
+          migrations: [whatsappMigration],
+          create: (d) =>
+            createWhatsAppChannel({
+              config: d.config,
+              paths: d.paths,
+              db: d.db,
+              log: d.log,
+              makeSocket,
+              scheduler,
+              typingTimers: scheduler,
+              random: () => 0.5,
+              sleep: async () => {},
+            }),
+        },
+      ],
+    });
+    const first = sockets[0]!;
+    first.open();
+    const send = first.sendMessage;
+    let cut = false;
+    first.sendMessage = async (jid, content, options) => {
+      if (cut) return send(jid, content, options);
+      cut = true;
+      first.close(DisconnectReason.connectionClosed, 'Connection Closed');
+      throw boom(DisconnectReason.connectionClosed, 'Connection Closed');
+    };
+    first.upsert([text({ chat: ALICE }, 'hello')]);
+    expect(await waitFor(() => cut)).toBe(true);
+    // The reconnect backoff elapses: one new socket, which opens.
+    expect(await waitFor(() => scheduler.pending.size > 0)).toBe(true);
+    scheduler.fire();
+    const second = sockets.at(-1)!;
+    expect(second).not.toBe(first);
+    second.open();
+    await relay.queue.whenIdle();
+
+    const texts = () =>
+      sockets.flatMap((s) => s.sent.map((m) => (m.content as { text?: string }).text).filter(Boolean));
+    expect(texts()).toEqual(['reply: hello']);
+    expect(second.sent.map((m) => m.jid)).toEqual([ALICE]);
+    const r = rows(relay);
+    expect(r.inbox()).toEqual([{ text: 'hello', status: 'done' }]);
+    expect(r.outbox()).toEqual([{ status: 'sent', error: expect.stringContaining('Connection') }]);
+    expect(await leftovers(pids(home))).toEqual([]);
+
+    second.upsert([text({ chat: ALICE }, 'and now this')]);
+    expect(await waitFor(() => texts().length === 2)).toBe(true);
+    await relay.queue.whenIdle();
+    expect(texts()).toEqual(['reply: hello', 'reply: and now this']);
+    expect(await leftovers(pids(home))).toEqual([]);
+  });
+});
+
+interface TwilioRow {
+  fault: string;
+  failures: { status: number; code: number }[];
+  /** What Twilio accepted for the user's first message. */
+  delivered: string[];
+  outbox: { status: string; error: unknown };
+}
+
+const TWILIO_ROWS: TwilioRow[] = [
+  {
+    fault: '429 (20429) once',
+    failures: [{ status: 429, code: 20429 }],
+    delivered: ['reply: hello'],
+    outbox: { status: 'sent', error: null },
+  },
+  {
+    fault: '500 twice (the outbox retries after the channel gave up)',
+    failures: [
+      { status: 500, code: 20500 },
+      { status: 500, code: 20500 },
+    ],
+    delivered: ['reply: hello'],
+    outbox: { status: 'sent', error: 'Twilio server error 500 (code 20500)' },
+  },
+  {
+    fault: 'a permanent error: invalid recipient (21211)',
+    failures: [{ status: 400, code: 21211 }],
+    delivered: [],
+    outbox: { status: 'failed', error: 'invalid recipient number (code 21211)' },
+  },
+  {
+    fault: 'a permanent error: the user unsubscribed (21610)',
+    failures: [{ status: 400, code: 21610 }],
+    delivered: [],
+    outbox: { status: 'failed', error: 'recipient unsubscribed (replied STOP) (code 21610)' },
+  },
+];
+
+describe('Twilio: the REST API fails the reply', () => {
+  it.each(TWILIO_ROWS)('$fault', async (row) => {
+    fake = await startFakeTwilio();
+    home = makeHome({
+      agent,
+      twilio: {
+        enabled: true,
+        accountSid: ACCOUNT,
+        authToken: TOKEN,
+        from: '+15550000000',
+        allowFrom: ['+15551234567'],
+        apiBaseUrl: fake.url,
+        webhook: { host: '127.0.0.1', port: 0 },
+      },
+    });
+    const twilioOnly = CHANNEL_FACTORIES.filter((f) => f.name === 'twilio');
+    relay = await startRelay(home.ctx(), { channels: twilioOnly, services: [] });
+    const url = `http://127.0.0.1:${(relay.channels.get('twilio') as TwilioChannel).port()}/twilio/inbound`;
+    fake.failNext(...row.failures);
+
+    expect(
+      (await twilioPost(url, smsParams({ MessageSid: `SM${'1'.repeat(32)}`, Body: 'hello' }))).status,
+    ).toBe(200);
+    await relay.queue.whenIdle();
+    expect(fake.created.map((m) => m.body)).toEqual(row.delivered);
+    const r = rows(relay);
+    expect(r.inbox()).toEqual([{ text: 'hello', status: 'done' }]);
+    expect(r.outbox()).toEqual([row.outbox]);
+    expect(await leftovers(pids(home))).toEqual([]);
+
+    // The user writes again (which also reopens a chat Twilio said had unsubscribed).
+    expect(
+      (await twilioPost(url, smsParams({ MessageSid: `SM${'2'.repeat(32)}`, Body: 'and now this' }))).status,
+    ).toBe(200);
+    await relay.queue.whenIdle();
+    expect(fake.created.map((m) => m.body)).toEqual([...row.delivered, 'reply: and now this']);
+    expect(r.inbox().at(-1)).toEqual({ text: 'and now this', status: 'done' });
+    expect(await leftovers(pids(home))).toEqual([]);
+  });
+});

@@ -1,0 +1,117 @@
+// Faults of the agent CLI and of the store, each through the real relay path (console channel →
+// queue → store → runner → a real misbehaving child process → outbox → console), one row per fault.
+// Every row checks the same four promises:
+//   heard      the user is told something short and true (the exact sentence)
+//   not lost   the message's row ended done or failed (never vanished, never stuck running), and
+//              every reply row was sent
+//   no process nothing the run started is left: the CLI reaped, its grandchildren dead
+//   next       the next message in the same chat runs and is answered
+import { afterEach, describe, expect, it } from 'vitest';
+import { leftovers, type Rig, startRig } from './rig.js';
+
+let rig: Rig | undefined;
+afterEach(async () => {
+  await rig?.close();
+  rig = undefined;
+});
+
+interface Row {
+  fault: string;
+  /** The message that triggers the fault. */
+  prompt: string;
+  /** Exactly what the user reads for it. */
+  heard: string[];
+  /** How its inbox row ends. */
+  status: 'done' | 'failed';
+  note?: string | null;
+  agent?: Record<string, unknown>;
+  /** The fault leaves a grandchild behind to be killed with the group. */
+  grandchild?: boolean;
+}
+
+const ROWS: Row[] = [
+  {
+    fault: 'CLI exits non-zero with a stack trace',
+    prompt: 'please exit:1',
+    heard: ['Claude Code failed (exit code 1).'],
+    status: 'failed',
+    note: 'exit',
+  },
+  {
+    fault: 'CLI dies by SIGKILL',
+    prompt: 'please signal:SIGKILL',
+    heard: ['Claude Code stopped unexpectedly (SIGKILL).'],
+    status: 'failed',
+    note: 'exit',
+  },
+  {
+    fault: 'CLI dies by SIGSEGV',
+    prompt: 'please signal:SIGSEGV',
+    heard: ['Claude Code stopped unexpectedly (SIGSEGV).'],
+    status: 'failed',
+    note: 'exit',
+  },
+  {
+    fault: 'CLI hangs, ignores SIGTERM, with a grandchild that ignores it too',
+    prompt: 'please hang',
+    heard: ['Claude Code timed out after 1 s.'],
+    status: 'failed',
+    note: 'timeout',
+    agent: { timeoutSeconds: 1 },
+    grandchild: true,
+  },
+  {
+    fault: 'CLI floods 100 MB of output before answering',
+    prompt: 'please flood',
+    heard: [
+      'reply: please flood',
+      '(The reply was cut short: the agent printed more than the output limit.)',
+    ],
+    status: 'done',
+    note: null,
+  },
+  {
+    fault: 'CLI prints garbage and exits 0',
+    prompt: 'please garbage',
+    heard: ['Claude Code finished without a reply agentwire could read.'],
+    status: 'failed',
+    note: 'unparseable',
+  },
+  {
+    fault: 'CLI is cut off half-way through a JSON line',
+    prompt: 'please halfjson',
+    heard: ['Claude Code finished without a reply agentwire could read.'],
+    status: 'failed',
+    note: 'unparseable',
+  },
+  {
+    fault: 'CLI waits for more input on stdin',
+    prompt: 'please askstdin',
+    heard: ['reply: please askstdin (stdin was closed)'],
+    status: 'done',
+    note: null,
+  },
+];
+
+describe('faults of the agent CLI, through the console channel', () => {
+  it.each(ROWS)('$fault', async (row) => {
+    rig = await startRig(row.agent);
+    await rig.say(row.prompt);
+
+    // heard
+    expect(rig.heard.join('\n\n')).toBe(row.heard.join('\n\n'));
+    // not lost
+    expect(rig.inbox()).toEqual([{ text: row.prompt, status: row.status, note: row.note ?? null }]);
+    expect(rig.outbox().map((o) => o.status)).toEqual(rig.outbox().map(() => 'sent'));
+    // no process left
+    const pids = rig.pids();
+    expect(pids.cli.length).toBeGreaterThan(0);
+    expect(pids.grandchildren.length > 0).toBe(Boolean(row.grandchild));
+    expect(await leftovers(pids)).toEqual([]);
+    // next
+    await rig.say('and now this');
+    expect(rig.heard.at(-1)).toBe('reply: and now this');
+    expect(rig.inbox().at(-1)).toEqual({ text: 'and now this', status: 'done', note: null });
+    expect(await leftovers(rig.pids())).toEqual([]);
+  });
+});

@@ -1,0 +1,94 @@
+// The store failing like a full disk (SQLITE_FULL on the write at one step of the path, for a while)
+// through the real relay path, with the same four promises as the CLI faults: the user hears
+// something true, nothing is lost, no process is left, the next message runs.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../e2e/helpers.js';
+import { leftovers, type Rig, startRig } from './rig.js';
+
+let rig: Rig | undefined;
+afterEach(async () => {
+  await rig?.close();
+  rig = undefined;
+});
+
+async function nextStillRuns(r: Rig) {
+  await r.say('and now this');
+  expect(r.heard.at(-1)).toBe('reply: and now this');
+  expect(r.inbox().at(-1)).toEqual({ text: 'and now this', status: 'done', note: null });
+  expect(await leftovers(r.pids())).toEqual([]);
+}
+
+/** Until the store has refused a few writes (so the relay is waiting on it, not done with it). */
+async function refusedAFew(r: Rig) {
+  expect(await waitFor(() => r.disk.refused >= 3)).toBe(true);
+}
+
+const allSent = (r: Rig) => expect(r.outbox().map((o) => o.status)).toEqual(r.outbox().map(() => 'sent'));
+
+describe('the store fails like a full disk', () => {
+  it('when a message arrives: the sender is told it was not stored, and nothing runs', async () => {
+    rig = await startRig();
+    rig.disk.fill(/INSERT INTO inbox/);
+    await rig.say('hello');
+    expect(rig.notices).toEqual(['(not stored: could not store the message)']);
+    expect(rig.heard).toEqual([]);
+    // Not lost: never acknowledged as stored (a WhatsApp or Twilio peer delivers it again).
+    expect(rig.inbox()).toEqual([]);
+    expect(rig.pids().cli).toEqual([]);
+    rig.disk.free();
+    await nextStillRuns(rig);
+  });
+
+  it('when a run starts: the chat waits for the store, then runs the message', async () => {
+    rig = await startRig();
+    const go = join(rig.home.dir, 'go');
+    await rig.type(`first waitfile:${go}`);
+    await rig.started(1);
+    await rig.type('second');
+    rig.disk.fill(/SET status = 'running'/);
+    writeFileSync(go, '');
+    await refusedAFew(rig);
+    expect(rig.inbox().map((r) => r.status)).toEqual(['done', 'pending']);
+    rig.disk.free();
+    await rig.queue.whenIdle();
+    expect(rig.heard).toEqual([`reply: first waitfile:${go}`, 'reply: second']);
+    expect(rig.inbox().map((r) => r.status)).toEqual(['done', 'done']);
+    allSent(rig);
+    expect(await leftovers(rig.pids())).toEqual([]);
+    await nextStillRuns(rig);
+  });
+
+  it("when a run's answer is recorded: the answer is kept and written once the disk has room", async () => {
+    rig = await startRig();
+    const go = join(rig.home.dir, 'go');
+    await rig.type(`first waitfile:${go}`);
+    await rig.started(1);
+    rig.disk.fill(/INSERT INTO outbox/);
+    writeFileSync(go, '');
+    await refusedAFew(rig);
+    expect(rig.inbox().map((r) => r.status)).toEqual(['running']);
+    expect(rig.heard).toEqual([]);
+    rig.disk.free();
+    await rig.queue.whenIdle();
+    expect(rig.heard).toEqual([`reply: first waitfile:${go}`]);
+    expect(rig.inbox()).toEqual([{ text: `first waitfile:${go}`, status: 'done', note: null }]);
+    allSent(rig);
+    expect(await leftovers(rig.pids())).toEqual([]);
+    await nextStillRuns(rig);
+  });
+
+  it('when a sent reply is noted: it is noted once the disk has room, and never sent twice', async () => {
+    rig = await startRig();
+    rig.disk.failNext(3, /SET status = 'sent'/);
+    await rig.say('hello');
+    expect(rig.disk.refused).toBe(3);
+    expect(rig.heard).toEqual(['reply: hello']);
+    expect(rig.inbox()).toEqual([{ text: 'hello', status: 'done', note: null }]);
+    allSent(rig);
+    expect(await leftovers(rig.pids())).toEqual([]);
+    await nextStillRuns(rig);
+    expect(rig.heard).toEqual(['reply: hello', 'reply: and now this']);
+  });
+});

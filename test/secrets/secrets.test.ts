@@ -1,0 +1,167 @@
+// Secrets never leak: a real `agentwire relay` process with API keys and Twilio tokens in its
+// environment and config, logging at debug level to its real log file, a fake claude that echoes
+// every key to stdout and stderr and fails, and a webhook whose signature fails on a URL carrying a
+// token in its query. No log line, stderr line, `agentwire status --json` output, web console page,
+// /healthz or API answer, and no message sent to the user contains any of the values.
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACCOUNT, type FakeTwilio, startFakeTwilio, TOKEN } from '../channels/twilio/helpers/fake-twilio.js';
+import { smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
+import { type Home, MAIN, makeHome, type Proc, spawnNode, waitFor } from '../e2e/helpers.js';
+import { FAULT_CLI } from '../faults/rig.js';
+
+// Recognisable, and deliberately not shaped like any known key format (sk-…, AIza…): only the
+// registration of environment and config values can mask them.
+const ENV_SECRETS = {
+  ANTHROPIC_API_KEY: 'zzANTHROPICzz7f3a9c1e5b',
+  OPENAI_API_KEY: 'zzOPENAIzz2d4e6f8a0c',
+  GEMINI_API_KEY: 'zzGEMINIzz9b8a7c6d5e',
+  TWILIO_AUTH_TOKEN: 'zzTWILIOENVzz1a2b3c4d',
+};
+const QUERY_SECRET = 'zzQUERYzz5e6f7a8b9c';
+const SECRETS = [...Object.values(ENV_SECRETS), TOKEN, QUERY_SECRET];
+
+let fake: FakeTwilio;
+let home: Home;
+let relay: Proc;
+let webhook: string;
+let consoleBase: string;
+const seen: Record<string, string> = {};
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [MAIN, ...args], { env });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('close', (code) => resolve({ code, out }));
+  });
+}
+
+beforeAll(async () => {
+  fake = await startFakeTwilio();
+  const port = await freePort();
+  home = makeHome({
+    agent: {
+      command: [process.execPath, FAULT_CLI],
+      // How a user hands other keys to their agent: "${VAR}" from the relay's environment.
+      env: { OPENAI_API_KEY: '${OPENAI_API_KEY}', GEMINI_API_KEY: '${GEMINI_API_KEY}' },
+    },
+    twilio: {
+      enabled: true,
+      accountSid: ACCOUNT,
+      authToken: TOKEN,
+      from: '+15550000000',
+      allowFrom: ['+15551234567'],
+      apiBaseUrl: fake.url,
+      webhook: { host: '127.0.0.1', port },
+    },
+    console: { enabled: true, host: '127.0.0.1', port: 0 },
+  });
+  // makeHome wrote the config with FAKE_LOG in agent.env; keep it beside the "${VAR}" entries.
+  const raw = JSON.parse(readFileSync(home.configFile, 'utf8'));
+  raw.agent.env = { ...raw.agent.env, FAKE_LOG: home.fakeLog };
+  writeFileSync(home.configFile, JSON.stringify(raw));
+  const env = { ...home.env, ...ENV_SECRETS, AGENTWIRE_LOG_LEVEL: 'debug' };
+  relay = spawnNode([MAIN, 'relay'], env);
+  const up = await waitFor(() => /Web console: (\S+)/.test(relay.stderr()), 20_000);
+  expect(up, `relay did not start: ${relay.stderr()}`).toBe(true);
+  consoleBase = new URL(/Web console: (\S+)/.exec(relay.stderr())?.[1] ?? '').origin;
+  webhook = `http://127.0.0.1:${port}/twilio/inbound`;
+
+  // A run whose CLI echoes every key and fails.
+  expect((await twilioPost(webhook, smsParams({ Body: 'please echosecrets' }))).status).toBe(200);
+  expect(await waitFor(() => fake.created.length === 1, 20_000)).toBe(true);
+  // A forged request to a URL with a token in its query.
+  const forged = await twilioPost(
+    `${webhook}?token=${QUERY_SECRET}`,
+    smsParams({ MessageSid: `SM${'9'.repeat(32)}` }),
+    {
+      signature: 'bm90IGEgc2lnbmF0dXJl',
+    },
+  );
+  expect(forged.status).toBe(403);
+
+  seen.status = (await cli(['status', '--json'], env)).out;
+  const token = readFileSync(join(home.dir, 'console.token'), 'utf8').trim();
+  seen.healthz = await (await fetch(`${consoleBase}/healthz`)).text();
+  const auth = { headers: { authorization: `Bearer ${token}` } };
+  const page = await fetch(`${consoleBase}/`, auth);
+  expect(page.status).toBe(200);
+  seen.page = await page.text();
+  seen.api = await (await fetch(`${consoleBase}/api/status`, auth)).text();
+  seen.replies = JSON.stringify(fake.created.map((m) => m.body));
+
+  relay.child.kill('SIGTERM');
+  await relay.exit;
+  // What the relay printed (stderr carries warnings and the console line; stdout is usually empty).
+  seen.output = relay.stdout() + relay.stderr();
+  const logs = join(home.dir, 'logs');
+  seen.logs = readdirSync(logs)
+    .map((f) => readFileSync(join(logs, f), 'utf8'))
+    .join('');
+}, 60_000);
+
+afterAll(async () => {
+  if (relay && relay.child.exitCode === null) relay.child.kill('SIGKILL');
+  await fake?.close();
+  home?.cleanup();
+});
+
+describe('secrets never leak', () => {
+  it('the CLI really had the keys, printed them, and failed', () => {
+    const end = home.events().find((e) => e.ev === 'end') as { secrets?: string[] } | undefined;
+    // The relay's own Twilio token is never handed to the agent; the keys it needs are.
+    expect(end?.secrets).toEqual(['ANTHROPIC_API_KEY', 'GEMINI_API_KEY', 'OPENAI_API_KEY']);
+    // The failure reached the log at debug level, with the CLI's own line masked.
+    const finished = (seen.logs ?? '')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.msg === 'run finished');
+    expect(finished).toMatchObject({ outcome: 'exit' });
+    expect(String(finished?.detail)).toContain('[redacted]');
+    expect(seen.logs).toContain('"level":20');
+  });
+
+  it.each(['logs', 'output', 'status', 'healthz', 'page', 'api', 'replies'])('no secret in %s', (where) => {
+    const text = seen[where] ?? '';
+    expect(text.length).toBeGreaterThan(0);
+    for (const s of SECRETS) expect(text, `${where} contains ${s}`).not.toContain(s);
+  });
+
+  it('what was checked is the real thing: status from the running relay, the page behind its token', () => {
+    expect(JSON.parse(seen.status ?? '')).toMatchObject({ source: 'relay', relay: { running: true } });
+    expect(seen.page).toMatch(/^<!doctype html>/i);
+    expect(seen.page).not.toContain('needs its token');
+    expect(JSON.parse(seen.api ?? '')).toMatchObject({ snapshot: { source: 'relay' } });
+    expect(JSON.parse(seen.healthz ?? '')).toMatchObject({ status: expect.any(String) });
+  });
+
+  it('the user is told the run failed, in one short sentence', () => {
+    expect(JSON.parse(seen.replies ?? '[]')).toEqual(['Claude Code failed (exit code 1).']);
+  });
+
+  it('the forged request was logged without its query', () => {
+    expect(seen.logs).toContain('twilio: webhook signature rejected');
+  });
+
+  it('log files are private (0600)', () => {
+    const logs = join(home.dir, 'logs');
+    const files = readdirSync(logs);
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) expect(statSync(join(logs, f)).mode & 0o777, f).toBe(0o600);
+  });
+});
