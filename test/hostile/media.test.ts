@@ -163,7 +163,7 @@ const segment = fc.constantFrom(
 const pathRef = fc
   .tuple(
     fc.constantFrom('', './', '/', `${root}/`, `${base}/`, `${outside}/`, '~/', '~', '~root/', '/etc/', '../'),
-    fc.array(segment, { minLength: 1, maxLength: 6 }),
+    fc.array(segment, { minLength: 1, maxLength: 5, size: 'xsmall' }),
   )
   .map(([lead, segs]) => lead + segs.join('/'));
 const schemeRef = fc
@@ -219,7 +219,14 @@ const noise = fc.oneof(
 );
 /** References that should be attached, so the property also covers the reading path. */
 const goodRef = fc.constantFrom('./a.png', 'a.png', `${root}/a.png`, 'sub/../a.png', 'in1', 'Q3 chart.png', 'sub/b.txt', '%2e%2e');
-const ref = fc.oneof(pathRef, schemeRef, forbiddenUrl, publicUrl, noise, goodRef);
+/** Short names of the traps laid above, each reached by a link inside the root. */
+const trapRef = fc
+  .tuple(
+    fc.constantFrom('', './', `${root}/`, 'sub/../'),
+    fc.constantFrom('leak.png', 'c1', 'c2', 'out/secret.txt', 'out/fifo', 'passwd.png', 'fifo.png', 'loop1', 'out/../outside/secret.txt'),
+  )
+  .map(([lead, name]) => lead + name);
+const ref = fc.oneof(pathRef, schemeRef, forbiddenUrl, publicUrl, noise, goodRef, trapRef);
 /** How the agent wrote the line: case, leading space, quotes or backticks round the reference. */
 const mediaLine = fc
   .tuple(fc.constantFrom('MEDIA:', 'media:', 'Media: ', '  MEDIA: '), ref, fc.constantFrom('', '"', "'", '`'))
