@@ -32,7 +32,11 @@ describe('parseConfigText', () => {
     expect(r.ok).toBe(false);
     if (!r.ok) {
       expect(r.problems).toHaveLength(1);
-      expect(r.problems[0]).toMatchObject({ file: 'c.json5', line: 2, message: 'nested more than 32 levels deep' });
+      expect(r.problems[0]).toMatchObject({
+        file: 'c.json5',
+        line: 2,
+        message: 'nested more than 32 levels deep',
+      });
       expect(r.problems[0]!.path.startsWith('agent.env.a.a.')).toBe(true);
     }
     // Just under the limit the ordinary checks answer (env values must be strings).

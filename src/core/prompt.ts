@@ -25,7 +25,8 @@ export interface PromptOptions {
  * line and paragraph separators (which some readers, models included, take as a line break), bidi
  * marks, overrides and isolates, and zero-width characters.
  */
-const UNSAFE_IN_LABEL = /[\p{Cc}\p{Zl}\p{Zp}\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]+/gu;
+const UNSAFE_IN_LABEL =
+  /[\p{Cc}\p{Zl}\p{Zp}\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]+/gu;
 
 /** Flattens control characters (incl. newlines and bidi overrides) and caps the length. */
 export function label(s: string, max = 64): string {

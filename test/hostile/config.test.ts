@@ -14,7 +14,20 @@ const FILE = '/etc/agentwire/test.json5';
 const HOME = '/home/tester';
 const env = { HOME };
 
-const TOP = ['agent', 'agents', 'queue', 'sessions', 'commands', 'media', 'whatsapp', 'twilio', 'heartbeat', 'schedules', 'console', 'log'];
+const TOP = [
+  'agent',
+  'agents',
+  'queue',
+  'sessions',
+  'commands',
+  'media',
+  'whatsapp',
+  'twilio',
+  'heartbeat',
+  'schedules',
+  'console',
+  'log',
+];
 const INNER = [
   'kind',
   'command',
@@ -44,13 +57,26 @@ const INNER = [
   'authToken',
   'every',
 ];
-const key = (names: string[]) => fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...names) }, fc.string({ maxLength: 8 }));
+const key = (names: string[]) =>
+  fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...names) }, fc.string({ maxLength: 8 }));
 const scalar = fc.oneof(
   fc.boolean(),
   fc.integer({ min: -2, max: 70_000 }),
   fc.double({ noNaN: false }),
   fc.constant(null),
-  fc.constantFrom('*', '+15551234567', 'claude', 'codex', '~/work', '~', '/tmp/x', 'https://relay.example/wh', '0.0.0.0', '', '30m'),
+  fc.constantFrom(
+    '*',
+    '+15551234567',
+    'claude',
+    'codex',
+    '~/work',
+    '~',
+    '/tmp/x',
+    'https://relay.example/wh',
+    '0.0.0.0',
+    '',
+    '30m',
+  ),
   fc.string({ maxLength: 12 }),
 );
 const { value } = fc.letrec((tie) => ({
@@ -58,9 +84,13 @@ const { value } = fc.letrec((tie) => ({
   array: fc.array(tie('value'), { maxLength: 3 }),
   object: fc.dictionary(key(INNER), tie('value'), { maxKeys: 4 }),
 }));
-const configObject = fc.dictionary(key(TOP), fc.oneof(value, fc.dictionary(key(INNER), value, { maxKeys: 4 })), {
-  maxKeys: 4,
-});
+const configObject = fc.dictionary(
+  key(TOP),
+  fc.oneof(value, fc.dictionary(key(INNER), value, { maxKeys: 4 })),
+  {
+    maxKeys: 4,
+  },
+);
 
 /** The written leaves (scalars and empty arrays) with their paths. */
 function leaves(v: unknown, path: (string | number)[] = []): [(string | number)[], unknown][] {
@@ -79,7 +109,9 @@ function get(v: unknown, path: readonly (string | number)[]): unknown {
 }
 
 const isPath = (v: unknown, path: readonly (string | number)[]) =>
-  path.length > 0 && get(v, path.slice(0, -1)) !== undefined && Object.hasOwn(get(v, path.slice(0, -1)) as object, path.at(-1)!);
+  path.length > 0 &&
+  get(v, path.slice(0, -1)) !== undefined &&
+  Object.hasOwn(get(v, path.slice(0, -1)) as object, path.at(-1)!);
 
 /** Paths the loader itself rewrites, documented: `~` in folder settings. */
 const expands = (path: readonly (string | number)[]) =>
@@ -117,9 +149,13 @@ describe('hostile config files', () => {
     const texty = fc.oneof(
       fc.string({ maxLength: 120 }),
       fc.string({ unit: 'binary', maxLength: 60 }),
-      configObject.map((o) => JSON5.stringify(o)).chain((s) =>
-        fc.tuple(fc.nat(s.length), fc.string({ maxLength: 3 })).map(([i, ins]) => s.slice(0, i) + ins + s.slice(i)),
-      ),
+      configObject
+        .map((o) => JSON5.stringify(o))
+        .chain((s) =>
+          fc
+            .tuple(fc.nat(s.length), fc.string({ maxLength: 3 }))
+            .map(([i, ins]) => s.slice(0, i) + ins + s.slice(i)),
+        ),
       fc.nat(20_000).map((n) => `{a:${'['.repeat(n)}${']'.repeat(n)}}`),
       fc.nat(5_000).map((n) => `{agent:{env:${'{a:'.repeat(n)}1${'}'.repeat(n)}}}`),
     );
@@ -150,25 +186,30 @@ describe('hostile config files', () => {
     let accepted = 0;
     let refused = 0;
     fc.assert(
-      fc.property(configObject, fc.constantFrom(0, 2, '\t'), fc.constantFrom('"', "'"), (obj, space, quote) => {
-        const text = JSON5.stringify(obj, { space, quote });
-        const r = parseConfigText(text, FILE, env);
-        if (!r.ok) {
-          refused++;
-          checkProblems(r.problems, text, JSON5.parse(text));
-          return;
-        }
-        accepted++;
-        for (const [path, leaf] of leaves(JSON5.parse(text))) {
-          if (path.length === 0) continue;
-          const got = get(r.config, path);
-          if (expands(path) && typeof leaf === 'string' && (leaf === '~' || leaf.startsWith('~/'))) {
-            expect(got).toBe(leaf === '~' ? HOME : join(HOME, leaf.slice(2)));
-          } else {
-            expect(got, path.join('.')).toEqual(leaf);
+      fc.property(
+        configObject,
+        fc.constantFrom(0, 2, '\t'),
+        fc.constantFrom('"', "'"),
+        (obj, space, quote) => {
+          const text = JSON5.stringify(obj, { space, quote });
+          const r = parseConfigText(text, FILE, env);
+          if (!r.ok) {
+            refused++;
+            checkProblems(r.problems, text, JSON5.parse(text));
+            return;
           }
-        }
-      }),
+          accepted++;
+          for (const [path, leaf] of leaves(JSON5.parse(text))) {
+            if (path.length === 0) continue;
+            const got = get(r.config, path);
+            if (expands(path) && typeof leaf === 'string' && (leaf === '~' || leaf.startsWith('~/'))) {
+              expect(got).toBe(leaf === '~' ? HOME : join(HOME, leaf.slice(2)));
+            } else {
+              expect(got, path.join('.')).toEqual(leaf);
+            }
+          }
+        },
+      ),
       { numRuns: 400 },
     );
     expect(accepted).toBeGreaterThan(0);
@@ -192,7 +233,11 @@ describe('hostile config files', () => {
       fc.property(fc.constantFrom(...settings), value, (path, v) => {
         const obj: Record<string, unknown> = {};
         let cur = obj;
-        for (const p of path.slice(0, -1)) cur = cur[p as string] = {} as Record<string, unknown>;
+        for (const p of path.slice(0, -1)) {
+          const next: Record<string, unknown> = {};
+          cur[p as string] = next;
+          cur = next;
+        }
         cur[path.at(-1) as string] = v;
         const text = JSON5.stringify(obj, null, 2);
         const r = parseConfigText(text, FILE, env);
@@ -212,12 +257,18 @@ describe('hostile config files', () => {
   it('a file on disk: the same answers through loadConfig, never a throw', () => {
     const dir = mkdtempSync(join(tmpdir(), 'aw-hostile-config-'));
     fc.assert(
-      fc.property(fc.oneof(fc.string({ maxLength: 80 }), configObject.map((o) => JSON5.stringify(o))), (text) => {
-        const file = join(dir, 'agentwire.json5');
-        writeFileSync(file, text);
-        const r = loadConfig(file, true, env);
-        expect(r.ok || r.problems.every((p) => p.file === file)).toBe(true);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 80 }),
+          configObject.map((o) => JSON5.stringify(o)),
+        ),
+        (text) => {
+          const file = join(dir, 'agentwire.json5');
+          writeFileSync(file, text);
+          const r = loadConfig(file, true, env);
+          expect(r.ok || r.problems.every((p) => p.file === file)).toBe(true);
+        },
+      ),
       { numRuns: 100 },
     );
   });

@@ -18,9 +18,9 @@ import type { OutboundItem } from '../../src/core/types.js';
 import { createLogger } from '../../src/log.js';
 import { mediaPolicy } from '../../src/queue/adapters.js';
 import { composeRunReply } from '../../src/queue/compose.js';
-import { setup as waSetup } from '../channels/whatsapp/harness.js';
 import { type FakeTwilio, startFakeTwilio } from '../channels/twilio/helpers/fake-twilio.js';
 import { createInbox, startChannel, twilioConfig } from '../channels/twilio/helpers/harness.js';
+import { setup as waSetup } from '../channels/whatsapp/harness.js';
 import { fsCalls, inside, realOf, recordConnections } from './spy.js';
 
 vi.mock('node:fs/promises', async (importOriginal) => {
@@ -162,13 +162,32 @@ const segment = fc.constantFrom(
 );
 const pathRef = fc
   .tuple(
-    fc.constantFrom('', './', '/', `${root}/`, `${base}/`, `${outside}/`, '~/', '~', '~root/', '/etc/', '../'),
+    fc.constantFrom(
+      '',
+      './',
+      '/',
+      `${root}/`,
+      `${base}/`,
+      `${outside}/`,
+      '~/',
+      '~',
+      '~root/',
+      '/etc/',
+      '../',
+    ),
     fc.array(segment, { minLength: 1, maxLength: 5, size: 'xsmall' }),
   )
   .map(([lead, segs]) => lead + segs.join('/'));
 const schemeRef = fc
   .tuple(
-    fc.constantFrom('file://', 'file:', 'FILE://localhost', 'data:text/plain;base64,', 'data:', 'javascript:'),
+    fc.constantFrom(
+      'file://',
+      'file:',
+      'FILE://localhost',
+      'data:text/plain;base64,',
+      'data:',
+      'javascript:',
+    ),
     pathRef,
   )
   .map(([s, p]) => s + p);
@@ -209,7 +228,12 @@ const host = fc.constantFrom(
   'nowhere.test',
 );
 const forbiddenUrl = fc
-  .tuple(fc.constantFrom('http', 'https', 'HTTP', 'hTTps'), host, fc.boolean(), fc.constantFrom('/', '/x.png', '/latest/meta-data/'))
+  .tuple(
+    fc.constantFrom('http', 'https', 'HTTP', 'hTTps'),
+    host,
+    fc.boolean(),
+    fc.constantFrom('/', '/x.png', '/latest/meta-data/'),
+  )
   .map(([s, h, withPort, p]) => `${s}://${h}${withPort ? `:${port}` : ''}${p}`);
 const publicUrl = fc.constantFrom('https://public.test/chart.png', 'https://93.184.216.34/x.pdf');
 const noise = fc.oneof(
@@ -218,12 +242,31 @@ const noise = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 30 }),
 );
 /** References that should be attached, so the property also covers the reading path. */
-const goodRef = fc.constantFrom('./a.png', 'a.png', `${root}/a.png`, 'sub/../a.png', 'in1', 'Q3 chart.png', 'sub/b.txt', '%2e%2e');
+const goodRef = fc.constantFrom(
+  './a.png',
+  'a.png',
+  `${root}/a.png`,
+  'sub/../a.png',
+  'in1',
+  'Q3 chart.png',
+  'sub/b.txt',
+  '%2e%2e',
+);
 /** Short names of the traps laid above, each reached by a link inside the root. */
 const trapRef = fc
   .tuple(
     fc.constantFrom('', './', `${root}/`, 'sub/../'),
-    fc.constantFrom('leak.png', 'c1', 'c2', 'out/secret.txt', 'out/fifo', 'passwd.png', 'fifo.png', 'loop1', 'out/../outside/secret.txt'),
+    fc.constantFrom(
+      'leak.png',
+      'c1',
+      'c2',
+      'out/secret.txt',
+      'out/fifo',
+      'passwd.png',
+      'fifo.png',
+      'loop1',
+      'out/../outside/secret.txt',
+    ),
   )
   .map(([lead, name]) => lead + name);
 const ref = fc.oneof(pathRef, schemeRef, forbiddenUrl, publicUrl, noise, goodRef, trapRef);
@@ -243,7 +286,11 @@ const replyText = fc.array(block, { minLength: 1, maxLength: 6 }).map((b) => b.j
 /** What the claude CLI would print for a reply with this text. */
 function claudeOutput(text: string) {
   const lines = [
-    JSON.stringify({ type: 'assistant', session_id: 's', message: { id: 'm1', content: [{ type: 'text', text }] } }),
+    JSON.stringify({
+      type: 'assistant',
+      session_id: 's',
+      message: { id: 'm1', content: [{ type: 'text', text }] },
+    }),
     JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: text, session_id: 's' }),
   ];
   return { stdoutLines: lines, stderr: '', exitCode: 0, signal: null, truncated: false };
@@ -306,7 +353,8 @@ describe('hostile MEDIA: lines', () => {
               if (item.type === 'file') seen.files++;
               if (item.type === 'url') seen.urls++;
               if (item.type === 'text' && item.text.includes('Attachment not sent')) seen.refusals++;
-              if (item.type === 'url') expect(['public.test', '93.184.216.34']).toContain(new URL(item.url).hostname);
+              if (item.type === 'url')
+                expect(['public.test', '93.184.216.34']).toContain(new URL(item.url).hostname);
             }
           }
           // Baileys gets bytes, never a URL or path to read.
@@ -319,7 +367,10 @@ describe('hostile MEDIA: lines', () => {
           // Twilio is only ever given our own staged URLs or the public ones.
           for (const m of fake.created.slice(createdBefore)) {
             for (const u of m.mediaUrl) {
-              expect(u.startsWith('https://relay.example/media/') || ['public.test', '93.184.216.34'].includes(new URL(u).hostname)).toBe(true);
+              expect(
+                u.startsWith('https://relay.example/media/') ||
+                  ['public.test', '93.184.216.34'].includes(new URL(u).hostname),
+              ).toBe(true);
             }
           }
         }),
@@ -379,7 +430,17 @@ describe('hostile MEDIA: lines', () => {
   it('a forbidden URL is refused for every spelling of the listener address, and nothing connects', async () => {
     const net = recordConnections();
     try {
-      const forms = ['127.0.0.1', '127.1', '2130706433', '0x7f000001', '0177.0.0.1', '[::ffff:127.0.0.1]', 'localhost', 'rebind.test', '0.0.0.0'];
+      const forms = [
+        '127.0.0.1',
+        '127.1',
+        '2130706433',
+        '0x7f000001',
+        '0177.0.0.1',
+        '[::ffff:127.0.0.1]',
+        'localhost',
+        'rebind.test',
+        '0.0.0.0',
+      ];
       const text = forms.map((h) => `MEDIA:http://${h}:${port}/x.png`).join('\n');
       const [waItems, twItems] = await deliver(text);
       for (const items of [waItems!, twItems!]) expect(items.filter((i) => i.type !== 'text')).toEqual([]);

@@ -13,10 +13,10 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPrompt, label, type PromptMessage } from '../../src/core/prompt.js';
 import type { InboundMessage } from '../../src/core/types.js';
-import { setup } from '../channels/whatsapp/harness.js';
-import { text as textMsg, waMessage } from '../channels/whatsapp/messages.js';
 import { ACCOUNT } from '../channels/twilio/helpers/fake-twilio.js';
 import { startChannel, twilioConfig, twilioPost } from '../channels/twilio/helpers/harness.js';
+import { setup } from '../channels/whatsapp/harness.js';
+import { text as textMsg, waMessage } from '../channels/whatsapp/messages.js';
 
 const ALICE = '15557654321@s.whatsapp.net';
 const local = { allowMediaUrl: (u: URL) => u.hostname === '127.0.0.1' };
@@ -99,38 +99,58 @@ describe('hostile WhatsApp file names and push names', () => {
     mkdirSync(mediaDir, { recursive: true });
     let n = 0;
     await fc.assert(
-      fc.asyncProperty(hostileName, hostileName, fc.constantFrom('application/pdf', 'text/html', '../x', ''), async (fileName, pushName, mimetype) => {
-        const before = new Set(files(h.dir));
-        const path = `/doc${++n}`;
-        const plain = Buffer.from(`%PDF-1.4 ${n}`);
-        const enc = await encryptedStream(plain, 'document');
-        routes.set(path, readFileSync(enc.encFilePath));
-        rmSync(enc.encFilePath, { force: true });
-        const handled = h.handled.length;
-        s.upsert([
-          waMessage(
-            { chat: ALICE, pushName },
-            { documentMessage: { url: `${base}${path}`, mediaKey: enc.mediaKey, mimetype, fileName, caption: 'see file' } },
-          ),
-          textMsg({ chat: ALICE, pushName }, 'second'),
-        ]);
-        await h.channel.idle();
-        const got = h.handled.slice(handled);
-        expect(got).toHaveLength(2);
-        const [m] = got[0]!.media;
-        // Where it landed: the media folder itself, a generated name, the bytes sent.
-        expect(dirname(m!.path)).toBe(mediaDir);
-        expect(basename(m!.path)).toMatch(/^\d+-[0-9a-f]{16}\.[a-z0-9]{1,5}$/);
-        expect(readFileSync(m!.path).equals(plain)).toBe(true);
-        const added = files(h.dir).filter((f) => !before.has(f) && !f.endsWith('.db-wal') && !f.endsWith('.db-shm'));
-        for (const f of added) expect(dirname(f), f).toBe(mediaDir);
-        // The sender name the core gets is already flat.
-        for (const g of got) if (g.senderName !== undefined) expect(UNSAFE.test(g.senderName)).toBe(false);
-        checkPrompt(promptOf(got), got.map((g) => g.text));
-        // Logs never carry the names (checked on the raw records, so escaping cannot hide a hit).
-        const logged = JSON.stringify(h.logs);
-        for (const name of [fileName, pushName]) if (name.trim().length >= 8) expect(logged.includes(JSON.stringify(name).slice(1, -1))).toBe(false);
-      }),
+      fc.asyncProperty(
+        hostileName,
+        hostileName,
+        fc.constantFrom('application/pdf', 'text/html', '../x', ''),
+        async (fileName, pushName, mimetype) => {
+          const before = new Set(files(h.dir));
+          const path = `/doc${++n}`;
+          const plain = Buffer.from(`%PDF-1.4 ${n}`);
+          const enc = await encryptedStream(plain, 'document');
+          routes.set(path, readFileSync(enc.encFilePath));
+          rmSync(enc.encFilePath, { force: true });
+          const handled = h.handled.length;
+          s.upsert([
+            waMessage(
+              { chat: ALICE, pushName },
+              {
+                documentMessage: {
+                  url: `${base}${path}`,
+                  mediaKey: enc.mediaKey,
+                  mimetype,
+                  fileName,
+                  caption: 'see file',
+                },
+              },
+            ),
+            textMsg({ chat: ALICE, pushName }, 'second'),
+          ]);
+          await h.channel.idle();
+          const got = h.handled.slice(handled);
+          expect(got).toHaveLength(2);
+          const [m] = got[0]!.media;
+          // Where it landed: the media folder itself, a generated name, the bytes sent.
+          expect(dirname(m!.path)).toBe(mediaDir);
+          expect(basename(m!.path)).toMatch(/^\d+-[0-9a-f]{16}\.[a-z0-9]{1,5}$/);
+          expect(readFileSync(m!.path).equals(plain)).toBe(true);
+          const added = files(h.dir).filter(
+            (f) => !before.has(f) && !f.endsWith('.db-wal') && !f.endsWith('.db-shm'),
+          );
+          for (const f of added) expect(dirname(f), f).toBe(mediaDir);
+          // The sender name the core gets is already flat.
+          for (const g of got) if (g.senderName !== undefined) expect(UNSAFE.test(g.senderName)).toBe(false);
+          checkPrompt(
+            promptOf(got),
+            got.map((g) => g.text),
+          );
+          // Logs never carry the names (checked on the raw records, so escaping cannot hide a hit).
+          const logged = JSON.stringify(h.logs);
+          for (const name of [fileName, pushName])
+            if (name.trim().length >= 8)
+              expect(logged.includes(JSON.stringify(name).slice(1, -1))).toBe(false);
+        },
+      ),
       { numRuns: 40 },
     );
     expect(s.sent.filter((x) => 'document' in (x.content as object))).toEqual([]);
@@ -163,7 +183,8 @@ describe('hostile Twilio profile names', () => {
           const msgs = got.slice(before);
           expect(msgs).toHaveLength(1);
           checkPrompt(promptOf([msgs[0]!, msgs[0]!]), ['hello']);
-          if (name.trim().length >= 8) expect(h.capture.text().includes(JSON.stringify(name).slice(1, -1))).toBe(false);
+          if (name.trim().length >= 8)
+            expect(h.capture.text().includes(JSON.stringify(name).slice(1, -1))).toBe(false);
         }),
         { numRuns: 60 },
       );
@@ -176,11 +197,15 @@ describe('hostile Twilio profile names', () => {
 describe('label', () => {
   it('always returns one line without control, separator or bidi characters, within the cap', () => {
     fc.assert(
-      fc.property(fc.oneof(hostileName, fc.string({ unit: 'binary' })), fc.integer({ min: 2, max: 200 }), (s, max) => {
-        const out = label(s, max);
-        expect(UNSAFE.test(out)).toBe(false);
-        expect(out.length).toBeLessThanOrEqual(max);
-      }),
+      fc.property(
+        fc.oneof(hostileName, fc.string({ unit: 'binary' })),
+        fc.integer({ min: 2, max: 200 }),
+        (s, max) => {
+          const out = label(s, max);
+          expect(UNSAFE.test(out)).toBe(false);
+          expect(out.length).toBeLessThanOrEqual(max);
+        },
+      ),
       { numRuns: 500 },
     );
   });

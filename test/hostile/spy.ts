@@ -77,5 +77,8 @@ export function recordConnections(): { connects: Connect[]; restore: () => void 
     }
     return original.apply(this, args);
   };
-  return { connects, restore: () => void (proto.connect = original) };
+  const restore = () => {
+    proto.connect = original;
+  };
+  return { connects, restore };
 }

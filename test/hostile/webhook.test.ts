@@ -21,7 +21,13 @@ const qs = createRequire(import.meta.url)('qs') as {
 const parseForm = (body: string): Record<string, unknown> =>
   body.length === 0
     ? {}
-    : qs.parse(body, { allowPrototypes: true, depth: 0, parameterLimit: 500, arrayLimit: 500, strictDepth: true });
+    : qs.parse(body, {
+        allowPrototypes: true,
+        depth: 0,
+        parameterLimit: 500,
+        arrayLimit: 500,
+        strictDepth: true,
+      });
 
 const PATH = '/twilio/inbound';
 const ALLOWED = '+15551234567';
@@ -83,7 +89,10 @@ const valueFor = (key: string) => {
     case 'AccountSid':
       return fc.constantFrom(ACCOUNT, `AC${'b'.repeat(32)}`, '');
     case 'From':
-      return fc.oneof(fc.constantFrom(ALLOWED, `whatsapp:${ALLOWED}`, '+15550000001', '', ' ', `${ALLOWED}\n`), text);
+      return fc.oneof(
+        fc.constantFrom(ALLOWED, `whatsapp:${ALLOWED}`, '+15550000001', '', ' ', `${ALLOWED}\n`),
+        text,
+      );
     case 'NumMedia':
       return fc.constantFrom('0', '1', '2', '5', '11', 'abc', '-1', '1e3', '001', ' 1');
     case 'MediaUrl0':
@@ -128,14 +137,30 @@ const formBody = fc
 const goodBody = fc
   .tuple(fc.stringMatching(/^SM[0-9a-f]{32}$/), text, text, fc.constantFrom(ALLOWED, `whatsapp:${ALLOWED}`))
   .map(([sid, body, name, from]) =>
-    new URLSearchParams({ MessageSid: sid, AccountSid: ACCOUNT, From: from, To: '+15550000000', Body: body, ProfileName: name, NumMedia: '0' }).toString(),
+    new URLSearchParams({
+      MessageSid: sid,
+      AccountSid: ACCOUNT,
+      From: from,
+      To: '+15550000000',
+      Body: body,
+      ProfileName: name,
+      NumMedia: '0',
+    }).toString(),
   );
 const rawBody = fc.oneof(
   fc.string({ maxLength: 200 }),
   fc.string({ unit: 'binary', maxLength: 100 }),
   fc.constantFrom('%', '%%%', 'a=%E0%A4%A', '&&&=&', `${'a=1&'.repeat(600)}`, '=x', 'MessageSid'),
 );
-const mode = fc.constantFrom('signed', 'signed', 'unsigned', 'forged-url', 'forged-token', 'garbage-sig', 'signed-json');
+const mode = fc.constantFrom(
+  'signed',
+  'signed',
+  'unsigned',
+  'forged-url',
+  'forged-token',
+  'garbage-sig',
+  'signed-json',
+);
 
 function sign(body: string, signedUrl = url, token = TOKEN): string {
   return twilio.getExpectedTwilioSignature(token, signedUrl, parseForm(body) as Record<string, string>);
@@ -216,7 +241,11 @@ describe('hostile webhook bodies', () => {
     for (const s of [200, 400, 403]) expect(seen.has(s), `status ${s} seen`).toBe(true);
     expect(h.rows().length).toBeGreaterThan(0);
     // Still alive and still strict.
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'a=1',
+    });
     expect(res.status).toBe(403);
   });
 
@@ -227,7 +256,11 @@ describe('hostile webhook bodies', () => {
         const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
         if (signed) {
           try {
-            headers['x-twilio-signature'] = twilio.getExpectedTwilioSignature(TOKEN, statusUrl, parseForm(body) as Record<string, string>);
+            headers['x-twilio-signature'] = twilio.getExpectedTwilioSignature(
+              TOKEN,
+              statusUrl,
+              parseForm(body) as Record<string, string>,
+            );
           } catch {}
         }
         const res = await fetch(statusUrl, { method: 'POST', headers, body });
