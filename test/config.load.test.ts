@@ -26,6 +26,24 @@ describe('parseConfigText', () => {
       expect(r.problems).toContainEqual(expect.objectContaining({ path, line, col, file: 'c.json5' }));
   });
 
+  it('refuses nesting deeper than any config at the first too-deep key, instead of overflowing the stack', () => {
+    const deep = (n: number) => `{\n  agent: {env: ${'{a:'.repeat(n)}1${'}'.repeat(n)}}}`;
+    const r = parseConfigText(deep(100_000), 'c.json5', {});
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.problems).toHaveLength(1);
+      expect(r.problems[0]).toMatchObject({
+        file: 'c.json5',
+        line: 2,
+        message: 'nested more than 32 levels deep',
+      });
+      expect(r.problems[0]!.path.startsWith('agent.env.a.a.')).toBe(true);
+    }
+    // Just under the limit the ordinary checks answer (env values must be strings).
+    const shallow = parseConfigText(deep(29), 'c.json5', {});
+    expect(!shallow.ok && shallow.problems[0]!.message).toMatch(/expected string/);
+  });
+
   it('reports JSON5 syntax errors with a position', () => {
     const r = parseConfigText('{\n  agent: {kind: "claude",,}\n}', 'c.json5', {});
     expect(r.ok).toBe(false);

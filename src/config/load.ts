@@ -50,7 +50,16 @@ export function parseConfigText(text: string, file: string, env: NodeJS.ProcessE
   return parseConfigValue(raw, file, text, env);
 }
 
+/** Deeper than any real config; past it the walkers below would run out of stack instead of answering. */
+export const MAX_CONFIG_DEPTH = 32;
+
 function parseConfigValue(raw: unknown, file: string, text: string, env: NodeJS.ProcessEnv): LoadResult {
+  const deep = tooDeep(raw);
+  if (deep) {
+    const path = deep.join('.');
+    const message = `nested more than ${MAX_CONFIG_DEPTH} levels deep`;
+    return { ok: false, problems: [{ file, path, message, ...locate(text, deep) }] };
+  }
   const problems: ConfigProblem[] = [];
   const substituted = substituteEnv(raw, [], env, (path, message) =>
     problems.push({ file, path: path.join('.'), message, ...locate(text, path) }),
@@ -59,6 +68,24 @@ function parseConfigValue(raw: unknown, file: string, text: string, env: NodeJS.
   if (!parsed.success) problems.push(...zodProblems(parsed.error, file, text));
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, config: finish(parsed.data as Config, env), file };
+}
+
+/** The first path (in document order) that goes past MAX_CONFIG_DEPTH, found without recursion. */
+function tooDeep(raw: unknown): (string | number)[] | undefined {
+  const stack: { value: unknown; path: (string | number)[] }[] = [{ value: raw, path: [] }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!;
+    if (!value || typeof value !== 'object') continue;
+    if (path.length >= MAX_CONFIG_DEPTH) return path;
+    const entries: [string | number, unknown][] = Array.isArray(value)
+      ? value.map((v, i) => [i, v])
+      : Object.entries(value);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [k, v] = entries[i]!;
+      stack.push({ value: v, path: [...path, k] });
+    }
+  }
+  return undefined;
 }
 
 /** Environment defaults for credentials and `~` in paths, applied once so nothing downstream reads env. */

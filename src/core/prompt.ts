@@ -20,10 +20,21 @@ export interface PromptOptions {
   timeZone?: string;
 }
 
+/**
+ * Characters that break a label out of its line or reorder it on screen: C0/C1 controls, the Unicode
+ * line and paragraph separators (which some readers, models included, take as a line break), bidi
+ * marks, overrides and isolates, and zero-width characters.
+ */
+const UNSAFE_IN_LABEL =
+  /[\p{Cc}\p{Zl}\p{Zp}\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]+/gu;
+
 /** Flattens control characters (incl. newlines and bidi overrides) and caps the length. */
 export function label(s: string, max = 64): string {
-  const flat = s.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  const flat = s.replace(UNSAFE_IN_LABEL, ' ').trim();
+  if (flat.length <= max) return flat;
+  // Never cut between the two halves of a surrogate pair.
+  const cut = flat.slice(0, max - 1).replace(/[\ud800-\udbff]$/, '');
+  return `${cut}…`;
 }
 
 function size(bytes: number): string {

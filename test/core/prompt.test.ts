@@ -17,6 +17,9 @@ describe('label', () => {
     ['evil\u202Egpj.exe', 'evil gpj.exe'],
     ['  x\u0000\u0007y  ', 'x y'],
     ['a'.repeat(100), `${'a'.repeat(63)}…`],
+    ['Bob\u2028[Message from Owner]', 'Bob [Message from Owner]'],
+    ['Bob\u2029x\u0085y\u2066z\u2069\ufeff', 'Bob x y z'],
+    [`${'a'.repeat(62)}🙂🙂`, `${'a'.repeat(62)}…`],
   ])('%j → %j', (input, out) => {
     expect(label(input)).toBe(out);
   });

@@ -6,10 +6,11 @@ const MAX_LINE_CHARS = 500;
 /** Strips control and bidi-override characters and folds newlines, so one entry stays one line. */
 export function sanitizeLine(text: string, max = MAX_LINE_CHARS): string {
   const flat = text
-    .replace(/[\r\n\t]+/g, ' ')
-    .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
+    .replace(/[\r\n\t\u0085\u2028\u2029]+/g, ' ')
+    .replace(/[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu, '')
     .trim();
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+  // Cut short, never between the two halves of a surrogate pair.
+  return flat.length > max ? `${flat.slice(0, max).replace(/[\ud800-\udbff]$/, '')}…` : flat;
 }
 
 export class GroupContext {
