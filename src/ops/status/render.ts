@@ -35,7 +35,13 @@ export function renderStatus(s: StatusSnapshot, now: number): string {
   // Offline, next times are what the scheduler would plan if the relay started now.
   const ifStarted = s.source === 'store' ? ' if the relay started now' : '';
   const hb = s.heartbeat;
-  if (!hb.enabled) out.push('', 'Heartbeat: off');
+  if (!hb.enabled)
+    out.push(
+      '',
+      hb.reason === 'no_target'
+        ? 'Heartbeat: off (no heartbeat.target, and WhatsApp, whose self-chat is the default, is disabled)'
+        : 'Heartbeat: off',
+    );
   else
     out.push(
       '',

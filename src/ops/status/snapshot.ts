@@ -76,7 +76,8 @@ export interface StatusSnapshot {
   channels: ChannelView[];
   queue: { pendingTotal: number; activeRuns: number; maxConcurrentRuns?: number; chats: ChatQueueView[] };
   sessions: SessionView[];
-  heartbeat: { enabled: boolean; target?: string; nextAt?: string };
+  /** `reason` (when off): `no_target`, no heartbeat.target and WhatsApp (the default's channel) disabled. */
+  heartbeat: { enabled: boolean; reason?: 'no_target'; target?: string; nextAt?: string };
   schedules: ScheduleView[];
   /** Newest first. */
   recentRuns: RunView[];
@@ -98,6 +99,8 @@ export interface StatusSources {
   maxConcurrentRuns?: number;
   sessions?: { chat: string; agent: string; lastUsedAt: number }[];
   heartbeat?: { target?: string; nextAt?: number };
+  /** Why the heartbeat is off, when `heartbeat` is absent for a reason worth showing. */
+  heartbeatOff?: 'no_target';
   schedules?: { id: string; target: string; nextAt?: number }[];
   runs?: { at: number; chat: string; agent: string; durationMs: number; outcome: string; label?: string }[];
   failures?: { at: number; chat?: string; kind: string; message: string }[];
@@ -147,6 +150,7 @@ export function buildSnapshot(src: StatusSources): StatusSnapshot {
       .map((s) => ({ chat: maskChat(s.chat), agent: s.agent, lastUsedAt: iso(s.lastUsedAt) })),
     heartbeat: {
       enabled: src.heartbeat !== undefined,
+      ...(src.heartbeat === undefined && src.heartbeatOff && { reason: src.heartbeatOff }),
       ...(src.heartbeat?.target !== undefined && { target: maskTarget(src.heartbeat.target) }),
       ...(src.heartbeat?.nextAt !== undefined && { nextAt: iso(src.heartbeat.nextAt) }),
     },
