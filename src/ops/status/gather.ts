@@ -23,6 +23,11 @@ export function gather(
     ...stored,
     ...(hb.enabled && { heartbeat: { target: hb.target, nextAt: hb.nextAt } }),
     ...(!hb.enabled && hb.reason && { heartbeatOff: hb.reason }),
-    schedules: listing.schedules.map((s) => ({ id: s.id, target: s.target, nextAt: s.nextAt })),
+    schedules: listing.schedules.map((s) => ({
+      id: s.id,
+      target: s.target,
+      nextAt: s.nextAt,
+      ...((s.state === 'done' || s.state === 'given_up' || s.state === 'never') && { state: s.state }),
+    })),
   };
 }

@@ -51,7 +51,7 @@ export function renderStatus(s: StatusSnapshot, now: number): string {
     out.push('Schedules');
     for (const x of s.schedules)
       out.push(
-        `  ${x.id.padEnd(16)} ${x.nextAt ? `next ${when(x.nextAt, now)}` : 'not scheduled'} → ${x.target}`,
+        `  ${x.id.padEnd(16)} ${x.nextAt ? `next ${when(x.nextAt, now)}` : NO_NEXT[x.state ?? 'never']} → ${x.target}`,
       );
   }
 
@@ -67,6 +67,8 @@ export function renderStatus(s: StatusSnapshot, now: number): string {
     out.push(`  ${clock(f.at)}  ${(f.chat ?? '-').padEnd(20)} ${f.kind}: ${f.message}`);
   return `${out.join('\n')}\n`;
 }
+
+const NO_NEXT = { done: 'done (one-shot already ran)', given_up: 'given up', never: 'not scheduled' } as const;
 
 function channelLine(c: ChannelView, now: number): string {
   const since = c.since ? ` for ${ago(c.since, now)}` : '';

@@ -45,6 +45,8 @@ export interface ScheduleView {
   id: string;
   target: string;
   nextAt?: string;
+  /** Without `nextAt`: `done` (a one-shot that ran), `given_up` (cut off twice) or `never`. */
+  state?: 'done' | 'given_up' | 'never';
 }
 
 export interface RunView {
@@ -101,7 +103,7 @@ export interface StatusSources {
   heartbeat?: { target?: string; nextAt?: number };
   /** Why the heartbeat is off, when `heartbeat` is absent for a reason worth showing. */
   heartbeatOff?: 'no_target';
-  schedules?: { id: string; target: string; nextAt?: number }[];
+  schedules?: { id: string; target: string; nextAt?: number; state?: ScheduleView['state'] }[];
   runs?: { at: number; chat: string; agent: string; durationMs: number; outcome: string; label?: string }[];
   failures?: { at: number; chat?: string; kind: string; message: string }[];
 }
@@ -158,6 +160,7 @@ export function buildSnapshot(src: StatusSources): StatusSnapshot {
       id: s.id,
       target: maskTarget(s.target),
       ...(s.nextAt !== undefined && { nextAt: iso(s.nextAt) }),
+      ...(s.nextAt === undefined && s.state !== undefined && { state: s.state }),
     })),
     recentRuns: (src.runs ?? [])
       .toSorted((a, b) => b.at - a.at)
