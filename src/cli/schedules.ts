@@ -2,13 +2,13 @@
 // stored state. Needs no running relay, and creates nothing when the store does not exist yet.
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
+import { parseChatKey } from '../core/types.js';
 import { formatDuration } from '../heartbeat/interval.js';
 import { buildListing, type JobRow, type Listing } from '../heartbeat/listing.js';
 import { formatInstant } from '../heartbeat/prompt.js';
 import { loadJobState, scheduleMigration } from '../heartbeat/state.js';
-import { openDb } from '../store/db.js';
-import { parseChatKey } from '../core/types.js';
 import { cleanText, maskChat } from '../ops/status/snapshot.js';
+import { openDb } from '../store/db.js';
 import { type GlobalOptions, loadContext } from './context.js';
 
 export function register(program: Command): void {

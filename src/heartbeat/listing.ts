@@ -24,8 +24,7 @@ export interface JobRow {
 }
 
 export interface Listing {
-  heartbeat:
-    /** `no_target`: off because there is no chat to check in with (no target, WhatsApp disabled). */
+  heartbeat: /** `no_target`: off because there is no chat to check in with (no target, WhatsApp disabled). */
     | { enabled: false; reason?: 'no_target' }
     | (Omit<JobRow, 'id' | 'timing'> & { enabled: true; everyMinutes: number; activeHours?: string });
   schedules: JobRow[];
@@ -51,7 +50,11 @@ function last(state: JobState | undefined): Pick<JobRow, 'lastAt' | 'lastOutcome
 }
 
 export function buildListing(
-  config: { heartbeat: HeartbeatConfig; schedules: readonly ScheduleConfig[]; whatsapp?: { enabled: boolean } },
+  config: {
+    heartbeat: HeartbeatConfig;
+    schedules: readonly ScheduleConfig[];
+    whatsapp?: { enabled: boolean };
+  },
   load: LoadState,
   now: number,
   defaultTargetLabel = 'the linked WhatsApp self-chat',

@@ -50,7 +50,11 @@ export function renderPage(data: ConsoleData, nonce: string, pollMs: number): st
     NO_RUNS,
   )}</tbody></table></section>
 <section><h2>Recent failures</h2><table id="failures"><tbody>${rowsOr(
-    s.recentFailures.map((f) => [f.at.replace('T', ' ').slice(0, 19), f.chat ?? '', `${f.kind}: ${f.message}`]),
+    s.recentFailures.map((f) => [
+      f.at.replace('T', ' ').slice(0, 19),
+      f.chat ?? '',
+      `${f.kind}: ${f.message}`,
+    ]),
     3,
     NO_FAILURES,
   )}</tbody></table></section>

@@ -64,9 +64,7 @@ describe('agentwire schedules', () => {
   it('lists next run times without a relay and without creating the store', async () => {
     const r = await cli(['schedules'], CONFIG);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(
-      'heartbeat: every 30 min → whatsapp:…4567, active 08:00-22:00 Europe/Berlin',
-    );
+    expect(r.stdout).toContain('heartbeat: every 30 min → whatsapp:…4567, active 08:00-22:00 Europe/Berlin');
     expect(r.stdout).toContain('future: at 2099-01-01T09:00 (Europe/Berlin) → whatsapp:…4567');
     expect(r.stdout).toContain('next 2099-01-01 09:00 Europe/Berlin');
     expect(r.stdout).toContain('past: at 2020-01-01T09:00:00Z → whatsapp:…4567');

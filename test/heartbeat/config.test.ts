@@ -32,7 +32,9 @@ describe('heartbeat and schedules config', () => {
   it('without WhatsApp, a heartbeat needs a target only when everyMinutes asks for one', () => {
     expect(problems('{whatsapp: {enabled: false}}')).toEqual([]);
     expect(problems('{whatsapp: {enabled: false}, heartbeat: {everyMinutes: 0}}')).toEqual([]);
-    expect(problems('{whatsapp: {enabled: false}, heartbeat: {everyMinutes: 15, target: "twilio:+15551234567"}}')).toEqual([]);
+    expect(
+      problems('{whatsapp: {enabled: false}, heartbeat: {everyMinutes: 15, target: "twilio:+15551234567"}}'),
+    ).toEqual([]);
   });
 
   it.each([

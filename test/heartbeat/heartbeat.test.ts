@@ -119,7 +119,9 @@ describe('heartbeat ticks', () => {
     expect(runner.runs).toHaveLength(0);
     expect(clock.pending()).toBe(0);
     expect(scheduler.status().heartbeat).toEqual({ enabled: false, reason: 'no_target' });
-    expect(logs.lines().some((l) => String(l.msg).startsWith('heartbeat off: no heartbeat.target'))).toBe(true);
+    expect(logs.lines().some((l) => String(l.msg).startsWith('heartbeat off: no heartbeat.target'))).toBe(
+      true,
+    );
     scheduler.stop();
 
     // A configured target turns the default on again, whatever the WhatsApp channel does.

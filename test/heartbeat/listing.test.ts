@@ -42,8 +42,16 @@ describe('buildListing', () => {
 
   it('heartbeat off by default when there is no target and WhatsApp is disabled', () => {
     const off = { heartbeat: {}, schedules: [], whatsapp: { enabled: false } };
-    expect(buildListing(off, () => undefined, NOW).heartbeat).toEqual({ enabled: false, reason: 'no_target' });
-    expect(renderListing(buildListing(off, () => undefined, NOW), NOW)).toContain(
+    expect(buildListing(off, () => undefined, NOW).heartbeat).toEqual({
+      enabled: false,
+      reason: 'no_target',
+    });
+    expect(
+      renderListing(
+        buildListing(off, () => undefined, NOW),
+        NOW,
+      ),
+    ).toContain(
       'heartbeat: off (no heartbeat.target, and WhatsApp, whose self-chat is the default, is disabled)',
     );
     const on = { ...off, heartbeat: { target: 'twilio:+15551234567' } };

@@ -125,9 +125,9 @@ describe('web console in Chromium', () => {
     expect(runs).toContain('timeout');
     expect(runs).not.toContain('+1555');
     // What started each run is named; the redrawn tables say when they are empty.
-    const cells = await page.locator('#runs tbody tr').evaluateAll((trs) =>
-      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)),
-    );
+    const cells = await page
+      .locator('#runs tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
     expect(cells.map((c) => c[2])).toEqual(['schedule morning', 'message', 'message']);
     expect(await page.locator('#runs thead').textContent()).toContain('time (UTC)');
     expect(await page.locator('#failures tbody').textContent()).toBe('None.');

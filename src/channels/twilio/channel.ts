@@ -74,7 +74,10 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
     if (r.ok) {
       if (sendFailures > 0 && state.type === 'degraded') state = { type: 'connected', since: Date.now() };
       sendFailures = 0;
-    } else if ((r.retryable || r.code === '20003') && (state.type === 'connected' || state.type === 'degraded')) {
+    } else if (
+      (r.retryable || r.code === '20003') &&
+      (state.type === 'connected' || state.type === 'degraded')
+    ) {
       sendFailures++;
       state = {
         type: 'degraded',

@@ -68,7 +68,11 @@ export function renderStatus(s: StatusSnapshot, now: number): string {
   return `${out.join('\n')}\n`;
 }
 
-const NO_NEXT = { done: 'done (one-shot already ran)', given_up: 'given up', never: 'not scheduled' } as const;
+const NO_NEXT = {
+  done: 'done (one-shot already ran)',
+  given_up: 'given up',
+  never: 'not scheduled',
+} as const;
 
 function channelLine(c: ChannelView, now: number): string {
   const since = c.since ? ` for ${ago(c.since, now)}` : '';
