@@ -9,6 +9,7 @@ import { systemClock } from '../heartbeat/clock.js';
 import { fireHeartbeatOnce, HEARTBEAT_METHOD, type HeartbeatMethodResult } from '../heartbeat/control.js';
 import { scheduleMigration } from '../heartbeat/state.js';
 import { checkHeartbeatTarget } from '../heartbeat/target.js';
+import { maskChat } from '../ops/status/snapshot.js';
 import { openDb } from '../store/db.js';
 import { type Context, ExitError, type GlobalOptions, loadContext } from './context.js';
 
@@ -58,6 +59,7 @@ export function register(program: Command, deps: HeartbeatCliDeps = {}): void {
       const timeoutMs = (ctx.config.agent.timeoutSeconds + 60) * 1000;
       const call = await (deps.callRelay ?? callRelay)(ctx.paths.socket, HEARTBEAT_METHOD, params, timeoutMs);
       let result: HeartbeatMethodResult;
+      let direct = false;
       if (call.type === 'ok') result = call.result as HeartbeatMethodResult;
       else if (call.type === 'error')
         throw new ExitError(1, `The relay could not fire a heartbeat: ${call.message}`);
@@ -67,14 +69,20 @@ export function register(program: Command, deps: HeartbeatCliDeps = {}): void {
           `No relay is running (nothing listens on ${ctx.paths.socket}). ` +
             'Start it with `agentwire relay`, then run `agentwire heartbeat` again.',
         );
-      else result = await direct(ctx, deps.directRunner, params);
-      const { text, code } = renderOutcome(result, Boolean(opts.dryRun));
-      process.stdout.write(opts.json ? `${JSON.stringify(result)}\n` : `${text}\n`);
+      else {
+        result = await fireDirect(ctx, deps.directRunner, params);
+        direct = true;
+      }
+      const { text, code } = renderOutcome(result, Boolean(opts.dryRun), direct);
+      const json = 'chat' in result && result.chat ? { ...result, chat: maskChat(result.chat) } : result;
+      // `stored`: a reply made without a relay waits in the outbox for the relay's next start.
+      const out = direct && result.type === 'sent' ? { ...json, stored: true } : json;
+      process.stdout.write(opts.json ? `${JSON.stringify(out)}\n` : `${text}\n`);
       if (code !== 0) throw new ExitError(code);
     });
 }
 
-async function direct(
+async function fireDirect(
   ctx: Context,
   build: NonNullable<HeartbeatCliDeps['directRunner']>,
   o: { to?: string; dryRun: boolean },
@@ -100,25 +108,39 @@ async function direct(
   }
 }
 
-/** What the command prints, and its exit code: 0 when the heartbeat ran, 1 when it did not. */
-export function renderOutcome(r: HeartbeatMethodResult, dryRun: boolean): { text: string; code: number } {
+/**
+ * What the command prints, and its exit code: 0 when the heartbeat ran, 1 when it did not. Chat
+ * keys are masked as in every other output. `direct`: no relay runs, so a reply went into the
+ * store's outbox and leaves when the relay next starts (saying "sent" would not be true).
+ */
+export function renderOutcome(
+  r: HeartbeatMethodResult,
+  dryRun: boolean,
+  direct = false,
+): { text: string; code: number } {
+  const chat = 'chat' in r && r.chat ? maskChat(r.chat) : undefined;
   switch (r.type) {
     case 'sent':
-      return { text: `Sent to ${r.chat}:\n${body(r.text, r.media)}`, code: 0 };
+      return {
+        text: direct
+          ? `No relay is running: the reply to ${chat} is stored and goes out when \`agentwire relay\` starts:\n${body(r.text, r.media)}`
+          : `Sent to ${chat}:\n${body(r.text, r.media)}`,
+        code: 0,
+      };
     case 'would_send':
-      return { text: `Would send to ${r.chat} (dry run, nothing sent):\n${body(r.text, r.media)}`, code: 0 };
+      return { text: `Would send to ${chat} (dry run, nothing sent):\n${body(r.text, r.media)}`, code: 0 };
     case 'silent':
       return {
-        text: `The agent answered HEARTBEAT_OK in ${r.chat}: nothing ${dryRun ? 'would be' : 'was'} sent.`,
+        text: `The agent answered HEARTBEAT_OK in ${chat}: nothing ${dryRun ? 'would be' : 'was'} sent.`,
         code: 0,
       };
     case 'skipped':
-      return { text: skipText(r.reason, r.chat), code: 1 };
+      return { text: skipText(r.reason, chat), code: 1 };
     case 'refused':
       return { text: `Not fired: ${r.message}.`, code: 1 };
     case 'failed':
       return {
-        text: `The heartbeat in ${r.chat} failed: ${r.message}${r.reported ? ' (the chat was told)' : ''}`,
+        text: `The heartbeat in ${chat} failed: ${r.message}${r.reported ? ' (the chat was told)' : ''}`,
         code: 1,
       };
     case 'invalid':

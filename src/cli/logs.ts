@@ -49,7 +49,13 @@ export function register(program: Command): void {
       const start = currentSize(file);
       const recent = tailLines(file, n, wanted);
       if (recent.length === 0 && !opts.follow) {
-        process.stderr.write(`no log lines yet in ${file}\n`);
+        // `-n 0` asked for nothing; only an empty log, or a level that matched nothing, is worth a word.
+        if (n > 0)
+          process.stderr.write(
+            min > 0 && tailLines(file, 1).length > 0
+              ? `no log lines at ${opts.level} or above in ${file}\n`
+              : `no log lines yet in ${file}\n`,
+          );
         return;
       }
       for (const l of recent) print(l);

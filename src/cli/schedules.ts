@@ -2,10 +2,12 @@
 // stored state. Needs no running relay, and creates nothing when the store does not exist yet.
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
+import { parseChatKey } from '../core/types.js';
 import { formatDuration } from '../heartbeat/interval.js';
 import { buildListing, type JobRow, type Listing } from '../heartbeat/listing.js';
 import { formatInstant } from '../heartbeat/prompt.js';
 import { loadJobState, scheduleMigration } from '../heartbeat/state.js';
+import { cleanText, maskChat } from '../ops/status/snapshot.js';
 import { openDb } from '../store/db.js';
 import { type GlobalOptions, loadContext } from './context.js';
 
@@ -32,6 +34,9 @@ export function register(program: Command): void {
     });
 }
 
+/** Chat keys are masked as everywhere else (`whatsapp:…4567`); the default-target label stays words. */
+export const shownTarget = (target: string): string => (parseChatKey(target) ? maskChat(target) : target);
+
 const machineZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone;
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
 
@@ -54,7 +59,7 @@ function when(row: Pick<JobRow, 'state' | 'nextAt' | 'timeZone'>, now: number): 
 function lastLine(row: Pick<JobRow, 'lastAt' | 'lastOutcome' | 'lastDetail' | 'timeZone'>): string {
   if (row.lastAt === undefined) return '    last: never ran';
   const zone = row.timeZone ?? machineZone();
-  const detail = row.lastDetail ? ` — ${row.lastDetail}` : '';
+  const detail = row.lastDetail ? ` — ${cleanText(row.lastDetail)}` : '';
   return `    last: ${formatInstant(row.lastAt, zone)}, ${row.lastOutcome ?? 'unknown'}${detail}`;
 }
 
@@ -64,14 +69,19 @@ export function renderListing(l: Listing, now: number): string {
   if (h.enabled) {
     const hours = h.activeHours ? `, active ${h.activeHours}` : '';
     out.push(
-      `heartbeat: every ${h.everyMinutes} min → ${h.target}${hours}`,
+      `heartbeat: every ${h.everyMinutes} min → ${shownTarget(h.target)}${hours}`,
       `    ${when(h, now)}`,
       lastLine(h),
     );
-  } else out.push('heartbeat: off');
+  } else
+    out.push(
+      h.reason === 'no_target'
+        ? 'heartbeat: off (no heartbeat.target, and WhatsApp, whose self-chat is the default, is disabled)'
+        : 'heartbeat: off',
+    );
   if (l.schedules.length === 0) out.push('schedules: none configured');
   for (const s of l.schedules) {
-    out.push(`${s.id}: ${s.timing} → ${s.target}`, `    ${when(s, now)}`, lastLine(s));
+    out.push(`${s.id}: ${s.timing} → ${shownTarget(s.target)}`, `    ${when(s, now)}`, lastLine(s));
   }
   for (const p of l.problems) out.push(`problem: ${p}`);
   return `${out.join('\n')}\n`;
@@ -80,6 +90,8 @@ export function renderListing(l: Listing, now: number): string {
 function toJson(l: Listing): unknown {
   const row = (r: Omit<JobRow, 'id' | 'timing'>) => ({
     ...r,
+    target: shownTarget(r.target),
+    ...(r.lastDetail !== undefined && { lastDetail: cleanText(r.lastDetail) }),
     nextAt: iso(r.nextAt),
     lastAt: iso(r.lastAt),
   });

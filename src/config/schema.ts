@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { AGENT_KINDS } from '../agents/types.js';
 import { isValidTimeZone } from '../heartbeat/hours.js';
+import { NO_TARGET } from '../heartbeat/settings.js';
 import { checkHeartbeatTarget, checkScheduleTarget } from '../heartbeat/target.js';
 import { parseTiming } from '../heartbeat/timing.js';
 
@@ -465,7 +466,14 @@ export const configSchema = z
     console: consoleSchema.default(consoleSchema.parse({})),
     log: logSchema.default(logSchema.parse({})),
   })
-  .strict();
+  .strict()
+  .superRefine((c, ctx) => {
+    // The heartbeat's default target is the WhatsApp self-chat: with WhatsApp off and no target,
+    // an explicit interval would tick at nobody (the default interval simply leaves it off).
+    const h = c.heartbeat;
+    if (h.everyMinutes && h.target === undefined && !c.whatsapp.enabled)
+      ctx.addIssue({ code: 'custom', path: ['heartbeat', 'target'], message: NO_TARGET });
+  });
 
 export type Config = z.infer<typeof configSchema>;
 export type AgentConfig = z.infer<typeof agentSchema>;

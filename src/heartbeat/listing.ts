@@ -24,8 +24,8 @@ export interface JobRow {
 }
 
 export interface Listing {
-  heartbeat:
-    | { enabled: false }
+  heartbeat: /** `no_target`: off because there is no chat to check in with (no target, WhatsApp disabled). */
+    | { enabled: false; reason?: 'no_target' }
     | (Omit<JobRow, 'id' | 'timing'> & { enabled: true; everyMinutes: number; activeHours?: string });
   schedules: JobRow[];
   /** Config entries that could not be resolved (normally already refused at config load). */
@@ -50,14 +50,19 @@ function last(state: JobState | undefined): Pick<JobRow, 'lastAt' | 'lastOutcome
 }
 
 export function buildListing(
-  config: { heartbeat: HeartbeatConfig; schedules: readonly ScheduleConfig[] },
+  config: {
+    heartbeat: HeartbeatConfig;
+    schedules: readonly ScheduleConfig[];
+    whatsapp?: { enabled: boolean };
+  },
   load: LoadState,
   now: number,
   defaultTargetLabel = 'the linked WhatsApp self-chat',
 ): Listing {
   const problems: string[] = [];
-  const hb = resolveHeartbeat(config.heartbeat);
-  let heartbeat: Listing['heartbeat'] = { enabled: false };
+  const hb = resolveHeartbeat(config.heartbeat, config.whatsapp?.enabled ?? true);
+  let heartbeat: Listing['heartbeat'] =
+    hb.type === 'off' && hb.reason ? { enabled: false, reason: hb.reason } : { enabled: false };
   if (hb.type === 'invalid') problems.push(hb.error);
   if (hb.type === 'on') {
     const fp = `every:${hb.everyMs}`;

@@ -20,7 +20,12 @@ import { describeTiming } from './timing.js';
 export const MAX_SLEEP_MS = 60_000;
 
 export interface SchedulerDeps extends JobDeps {
-  config: { heartbeat: HeartbeatConfig; schedules: readonly ScheduleConfig[] };
+  /** `whatsapp.enabled` says whether the self-chat default target can exist (assumed when absent). */
+  config: {
+    heartbeat: HeartbeatConfig;
+    schedules: readonly ScheduleConfig[];
+    whatsapp?: { enabled: boolean };
+  };
   /** The linked WhatsApp self-chat once the channel knows it; used when heartbeat.target is unset. */
   defaultTarget: () => ChatKey | undefined;
 }
@@ -34,7 +39,7 @@ export interface JobStatus {
 
 export interface SchedulerStatus {
   heartbeat:
-    | { enabled: false }
+    | { enabled: false; reason?: 'no_target' }
     | ({ enabled: true; everyMinutes: number; target?: string; activeHours?: ActiveHours } & JobStatus);
   schedules: ({ id: string; timing: string; target: string } & JobStatus)[];
 }
@@ -56,8 +61,10 @@ export function createScheduler(input: SchedulerDeps): Scheduler {
   let started = false;
   const deps: SchedulerDeps = { ...input, stopping: () => started && stopped };
   const { log, clock } = deps;
-  const hb = resolveHeartbeat(deps.config.heartbeat);
+  const hb = resolveHeartbeat(deps.config.heartbeat, deps.config.whatsapp?.enabled ?? true);
   if (hb.type === 'invalid') log.error(hb.error);
+  if (hb.type === 'off' && hb.reason === 'no_target')
+    log.info('heartbeat off: no heartbeat.target, and WhatsApp (whose self-chat is the default) is disabled');
   const heartbeat = hb.type === 'on' ? new HeartbeatJob(deps, hb, deps.defaultTarget) : undefined;
   const schedules: ScheduleJob[] = [];
   for (const c of deps.config.schedules) {
@@ -160,7 +167,7 @@ export function createScheduler(input: SchedulerDeps): Scheduler {
               lastOutcome: h.state.lastOutcome,
               lastDetail: h.state.lastDetail,
             }
-          : { enabled: false },
+          : { enabled: false, ...(hb.type === 'off' && hb.reason && { reason: hb.reason }) },
         schedules: schedules.map((s) => {
           const snap = s.snapshot;
           return {

@@ -9,6 +9,9 @@ import { parseTiming, type Timing, type TimingFields } from './timing.js';
 
 export const DEFAULT_HEARTBEAT_MINUTES = 30;
 
+export const NO_TARGET =
+  'heartbeat.everyMinutes is set but there is no chat to check in with: set heartbeat.target (e.g. "twilio:+15551234567"), or enable WhatsApp to use its self-chat';
+
 export interface HeartbeatConfig {
   everyMinutes?: number;
   target?: string;
@@ -25,7 +28,8 @@ export interface ScheduleConfig extends TimingFields {
 }
 
 export type HeartbeatSettings =
-  | { type: 'off' }
+  /** `no_target`: nothing set everyMinutes, and there is no chat to check in with. */
+  | { type: 'off'; reason?: 'no_target' }
   | {
       type: 'on';
       everyMs: number;
@@ -35,9 +39,23 @@ export type HeartbeatSettings =
       activeHours?: ActiveHours;
     };
 
-export function resolveHeartbeat(c: HeartbeatConfig): HeartbeatSettings | { type: 'invalid'; error: string } {
+/**
+ * `selfChat` says whether a default target can exist (WhatsApp is enabled, so its self-chat will be
+ * known once linked). Without it and without heartbeat.target there is no chat to check in with:
+ * the default interval then leaves the heartbeat off rather than ticking at nobody, and an explicit
+ * everyMinutes is a contradiction (the schema refuses it at load, naming heartbeat.target).
+ */
+export function resolveHeartbeat(
+  c: HeartbeatConfig,
+  selfChat = true,
+): HeartbeatSettings | { type: 'invalid'; error: string } {
   const minutes = c.everyMinutes ?? DEFAULT_HEARTBEAT_MINUTES;
   if (minutes === 0) return { type: 'off' };
+  if (c.target === undefined && !selfChat) {
+    return c.everyMinutes === undefined
+      ? { type: 'off', reason: 'no_target' }
+      : { type: 'invalid', error: `heartbeat.target: ${NO_TARGET}` };
+  }
   let target: ChatKey | undefined;
   if (c.target !== undefined) {
     const t = checkHeartbeatTarget(c.target);

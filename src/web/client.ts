@@ -4,10 +4,24 @@
 export const SCAN_HINT =
   'On your phone: WhatsApp → Settings → Linked devices → Link a device, then scan this code. WhatsApp replaces it every 20 seconds or so; this page follows.';
 
+export const NO_RUNS = 'No runs yet.';
+export const NO_FAILURES = 'None.';
+
+/** What started a run, in words: a message from the chat, the heartbeat, or a schedule by id. */
+export function startedBy(label: string | undefined): string {
+  if (label === undefined || label === 'user') return 'message';
+  return label.startsWith('schedule:') ? `schedule ${label.slice('schedule:'.length)}` : label;
+}
+
 export const CLIENT_SCRIPT = `
 const $ = (id) => document.getElementById(id);
 const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; };
-const rows = (tbody, list) => { tbody.replaceChildren(...list.map((cells) => { const tr = el('tr'); for (const c of cells) tr.append(el('td', c)); return tr; })); };
+const rows = (tbody, list, columns, empty) => {
+  if (list.length === 0 && empty) { const tr = el('tr', undefined, 'empty'); const td = el('td', empty); td.colSpan = columns; tr.append(td); tbody.replaceChildren(tr); return; }
+  tbody.replaceChildren(...list.map((cells) => { const tr = el('tr'); for (const c of cells) tr.append(el('td', c)); return tr; }));
+};
+// The same words as startedBy() above, which renders the first draw on the server.
+const startedBy = (label) => (label === undefined || label === 'user') ? 'message' : (label.startsWith('schedule:') ? 'schedule ' + label.slice(9) : label);
 const clock = (iso) => iso.replace('T', ' ').slice(0, 19);
 const HINT = ${JSON.stringify(SCAN_HINT)};
 function channelText(c) {
@@ -43,8 +57,8 @@ function render(d) {
   ch.replaceChildren(...s.channels.map((c) => { const tr = el('tr', undefined, 's-' + c.state); tr.dataset.channel = c.name; tr.append(el('td', c.name), el('td', channelText(c))); return tr; }));
   $('queue-summary').textContent = s.queue.pendingTotal + ' waiting, ' + s.queue.activeRuns + ' running';
   rows($('queue').tBodies[0], s.queue.chats.map((q) => [q.chat, q.pending + ' waiting', q.active ? ('running ' + (q.active.agent || q.active.label || '')).trim() : '']));
-  rows($('runs').tBodies[0], s.recentRuns.map((r) => [clock(r.at), r.chat, r.agent, (r.durationMs / 1000).toFixed(1) + 's', r.outcome]));
-  rows($('failures').tBodies[0], s.recentFailures.map((f) => [clock(f.at), f.chat || '', f.kind + ': ' + f.message]));
+  rows($('runs').tBodies[0], s.recentRuns.map((r) => [clock(r.at), r.chat, startedBy(r.label), r.agent, (r.durationMs / 1000).toFixed(1) + 's', r.outcome]), 6, ${JSON.stringify(NO_RUNS)});
+  rows($('failures').tBodies[0], s.recentFailures.map((f) => [clock(f.at), f.chat || '', f.kind + ': ' + f.message]), 3, ${JSON.stringify(NO_FAILURES)});
   $('updated').textContent = 'as of ' + s.generatedAt;
 }
 async function tick() {

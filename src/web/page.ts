@@ -1,7 +1,7 @@
 // The console page, rendered on the server from the same data the JSON endpoint returns, so it reads
 // fine without script (or through curl); the inline script then polls and redraws the same parts.
 import type { ChannelView, StatusSnapshot } from '../ops/status/snapshot.js';
-import { CLIENT_SCRIPT, SCAN_HINT } from './client.js';
+import { CLIENT_SCRIPT, NO_FAILURES, NO_RUNS, SCAN_HINT, startedBy } from './client.js';
 
 export interface ConsoleData {
   snapshot: StatusSnapshot;
@@ -37,20 +37,27 @@ export function renderPage(data: ConsoleData, nonce: string, pollMs: number): st
       ]),
     )
     .join('')}</tbody></table></section>
-<section><h2>Last runs</h2><table id="runs"><thead><tr><th>time</th><th>chat</th><th>agent</th><th>duration</th><th>outcome</th></tr></thead><tbody>${s.recentRuns
-    .map((r) =>
-      row([
-        r.at.replace('T', ' ').slice(0, 19),
-        r.chat,
-        r.agent,
-        `${(r.durationMs / 1000).toFixed(1)}s`,
-        r.outcome,
-      ]),
-    )
-    .join('')}</tbody></table></section>
-<section><h2>Recent failures</h2><table id="failures"><tbody>${s.recentFailures
-    .map((f) => row([f.at.replace('T', ' ').slice(0, 19), f.chat ?? '', `${f.kind}: ${f.message}`]))
-    .join('')}</tbody></table></section>
+<section><h2>Last runs</h2><table id="runs"><thead><tr><th>time (UTC)</th><th>chat</th><th>started by</th><th>agent</th><th>duration</th><th>outcome</th></tr></thead><tbody>${rowsOr(
+    s.recentRuns.map((r) => [
+      r.at.replace('T', ' ').slice(0, 19),
+      r.chat,
+      startedBy(r.label),
+      r.agent,
+      `${(r.durationMs / 1000).toFixed(1)}s`,
+      r.outcome,
+    ]),
+    6,
+    NO_RUNS,
+  )}</tbody></table></section>
+<section><h2>Recent failures</h2><table id="failures"><tbody>${rowsOr(
+    s.recentFailures.map((f) => [
+      f.at.replace('T', ' ').slice(0, 19),
+      f.chat ?? '',
+      `${f.kind}: ${f.message}`,
+    ]),
+    3,
+    NO_FAILURES,
+  )}</tbody></table></section>
 <footer id="updated">as of ${esc(s.generatedAt)}</footer>
 <script nonce="${nonce}">const POLL_MS = ${Math.max(250, Math.round(pollMs))};
 ${CLIENT_SCRIPT}</script>
@@ -96,6 +103,12 @@ function whatsappBox(c: ChannelView | undefined, qr: string | null): string {
   return `<p class="s-${c.state}">${esc(channelText(c))}</p>`;
 }
 
+/** The rows, or one muted row saying the list is empty (an empty table reads as "still loading"). */
+function rowsOr(list: string[][], columns: number, empty: string): string {
+  if (list.length === 0) return `<tr class="empty"><td colspan="${columns}">${esc(empty)}</td></tr>`;
+  return list.map((cells) => row(cells)).join('');
+}
+
 function row(cells: string[], attrs = ''): string {
   return `<tr ${attrs}>${cells.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`;
 }
@@ -118,5 +131,5 @@ table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:3px 8px 
 .h-ok{background:#dff5e3;color:#145c26}.h-degraded{background:#fff3d6;color:#7a5400}.h-down{background:#fde2e2;color:#8a1c1c}
 .ok,.s-connected{color:#145c26}.s-degraded,.s-connecting{color:#7a5400}.s-relink_required{color:#8a1c1c}
 #qr{display:block;margin:8px 0;image-rendering:pixelated;border:8px solid #fff}
-#conn{color:#8a1c1c;margin:4px 0}footer{color:#778;font-size:12px;margin-top:12px}
+#conn{color:#8a1c1c;margin:4px 0}.empty td{color:#778;font-style:italic}footer{color:#778;font-size:12px;margin-top:12px}
 `;

@@ -11,6 +11,10 @@ import { callRelay } from '../../src/cli/heartbeat.js';
 import { heartbeatMethod } from '../../src/heartbeat/control.js';
 import { createScheduler } from '../../src/heartbeat/scheduler.js';
 import { saveJobState } from '../../src/heartbeat/state.js';
+import { CORE_MIGRATIONS } from '../../src/store/core.js';
+import { openDb } from '../../src/store/db.js';
+import { saveSession } from '../../src/store/sessions.js';
+import { FAKE } from '../e2e/helpers.js';
 import { captureLog, FakeClock, FakeRunner, ok, openStateDb, tempDir } from './helpers.js';
 
 const run = promisify(execFile);
@@ -60,12 +64,10 @@ describe('agentwire schedules', () => {
   it('lists next run times without a relay and without creating the store', async () => {
     const r = await cli(['schedules'], CONFIG);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(
-      'heartbeat: every 30 min → whatsapp:+15551234567, active 08:00-22:00 Europe/Berlin',
-    );
-    expect(r.stdout).toContain('future: at 2099-01-01T09:00 (Europe/Berlin) → whatsapp:+15551234567');
+    expect(r.stdout).toContain('heartbeat: every 30 min → whatsapp:…4567, active 08:00-22:00 Europe/Berlin');
+    expect(r.stdout).toContain('future: at 2099-01-01T09:00 (Europe/Berlin) → whatsapp:…4567');
     expect(r.stdout).toContain('next 2099-01-01 09:00 Europe/Berlin');
-    expect(r.stdout).toContain('past: at 2020-01-01T09:00:00Z → whatsapp:+15551234567');
+    expect(r.stdout).toContain('past: at 2020-01-01T09:00:00Z → whatsapp:…4567');
     expect(r.stdout).toContain('due now (was due 2020-01-01 09:00 UTC; fires when the relay runs)');
     expect(existsSync(join(tmp.dir, 'agentwire.db'))).toBe(false);
   });
@@ -117,7 +119,31 @@ describe('agentwire heartbeat', () => {
     const r = await cli(['heartbeat', '--dry-run'], CONFIG);
     expect(r.code).toBe(1);
     expect(r.stderr).not.toContain('No relay is running');
-    expect(r.stdout).toContain('there is no agent session in whatsapp:+15551234567 yet');
+    expect(r.stdout).toContain('there is no agent session in whatsapp:…4567 yet');
+  });
+
+  it('without a relay, a reply goes to the outbox for the relay, and the command says so', async () => {
+    const chat = 'twilio:+15551234567';
+    const db = openDb(join(tmp.dir, 'agentwire.db'), CORE_MIGRATIONS);
+    saveSession(db, chat, 'claude', 'sess-hb', Date.now());
+    db.close();
+    const config = `{whatsapp: {enabled: false}, heartbeat: {target: "${chat}"},
+      agent: {command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(FAKE)}]}}`;
+    const r = await cli(['heartbeat'], config);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      'No relay is running: the reply to twilio:…4567 is stored and goes out when `agentwire relay` starts:\nreply: This is a scheduled check-in',
+    );
+    expect(r.stdout).not.toContain('+1555');
+    const json = await cli(['heartbeat', '--json'], config);
+    expect(JSON.parse(json.stdout)).toMatchObject({ type: 'sent', chat: 'twilio:…4567', stored: true });
+    const check = openDb(join(tmp.dir, 'agentwire.db'), CORE_MIGRATIONS);
+    const pending = check
+      .prepare("SELECT chat, status FROM outbox WHERE key LIKE '%heartbeat:manual:%'")
+      .all() as { chat: string; status: string }[];
+    check.close();
+    expect(pending.length).toBe(2);
+    expect(pending.every((p) => p.chat === chat && p.status === 'pending')).toBe(true);
   });
 
   it('refuses a group for --to before asking anyone', async () => {
@@ -164,7 +190,7 @@ describe('agentwire heartbeat', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
-      'Would send to whatsapp:+15551234567 (dry run, nothing sent):\nTwo mails need you.\n[attachment] /w/mails.txt\n',
+      'Would send to whatsapp:…4567 (dry run, nothing sent):\nTwo mails need you.\n[attachment] /w/mails.txt\n',
     );
     expect(received).toEqual([{ id: 1, method: 'heartbeat', params: { dryRun: true } }]);
     expect(runner.delivered).toEqual([]);
@@ -175,7 +201,7 @@ describe('agentwire heartbeat', () => {
     expect(JSON.parse(busy.stdout)).toEqual({
       type: 'skipped',
       reason: 'busy',
-      chat: 'whatsapp:+15551234567',
+      chat: 'whatsapp:…4567',
     });
     db.close();
   });

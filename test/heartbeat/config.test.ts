@@ -29,12 +29,24 @@ describe('heartbeat and schedules config', () => {
     expect(r.ok).toBe(true);
   });
 
+  it('without WhatsApp, a heartbeat needs a target only when everyMinutes asks for one', () => {
+    expect(problems('{whatsapp: {enabled: false}}')).toEqual([]);
+    expect(problems('{whatsapp: {enabled: false}, heartbeat: {everyMinutes: 0}}')).toEqual([]);
+    expect(
+      problems('{whatsapp: {enabled: false}, heartbeat: {everyMinutes: 15, target: "twilio:+15551234567"}}'),
+    ).toEqual([]);
+  });
+
   it.each([
     [
       '{heartbeat: {target: "whatsapp:120363025246125244@g.us"}}',
       'heartbeat.target: a heartbeat is never sent to a group',
     ],
     ['{heartbeat: {target: "+15551234567"}}', 'heartbeat.target: "+15551234567" is not a chat key'],
+    [
+      '{whatsapp: {enabled: false}, heartbeat: {everyMinutes: 15}}',
+      'heartbeat.target: heartbeat.everyMinutes is set but there is no chat to check in with',
+    ],
     [
       '{heartbeat: {activeHours: {start: "08:00", end: "22:00", timeZone: "Berlin"}}}',
       'heartbeat.activeHours.timeZone: unknown time zone "Berlin"',

@@ -102,6 +102,36 @@ describe('heartbeat ticks', () => {
     expect(s.status().heartbeat).toEqual({ enabled: false });
   });
 
+  it('the default interval needs a target: WhatsApp disabled and no heartbeat.target leaves it off', async () => {
+    const make = (heartbeat: Record<string, unknown>) =>
+      createScheduler({
+        runner,
+        clock,
+        db,
+        log: logs.log,
+        runCheck: async () => ({ type: 'failed', message: 'no checks here' }),
+        config: { heartbeat, schedules: [], whatsapp: { enabled: false } },
+        defaultTarget: () => undefined,
+      });
+    scheduler = make({});
+    scheduler.start();
+    await clock.advance(3 * 60 * MIN);
+    expect(runner.runs).toHaveLength(0);
+    expect(clock.pending()).toBe(0);
+    expect(scheduler.status().heartbeat).toEqual({ enabled: false, reason: 'no_target' });
+    expect(logs.lines().some((l) => String(l.msg).startsWith('heartbeat off: no heartbeat.target'))).toBe(
+      true,
+    );
+    scheduler.stop();
+
+    // A configured target turns the default on again, whatever the WhatsApp channel does.
+    scheduler = make({ target: 'twilio:+15551234567' });
+    runner.sessions.add('twilio:+15551234567');
+    scheduler.start();
+    await clock.advance(30 * MIN);
+    expect(runner.runs.map((r) => r.chat)).toEqual(['twilio:+15551234567']);
+  });
+
   it('delivers a real message with the token stripped, once per tick key', async () => {
     runner.replies = [ok('HEARTBEAT_OK'), ok('**HEARTBEAT_OK.**'), ok('CI on main is red.\n\nHEARTBEAT_OK')];
     start({ target: OWNER });

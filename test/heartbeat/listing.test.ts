@@ -40,6 +40,27 @@ describe('buildListing', () => {
     });
   });
 
+  it('heartbeat off by default when there is no target and WhatsApp is disabled', () => {
+    const off = { heartbeat: {}, schedules: [], whatsapp: { enabled: false } };
+    expect(buildListing(off, () => undefined, NOW).heartbeat).toEqual({
+      enabled: false,
+      reason: 'no_target',
+    });
+    expect(
+      renderListing(
+        buildListing(off, () => undefined, NOW),
+        NOW,
+      ),
+    ).toContain(
+      'heartbeat: off (no heartbeat.target, and WhatsApp, whose self-chat is the default, is disabled)',
+    );
+    const on = { ...off, heartbeat: { target: 'twilio:+15551234567' } };
+    expect(buildListing(on, () => undefined, NOW).heartbeat).toMatchObject({
+      enabled: true,
+      target: 'twilio:+15551234567',
+    });
+  });
+
   it('heartbeat off', () => {
     expect(
       buildListing({ heartbeat: { everyMinutes: 0 }, schedules: [] }, () => undefined, NOW).heartbeat,
@@ -104,13 +125,14 @@ describe('buildListing', () => {
     );
     expect(renderListing(l, NOW)).toBe(
       [
-        `heartbeat: every 30 min → ${OWNER}, active 00:00-24:00 UTC`,
+        // Chat keys are masked in the listing as in `status`.
+        'heartbeat: every 30 min → whatsapp:…4567, active 00:00-24:00 UTC',
         '    next 2026-07-01 03:40 UTC (in 30 min)',
         '    last: never ran',
-        `plan: cron 0 8 * * 1-5 (Europe/Berlin) → ${OWNER}`,
+        'plan: cron 0 8 * * 1-5 (Europe/Berlin) → whatsapp:…4567',
         '    next 2026-07-01 08:00 Europe/Berlin (in 2 h 50 min)',
         '    last: never ran',
-        `once: at 2026-06-30T09:00:00Z (UTC) → ${OWNER}`,
+        'once: at 2026-06-30T09:00:00Z (UTC) → whatsapp:…4567',
         '    done (one-shot already ran)',
         '    last: 2026-06-30 09:00 UTC, failed — Scheduled job "once" failed: The agent exited with code 1.',
         '',

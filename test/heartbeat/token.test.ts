@@ -18,6 +18,12 @@ describe('stripHeartbeatToken', () => {
     ['heartbeat_ok'],
     ['HEARTBEAT_OK HEARTBEAT_OK'],
     ['HEARTBEAT_OK\n**'],
+    ['"HEARTBEAT_OK"'],
+    ['“HEARTBEAT_OK.”'],
+    ['> HEARTBEAT_OK'],
+    ['```\nHEARTBEAT_OK\n```'],
+    ['```text\nHEARTBEAT_OK.\n```'],
+    ['`HEARTBEAT_OK`.'],
     [''],
     ['   '],
   ])('%j sends nothing', (reply) => {
@@ -33,6 +39,8 @@ describe('stripHeartbeatToken', () => {
     ['CI on main is red. HEARTBEAT_OK.', 'CI on main is red.'],
     ['CI on main is red.\n**HEARTBEAT_OK**', 'CI on main is red.'],
     ['HEARTBEAT_OK\nTwo mails need you.\nHEARTBEAT_OK', 'Two mails need you.'],
+    ['CI on main is red — HEARTBEAT_OK', 'CI on main is red'],
+    ['"HEARTBEAT_OK" CI on main is red.', 'CI on main is red.'],
   ])('%j is stripped at the edges to %j', (reply, text) => {
     expect(stripHeartbeatToken(reply)).toEqual({ type: 'reply', text, stripped: true });
   });
@@ -44,6 +52,9 @@ describe('stripHeartbeatToken', () => {
     ['xHEARTBEAT_OK'],
     ['HEARTBEAT_OK_2 is a test name'],
     ['All good.HEARTBEAT_OK'],
+    ['> I nearly said HEARTBEAT_OK, but CI is red.'],
+    ['```\nHEARTBEAT_OK\nbuild 412 failed\n```'],
+    ['HEARTBEAT OK'],
     ['Nothing new.'],
   ])('%j is delivered untouched', (reply) => {
     expect(stripHeartbeatToken(reply)).toEqual({ type: 'reply', text: reply, stripped: false });

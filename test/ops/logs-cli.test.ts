@@ -44,6 +44,10 @@ describe('agentwire logs (built binary)', () => {
       '2026-01-01T00:00:07.000Z WARN  queue      event 7',
     );
     expect(JSON.parse(run(h, ['-n', '1', '--json']).stdout)).toMatchObject({ msg: 'event 9' });
+    // -n 0 prints nothing and does not claim the log is empty; a level nothing reaches says so.
+    const none = run(h, ['-n', '0']);
+    expect([none.status, none.stdout, none.stderr]).toEqual([0, '', '']);
+    expect(run(h, ['--level', 'error']).stderr).toContain('no log lines at error or above');
   });
 
   it('says so when there is no log yet, and refuses a bad -n', () => {

@@ -58,6 +58,14 @@ beforeAll(async () => {
     durationMs: 600_000,
     outcome: 'timeout',
   });
+  recordRun(db, {
+    chat: 'whatsapp:+15551234567',
+    agent: 'claude',
+    label: 'schedule:morning',
+    startedAt: t0 + 2,
+    durationMs: 1500,
+    outcome: 'ok',
+  });
   db.close();
 }, 60_000);
 
@@ -116,5 +124,12 @@ describe('web console in Chromium', () => {
     expect(runs).toContain('600.0s');
     expect(runs).toContain('timeout');
     expect(runs).not.toContain('+1555');
+    // What started each run is named; the redrawn tables say when they are empty.
+    const cells = await page
+      .locator('#runs tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    expect(cells.map((c) => c[2])).toEqual(['schedule morning', 'message', 'message']);
+    expect(await page.locator('#runs thead').textContent()).toContain('time (UTC)');
+    expect(await page.locator('#failures tbody').textContent()).toBe('None.');
   });
 });

@@ -95,6 +95,24 @@ describe('startWebConsole', () => {
     const nonce = /script-src 'nonce-([^']+)'/.exec(csp)?.[1];
     expect(nonce).toBeTruthy();
     expect(html).toContain(`<script nonce="${nonce}">`);
+    // The first draw names what started each run and labels the clock.
+    expect(html).toContain('<th>time (UTC)</th><th>chat</th><th>started by</th>');
+    expect(html).toContain('<td>whatsapp:…4567</td><td>message</td><td>claude</td>');
+  });
+
+  it('says "No runs yet." and "None." instead of drawing empty tables', async () => {
+    const wa = new FakeWhatsapp();
+    const empty = () =>
+      buildSnapshot({
+        now: Date.now(),
+        source: 'relay',
+        relay: { running: true, pid: 1 },
+        channels: [{ name: 'whatsapp', state: wa.state }],
+      });
+    const { base } = await start(wa, empty);
+    const html = await (await fetch(`${base}/`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+    expect(html).toContain('<tr class="empty"><td colspan="6">No runs yet.</td></tr>');
+    expect(html).toContain('<tr class="empty"><td colspan="3">None.</td></tr>');
   });
 
   it('serves the JSON with a QR data URL while linking, and none once linked', async () => {

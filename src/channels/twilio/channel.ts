@@ -64,7 +64,30 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
     progress: new Map(),
     retryDelayMs: deps.retryDelayMs ?? 1000,
   };
-  const send = (chatId: string, item: OutboundItem): Promise<SendResult> => sendItem(sender, chatId, item);
+  // Sends that fail for the whole channel (Twilio unreachable, 5xx, rate limits, credentials
+  // refused: 20003) mark it degraded, so `status` and /healthz show it rather than "connected"
+  // while every reply sits in the outbox; the next send that goes through clears it. A refusal of
+  // one recipient (a bad number, an opt-out) says nothing about the channel.
+  let sendFailures = 0;
+  const send = async (chatId: string, item: OutboundItem): Promise<SendResult> => {
+    const r = await sendItem(sender, chatId, item);
+    if (r.ok) {
+      if (sendFailures > 0 && state.type === 'degraded') state = { type: 'connected', since: Date.now() };
+      sendFailures = 0;
+    } else if (
+      (r.retryable || r.code === '20003') &&
+      (state.type === 'connected' || state.type === 'degraded')
+    ) {
+      sendFailures++;
+      state = {
+        type: 'degraded',
+        since: state.type === 'degraded' ? state.since : Date.now(),
+        lastError: `sending failed: ${r.error}`,
+        retries: sendFailures,
+      };
+    }
+    return r;
+  };
   const inbound: InboundDeps = {
     settings,
     log,

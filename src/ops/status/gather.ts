@@ -8,11 +8,11 @@ import type { Db } from '../../store/db.js';
 import type { StatusSources } from './snapshot.js';
 import { hasTable, readStore, type StoreSources } from './store-reader.js';
 
-export type SharedSources = StoreSources & Pick<StatusSources, 'heartbeat' | 'schedules'>;
+export type SharedSources = StoreSources & Pick<StatusSources, 'heartbeat' | 'heartbeatOff' | 'schedules'>;
 
 export function gather(
   db: Db | undefined,
-  config: Pick<Config, 'heartbeat' | 'schedules'>,
+  config: Pick<Config, 'heartbeat' | 'schedules' | 'whatsapp'>,
   now: number,
 ): SharedSources {
   const stored = db ? readStore(db) : { lanes: [], sessions: [], runs: [], failures: [] };
@@ -22,6 +22,12 @@ export function gather(
   return {
     ...stored,
     ...(hb.enabled && { heartbeat: { target: hb.target, nextAt: hb.nextAt } }),
-    schedules: listing.schedules.map((s) => ({ id: s.id, target: s.target, nextAt: s.nextAt })),
+    ...(!hb.enabled && hb.reason && { heartbeatOff: hb.reason }),
+    schedules: listing.schedules.map((s) => ({
+      id: s.id,
+      target: s.target,
+      nextAt: s.nextAt,
+      ...((s.state === 'done' || s.state === 'given_up' || s.state === 'never') && { state: s.state }),
+    })),
   };
 }

@@ -50,6 +50,7 @@ export function liveStatus(deps: LiveStatusDeps): () => StatusSnapshot {
         heartbeat: sched.heartbeat.enabled
           ? { target: sched.heartbeat.target, nextAt: sched.heartbeat.nextAt }
           : undefined,
+        heartbeatOff: sched.heartbeat.enabled ? undefined : sched.heartbeat.reason,
         schedules: sched.schedules.map((s) => ({ id: s.id, target: s.target, nextAt: s.nextAt })),
       }),
     });

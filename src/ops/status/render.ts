@@ -35,7 +35,13 @@ export function renderStatus(s: StatusSnapshot, now: number): string {
   // Offline, next times are what the scheduler would plan if the relay started now.
   const ifStarted = s.source === 'store' ? ' if the relay started now' : '';
   const hb = s.heartbeat;
-  if (!hb.enabled) out.push('', 'Heartbeat: off');
+  if (!hb.enabled)
+    out.push(
+      '',
+      hb.reason === 'no_target'
+        ? 'Heartbeat: off (no heartbeat.target, and WhatsApp, whose self-chat is the default, is disabled)'
+        : 'Heartbeat: off',
+    );
   else
     out.push(
       '',
@@ -45,7 +51,7 @@ export function renderStatus(s: StatusSnapshot, now: number): string {
     out.push('Schedules');
     for (const x of s.schedules)
       out.push(
-        `  ${x.id.padEnd(16)} ${x.nextAt ? `next ${when(x.nextAt, now)}` : 'not scheduled'} → ${x.target}`,
+        `  ${x.id.padEnd(16)} ${x.nextAt ? `next ${when(x.nextAt, now)}` : NO_NEXT[x.state ?? 'never']} → ${x.target}`,
       );
   }
 
@@ -61,6 +67,12 @@ export function renderStatus(s: StatusSnapshot, now: number): string {
     out.push(`  ${clock(f.at)}  ${(f.chat ?? '-').padEnd(20)} ${f.kind}: ${f.message}`);
   return `${out.join('\n')}\n`;
 }
+
+const NO_NEXT = {
+  done: 'done (one-shot already ran)',
+  given_up: 'given up',
+  never: 'not scheduled',
+} as const;
 
 function channelLine(c: ChannelView, now: number): string {
   const since = c.since ? ` for ${ago(c.since, now)}` : '';

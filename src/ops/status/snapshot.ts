@@ -45,6 +45,8 @@ export interface ScheduleView {
   id: string;
   target: string;
   nextAt?: string;
+  /** Without `nextAt`: `done` (a one-shot that ran), `given_up` (cut off twice) or `never`. */
+  state?: 'done' | 'given_up' | 'never';
 }
 
 export interface RunView {
@@ -76,7 +78,8 @@ export interface StatusSnapshot {
   channels: ChannelView[];
   queue: { pendingTotal: number; activeRuns: number; maxConcurrentRuns?: number; chats: ChatQueueView[] };
   sessions: SessionView[];
-  heartbeat: { enabled: boolean; target?: string; nextAt?: string };
+  /** `reason` (when off): `no_target`, no heartbeat.target and WhatsApp (the default's channel) disabled. */
+  heartbeat: { enabled: boolean; reason?: 'no_target'; target?: string; nextAt?: string };
   schedules: ScheduleView[];
   /** Newest first. */
   recentRuns: RunView[];
@@ -98,7 +101,9 @@ export interface StatusSources {
   maxConcurrentRuns?: number;
   sessions?: { chat: string; agent: string; lastUsedAt: number }[];
   heartbeat?: { target?: string; nextAt?: number };
-  schedules?: { id: string; target: string; nextAt?: number }[];
+  /** Why the heartbeat is off, when `heartbeat` is absent for a reason worth showing. */
+  heartbeatOff?: 'no_target';
+  schedules?: { id: string; target: string; nextAt?: number; state?: ScheduleView['state'] }[];
   runs?: { at: number; chat: string; agent: string; durationMs: number; outcome: string; label?: string }[];
   failures?: { at: number; chat?: string; kind: string; message: string }[];
 }
@@ -147,6 +152,7 @@ export function buildSnapshot(src: StatusSources): StatusSnapshot {
       .map((s) => ({ chat: maskChat(s.chat), agent: s.agent, lastUsedAt: iso(s.lastUsedAt) })),
     heartbeat: {
       enabled: src.heartbeat !== undefined,
+      ...(src.heartbeat === undefined && src.heartbeatOff && { reason: src.heartbeatOff }),
       ...(src.heartbeat?.target !== undefined && { target: maskTarget(src.heartbeat.target) }),
       ...(src.heartbeat?.nextAt !== undefined && { nextAt: iso(src.heartbeat.nextAt) }),
     },
@@ -154,6 +160,7 @@ export function buildSnapshot(src: StatusSources): StatusSnapshot {
       id: s.id,
       target: maskTarget(s.target),
       ...(s.nextAt !== undefined && { nextAt: iso(s.nextAt) }),
+      ...(s.nextAt === undefined && s.state !== undefined && { state: s.state }),
     })),
     recentRuns: (src.runs ?? [])
       .toSorted((a, b) => b.at - a.at)

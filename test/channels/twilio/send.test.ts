@@ -103,6 +103,25 @@ describe('twilio send: errors by code', () => {
     expect(capture.text()).toContain('"code":"20500"');
   });
 
+  it('sends failing for the whole channel mark it degraded until one goes through', async () => {
+    const { channel } = await start();
+    expect(channel.status()).toMatchObject({ type: 'connected' });
+    // A refused recipient is about that chat, not the channel.
+    fake.failNext({ status: 400, code: 21211 });
+    await channel.send('+15551234567', { type: 'text', text: 'x' });
+    expect(channel.status()).toMatchObject({ type: 'connected' });
+    fake.failNext({ status: 500, code: 20500 }, { status: 500, code: 20500 });
+    await channel.send('+15551234567', { type: 'text', text: 'x' });
+    expect(channel.status()).toMatchObject({ type: 'degraded', retries: 1 });
+    fake.failNext({ status: 401, code: 20003 });
+    await channel.send('+15551234567', { type: 'text', text: 'x' });
+    const s = channel.status();
+    expect(s).toMatchObject({ type: 'degraded', retries: 2 });
+    expect(s.type === 'degraded' && s.lastError).toMatch(/^sending failed: /);
+    await channel.send('+15551234567', { type: 'text', text: 'x' });
+    expect(channel.status()).toMatchObject({ type: 'connected' });
+  });
+
   it.each([
     ['21610', 400],
     ['21211', 400],

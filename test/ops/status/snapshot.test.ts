@@ -140,6 +140,39 @@ describe('buildSnapshot', () => {
     expect(x.health).toBe('down');
   });
 
+  it('says why the heartbeat is off when it has no chat to check in with', () => {
+    const off = buildSnapshot({
+      now: T,
+      source: 'store',
+      relay: { running: false },
+      channels: [],
+      heartbeatOff: 'no_target',
+    });
+    expect(off.heartbeat).toEqual({ enabled: false, reason: 'no_target' });
+    expect(renderStatus(off, T)).toContain('Heartbeat: off (no heartbeat.target, and WhatsApp');
+    const plain = buildSnapshot({ now: T, source: 'store', relay: { running: false }, channels: [] });
+    expect(plain.heartbeat).toEqual({ enabled: false });
+    expect(renderStatus(plain, T)).toContain('Heartbeat: off\n');
+  });
+
+  it('a one-shot that ran says done rather than "not scheduled"', () => {
+    const x = buildSnapshot({
+      now: T,
+      source: 'store',
+      relay: { running: false },
+      channels: [],
+      schedules: [
+        { id: 'once', target: 'twilio:+15557654321', state: 'done' },
+        { id: 'later', target: 'twilio:+15557654321', nextAt: T + 60_000 },
+      ],
+    });
+    expect(x.schedules).toEqual([
+      { id: 'once', target: 'twilio:…4321', state: 'done' },
+      { id: 'later', target: 'twilio:…4321', nextAt: new Date(T + 60_000).toISOString() },
+    ]);
+    expect(renderStatus(x, T)).toContain('  once             done (one-shot already ran) → twilio:…4321');
+  });
+
   it('renders for humans with relative times and the same masking', () => {
     const text = renderStatus(s, T + 60_000);
     expect(text).toContain('relay: running (pid 99, up 1h 1m)');
