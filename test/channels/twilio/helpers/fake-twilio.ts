@@ -16,6 +16,17 @@ export interface CreatedMessage {
   statusCallback?: string;
 }
 
+export interface Held {
+  arrived: Promise<void>;
+  release(): void;
+}
+
+interface Hold {
+  match: (body: string) => boolean;
+  arrive: () => void;
+  released: Promise<void>;
+}
+
 export interface Failure {
   status: number;
   code: number;
@@ -50,6 +61,12 @@ export interface FakeTwilio {
   attempts: { body?: string; to: string }[];
   /** Outcomes for the next create attempts, first in first out; `null` lets one succeed. */
   failNext(...failures: (Failure | null)[]): void;
+  /**
+   * Holds the next create whose body `match`es, as a request in flight: `arrived` resolves when it
+   * comes; it is recorded and answered once `release()` is called, or dropped unrecorded if the
+   * client goes away first (a sender killed mid-send).
+   */
+  hold(match: (body: string) => boolean): Held;
   inbox: ListedMessage[];
   media: Map<string, MediaBehaviour>;
   /** Media requests, with whether they carried the right Basic credentials. */
@@ -66,6 +83,7 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
   const created: CreatedMessage[] = [];
   const attempts: { body?: string; to: string }[] = [];
   const failures: (Failure | null)[] = [];
+  const holds: Hold[] = [];
   const inbox: ListedMessage[] = [];
   const media = new Map<string, MediaBehaviour>();
   const mediaRequests: { path: string; authorized: boolean }[] = [];
@@ -76,13 +94,21 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
   const expectedAuth = `Basic ${Buffer.from(`${ACCOUNT}:${TOKEN}`).toString('base64')}`;
   const base = `/2010-04-01/Accounts/${ACCOUNT}`;
 
-  app.post(`${base}/Messages.json`, (req, res) => {
+  app.post(`${base}/Messages.json`, async (req, res) => {
     if (req.get('authorization') !== expectedAuth) {
       res.status(401).json({ code: 20003, message: 'Authenticate', status: 401 });
       return;
     }
     const b = req.body as Record<string, string | string[]>;
     attempts.push({ body: b.Body as string | undefined, to: b.To as string });
+    const at = holds.findIndex((h) => h.match(String(b.Body ?? '')));
+    if (at >= 0) {
+      const [h] = holds.splice(at, 1) as [Hold];
+      h.arrive();
+      // Nothing was answered yet, so a close here means the client went away mid-request.
+      const gone = new Promise<boolean>((r) => res.once('close', () => r(true)));
+      if (await Promise.race([h.released.then(() => false), gone])) return;
+    }
     const failure = failures.shift();
     if (failure) {
       res
@@ -184,6 +210,18 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
     created,
     attempts,
     failNext: (...f) => void failures.push(...f),
+    hold: (match) => {
+      let arrive!: () => void;
+      let release!: () => void;
+      const arrived = new Promise<void>((r) => {
+        arrive = r;
+      });
+      const released = new Promise<void>((r) => {
+        release = r;
+      });
+      holds.push({ match, arrive, released });
+      return { arrived, release };
+    },
     inbox,
     media,
     mediaRequests,
