@@ -23,6 +23,7 @@ export interface Held {
 
 interface Hold {
   match: (body: string) => boolean;
+  accepted: boolean;
   arrive: () => void;
   released: Promise<void>;
 }
@@ -64,9 +65,10 @@ export interface FakeTwilio {
   /**
    * Holds the next create whose body `match`es, as a request in flight: `arrived` resolves when it
    * comes; it is recorded and answered once `release()` is called, or dropped unrecorded if the
-   * client goes away first (a sender killed mid-send).
+   * client goes away first (a sender killed mid-send). With `accepted`, it is recorded at once and
+   * only the answer is held (the provider took it; the sender never heard).
    */
-  hold(match: (body: string) => boolean): Held;
+  hold(match: (body: string) => boolean, opts?: { accepted?: boolean }): Held;
   inbox: ListedMessage[];
   media: Map<string, MediaBehaviour>;
   /** Media requests, with whether they carried the right Basic credentials. */
@@ -102,13 +104,14 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
     const b = req.body as Record<string, string | string[]>;
     attempts.push({ body: b.Body as string | undefined, to: b.To as string });
     const at = holds.findIndex((h) => h.match(String(b.Body ?? '')));
-    if (at >= 0) {
-      const [h] = holds.splice(at, 1) as [Hold];
+    const held = at >= 0 ? (holds.splice(at, 1)[0] as Hold) : undefined;
+    // Nothing was answered yet, so a close means the client went away mid-request.
+    const waitForRelease = async (h: Hold) => {
       h.arrive();
-      // Nothing was answered yet, so a close here means the client went away mid-request.
       const gone = new Promise<boolean>((r) => res.once('close', () => r(true)));
-      if (await Promise.race([h.released.then(() => false), gone])) return;
-    }
+      return Promise.race([h.released.then(() => false), gone]);
+    };
+    if (held && !held.accepted && (await waitForRelease(held))) return;
     const failure = failures.shift();
     if (failure) {
       res
@@ -126,6 +129,7 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
       statusCallback: b.StatusCallback as string | undefined,
     };
     created.push(m);
+    if (held?.accepted && (await waitForRelease(held))) return;
     res
       .status(201)
       .json({ sid: m.sid, status: 'queued', to: m.to, from: m.from, body: m.body, account_sid: ACCOUNT });
@@ -210,7 +214,7 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
     created,
     attempts,
     failNext: (...f) => void failures.push(...f),
-    hold: (match) => {
+    hold: (match, opts = {}) => {
       let arrive!: () => void;
       let release!: () => void;
       const arrived = new Promise<void>((r) => {
@@ -219,7 +223,7 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
       const released = new Promise<void>((r) => {
         release = r;
       });
-      holds.push({ match, arrive, released });
+      holds.push({ match, accepted: opts.accepted ?? false, arrive, released });
       return { arrived, release };
     },
     inbox,
