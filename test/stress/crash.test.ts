@@ -14,18 +14,17 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeTwilio, startFakeTwilio } from '../channels/twilio/helpers/fake-twilio.js';
+import type { FakeTwilio } from '../channels/twilio/helpers/fake-twilio.js';
 import { smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
 import { alive, type Home, killOrphanGroup, MAIN, type Proc } from '../e2e/helpers.js';
 import {
   chatNumber,
-  freePort,
   killRelay,
   type Rng,
   seededRandom,
   settle,
   startRelayProcess,
-  twilioHome,
+  twilioSetup,
   untilQuiet,
 } from './helpers.js';
 
@@ -81,12 +80,9 @@ function schedule(rng: Rng): Point[] {
 describe('crash and restart', () => {
   it(`SIGKILL ${ROUNDS} times at chosen points, restarts, a clean run: nothing lost, nothing twice`, async () => {
     const rng = seededRandom('crash');
-    fake = await startFakeTwilio();
-    const port = await freePort();
-    const h = twilioHome(fake, port, { queue: { whileBusy: 'followup' } });
+    const { fake: f, home: h, url } = await twilioSetup({ queue: { whileBusy: 'followup' } });
+    fake = f;
     home = h;
-    const url = `http://127.0.0.1:${port}/twilio/inbound`;
-    const f = fake;
     /** Every message sent, per chat, in order: what the fake REST server must receive as replies. */
     const sent: string[][] = Array.from({ length: CHATS }, () => []);
     let seq = 0;
@@ -232,13 +228,11 @@ describe('crash and restart', () => {
   // chunk goes again. This pins the window to that chunk: the ones before and after it go once.
   it('the documented window: killed after Twilio accepted a chunk, only that chunk is sent again', async () => {
     const rng = seededRandom('crash/window');
-    fake = await startFakeTwilio();
-    const port = await freePort();
-    const h = twilioHome(fake, port, { queue: { whileBusy: 'followup' } });
+    const { fake: f, home: h, url } = await twilioSetup({ queue: { whileBusy: 'followup' } });
+    fake = f;
     home = h;
-    const url = `http://127.0.0.1:${port}/twilio/inbound`;
     const paragraphs = ['p1', 'p2', 'p3'].map((p) => `${p} ${p.repeat(450)}`);
-    const held = fake.hold((b) => b.startsWith('p2 '), { accepted: true });
+    const held = f.hold((b) => b.startsWith('p2 '), { accepted: true });
     relay = await startRelayProcess(h);
     const body = paragraphs.join('\n\n');
     expect((await twilioPost(url, smsParams({ From: chatNumber(0), Body: body }))).status).toBe(200);
@@ -247,7 +241,7 @@ describe('crash and restart', () => {
     held.release();
     relay = await startRelayProcess(h);
     await untilQuiet(h, rng);
-    const got = fake.created.map((m) => (m.body ?? '').slice(0, 9));
+    const got = f.created.map((m) => (m.body ?? '').slice(0, 9));
     expect(got).toEqual(['reply: p1', 'p2 p2p2p2', 'p2 p2p2p2', 'p3 p3p3p3']);
   });
 });

@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { callControl } from '../../src/control/client.js';
 import type { QueueStatus } from '../../src/queue/queue.js';
-import { ACCOUNT, type FakeTwilio, TOKEN } from '../channels/twilio/helpers/fake-twilio.js';
+import { ACCOUNT, type FakeTwilio, startFakeTwilio, TOKEN } from '../channels/twilio/helpers/fake-twilio.js';
 import { type Home, MAIN, makeHome, type Proc, spawnNode, waitFor } from '../e2e/helpers.js';
 
 export interface Rng {
@@ -35,7 +35,7 @@ export function seededRandom(name: string): Rng {
 }
 
 /** A port free on 127.0.0.1 right now (the relay process binds it itself, restart after restart). */
-export function freePort(): Promise<number> {
+function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
@@ -50,7 +50,7 @@ export function freePort(): Promise<number> {
 export const chatNumber = (c: number) => `+155501${String(c).padStart(5, '0')}`;
 
 /** A state folder for a relay with only the Twilio channel, on `port`, replying through `fake`. */
-export function twilioHome(fake: FakeTwilio, port: number, extra: Record<string, unknown> = {}): Home {
+function twilioHome(fake: FakeTwilio, port: number, extra: Record<string, unknown> = {}): Home {
   return makeHome({
     twilio: {
       enabled: true,
@@ -65,6 +65,16 @@ export function twilioHome(fake: FakeTwilio, port: number, extra: Record<string,
     console: { enabled: false },
     ...extra,
   });
+}
+
+/** The fake REST server, a free port, a state folder for both, and the webhook URL there. */
+export async function twilioSetup(
+  extra: Record<string, unknown>,
+): Promise<{ fake: FakeTwilio; home: Home; port: number; url: string }> {
+  const fake = await startFakeTwilio();
+  const port = await freePort();
+  const home = twilioHome(fake, port, extra);
+  return { fake, home, port, url: `http://127.0.0.1:${port}/twilio/inbound` };
 }
 
 /** Starts `agentwire relay` (the built binary) and waits until its control socket answers. */

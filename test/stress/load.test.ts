@@ -10,12 +10,11 @@
 // CLI's start/end log (PIDs and times) and by counting the relay's live child processes in /proc.
 import { existsSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeTwilio, startFakeTwilio } from '../channels/twilio/helpers/fake-twilio.js';
+import type { FakeTwilio } from '../channels/twilio/helpers/fake-twilio.js';
 import { smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
 import { type Home, MAIN, makeHome, maxOverlap, type Proc, spawnNode } from '../e2e/helpers.js';
 import {
   chatNumber,
-  freePort,
   liveChildren,
   memoryMb,
   type Rng,
@@ -23,7 +22,7 @@ import {
   seededRandom,
   settle,
   startRelayProcess,
-  twilioHome,
+  twilioSetup,
   untilQuiet,
 } from './helpers.js';
 
@@ -91,14 +90,14 @@ describe('load through the Twilio webhook', () => {
     `${CHATS} chats × $perChat messages, $policy, at most ${MAX_RUNS} CLIs`,
     async ({ policy, rounds, perChat }) => {
       const rng = seededRandom(`load/twilio/${policy}`);
-      fake = await startFakeTwilio();
-      const port = await freePort();
-      home = twilioHome(fake, port, { queue: { maxConcurrentRuns: MAX_RUNS, whileBusy: policy } });
+      const setup = await twilioSetup({ queue: { maxConcurrentRuns: MAX_RUNS, whileBusy: policy } });
+      fake = setup.fake;
+      home = setup.home;
+      const url = setup.url;
       capHeap(home);
       const relay = await startRelayProcess(home);
       procs.push(relay);
       const pid = relay.child.pid as number;
-      const url = `http://127.0.0.1:${port}/twilio/inbound`;
 
       // Warm up (first spawn, first SQLite pages, the SDK's lazy modules) before the memory baseline.
       expect((await twilioPost(url, smsParams({ From: chatNumber(99), Body: 'warm up' }))).status).toBe(200);
@@ -124,7 +123,12 @@ describe('load through the Twilio webhook', () => {
                 From: chatNumber(c),
                 Body: `${tag(round, c, m)} sleep:${s.sleep}`,
               });
-              statuses.push((await twilioPost(url, params)).status);
+              const res = await twilioPost(url, params).catch((err: Error) => {
+                throw new Error(
+                  `webhook failed (${err.message}); relay stderr: ${relay.stderr().slice(-800)}`,
+                );
+              });
+              statuses.push(res.status);
             }
           }),
         );
