@@ -16,6 +16,18 @@ export interface CreatedMessage {
   statusCallback?: string;
 }
 
+export interface Held {
+  arrived: Promise<void>;
+  release(): void;
+}
+
+interface Hold {
+  match: (body: string) => boolean;
+  accepted: boolean;
+  arrive: () => void;
+  released: Promise<void>;
+}
+
 export interface Failure {
   status: number;
   code: number;
@@ -52,6 +64,13 @@ export interface FakeTwilio {
   failNext(...failures: (Failure | null)[]): void;
   /** Forgets the failures still queued: every create succeeds from now on. */
   clearFailures(): void;
+  /**
+   * Holds the next create whose body `match`es, as a request in flight: `arrived` resolves when it
+   * comes; it is recorded and answered once `release()` is called, or dropped unrecorded if the
+   * client goes away first (a sender killed mid-send). With `accepted`, it is recorded at once and
+   * only the answer is held (the provider took it; the sender never heard).
+   */
+  hold(match: (body: string) => boolean, opts?: { accepted?: boolean }): Held;
   inbox: ListedMessage[];
   media: Map<string, MediaBehaviour>;
   /** Media requests, with whether they carried the right Basic credentials. */
@@ -68,6 +87,7 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
   const created: CreatedMessage[] = [];
   const attempts: { body?: string; to: string }[] = [];
   const failures: (Failure | null)[] = [];
+  const holds: Hold[] = [];
   const inbox: ListedMessage[] = [];
   const media = new Map<string, MediaBehaviour>();
   const mediaRequests: { path: string; authorized: boolean }[] = [];
@@ -78,13 +98,22 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
   const expectedAuth = `Basic ${Buffer.from(`${ACCOUNT}:${TOKEN}`).toString('base64')}`;
   const base = `/2010-04-01/Accounts/${ACCOUNT}`;
 
-  app.post(`${base}/Messages.json`, (req, res) => {
+  app.post(`${base}/Messages.json`, async (req, res) => {
     if (req.get('authorization') !== expectedAuth) {
       res.status(401).json({ code: 20003, message: 'Authenticate', status: 401 });
       return;
     }
     const b = req.body as Record<string, string | string[]>;
     attempts.push({ body: b.Body as string | undefined, to: b.To as string });
+    const at = holds.findIndex((h) => h.match(String(b.Body ?? '')));
+    const held = at >= 0 ? (holds.splice(at, 1)[0] as Hold) : undefined;
+    // Nothing was answered yet, so a close means the client went away mid-request.
+    const waitForRelease = async (h: Hold) => {
+      h.arrive();
+      const gone = new Promise<boolean>((r) => res.once('close', () => r(true)));
+      return Promise.race([h.released.then(() => false), gone]);
+    };
+    if (held && !held.accepted && (await waitForRelease(held))) return;
     const failure = failures.shift();
     if (failure) {
       res
@@ -102,6 +131,7 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
       statusCallback: b.StatusCallback as string | undefined,
     };
     created.push(m);
+    if (held?.accepted && (await waitForRelease(held))) return;
     res
       .status(201)
       .json({ sid: m.sid, status: 'queued', to: m.to, from: m.from, body: m.body, account_sid: ACCOUNT });
@@ -187,6 +217,18 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
     attempts,
     failNext: (...f) => void failures.push(...f),
     clearFailures: () => void failures.splice(0),
+    hold: (match, opts = {}) => {
+      let arrive!: () => void;
+      let release!: () => void;
+      const arrived = new Promise<void>((r) => {
+        arrive = r;
+      });
+      const released = new Promise<void>((r) => {
+        release = r;
+      });
+      holds.push({ match, accepted: opts.accepted ?? false, arrive, released });
+      return { arrived, release };
+    },
     inbox,
     media,
     mediaRequests,
