@@ -14,8 +14,15 @@ export interface ConfigProblem {
   message: string;
 }
 
+/** A string value built from `${VAR}` references: printed as written, never as its value. */
+export interface EnvReference {
+  path: (string | number)[];
+  /** The string as written in the file, e.g. `--key=${API_KEY}`. */
+  template: string;
+}
+
 export type LoadResult =
-  | { ok: true; config: Config; file?: string }
+  | { ok: true; config: Config; file?: string; envRefs: EnvReference[] }
   | { ok: false; problems: ConfigProblem[] };
 
 export function formatProblem(p: ConfigProblem): string {
@@ -52,13 +59,18 @@ export function parseConfigText(text: string, file: string, env: NodeJS.ProcessE
 
 function parseConfigValue(raw: unknown, file: string, text: string, env: NodeJS.ProcessEnv): LoadResult {
   const problems: ConfigProblem[] = [];
-  const substituted = substituteEnv(raw, [], env, (path, message) =>
-    problems.push({ file, path: path.join('.'), message, ...locate(text, path) }),
+  const envRefs: EnvReference[] = [];
+  const substituted = substituteEnv(
+    raw,
+    [],
+    env,
+    (path, message) => problems.push({ file, path: path.join('.'), message, ...locateNearest(text, path) }),
+    (path, template) => envRefs.push({ path, template }),
   );
   const parsed = configSchema.safeParse(substituted);
   if (!parsed.success) problems.push(...zodProblems(parsed.error, file, text));
   if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, config: finish(parsed.data as Config, env), file };
+  return { ok: true, config: finish(parsed.data as Config, env), file, envRefs };
 }
 
 /** Environment defaults for credentials and `~` in paths, applied once so nothing downstream reads env. */
@@ -82,9 +94,12 @@ function substituteEnv(
   path: (string | number)[],
   env: NodeJS.ProcessEnv,
   report: (path: (string | number)[], message: string) => void,
+  referenced: (path: (string | number)[], template: string) => void,
 ): unknown {
   if (typeof value === 'string') {
-    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => {
+    let used = false;
+    const out = value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => {
+      used = true;
       const v = env[name];
       if (v === undefined) {
         report(path, `environment variable ${name} is not set`);
@@ -92,12 +107,13 @@ function substituteEnv(
       }
       return v;
     });
+    if (used) referenced(path, value);
+    return out;
   }
-  if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, [...path, i], env, report));
+  const walk = (v: unknown, key: string | number) => substituteEnv(v, [...path, key], env, report, referenced);
+  if (Array.isArray(value)) return value.map((v, i) => walk(v, i));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, substituteEnv(v, [...path, k], env, report)]),
-    );
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, k)]));
   }
   return value;
 }
@@ -108,12 +124,38 @@ function zodProblems(error: z.ZodError, file: string, text: string): ConfigProbl
     // For an unknown key zod reports the parent object; name the key itself.
     const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
     const full = keys.length === 1 ? [...path, keys[0] as string] : path;
+    const missing = issue.code === 'invalid_type' && / received undefined$/.test(issue.message);
     const message =
       issue.code === 'unrecognized_keys'
         ? `unknown key${keys.length > 1 ? `s ${keys.join(', ')}` : ''}`
-        : issue.message;
-    return { file, path: full.join('.'), message, ...locate(text, full) };
+        : missing
+          ? `required key missing (expected ${issue.expected})`
+          : issue.message;
+    return { file, path: full.join('.'), message, ...locateNearest(text, full) };
   });
+}
+
+/**
+ * Where a problem is reported: at its key when the file has it; else at the nearest ancestor the
+ * file has (a missing required key is reported at the object that lacks it); else at the top-level
+ * value. Every problem in a file that was read therefore gets a LINE:COL.
+ */
+export function locateNearest(
+  text: string,
+  path: readonly (string | number)[],
+): { line?: number; col?: number } {
+  if (!text) return {};
+  for (let n = path.length; n > 0; n--) {
+    const at = locate(text, path.slice(0, n));
+    if (at.line !== undefined) return at;
+  }
+  const lead = /^(?:\s+|\/\/[^\n]*|\/\*[\s\S]*?\*\/)*/.exec(text)?.[0].length ?? 0;
+  return position(text, Math.min(lead, Math.max(0, text.length - 1)));
+}
+
+function position(text: string, offset: number): { line: number; col: number } {
+  const before = text.slice(0, offset);
+  return { line: before.split('\n').length, col: offset - before.lastIndexOf('\n') };
 }
 
 /**
@@ -124,10 +166,7 @@ export function locate(text: string, path: readonly (string | number)[]): { line
   if (!text || path.length === 0) return {};
   const offset = findOffset(text, path);
   if (offset === undefined) return {};
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  const col = offset - before.lastIndexOf('\n');
-  return { line, col };
+  return position(text, offset);
 }
 
 function findOffset(text: string, path: readonly (string | number)[]): number | undefined {
