@@ -47,9 +47,16 @@ describe('every problem has a position', () => {
     expect(r.ok).toBe(false);
     if (!r.ok) {
       expect(r.problems).toContainEqual(
-        expect.objectContaining({ path: 'schedules.0.id', line: 3, col: 5, message: expect.stringMatching(/missing/) }),
+        expect.objectContaining({
+          path: 'schedules.0.id',
+          line: 3,
+          col: 5,
+          message: expect.stringMatching(/missing/),
+        }),
       );
-      expect(r.problems).toContainEqual(expect.objectContaining({ path: 'schedules.0.target', line: 3, col: 5 }));
+      expect(r.problems).toContainEqual(
+        expect.objectContaining({ path: 'schedules.0.target', line: 3, col: 5 }),
+      );
     }
   });
 
@@ -60,7 +67,8 @@ describe('every problem has a position', () => {
   });
 
   it('lists cross-key problems in the same pass as type errors (duplicate schedule ids)', () => {
-    const s = (id: string, extra = '') => `{id: "${id}", every: "5m", target: "whatsapp:+15551234567", prompt: "p"${extra}}`;
+    const s = (id: string, extra = '') =>
+      `{id: "${id}", every: "5m", target: "whatsapp:+15551234567", prompt: "p"${extra}}`;
     const text = `{schedules: [\n${s('a')},\n${s('a', ', check: [5]')},\n]}`;
     const r = parseConfigText(text, 'c', {});
     expect(r.ok).toBe(false);
@@ -85,6 +93,14 @@ describe('locate', () => {
     expect(locate(text, ['c'])).toEqual({ line: 5, col: 2 });
     expect(locate(text, ['a', 'x', 1, 'y'])).toEqual({ line: 3, col: 14 });
     expect(locate(text, ['missing'])).toEqual({});
+  });
+
+  it('reads escaped and Unicode keys and strings the way JSON5 does', () => {
+    const text =
+      '{\n s: "a \\\n } [ \\"",\n "q\\u0075eue": {\n  max\\u0043: 1, \'it\\\'s\': 2, agént: 3\n }\n}';
+    expect(locate(text, ['queue', 'maxC'])).toEqual({ line: 5, col: 3 });
+    expect(locate(text, ['queue', "it's"])).toEqual({ line: 5, col: 17 });
+    expect(locate(text, ['queue', 'agént'])).toEqual({ line: 5, col: 29 });
   });
 });
 

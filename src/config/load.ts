@@ -110,7 +110,8 @@ function substituteEnv(
     if (used) referenced(path, value);
     return out;
   }
-  const walk = (v: unknown, key: string | number) => substituteEnv(v, [...path, key], env, report, referenced);
+  const walk = (v: unknown, key: string | number) =>
+    substituteEnv(v, [...path, key], env, report, referenced);
   if (Array.isArray(value)) return value.map((v, i) => walk(v, i));
   if (value && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, k)]));
@@ -188,7 +189,12 @@ function findOffset(text: string, path: readonly (string | number)[]): number | 
     i++;
     let s = '';
     while (i < text.length && text[i] !== q) {
-      if (text[i] === '\\') i++;
+      if (text[i] === '\\') {
+        const [value, length] = escapeAt(text, i);
+        s += value;
+        i += length;
+        continue;
+      }
       s += text[i];
       i++;
     }
@@ -227,9 +233,21 @@ function findOffset(text: string, path: readonly (string | number)[]): number | 
     skip();
     const c = text[i];
     if (c === '"' || c === "'") return readString();
-    const start = i;
-    while (i < text.length && /[A-Za-z0-9_$]/.test(text[i] as string)) i++;
-    return text.slice(start, i);
+    // An identifier key (JSON5 allows Unicode letters and \\uXXXX escapes): up to space, `:` or a comment.
+    let key = '';
+    while (
+      i < text.length &&
+      !/[\s:,{}[\]]/.test(text[i] as string) &&
+      !text.startsWith('/*', i) &&
+      !text.startsWith('//', i)
+    ) {
+      if (text[i] === '\\') {
+        const [value, length] = escapeAt(text, i);
+        key += value;
+        i += length;
+      } else key += text[i++];
+    }
+    return key;
   };
   // Descend one path element at a time.
   let depth = 0;
@@ -276,4 +294,37 @@ function findOffset(text: string, path: readonly (string | number)[]): number | 
     } else return undefined;
     depth++;
   }
+}
+
+const SIMPLE_ESCAPES: Record<string, string> = {
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  '0': '\0',
+};
+
+/** The character a JSON5 escape at `at` (a backslash) stands for, and how long the escape is. */
+function escapeAt(text: string, at: number): [string, number] {
+  const c = text[at + 1] ?? '';
+  const hex = (n: number) => {
+    const digits = text.slice(at + 2, at + 2 + n);
+    return /^[0-9a-fA-F]+$/.test(digits) && digits.length === n
+      ? String.fromCharCode(Number.parseInt(digits, 16))
+      : undefined;
+  };
+  if (c === 'u') {
+    const v = hex(4);
+    if (v !== undefined) return [v, 6];
+  }
+  if (c === 'x') {
+    const v = hex(2);
+    if (v !== undefined) return [v, 4];
+  }
+  // A backslash before a line break continues the string on the next line.
+  if (c === '\r' && text[at + 2] === '\n') return ['', 3];
+  if (c === '\n' || c === '\r' || c === '\u2028' || c === '\u2029') return ['', 2];
+  return [SIMPLE_ESCAPES[c] ?? c, 2];
 }

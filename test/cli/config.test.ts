@@ -91,7 +91,10 @@ describe('agentwire config', () => {
 
   it('check reports a missing key and a wrong type deep in an array, each with FILE:LINE:COL', () => {
     const file = join(home, 'deep.json5');
-    writeFileSync(file, '{\n  schedules: [\n    {id: "a", every: "5m", prompt: "p", check: ["ok", 7]},\n  ],\n}\n');
+    writeFileSync(
+      file,
+      '{\n  schedules: [\n    {id: "a", every: "5m", prompt: "p", check: ["ok", 7]},\n  ],\n}\n',
+    );
     const r = run(['config', 'check', file]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`${file}:3:5 schedules.0.target: required key missing`);
