@@ -48,9 +48,16 @@ export async function composeItems(
   const decisions = await checkMedia(policy, input.media, ctx, log);
   const approved: MediaItem[] = [];
   const refused: Extract<MediaDecision, { type: 'refused' }>[] = [];
+  // Raw references are unique already; two spellings of one file (`./a.png`, `a.png`, a symlink)
+  // are caught here, on what the policy resolved them to, so nothing is sent twice.
+  const targets = new Set<string>();
   for (const d of decisions) {
-    if (d.type === 'approved') approved.push(d.item);
-    else refused.push(d);
+    if (d.type === 'refused') refused.push(d);
+    else {
+      const target = d.item.type === 'file' ? `file:${d.item.path}` : `url:${d.item.url}`;
+      if (!targets.has(target)) approved.push(d.item);
+      targets.add(target);
+    }
   }
   if (refused.length > 0)
     log.warn({ count: refused.length }, 'agent attachments refused by the media policy');

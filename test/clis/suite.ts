@@ -70,16 +70,32 @@ export function defineCliSuite(kind: AgentKind, opts: CliSuiteOptions): void {
         60_000,
       );
       const system = `-Answer as agentwire-${randomUUID().slice(0, 6)}.`;
-      const r = await runCommandReply(spec, {
-        ...t.request,
+      const flags = {
         model: opts.model.flag,
         ...(opts.thinking ? { thinking: opts.thinking } : {}),
         ...(opts.systemText ? { systemText: system } : {}),
-      });
+      };
+      const r = await runCommandReply(spec, { ...t.request, ...flags });
       expect(r).toMatchObject({ type: 'ok', text: 'Configured.' });
       const seen = JSON.stringify(await requests(sc));
       expect(seen).toContain(opts.model.inRequest);
       if (opts.systemText) expect(seen).toContain(system);
+
+      // The same flags on a resumed turn (codex's `exec resume`, for one, has its own option list).
+      const sc2 = id('flags-resume');
+      const t2 = turn(
+        kind,
+        state,
+        await scenario(sc2, { reply: 'Still configured.' }),
+        'again',
+        { type: 'resume', id: r.sessionId! },
+        60_000,
+      );
+      const r2 = await runCommandReply(spec, { ...t2.request, ...flags });
+      expect(r2).toMatchObject({ type: 'ok', text: 'Still configured.', sessionId: r.sessionId });
+      const seen2 = JSON.stringify(await requests(sc2));
+      expect(seen2).toContain(opts.model.inRequest);
+      expect(seen2).toContain('again');
     });
 
     it('extracts MEDIA references, leaving code blocks alone', async () => {

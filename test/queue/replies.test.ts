@@ -32,6 +32,33 @@ describe('replies', () => {
     expect(h.channel.sent[1]?.item).toMatchObject({ type: 'file', path: '/work/dir/chart.png' });
   });
 
+  it('sends a file named twice in different spellings once', async () => {
+    const agent = new FakeAgent(() =>
+      ok('twice', { media: ['./chart.png', './sub/../chart.png', 'https://example.com/x', './chart.png'] }),
+    );
+    h = harness({
+      agent,
+      mediaPolicy: async (refs) =>
+        refs.map((ref) =>
+          ref.startsWith('https://')
+            ? { type: 'approved', item: { type: 'url', url: ref } }
+            : {
+                type: 'approved',
+                item: {
+                  type: 'file',
+                  path: '/work/dir/chart.png',
+                  mimeType: 'image/png',
+                  fileName: 'chart.png',
+                  sizeBytes: 3,
+                },
+              },
+        ),
+    });
+    await h.send('chart?');
+    await h.queue.whenIdle();
+    expect(h.channel.texts()).toEqual(['twice', '[file]', '[url]']);
+  });
+
   it('a failing media policy refuses everything rather than send unchecked', async () => {
     const agent = new FakeAgent(() => ok('x', { media: ['./a.png'] }));
     h = harness({
