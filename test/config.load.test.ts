@@ -59,12 +59,66 @@ describe('parseConfigText', () => {
   });
 });
 
+describe('every problem has a position', () => {
+  it('reports a missing required key at the object that lacks it', () => {
+    const r = parseConfigText('{\n  schedules: [\n    {every: "5m", prompt: "p"},\n  ],\n}', 'c', {});
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.problems).toContainEqual(
+        expect.objectContaining({
+          path: 'schedules.0.id',
+          line: 3,
+          col: 5,
+          message: expect.stringMatching(/missing/),
+        }),
+      );
+      expect(r.problems).toContainEqual(
+        expect.objectContaining({ path: 'schedules.0.target', line: 3, col: 5 }),
+      );
+    }
+  });
+
+  it('reports a wrong top-level value at its first character, after comments', () => {
+    const r = parseConfigText('// config\n  [1, 2]', 'c', {});
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.problems).toEqual([expect.objectContaining({ path: '', line: 2, col: 3 })]);
+  });
+
+  it('lists cross-key problems in the same pass as type errors (duplicate schedule ids)', () => {
+    const s = (id: string, extra = '') =>
+      `{id: "${id}", every: "5m", target: "whatsapp:+15551234567", prompt: "p"${extra}}`;
+    const text = `{schedules: [\n${s('a')},\n${s('a', ', check: [5]')},\n]}`;
+    const r = parseConfigText(text, 'c', {});
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.problems.map((p) => `${p.line}:${p.col} ${p.path}`).sort()).toEqual([
+        '3:2 schedules.1.id',
+        expect.stringMatching(/^3:\d+ schedules\.1\.check\.0$/),
+      ]);
+    }
+  });
+
+  it('keeps the ${VAR} references it substituted, for printing', () => {
+    const r = parseConfigText('{agent: {command: ["claude", "--key=${K}"]}}', 'c', { K: 'v1' });
+    expect(r.ok && r.config.agent.command).toEqual(['claude', '--key=v1']);
+    expect(r.ok && r.envRefs).toEqual([{ path: ['agent', 'command', 1], template: '--key=${K}' }]);
+  });
+});
+
 describe('locate', () => {
   it('skips comments and nested values', () => {
     const text = '{\n // a: 1\n a: {x: [1, {y: 2}]},\n b: "s}",\n c: 3\n}';
     expect(locate(text, ['c'])).toEqual({ line: 5, col: 2 });
     expect(locate(text, ['a', 'x', 1, 'y'])).toEqual({ line: 3, col: 14 });
     expect(locate(text, ['missing'])).toEqual({});
+  });
+
+  it('reads escaped and Unicode keys and strings the way JSON5 does', () => {
+    const text =
+      '{\n s: "a \\\n } [ \\"",\n "q\\u0075eue": {\n  max\\u0043: 1, \'it\\\'s\': 2, agént: 3\n }\n}';
+    expect(locate(text, ['queue', 'maxC'])).toEqual({ line: 5, col: 3 });
+    expect(locate(text, ['queue', "it's"])).toEqual({ line: 5, col: 17 });
+    expect(locate(text, ['queue', 'agént'])).toEqual({ line: 5, col: 29 });
   });
 });
 

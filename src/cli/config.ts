@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { formatProblem, loadConfig } from '../config/load.js';
 import { resolvePaths } from '../config/paths.js';
 import { redactConfig } from '../config/redact.js';
+import { registerSecretEnv, scrub } from '../log.js';
 import { ExitError, type GlobalOptions } from './context.js';
 
 export function register(program: Command): void {
@@ -29,6 +30,9 @@ export function register(program: Command): void {
       const paths = resolvePaths(process.env, global.config);
       const loaded = loadConfig(paths.configFile, paths.configExplicit, process.env);
       if (!loaded.ok) throw new ExitError(1, loaded.problems.map(formatProblem).join('\n'));
-      process.stdout.write(`${JSON.stringify(redactConfig(loaded.config), null, 2)}\n`);
+      // Last line of defence: secret-looking environment values and key shapes typed in by hand.
+      registerSecretEnv(process.env);
+      const printed = JSON.stringify(redactConfig(loaded.config, loaded.envRefs), null, 2);
+      process.stdout.write(`${scrub(printed)}\n`);
     });
 }

@@ -14,8 +14,15 @@ export interface ConfigProblem {
   message: string;
 }
 
+/** A string value built from `${VAR}` references: printed as written, never as its value. */
+export interface EnvReference {
+  path: (string | number)[];
+  /** The string as written in the file, e.g. `--key=${API_KEY}`. */
+  template: string;
+}
+
 export type LoadResult =
-  | { ok: true; config: Config; file?: string }
+  | { ok: true; config: Config; file?: string; envRefs: EnvReference[] }
   | { ok: false; problems: ConfigProblem[] };
 
 export function formatProblem(p: ConfigProblem): string {
@@ -61,13 +68,18 @@ function parseConfigValue(raw: unknown, file: string, text: string, env: NodeJS.
     return { ok: false, problems: [{ file, path, message, ...locate(text, deep) }] };
   }
   const problems: ConfigProblem[] = [];
-  const substituted = substituteEnv(raw, [], env, (path, message) =>
-    problems.push({ file, path: path.join('.'), message, ...locate(text, path) }),
+  const envRefs: EnvReference[] = [];
+  const substituted = substituteEnv(
+    raw,
+    [],
+    env,
+    (path, message) => problems.push({ file, path: path.join('.'), message, ...locateNearest(text, path) }),
+    (path, template) => envRefs.push({ path, template }),
   );
   const parsed = configSchema.safeParse(substituted);
   if (!parsed.success) problems.push(...zodProblems(parsed.error, file, text));
   if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, config: finish(parsed.data as Config, env), file };
+  return { ok: true, config: finish(parsed.data as Config, env), file, envRefs };
 }
 
 /** The first path (in document order) that goes past MAX_CONFIG_DEPTH, found without recursion. */
@@ -109,9 +121,12 @@ function substituteEnv(
   path: (string | number)[],
   env: NodeJS.ProcessEnv,
   report: (path: (string | number)[], message: string) => void,
+  referenced: (path: (string | number)[], template: string) => void,
 ): unknown {
   if (typeof value === 'string') {
-    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => {
+    let used = false;
+    const out = value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => {
+      used = true;
       const v = env[name];
       if (v === undefined) {
         report(path, `environment variable ${name} is not set`);
@@ -119,12 +134,14 @@ function substituteEnv(
       }
       return v;
     });
+    if (used) referenced(path, value);
+    return out;
   }
-  if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, [...path, i], env, report));
+  const walk = (v: unknown, key: string | number) =>
+    substituteEnv(v, [...path, key], env, report, referenced);
+  if (Array.isArray(value)) return value.map((v, i) => walk(v, i));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, substituteEnv(v, [...path, k], env, report)]),
-    );
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, k)]));
   }
   return value;
 }
@@ -135,12 +152,38 @@ function zodProblems(error: z.ZodError, file: string, text: string): ConfigProbl
     // For an unknown key zod reports the parent object; name the key itself.
     const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
     const full = keys.length === 1 ? [...path, keys[0] as string] : path;
+    const missing = issue.code === 'invalid_type' && / received undefined$/.test(issue.message);
     const message =
       issue.code === 'unrecognized_keys'
         ? `unknown key${keys.length > 1 ? `s ${keys.join(', ')}` : ''}`
-        : issue.message;
-    return { file, path: full.join('.'), message, ...locate(text, full) };
+        : missing
+          ? `required key missing (expected ${issue.expected})`
+          : issue.message;
+    return { file, path: full.join('.'), message, ...locateNearest(text, full) };
   });
+}
+
+/**
+ * Where a problem is reported: at its key when the file has it; else at the nearest ancestor the
+ * file has (a missing required key is reported at the object that lacks it); else at the top-level
+ * value. Every problem in a file that was read therefore gets a LINE:COL.
+ */
+export function locateNearest(
+  text: string,
+  path: readonly (string | number)[],
+): { line?: number; col?: number } {
+  if (!text) return {};
+  for (let n = path.length; n > 0; n--) {
+    const at = locate(text, path.slice(0, n));
+    if (at.line !== undefined) return at;
+  }
+  const lead = /^(?:\s+|\/\/[^\n]*|\/\*[\s\S]*?\*\/)*/.exec(text)?.[0].length ?? 0;
+  return position(text, Math.min(lead, Math.max(0, text.length - 1)));
+}
+
+function position(text: string, offset: number): { line: number; col: number } {
+  const before = text.slice(0, offset);
+  return { line: before.split('\n').length, col: offset - before.lastIndexOf('\n') };
 }
 
 /**
@@ -151,10 +194,7 @@ export function locate(text: string, path: readonly (string | number)[]): { line
   if (!text || path.length === 0) return {};
   const offset = findOffset(text, path);
   if (offset === undefined) return {};
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  const col = offset - before.lastIndexOf('\n');
-  return { line, col };
+  return position(text, offset);
 }
 
 function findOffset(text: string, path: readonly (string | number)[]): number | undefined {
@@ -176,7 +216,12 @@ function findOffset(text: string, path: readonly (string | number)[]): number | 
     i++;
     let s = '';
     while (i < text.length && text[i] !== q) {
-      if (text[i] === '\\') i++;
+      if (text[i] === '\\') {
+        const [value, length] = escapeAt(text, i);
+        s += value;
+        i += length;
+        continue;
+      }
       s += text[i];
       i++;
     }
@@ -215,9 +260,21 @@ function findOffset(text: string, path: readonly (string | number)[]): number | 
     skip();
     const c = text[i];
     if (c === '"' || c === "'") return readString();
-    const start = i;
-    while (i < text.length && /[A-Za-z0-9_$]/.test(text[i] as string)) i++;
-    return text.slice(start, i);
+    // An identifier key (JSON5 allows Unicode letters and \\uXXXX escapes): up to space, `:` or a comment.
+    let key = '';
+    while (
+      i < text.length &&
+      !/[\s:,{}[\]]/.test(text[i] as string) &&
+      !text.startsWith('/*', i) &&
+      !text.startsWith('//', i)
+    ) {
+      if (text[i] === '\\') {
+        const [value, length] = escapeAt(text, i);
+        key += value;
+        i += length;
+      } else key += text[i++];
+    }
+    return key;
   };
   // Descend one path element at a time.
   let depth = 0;
@@ -264,4 +321,37 @@ function findOffset(text: string, path: readonly (string | number)[]): number | 
     } else return undefined;
     depth++;
   }
+}
+
+const SIMPLE_ESCAPES: Record<string, string> = {
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  '0': '\0',
+};
+
+/** The character a JSON5 escape at `at` (a backslash) stands for, and how long the escape is. */
+function escapeAt(text: string, at: number): [string, number] {
+  const c = text[at + 1] ?? '';
+  const hex = (n: number) => {
+    const digits = text.slice(at + 2, at + 2 + n);
+    return /^[0-9a-fA-F]+$/.test(digits) && digits.length === n
+      ? String.fromCharCode(Number.parseInt(digits, 16))
+      : undefined;
+  };
+  if (c === 'u') {
+    const v = hex(4);
+    if (v !== undefined) return [v, 6];
+  }
+  if (c === 'x') {
+    const v = hex(2);
+    if (v !== undefined) return [v, 4];
+  }
+  // A backslash before a line break continues the string on the next line.
+  if (c === '\r' && text[at + 2] === '\n') return ['', 3];
+  if (c === '\n' || c === '\r' || c === '\u2028' || c === '\u2029') return ['', 2];
+  return [SIMPLE_ESCAPES[c] ?? c, 2];
 }

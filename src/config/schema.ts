@@ -33,6 +33,17 @@ function httpsUnlessLoopback(value: string): boolean {
   }
 }
 
+/**
+ * Cross-field checks run even when another key of the same object already failed, so one
+ * `config check` lists every problem (zod skips refinements after a failure by default). The
+ * value may then be malformed: each check tests the types it relies on.
+ */
+const ALWAYS = { when: () => true };
+type Loose = Record<string, unknown>;
+const loose = (v: unknown): Loose | undefined =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Loose) : undefined;
+const optString = (v: unknown): v is string | undefined => v === undefined || typeof v === 'string';
+
 const agentKind = z.enum(AGENT_KINDS as [string, ...string[]]);
 
 const agentFields = {
@@ -341,12 +352,14 @@ const activeHours = z
     timeZone: z.string().optional().describe("IANA time zone, e.g. Europe/Berlin. Default: the machine's."),
   })
   .strict()
-  .superRefine((h, ctx) => {
-    if (h.start === h.end)
+  .superRefine((value, ctx) => {
+    const h = loose(value);
+    if (!h) return;
+    if (typeof h.start === 'string' && h.start === h.end)
       ctx.addIssue({ code: 'custom', path: ['end'], message: 'same as start: empty window' });
-    if (h.timeZone !== undefined && !isValidTimeZone(h.timeZone))
+    if (typeof h.timeZone === 'string' && !isValidTimeZone(h.timeZone))
       ctx.addIssue({ code: 'custom', path: ['timeZone'], message: `unknown time zone "${h.timeZone}"` });
-  });
+  }, ALWAYS);
 
 const heartbeatSchema = z
   .object({
@@ -370,11 +383,12 @@ const heartbeatSchema = z
     activeHours: activeHours.optional().describe('Only fire inside these hours, e.g. 08:00-22:00.'),
   })
   .strict()
-  .superRefine((h, ctx) => {
-    if (h.target === undefined) return;
-    const t = checkHeartbeatTarget(h.target);
+  .superRefine((value, ctx) => {
+    const target = loose(value)?.target;
+    if (typeof target !== 'string') return;
+    const t = checkHeartbeatTarget(target);
     if (!t.ok) ctx.addIssue({ code: 'custom', path: ['target'], message: t.message });
-  });
+  }, ALWAYS);
 
 const scheduleSchema = z
   .object({
@@ -399,29 +413,37 @@ const scheduleSchema = z
     checkTimeoutSeconds: z.number().int().positive().max(3600).default(60).describe('Pre-check time limit.'),
   })
   .strict()
-  .superRefine((s, ctx) => {
+  .superRefine((value, ctx) => {
+    const s = loose(value);
+    if (!s) return;
+    if (typeof s.target === 'string') {
+      const target = checkScheduleTarget(s.target);
+      if (!target.ok) ctx.addIssue({ code: 'custom', path: ['target'], message: target.message });
+    }
     const kinds = (['cron', 'every', 'at'] as const).filter((k) => s[k] !== undefined);
     if (kinds.length !== 1) {
       ctx.addIssue({ code: 'custom', path: [], message: 'exactly one of cron, every or at is required' });
       return;
     }
-    const t = parseTiming(s);
+    const { cron, every, at, timeZone } = s;
+    if (!optString(cron) || !optString(every) || !optString(at) || !optString(timeZone)) return;
+    const t = parseTiming({ cron, every, at, timeZone });
     if (!t.ok) ctx.addIssue({ code: 'custom', path: [t.key], message: t.error });
-    const target = checkScheduleTarget(s.target);
-    if (!target.ok) ctx.addIssue({ code: 'custom', path: ['target'], message: target.message });
-  });
+  }, ALWAYS);
 
 const schedulesSchema = z
   .array(scheduleSchema)
   .default([])
-  .superRefine((list, ctx) => {
+  .superRefine((value, ctx) => {
+    if (!Array.isArray(value)) return;
     const seen = new Set<string>();
-    list.forEach((s, i) => {
-      if (seen.has(s.id))
-        ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `duplicate id "${s.id}"` });
-      seen.add(s.id);
+    value.forEach((s: unknown, i) => {
+      const id = loose(s)?.id;
+      if (typeof id !== 'string') return;
+      if (seen.has(id)) ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `duplicate id "${id}"` });
+      seen.add(id);
     });
-  });
+  }, ALWAYS);
 
 const consoleSchema = z
   .object({

@@ -17,23 +17,24 @@ const REFERENCE = /^\s*media:(.*)$/i;
 export function extractMedia(input: string): MediaExtraction {
   const lines = input.split(/\r?\n/);
   const code = codeLines(lines);
-  const media: string[] = [];
+  // A Set keeps it linear: agent output is untrusted and may hold many thousands of lines.
+  const media = new Set<string>();
   // null marks a removed reference line.
   const kept: (string | null)[] = lines.map((line, i) => {
     if (code[i]) return line;
     const ref = referenceOf(line);
     if (ref === undefined) return line;
-    if (!media.includes(ref)) media.push(ref);
+    media.add(ref);
     return null;
   });
-  return { text: collapse(kept).trim(), media };
+  return { text: collapse(kept).trim(), media: [...media] };
 }
 
 /** Media from several assistant messages, in order, each reference once. */
 export function mergeMedia(lists: readonly (readonly string[])[]): string[] {
-  const out: string[] = [];
-  for (const list of lists) for (const m of list) if (!out.includes(m)) out.push(m);
-  return out;
+  const out = new Set<string>();
+  for (const list of lists) for (const m of list) out.add(m);
+  return [...out];
 }
 
 function referenceOf(line: string): string | undefined {
@@ -90,14 +91,24 @@ function markInlineSpans(lines: readonly string[], idx: readonly number[], code:
     pos += lines[i]!.length + 1;
   }
   const runs = [...joined.matchAll(/`+/g)].map((m) => ({ at: m.index, len: m[0].length }));
+  // The next run of the same length after each run, found in one backwards pass (linear, not a
+  // search per run: a long reply full of backticks must not cost quadratic time).
+  const nextSame = new Array<number>(runs.length).fill(-1);
+  const lastSeen = new Map<number, number>();
+  for (let r = runs.length - 1; r >= 0; r--) {
+    const len = runs[r]!.len;
+    nextSame[r] = lastSeen.get(len) ?? -1;
+    lastSeen.set(len, r);
+  }
+  // Spans come in increasing order, so one pointer walks the line starts once.
+  let k = 0;
   for (let r = 0; r < runs.length; r++) {
-    const open = runs[r]!;
-    const closeAt = runs.findIndex((c, k) => k > r && c.len === open.len);
+    const closeAt = nextSame[r]!;
     if (closeAt === -1) continue;
+    const open = runs[r]!;
     const close = runs[closeAt]!;
-    lineStarts.forEach((start, k) => {
-      if (start > open.at && start < close.at) code[idx[k]!] = true;
-    });
+    while (k < lineStarts.length && lineStarts[k]! <= open.at) k++;
+    for (; k < lineStarts.length && lineStarts[k]! < close.at; k++) code[idx[k]!] = true;
     r = closeAt;
   }
 }

@@ -38,6 +38,12 @@ async function checkMedia(
   }
 }
 
+/**
+ * Attachments one reply may carry. Agent output is untrusted: thousands of MEDIA lines would mean
+ * thousands of file and DNS checks and a flood of messages. The rest are named in one notice.
+ */
+export const MAX_ATTACHMENTS = 30;
+
 /** Items for `text` plus `media` (raw references, checked here). */
 export async function composeItems(
   policy: MediaPolicy,
@@ -45,16 +51,30 @@ export async function composeItems(
   log: Logger,
 ): Promise<OutboundItem[]> {
   const ctx = { cwd: input.cwd, channel: input.channel, extraRoots: input.extraRoots };
-  const decisions = await checkMedia(policy, input.media, ctx, log);
+  const over = Math.max(0, input.media.length - MAX_ATTACHMENTS);
+  if (over > 0)
+    log.warn({ count: input.media.length }, 'too many attachments in one reply; the rest are not sent');
+  const decisions = await checkMedia(policy, input.media.slice(0, MAX_ATTACHMENTS), ctx, log);
   const approved: MediaItem[] = [];
   const refused: Extract<MediaDecision, { type: 'refused' }>[] = [];
+  // Raw references are unique already; two spellings of one file (`./a.png`, `a.png`, a symlink)
+  // are caught here, on what the policy resolved them to, so nothing is sent twice.
+  const targets = new Set<string>();
   for (const d of decisions) {
-    if (d.type === 'approved') approved.push(d.item);
-    else refused.push(d);
+    if (d.type === 'refused') refused.push(d);
+    else {
+      const target = d.item.type === 'file' ? `file:${d.item.path}` : `url:${d.item.url}`;
+      if (!targets.has(target)) approved.push(d.item);
+      targets.add(target);
+    }
   }
   if (refused.length > 0)
     log.warn({ count: refused.length }, 'agent attachments refused by the media policy');
-  const text = [input.text.trim(), ...refusalLines(refused)].filter(Boolean).join('\n\n');
+  const tooMany =
+    over > 0
+      ? `(${over} more attachment${over > 1 ? 's' : ''} not sent: a reply may carry at most ${MAX_ATTACHMENTS}.)`
+      : '';
+  const text = [input.text.trim(), ...refusalLines(refused), tooMany].filter(Boolean).join('\n\n');
   const chunks = text ? replyChunks(text, input.limit) : [];
   return [...chunks.map((t): OutboundItem => ({ type: 'text', text: t })), ...approved];
 }

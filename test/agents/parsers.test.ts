@@ -82,6 +82,8 @@ const EXPECTED: Record<string, Expect> = {
   'gemini/server-error-403': err('auth', 'agentwire-403'),
   // Killed by our timeout while still retrying; gemini then exits 0, which is not success.
   'gemini/server-error': err('timeout', '8e62c115-bf55-4968-8cb6-b5c105751ec1'),
+  // The same 500s with room for every retry: gemini gives up after ~195 s, exit 244 (500 & 255).
+  'gemini/server-error-final': err('overloaded', 'agentwire-500'),
   'gemini/stale-session': err('session_not_found'),
   'gemini/stale-session-known-project': err('session_not_found'),
   'gemini/hang': err('timeout', 'agentwire-hang'),

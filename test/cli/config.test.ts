@@ -67,6 +67,40 @@ describe('agentwire config', () => {
     expect(r.stdout).not.toContain('tok-secret-123');
   });
 
+  it('print shows any value built from ${VAR} as written, whichever key holds it', () => {
+    const file = join(home, 'refs.json5');
+    writeFileSync(
+      file,
+      '{agent: {command: ["claude", "--api-key=${PLAIN_NAME}"]}, twilio: {webhook: {publicUrl: "https://x.example/h?t=${ANOTHER}"}}}',
+    );
+    const r = run(['--config', file, 'config', 'print'], { PLAIN_NAME: 'v4lue-one', ANOTHER: 'v4lue-two' });
+    expect(r.code).toBe(0);
+    const printed = JSON.parse(r.stdout);
+    expect(printed.agent.command).toEqual(['claude', '--api-key=${PLAIN_NAME}']);
+    expect(printed.twilio.webhook.publicUrl).toBe('https://x.example/h?t=${ANOTHER}');
+    expect(r.stdout).not.toMatch(/v4lue-(one|two)/);
+  });
+
+  it('print masks a secret-named environment value typed into the file by hand', () => {
+    const file = join(home, 'typed.json5');
+    writeFileSync(file, '{agent: {command: ["claude", "--key", "typed-secret-9"]}}');
+    const r = run(['--config', file, 'config', 'print'], { SOME_API_KEY: 'typed-secret-9' });
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain('typed-secret-9');
+  });
+
+  it('check reports a missing key and a wrong type deep in an array, each with FILE:LINE:COL', () => {
+    const file = join(home, 'deep.json5');
+    writeFileSync(
+      file,
+      '{\n  schedules: [\n    {id: "a", every: "5m", prompt: "p", check: ["ok", 7]},\n  ],\n}\n',
+    );
+    const r = run(['config', 'check', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${file}:3:5 schedules.0.target: required key missing`);
+    expect(r.stderr).toContain(`${file}:3:55 schedules.0.check.1: `);
+  });
+
   it('unknown commands are usage errors (exit 2)', () => {
     expect(run(['frobnicate']).code).toBe(2);
   });

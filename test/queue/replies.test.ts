@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { MAX_ATTACHMENTS } from '../../src/queue/compose.js';
 import { getInbound } from '../../src/store/inbox.js';
 import { rowsForKey } from '../../src/store/outbox.js';
-import { FakeAgent, FakeChannel, fail, type Harness, harness, ok } from './helpers.js';
+import { approveAll, FakeAgent, FakeChannel, fail, type Harness, harness, ok } from './helpers.js';
 
 let h: Harness;
 afterEach(() => h?.cleanup());
@@ -30,6 +31,52 @@ describe('replies', () => {
       'here you go\n\n(Attachment not sent: /etc/passwd: outside the allowed folders.)',
     );
     expect(h.channel.sent[1]?.item).toMatchObject({ type: 'file', path: '/work/dir/chart.png' });
+  });
+
+  it('sends a file named twice in different spellings once', async () => {
+    const agent = new FakeAgent(() =>
+      ok('twice', { media: ['./chart.png', './sub/../chart.png', 'https://example.com/x', './chart.png'] }),
+    );
+    h = harness({
+      agent,
+      mediaPolicy: async (refs) =>
+        refs.map((ref) =>
+          ref.startsWith('https://')
+            ? { type: 'approved', item: { type: 'url', url: ref } }
+            : {
+                type: 'approved',
+                item: {
+                  type: 'file',
+                  path: '/work/dir/chart.png',
+                  mimeType: 'image/png',
+                  fileName: 'chart.png',
+                  sizeBytes: 3,
+                },
+              },
+        ),
+    });
+    await h.send('chart?');
+    await h.queue.whenIdle();
+    expect(h.channel.texts()).toEqual(['twice', '[file]', '[url]']);
+  });
+
+  it('checks and sends at most MAX_ATTACHMENTS attachments, naming how many more were not sent', async () => {
+    const refs = Array.from({ length: MAX_ATTACHMENTS + 5 }, (_, i) => `./f${i}.png`);
+    const checked: string[] = [];
+    h = harness({
+      agent: new FakeAgent(() => ok('lots', { media: refs })),
+      mediaPolicy: async (rs, ctx) => {
+        checked.push(...rs);
+        return approveAll(rs, ctx);
+      },
+    });
+    await h.send('all of them');
+    await h.queue.whenIdle();
+    expect(checked).toEqual(refs.slice(0, MAX_ATTACHMENTS));
+    expect(h.channel.texts()[0]).toBe(
+      `lots\n\n(5 more attachments not sent: a reply may carry at most ${MAX_ATTACHMENTS}.)`,
+    );
+    expect(h.channel.sent.filter((s) => s.item.type === 'file')).toHaveLength(MAX_ATTACHMENTS);
   });
 
   it('a failing media policy refuses everything rather than send unchecked', async () => {
