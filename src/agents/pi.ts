@@ -1,9 +1,10 @@
 // pi: `pi --mode json -p --session <file>` with the prompt on stdin. pi's own parser rejects `--`
 // and reads `@name` arguments as files to attach, so a chat message never goes on the command
 // line. The relay chooses the session file (pi creates it, and its folders, on first use), so the
-// file path is the session id agentwire keeps. `--mode json` exits 0 even on API errors: the last
+// file path is the session id agentwire keeps, and a resume can check that the file still exists. `--mode json` exits 0 even on API errors: the last
 // assistant `message_end` (stopReason "error" + errorMessage) decides.
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import {
   arr,
@@ -33,6 +34,15 @@ function sessionFile(ctx: BuildContext): string {
   // pi also finds a session by UUID (or prefix) in its own folder for this cwd.
   if (id && ctx.session.type === 'resume') return assertSafeId(id, 'session id');
   return join(ctx.stateDir, 'pi-sessions', `${randomUUID()}.jsonl`);
+}
+
+/**
+ * A stored session file that is gone (deleted, or the state folder moved) would make pi start an
+ * empty one under the same name and answer as if nothing happened. Only a relay-chosen path can be
+ * checked; a UUID is looked up by pi in its own folder.
+ */
+function sessionGone(id: string): boolean {
+  return isAbsolute(id) && !existsSync(id);
 }
 
 function build(ctx: BuildContext): Invocation {
@@ -148,6 +158,7 @@ export const piSpec: AgentSpec = {
     'NO_PROXY',
   ],
   thinkingLevels: THINKING,
+  sessionGone,
   build,
   messageStream,
   keepLine,

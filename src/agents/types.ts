@@ -99,6 +99,12 @@ export interface AgentSpec {
   passEnv: readonly string[];
   /** Thinking levels the CLI understands; empty when it has none. */
   thinkingLevels: readonly string[];
+  /**
+   * True when the relay can tell, before a resume, that a stored session no longer exists. For a
+   * CLI that does not report a missing session itself (pi starts a new file without a word), this
+   * is the only way the chat learns that its context was reset.
+   */
+  sessionGone?(id: string): boolean;
   build(ctx: BuildContext): Invocation;
   /**
    * A fresh per-run reducer over stdout lines. It returns each assistant message (raw text, MEDIA

@@ -31,6 +31,7 @@ export function agentResolver(
           kind,
           choosesSessionId: r.spec.choosesSessionId,
           thinkingLevels: r.spec.thinkingLevels,
+          ...(r.spec.sessionGone ? { sessionGone: r.spec.sessionGone } : {}),
           base,
           run: (request) => runCommandReply(r.spec, request),
         },

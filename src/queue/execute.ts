@@ -1,6 +1,7 @@
 // One agent run in a chat's session: pick the agent and session, run, and when the CLI says the
-// stored session no longer exists, forget it and retry once in a fresh one (never in a loop, and
-// never persisting the id a failed resume reported: that is how a chat gets stuck forever).
+// stored session no longer exists (or the relay sees so first: pi's file), forget it and retry once
+// in a fresh one (never in a loop, and never persisting the id a failed resume reported: that is how
+// a chat gets stuck forever).
 import { randomUUID } from 'node:crypto';
 import type { AgentKind, AgentResult, SessionRef } from '../agents/types.js';
 import type { ChatKey } from '../core/types.js';
@@ -89,37 +90,47 @@ export async function execute(
 
   let session: SessionRef =
     state.type === 'active' ? { type: 'resume', id: state.row.sessionId } : newSession(agent);
-  let result = await attempt(session);
+  // Only a session a run has succeeded in held context; losing an unconfirmed one loses nothing,
+  // so the chat is not told "context was reset" about a session that may never have existed.
+  const confirmed = state.type === 'active' && state.row.confirmed;
   let contextReset = false;
+  const fresh = (why: string): boolean => {
+    deps.log.warn({ chat: maskId(chat), agent: kind, confirmed }, why);
+    clearSession(deps.db, scope, kind);
+    if (!opts.allowNewSession) return false;
+    session = newSession(agent);
+    contextReset = confirmed;
+    return true;
+  };
+  if (session.type === 'resume' && agent.sessionGone?.(session.id)) {
+    if (!fresh('stored session is gone; starting a fresh session'))
+      return { type: 'no_session', agent: kind };
+  }
+  let result = await attempt(session);
   if (
     result.type === 'error' &&
     result.kind === 'session_not_found' &&
     session.type === 'resume' &&
-    !opts.signal.aborted
+    !opts.signal.aborted &&
+    fresh('stored session is gone; retrying once in a fresh session')
   ) {
-    deps.log.warn(
-      { chat: maskId(chat), agent: kind },
-      'stored session is gone; retrying once in a fresh session',
-    );
-    clearSession(deps.db, scope, kind);
-    if (opts.allowNewSession) {
-      session = newSession(agent);
-      contextReset = true;
-      result = await attempt(session);
-    }
+    result = await attempt(session);
   }
   return { type: 'ran', agent: kind, cwd: agent.base.cwd, result, session, scope, epoch, contextReset };
 }
 
-/** The session id worth keeping after a run, if any. */
-export function sessionToKeep(out: Extract<ExecuteOutcome, { type: 'ran' }>): string | undefined {
+/**
+ * The session worth keeping after a run, if any, and whether it is confirmed (the run succeeded).
+ * A failed run still keeps its id, unconfirmed: a first run that timed out mid-work may have left
+ * context worth resuming, and if the CLI never created it, the next resume finds that out quietly.
+ */
+export function sessionToKeep(
+  out: Extract<ExecuteOutcome, { type: 'ran' }>,
+): { id: string; confirmed: boolean } | undefined {
   const r = out.result;
   if (r.type === 'error' && r.kind === 'session_not_found') return undefined;
-  if (r.sessionId) return r.sessionId;
-  // Without a reported id, a resumed session is still the one to resume; a new one only counts
-  // when the run succeeded (a failed start may never have created it).
-  if (out.session.type === 'resume') return out.session.id;
-  return r.type === 'ok' ? out.session.id : undefined;
+  const id = r.sessionId ?? out.session.id;
+  return id ? { id, confirmed: r.type === 'ok' } : undefined;
 }
 
 /** Saves the run's session unless a /new reset the scope while it ran. */
@@ -129,6 +140,6 @@ export function keepSession(
   touch: boolean,
 ): void {
   if (deps.lanes.epoch(out.scope) !== out.epoch) return;
-  const id = sessionToKeep(out);
-  if (id) saveSession(deps.db, out.scope, out.agent, id, deps.now(), touch);
+  const keep = sessionToKeep(out);
+  if (keep) saveSession(deps.db, out.scope, out.agent, keep.id, deps.now(), touch, keep.confirmed);
 }

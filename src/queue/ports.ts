@@ -12,6 +12,8 @@ export interface ResolvedAgent {
   kind: AgentKind;
   choosesSessionId: AgentSpec['choosesSessionId'];
   thinkingLevels: readonly string[];
+  /** True when a stored session is known to be gone before running (pi's session file). */
+  sessionGone?: (id: string) => boolean;
   /** Request fields that do not change between runs: command, cwd, env, timeoutMs, model… */
   base: Omit<AgentRequest, 'prompt' | 'session' | 'signal' | 'onProgress'>;
   run: AgentRun;

@@ -21,6 +21,10 @@ export const sessionsMigration: Migration = {
       thinking TEXT,
       updated_at INTEGER NOT NULL
     );`,
+    // A session the relay chose for a new run is only known to exist once a run in it succeeded
+    // (a first run that failed on auth may never have created it). Rows from before were resumed
+    // as existing, so they stay confirmed.
+    `ALTER TABLE sessions ADD COLUMN confirmed INTEGER NOT NULL DEFAULT 1;`,
   ],
 };
 
@@ -35,18 +39,36 @@ export interface SessionRow {
   sessionId: string;
   createdAt: number;
   lastUsedAt: number;
+  /**
+   * True once a run in this session succeeded. An unconfirmed session is still resumed (a first run
+   * that timed out may have left work in it), but if the CLI then says it does not exist, nothing
+   * was lost and the chat is not told that context was reset.
+   */
+  confirmed: boolean;
 }
 
 export function getSession(db: Db, scope: SessionScope, agent: AgentKind): SessionRow | undefined {
   const r = db
-    .prepare('SELECT session_id, created_at, last_used_at FROM sessions WHERE scope = ? AND agent = ?')
-    .get(scope, agent) as { session_id: string; created_at: number; last_used_at: number } | undefined;
-  return r ? { sessionId: r.session_id, createdAt: r.created_at, lastUsedAt: r.last_used_at } : undefined;
+    .prepare(
+      'SELECT session_id, created_at, last_used_at, confirmed FROM sessions WHERE scope = ? AND agent = ?',
+    )
+    .get(scope, agent) as
+    | { session_id: string; created_at: number; last_used_at: number; confirmed: number }
+    | undefined;
+  return r
+    ? {
+        sessionId: r.session_id,
+        createdAt: r.created_at,
+        lastUsedAt: r.last_used_at,
+        confirmed: r.confirmed === 1,
+      }
+    : undefined;
 }
 
 /**
  * Records the id a run used or the CLI reported. A different id restarts the session's age;
- * `touch: false` (heartbeats) leaves the idle clock where it was.
+ * `touch: false` (heartbeats) leaves the idle clock where it was. `confirmed` (a run in it
+ * succeeded) only ever turns a session's flag on: a failed run later does not make it unknown.
  */
 export function saveSession(
   db: Db,
@@ -55,18 +77,23 @@ export function saveSession(
   sessionId: string,
   now: number,
   touch = true,
+  confirmed = true,
 ): void {
   const old = getSession(db, scope, agent);
   if (old && old.sessionId === sessionId) {
-    if (touch)
-      db.prepare('UPDATE sessions SET last_used_at = ? WHERE scope = ? AND agent = ?').run(now, scope, agent);
+    db.prepare(
+      `UPDATE sessions SET last_used_at = CASE WHEN ? THEN ? ELSE last_used_at END,
+         confirmed = max(confirmed, ?) WHERE scope = ? AND agent = ?`,
+    ).run(touch ? 1 : 0, now, confirmed ? 1 : 0, scope, agent);
     return;
   }
   db.prepare(
-    `INSERT INTO sessions (scope, agent, session_id, created_at, last_used_at) VALUES (?, ?, ?, ?, ?)
+    `INSERT INTO sessions (scope, agent, session_id, created_at, last_used_at, confirmed)
+     VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (scope, agent) DO UPDATE SET session_id = excluded.session_id,
-       created_at = excluded.created_at, last_used_at = excluded.last_used_at`,
-  ).run(scope, agent, sessionId, now, now);
+       created_at = excluded.created_at, last_used_at = excluded.last_used_at,
+       confirmed = excluded.confirmed`,
+  ).run(scope, agent, sessionId, now, now, confirmed ? 1 : 0);
 }
 
 /** Forgets the session of one agent kind, or of every kind when `agent` is omitted. Returns rows removed. */

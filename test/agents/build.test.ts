@@ -1,4 +1,7 @@
 // What each spec puts on the command line. The prompt is never there: it goes on stdin.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AGENT_SPECS } from '../../src/agents/registry.js';
 import type { AgentKind, BuildContext } from '../../src/agents/types.js';
@@ -83,6 +86,28 @@ describe('AgentSpec.build', () => {
     expect(a.sessionId).toMatch(/^\/state\/x\/pi-sessions\/[0-9a-f-]{36}\.jsonl$/);
     expect(a.sessionId).not.toBe(b.sessionId);
     expect(a.argv).toContain(a.sessionId);
+  });
+
+  it('pi: a stored session file that is gone is seen before the run; other ids are left to the CLI', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aw-pi-'));
+    try {
+      const kept = join(dir, 'kept.jsonl');
+      writeFileSync(kept, '{"type":"session"}\n');
+      const gone = AGENT_SPECS.pi.sessionGone as (id: string) => boolean;
+      const table: [string, boolean][] = [
+        [kept, false],
+        [join(dir, 'deleted.jsonl'), true],
+        [join(dir, 'no-folder', 'x.jsonl'), true],
+        // pi looks a UUID up in its own folder: the relay cannot tell, so it does not guess.
+        ['0b6a3c1e-8a7d-4b0e-9a51-2f1c6a9d7e33', false],
+      ];
+      expect(table.map(([id]) => gone(id))).toEqual(table.map(([, want]) => want));
+      // Only pi's sessions are files the relay can check.
+      for (const kind of ['claude', 'codex', 'opencode', 'gemini'] as AgentKind[])
+        expect(AGENT_SPECS[kind].sessionGone).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it.each(['claude', 'codex', 'pi', 'opencode', 'gemini'] as AgentKind[])(

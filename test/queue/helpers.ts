@@ -86,7 +86,9 @@ export class FakeAgent {
   private waiters: { n: number; resolve: () => void }[] = [];
   constructor(public auto?: (req: AgentRequest, n: number) => AgentResult | Promise<AgentResult>) {}
 
-  resolver(opts: { levels?: string[]; unavailable?: AgentKind[] } = {}): AgentResolver {
+  resolver(
+    opts: { levels?: string[]; unavailable?: AgentKind[]; sessionGone?: (id: string) => boolean } = {},
+  ): AgentResolver {
     return (kind) => {
       if (opts.unavailable?.includes(kind)) return { ok: false, error: `${kind} is not installed.` };
       const agent: ResolvedAgent = {
@@ -95,6 +97,7 @@ export class FakeAgent {
         thinkingLevels: opts.levels ?? ['low', 'high'],
         base: { command: [kind], cwd: '/work/dir', env: {}, timeoutMs: 60_000, stateDir: '/state' },
         run: (request) => this.run(kind, request),
+        ...(opts.sessionGone ? { sessionGone: opts.sessionGone } : {}),
       };
       return { ok: true, agent };
     };

@@ -107,4 +107,92 @@ describe('sessions through the queue', () => {
     expect(h.channel.texts()).toEqual(['claude timed out after 5 s.']);
     expect(getSession(h.store.db, 'console:local', 'codex')?.sessionId).toBe('partial');
   });
+
+  it('a first run that failed before creating its session: the next resume finds it gone and says nothing of a reset', async () => {
+    const known = new Set<string>();
+    const agent = new FakeAgent((req, n) => {
+      if (n === 1) return fail('auth', 'claude could not sign in.', { sessionId: req.session.id });
+      if (req.session.type === 'resume' && !known.has(req.session.id))
+        return fail('session_not_found', 'No conversation found');
+      if (req.session.id) known.add(req.session.id);
+      return ok(`answer to ${req.prompt}`, { sessionId: req.session.id });
+    });
+    h = harness({ agent });
+    await h.send('first');
+    await h.queue.whenIdle();
+    const chosen = agent.calls[0]?.request.session.id as string;
+    expect(getSession(h.store.db, 'console:local', 'claude')).toMatchObject({
+      sessionId: chosen,
+      confirmed: false,
+    });
+    await h.send('second');
+    await h.queue.whenIdle();
+    expect(agent.calls.map((c) => c.request.session)).toEqual([
+      { type: 'new', id: chosen },
+      { type: 'resume', id: chosen },
+      { type: 'new', id: expect.not.stringMatching(chosen) },
+    ]);
+    expect(h.channel.texts()).toEqual(['claude could not sign in.', 'answer to second']);
+    const fresh = agent.calls[2]?.request.session.id;
+    expect(getSession(h.store.db, 'console:local', 'claude')).toMatchObject({
+      sessionId: fresh,
+      confirmed: true,
+    });
+    // Now confirmed: losing it later is a real reset, and the chat is told.
+    known.clear();
+    await h.send('third');
+    await h.queue.whenIdle();
+    expect(h.channel.texts()[2]).toBe(`${NOTICE.contextReset}\n\nanswer to third`);
+  });
+
+  it('an unconfirmed session that does exist is resumed, and then counts as confirmed', async () => {
+    const agent = new FakeAgent((req, n) =>
+      n === 1 ? fail('timeout', 'claude timed out after 5 s.', { sessionId: req.session.id }) : ok('went on'),
+    );
+    h = harness({ agent });
+    await h.send('long job');
+    await h.queue.whenIdle();
+    await h.send('go on');
+    await h.queue.whenIdle();
+    const chosen = agent.calls[0]?.request.session.id as string;
+    expect(agent.calls[1]?.request.session).toEqual({ type: 'resume', id: chosen });
+    expect(getSession(h.store.db, 'console:local', 'claude')).toMatchObject({
+      sessionId: chosen,
+      confirmed: true,
+    });
+  });
+
+  it("a session the relay sees is gone (pi's file) starts fresh without a failed run, and says so", async () => {
+    const agent = new FakeAgent((req) => ok(`answer to ${req.prompt}`, { sessionId: req.session.id }));
+    h = harness({
+      agent,
+      resolver: agent.resolver({ sessionGone: (id) => id === '/state/pi-sessions/gone.jsonl' }),
+    });
+    saveSession(h.store.db, 'console:local', 'claude', '/state/pi-sessions/gone.jsonl', h.clock.now);
+    await h.send('where were we');
+    await h.queue.whenIdle();
+    expect(agent.calls.map((c) => c.request.session.type)).toEqual(['new']);
+    expect(h.channel.texts()).toEqual([`${NOTICE.contextReset}\n\nanswer to where were we`]);
+    expect(getSession(h.store.db, 'console:local', 'claude')?.sessionId).not.toBe(
+      '/state/pi-sessions/gone.jsonl',
+    );
+  });
+
+  it('an unconfirmed session the relay sees is gone starts fresh with no notice', async () => {
+    const agent = new FakeAgent((req) => ok(`answer to ${req.prompt}`));
+    h = harness({ agent, resolver: agent.resolver({ sessionGone: () => true }) });
+    saveSession(
+      h.store.db,
+      'console:local',
+      'claude',
+      '/state/pi-sessions/never.jsonl',
+      h.clock.now,
+      true,
+      false,
+    );
+    await h.send('hello');
+    await h.queue.whenIdle();
+    expect(agent.calls.map((c) => c.request.session.type)).toEqual(['new']);
+    expect(h.channel.texts()).toEqual(['answer to hello']);
+  });
 });

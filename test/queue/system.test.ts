@@ -39,6 +39,17 @@ describe('SystemRunner', () => {
     expect(h.agent.calls).toHaveLength(0);
   });
 
+  it('a heartbeat whose stored session is known to be gone runs nothing and forgets the session', async () => {
+    const agent = new FakeAgent((req) => ok(req.prompt));
+    h = harness({ agent, resolver: agent.resolver({ sessionGone: () => true }) });
+    saveSession(h.store.db, 'console:local', 'claude', '/state/pi-sessions/gone.jsonl', h.clock.now);
+    expect(await h.queue.runIfIdle('console:local', 'p', { ...opts, allowNewSession: false })).toEqual({
+      type: 'no_session',
+    });
+    expect(agent.calls).toHaveLength(0);
+    expect(getSession(h.store.db, 'console:local', 'claude')).toBeUndefined();
+  });
+
   it('runs in the chat session, returns the result and sends nothing itself; touchIdle false keeps the idle clock', async () => {
     h = harness();
     saveSession(h.store.db, 'console:local', 'claude', 's1', h.clock.now - 5_000);

@@ -16,7 +16,7 @@ let t: ReturnType<typeof tempDb>;
 afterEach(() => t?.cleanup());
 
 describe('sessionState', () => {
-  const row: SessionRow = { sessionId: 's', createdAt: 0, lastUsedAt: 1_000_000 };
+  const row: SessionRow = { sessionId: 's', createdAt: 0, lastUsedAt: 1_000_000, confirmed: true };
   it.each<[SessionRow | undefined, number, number, string]>([
     [undefined, 0, 60, 'none'],
     [row, 1_000_000 + 59 * 60_000, 60, 'active'],
@@ -49,18 +49,54 @@ describe('sessions', () => {
       sessionId: 's1',
       createdAt: 100,
       lastUsedAt: 100,
+      confirmed: true,
     });
     saveSession(t.db, 'console:local', 'claude', 's1', 300);
     expect(getSession(t.db, 'console:local', 'claude')).toEqual({
       sessionId: 's1',
       createdAt: 100,
       lastUsedAt: 300,
+      confirmed: true,
     });
     saveSession(t.db, 'console:local', 'claude', 's2', 400);
     expect(getSession(t.db, 'console:local', 'claude')).toEqual({
       sessionId: 's2',
       createdAt: 400,
       lastUsedAt: 400,
+      confirmed: true,
+    });
+  });
+
+  it('a session is confirmed once a run in it succeeded, and a later failure does not unconfirm it', () => {
+    t = tempDb();
+    const confirmed = () => getSession(t.db, 'console:local', 'claude')?.confirmed;
+    saveSession(t.db, 'console:local', 'claude', 's1', 100, true, false);
+    expect(confirmed()).toBe(false);
+    saveSession(t.db, 'console:local', 'claude', 's1', 200, true, false);
+    expect(confirmed()).toBe(false);
+    saveSession(t.db, 'console:local', 'claude', 's1', 300, true, true);
+    expect(confirmed()).toBe(true);
+    saveSession(t.db, 'console:local', 'claude', 's1', 400, true, false);
+    expect(confirmed()).toBe(true);
+    // A different id is a different session: it starts unconfirmed again.
+    saveSession(t.db, 'console:local', 'claude', 's2', 500, true, false);
+    expect(getSession(t.db, 'console:local', 'claude')).toMatchObject({ sessionId: 's2', confirmed: false });
+  });
+
+  it('a session stored before the confirmed flag existed counts as confirmed', () => {
+    t = tempDb();
+    // Undo the step that added the column, as a database from the previous release has it.
+    t.db.exec('DROP TABLE sessions');
+    t.db.exec(
+      `CREATE TABLE sessions (scope TEXT NOT NULL, agent TEXT NOT NULL, session_id TEXT NOT NULL,
+        created_at INTEGER NOT NULL, last_used_at INTEGER NOT NULL, PRIMARY KEY (scope, agent))`,
+    );
+    t.db.exec(`UPDATE schema_migrations SET version = 1 WHERE module = 'sessions'`);
+    t.db.exec(`INSERT INTO sessions VALUES ('console:local', 'claude', 'old', 1, 2)`);
+    t.db.close();
+    expect(getSession(t.reopen(), 'console:local', 'claude')).toMatchObject({
+      sessionId: 'old',
+      confirmed: true,
     });
   });
 
