@@ -127,6 +127,27 @@ describe('queue with real agent processes', () => {
     expect(channel.texts()).toEqual([`${NOTICE.contextReset}\n\nreply: where were we`]);
   });
 
+  it('a first run that failed signed out: the next message starts fresh with no false "context was reset"', async () => {
+    setup();
+    await send('hello authfail');
+    await queue.whenIdle();
+    await send('hello again');
+    await queue.whenIdle();
+    const starts = home.events().filter((e) => e.ev === 'start');
+    // The id the failed run chose is tried once (it might have held work), found stale, dropped.
+    expect(starts.map((e) => e.resume)).toEqual([false, true, false]);
+    expect(starts[1]?.session).toBe(starts[0]?.session);
+    expect(starts[2]?.session).not.toBe(starts[0]?.session);
+    const texts = channel.texts();
+    expect(texts).toHaveLength(2);
+    expect(texts[0]).toMatch(/sign in|log in|authenticat/i);
+    expect(texts[1]).toBe('reply: hello again');
+    expect(getSession(db, 'twilio:+15550000001', 'claude')).toMatchObject({
+      sessionId: starts[2]?.session,
+      confirmed: true,
+    });
+  });
+
   it('a crashing CLI becomes one short sentence, with no stack trace', async () => {
     setup();
     await send('please crash');
