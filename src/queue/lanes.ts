@@ -11,8 +11,17 @@ export interface ActiveRun {
   ids: number[];
   startedAt: number;
   controller: AbortController;
+  /** Why the run was told to stop; the strongest reason when several came (see `abort`). */
+  reason?: AbortReason;
   done: Promise<void>;
 }
+
+/**
+ * What a stop means for the run's messages: an interrupt folds them into the next run, a shutdown
+ * leaves them for the next start, a /stop drops them. A /stop (or a shutdown) that comes after an
+ * interrupt, before the run has ended, must win, or the stopped messages would run again.
+ */
+const STRENGTH: Record<AbortReason, number> = { interrupt: 0, shutdown: 1, stop: 2 };
 
 export class Lanes {
   private readonly active = new Map<ChatKey, ActiveRun>();
@@ -69,7 +78,9 @@ export class Lanes {
   /** Aborts the chat's run; returns the run that was told to stop, if any. */
   abort(chat: ChatKey, reason: AbortReason): ActiveRun | undefined {
     const run = this.active.get(chat);
-    if (run && !run.controller.signal.aborted) run.controller.abort(reason);
+    if (!run) return undefined;
+    if (!run.reason || STRENGTH[reason] > STRENGTH[run.reason]) run.reason = reason;
+    if (!run.controller.signal.aborted) run.controller.abort(reason);
     return run;
   }
 
@@ -95,5 +106,3 @@ export class Lanes {
   }
 }
 
-export const abortReason = (signal: AbortSignal): AbortReason | undefined =>
-  signal.aborted ? (signal.reason as AbortReason) : undefined;

@@ -19,7 +19,7 @@ import { enqueueOutbound } from '../store/outbox.js';
 import { recordRun, runRecord } from '../store/runs.js';
 import { composeRunReply } from './compose.js';
 import { type ExecuteDeps, type ExecuteOutcome, execute, keepSession } from './execute.js';
-import { type ActiveRun, abortReason } from './lanes.js';
+import type { ActiveRun } from './lanes.js';
 import { persist } from './persist.js';
 import type { MediaPolicy } from './ports.js';
 
@@ -86,7 +86,7 @@ export async function runUserBatch(deps: UserRunDeps, chat: ChatKey): Promise<vo
       allowNewSession: true,
       signal: run.controller.signal,
     });
-    await finish(deps, chat, ids, out, run.controller.signal);
+    await finish(deps, chat, ids, out, run);
   } catch (err) {
     log.error({ err, chat: maskId(chat), ids }, 'run failed inside the relay');
     await failSafely(deps, chat, ids, run);
@@ -103,16 +103,18 @@ async function finish(
   chat: ChatKey,
   ids: number[],
   out: ExecuteOutcome,
-  signal: AbortSignal,
+  run: ActiveRun,
 ): Promise<void> {
   const { db, now, log } = deps.exec;
-  const reason = abortReason(signal);
+  const reason = run.reason;
   if (out.type === 'ran' && out.result.type === 'error' && out.result.kind === 'aborted' && reason) {
     // Not retried: the store refusing this leaves the rows running, and the next start re-runs them.
     transaction(db, () => {
-      // Our own shutdown is not a crash: the rows wait for the next start without spending a try.
-      if (reason === 'shutdown') markPendingAgain(db, ids, true);
-      else markFinished(db, ids, 'done', now(), reason === 'stop' ? 'stopped' : 'interrupted');
+      // A /stop drops the messages. An interrupt puts them back to wait, so the next run takes
+      // them with the new ones as one prompt, in arrival order; our own shutdown leaves them for
+      // the next start. Neither is a crash, so the try is taken back.
+      if (reason === 'stop') markFinished(db, ids, 'done', now(), 'stopped');
+      else markPendingAgain(db, ids, true);
       keepSession(deps.exec, out, true);
     });
     log.info({ chat: maskId(chat), ids, reason }, 'run aborted');
@@ -150,7 +152,7 @@ async function finish(
         markFinished(db, ids, failed ? 'failed' : 'done', now(), failed);
         if (out.type === 'ran') keepSession(deps.exec, out, true);
       }),
-    store(deps, 'record the answer', chat, ids, { controller: { signal } }),
+    store(deps, 'record the answer', chat, ids, run),
   );
   if (!recorded.ok) return;
   const result = out.type === 'ran' ? out.result : undefined;

@@ -90,7 +90,7 @@ describe('queue with real agent processes', () => {
 
   it('interrupt: a new message kills the running CLI and its process group, then runs', async () => {
     setup({ queue: { whileBusy: 'interrupt' } });
-    await send('long job sleep:60000 grandchild');
+    await send('long job sleepalone:60000 grandchild');
     await waitFor(() => home.events().some((e) => e.ev === 'grandchild'));
     const first = home.events().find((e) => e.ev === 'start');
     const grandchild = home.events().find((e) => e.ev === 'grandchild')?.child as number;
@@ -98,7 +98,44 @@ describe('queue with real agent processes', () => {
     await queue.whenIdle();
     expect(alive(first?.pid as number)).toBe(false);
     expect(alive(grandchild)).toBe(false);
-    expect(channel.texts()).toEqual(['reply: do this instead']);
+    // The interrupted message is not lost: it runs again with the new one, as one prompt.
+    const prompts = home
+      .events()
+      .filter((e) => e.ev === 'start')
+      .map((e) => e.prompt ?? '');
+    expect(prompts).toHaveLength(2);
+    expect(prompts[1]).toMatch(
+      /^\[Message from \+15550000001 at \d\d:\d\d\]\nlong job sleepalone:60000 grandchild\n\n\[Message from \+15550000001 at \d\d:\d\d\]\ndo this instead$/,
+    );
+    expect(channel.texts()).toEqual([`reply: ${prompts[1]}`]);
+  });
+
+  it('interrupt, then a relay stop during the folded run: the next start runs both messages once', async () => {
+    const ctx = setup({ queue: { whileBusy: 'interrupt' } });
+    await send('long job sleeponce:60000');
+    await waitFor(() => home.events().some((e) => e.ev === 'sleep'));
+    await send('do this instead');
+    await waitFor(() => home.events().filter((e) => e.ev === 'sleep').length === 2);
+    await queue.shutdown(0);
+    expect(channel.texts()).toEqual([]);
+    // Nothing was answered and nothing is lost: both wait for the next start, no try spent.
+    const rows = db.prepare(`SELECT text, status, tries FROM inbox ORDER BY id`).all();
+    expect(rows).toEqual([
+      { text: 'long job sleeponce:60000', status: 'pending', tries: 0 },
+      { text: 'do this instead', status: 'pending', tries: 0 },
+    ]);
+    queue = createQueue(ctx, db, new Map([['twilio', channel]]));
+    queue.start();
+    await queue.whenIdle();
+    const prompts = home
+      .events()
+      .filter((e) => e.ev === 'start')
+      .map((e) => e.prompt ?? '');
+    expect(prompts).toHaveLength(3);
+    expect(prompts[2]).toBe(prompts[1]);
+    expect(prompts[2]).toMatch(/\nlong job sleeponce:60000\n\n\[Message from .*\]\ndo this instead$/);
+    expect(channel.texts()).toEqual([`reply: ${prompts[2]}`]);
+    expect(db.prepare(`SELECT DISTINCT status FROM inbox`).all()).toEqual([{ status: 'done' }]);
   });
 
   it('/stop kills the chat CLI and its process group within a second', async () => {

@@ -78,24 +78,63 @@ describe('busy policies', () => {
     expect(h.channel.texts()).toEqual(['re: first', 're: second', 're: third']);
   });
 
-  it('interrupt: a new message stops the running agent and runs instead', async () => {
+  it('interrupt: a new message stops the running agent; the next run takes both, in order, as one prompt', async () => {
+    const agent = new FakeAgent();
+    h = harness({ agent, config: { queue: { whileBusy: 'interrupt' } } });
+    const first = await h.send('long task', { senderName: 'Ann' });
+    await agent.untilCalls(1);
+    const signal = agent.calls[0]?.request.signal as AbortSignal;
+    const second = await h.send('never mind, do this', { senderName: 'Ann', at: 1_700_000_060_000 });
+    expect(signal.aborted).toBe(true);
+    await agent.untilCalls(2);
+    expect(agent.calls[1]?.request.prompt).toBe(
+      '[Message from Ann (local) at 22:13]\nlong task\n\n[Message from Ann (local) at 22:14]\nnever mind, do this',
+    );
+    // While the second run goes on, the interrupted message counts one try (its own run was not a
+    // crash), so a crash now re-runs it once more instead of failing it.
+    const id = first.type === 'stored' ? first.inboxId : -1;
+    expect(getInbound(h.store.db, id)).toMatchObject({ status: 'running', tries: 1 });
+    agent.pending[0]?.finish(ok('did both'));
+    await h.channel.untilSent(1);
+    await h.queue.whenIdle();
+    // One answer for both; nothing runs a third time.
+    expect(h.channel.texts()).toEqual(['did both']);
+    expect(agent.calls).toHaveLength(2);
+    for (const r of [first, second])
+      expect(r.type === 'stored' && getInbound(h.store.db, r.inboxId)).toMatchObject({ status: 'done' });
+  });
+
+  it('interrupt: every run interrupted in a row is folded into the one that finishes', async () => {
+    const agent = new FakeAgent();
+    h = harness({ agent, config: { queue: { whileBusy: 'interrupt' } } });
+    await h.send('a');
+    await agent.untilCalls(1);
+    await h.send('b');
+    await agent.untilCalls(2);
+    await h.send('c');
+    await agent.untilCalls(3);
+    expect(agent.calls[2]?.request.prompt).toMatch(/\]\na\n\n\[.*\]\nb\n\n\[.*\]\nc$/);
+    agent.pending[0]?.finish(ok('abc'));
+    await h.queue.whenIdle();
+    expect(agent.calls).toHaveLength(3);
+    expect(h.channel.texts()).toEqual(['abc']);
+  });
+
+  it('interrupt then /stop before the run has ended: the stopped messages do not run again', async () => {
     const agent = new FakeAgent();
     h = harness({ agent, config: { queue: { whileBusy: 'interrupt' } } });
     const first = await h.send('long task');
     await agent.untilCalls(1);
-    const signal = agent.calls[0]?.request.signal as AbortSignal;
-    await h.send('never mind, do this');
-    expect(signal.aborted).toBe(true);
-    await agent.untilCalls(2);
-    expect(agent.calls[1]?.request.prompt).toBe('never mind, do this');
-    agent.pending[0]?.finish(ok('did this'));
-    await h.channel.untilSent(1);
+    // Both in one turn: the interrupted run has not finished when /stop arrives.
+    const [second] = await Promise.all([h.send('other thing'), h.send('/stop')]);
     await h.queue.whenIdle();
-    expect(h.channel.texts()).toEqual(['did this']);
-    expect(first.type === 'stored' && getInbound(h.store.db, first.inboxId)).toMatchObject({
-      status: 'done',
-      note: 'interrupted',
-    });
+    expect(agent.calls).toHaveLength(1);
+    expect(h.channel.texts()).toEqual(['Stopped the agent. Dropped 1 waiting message.']);
+    for (const r of [first, second])
+      expect(r?.type === 'stored' && getInbound(h.store.db, r.inboxId)).toMatchObject({
+        status: 'done',
+        note: 'stopped',
+      });
   });
 
   it('beyond maxPendingPerChat: the sender is told once, the drop is logged with ids, nothing silent', async () => {
