@@ -1,7 +1,8 @@
 // The real queue over real agent runs: runCommandReply spawning the fake claude as child processes,
 // real SQLite, the real media policy. Only the channel (the far edge) is a recording fake.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NOTICE } from '../../src/core/reply.js';
 import type { Queue } from '../../src/queue/queue.js';
@@ -12,7 +13,7 @@ import { rowsForKey } from '../../src/store/outbox.js';
 import { getSession, saveSession } from '../../src/store/sessions.js';
 import { FakeChannel } from '../queue/helpers.js';
 import { inbound } from '../store/helpers.js';
-import { alive, type Home, makeHome, maxOverlap, waitFor } from './helpers.js';
+import { alive, type Home, makeHome, maxOverlap, ROOT, waitFor } from './helpers.js';
 
 let home: Home;
 let db: Db;
@@ -218,6 +219,47 @@ describe('queue with real agent processes', () => {
     expect(texts.length).toBeLessThanOrEqual(30);
     for (const t of texts) expect(t.length).toBeLessThanOrEqual(1600);
     expect(texts.at(-1)).toContain('Reply cut after');
+  });
+});
+
+describe('pi session files with the real pi spec (a replayed pi capture as the CLI)', () => {
+  it('a deleted session file starts a fresh session and the chat is told; an existing one is resumed', async () => {
+    const record = join(tmpdir(), `aw-pi-record-${process.pid}-${++seq}.json`);
+    setup({
+      agent: {
+        kind: 'pi',
+        command: [process.execPath, join(ROOT, 'test/fixtures/replay-cli.mjs')],
+        env: { REPLAY_CAPTURE: join(ROOT, 'fixtures/agents/pi/new.json'), REPLAY_RECORD: record },
+      },
+    });
+    const sessionArg = () => {
+      const argv = (JSON.parse(readFileSync(record, 'utf8')) as { argv: string[] }).argv;
+      return argv[argv.indexOf('--session') + 1] as string;
+    };
+    try {
+      await send('one');
+      await queue.whenIdle();
+      const file = sessionArg();
+      expect(getSession(db, 'twilio:+15550000001', 'pi')).toMatchObject({ sessionId: file, confirmed: true });
+      // What pi does on its first run: the file exists from now on.
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, '{"type":"session"}\n');
+      await send('two');
+      await queue.whenIdle();
+      expect(sessionArg()).toBe(file);
+      rmSync(file);
+      await send('three');
+      await queue.whenIdle();
+      const fresh = sessionArg();
+      expect(fresh).not.toBe(file);
+      const texts = channel.texts();
+      expect(texts).toHaveLength(3);
+      expect(texts.slice(0, 2).some((t) => t.includes(NOTICE.contextReset))).toBe(false);
+      expect(texts[2]?.startsWith(`${NOTICE.contextReset}\n\nHere is your chart.`)).toBe(true);
+      expect(getSession(db, 'twilio:+15550000001', 'pi')?.sessionId).toBe(fresh);
+    } finally {
+      rmSync(record, { force: true });
+    }
   });
 });
 
