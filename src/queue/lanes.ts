@@ -105,4 +105,3 @@ export class Lanes {
     this.epochs.set(scope, this.epoch(scope) + 1);
   }
 }
-

@@ -179,7 +179,7 @@ export function markRunning(db: Db, ids: readonly number[], now: number): void {
   for (const id of ids) st.run(now, id);
 }
 
-/** Final states. `note` says why (e.g. `stopped`, `interrupted`, an error kind). */
+/** Final states. `note` says why (e.g. `stopped`, `queue_full`, an error kind). */
 export function markFinished(
   db: Db,
   ids: readonly number[],

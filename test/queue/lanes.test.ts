@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { type AbortReason, type ActiveRun, Lanes } from '../../src/queue/lanes.js';
 import { getInbound, pendingForChat } from '../../src/store/inbox.js';
 import { FakeAgent, type Harness, harness, ok } from './helpers.js';
 
@@ -184,5 +185,37 @@ describe('busy policies', () => {
     h.store.db.close();
     expect(await h.send('hi')).toEqual({ type: 'failed', error: 'could not store the message' });
     expect(h.lines.some((l) => l.msg === 'could not store inbound message')).toBe(true);
+  });
+});
+
+describe('Lanes.abort', () => {
+  const run = (): ActiveRun => ({
+    kind: 'user',
+    label: 'message',
+    ids: [1],
+    startedAt: 0,
+    controller: new AbortController(),
+    done: Promise.resolve(),
+  });
+  it.each<[AbortReason[], AbortReason]>([
+    [['interrupt'], 'interrupt'],
+    [['interrupt', 'stop'], 'stop'],
+    [['interrupt', 'shutdown'], 'shutdown'],
+    [['stop', 'interrupt'], 'stop'],
+    [['shutdown', 'interrupt'], 'shutdown'],
+    [['shutdown', 'stop'], 'stop'],
+    [['stop', 'shutdown'], 'stop'],
+  ])('%j → %s (the strongest reason decides what happens to the messages)', (reasons, want) => {
+    const lanes = new Lanes(1);
+    const r = run();
+    lanes.begin('console:local', r);
+    for (const reason of reasons) expect(lanes.abort('console:local', reason)).toBe(r);
+    expect(r.reason).toBe(want);
+    // The signal fires once, with the first reason.
+    expect(r.controller.signal.reason).toBe(reasons[0]);
+  });
+
+  it('returns nothing when the chat runs nothing', () => {
+    expect(new Lanes(1).abort('console:local', 'stop')).toBeUndefined();
   });
 });
