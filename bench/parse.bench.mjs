@@ -75,10 +75,13 @@ function bare(buf) {
       for (;;) {
         const nl = chunk.indexOf(0x0a, start);
         if (nl === -1) break;
-        partial.push(chunk.subarray(start, nl));
-        const line =
-          partial.length === 1 ? partial[0].toString('utf8') : Buffer.concat(partial).toString('utf8');
-        partial = [];
+        let line;
+        if (partial.length === 0) line = chunk.toString('utf8', start, nl);
+        else {
+          partial.push(chunk.subarray(start, nl));
+          line = Buffer.concat(partial).toString('utf8');
+          partial = [];
+        }
         JSON.parse(line);
         parsed++;
         start = nl + 1;
