@@ -159,7 +159,7 @@ export default async function () {
       unit: 'MB/s',
     });
     for (const [name, label] of [
-      ['relay', 'relay path (cap, keepLine, parse)'],
+      ['relay', 'relay path: cap, keepLine, parse'],
       ['progress', 'same + progress reducer per line'],
     ]) {
       const ratio = mbps(runs[name]) / base;
