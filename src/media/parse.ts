@@ -13,8 +13,12 @@ export interface MediaExtraction {
 
 const FENCE = /^\s*(`{3,}|~{3,})(.*)$/;
 const REFERENCE = /^\s*media:(.*)$/i;
+const MAYBE_REFERENCE = /media:/i;
 
 export function extractMedia(input: string): MediaExtraction {
+  // Nearly every message has no reference at all; its text is then only re-joined and trimmed. A run
+  // with thousands of messages spent most of its parse here (bench/parse).
+  if (!MAYBE_REFERENCE.test(input)) return { text: input.replace(/\r\n/g, '\n').trim(), media: [] };
   const lines = input.split(/\r?\n/);
   const code = codeLines(lines);
   // A Set keeps it linear: agent output is untrusted and may hold many thousands of lines.

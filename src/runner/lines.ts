@@ -12,16 +12,15 @@ export interface CappedLinesOptions {
   keep?: ((line: string) => boolean) | undefined;
 }
 
-interface Kept {
-  line: string;
-  bytes: number;
-}
-
 export class CappedLines {
-  private head: Kept[] = [];
+  // Kept lines and their sizes in parallel arrays: no object per line, which with hundreds of
+  // thousands of short lines is most of the garbage (bench/parse).
+  private head: string[] = [];
+  private headSizes: number[] = [];
   private headBytes = 0;
   /** Lines after the protected head; a queue once the cap was reached. */
-  private tail: Kept[] = [];
+  private tail: string[] = [];
+  private tailSizes: number[] = [];
   private tailStart = 0;
   private tailBytes = 0;
   private split = false;
@@ -38,8 +37,13 @@ export class CappedLines {
     for (;;) {
       const nl = buf.indexOf(0x0a, start);
       if (nl === -1) break;
-      this.addPartial(buf.subarray(start, nl));
-      this.flushLine();
+      if (this.partialBytes === 0 && !this.partialCut && nl - start <= this.opts.maxBytes) {
+        // A whole line inside one chunk (nearly all of them): decoded in place, no copy (bench/parse).
+        this.take(buf.toString('utf8', start, nl), nl - start + 1, false);
+      } else {
+        this.addPartial(buf.subarray(start, nl));
+        this.flushLine();
+      }
       start = nl + 1;
     }
     if (start < buf.length) this.addPartial(buf.subarray(start));
@@ -51,7 +55,7 @@ export class CappedLines {
   }
 
   get lines(): string[] {
-    return [...this.head, ...this.tail.slice(this.tailStart)].map((k) => k.line);
+    return this.head.concat(this.tail.slice(this.tailStart));
   }
 
   text(): string {
@@ -72,7 +76,7 @@ export class CappedLines {
   }
 
   private flushLine(): void {
-    let line =
+    const line =
       this.partial.length === 1
         ? this.partial[0]!.toString('utf8')
         : Buffer.concat(this.partial).toString('utf8');
@@ -81,30 +85,38 @@ export class CappedLines {
     this.partial = [];
     this.partialBytes = 0;
     this.partialCut = false;
-    if (line.endsWith('\r')) line = line.slice(0, -1);
-    this.opts.onLine?.(line);
-    if (cut || (this.opts.keep && !this.opts.keep(line))) return;
-    this.store({ line, bytes });
+    this.take(line, bytes, cut);
   }
 
-  private store(k: Kept): void {
+  /** One complete line (`bytes` counts its newline): streamed, then kept unless cut or rejected. */
+  private take(text: string, bytes: number, cut: boolean): void {
+    const line = text.endsWith('\r') ? text.slice(0, -1) : text;
+    this.opts.onLine?.(line);
+    if (cut || (this.opts.keep && !this.opts.keep(line))) return;
+    this.store(line, bytes);
+  }
+
+  private store(line: string, bytes: number): void {
     const max = this.opts.maxBytes;
-    if (!this.split && this.headBytes + k.bytes <= max) {
-      this.head.push(k);
-      this.headBytes += k.bytes;
+    if (!this.split && this.headBytes + bytes <= max) {
+      this.head.push(line);
+      this.headSizes.push(bytes);
+      this.headBytes += bytes;
       return;
     }
     if (!this.split) this.splitHead();
     this.truncated = true;
-    if (this.headBytes + k.bytes > max) return;
-    this.tail.push(k);
-    this.tailBytes += k.bytes;
+    if (this.headBytes + bytes > max) return;
+    this.tail.push(line);
+    this.tailSizes.push(bytes);
+    this.tailBytes += bytes;
     while (this.headBytes + this.tailBytes > max) {
-      this.tailBytes -= this.tail[this.tailStart]!.bytes;
+      this.tailBytes -= this.tailSizes[this.tailStart]!;
       this.tailStart++;
     }
     if (this.tailStart > 1024 && this.tailStart * 2 > this.tail.length) {
       this.tail = this.tail.slice(this.tailStart);
+      this.tailSizes = this.tailSizes.slice(this.tailStart);
       this.tailStart = 0;
     }
   }
@@ -114,13 +126,15 @@ export class CappedLines {
     this.split = true;
     let bytes = 0;
     let n = 0;
-    while (n < this.head.length && bytes + this.head[n]!.bytes <= this.opts.maxBytes / 2) {
-      bytes += this.head[n]!.bytes;
+    while (n < this.head.length && bytes + this.headSizes[n]! <= this.opts.maxBytes / 2) {
+      bytes += this.headSizes[n]!;
       n++;
     }
     this.tail = this.head.slice(n);
+    this.tailSizes = this.headSizes.slice(n);
     this.tailBytes = this.headBytes - bytes;
     this.head = this.head.slice(0, n);
+    this.headSizes = this.headSizes.slice(0, n);
     this.headBytes = bytes;
   }
 }

@@ -124,3 +124,22 @@ describe('extractMedia', () => {
     );
   });
 });
+
+describe('extractMedia without any reference', () => {
+  it('gives the text back with CRLF as LF, trimmed, whatever else it holds (property)', () => {
+    // Text with no `media:` anywhere cannot hold a reference, code fences and spans included.
+    const piece = fc.constantFrom('\n', '\r\n', ' ', '```', '`', '~~~', 'MEDIA', ':', 'x', '\n\n', 'med ia:');
+    const text = fc
+      .array(fc.oneof(piece, fc.string({ maxLength: 8 })), { maxLength: 30 })
+      .map((a) => a.join(''));
+    fc.assert(
+      fc.property(
+        text.filter((s) => !/media:/i.test(s)),
+        (s) => {
+          expect(extractMedia(s)).toEqual({ text: s.replace(/\r\n/g, '\n').trim(), media: [] });
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+});

@@ -62,4 +62,25 @@ describe('CappedLines', () => {
       ),
     );
   });
+
+  it('reads the same whatever the chunking: whole lines in one chunk or byte by byte (property)', () => {
+    // Lines inside one chunk take a faster path than lines split across chunks; both must agree,
+    // also for a line of exactly the cap and one byte over it.
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('x'.repeat(32), 'y'.repeat(33))), {
+          maxLength: 30,
+        }),
+        fc.integer({ min: 1, max: 64 }),
+        (lines, size) => {
+          const bytes = Buffer.from(lines.map((l) => `${l}\n`).join(''));
+          const bySize: Buffer[] = [];
+          for (let i = 0; i < bytes.length; i += size) bySize.push(bytes.subarray(i, i + size));
+          const byByte = Array.from(bytes, (b) => Buffer.from([b]));
+          expect(collect([bytes], 32)).toEqual(collect(byByte, 32));
+          expect(collect(bySize, 32)).toEqual(collect(byByte, 32));
+        },
+      ),
+    );
+  });
 });

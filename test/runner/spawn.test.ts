@@ -277,4 +277,11 @@ describe('spawnProcess', () => {
     const denied = await spawnProcess({ file: notExec, args: [], env });
     expect(denied.type).toBe('spawn_failed');
   });
+
+  it('refuses an argument or variable node cannot pass (a NUL byte) without starting anything', async () => {
+    const arg = await spawnProcess({ file: node, args: ['-e', '1', 'a\0b'], env });
+    expect(arg.type).toBe('spawn_failed');
+    const variable = await spawnProcess({ file: node, args: ['-e', '1'], env: { ...env, X: 'a\0b' } });
+    expect(variable.type).toBe('spawn_failed');
+  });
 });

@@ -123,8 +123,15 @@ export function createTwilioApp(deps: AppDeps): express.Express {
   return app;
 }
 
+// The acknowledgement of nearly every message: built once, not per request (bench/webhook-ack).
+const EMPTY_TWIML = new twilio.twiml.MessagingResponse().toString();
+
 function twiml(res: Response, message?: string): void {
-  const r = new twilio.twiml.MessagingResponse();
-  if (message) r.message(message);
-  res.status(200).type('text/xml').send(r.toString());
+  let body = EMPTY_TWIML;
+  if (message) {
+    const r = new twilio.twiml.MessagingResponse();
+    r.message(message);
+    body = r.toString();
+  }
+  res.status(200).type('text/xml').send(body);
 }

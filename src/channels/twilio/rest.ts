@@ -14,7 +14,9 @@ type RequestOptions<TData> = RequestClientNs.RequestOptions<TData>;
 class BaseUrlRequestClient extends twilio.RequestClient {
   constructor(private readonly base: string) {
     // We retry by error code ourselves (errors.ts); the SDK's own 429 retry would hide the count.
-    super({ autoRetry: false, timeout: 20_000, keepAlive: false });
+    // Connections are kept alive as the SDK does for api.twilio.com: a new connection (and TLS
+    // handshake) per reply cost more than the rest of the send (bench/relay-overhead).
+    super({ autoRetry: false, timeout: 20_000, keepAlive: true });
   }
 
   override request<TData>(opts: RequestOptions<TData>) {

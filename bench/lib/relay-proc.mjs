@@ -1,0 +1,156 @@
+// The built `agentwire relay` as a child process in a temp AGENTWIRE_HOME: Twilio on (webhook on
+// 127.0.0.1, REST pointed at a fake on 127.0.0.1), WhatsApp off, the fake claude as the agent.
+// Everything it starts is stopped by PID: the relay itself, then any fake CLI it left (from the
+// fake's own start log), then the temp folder.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ACCOUNT, TOKEN } from './fake-twilio.mjs';
+import { sleep } from './stats.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
+export const MAIN = join(ROOT, 'dist/cli/main.js');
+export const FAKE_CLI = join(ROOT, 'test/e2e/fixtures/fake-claude.mjs');
+
+/** A port free right now on 127.0.0.1 (the relay binds it a moment later). */
+export async function freePort() {
+  const s = createServer();
+  await new Promise((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const { port } = s.address();
+  await new Promise((resolve) => s.close(resolve));
+  return port;
+}
+
+// USER_HZ is 100 on every Linux build Node supports (getconf CLK_TCK).
+const CLK_TCK = 100;
+
+const live = new Set();
+process.on('exit', () => {
+  for (const pid of live) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+});
+
+/** Any HTTP answer from the webhook (an unsigned POST gets 403) means it accepts requests. */
+export function probe(url) {
+  return new Promise((resolve) => {
+    const req = request(url, { method: 'POST', agent: false }, (res) => {
+      res.resume();
+      resolve(true);
+    });
+    req.on('error', () => resolve(false));
+    req.end();
+  });
+}
+
+/**
+ * Writes the home and config; `start()` spawns the relay and resolves once the webhook answers.
+ * `opts.queue` is merged over the queue section; `opts.fakeLog` makes the fake CLI log its runs.
+ */
+export async function relayHome(opts) {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-bench-relay-'));
+  const port = await freePort();
+  const fakeLog = opts.fakeLog ? join(dir, 'fake.jsonl') : undefined;
+  const config = {
+    whatsapp: { enabled: false },
+    console: { enabled: opts.console ?? false, host: '127.0.0.1', port: 0 },
+    log: { level: 'warn' },
+    queue: { shutdownGraceSeconds: 0, ...opts.queue },
+    twilio: {
+      enabled: true,
+      accountSid: ACCOUNT,
+      authToken: TOKEN,
+      from: '+15550000000',
+      allowFrom: '*',
+      apiBaseUrl: opts.apiBaseUrl ?? 'http://127.0.0.1:9',
+      webhook: { host: '127.0.0.1', port },
+    },
+    agent: {
+      command: [process.execPath, FAKE_CLI],
+      timeoutSeconds: 120,
+      env: fakeLog ? { FAKE_LOG: fakeLog } : {},
+    },
+  };
+  writeFileSync(join(dir, 'agentwire.json5'), JSON.stringify(config, null, 2));
+  const url = `http://127.0.0.1:${port}/twilio/inbound`;
+  let child;
+
+  const start = async (timeoutMs = 20_000) => {
+    const t0 = performance.now();
+    // BENCH_RELAY_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) is for profiling the relay.
+    const nodeArgs = (process.env.BENCH_RELAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    child = spawn(process.execPath, [...nodeArgs, MAIN, 'relay'], {
+      env: { PATH: process.env.PATH, HOME: dir, AGENTWIRE_HOME: dir },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    live.add(child.pid);
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    let exited = false;
+    child.once('exit', () => {
+      exited = true;
+      live.delete(child.pid);
+    });
+    while (!(await probe(url))) {
+      if (exited) throw new Error(`relay exited before listening: ${stderr.slice(0, 500)}`);
+      if (performance.now() - t0 > timeoutMs) throw new Error('relay did not start listening');
+      await sleep(2);
+    }
+    return performance.now() - t0;
+  };
+
+  /** Resident set of the relay process, in KiB (Linux /proc). */
+  const rssKb = () => {
+    const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : Number.NaN;
+  };
+
+  /** CPU time the relay process used so far (user + system), in ms (Linux /proc). */
+  const cpuMs = () => {
+    const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 14 and 15 (utime, stime) in clock ticks; index 11 and 12 after the state field.
+    return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
+  };
+
+  const stop = async () => {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const gone = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await gone;
+      clearTimeout(t);
+    }
+    // A fake CLI the relay left behind (it should leave none): killed by the PID it logged.
+    if (fakeLog && existsSync(fakeLog)) {
+      for (const line of readFileSync(fakeLog, 'utf8').split('\n').filter(Boolean)) {
+        const { pid } = JSON.parse(line);
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // ended, as it should have
+        }
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+
+  const events = () =>
+    fakeLog && existsSync(fakeLog)
+      ? readFileSync(fakeLog, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l))
+      : [];
+
+  return { dir, url, port, start, stop, rssKb, cpuMs, events, pid: () => child?.pid };
+}
