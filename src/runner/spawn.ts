@@ -2,8 +2,9 @@
 // ignored unless fed, the child leading its own process group so a timeout or abort can kill
 // everything it started (TERM, then KILL), output streamed line by line and capped in bytes, and a
 // result that settles exactly once, even when a grandchild keeps the pipes open.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
+import { execa } from 'execa';
 import { CappedLines } from './lines.js';
 
 export interface SpawnOptions {
@@ -107,22 +108,28 @@ export function spawnProcess(opts: SpawnOptions): Promise<SpawnResult> {
       resolve({ type: 'spawn_failed', message: `working folder ${opts.cwd} does not exist`, durationMs: 0 });
       return;
     }
-    let child: ChildProcess;
+    let sub: ReturnType<typeof execa>;
     try {
-      // node:child_process directly: a wrapper (execa) cost about a millisecond of CPU per run, which
-      // on a small machine is a tenth of a trivial agent run (bench/relay-overhead).
-      child = spawn(opts.file, [...opts.args], {
+      sub = execa(opts.file, [...opts.args], {
         cwd: opts.cwd,
         env,
+        extendEnv: false,
         shell: false,
         detached: true,
-        stdio: [opts.input !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+        cleanup: false,
+        buffer: false,
+        reject: false,
+        stripFinalNewline: false,
+        ...(opts.input !== undefined ? { input: opts.input } : { stdin: 'ignore' as const }),
+        stdout: 'pipe',
+        stderr: 'pipe',
       });
     } catch (e) {
-      // Arguments node refuses outright (a NUL byte in argv or env) never start anything.
+      // Arguments node refuses outright (a NUL byte in argv or env) throw here and start nothing.
       resolve({ type: 'spawn_failed', message: (e as Error).message, durationMs: elapsed() });
       return;
     }
+    const child: ChildProcess = sub.nodeChildProcess;
 
     let done = false;
     let stopReason: 'timeout' | 'aborted' | undefined;
@@ -213,19 +220,23 @@ export function spawnProcess(opts: SpawnOptions): Promise<SpawnResult> {
       settleIfDone();
     });
 
-    // Spawn failures (ENOENT, EACCES) arrive as 'error' without a pid, never as 'exit'. Later errors
-    // (a failed kill) do not end the run: 'exit' and the pipes still do.
-    child.on('error', (e: NodeJS.ErrnoException) => {
-      if (done || exit || pid !== undefined) return;
-      if (e.code === 'ENOENT')
-        finish({ type: 'not_found', file: opts.file, message: e.message, durationMs: elapsed() });
-      else finish({ type: 'spawn_failed', message: e.message, durationMs: elapsed() });
-    });
-    if (opts.input !== undefined && child.stdin) {
-      // A child that exits without reading its stdin makes the write fail (EPIPE): that is its choice.
-      child.stdin.on('error', () => {});
-      child.stdin.end(opts.input);
-    }
+    // Spawn failures (ENOENT, EACCES, a missing cwd) arrive through execa's result, not 'exit'.
+    sub.then(
+      (r) => {
+        if (done || exit || !r.failed) return;
+        const code = (r.cause as NodeJS.ErrnoException | undefined)?.code ?? (r as { code?: string }).code;
+        const message = r.shortMessage ?? r.message ?? 'could not start';
+        if (code === 'ENOENT' && pid === undefined) {
+          finish({ type: 'not_found', file: opts.file, message, durationMs: elapsed() });
+        } else if (pid === undefined) {
+          finish({ type: 'spawn_failed', message, durationMs: elapsed() });
+        }
+      },
+      (e: Error) => {
+        if (!done && pid === undefined)
+          finish({ type: 'spawn_failed', message: e.message, durationMs: elapsed() });
+      },
+    );
   });
 }
 
