@@ -2,14 +2,10 @@
 // services (heartbeats, schedules) plug in through the two factory lists below; nothing else in the
 // core knows which channels exist.
 import { randomUUID } from 'node:crypto';
-import { createTwilioChannel, twilioMigration } from './channels/twilio/index.js';
+import { twilioMigration } from './channels/twilio/store.js';
 import type { Channel, ChannelState } from './channels/types.js';
-import {
-  createWhatsAppChannel,
-  linkedAccount,
-  renderTerminalQr,
-  whatsappMigration,
-} from './channels/whatsapp/index.js';
+import { linkedAccount } from './channels/whatsapp/link-state.js';
+import { whatsappMigration } from './channels/whatsapp/migration.js';
 import type { Context } from './cli/context.js';
 import { ExitError } from './cli/context.js';
 import type { Paths } from './config/paths.js';
@@ -41,30 +37,38 @@ export interface ChannelFactory {
   name: Exclude<ChannelName, 'console'>;
   enabled: (config: Config) => boolean;
   migrations?: readonly Migration[];
-  create: (deps: ChannelDeps) => Channel;
+  create: (deps: ChannelDeps) => Channel | Promise<Channel>;
 }
 
+// The one exception to static imports: a channel's code, and the library under it, is loaded only
+// when the channel is enabled. Baileys alone costs about 165 ms of start-up and 55 MB of memory
+// (the twilio SDK about 60 ms and 30 MB) in a relay that never uses it, and a bigger process makes
+// every agent spawn slower (docs/performance.md). Their tables' migrations stay static and light.
 /** The channels `agentwire relay` knows. */
 export const CHANNEL_FACTORIES: readonly ChannelFactory[] = [
   {
     name: 'whatsapp',
     enabled: (c) => c.whatsapp.enabled,
     migrations: [whatsappMigration],
-    create: (d) =>
-      createWhatsAppChannel({
+    create: async (d) => {
+      const { createWhatsAppChannel, renderTerminalQr } = await import('./channels/whatsapp/index.js');
+      return createWhatsAppChannel({
         config: d.config,
         paths: d.paths,
         db: d.db,
         log: d.log,
-        onState: showLinkQr(d.log),
-      }),
+        onState: showLinkQr(d.log, renderTerminalQr),
+      });
+    },
   },
   {
     name: 'twilio',
     enabled: (c) => c.twilio.enabled,
     migrations: [twilioMigration, mediaHostMigration],
-    create: (d) =>
-      createTwilioChannel({ config: d.config, paths: d.paths, db: d.db, log: d.log, env: d.env }),
+    create: async (d) => {
+      const { createTwilioChannel } = await import('./channels/twilio/channel.js');
+      return createTwilioChannel({ config: d.config, paths: d.paths, db: d.db, log: d.log, env: d.env });
+    },
   },
 ];
 
@@ -94,7 +98,10 @@ export const SERVICE_FACTORIES: readonly ServiceFactory[] = [webConsoleService()
  * While WhatsApp is not linked, the QR code to scan is drawn in the terminal when a person watches
  * it (the web console shows it too, for a relay running as a service).
  */
-function showLinkQr(log: Logger): (state: ChannelState) => void {
+function showLinkQr(
+  log: Logger,
+  renderTerminalQr: (qr: string) => Promise<string>,
+): (state: ChannelState) => void {
   let last: string | undefined;
   return (state) => {
     if (state.type !== 'connecting' || !state.qr || state.qr === last) return;
@@ -195,9 +202,9 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
     const db = openDb(paths.db, migrations);
     cleanup.push(() => db.close());
     const deps: ChannelDeps = { config, paths, log, db, env: ctx.env };
-    const channels = new Map<ChannelName, Channel>(
-      enabled.map((f) => [f.name, f.create({ ...deps, log: log.child({ sub: f.name }) })]),
-    );
+    const channels = new Map<ChannelName, Channel>();
+    for (const f of enabled)
+      channels.set(f.name, await f.create({ ...deps, log: log.child({ sub: f.name }) }));
     const queue = createQueue(ctx, db, channels);
     // Recovery before any channel delivers: a message left mid-run must run before newer ones.
     queue.start();

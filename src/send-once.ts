@@ -4,9 +4,9 @@
 // and stores (without running) anything that arrives meanwhile, for the relay's next start.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { sendTwilioDirect } from './channels/twilio/index.js';
 import type { ChannelState } from './channels/types.js';
-import { createWhatsAppChannel, linkState, whatsappMigration } from './channels/whatsapp/index.js';
+import { linkState } from './channels/whatsapp/link-state.js';
+import { whatsappMigration } from './channels/whatsapp/migration.js';
 import type { MakeSocket } from './channels/whatsapp/socket.js';
 import type { Context } from './cli/context.js';
 import { acquireLock } from './control/lock.js';
@@ -50,6 +50,8 @@ async function sendTwilio(ctx: Context, req: SendRequest): Promise<SendOutcome> 
         'start `agentwire relay`, or pass an https URL.',
     };
   }
+  // Loaded only here, as in the relay: the channel's library is not paid for by the other paths.
+  const { sendTwilioDirect } = await import('./channels/twilio/direct.js');
   const r = await sendTwilioDirect({
     config: ctx.config,
     log: ctx.log.child({ sub: 'twilio' }),
@@ -78,6 +80,7 @@ async function sendWhatsApp(ctx: Context, req: SendRequest, deps: SendDeps): Pro
       return { ok: false, error: 'WhatsApp is not linked: run `agentwire login` first.' };
     let state: ChannelState = { type: 'stopped' };
     let changed: () => void = () => {};
+    const { createWhatsAppChannel } = await import('./channels/whatsapp/index.js');
     const channel = createWhatsAppChannel({
       config,
       paths,

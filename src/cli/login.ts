@@ -1,6 +1,5 @@
 // `agentwire login [--pair +E164]`: links this machine as a WhatsApp linked device.
 import type { Command } from 'commander';
-import { runLogin } from '../channels/whatsapp/login.js';
 import { whatsappMigration } from '../channels/whatsapp/migration.js';
 import { runningRelayPid } from '../channels/whatsapp/relay-lock.js';
 import { openDb } from '../store/db.js';
@@ -28,6 +27,8 @@ export function register(program: Command): void {
       }
       const db = openDb(ctx.paths.db, [whatsappMigration]);
       try {
+        // Baileys loads only for the command that connects (see CHANNEL_FACTORIES in relay.ts).
+        const { runLogin } = await import('../channels/whatsapp/login.js');
         const r = await runLogin({
           db,
           log: ctx.log,

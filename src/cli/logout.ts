@@ -1,8 +1,7 @@
 // `agentwire logout [--yes]`: unlinks the device on WhatsApp and deletes its credentials.
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
-import { linkState } from '../channels/whatsapp/auth-store.js';
-import { runLogout } from '../channels/whatsapp/login.js';
+import { linkState } from '../channels/whatsapp/link-state.js';
 import { whatsappMigration } from '../channels/whatsapp/migration.js';
 import { runningRelayPid } from '../channels/whatsapp/relay-lock.js';
 import { openDb } from '../store/db.js';
@@ -41,6 +40,8 @@ export function register(program: Command): void {
             throw new ExitError(1, 'Cancelled.');
           }
         }
+        // Baileys loads only for the command that connects (see CHANNEL_FACTORIES in relay.ts).
+        const { runLogout } = await import('../channels/whatsapp/login.js');
         const r = await runLogout({ db, log: ctx.log });
         if (!r.ok) throw new ExitError(1, r.error);
         process.stdout.write(

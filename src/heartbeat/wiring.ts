@@ -4,7 +4,7 @@
 // pre-check runner on the spawn helper. `heartbeatService` has the shape of the core's
 // ServiceFactory (src/relay.ts SERVICE_FACTORIES), so wiring it is one line there.
 import type { Channel } from '../channels/types.js';
-import { linkedAccount } from '../channels/whatsapp/auth-store.js';
+import { linkedAccount } from '../channels/whatsapp/link-state.js';
 import type { Paths } from '../config/paths.js';
 import type { Config } from '../config/schema.js';
 import type { ChannelName, ChatKey, SystemRunner } from '../core/types.js';

@@ -13,10 +13,9 @@ import {
   type SignalKeyStore,
 } from '@whiskeysockets/baileys';
 import { type Db, transaction } from '../../store/db.js';
-import { e164FromJid } from './jid.js';
+import { isLinkedCreds, type LinkState, linkState, readCredsRow } from './link-state.js';
 
-/** `logged_out`: the phone unlinked this device (close code 401); the old creds are kept until logout/login. */
-export type LinkState = 'unlinked' | 'linked' | 'logged_out';
+export { isLinkedCreds, type LinkState, linkedAccount, linkState } from './link-state.js';
 
 export interface WaAuth {
   readonly state: AuthenticationState;
@@ -29,44 +28,11 @@ export interface WaAuth {
 
 export type LoadAuthResult = { ok: true; auth: WaAuth; link: LinkState } | { ok: false; error: string };
 
-type Row = { data: string; logged_out_at: number | null };
-
 const encode = (value: unknown): string => JSON.stringify(value, BufferJSON.replacer);
 const decode = <T>(text: string): T => JSON.parse(text, BufferJSON.reviver) as T;
 
-/** True once pairing succeeded: the account signature and our own JID are both present. */
-export const isLinkedCreds = (c: Partial<AuthenticationCreds>): boolean => Boolean(c.account && c.me?.id);
-
 const identityOf = (c: AuthenticationCreds): string =>
   Buffer.from(c.signedIdentityKey.public).toString('base64');
-
-function readRow(db: Db): Row | undefined {
-  return db.prepare('SELECT data, logged_out_at FROM wa_creds WHERE id = 1').get() as Row | undefined;
-}
-
-export function linkState(db: Db): LinkState {
-  const row = readRow(db);
-  if (!row) return 'unlinked';
-  if (row.logged_out_at !== null) return 'logged_out';
-  try {
-    return isLinkedCreds(decode<AuthenticationCreds>(row.data)) ? 'linked' : 'unlinked';
-  } catch {
-    // Unreadable creds are not "unlinked": treating them so is how relays replaced identities.
-    return 'linked';
-  }
-}
-
-/** The linked number (E.164), e.g. the default heartbeat target "whatsapp:<own number>" (self-chat). */
-export function linkedAccount(db: Db): string | undefined {
-  const row = readRow(db);
-  if (!row || row.logged_out_at !== null) return undefined;
-  try {
-    const creds = decode<AuthenticationCreds>(row.data);
-    return isLinkedCreds(creds) ? e164FromJid(creds.me?.id) : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** The raw key store over `wa_keys`; Baileys wraps it with its cache and transaction layers. */
 export function sqliteKeyStore(db: Db): SignalKeyStore {
@@ -109,7 +75,7 @@ export function sqliteKeyStore(db: Db): SignalKeyStore {
 }
 
 export function loadAuth(db: Db, logger?: Parameters<typeof makeCacheableSignalKeyStore>[1]): LoadAuthResult {
-  const row = readRow(db);
+  const row = readCredsRow(db);
   let creds: AuthenticationCreds;
   if (row) {
     try {

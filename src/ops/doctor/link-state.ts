@@ -2,7 +2,7 @@
 // writing: the database is opened read-only and never migrated here.
 import { existsSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
-import { linkState } from '../../channels/whatsapp/auth-store.js';
+import { linkState } from '../../channels/whatsapp/link-state.js';
 import type { Paths } from '../../config/paths.js';
 import type { LinkState } from './whatsapp.js';
 
