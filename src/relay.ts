@@ -22,6 +22,7 @@ import type { ChannelMap } from './queue/ports.js';
 import { Queue, type QueueOptions } from './queue/queue.js';
 import { CORE_MIGRATIONS } from './store/core.js';
 import { type Db, type Migration, openDb } from './store/db.js';
+import { retentionService } from './store/retention-service.js';
 import { webConsoleService } from './web/service.js';
 
 export interface ChannelDeps {
@@ -91,8 +92,12 @@ export interface ServiceFactory {
   create: (deps: ServiceDeps) => RelayService;
 }
 
-/** Background services started with the relay: the local web console, heartbeats and schedules. */
-export const SERVICE_FACTORIES: readonly ServiceFactory[] = [webConsoleService(), heartbeatService];
+/** Background services started with the relay: the web console, heartbeats and schedules, retention. */
+export const SERVICE_FACTORIES: readonly ServiceFactory[] = [
+  webConsoleService(),
+  heartbeatService,
+  retentionService,
+];
 
 /**
  * While WhatsApp is not linked, the QR code to scan is drawn in the terminal when a person watches

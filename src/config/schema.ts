@@ -453,6 +453,18 @@ const consoleSchema = z
   })
   .strict();
 
+const retentionSchema = z
+  .object({
+    messageDays: z
+      .number()
+      .positive()
+      .default(30)
+      .describe(
+        'Days the text of handled messages and sent replies stays in the store; the ids that stop a redelivered message from running twice are kept 90 days (or this long, if longer).',
+      ),
+  })
+  .strict();
+
 const logSchema = z
   .object({
     level: z
@@ -486,6 +498,7 @@ export const configSchema = z
     heartbeat: heartbeatSchema.default({}),
     schedules: schedulesSchema,
     console: consoleSchema.default(consoleSchema.parse({})),
+    retention: retentionSchema.default(retentionSchema.parse({})),
     log: logSchema.default(logSchema.parse({})),
   })
   .strict()
