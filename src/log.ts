@@ -59,6 +59,17 @@ export interface LoggerSetup {
   file?: RotatingFileOptions;
   /** With `file`: the least level still copied to stderr; `silent` for none. Default: `level`. */
   stderrLevel?: string;
+  /** With `file`: turns each JSON line into what stderr shows (a person at a terminal reads it). */
+  stderrFormat?: (jsonLine: string) => string;
+}
+
+/** A pino stream writing each line through `format` to stderr; pino writes whole lines. */
+function formattedStderr(format: (line: string) => string): DestinationStream {
+  return {
+    write(chunk: string) {
+      for (const line of chunk.split('\n')) if (line) process.stderr.write(`${format(line)}\n`);
+    },
+  };
 }
 
 export function createLogger(opts: LoggerSetup = {}): Logger {
@@ -84,7 +95,12 @@ export function createLogger(opts: LoggerSetup = {}): Logger {
   ];
   const stderrLevel = opts.stderrLevel ?? level;
   if (stderrLevel !== 'silent')
-    streams.push({ level: stderrLevel as pino.Level, stream: pino.destination({ fd: 2, sync: true }) });
+    streams.push({
+      level: stderrLevel as pino.Level,
+      stream: opts.stderrFormat
+        ? formattedStderr(opts.stderrFormat)
+        : pino.destination({ fd: 2, sync: true }),
+    });
   // The multistream filters per stream; the logger itself must pass the least of the two levels.
   const least = pino.levels.values[stderrLevel] ?? Number.POSITIVE_INFINITY;
   if (least < (pino.levels.values[level] ?? 30)) options.level = stderrLevel;

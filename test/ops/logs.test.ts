@@ -1,7 +1,7 @@
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { loadContext } from '../../src/cli/context.js';
 import { resolvePaths } from '../../src/config/paths.js';
 import { configSchema } from '../../src/config/schema.js';
@@ -155,5 +155,28 @@ describe('the relay logger (loadContext with logFile)', () => {
     ctx.log.flush();
     const line = readFileSync(join(home, 'logs', LOG_FILE_NAME), 'utf8').trim();
     expect(formatLogLine(line)).toMatch(/^\S+Z DEBUG queue {6}lane idle chat=whatsapp:…4567$/);
+  });
+
+  it('shows a person at a terminal readable lines on stderr, the file keeps JSON', () => {
+    const home = tmp();
+    const paths = resolvePaths({ AGENTWIRE_HOME: home });
+    const setup = relayLogSetup(paths, configSchema.parse({}), {}, true);
+    expect(setup.stderrFormat).toBe(formatLogLine);
+    expect(relayLogSetup(paths, configSchema.parse({}), {}, false).stderrFormat).toBeUndefined();
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      const log = createLogger(setup);
+      log.child({ sub: 'relay' }).info({ channels: ['twilio'] }, 'relay started');
+      log.flush();
+    } finally {
+      spy.mockRestore();
+    }
+    expect(written.join('')).toMatch(/^\S+Z INFO {2}relay {6}relay started channels=\["twilio"\]\n$/);
+    const file = readFileSync(join(home, 'logs', LOG_FILE_NAME), 'utf8').trim();
+    expect(JSON.parse(file)).toMatchObject({ level: 30, sub: 'relay', msg: 'relay started' });
   });
 });
