@@ -186,6 +186,8 @@ function mediaOf(c: proto.IMessage): MediaRef | undefined {
   return (
     pick('image', c.imageMessage, () => 'image', 'image/jpeg') ??
     pick('video', c.videoMessage, () => 'video', 'video/mp4') ??
+    // A round "video note" is its own field (ptvMessage), a VideoMessage with the same media keys.
+    pick('video', c.ptvMessage, () => 'video', 'video/mp4') ??
     pick('audio', c.audioMessage, (m) => (m.ptt ? 'voice' : 'audio'), 'audio/ogg') ??
     pick('document', c.documentMessage, () => 'document', 'application/octet-stream') ??
     pick('sticker', c.stickerMessage, () => 'sticker', 'image/webp')

@@ -114,6 +114,26 @@ describe('classify: content', () => {
     expect(classify(voice, 'notify', ctx)).toMatchObject({ media: { kind: 'voice', mediaType: 'audio' } });
     const sticker = waMessage({ chat: ALICE }, { stickerMessage: { mimetype: 'image/webp' } });
     expect(classify(sticker, 'notify', ctx)).toMatchObject({ media: { kind: 'sticker' } });
+    // A round video note arrives as ptvMessage, not videoMessage.
+    const note = waMessage({ chat: ALICE }, { ptvMessage: { mimetype: 'video/mp4', seconds: 5 } });
+    expect(classify(note, 'notify', ctx)).toMatchObject({ media: { kind: 'video', mediaType: 'video' } });
+  });
+
+  it('takes the caption and file of a document sent with a caption', () => {
+    const m = waMessage(
+      { chat: ALICE },
+      {
+        documentWithCaptionMessage: {
+          message: {
+            documentMessage: { mimetype: 'application/pdf', fileName: 'q3.pdf', caption: 'summarise this' },
+          },
+        },
+      },
+    );
+    expect(classify(m, 'notify', ctx)).toMatchObject({
+      text: 'summarise this',
+      media: { kind: 'document', fileName: 'q3.pdf' },
+    });
   });
 
   it('keeps group text that came with a sender key distribution', () => {
