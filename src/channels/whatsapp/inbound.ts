@@ -1,6 +1,7 @@
 // The inbound pipeline for one upsert: classify → resolve the sender → gate → media → handler →
 // read receipt. Messages of one chat are handled in order; different chats do not wait on each other.
 // The read receipt goes out only after the handler reported the message durable (stored/duplicate).
+import { rm } from 'node:fs/promises';
 import { jidNormalizedUser, type MessageUpsertType, type WAMessage } from '@whiskeysockets/baileys';
 import type { InboundMessage } from '../../core/types.js';
 import { type Logger, maskId } from '../../log.js';
@@ -110,6 +111,11 @@ export class Inbound {
     if (context) inbound.context = context.text;
     const outcome = await this.deliver(inbound);
     deps.log.info({ chat, outcome: outcome.type, trigger: decision.trigger }, 'whatsapp message handled');
+    // Only a stored message owns its files: a redelivery (offline replay after a restart) or a refused
+    // or unsaved message would otherwise leave a copy in the inbound folder that nothing ever removes.
+    if (outcome.type !== 'stored') {
+      await Promise.all(inbound.media.map((m) => rm(m.path, { force: true }).catch(() => undefined)));
+    }
     if (outcome.type === 'failed') {
       await deps.notify(
         c.chatJid,

@@ -83,6 +83,31 @@ describe('WhatsApp inbound media', () => {
     expect(statSync(m!.path).mode & 0o777).toBe(0o600);
   });
 
+  it('a redelivered message (duplicate) or one that could not be saved leaves no copy of its file', async () => {
+    const key = await serve('/img-dup', Buffer.from('JPEG'.repeat(100)), 'image');
+    const outcomes = ['stored', 'duplicate', 'failed'] as const;
+    let n = 0;
+    const h = await setup({
+      config: config(),
+      deps: { ...local, handlerRetryDelaysMs: [] },
+      outcome: () => {
+        const type = outcomes[n++]!;
+        return type === 'stored' ? { type, inboxId: 1 } : type === 'failed' ? { type, error: 'x' } : { type };
+      },
+    });
+    const s = await h.start();
+    const msg = image('/img-dup', key, { caption: 'this one' });
+    s.upsert([msg]);
+    await h.channel.idle();
+    s.upsert([msg], 'append'); // the same message replayed after a reconnect
+    await h.channel.idle();
+    s.upsert([image('/img-dup', key, { caption: 'and this' })]);
+    await h.channel.idle();
+    expect(h.handled).toHaveLength(3);
+    const kept = h.handled[0]!.media[0]!.path;
+    expect(readdirSync(join(h.dir, 'media'))).toEqual([kept.split('/').pop()]);
+  });
+
   it('a document named ../../.bashrc lands in the media folder; the name is display only', async () => {
     const key = await serve('/doc1', Buffer.from('%PDF-1.4 hello'), 'document');
     const h = await setup({ config: config(), deps: local });
