@@ -21,6 +21,59 @@ async function until(check: () => boolean): Promise<void> {
   while (!check()) await new Promise((r) => setTimeout(r, 2));
 }
 
+const ALICE = '15557654321@s.whatsapp.net';
+
+/** A relay process over the channel's store: a fresh queue each time, as after a restart. */
+function relayQueue(db: ReturnType<typeof openDb>, channel: Channel, agent: FakeAgent, dir: string): Queue {
+  return new Queue({
+    db,
+    channels: new Map<ChannelName, Channel>([['whatsapp', channel]]),
+    resolve: agent.resolver(),
+    mediaPolicy: async () => [],
+    config: configSchema.parse({}) as QueueConfig,
+    log: memoryLog().log,
+    defaultCwd: dir,
+    delivery: { maxTries: 2, backoffMs: () => 1, waitMs: 2 },
+  });
+}
+
+describe('WhatsApp message redelivered after a restart (real inbox)', () => {
+  it('runs once: the replay after the restart is a duplicate, gets its receipt, and no second reply', async () => {
+    const h = await setup({ config: { whatsapp: { allowFrom: ['+15557654321'] } } });
+    const db = openDb(join(h.dir, 'agentwire.db'), [...CORE_MIGRATIONS, whatsappMigration]);
+    const agent = new FakeAgent(() => ok('answer'));
+    const msg = text({ chat: ALICE }, 'run the tests');
+    let queue = relayQueue(db, h.channel, agent, h.dir);
+    queue.start();
+    try {
+      await h.channel.start(queue.handleInbound);
+      h.sock().open();
+      h.sock().upsert([msg]);
+      await until(() => h.sockets.flatMap((s) => s.sent).length >= 1);
+      await queue.deliverer.idle();
+      await queue.shutdown(0);
+      await h.channel.stop();
+
+      // The next process: WhatsApp replays the same message as an offline `append`.
+      queue = relayQueue(db, h.channel, agent, h.dir);
+      queue.start();
+      await h.channel.start(queue.handleInbound);
+      const second = h.sock();
+      second.open();
+      second.upsert([msg], 'append');
+      await h.channel.idle();
+      await queue.deliverer.idle();
+      expect(agent.calls).toHaveLength(1);
+      expect(h.sockets.flatMap((s) => s.sent)).toHaveLength(1);
+      expect(second.reads).toEqual([[msg.key]]); // durable already: acknowledged, not lost
+    } finally {
+      await queue.shutdown(0);
+      await h.channel.stop();
+      db.close();
+    }
+  });
+});
+
 describe('WhatsApp reply across a disconnect (real queue and outbox)', () => {
   it('agent finished, connection lost, degraded for a while: the reply is sent once after reconnect', async () => {
     // A budget of 0 makes the first failed reconnect "degraded" at once (as after a long outage).
