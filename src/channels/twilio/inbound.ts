@@ -7,6 +7,7 @@ import { type Logger, maskId } from '../../log.js';
 import type { InboundHandler, InboundOutcome } from '../types.js';
 import { isAllowed, parseSender } from './address.js';
 import { downloadAll, problemNote } from './media-download.js';
+import { optKeyword } from './opt-out.js';
 import type { ParsedInbound } from './params.js';
 import type { TwilioSettings } from './settings.js';
 import type { TwilioStore } from './store.js';
@@ -38,12 +39,22 @@ export async function processInbound(
     return { type: 'invalid', reason: 'AccountSid is not this account' };
   }
   const sender = parseSender(parsed.from);
+  // Twilio has already (un)subscribed the sender and answers them itself: no run, no reply from us.
+  const keyword = optKeyword(sender.kind, parsed.body, parsed.optOutType);
   if (!isAllowed(settings.allowFrom, sender.senderId)) {
     log.info({ from: maskId(sender.chatId) }, 'twilio: sender not on allowFrom, dropped');
     // One static text, at most once a day per sender: a stranger must not be able to run up the bill.
     const reply =
-      settings.refusalText && store.claimRefusal(sender.chatId) ? settings.refusalText : undefined;
+      settings.refusalText && !keyword && store.claimRefusal(sender.chatId)
+        ? settings.refusalText
+        : undefined;
     return { type: 'refused', reply };
+  }
+  if (keyword) {
+    if (keyword === 'opt_out') store.block(sender.chatId, '21610');
+    else store.unblock(sender.chatId);
+    log.info({ from: maskId(sender.chatId), keyword }, 'twilio: opt-out keyword, no run');
+    return { type: 'accepted', outcome: 'rejected' };
   }
 
   const { media, problems } = await downloadAll(parsed.media, {

@@ -15,6 +15,8 @@ export interface ParsedInbound {
   body: string;
   /** WhatsApp display name: attacker-controlled, for display only. */
   profileName?: string;
+  /** STOP / START / HELP when a Messaging Service with Advanced Opt-Out matched a keyword. */
+  optOutType?: string;
   media: InboundMediaRef[];
 }
 
@@ -37,7 +39,16 @@ export function parseInboundParams(body: unknown): ParseResult {
   if (!body || typeof body !== 'object') return { ok: false, reason: 'no form parameters' };
   const p = body as Params;
   const fields: Record<string, string | undefined> = {};
-  for (const key of ['MessageSid', 'AccountSid', 'From', 'To', 'Body', 'ProfileName', 'NumMedia']) {
+  for (const key of [
+    'MessageSid',
+    'AccountSid',
+    'From',
+    'To',
+    'Body',
+    'ProfileName',
+    'NumMedia',
+    'OptOutType',
+  ]) {
     const r = one(p, key);
     if (!r.ok) return { ok: false, reason: `${key} is repeated or not text` };
     fields[key] = r.value;
@@ -76,6 +87,7 @@ export function parseInboundParams(body: unknown): ParseResult {
       to: fields.To,
       body: fields.Body ?? '',
       profileName: fields.ProfileName?.trim() || undefined,
+      optOutType: fields.OptOutType?.trim() || undefined,
       media,
     },
   };
