@@ -10,7 +10,9 @@ export type ChannelState =
 
 /**
  * What the channel's inbound handler returns. The channel acknowledges to its peer (WhatsApp read
- * receipt, Twilio 200) only after `stored` or `duplicate`: both mean the message is durable.
+ * receipt, Twilio 200) only once the message is durable: `stored`, `duplicate` or `command` (a
+ * command is recorded, and `/new` with text or files is stored as the new session's first message,
+ * files included). Never after `failed`.
  */
 export type InboundOutcome =
   | { type: 'stored'; inboxId: number }

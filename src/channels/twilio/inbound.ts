@@ -91,7 +91,11 @@ export async function processInbound(
   } catch (err) {
     outcome = { type: 'failed', error: (err as Error).message };
   }
-  if (outcome.type !== 'stored') await Promise.all(media.map((m) => rm(m.path, { force: true })));
+  // Files of a message nobody will run go now. Not for a `command`: `/new` with an attachment is
+  // stored as the new session's first message and runs with its files.
+  if (outcome.type === 'duplicate' || outcome.type === 'failed') {
+    await Promise.all(media.map((m) => rm(m.path, { force: true })));
+  }
   switch (outcome.type) {
     case 'stored':
       // A message from the user reopens a WhatsApp window and follows any START.

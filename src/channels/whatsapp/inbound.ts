@@ -111,9 +111,10 @@ export class Inbound {
     if (context) inbound.context = context.text;
     const outcome = await this.deliver(inbound);
     deps.log.info({ chat, outcome: outcome.type, trigger: decision.trigger }, 'whatsapp message handled');
-    // Only a stored message owns its files: a redelivery (offline replay after a restart) or a refused
-    // or unsaved message would otherwise leave a copy in the inbound folder that nothing ever removes.
-    if (outcome.type !== 'stored') {
+    // A redelivery (offline replay after a restart) or an unsaved message would otherwise leave a copy
+    // in the inbound folder that nothing removes. Any other outcome may keep the files: `/new` with an
+    // attachment is a `command` whose stored message runs with them.
+    if (outcome.type === 'duplicate' || outcome.type === 'failed') {
       await Promise.all(inbound.media.map((m) => rm(m.path, { force: true }).catch(() => undefined)));
     }
     if (outcome.type === 'failed') {
@@ -123,9 +124,13 @@ export class Inbound {
       );
       return;
     }
-    if (outcome.type !== 'stored' && outcome.type !== 'duplicate') return;
-    if (context) deps.context.consume(c.chatJid, context.mark);
-    // Reading our own self-chat messages means nothing; everything else gets its receipt now.
+    if (context && (outcome.type === 'stored' || outcome.type === 'duplicate')) {
+      deps.context.consume(c.chatJid, context.mark);
+    }
+    // Blue ticks say "read": for a stored or already-known message, and for a command (stored and
+    // answered at once), not for one the queue refused (full, or empty). Reading our own self-chat
+    // messages means nothing.
+    if (outcome.type === 'rejected') return;
     const live = deps.socket();
     if (deps.readReceipts && !c.fromMe && live) {
       await live

@@ -136,6 +136,24 @@ describe('twilio inbound media', () => {
     expect(seen).toEqual([]);
   });
 
+  it("keeps the attachment of a `/new` command: it is the new session's first message", async () => {
+    fake = await startFakeTwilio();
+    const commands: InboundMessage[] = [];
+    // The core answers `/new <text>` with `command` and stores the message, files included, to run.
+    h = await startChannel(twilioConfig({ apiBaseUrl: fake.url }), () => async (msg) => {
+      commands.push(msg);
+      return { type: 'command' };
+    });
+    fake.media.set('ME7', { type: 'bytes', data: Buffer.from('png!'), contentType: 'image/png' });
+    const res = await twilioPost(
+      `${h.base}${PATH}`,
+      withMedia(sid('MM'), 'ME7', 'image/png', { Body: '/new what is in this picture?' }),
+    );
+    expect(res.status).toBe(200);
+    const path = commands[0]!.media[0]!.path;
+    expect(readFileSync(path, 'utf8')).toBe('png!');
+  });
+
   it('a duplicate delivery leaves no second copy of the attachment', async () => {
     const { h, seen } = await start();
     fake.media.set('ME6', { type: 'bytes', data: Buffer.from('data'), contentType: 'image/png' });

@@ -108,6 +108,17 @@ describe('WhatsApp inbound media', () => {
     expect(readdirSync(join(h.dir, 'media'))).toEqual([kept.split('/').pop()]);
   });
 
+  it('keeps the file of a `/new` command with an attachment (the new session runs with it), and reads it', async () => {
+    const key = await serve('/img-new', Buffer.from('JPEG'.repeat(10)), 'image');
+    const h = await setup({ config: config(), deps: local, outcome: () => ({ type: 'command' }) });
+    const s = await h.start();
+    const msg = image('/img-new', key, { caption: '/new what is this?' });
+    s.upsert([msg]);
+    await h.channel.idle();
+    expect(readFileSync(h.handled[0]!.media[0]!.path).toString()).toBe('JPEG'.repeat(10));
+    expect(s.reads).toEqual([[msg.key]]); // handled durably: it gets its read receipt
+  });
+
   it('a document named ../../.bashrc lands in the media folder; the name is display only', async () => {
     const key = await serve('/doc1', Buffer.from('%PDF-1.4 hello'), 'document');
     const h = await setup({ config: config(), deps: local });
