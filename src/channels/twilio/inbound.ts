@@ -91,9 +91,9 @@ export async function processInbound(
   } catch (err) {
     outcome = { type: 'failed', error: (err as Error).message };
   }
-  // Files of a message nobody will run go now. Not for a `command`: `/new` with an attachment is
-  // stored as the new session's first message and runs with its files.
-  if (outcome.type === 'duplicate' || outcome.type === 'failed') {
+  // Files of a message nobody will run (a redelivery, unsaved, or dropped by a full queue) go now.
+  // Not for a `command`: `/new` with an attachment is stored as the new session's first message.
+  if (outcome.type === 'duplicate' || outcome.type === 'failed' || outcome.type === 'rejected') {
     await Promise.all(media.map((m) => rm(m.path, { force: true })));
   }
   switch (outcome.type) {

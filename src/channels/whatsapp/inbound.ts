@@ -111,10 +111,10 @@ export class Inbound {
     if (context) inbound.context = context.text;
     const outcome = await this.deliver(inbound);
     deps.log.info({ chat, outcome: outcome.type, trigger: decision.trigger }, 'whatsapp message handled');
-    // A redelivery (offline replay after a restart) or an unsaved message would otherwise leave a copy
-    // in the inbound folder that nothing removes. Any other outcome may keep the files: `/new` with an
-    // attachment is a `command` whose stored message runs with them.
-    if (outcome.type === 'duplicate' || outcome.type === 'failed') {
+    // A message nobody will run (a redelivery after a restart, unsaved, or dropped by a full queue)
+    // would otherwise leave its files in the inbound folder for good. A `command` keeps them: `/new`
+    // with an attachment is stored as the new session's first message and runs with them.
+    if (outcome.type === 'duplicate' || outcome.type === 'failed' || outcome.type === 'rejected') {
       await Promise.all(inbound.media.map((m) => rm(m.path, { force: true }).catch(() => undefined)));
     }
     if (outcome.type === 'failed') {

@@ -83,16 +83,18 @@ describe('WhatsApp inbound media', () => {
     expect(statSync(m!.path).mode & 0o777).toBe(0o600);
   });
 
-  it('a redelivered message (duplicate) or one that could not be saved leaves no copy of its file', async () => {
+  it('a redelivered, unsaved or dropped message leaves no copy of its file', async () => {
     const key = await serve('/img-dup', Buffer.from('JPEG'.repeat(100)), 'image');
-    const outcomes = ['stored', 'duplicate', 'failed'] as const;
+    const outcomes = ['stored', 'duplicate', 'failed', 'rejected'] as const;
     let n = 0;
     const h = await setup({
       config: config(),
       deps: { ...local, handlerRetryDelaysMs: [] },
       outcome: () => {
         const type = outcomes[n++]!;
-        return type === 'stored' ? { type, inboxId: 1 } : type === 'failed' ? { type, error: 'x' } : { type };
+        if (type === 'stored') return { type, inboxId: 1 };
+        if (type === 'failed') return { type, error: 'x' };
+        return type === 'rejected' ? { type, reason: 'queue full' } : { type };
       },
     });
     const s = await h.start();
@@ -103,7 +105,9 @@ describe('WhatsApp inbound media', () => {
     await h.channel.idle();
     s.upsert([image('/img-dup', key, { caption: 'and this' })]);
     await h.channel.idle();
-    expect(h.handled).toHaveLength(3);
+    s.upsert([image('/img-dup', key, { caption: 'queue full' })]);
+    await h.channel.idle();
+    expect(h.handled).toHaveLength(4);
     const kept = h.handled[0]!.media[0]!.path;
     expect(readdirSync(join(h.dir, 'media'))).toEqual([kept.split('/').pop()]);
   });
