@@ -21,6 +21,16 @@ describe('markdownToWhatsApp', () => {
     ['2 * 3 * 4', '2 * 3 * 4'],
     ['snake_case_name', 'snake_case_name'],
     ['plain text', 'plain text'],
+    ['***both***', '*_both_*'],
+    ['![chart](https://x.io/c.png)', 'chart (https://x.io/c.png)'],
+    // Web addresses stay exactly as written, bare or in a link.
+    [
+      'see https://github.com/o/r/blob/main/pkg/__init__.py and **this**',
+      'see https://github.com/o/r/blob/main/pkg/__init__.py and *this*',
+    ],
+    ['[the *fix*](https://x.io/a_b_/c?q=*x*)', 'the _fix_ (https://x.io/a_b_/c?q=*x*)'],
+    ['https://x.io/~~a~~ *b*', 'https://x.io/~~a~~ _b_'],
+    ['\u00020\u0002 **x**', '\u00020\u0002 *x*'],
   ])('%j → %j', (md, wa) => {
     expect(markdownToWhatsApp(md)).toBe(wa);
   });
