@@ -79,10 +79,14 @@ export class Connection {
   }
 
   /** Stops for good with a terminal state (relink required, replaced). */
-  private halt(state: ChannelState): void {
+  private halt(state: Extract<ChannelState, { type: 'relink_required' | 'degraded' }>): void {
     this.running = false;
     this.cancelTimer();
     this.setState(state);
+    // Nothing retries from here: the operator has to act, so the log says what to do (the reasons
+    // name commands and close codes, never numbers or keys).
+    const reason = state.type === 'relink_required' ? state.reason : state.lastError;
+    this.deps.log.error({ state: state.type }, `whatsapp stopped: ${reason}`);
   }
 
   private setState(state: ChannelState): void {

@@ -136,13 +136,13 @@ export function createWhatsAppChannel(deps: WhatsAppChannelDeps): WhatsAppChanne
     async start(onInbound: InboundHandler) {
       if (!wa.enabled || connection) return;
       const loaded = loadAuth(db, log.child({ mod: 'baileys-keys' }, { level: 'warn' }));
-      if (!loaded.ok) return setState({ type: 'relink_required', since: now(), reason: loaded.error });
-      if (loaded.link === 'logged_out') {
-        return setState({
-          type: 'relink_required',
-          since: now(),
-          reason: 'WhatsApp logged this device out. Run `agentwire login` to link again.',
-        });
+      if (!loaded.ok || loaded.link === 'logged_out') {
+        const reason = loaded.ok
+          ? 'WhatsApp logged this device out. Run `agentwire login` to link again.'
+          : loaded.error;
+        // Not connecting at all: say why where the operator looks (the log), not only in `status`.
+        log.error({ state: 'relink_required' }, `whatsapp not started: ${reason}`);
+        return setState({ type: 'relink_required', since: now(), reason });
       }
       inbound.setHandler(onInbound);
       connection = new Connection({

@@ -39,11 +39,16 @@ describe('WhatsApp connection lifecycle', () => {
     expect(h.sockets).toHaveLength(1);
     expect(linkState(h.db)).toBe('logged_out');
     expect(h.db.prepare('SELECT count(*) AS n FROM wa_creds').get()).toEqual({ n: 1 });
+    // Nothing retries: the log tells the operator what to do.
+    expect(h.logs).toContainEqual(
+      expect.objectContaining({ level: 50, msg: expect.stringMatching(/stopped: .*agentwire login/) }),
+    );
     // A restart does not knock on WhatsApp's door with dead credentials.
     await h.channel.stop();
     await h.channel.start(async () => ({ type: 'duplicate' }));
     expect(h.sockets).toHaveLength(1);
     expect(h.channel.status()).toMatchObject({ type: 'relink_required' });
+    expect(h.logs.at(-1)).toMatchObject({ level: 50, msg: expect.stringMatching(/not started: .*login/) });
   });
 
   it('403: relink required, no reconnect, creds not marked logged out', async () => {
@@ -62,6 +67,9 @@ describe('WhatsApp connection lifecycle', () => {
     const st = h.channel.status();
     expect(st).toMatchObject({ type: 'degraded' });
     expect(st.type === 'degraded' && st.lastError).toMatch(/440/);
+    expect(h.logs).toContainEqual(
+      expect.objectContaining({ level: 50, msg: expect.stringMatching(/stopped: .*440/) }),
+    );
     expect(h.scheduler.pending.size).toBe(0);
     h.scheduler.fire();
     expect(h.sockets).toHaveLength(1);
@@ -141,6 +149,7 @@ describe('WhatsApp connection lifecycle', () => {
     expect(h.channel.status()).toMatchObject({ type: 'connecting', qr: '2@abc,def' });
     h.sock().close(408, 'QR refs attempts ended');
     expect(h.channel.status()).toMatchObject({ type: 'relink_required' });
+    expect(h.logs).toContainEqual(expect.objectContaining({ msg: expect.stringMatching(/QR code expired/) }));
     expect(h.scheduler.pending.size).toBe(0);
   });
 
