@@ -102,13 +102,14 @@ export function classify(msg: WAMessage, upsert: MessageUpsertType, ctx: Normali
 
   const raw = msg.message;
   if (!raw) return ignore('no_content');
-  if (raw.protocolMessage) return ignore('protocol');
-  if (raw.reactionMessage || raw.encReactionMessage) return ignore('reaction');
-  if (raw.editedMessage) return ignore('edit');
-  if (raw.groupStatusMessage || raw.groupStatusMessageV2) return ignore('status');
-  if (raw.pollUpdateMessage || raw.keepInChatMessage || raw.pinInChatMessage) return ignore('protocol');
+  // Checked before unwrapping (normalizeMessageContent unwraps edits and group status posts into
+  // what looks like a fresh text) and after it (in a disappearing chat the same kinds come wrapped).
+  const junk = junkReason(raw);
+  if (junk) return ignore(junk);
   const content = normalizeMessageContent(raw);
   if (!content) return ignore('no_content');
+  const inner = junkReason(content);
+  if (inner) return ignore(inner);
   const body = extractBody(content);
   if (body.type === 'ignore') return body;
   if (!body.text.trim() && !body.media) return ignore('no_content');
@@ -144,6 +145,15 @@ export function classify(msg: WAMessage, upsert: MessageUpsertType, ctx: Normali
     if (ctxInfo.participant) out.quoted.participant = ctxInfo.participant;
   }
   return out;
+}
+
+function junkReason(m: proto.IMessage): IgnoreReason | undefined {
+  if (m.protocolMessage) return 'protocol';
+  if (m.reactionMessage || m.encReactionMessage) return 'reaction';
+  if (m.editedMessage) return 'edit';
+  if (m.groupStatusMessage || m.groupStatusMessageV2) return 'status';
+  if (m.pollUpdateMessage || m.keepInChatMessage || m.pinInChatMessage) return 'protocol';
+  return undefined;
 }
 
 type Body =

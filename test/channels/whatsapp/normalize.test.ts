@@ -47,6 +47,46 @@ describe('classify: ignored kinds', () => {
     ],
     ['edit', waMessage({ chat: ALICE }, { editedMessage: { message: { conversation: 'edited' } } }), 'edit'],
     [
+      'encrypted reaction',
+      waMessage(
+        { chat: GROUP, participant: ALICE },
+        { encReactionMessage: { encPayload: Buffer.from('x') } },
+      ),
+      'reaction',
+    ],
+    [
+      'poll vote',
+      waMessage({ chat: ALICE }, { pollUpdateMessage: { pollCreationMessageKey: { id: 'P' } } }),
+      'protocol',
+    ],
+    ['pin', waMessage({ chat: ALICE }, { pinInChatMessage: { key: { id: 'X' } } }), 'protocol'],
+    ['keep in chat', waMessage({ chat: ALICE }, { keepInChatMessage: { key: { id: 'X' } } }), 'protocol'],
+    [
+      'group status post',
+      waMessage(
+        { chat: GROUP, participant: ALICE },
+        { groupStatusMessageV2: { message: { conversation: 'my story' } } },
+      ),
+      'status',
+    ],
+    [
+      'edit inside a disappearing chat',
+      waMessage(
+        { chat: ALICE },
+        {
+          ephemeralMessage: {
+            message: {
+              protocolMessage: {
+                type: proto.Message.ProtocolMessage.Type.MESSAGE_EDIT,
+                editedMessage: { conversation: 'changed' },
+              },
+            },
+          },
+        },
+      ),
+      'protocol',
+    ],
+    [
       'sender key distribution only',
       waMessage({ chat: GROUP, participant: ALICE }, { senderKeyDistributionMessage: { groupId: GROUP } }),
       'no_content',
