@@ -31,7 +31,7 @@ export type DropReason = 'echo' | 'not_allowed' | 'unknown_sender' | 'group_not_
 
 export type GateDecision =
   | { type: 'run'; trigger: Trigger }
-  | { type: 'context'; reason: 'not_addressed' | 'sender_not_allowed' | 'unknown_sender' }
+  | { type: 'context'; reason: 'not_addressed' | 'sender_not_allowed' | 'unknown_sender' | 'owner' }
   | { type: 'drop'; reason: DropReason };
 
 const listed = (list: AllowList, value: string | undefined): boolean =>
@@ -40,9 +40,14 @@ const listed = (list: AllowList, value: string | undefined): boolean =>
 export function gate(input: GateInput, cfg: GateConfig): GateDecision {
   const { msg, senderE164, own } = input;
   if (msg.fromMe) {
-    // normalize() only lets fromMe through in self-chat: the owner typing to themselves runs,
-    // our own replies coming back do not (the self-chat loop of openclaw#54010).
-    return input.sentByUs ? { type: 'drop', reason: 'echo' } : { type: 'run', trigger: 'self' };
+    // normalize() lets fromMe through in self-chat and groups only. Our own replies coming back never
+    // run (the self-chat loop of openclaw#54010). The owner typing to themselves runs; the owner
+    // talking in a group is conversation, not a request: context for the next run, never a run.
+    if (input.sentByUs) return { type: 'drop', reason: 'echo' };
+    if (!msg.isGroup) return { type: 'run', trigger: 'self' };
+    return listed(cfg.groups, msg.chatJid)
+      ? { type: 'context', reason: 'owner' }
+      : { type: 'drop', reason: 'group_not_allowed' };
   }
   if (!msg.isGroup) {
     if (cfg.allowFrom === undefined) {

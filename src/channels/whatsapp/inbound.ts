@@ -99,7 +99,7 @@ export class Inbound {
       return;
     }
     if (decision.type === 'context') {
-      const name = c.pushName ?? senderE164 ?? 'someone';
+      const name = c.pushName ?? (c.fromMe ? 'the owner' : (senderE164 ?? 'someone'));
       deps.context.add(c.chatJid, name, c.text || (c.media ? `[${c.media.kind}]` : ''));
       return;
     }

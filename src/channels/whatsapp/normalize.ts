@@ -94,8 +94,9 @@ export function classify(msg: WAMessage, upsert: MessageUpsertType, ctx: Normali
   const isGroup = Boolean(isJidGroup(chatJid));
   const selfChat = !isGroup && (isOwnJid(chatJid, ctx.own) || isOwnJid(key.remoteJidAlt, ctx.own));
   const fromMe = Boolean(key.fromMe);
-  // The owner writing to other people (or our replies there) is never a prompt.
-  if (fromMe && !selfChat) return ignore('own_message');
+  // The owner writing to another person (or our replies there) is never a prompt. In a group it is
+  // still part of the conversation: the gate keeps it as context (our own echoes it drops).
+  if (fromMe && !selfChat && !isGroup) return ignore('own_message');
   const at = timestampMs(msg.messageTimestamp);
   const late = upsert === 'append';
   if (late && (at === undefined || ctx.now - at > ctx.offlineWindowMs)) return ignore('stale');

@@ -182,6 +182,27 @@ describe('gate: groups', () => {
       { type: 'context', reason: 'sender_not_allowed' },
     ],
     [
+      'the owner talking in an allowed group is context, even when it matches a pattern',
+      allowed,
+      grp({ fromMe: true, senderJid: '15550001111@s.whatsapp.net', text: 'agent should see this' }),
+      { senderE164: '+15550001111' },
+      { type: 'context', reason: 'owner' },
+    ],
+    [
+      'our own reply echoed in a group is dropped',
+      allowed,
+      grp({ fromMe: true, senderJid: '15550001111@s.whatsapp.net' }),
+      { sentByUs: true },
+      { type: 'drop', reason: 'echo' },
+    ],
+    [
+      'the owner in an unlisted group is dropped',
+      cfg(),
+      grp({ fromMe: true, senderJid: '15550001111@s.whatsapp.net' }),
+      {},
+      { type: 'drop', reason: 'group_not_allowed' },
+    ],
+    [
       'unresolved sender with groupAllowFrom never triggers',
       cfg({ groups: [GROUP], groupAllowFrom: ['+15557654321'] }),
       grp({ mentions: ['99990001111@lid'], senderJid: '5@lid' }),

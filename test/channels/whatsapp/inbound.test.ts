@@ -287,6 +287,20 @@ describe('WhatsApp groups', () => {
     expect(h.handled[1]!.context).toBeUndefined();
   });
 
+  it("the owner's own group messages are context, never a run; our replies' echoes are neither", async () => {
+    const h = await setup({ config: groupCfg });
+    const s = await h.start();
+    await h.channel.send(GROUP, { type: 'text', text: 'Earlier answer.' }); // echoes back as fromMe
+    s.upsert([text({ chat: GROUP, fromMe: true, pushName: 'Owner' }, 'agent: not you, Ann')]);
+    await h.channel.idle();
+    expect(h.handled).toEqual([]);
+    s.upsert([
+      text({ chat: GROUP, participant: '15551110001@s.whatsapp.net', pushName: 'Ann' }, 'agent, go'),
+    ]);
+    await h.channel.idle();
+    expect(h.handled).toEqual([expect.objectContaining({ context: 'Owner: agent: not you, Ann' })]);
+  });
+
   it('a reply to one of our messages counts as addressed', async () => {
     const h = await setup({ config: groupCfg });
     const s = await h.start();

@@ -99,9 +99,19 @@ describe('classify: ignored kinds', () => {
       'unsupported',
     ],
     ['owner writing to someone else', text({ chat: ALICE, fromMe: true }, 'hey'), 'own_message'],
-    ['owner writing in a group', text({ chat: GROUP, fromMe: true }, 'hey all'), 'own_message'],
   ])('%s → %s', (_name, msg, reason) => {
     expect(classify(msg, 'notify', ctx)).toEqual({ type: 'ignore', reason });
+  });
+});
+
+describe('classify: the owner in a group', () => {
+  it('is passed on (as the owner) for the gate to keep as context', () => {
+    expect(classify(text({ chat: GROUP, fromMe: true }, 'hey all'), 'notify', ctx)).toMatchObject({
+      type: 'message',
+      fromMe: true,
+      isGroup: true,
+      senderJid: SELF,
+    });
   });
 });
 
