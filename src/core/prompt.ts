@@ -1,7 +1,9 @@
 // What the agent is asked, built from one or more stored inbound messages. Pure. Message text goes
 // through verbatim (it is the prompt); names and file names are untrusted labels, so control
 // characters and newlines are flattened and they are cut short, which keeps a sender from forging
-// the "[Message from …]" headers the collect policy uses.
+// the "[Message from …]" headers the collect policy uses. A line of message text that starts like
+// one of our bracketed headers gets a backslash in front, so a sender cannot write a fake header
+// for another person, or a fake "[image attached: /some/path]" line that points the agent at a file.
 import type { InboundMedia } from './types.js';
 
 export interface PromptMessage {
@@ -66,8 +68,17 @@ function time(at: number, timeZone?: string): string {
   }).format(new Date(at));
 }
 
+/** The openings of the lines this module writes around message text. */
+const OUR_HEADER =
+  /^([\t ]*)\[(?=[\t ]*(?:message from|recent messages in this group|[\p{L}]+ attached:))/gimu;
+
+/** Message text verbatim, except that a line imitating one of our headers is escaped. */
+export function quoteText(text: string): string {
+  return text.replace(OUR_HEADER, '$1\\[');
+}
+
 function body(m: PromptMessage): string {
-  return [m.text.trim(), ...mediaLines(m.media)].filter(Boolean).join('\n');
+  return [quoteText(m.text.trim()), ...mediaLines(m.media)].filter(Boolean).join('\n');
 }
 
 /**
@@ -77,7 +88,7 @@ function body(m: PromptMessage): string {
  */
 export function buildPrompt(messages: readonly PromptMessage[], opts: PromptOptions = {}): string {
   const context = messages
-    .map((m) => m.context?.trim())
+    .map((m) => (m.context ? quoteText(m.context.trim()) : undefined))
     .filter((c): c is string => Boolean(c))
     .join('\n');
   const head = context ? [`[Recent messages in this group, for context]\n${context}`, ''] : [];

@@ -1,0 +1,180 @@
+// The WhatsApp and Twilio sections of the config schema (src/config/schema.ts composes them).
+import { z } from 'zod';
+
+const e164 = z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number like +15551234567');
+const allowList = z
+  .union([z.literal('*'), z.array(z.union([e164, z.literal('*')]))])
+  .describe('E.164 numbers allowed to talk to the agent, or "*" for anyone');
+
+const isRegExp = (s: string): boolean => {
+  try {
+    new RegExp(s, 'i');
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Credentials must not cross the network in clear text; plain http is for a local fake or proxy only. */
+function httpsUnlessLoopback(value: string): boolean {
+  try {
+    const u = new URL(value);
+    if (u.protocol === 'https:') return true;
+    return u.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(u.hostname);
+  } catch {
+    return false;
+  }
+}
+
+export const whatsappSchema = z
+  .object({
+    enabled: z
+      .boolean()
+      .default(true)
+      .describe('The WhatsApp Web channel (turn off if you only use Twilio).'),
+    allowFrom: allowList
+      .optional()
+      .describe('Who may talk in direct chats. Default: only the linked number (self-chat).'),
+    groups: z
+      .union([z.literal('*'), z.array(z.string())])
+      .default([])
+      .describe('Group JIDs the agent listens in, or "*". Default: none.'),
+    groupAllowFrom: allowList
+      .optional()
+      .describe('Who may trigger a run inside an allowed group. Default: any member of the group.'),
+    groupAlways: z
+      .array(z.string())
+      .default([])
+      .describe('Groups where every message triggers a run, not only mentions.'),
+    mentionPatterns: z
+      .array(z.string().refine(isRegExp, 'not a valid regular expression'))
+      .default([])
+      .describe('Regular expressions that count as a mention in groups.'),
+    groupContextMessages: z
+      .number()
+      .int()
+      .min(0)
+      .max(200)
+      .default(20)
+      .describe('Recent non-triggering group messages kept as context.'),
+    chunkChars: z
+      .number()
+      .int()
+      .min(100)
+      .max(65_000)
+      .default(4000)
+      .describe('Longest text of one WhatsApp message.'),
+    typingIntervalSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(60)
+      .default(8)
+      .describe('How often "typing…" is refreshed.'),
+    readReceipts: z.boolean().default(true).describe('Send read receipts for messages that passed the gate.'),
+    offlineWindowSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(86_400)
+      .default(300)
+      .describe(
+        'Messages delivered late (received while the relay was offline) still run when at most this old.',
+      ),
+  })
+  .strict();
+
+export const twilioSchema = z
+  .object({
+    enabled: z.boolean().default(false).describe('The Twilio channel (SMS, MMS, WhatsApp through Twilio).'),
+    accountSid: z.string().optional().describe('Account SID. Default: $TWILIO_ACCOUNT_SID.'),
+    authToken: z
+      .string()
+      .optional()
+      .describe('Auth token, used to check webhook signatures. Default: $TWILIO_AUTH_TOKEN. Secret.'),
+    apiKey: z
+      .string()
+      .optional()
+      .describe('API key SID, instead of the auth token for REST calls. Default: $TWILIO_API_KEY.'),
+    apiSecret: z.string().optional().describe('API key secret. Default: $TWILIO_API_SECRET. Secret.'),
+    from: z.string().optional().describe('Sending number (E.164, or whatsapp:+…).'),
+    messagingServiceSid: z.string().optional().describe('Messaging service SID, instead of `from`.'),
+    apiBaseUrl: z
+      .string()
+      .url()
+      .refine(httpsUnlessLoopback, 'must be https (plain http only to 127.0.0.1, ::1 or localhost)')
+      .optional()
+      .describe(
+        "Twilio's REST base URL (for compatible providers and tests). Inbound media is only fetched from this origin or *.twilio.com.",
+      ),
+    mode: z
+      .enum(['webhook', 'poll'])
+      .default('webhook')
+      .describe('Receive by webhook, or by polling when there is no public URL.'),
+    pollSeconds: z.number().int().min(2).max(3600).default(10).describe('Poll interval in poll mode.'),
+    allowFrom: allowList
+      .default([])
+      .describe('Who may text the agent (E.164 or "*"; whatsapp: prefixes are ignored). Default: nobody.'),
+    refusalText: z
+      .string()
+      .max(1600)
+      .optional()
+      .describe('One static reply to senders not allowed, at most once a day per sender. Default: silence.'),
+    chunkChars: z
+      .number()
+      .int()
+      .min(100)
+      .max(1600)
+      .default(1600)
+      .describe(
+        'Longest text of one Twilio message. 1,600 is the hard limit for SMS and WhatsApp through Twilio alike.',
+      ),
+    mediaTimeoutSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(12)
+      .default(8)
+      .describe(
+        "Time allowed to download one inbound message's attachments before the webhook answers (Twilio gives up after 15 s).",
+      ),
+    mediaBaseUrl: z
+      .string()
+      .url()
+      .optional()
+      .describe(
+        'Public base URL that reaches <webhook.path>/media/ on this server, for outbound files. Default: <webhook.publicUrl>/media.',
+      ),
+    mediaUrlTtlSeconds: z
+      .number()
+      .int()
+      .min(30)
+      .max(86_400)
+      .default(600)
+      .describe('How long an outbound media URL stays valid.'),
+    statusCallbacks: z
+      .boolean()
+      .default(false)
+      .describe('Ask Twilio for delivery status callbacks (at <webhook.publicUrl>/status; needs publicUrl).'),
+    webhook: z
+      .object({
+        host: z.string().default('0.0.0.0').describe('Address the webhook server binds to.'),
+        port: z.number().int().min(0).max(65_535).default(8787).describe('Webhook port.'),
+        path: z.string().startsWith('/').default('/twilio/inbound').describe('Webhook path.'),
+        publicUrl: z
+          .string()
+          .url()
+          .refine((u) => /^https?:\/\//i.test(u), 'must be an http(s) URL')
+          .optional()
+          .describe(
+            'The exact URL set in the Twilio console, query included (behind a proxy or tunnel). Signatures are checked against it.',
+          ),
+        insecureSkipSignature: z
+          .boolean()
+          .default(false)
+          .describe('Turn off signature checks. Never on the internet.'),
+      })
+      .strict()
+      .default({ host: '0.0.0.0', port: 8787, path: '/twilio/inbound', insecureSkipSignature: false }),
+  })
+  .strict();
