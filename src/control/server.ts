@@ -27,10 +27,18 @@ export async function startControlServer(
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(path, () => {
-      server.off('error', reject);
-      resolve();
-    });
+    // The socket file is created by bind() inside listen(), synchronously, with the process umask:
+    // a private umask around it means the file never exists with looser permissions, even for a
+    // moment, in a state folder someone else can enter. chmod afterwards is the belt to those braces.
+    const umask = process.umask(0o177);
+    try {
+      server.listen(path, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    } finally {
+      process.umask(umask);
+    }
   });
   chmodSync(path, 0o600);
   return {
