@@ -85,6 +85,12 @@ beforeAll(async () => {
   // A run whose CLI echoes every key and fails.
   expect((await twilioPost(webhook, smsParams({ Body: 'please echosecrets' }))).status).toBe(200);
   expect(await waitFor(() => fake.created.length === 1, 20_000)).toBe(true);
+  // A run whose CLI succeeds and puts every key in its reply, and one in an attachment reference.
+  expect(
+    (await twilioPost(webhook, smsParams({ MessageSid: `SM${'6'.repeat(32)}`, Body: 'please tellsecrets' })))
+      .status,
+  ).toBe(200);
+  expect(await waitFor(() => fake.created.length === 2, 20_000)).toBe(true);
   // A forged request to a URL with a token in its query.
   const forged = await twilioPost(
     `${webhook}?token=${QUERY_SECRET}`,
@@ -99,8 +105,8 @@ beforeAll(async () => {
   expect(
     (await twilioPost(webhook, smsParams({ MessageSid: `SM${'7'.repeat(32)}`, Body: '/status' }))).status,
   ).toBe(200);
-  expect(await waitFor(() => fake.created.length === 2, 20_000)).toBe(true);
-  seen.chatStatus = fake.created[1]?.body ?? '';
+  expect(await waitFor(() => fake.created.length === 3, 20_000)).toBe(true);
+  seen.chatStatus = fake.created[2]?.body ?? '';
 
   seen.status = (await cli(['status', '--json'], env)).out;
   seen.statusText = (await cli(['status'], env)).out;
@@ -111,7 +117,7 @@ beforeAll(async () => {
   expect(page.status).toBe(200);
   seen.page = await page.text();
   seen.api = await (await fetch(`${consoleBase}/api/status`, auth)).text();
-  seen.replies = JSON.stringify(fake.created.slice(0, 1).map((m) => m.body));
+  seen.replies = JSON.stringify(fake.created.slice(0, 2).map((m) => m.body));
 
   relay.child.kill('SIGTERM');
   await relay.exit;
@@ -165,7 +171,16 @@ describe('secrets never leak', () => {
   });
 
   it('the user is told the run failed, in one short sentence', () => {
-    expect(JSON.parse(seen.replies ?? '[]')).toEqual(['Claude Code failed (exit code 1).']);
+    expect(JSON.parse(seen.replies ?? '[]')[0]).toBe('Claude Code failed (exit code 1).');
+  });
+
+  it('a reply that quotes the keys reaches the user with each one masked', () => {
+    const reply = String(JSON.parse(seen.replies ?? '[]')[1]);
+    expect(reply).toMatch(/^Here is my environment:\n/);
+    for (const name of ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY'])
+      expect(reply).toContain(`${name}=[redacted]`);
+    // The attachment reference was masked before it was checked, so its refusal notice is too.
+    expect(reply).toContain('Attachment not sent');
   });
 
   it('the forged request was logged without its query', () => {
