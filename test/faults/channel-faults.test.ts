@@ -1,9 +1,9 @@
 // Faults at the far edge of a channel, through the whole relay (startRelay: store, queue, runner, the
 // fake claude as a real child process, the real channel): the WhatsApp socket closing in the middle of
 // a send, Twilio's REST API answering 429, 500 or a permanent error, and the store full when a Twilio
-// webhook arrives. Each row checks the four
-// promises: the user hears something true (or, when Twilio refuses the recipient for good, the
-// failure is recorded with its code), nothing is lost, no process is left, the next message runs.
+// webhook arrives. Each row checks the four promises: the user hears something true (or, when Twilio
+// refuses the recipient for good, the failure is recorded with its code; when the store refuses the
+// message, Twilio hears no 200), nothing is lost, no process is left, the next message runs.
 import { DisconnectReason } from '@whiskeysockets/baileys';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TwilioChannel } from '../../src/channels/twilio/index.js';
