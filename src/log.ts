@@ -7,18 +7,34 @@ import { type RotatingFileOptions, RotatingFileStream } from './log-rotate.js';
 export type { Logger };
 
 const secrets = new Set<string>();
+// Credentials also masked in what an agent says to a chat. Narrower than `secrets`, which holds every
+// agent.env value too: a path or "production" there is no secret, and masking it would garble replies.
+const credentials = new Set<string>();
 
 /** Registers a secret value; any log line containing it has it replaced by `[redacted]`. */
 export function registerSecret(value: string | undefined): void {
   if (value && value.length >= 6) secrets.add(value);
 }
 
+/** Registers a credential (a key or token): masked in log lines and in agent replies to a chat. */
+export function registerCredential(value: string | undefined): void {
+  registerSecret(value);
+  if (value && value.length >= 8) credentials.add(value);
+}
+
+/** Agent output on its way to a chat: each registered credential becomes `[redacted]`, nothing else. */
+export function maskCredentials(text: string): string {
+  let out = text;
+  for (const c of credentials) if (out.includes(c)) out = out.split(c).join('[redacted]');
+  return out;
+}
+
 /** Environment variable names whose values are treated as secrets wherever they show up. */
 export const SECRET_ENV_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|_PAT|AUTH)$/i;
 
-/** Registers the values of every secret-looking variable of an environment. */
+/** Registers the values of every secret-looking variable of an environment, as credentials. */
 export function registerSecretEnv(env: NodeJS.ProcessEnv): void {
-  for (const [name, value] of Object.entries(env)) if (SECRET_ENV_NAME.test(name)) registerSecret(value);
+  for (const [name, value] of Object.entries(env)) if (SECRET_ENV_NAME.test(name)) registerCredential(value);
 }
 
 // Shapes of credentials that are masked even when nobody registered them.

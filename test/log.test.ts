@@ -1,6 +1,14 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, maskId, registerSecret, registerSecretEnv, scrub } from '../src/log.js';
+import {
+  createLogger,
+  maskCredentials,
+  maskId,
+  registerCredential,
+  registerSecret,
+  registerSecretEnv,
+  scrub,
+} from '../src/log.js';
 
 function capture() {
   const lines: string[] = [];
@@ -26,6 +34,20 @@ describe('secret redaction', () => {
   it('masks values of secret-looking environment variables', () => {
     registerSecretEnv({ ANTHROPIC_API_KEY: 'anthropic-value-987654', PATH: '/usr/bin:/bin' });
     expect(scrub('key=anthropic-value-987654 path=/usr/bin:/bin')).toBe('key=[redacted] path=/usr/bin:/bin');
+  });
+
+  it('masks credentials, and only credentials, in text bound for a chat', () => {
+    registerCredential('twilio-token-abcdef123');
+    registerSecretEnv({ OPENAI_API_KEY: 'openai-value-24680', HOME: '/home/someone' });
+    // An agent.env value such as a mode or a path stays out of the log but may appear in a reply.
+    registerSecret('production');
+    registerCredential('short7x');
+    const text =
+      'token twilio-token-abcdef123, key openai-value-24680, in production, short7x, sk-abcdefghijklmnop1234';
+    expect(maskCredentials(text)).toBe(
+      'token [redacted], key [redacted], in production, short7x, sk-abcdefghijklmnop1234',
+    );
+    expect(scrub(text)).not.toContain('production');
   });
 
   it.each([

@@ -1,6 +1,6 @@
 // Shared pieces of the five parsers: tolerant JSON lines, error classification, user-fit messages,
 // and turning a run's assistant messages into the `ok` result (reply, progress, media).
-import { scrub } from '../log.js';
+import { maskCredentials, scrub } from '../log.js';
 import { extractMedia, mergeMedia } from '../media/parse.js';
 import type { AgentErrorKind, AgentKind, AgentResult, StreamEvent, Usage } from './types.js';
 
@@ -140,12 +140,16 @@ export function errorResult(
   };
 }
 
-/** The final assistant message is the reply; earlier ones become progress; media from all. */
+/**
+ * The final assistant message is the reply; earlier ones become progress; media from all. A key the
+ * agent quotes (it has them in its environment) is masked first, so neither the reply nor an
+ * attachment reference, nor a refusal notice naming it, can carry it to a chat.
+ */
 export function okResult(
   messages: readonly string[],
   extra: { sessionId?: string | undefined; usage?: Usage | undefined; truncated: boolean },
 ): Parsed {
-  const parts = messages.map(extractMedia);
+  const parts = messages.map((m) => extractMedia(maskCredentials(m)));
   const last = parts[parts.length - 1];
   return {
     type: 'ok',

@@ -2,7 +2,7 @@
 import { formatProblem, loadConfig } from '../config/load.js';
 import { type Paths, resolvePaths } from '../config/paths.js';
 import type { Config } from '../config/schema.js';
-import { createLogger, type Logger, registerSecret, registerSecretEnv } from '../log.js';
+import { createLogger, type Logger, registerCredential, registerSecret, registerSecretEnv } from '../log.js';
 import { relayLogSetup } from '../ops/logs/setup.js';
 
 export interface Context {
@@ -54,10 +54,12 @@ export function loadContext(
     env.TWILIO_AUTH_TOKEN,
     env.TWILIO_API_SECRET,
   ])
-    registerSecret(s);
-  for (const v of Object.values(config.agent.env)) registerSecret(v);
-  for (const a of Object.values(config.agents))
-    for (const v of Object.values(a?.env ?? {})) registerSecret(v);
+    registerCredential(s);
+  // Every agent env value is kept out of the log; those named like keys are kept out of replies too.
+  for (const e of [config.agent.env, ...Object.values(config.agents).map((a) => a?.env ?? {})]) {
+    for (const v of Object.values(e)) registerSecret(v);
+    registerSecretEnv(e);
+  }
   registerSecretEnv(env);
   const log = createLogger(
     options.logFile

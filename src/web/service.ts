@@ -3,7 +3,7 @@
 // services the relay starts (relay.ts SERVICE_FACTORIES). A port in use is logged and the relay runs
 // on without its console: relaying messages matters more than the page.
 import type { SystemRunner } from '../core/types.js';
-import { registerSecret } from '../log.js';
+import { registerCredential } from '../log.js';
 import { liveStatus } from '../ops/status/live.js';
 import type { QueueStatus } from '../queue/queue.js';
 import type { RelayService, ServiceDeps, ServiceFactory } from '../relay.js';
@@ -38,7 +38,7 @@ function create(deps: ServiceDeps, opts: WebConsoleServiceOptions): RelayService
       if (!hasStatus(deps.runner)) throw new Error('the web console needs the relay queue (with status())');
       const queue = deps.runner;
       const token = ensureConsoleToken(paths.home);
-      registerSecret(token);
+      registerCredential(token);
       const status = liveStatus({
         db: deps.db,
         config,

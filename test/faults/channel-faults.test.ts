@@ -1,19 +1,24 @@
 // Faults at the far edge of a channel, through the whole relay (startRelay: store, queue, runner, the
 // fake claude as a real child process, the real channel): the WhatsApp socket closing in the middle of
-// a send, and Twilio's REST API answering 429, 500 or a permanent error. Each row checks the four
-// promises: the user hears something true (or, when Twilio refuses the recipient for good, the
-// failure is recorded with its code), nothing is lost, no process is left, the next message runs.
+// a send, Twilio's REST API answering 429, 500 or a permanent error, and the store full when a Twilio
+// webhook arrives. Each row checks the four promises: the user hears something true (or, when Twilio
+// refuses the recipient for good, the failure is recorded with its code; when the store refuses the
+// message, Twilio hears no 200), nothing is lost, no process is left, the next message runs.
 import { DisconnectReason } from '@whiskeysockets/baileys';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TwilioChannel } from '../../src/channels/twilio/index.js';
 import { createWhatsAppChannel, whatsappMigration } from '../../src/channels/whatsapp/index.js';
-import { CHANNEL_FACTORIES, type RunningRelay, startRelay } from '../../src/relay.js';
+import type { Queue } from '../../src/queue/queue.js';
+import { CHANNEL_FACTORIES, createQueue, type RunningRelay, startRelay } from '../../src/relay.js';
+import { CORE_MIGRATIONS } from '../../src/store/core.js';
+import { openDb } from '../../src/store/db.js';
 import { ACCOUNT, type FakeTwilio, startFakeTwilio, TOKEN } from '../channels/twilio/helpers/fake-twilio.js';
 import { smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
 import { boom, fakeSockets } from '../channels/whatsapp/fake-socket.js';
 import { ManualScheduler } from '../channels/whatsapp/harness.js';
 import { text } from '../channels/whatsapp/messages.js';
 import { type Home, makeHome, waitFor } from '../e2e/helpers.js';
+import { fullDisk } from './full-disk.js';
 import { FAULT_CLI, leftovers } from './rig.js';
 
 let home: Home | undefined;
@@ -194,5 +199,68 @@ describe('Twilio: the REST API fails the reply', () => {
     expect(fake.created.map((m) => m.body)).toEqual([...row.delivered, 'reply: and now this']);
     expect(r.inbox().at(-1)).toEqual({ text: 'and now this', status: 'done' });
     expect(await leftovers(pids(home))).toEqual([]);
+  });
+});
+
+// The store fault of the console rows, met at the Twilio webhook: the real channel and queue over real
+// SQLite behind the full-disk wrapper. Twilio is the one who must hear it: no 200, so it delivers again.
+describe('Twilio: the store is full when a message arrives', () => {
+  it('the webhook does not acknowledge; the redelivery after the disk has room is answered once', async () => {
+    fake = await startFakeTwilio();
+    home = makeHome({
+      agent,
+      twilio: {
+        enabled: true,
+        accountSid: ACCOUNT,
+        authToken: TOKEN,
+        from: '+15550000000',
+        allowFrom: ['+15551234567'],
+        apiBaseUrl: fake.url,
+        webhook: { host: '127.0.0.1', port: 0 },
+      },
+    });
+    const ctx = home.ctx();
+    const factory = CHANNEL_FACTORIES.find((f) => f.name === 'twilio');
+    if (!factory) throw new Error('no twilio channel');
+    const real = openDb(ctx.paths.db, [...CORE_MIGRATIONS, ...(factory.migrations ?? [])]);
+    const disk = fullDisk(real);
+    const channel = (await factory.create({ ...ctx, db: disk.db })) as TwilioChannel;
+    let queue: Queue | undefined;
+    try {
+      queue = createQueue(ctx, disk.db, new Map([['twilio', channel]]));
+      queue.start();
+      await channel.start(queue.handleInbound);
+      const url = `http://127.0.0.1:${channel.port()}/twilio/inbound`;
+      const hello = smsParams({ MessageSid: `SM${'3'.repeat(32)}`, Body: 'hello' });
+      const count = () => (real.prepare('SELECT count(*) AS n FROM inbox').get() as { n: number }).n;
+
+      disk.fill(/INSERT INTO inbox/);
+      const refused = await twilioPost(url, hello);
+      expect(refused.status).toBeGreaterThanOrEqual(500);
+      await queue.whenIdle();
+      expect(disk.refused).toBeGreaterThan(0);
+      expect(count()).toBe(0);
+      expect(fake.created).toEqual([]);
+      expect(home.events()).toEqual([]);
+
+      disk.free();
+      // Twilio delivers again (and once more, as it may): one row, one run, one reply.
+      expect((await twilioPost(url, hello)).status).toBe(200);
+      expect((await twilioPost(url, hello)).status).toBe(200);
+      await queue.whenIdle();
+      expect(fake.created.map((m) => m.body)).toEqual(['reply: hello']);
+      expect(count()).toBe(1);
+      expect(await leftovers(pids(home))).toEqual([]);
+
+      const next = smsParams({ MessageSid: `SM${'4'.repeat(32)}`, Body: 'and now this' });
+      expect((await twilioPost(url, next)).status).toBe(200);
+      await queue.whenIdle();
+      expect(fake.created.map((m) => m.body)).toEqual(['reply: hello', 'reply: and now this']);
+      expect(await leftovers(pids(home))).toEqual([]);
+    } finally {
+      await channel.stop();
+      await queue?.shutdown(0);
+      real.close();
+    }
   });
 });

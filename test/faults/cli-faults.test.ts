@@ -7,6 +7,7 @@
 //   no process nothing the run started is left: the CLI reaped, its grandchildren dead
 //   next       the next message in the same chat runs and is answered
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../e2e/helpers.js';
 import { leftovers, type Rig, startRig } from './rig.js';
 
 let rig: Rig | undefined;
@@ -112,6 +113,36 @@ describe('faults of the agent CLI, through the console channel', () => {
     await rig.say('and now this');
     expect(rig.heard.at(-1)).toBe('reply: and now this');
     expect(rig.inbox().at(-1)).toEqual({ text: 'and now this', status: 'done', note: null });
+    expect(await leftovers(rig.pids())).toEqual([]);
+  });
+});
+
+// The same hang as the timeout row, ended by the user instead of the clock (design rule 3: the group
+// is killed, TERM then KILL, on timeout or /stop).
+describe('/stop on a CLI that ignores SIGTERM, with a grandchild that ignores it too', () => {
+  it('the user hears it stopped, nothing is left, the next message runs', async () => {
+    rig = await startRig();
+    await rig.type('please hang');
+    await rig.started(1);
+    // The helper is running (and holding the pipes) before the stop comes.
+    const r = rig;
+    expect(await waitFor(() => r.pids().grandchildren.length === 1)).toBe(true);
+    await rig.type('/stop');
+    await rig.queue.whenIdle();
+
+    // heard: the command's answer, once; the stopped run adds nothing
+    expect(rig.heard).toEqual(['Stopped the agent.']);
+    // not lost: the message is finished as stopped (by the user's choice), the answer sent
+    expect(rig.inbox()).toEqual([
+      { text: 'please hang', status: 'done', note: 'stopped' },
+      { text: '/stop', status: 'done', note: 'stop' },
+    ]);
+    expect(rig.outbox().map((o) => o.status)).toEqual(['sent']);
+    // no process left: the group KILL after the TERM grace reached the helper too
+    expect(await leftovers(rig.pids())).toEqual([]);
+    // next
+    await rig.say('and now this');
+    expect(rig.heard.at(-1)).toBe('reply: and now this');
     expect(await leftovers(rig.pids())).toEqual([]);
   });
 });

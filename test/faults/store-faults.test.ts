@@ -22,7 +22,8 @@ async function nextStillRuns(r: Rig) {
 
 /** Until the store has refused a few writes (so the relay is waiting on it, not done with it). */
 async function refusedAFew(r: Rig) {
-  expect(await waitFor(() => r.disk.refused >= 3)).toBe(true);
+  const retried = await waitFor(() => r.disk.refused >= 3);
+  expect(retried, `the relay retried the refused write (refused so far: ${r.disk.refused})`).toBe(true);
 }
 
 const allSent = (r: Rig) => expect(r.outbox().map((o) => o.status)).toEqual(r.outbox().map(() => 'sent'));

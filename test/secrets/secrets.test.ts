@@ -1,8 +1,9 @@
 // Secrets never leak: a real `agentwire relay` process with API keys and Twilio tokens in its
 // environment and config, logging at debug level to its real log file, a fake claude that echoes
 // every key to stdout and stderr and fails, and a webhook whose signature fails on a URL carrying a
-// token in its query. No log line, stderr line, `agentwire status --json` output, web console page,
-// /healthz or API answer, and no message sent to the user contains any of the values.
+// token in its query. No log line, stderr line, `agentwire status` output (text or --json), web
+// console page, /healthz or API answer, the chat's /status answer, and no message sent to the user
+// contains any of the values.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -84,6 +85,12 @@ beforeAll(async () => {
   // A run whose CLI echoes every key and fails.
   expect((await twilioPost(webhook, smsParams({ Body: 'please echosecrets' }))).status).toBe(200);
   expect(await waitFor(() => fake.created.length === 1, 20_000)).toBe(true);
+  // A run whose CLI succeeds and puts every key in its reply, and one in an attachment reference.
+  expect(
+    (await twilioPost(webhook, smsParams({ MessageSid: `SM${'6'.repeat(32)}`, Body: 'please tellsecrets' })))
+      .status,
+  ).toBe(200);
+  expect(await waitFor(() => fake.created.length === 2, 20_000)).toBe(true);
   // A forged request to a URL with a token in its query.
   const forged = await twilioPost(
     `${webhook}?token=${QUERY_SECRET}`,
@@ -94,7 +101,15 @@ beforeAll(async () => {
   );
   expect(forged.status).toBe(403);
 
+  // The chat's own status command, answered through the same REST server as any reply.
+  expect(
+    (await twilioPost(webhook, smsParams({ MessageSid: `SM${'7'.repeat(32)}`, Body: '/status' }))).status,
+  ).toBe(200);
+  expect(await waitFor(() => fake.created.length === 3, 20_000)).toBe(true);
+  seen.chatStatus = fake.created[2]?.body ?? '';
+
   seen.status = (await cli(['status', '--json'], env)).out;
+  seen.statusText = (await cli(['status'], env)).out;
   const token = readFileSync(join(home.dir, 'console.token'), 'utf8').trim();
   seen.healthz = await (await fetch(`${consoleBase}/healthz`)).text();
   const auth = { headers: { authorization: `Bearer ${token}` } };
@@ -102,7 +117,7 @@ beforeAll(async () => {
   expect(page.status).toBe(200);
   seen.page = await page.text();
   seen.api = await (await fetch(`${consoleBase}/api/status`, auth)).text();
-  seen.replies = JSON.stringify(fake.created.map((m) => m.body));
+  seen.replies = JSON.stringify(fake.created.slice(0, 2).map((m) => m.body));
 
   relay.child.kill('SIGTERM');
   await relay.exit;
@@ -136,14 +151,19 @@ describe('secrets never leak', () => {
     expect(seen.logs).toContain('"level":20');
   });
 
-  it.each(['logs', 'output', 'status', 'healthz', 'page', 'api', 'replies'])('no secret in %s', (where) => {
-    const text = seen[where] ?? '';
-    expect(text.length).toBeGreaterThan(0);
-    for (const s of SECRETS) expect(text, `${where} contains ${s}`).not.toContain(s);
-  });
+  it.each(['logs', 'output', 'status', 'statusText', 'chatStatus', 'healthz', 'page', 'api', 'replies'])(
+    'no secret in %s',
+    (where) => {
+      const text = seen[where] ?? '';
+      expect(text.length).toBeGreaterThan(0);
+      for (const s of SECRETS) expect(text, `${where} contains ${s}`).not.toContain(s);
+    },
+  );
 
   it('what was checked is the real thing: status from the running relay, the page behind its token', () => {
     expect(JSON.parse(seen.status ?? '')).toMatchObject({ source: 'relay', relay: { running: true } });
+    expect(seen.statusText).toMatch(/^relay: running/);
+    expect(seen.chatStatus).toMatch(/^Agent: claude\n/);
     expect(seen.page).toMatch(/^<!doctype html>/i);
     expect(seen.page).not.toContain('needs its token');
     expect(JSON.parse(seen.api ?? '')).toMatchObject({ snapshot: { source: 'relay' } });
@@ -151,7 +171,16 @@ describe('secrets never leak', () => {
   });
 
   it('the user is told the run failed, in one short sentence', () => {
-    expect(JSON.parse(seen.replies ?? '[]')).toEqual(['Claude Code failed (exit code 1).']);
+    expect(JSON.parse(seen.replies ?? '[]')[0]).toBe('Claude Code failed (exit code 1).');
+  });
+
+  it('a reply that quotes the keys reaches the user with each one masked', () => {
+    const reply = String(JSON.parse(seen.replies ?? '[]')[1]);
+    expect(reply).toMatch(/^Here is my environment:\n/);
+    for (const name of ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY'])
+      expect(reply).toContain(`${name}=[redacted]`);
+    // The attachment reference was masked before it was checked, so its refusal notice is too.
+    expect(reply).toContain('Attachment not sent');
   });
 
   it('the forged request was logged without its query', () => {

@@ -3,7 +3,7 @@
 // behind Basic auth — honestly, endlessly, with a lying Content-Length, or not at all.
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import express from 'express';
 
 export interface CreatedMessage {
@@ -71,6 +71,11 @@ export interface FakeTwilio {
    * only the answer is held (the provider took it; the sender never heard).
    */
   hold(match: (body: string) => boolean, opts?: { accepted?: boolean }): Held;
+  /**
+   * Client connections open right now. A sender killed with SIGKILL is gone for the server only
+   * once this reaches 0: until then a request it wrote may still be read and recorded.
+   */
+  openConnections(): number;
   inbox: ListedMessage[];
   media: Map<string, MediaBehaviour>;
   /** Media requests, with whether they carried the right Basic credentials. */
@@ -210,6 +215,11 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
@@ -217,6 +227,7 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
     attempts,
     failNext: (...f) => void failures.push(...f),
     clearFailures: () => void failures.splice(0),
+    openConnections: () => sockets.size,
     hold: (match, opts = {}) => {
       let arrive!: () => void;
       let release!: () => void;
