@@ -120,7 +120,9 @@ export function spawnProcess(opts: SpawnOptions): Promise<SpawnResult> {
         buffer: false,
         reject: false,
         stripFinalNewline: false,
-        ...(opts.input !== undefined ? { input: opts.input } : { stdin: 'ignore' as const }),
+        // Fed stdin is written below; execa's `input` option would wrap the string in one more stream,
+        // piped and awaited on every run (about 0.15 ms of CPU per run on the bench machine).
+        stdin: opts.input !== undefined ? ('pipe' as const) : ('ignore' as const),
         stdout: 'pipe',
         stderr: 'pipe',
       });
@@ -130,6 +132,9 @@ export function spawnProcess(opts: SpawnOptions): Promise<SpawnResult> {
       return;
     }
     const child: ChildProcess = sub.nodeChildProcess;
+    // A child that exits without reading makes this write fail with EPIPE, which execa's own
+    // listener on stdin treats as normal, as it does for `input`. Nothing started, nothing to write.
+    if (opts.input !== undefined && child.pid !== undefined) child.stdin?.end(opts.input);
 
     let done = false;
     let stopReason: 'timeout' | 'aborted' | undefined;

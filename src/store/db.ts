@@ -2,7 +2,7 @@
 // declares its own numbered migrations, so modules never edit a shared list.
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
 
 export type Db = DatabaseSync;
 
@@ -21,6 +21,7 @@ export function openDb(file: string, migrations: readonly Migration[]): Db {
     chmodSync(file, 0o600);
   }
   const db = new DatabaseSync(file);
+  cacheStatements(db);
   // busy_timeout first: switching a fresh file to WAL takes a lock another process may hold.
   db.exec(
     'PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;',
@@ -49,6 +50,42 @@ export function migrate(db: Db, migrations: readonly Migration[]): void {
       });
     }
   }
+}
+
+// Compiled statements per connection, by SQL text. Compiling a statement costs several times more
+// than running the small indexed statements of the message path, and that path runs about twenty
+// per message (bench/relay-overhead, docs/performance.md). node:sqlite resets a statement after
+// each run/get/all, so one compiled statement serves every caller; SQLite recompiles it by itself
+// after a schema change. Only fixed SQL texts may be passed (the cache is not bounded).
+const statements = new WeakMap<Db, Map<string, StatementSync>>();
+
+/**
+ * Lets `prepared` keep compiled statements for `db` until it is closed. A statement holds its
+ * connection alive in node:sqlite, so a cache that outlived `close()` would keep every closed
+ * connection in memory.
+ */
+function cacheStatements(db: Db): void {
+  statements.set(db, new Map());
+  const close = db.close.bind(db);
+  db.close = () => {
+    statements.delete(db);
+    close();
+  };
+}
+
+/**
+ * `db.prepare(sql)`, compiled once per connection opened by `openDb` (other connections, such as
+ * the read-only ones of `status`, compile per call). Not for `iterate()`: an open cursor holds it.
+ */
+export function prepared(db: Db, sql: string): StatementSync {
+  const byText = statements.get(db);
+  if (!byText) return db.prepare(sql);
+  let st = byText.get(sql);
+  if (!st) {
+    st = db.prepare(sql);
+    byText.set(sql, st);
+  }
+  return st;
 }
 
 /** Runs `fn` in a transaction (BEGIN IMMEDIATE, so writers queue instead of failing midway). */

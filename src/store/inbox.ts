@@ -2,7 +2,7 @@
 // constraint is the dedupe record: it survives restarts, and an INSERT … ON CONFLICT DO NOTHING is a
 // single atomic claim, so two simultaneous deliveries of one message make exactly one row.
 import type { ChatKey, InboundMedia, InboundMessage } from '../core/types.js';
-import type { Db, Migration } from './db.js';
+import { type Db, type Migration, prepared } from './db.js';
 
 export const inboxMigration: Migration = {
   module: 'inbox',
@@ -71,30 +71,29 @@ export interface InsertOptions {
 export function insertInbound(db: Db, msg: InboundMessage, opts: InsertOptions): InsertOutcome {
   const status = opts.status ?? 'pending';
   const done = status === 'done' || status === 'failed' || status === 'dropped';
-  const row = db
-    .prepare(
-      `INSERT INTO inbox (channel, message_id, chat, kind, sender_id, sender_name, text, media, context,
+  const row = prepared(
+    db,
+    `INSERT INTO inbox (channel, message_id, chat, kind, sender_id, sender_name, text, media, context,
          is_group, sent_at, received_at, status, finished_at, note)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (channel, message_id) DO NOTHING RETURNING id`,
-    )
-    .get(
-      msg.channel,
-      msg.messageId,
-      `${msg.channel}:${msg.chatId}`,
-      opts.kind ?? 'message',
-      msg.senderId,
-      msg.senderName ?? null,
-      opts.text ?? msg.text,
-      JSON.stringify(msg.media),
-      msg.context ?? null,
-      msg.isGroup ? 1 : 0,
-      msg.at,
-      opts.now,
-      status,
-      done ? opts.now : null,
-      opts.note ?? null,
-    ) as { id: number } | undefined;
+  ).get(
+    msg.channel,
+    msg.messageId,
+    `${msg.channel}:${msg.chatId}`,
+    opts.kind ?? 'message',
+    msg.senderId,
+    msg.senderName ?? null,
+    opts.text ?? msg.text,
+    JSON.stringify(msg.media),
+    msg.context ?? null,
+    msg.isGroup ? 1 : 0,
+    msg.at,
+    opts.now,
+    status,
+    done ? opts.now : null,
+    opts.note ?? null,
+  ) as { id: number } | undefined;
   return row ? { type: 'inserted', id: row.id } : { type: 'duplicate' };
 }
 
@@ -144,20 +143,23 @@ function toRow(r: RawRow): InboxRow {
 }
 
 export function getInbound(db: Db, id: number): InboxRow | undefined {
-  const r = db.prepare(`SELECT ${COLUMNS} FROM inbox WHERE id = ?`).get(id) as RawRow | undefined;
+  const r = prepared(db, `SELECT ${COLUMNS} FROM inbox WHERE id = ?`).get(id) as RawRow | undefined;
   return r ? toRow(r) : undefined;
 }
 
 /** Waiting messages of one chat in arrival order (the row id is the arrival order). */
 export function pendingForChat(db: Db, chat: ChatKey, limit = -1): InboxRow[] {
-  const rows = db
-    .prepare(`SELECT ${COLUMNS} FROM inbox WHERE chat = ? AND status = 'pending' ORDER BY id LIMIT ?`)
-    .all(chat, limit) as unknown as RawRow[];
+  const rows = prepared(
+    db,
+    `SELECT ${COLUMNS} FROM inbox WHERE chat = ? AND status = 'pending' ORDER BY id LIMIT ?`,
+  ).all(chat, limit) as unknown as RawRow[];
   return rows.map(toRow);
 }
 
 export function countPending(db: Db, chat: ChatKey): number {
-  const r = db.prepare(`SELECT count(*) AS n FROM inbox WHERE chat = ? AND status = 'pending'`).get(chat) as {
+  const r = prepared(db, `SELECT count(*) AS n FROM inbox WHERE chat = ? AND status = 'pending'`).get(
+    chat,
+  ) as {
     n: number;
   };
   return r.n;
@@ -165,15 +167,17 @@ export function countPending(db: Db, chat: ChatKey): number {
 
 /** Every message not yet finished (pending or running), oldest first: what a start must pick up. */
 export function unfinished(db: Db): InboxRow[] {
-  const rows = db
-    .prepare(`SELECT ${COLUMNS} FROM inbox WHERE status IN ('pending', 'running') ORDER BY id`)
-    .all() as unknown as RawRow[];
+  const rows = prepared(
+    db,
+    `SELECT ${COLUMNS} FROM inbox WHERE status IN ('pending', 'running') ORDER BY id`,
+  ).all() as unknown as RawRow[];
   return rows.map(toRow);
 }
 
 /** pending → running; counts a try. */
 export function markRunning(db: Db, ids: readonly number[], now: number): void {
-  const st = db.prepare(
+  const st = prepared(
+    db,
     `UPDATE inbox SET status = 'running', tries = tries + 1, started_at = ? WHERE id = ? AND status = 'pending'`,
   );
   for (const id of ids) st.run(now, id);
@@ -187,7 +191,7 @@ export function markFinished(
   now: number,
   note?: string,
 ): void {
-  const st = db.prepare(`UPDATE inbox SET status = ?, finished_at = ?, note = ? WHERE id = ?`);
+  const st = prepared(db, `UPDATE inbox SET status = ?, finished_at = ?, note = ? WHERE id = ?`);
   for (const id of ids) st.run(status, now, note ?? null, id);
 }
 
@@ -196,7 +200,8 @@ export function markFinished(
  * shutdown, which must not count as the crash that a second time marks the message failed.
  */
 export function markPendingAgain(db: Db, ids: readonly number[], uncount: boolean): void {
-  const st = db.prepare(
+  const st = prepared(
+    db,
     `UPDATE inbox SET status = 'pending', tries = max(0, tries - ?) WHERE id = ? AND status = 'running'`,
   );
   for (const id of ids) st.run(uncount ? 1 : 0, id);
@@ -204,16 +209,18 @@ export function markPendingAgain(db: Db, ids: readonly number[], uncount: boolea
 
 /** Chats with waiting messages, ordered by their oldest waiting message. */
 export function chatsWithPending(db: Db): ChatKey[] {
-  const rows = db
-    .prepare(`SELECT chat, min(id) AS first FROM inbox WHERE status = 'pending' GROUP BY chat ORDER BY first`)
-    .all() as { chat: string }[];
+  const rows = prepared(
+    db,
+    `SELECT chat, min(id) AS first FROM inbox WHERE status = 'pending' GROUP BY chat ORDER BY first`,
+  ).all() as { chat: string }[];
   return rows.map((r) => r.chat as ChatKey);
 }
 
 /** Waiting messages per chat (status views). */
 export function pendingByChat(db: Db): Record<string, number> {
-  const rows = db
-    .prepare(`SELECT chat, count(*) AS n FROM inbox WHERE status = 'pending' GROUP BY chat`)
-    .all() as { chat: string; n: number }[];
+  const rows = prepared(
+    db,
+    `SELECT chat, count(*) AS n FROM inbox WHERE status = 'pending' GROUP BY chat`,
+  ).all() as { chat: string; n: number }[];
   return Object.fromEntries(rows.map((r) => [r.chat, r.n]));
 }

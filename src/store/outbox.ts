@@ -3,7 +3,7 @@
 // marked sent stays sent. The only window left is between the provider accepting a chunk and
 // markSent committing; a crash exactly there resends that one chunk on the next start.
 import type { ChatKey, OutboundItem } from '../core/types.js';
-import type { Db, Migration } from './db.js';
+import { type Db, type Migration, prepared } from './db.js';
 
 export const outboxMigration: Migration = {
   module: 'outbox',
@@ -67,7 +67,8 @@ export function enqueueOutbound(
   items: readonly OutboundItem[],
   now: number,
 ): number {
-  const st = db.prepare(
+  const st = prepared(
+    db,
     `INSERT INTO outbox (key, idx, chat, item, created_at) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (key, idx) DO NOTHING`,
   );
@@ -80,50 +81,54 @@ export function enqueueOutbound(
 
 /** The next unsent chunk of a chat: chunks go out one at a time, in the order they were written. */
 export function nextPending(db: Db, chat: ChatKey): OutboxRow | undefined {
-  const r = db
-    .prepare(
-      `SELECT id, key, idx, chat, item, status, tries, error FROM outbox
+  const r = prepared(
+    db,
+    `SELECT id, key, idx, chat, item, status, tries, error FROM outbox
        WHERE chat = ? AND status = 'pending' ORDER BY id LIMIT 1`,
-    )
-    .get(chat) as RawRow | undefined;
+  ).get(chat) as RawRow | undefined;
   return r ? toRow(r) : undefined;
 }
 
 export function chatsWithUnsent(db: Db): ChatKey[] {
-  const rows = db
-    .prepare(
-      `SELECT chat, min(id) AS first FROM outbox WHERE status = 'pending' GROUP BY chat ORDER BY first`,
-    )
-    .all() as { chat: string }[];
+  const rows = prepared(
+    db,
+    `SELECT chat, min(id) AS first FROM outbox WHERE status = 'pending' GROUP BY chat ORDER BY first`,
+  ).all() as { chat: string }[];
   return rows.map((r) => r.chat as ChatKey);
 }
 
 export function countUnsent(db: Db): number {
-  return (db.prepare(`SELECT count(*) AS n FROM outbox WHERE status = 'pending'`).get() as { n: number }).n;
+  return (prepared(db, `SELECT count(*) AS n FROM outbox WHERE status = 'pending'`).get() as { n: number }).n;
 }
 
 export function markSent(db: Db, id: number, now: number, providerId?: string): void {
-  db.prepare(
+  prepared(
+    db,
     `UPDATE outbox SET status = 'sent', sent_at = ?, provider_id = ?, tries = tries + 1 WHERE id = ?`,
   ).run(now, providerId ?? null, id);
 }
 
 /** Counts a failed attempt that will be retried; returns the tries so far. */
 export function markAttemptFailed(db: Db, id: number, error: string): number {
-  const r = db
-    .prepare(`UPDATE outbox SET tries = tries + 1, error = ? WHERE id = ? RETURNING tries`)
-    .get(error, id) as { tries: number } | undefined;
+  const r = prepared(db, `UPDATE outbox SET tries = tries + 1, error = ? WHERE id = ? RETURNING tries`).get(
+    error,
+    id,
+  ) as { tries: number } | undefined;
   return r?.tries ?? 0;
 }
 
 export function markFailed(db: Db, id: number, error: string): void {
-  db.prepare(`UPDATE outbox SET status = 'failed', tries = tries + 1, error = ? WHERE id = ?`).run(error, id);
+  prepared(db, `UPDATE outbox SET status = 'failed', tries = tries + 1, error = ? WHERE id = ?`).run(
+    error,
+    id,
+  );
 }
 
 /** Every row written under `key`, in chunk order (tests and status). */
 export function rowsForKey(db: Db, key: string): OutboxRow[] {
-  const rows = db
-    .prepare(`SELECT id, key, idx, chat, item, status, tries, error FROM outbox WHERE key = ? ORDER BY idx`)
-    .all(key) as unknown as RawRow[];
+  const rows = prepared(
+    db,
+    `SELECT id, key, idx, chat, item, status, tries, error FROM outbox WHERE key = ? ORDER BY idx`,
+  ).all(key) as unknown as RawRow[];
   return rows.map(toRow);
 }

@@ -3,7 +3,7 @@
 // newest KEEP rows on every insert, so it never grows without bound.
 import type { AgentResult } from '../agents/types.js';
 import { cleanText } from '../ops/status/snapshot.js';
-import type { Db, Migration } from './db.js';
+import { type Db, type Migration, prepared, transaction } from './db.js';
 
 export const runsMigration: Migration = {
   module: 'runs',
@@ -59,10 +59,14 @@ export function runRecord(
 /** Never throws: the history must not break a run (a missing table or a full disk is returned). */
 export function recordRun(db: Db, r: RunRecord): { ok: true } | { ok: false; error: string } {
   try {
-    db.prepare(
-      `INSERT INTO runs (chat, agent, label, started_at, duration_ms, outcome, error) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    ).run(r.chat, r.agent, r.label, r.startedAt, Math.round(r.durationMs), r.outcome, r.error ?? null);
-    db.prepare(`DELETE FROM runs WHERE id <= (SELECT max(id) FROM runs) - ?`).run(KEEP);
+    // One commit for the row and the pruning, not two: this runs after every agent run.
+    transaction(db, () => {
+      prepared(
+        db,
+        `INSERT INTO runs (chat, agent, label, started_at, duration_ms, outcome, error) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      ).run(r.chat, r.agent, r.label, r.startedAt, Math.round(r.durationMs), r.outcome, r.error ?? null);
+      prepared(db, `DELETE FROM runs WHERE id <= (SELECT max(id) FROM runs) - ?`).run(KEEP);
+    });
     return { ok: true };
   } catch (err) {
     return { ok: false, error: (err as Error).message };
@@ -70,11 +74,10 @@ export function recordRun(db: Db, r: RunRecord): { ok: true } | { ok: false; err
 }
 
 export function recentRuns(db: Db, limit = 20): RunRecord[] {
-  const rows = db
-    .prepare(
-      `SELECT chat, agent, label, started_at, duration_ms, outcome, error FROM runs ORDER BY started_at DESC, id DESC LIMIT ?`,
-    )
-    .all(limit) as {
+  const rows = prepared(
+    db,
+    `SELECT chat, agent, label, started_at, duration_ms, outcome, error FROM runs ORDER BY started_at DESC, id DESC LIMIT ?`,
+  ).all(limit) as {
     chat: string;
     agent: string;
     label: string;

@@ -2,7 +2,7 @@
 // chats share one session) and agent kind, so switching a chat to another CLI keeps both sessions.
 import type { AgentKind } from '../agents/types.js';
 import type { ChatKey } from '../core/types.js';
-import type { Db, Migration } from './db.js';
+import { type Db, type Migration, prepared } from './db.js';
 
 export const sessionsMigration: Migration = {
   module: 'sessions',
@@ -48,11 +48,10 @@ export interface SessionRow {
 }
 
 export function getSession(db: Db, scope: SessionScope, agent: AgentKind): SessionRow | undefined {
-  const r = db
-    .prepare(
-      'SELECT session_id, created_at, last_used_at, confirmed FROM sessions WHERE scope = ? AND agent = ?',
-    )
-    .get(scope, agent) as
+  const r = prepared(
+    db,
+    'SELECT session_id, created_at, last_used_at, confirmed FROM sessions WHERE scope = ? AND agent = ?',
+  ).get(scope, agent) as
     | { session_id: string; created_at: number; last_used_at: number; confirmed: number }
     | undefined;
   return r
@@ -81,13 +80,15 @@ export function saveSession(
 ): void {
   const old = getSession(db, scope, agent);
   if (old && old.sessionId === sessionId) {
-    db.prepare(
+    prepared(
+      db,
       `UPDATE sessions SET last_used_at = CASE WHEN ? THEN ? ELSE last_used_at END,
          confirmed = max(confirmed, ?) WHERE scope = ? AND agent = ?`,
     ).run(touch ? 1 : 0, now, confirmed ? 1 : 0, scope, agent);
     return;
   }
-  db.prepare(
+  prepared(
+    db,
     `INSERT INTO sessions (scope, agent, session_id, created_at, last_used_at, confirmed)
      VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (scope, agent) DO UPDATE SET session_id = excluded.session_id,
@@ -99,8 +100,8 @@ export function saveSession(
 /** Forgets the session of one agent kind, or of every kind when `agent` is omitted. Returns rows removed. */
 export function clearSession(db: Db, scope: SessionScope, agent?: AgentKind): number {
   const r = agent
-    ? db.prepare('DELETE FROM sessions WHERE scope = ? AND agent = ?').run(scope, agent)
-    : db.prepare('DELETE FROM sessions WHERE scope = ?').run(scope);
+    ? prepared(db, 'DELETE FROM sessions WHERE scope = ? AND agent = ?').run(scope, agent)
+    : prepared(db, 'DELETE FROM sessions WHERE scope = ?').run(scope);
   return Number(r.changes);
 }
 
@@ -122,7 +123,7 @@ export interface ChatSettings {
 }
 
 export function getChatSettings(db: Db, chat: ChatKey): ChatSettings {
-  const r = db.prepare('SELECT agent, thinking FROM chat_settings WHERE chat = ?').get(chat) as
+  const r = prepared(db, 'SELECT agent, thinking FROM chat_settings WHERE chat = ?').get(chat) as
     | { agent: string | null; thinking: string | null }
     | undefined;
   return { agent: (r?.agent ?? undefined) as AgentKind | undefined, thinking: r?.thinking ?? undefined };
@@ -138,7 +139,8 @@ export function setChatSettings(
   const cur = getChatSettings(db, chat);
   const agent = change.agent === undefined ? (cur.agent ?? null) : change.agent;
   const thinking = change.thinking === undefined ? (cur.thinking ?? null) : change.thinking;
-  db.prepare(
+  prepared(
+    db,
     `INSERT INTO chat_settings (chat, agent, thinking, updated_at) VALUES (?, ?, ?, ?)
      ON CONFLICT (chat) DO UPDATE SET agent = excluded.agent, thinking = excluded.thinking,
        updated_at = excluded.updated_at`,

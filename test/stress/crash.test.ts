@@ -231,6 +231,11 @@ describe('crash and restart', () => {
             rng,
           );
           await kill();
+          // The relay is gone; its exit and the dropped connection reach this process as separate
+          // events in either order. Releasing before the fake saw the drop would make it count the
+          // held reply as accepted, which the dead relay never heard (a duplicate the relay is not
+          // to blame for).
+          await held.dropped;
           held.release();
           check = (s) => s.inbox === 'done' && s.outbox.join() === 'pending';
           break;
@@ -241,6 +246,7 @@ describe('crash and restart', () => {
           target = await send(c, 'mid-send');
           await held.arrived;
           await kill();
+          await held.dropped;
           held.release();
           check = (s) => s.inbox === 'done' && s.outbox.join() === 'pending';
           break;

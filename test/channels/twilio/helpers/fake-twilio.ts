@@ -19,6 +19,8 @@ export interface CreatedMessage {
 export interface Held {
   arrived: Promise<void>;
   release(): void;
+  /** Resolves once the held request's connection closed before it was answered (the client went away). */
+  dropped: Promise<void>;
 }
 
 interface Hold {
@@ -26,6 +28,7 @@ interface Hold {
   accepted: boolean;
   arrive: () => void;
   released: Promise<void>;
+  drop: () => void;
 }
 
 export interface Failure {
@@ -115,7 +118,12 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
     // Nothing was answered yet, so a close means the client went away mid-request.
     const waitForRelease = async (h: Hold) => {
       h.arrive();
-      const gone = new Promise<boolean>((r) => res.once('close', () => r(true)));
+      const gone = new Promise<boolean>((r) =>
+        res.once('close', () => {
+          if (!res.writableEnded) h.drop();
+          r(true);
+        }),
+      );
       return Promise.race([h.released.then(() => false), gone]);
     };
     if (held && !held.accepted && (await waitForRelease(held))) return;
@@ -237,8 +245,12 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
       const released = new Promise<void>((r) => {
         release = r;
       });
-      holds.push({ match, accepted: opts.accepted ?? false, arrive, released });
-      return { arrived, release };
+      let drop!: () => void;
+      const dropped = new Promise<void>((r) => {
+        drop = r;
+      });
+      holds.push({ match, accepted: opts.accepted ?? false, arrive, released, drop });
+      return { arrived, release, dropped };
     },
     inbox,
     media,
