@@ -3,12 +3,11 @@
 // (status, doctor, schedules) need neither library. Checked on the built binary with a preload that
 // records every file the process loads from node_modules.
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNT, type FakeTwilio, startFakeTwilio, TOKEN } from '../channels/twilio/helpers/fake-twilio.js';
-import { smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
-import { type Home, MAIN, makeHome, type Proc, ROOT, spawnNode, waitFor } from './helpers.js';
+import { postWhenUp, smsParams } from '../channels/twilio/helpers/harness.js';
+import { freePort, type Home, MAIN, makeHome, type Proc, ROOT, spawnNode, waitFor } from './helpers.js';
 
 const RECORDER = join(ROOT, 'test/e2e/fixtures/record-packages.mjs');
 
@@ -26,17 +25,6 @@ afterEach(async () => {
 beforeAll(() => {
   expect(existsSync(MAIN), 'build first: npm run build').toBe(true);
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Runs the binary with the recorder; resolves with the node_modules files it loaded. */
 function recorded(h: Home, args: string[]): { proc: Proc; loaded: () => string[] } {
@@ -65,14 +53,8 @@ describe('channel libraries load only for an enabled channel', () => {
     });
     const { proc, loaded } = recorded(home, ['relay']);
     const url = `http://127.0.0.1:${port}/twilio/inbound`;
-    let res: Response | undefined;
-    for (let i = 0; i < 1500 && !res; i++) {
-      res = await twilioPost(url, smsParams({ Body: 'hello agent' })).catch(async () => {
-        await new Promise((r) => setTimeout(r, 10));
-        return undefined;
-      });
-    }
-    expect(res?.status, proc.stderr()).toBe(200);
+    const res = await postWhenUp(url, smsParams({ Body: 'hello agent' }));
+    expect(res.status, proc.stderr()).toBe(200);
     expect(await waitFor(() => (fake?.created.length ?? 0) > 0)).toBe(true);
     proc.child.kill('SIGTERM');
     expect((await proc.exit).code).toBe(0);

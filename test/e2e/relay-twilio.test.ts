@@ -2,14 +2,13 @@
 // queue, the fake claude answers as a real child process, and the reply leaves through Twilio's
 // REST API (a fake of it on 127.0.0.1: the far edge).
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TwilioChannel } from '../../src/channels/twilio/index.js';
 import { type RunningRelay, startRelay } from '../../src/relay.js';
 import { ACCOUNT, type FakeTwilio, startFakeTwilio, TOKEN } from '../channels/twilio/helpers/fake-twilio.js';
-import { smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
-import { type Home, MAIN, makeHome, type Proc, spawnNode, waitFor } from './helpers.js';
+import { postWhenUp, smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
+import { freePort, type Home, MAIN, makeHome, type Proc, spawnNode, waitFor } from './helpers.js';
 
 let home: Home;
 let relay: RunningRelay | undefined;
@@ -26,30 +25,6 @@ afterEach(async () => {
 beforeAll(() => {
   expect(existsSync(MAIN), 'build first: npm run build').toBe(true);
 });
-
-/** A port free on 127.0.0.1 right now (for a relay process whose port the test must know). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** Posts until the relay process listens (it is starting up), then returns the response. */
-async function postWhenUp(url: string, params: Record<string, string>): Promise<Response> {
-  for (let i = 0; ; i++) {
-    try {
-      return await twilioPost(url, params);
-    } catch (err) {
-      if (i > 1500) throw err;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }
-}
 
 async function start(extra: Record<string, unknown> = {}) {
   fake = await startFakeTwilio();

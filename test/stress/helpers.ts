@@ -2,12 +2,11 @@
 // it), a real `agentwire relay` process with the Twilio channel pointed at the fake REST server, and
 // a reader of a process's resident memory.
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { callControl } from '../../src/control/client.js';
 import type { QueueStatus } from '../../src/queue/queue.js';
 import { ACCOUNT, type FakeTwilio, startFakeTwilio, TOKEN } from '../channels/twilio/helpers/fake-twilio.js';
-import { type Home, MAIN, makeHome, type Proc, spawnNode, waitFor } from '../e2e/helpers.js';
+import { freePort, type Home, MAIN, makeHome, type Proc, spawnNode, waitFor } from '../e2e/helpers.js';
 
 export interface Rng {
   seed: number;
@@ -32,18 +31,6 @@ export function seededRandom(name: string): Rng {
   };
   const int = (n: number) => Math.floor(next() * n);
   return { seed, next, int, pick: (list) => list[int(list.length)] as (typeof list)[number] };
-}
-
-/** A port free on 127.0.0.1 right now (the relay process binds it itself, restart after restart). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** The sender number of chat `c`: +1555 0100 000c. */

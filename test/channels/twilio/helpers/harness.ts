@@ -150,3 +150,15 @@ export function smsParams(over: Record<string, string> = {}): Record<string, str
     ...over,
   };
 }
+
+/** Posts until the relay process listens (it is starting up), then returns the response. */
+export async function postWhenUp(url: string, params: Record<string, string>): Promise<Response> {
+  for (let i = 0; ; i++) {
+    try {
+      return await twilioPost(url, params);
+    } catch (err) {
+      if (i > 1500) throw err;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+}
