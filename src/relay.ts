@@ -41,8 +41,8 @@ export interface ChannelFactory {
   create: (deps: ChannelDeps) => Channel | Promise<Channel>;
 }
 
-// The one exception to static imports: a channel's code, and the library under it, is loaded only
-// when the channel is enabled. Baileys alone costs about 165 ms of start-up and 55 MB of memory
+// The one exception to static imports (login, logout and send follow it for the same libraries): a
+// channel's code, and the library under it, is loaded only when the channel is enabled. Baileys alone costs about 165 ms of start-up and 55 MB of memory
 // (the twilio SDK about 60 ms and 30 MB) in a relay that never uses it, and a bigger process makes
 // every agent spawn slower (docs/performance.md). Their tables' migrations stay static and light.
 /** The channels `agentwire relay` knows. */
