@@ -23,13 +23,21 @@ export type InboundOutcome =
 
 export type InboundHandler = (msg: InboundMessage) => Promise<InboundOutcome>;
 
+export interface SendOptions {
+  attemptedAt?: number;
+}
+
 export interface Channel {
   readonly name: ChannelName;
   /** The longest text one message may carry on this channel. */
   readonly textLimit: number;
   start(onInbound: InboundHandler): Promise<void>;
   stop(): Promise<void>;
-  send(chatId: string, item: OutboundItem): Promise<SendResult>;
+  /**
+   * `opts.attemptedAt`: a send of this same item began at that time and its outcome is unknown (the
+   * relay died mid-send). A channel that can ask its provider whether it arrived does so first.
+   */
+  send(chatId: string, item: OutboundItem, opts?: SendOptions): Promise<SendResult>;
   typing?(chatId: string, on: boolean): Promise<void>;
   status(): ChannelState;
 }

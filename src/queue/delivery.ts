@@ -11,6 +11,7 @@ import type { Db } from '../store/db.js';
 import {
   chatsWithUnsent,
   enqueueOutbound,
+  markAttempt,
   markAttemptFailed,
   markFailed,
   markSent,
@@ -105,9 +106,21 @@ export class Deliverer {
         await this.sleep(this.opts.waitMs);
         continue;
       }
+      // Noted before the call: if the relay dies while the provider takes the chunk, the next start
+      // knows a send began and lets the channel check with the provider instead of sending blind.
+      // (A store that refuses the note costs only that check, so the send goes ahead anyway.)
+      try {
+        markAttempt(this.db, row.id, this.now());
+      } catch (err) {
+        this.log.warn({ err, chat: maskId(chat) }, 'could not note the send attempt');
+      }
       let r: SendResult;
       try {
-        r = await channel.send(target.chatId, row.item);
+        r = await channel.send(
+          target.chatId,
+          row.item,
+          row.attemptAt === undefined ? undefined : { attemptedAt: row.attemptAt },
+        );
       } catch (err) {
         // A channel should return errors as values; a throw is treated as a transient failure.
         r = { ok: false, error: (err as Error).message, retryable: true };

@@ -1,7 +1,8 @@
 // Reply chunks, written before they are sent. (key, idx) is unique and inserts never overwrite, so
 // writing the same reply twice (a retry, a replay after a crash) cannot make a second send: a chunk
-// marked sent stays sent. The only window left is between the provider accepting a chunk and
-// markSent committing; a crash exactly there resends that one chunk on the next start.
+// marked sent stays sent. What is left is a crash between the provider accepting a chunk and markSent
+// committing: `attempt_at` says a send had begun, so a channel that can ask its provider (Twilio)
+// checks before sending it again; one that cannot (WhatsApp) resends that one chunk.
 import type { ChatKey, OutboundItem } from '../core/types.js';
 import { type Db, type Migration, prepared } from './db.js';
 
@@ -23,6 +24,9 @@ export const outboxMigration: Migration = {
       UNIQUE (key, idx)
     );
     CREATE INDEX outbox_pending ON outbox (chat, id) WHERE status = 'pending';`,
+    // When a send of the chunk first began. A chunk still pending with this set may have reached the
+    // provider before the relay died; a channel that can ask the provider checks before resending.
+    `ALTER TABLE outbox ADD COLUMN attempt_at INTEGER;`,
   ],
 };
 
@@ -35,6 +39,8 @@ export interface OutboxRow {
   status: 'pending' | 'sent' | 'failed';
   tries: number;
   error?: string;
+  /** When a send of this chunk first began (set before the channel is called). */
+  attemptAt?: number;
 }
 
 interface RawRow {
@@ -46,6 +52,7 @@ interface RawRow {
   status: string;
   tries: number;
   error: string | null;
+  attempt_at: number | null;
 }
 
 const toRow = (r: RawRow): OutboxRow => ({
@@ -57,6 +64,7 @@ const toRow = (r: RawRow): OutboxRow => ({
   status: r.status as OutboxRow['status'],
   tries: r.tries,
   error: r.error ?? undefined,
+  attemptAt: r.attempt_at ?? undefined,
 });
 
 /** Writes the items of one delivery; returns how many were new (0 when `key` was written before). */
@@ -83,7 +91,7 @@ export function enqueueOutbound(
 export function nextPending(db: Db, chat: ChatKey): OutboxRow | undefined {
   const r = prepared(
     db,
-    `SELECT id, key, idx, chat, item, status, tries, error FROM outbox
+    `SELECT id, key, idx, chat, item, status, tries, error, attempt_at FROM outbox
        WHERE chat = ? AND status = 'pending' ORDER BY id LIMIT 1`,
   ).get(chat) as RawRow | undefined;
   return r ? toRow(r) : undefined;
@@ -108,6 +116,11 @@ export function markSent(db: Db, id: number, now: number, providerId?: string): 
   ).run(now, providerId ?? null, id);
 }
 
+/** Notes that a send of the chunk begins now (the first time only), before the channel is called. */
+export function markAttempt(db: Db, id: number, now: number): void {
+  prepared(db, `UPDATE outbox SET attempt_at = coalesce(attempt_at, ?) WHERE id = ?`).run(now, id);
+}
+
 /** Counts a failed attempt that will be retried; returns the tries so far. */
 export function markAttemptFailed(db: Db, id: number, error: string): number {
   const r = prepared(db, `UPDATE outbox SET tries = tries + 1, error = ? WHERE id = ? RETURNING tries`).get(
@@ -128,7 +141,7 @@ export function markFailed(db: Db, id: number, error: string): void {
 export function rowsForKey(db: Db, key: string): OutboxRow[] {
   const rows = prepared(
     db,
-    `SELECT id, key, idx, chat, item, status, tries, error FROM outbox WHERE key = ? ORDER BY idx`,
+    `SELECT id, key, idx, chat, item, status, tries, error, attempt_at FROM outbox WHERE key = ? ORDER BY idx`,
   ).all(key) as unknown as RawRow[];
   return rows.map(toRow);
 }

@@ -4,6 +4,7 @@ import {
   chatsWithUnsent,
   countUnsent,
   enqueueOutbound,
+  markAttempt,
   markAttemptFailed,
   markFailed,
   markSent,
@@ -56,5 +57,17 @@ describe('outbox', () => {
     markFailed(t.db, row?.id as number, 'rejected');
     expect(rowsForKey(t.db, 'k')[0]).toMatchObject({ status: 'failed', tries: 3, error: 'rejected' });
     expect(nextPending(t.db, 'console:local')).toBeUndefined();
+  });
+
+  it('remembers when the first send of a chunk began, across retries and a reopen', () => {
+    t = tempDb();
+    enqueueOutbound(t.db, 'console:local', 'in:1', [text('a')], 1);
+    const row = nextPending(t.db, 'console:local');
+    expect(row?.attemptAt).toBeUndefined();
+    markAttempt(t.db, row?.id as number, 5);
+    markAttemptFailed(t.db, row?.id as number, 'timeout');
+    markAttempt(t.db, row?.id as number, 9);
+    t.db.close();
+    expect(nextPending(t.reopen(), 'console:local')?.attemptAt).toBe(5);
   });
 });

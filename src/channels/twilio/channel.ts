@@ -9,7 +9,7 @@ import type { OutboundItem, SendResult } from '../../core/types.js';
 import { type Logger, registerSecret } from '../../log.js';
 import { createMediaHost, type MediaHost } from '../../media/host.js';
 import type { Db } from '../../store/db.js';
-import type { Channel, ChannelState, InboundHandler } from '../types.js';
+import type { Channel, ChannelState, InboundHandler, SendOptions } from '../types.js';
 import { createTwilioApp } from './app.js';
 import { type InboundDeps, processInbound } from './inbound.js';
 import { type PollResult, pollOnce } from './poll.js';
@@ -69,8 +69,8 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
   // while every reply sits in the outbox; the next send that goes through clears it. A refusal of
   // one recipient (a bad number, an opt-out) says nothing about the channel.
   let sendFailures = 0;
-  const send = async (chatId: string, item: OutboundItem): Promise<SendResult> => {
-    const r = await sendItem(sender, chatId, item);
+  const send = async (chatId: string, item: OutboundItem, opts?: SendOptions): Promise<SendResult> => {
+    const r = await sendItem(sender, chatId, item, opts);
     if (r.ok) {
       if (sendFailures > 0 && state.type === 'degraded') state = { type: 'connected', since: Date.now() };
       sendFailures = 0;

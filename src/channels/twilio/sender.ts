@@ -6,6 +6,8 @@ import { createHash } from 'node:crypto';
 import type { OutboundItem, SendResult } from '../../core/types.js';
 import { type Logger, maskId } from '../../log.js';
 import type { MediaHost } from '../../media/host.js';
+import type { SendOptions } from '../types.js';
+import { findAccepted } from './accepted.js';
 import { parseRecipient, senderFor } from './address.js';
 import { classifyFailure, describeCode } from './errors.js';
 import { failureFields, type TwilioClient } from './rest.js';
@@ -35,7 +37,12 @@ const fail = (error: string, retryable = false, code?: string): SendResult => ({
   code,
 });
 
-export async function sendItem(deps: SenderDeps, chatId: string, item: OutboundItem): Promise<SendResult> {
+export async function sendItem(
+  deps: SenderDeps,
+  chatId: string,
+  item: OutboundItem,
+  opts: SendOptions = {},
+): Promise<SendResult> {
   const { settings, store } = deps;
   const client = deps.client;
   if (!client) return fail('Twilio credentials are not configured');
@@ -63,7 +70,7 @@ export async function sendItem(deps: SenderDeps, chatId: string, item: OutboundI
         chunks.length > 1 ? createHash('sha256').update(`${chatId}\0${item.text}`).digest('hex') : '';
       let last: SendResult = fail('empty message');
       for (let i = deps.progress?.get(key) ?? 0; i < chunks.length; i++) {
-        last = await create(deps, chatId, { ...base, body: chunks[i] });
+        last = await create(deps, chatId, { ...base, body: chunks[i] }, opts.attemptedAt);
         if (!last.ok) return last;
         if (key) deps.progress?.set(key, i + 1);
       }
@@ -72,7 +79,12 @@ export async function sendItem(deps: SenderDeps, chatId: string, item: OutboundI
     }
     case 'url': {
       if (!item.url.startsWith('https://')) return fail('media URLs must be https');
-      return create(deps, chatId, { ...base, mediaUrl: [item.url], ...caption(item.caption, settings) });
+      return create(
+        deps,
+        chatId,
+        { ...base, mediaUrl: [item.url], ...caption(item.caption, settings) },
+        opts.attemptedAt,
+      );
     }
     case 'file': {
       if (!deps.host || !settings.mediaBaseUrl) {
@@ -85,14 +97,28 @@ export async function sendItem(deps: SenderDeps, chatId: string, item: OutboundI
       if (staged.sizeBytes > MEDIA_LIMIT[recipient.kind])
         return fail('file too large for Twilio', false, 'too_large');
       const url = deps.host.urlFor(settings.mediaBaseUrl, staged.name);
-      return create(deps, chatId, { ...base, mediaUrl: [url], ...caption(item.caption, settings) });
+      return create(
+        deps,
+        chatId,
+        { ...base, mediaUrl: [url], ...caption(item.caption, settings) },
+        opts.attemptedAt,
+      );
     }
   }
 }
 
 type CreateParams = Parameters<TwilioClient['messages']['create']>[0];
 
-async function create(deps: SenderDeps, chatId: string, params: CreateParams): Promise<SendResult> {
+async function create(
+  deps: SenderDeps,
+  chatId: string,
+  params: CreateParams,
+  attemptedAt?: number,
+): Promise<SendResult> {
+  if (attemptedAt !== undefined) {
+    const sid = await findAccepted(deps.client!, params, attemptedAt, deps.log);
+    if (sid) return record(deps, chatId, sid, 'accepted');
+  }
   const first = await attempt(deps, params);
   if (first.ok) return record(deps, chatId, first.sid, first.status);
   let failure = first.failure;

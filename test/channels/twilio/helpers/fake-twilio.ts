@@ -14,6 +14,8 @@ export interface CreatedMessage {
   body?: string;
   mediaUrl: string[];
   statusCallback?: string;
+  /** When the fake created it (Twilio's `date_created`). */
+  createdAt: Date;
 }
 
 export interface Held {
@@ -142,6 +144,7 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
       body: b.Body as string | undefined,
       mediaUrl: b.MediaUrl === undefined ? [] : ([] as string[]).concat(b.MediaUrl),
       statusCallback: b.StatusCallback as string | undefined,
+      createdAt: new Date(),
     };
     created.push(m);
     if (held?.accepted && (await waitForRelease(held))) return;
@@ -150,20 +153,41 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
       .json({ sid: m.sid, status: 'queued', to: m.to, from: m.from, body: m.body, account_sid: ACCOUNT });
   });
 
-  app.get(`${base}/Messages.json`, (_req, res) => {
-    const messages = [...inbox]
-      .sort((a, b) => b.dateSent.getTime() - a.dateSent.getTime())
-      .map((m) => ({
+  // Twilio's list: newest first, both directions (inbound from `inbox`, ours from `created`),
+  // filtered by `To` and `From` when given, as the relay's poll mode and resend check ask for them.
+  app.get(`${base}/Messages.json`, (req, res) => {
+    const q = req.query as Record<string, string | undefined>;
+    const listed = [
+      ...inbox.map((m) => ({
         sid: m.sid,
-        account_sid: ACCOUNT,
         from: m.from,
         to: m.to,
         body: m.body,
         direction: m.direction,
         num_media: String(m.media?.length ?? 0),
-        date_sent: m.dateSent.toUTCString(),
+        at: m.dateSent,
         status: 'received',
-      }));
+      })),
+      ...created.map((m) => ({
+        sid: m.sid,
+        from: m.from ?? null,
+        to: m.to,
+        body: m.body ?? '',
+        direction: 'outbound-api',
+        num_media: String(m.mediaUrl.length),
+        at: m.createdAt,
+        status: 'queued',
+      })),
+    ]
+      .filter((m) => (!q.To || m.to === q.To) && (!q.From || m.from === q.From))
+      .sort((a, b) => b.at.getTime() - a.at.getTime())
+      .slice(0, Number(q.PageSize ?? 50));
+    const messages = listed.map(({ at, ...m }) => ({
+      ...m,
+      account_sid: ACCOUNT,
+      date_sent: at.toUTCString(),
+      date_created: at.toUTCString(),
+    }));
     res.json({ messages, next_page_uri: null, page: 0, page_size: 50, uri: `${base}/Messages.json` });
   });
 

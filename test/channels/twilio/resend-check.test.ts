@@ -1,0 +1,54 @@
+// A chunk whose send began before the relay died: before sending it again, the channel asks Twilio
+// whether it already took it (an outbound message to the same number, same body, created since).
+import { afterEach, describe, expect, it } from 'vitest';
+import { type FakeTwilio, startFakeTwilio } from './helpers/fake-twilio.js';
+import { createInbox, type Harness, startChannel, twilioConfig } from './helpers/harness.js';
+
+let fake: FakeTwilio;
+let h: Harness | undefined;
+
+afterEach(async () => {
+  await h?.stop();
+  h = undefined;
+  await fake?.close();
+});
+
+async function start() {
+  fake = await startFakeTwilio();
+  h = await startChannel(twilioConfig({ apiBaseUrl: fake.url }), (db) => createInbox(db).handler);
+  return h.channel;
+}
+
+const TO = '+15551234567';
+
+describe('twilio: resending a chunk whose first send had begun', () => {
+  it('takes the message Twilio already created instead of sending it again', async () => {
+    const channel = await start();
+    const attemptedAt = Date.now();
+    const first = await channel.send(TO, { type: 'text', text: 'the deploy log says…' });
+    expect(first.ok).toBe(true);
+    const again = await channel.send(TO, { type: 'text', text: 'the deploy log says…' }, { attemptedAt });
+    expect(fake.created).toHaveLength(1);
+    expect(again).toEqual({ ok: true, providerId: fake.created[0]?.sid });
+  });
+
+  it.each([
+    ['another body', 'something else', TO, 0],
+    ['another recipient', 'the deploy log says…', '+15557654321', 0],
+    ['a message from before the attempt', 'the deploy log says…', TO, 10 * 60_000],
+  ])('sends when Twilio holds only %s', async (_name, body, to, ageMs) => {
+    const channel = await start();
+    await channel.send(to, { type: 'text', text: body });
+    const attemptedAt = Date.now() + ageMs;
+    const r = await channel.send(TO, { type: 'text', text: 'the deploy log says…' }, { attemptedAt });
+    expect(r.ok).toBe(true);
+    expect(fake.created).toHaveLength(2);
+  });
+
+  it('without a begun attempt it never asks (the first send of a chunk)', async () => {
+    const channel = await start();
+    await channel.send(TO, { type: 'text', text: 'same' });
+    await channel.send(TO, { type: 'text', text: 'same' });
+    expect(fake.created.map((m) => m.body)).toEqual(['same', 'same']);
+  });
+});
