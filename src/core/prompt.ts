@@ -4,6 +4,7 @@
 // the "[Message from …]" headers the collect policy uses. A line of message text that starts like
 // one of our bracketed headers gets a backslash in front, so a sender cannot write a fake header
 // for another person, or a fake "[image attached: /some/path]" line that points the agent at a file.
+import { dateFormat } from './date-format.js';
 import type { InboundMedia } from './types.js';
 
 export interface PromptMessage {
@@ -59,25 +60,13 @@ function who(m: PromptMessage): string {
   return name && name !== id ? `${name} (${id})` : id;
 }
 
-// One formatter per zone (zones come from the config, so there are few). Each Intl.DateTimeFormat
-// holds about 25 KB of ICU memory that V8 does not see, so a new one per header let a relay under a
-// steady stream of collected messages grow by ~30 MB per 1,000 messages before the GC ran (found by
-// test/stress/load.test.ts's memory check).
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
 function time(at: number, timeZone?: string): string {
-  const key = timeZone ?? '';
-  let f = formatters.get(key);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-GB', {
-      hour: '2-digit',
-      minute: '2-digit',
-      hour12: false,
-      ...(timeZone ? { timeZone } : {}),
-    });
-    formatters.set(key, f);
-  }
-  return f.format(new Date(at));
+  return dateFormat('en-GB', {
+    hour: '2-digit',
+    minute: '2-digit',
+    hour12: false,
+    ...(timeZone ? { timeZone } : {}),
+  }).format(new Date(at));
 }
 
 /** The openings of the lines this module writes around message text. */

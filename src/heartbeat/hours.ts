@@ -2,6 +2,7 @@
 // do not fire. Wall-clock time comes from Intl, so DST shifts move the window with the clock on the
 // wall (08:00 stays 08:00 local on both sides of a change), and a window whose end is before its
 // start spans midnight.
+import { dateFormat } from '../core/date-format.js';
 
 export interface ActiveHours {
   /** HH:MM, inclusive. */
@@ -37,16 +38,9 @@ export function parseClock(hhmm: string): number | undefined {
   return h * 60 + min;
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
 /** Local minutes since midnight of the instant `atMs` in `timeZone` (undefined: the machine's zone). */
 export function localMinutes(atMs: number, timeZone?: string): number {
-  const key = timeZone ?? '';
-  let f = formatters.get(key);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
-    formatters.set(key, f);
-  }
+  const f = dateFormat('en-US', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
   let hour = 0;
   let minute = 0;
   for (const p of f.formatToParts(new Date(atMs))) {

@@ -1,5 +1,6 @@
 // The words the agent and the owner see: prompts for heartbeats and schedules, and the short true
 // sentences sent when a scheduled job fails. Pure, so tests read them exactly.
+import { dateFormat } from '../core/date-format.js';
 import { formatDuration } from './interval.js';
 import { HEARTBEAT_TOKEN } from './token.js';
 
@@ -52,30 +53,18 @@ export function lateNote(
   );
 }
 
-// One formatter per zone: each holds ICU memory that V8 does not count (see core/prompt.ts).
-const instantFormatters = new Map<string, Intl.DateTimeFormat>();
-
-function instantFormatter(zone: string): Intl.DateTimeFormat {
-  let f = instantFormatters.get(zone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-CA', {
-      timeZone: zone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    });
-    instantFormatters.set(zone, f);
-  }
-  return f;
-}
-
 /** "2026-07-01 09:00 Europe/Berlin": the occurrence in the schedule's zone (UTC when it has none). */
 export function formatInstant(ms: number, timeZone?: string): string {
   const zone = timeZone ?? 'UTC';
-  const parts = instantFormatter(zone).formatToParts(new Date(ms));
+  const parts = dateFormat('en-CA', {
+    timeZone: zone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(new Date(ms));
   const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
   return `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')} ${zone}`;
 }
