@@ -1,6 +1,9 @@
 // A chunk whose send began before the relay died: before sending it again, the channel asks Twilio
 // whether it already took it (an outbound message to the same number, same body, created since).
 import { afterEach, describe, expect, it } from 'vitest';
+import { findAccepted } from '../../../src/channels/twilio/accepted.js';
+import type { TwilioClient } from '../../../src/channels/twilio/rest.js';
+import { memoryLog } from '../../queue/helpers.js';
 import { type FakeTwilio, startFakeTwilio } from './helpers/fake-twilio.js';
 import { createInbox, type Harness, startChannel, twilioConfig } from './helpers/harness.js';
 
@@ -50,5 +53,14 @@ describe('twilio: resending a chunk whose first send had begun', () => {
     await channel.send(TO, { type: 'text', text: 'same' });
     await channel.send(TO, { type: 'text', text: 'same' });
     expect(fake.created.map((m) => m.body)).toEqual(['same', 'same']);
+  });
+
+  it('a lookup Twilio refuses answers "not found" (so the chunk is sent) and says so in the log', async () => {
+    const client = {
+      messages: { list: async () => Promise.reject(new Error('503 Service Unavailable')) },
+    } as unknown as TwilioClient;
+    const { log, lines } = memoryLog();
+    expect(await findAccepted(client, { to: TO, body: 'x' }, Date.now(), log)).toBeUndefined();
+    expect(lines.map((l) => l.msg)).toContain('twilio: could not check for an earlier send; sending');
   });
 });
