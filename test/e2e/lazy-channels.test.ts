@@ -5,7 +5,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ACCOUNT, type FakeTwilio, startFakeTwilio, TOKEN } from '../channels/twilio/helpers/fake-twilio.js';
+import {
+  ACCOUNT,
+  type FakeTwilio,
+  fakeTwilioSection,
+  startFakeTwilio,
+  TOKEN,
+} from '../channels/twilio/helpers/fake-twilio.js';
 import { postWhenUp, smsParams } from '../channels/twilio/helpers/harness.js';
 import { freePort, type Home, MAIN, makeHome, type Proc, ROOT, spawnNode, waitFor } from './helpers.js';
 
@@ -41,15 +47,7 @@ describe('channel libraries load only for an enabled channel', () => {
     fake = await startFakeTwilio();
     const port = await freePort();
     home = makeHome({
-      twilio: {
-        enabled: true,
-        accountSid: ACCOUNT,
-        authToken: TOKEN,
-        from: '+15550000000',
-        allowFrom: ['+15551234567'],
-        apiBaseUrl: fake.url,
-        webhook: { host: '127.0.0.1', port },
-      },
+      twilio: fakeTwilioSection(fake, port),
     });
     const { proc, loaded } = recorded(home, ['relay']);
     const url = `http://127.0.0.1:${port}/twilio/inbound`;

@@ -6,7 +6,11 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TwilioChannel } from '../../src/channels/twilio/index.js';
 import { type RunningRelay, startRelay } from '../../src/relay.js';
-import { ACCOUNT, type FakeTwilio, startFakeTwilio, TOKEN } from '../channels/twilio/helpers/fake-twilio.js';
+import {
+  type FakeTwilio,
+  fakeTwilioSection,
+  startFakeTwilio,
+} from '../channels/twilio/helpers/fake-twilio.js';
 import { postWhenUp, smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
 import { freePort, type Home, MAIN, makeHome, type Proc, spawnNode, waitFor } from './helpers.js';
 
@@ -29,15 +33,7 @@ beforeAll(() => {
 async function start(extra: Record<string, unknown> = {}) {
   fake = await startFakeTwilio();
   home = makeHome({
-    twilio: {
-      enabled: true,
-      accountSid: ACCOUNT,
-      authToken: TOKEN,
-      from: '+15550000000',
-      allowFrom: ['+15551234567'],
-      apiBaseUrl: fake.url,
-      webhook: { host: '127.0.0.1', port: 0 },
-    },
+    twilio: fakeTwilioSection(fake),
     ...extra,
   });
   relay = await startRelay(home.ctx());
@@ -121,15 +117,7 @@ describe('agentwire relay process killed between "agent finished" and "sent"', (
     fake.failNext(...Array.from({ length: 500 }, () => ({ status: 503, code: 20500 })));
     const port = await freePort();
     home = makeHome({
-      twilio: {
-        enabled: true,
-        accountSid: ACCOUNT,
-        authToken: TOKEN,
-        from: '+15550000000',
-        allowFrom: ['+15551234567'],
-        apiBaseUrl: fake.url,
-        webhook: { host: '127.0.0.1', port },
-      },
+      twilio: fakeTwilioSection(fake, port),
       console: { enabled: false },
     });
     const env = { ...home.env, TWILIO_ACCOUNT_SID: '', TWILIO_AUTH_TOKEN: '' };

@@ -12,7 +12,11 @@ import type { Queue } from '../../src/queue/queue.js';
 import { CHANNEL_FACTORIES, createQueue, type RunningRelay, startRelay } from '../../src/relay.js';
 import { CORE_MIGRATIONS } from '../../src/store/core.js';
 import { openDb } from '../../src/store/db.js';
-import { ACCOUNT, type FakeTwilio, startFakeTwilio, TOKEN } from '../channels/twilio/helpers/fake-twilio.js';
+import {
+  type FakeTwilio,
+  fakeTwilioSection,
+  startFakeTwilio,
+} from '../channels/twilio/helpers/fake-twilio.js';
 import { smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
 import { boom, fakeSockets } from '../channels/whatsapp/fake-socket.js';
 import { ManualScheduler } from '../channels/whatsapp/harness.js';
@@ -166,15 +170,7 @@ describe('Twilio: the REST API fails the reply', () => {
     fake = await startFakeTwilio();
     home = makeHome({
       agent,
-      twilio: {
-        enabled: true,
-        accountSid: ACCOUNT,
-        authToken: TOKEN,
-        from: '+15550000000',
-        allowFrom: ['+15551234567'],
-        apiBaseUrl: fake.url,
-        webhook: { host: '127.0.0.1', port: 0 },
-      },
+      twilio: fakeTwilioSection(fake),
     });
     const twilioOnly = CHANNEL_FACTORIES.filter((f) => f.name === 'twilio');
     relay = await startRelay(home.ctx(), { channels: twilioOnly, services: [] });
@@ -209,15 +205,7 @@ describe('Twilio: the store is full when a message arrives', () => {
     fake = await startFakeTwilio();
     home = makeHome({
       agent,
-      twilio: {
-        enabled: true,
-        accountSid: ACCOUNT,
-        authToken: TOKEN,
-        from: '+15550000000',
-        allowFrom: ['+15551234567'],
-        apiBaseUrl: fake.url,
-        webhook: { host: '127.0.0.1', port: 0 },
-      },
+      twilio: fakeTwilioSection(fake),
     });
     const ctx = home.ctx();
     const factory = CHANNEL_FACTORIES.find((f) => f.name === 'twilio');

@@ -9,7 +9,12 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACCOUNT, type FakeTwilio, startFakeTwilio, TOKEN } from '../channels/twilio/helpers/fake-twilio.js';
+import {
+  type FakeTwilio,
+  fakeTwilioSection,
+  startFakeTwilio,
+  TOKEN,
+} from '../channels/twilio/helpers/fake-twilio.js';
 import { smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
 import { type Home, MAIN, makeHome, type Proc, spawnNode, waitFor } from '../e2e/helpers.js';
 import { FAULT_CLI } from '../faults/rig.js';
@@ -60,15 +65,7 @@ beforeAll(async () => {
       // How a user hands other keys to their agent: "${VAR}" from the relay's environment.
       env: { OPENAI_API_KEY: '${OPENAI_API_KEY}', GEMINI_API_KEY: '${GEMINI_API_KEY}' },
     },
-    twilio: {
-      enabled: true,
-      accountSid: ACCOUNT,
-      authToken: TOKEN,
-      from: '+15550000000',
-      allowFrom: ['+15551234567'],
-      apiBaseUrl: fake.url,
-      webhook: { host: '127.0.0.1', port },
-    },
+    twilio: fakeTwilioSection(fake, port),
     console: { enabled: true, host: '127.0.0.1', port: 0 },
   });
   // makeHome wrote the config with FAKE_LOG in agent.env; keep it beside the "${VAR}" entries.

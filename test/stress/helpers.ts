@@ -5,7 +5,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { callControl } from '../../src/control/client.js';
 import type { QueueStatus } from '../../src/queue/queue.js';
-import { ACCOUNT, type FakeTwilio, startFakeTwilio, TOKEN } from '../channels/twilio/helpers/fake-twilio.js';
+import {
+  type FakeTwilio,
+  fakeTwilioSection,
+  startFakeTwilio,
+} from '../channels/twilio/helpers/fake-twilio.js';
 import { freePort, type Home, MAIN, makeHome, type Proc, spawnNode, waitFor } from '../e2e/helpers.js';
 
 export interface Rng {
@@ -39,15 +43,7 @@ export const chatNumber = (c: number) => `+155501${String(c).padStart(5, '0')}`;
 /** A state folder for a relay with only the Twilio channel, on `port`, replying through `fake`. */
 function twilioHome(fake: FakeTwilio, port: number, extra: Record<string, unknown> = {}): Home {
   return makeHome({
-    twilio: {
-      enabled: true,
-      accountSid: ACCOUNT,
-      authToken: TOKEN,
-      from: '+15550000000',
-      allowFrom: ['*'],
-      apiBaseUrl: fake.url,
-      webhook: { host: '127.0.0.1', port },
-    },
+    twilio: fakeTwilioSection(fake, port, { allowFrom: ['*'] }),
     // The web console would bind its fixed port; nothing here needs it.
     console: { enabled: false },
     ...extra,

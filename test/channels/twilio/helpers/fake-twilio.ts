@@ -57,6 +57,27 @@ export interface ListedMessage {
 export const ACCOUNT = `AC${'a'.repeat(32)}`;
 export const TOKEN = 'test-auth-token-0123456789abcdef';
 
+/**
+ * The `twilio` config section of a relay that takes webhooks on 127.0.0.1:`port` (0: any free port)
+ * and replies through `fake`; `over` replaces single keys (e.g. `allowFrom`).
+ */
+export function fakeTwilioSection(
+  fake: { url: string },
+  port = 0,
+  over: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    enabled: true,
+    accountSid: ACCOUNT,
+    authToken: TOKEN,
+    from: '+15550000000',
+    allowFrom: ['+15551234567'],
+    apiBaseUrl: fake.url,
+    webhook: { host: '127.0.0.1', port },
+    ...over,
+  };
+}
+
 export const sid = (prefix = 'SM') => `${prefix}${randomBytes(16).toString('hex')}`;
 
 export interface FakeTwilio {
