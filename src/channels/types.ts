@@ -34,8 +34,13 @@ export interface Channel {
   start(onInbound: InboundHandler): Promise<void>;
   stop(): Promise<void>;
   /**
-   * `opts.attemptedAt`: a send of this same item began at that time and its outcome is unknown (the
-   * relay died mid-send). A channel that can ask its provider whether it arrived does so first.
+   * True when the channel can ask its provider whether an earlier send arrived: the outbox then notes
+   * when each send begins, and passes that as `opts.attemptedAt` when the item is sent again.
+   */
+  readonly checksResends?: boolean;
+  /**
+   * `opts.attemptedAt` (only for `checksResends` channels): a send of this same item began at that
+   * time and its outcome is unknown (the relay died mid-send, or the answer never came).
    */
   send(chatId: string, item: OutboundItem, opts?: SendOptions): Promise<SendResult>;
   typing?(chatId: string, on: boolean): Promise<void>;

@@ -106,13 +106,15 @@ export class Deliverer {
         await this.sleep(this.opts.waitMs);
         continue;
       }
-      // Noted before the call: if the relay dies while the provider takes the chunk, the next start
-      // knows a send began and lets the channel check with the provider instead of sending blind.
+      // Noted before the call, for a channel that can ask its provider: if the relay dies while the
+      // provider takes the chunk, the next start lets the channel check instead of sending blind.
       // (A store that refuses the note costs only that check, so the send goes ahead anyway.)
-      try {
-        markAttempt(this.db, row.id, this.now());
-      } catch (err) {
-        this.log.warn({ err, chat: maskId(chat) }, 'could not note the send attempt');
+      if (channel.checksResends) {
+        try {
+          markAttempt(this.db, row.id, this.now());
+        } catch (err) {
+          this.log.warn({ err, chat: maskId(chat) }, 'could not note the send attempt');
+        }
       }
       let r: SendResult;
       try {

@@ -1,8 +1,8 @@
 // Reply chunks, written before they are sent. (key, idx) is unique and inserts never overwrite, so
 // writing the same reply twice (a retry, a replay after a crash) cannot make a second send: a chunk
 // marked sent stays sent. What is left is a crash between the provider accepting a chunk and markSent
-// committing: `attempt_at` says a send had begun, so a channel that can ask its provider (Twilio)
-// checks before sending it again; one that cannot (WhatsApp) resends that one chunk.
+// committing: for a channel that can ask its provider (Twilio), `attempt_at` says a send had begun
+// and the channel checks before sending it again; one that cannot (WhatsApp) resends that chunk.
 import type { ChatKey, OutboundItem } from '../core/types.js';
 import { type Db, type Migration, prepared } from './db.js';
 

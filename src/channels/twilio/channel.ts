@@ -139,6 +139,7 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
   return {
     name: 'twilio',
     textLimit: settings.chunkChars,
+    checksResends: true,
     status: () => state,
     port: () => (server?.address() as AddressInfo | null)?.port,
     deliveryStatus: (sid) => store.delivery(sid),

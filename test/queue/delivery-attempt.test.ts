@@ -1,0 +1,47 @@
+// The outbox notes when a send begins only for a channel that can ask its provider about it, and
+// hands that time back when the same chunk is sent again (after a failed try, or a restart).
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SendOptions } from '../../src/channels/types.js';
+import type { OutboundItem, SendResult } from '../../src/core/types.js';
+import { Deliverer } from '../../src/queue/delivery.js';
+import { enqueueOutbound, rowsForKey } from '../../src/store/outbox.js';
+import { tempDb } from '../store/helpers.js';
+import { FakeChannel, memoryLog } from './helpers.js';
+
+class CheckingChannel extends FakeChannel {
+  readonly checksResends = true;
+  readonly opts: (SendOptions | undefined)[] = [];
+  override async send(chatId: string, item: OutboundItem, opts?: SendOptions): Promise<SendResult> {
+    this.opts.push(opts);
+    return super.send(chatId, item);
+  }
+}
+
+let t: ReturnType<typeof tempDb>;
+afterEach(() => t?.cleanup());
+
+const retryNow = { maxTries: 3, backoffMs: () => 0, waitMs: 0 };
+
+describe('send attempts', () => {
+  it('a checking channel gets the first attempt time on the retry, not on the first send', async () => {
+    t = tempDb();
+    const channel = new CheckingChannel('twilio');
+    channel.failNext.push({ ok: false, error: 'timeout', retryable: true });
+    enqueueOutbound(t.db, 'twilio:+15551234567', 'in:1', [{ type: 'text', text: 'hi' }], 1);
+    const d = new Deliverer(t.db, new Map([['twilio', channel]]), memoryLog().log, () => 42, retryNow);
+    d.kick('twilio:+15551234567');
+    await d.idle();
+    expect(channel.opts).toEqual([undefined, { attemptedAt: 42 }]);
+    expect(rowsForKey(t.db, 'in:1').map((r) => [r.status, r.attemptAt])).toEqual([['sent', 42]]);
+  });
+
+  it('a channel that cannot check costs no attempt note', async () => {
+    t = tempDb();
+    const channel = new FakeChannel('console');
+    enqueueOutbound(t.db, 'console:local', 'in:1', [{ type: 'text', text: 'hi' }], 1);
+    const d = new Deliverer(t.db, new Map([['console', channel]]), memoryLog().log, () => 42, retryNow);
+    d.kick('console:local');
+    await d.idle();
+    expect(rowsForKey(t.db, 'in:1').map((r) => [r.status, r.attemptAt])).toEqual([['sent', undefined]]);
+  });
+});
