@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { resolvePaths } from '../config/paths.js';
 import { LOG_FILE_NAME } from '../log-rotate.js';
 import { formatLogLine, levelOf } from '../ops/logs/format.js';
-import { currentSize, followLines, tailLines } from '../ops/logs/read.js';
+import { followLines, followStart, tailLines } from '../ops/logs/read.js';
 import { ExitError, type GlobalOptions } from './context.js';
 
 const LEVEL_VALUES: Record<string, number> = {
@@ -46,7 +46,7 @@ export function register(program: Command): void {
       const print = (line: string): void => {
         if (wanted(line)) process.stdout.write(`${opts.json ? line : formatLogLine(line)}\n`);
       };
-      const start = currentSize(file);
+      const start = opts.follow ? followStart(file) : undefined;
       const recent = tailLines(file, n, wanted);
       if (recent.length === 0 && !opts.follow) {
         // `-n 0` asked for nothing; only an empty log, or a level that matched nothing, is worth a word.

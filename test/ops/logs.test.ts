@@ -8,7 +8,7 @@ import { configSchema } from '../../src/config/schema.js';
 import { createLogger, registerSecret } from '../../src/log.js';
 import { LOG_FILE_NAME, RotatingFileStream } from '../../src/log-rotate.js';
 import { formatLogLine, levelOf } from '../../src/ops/logs/format.js';
-import { followLines, tailLines } from '../../src/ops/logs/read.js';
+import { followLines, followStart, tailLines } from '../../src/ops/logs/read.js';
 import { relayLogSetup } from '../../src/ops/logs/setup.js';
 import { waitFor } from './wait.js';
 
@@ -112,7 +112,7 @@ describe('followLines', () => {
     const s = new RotatingFileStream({ dir, maxBytes: 60, keep: 3 });
     s.write('{"old":true}\n');
     const file = join(dir, LOG_FILE_NAME);
-    const start = statSync(file).size;
+    const start = followStart(file);
     const seen: string[] = [];
     const stop = new AbortController();
     const done = followLines(file, start, (l) => seen.push(l), stop.signal, 20);

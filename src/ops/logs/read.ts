@@ -18,27 +18,30 @@ export function tailLines(file: string, n: number, keep: (line: string) => boole
   return out;
 }
 
-/** Size of the file now, or 0 when it does not exist: where following starts. */
-export function currentSize(file: string): number {
-  try {
-    return statSync(file).size;
-  } catch {
-    return 0;
-  }
+/**
+ * Where following starts: the current file, opened now, at its end. Taken before the tail is read,
+ * so a line written meanwhile is followed rather than lost, and held by descriptor, so a rotation
+ * before following begins cannot swap in another file under the same name.
+ */
+export function followStart(file: string): Opened | undefined {
+  const o = openAt(file, 0);
+  if (o) o.pos = fstatSync(o.fd).size;
+  return o;
 }
 
 /**
- * Calls `onLine` for every complete line appended to `file` after byte `start`, across rotations,
+ * Calls `onLine` for every complete line appended to `file` after `start` (see followStart), across
+ * rotations,
  * until `signal` aborts. Polls: fs.watch misses renames on some filesystems, a 200 ms stat does not.
  */
 export async function followLines(
   file: string,
-  start: number,
+  start: Opened | undefined,
   onLine: (line: string) => void,
   signal: AbortSignal,
   intervalMs = 200,
 ): Promise<void> {
-  let cur = openAt(file, start);
+  let cur = start;
   let partial = '';
   const drain = (c: { fd: number; pos: number }): void => {
     const buf = Buffer.alloc(64 * 1024);
@@ -57,21 +60,23 @@ export async function followLines(
       if (cur) drain(cur);
       const st = statOrUndefined(file);
       if (st && (!cur || st.ino !== cur.ino)) {
-        // Rotated (or created): finish the old file through its descriptor, then start the new one.
+        // Rotated (or created): finish the old file through its descriptor, then open the current
+        // one before looking for the files rotated in between, so a rotation that happens meanwhile
+        // leaves the opened file among them (excluded by inode) instead of skipping a file.
         if (cur) {
           drain(cur);
           closeSync(cur.fd);
-          // Several rotations may have happened since the last poll: read the files in between.
-          for (const between of newerRotated(file, cur.ino)) {
-            const c = openAt(between, 0);
-            if (!c) continue;
+        }
+        const next = openAt(file, 0);
+        if (cur) {
+          for (const c of openRotatedBetween(file, cur.ino, next?.ino)) {
             drain(c);
             closeSync(c.fd);
           }
         }
         if (partial) onLine(partial);
         partial = '';
-        cur = openAt(file, 0);
+        cur = next;
         continue;
       }
       if (st && cur && st.size < cur.pos) cur.pos = 0; // truncated in place
@@ -82,14 +87,31 @@ export async function followLines(
   }
 }
 
-/** The rotated files written after the one with inode `ino`, oldest first. */
-function newerRotated(file: string, ino: number): string[] {
-  const rotated = rotatedFiles(file).slice(1);
-  const i = rotated.findIndex((f) => statOrUndefined(f)?.ino === ino);
-  return i <= 0 ? [] : rotated.slice(0, i).reverse();
+/**
+ * The rotated files written after the one with inode `ino` and before `upTo` (already open), oldest
+ * first, opened. The writer may be renaming them while we look (a burst of rotations shifts every
+ * name), so the files are opened first and kept only when each descriptor is the file the listing
+ * named; otherwise the listing is taken again. An `ino` no longer listed was pruned by `keep`: then
+ * every rotated file is newer than it.
+ */
+function openRotatedBetween(file: string, ino: number, upTo: number | undefined): Opened[] {
+  for (let attempt = 0; ; attempt++) {
+    const listed = rotatedFiles(file)
+      .slice(1)
+      .map((f) => ({ f, ino: statOrUndefined(f)?.ino }));
+    const i = listed.findIndex((r) => r.ino === ino);
+    const newer = (i < 0 ? listed : listed.slice(0, i)).filter((r) => r.ino !== upTo).reverse();
+    const opened = newer.map((r) => openAt(r.f, 0));
+    if (opened.every((o, k) => o && o.ino === newer[k]?.ino) || attempt >= 20) {
+      return opened.filter((o): o is Opened => o !== undefined);
+    }
+    for (const o of opened) if (o) closeSync(o.fd);
+  }
 }
 
-function openAt(file: string, pos: number): { fd: number; pos: number; ino: number } | undefined {
+export type Opened = { fd: number; pos: number; ino: number };
+
+function openAt(file: string, pos: number): Opened | undefined {
   try {
     const fd = openSync(file, 'r');
     return { fd, pos, ino: fstatSync(fd).ino };
