@@ -20,7 +20,7 @@ const FAKE = join(dirname(fileURLToPath(import.meta.url)), '../test/e2e/fixtures
 const N = Number(process.env.BENCH_N ?? 120);
 const M = Number(process.env.BENCH_M ?? 12);
 const C = 4;
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
 const SEQUENTIAL = Number(process.env.BENCH_SEQ ?? 41);
 
 const median = (xs) => {

@@ -121,6 +121,12 @@ export async function relayHome(opts) {
     // Fields 14 and 15 (utime, stime) in clock ticks; index 11 and 12 after the state field.
     return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
   };
+  /** CPU of the relay's children it has waited for (cutime + cstime): the CLI runs. */
+  const childCpuMs = () => {
+    const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[13]) + Number(f[14])) * 1000) / CLK_TCK;
+  };
 
   const stop = async () => {
     if (child && child.exitCode === null && child.signalCode === null) {
@@ -152,5 +158,5 @@ export async function relayHome(opts) {
           .map((l) => JSON.parse(l))
       : [];
 
-  return { dir, url, port, start, stop, rssKb, cpuMs, events, pid: () => child?.pid };
+  return { dir, url, port, start, stop, rssKb, cpuMs, childCpuMs, events, pid: () => child?.pid };
 }

@@ -239,6 +239,7 @@ export class Queue implements SystemRunner {
         limit: this.textLimit(channel),
         take: cfg.whileBusy === 'followup' ? 1 : cfg.maxPendingPerChat,
         timeZone: this.opts.timeZone,
+        deliver: () => this.deliverer.kick(chat),
         afterRun: () => this.afterRun(chat),
         storeRetryMs: this.opts.storeRetryMs ?? 1000,
       },

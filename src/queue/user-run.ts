@@ -32,6 +32,8 @@ export interface UserRunDeps {
   /** How many waiting messages one run takes: 1 for followup, all (up to the cap) otherwise. */
   take: number;
   timeZone: string | undefined;
+  /** Starts sending the chat's outbox: called as soon as the answer is durable. */
+  deliver: () => void;
   /** Called after the lane is free and before the run counts as done. */
   afterRun: () => void;
   /** First wait before writing again when the store refuses a write (a full disk). */
@@ -155,6 +157,8 @@ async function finish(
     store(deps, 'record the answer', chat, ids, run),
   );
   if (!recorded.ok) return;
+  // The reply goes out now; the run history and the log line below are not worth its wait.
+  deps.deliver();
   const result = out.type === 'ran' ? out.result : undefined;
   if (result) {
     const recorded = recordRun(db, runRecord(chat, out.agent, 'user', result, now()));
