@@ -2,6 +2,7 @@
 // then the core's inbound handler (which stores it, deduplicated on MessageSid, atomically). The caller
 // acknowledges Twilio only on `accepted`, i.e. once the message is durable (or known to be a duplicate).
 import { rm } from 'node:fs/promises';
+import { placeText } from '../../core/shared-place.js';
 import type { InboundMessage } from '../../core/types.js';
 import { type Logger, maskId } from '../../log.js';
 import type { InboundHandler, InboundOutcome } from '../types.js';
@@ -72,13 +73,19 @@ export async function processInbound(
     );
   }
   const notes = problems.map(problemNote).join('\n');
+  const place =
+    parsed.place &&
+    placeText('a location', parsed.place.latitude, parsed.place.longitude, [
+      parsed.place.label,
+      parsed.place.address,
+    ]);
   const msg: InboundMessage = {
     channel: 'twilio',
     chatId: sender.chatId,
     senderId: sender.senderId,
     senderName: parsed.profileName,
     messageId: parsed.messageSid,
-    text: notes ? (parsed.body ? `${parsed.body}\n\n${notes}` : notes) : parsed.body,
+    text: [parsed.body, place, notes].filter(Boolean).join('\n\n'),
     media,
     isGroup: false,
     mentioned: false,

@@ -18,6 +18,15 @@ export interface ParsedInbound {
   /** STOP / START / HELP when a Messaging Service with Advanced Opt-Out matched a keyword. */
   optOutType?: string;
   media: InboundMediaRef[];
+  /** A place shared through WhatsApp (`Latitude`, `Longitude`, `Address`, `Label`): unchecked text. */
+  place?: SharedPlaceParams;
+}
+
+export interface SharedPlaceParams {
+  latitude?: string;
+  longitude?: string;
+  address?: string;
+  label?: string;
 }
 
 export type ParseResult = { ok: true; value: ParsedInbound } | { ok: false; reason: string };
@@ -48,6 +57,10 @@ export function parseInboundParams(body: unknown): ParseResult {
     'ProfileName',
     'NumMedia',
     'OptOutType',
+    'Latitude',
+    'Longitude',
+    'Address',
+    'Label',
   ]) {
     const r = one(p, key);
     if (!r.ok) return { ok: false, reason: `${key} is repeated or not text` };
@@ -89,8 +102,19 @@ export function parseInboundParams(body: unknown): ParseResult {
       profileName: fields.ProfileName?.trim() || undefined,
       optOutType: fields.OptOutType?.trim() || undefined,
       media,
+      ...placeOf(fields),
     },
   };
+}
+
+function placeOf(f: Record<string, string | undefined>): { place?: SharedPlaceParams } {
+  if (f.Latitude === undefined && f.Longitude === undefined && !f.Address && !f.Label) return {};
+  const place: SharedPlaceParams = {};
+  if (f.Latitude !== undefined) place.latitude = f.Latitude;
+  if (f.Longitude !== undefined) place.longitude = f.Longitude;
+  if (f.Address) place.address = f.Address;
+  if (f.Label) place.label = f.Label;
+  return { place };
 }
 
 function isHttpUrl(s: string): boolean {

@@ -1,17 +1,6 @@
 // Recent group messages that did not trigger a run, kept (bounded) and handed to the agent once with
 // the next triggering message. Lines are sanitised: names and texts come from strangers.
-
-const MAX_LINE_CHARS = 500;
-
-/** Strips control and bidi-override characters and folds newlines, so one entry stays one line. */
-export function sanitizeLine(text: string, max = MAX_LINE_CHARS): string {
-  const flat = text
-    .replace(/[\r\n\t\u0085\u2028\u2029]+/g, ' ')
-    .replace(/[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu, '')
-    .trim();
-  // Cut short, never between the two halves of a surrogate pair.
-  return flat.length > max ? `${flat.slice(0, max).replace(/[\ud800-\udbff]$/, '')}…` : flat;
-}
+import { sanitizeLine } from '../../core/line.js';
 
 export class GroupContext {
   private readonly lines = new Map<string, { seq: number; line: string }[]>();

@@ -3,12 +3,13 @@
 // The read receipt goes out only after the handler reported the message durable (stored/duplicate).
 import { rm } from 'node:fs/promises';
 import { jidNormalizedUser, type MessageUpsertType, type WAMessage } from '@whiskeysockets/baileys';
+import { sanitizeLine } from '../../core/line.js';
 import type { InboundMessage } from '../../core/types.js';
 import { type Logger, maskId } from '../../log.js';
 import type { InboundHandler, InboundOutcome } from '../types.js';
 import type { ChatJids } from './chat-jids.js';
 import { type GateConfig, gate } from './gate.js';
-import { type GroupContext, sanitizeLine } from './group-context.js';
+import type { GroupContext } from './group-context.js';
 import { fetchInboundMedia, type InboundMediaDeps } from './inbound-media.js';
 import { chatIdFor, ownIds } from './jid.js';
 import { classify, type NormalizeContext, type NormalizedMessage } from './normalize.js';

@@ -14,6 +14,7 @@ import {
 } from '@whiskeysockets/baileys';
 import type { InboundMediaKind } from '../../core/types.js';
 import { isOwnJid, type OwnIds } from './jid.js';
+import { sharedContent } from './shared-content.js';
 
 export type IgnoreReason =
   | 'invalid'
@@ -176,6 +177,8 @@ function extractBody(c: proto.IMessage): Body {
       contextInfo: media.content.contextInfo,
     };
   }
+  const shared = sharedContent(c);
+  if (shared) return { type: 'body', text: shared.text, contextInfo: shared.contextInfo };
   if (c.senderKeyDistributionMessage || c.messageContextInfo) return { type: 'ignore', reason: 'no_content' };
   return { type: 'ignore', reason: 'unsupported' };
 }

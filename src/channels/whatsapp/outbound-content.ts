@@ -2,9 +2,9 @@
 // it cannot be sent. Media always goes to Baileys as bytes we read, never as `{ url }` (which reads
 // local paths and fetches any address).
 import type { AnyMessageContent } from '@whiskeysockets/baileys';
+import { sanitizeLine } from '../../core/line.js';
 import type { SendResult } from '../../core/types.js';
 import { closeCodeOf } from './close-policy.js';
-import { sanitizeLine } from './group-context.js';
 
 /** WhatsApp shows images and videos inline up to about 16 MB; bigger ones go as documents. */
 export const INLINE_MEDIA_MAX_BYTES = 16 * 1024 * 1024;

@@ -77,6 +77,25 @@ describe('parseInboundParams', () => {
     if (!r.ok) expect(r.reason).toBe(reason);
   });
 
+  it('keeps a shared place as text, unchecked (the inbound step decides what it shows)', () => {
+    const r = parseInboundParams({
+      ...ok,
+      Body: '',
+      Latitude: '37.7749',
+      Longitude: '-122.4194',
+      Label: 'Office',
+    });
+    expect(r).toMatchObject({
+      ok: true,
+      value: { place: { latitude: '37.7749', longitude: '-122.4194', label: 'Office' } },
+    });
+    expect(parseInboundParams(ok)).not.toHaveProperty('value.place');
+    expect(parseInboundParams({ ...ok, Latitude: ['1', '2'] })).toEqual({
+      ok: false,
+      reason: 'Latitude is repeated or not text',
+    });
+  });
+
   it('reads media in order and keeps the attacker-controlled name as display only', () => {
     const r = parseInboundParams({
       ...ok,

@@ -256,6 +256,27 @@ describe('twilio webhook: storing and acknowledging', () => {
   });
 });
 
+describe('twilio webhook: shared places', () => {
+  it('a WhatsApp location (no Body) reaches the agent as one line with its coordinates', async () => {
+    const { base, rows } = await start();
+    const place = {
+      From: 'whatsapp:+15551234567',
+      Body: '',
+      Latitude: '52.516275',
+      Longitude: '13.377704',
+      Label: 'Brandenburger\nTor',
+      Address: 'Pariser Platz, Berlin',
+    };
+    expect((await twilioPost(`${base}${PATH}`, smsParams(place))).status).toBe(200);
+    const withText = { ...place, MessageSid: `SM${'2'.repeat(32)}`, Body: 'meet here?', Latitude: '95' };
+    expect((await twilioPost(`${base}${PATH}`, smsParams(withText))).status).toBe(200);
+    expect(rows().map((r) => r.text)).toEqual([
+      '[shared a location: 52.516275, 13.377704 — Brandenburger Tor — Pariser Platz, Berlin]',
+      'meet here?\n\n[shared a location without coordinates: Brandenburger Tor — Pariser Platz, Berlin]',
+    ]);
+  });
+});
+
 describe('twilio webhook: allow-list', () => {
   it('drops strangers without a run, logging only a masked number', async () => {
     const { base, rows, capture } = await start();

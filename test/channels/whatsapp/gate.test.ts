@@ -5,9 +5,10 @@ import {
   type GateInput,
   gate,
 } from '../../../src/channels/whatsapp/gate.js';
-import { GroupContext, sanitizeLine } from '../../../src/channels/whatsapp/group-context.js';
+import { GroupContext } from '../../../src/channels/whatsapp/group-context.js';
 import { ownIds } from '../../../src/channels/whatsapp/jid.js';
 import type { NormalizedMessage } from '../../../src/channels/whatsapp/normalize.js';
+import { sanitizeLine } from '../../../src/core/line.js';
 
 const own = ownIds({ id: '15550001111:7@s.whatsapp.net', lid: '99990001111:7@lid' });
 const GROUP = '120363040000000001@g.us';

@@ -94,7 +94,12 @@ describe('classify: ignored kinds', () => {
     ['no message (stub)', waMessage({ chat: ALICE }, null), 'no_content'],
     ['empty text', text({ chat: ALICE }, '   '), 'no_content'],
     [
-      'location (unsupported)',
+      'an event invitation (unsupported)',
+      waMessage({ chat: ALICE }, { eventMessage: { name: 'Party' } }),
+      'unsupported',
+    ],
+    [
+      'a location without coordinates or words',
       waMessage({ chat: ALICE }, { locationMessage: { degreesLatitude: 1 } }),
       'unsupported',
     ],
