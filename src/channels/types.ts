@@ -25,6 +25,12 @@ export type InboundHandler = (msg: InboundMessage) => Promise<InboundOutcome>;
 
 export interface SendOptions {
   attemptedAt?: number;
+  /**
+   * With `attemptedAt`: the provider ids the outbox already holds for this chat's chunks sent since
+   * shortly before then. None of them is the lost send, however alike (two attachments without a
+   * caption, the same short text twice), so a provider lookup must not take them for it.
+   */
+  knownIds?: readonly string[];
 }
 
 export interface Channel {

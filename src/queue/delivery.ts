@@ -2,7 +2,7 @@
 // the channel confirmed it; a retryable failure waits and tries again (keeping the chat's order), a
 // permanent one is recorded, logged, and (for an attachment) turned into a text notice. Chats whose
 // channel is not running in this process are left for the process that runs it.
-import type { ChannelState } from '../channels/types.js';
+import type { ChannelState, SendOptions } from '../channels/types.js';
 import type { ChatKey, SendResult } from '../core/types.js';
 import { NOT_CONNECTED, parseChatKey } from '../core/types.js';
 import type { Logger } from '../log.js';
@@ -17,6 +17,7 @@ import {
   markSent,
   nextPending,
   type OutboxRow,
+  sentProviderIds,
 } from '../store/outbox.js';
 import { persist } from './persist.js';
 import type { ChannelMap, Clock } from './ports.js';
@@ -33,6 +34,9 @@ export interface DeliveryOptions {
 /** Sending is attempted unless the channel is known not to be able to (a failure would burn a try). */
 const canSend = (s: ChannelState) =>
   s.type !== 'connecting' && s.type !== 'stopped' && s.type !== 'relink_required';
+
+/** Sends recorded this long before an attempt may still be what a provider lookup sees after it (clock skew). */
+const RESEND_LOOKBACK_MS = 10 * 60_000;
 
 export const DEFAULT_DELIVERY: DeliveryOptions = {
   maxTries: 6,
@@ -96,6 +100,15 @@ export class Deliverer {
     this.wake();
   }
 
+  /** For a chunk whose send began before: when, and what the provider took from us since. */
+  private resendOptions(chat: ChatKey, row: OutboxRow): SendOptions | undefined {
+    if (row.attemptAt === undefined) return undefined;
+    return {
+      attemptedAt: row.attemptAt,
+      knownIds: sentProviderIds(this.db, chat, row.attemptAt - RESEND_LOOKBACK_MS),
+    };
+  }
+
   private async drainChat(chat: ChatKey): Promise<void> {
     const target = parseChatKey(chat);
     const channel = target && this.channels.get(target.channel);
@@ -118,11 +131,7 @@ export class Deliverer {
       }
       let r: SendResult;
       try {
-        r = await channel.send(
-          target.chatId,
-          row.item,
-          row.attemptAt === undefined ? undefined : { attemptedAt: row.attemptAt },
-        );
+        r = await channel.send(target.chatId, row.item, this.resendOptions(chat, row));
       } catch (err) {
         // A channel should return errors as values; a throw is treated as a transient failure.
         r = { ok: false, error: (err as Error).message, retryable: true };

@@ -116,6 +116,15 @@ export function markSent(db: Db, id: number, now: number, providerId?: string): 
   ).run(now, providerId ?? null, id);
 }
 
+/** Provider ids of a chat's chunks recorded as sent at or after `since`. */
+export function sentProviderIds(db: Db, chat: ChatKey, since: number): string[] {
+  const rows = prepared(
+    db,
+    `SELECT provider_id FROM outbox WHERE chat = ? AND status = 'sent' AND sent_at >= ? AND provider_id IS NOT NULL`,
+  ).all(chat, since) as { provider_id: string }[];
+  return rows.map((r) => r.provider_id);
+}
+
 /** Notes that a send of the chunk begins now (the first time only), before the channel is called. */
 export function markAttempt(db: Db, id: number, now: number): void {
   prepared(db, `UPDATE outbox SET attempt_at = coalesce(attempt_at, ?) WHERE id = ?`).run(now, id);

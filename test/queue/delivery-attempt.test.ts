@@ -31,8 +31,35 @@ describe('send attempts', () => {
     const d = new Deliverer(t.db, new Map([['twilio', channel]]), memoryLog().log, () => 42, retryNow);
     d.kick('twilio:+15551234567');
     await d.idle();
-    expect(channel.opts).toEqual([undefined, { attemptedAt: 42 }]);
+    expect(channel.opts).toEqual([undefined, { attemptedAt: 42, knownIds: [] }]);
     expect(rowsForKey(t.db, 'in:1').map((r) => [r.status, r.attemptAt])).toEqual([['sent', 42]]);
+  });
+
+  it('hands over the provider ids of the chunks already sent to the chat, so alike sends are not taken for the lost one', async () => {
+    t = tempDb();
+    const channel = new CheckingChannel('twilio');
+    const chat = 'twilio:+15551234567';
+    const photo = { type: 'url', url: 'https://example.com/a.png' } as const;
+    const d = new Deliverer(t.db, new Map([['twilio', channel]]), memoryLog().log, () => 42, retryNow);
+    // Another chat's photo went out just before: its id is no concern of this chat's lookup.
+    channel.failNext.push({ ok: true, providerId: 'SM-other-chat' });
+    enqueueOutbound(t.db, 'twilio:+15557654321', 'in:0', [photo], 1);
+    d.kick('twilio:+15557654321');
+    await d.idle();
+    // First chunk out; the second fails once after its send began (as a dropped connection would).
+    channel.failNext.push(
+      { ok: true, providerId: 'SM-first' },
+      { ok: false, error: 'reset', retryable: true },
+    );
+    enqueueOutbound(t.db, chat, 'in:1', [photo, photo], 1);
+    d.kick(chat);
+    await d.idle();
+    expect(channel.opts).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      { attemptedAt: 42, knownIds: ['SM-first'] },
+    ]);
   });
 
   it('a channel that cannot check costs no attempt note', async () => {

@@ -18,11 +18,17 @@ export interface SentParams {
   body?: string;
 }
 
+/**
+ * The sid of an outbound message to `params.to` with the same body created since the attempt, other
+ * than `known` (sids the outbox already holds: two captionless files, or the same text twice, look
+ * alike), or undefined.
+ */
 export async function findAccepted(
   client: TwilioClient,
   params: SentParams,
   attemptedAt: number,
   log: Logger,
+  known: ReadonlySet<string> = new Set(),
 ): Promise<string | undefined> {
   try {
     const recent = await client.messages.list({
@@ -34,6 +40,7 @@ export async function findAccepted(
     const match = recent.find(
       (m) =>
         m.direction?.startsWith('outbound') === true &&
+        !known.has(m.sid) &&
         (m.body ?? '') === body &&
         m.dateCreated instanceof Date &&
         m.dateCreated.getTime() >= attemptedAt - SKEW_MS,

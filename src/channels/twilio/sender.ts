@@ -59,6 +59,9 @@ export async function sendItem(
     );
   }
   const base = { to: recipient.to, ...sender, ...callback(settings) };
+  // Sids that cannot be the lost send: the outbox's, and the parts of this item sent just now.
+  const resend =
+    opts.attemptedAt === undefined ? undefined : { at: opts.attemptedAt, known: new Set(opts.knownIds) };
 
   switch (item.type) {
     case 'text': {
@@ -70,7 +73,7 @@ export async function sendItem(
         chunks.length > 1 ? createHash('sha256').update(`${chatId}\0${item.text}`).digest('hex') : '';
       let last: SendResult = fail('empty message');
       for (let i = deps.progress?.get(key) ?? 0; i < chunks.length; i++) {
-        last = await create(deps, chatId, { ...base, body: chunks[i] }, opts.attemptedAt);
+        last = await create(deps, chatId, { ...base, body: chunks[i] }, resend);
         if (!last.ok) return last;
         if (key) deps.progress?.set(key, i + 1);
       }
@@ -83,7 +86,7 @@ export async function sendItem(
         deps,
         chatId,
         { ...base, mediaUrl: [item.url], ...caption(item.caption, settings) },
-        opts.attemptedAt,
+        resend,
       );
     }
     case 'file': {
@@ -97,12 +100,7 @@ export async function sendItem(
       if (staged.sizeBytes > MEDIA_LIMIT[recipient.kind])
         return fail('file too large for Twilio', false, 'too_large');
       const url = deps.host.urlFor(settings.mediaBaseUrl, staged.name);
-      return create(
-        deps,
-        chatId,
-        { ...base, mediaUrl: [url], ...caption(item.caption, settings) },
-        opts.attemptedAt,
-      );
+      return create(deps, chatId, { ...base, mediaUrl: [url], ...caption(item.caption, settings) }, resend);
     }
   }
 }
@@ -113,10 +111,21 @@ async function create(
   deps: SenderDeps,
   chatId: string,
   params: CreateParams,
-  attemptedAt?: number,
+  resend?: { at: number; known: Set<string> },
 ): Promise<SendResult> {
-  if (attemptedAt !== undefined) {
-    const sid = await findAccepted(deps.client!, params, attemptedAt, deps.log);
+  const sent = await createOnce(deps, chatId, params, resend);
+  if (sent.ok && sent.providerId) resend?.known.add(sent.providerId);
+  return sent;
+}
+
+async function createOnce(
+  deps: SenderDeps,
+  chatId: string,
+  params: CreateParams,
+  resend?: { at: number; known: ReadonlySet<string> },
+): Promise<SendResult> {
+  if (resend) {
+    const sid = await findAccepted(deps.client!, params, resend.at, deps.log, resend.known);
     if (sid) return record(deps, chatId, sid, 'accepted');
   }
   const first = await attempt(deps, params);

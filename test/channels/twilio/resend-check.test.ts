@@ -48,6 +48,34 @@ describe('twilio: resending a chunk whose first send had begun', () => {
     expect(fake.created).toHaveLength(2);
   });
 
+  it('a message the outbox already holds is never taken for the lost one (two captionless photos)', async () => {
+    const channel = await start();
+    const photo = { type: 'url', url: 'https://example.com/a.png' } as const;
+    const attemptedAt = Date.now();
+    const first = await channel.send(TO, photo);
+    expect(first.ok).toBe(true);
+    const firstSid = first.ok ? first.providerId : undefined;
+    // Without what the outbox knows, the first photo looks exactly like the second one's lost send.
+    const blind = await channel.send(TO, photo, { attemptedAt });
+    expect(blind).toEqual({ ok: true, providerId: firstSid });
+    expect(fake.created).toHaveLength(1);
+    const told = await channel.send(TO, photo, { attemptedAt, knownIds: [firstSid as string] });
+    expect(fake.created).toHaveLength(2);
+    expect(told).toEqual({ ok: true, providerId: fake.created[1]?.sid });
+  });
+
+  it('the parts of one long text sent just now are not taken for each other', async () => {
+    fake = await startFakeTwilio();
+    h = await startChannel(
+      twilioConfig({ apiBaseUrl: fake.url, chunkChars: 100 }),
+      (db) => createInbox(db).handler,
+    );
+    const part = 'x'.repeat(100);
+    const r = await h.channel.send(TO, { type: 'text', text: part + part }, { attemptedAt: Date.now() });
+    expect(r.ok).toBe(true);
+    expect(fake.created.map((m) => m.body)).toEqual([part, part]);
+  });
+
   it('without a begun attempt it never asks (the first send of a chunk)', async () => {
     const channel = await start();
     await channel.send(TO, { type: 'text', text: 'same' });
