@@ -7,6 +7,21 @@ import type { Logger } from '../../log.js';
 import { maskId } from '../../log.js';
 import type { TwilioClient } from './rest.js';
 
+/**
+ * The text as Twilio may have stored it: with Smart Encoding on (a Messaging Service setting), curly
+ * quotes, dashes, ellipses and odd spaces are replaced by plain ones before sending, so the body
+ * Twilio lists differs from what we asked to send. Both sides are compared in this form.
+ */
+export function smartEncoded(text: string): string {
+  return text
+    .replace(/[\u2018\u2019\u201a\u201b\u2032\u2035]/g, "'")
+    .replace(/[\u201c\u201d\u201e\u201f\u2033\u2036]/g, '"')
+    .replace(/[\u2010-\u2015\u2212]/g, '-')
+    .replace(/\u2026/g, '...')
+    .replace(/[\u00a0\u2000-\u200a\u202f\u205f\u3000]/g, ' ')
+    .replace(/[\u200b\u2060\ufeff]/g, '');
+}
+
 /** Clock difference allowed between this machine and Twilio's `date_created`. */
 const SKEW_MS = 5 * 60_000;
 /** Newest messages to the recipient looked at: the lost one was among the last few sent. */
@@ -36,12 +51,12 @@ export async function findAccepted(
       ...(params.from ? { from: params.from } : {}),
       limit: LOOK_BACK,
     });
-    const body = params.body ?? '';
+    const body = smartEncoded(params.body ?? '');
     const match = recent.find(
       (m) =>
         m.direction?.startsWith('outbound') === true &&
         !known.has(m.sid) &&
-        (m.body ?? '') === body &&
+        smartEncoded(m.body ?? '') === body &&
         m.dateCreated instanceof Date &&
         m.dateCreated.getTime() >= attemptedAt - SKEW_MS,
     );

@@ -1,7 +1,7 @@
 // A chunk whose send began before the relay died: before sending it again, the channel asks Twilio
 // whether it already took it (an outbound message to the same number, same body, created since).
 import { afterEach, describe, expect, it } from 'vitest';
-import { findAccepted } from '../../../src/channels/twilio/accepted.js';
+import { findAccepted, smartEncoded } from '../../../src/channels/twilio/accepted.js';
 import type { TwilioClient } from '../../../src/channels/twilio/rest.js';
 import { memoryLog } from '../../queue/helpers.js';
 import { type FakeTwilio, startFakeTwilio } from './helpers/fake-twilio.js';
@@ -23,6 +23,35 @@ async function start() {
 }
 
 const TO = '+15551234567';
+
+describe('smartEncoded', () => {
+  it.each([
+    ['it\u2019s \u201cdone\u201d \u2014 mostly\u2026', 'it\'s "done" - mostly...'],
+    ['a\u00a0b\u200bc', 'a bc'],
+    ['plain text stays', 'plain text stays'],
+    ['emoji 🚀 and ümlauts stay', 'emoji 🚀 and ümlauts stay'],
+  ])('%s', (input, out) => expect(smartEncoded(input)).toBe(out));
+
+  it('a body Twilio rewrote still counts as the one we sent', async () => {
+    const client = {
+      messages: {
+        list: async () => [
+          {
+            sid: 'SMx',
+            direction: 'outbound-api',
+            body: 'it\'s done - see "log"...',
+            dateCreated: new Date(),
+          },
+        ],
+      },
+    } as unknown as TwilioClient;
+    const sent = { to: TO, body: 'it\u2019s done \u2013 see \u201clog\u201d\u2026' };
+    expect(await findAccepted(client, sent, Date.now(), memoryLog().log)).toBe('SMx');
+    expect(
+      await findAccepted(client, { to: TO, body: 'its done' }, Date.now(), memoryLog().log),
+    ).toBeUndefined();
+  });
+});
 
 describe('twilio: resending a chunk whose first send had begun', () => {
   it('takes the message Twilio already created instead of sending it again', async () => {
