@@ -36,9 +36,8 @@ export async function pollOnce(deps: PollDeps): Promise<PollResult> {
     limit: MAX_PER_POLL,
     ...(since > 0 ? { dateSentAfter: new Date(since - OVERLAP_MS) } : {}),
   });
-  const ours = settings.from ? bareNumber(settings.from) : undefined;
   const inbound = listed
-    .filter((m) => m.direction === 'inbound' && (!ours || bareNumber(m.to ?? '') === ours))
+    .filter((m) => m.direction === 'inbound' && toUs(m, settings))
     .sort((a, b) => time(a.dateSent) - time(b.dateSent));
   const newest = Math.max(since, ...inbound.map((m) => time(m.dateSent)));
 
@@ -79,6 +78,19 @@ export async function pollOnce(deps: PollDeps): Promise<PollResult> {
   // Everything listed is now seen, so the next listing can start (with overlap) from the newest.
   store.setState(SINCE, String(newest));
   return { type: 'polled', processed, stoppedOnError: false };
+}
+
+/**
+ * The account may have other numbers, used by other apps: only messages to our `from`, or without
+ * one to a number of our Messaging Service, are ours to answer.
+ */
+function toUs(
+  m: { to?: string | null; messagingServiceSid?: string | null },
+  settings: TwilioSettings,
+): boolean {
+  if (settings.from) return bareNumber(m.to ?? '') === bareNumber(settings.from);
+  if (settings.messagingServiceSid) return m.messagingServiceSid === settings.messagingServiceSid;
+  return true;
 }
 
 async function listMedia(client: TwilioClient, sid: string, apiBaseUrl: string): Promise<InboundMediaRef[]> {

@@ -21,11 +21,11 @@ function inbound(body: string, at: Date, from = '+15551234567') {
   return m;
 }
 
-async function start(opts: Parameters<typeof startChannel>[2] = {}) {
+async function start(opts: Parameters<typeof startChannel>[2] = {}, section: Record<string, unknown> = {}) {
   const seen: InboundMessage[] = [];
   h = await startChannel(
     // A long interval: the test drives polls itself with pollOnce().
-    twilioConfig({ apiBaseUrl: fake.url, mode: 'poll', pollSeconds: 3600 }),
+    twilioConfig({ apiBaseUrl: fake.url, mode: 'poll', pollSeconds: 3600, ...section }),
     (db) => {
       const inbox = createInbox(db);
       return async (msg) => {
@@ -60,6 +60,35 @@ describe('twilio poll mode', () => {
     expect(await h.channel.pollOnce()).toEqual({ type: 'polled', processed: 1, stoppedOnError: false });
     expect(seen.map((m) => [m.text, m.chatId])).toEqual([['new', '+15551234567']]);
     expect(await h.channel.pollOnce()).toEqual({ type: 'polled', processed: 0, stoppedOnError: false });
+  });
+
+  it('answers only messages to our number, or without one to our Messaging Service', async () => {
+    const SERVICE = `MG${'c'.repeat(32)}`;
+    const to = (body: string, number: string, service?: string) =>
+      fake.inbox.push({
+        sid: sid(),
+        from: '+15551234567',
+        to: number,
+        body,
+        direction: 'inbound',
+        dateSent: minutesAgo(0),
+        ...(service ? { messagingServiceSid: service } : {}),
+      });
+    fake = await startFakeTwilio();
+    const byNumber = await start();
+    to('to our number', '+15550000000');
+    to('to another number of the account', '+15559999999', SERVICE);
+    await byNumber.h.channel.pollOnce();
+    expect(byNumber.seen.map((m) => m.text)).toEqual(['to our number']);
+    await byNumber.h.stop();
+
+    await fake.close();
+    fake = await startFakeTwilio();
+    const byService = await start({}, { from: undefined, messagingServiceSid: SERVICE });
+    to('to a number of our service', '+15558888888', SERVICE);
+    to('to a number of another app', '+15557777777');
+    await byService.h.channel.pollOnce();
+    expect(byService.seen.map((m) => m.text)).toEqual(['to a number of our service']);
   });
 
   it('keeps its cursor across a restart', async () => {

@@ -52,6 +52,8 @@ export interface ListedMessage {
   direction: 'inbound' | 'outbound-api';
   dateSent: Date;
   media?: { sid: string; contentType: string }[];
+  /** Set by Twilio on a message to a number of a Messaging Service. */
+  messagingServiceSid?: string;
 }
 
 export const ACCOUNT = `AC${'a'.repeat(32)}`;
@@ -186,6 +188,7 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
         body: m.body,
         direction: m.direction,
         num_media: String(m.media?.length ?? 0),
+        messaging_service_sid: m.messagingServiceSid ?? null,
         at: m.dateSent,
         status: 'received',
       })),
@@ -196,6 +199,7 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
         body: m.body ?? '',
         direction: 'outbound-api',
         num_media: String(m.mediaUrl.length),
+        messaging_service_sid: m.messagingServiceSid ?? null,
         at: m.createdAt,
         status: 'queued',
       })),
