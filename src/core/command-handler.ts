@@ -70,7 +70,27 @@ export function executeCommand(env: CommandEnv, chat: ChatKey, cmd: ChatCommand)
       return switchAgent(env, chat, agent, cmd.kind);
     case 'think':
       return setThinking(env, chat, agent, cmd.level);
+    case 'verbose':
+      return setVerbose(env, chat, cmd.value);
   }
+}
+
+const ON = new Set(['on', 'yes', 'true', '1']);
+const OFF = new Set(['off', 'no', 'false', '0']);
+
+function setVerbose(env: CommandEnv, chat: ChatKey, value?: string): string {
+  const current = getChatSettings(env.db, chat).verbose;
+  if (value === undefined) {
+    return current
+      ? 'Verbose is on: what the agent says while it works is sent as it comes. /verbose off to stop.'
+      : 'Verbose is off: only the answer is sent. /verbose on to also get what the agent says while it works.';
+  }
+  const on = ON.has(value) ? true : OFF.has(value) ? false : undefined;
+  if (on === undefined) return `Unknown setting "${value.slice(0, 20)}": use on or off.`;
+  setChatSettings(env.db, chat, { verbose: on }, env.now);
+  return on
+    ? 'Verbose on: what the agent says while it works is sent as it comes.'
+    : 'Verbose off: only the answer is sent.';
 }
 
 function statusText(env: CommandEnv, chat: ChatKey, agent: AgentKind): string {
@@ -82,11 +102,11 @@ function statusText(env: CommandEnv, chat: ChatKey, agent: AgentKind): string {
       : state.type === 'expired'
         ? 'expired (the next message starts a fresh one)'
         : 'none yet (the next message starts one)';
-  const thinking = getChatSettings(env.db, chat).thinking;
+  const { thinking, verbose } = getChatSettings(env.db, chat);
   const waiting = pendingForChat(env.db, chat).length;
   const run = env.activeRun(chat);
   return [
-    `Agent: ${agent}${thinking ? ` (thinking: ${thinking})` : ''}`,
+    `Agent: ${agent}${thinking ? ` (thinking: ${thinking})` : ''}${verbose ? ', verbose' : ''}`,
     `Session: ${session}`,
     `Waiting messages: ${waiting}`,
     `Run: ${run ? `${run.label}, active for ${duration(env.now - run.startedAt)}` : 'idle'}`,

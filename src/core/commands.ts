@@ -10,11 +10,21 @@ export type ChatCommand =
   /** `/agent` alone shows the current agent; with a word, switches to it (validated by the handler). */
   | { type: 'agent'; kind?: string }
   /** `/think` alone shows the level; with a word, sets it (validated against the agent's levels). */
-  | { type: 'think'; level?: string };
+  | { type: 'think'; level?: string }
+  /** `/verbose` alone shows the setting; `on` / `off` sets it (validated by the handler). */
+  | { type: 'verbose'; value?: string };
 
 export type CommandName = ChatCommand['type'];
 
-export const COMMAND_NAMES: readonly CommandName[] = ['new', 'stop', 'status', 'help', 'agent', 'think'];
+export const COMMAND_NAMES: readonly CommandName[] = [
+  'new',
+  'stop',
+  'status',
+  'help',
+  'agent',
+  'think',
+  'verbose',
+];
 
 /** Built-in trigger words; `reset` is the classic alias of `new`. */
 const BUILTIN: Record<string, CommandName> = {
@@ -25,6 +35,7 @@ const BUILTIN: Record<string, CommandName> = {
   help: 'help',
   agent: 'agent',
   think: 'think',
+  verbose: 'verbose',
 };
 
 export interface CommandSettings {
@@ -72,6 +83,8 @@ export function parseCommand(text: string, settings: CommandSettings): ChatComma
       return firstWord ? { type: 'agent', kind: firstWord.toLowerCase() } : { type: 'agent' };
     case 'think':
       return firstWord ? { type: 'think', level: firstWord.toLowerCase() } : { type: 'think' };
+    case 'verbose':
+      return firstWord ? { type: 'verbose', value: firstWord.toLowerCase() } : { type: 'verbose' };
   }
 }
 
@@ -85,6 +98,7 @@ export function helpText(settings: CommandSettings): string {
     `${p}status: agent, session age, queue and the current run`,
     `${p}agent [kind]: show or switch this chat's agent`,
     `${p}think [level]: show or set the thinking level (off to clear)`,
+    `${p}verbose [on|off]: also send what the agent says while it works, before its answer`,
     `${p}help: this list`,
   ];
   const aliases = Object.entries(settings.aliases).filter(([, t]) => commandFor(t.replace(/^\//, ''), {}));

@@ -51,6 +51,8 @@ export type ExecuteOutcome =
 export interface ExecuteOptions {
   allowNewSession: boolean;
   signal: AbortSignal;
+  /** The agent's messages before its final one, as they come (for /verbose). */
+  onProgress?: (text: string) => void;
 }
 
 /**
@@ -86,7 +88,14 @@ export async function execute(
       ? settings.thinking
       : agent.base.thinking;
   const attempt = (session: SessionRef) =>
-    agent.run({ ...agent.base, prompt, session, thinking, signal: opts.signal });
+    agent.run({
+      ...agent.base,
+      prompt,
+      session,
+      thinking,
+      signal: opts.signal,
+      ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+    });
 
   let session: SessionRef =
     state.type === 'active' ? { type: 'resume', id: state.row.sessionId } : newSession(agent);

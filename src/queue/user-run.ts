@@ -17,6 +17,7 @@ import {
 } from '../store/inbox.js';
 import { enqueueOutbound } from '../store/outbox.js';
 import { recordRun, runRecord } from '../store/runs.js';
+import { getChatSettings } from '../store/sessions.js';
 import { composeRunReply } from './compose.js';
 import { type ExecuteDeps, type ExecuteOutcome, execute, keepSession } from './execute.js';
 import type { ActiveRun } from './lanes.js';
@@ -84,9 +85,11 @@ export async function runUserBatch(deps: UserRunDeps, chat: ChatKey): Promise<vo
     // Stopped while waiting for the store: the rows are still waiting, for the next run or start.
     if (!started.ok) return;
     const prompt = buildPrompt(rows.map(toPrompt), deps.timeZone ? { timeZone: deps.timeZone } : {});
+    const onProgress = getChatSettings(db, chat).verbose ? progressSink(deps, chat, ids, run) : undefined;
     const out = await execute(deps.exec, chat, prompt, {
       allowNewSession: true,
       signal: run.controller.signal,
+      ...(onProgress ? { onProgress } : {}),
     });
     await finish(deps, chat, ids, out, run);
   } catch (err) {
@@ -177,6 +180,39 @@ async function finish(
     },
     'run finished',
   );
+}
+
+/** At most this many progress messages per run: a chatty agent must not flood a phone. */
+export const MAX_PROGRESS_MESSAGES = 10;
+/** A progress message longer than this is cut: the full text may come in the answer anyway. */
+const PROGRESS_CHARS = 1000;
+
+/**
+ * For /verbose: each message the agent says before its final one goes to the outbox (and out) as
+ * it comes, keyed by the run's last message id and its place in the run, so a run redone after a
+ * crash does not send the same progress twice. Best effort: a store that refuses it costs only it.
+ */
+function progressSink(
+  deps: UserRunDeps,
+  chat: ChatKey,
+  ids: number[],
+  run: { controller: { signal: AbortSignal } },
+): (said: string) => void {
+  const { db, now, log } = deps.exec;
+  let n = 0;
+  return (said) => {
+    if (run.controller.signal.aborted || n >= MAX_PROGRESS_MESSAGES) return;
+    n++;
+    const chars = Array.from(said.trim());
+    const cut =
+      chars.length > PROGRESS_CHARS ? `${chars.slice(0, PROGRESS_CHARS).join('')}…` : chars.join('');
+    try {
+      enqueueOutbound(db, chat, `progress:${ids[ids.length - 1]}:${n}`, text(cut, deps.limit), now());
+      deps.deliver();
+    } catch (err) {
+      log.warn({ err, chat: maskId(chat), ids }, 'could not store a progress message');
+    }
+  };
 }
 
 const text = (t: string, limit: number): OutboundItem[] =>

@@ -25,6 +25,8 @@ export const sessionsMigration: Migration = {
     // (a first run that failed on auth may never have created it). Rows from before were resumed
     // as existing, so they stay confirmed.
     `ALTER TABLE sessions ADD COLUMN confirmed INTEGER NOT NULL DEFAULT 1;`,
+    // /verbose: the agent's messages before its final reply are sent to the chat as they come.
+    `ALTER TABLE chat_settings ADD COLUMN verbose INTEGER NOT NULL DEFAULT 0;`,
   ],
 };
 
@@ -120,29 +122,35 @@ export function sessionState(row: SessionRow | undefined, now: number, idleMinut
 export interface ChatSettings {
   agent?: AgentKind;
   thinking?: string;
+  verbose: boolean;
 }
 
 export function getChatSettings(db: Db, chat: ChatKey): ChatSettings {
-  const r = prepared(db, 'SELECT agent, thinking FROM chat_settings WHERE chat = ?').get(chat) as
-    | { agent: string | null; thinking: string | null }
+  const r = prepared(db, 'SELECT agent, thinking, verbose FROM chat_settings WHERE chat = ?').get(chat) as
+    | { agent: string | null; thinking: string | null; verbose: number }
     | undefined;
-  return { agent: (r?.agent ?? undefined) as AgentKind | undefined, thinking: r?.thinking ?? undefined };
+  return {
+    agent: (r?.agent ?? undefined) as AgentKind | undefined,
+    thinking: r?.thinking ?? undefined,
+    verbose: r?.verbose === 1,
+  };
 }
 
 /** Sets the given fields; `null` clears one, `undefined` leaves it as it was. */
 export function setChatSettings(
   db: Db,
   chat: ChatKey,
-  change: { agent?: AgentKind | null; thinking?: string | null },
+  change: { agent?: AgentKind | null; thinking?: string | null; verbose?: boolean },
   now: number,
 ): void {
   const cur = getChatSettings(db, chat);
   const agent = change.agent === undefined ? (cur.agent ?? null) : change.agent;
   const thinking = change.thinking === undefined ? (cur.thinking ?? null) : change.thinking;
+  const verbose = (change.verbose ?? cur.verbose) ? 1 : 0;
   prepared(
     db,
-    `INSERT INTO chat_settings (chat, agent, thinking, updated_at) VALUES (?, ?, ?, ?)
+    `INSERT INTO chat_settings (chat, agent, thinking, verbose, updated_at) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (chat) DO UPDATE SET agent = excluded.agent, thinking = excluded.thinking,
-       updated_at = excluded.updated_at`,
-  ).run(chat, agent, thinking, now);
+       verbose = excluded.verbose, updated_at = excluded.updated_at`,
+  ).run(chat, agent, thinking, verbose, now);
 }

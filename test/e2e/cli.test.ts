@@ -44,6 +44,28 @@ describe('agentwire chat', () => {
     expect(starts.map((e) => e.resume)).toEqual([false, true, true]);
   });
 
+  it('/verbose on prints what the agent said before its answer (a real claude capture with a tool call)', async () => {
+    const agent = {
+      command: [process.execPath, join(import.meta.dirname, '..', 'fixtures', 'replay-cli.mjs')],
+      env: {
+        REPLAY_CAPTURE: join(import.meta.dirname, '..', '..', 'fixtures', 'agents', 'claude', 'tool.json'),
+      },
+    };
+    home = makeHome({ agent });
+    const verbose = spawnNode([MAIN, 'chat'], home.env, '/verbose on\nchart the deploys\n');
+    expect((await verbose.exit).code).toBe(0);
+    const out = verbose.stdout();
+    expect(out.indexOf('Let me check.')).toBeGreaterThan(out.indexOf('Verbose on'));
+    expect(out.indexOf('Here is your chart.')).toBeGreaterThan(out.indexOf('Let me check.'));
+    home.cleanup();
+
+    home = makeHome({ agent });
+    const quiet = spawnNode([MAIN, 'chat'], home.env, 'chart the deploys\n');
+    expect((await quiet.exit).code).toBe(0);
+    expect(quiet.stdout()).toContain('Here is your chart.');
+    expect(quiet.stdout()).not.toContain('Let me check.');
+  });
+
   it('a SIGKILL mid-run, then a restart, answers every message exactly once', async () => {
     home = makeHome({ queue: { whileBusy: 'followup' } });
     const first = spawnNode([MAIN, 'chat'], home.env);

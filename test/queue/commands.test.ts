@@ -136,6 +136,57 @@ describe('chat commands', () => {
     expect(getChatSettings(h.store.db, 'console:local').thinking).toBeUndefined();
   });
 
+  it('/verbose on sends what the agent says while it works, before its answer; off stops it', async () => {
+    const agent = new FakeAgent((req) => {
+      req.onProgress?.('Looking at the deploy log…');
+      req.onProgress?.('Found it: a missing env var.');
+      return ok(`answer to ${req.prompt}`);
+    });
+    h = harness({ agent });
+    await h.send('/verbose');
+    await h.send('/verbose maybe');
+    await h.send('/verbose on');
+    await h.send('/status');
+    await h.send('why did it fail?');
+    await h.channel.untilSent(7);
+    const texts = h.channel.texts();
+    expect(texts.slice(0, 3)).toEqual([
+      'Verbose is off: only the answer is sent. /verbose on to also get what the agent says while it works.',
+      'Unknown setting "maybe": use on or off.',
+      'Verbose on: what the agent says while it works is sent as it comes.',
+    ]);
+    expect(texts[3]).toMatch(/^Agent: claude, verbose\n/);
+    expect(texts.slice(4)).toEqual([
+      'Looking at the deploy log…',
+      'Found it: a missing env var.',
+      'answer to why did it fail?',
+    ]);
+    await h.send('/verbose OFF');
+    await h.send('and now?');
+    await h.channel.untilSent(9);
+    await h.queue.whenIdle();
+    expect(h.channel.texts().slice(7)).toEqual([
+      'Verbose off: only the answer is sent.',
+      'answer to and now?',
+    ]);
+  });
+
+  it('/verbose sends at most ten progress messages a run, then only the answer', async () => {
+    const agent = new FakeAgent((req) => {
+      for (let i = 1; i <= 25; i++) req.onProgress?.(`step ${i}`);
+      return ok('done');
+    });
+    h = harness({ agent });
+    await h.send('/verbose on');
+    await h.send('go');
+    await h.channel.untilSent(12);
+    await h.queue.whenIdle();
+    const texts = h.channel.texts();
+    expect(texts).toHaveLength(12);
+    expect(texts.slice(1, 11)).toEqual(Array.from({ length: 10 }, (_, i) => `step ${i + 1}`));
+    expect(texts[11]).toBe('done');
+  });
+
   it('honours a configured prefix and aliases', async () => {
     h = harness({ config: { commands: { prefix: '!', aliases: { neu: 'new' } } } });
     expect((await h.send('!NEU hallo')).type).toBe('command');

@@ -91,6 +91,8 @@ describe('sessions', () => {
       `CREATE TABLE sessions (scope TEXT NOT NULL, agent TEXT NOT NULL, session_id TEXT NOT NULL,
         created_at INTEGER NOT NULL, last_used_at INTEGER NOT NULL, PRIMARY KEY (scope, agent))`,
     );
+    // A version-1 database has neither that column nor chat_settings.verbose.
+    t.db.exec('ALTER TABLE chat_settings DROP COLUMN verbose');
     t.db.exec(`UPDATE schema_migrations SET version = 1 WHERE module = 'sessions'`);
     t.db.exec(`INSERT INTO sessions VALUES ('console:local', 'claude', 'old', 1, 2)`);
     t.db.close();
@@ -105,15 +107,18 @@ describe('sessions', () => {
     expect(scopeFor('console:local', 'per-chat')).toBe('console:local');
   });
 
-  it('stores a chat agent and thinking level, each changeable on its own', () => {
+  it('stores a chat agent, thinking level and verbose flag, each changeable on its own', () => {
     t = tempDb();
-    expect(getChatSettings(t.db, 'console:local')).toEqual({ agent: undefined, thinking: undefined });
-    setChatSettings(t.db, 'console:local', { agent: 'codex' }, 1);
-    setChatSettings(t.db, 'console:local', { thinking: 'high' }, 2);
-    expect(getChatSettings(t.db, 'console:local')).toEqual({ agent: 'codex', thinking: 'high' });
-    setChatSettings(t.db, 'console:local', { agent: null }, 3);
-    expect(getChatSettings(t.db, 'console:local')).toEqual({ agent: undefined, thinking: 'high' });
+    const chat = 'console:local';
+    expect(getChatSettings(t.db, chat)).toEqual({ agent: undefined, thinking: undefined, verbose: false });
+    setChatSettings(t.db, chat, { agent: 'codex' }, 1);
+    setChatSettings(t.db, chat, { thinking: 'high' }, 2);
+    setChatSettings(t.db, chat, { verbose: true }, 3);
+    expect(getChatSettings(t.db, chat)).toEqual({ agent: 'codex', thinking: 'high', verbose: true });
+    setChatSettings(t.db, chat, { agent: null }, 4);
+    expect(getChatSettings(t.db, chat)).toEqual({ agent: undefined, thinking: 'high', verbose: true });
+    setChatSettings(t.db, chat, { verbose: false }, 5);
     t.db.close();
-    expect(getChatSettings(t.reopen(), 'console:local').thinking).toBe('high');
+    expect(getChatSettings(t.reopen(), chat)).toEqual({ agent: undefined, thinking: 'high', verbose: false });
   });
 });
