@@ -11,6 +11,7 @@ import type {
   RunOutput,
   StreamEvent,
 } from '../agents/types.js';
+import { maskCredentials } from '../log.js';
 import { extractMedia } from '../media/parse.js';
 import { type SpawnResult, spawnProcess } from './spawn.js';
 
@@ -125,7 +126,8 @@ function safeEvents(next: (line: string) => StreamEvent[], line: string): Stream
 }
 
 function emitProgress(onProgress: (text: string) => void, raw: string): void {
-  const { text } = extractMedia(raw);
+  // Masked like the final reply: with /verbose these lines go to a chat as they come.
+  const { text } = extractMedia(maskCredentials(raw));
   try {
     if (text) onProgress(text);
   } catch {
