@@ -183,7 +183,7 @@ async function finish(
 }
 
 /** At most this many progress messages per run: a chatty agent must not flood a phone. */
-export const MAX_PROGRESS_MESSAGES = 10;
+const MAX_PROGRESS_MESSAGES = 10;
 /** A progress message longer than this is cut: the full text may come in the answer anyway. */
 const PROGRESS_CHARS = 1000;
 
