@@ -4,6 +4,7 @@
 // API errors arrive as a synthetic assistant message plus a `result` with is_error (subtype still
 // "success"), so the result line decides, not the exit code alone.
 import {
+  addTexts,
   arr,
   assertSafeId,
   CONTINUED,
@@ -12,14 +13,16 @@ import {
   type Json,
   jsonLine,
   message,
+  NONE,
   num,
   obj,
   okResult,
   type Parsed,
+  type Reducer,
   safeArg,
   str,
-  textsOf,
   usageOf,
+  wordsTest,
 } from './common.js';
 import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
 
@@ -49,38 +52,50 @@ function assistantText(ev: Json): { id: string; text: string } | undefined {
   return { id: str(msg.id) ?? '', text };
 }
 
+const STREAM_WORDS = wordsTest('assistant', 'user');
+
 // Claude streams one assistant event per content block; blocks of one message share its id, so a
 // message is complete when an event of another message (or any other event) arrives. A tool_use
 // block or a tool result means the agent carries on.
-function messageStream(): (line: string) => StreamEvent[] {
+export function reducer(): Reducer {
   let current: { id: string; text: string } | undefined;
   const flush = (): StreamEvent[] => {
     const text = current?.text ?? '';
     current = undefined;
     return message(text);
   };
-  return (line) => {
-    const ev = jsonLine(line);
-    if (!ev) return [];
+  const event = (ev: Json): StreamEvent[] => {
     const a = assistantText(ev);
     if (a) {
       const toolUse = arr(obj(ev.message)?.content).some((b) => obj(b)?.type === 'tool_use');
       if (current && a.id !== '' && current.id === a.id) {
         if (a.text) current.text = current.text ? `${current.text}\n\n${a.text}` : a.text;
-        return toolUse ? [...flush(), ...CONTINUED] : [];
+        return toolUse ? [...flush(), ...CONTINUED] : NONE;
       }
       const done = flush();
       current = { ...a };
       return toolUse ? [...done, ...flush(), ...CONTINUED] : done;
     }
     // A synthetic API-error message is not a reply and does not end one.
-    if (ev.type === 'assistant') return [];
+    if (ev.type === 'assistant') return NONE;
     return ev.type === 'user' ? [...flush(), ...CONTINUED] : flush();
+  };
+  return {
+    event,
+    line: (line) => {
+      // With no message under way, any event but an assistant or user one changes nothing (the
+      // system line that opens a run, say), and there is nothing to end.
+      if (!current && !STREAM_WORDS.test(line)) return NONE;
+      const ev = jsonLine(line);
+      return ev ? event(ev) : NONE;
+    },
   };
 }
 
+const messageStream = (): ((line: string) => StreamEvent[]) => reducer().line;
+
 function parse(out: RunOutput): Parsed {
-  const next = messageStream();
+  const next = reducer();
   const messages: string[] = [];
   let sessionId: string | undefined;
   let result: Json | undefined;
@@ -102,9 +117,9 @@ function parse(out: RunOutput): Parsed {
         ...(num(ev.api_error_status) !== undefined ? { status: num(ev.api_error_status)! } : {}),
       };
     }
-    messages.push(...textsOf(next(line)));
+    addTexts(messages, next.event(ev));
   }
-  messages.push(...textsOf(next('{"type":"end"}')));
+  addTexts(messages, next.event({ type: 'end' }));
   const base = { sessionId, exitCode: out.exitCode, signal: out.signal };
 
   if (result) {

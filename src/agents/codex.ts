@@ -5,20 +5,24 @@
 // never text. `{"type":"error"}` lines also appear while it retries, so only `turn.failed` (or a
 // non-zero exit) is a failure.
 import {
+  addTexts,
   assertSafeId,
   CONTINUED,
   classifyError,
   errorResult,
+  type Json,
   jsonLine,
   message,
+  NONE,
   num,
   obj,
   okResult,
   type Parsed,
+  type Reducer,
   safeArg,
   str,
-  textsOf,
   usageOf,
+  wordsTest,
 } from './common.js';
 import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
 
@@ -41,19 +45,33 @@ function build(ctx: BuildContext): Invocation {
 }
 
 // Items of other kinds (commands, file changes, tool calls) starting means the agent carries on.
-function messageStream(): (line: string) => StreamEvent[] {
-  return (line) => {
-    const ev = jsonLine(line);
-    const item = obj(ev?.item);
-    if (ev?.type === 'item.completed' && item?.type === 'agent_message') return message(str(item.text) ?? '');
-    if (ev?.type === 'item.started' && item?.type !== 'agent_message' && item?.type !== 'reasoning')
-      return CONTINUED;
-    return [];
+// Only a line holding one of these words can say either, so the rest (turns, usage, finished
+// commands: most of a run) is never parsed here.
+const STREAM_WORDS = wordsTest('agent_message', 'item.started');
+
+function streamEvent(ev: Json): StreamEvent[] {
+  const item = obj(ev.item);
+  if (ev.type === 'item.completed' && item?.type === 'agent_message') return message(str(item.text) ?? '');
+  if (ev.type === 'item.started' && item?.type !== 'agent_message' && item?.type !== 'reasoning')
+    return CONTINUED;
+  return NONE;
+}
+
+/** The reducer has no state: each line says what it says. */
+export function reducer(): Reducer {
+  return {
+    event: streamEvent,
+    line: (line) => {
+      if (!STREAM_WORDS.test(line)) return NONE;
+      const ev = jsonLine(line);
+      return ev ? streamEvent(ev) : NONE;
+    },
   };
 }
 
+const messageStream = (): ((line: string) => StreamEvent[]) => reducer().line;
+
 function parse(out: RunOutput): Parsed {
-  const next = messageStream();
   const messages: string[] = [];
   let sessionId: string | undefined;
   let failed: string | undefined;
@@ -69,7 +87,7 @@ function parse(out: RunOutput): Parsed {
       const u = obj(ev.usage);
       usage = usageOf(num(u?.input_tokens), num(u?.output_tokens));
     }
-    messages.push(...textsOf(next(line)));
+    addTexts(messages, streamEvent(ev));
   }
   const base = { sessionId, exitCode: out.exitCode, signal: out.signal };
   if (failed !== undefined) {

@@ -5,20 +5,24 @@
 // comes whole per part; the reply is the text of the step that finished with reason "stop", and
 // text of steps that ended in tool calls is progress. `reasoning` parts are never text.
 import {
+  addTexts,
   assertSafeId,
   CONTINUED,
   classifyError,
   errorResult,
+  type Json,
   jsonLine,
   message,
+  NONE,
   num,
   obj,
   okResult,
   type Parsed,
+  type Reducer,
   safeArg,
   str,
-  textsOf,
   usageOf,
+  wordsTest,
 } from './common.js';
 import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
 
@@ -32,26 +36,39 @@ function build(ctx: BuildContext): Invocation {
 
 // Texts of the current step; a step's text is a message once the step finishes, and a step that
 // finished for tool calls (or a tool part) means the agent carries on.
-function messageStream(): (line: string) => StreamEvent[] {
+// Lines that cannot be one of those events go by unread; a step start only matters when it drops
+// texts of an unfinished step.
+const STREAM_WORDS = wordsTest('text', 'tool_use', 'step_finish');
+const STEP_START = wordsTest('step_start');
+
+export function reducer(): Reducer {
   let texts: string[] = [];
-  return (line) => {
-    const ev = jsonLine(line);
-    if (!ev) return [];
+  const event = (ev: Json): StreamEvent[] => {
     if (ev.type === 'step_start') texts = [];
     if (ev.type === 'text') {
       const t = str(obj(ev.part)?.text);
       if (t) texts.push(t);
     }
     if (ev.type === 'tool_use') return CONTINUED;
-    if (ev.type !== 'step_finish') return [];
+    if (ev.type !== 'step_finish') return NONE;
     const done = message(texts.join('\n\n'));
     texts = [];
     return obj(ev.part)?.reason === 'tool-calls' ? [...done, ...CONTINUED] : done;
   };
+  return {
+    event,
+    line: (line) => {
+      if (!STREAM_WORDS.test(line) && (texts.length === 0 || !STEP_START.test(line))) return NONE;
+      const ev = jsonLine(line);
+      return ev ? event(ev) : NONE;
+    },
+  };
 }
 
+const messageStream = (): ((line: string) => StreamEvent[]) => reducer().line;
+
 function parse(out: RunOutput): Parsed {
-  const next = messageStream();
+  const next = reducer();
   const messages: string[] = [];
   let sessionId: string | undefined;
   let error: { text: string; status?: number } | undefined;
@@ -80,7 +97,7 @@ function parse(out: RunOutput): Parsed {
       output += num(tokens?.output) ?? 0;
       cost += num(part?.cost) ?? 0;
     }
-    messages.push(...textsOf(next(line)));
+    addTexts(messages, next.event(ev));
   }
   const base = { sessionId, exitCode: out.exitCode, signal: out.signal };
   if (error && !stopped) {
