@@ -22,8 +22,8 @@ import {
   safeArg,
   str,
   usageOf,
-  wordsTest,
 } from './common.js';
+import { wordsTest } from './line-forms.js';
 import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
 
 const THINKING = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
@@ -94,16 +94,28 @@ export function reducer(): Reducer {
 
 const messageStream = (): ((line: string) => StreamEvent[]) => reducer().line;
 
+// Every event carries session_id, and the last one is the session: that alone would make parse read
+// every line. Lines without these words matter to nothing else but the messages (the reducer reads
+// them if they can end one), so they are passed by, and the session id is looked for from the end.
+const PARSE_WORDS = wordsTest('result', 'assistant', 'user');
+
 function parse(out: RunOutput): Parsed {
+  const lines = out.stdoutLines;
   const next = reducer();
   const messages: string[] = [];
   let sessionId: string | undefined;
+  let sessionAt = -1;
   let result: Json | undefined;
   let apiError: { text: string; status?: number } | undefined;
-  for (const line of out.stdoutLines) {
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (!PARSE_WORDS.test(line)) {
+      addTexts(messages, next.line(line));
+      continue;
+    }
     const ev = jsonLine(line);
     if (!ev) continue;
-    sessionId = str(ev.session_id) ?? sessionId;
+    if (typeof ev.session_id === 'string') [sessionId, sessionAt] = [ev.session_id, i];
     if (ev.type === 'result') result = ev;
     if (
       ev.type === 'assistant' &&
@@ -120,6 +132,13 @@ function parse(out: RunOutput): Parsed {
     addTexts(messages, next.event(ev));
   }
   addTexts(messages, next.event({ type: 'end' }));
+  for (let i = lines.length - 1; i > sessionAt; i--) {
+    const id = str(jsonLine(lines[i]!)?.session_id);
+    if (id !== undefined) {
+      sessionId = id;
+      break;
+    }
+  }
   const base = { sessionId, exitCode: out.exitCode, signal: out.signal };
 
   if (result) {

@@ -173,32 +173,6 @@ export function safeArg(value: string, what: string): string {
   return value;
 }
 
-/**
- * A JSON string token exactly as JSON.parse accepts one: no raw quote, backslash or control
- * character, only JSON's escapes. For patterns that read a line of a known form without parsing it.
- * Each character has one way to match, so a failing match backtracks linearly.
- */
-export const JSON_STRING = String.raw`"(?:[^"\\\u0000-\u001f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"`;
-
-/** The value of a token JSON_STRING matched: what JSON.parse gives for it. */
-export function stringValue(token: string): string {
-  return token.includes('\\') ? (JSON.parse(token) as string) : token.slice(1, -1);
-}
-
-/**
- * A test for lines that may hold one of `words` as a JSON string (key or value). A reducer passes a
- * line by unread when it cannot: JSON.parse of every line is what made streaming progress cost
- * twice a bare parse (bench/parse). Exact, not a heuristic: a JSON string equal to a word of
- * letters, digits, `.`, `_` and `-` is written either just so, in its quotes, or with a `\u` escape
- * (no other escape spells such a character), so a line with neither holds no such string anywhere,
- * whatever the order or repetition of its keys. One regular expression scans a line once; a loop of
- * `includes` scanned it once per word, for half the cost of the parse it saved.
- */
-export function wordsTest(...words: string[]): RegExp {
-  for (const w of words) if (!/^[A-Za-z0-9._-]+$/.test(w)) throw new Error(`not a plain word: ${w}`);
-  return new RegExp(`"(?:${words.map((w) => w.replaceAll('.', '\\.')).join('|')})"|\\\\u`);
-}
-
 export const message = (text: string): StreamEvent[] => (text.trim() ? [{ type: 'message', text }] : NONE);
 /** Shared results: a reducer returns these for most lines, without an allocation each. */
 export const NONE: StreamEvent[] = [];

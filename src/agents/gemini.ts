@@ -10,7 +10,6 @@ import {
   CONTINUED,
   classifyError,
   errorResult,
-  JSON_STRING,
   type Json,
   jsonLine,
   message,
@@ -22,10 +21,9 @@ import {
   type Reducer,
   safeArg,
   str,
-  stringValue,
   usageOf,
-  wordsTest,
 } from './common.js';
+import { jsonPattern, lineForm, NUMBER, readForm, STRING, stringValue, wordsTest } from './line-forms.js';
 import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
 
 function build(ctx: BuildContext): Invocation {
@@ -38,22 +36,20 @@ function build(ctx: BuildContext): Invocation {
   return { argv, stdin: ctx.prompt, ...(ctx.session.id ? { sessionId: ctx.session.id } : {}) };
 }
 
-// Most of a run is assistant deltas, one line each, printed in exactly this form (gemini's key
-// order). A line of this form is read off by a pattern instead of parsed whole: parsing every delta
-// cost more than a bare JSON.parse loop (bench/parse). Exact: the pattern admits only a JSON object
-// with these five keys and JSON.parse's own string grammar (no raw control characters, JSON escapes
-// only), so the content is what JSON.parse would give. Longer lines are parsed: a delta is short,
-// and the pattern's backtracking stack grows with the line.
-const DELTA = new RegExp(
-  `^\\{"type":"message","timestamp":"[^"\\\\\\u0000-\\u001f]*","role":"assistant","content":(${JSON_STRING}),"delta":true\\}$`,
-);
-const DELTA_MAX = 16 * 1024;
+// Most of a run is assistant deltas, one line each in this form (see lineForm); only their content
+// matters, and it is read off the line.
+const DELTA = lineForm`{"type":"message","timestamp":${STRING},"role":"assistant","content":${STRING},"delta":true}`;
 
-/** The content of a line that is exactly such a delta event, else undefined. */
+/** The content of a line in the delta form, else undefined. */
 export function deltaContent(line: string): string | undefined {
-  const m = line.length <= DELTA_MAX ? DELTA.exec(line) : null;
-  return m ? stringValue(m[1]!) : undefined;
+  const m = readForm(DELTA, line);
+  return m ? stringValue(m[2]!) : undefined;
 }
+
+// A result line only ends the turn for the stream; that it is one, in the form gemini prints after a
+// success, is all the stream needs to know (parse reads it whole).
+const MODEL = jsonPattern`${STRING}:{"total_tokens":${NUMBER},"input_tokens":${NUMBER},"output_tokens":${NUMBER},"cached":${NUMBER},"input":${NUMBER}}`;
+const RESULT = lineForm`{"type":"result","timestamp":${STRING},"status":${STRING},"stats":{"total_tokens":${NUMBER},"input_tokens":${NUMBER},"output_tokens":${NUMBER},"cached":${NUMBER},"input":${NUMBER},"duration_ms":${NUMBER},"tool_calls":${NUMBER},"models":{${`(?:${MODEL}(?:,${MODEL})*)?`}}}}`;
 
 // Init, user and tool result lines go by unread; a result or end only matters to a turn under way.
 const STREAM_WORDS = wordsTest('assistant', 'tool_use');
@@ -90,6 +86,7 @@ export function reducer(): Reducer & { delta(content: string): void } {
         return NONE;
       }
       if (!STREAM_WORDS.test(line) && (turn === '' || !TURN_END.test(line))) return NONE;
+      if (readForm(RESULT, line)) return flush();
       const ev = jsonLine(line);
       return ev ? event(ev) : NONE;
     },

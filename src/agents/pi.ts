@@ -25,8 +25,8 @@ import {
   safeArg,
   str,
   usageOf,
-  wordsTest,
 } from './common.js';
+import { wordsTest } from './line-forms.js';
 import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
 
 const THINKING = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;

@@ -1,16 +1,18 @@
-// The reducers read a line only when it can change something (wordsTest), and gemini reads its
-// deltas off the line by a pattern. Both must be exact: the same events as parsing every line.
+// The parsers read a line only when it can change something (wordsTest), and read the lines a CLI
+// prints most off the line by a pattern (lineForm). Both must be exact: the same events, the same
+// JSON and the same results as parsing every line.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as claude from '../../src/agents/claude.js';
 import * as codex from '../../src/agents/codex.js';
-import { JSON_STRING, jsonLine, type Reducer, stringValue, wordsTest } from '../../src/agents/common.js';
+import { type Json, jsonLine, type Reducer } from '../../src/agents/common.js';
 import * as gemini from '../../src/agents/gemini.js';
 import * as opencode from '../../src/agents/opencode.js';
 import * as pi from '../../src/agents/pi.js';
 import { AGENT_SPECS } from '../../src/agents/registry.js';
 import type { AgentKind, StreamEvent } from '../../src/agents/types.js';
 import { linesOf, loadCaptures } from './fixtures.js';
+import { escaped } from './json-text.js';
 
 const REDUCERS: Record<AgentKind, () => Reducer> = {
   claude: claude.reducer,
@@ -19,105 +21,6 @@ const REDUCERS: Record<AgentKind, () => Reducer> = {
   opencode: opencode.reducer,
   gemini: gemini.reducer,
 };
-
-/** A string as a JSON token, some plain characters written as \u escapes (JSON.stringify never does). */
-function escaped(s: string, pick: (i: number) => boolean): string {
-  const chars = [...s].map((c, i) =>
-    /^[A-Za-z0-9._-]$/.test(c) && pick(i)
-      ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
-      : JSON.stringify(c).slice(1, -1),
-  );
-  return `"${chars.join('')}"`;
-}
-
-describe('wordsTest', () => {
-  const t = wordsTest('item.started', 'user');
-
-  it('finds a word only as a whole JSON string, or any \\u escape', () => {
-    expect(t.test('{"type":"item.started"}')).toBe(true);
-    expect(t.test('{"user":1}')).toBe(true);
-    expect(t.test('{"type":"users"}')).toBe(false);
-    expect(t.test('{"type":"itemXstarted"}')).toBe(false);
-    expect(t.test('{"text":"a user said"}')).toBe(false);
-    expect(t.test('{"type":"\\u0075ser"}')).toBe(true);
-    expect(t.test('{"text":"caf\\u00e9"}')).toBe(true);
-  });
-
-  it('refuses words that an escape other than \\u could spell', () => {
-    expect(() => wordsTest('a"b')).toThrow();
-    expect(() => wordsTest('a b')).toThrow();
-  });
-
-  it('never misses a word anywhere in a JSON line, however it is escaped (property)', () => {
-    const word = fc.constantFrom('user', 'item.started', 'step_finish', 'message_end');
-    fc.assert(
-      fc.property(
-        fc.dictionary(fc.string(), fc.jsonValue()),
-        word,
-        fc.boolean(),
-        fc.func(fc.boolean()),
-        (o, w, asKey, pick) => {
-          const line = asKey
-            ? `{${escaped(w, pick)}:1,${JSON.stringify(o).slice(1)}`.replace(/,}$/, '}')
-            : JSON.stringify({ ...o, at: w }).replace(
-                `"at":${JSON.stringify(w)}`,
-                `"at":${escaped(w, pick)}`,
-              );
-          expect(JSON.stringify(JSON.parse(line))).toContain(JSON.stringify(w));
-          expect(wordsTest(w).test(line)).toBe(true);
-        },
-      ),
-    );
-  });
-});
-
-describe('JSON_STRING', () => {
-  const token = new RegExp(`^${JSON_STRING}$`);
-
-  it('matches what JSON.stringify writes, and reads back the same string (property)', () => {
-    fc.assert(
-      fc.property(fc.string({ unit: 'binary' }), fc.func(fc.boolean()), (s, pick) => {
-        for (const t of [JSON.stringify(s), escaped(s, pick)]) {
-          expect(token.test(t)).toBe(true);
-          expect(stringValue(t)).toBe(s);
-        }
-      }),
-    );
-  });
-
-  it('matches exactly the tokens JSON.parse reads as one string (property)', () => {
-    const piece = fc.constantFrom(
-      'a',
-      '"',
-      '\\',
-      '\\"',
-      '\\n',
-      '\\/',
-      '\\u00e9',
-      '\\u12',
-      '\\x',
-      '\t',
-      '\u0001',
-      '\u007f',
-      'é',
-      '\u{1f600}',
-      '\ud800',
-    );
-    fc.assert(
-      fc.property(fc.array(piece, { maxLength: 8 }), (pieces) => {
-        const t = `"${pieces.join('')}"`;
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(t);
-        } catch {
-          parsed = undefined;
-        }
-        expect(token.test(t), t).toBe(parsed !== undefined);
-        if (parsed !== undefined) expect(stringValue(t)).toBe(parsed);
-      }),
-    );
-  });
-});
 
 describe('gemini deltas read off the line', () => {
   const deltas = loadCaptures()
@@ -212,4 +115,132 @@ describe('reading only the lines that matter', () => {
       );
     },
   );
+});
+
+describe('lines in a known form, read as JSON', () => {
+  const FORMS = { codex: codex.formJson, opencode: opencode.formJson } as const;
+  const linesOfKind = (kind: string) =>
+    loadCaptures()
+      .filter((c) => c.kind === kind)
+      .flatMap((c) => linesOf(c.stdout));
+
+  /** The same JSON written anew: other strings (some escaped) and numbers, in the same places. */
+  const rewritten = (v: unknown, str: () => string, num: () => string): string => {
+    if (typeof v === 'string') return str();
+    if (typeof v === 'number') return num();
+    if (Array.isArray(v)) return `[${v.map((x) => rewritten(x, str, num)).join(',')}]`;
+    if (v && typeof v === 'object')
+      return `{${Object.entries(v)
+        .map(
+          ([k, x]) =>
+            `${JSON.stringify(k)}:${k === 'type' || k === 'reason' ? JSON.stringify(x) : rewritten(x, str, num)}`,
+        )
+        .join(',')}}`;
+    return JSON.stringify(v);
+  };
+
+  it.each(Object.keys(FORMS) as (keyof typeof FORMS)[])(
+    '%s: nearly every captured line is in a form, and reads as JSON.parse reads it',
+    (kind) => {
+      const lines = linesOfKind(kind).filter((l) => jsonLine(l));
+      const inForm = lines.filter((l) => FORMS[kind](l));
+      expect(inForm.length / lines.length).toBeGreaterThan(0.6);
+      for (const l of inForm) {
+        expect(FORMS[kind](l)).toStrictEqual(JSON.parse(l));
+        expect(JSON.stringify(FORMS[kind](l))).toBe(l);
+      }
+    },
+  );
+
+  it.each(Object.keys(FORMS) as (keyof typeof FORMS)[])(
+    '%s: any values, any escapes, any edit: a form reads what JSON.parse reads, or nothing (property)',
+    (kind) => {
+      const read = FORMS[kind];
+      const inForm = linesOfKind(kind).filter((l) => read(l));
+      const num = fc.oneof(
+        fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => JSON.stringify(d)),
+        fc.constantFrom('-0', '1e400', '2.50E-3', '0'),
+      );
+      const edit = fc.tuple(
+        fc.nat(),
+        fc.constantFrom('', ' ', '"', '\\', ',', '}', '1', 'e', '\t', ',"type":"x"'),
+        fc.nat(3),
+      );
+      fc.assert(
+        fc.property(
+          fc.constantFrom(...inForm),
+          fc.infiniteStream(fc.tuple(fc.string({ unit: 'binary' }), fc.func(fc.boolean()))),
+          fc.infiniteStream(num),
+          fc.array(edit, { maxLength: 2 }),
+          (line, strs, nums, edits) => {
+            const [sIt, nIt] = [strs[Symbol.iterator](), nums[Symbol.iterator]()];
+            const text = rewritten(
+              JSON.parse(line),
+              () => escaped(...(sIt.next().value as [string, (i: number) => boolean])),
+              () => nIt.next().value as string,
+            );
+            // Equal, keys in the same order too.
+            expect(read(text), text).toStrictEqual(JSON.parse(text));
+            expect(JSON.stringify(read(text))).toBe(JSON.stringify(JSON.parse(text)));
+            let edited = text;
+            for (const [at, piece, drop] of edits) {
+              const i = at % (edited.length + 1);
+              edited = edited.slice(0, i) + piece + edited.slice(i + drop);
+            }
+            const got = read(edited);
+            if (got === undefined) return;
+            expect(got, edited).toStrictEqual(JSON.parse(edited));
+            expect(JSON.stringify(got)).toBe(JSON.stringify(JSON.parse(edited)));
+          },
+        ),
+        { numRuns: 300 },
+      );
+    },
+  );
+});
+
+describe('claude: the session id from the end', () => {
+  const run = (lines: string[]) =>
+    claude.claudeSpec.parse({ stdoutLines: lines, stderr: '', exitCode: 0, signal: null, truncated: false });
+  const tool = loadCaptures().find((c) => c.kind === 'claude' && c.name === 'tool')!;
+  const lines = linesOf(tool.stdout);
+  const system = lines.find((l) => jsonLine(l)?.type === 'system')!;
+
+  it('is the last one printed, also on a line parse otherwise passes by', () => {
+    const later = system.replace(/"session_id":"[^"]*"/, '"session_id":"later-one"');
+    expect(run([...lines, later]).sessionId).toBe('later-one');
+    expect(run([...lines, later, 'not json', '{"x":1}']).sessionId).toBe('later-one');
+    expect(run([...lines, later, lines[lines.length - 1]!]).sessionId).toBe(
+      jsonLine(lines[lines.length - 1]!)!.session_id,
+    );
+    expect(run([later, ...lines.map((l) => l.replace(/"session_id":"[^"]*",?/, ''))]).sessionId).toBe(
+      'later-one',
+    );
+  });
+
+  it('parses the same as reading every line, on real runs with noise (property)', () => {
+    const reference = (ls: string[]): unknown => {
+      let id: unknown;
+      for (const l of ls) {
+        const ev: Json | undefined = jsonLine(l);
+        if (ev && typeof ev.session_id === 'string') id = ev.session_id;
+      }
+      return id;
+    };
+    const pool = loadCaptures()
+      .filter((c) => c.kind === 'claude')
+      .flatMap((c) => linesOf(c.stdout))
+      .flatMap((l) => [
+        l,
+        l.replace(/"session_id":"([^"]*)"/, '"session_id":"x$1"'),
+        l.replace(/"session_id":"[^"]*",?/, ''),
+        'noise',
+      ]);
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pool), { maxLength: 30 }), (ls) => {
+        expect(run(ls).sessionId).toBe(reference(ls));
+      }),
+      { numRuns: 500 },
+    );
+  });
 });
