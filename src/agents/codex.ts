@@ -60,9 +60,9 @@ const TURN_COMPLETED = lineForm`{"type":"turn.completed","usage":{"input_tokens"
 
 /** The JSON of a line in one of those forms, the object JSON.parse makes of it; else undefined. */
 export function formJson(line: string): Json | undefined {
-  let m = readForm(AGENT_MESSAGE, line);
+  let m = readForm(AGENT_MESSAGE.all, line);
   if (m) return { type: 'item.completed', item: { id: s(m[1]!), type: 'agent_message', text: s(m[2]!) } };
-  m = readForm(TURN_COMPLETED, line);
+  m = readForm(TURN_COMPLETED.all, line);
   if (m) {
     const usage = {
       input_tokens: n(m[1]!),
@@ -73,9 +73,9 @@ export function formJson(line: string): Json | undefined {
     };
     return { type: 'turn.completed', usage };
   }
-  m = readForm(THREAD_STARTED, line);
+  m = readForm(THREAD_STARTED.all, line);
   if (m) return { type: 'thread.started', thread_id: s(m[1]!) };
-  if (readForm(TURN_STARTED, line)) return { type: 'turn.started' };
+  if (readForm(TURN_STARTED.all, line)) return { type: 'turn.started' };
   return undefined;
 }
 
@@ -86,6 +86,7 @@ const readLine = (line: string): Json | undefined => formJson(line) ?? jsonLine(
 // Only a line holding one of these words can say either, so the rest (turns, usage, finished
 // commands: most of a run) goes by unread while streaming, and a message is read off its line.
 const STREAM_WORDS = wordsTest('agent_message', 'item.started');
+const MESSAGE_TEXT = AGENT_MESSAGE.only(2);
 
 function streamEvent(ev: Json): StreamEvent[] {
   const item = obj(ev.item);
@@ -101,8 +102,8 @@ export function reducer(): Reducer {
     event: streamEvent,
     line: (line) => {
       if (!STREAM_WORDS.test(line)) return NONE;
-      const m = readForm(AGENT_MESSAGE, line);
-      if (m) return message(s(m[2]!));
+      const m = readForm(MESSAGE_TEXT, line);
+      if (m) return message(s(m[1]!));
       const ev = jsonLine(line);
       return ev ? streamEvent(ev) : NONE;
     },

@@ -38,18 +38,22 @@ function build(ctx: BuildContext): Invocation {
 
 // Most of a run is assistant deltas, one line each in this form (see lineForm); only their content
 // matters, and it is read off the line.
-const DELTA = lineForm`{"type":"message","timestamp":${STRING},"role":"assistant","content":${STRING},"delta":true}`;
+const DELTA =
+  lineForm`{"type":"message","timestamp":${STRING},"role":"assistant","content":${STRING},"delta":true}`.only(
+    2,
+  );
 
 /** The content of a line in the delta form, else undefined. */
 export function deltaContent(line: string): string | undefined {
   const m = readForm(DELTA, line);
-  return m ? stringValue(m[2]!) : undefined;
+  return m ? stringValue(m[1]!) : undefined;
 }
 
 // A result line only ends the turn for the stream; that it is one, in the form gemini prints after a
 // success, is all the stream needs to know (parse reads it whole).
 const MODEL = jsonPattern`${STRING}:{"total_tokens":${NUMBER},"input_tokens":${NUMBER},"output_tokens":${NUMBER},"cached":${NUMBER},"input":${NUMBER}}`;
-const RESULT = lineForm`{"type":"result","timestamp":${STRING},"status":${STRING},"stats":{"total_tokens":${NUMBER},"input_tokens":${NUMBER},"output_tokens":${NUMBER},"cached":${NUMBER},"input":${NUMBER},"duration_ms":${NUMBER},"tool_calls":${NUMBER},"models":{${`(?:${MODEL}(?:,${MODEL})*)?`}}}}`;
+const RESULT =
+  lineForm`{"type":"result","timestamp":${STRING},"status":${STRING},"stats":{"total_tokens":${NUMBER},"input_tokens":${NUMBER},"output_tokens":${NUMBER},"cached":${NUMBER},"input":${NUMBER},"duration_ms":${NUMBER},"tool_calls":${NUMBER},"models":{${`(?:${MODEL}(?:,${MODEL})*)?`}}}}`.only();
 
 // Init, user and tool result lines go by unread; a result or end only matters to a turn under way.
 const STREAM_WORDS = wordsTest('assistant', 'tool_use');

@@ -28,19 +28,45 @@ export function stringValue(token: string): string {
 /** The value of a token NUMBER matched: JSON.parse and Number convert a number the same way. */
 export const numberValue = (token: string): number => Number(token);
 
+const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+function source(text: readonly string[], values: readonly string[], captured: (i: number) => boolean) {
+  const group = (i: number) => (captured(i) ? `(${values[i]})` : `(?:${values[i]})`);
+  return text.map((s, i) => literal(s) + (i < values.length ? group(i) : '')).join('');
+}
+
 /**
- * A pattern written as the JSON text it matches: the template's text literally, each `${STRING}`,
- * `${NUMBER}` or other pattern in it a captured group (1, 2, … in order).
+ * A pattern written as the JSON text it matches: the template's text literally, with `${STRING}`,
+ * `${NUMBER}` or other patterns in it. Uncaptured: it is for a part of a line (a repeated one,
+ * where a capture would hold only the last).
  */
 export function jsonPattern(text: TemplateStringsArray, ...values: string[]): string {
-  const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return text.raw.map((s, i) => literal(s) + (i < values.length ? `(${values[i]})` : '')).join('');
+  return source(text.raw, values, () => false);
 }
 
 /** The pattern of a whole line, written as the line itself (see jsonPattern). */
-export function lineForm(text: TemplateStringsArray, ...values: string[]): RegExp {
-  return new RegExp(`^${jsonPattern(text, ...values)}$`);
+export class LineForm {
+  /** Capturing every value, 1, 2, … in order. */
+  readonly all: RegExp;
+
+  constructor(
+    private readonly text: readonly string[],
+    private readonly values: readonly string[],
+  ) {
+    this.all = new RegExp(`^${source(text, values, () => true)}$`);
+  }
+
+  /**
+   * The same pattern capturing only the values at these places (1, 2, … as in `all`), in order:
+   * a match costs a string per capture, and most readers need one value.
+   */
+  only(...places: number[]): RegExp {
+    return new RegExp(`^${source(this.text, this.values, (i) => places.includes(i + 1))}$`);
+  }
 }
+
+export const lineForm = (text: TemplateStringsArray, ...values: string[]): LineForm =>
+  new LineForm(text.raw, values);
 
 // Longer lines go to JSON.parse: a pattern's backtracking stack grows with the line (a line of
 // megabytes overflows it), and the lines worth reading this way are short.

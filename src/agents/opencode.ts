@@ -51,7 +51,7 @@ const STEP_FINISH = lineForm`{"type":"step_finish","timestamp":${NUMBER},"sessio
 
 /** The JSON of a line in one of those forms, the object JSON.parse makes of it; else undefined. */
 export function formJson(line: string): Json | undefined {
-  let m = readForm(STEP_FINISH, line);
+  let m = readForm(STEP_FINISH.all, line);
   if (m) {
     return {
       type: 'step_finish',
@@ -74,7 +74,7 @@ export function formJson(line: string): Json | undefined {
       },
     };
   }
-  m = readForm(TEXT, line);
+  m = readForm(TEXT.all, line);
   if (m) {
     return {
       type: s(m[1]!),
@@ -90,7 +90,7 @@ export function formJson(line: string): Json | undefined {
       },
     };
   }
-  m = readForm(STEP_START, line);
+  m = readForm(STEP_START.all, line);
   if (m) {
     return {
       type: 'step_start',
@@ -111,6 +111,9 @@ const readLine = (line: string): Json | undefined => formJson(line) ?? jsonLine(
 // unfinished step, and a line in one of the forms is read for the one value the stream needs.
 const STREAM_WORDS = wordsTest('text', 'tool_use', 'step_finish');
 const STEP_START_WORD = wordsTest('step_start');
+const PART_TEXT = TEXT.only(1, 8);
+const FINISH_REASON = STEP_FINISH.only(4);
+const STARTED = STEP_START.only();
 
 export function reducer(): Reducer {
   let texts: string[] = [];
@@ -133,11 +136,11 @@ export function reducer(): Reducer {
     event,
     line: (line) => {
       if (!STREAM_WORDS.test(line) && (texts.length === 0 || !STEP_START_WORD.test(line))) return NONE;
-      let m = readForm(TEXT, line);
-      if (m) return m[1] === '"text"' ? text(s(m[8]!)) : NONE;
-      m = readForm(STEP_FINISH, line);
-      if (m) return finish(s(m[4]!));
-      if (readForm(STEP_START, line)) {
+      let m = readForm(PART_TEXT, line);
+      if (m) return m[1] === '"text"' ? text(s(m[2]!)) : NONE;
+      m = readForm(FINISH_REASON, line);
+      if (m) return finish(s(m[1]!));
+      if (readForm(STARTED, line)) {
         texts = [];
         return NONE;
       }
