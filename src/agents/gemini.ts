@@ -38,22 +38,21 @@ function build(ctx: BuildContext): Invocation {
 
 // Most of a run is assistant deltas, one line each in this form (see lineForm); only their content
 // matters, and it is read off the line.
-const DELTA =
-  lineForm`{"type":"message","timestamp":${STRING},"role":"assistant","content":${STRING},"delta":true}`.only(
-    2,
-  );
+const DELTA = lineForm`{"type":"message","timestamp":${STRING},"role":"assistant","content":${STRING},"delta":true}`;
+const DELTA_CONTENT = DELTA.only(2);
 
 /** The content of a line in the delta form, else undefined. */
 export function deltaContent(line: string): string | undefined {
-  const m = readForm(DELTA, line);
+  const m = readForm(DELTA_CONTENT, line);
   return m ? stringValue(m[1]!) : undefined;
 }
 
 // A result line only ends the turn for the stream; that it is one, in the form gemini prints after a
 // success, is all the stream needs to know (parse reads it whole).
 const MODEL = jsonPattern`${STRING}:{"total_tokens":${NUMBER},"input_tokens":${NUMBER},"output_tokens":${NUMBER},"cached":${NUMBER},"input":${NUMBER}}`;
-const RESULT =
-  lineForm`{"type":"result","timestamp":${STRING},"status":${STRING},"stats":{"total_tokens":${NUMBER},"input_tokens":${NUMBER},"output_tokens":${NUMBER},"cached":${NUMBER},"input":${NUMBER},"duration_ms":${NUMBER},"tool_calls":${NUMBER},"models":{${`(?:${MODEL}(?:,${MODEL})*)?`}}}}`.only();
+const MODELS = `(?:${MODEL}(?:,${MODEL})*)?`;
+const RESULT = lineForm`{"type":"result","timestamp":${STRING},"status":${STRING},"stats":{"total_tokens":${NUMBER},"input_tokens":${NUMBER},"output_tokens":${NUMBER},"cached":${NUMBER},"input":${NUMBER},"duration_ms":${NUMBER},"tool_calls":${NUMBER},"models":{${MODELS}}}}`;
+const IS_RESULT = RESULT.only();
 
 // Init, user and tool result lines go by unread; a result or end only matters to a turn under way.
 const STREAM_WORDS = wordsTest('assistant', 'tool_use');
@@ -90,7 +89,7 @@ export function reducer(): Reducer & { delta(content: string): void } {
         return NONE;
       }
       if (!STREAM_WORDS.test(line) && (turn === '' || !TURN_END.test(line))) return NONE;
-      if (readForm(RESULT, line)) return flush();
+      if (readForm(IS_RESULT, line)) return flush();
       const ev = jsonLine(line);
       return ev ? event(ev) : NONE;
     },

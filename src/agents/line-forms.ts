@@ -1,6 +1,7 @@
 // Reading a stdout line without JSON.parse, where that gives exactly what JSON.parse would. Parsing
 // every line is what made streaming progress cost up to twice a bare JSON.parse loop (bench/parse);
-// both shortcuts here are exact, so every parser's results stay the same (test/agents/line-forms).
+// both shortcuts here are exact, so every parser's results stay the same (test/agents/line-forms and
+// reading.test.ts hold them to JSON.parse).
 //
 // - wordsTest: whether a line can hold a given word as a JSON string at all; a line that cannot
 //   goes by unread.

@@ -2,7 +2,7 @@
 // prints most off the line by a pattern (lineForm). Both must be exact: the same events, the same
 // JSON and the same results as parsing every line.
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import * as claude from '../../src/agents/claude.js';
 import * as codex from '../../src/agents/codex.js';
 import { type Json, jsonLine, type Reducer } from '../../src/agents/common.js';
@@ -242,5 +242,34 @@ describe('claude: the session id from the end', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('what the stream parses of a real run', () => {
+  // Events each stream still hands to JSON.parse; everything else it reads off the line or passes by.
+  const PARSED: Record<AgentKind, string[]> = {
+    claude: ['assistant', 'user', 'result'],
+    codex: ['item.started'],
+    pi: ['message_end'],
+    opencode: ['tool_use'],
+    gemini: ['tool_use'],
+  };
+
+  it.each(Object.keys(PARSED) as AgentKind[])('%s: only the events listed here', (kind) => {
+    const runs = loadCaptures().filter((c) => c.kind === kind && c.exit_code === 0 && !c.timed_out);
+    const spy = vi.spyOn(JSON, 'parse');
+    try {
+      for (const c of runs) {
+        const next = AGENT_SPECS[kind].messageStream();
+        for (const l of linesOf(c.stdout)) next(l);
+      }
+      const types = spy.mock.calls
+        .map(([text]) => String(text))
+        .filter((t) => t.startsWith('{'))
+        .map((t) => String((JSON.parse(t) as Json).type));
+      expect(new Set(types)).toEqual(new Set(PARSED[kind]));
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
