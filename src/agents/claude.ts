@@ -4,6 +4,7 @@
 // API errors arrive as a synthetic assistant message plus a `result` with is_error (subtype still
 // "success"), so the result line decides, not the exit code alone.
 import {
+  addTexts,
   arr,
   assertSafeId,
   CONTINUED,
@@ -12,15 +13,17 @@ import {
   type Json,
   jsonLine,
   message,
+  NONE,
   num,
   obj,
   okResult,
   type Parsed,
+  type Reducer,
   safeArg,
   str,
-  textsOf,
   usageOf,
 } from './common.js';
+import { wordsTest } from './line-forms.js';
 import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
 
 const THINKING = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
@@ -49,46 +52,70 @@ function assistantText(ev: Json): { id: string; text: string } | undefined {
   return { id: str(msg.id) ?? '', text };
 }
 
+const STREAM_WORDS = wordsTest('assistant', 'user');
+
 // Claude streams one assistant event per content block; blocks of one message share its id, so a
 // message is complete when an event of another message (or any other event) arrives. A tool_use
 // block or a tool result means the agent carries on.
-function messageStream(): (line: string) => StreamEvent[] {
+export function reducer(): Reducer {
   let current: { id: string; text: string } | undefined;
   const flush = (): StreamEvent[] => {
     const text = current?.text ?? '';
     current = undefined;
     return message(text);
   };
-  return (line) => {
-    const ev = jsonLine(line);
-    if (!ev) return [];
+  const event = (ev: Json): StreamEvent[] => {
     const a = assistantText(ev);
     if (a) {
       const toolUse = arr(obj(ev.message)?.content).some((b) => obj(b)?.type === 'tool_use');
       if (current && a.id !== '' && current.id === a.id) {
         if (a.text) current.text = current.text ? `${current.text}\n\n${a.text}` : a.text;
-        return toolUse ? [...flush(), ...CONTINUED] : [];
+        return toolUse ? [...flush(), ...CONTINUED] : NONE;
       }
       const done = flush();
       current = { ...a };
       return toolUse ? [...done, ...flush(), ...CONTINUED] : done;
     }
     // A synthetic API-error message is not a reply and does not end one.
-    if (ev.type === 'assistant') return [];
+    if (ev.type === 'assistant') return NONE;
     return ev.type === 'user' ? [...flush(), ...CONTINUED] : flush();
+  };
+  return {
+    event,
+    line: (line) => {
+      // With no message under way, any event but an assistant or user one changes nothing (the
+      // system line that opens a run, say), and there is nothing to end.
+      if (!current && !STREAM_WORDS.test(line)) return NONE;
+      const ev = jsonLine(line);
+      return ev ? event(ev) : NONE;
+    },
   };
 }
 
+const messageStream = (): ((line: string) => StreamEvent[]) => reducer().line;
+
+// Every event carries session_id, and the last one is the session: that alone would make parse read
+// every line. Lines without these words matter to nothing else but the messages (the reducer reads
+// them if they can end one), so they are passed by, and the session id is looked for from the end.
+const PARSE_WORDS = wordsTest('result', 'assistant', 'user');
+
 function parse(out: RunOutput): Parsed {
-  const next = messageStream();
+  const lines = out.stdoutLines;
+  const next = reducer();
   const messages: string[] = [];
   let sessionId: string | undefined;
+  let sessionAt = -1;
   let result: Json | undefined;
   let apiError: { text: string; status?: number } | undefined;
-  for (const line of out.stdoutLines) {
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (!PARSE_WORDS.test(line)) {
+      addTexts(messages, next.line(line));
+      continue;
+    }
     const ev = jsonLine(line);
     if (!ev) continue;
-    sessionId = str(ev.session_id) ?? sessionId;
+    if (typeof ev.session_id === 'string') [sessionId, sessionAt] = [ev.session_id, i];
     if (ev.type === 'result') result = ev;
     if (
       ev.type === 'assistant' &&
@@ -102,9 +129,16 @@ function parse(out: RunOutput): Parsed {
         ...(num(ev.api_error_status) !== undefined ? { status: num(ev.api_error_status)! } : {}),
       };
     }
-    messages.push(...textsOf(next(line)));
+    addTexts(messages, next.event(ev));
   }
-  messages.push(...textsOf(next('{"type":"end"}')));
+  addTexts(messages, next.event({ type: 'end' }));
+  for (let i = lines.length - 1; i > sessionAt; i--) {
+    const id = str(jsonLine(lines[i]!)?.session_id);
+    if (id !== undefined) {
+      sessionId = id;
+      break;
+    }
+  }
   const base = { sessionId, exitCode: out.exitCode, signal: out.signal };
 
   if (result) {

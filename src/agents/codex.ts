@@ -5,21 +5,33 @@
 // never text. `{"type":"error"}` lines also appear while it retries, so only `turn.failed` (or a
 // non-zero exit) is a failure.
 import {
+  addTexts,
   assertSafeId,
   CONTINUED,
   classifyError,
   errorResult,
+  type Json,
   jsonLine,
   message,
+  NONE,
   num,
   obj,
   okResult,
   type Parsed,
+  type Reducer,
   safeArg,
   str,
-  textsOf,
   usageOf,
 } from './common.js';
+import {
+  lineForm,
+  NUMBER,
+  numberValue as n,
+  readForm,
+  STRING,
+  stringValue as s,
+  wordsTest,
+} from './line-forms.js';
 import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
 
 const THINKING = ['minimal', 'low', 'medium', 'high', 'xhigh'] as const;
@@ -40,27 +52,74 @@ function build(ctx: BuildContext): Invocation {
   return { argv, stdin: ctx.prompt };
 }
 
+// Most of codex's output is lines in these forms (0.169's key order; see lineForm).
+const THREAD_STARTED = lineForm`{"type":"thread.started","thread_id":${STRING}}`;
+const TURN_STARTED = lineForm`{"type":"turn.started"}`;
+const AGENT_MESSAGE = lineForm`{"type":"item.completed","item":{"id":${STRING},"type":"agent_message","text":${STRING}}}`;
+const TURN_COMPLETED = lineForm`{"type":"turn.completed","usage":{"input_tokens":${NUMBER},"cached_input_tokens":${NUMBER},"cache_write_input_tokens":${NUMBER},"output_tokens":${NUMBER},"reasoning_output_tokens":${NUMBER}}}`;
+
+/** The JSON of a line in one of those forms, the object JSON.parse makes of it; else undefined. */
+export function formJson(line: string): Json | undefined {
+  let m = readForm(AGENT_MESSAGE.all, line);
+  if (m) return { type: 'item.completed', item: { id: s(m[1]!), type: 'agent_message', text: s(m[2]!) } };
+  m = readForm(TURN_COMPLETED.all, line);
+  if (m) {
+    const usage = {
+      input_tokens: n(m[1]!),
+      cached_input_tokens: n(m[2]!),
+      cache_write_input_tokens: n(m[3]!),
+      output_tokens: n(m[4]!),
+      reasoning_output_tokens: n(m[5]!),
+    };
+    return { type: 'turn.completed', usage };
+  }
+  m = readForm(THREAD_STARTED.all, line);
+  if (m) return { type: 'thread.started', thread_id: s(m[1]!) };
+  if (readForm(TURN_STARTED.all, line)) return { type: 'turn.started' };
+  return undefined;
+}
+
+/** A line's JSON as jsonLine gives it, read off the line when it is in one of the forms. */
+const readLine = (line: string): Json | undefined => formJson(line) ?? jsonLine(line);
+
 // Items of other kinds (commands, file changes, tool calls) starting means the agent carries on.
-function messageStream(): (line: string) => StreamEvent[] {
-  return (line) => {
-    const ev = jsonLine(line);
-    const item = obj(ev?.item);
-    if (ev?.type === 'item.completed' && item?.type === 'agent_message') return message(str(item.text) ?? '');
-    if (ev?.type === 'item.started' && item?.type !== 'agent_message' && item?.type !== 'reasoning')
-      return CONTINUED;
-    return [];
+// Only a line holding one of these words can say either, so the rest (turns, usage, finished
+// commands: most of a run) goes by unread while streaming, and a message is read off its line.
+const STREAM_WORDS = wordsTest('agent_message', 'item.started');
+const MESSAGE_TEXT = AGENT_MESSAGE.only(2);
+
+function streamEvent(ev: Json): StreamEvent[] {
+  const item = obj(ev.item);
+  if (ev.type === 'item.completed' && item?.type === 'agent_message') return message(str(item.text) ?? '');
+  if (ev.type === 'item.started' && item?.type !== 'agent_message' && item?.type !== 'reasoning')
+    return CONTINUED;
+  return NONE;
+}
+
+/** The reducer has no state: each line says what it says. */
+export function reducer(): Reducer {
+  return {
+    event: streamEvent,
+    line: (line) => {
+      if (!STREAM_WORDS.test(line)) return NONE;
+      const m = readForm(MESSAGE_TEXT, line);
+      if (m) return message(s(m[1]!));
+      const ev = jsonLine(line);
+      return ev ? streamEvent(ev) : NONE;
+    },
   };
 }
 
+const messageStream = (): ((line: string) => StreamEvent[]) => reducer().line;
+
 function parse(out: RunOutput): Parsed {
-  const next = messageStream();
   const messages: string[] = [];
   let sessionId: string | undefined;
   let failed: string | undefined;
   let completed = false;
   let usage: ReturnType<typeof usageOf>;
   for (const line of out.stdoutLines) {
-    const ev = jsonLine(line);
+    const ev = readLine(line);
     if (!ev) continue;
     if (ev.type === 'thread.started') sessionId = str(ev.thread_id) ?? sessionId;
     if (ev.type === 'turn.failed') failed = str(obj(ev.error)?.message) ?? 'the turn failed';
@@ -69,7 +128,7 @@ function parse(out: RunOutput): Parsed {
       const u = obj(ev.usage);
       usage = usageOf(num(u?.input_tokens), num(u?.output_tokens));
     }
-    messages.push(...textsOf(next(line)));
+    addTexts(messages, streamEvent(ev));
   }
   const base = { sessionId, exitCode: out.exitCode, signal: out.signal };
   if (failed !== undefined) {

@@ -10,21 +10,8 @@ export type Parsed =
 
 export type Json = Record<string, unknown>;
 
-// The last line read and what it gave. Each parser walks its lines once itself and once more through
-// its messageStream reducer, which reads the very same line again: remembering one line halves the
-// JSON work of a parse (bench/parse). Callers only read the result, never change it.
-let lastLine: string | undefined;
-let lastJson: Json | undefined;
-
 /** One line as a JSON object, or undefined for warnings, garbage and half-written lines. */
 export function jsonLine(line: string): Json | undefined {
-  if (line === lastLine) return lastJson;
-  lastJson = parseJsonLine(line);
-  lastLine = line;
-  return lastJson;
-}
-
-function parseJsonLine(line: string): Json | undefined {
   const t = line.trim();
   if (!t.startsWith('{') || !t.endsWith('}')) return undefined;
   try {
@@ -186,10 +173,27 @@ export function safeArg(value: string, what: string): string {
   return value;
 }
 
-export const message = (text: string): StreamEvent[] => (text.trim() ? [{ type: 'message', text }] : []);
+export const message = (text: string): StreamEvent[] => (text.trim() ? [{ type: 'message', text }] : NONE);
+/** Shared results: a reducer returns these for most lines, without an allocation each. */
+export const NONE: StreamEvent[] = [];
 export const CONTINUED: StreamEvent[] = [{ type: 'continued' }];
 
-/** The message texts of stream events, for `parse`. */
+/** The message texts of stream events. */
 export function textsOf(events: readonly StreamEvent[]): string[] {
   return events.flatMap((e) => (e.type === 'message' ? [e.text] : []));
+}
+
+/** Adds the message texts of stream events to `into` (parse's loop, without an array per line). */
+export function addTexts(into: string[], events: readonly StreamEvent[]): void {
+  for (const e of events) if (e.type === 'message') into.push(e.text);
+}
+
+/**
+ * A run's message reducer in two halves. `event` steps over one line's JSON; `line` steps over a
+ * line of stdout, parsing it only when it can change something (see wordsTest). messageStream
+ * hands out `line`; `parse`, which reads each line's JSON for itself anyway, feeds `event`.
+ */
+export interface Reducer {
+  line(line: string): StreamEvent[];
+  event(ev: Json): StreamEvent[];
 }

@@ -5,6 +5,7 @@
 // turn. Exit codes are the HTTP status mod 256, and exit 0 after a SIGTERM is not success: only a
 // `result` event with status "success" (or json mode's `response`) is.
 import {
+  addTexts,
   assertSafeId,
   CONTINUED,
   classifyError,
@@ -12,15 +13,17 @@ import {
   type Json,
   jsonLine,
   message,
+  NONE,
   num,
   obj,
   okResult,
   type Parsed,
+  type Reducer,
   safeArg,
   str,
-  textsOf,
   usageOf,
 } from './common.js';
+import { jsonPattern, lineForm, NUMBER, readForm, STRING, stringValue, wordsTest } from './line-forms.js';
 import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
 
 function build(ctx: BuildContext): Invocation {
@@ -33,28 +36,67 @@ function build(ctx: BuildContext): Invocation {
   return { argv, stdin: ctx.prompt, ...(ctx.session.id ? { sessionId: ctx.session.id } : {}) };
 }
 
-function messageStream(): (line: string) => StreamEvent[] {
+// Most of a run is assistant deltas, one line each in this form (see lineForm); only their content
+// matters, and it is read off the line.
+const DELTA = lineForm`{"type":"message","timestamp":${STRING},"role":"assistant","content":${STRING},"delta":true}`;
+const DELTA_CONTENT = DELTA.only(2);
+
+/** The content of a line in the delta form, else undefined. */
+export function deltaContent(line: string): string | undefined {
+  const m = readForm(DELTA_CONTENT, line);
+  return m ? stringValue(m[1]!) : undefined;
+}
+
+// A result line only ends the turn for the stream; that it is one, in the form gemini prints after a
+// success, is all the stream needs to know (parse reads it whole).
+const MODEL = jsonPattern`${STRING}:{"total_tokens":${NUMBER},"input_tokens":${NUMBER},"output_tokens":${NUMBER},"cached":${NUMBER},"input":${NUMBER}}`;
+const MODELS = `(?:${MODEL}(?:,${MODEL})*)?`;
+const RESULT = lineForm`{"type":"result","timestamp":${STRING},"status":${STRING},"stats":{"total_tokens":${NUMBER},"input_tokens":${NUMBER},"output_tokens":${NUMBER},"cached":${NUMBER},"input":${NUMBER},"duration_ms":${NUMBER},"tool_calls":${NUMBER},"models":{${MODELS}}}}`;
+const IS_RESULT = RESULT.only();
+
+// Init, user and tool result lines go by unread; a result or end only matters to a turn under way.
+const STREAM_WORDS = wordsTest('assistant', 'tool_use');
+const TURN_END = wordsTest('result', 'end');
+
+export function reducer(): Reducer & { delta(content: string): void } {
   let turn = '';
   const flush = (): StreamEvent[] => {
     const t = turn;
     turn = '';
     return message(t);
   };
-  return (line) => {
-    const ev = jsonLine(line);
-    if (!ev) return [];
+  const event = (ev: Json): StreamEvent[] => {
     if (ev.type === 'message' && ev.role === 'assistant') {
       const c = str(ev.content) ?? '';
       // Without `delta` the event holds the whole message.
       if (ev.delta === true) turn += c;
       else return [...flush(), ...message(c)];
-      return [];
+      return NONE;
     }
     if (ev.type === 'tool_use') return [...flush(), ...CONTINUED];
     if (ev.type === 'result' || ev.type === 'end') return flush();
-    return [];
+    return NONE;
+  };
+  return {
+    event,
+    delta: (content) => {
+      turn += content;
+    },
+    line: (line) => {
+      const d = deltaContent(line);
+      if (d !== undefined) {
+        turn += d;
+        return NONE;
+      }
+      if (!STREAM_WORDS.test(line) && (turn === '' || !TURN_END.test(line))) return NONE;
+      if (readForm(IS_RESULT, line)) return flush();
+      const ev = jsonLine(line);
+      return ev ? event(ev) : NONE;
+    },
   };
 }
+
+const messageStream = (): ((line: string) => StreamEvent[]) => reducer().line;
 
 // Exit codes are `status & 255`; these are the statuses worth naming.
 const STATUS_BY_EXIT = new Map([401, 403, 400, 429, 500, 502, 503, 504, 529].map((s) => [s & 255, s]));
@@ -83,18 +125,23 @@ function tryJson(text: string): Json | undefined {
 }
 
 function parse(out: RunOutput): Parsed {
-  const next = messageStream();
+  const next = reducer();
   const messages: string[] = [];
   let sessionId: string | undefined;
   let result: Json | undefined;
   for (const line of out.stdoutLines) {
+    const delta = deltaContent(line);
+    if (delta !== undefined) {
+      next.delta(delta);
+      continue;
+    }
     const ev = jsonLine(line);
     if (!ev) continue;
     if (ev.type === 'init') sessionId = str(ev.session_id) ?? sessionId;
     if (ev.type === 'result') result = ev;
-    messages.push(...textsOf(next(line)));
+    addTexts(messages, next.event(ev));
   }
-  messages.push(...textsOf(next('{"type":"end"}')));
+  addTexts(messages, next.event({ type: 'end' }));
   // `-o json` is one pretty-printed object spread over many lines.
   const whole = result ? undefined : prettyJson(out.stdoutLines);
   if (whole) sessionId = str(whole.session_id) ?? sessionId;

@@ -5,21 +5,33 @@
 // comes whole per part; the reply is the text of the step that finished with reason "stop", and
 // text of steps that ended in tool calls is progress. `reasoning` parts are never text.
 import {
+  addTexts,
   assertSafeId,
   CONTINUED,
   classifyError,
   errorResult,
+  type Json,
   jsonLine,
   message,
+  NONE,
   num,
   obj,
   okResult,
   type Parsed,
+  type Reducer,
   safeArg,
   str,
-  textsOf,
   usageOf,
 } from './common.js';
+import {
+  lineForm,
+  NUMBER,
+  numberValue as n,
+  readForm,
+  STRING,
+  stringValue as s,
+  wordsTest,
+} from './line-forms.js';
 import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
 
 function build(ctx: BuildContext): Invocation {
@@ -30,28 +42,118 @@ function build(ctx: BuildContext): Invocation {
   return { argv, stdin: ctx.prompt };
 }
 
+// Nearly all of opencode's output is lines in these forms (1.18's key order; see lineForm). Text and
+// reasoning parts share one.
+const PART = '"(?:text|reasoning)"';
+const STEP_START = lineForm`{"type":"step_start","timestamp":${NUMBER},"sessionID":${STRING},"part":{"id":${STRING},"messageID":${STRING},"sessionID":${STRING},"type":"step-start"}}`;
+const TEXT = lineForm`{"type":${PART},"timestamp":${NUMBER},"sessionID":${STRING},"part":{"id":${STRING},"messageID":${STRING},"sessionID":${STRING},"type":${PART},"text":${STRING},"time":{"start":${NUMBER},"end":${NUMBER}}}}`;
+const STEP_FINISH = lineForm`{"type":"step_finish","timestamp":${NUMBER},"sessionID":${STRING},"part":{"id":${STRING},"reason":${STRING},"messageID":${STRING},"sessionID":${STRING},"type":"step-finish","tokens":{"total":${NUMBER},"input":${NUMBER},"output":${NUMBER},"reasoning":${NUMBER},"cache":{"write":${NUMBER},"read":${NUMBER}}},"cost":${NUMBER}}}`;
+
+/** The JSON of a line in one of those forms, the object JSON.parse makes of it; else undefined. */
+export function formJson(line: string): Json | undefined {
+  let m = readForm(STEP_FINISH.all, line);
+  if (m) {
+    return {
+      type: 'step_finish',
+      timestamp: n(m[1]!),
+      sessionID: s(m[2]!),
+      part: {
+        id: s(m[3]!),
+        reason: s(m[4]!),
+        messageID: s(m[5]!),
+        sessionID: s(m[6]!),
+        type: 'step-finish',
+        tokens: {
+          total: n(m[7]!),
+          input: n(m[8]!),
+          output: n(m[9]!),
+          reasoning: n(m[10]!),
+          cache: { write: n(m[11]!), read: n(m[12]!) },
+        },
+        cost: n(m[13]!),
+      },
+    };
+  }
+  m = readForm(TEXT.all, line);
+  if (m) {
+    return {
+      type: s(m[1]!),
+      timestamp: n(m[2]!),
+      sessionID: s(m[3]!),
+      part: {
+        id: s(m[4]!),
+        messageID: s(m[5]!),
+        sessionID: s(m[6]!),
+        type: s(m[7]!),
+        text: s(m[8]!),
+        time: { start: n(m[9]!), end: n(m[10]!) },
+      },
+    };
+  }
+  m = readForm(STEP_START.all, line);
+  if (m) {
+    return {
+      type: 'step_start',
+      timestamp: n(m[1]!),
+      sessionID: s(m[2]!),
+      part: { id: s(m[3]!), messageID: s(m[4]!), sessionID: s(m[5]!), type: 'step-start' },
+    };
+  }
+  return undefined;
+}
+
+/** A line's JSON as jsonLine gives it, read off the line when it is in one of the forms. */
+const readLine = (line: string): Json | undefined => formJson(line) ?? jsonLine(line);
+
 // Texts of the current step; a step's text is a message once the step finishes, and a step that
-// finished for tool calls (or a tool part) means the agent carries on.
-function messageStream(): (line: string) => StreamEvent[] {
+// finished for tool calls (or a tool part) means the agent carries on. While streaming, a line that
+// cannot be one of these events goes by unread, a step start only matters when it drops texts of an
+// unfinished step, and a line in one of the forms is read for the one value the stream needs.
+const STREAM_WORDS = wordsTest('text', 'tool_use', 'step_finish');
+const STEP_START_WORD = wordsTest('step_start');
+const PART_TEXT = TEXT.only(1, 8);
+const FINISH_REASON = STEP_FINISH.only(4);
+const STARTED = STEP_START.only();
+
+export function reducer(): Reducer {
   let texts: string[] = [];
-  return (line) => {
-    const ev = jsonLine(line);
-    if (!ev) return [];
-    if (ev.type === 'step_start') texts = [];
-    if (ev.type === 'text') {
-      const t = str(obj(ev.part)?.text);
-      if (t) texts.push(t);
-    }
-    if (ev.type === 'tool_use') return CONTINUED;
-    if (ev.type !== 'step_finish') return [];
+  const text = (t: string | undefined): StreamEvent[] => {
+    if (t) texts.push(t);
+    return NONE;
+  };
+  const finish = (reason: unknown): StreamEvent[] => {
     const done = message(texts.join('\n\n'));
     texts = [];
-    return obj(ev.part)?.reason === 'tool-calls' ? [...done, ...CONTINUED] : done;
+    return reason === 'tool-calls' ? [...done, ...CONTINUED] : done;
+  };
+  const event = (ev: Json): StreamEvent[] => {
+    if (ev.type === 'step_start') texts = [];
+    if (ev.type === 'text') return text(str(obj(ev.part)?.text));
+    if (ev.type === 'tool_use') return CONTINUED;
+    return ev.type === 'step_finish' ? finish(obj(ev.part)?.reason) : NONE;
+  };
+  return {
+    event,
+    line: (line) => {
+      if (!STREAM_WORDS.test(line) && (texts.length === 0 || !STEP_START_WORD.test(line))) return NONE;
+      let m = readForm(PART_TEXT, line);
+      if (m) return m[1] === '"text"' ? text(s(m[2]!)) : NONE;
+      m = readForm(FINISH_REASON, line);
+      if (m) return finish(s(m[1]!));
+      if (readForm(STARTED, line)) {
+        texts = [];
+        return NONE;
+      }
+      const ev = jsonLine(line);
+      return ev ? event(ev) : NONE;
+    },
   };
 }
 
+const messageStream = (): ((line: string) => StreamEvent[]) => reducer().line;
+
 function parse(out: RunOutput): Parsed {
-  const next = messageStream();
+  const next = reducer();
   const messages: string[] = [];
   let sessionId: string | undefined;
   let error: { text: string; status?: number } | undefined;
@@ -60,7 +162,7 @@ function parse(out: RunOutput): Parsed {
   let output = 0;
   let cost = 0;
   for (const line of out.stdoutLines) {
-    const ev = jsonLine(line);
+    const ev = readLine(line);
     if (!ev) continue;
     sessionId = str(ev.sessionID) ?? sessionId;
     if (ev.type === 'error') {
@@ -80,7 +182,7 @@ function parse(out: RunOutput): Parsed {
       output += num(tokens?.output) ?? 0;
       cost += num(part?.cost) ?? 0;
     }
-    messages.push(...textsOf(next(line)));
+    addTexts(messages, next.event(ev));
   }
   const base = { sessionId, exitCode: out.exitCode, signal: out.signal };
   if (error && !stopped) {

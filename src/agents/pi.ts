@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import {
+  addTexts,
   arr,
   assertSafeId,
   CONTINUED,
@@ -15,15 +16,17 @@ import {
   type Json,
   jsonLine,
   message,
+  NONE,
   num,
   obj,
   okResult,
   type Parsed,
+  type Reducer,
   safeArg,
   str,
-  textsOf,
   usageOf,
 } from './common.js';
+import { wordsTest } from './line-forms.js';
 import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
 
 const THINKING = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
@@ -86,19 +89,33 @@ function textOf(m: Json): string {
     .join('');
 }
 
+const MESSAGE_END = wordsTest('message_end');
+
 // A message that stopped for tool use is, by its own account, not the final one.
-function messageStream(): (line: string) => StreamEvent[] {
-  return (line) => {
-    if (!keepLine(line)) return [];
-    const ev = jsonLine(line);
-    const m = ev && assistantEnd(ev);
-    if (!m || m.stopReason === 'error' || m.stopReason === 'aborted') return [];
-    return m.stopReason === 'toolUse' ? [...message(textOf(m)), ...CONTINUED] : message(textOf(m));
+function streamEvent(m: Json): StreamEvent[] {
+  if (m.stopReason === 'error' || m.stopReason === 'aborted') return NONE;
+  return m.stopReason === 'toolUse' ? [...message(textOf(m)), ...CONTINUED] : message(textOf(m));
+}
+
+/** No state either. Lines keepLine drops are not read at all, whatever they hold. */
+export function reducer(): Reducer {
+  const event = (ev: Json): StreamEvent[] => {
+    const m = assistantEnd(ev);
+    return m ? streamEvent(m) : NONE;
+  };
+  return {
+    event,
+    line: (line) => {
+      if (!keepLine(line) || !MESSAGE_END.test(line)) return NONE;
+      const ev = jsonLine(line);
+      return ev ? event(ev) : NONE;
+    },
   };
 }
 
+const messageStream = (): ((line: string) => StreamEvent[]) => reducer().line;
+
 function parse(out: RunOutput): Parsed {
-  const next = messageStream();
   const messages: string[] = [];
   let sessionId: string | undefined;
   let last: Json | undefined;
@@ -116,8 +133,9 @@ function parse(out: RunOutput): Parsed {
       input += num(u?.input) ?? 0;
       output += num(u?.output) ?? 0;
       cost += num(obj(u?.cost)?.total) ?? 0;
+      // The stream skips what keepLine drops, by the line's first bytes; so does this.
+      if (keepLine(line)) addTexts(messages, streamEvent(m));
     }
-    messages.push(...textsOf(next(line)));
   }
   const base = { sessionId, exitCode: out.exitCode, signal: out.signal };
   if (last && (last.stopReason === 'error' || last.stopReason === 'aborted')) {

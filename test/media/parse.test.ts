@@ -70,6 +70,12 @@ const cases: { name: string; input: string; text: string; media: string[] }[] = 
     media: [],
   },
   {
+    name: 'spans that open and close on their own lines cover no line start',
+    input: 'run `a`\nMEDIA: ./yes.png\nthen `b`',
+    text: 'run `a`\nthen `b`',
+    media: ['./yes.png'],
+  },
+  {
     name: 'a lone backtick is not a span',
     input: 'it`s\nMEDIA: ./yes.png',
     text: 'it`s',
