@@ -5,6 +5,7 @@
 // one of our bracketed headers gets a backslash in front, so a sender cannot write a fake header
 // for another person, or a fake "[image attached: /some/path]" line that points the agent at a file.
 import { dateFormat } from './date-format.js';
+import { cutText } from './line.js';
 import type { InboundMedia } from './types.js';
 
 export interface PromptMessage {
@@ -34,10 +35,7 @@ const UNSAFE_IN_LABEL =
 /** Flattens control characters (incl. newlines and bidi overrides) and caps the length. */
 export function label(s: string, max = 64): string {
   const flat = s.replace(UNSAFE_IN_LABEL, ' ').trim();
-  if (flat.length <= max) return flat;
-  // Never cut between the two halves of a surrogate pair.
-  const cut = flat.slice(0, max - 1).replace(/[\ud800-\udbff]$/, '');
-  return `${cut}…`;
+  return flat.length <= max ? flat : cutText(flat, max - 1);
 }
 
 function size(bytes: number): string {

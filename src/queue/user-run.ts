@@ -2,6 +2,7 @@
 // them running, ask the agent, and record the answer and the rows' final state in one transaction
 // (so after a crash either the run is redone or its reply is in the outbox, never both or neither).
 import type { Channel } from '../channels/types.js';
+import { cutText } from '../core/line.js';
 import { buildPrompt, type PromptMessage } from '../core/prompt.js';
 import { NOTICE, replyChunks } from '../core/reply.js';
 import type { ChatKey, OutboundItem } from '../core/types.js';
@@ -203,9 +204,7 @@ function progressSink(
   return (said) => {
     if (run.controller.signal.aborted || n >= MAX_PROGRESS_MESSAGES) return;
     n++;
-    const chars = Array.from(said.trim());
-    const cut =
-      chars.length > PROGRESS_CHARS ? `${chars.slice(0, PROGRESS_CHARS).join('')}…` : chars.join('');
+    const cut = cutText(said.trim(), PROGRESS_CHARS);
     try {
       enqueueOutbound(db, chat, `progress:${ids[ids.length - 1]}:${n}`, text(cut, deps.limit), now());
       deps.deliver();
