@@ -9,15 +9,16 @@
 // And the same one-at-a-time pairs for the added latency. When `stack` alone misses a target, no
 // relay built on those libraries meets it on this machine.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bareRuns, spawnOnce } from './lib/bare-spawn.mjs';
+import { bareRuns } from './lib/bare-spawn.mjs';
 import { ACCOUNT, startFakeTwilio, TOKEN } from './lib/fake-twilio.mjs';
 import { FAKE_CLI } from './lib/relay-proc.mjs';
-import { median, p99, range, until } from './lib/stats.mjs';
-import { chat, closeAgent, post, smsParams } from './lib/webhook.mjs';
+import { pairedLatency, postRound } from './lib/rounds.mjs';
+import { median, p99, procCpuMs, range } from './lib/stats.mjs';
+import { closeAgent } from './lib/webhook.mjs';
 
 const FLOOR = join(dirname(fileURLToPath(import.meta.url)), 'lib/floor-relay.mjs');
 const N = Number(process.env.BENCH_N ?? 120);
@@ -25,7 +26,6 @@ const M = Number(process.env.BENCH_M ?? 12);
 const C = 4;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SEQUENTIAL = Number(process.env.BENCH_SEQ ?? 150);
-const CLK_TCK = 100;
 
 async function startFloor(mode, restUrl, dir) {
   const child = spawn(process.execPath, [FLOOR, mode, FAKE_CLI, restUrl, ACCOUNT, TOKEN, dir], {
@@ -35,12 +35,7 @@ async function startFloor(mode, restUrl, dir) {
     child.once('exit', (code) => reject(new Error(`floor relay (${mode}) exited with ${code}`)));
     child.stdout.once('data', (d) => resolve(Number(String(d).trim())));
   });
-  const cpuMs = () => {
-    const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
-  };
-  return { url: `http://127.0.0.1:${port}/sms`, cpuMs, child };
+  return { url: `http://127.0.0.1:${port}/sms`, cpuMs: () => procCpuMs(child.pid), child };
 }
 
 async function stopFloor(floor) {
@@ -51,37 +46,9 @@ async function stopFloor(floor) {
 }
 
 async function round(floor, fake, tag) {
-  const before = fake.count();
   const cpu0 = floor.cpuMs();
-  const t0 = performance.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 4 }, async () => {
-      while (next < N) {
-        const i = next++;
-        const r = await post(floor.url, smsParams(chat(i % M), `${tag} message${i}`));
-        if (r.status !== 200) throw new Error(`floor webhook answered ${r.status}`);
-      }
-    }),
-  );
-  await until(() => fake.count() - before >= N, `${N} replies`, 120_000, 2);
-  return { ms: fake.received[fake.received.length - 1].at - t0, cpu: (floor.cpuMs() - cpu0) / N };
-}
-
-/** One message at a time, each paired with a bare spawn right after it: the added latencies. */
-async function sequential(floor, fake, mode) {
-  const added = [];
-  for (let i = 0; i < SEQUENTIAL; i++) {
-    const marker = `${mode}.seq${i}.`;
-    const arrived = fake.waitBody(marker);
-    const r = await post(floor.url, smsParams(chat(999), `one at a time ${marker}`));
-    if (r.status !== 200) throw new Error(`floor webhook answered ${r.status}`);
-    const lat = (await arrived) - r.t0;
-    const t1 = performance.now();
-    await spawnOnce(`one at a time ${marker}`);
-    added.push(lat - (performance.now() - t1));
-  }
-  return added;
+  const ms = await postRound(floor.url, fake, { n: N, chats: M, tag });
+  return { ms, cpu: (floor.cpuMs() - cpu0) / N };
 }
 
 async function measure(mode, fake) {
@@ -98,7 +65,7 @@ async function measure(mode, fake) {
       ratios.push(x.ms / bare);
       cpu.push(x.cpu);
     }
-    const added = await sequential(floor, fake, mode);
+    const { added } = await pairedLatency(floor.url, fake, SEQUENTIAL, mode);
     return { ratio: median(ratios), range: range(ratios), cpu: median(cpu), added };
   } finally {
     await stopFloor(floor);

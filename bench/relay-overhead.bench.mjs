@@ -8,43 +8,23 @@
 
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { bareRuns, spawnOnce } from './lib/bare-spawn.mjs';
+import { bareRuns } from './lib/bare-spawn.mjs';
 import { startFakeTwilio } from './lib/fake-twilio.mjs';
 import { relayHome } from './lib/relay-proc.mjs';
-import { childrenCpuMs, median, p99, range, until } from './lib/stats.mjs';
-import { chat, closeAgent, post, smsParams } from './lib/webhook.mjs';
+import { pairedLatency, postRound } from './lib/rounds.mjs';
+import { childrenCpuMs, median, p99, range } from './lib/stats.mjs';
+import { closeAgent } from './lib/webhook.mjs';
 
 const N = Number(process.env.BENCH_N ?? 120);
 const M = Number(process.env.BENCH_M ?? 12);
 const C = 4;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SEQUENTIAL = Number(process.env.BENCH_SEQ ?? 150);
-/** Webhooks in flight at once while a round posts its messages. */
-const POSTERS = 4;
-
 async function relayRound(relay, fake, round) {
-  const before = fake.count();
   const cpu0 = relay.cpuMs();
   const kids0 = relay.childCpuMs();
   const own0 = process.cpuUsage();
-  const t0 = performance.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: POSTERS }, async () => {
-      while (next < N) {
-        const i = next++;
-        const r = await post(relay.url, smsParams(chat(i % M), `round${round} message${i}`));
-        if (r.status !== 200) throw new Error(`webhook answered ${r.status}`);
-      }
-    }),
-  );
-  await until(() => fake.count() - before >= N, `${N} replies`, 120_000, 2);
-  const ms = fake.received[fake.received.length - 1].at - t0;
-  const bodies = fake.received.slice(before).map((m) => m.body);
-  for (let i = 0; i < N; i++) {
-    if (!bodies.some((b) => b.endsWith(`round${round} message${i}`)))
-      throw new Error(`no reply to round${round} message${i}`);
-  }
+  const ms = await postRound(relay.url, fake, { n: N, chats: M, tag: `round${round}` });
   const own = process.cpuUsage(own0);
   return {
     ms,
@@ -52,28 +32,6 @@ async function relayRound(relay, fake, round) {
     kids: relay.childCpuMs() - kids0,
     edges: (own.user + own.system) / 1000,
   };
-}
-
-/** Relay latency, bare spawn latency, paired difference, and the relay's own record of the run. */
-async function sequential(relay, fake, k) {
-  const relayLat = [];
-  const bare = [];
-  const added = [];
-  for (let i = 0; i < k; i++) {
-    const marker = `seq${i}.`;
-    const arrived = fake.waitBody(marker);
-    const params = smsParams(chat(999), `one at a time ${marker}`);
-    const r = await post(relay.url, params);
-    if (r.status !== 200) throw new Error(`webhook answered ${r.status}`);
-    const lat = (await arrived) - r.t0;
-    const t1 = performance.now();
-    await spawnOnce(`one at a time ${marker}`);
-    const b = performance.now() - t1;
-    relayLat.push(lat);
-    bare.push(b);
-    added.push(lat - b);
-  }
-  return { relayLat, bare, added };
 }
 
 /** The relay's own measure of each run (spawn to exit, ms), newest last, from its run history. */
@@ -118,7 +76,7 @@ export default async function () {
       edgeCpu.push(r.edges / N);
       ratios.push(r.ms / b);
     }
-    const seq = await sequential(relay, fake, SEQUENTIAL);
+    const seq = await pairedLatency(relay.url, fake, SEQUENTIAL, 'relay');
     const runMs = runDurations(relay.dir, SEQUENTIAL);
     const outside = seq.relayLat.map((l, i) => l - (runMs[i] ?? Number.NaN));
     const ratio = median(ratios);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ACCOUNT, TOKEN } from './fake-twilio.mjs';
-import { sleep } from './stats.mjs';
+import { procCpuMs, sleep } from './stats.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 export const MAIN = join(ROOT, 'dist/cli/main.js');
@@ -23,9 +23,6 @@ export async function freePort() {
   await new Promise((resolve) => s.close(resolve));
   return port;
 }
-
-// USER_HZ is 100 on every Linux build Node supports (getconf CLK_TCK).
-const CLK_TCK = 100;
 
 const live = new Set();
 process.on('exit', () => {
@@ -114,19 +111,10 @@ export async function relayHome(opts) {
     return m ? Number(m[1]) : Number.NaN;
   };
 
-  /** CPU time the relay process used so far (user + system), in ms (Linux /proc). */
-  const cpuMs = () => {
-    const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // Fields 14 and 15 (utime, stime) in clock ticks; index 11 and 12 after the state field.
-    return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
-  };
-  /** CPU of the relay's children it has waited for (cutime + cstime): the CLI runs. */
-  const childCpuMs = () => {
-    const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[13]) + Number(f[14])) * 1000) / CLK_TCK;
-  };
+  /** CPU time the relay process used so far (user + system), in ms. */
+  const cpuMs = () => procCpuMs(child.pid);
+  /** CPU of the relay's children it has waited for: the CLI runs. */
+  const childCpuMs = () => procCpuMs(child.pid, { children: true });
 
   const stop = async () => {
     if (child && child.exitCode === null && child.signalCode === null) {

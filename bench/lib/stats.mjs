@@ -31,12 +31,21 @@ export async function until(check, what, ms = 30_000, every = 5) {
   }
 }
 
+// USER_HZ is 100 on every Linux build Node supports (getconf CLK_TCK).
+const CLK_TCK = 100;
+
 /**
- * CPU used by this process's children that have been waited for (cutime + cstime), in ms, from
- * /proc/self/stat (Linux; USER_HZ is 100). The delta over a batch of bare spawns is their CPU.
+ * CPU a process has used so far, in ms, from /proc/<pid>/stat (Linux): its own (utime + stime), or
+ * with `children` that of its children it has waited for (cutime + cstime).
  */
-export function childrenCpuMs() {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
+export function procCpuMs(pid = 'self', { children = false } = {}) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The fields after the command name, from the state: utime and stime are 11 and 12, cutime and
+  // cstime 13 and 14 (fields 14–17 of proc(5)).
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[13]) + Number(f[14])) * 10;
+  const [a, b] = children ? [f[13], f[14]] : [f[11], f[12]];
+  return ((Number(a) + Number(b)) * 1000) / CLK_TCK;
 }
+
+/** CPU used by this process's children that have been waited for: the delta over a batch of bare spawns is their CPU. */
+export const childrenCpuMs = () => procCpuMs('self', { children: true });
