@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { duration } from '../../src/core/command-handler.js';
 import { getChatSettings, getSession, saveSession } from '../../src/store/sessions.js';
-import { FakeAgent, type Harness, harness, ok } from './helpers.js';
+import { FakeAgent, fail, type Harness, harness, ok } from './helpers.js';
 
 let h: Harness;
 afterEach(() => h?.cleanup());
@@ -169,6 +169,39 @@ describe('chat commands', () => {
       'Verbose off: only the answer is sent.',
       'answer to and now?',
     ]);
+  });
+
+  it('/verbose: an agent that dies after saying something still gets its one true error sentence', async () => {
+    const agent = new FakeAgent((req) => {
+      req.onProgress?.('Running the migration now.');
+      return fail('exit', 'The agent (claude) exited with code 3.', { exitCode: 3 });
+    });
+    h = harness({ agent });
+    await h.send('/verbose on');
+    await h.send('migrate');
+    await h.channel.untilSent(3);
+    await h.queue.whenIdle();
+    const texts = h.channel.texts();
+    expect(texts).toHaveLength(3);
+    expect(texts[1]).toBe('Running the migration now.');
+    expect(texts[2]).toContain('exited with code 3');
+  });
+
+  it('/verbose: a stopped run sends nothing it says after the stop', async () => {
+    let say: ((t: string) => void) | undefined;
+    const agent = new FakeAgent();
+    h = harness({ agent });
+    await h.send('/verbose on');
+    await h.send('long job');
+    await agent.untilCalls(1);
+    say = agent.calls[0]?.request.onProgress;
+    say?.('step one');
+    await h.send('/stop');
+    await h.queue.whenIdle();
+    say?.('step two, after the stop');
+    await h.queue.whenIdle();
+    expect(h.channel.texts()).toContain('step one');
+    expect(h.channel.texts()).not.toContain('step two, after the stop');
   });
 
   it('/verbose sends at most ten progress messages a run, then only the answer', async () => {
