@@ -188,13 +188,12 @@ describe('chat commands', () => {
   });
 
   it('/verbose: a stopped run sends nothing it says after the stop', async () => {
-    let say: ((t: string) => void) | undefined;
     const agent = new FakeAgent();
     h = harness({ agent });
     await h.send('/verbose on');
     await h.send('long job');
     await agent.untilCalls(1);
-    say = agent.calls[0]?.request.onProgress;
+    const say = agent.calls[0]?.request.onProgress;
     say?.('step one');
     await h.send('/stop');
     await h.queue.whenIdle();
