@@ -121,7 +121,7 @@ export function defineCliSuite(kind: AgentKind, opts: CliSuiteOptions): void {
       const t = turn(
         kind,
         state,
-        await scenario(id('401'), { mode: '401' }),
+        await scenario(id('401'), { mode: 'error', status: 401 }),
         'hello',
         newSession(spec),
         60_000,
