@@ -87,7 +87,8 @@ const APIS: Record<
     path: '/v1/responses',
     first: {
       stream: true,
-      tools: [{ type: 'function', name: 'Bash' }],
+      // A built-in tool (codex offers web search) has no name and is not callable.
+      tools: [{ type: 'function', name: 'Bash' }, { type: 'web_search' }],
       input: [{ role: 'user', content: 'hi' }],
     },
     second: { stream: true, input: [{ type: 'function_call_output', call_id: 'c', output: 'ok' }] },

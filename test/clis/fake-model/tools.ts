@@ -9,9 +9,11 @@ const list = (x: unknown): Record<string, unknown>[] =>
 export function offeredTools(api: Api, body: Body): string[] {
   if (api === 'gemini')
     return list(body.tools).flatMap((t) => list(t.functionDeclarations).map((f) => String(f.name)));
-  return list(body.tools).map((t) => {
+  return list(body.tools).flatMap((t) => {
     const fn = t.function as { name?: unknown } | undefined; // Chat Completions nests it
-    return String(fn?.name ?? t.name);
+    const name = fn?.name ?? t.name;
+    // Built-in tools (codex's web search, say) have a type and no name: not callable by name.
+    return typeof name === 'string' ? [name] : [];
   });
 }
 
