@@ -1,9 +1,11 @@
-// The opt-in suite against the real agent CLIs (`npm run test:clis`, which wraps it in netns.sh).
+// The opt-in suite against the real agent CLIs (`npm run test:clis`: test/clis/run.sh installs them
+// and wraps this run in test/clis/netns.sh). The fake model server's and the installer's own tests
+// (test/clis/*/) run in `npm test` instead.
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/clis/**/*.test.ts'],
+    include: ['test/clis/*.test.ts'],
     globalSetup: ['test/clis/global-setup.ts'],
     testTimeout: 120_000,
     hookTimeout: 180_000,

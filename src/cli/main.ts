@@ -1,7 +1,8 @@
-#!/usr/bin/env node
+// The agentwire program: every command. Loaded by bin.ts once the Node version is known to be good.
 import { Command, CommanderError } from 'commander';
 import { scheduleMigration } from '../heartbeat/state.js';
 import { openDirectRunner } from '../relay.js';
+import { VERSION } from '../version.js';
 import { register as registerAgent } from './agent.js';
 import { register as registerBackup } from './backup.js';
 import { register as registerChat } from './chat.js';
@@ -20,6 +21,7 @@ import { register as registerStatus } from './status.js';
 
 const program = new Command('agentwire')
   .description('Text your own coding agent over WhatsApp or Twilio.')
+  .version(VERSION, '-v, --version', 'print the agentwire version')
   .option('-c, --config <file>', 'config file (default: $AGENTWIRE_CONFIG or ~/.agentwire/agentwire.json5)')
   .showHelpAfterError()
   .exitOverride();

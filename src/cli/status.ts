@@ -9,6 +9,7 @@ import { STATUS_METHOD, snapshotFromRelayStatus } from '../ops/status/live.js';
 import { offlineStatus, withStore } from '../ops/status/offline.js';
 import { renderStatus } from '../ops/status/render.js';
 import { STATUS_SCHEMA_VERSION, type StatusSnapshot } from '../ops/status/snapshot.js';
+import { VERSION } from '../version.js';
 import { type Context, ExitError, type GlobalOptions, loadContext } from './context.js';
 
 export function register(program: Command): void {
@@ -19,7 +20,7 @@ export function register(program: Command): void {
     .action(async (opts: { json?: boolean }) => {
       const ctx = loadContext(program.opts<GlobalOptions>());
       const call = await callControl(ctx.paths.socket, STATUS_METHOD, {}, { timeoutMs: 5000 });
-      const snapshot = toSnapshot(ctx, call);
+      const snapshot: StatusSnapshot = { ...toSnapshot(ctx, call), cli: { version: VERSION } };
       process.stdout.write(
         opts.json ? `${JSON.stringify(snapshot, null, 2)}\n` : renderStatus(snapshot, Date.now()),
       );

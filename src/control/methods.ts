@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Channel, ChannelState } from '../channels/types.js';
 import { type ChannelName, chatKey } from '../core/types.js';
 import type { Queue, QueueStatus } from '../queue/queue.js';
+import { VERSION } from '../version.js';
 
 export type MethodHandler = (params: unknown) => Promise<unknown>;
 
@@ -31,6 +32,8 @@ export class MethodRegistry {
 export interface RelayStatus {
   pid: number;
   startedAt: number;
+  /** The agentwire version this relay runs (absent from relays before 0.1.0's `--version`). */
+  version?: string;
   channels: Partial<Record<ChannelName, ChannelState>>;
   queue: QueueStatus;
 }
@@ -62,7 +65,13 @@ export function registerCoreMethods(
   registry.register('status', async (): Promise<RelayStatus> => {
     const channels: RelayStatus['channels'] = {};
     for (const [name, ch] of deps.channels) channels[name] = ch.status();
-    return { pid: process.pid, startedAt: deps.startedAt, channels, queue: deps.queue.status() };
+    return {
+      pid: process.pid,
+      startedAt: deps.startedAt,
+      version: VERSION,
+      channels,
+      queue: deps.queue.status(),
+    };
   });
   registry.register('send', async (raw) => {
     const parsed = sendParams.safeParse(raw);

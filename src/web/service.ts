@@ -8,6 +8,7 @@ import { liveStatus } from '../ops/status/live.js';
 import type { QueueStatus } from '../queue/queue.js';
 import type { RelayService, ServiceDeps, ServiceFactory } from '../relay.js';
 import { runsMigration } from '../store/runs.js';
+import { VERSION } from '../version.js';
 import { qrOf } from './qr.js';
 import { startWebConsole, type WebConsole } from './server.js';
 import { ensureConsoleToken, TOKEN_FILE } from './token.js';
@@ -45,6 +46,7 @@ function create(deps: ServiceDeps, opts: WebConsoleServiceOptions): RelayService
         channels: () => [...deps.channels].map(([name, ch]) => ({ name, state: ch.status() })),
         queue: () => queue.status(),
         startedAt,
+        version: VERSION,
       });
       const whatsapp = deps.channels.get('whatsapp');
       try {

@@ -1,4 +1,4 @@
-// Loads captures made by ../shared/harness/agent-clis/run.sh and replays them as spawn results.
+// Loads the real CLI captures in fixtures/agents/ (see its README) and replays them as spawn results.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { linesOf } from '../../src/runner/lines.js';

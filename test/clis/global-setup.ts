@@ -1,48 +1,45 @@
-// Once per `npm run test:clis`: make sure the pinned CLIs are there (offline: run.sh installed them
-// before entering the network namespace) and start one fake model server on 127.0.0.1 for all tests.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { homedir } from 'node:os';
+// Once per `npm run test:clis`: check that this run is inside netns.sh's loopback-only namespace
+// and that the pinned CLIs are installed (run.sh installed them before entering it), then start
+// one fake model server (fake-model/) for every test, in this process.
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir, networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { type FakeModel, startFakeModel } from './fake-model/server.js';
+import { PINS } from './install/pins.mjs';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    fakeLlm: string;
+    fakeModel: string;
     clisDir: string;
-    harness: string;
   }
 }
 
-let server: ChildProcess | undefined;
+let server: FakeModel | undefined;
 
-export default async function setup(project: TestProject): Promise<() => void> {
-  const harness =
-    process.env.AGENT_CLIS_HARNESS ??
-    join(import.meta.dirname, '..', '..', '..', 'shared', 'harness', 'agent-clis');
-  const clisDir = process.env.AGENT_CLIS_DIR ?? join(homedir(), '.cache', 'agentwire-clis');
-  if (process.env.AGENT_CLIS_NETNS !== '1') {
-    process.stderr.write('test:clis: not inside netns.sh; use `npm run test:clis` for an isolated run\n');
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // The real CLIs must not reach the internet (a real model, telemetry, updates): refuse to run
+  // them anywhere but in the namespace, and check that it really holds nothing but loopback.
+  const interfaces = Object.keys(networkInterfaces());
+  if (process.env.AGENTWIRE_CLIS_NETNS !== '1' || interfaces.some((i) => i !== 'lo'))
+    throw new Error(
+      `test:clis: not inside a loopback-only network namespace (interfaces: ${interfaces.join(', ')}); run \`npm run test:clis\``,
+    );
+  const clisDir = process.env.AGENTWIRE_CLIS_DIR ?? join(homedir(), '.cache', 'agentwire-clis');
+  for (const { cli, pkg, version } of PINS) {
+    const manifest = join(clisDir, cli, 'node_modules', pkg, 'package.json');
+    const have = existsSync(manifest)
+      ? (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version
+      : 'none';
+    if (have !== version || !existsSync(join(clisDir, 'bin', cli)))
+      throw new Error(
+        `test:clis: ${pkg}@${version} is not installed in ${clisDir} (found ${have}); run \`npm run test:clis\``,
+      );
   }
-  execFileSync(join(harness, 'install.sh'), [clisDir, '--offline'], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-
-  const child = spawn(process.execPath, [join(harness, 'fake-llm.mjs'), '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  server = child;
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout?.on('data', (d: Buffer) => {
-      const m = /LISTENING (\d+)/.exec(d.toString());
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', () => reject(new Error('fake-llm exited before listening')));
-  });
-  project.provide('fakeLlm', `http://127.0.0.1:${port}`);
+  server = await startFakeModel();
+  project.provide('fakeModel', server.url);
   project.provide('clisDir', clisDir);
-  project.provide('harness', harness);
-  return () => {
-    // Stopped by its own handle (its PID), nothing else.
-    server?.kill();
+  return async () => {
+    await server?.close();
   };
 }

@@ -1,37 +1,29 @@
-// Per-test plumbing for the real-CLI suite: a scenario on the shared fake server, a fresh state
-// folder prepared by the harness's setup.sh, and the explicit environment built from its output.
-import { execFileSync } from 'node:child_process';
+// Per-test plumbing for the real-CLI suite: a scenario on the shared fake model server, a fresh
+// state folder set up for one CLI (cli-env.ts), and the request log the server kept.
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { AGENT_SPECS } from '../../src/agents/registry.js';
 import type { AgentKind, AgentRequest, SessionRef } from '../../src/agents/types.js';
-
-export interface Scenario {
-  mode?: string;
-  reply?: string;
-  failCount?: number;
-}
-
-export interface FakeRequest {
-  body?: unknown;
-  path?: string;
-}
+import { cliEnv } from './cli-env.js';
+import type { LoggedRequest } from './fake-model/log.js';
+import type { Scenario } from './fake-model/scenario.js';
 
 let counter = 0;
 
 /** A fresh scenario on the fake server; returns the base URL a CLI should use for it. */
-export async function scenario(id: string, sc: Scenario): Promise<string> {
-  const base = inject('fakeLlm');
+export async function scenario(id: string, sc: Partial<Scenario>): Promise<string> {
+  const base = inject('fakeModel');
   const r = await fetch(`${base}/_control/scenarios/${id}`, { method: 'PUT', body: JSON.stringify(sc) });
   if (!r.ok) throw new Error(`scenario ${id}: ${await r.text()}`);
   return `${base}/s/${id}`;
 }
 
-export async function requests(id: string): Promise<FakeRequest[]> {
-  const r = await fetch(`${inject('fakeLlm')}/_control/requests?scenario=${id}`);
-  return (await r.json()) as FakeRequest[];
+/** The model calls the CLI made in one scenario, oldest first (token counts and the like left out). */
+export async function requests(id: string): Promise<LoggedRequest[]> {
+  const r = await fetch(`${inject('fakeModel')}/_control/requests?scenario=${id}`);
+  return ((await r.json()) as LoggedRequest[]).filter((e) => e.kind === 'model');
 }
 
 /** A state folder (HOME, config, cwd) for one CLI, shared by the turns of one session. */
@@ -39,7 +31,7 @@ export function stateDir(kind: AgentKind): string {
   return mkdtempSync(join(tmpdir(), `aw-clis-${kind}-`));
 }
 
-/** The request for one turn: setup.sh's KEY=VALUE lines are the whole environment (plus a marker). */
+/** The request for one turn: cliEnv's environment is the whole environment (plus a marker). */
 export function turn(
   kind: AgentKind,
   state: string,
@@ -48,15 +40,7 @@ export function turn(
   session: SessionRef,
   timeoutMs: number,
 ): { request: AgentRequest; marker: string } {
-  const out = execFileSync(join(inject('harness'), 'setup.sh'), [kind, state, baseUrl], {
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '', AGENT_CLIS_DIR: inject('clisDir'), FAST_FAIL: '1' },
-  });
-  const env: Record<string, string> = { LANG: 'C.UTF-8' };
-  for (const line of out.trim().split('\n')) {
-    const i = line.indexOf('=');
-    if (i > 0) env[line.slice(0, i)] = line.slice(i + 1);
-  }
+  const env = cliEnv(kind, state, baseUrl, join(inject('clisDir'), 'bin'));
   const marker = `aw-clis-${process.pid}-${++counter}`;
   env.AGENTWIRE_TEST_MARKER = marker;
   const request: AgentRequest = {

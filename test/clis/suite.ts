@@ -1,10 +1,13 @@
 // The same five checks for every real CLI, through runCommandReply exactly as the relay runs it.
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AGENT_SPECS } from '../../src/agents/registry.js';
 import { newSession } from '../../src/agents/resolve.js';
 import type { AgentKind } from '../../src/agents/types.js';
 import { runCommandReply } from '../../src/runner/run-command-reply.js';
+import type { ToolCall } from './fake-model/scenario.js';
 import { requests, scenario, stateDir, turn, waitNoLeftovers } from './harness.js';
 
 const MEDIA_REPLY =
@@ -17,6 +20,8 @@ export interface CliSuiteOptions {
   thinking?: string;
   /** Whether the CLI takes agentwire's systemText. */
   systemText: boolean;
+  /** The model's call to the CLI's own tool that reads `file` (absolute), for the tool check. */
+  readTool: (file: string) => ToolCall;
 }
 
 export function defineCliSuite(kind: AgentKind, opts: CliSuiteOptions): void {
@@ -116,12 +121,28 @@ export function defineCliSuite(kind: AgentKind, opts: CliSuiteOptions): void {
       });
     });
 
+    it("runs a tool the model calls and sends its result back (the fake server's tool mode)", async () => {
+      const state = stateDir(kind);
+      const sc = id('tool');
+      const word = `kiwi-${randomUUID().slice(0, 8)}`;
+      const t0 = turn(kind, state, await scenario(sc, { reply: 'x' }), 'read it', newSession(spec), 60_000);
+      const file = join(t0.request.cwd, 'word.txt');
+      writeFileSync(file, `${word}\n`);
+      await scenario(sc, { mode: 'tool', tool: opts.readTool(file), reply: 'I read it.' });
+      const r = await runCommandReply(spec, t0.request);
+      expect(r).toMatchObject({ type: 'ok', text: 'I read it.' });
+      const seen = await requests(sc);
+      // The tool ran in the CLI, and its output came back to the model in the next request.
+      expect(seen.map((q) => q.answer)).toContain(`tool ${opts.readTool(file).name}`);
+      expect(JSON.stringify(seen.at(-1)?.body)).toContain(word);
+    });
+
     it('reports a rejected API key as an auth error', async () => {
       const state = stateDir(kind);
       const t = turn(
         kind,
         state,
-        await scenario(id('401'), { mode: '401' }),
+        await scenario(id('401'), { mode: 'error', status: 401 }),
         'hello',
         newSession(spec),
         60_000,

@@ -1,29 +1,34 @@
-// The console in a real headless Chromium (Debian's `chromium`, driven by playwright-core), served
+// The console in a real headless Chromium (driven by playwright-core), served
 // by a real relay (store, queue, control socket, console service) whose WhatsApp channel talks to a
 // fake Baileys socket, the far edge. The page loads with the token, shows the QR image and follows
 // its rotation, switches to "linked", refuses without the token, and its screenshot is not blank.
-// No Chromium is a failure, not a skip: .ci/run installs it.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+// Runs only through `npm run test:browser` (vitest.browser.config.ts), never in `npm test`, which must
+// pass on a machine with only Node. The browser comes from find-browser.ts (AGENTWIRE_CHROMIUM, or
+// the usual places). No Chromium is a failure, not a skip: whoever runs this route asked for the
+// browser test, and .ci/run installs one first.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/store/db.js';
 import { recordRun, runsMigration } from '../../src/store/runs.js';
+import { findBrowserHere, HOW_TO_GET_ONE } from './find-browser.js';
 import { darkShare, decodePng, distinctColours } from './png.js';
 import { startTestRelay, type TestRelay } from './relay-harness.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 let profile: string;
 let browser: BrowserContext;
 let page: Page;
 let r: TestRelay;
 
 beforeAll(async () => {
-  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium`).toBe(true);
+  const found = findBrowserHere();
+  if (found.type === 'missing') throw new Error(`${found.reason}: ${HOW_TO_GET_ONE}`);
+  process.stderr.write(`test:browser: ${found.path} (from ${found.via})\n`);
   profile = mkdtempSync(join(tmpdir(), 'aw-chromium-'));
   browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
+    executablePath: found.path,
     headless: true,
     viewport: { width: 900, height: 1000 },
     args: [

@@ -1,7 +1,7 @@
 // The relay with its console service, seen from outside: the printed URL, /healthz, `agentwire
 // status` through the real control socket, `agentwire doctor` seeing the one relay that owns it.
 import { spawn } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,9 @@ import { startLine } from '../../src/web/service.js';
 import { startTestRelay, type TestRelay } from './relay-harness.js';
 
 const bin = new URL('../../dist/cli/main.js', import.meta.url).pathname;
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 let r: TestRelay;
 
 function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -52,6 +55,9 @@ describe('relay with the web console service', () => {
 
     const s = JSON.parse((await cli(['status', '--json'])).stdout);
     expect(s).toMatchObject({ source: 'relay', relay: { running: true, pid: process.pid }, health: 'down' });
+    // The relay's version comes over the control socket; the CLI adds its own.
+    expect(s.relay.version).toBe(VERSION);
+    expect(s.cli).toEqual({ version: VERSION });
     expect(s.channels[0]).toMatchObject({ name: 'whatsapp', state: 'connecting', qrAvailable: true });
     expect(JSON.stringify(s)).not.toContain('relay-test-qr');
 
@@ -62,6 +68,8 @@ describe('relay with the web console service', () => {
     const text = await cli(['status']);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(`relay: running (pid ${process.pid}`);
+    expect(text.stdout).toContain(`agentwire ${VERSION})`);
+    expect(text.stdout).not.toContain('restart the relay to run it');
     expect(text.stdout).toContain('whatsapp  connected as …1111');
   });
 

@@ -72,7 +72,12 @@ export function snapshotFromRelayStatus(
     ...gather(db, config, now),
     now,
     source: 'relay',
-    relay: { running: true, pid: rs.pid, startedAt: rs.startedAt },
+    relay: {
+      running: true,
+      pid: rs.pid,
+      startedAt: rs.startedAt,
+      ...(rs.version !== undefined && { version: rs.version }),
+    },
     channels: withAllChannels(running, config),
     lanes: mergeLanes(rs.queue),
     maxConcurrentRuns: rs.queue.maxConcurrentRuns,

@@ -5,7 +5,11 @@ export function renderStatus(s: StatusSnapshot, now: number): string {
   const out: string[] = [];
   if (s.relay.running) {
     const up = s.relay.startedAt ? `, up ${ago(s.relay.startedAt, now)}` : '';
-    out.push(`relay: running${s.relay.pid ? ` (pid ${s.relay.pid}${up})` : ''}`);
+    const v = s.relay.version ? `, agentwire ${s.relay.version}` : '';
+    out.push(`relay: running${s.relay.pid ? ` (pid ${s.relay.pid}${up}${v})` : ''}`);
+    // After an upgrade the old relay keeps running the old code until it is restarted.
+    if (s.cli && s.relay.version && s.cli.version !== s.relay.version)
+      out.push(`  this agentwire is ${s.cli.version}: restart the relay to run it`);
   } else {
     out.push('relay: not running (showing what the state folder holds; start it with `agentwire relay`)');
   }

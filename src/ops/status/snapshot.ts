@@ -73,7 +73,10 @@ export interface StatusSnapshot {
   generatedAt: string;
   /** `relay`: live from the running relay; `store`: read from the state folder while none runs. */
   source: 'relay' | 'store';
+  /** `version`: the agentwire the running relay was started from. */
   relay: { running: boolean; pid?: number; startedAt?: string; version?: string };
+  /** The agentwire that printed this snapshot (`agentwire status`); it may differ from the relay's. */
+  cli?: { version: string };
   health: Health;
   channels: ChannelView[];
   queue: { pendingTotal: number; activeRuns: number; maxConcurrentRuns?: number; chats: ChatQueueView[] };

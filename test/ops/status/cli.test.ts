@@ -2,7 +2,7 @@
 // the core's control server answering `status` with a full snapshot. (The core's own RelayStatus
 // answer is covered end to end in test/web/relay.test.ts.)
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -14,6 +14,9 @@ import { liveStatus } from '../../../src/ops/status/live.js';
 import { ALICE, seededStore, stateFolder, T } from './seed.js';
 
 const bin = new URL('../../../dist/cli/main.js', import.meta.url).pathname;
+const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
 
 function run(home: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -72,6 +75,9 @@ describe('agentwire status (built binary)', () => {
     const j = await run(home, ['--json']);
     const s = JSON.parse(j.stdout);
     expect(s).toMatchObject({ schemaVersion: 1, source: 'store', relay: { running: false }, health: 'down' });
+    // No relay, so no relay version; the printing agentwire names its own.
+    expect(s.relay.version).toBeUndefined();
+    expect(s.cli).toEqual({ version });
     expect(s.recentRuns).toHaveLength(3);
     expect(j.stdout).not.toMatch(/\+1555/);
   });
@@ -89,6 +95,8 @@ describe('agentwire status (built binary)', () => {
       queue: () => ({ policy: 'collect', maxConcurrentRuns: 4, active: [], waiting: {}, unsentReplies: 0 }),
       startedAt: Date.now() - 7_200_000,
       pid: 4242,
+      // An older relay still running after an upgrade.
+      version: '0.0.9',
     });
     const registry = new MethodRegistry();
     const methods: string[] = [];
@@ -104,11 +112,17 @@ describe('agentwire status (built binary)', () => {
     const r = await run(home, []);
     expect(r.code).toBe(0);
     expect(methods).toEqual(['status']);
-    expect(r.stdout).toContain('relay: running (pid 4242, up 2h 0m)');
+    expect(r.stdout).toContain('relay: running (pid 4242, up 2h 0m, agentwire 0.0.9)');
+    expect(r.stdout).toContain(`  this agentwire is ${version}: restart the relay to run it`);
     expect(r.stdout).toContain('health: ok');
     expect(r.stdout).toContain('whatsapp  connected as …4567');
     const j = JSON.parse((await run(home, ['--json'])).stdout);
-    expect(j).toMatchObject({ source: 'relay', health: 'ok', relay: { running: true, pid: 4242 } });
+    expect(j).toMatchObject({
+      source: 'relay',
+      health: 'ok',
+      relay: { running: true, pid: 4242, version: '0.0.9' },
+      cli: { version },
+    });
     await server.close();
     db.close();
   });

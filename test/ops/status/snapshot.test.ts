@@ -175,7 +175,12 @@ describe('buildSnapshot', () => {
 
   it('renders for humans with relative times and the same masking', () => {
     const text = renderStatus(s, T + 60_000);
-    expect(text).toContain('relay: running (pid 99, up 1h 1m)');
+    expect(text).toContain('relay: running (pid 99, up 1h 1m, agentwire 0.1.0)');
+    expect(text).not.toContain('restart the relay to run it');
+    // After an upgrade, the relay still runs the old code: say so, once.
+    const upgraded = renderStatus({ ...s, cli: { version: '0.2.0' } }, T + 60_000);
+    expect(upgraded.split('\n')[1]).toBe('  this agentwire is 0.2.0: restart the relay to run it');
+    expect(renderStatus({ ...s, cli: { version: '0.1.0' } }, T)).not.toContain('restart the relay');
     expect(text).toContain('health: down');
     expect(text).toContain(
       'whatsapp  waiting for the QR code to be scanned for 1m 0s (open the web console or run `agentwire login`)',

@@ -1,0 +1,16 @@
+#!/usr/bin/env node
+// The `agentwire` bin. It checks the Node version, then loads the real program (main.ts).
+// This is the one place the static-import rule is broken on purpose: a static import of main.js
+// would load the store, and on a Node older than 22.13 importing `node:sqlite` throws
+// ERR_UNKNOWN_BUILTIN_MODULE with a stack trace before any check could run, even for --help and
+// `doctor`. So this file imports nothing that reaches the store, and main.js only once the Node
+// version is known to be good. Keep it tiny and in plain syntax an old Node still parses.
+import { nodeVersionProblem } from './node-version.js';
+
+const problem = nodeVersionProblem(process.version, process.execPath);
+if (problem) {
+  process.stderr.write(`${problem}\n`);
+  process.exitCode = 1;
+} else {
+  await import('./main.js');
+}

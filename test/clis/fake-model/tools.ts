@@ -1,0 +1,35 @@
+// Reading a request's tools and conversation, per API: which tools the CLI offered, and whether
+// the last turn already carries a tool's result (then the model gives its final answer).
+import type { Api } from './scenario.js';
+
+type Body = Record<string, unknown>;
+const list = (x: unknown): Record<string, unknown>[] =>
+  Array.isArray(x) ? x.filter((i): i is Record<string, unknown> => typeof i === 'object' && i !== null) : [];
+
+export function offeredTools(api: Api, body: Body): string[] {
+  if (api === 'gemini')
+    return list(body.tools).flatMap((t) => list(t.functionDeclarations).map((f) => String(f.name)));
+  return list(body.tools).flatMap((t) => {
+    const fn = t.function as { name?: unknown } | undefined; // Chat Completions nests it
+    const name = fn?.name ?? t.name;
+    // Built-in tools (codex's web search, say) have a type and no name: not callable by name.
+    return typeof name === 'string' ? [name] : [];
+  });
+}
+
+export function toolResultSeen(api: Api, body: Body): boolean {
+  switch (api) {
+    case 'anthropic': {
+      const last = list(body.messages).at(-1);
+      return list(last?.content).some((b) => b.type === 'tool_result');
+    }
+    case 'gemini': {
+      const last = list(body.contents).at(-1);
+      return list(last?.parts).some((p) => 'functionResponse' in p);
+    }
+    case 'openai-chat':
+      return list(body.messages).some((m) => m.role === 'tool');
+    case 'openai-responses':
+      return list(body.input).some((i) => String(i.type).endsWith('_call_output'));
+  }
+}
