@@ -25,7 +25,7 @@ export function register(program: Command): void {
       const result = installService(
         {
           nodePath: process.execPath,
-          mainPath: fileURLToPath(new URL('./main.js', import.meta.url)),
+          mainPath: fileURLToPath(new URL('./bin.js', import.meta.url)),
           env: serviceEnv(process.env, global.config ? ctx.paths.configFile : undefined),
           stopTimeoutSeconds: ctx.config.queue.shutdownGraceSeconds + 20,
           logDir: ctx.paths.logs,

@@ -16,12 +16,12 @@ import { renderLaunchdPlist } from '../../src/ops/service/launchd.js';
 import { type ServiceSpec, serviceEnv } from '../../src/ops/service/spec.js';
 import { renderSystemdUnit } from '../../src/ops/service/systemd.js';
 
-const bin = new URL('../../dist/cli/main.js', import.meta.url).pathname;
+const bin = new URL('../../dist/cli/bin.js', import.meta.url).pathname;
 const tmp = () => mkdtempSync(join(tmpdir(), 'aw-svc-'));
 
 const spec: ServiceSpec = {
   nodePath: '/opt/node 24/bin/node',
-  mainPath: '/usr/lib/node_modules/agentwire/dist/cli/main.js',
+  mainPath: '/usr/lib/node_modules/agentwire/dist/cli/bin.js',
   env: {
     AGENTWIRE_HOME: '/srv/aw 100%',
     PATH: '/home/u/.local/bin:/usr/bin',
@@ -35,7 +35,7 @@ describe('renderSystemdUnit', () => {
   const unit = renderSystemdUnit(spec);
   it('runs the absolute node and CLI paths with `relay`, restarting on failure', () => {
     expect(unit).toContain(
-      'ExecStart="/opt/node 24/bin/node" "/usr/lib/node_modules/agentwire/dist/cli/main.js" "relay"',
+      'ExecStart="/opt/node 24/bin/node" "/usr/lib/node_modules/agentwire/dist/cli/bin.js" "relay"',
     );
     expect(unit).toMatch(/^Restart=on-failure$/m);
     expect(unit).toMatch(/^RestartSec=\d+$/m);
