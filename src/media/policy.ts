@@ -1,12 +1,16 @@
 // Checks raw MEDIA: references before anything is sent. A file must be a regular file whose REAL
-// path (after every symlink) lies inside an allowed root, within the size limit; a URL must be
-// http(s) to a public address, checked on every address its name resolves to. Everything else is
-// refused with a reason the relay can show. What the agent printed is untrusted: this is the gate.
+// path (after every symlink) lies inside an allowed root, within the size limit; it is approved by
+// being copied, there and then, into the private staging folder (stage.ts), and the copy is what goes
+// out. A URL must be http(s) to a public address, checked on every address its name resolves to.
+// Everything else is refused with a reason the relay can show. What the agent printed is untrusted:
+// this is the gate.
 import { lookup } from 'node:dns/promises';
-import { realpath, stat } from 'node:fs/promises';
-import { basename, extname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { realpath, rm } from 'node:fs/promises';
+import { basename, extname, isAbsolute, resolve } from 'node:path';
 import type { OutboundItem } from '../core/types.js';
 import { isLocalName, nonPublicReason } from './address.js';
+import { extensionFor } from './inbound.js';
+import { inside, stageChecked } from './stage.js';
 
 export type RefusalCode =
   | 'invalid'
@@ -16,12 +20,21 @@ export type RefusalCode =
   | 'not_found'
   | 'not_a_file'
   | 'too_large'
+  | 'stage_failed'
   | 'urls_disabled'
   | 'private_address'
   | 'unresolvable';
 
+type FileItem = Extract<OutboundItem, { type: 'file' }>;
+
 export type MediaDecision =
-  | { type: 'approved'; ref: string; item: Extract<OutboundItem, { type: 'file' | 'url' }> }
+  | {
+      type: 'approved';
+      ref: string;
+      item: Extract<OutboundItem, { type: 'file' | 'url' }>;
+      /** For a file: where the original really was when its bytes were copied. */
+      source?: string;
+    }
   | { type: 'refused'; ref: string; code: RefusalCode; reason: string };
 
 export interface MediaPolicy {
@@ -31,6 +44,8 @@ export interface MediaPolicy {
   baseDir: string;
   maxBytes: number;
   allowUrls: boolean;
+  /** Private folder approved files are copied into; the item's `path` names the copy. */
+  stagingDir: string;
   /** DNS lookup, injectable for tests: every address the host resolves to. */
   resolveHost?: (host: string) => Promise<string[]>;
 }
@@ -38,15 +53,19 @@ export interface MediaPolicy {
 const defaultResolve = async (host: string): Promise<string[]> =>
   (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
+/** Staged copies by the identity (device:inode) of their original, within one check. */
+type Seen = Map<string, FileItem>;
+
 export async function checkMedia(refs: readonly string[], policy: MediaPolicy): Promise<MediaDecision[]> {
   const roots = await realRoots(policy.allowedRoots);
+  const seen: Seen = new Map();
   const out: MediaDecision[] = [];
-  for (const ref of refs) out.push(await decide(ref, policy, roots));
+  for (const ref of refs) out.push(await decide(ref, policy, roots, seen));
   return out;
 }
 
 export async function checkReference(ref: string, policy: MediaPolicy): Promise<MediaDecision> {
-  return decide(ref, policy, await realRoots(policy.allowedRoots));
+  return decide(ref, policy, await realRoots(policy.allowedRoots), new Map());
 }
 
 async function realRoots(roots: readonly string[]): Promise<string[]> {
@@ -61,7 +80,7 @@ async function realRoots(roots: readonly string[]): Promise<string[]> {
   return out;
 }
 
-async function decide(ref: string, policy: MediaPolicy, roots: string[]): Promise<MediaDecision> {
+async function decide(ref: string, policy: MediaPolicy, roots: string[], seen: Seen): Promise<MediaDecision> {
   const refuse = (code: RefusalCode, reason: string): MediaDecision => ({
     type: 'refused',
     ref,
@@ -76,16 +95,19 @@ async function decide(ref: string, policy: MediaPolicy, roots: string[]): Promis
     return refuse('scheme', `${scheme}: references are not allowed, only files and http(s) URLs`);
   if (ref.startsWith('~'))
     return refuse('home_path', 'home-relative paths are not allowed; use a path in the workspace');
-  return decideFile(ref, policy, roots, refuse);
+  return decideFile(ref, policy, roots, seen, refuse);
 }
 
 async function decideFile(
   ref: string,
   policy: MediaPolicy,
   roots: string[],
+  seen: Seen,
   refuse: (code: RefusalCode, reason: string) => MediaDecision,
 ): Promise<MediaDecision> {
   const named = isAbsolute(ref) ? resolve(ref) : resolve(policy.baseDir, ref);
+  // A first look by name, so a link out of the roots is refused without opening what it points at.
+  // It decides nothing on its own: stageChecked verifies the file it actually opened.
   let real: string;
   try {
     real = await realpath(named);
@@ -94,26 +116,25 @@ async function decideFile(
   }
   if (!roots.some((root) => inside(real, root)))
     return refuse('outside_roots', 'not inside an allowed folder');
-  const st = await stat(real).catch(() => undefined);
-  if (!st) return refuse('not_found', 'no such file');
-  if (!st.isFile()) return refuse('not_a_file', 'not a regular file');
-  if (st.size > policy.maxBytes) {
-    return refuse(
-      'too_large',
-      `${Math.ceil(st.size / 1e6)} MB is over the ${Math.floor(policy.maxBytes / 1e6)} MB limit`,
-    );
-  }
   const fileName = basename(named);
-  return {
-    type: 'approved',
-    ref,
-    item: { type: 'file', path: real, fileName, mimeType: mimeTypeFor(fileName, real), sizeBytes: st.size },
-  };
-}
-
-function inside(path: string, root: string): boolean {
-  const rel = relative(root, path);
-  return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
+  const mimeType = mimeTypeFor(fileName, real);
+  const staged = await stageChecked({
+    path: real,
+    roots,
+    maxBytes: policy.maxBytes,
+    dir: policy.stagingDir,
+    extension: extensionFor(mimeType),
+  });
+  if (!staged.ok) return refuse(staged.code, staged.reason);
+  // Two names for one file (`./a.png`, `a.png`, a link to it) share one copy, so it is sent once.
+  const earlier = seen.get(staged.identity);
+  if (earlier) {
+    await rm(staged.path, { force: true });
+    return { type: 'approved', ref, item: earlier, source: staged.source };
+  }
+  const item: FileItem = { type: 'file', path: staged.path, fileName, mimeType, sizeBytes: staged.sizeBytes };
+  seen.set(staged.identity, item);
+  return { type: 'approved', ref, item, source: staged.source };
 }
 
 async function decideUrl(
