@@ -10,7 +10,7 @@ import { basename, extname, isAbsolute, resolve } from 'node:path';
 import type { OutboundItem } from '../core/types.js';
 import { isLocalName, nonPublicReason } from './address.js';
 import { extensionFor } from './inbound.js';
-import { inside, stageChecked } from './stage.js';
+import { inside, stageChecked, stagedBytes } from './stage.js';
 
 export type RefusalCode =
   | 'invalid'
@@ -20,6 +20,7 @@ export type RefusalCode =
   | 'not_found'
   | 'not_a_file'
   | 'too_large'
+  | 'staging_full'
   | 'stage_failed'
   | 'urls_disabled'
   | 'private_address'
@@ -46,6 +47,8 @@ export interface MediaPolicy {
   allowUrls: boolean;
   /** Private folder approved files are copied into; the item's `path` names the copy. */
   stagingDir: string;
+  /** Most bytes the staging folder may hold (default: 2 GiB, or twice `maxBytes` if that is more). */
+  stagingCapBytes?: number;
   /** DNS lookup, injectable for tests: every address the host resolves to. */
   resolveHost?: (host: string) => Promise<string[]>;
 }
@@ -53,19 +56,33 @@ export interface MediaPolicy {
 const defaultResolve = async (host: string): Promise<string[]> =>
   (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
-/** Staged copies by the identity (device:inode) of their original, within one check. */
-type Seen = Map<string, FileItem>;
+/**
+ * One check of a reply's references: staged copies by the identity (device:inode) of their original,
+ * and the room left in the staging folder. Copies wait there until their reply is sent, so an agent
+ * that attaches the limit again and again while the channel is down must not fill the disk.
+ */
+interface Batch {
+  seen: Map<string, FileItem>;
+  room: number;
+}
 
 export async function checkMedia(refs: readonly string[], policy: MediaPolicy): Promise<MediaDecision[]> {
   const roots = await realRoots(policy.allowedRoots);
-  const seen: Seen = new Map();
+  const batch = await newBatch(policy, refs);
   const out: MediaDecision[] = [];
-  for (const ref of refs) out.push(await decide(ref, policy, roots, seen));
+  for (const ref of refs) out.push(await decide(ref, policy, roots, batch));
   return out;
 }
 
 export async function checkReference(ref: string, policy: MediaPolicy): Promise<MediaDecision> {
-  return decide(ref, policy, await realRoots(policy.allowedRoots), new Map());
+  return decide(ref, policy, await realRoots(policy.allowedRoots), await newBatch(policy, [ref]));
+}
+
+async function newBatch(policy: MediaPolicy, refs: readonly string[]): Promise<Batch> {
+  const cap = policy.stagingCapBytes ?? Math.max(2 * 1024 ** 3, 2 * policy.maxBytes);
+  // Only a reply that may attach files pays for looking at the folder.
+  const maybeFiles = refs.some((r) => !/^https?:/i.test(r));
+  return { seen: new Map(), room: maybeFiles ? cap - (await stagedBytes(policy.stagingDir)) : cap };
 }
 
 async function realRoots(roots: readonly string[]): Promise<string[]> {
@@ -80,7 +97,12 @@ async function realRoots(roots: readonly string[]): Promise<string[]> {
   return out;
 }
 
-async function decide(ref: string, policy: MediaPolicy, roots: string[], seen: Seen): Promise<MediaDecision> {
+async function decide(
+  ref: string,
+  policy: MediaPolicy,
+  roots: string[],
+  batch: Batch,
+): Promise<MediaDecision> {
   const refuse = (code: RefusalCode, reason: string): MediaDecision => ({
     type: 'refused',
     ref,
@@ -95,14 +117,14 @@ async function decide(ref: string, policy: MediaPolicy, roots: string[], seen: S
     return refuse('scheme', `${scheme}: references are not allowed, only files and http(s) URLs`);
   if (ref.startsWith('~'))
     return refuse('home_path', 'home-relative paths are not allowed; use a path in the workspace');
-  return decideFile(ref, policy, roots, seen, refuse);
+  return decideFile(ref, policy, roots, batch, refuse);
 }
 
 async function decideFile(
   ref: string,
   policy: MediaPolicy,
   roots: string[],
-  seen: Seen,
+  batch: Batch,
   refuse: (code: RefusalCode, reason: string) => MediaDecision,
 ): Promise<MediaDecision> {
   const named = isAbsolute(ref) ? resolve(ref) : resolve(policy.baseDir, ref);
@@ -124,16 +146,18 @@ async function decideFile(
     maxBytes: policy.maxBytes,
     dir: policy.stagingDir,
     extension: extensionFor(mimeType),
+    room: batch.room,
   });
   if (!staged.ok) return refuse(staged.code, staged.reason);
   // Two names for one file (`./a.png`, `a.png`, a link to it) share one copy, so it is sent once.
-  const earlier = seen.get(staged.identity);
+  const earlier = batch.seen.get(staged.identity);
   if (earlier) {
     await rm(staged.path, { force: true });
     return { type: 'approved', ref, item: earlier, source: staged.source };
   }
   const item: FileItem = { type: 'file', path: staged.path, fileName, mimeType, sizeBytes: staged.sizeBytes };
-  seen.set(staged.identity, item);
+  batch.seen.set(staged.identity, item);
+  batch.room -= staged.sizeBytes;
   return { type: 'approved', ref, item, source: staged.source };
 }
 

@@ -11,7 +11,7 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 
 export type StageRefusal = {
   ok: false;
-  code: 'not_found' | 'outside_roots' | 'not_a_file' | 'too_large' | 'stage_failed';
+  code: 'not_found' | 'outside_roots' | 'not_a_file' | 'too_large' | 'staging_full' | 'stage_failed';
   reason: string;
 };
 
@@ -45,6 +45,8 @@ export async function stageChecked(opts: {
   maxBytes: number;
   dir: string;
   extension: string;
+  /** Bytes the staging folder may still take (copies waiting to be sent count against it). */
+  room?: number;
 }): Promise<StageResult> {
   let handle: FileHandle;
   try {
@@ -58,6 +60,12 @@ export async function stageChecked(opts: {
     const st = await handle.stat();
     if (!st.isFile()) return refuse('not_a_file', 'not a regular file');
     if (st.size > opts.maxBytes) return refuse('too_large', tooLarge(st.size, opts.maxBytes));
+    // A hard link is the same file under a second name: one made inside the root to a file outside it
+    // (the agent's user owns both, so the kernel's protected_hardlinks allows it) has a real path
+    // inside. No path check can tell, so a file with more than one name is not sent.
+    if (st.nlink > 1)
+      return refuse('outside_roots', 'it has other hard links, possibly outside the allowed folders');
+    if (opts.room !== undefined && st.size > opts.room) return full();
     const where = await descriptorPath(handle, opts.path, st);
     if (where === undefined) return refuse('not_found', CHANGED);
     if (!opts.roots.some((root) => inside(where, root)))
@@ -92,7 +100,7 @@ async function copyOut(
   handle: FileHandle,
   source: string,
   st: Stats,
-  opts: { maxBytes: number; dir: string; extension: string },
+  opts: { maxBytes: number; dir: string; extension: string; room?: number },
 ): Promise<StageResult> {
   const target = join(opts.dir, `${randomBytes(24).toString('base64url')}.${opts.extension}`);
   let out: FileHandle | undefined;
@@ -107,11 +115,11 @@ async function copyOut(
       const { bytesRead } = await handle.read(buf, 0, buf.length, total);
       if (bytesRead === 0) break;
       total += bytesRead;
-      if (total > opts.maxBytes) {
+      if (total > opts.maxBytes || (opts.room !== undefined && total > opts.room)) {
         await out.close();
         out = undefined;
         await rm(target, { force: true });
-        return refuse('too_large', tooLarge(total, opts.maxBytes));
+        return total > opts.maxBytes ? refuse('too_large', tooLarge(total, opts.maxBytes)) : full();
       }
       await out.write(buf, 0, bytesRead);
     }
@@ -151,6 +159,15 @@ export async function sweepStaged(
   return removed;
 }
 
+/** Bytes held by the staging folder now. */
+export async function stagedBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    total += (await stat(join(dir, name)).catch(() => undefined))?.size ?? 0;
+  }
+  return total;
+}
+
 export function inside(path: string, root: string): boolean {
   const rel = relative(root, path);
   return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
@@ -159,6 +176,9 @@ export function inside(path: string, root: string): boolean {
 function refuse(code: StageRefusal['code'], reason: string): StageRefusal {
   return { ok: false, code, reason };
 }
+
+const full = () =>
+  refuse('staging_full', 'too many attachments are waiting to be sent; try again once they are');
 
 function tooLarge(size: number, max: number): string {
   return `${Math.ceil(size / 1e6)} MB is over the ${Math.floor(max / 1e6)} MB limit`;

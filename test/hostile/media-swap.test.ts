@@ -1,6 +1,7 @@
 // Path-component swaps between the media check and the send (issue 14, item 1). The check approves
 // `run/a/b/f.png`; then any component (a folder or the file) is swapped for a symlink out of the
-// root, to /etc, to a secret file, renamed away or put back, in any order. Whatever any channel then
+// root, to /etc, to a secret file, replaced by a hard link to a secret, renamed away or put back, in
+// any order. Whatever any channel then
 // sends (Twilio's hosted media, the bytes WhatsApp uploads, what the console names) must be bytes
 // that were inside the allowed root when they were checked: the staged copy, never what the path
 // names later. A second property swaps before the check as well, and a racing child process swaps
@@ -8,6 +9,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import {
   existsSync,
+  linkSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -22,7 +24,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderItem } from '../../src/channels/console/console.js';
@@ -49,7 +51,10 @@ const ALICE = '+15557654321';
 
 /** The path checked is `<run>/a/b/f.png`; these are its swappable components, top down. */
 const COMPONENTS = ['a', 'b', 'f.png'] as const;
-type Swap = { at: number; to: 'outside' | 'etc' | 'secret' | 'away' | 'back' | 'inside-other' };
+type Swap = {
+  at: number;
+  to: 'outside' | 'etc' | 'secret' | 'hardlink' | 'away' | 'back' | 'inside-other';
+};
 
 let runs = 0;
 interface Layout {
@@ -89,6 +94,8 @@ function swap(l: Layout, s: Swap): void {
   }
   const parent = join(root, l.run, ...COMPONENTS.slice(0, s.at));
   if (!isDirInside(parent, join(root, l.run))) return;
+  // A folder cannot be hard-linked.
+  if (s.to === 'hardlink' && s.at !== COMPONENTS.length - 1) return;
   if (st?.isSymbolicLink()) unlinkSync(here);
   else if (st && !existsSync(kept)) renameSync(here, kept);
   else if (st) rmSync(here, { recursive: true });
@@ -102,6 +109,10 @@ function swap(l: Layout, s: Swap): void {
       break;
     case 'secret':
       symlinkSync(join(outside, l.run, 'secret'), here);
+      break;
+    case 'hardlink':
+      // The same file as the secret under a name inside the root: its real path is inside.
+      linkSync(join(outside, l.run, 'secret'), here);
       break;
     case 'inside-other':
       symlinkSync(join(root, l.run, 'other.png'), here);
@@ -124,7 +135,7 @@ function isDirInside(dir: string, top: string): boolean {
 
 const swapArb = fc.record({
   at: fc.integer({ min: 0, max: COMPONENTS.length - 1 }),
-  to: fc.constantFrom<Swap['to']>('outside', 'etc', 'secret', 'away', 'back', 'inside-other'),
+  to: fc.constantFrom<Swap['to']>('outside', 'etc', 'secret', 'hardlink', 'away', 'back', 'inside-other'),
 });
 
 let fake: FakeTwilio;
@@ -183,17 +194,58 @@ async function sendAll(items: OutboundItem[]): Promise<string[]> {
   return consoleLines;
 }
 
-/** Staged copies, by content: what the relay would send for the items approved so far. */
+/** Staged copies, by content: what the relay would send for the items approved in this run. */
 function stagedContents(): string[] {
   return existsSync(staging) ? readdirSync(staging).map((n) => readFileSync(join(staging, n), 'utf8')) : [];
 }
 
 describe('path-component swaps between the media check and the send', () => {
+  // The issue's own cases, by name: workspace/d/passwd approved, then `d` becomes a link to /etc;
+  // and the file itself swapped for a link to /etc/passwd or a hard link to a secret.
+  it.each([
+    [
+      'the folder, for a link to /etc',
+      (dir: string) => {
+        renameSync(join(dir, 'd'), join(dir, 'd-was'));
+        symlinkSync('/etc', join(dir, 'd'));
+      },
+    ],
+    [
+      'the file, for a link to /etc/passwd',
+      (dir: string) => {
+        renameSync(join(dir, 'd', 'passwd'), join(dir, 'passwd-was'));
+        symlinkSync('/etc/passwd', join(dir, 'd', 'passwd'));
+      },
+    ],
+    [
+      'the file, for a hard link to a secret',
+      (dir: string) => {
+        renameSync(join(dir, 'd', 'passwd'), join(dir, 'passwd-was'));
+        writeFileSync(join(outside, `${basename(dir)}-secret`), 'SECRET');
+        linkSync(join(outside, `${basename(dir)}-secret`), join(dir, 'd', 'passwd'));
+      },
+    ],
+  ])('swapping %s after the check sends the checked bytes on every channel', async (_n, swapIt) => {
+    const dir = join(root, `named-${++runs}`);
+    mkdirSync(join(dir, 'd'), { recursive: true });
+    writeFileSync(join(dir, 'd', 'passwd'), 'INSIDE');
+    rmSync(staging, { recursive: true, force: true });
+    const items = await check(`${basename(dir)}/d/passwd`);
+    expect(items.filter((i) => i.type === 'file')).toHaveLength(1);
+    swapIt(dir);
+    const mark = markNow();
+    const consoleLines = await sendAll(items);
+    expect(sentPayloads(mark)).toEqual(['INSIDE', 'INSIDE']);
+    expect(stagedContents()).toEqual(['INSIDE']);
+    expect(consoleLines.join('\n')).toContain(staging);
+  });
+
   it('nothing outside the root is staged or sent, whatever is swapped after the check', async () => {
     const seen = { approved: 0, sent: 0 };
     await fc.assert(
       fc.asyncProperty(fc.array(swapArb, { minLength: 1, maxLength: 6 }), async (swaps) => {
         const l = layout();
+        rmSync(staging, { recursive: true, force: true });
         const items = await check(l.ref);
         const files = items.filter((i) => i.type === 'file');
         expect(files).toHaveLength(1);
@@ -207,7 +259,7 @@ describe('path-component swaps between the media check and the send', () => {
         expect(payloads).toHaveLength(2);
         for (const p of payloads) expect(p).toBe(l.inside);
         for (const line of consoleLines) expect(line).not.toContain(join(root, l.run));
-        for (const c of stagedContents()) expect(c).toMatch(/^INSIDE-r\d+$/);
+        for (const c of stagedContents()) expect(c).toBe(l.inside);
       }),
       { numRuns: 120 },
     );
@@ -223,6 +275,7 @@ describe('path-component swaps between the media check and the send', () => {
         fc.array(swapArb, { maxLength: 4 }),
         async (before, after) => {
           const l = layout();
+          rmSync(staging, { recursive: true, force: true });
           for (const s of before) swap(l, s);
           const items = await check(l.ref);
           const approved = items.some((i) => i.type === 'file');
@@ -232,7 +285,7 @@ describe('path-component swaps between the media check and the send', () => {
           const mark = markNow();
           await sendAll(items);
           for (const p of sentPayloads(mark)) expect(p).toMatch(new RegExp(`^${l.inside}(-other)?$`));
-          for (const c of stagedContents()) expect(c).toMatch(/^INSIDE-r\d+(-other)?$/);
+          for (const c of stagedContents()) expect(c).toMatch(new RegExp(`^${l.inside}(-other)?$`));
         },
       ),
       { numRuns: 120 },
@@ -244,6 +297,7 @@ describe('path-component swaps between the media check and the send', () => {
 
   it('a folder swapped back and forth by another process while checks run never stages a secret', async () => {
     const l = layout();
+    rmSync(staging, { recursive: true, force: true });
     // The racer flips `a` between the real folder and a link to the outside mirror, as fast as it can.
     const script = `
       const fs = require('node:fs');
@@ -275,7 +329,7 @@ describe('path-component swaps between the media check and the send', () => {
       racer.kill('SIGKILL');
       racer = undefined;
     }
-    for (const c of stagedContents()) expect(c).toMatch(/^INSIDE-r\d+(-other)?$/);
+    for (const c of stagedContents()) expect(c).toMatch(new RegExp(`^${l.inside}(-other)?$`));
     // The race was real: some checks found the folder swapped out, some found it in place.
     expect(counts.refused).toBeGreaterThan(0);
     expect(counts.approved).toBeGreaterThan(0);

@@ -166,6 +166,16 @@ describe('media policy', () => {
     expect(paths[3]).not.toBe(paths[0]);
   });
 
+  it('stops staging when the staging folder is full, with a reason the chat can read', async () => {
+    const full = { ...policy, stagingDir: join(base, 'state', 'small'), stagingCapBytes: 4 };
+    const ds = await checkMedia(['a.png', 'my report.pdf'], full);
+    expect(ds.map((d) => d.type)).toEqual(['approved', 'refused']);
+    expect(ds[1]).toMatchObject({
+      code: 'staging_full',
+      reason: expect.stringContaining('waiting to be sent'),
+    });
+  });
+
   it('keeps the decisions in the order of the references', async () => {
     const ds = await checkMedia(['a.png', 'leak.png', 'https://example.com/x'], policy);
     expect(ds.map((d) => d.type)).toEqual(['approved', 'refused', 'approved']);

@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
+  linkSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -69,6 +70,29 @@ describe('stageChecked', () => {
       code: 'not_found',
       reason: 'the file changed while it was checked',
     });
+  });
+
+  it('refuses a file with a second name, since a hard link inside can be a file outside', async () => {
+    linkSync(join(outside, 'secret'), join(root, 'hard.png'));
+    const dir = join(base, 'staged-hard');
+    const r = await stage(join(root, 'hard.png'), { dir });
+    expect(r).toMatchObject({ ok: false, code: 'outside_roots' });
+    if (!r.ok) expect(r.reason).toContain('hard links');
+    expect(existsSync(dir) ? readdirSync(dir) : []).toEqual([]);
+  });
+
+  it('refuses when the staging folder has no room left, and stages nothing', async () => {
+    const dir = join(base, 'staged-full');
+    const r = await stageChecked({
+      path: join(root, 'd', 'f.png'),
+      roots: [root],
+      maxBytes: 1024,
+      dir,
+      extension: 'png',
+      room: 5,
+    });
+    expect(r).toMatchObject({ ok: false, code: 'staging_full' });
+    expect(existsSync(dir) ? readdirSync(dir) : []).toEqual([]);
   });
 
   it('refuses a FIFO without waiting for a writer', async () => {
