@@ -60,16 +60,16 @@ export async function stageChecked(opts: {
     const st = await handle.stat();
     if (!st.isFile()) return refuse('not_a_file', 'not a regular file');
     if (st.size > opts.maxBytes) return refuse('too_large', tooLarge(st.size, opts.maxBytes));
+    const where = await whereOpened(handle, opts.path, st);
+    if (where === undefined) return refuse('not_found', CHANGED);
+    if (!opts.roots.some((root) => inside(where, root)))
+      return refuse('outside_roots', 'not inside an allowed folder');
     // A hard link is the same file under a second name: one made inside the root to a file outside it
     // (the agent's user owns both, so the kernel's protected_hardlinks allows it) has a real path
     // inside. No path check can tell, so a file with more than one name is not sent.
     if (st.nlink > 1)
       return refuse('outside_roots', 'it has other hard links, possibly outside the allowed folders');
     if (opts.room !== undefined && st.size > opts.room) return full();
-    const where = await descriptorPath(handle, opts.path, st);
-    if (where === undefined) return refuse('not_found', CHANGED);
-    if (!opts.roots.some((root) => inside(where, root)))
-      return refuse('outside_roots', 'not inside an allowed folder');
     return await copyOut(handle, where, st, opts);
   } finally {
     await handle.close().catch(() => undefined);
@@ -81,8 +81,13 @@ export async function stageChecked(opts: {
  * descriptor, whatever happened to the path since). Elsewhere, or without /proc: the real path of the
  * name, accepted only if it is the very file that was opened (same device and inode).
  */
-async function descriptorPath(handle: FileHandle, path: string, st: Stats): Promise<string | undefined> {
-  if (process.platform === 'linux') {
+export async function whereOpened(
+  handle: FileHandle,
+  path: string,
+  st: Stats,
+  useProc = process.platform === 'linux',
+): Promise<string | undefined> {
+  if (useProc) {
     const named = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
     // " (deleted)": unlinked since the open; "pipe:[…]" and the like are not paths at all.
     if (named !== undefined) return isAbsolute(named) && !named.endsWith(' (deleted)') ? named : undefined;

@@ -11,15 +11,17 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
+  renameSync,
   statSync,
   symlinkSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { stageChecked, sweepStaged } from '../../src/media/stage.js';
+import { stageChecked, sweepStaged, whereOpened } from '../../src/media/stage.js';
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'aw-stage-')));
 const root = join(base, 'work');
@@ -122,6 +124,31 @@ describe('stageChecked', () => {
     expect(r).toMatchObject({ ok: false, code: 'stage_failed' });
     if (!r.ok) expect(r.reason).toMatch(/^could not copy it for sending \(E[A-Z]+\)$/);
   });
+});
+
+describe('whereOpened', () => {
+  // The kernel's answer (/proc/self/fd) and the portable one (the name's real path, accepted only if
+  // it is the very file opened) must agree: after a swap, neither names the new target.
+  it.each([true, false])(
+    'names the file opened, not what the name leads to after a swap (proc: %s)',
+    async (useProc) => {
+      const dir = join(base, `where-${useProc}`);
+      mkdirSync(join(dir, 'd'), { recursive: true });
+      writeFileSync(join(dir, 'd', 'f.png'), 'INSIDE');
+      const handle = await open(join(dir, 'd', 'f.png'), 'r');
+      try {
+        const st = await handle.stat();
+        expect(await whereOpened(handle, join(dir, 'd', 'f.png'), st, useProc)).toBe(join(dir, 'd', 'f.png'));
+        renameSync(join(dir, 'd'), join(dir, 'moved'));
+        symlinkSync(join(outside, 'd'), join(dir, 'd'));
+        const after = await whereOpened(handle, join(dir, 'd', 'f.png'), st, useProc);
+        // /proc follows the file to where it moved; the portable check refuses to guess.
+        expect(after).toBe(useProc ? join(dir, 'moved', 'f.png') : undefined);
+      } finally {
+        await handle.close();
+      }
+    },
+  );
 });
 
 describe('sweepStaged', () => {
