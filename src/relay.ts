@@ -17,6 +17,7 @@ import type { ChannelName, ChatKey, SystemRunner } from './core/types.js';
 import { heartbeatService } from './heartbeat/wiring.js';
 import type { Logger } from './log.js';
 import { mediaHostMigration } from './media/host.js';
+import { stagingService } from './media/staging-service.js';
 import { agentResolver, mediaPolicy } from './queue/adapters.js';
 import type { ChannelMap } from './queue/ports.js';
 import { Queue, type QueueOptions } from './queue/queue.js';
@@ -92,11 +93,15 @@ export interface ServiceFactory {
   create: (deps: ServiceDeps) => RelayService;
 }
 
-/** Background services started with the relay: the web console, heartbeats and schedules, retention. */
+/**
+ * Background services started with the relay: the web console, heartbeats and schedules, retention,
+ * and the sweep of staged media copies no unsent reply needs.
+ */
 export const SERVICE_FACTORIES: readonly ServiceFactory[] = [
   webConsoleService(),
   heartbeatService,
   retentionService,
+  stagingService,
 ];
 
 /**
@@ -131,7 +136,7 @@ export function createQueue(
     db,
     channels,
     resolve: agentResolver(config, paths, env, log.child({ sub: 'agent' })),
-    mediaPolicy: mediaPolicy(config),
+    mediaPolicy: mediaPolicy(config, paths.stagedMedia),
     config,
     log: log.child({ sub: 'queue' }),
     defaultCwd: paths.workspace,

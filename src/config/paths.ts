@@ -12,6 +12,8 @@ export interface Paths {
   db: string;
   workspace: string;
   inboundMedia: string;
+  /** Private copies of outbound files, made when they are checked; what the channels send. */
+  stagedMedia: string;
   agentState: string;
   logs: string;
   /** Local control socket of a running relay (private permissions). */
@@ -30,6 +32,7 @@ export function resolvePaths(env: NodeJS.ProcessEnv, configOverride?: string): P
     db: join(home, 'agentwire.db'),
     workspace: join(home, 'workspace'),
     inboundMedia: join(home, 'media', 'inbound'),
+    stagedMedia: join(home, 'media', 'staged'),
     agentState: join(home, 'agents'),
     logs: join(home, 'logs'),
     socket: join(home, 'relay.sock'),

@@ -1,8 +1,10 @@
-// Outbound files for channels that send media by URL (Twilio fetches `MediaUrl` itself). A file the
-// media policy approved is copied into a private staging folder (so a later change to the original,
-// or a symlink swap, cannot change what is served) under a random 256-bit token, and served only until
-// the token expires. The URL names no local path; an unknown, malformed or expired name is a plain 404.
-// Tokens live in SQLite so URLs handed to the provider survive a relay restart.
+// Outbound files for channels that send media by URL (Twilio fetches `MediaUrl` itself). What arrives
+// here is already the media policy's private copy, made when the file was checked (stage.ts: that is
+// what makes a later swap of the agent's folder or file harmless). It is copied once more into the
+// hosted folder under a random 256-bit token and served only until the token expires, with headers
+// that keep agent-written bytes from ever being active content (serve.ts). The URL names no local
+// path; an unknown, malformed or expired name is a plain 404. Tokens live in SQLite so URLs handed to
+// the provider survive a relay restart.
 import { randomBytes } from 'node:crypto';
 import { constants, createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, rm, stat } from 'node:fs/promises';
@@ -65,8 +67,8 @@ export function createMediaHost(opts: {
       const name = `${randomBytes(32).toString('base64url')}.${extensionFor(mimeType)}`;
       const target = join(dir, name);
       try {
-        // O_NOFOLLOW: the policy approved the real path; if it has been swapped for a symlink since,
-        // the open fails instead of copying whatever the link points at (copyFile would follow it).
+        // O_NOFOLLOW: the source is a copy in the relay's own private folder, never a link; should one
+        // appear there, the open fails instead of copying whatever it points at.
         const source = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
         await pipeline(source.createReadStream(), createWriteStream(target, { flags: 'wx', mode: 0o600 }));
         const { size } = await stat(target);

@@ -1,12 +1,16 @@
 // Checks raw MEDIA: references before anything is sent. A file must be a regular file whose REAL
-// path (after every symlink) lies inside an allowed root, within the size limit; a URL must be
-// http(s) to a public address, checked on every address its name resolves to. Everything else is
-// refused with a reason the relay can show. What the agent printed is untrusted: this is the gate.
+// path (after every symlink) lies inside an allowed root, within the size limit; it is approved by
+// being copied, there and then, into the private staging folder (stage.ts), and the copy is what goes
+// out. A URL must be http(s) to a public address, checked on every address its name resolves to.
+// Everything else is refused with a reason the relay can show. What the agent printed is untrusted:
+// this is the gate.
 import { lookup } from 'node:dns/promises';
-import { realpath, stat } from 'node:fs/promises';
-import { basename, extname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { realpath, rm } from 'node:fs/promises';
+import { basename, extname, isAbsolute, resolve } from 'node:path';
 import type { OutboundItem } from '../core/types.js';
 import { isLocalName, nonPublicReason } from './address.js';
+import { extensionFor } from './inbound.js';
+import { inside, stageChecked, stagedBytes } from './stage.js';
 
 export type RefusalCode =
   | 'invalid'
@@ -16,12 +20,22 @@ export type RefusalCode =
   | 'not_found'
   | 'not_a_file'
   | 'too_large'
+  | 'staging_full'
+  | 'stage_failed'
   | 'urls_disabled'
   | 'private_address'
   | 'unresolvable';
 
+type FileItem = Extract<OutboundItem, { type: 'file' }>;
+
 export type MediaDecision =
-  | { type: 'approved'; ref: string; item: Extract<OutboundItem, { type: 'file' | 'url' }> }
+  | {
+      type: 'approved';
+      ref: string;
+      item: Extract<OutboundItem, { type: 'file' | 'url' }>;
+      /** For a file: where the original really was when its bytes were copied. */
+      source?: string;
+    }
   | { type: 'refused'; ref: string; code: RefusalCode; reason: string };
 
 export interface MediaPolicy {
@@ -31,6 +45,10 @@ export interface MediaPolicy {
   baseDir: string;
   maxBytes: number;
   allowUrls: boolean;
+  /** Private folder approved files are copied into; the item's `path` names the copy. */
+  stagingDir: string;
+  /** Most bytes the staging folder may hold (default: 2 GiB, or twice `maxBytes` if that is more). */
+  stagingCapBytes?: number;
   /** DNS lookup, injectable for tests: every address the host resolves to. */
   resolveHost?: (host: string) => Promise<string[]>;
 }
@@ -38,15 +56,33 @@ export interface MediaPolicy {
 const defaultResolve = async (host: string): Promise<string[]> =>
   (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
+/**
+ * One check of a reply's references: staged copies by the identity (device:inode) of their original,
+ * and the room left in the staging folder. Copies wait there until their reply is sent, so an agent
+ * that attaches the limit again and again while the channel is down must not fill the disk.
+ */
+interface Batch {
+  seen: Map<string, FileItem>;
+  room: number;
+}
+
 export async function checkMedia(refs: readonly string[], policy: MediaPolicy): Promise<MediaDecision[]> {
   const roots = await realRoots(policy.allowedRoots);
+  const batch = await newBatch(policy, refs);
   const out: MediaDecision[] = [];
-  for (const ref of refs) out.push(await decide(ref, policy, roots));
+  for (const ref of refs) out.push(await decide(ref, policy, roots, batch));
   return out;
 }
 
 export async function checkReference(ref: string, policy: MediaPolicy): Promise<MediaDecision> {
-  return decide(ref, policy, await realRoots(policy.allowedRoots));
+  return decide(ref, policy, await realRoots(policy.allowedRoots), await newBatch(policy, [ref]));
+}
+
+async function newBatch(policy: MediaPolicy, refs: readonly string[]): Promise<Batch> {
+  const cap = policy.stagingCapBytes ?? Math.max(2 * 1024 ** 3, 2 * policy.maxBytes);
+  // Only a reply that may attach files pays for looking at the folder.
+  const maybeFiles = refs.some((r) => !/^https?:/i.test(r));
+  return { seen: new Map(), room: maybeFiles ? cap - (await stagedBytes(policy.stagingDir)) : cap };
 }
 
 async function realRoots(roots: readonly string[]): Promise<string[]> {
@@ -61,7 +97,12 @@ async function realRoots(roots: readonly string[]): Promise<string[]> {
   return out;
 }
 
-async function decide(ref: string, policy: MediaPolicy, roots: string[]): Promise<MediaDecision> {
+async function decide(
+  ref: string,
+  policy: MediaPolicy,
+  roots: string[],
+  batch: Batch,
+): Promise<MediaDecision> {
   const refuse = (code: RefusalCode, reason: string): MediaDecision => ({
     type: 'refused',
     ref,
@@ -76,16 +117,19 @@ async function decide(ref: string, policy: MediaPolicy, roots: string[]): Promis
     return refuse('scheme', `${scheme}: references are not allowed, only files and http(s) URLs`);
   if (ref.startsWith('~'))
     return refuse('home_path', 'home-relative paths are not allowed; use a path in the workspace');
-  return decideFile(ref, policy, roots, refuse);
+  return decideFile(ref, policy, roots, batch, refuse);
 }
 
 async function decideFile(
   ref: string,
   policy: MediaPolicy,
   roots: string[],
+  batch: Batch,
   refuse: (code: RefusalCode, reason: string) => MediaDecision,
 ): Promise<MediaDecision> {
   const named = isAbsolute(ref) ? resolve(ref) : resolve(policy.baseDir, ref);
+  // A first look by name, so a link out of the roots is refused without opening what it points at.
+  // It decides nothing on its own: stageChecked verifies the file it actually opened.
   let real: string;
   try {
     real = await realpath(named);
@@ -94,26 +138,27 @@ async function decideFile(
   }
   if (!roots.some((root) => inside(real, root)))
     return refuse('outside_roots', 'not inside an allowed folder');
-  const st = await stat(real).catch(() => undefined);
-  if (!st) return refuse('not_found', 'no such file');
-  if (!st.isFile()) return refuse('not_a_file', 'not a regular file');
-  if (st.size > policy.maxBytes) {
-    return refuse(
-      'too_large',
-      `${Math.ceil(st.size / 1e6)} MB is over the ${Math.floor(policy.maxBytes / 1e6)} MB limit`,
-    );
-  }
   const fileName = basename(named);
-  return {
-    type: 'approved',
-    ref,
-    item: { type: 'file', path: real, fileName, mimeType: mimeTypeFor(fileName, real), sizeBytes: st.size },
-  };
-}
-
-function inside(path: string, root: string): boolean {
-  const rel = relative(root, path);
-  return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
+  const mimeType = mimeTypeFor(fileName, real);
+  const staged = await stageChecked({
+    path: real,
+    roots,
+    maxBytes: policy.maxBytes,
+    dir: policy.stagingDir,
+    extension: extensionFor(mimeType),
+    room: batch.room,
+  });
+  if (!staged.ok) return refuse(staged.code, staged.reason);
+  // Two names for one file (`./a.png`, `a.png`, a link to it) share one copy, so it is sent once.
+  const earlier = batch.seen.get(staged.identity);
+  if (earlier) {
+    await rm(staged.path, { force: true });
+    return { type: 'approved', ref, item: earlier, source: staged.source };
+  }
+  const item: FileItem = { type: 'file', path: staged.path, fileName, mimeType, sizeBytes: staged.sizeBytes };
+  batch.seen.set(staged.identity, item);
+  batch.room -= staged.sizeBytes;
+  return { type: 'approved', ref, item, source: staged.source };
 }
 
 async function decideUrl(

@@ -45,14 +45,18 @@ export function agentResolver(
   };
 }
 
-/** `media.*` settings applied to an agent's MEDIA: references; roots default to its working folder. */
-export function mediaPolicy(config: Config): MediaPolicy {
+/**
+ * `media.*` settings applied to an agent's MEDIA: references; roots default to its working folder.
+ * Approved files are copied into `stagingDir` (Paths.stagedMedia) as they are checked.
+ */
+export function mediaPolicy(config: Config, stagingDir: string): MediaPolicy {
   return async (refs, ctx) => {
     const decisions = await checkMedia(refs, {
       allowedRoots: [...(config.media.allowedRoots ?? [ctx.cwd]), ...(ctx.extraRoots ?? [])],
       baseDir: ctx.cwd,
       maxBytes: Math.floor(config.media.maxOutboundMb * 1024 * 1024),
       allowUrls: config.media.allowUrls,
+      stagingDir,
     });
     return decisions.map((d) =>
       d.type === 'approved'

@@ -154,3 +154,17 @@ export function rowsForKey(db: Db, key: string): OutboxRow[] {
   ).all(key) as unknown as RawRow[];
   return rows.map(toRow);
 }
+
+/**
+ * Local files named by chunks not yet settled (the staged media copies they will send). Any status
+ * other than sent or failed counts as unsettled, so a copy is never deleted under a reply that may
+ * still go out.
+ */
+export function unsentFilePaths(db: Db): string[] {
+  const rows = prepared(
+    db,
+    `SELECT json_extract(item, '$.path') AS path FROM outbox
+       WHERE status NOT IN ('sent', 'failed') AND json_extract(item, '$.type') = 'file'`,
+  ).all() as { path: string | null }[];
+  return rows.flatMap((r) => (r.path ? [r.path] : []));
+}

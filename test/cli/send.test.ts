@@ -79,7 +79,14 @@ describe('agentwire send (built binary)', () => {
       chatId: '+15550002222',
       item: { type: 'text', text: 'build is green' },
     });
-    expect(items[1]).toMatchObject({ chatId: '+15550002222', item: { type: 'file', path: file } });
+    // What goes out is the copy staged when the file was checked, in the relay's private folder.
+    expect(items[1]).toMatchObject({
+      chatId: '+15550002222',
+      item: { type: 'file', fileName: 'report.pdf' },
+    });
+    const staged = (items[1]!.item as { path: string }).path;
+    expect(staged.startsWith(join(home.dir, 'media', 'staged'))).toBe(true);
+    expect(readFileSync(staged, 'utf8')).toBe('%PDF-1.4 test');
   });
 
   it('without a relay, sends over Twilio REST directly, once', async () => {

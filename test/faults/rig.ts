@@ -76,7 +76,7 @@ export async function startRig(agent: Record<string, unknown> = {}): Promise<Rig
     db: disk.db,
     channels: new Map([['console', channel]]),
     resolve: agentResolver(ctx.config, ctx.paths, ctx.env, ctx.log.child({ sub: 'agent' })),
-    mediaPolicy: mediaPolicy(ctx.config),
+    mediaPolicy: mediaPolicy(ctx.config, ctx.paths.stagedMedia),
     config: ctx.config,
     log: ctx.log.child({ sub: 'queue' }),
     defaultCwd: ctx.paths.workspace,

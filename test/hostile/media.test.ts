@@ -6,7 +6,7 @@
 // connection at all. Properties: no file outside the allowed root is opened or stat'ed, no connection
 // goes anywhere but the fake Twilio REST server, Baileys is never handed a `{ url }`, nothing throws.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,12 +85,14 @@ symlinkSync(join(root, 'sub', 'alias.png'), join(root, 'in1'));
 symlinkSync(join(root, 'a.png'), join(root, 'sub', 'alias.png'));
 
 const config = configSchema.parse({ media: { allowedRoots: [root], allowUrls: true } });
-const policy = mediaPolicy(config);
+// Approved files are copied here as they are checked; the copies are what the channels send.
+const staging = join(base, 'state', 'staged');
+const policy = mediaPolicy(config, staging);
 const log = createLogger({ level: 'silent' });
 const ALICE = '+15557654321';
 
 // Everything that would be opened for a real send. State folders of the channels are theirs to use.
-const stateDirs: string[] = [];
+const stateDirs: string[] = [staging];
 const allowedForAccess = (p: string) =>
   inside(realOf(p), root) || stateDirs.some((d) => inside(realOf(p), realOf(d)));
 /** Calls that read a file or its metadata; realpath only resolves names, which is how the check works. */
@@ -346,10 +348,11 @@ describe('hostile MEDIA: lines', () => {
           const itemsByChannel = await deliver(text);
           checkRecords(net.connects);
           seen.connects += net.connects.length;
-          // Approved files are real files inside the root; URLs approved are public.
+          // Approved files are staged copies of files inside the root; URLs approved are public.
           for (const items of itemsByChannel) {
             for (const item of items) {
-              if (item.type === 'file') expect(inside(realOf(item.path), root)).toBe(true);
+              if (item.type === 'file') expect(inside(realOf(item.path), staging)).toBe(true);
+              if (item.type === 'file') expect(readFileSync(item.path, 'utf8')).not.toBe('SECRET');
               if (item.type === 'file') seen.files++;
               if (item.type === 'url') seen.urls++;
               if (item.type === 'text' && item.text.includes('Attachment not sent')) seen.refusals++;
@@ -415,9 +418,9 @@ describe('hostile MEDIA: lines', () => {
       `MEDIA:{"blob":"${'z'.repeat(10_240)}"}`,
     ].join('\n');
     const [waItems] = await deliver(text);
-    expect(waItems!.filter((i) => i.type === 'file').map((i) => (i.type === 'file' ? i.path : ''))).toEqual([
-      join(root, 'Q3 chart.png'),
-    ]);
+    const files = waItems!.filter((i) => i.type === 'file');
+    expect(files.map((i) => (i.type === 'file' ? i.fileName : ''))).toEqual(['Q3 chart.png']);
+    expect(files.map((i) => (i.type === 'file' ? readFileSync(i.path, 'utf8') : ''))).toEqual(['chart']);
     const images = waSock.sent.slice(before).filter((s) => 'image' in (s.content as object));
     expect(images).toHaveLength(1);
     // The approved file was read through the instrumented module.

@@ -1,12 +1,21 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkMedia, checkReference, type MediaPolicy, mimeTypeFor } from '../../src/media/policy.js';
 
-// Layout: base/work is the root; base/outside holds a secret reachable through symlinks.
+// Layout: base/work is the root; base/outside holds a secret reachable through symlinks. `path` in
+// the table is where the approved file really is (`source`); what is sent is a copy of it.
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'aw-policy-')));
 const root = join(base, 'work');
 const outside = join(base, 'outside');
@@ -36,13 +45,21 @@ const resolveHost = async (host: string): Promise<string[]> => {
   if (!a) throw new Error('ENOTFOUND');
   return a;
 };
+const staging = join(base, 'state', 'staged');
 const policy: MediaPolicy = {
   allowedRoots: [root],
   baseDir: root,
   maxBytes: 1024,
   allowUrls: true,
   resolveHost,
+  stagingDir: staging,
 };
+/** An approved file is sent from its copy in the staging folder, with the original's bytes. */
+function expectStagedCopyOf(item: { type: string; path?: string }, original: string): void {
+  expect(item.path?.startsWith(`${staging}${sep}`)).toBe(true);
+  expect(readFileSync(item.path!)).toEqual(readFileSync(original));
+  expect(statSync(item.path!).mode & 0o777).toBe(0o600);
+}
 
 const table: { ref: string; code?: string; path?: string }[] = [
   { ref: './a.png', path: join(root, 'a.png') },
@@ -116,7 +133,10 @@ describe('media policy', () => {
       if (d.type === 'refused') expect(d.reason.length).toBeGreaterThan(0);
     } else {
       expect(d.type).toBe('approved');
-      if (d.type === 'approved' && path) expect(d.item).toMatchObject({ type: 'file', path });
+      if (d.type === 'approved' && path) {
+        expect(d.source).toBe(path);
+        expectStagedCopyOf(d.item, path);
+      }
     }
   });
 
@@ -125,13 +145,34 @@ describe('media policy', () => {
     expect(d).toEqual({
       type: 'approved',
       ref: './my report.pdf',
+      source: join(root, 'my report.pdf'),
       item: {
         type: 'file',
-        path: join(root, 'my report.pdf'),
+        path: expect.stringMatching(/^.*\.pdf$/),
         fileName: 'my report.pdf',
         mimeType: 'application/pdf',
         sizeBytes: 3,
       },
+    });
+    if (d?.type === 'approved') expectStagedCopyOf(d.item, join(root, 'my report.pdf'));
+    expect(statSync(staging).mode & 0o777).toBe(0o700);
+  });
+
+  it('stages one copy for two names of one file, so it is sent once', async () => {
+    const ds = await checkMedia(['a.png', './a.png', 'sub/alias.png', 'my report.pdf'], policy);
+    const paths = ds.map((d) => (d.type === 'approved' && d.item.type === 'file' ? d.item.path : ''));
+    expect(paths[0]).toBe(paths[1]);
+    expect(paths[0]).toBe(paths[2]);
+    expect(paths[3]).not.toBe(paths[0]);
+  });
+
+  it('stops staging when the staging folder is full, with a reason the chat can read', async () => {
+    const full = { ...policy, stagingDir: join(base, 'state', 'small'), stagingCapBytes: 4 };
+    const ds = await checkMedia(['a.png', 'my report.pdf'], full);
+    expect(ds.map((d) => d.type)).toEqual(['approved', 'refused']);
+    expect(ds[1]).toMatchObject({
+      code: 'staging_full',
+      reason: expect.stringContaining('waiting to be sent'),
     });
   });
 
@@ -142,7 +183,7 @@ describe('media policy', () => {
 
   it('accepts a root given through a symlink', async () => {
     const d = await checkReference('a.png', { ...policy, allowedRoots: [join(base, 'root-link')] });
-    expect(d).toMatchObject({ type: 'approved', item: { path: join(root, 'a.png') } });
+    expect(d).toMatchObject({ type: 'approved', source: join(root, 'a.png') });
   });
 
   it('refuses URLs when they are turned off', async () => {
@@ -192,8 +233,9 @@ describe('media policy properties', () => {
       fc.asyncProperty(ref, async (r) => {
         const d = await checkReference(r, policy);
         if (d.type === 'approved' && d.item.type === 'file') {
-          expect(realpathSync(d.item.path).startsWith(root + sep)).toBe(true);
-          expect(d.item.path).not.toContain('secret');
+          expect(d.source?.startsWith(root + sep)).toBe(true);
+          expect(d.source).not.toContain('secret');
+          expect(readFileSync(d.item.path, 'utf8')).not.toBe('secret');
         }
       }),
       { numRuns: 400 },

@@ -6,6 +6,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import twilio from 'twilio';
 import type { Logger } from '../../log.js';
 import type { MediaHost } from '../../media/host.js';
+import { servedHeaders } from '../../media/serve.js';
 import type { InboundDecision } from './inbound.js';
 import { type ParsedInbound, parseInboundParams } from './params.js';
 import type { TwilioSettings } from './settings.js';
@@ -90,12 +91,8 @@ export function createTwilioApp(deps: AppDeps): express.Express {
       res.status(404).type('text/plain').send('not found');
       return;
     }
-    res.set({
-      'content-type': file.mimeType,
-      'content-length': String(file.sizeBytes),
-      'cache-control': 'no-store',
-      'x-content-type-options': 'nosniff',
-    });
+    // Agent-written bytes on a public URL: never served as active content (media/serve.ts).
+    res.set(servedHeaders(file.mimeType, file.sizeBytes));
     if (req.method === 'HEAD') return void res.end();
     await pipeline(file.open(), res).catch(() => res.destroy());
   });

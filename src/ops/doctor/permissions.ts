@@ -12,7 +12,14 @@ const CHECK = 'permissions';
 
 /** Folders and files under the state folder that must be private, those that exist. */
 export function privatePaths(paths: Paths): { dirs: string[]; files: string[] } {
-  const dirs = [paths.home, paths.logs, dirname(paths.inboundMedia), paths.inboundMedia, paths.agentState];
+  const dirs = [
+    paths.home,
+    paths.logs,
+    dirname(paths.inboundMedia),
+    paths.inboundMedia,
+    paths.stagedMedia,
+    paths.agentState,
+  ];
   const files = [`${paths.db}`, `${paths.db}-wal`, `${paths.db}-shm`, paths.lock];
   for (const dir of [paths.home, paths.logs]) {
     for (const name of list(dir)) {
