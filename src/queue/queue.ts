@@ -393,6 +393,8 @@ export class Queue implements SystemRunner {
     if (running().length > 0) await Promise.race([Promise.all(running()), delay(graceMs)]);
     for (const [chat] of this.lanes.runs()) this.lanes.abort(chat, 'shutdown');
     await Promise.all(running());
+    // Only running agents are waited for: replies that cannot go out now stay for the next start.
+    this.deliverer.finish();
     await Promise.race([this.deliverer.idle(), delay(Math.max(1000, deadline - this.now()))]);
     this.deliverer.stop();
     await this.deliverer.idle();
