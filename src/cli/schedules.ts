@@ -7,6 +7,8 @@ import { formatDuration } from '../heartbeat/interval.js';
 import { buildListing, type JobRow, type Listing } from '../heartbeat/listing.js';
 import { formatInstant } from '../heartbeat/prompt.js';
 import { loadJobState, scheduleMigration } from '../heartbeat/state.js';
+import { storedSelfChat } from '../ops/status/gather.js';
+import { WAITING_FOR_LINK } from '../ops/status/render.js';
 import { cleanText, maskChat } from '../ops/status/snapshot.js';
 import { openDb } from '../store/db.js';
 import { type GlobalOptions, loadContext } from './context.js';
@@ -23,11 +25,22 @@ export function register(program: Command): void {
       if (existsSync(ctx.paths.db)) {
         const db = openDb(ctx.paths.db, [scheduleMigration]);
         try {
-          listing = buildListing(ctx.config, (job) => loadJobState(db, job), now);
+          listing = buildListing(
+            ctx.config,
+            (job) => loadJobState(db, job),
+            now,
+            () => storedSelfChat(db),
+          );
         } finally {
           db.close();
         }
-      } else listing = buildListing(ctx.config, () => undefined, now);
+      } else
+        listing = buildListing(
+          ctx.config,
+          () => undefined,
+          now,
+          () => undefined,
+        );
       process.stdout.write(
         opts.json ? `${JSON.stringify(toJson(listing), null, 2)}\n` : renderListing(listing, now),
       );
@@ -69,8 +82,10 @@ export function renderListing(l: Listing, now: number): string {
   if (h.enabled) {
     const hours = h.activeHours ? `, active ${h.activeHours}` : '';
     out.push(
-      `heartbeat: every ${h.everyMinutes} min → ${shownTarget(h.target)}${hours}`,
-      `    ${when(h, now)}`,
+      h.waitingFor === 'whatsapp_link'
+        ? `heartbeat: every ${h.everyMinutes} min${hours}`
+        : `heartbeat: every ${h.everyMinutes} min → ${shownTarget(h.target)}${hours}`,
+      `    ${h.waitingFor === 'whatsapp_link' ? WAITING_FOR_LINK : when(h, now)}`,
       lastLine(h),
     );
   } else

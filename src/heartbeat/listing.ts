@@ -23,16 +23,30 @@ export interface JobRow {
   lastDetail?: string;
 }
 
+/**
+ * `whatsapp_link`: the heartbeat's target is the WhatsApp self-chat (no heartbeat.target) and
+ * WhatsApp is not linked, so every tick is skipped (`no_target`) until it is. Shown instead of a
+ * plain "next in 29m" that would never happen.
+ */
+export type HeartbeatWait = 'whatsapp_link';
+
 export interface Listing {
   heartbeat: /** `no_target`: off because there is no chat to check in with (no target, WhatsApp disabled). */
     | { enabled: false; reason?: 'no_target' }
-    | (Omit<JobRow, 'id' | 'timing'> & { enabled: true; everyMinutes: number; activeHours?: string });
+    | (Omit<JobRow, 'id' | 'timing'> & {
+        enabled: true;
+        everyMinutes: number;
+        activeHours?: string;
+        waitingFor?: HeartbeatWait;
+      });
   schedules: JobRow[];
   /** Config entries that could not be resolved (normally already refused at config load). */
   problems: string[];
 }
 
 export type LoadState = (job: string) => JobState | undefined;
+
+export const DEFAULT_TARGET_LABEL = 'the linked WhatsApp self-chat';
 
 function next(t: Timing, state: JobState | undefined, now: number): Pick<JobRow, 'state' | 'nextAt'> {
   const plan = planAtStart(t, state, now);
@@ -57,7 +71,11 @@ export function buildListing(
   },
   load: LoadState,
   now: number,
-  defaultTargetLabel = 'the linked WhatsApp self-chat',
+  /**
+   * The linked WhatsApp self-chat (`whatsapp:+1555…`) as the store knows it, undefined when not
+   * linked. Left out, the default target is shown as words, unresolved.
+   */
+  selfChat?: () => string | undefined,
 ): Listing {
   const problems: string[] = [];
   const hb = resolveHeartbeat(config.heartbeat, config.whatsapp?.enabled ?? true);
@@ -74,10 +92,13 @@ export function buildListing(
     if (h && n.state === 'scheduled' && n.nextAt !== undefined)
       n.nextAt = firstActiveTick(n.nextAt, hb.everyMs, h);
     if (n.nextAt === undefined) n.state = 'never';
+    const self = hb.target === undefined && selfChat ? selfChat() : undefined;
+    const waiting = hb.target === undefined && selfChat !== undefined && self === undefined;
     heartbeat = {
       enabled: true,
       everyMinutes: hb.everyMs / 60_000,
-      target: hb.target ?? defaultTargetLabel,
+      target: hb.target ?? self ?? DEFAULT_TARGET_LABEL,
+      ...(waiting && { waitingFor: 'whatsapp_link' as const }),
       timeZone: h?.timeZone,
       activeHours: h ? `${h.start}-${h.end}${h.timeZone ? ` ${h.timeZone}` : ''}` : undefined,
       ...n,

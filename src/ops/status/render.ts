@@ -42,6 +42,7 @@ export function renderStatus(s: StatusSnapshot, now: number): string {
         ? 'Heartbeat: off (no heartbeat.target, and WhatsApp, whose self-chat is the default, is disabled)'
         : 'Heartbeat: off',
     );
+  else if (hb.waitingFor === 'whatsapp_link') out.push('', `Heartbeat: ${WAITING_FOR_LINK}`);
   else
     out.push(
       '',
@@ -67,6 +68,10 @@ export function renderStatus(s: StatusSnapshot, now: number): string {
     out.push(`  ${clock(f.at)}  ${(f.chat ?? '-').padEnd(20)} ${f.kind}: ${f.message}`);
   return `${out.join('\n')}\n`;
 }
+
+/** Said by `status` and `schedules` alike. */
+export const WAITING_FOR_LINK =
+  'waiting for WhatsApp to be linked (its self-chat is the default target): every tick is skipped until then; run `agentwire login`, or set heartbeat.target';
 
 const NO_NEXT = {
   done: 'done (one-shot already ran)',

@@ -79,7 +79,17 @@ export interface StatusSnapshot {
   queue: { pendingTotal: number; activeRuns: number; maxConcurrentRuns?: number; chats: ChatQueueView[] };
   sessions: SessionView[];
   /** `reason` (when off): `no_target`, no heartbeat.target and WhatsApp (the default's channel) disabled. */
-  heartbeat: { enabled: boolean; reason?: 'no_target'; target?: string; nextAt?: string };
+  /**
+   * `waitingFor: 'whatsapp_link'`: on, but its target is the WhatsApp self-chat and WhatsApp is not
+   * linked, so each tick is skipped until it is (`nextAt` is then when the next skip falls).
+   */
+  heartbeat: {
+    enabled: boolean;
+    reason?: 'no_target';
+    target?: string;
+    nextAt?: string;
+    waitingFor?: 'whatsapp_link';
+  };
   schedules: ScheduleView[];
   /** Newest first. */
   recentRuns: RunView[];
@@ -100,7 +110,7 @@ export interface StatusSources {
   }[];
   maxConcurrentRuns?: number;
   sessions?: { chat: string; agent: string; lastUsedAt: number }[];
-  heartbeat?: { target?: string; nextAt?: number };
+  heartbeat?: { target?: string; nextAt?: number; waitingFor?: 'whatsapp_link' };
   /** Why the heartbeat is off, when `heartbeat` is absent for a reason worth showing. */
   heartbeatOff?: 'no_target';
   schedules?: { id: string; target: string; nextAt?: number; state?: ScheduleView['state'] }[];
@@ -155,6 +165,7 @@ export function buildSnapshot(src: StatusSources): StatusSnapshot {
       ...(src.heartbeat === undefined && src.heartbeatOff && { reason: src.heartbeatOff }),
       ...(src.heartbeat?.target !== undefined && { target: maskTarget(src.heartbeat.target) }),
       ...(src.heartbeat?.nextAt !== undefined && { nextAt: iso(src.heartbeat.nextAt) }),
+      ...(src.heartbeat?.waitingFor !== undefined && { waitingFor: src.heartbeat.waitingFor }),
     },
     schedules: (src.schedules ?? []).map((s) => ({
       id: s.id,
