@@ -14,6 +14,7 @@ import type {
   InboundMessage,
   OutboundItem,
   SystemRunner,
+  SystemRunOptions,
   SystemRunOutcome,
 } from '../core/types.js';
 import { chatKey, parseChatKey } from '../core/types.js';
@@ -264,11 +265,7 @@ export class Queue implements SystemRunner {
 
   // SystemRunner: heartbeats and schedules.
 
-  async runIfIdle(
-    chat: ChatKey,
-    prompt: string,
-    opts: { allowNewSession: boolean; touchIdle: boolean; label: string },
-  ): Promise<SystemRunOutcome> {
+  async runIfIdle(chat: ChatKey, prompt: string, opts: SystemRunOptions): Promise<SystemRunOutcome> {
     if (
       this.closing ||
       this.lanes.get(chat) ||
@@ -294,6 +291,9 @@ export class Queue implements SystemRunner {
       const out = await execute(this.exec, chat, prompt, {
         allowNewSession: opts.allowNewSession,
         signal: controller.signal,
+        ...(opts.session && { session: opts.session }),
+        ...(opts.agent && { agent: opts.agent }),
+        ...(opts.model !== undefined && { model: opts.model }),
       });
       switch (out.type) {
         case 'no_session':
@@ -304,10 +304,11 @@ export class Queue implements SystemRunner {
             result: { type: 'error', kind: 'not_installed', message: out.error, durationMs: 0 },
           };
         case 'ran': {
-          keepSession(this.exec, out, opts.touchIdle);
+          // A job's own session counts its check-ins as its activity; the chat's idle clock is the owner's.
+          keepSession(this.exec, out, opts.touchIdle || opts.session?.type === 'own');
           const recorded = recordRun(
             this.opts.db,
-            runRecord(chat, out.agent, opts.label, out.result, this.now()),
+            runRecord(chat, out.agent, opts.label, out.result, this.now(), this.opts.timeZone),
           );
           if (!recorded.ok) this.opts.log.warn({ error: recorded.error }, 'could not record the run history');
           return { type: 'ran', result: out.result };

@@ -16,7 +16,7 @@ export function gather(
   config: Pick<Config, 'heartbeat' | 'schedules' | 'whatsapp'>,
   now: number,
 ): SharedSources {
-  const stored = db ? readStore(db) : { lanes: [], sessions: [], runs: [], failures: [] };
+  const stored = db ? readStore(db) : { lanes: [], sessions: [], runs: [], failures: [], usage: [] };
   const jobs = db !== undefined && hasTable(db, 'schedule_state');
   const listing = buildListing(
     config,
