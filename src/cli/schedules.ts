@@ -76,6 +76,9 @@ function lastLine(row: Pick<JobRow, 'lastAt' | 'lastOutcome' | 'lastDetail' | 't
   return `    last: ${formatInstant(row.lastAt, zone)}, ${row.lastOutcome ?? 'unknown'}${detail}`;
 }
 
+const runsLine = (row: Pick<JobRow, 'runsWith'>): string[] =>
+  row.runsWith ? [`    runs with ${row.runsWith}`] : [];
+
 export function renderListing(l: Listing, now: number): string {
   const out: string[] = [];
   const h = l.heartbeat;
@@ -86,6 +89,7 @@ export function renderListing(l: Listing, now: number): string {
         ? `heartbeat: every ${h.everyMinutes} min${hours}`
         : `heartbeat: every ${h.everyMinutes} min → ${shownTarget(h.target)}${hours}`,
       `    ${h.waitingFor === 'whatsapp_link' ? WAITING_FOR_LINK : when(h, now)}`,
+      ...runsLine(h),
       lastLine(h),
     );
   } else
@@ -96,7 +100,12 @@ export function renderListing(l: Listing, now: number): string {
     );
   if (l.schedules.length === 0) out.push('schedules: none configured');
   for (const s of l.schedules) {
-    out.push(`${s.id}: ${s.timing} → ${shownTarget(s.target)}`, `    ${when(s, now)}`, lastLine(s));
+    out.push(
+      `${s.id}: ${s.timing} → ${shownTarget(s.target)}`,
+      `    ${when(s, now)}`,
+      ...runsLine(s),
+      lastLine(s),
+    );
   }
   for (const p of l.problems) out.push(`problem: ${p}`);
   return `${out.join('\n')}\n`;

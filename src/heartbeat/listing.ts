@@ -4,7 +4,13 @@
 import { firstActiveTick } from './hours.js';
 import type { JobState } from './plan.js';
 import { dueDecision, nextAfter, planAtStart } from './plan.js';
-import { type HeartbeatConfig, resolveHeartbeat, resolveSchedule, type ScheduleConfig } from './settings.js';
+import {
+  type HeartbeatConfig,
+  type RunChoice,
+  resolveHeartbeat,
+  resolveSchedule,
+  type ScheduleConfig,
+} from './settings.js';
 import { HEARTBEAT_JOB, scheduleJob } from './state.js';
 import { describeTiming, fingerprint, type Timing } from './timing.js';
 
@@ -21,6 +27,8 @@ export interface JobRow {
   lastAt?: number;
   lastOutcome?: string;
   lastDetail?: string;
+  /** How it runs when that differs from the chat's defaults: "own session, codex, model x, pre-check". */
+  runsWith?: string;
 }
 
 /**
@@ -99,6 +107,7 @@ export function buildListing(
       everyMinutes: hb.everyMs / 60_000,
       target: hb.target ?? self ?? DEFAULT_TARGET_LABEL,
       ...(waiting && { waitingFor: 'whatsapp_link' as const }),
+      ...withRun(hb.run, hb.check !== undefined),
       timeZone: h?.timeZone,
       activeHours: h ? `${h.start}-${h.end}${h.timeZone ? ` ${h.timeZone}` : ''}` : undefined,
       ...n,
@@ -119,9 +128,23 @@ export function buildListing(
       timing: describeTiming(r.spec.timing),
       target: r.spec.target,
       timeZone: c.timeZone,
+      ...withRun(r.spec.run, r.spec.check !== undefined),
       ...next(r.spec.timing, state, now),
       ...last(state),
     });
   }
   return { heartbeat, schedules, problems };
+}
+
+const SESSION_WORDS = { chat: undefined, own: 'its own session', fresh: 'a fresh session each run' } as const;
+
+/** `runsWith` for a job, when anything differs from running in the chat's session with its agent. */
+function withRun(r: RunChoice, check: boolean): Pick<JobRow, 'runsWith'> {
+  const parts = [
+    SESSION_WORDS[r.session],
+    r.agent,
+    r.model !== undefined ? `model ${r.model}` : undefined,
+    check ? 'a pre-check' : undefined,
+  ].filter((p): p is string => p !== undefined);
+  return parts.length > 0 ? { runsWith: parts.join(', ') } : {};
 }

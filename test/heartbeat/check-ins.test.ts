@@ -5,8 +5,10 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { renderOutcome } from '../../src/cli/heartbeat.js';
+import { renderListing } from '../../src/cli/schedules.js';
 import { configSchema } from '../../src/config/schema.js';
 import type { ChatKey } from '../../src/core/types.js';
+import { buildListing } from '../../src/heartbeat/listing.js';
 import { checkEnv, createRunCheck } from '../../src/heartbeat/run-check.js';
 import { createScheduler, type Scheduler } from '../../src/heartbeat/scheduler.js';
 import type { ScheduleConfig } from '../../src/heartbeat/settings.js';
@@ -194,5 +196,23 @@ describe('config', () => {
     const r = configSchema.safeParse(raw);
     expect(r.success).toBe(false);
     expect(r.error?.issues.map((i) => i.path.join('.'))).toContain(key);
+  });
+});
+
+describe('`agentwire schedules` says how each job runs', () => {
+  it('names the session, agent, model and pre-check when they differ from the chat', () => {
+    const l = buildListing(
+      {
+        heartbeat: { target: OWNER, session: 'own', model: 'claude-haiku-4-5', check: ['/bin/true'] },
+        schedules: [{ id: 'plan', cron: '0 8 * * *', target: OWNER, prompt: 'p', checkTimeoutSeconds: 60 }],
+      },
+      () => undefined,
+      T0,
+    );
+    expect(l.heartbeat).toMatchObject({ runsWith: 'its own session, model claude-haiku-4-5, a pre-check' });
+    expect(l.schedules[0]).not.toHaveProperty('runsWith');
+    expect(renderListing(l, T0)).toContain(
+      '    runs with its own session, model claude-haiku-4-5, a pre-check\n',
+    );
   });
 });
