@@ -175,5 +175,7 @@ export function keepSession(
 ): void {
   if (out.discard || deps.lanes.epoch(out.scope) !== out.epoch) return;
   const keep = sessionToKeep(out);
-  if (keep) saveSession(deps.db, out.scope, out.agent, keep.id, deps.now(), touch, keep.confirmed);
+  // A job's own session counts its check-ins as its activity; only the chat's idle clock is the owner's.
+  const own = out.scope.startsWith('own:');
+  if (keep) saveSession(deps.db, out.scope, out.agent, keep.id, deps.now(), touch || own, keep.confirmed);
 }

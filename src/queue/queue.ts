@@ -288,13 +288,7 @@ export class Queue implements SystemRunner {
     };
     this.lanes.begin(chat, run);
     try {
-      const out = await execute(this.exec, chat, prompt, {
-        allowNewSession: opts.allowNewSession,
-        signal: controller.signal,
-        ...(opts.session && { session: opts.session }),
-        ...(opts.agent && { agent: opts.agent }),
-        ...(opts.model !== undefined && { model: opts.model }),
-      });
+      const out = await execute(this.exec, chat, prompt, { ...opts, signal: controller.signal });
       switch (out.type) {
         case 'no_session':
           return { type: 'no_session' };
@@ -304,8 +298,7 @@ export class Queue implements SystemRunner {
             result: { type: 'error', kind: 'not_installed', message: out.error, durationMs: 0 },
           };
         case 'ran': {
-          // A job's own session counts its check-ins as its activity; the chat's idle clock is the owner's.
-          keepSession(this.exec, out, opts.touchIdle || opts.session?.type === 'own');
+          keepSession(this.exec, out, opts.touchIdle);
           const recorded = recordRun(
             this.opts.db,
             runRecord(chat, out.agent, opts.label, out.result, this.now(), this.opts.timeZone),
@@ -385,7 +378,9 @@ export class Queue implements SystemRunner {
 
   /**
    * Stops taking work, lets running agents finish for up to `graceMs`, then aborts the rest (their
-   * messages go back to waiting, for the next start), flushes replies briefly and stops sending.
+   * messages go back to waiting, for the next start), sends the replies that can go out now and
+   * stops sending. Only running agents are waited for: a reply that cannot go out (its channel
+   * waits for a relink, a send waits to retry) stays in the outbox for the next start.
    */
   async shutdown(graceMs: number): Promise<void> {
     this.closing = true;
@@ -394,7 +389,6 @@ export class Queue implements SystemRunner {
     if (running().length > 0) await Promise.race([Promise.all(running()), delay(graceMs)]);
     for (const [chat] of this.lanes.runs()) this.lanes.abort(chat, 'shutdown');
     await Promise.all(running());
-    // Only running agents are waited for: replies that cannot go out now stay for the next start.
     this.deliverer.finish();
     await Promise.race([this.deliverer.idle(), delay(Math.max(1000, deadline - this.now()))]);
     this.deliverer.stop();
