@@ -15,7 +15,7 @@ import { checkGate } from './check.js';
 import { isWithinActiveHours } from './hours.js';
 import { type Job, type JobDeps, loadOrFresh, persist } from './jobs.js';
 import { dueDecision, type JobState, nextAfter, planAtStart } from './plan.js';
-import { type FailureReason, failureText, heartbeatPrompt } from './prompt.js';
+import { type FailureReason, failureText, heartbeatPrompt, MAX_CHECK_OUTPUT_CHARS } from './prompt.js';
 import { type HeartbeatSettings, runOptions } from './settings.js';
 import { HEARTBEAT_JOB } from './state.js';
 import { checkHeartbeatTarget, type TargetProblem } from './target.js';
@@ -58,6 +58,13 @@ export class HeartbeatJob implements Job {
   private occurrence: number | undefined;
   private inFlight = false;
   private lastSkip: SkipReason | undefined;
+  /**
+   * What the pre-check printed for a tick that then could not run (the chat was busy): handed to
+   * the next run with what the check prints then. A check that reports each piece of news once
+   * (remembering what it printed, like the CI example in docs/heartbeat.md) would otherwise lose it.
+   * Kept in memory only: a restart drops it.
+   */
+  private carried: string | undefined;
 
   constructor(
     private readonly d: JobDeps,
@@ -146,12 +153,16 @@ export class HeartbeatJob implements Job {
       let checkOutput: string | undefined;
       if (this.s.check) {
         const gate = checkGate(await this.d.runCheck(this.s.check, this.s.checkTimeoutMs));
-        if (gate.type === 'quiet') {
-          log.info({ reason: gate.reason, exitCode: gate.exitCode }, 'heartbeat check: nothing to do');
+        if (gate.type === 'error') return await this.fail(chat, checkFailure(gate.reason), o);
+        const fresh = gate.type === 'wake' ? gate.output.trimEnd() : undefined;
+        checkOutput = [this.carried, fresh].filter((x) => x !== undefined).join('\n') || undefined;
+        if (checkOutput === undefined) {
+          log.info(
+            { reason: gate.type === 'quiet' ? gate.reason : undefined },
+            'heartbeat check: nothing to do',
+          );
           return { type: 'check_quiet', chat };
         }
-        if (gate.type === 'error') return await this.fail(chat, checkFailure(gate.reason), o);
-        checkOutput = gate.output;
       }
       const run = await this.d.runner.runIfIdle(chat, heartbeatPrompt(this.s.prompt, checkOutput), {
         allowNewSession: false,
@@ -162,8 +173,11 @@ export class HeartbeatJob implements Job {
       switch (run.type) {
         case 'busy':
         case 'no_session':
+          // Bounded: the prompt shows at most MAX_CHECK_OUTPUT_CHARS of it anyway.
+          if (checkOutput !== undefined) this.carried = checkOutput.slice(0, 2 * MAX_CHECK_OUTPUT_CHARS);
           return this.skip(run.type, chat);
         case 'ran':
+          this.carried = undefined;
           break;
       }
       const result = run.result;

@@ -216,3 +216,28 @@ describe('`agentwire schedules` says how each job runs', () => {
     );
   });
 });
+
+describe('heartbeat pre-check news while the chat is busy', () => {
+  it('is handed to the next run that happens, not lost', async () => {
+    // Prints each line of news once, like a check that remembers what it reported.
+    const news = join(tmp.dir, 'news.txt');
+    writeFileSync(news, 'mail from Ann\n');
+    const check = script('once', `cat "${news}"; : > "${news}"`);
+    const s = start({ target: OWNER, prompt: 'Tell me.', check });
+    runner.busy.add(OWNER);
+    await clock.advance(30 * MIN);
+    await s.whenIdle();
+    expect(runner.runs).toHaveLength(0);
+    runner.busy.delete(OWNER);
+    writeFileSync(news, 'CI red\n');
+    await clock.advance(30 * MIN);
+    await s.whenIdle();
+    expect(runner.runs.map((r) => r.prompt)).toEqual([
+      "Tell me.\n\nOutput of this heartbeat's check command:\n```\nmail from Ann\nCI red\n```",
+    ]);
+    // Consumed: the next tick with a quiet check does not repeat it.
+    await clock.advance(30 * MIN);
+    await s.whenIdle();
+    expect(runner.runs).toHaveLength(1);
+  });
+});
