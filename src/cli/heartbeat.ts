@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import type { ChatKey, SystemRunner } from '../core/types.js';
 import { systemClock } from '../heartbeat/clock.js';
 import { fireHeartbeatOnce, HEARTBEAT_METHOD, type HeartbeatMethodResult } from '../heartbeat/control.js';
+import { checkEnv, createRunCheck } from '../heartbeat/run-check.js';
 import { scheduleMigration } from '../heartbeat/state.js';
 import { checkHeartbeatTarget } from '../heartbeat/target.js';
 import { maskChat } from '../ops/status/snapshot.js';
@@ -96,7 +97,11 @@ async function fireDirect(
         db,
         clock: systemClock,
         log: ctx.log.child({ module: 'heartbeat' }),
-        runCheck: async () => ({ type: 'failed', message: 'heartbeats have no check' }),
+        // The same pre-check runner as the relay's (heartbeat.check).
+        runCheck: createRunCheck({
+          env: checkEnv(ctx.env, ctx.config.agent.env),
+          cwd: ctx.config.agent.cwd ?? ctx.paths.workspace,
+        }),
       },
       ctx.config.heartbeat,
       d.defaultTarget,
@@ -132,6 +137,11 @@ export function renderOutcome(
     case 'silent':
       return {
         text: `The agent answered HEARTBEAT_OK in ${chat}: nothing ${dryRun ? 'would be' : 'was'} sent.`,
+        code: 0,
+      };
+    case 'check_quiet':
+      return {
+        text: `The check command found nothing to do for ${chat}: the agent was not woken, nothing was sent.`,
         code: 0,
       };
     case 'skipped':

@@ -7,6 +7,8 @@ import { formatDuration } from '../heartbeat/interval.js';
 import { buildListing, type JobRow, type Listing } from '../heartbeat/listing.js';
 import { formatInstant } from '../heartbeat/prompt.js';
 import { loadJobState, scheduleMigration } from '../heartbeat/state.js';
+import { storedSelfChat } from '../ops/status/gather.js';
+import { WAITING_FOR_LINK } from '../ops/status/render.js';
 import { cleanText, maskChat } from '../ops/status/snapshot.js';
 import { openDb } from '../store/db.js';
 import { type GlobalOptions, loadContext } from './context.js';
@@ -23,11 +25,22 @@ export function register(program: Command): void {
       if (existsSync(ctx.paths.db)) {
         const db = openDb(ctx.paths.db, [scheduleMigration]);
         try {
-          listing = buildListing(ctx.config, (job) => loadJobState(db, job), now);
+          listing = buildListing(
+            ctx.config,
+            (job) => loadJobState(db, job),
+            now,
+            () => storedSelfChat(db),
+          );
         } finally {
           db.close();
         }
-      } else listing = buildListing(ctx.config, () => undefined, now);
+      } else
+        listing = buildListing(
+          ctx.config,
+          () => undefined,
+          now,
+          () => undefined,
+        );
       process.stdout.write(
         opts.json ? `${JSON.stringify(toJson(listing), null, 2)}\n` : renderListing(listing, now),
       );
@@ -63,14 +76,20 @@ function lastLine(row: Pick<JobRow, 'lastAt' | 'lastOutcome' | 'lastDetail' | 't
   return `    last: ${formatInstant(row.lastAt, zone)}, ${row.lastOutcome ?? 'unknown'}${detail}`;
 }
 
+const runsLine = (row: Pick<JobRow, 'runsWith'>): string[] =>
+  row.runsWith ? [`    runs with ${row.runsWith}`] : [];
+
 export function renderListing(l: Listing, now: number): string {
   const out: string[] = [];
   const h = l.heartbeat;
   if (h.enabled) {
     const hours = h.activeHours ? `, active ${h.activeHours}` : '';
     out.push(
-      `heartbeat: every ${h.everyMinutes} min → ${shownTarget(h.target)}${hours}`,
-      `    ${when(h, now)}`,
+      h.waitingFor === 'whatsapp_link'
+        ? `heartbeat: every ${h.everyMinutes} min${hours}`
+        : `heartbeat: every ${h.everyMinutes} min → ${shownTarget(h.target)}${hours}`,
+      `    ${h.waitingFor === 'whatsapp_link' ? WAITING_FOR_LINK : when(h, now)}`,
+      ...runsLine(h),
       lastLine(h),
     );
   } else
@@ -81,7 +100,12 @@ export function renderListing(l: Listing, now: number): string {
     );
   if (l.schedules.length === 0) out.push('schedules: none configured');
   for (const s of l.schedules) {
-    out.push(`${s.id}: ${s.timing} → ${shownTarget(s.target)}`, `    ${when(s, now)}`, lastLine(s));
+    out.push(
+      `${s.id}: ${s.timing} → ${shownTarget(s.target)}`,
+      `    ${when(s, now)}`,
+      ...runsLine(s),
+      lastLine(s),
+    );
   }
   for (const p of l.problems) out.push(`problem: ${p}`);
   return `${out.join('\n')}\n`;

@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Config } from '../config/schema.js';
 import { callControl } from '../control/client.js';
+import type { SendAnswer } from '../control/methods.js';
 import type { ChannelName } from '../core/types.js';
 import { sendWithoutRelay } from '../send-once.js';
 import { ExitError, type GlobalOptions, loadContext } from './context.js';
@@ -51,6 +52,19 @@ export function resolveMedia(refs: readonly string[]): string[] | string {
   return out;
 }
 
+/**
+ * What the sender is told once the running relay took the message: sent on, or queued in its
+ * outbox and why (the channel cannot deliver now), so "handed over" never hides a message that waits.
+ */
+export function handedText(to: string, result: unknown): string {
+  const queued = (result as Partial<SendAnswer> | undefined)?.queued;
+  if (!queued) return `Handed to the running relay for ${to}.\n`;
+  return (
+    `Queued in the running relay's outbox for ${to}, not sent yet: ${queued.reason}.\n` +
+    'It goes out as soon as the channel can take it (it is kept across restarts).\n'
+  );
+}
+
 export function register(program: Command): void {
   program
     .command('send')
@@ -72,7 +86,7 @@ export function register(program: Command): void {
         const params = { ...target, text: opts.message, media, ownerFiles: true };
         const call = await callControl(ctx.paths.socket, 'send', params);
         if (call.ok) {
-          process.stdout.write(`Handed to the running relay for ${target.channel}:${target.to}.\n`);
+          process.stdout.write(handedText(`${target.channel}:${target.to}`, call.result));
           return;
         }
         if (!call.notRunning) throw new ExitError(1, `The relay refused: ${call.error}`);

@@ -184,6 +184,34 @@ const activeHours = z
       ctx.addIssue({ code: 'custom', path: ['timeZone'], message: `unknown time zone "${h.timeZone}"` });
   }, ALWAYS);
 
+// How a heartbeat or schedule runs (issue 13, point 20): check-ins that do not burn tokens.
+const runFields = {
+  agent: agentKind
+    .optional()
+    .describe("Another CLI for this job, e.g. a cheaper one. Default: the chat's (agent.kind or /agent)."),
+  model: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9._:/@+=-]*$/,
+      'a model name like "claude-haiku-4-5" (letters, digits and . _ : / @ + = -)',
+    )
+    .optional()
+    .describe("Model for this job, passed with the CLI's model flag. Default: the CLI's configured model."),
+  session: z
+    .enum(['chat', 'own', 'fresh'])
+    .optional()
+    .describe(
+      "Which session: 'chat' (the chat's, default), 'own' (one kept for this job alone) or 'fresh' (a new one each run).",
+    ),
+};
+const checkFields = {
+  check: z
+    .array(z.string().min(1))
+    .min(1)
+    .optional()
+    .describe('Optional pre-check argv: the agent wakes only if it exits 0 and prints.'),
+};
+
 const heartbeatSchema = z
   .object({
     everyMinutes: z
@@ -204,6 +232,15 @@ const heartbeatSchema = z
       .optional()
       .describe('What the agent is asked. Default: a check-in asking for HEARTBEAT_OK when all is well.'),
     activeHours: activeHours.optional().describe('Only fire inside these hours, e.g. 08:00-22:00.'),
+    ...checkFields,
+    checkTimeoutSeconds: z
+      .number()
+      .int()
+      .positive()
+      .max(3600)
+      .optional()
+      .describe('Pre-check time limit. Default 60.'),
+    ...runFields,
   })
   .strict()
   .superRefine((value, ctx) => {
@@ -228,12 +265,9 @@ const scheduleSchema = z
     timeZone: z.string().optional().describe("IANA time zone for cron and at. Default: the machine's."),
     target: z.string().describe('Chat key, e.g. "whatsapp:+15551234567".'),
     prompt: z.string().min(1).describe('What the agent is asked.'),
-    check: z
-      .array(z.string().min(1))
-      .min(1)
-      .optional()
-      .describe('Optional pre-check argv: the agent wakes only if it exits 0 and prints.'),
+    ...checkFields,
     checkTimeoutSeconds: z.number().int().positive().max(3600).default(60).describe('Pre-check time limit.'),
+    ...runFields,
   })
   .strict()
   .superRefine((value, ctx) => {

@@ -6,6 +6,7 @@ import type { Channel, ChannelState } from '../channels/types.js';
 import { type ChannelName, chatKey } from '../core/types.js';
 import type { Queue, QueueStatus } from '../queue/queue.js';
 import { VERSION } from '../version.js';
+import { type Queued, queuedBecause } from './send-state.js';
 
 export type MethodHandler = (params: unknown) => Promise<unknown>;
 
@@ -27,6 +28,12 @@ export class MethodRegistry {
   get(name: string): MethodHandler | undefined {
     return this.methods.get(name);
   }
+}
+
+/** The `send` method's answer: `queued` when the channel cannot deliver now (the outbox keeps it). */
+export interface SendAnswer {
+  key: string;
+  queued?: Queued;
 }
 
 export interface RelayStatus {
@@ -73,7 +80,7 @@ export function registerCoreMethods(
       queue: deps.queue.status(),
     };
   });
-  registry.register('send', async (raw) => {
+  registry.register('send', async (raw): Promise<SendAnswer> => {
     const parsed = sendParams.safeParse(raw);
     if (!parsed.success) {
       const i = parsed.error.issues[0];
@@ -86,6 +93,8 @@ export function registerCoreMethods(
     await deps.queue.deliver(chatKey(p.channel, p.to), `send:${key}`, p.text, p.media, {
       ownerFiles: p.ownerFiles,
     });
-    return { key };
+    const channel = deps.channels.get(p.channel);
+    const queued = channel ? queuedBecause(p.channel, channel.status()) : undefined;
+    return queued ? { key, queued } : { key };
   });
 }

@@ -75,17 +75,33 @@ export type SystemRunOutcome =
   | { type: 'no_session' }
   | { type: 'ran'; result: import('../agents/types.js').AgentResult };
 
+/**
+ * Which session a heartbeat or schedule runs in: the chat's own (`chat`, sharing its context), one
+ * kept for this job alone (`own`, under `key`, so check-ins never grow the conversation's context),
+ * or a new one every time (`fresh`, never stored).
+ */
+export type SystemSession = { type: 'chat' } | { type: 'own'; key: string } | { type: 'fresh' };
+
+/** How a heartbeat or schedule runs: its session, and another agent or model than the chat's. */
+export interface SystemRunOptions {
+  allowNewSession: boolean;
+  touchIdle: boolean;
+  label: string;
+  /** Default `chat`. With `own` or `fresh` a session is started when there is none. */
+  session?: SystemSession;
+  /** Another CLI than the chat's (e.g. a cheaper one for check-ins). */
+  agent?: import('../agents/types.js').AgentKind;
+  /** The model passed with that CLI's model flag, instead of the configured one. */
+  model?: string;
+}
+
 export interface SystemRunner {
   /**
    * Runs `prompt` in the chat's session now if the chat's lane is idle; returns `busy` instead of
    * queuing when it is not. With `allowNewSession: false` it returns `no_session` rather than start
    * one. `touchIdle: false` leaves the session's idle clock as it was.
    */
-  runIfIdle(
-    chat: ChatKey,
-    prompt: string,
-    opts: { allowNewSession: boolean; touchIdle: boolean; label: string },
-  ): Promise<SystemRunOutcome>;
+  runIfIdle(chat: ChatKey, prompt: string, opts: SystemRunOptions): Promise<SystemRunOutcome>;
   /** Sends text and raw MEDIA references (the media policy applies) through the outbox, once per `key`. */
   deliver(chat: ChatKey, key: string, text: string, media: string[]): Promise<void>;
 }

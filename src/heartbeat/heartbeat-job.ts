@@ -6,13 +6,17 @@
 //   have nothing to check and would cost a cold start; and it leaves the idle clock alone
 //   (touchIdle: false), so heartbeats never keep a session alive that the owner has left.
 // - It only speaks to the configured chat or the self-chat, never a group, never "whoever wrote last".
+// - With a pre-check (heartbeat.check), the agent wakes only when the check exits 0 and prints;
+//   its output follows the prompt. With `session: 'own'` or `'fresh'` it runs outside the chat's
+//   session (and may start one there), so check-ins never grow the conversation's context.
 import type { ChatKey } from '../core/types.js';
 import { maskId } from '../log.js';
+import { checkGate } from './check.js';
 import { isWithinActiveHours } from './hours.js';
 import { type Job, type JobDeps, loadOrFresh, persist } from './jobs.js';
 import { dueDecision, type JobState, nextAfter, planAtStart } from './plan.js';
-import { failureText } from './prompt.js';
-import type { HeartbeatSettings } from './settings.js';
+import { type FailureReason, failureText, heartbeatPrompt, MAX_CHECK_OUTPUT_CHARS } from './prompt.js';
+import { type HeartbeatSettings, runOptions } from './settings.js';
 import { HEARTBEAT_JOB } from './state.js';
 import { checkHeartbeatTarget, type TargetProblem } from './target.js';
 import type { Timing } from './timing.js';
@@ -24,6 +28,8 @@ export type HeartbeatOutcome =
   | { type: 'would_send'; chat: ChatKey; text: string; media: string[] }
   /** The agent answered HEARTBEAT_OK (or nothing): nothing sent. */
   | { type: 'silent'; chat: ChatKey }
+  /** The pre-check found nothing to do (exit non-zero, or no output): the agent was not woken. */
+  | { type: 'check_quiet'; chat: ChatKey }
   | { type: 'skipped'; reason: SkipReason; chat?: ChatKey }
   | { type: 'refused'; reason: TargetProblem; message: string }
   | { type: 'failed'; chat: ChatKey; message: string; reported: boolean };
@@ -52,6 +58,13 @@ export class HeartbeatJob implements Job {
   private occurrence: number | undefined;
   private inFlight = false;
   private lastSkip: SkipReason | undefined;
+  /**
+   * What the pre-check printed for a tick that then could not run (the chat was busy): handed to
+   * the next run with what the check prints then. A check that reports each piece of news once
+   * (remembering what it printed, like the CI example in docs/heartbeat.md) would otherwise lose it.
+   * Kept in memory only: a restart drops it.
+   */
+  private carried: string | undefined;
 
   constructor(
     private readonly d: JobDeps,
@@ -137,16 +150,34 @@ export class HeartbeatJob implements Job {
     this.lastSkip = undefined;
     this.inFlight = true;
     try {
-      const run = await this.d.runner.runIfIdle(chat, this.s.prompt, {
+      let checkOutput: string | undefined;
+      if (this.s.check) {
+        const gate = checkGate(await this.d.runCheck(this.s.check, this.s.checkTimeoutMs));
+        if (gate.type === 'error') return await this.fail(chat, checkFailure(gate.reason), o);
+        const fresh = gate.type === 'wake' ? gate.output.trimEnd() : undefined;
+        checkOutput = [this.carried, fresh].filter((x) => x !== undefined).join('\n') || undefined;
+        if (checkOutput === undefined) {
+          log.info(
+            { reason: gate.type === 'quiet' ? gate.reason : undefined },
+            'heartbeat check: nothing to do',
+          );
+          return { type: 'check_quiet', chat };
+        }
+      }
+      const run = await this.d.runner.runIfIdle(chat, heartbeatPrompt(this.s.prompt, checkOutput), {
         allowNewSession: false,
         touchIdle: false,
         label: 'heartbeat',
+        ...runOptions(this.s.run, `heartbeat:${chat}`),
       });
       switch (run.type) {
         case 'busy':
         case 'no_session':
+          // Bounded: the prompt shows at most MAX_CHECK_OUTPUT_CHARS of it anyway.
+          if (checkOutput !== undefined) this.carried = checkOutput.slice(0, 2 * MAX_CHECK_OUTPUT_CHARS);
           return this.skip(run.type, chat);
         case 'ran':
+          this.carried = undefined;
           break;
       }
       const result = run.result;
@@ -207,7 +238,20 @@ export class HeartbeatJob implements Job {
     s.lastOutcome = outcome.type === 'skipped' ? `skipped:${outcome.reason}` : outcome.type;
     s.lastDetail = outcome.type === 'failed' || outcome.type === 'refused' ? outcome.message : undefined;
     if (outcome.type === 'failed') s.failureStreak++;
-    else if (outcome.type === 'sent' || outcome.type === 'silent') s.failureStreak = 0;
+    else if (outcome.type === 'sent' || outcome.type === 'silent' || outcome.type === 'check_quiet')
+      s.failureStreak = 0;
     persist(this.d, HEARTBEAT_JOB, s);
+  }
+}
+
+/** The check's problem as the agent-failure message the heartbeat reports ("…: its check command …"). */
+function checkFailure(r: FailureReason): string {
+  switch (r.type) {
+    case 'check_timeout':
+      return `its check command took longer than ${r.seconds} s and was stopped`;
+    case 'check_failed':
+      return `its check command could not run (${r.message.replace(/[.\s]+$/, '')})`;
+    default:
+      return 'its check command failed';
   }
 }

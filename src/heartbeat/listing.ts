@@ -4,7 +4,13 @@
 import { firstActiveTick } from './hours.js';
 import type { JobState } from './plan.js';
 import { dueDecision, nextAfter, planAtStart } from './plan.js';
-import { type HeartbeatConfig, resolveHeartbeat, resolveSchedule, type ScheduleConfig } from './settings.js';
+import {
+  type HeartbeatConfig,
+  type RunChoice,
+  resolveHeartbeat,
+  resolveSchedule,
+  type ScheduleConfig,
+} from './settings.js';
 import { HEARTBEAT_JOB, scheduleJob } from './state.js';
 import { describeTiming, fingerprint, type Timing } from './timing.js';
 
@@ -21,18 +27,34 @@ export interface JobRow {
   lastAt?: number;
   lastOutcome?: string;
   lastDetail?: string;
+  /** How it runs when that differs from the chat's defaults: "own session, codex, model x, pre-check". */
+  runsWith?: string;
 }
+
+/**
+ * `whatsapp_link`: the heartbeat's target is the WhatsApp self-chat (no heartbeat.target) and
+ * WhatsApp is not linked, so every tick is skipped (`no_target`) until it is. Shown instead of a
+ * plain "next in 29m" that would never happen.
+ */
+export type HeartbeatWait = 'whatsapp_link';
 
 export interface Listing {
   heartbeat: /** `no_target`: off because there is no chat to check in with (no target, WhatsApp disabled). */
     | { enabled: false; reason?: 'no_target' }
-    | (Omit<JobRow, 'id' | 'timing'> & { enabled: true; everyMinutes: number; activeHours?: string });
+    | (Omit<JobRow, 'id' | 'timing'> & {
+        enabled: true;
+        everyMinutes: number;
+        activeHours?: string;
+        waitingFor?: HeartbeatWait;
+      });
   schedules: JobRow[];
   /** Config entries that could not be resolved (normally already refused at config load). */
   problems: string[];
 }
 
 export type LoadState = (job: string) => JobState | undefined;
+
+export const DEFAULT_TARGET_LABEL = 'the linked WhatsApp self-chat';
 
 function next(t: Timing, state: JobState | undefined, now: number): Pick<JobRow, 'state' | 'nextAt'> {
   const plan = planAtStart(t, state, now);
@@ -57,7 +79,11 @@ export function buildListing(
   },
   load: LoadState,
   now: number,
-  defaultTargetLabel = 'the linked WhatsApp self-chat',
+  /**
+   * The linked WhatsApp self-chat (`whatsapp:+1555…`) as the store knows it, undefined when not
+   * linked. Left out, the default target is shown as words, unresolved.
+   */
+  selfChat?: () => string | undefined,
 ): Listing {
   const problems: string[] = [];
   const hb = resolveHeartbeat(config.heartbeat, config.whatsapp?.enabled ?? true);
@@ -74,10 +100,14 @@ export function buildListing(
     if (h && n.state === 'scheduled' && n.nextAt !== undefined)
       n.nextAt = firstActiveTick(n.nextAt, hb.everyMs, h);
     if (n.nextAt === undefined) n.state = 'never';
+    const self = hb.target === undefined && selfChat ? selfChat() : undefined;
+    const waiting = hb.target === undefined && selfChat !== undefined && self === undefined;
     heartbeat = {
       enabled: true,
       everyMinutes: hb.everyMs / 60_000,
-      target: hb.target ?? defaultTargetLabel,
+      target: hb.target ?? self ?? DEFAULT_TARGET_LABEL,
+      ...(waiting && { waitingFor: 'whatsapp_link' as const }),
+      ...withRun(hb.run, hb.check !== undefined),
       timeZone: h?.timeZone,
       activeHours: h ? `${h.start}-${h.end}${h.timeZone ? ` ${h.timeZone}` : ''}` : undefined,
       ...n,
@@ -98,9 +128,23 @@ export function buildListing(
       timing: describeTiming(r.spec.timing),
       target: r.spec.target,
       timeZone: c.timeZone,
+      ...withRun(r.spec.run, r.spec.check !== undefined),
       ...next(r.spec.timing, state, now),
       ...last(state),
     });
   }
   return { heartbeat, schedules, problems };
+}
+
+const SESSION_WORDS = { chat: undefined, own: 'its own session', fresh: 'a fresh session each run' } as const;
+
+/** `runsWith` for a job, when anything differs from running in the chat's session with its agent. */
+function withRun(r: RunChoice, check: boolean): Pick<JobRow, 'runsWith'> {
+  const parts = [
+    SESSION_WORDS[r.session],
+    r.agent,
+    r.model !== undefined ? `model ${r.model}` : undefined,
+    check ? 'a pre-check' : undefined,
+  ].filter((p): p is string => p !== undefined);
+  return parts.length > 0 ? { runsWith: parts.join(', ') } : {};
 }

@@ -31,14 +31,21 @@ export function schedulePrompt(run: ScheduleRun): string {
   const parts: string[] = [];
   if (run.late) parts.push(lateNote(run));
   parts.push(run.prompt);
-  if (run.checkOutput !== undefined) {
-    const out =
-      run.checkOutput.length > MAX_CHECK_OUTPUT_CHARS
-        ? `${run.checkOutput.slice(0, MAX_CHECK_OUTPUT_CHARS)}\n[… output cut at ${MAX_CHECK_OUTPUT_CHARS} characters]`
-        : run.checkOutput;
-    parts.push(`Output of this schedule's check command:\n\`\`\`\n${out.trimEnd()}\n\`\`\``);
-  }
+  if (run.checkOutput !== undefined) parts.push(checkBlock("this schedule's", run.checkOutput));
   return parts.join('\n\n');
+}
+
+/** The heartbeat's prompt, with what its pre-check printed after it. */
+export function heartbeatPrompt(prompt: string, checkOutput?: string): string {
+  return checkOutput === undefined ? prompt : `${prompt}\n\n${checkBlock("this heartbeat's", checkOutput)}`;
+}
+
+function checkBlock(whose: string, output: string): string {
+  const out =
+    output.length > MAX_CHECK_OUTPUT_CHARS
+      ? `${output.slice(0, MAX_CHECK_OUTPUT_CHARS)}\n[… output cut at ${MAX_CHECK_OUTPUT_CHARS} characters]`
+      : output;
+  return `Output of ${whose} check command:\n\`\`\`\n${out.trimEnd()}\n\`\`\``;
 }
 
 export function lateNote(

@@ -12,7 +12,7 @@ import { checkGate } from './check.js';
 import { type Job, type JobDeps, loadOrFresh, persist } from './jobs.js';
 import { dueDecision, isLate, type JobState, nextAfter, planAtStart } from './plan.js';
 import { type FailureReason, failureText, lateNote, schedulePrompt } from './prompt.js';
-import type { ScheduleSpec } from './settings.js';
+import { runOptions, type ScheduleSpec } from './settings.js';
 import { scheduleJob } from './state.js';
 import { fingerprint } from './timing.js';
 import { decideDelivery } from './token.js';
@@ -144,6 +144,7 @@ export class ScheduleJob implements Job {
       allowNewSession: true,
       touchIdle: true,
       label: `schedule:${spec.id}`,
+      ...runOptions(spec.run, this.name),
     });
     switch (r.type) {
       case 'busy':

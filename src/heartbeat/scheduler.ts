@@ -7,6 +7,7 @@ import type { Timer } from './clock.js';
 import { type FireOptions, HeartbeatJob, type HeartbeatOutcome } from './heartbeat-job.js';
 import { type ActiveHours, firstActiveTick } from './hours.js';
 import type { Job, JobDeps } from './jobs.js';
+import type { HeartbeatWait } from './listing.js';
 import { ScheduleJob } from './schedule-job.js';
 import {
   DEFAULT_HEARTBEAT_MINUTES,
@@ -40,7 +41,14 @@ export interface JobStatus {
 export interface SchedulerStatus {
   heartbeat:
     | { enabled: false; reason?: 'no_target' }
-    | ({ enabled: true; everyMinutes: number; target?: string; activeHours?: ActiveHours } & JobStatus);
+    | ({
+        enabled: true;
+        everyMinutes: number;
+        target?: string;
+        activeHours?: ActiveHours;
+        /** No target yet: WhatsApp, whose self-chat is the default, is not linked; ticks are skipped. */
+        waitingFor?: HeartbeatWait;
+      } & JobStatus);
   schedules: ({ id: string; timing: string; target: string } & JobStatus)[];
 }
 
@@ -152,12 +160,14 @@ export function createScheduler(input: SchedulerDeps): Scheduler {
     },
     status() {
       const h = heartbeat?.snapshot;
+      const target = h ? (h.settings.target ?? deps.defaultTarget()) : undefined;
       return {
         heartbeat: h
           ? {
               enabled: true,
               everyMinutes: h.settings.everyMs / 60_000,
-              target: h.settings.target ?? deps.defaultTarget(),
+              target,
+              ...(target === undefined && { waitingFor: 'whatsapp_link' as const }),
               activeHours: h.settings.activeHours,
               nextAt:
                 h.settings.activeHours && h.state.nextRunAt !== undefined

@@ -1,7 +1,8 @@
 // Config sections `heartbeat` and `schedules`, resolved into what the jobs run on. The schema
 // already refused bad time zones, cron expressions, intervals and targets at load (naming the key);
 // these functions resolve defaults and keep the same checks as values for callers that bypass it.
-import type { ChatKey } from '../core/types.js';
+import type { AgentKind } from '../agents/types.js';
+import type { ChatKey, SystemRunOptions, SystemSession } from '../core/types.js';
 import type { ActiveHours } from './hours.js';
 import { DEFAULT_HEARTBEAT_PROMPT } from './prompt.js';
 import { checkHeartbeatTarget, checkScheduleTarget } from './target.js';
@@ -12,19 +13,70 @@ export const DEFAULT_HEARTBEAT_MINUTES = 30;
 export const NO_TARGET =
   'heartbeat.everyMinutes is set but there is no chat to check in with: set heartbeat.target (e.g. "twilio:+15551234567"), or enable WhatsApp to use its self-chat';
 
-export interface HeartbeatConfig {
+export type SessionMode = 'chat' | 'own' | 'fresh';
+
+/** The agent, model and session a job runs with (config `agent`, `model`, `session`). */
+export interface RunChoiceConfig {
+  agent?: string;
+  model?: string;
+  session?: SessionMode;
+}
+
+export interface RunChoice {
+  agent?: AgentKind;
+  model?: string;
+  session: SessionMode;
+}
+
+export interface HeartbeatConfig extends RunChoiceConfig {
   everyMinutes?: number;
   target?: string;
   prompt?: string;
   activeHours?: ActiveHours;
+  check?: string[];
+  checkTimeoutSeconds?: number;
 }
 
-export interface ScheduleConfig extends TimingFields {
+export interface ScheduleConfig extends TimingFields, RunChoiceConfig {
   id: string;
   target: string;
   prompt: string;
   check?: string[];
   checkTimeoutSeconds: number;
+}
+
+export const DEFAULT_CHECK_TIMEOUT_SECONDS = 60;
+
+// `chat` is the default: it is what heartbeats and schedules always did, and the default heartbeat
+// prompt ("look at what you were asked to keep an eye on") only works with the chat's context.
+// `own` and `fresh` are opt-in for jobs whose prompt says everything (docs/heartbeat.md).
+function runChoice(c: RunChoiceConfig): RunChoice {
+  return {
+    ...(c.agent !== undefined && { agent: c.agent as AgentKind }),
+    ...(c.model !== undefined && { model: c.model }),
+    session: c.session ?? 'chat',
+  };
+}
+
+/**
+ * The runner options for a job's choice: `ownKey` names its own session (`session: 'own'`). Only
+ * what differs from the chat's defaults is set.
+ */
+export function runOptions(
+  r: RunChoice,
+  ownKey: string,
+): Pick<SystemRunOptions, 'session' | 'agent' | 'model'> {
+  const session: SystemSession | undefined =
+    r.session === 'own'
+      ? { type: 'own', key: ownKey }
+      : r.session === 'fresh'
+        ? { type: 'fresh' }
+        : undefined;
+  return {
+    ...(session && { session }),
+    ...(r.agent !== undefined && { agent: r.agent }),
+    ...(r.model !== undefined && { model: r.model }),
+  };
 }
 
 export type HeartbeatSettings =
@@ -37,6 +89,10 @@ export type HeartbeatSettings =
       target?: ChatKey;
       prompt: string;
       activeHours?: ActiveHours;
+      /** Pre-check argv: the agent runs only when it exits 0 and prints something. */
+      check?: readonly string[];
+      checkTimeoutMs: number;
+      run: RunChoice;
     };
 
 /**
@@ -68,6 +124,9 @@ export function resolveHeartbeat(
     target,
     prompt: c.prompt?.trim() ? c.prompt : DEFAULT_HEARTBEAT_PROMPT,
     activeHours: c.activeHours,
+    ...(c.check && { check: c.check }),
+    checkTimeoutMs: (c.checkTimeoutSeconds ?? DEFAULT_CHECK_TIMEOUT_SECONDS) * 1000,
+    run: runChoice(c),
   };
 }
 
@@ -79,6 +138,7 @@ export interface ScheduleSpec {
   prompt: string;
   check?: readonly string[];
   checkTimeoutMs: number;
+  run: RunChoice;
 }
 
 export function resolveSchedule(
@@ -98,6 +158,7 @@ export function resolveSchedule(
       prompt: c.prompt,
       check: c.check,
       checkTimeoutMs: c.checkTimeoutSeconds * 1000,
+      run: runChoice(c),
     },
   };
 }

@@ -48,6 +48,8 @@ export class Deliverer {
   private readonly busy = new Map<ChatKey, Promise<void>>();
   private readonly timers = new Set<{ timer: NodeJS.Timeout; wake: () => void }>();
   private stopped = false;
+  /** Shutting down: send what can go now, but wait for nothing (see `finish`). */
+  private finishing = false;
   private readonly stopping = new AbortController();
 
   constructor(
@@ -93,6 +95,17 @@ export class Deliverer {
     this.timers.clear();
   }
 
+  /**
+   * Shutting down: chunks whose channel can take them now are still sent, but a chat that would
+   * wait (its channel not connected, e.g. WhatsApp waiting for a relink, or a retry back-off) ends
+   * instead, its chunks left in the store for the next start. Without this a reply nobody can
+   * deliver made every shutdown wait its whole grace period.
+   */
+  finish(): void {
+    this.finishing = true;
+    this.wake();
+  }
+
   /** Stops sending: pending waits end now; unsent chunks stay in the store for the next start. */
   stop(): void {
     this.stopped = true;
@@ -116,6 +129,7 @@ export class Deliverer {
     for (let row = nextPending(this.db, chat); row && !this.stopped; row = nextPending(this.db, chat)) {
       if (!canSend(channel.status())) {
         // Not connected yet (or waiting for a relink): wait without spending the chunk's tries.
+        if (this.finishing) return;
         await this.sleep(this.opts.waitMs);
         continue;
       }
@@ -152,6 +166,7 @@ export class Deliverer {
       if (r.code === NOT_CONNECTED) {
         // Nothing was attempted (e.g. WhatsApp degraded after a long outage, still reconnecting):
         // waiting must not spend the chunk's tries, or a reply is dropped before the reconnect.
+        if (this.finishing) return;
         await this.sleep(this.opts.waitMs);
         continue;
       }
@@ -163,6 +178,7 @@ export class Deliverer {
           { chat: maskId(chat), key: row.key, idx: row.idx, tries, error },
           'send failed; will retry',
         );
+        if (this.finishing) return;
         await this.sleep(this.opts.backoffMs(tries));
         continue;
       }

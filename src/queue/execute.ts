@@ -4,7 +4,7 @@
 // a chat gets stuck forever).
 import { randomUUID } from 'node:crypto';
 import type { AgentKind, AgentResult, SessionRef } from '../agents/types.js';
-import type { ChatKey } from '../core/types.js';
+import type { ChatKey, SystemSession } from '../core/types.js';
 import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
 import type { Db } from '../store/db.js';
@@ -46,11 +46,18 @@ export type ExecuteOutcome =
       epoch: number;
       /** True when a stale session was dropped and the run retried in a fresh one. */
       contextReset: boolean;
+      /** `session: 'fresh'`: the session is not kept for a next run. */
+      discard?: boolean;
     };
 
 export interface ExecuteOptions {
   allowNewSession: boolean;
   signal: AbortSignal;
+  /** Default `chat`: the chat's session. `own` and `fresh` may always start one (see SystemSession). */
+  session?: SystemSession;
+  /** Another agent kind than the chat's, and another model than its configured one. */
+  agent?: AgentKind;
+  model?: string;
   /** The agent's messages before its final one, as they come (for /verbose). */
   onProgress?: (text: string) => void;
 }
@@ -74,14 +81,21 @@ export async function execute(
   opts: ExecuteOptions,
 ): Promise<ExecuteOutcome> {
   const settings = getChatSettings(deps.db, chat);
-  const kind = settings.agent ?? deps.defaultAgent;
+  const kind = opts.agent ?? settings.agent ?? deps.defaultAgent;
   const resolved = deps.resolve(kind);
   if (!resolved.ok) return { type: 'unavailable', agent: kind, error: resolved.error };
   const agent = resolved.agent;
-  const scope = scopeFor(chat, deps.scope);
+  const mode = opts.session ?? { type: 'chat' };
+  const scope: SessionScope = mode.type === 'own' ? `own:${mode.key}` : scopeFor(chat, deps.scope);
+  // A job's own session, or a fresh one, is the job's to start: only the chat's is never started
+  // behind the owner's back when they say so (heartbeats).
+  const allowNew = opts.allowNewSession || mode.type !== 'chat';
   const epoch = deps.lanes.epoch(scope);
-  const state = sessionState(getSession(deps.db, scope, kind), deps.now(), deps.idleMinutes);
-  if (state.type !== 'active' && !opts.allowNewSession) return { type: 'no_session', agent: kind };
+  const state =
+    mode.type === 'fresh'
+      ? ({ type: 'none' } as const)
+      : sessionState(getSession(deps.db, scope, kind), deps.now(), deps.idleMinutes);
+  if (state.type !== 'active' && !allowNew) return { type: 'no_session', agent: kind };
   // A chat's /think choice only applies to an agent that knows the level.
   const thinking =
     settings.thinking && agent.thinkingLevels.includes(settings.thinking)
@@ -90,6 +104,7 @@ export async function execute(
   const attempt = (session: SessionRef) =>
     agent.run({
       ...agent.base,
+      ...(opts.model !== undefined && { model: opts.model }),
       prompt,
       session,
       thinking,
@@ -106,7 +121,7 @@ export async function execute(
   const fresh = (why: string): boolean => {
     deps.log.warn({ chat: maskId(chat), agent: kind, confirmed }, why);
     clearSession(deps.db, scope, kind);
-    if (!opts.allowNewSession) return false;
+    if (!allowNew) return false;
     session = newSession(agent);
     contextReset = confirmed;
     return true;
@@ -125,7 +140,17 @@ export async function execute(
   ) {
     result = await attempt(session);
   }
-  return { type: 'ran', agent: kind, cwd: agent.base.cwd, result, session, scope, epoch, contextReset };
+  return {
+    type: 'ran',
+    agent: kind,
+    cwd: agent.base.cwd,
+    result,
+    session,
+    scope,
+    epoch,
+    contextReset,
+    ...(mode.type === 'fresh' && { discard: true }),
+  };
 }
 
 /**
@@ -148,7 +173,9 @@ export function keepSession(
   out: Extract<ExecuteOutcome, { type: 'ran' }>,
   touch: boolean,
 ): void {
-  if (deps.lanes.epoch(out.scope) !== out.epoch) return;
+  if (out.discard || deps.lanes.epoch(out.scope) !== out.epoch) return;
   const keep = sessionToKeep(out);
-  if (keep) saveSession(deps.db, out.scope, out.agent, keep.id, deps.now(), touch, keep.confirmed);
+  // A job's own session counts its check-ins as its activity; only the chat's idle clock is the owner's.
+  const own = out.scope.startsWith('own:');
+  if (keep) saveSession(deps.db, out.scope, out.agent, keep.id, deps.now(), touch || own, keep.confirmed);
 }

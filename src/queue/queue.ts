@@ -14,6 +14,7 @@ import type {
   InboundMessage,
   OutboundItem,
   SystemRunner,
+  SystemRunOptions,
   SystemRunOutcome,
 } from '../core/types.js';
 import { chatKey, parseChatKey } from '../core/types.js';
@@ -264,11 +265,7 @@ export class Queue implements SystemRunner {
 
   // SystemRunner: heartbeats and schedules.
 
-  async runIfIdle(
-    chat: ChatKey,
-    prompt: string,
-    opts: { allowNewSession: boolean; touchIdle: boolean; label: string },
-  ): Promise<SystemRunOutcome> {
+  async runIfIdle(chat: ChatKey, prompt: string, opts: SystemRunOptions): Promise<SystemRunOutcome> {
     if (
       this.closing ||
       this.lanes.get(chat) ||
@@ -291,10 +288,7 @@ export class Queue implements SystemRunner {
     };
     this.lanes.begin(chat, run);
     try {
-      const out = await execute(this.exec, chat, prompt, {
-        allowNewSession: opts.allowNewSession,
-        signal: controller.signal,
-      });
+      const out = await execute(this.exec, chat, prompt, { ...opts, signal: controller.signal });
       switch (out.type) {
         case 'no_session':
           return { type: 'no_session' };
@@ -307,7 +301,7 @@ export class Queue implements SystemRunner {
           keepSession(this.exec, out, opts.touchIdle);
           const recorded = recordRun(
             this.opts.db,
-            runRecord(chat, out.agent, opts.label, out.result, this.now()),
+            runRecord(chat, out.agent, opts.label, out.result, this.now(), this.opts.timeZone),
           );
           if (!recorded.ok) this.opts.log.warn({ error: recorded.error }, 'could not record the run history');
           return { type: 'ran', result: out.result };
@@ -384,7 +378,9 @@ export class Queue implements SystemRunner {
 
   /**
    * Stops taking work, lets running agents finish for up to `graceMs`, then aborts the rest (their
-   * messages go back to waiting, for the next start), flushes replies briefly and stops sending.
+   * messages go back to waiting, for the next start), sends the replies that can go out now and
+   * stops sending. Only running agents are waited for: a reply that cannot go out (its channel
+   * waits for a relink, a send waits to retry) stays in the outbox for the next start.
    */
   async shutdown(graceMs: number): Promise<void> {
     this.closing = true;
@@ -393,6 +389,7 @@ export class Queue implements SystemRunner {
     if (running().length > 0) await Promise.race([Promise.all(running()), delay(graceMs)]);
     for (const [chat] of this.lanes.runs()) this.lanes.abort(chat, 'shutdown');
     await Promise.all(running());
+    this.deliverer.finish();
     await Promise.race([this.deliverer.idle(), delay(Math.max(1000, deadline - this.now()))]);
     this.deliverer.stop();
     await this.deliverer.idle();

@@ -165,7 +165,7 @@ async function finish(
   deps.deliver();
   const result = out.type === 'ran' ? out.result : undefined;
   if (result) {
-    const recorded = recordRun(db, runRecord(chat, out.agent, 'user', result, now()));
+    const recorded = recordRun(db, runRecord(chat, out.agent, 'user', result, now(), deps.timeZone));
     if (!recorded.ok) log.warn({ error: recorded.error }, 'could not record the run history');
   }
   log.info(

@@ -1,7 +1,8 @@
 // A short history of agent runs for `status` and the console's "last runs": when, which chat, which
 // agent, how long, and how it ended. No prompt or reply text is kept. The table is pruned to the
 // newest KEEP rows on every insert, so it never grows without bound.
-import type { AgentResult } from '../agents/types.js';
+import type { AgentResult, Usage } from '../agents/types.js';
+import { dateFormat } from '../core/date-format.js';
 import { cleanText } from '../ops/status/snapshot.js';
 import { type Db, type Migration, prepared, transaction } from './db.js';
 
@@ -19,6 +20,22 @@ export const runsMigration: Migration = {
       error TEXT
     );
     CREATE INDEX runs_started ON runs (started_at);`,
+    // Usage and cost per run where the CLI reports them (issue 13, point 20), and their sums per
+    // day and label, kept apart from the runs table because that one is pruned to KEEP rows.
+    `ALTER TABLE runs ADD COLUMN input_tokens INTEGER;
+    ALTER TABLE runs ADD COLUMN output_tokens INTEGER;
+    ALTER TABLE runs ADD COLUMN cost_usd REAL;
+    CREATE TABLE usage_daily (
+      day TEXT NOT NULL,
+      label TEXT NOT NULL,
+      runs INTEGER NOT NULL,
+      runs_with_usage INTEGER NOT NULL,
+      input_tokens INTEGER NOT NULL,
+      output_tokens INTEGER NOT NULL,
+      cost_usd REAL NOT NULL,
+      runs_with_cost INTEGER NOT NULL,
+      PRIMARY KEY (day, label)
+    );`,
   ],
 };
 
@@ -35,6 +52,10 @@ export interface RunRecord {
   outcome: string;
   /** The short error sentence, scrubbed; never message text. */
   error?: string;
+  /** Tokens and cost as the CLI reported them (absent when it reports none). */
+  usage?: Usage;
+  /** The local day (YYYY-MM-DD, in the relay's zone) the run's usage is summed under. */
+  day?: string;
 }
 
 /** The record of a finished run, from its AgentResult. */
@@ -44,7 +65,9 @@ export function runRecord(
   label: string,
   result: AgentResult,
   finishedAt: number,
+  timeZone?: string,
 ): RunRecord {
+  const usage = result.type === 'ok' ? result.usage : undefined;
   return {
     chat,
     agent,
@@ -53,7 +76,33 @@ export function runRecord(
     durationMs: result.durationMs,
     outcome: result.type === 'ok' ? 'ok' : result.kind,
     ...(result.type === 'error' && { error: cleanText(result.message) }),
+    ...(usage && { usage }),
+    day: localDay(finishedAt, timeZone),
   };
+}
+
+/** "2026-11-26": the calendar day of `ms` in `timeZone` (the machine's when unset). */
+export function localDay(ms: number, timeZone?: string): string {
+  return dateFormat('en-CA', {
+    ...(timeZone && { timeZone }),
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(new Date(ms));
+}
+
+/** Daily sums by label (`user`, `heartbeat`, `schedule:<id>`): what check-ins cost, day by day. */
+export interface DailyUsage {
+  day: string;
+  label: string;
+  runs: number;
+  /** Runs whose CLI reported tokens; the token sums cover only these. */
+  runsWithUsage: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** Summed over `runsWithCost` runs (claude, pi and opencode report a cost; codex and gemini do not). */
+  costUsd: number;
+  runsWithCost: number;
 }
 
 /** Never throws: the history must not break a run (a missing table or a full disk is returned). */
@@ -61,11 +110,44 @@ export function recordRun(db: Db, r: RunRecord): { ok: true } | { ok: false; err
   try {
     // One commit for the row and the pruning, not two: this runs after every agent run.
     transaction(db, () => {
+      const u = r.usage;
       prepared(
         db,
-        `INSERT INTO runs (chat, agent, label, started_at, duration_ms, outcome, error) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      ).run(r.chat, r.agent, r.label, r.startedAt, Math.round(r.durationMs), r.outcome, r.error ?? null);
+        `INSERT INTO runs (chat, agent, label, started_at, duration_ms, outcome, error, input_tokens, output_tokens, cost_usd)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        r.chat,
+        r.agent,
+        r.label,
+        r.startedAt,
+        Math.round(r.durationMs),
+        r.outcome,
+        r.error ?? null,
+        u?.inputTokens ?? null,
+        u?.outputTokens ?? null,
+        u?.costUsd ?? null,
+      );
       prepared(db, `DELETE FROM runs WHERE id <= (SELECT max(id) FROM runs) - ?`).run(KEEP);
+      const tokens = u?.inputTokens !== undefined || u?.outputTokens !== undefined;
+      prepared(
+        db,
+        `INSERT INTO usage_daily (day, label, runs, runs_with_usage, input_tokens, output_tokens, cost_usd, runs_with_cost)
+         VALUES (?, ?, 1, ?, ?, ?, ?, ?)
+         ON CONFLICT (day, label) DO UPDATE SET runs = runs + 1,
+           runs_with_usage = runs_with_usage + excluded.runs_with_usage,
+           input_tokens = input_tokens + excluded.input_tokens,
+           output_tokens = output_tokens + excluded.output_tokens,
+           cost_usd = cost_usd + excluded.cost_usd,
+           runs_with_cost = runs_with_cost + excluded.runs_with_cost`,
+      ).run(
+        r.day ?? localDay(r.startedAt + r.durationMs),
+        r.label,
+        tokens ? 1 : 0,
+        u?.inputTokens ?? 0,
+        u?.outputTokens ?? 0,
+        u?.costUsd ?? 0,
+        u?.costUsd !== undefined ? 1 : 0,
+      );
     });
     return { ok: true };
   } catch (err) {
@@ -74,10 +156,16 @@ export function recordRun(db: Db, r: RunRecord): { ok: true } | { ok: false; err
 }
 
 export function recentRuns(db: Db, limit = 20): RunRecord[] {
-  const rows = prepared(
-    db,
-    `SELECT chat, agent, label, started_at, duration_ms, outcome, error FROM runs ORDER BY started_at DESC, id DESC LIMIT ?`,
-  ).all(limit) as {
+  // `status` reads a store read-only, unmigrated: one written before the usage columns has none.
+  const cols = hasUsageColumns(db)
+    ? 'input_tokens, output_tokens, cost_usd'
+    : 'NULL AS input_tokens, NULL AS output_tokens, NULL AS cost_usd';
+  const rows = db
+    .prepare(
+      `SELECT chat, agent, label, started_at, duration_ms, outcome, error, ${cols}
+     FROM runs ORDER BY started_at DESC, id DESC LIMIT ?`,
+    )
+    .all(limit) as {
     chat: string;
     agent: string;
     label: string;
@@ -85,8 +173,12 @@ export function recentRuns(db: Db, limit = 20): RunRecord[] {
     duration_ms: number;
     outcome: string;
     error: string | null;
+    input_tokens: number | null;
+    output_tokens: number | null;
+    cost_usd: number | null;
   }[];
   return rows.map((r) => ({
+    ...usageOf(r),
     chat: r.chat,
     agent: r.agent,
     label: r.label,
@@ -95,4 +187,48 @@ export function recentRuns(db: Db, limit = 20): RunRecord[] {
     outcome: r.outcome,
     ...(r.error !== null && { error: r.error }),
   }));
+}
+
+function usageOf(r: { input_tokens: number | null; output_tokens: number | null; cost_usd: number | null }): {
+  usage?: Usage;
+} {
+  const usage: Usage = {
+    ...(r.input_tokens !== null && { inputTokens: r.input_tokens }),
+    ...(r.output_tokens !== null && { outputTokens: r.output_tokens }),
+    ...(r.cost_usd !== null && { costUsd: r.cost_usd }),
+  };
+  return Object.keys(usage).length > 0 ? { usage } : {};
+}
+
+/** The daily sums of the newest `days` days that had runs, newest first. */
+export function dailyUsage(db: Db, days = 7): DailyUsage[] {
+  const rows = prepared(
+    db,
+    `SELECT * FROM usage_daily WHERE day IN (SELECT DISTINCT day FROM usage_daily ORDER BY day DESC LIMIT ?)
+     ORDER BY day DESC, label`,
+  ).all(days) as {
+    day: string;
+    label: string;
+    runs: number;
+    runs_with_usage: number;
+    input_tokens: number;
+    output_tokens: number;
+    cost_usd: number;
+    runs_with_cost: number;
+  }[];
+  return rows.map((r) => ({
+    day: r.day,
+    label: r.label,
+    runs: r.runs,
+    runsWithUsage: r.runs_with_usage,
+    inputTokens: r.input_tokens,
+    outputTokens: r.output_tokens,
+    costUsd: r.cost_usd,
+    runsWithCost: r.runs_with_cost,
+  }));
+}
+
+function hasUsageColumns(db: Db): boolean {
+  const cols = db.prepare('PRAGMA table_info(runs)').all() as { name: string }[];
+  return cols.some((c) => c.name === 'input_tokens');
 }

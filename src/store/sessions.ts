@@ -32,7 +32,8 @@ export const sessionsMigration: Migration = {
 
 /** The scope a chat's session lives under. */
 export const GLOBAL_SCOPE = '*';
-export type SessionScope = ChatKey | typeof GLOBAL_SCOPE;
+/** `own:<key>`: a session a heartbeat or schedule keeps for itself (`session: 'own'`). */
+export type SessionScope = ChatKey | typeof GLOBAL_SCOPE | `own:${string}`;
 
 export const scopeFor = (chat: ChatKey, scope: 'per-chat' | 'global'): SessionScope =>
   scope === 'global' ? GLOBAL_SCOPE : chat;

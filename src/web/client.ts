@@ -1,5 +1,6 @@
 // The console's inline script: polls the JSON endpoint and redraws with textContent only (error
 // texts and account names are never parsed as HTML). Plain ES2017, no build step.
+import type { StatusSnapshot, UsageSums } from '../ops/status/snapshot.js';
 
 export const SCAN_HINT =
   'On your phone: WhatsApp → Settings → Linked devices → Link a device, then scan this code. WhatsApp replaces it every 20 seconds or so; this page follows.';
@@ -13,6 +14,36 @@ export function startedBy(label: string | undefined): string {
   return label.startsWith('schedule:') ? `schedule ${label.slice('schedule:'.length)}` : label;
 }
 
+export const NO_USAGE = 'No runs recorded yet.';
+
+/** A run's or a day's tokens, "12,345 / 678" (in / out), or '' when the CLI reported none. */
+export function tokensText(u: { inputTokens?: number; outputTokens?: number }): string {
+  if (u.inputTokens === undefined && u.outputTokens === undefined) return '';
+  return `${(u.inputTokens ?? 0).toLocaleString('en-US')} / ${(u.outputTokens ?? 0).toLocaleString('en-US')}`;
+}
+
+/** "$0.0123", or '' when no cost was reported. */
+export function costText(costUsd: number | undefined): string {
+  return costUsd === undefined ? '' : `$${costUsd.toFixed(4)}`;
+}
+
+/** The rows of the usage table: per day, its total, then each label that day. */
+export function usageRows(s: StatusSnapshot): string[][] {
+  const out: string[][] = [];
+  for (const d of s.usage.days) {
+    const cells = (label: string, u: UsageSums) => [
+      label === '' ? d.day : '',
+      label === '' ? 'all' : startedBy(label),
+      String(u.runs),
+      u.runsWithUsage > 0 ? tokensText(u) : '',
+      u.runsWithCost > 0 ? costText(u.costUsd) : '',
+    ];
+    out.push(cells('', d));
+    for (const l of d.byLabel) out.push(cells(l.label, l));
+  }
+  return out;
+}
+
 export const CLIENT_SCRIPT = `
 const $ = (id) => document.getElementById(id);
 const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; };
@@ -23,6 +54,13 @@ const rows = (tbody, list, columns, empty) => {
 // The same words as startedBy() above, which renders the first draw on the server.
 const startedBy = (label) => (label === undefined || label === 'user') ? 'message' : (label.startsWith('schedule:') ? 'schedule ' + label.slice(9) : label);
 const clock = (iso) => iso.replace('T', ' ').slice(0, 19);
+// The same words as tokensText(), costText() and usageRows() above.
+const tokensText = (u) => (u.inputTokens === undefined && u.outputTokens === undefined) ? '' : (u.inputTokens || 0).toLocaleString('en-US') + ' / ' + (u.outputTokens || 0).toLocaleString('en-US');
+const costText = (c) => c === undefined ? '' : '$' + c.toFixed(4);
+const usageRows = (s) => s.usage.days.flatMap((d) => {
+  const cells = (label, u) => [label === '' ? d.day : '', label === '' ? 'all' : startedBy(label), String(u.runs), u.runsWithUsage > 0 ? tokensText(u) : '', u.runsWithCost > 0 ? costText(u.costUsd) : ''];
+  return [cells('', d), ...d.byLabel.map((l) => cells(l.label, l))];
+});
 const HINT = ${JSON.stringify(SCAN_HINT)};
 function channelText(c) {
   switch (c.state) {
@@ -57,7 +95,8 @@ function render(d) {
   ch.replaceChildren(...s.channels.map((c) => { const tr = el('tr', undefined, 's-' + c.state); tr.dataset.channel = c.name; tr.append(el('td', c.name), el('td', channelText(c))); return tr; }));
   $('queue-summary').textContent = s.queue.pendingTotal + ' waiting, ' + s.queue.activeRuns + ' running';
   rows($('queue').tBodies[0], s.queue.chats.map((q) => [q.chat, q.pending + ' waiting', q.active ? ('running ' + (q.active.agent || q.active.label || '')).trim() : '']));
-  rows($('runs').tBodies[0], s.recentRuns.map((r) => [clock(r.at), r.chat, startedBy(r.label), r.agent, (r.durationMs / 1000).toFixed(1) + 's', r.outcome]), 6, ${JSON.stringify(NO_RUNS)});
+  rows($('runs').tBodies[0], s.recentRuns.map((r) => [clock(r.at), r.chat, startedBy(r.label), r.agent, (r.durationMs / 1000).toFixed(1) + 's', r.outcome, tokensText(r), costText(r.costUsd)]), 8, ${JSON.stringify(NO_RUNS)});
+  rows($('usage').tBodies[0], usageRows(s), 5, ${JSON.stringify(NO_USAGE)});
   rows($('failures').tBodies[0], s.recentFailures.map((f) => [clock(f.at), f.chat || '', f.kind + ': ' + f.message]), 3, ${JSON.stringify(NO_FAILURES)});
   $('updated').textContent = 'as of ' + s.generatedAt;
 }

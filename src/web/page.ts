@@ -1,7 +1,17 @@
 // The console page, rendered on the server from the same data the JSON endpoint returns, so it reads
 // fine without script (or through curl); the inline script then polls and redraws the same parts.
 import type { ChannelView, StatusSnapshot } from '../ops/status/snapshot.js';
-import { CLIENT_SCRIPT, NO_FAILURES, NO_RUNS, SCAN_HINT, startedBy } from './client.js';
+import {
+  CLIENT_SCRIPT,
+  costText,
+  NO_FAILURES,
+  NO_RUNS,
+  NO_USAGE,
+  SCAN_HINT,
+  startedBy,
+  tokensText,
+  usageRows,
+} from './client.js';
 
 export interface ConsoleData {
   snapshot: StatusSnapshot;
@@ -37,7 +47,7 @@ export function renderPage(data: ConsoleData, nonce: string, pollMs: number): st
       ]),
     )
     .join('')}</tbody></table></section>
-<section><h2>Last runs</h2><table id="runs"><thead><tr><th>time (UTC)</th><th>chat</th><th>started by</th><th>agent</th><th>duration</th><th>outcome</th></tr></thead><tbody>${rowsOr(
+<section><h2>Last runs</h2><table id="runs"><thead><tr><th>time (UTC)</th><th>chat</th><th>started by</th><th>agent</th><th>duration</th><th>outcome</th><th>tokens in / out</th><th>cost</th></tr></thead><tbody>${rowsOr(
     s.recentRuns.map((r) => [
       r.at.replace('T', ' ').slice(0, 19),
       r.chat,
@@ -45,9 +55,16 @@ export function renderPage(data: ConsoleData, nonce: string, pollMs: number): st
       r.agent,
       `${(r.durationMs / 1000).toFixed(1)}s`,
       r.outcome,
+      tokensText(r),
+      costText(r.costUsd),
     ]),
-    6,
+    8,
     NO_RUNS,
+  )}</tbody></table></section>
+<section><h2>Usage per day</h2><table id="usage"><thead><tr><th>day</th><th>started by</th><th>runs</th><th>tokens in / out</th><th>cost</th></tr></thead><tbody>${rowsOr(
+    usageRows(s),
+    5,
+    NO_USAGE,
   )}</tbody></table></section>
 <section><h2>Recent failures</h2><table id="failures"><tbody>${rowsOr(
     s.recentFailures.map((f) => [

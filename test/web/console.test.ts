@@ -111,7 +111,7 @@ describe('startWebConsole', () => {
       });
     const { base } = await start(wa, empty);
     const html = await (await fetch(`${base}/`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
-    expect(html).toContain('<tr class="empty"><td colspan="6">No runs yet.</td></tr>');
+    expect(html).toContain('<tr class="empty"><td colspan="8">No runs yet.</td></tr>');
     expect(html).toContain('<tr class="empty"><td colspan="3">None.</td></tr>');
   });
 

@@ -48,7 +48,11 @@ export function liveStatus(deps: LiveStatusDeps): () => StatusSnapshot {
       maxConcurrentRuns: q.maxConcurrentRuns,
       ...(sched && {
         heartbeat: sched.heartbeat.enabled
-          ? { target: sched.heartbeat.target, nextAt: sched.heartbeat.nextAt }
+          ? {
+              target: sched.heartbeat.target,
+              nextAt: sched.heartbeat.nextAt,
+              ...(sched.heartbeat.waitingFor && { waitingFor: sched.heartbeat.waitingFor }),
+            }
           : undefined,
         heartbeatOff: sched.heartbeat.enabled ? undefined : sched.heartbeat.reason,
         schedules: sched.schedules.map((s) => ({ id: s.id, target: s.target, nextAt: s.nextAt })),

@@ -1,5 +1,5 @@
 // The human view of a StatusSnapshot: pure text, times relative to `now`, nothing unmasked.
-import type { ChannelView, StatusSnapshot } from './snapshot.js';
+import type { ChannelView, StatusSnapshot, UsageSums } from './snapshot.js';
 
 export function renderStatus(s: StatusSnapshot, now: number): string {
   const out: string[] = [];
@@ -46,6 +46,7 @@ export function renderStatus(s: StatusSnapshot, now: number): string {
         ? 'Heartbeat: off (no heartbeat.target, and WhatsApp, whose self-chat is the default, is disabled)'
         : 'Heartbeat: off',
     );
+  else if (hb.waitingFor === 'whatsapp_link') out.push('', `Heartbeat: ${WAITING_FOR_LINK}`);
   else
     out.push(
       '',
@@ -66,11 +67,23 @@ export function renderStatus(s: StatusSnapshot, now: number): string {
         `  ${clock(r.at)}  ${r.chat.padEnd(20)} ${r.agent.padEnd(9)} ${secs(r.durationMs).padStart(7)}  ${r.outcome}`,
       );
   }
+  if (s.usage.days.length > 0) {
+    out.push('', 'Usage per day (as the CLIs report it)');
+    for (const d of s.usage.days.slice(0, 3)) {
+      out.push(`  ${d.day}  ${usageLine(d)}`);
+      if (d.byLabel.length > 1 || d.byLabel[0]?.label !== 'user')
+        for (const l of d.byLabel) out.push(`    ${l.label.padEnd(18)} ${usageLine(l)}`);
+    }
+  }
   out.push('', s.recentFailures.length > 0 ? 'Recent failures' : 'Recent failures: none');
   for (const f of s.recentFailures.slice(0, 10))
     out.push(`  ${clock(f.at)}  ${(f.chat ?? '-').padEnd(20)} ${f.kind}: ${f.message}`);
   return `${out.join('\n')}\n`;
 }
+
+/** Said by `status` and `schedules` alike. */
+export const WAITING_FOR_LINK =
+  'waiting for WhatsApp to be linked (its self-chat is the default target): every tick is skipped until then; run `agentwire login`, or set heartbeat.target';
 
 const NO_NEXT = {
   done: 'done (one-shot already ran)',
@@ -121,3 +134,16 @@ export function span(ms: number): string {
 
 const clock = (isoTime: string): string => isoTime.replace('T', ' ').slice(0, 19);
 const secs = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
+
+/** "12 runs, 34,567 in / 2,345 out tokens, $0.1234": only what was reported is summed, and said so. */
+export function usageLine(u: UsageSums): string {
+  const parts = [`${u.runs} run${u.runs === 1 ? '' : 's'}`];
+  if (u.runsWithUsage > 0) {
+    const of = u.runsWithUsage < u.runs ? ` (${u.runsWithUsage} reported)` : '';
+    parts.push(
+      `${u.inputTokens.toLocaleString('en-US')} in / ${u.outputTokens.toLocaleString('en-US')} out tokens${of}`,
+    );
+  } else parts.push('no tokens reported');
+  if (u.runsWithCost > 0) parts.push(`$${u.costUsd.toFixed(4)}`);
+  return parts.join(', ');
+}

@@ -1,9 +1,12 @@
 // The status snapshot: one stable JSON shape shared by `agentwire status --json`, the control
 // socket's `status` method and the web console. Chat ids and accounts are masked here, once, so no
 // consumer can forget to; free-text errors are scrubbed of secrets and long digit runs.
+
+import type { Usage } from '../../agents/types.js';
 import type { ChannelState } from '../../channels/types.js';
 import { type ChannelName, parseChatKey } from '../../core/types.js';
 import { maskId, scrub } from '../../log.js';
+import type { DailyUsage } from '../../store/runs.js';
 import { healthOf } from './health.js';
 
 /** Bumped only on a breaking change; fields may be added without a bump. */
@@ -59,6 +62,27 @@ export interface RunView {
   outcome: string;
   /** What started it: `user`, `heartbeat` or a schedule id. */
   label?: string;
+  /** As the CLI reported them; absent when it reported none. */
+  inputTokens?: number;
+  outputTokens?: number;
+  costUsd?: number;
+}
+
+export interface UsageSums {
+  runs: number;
+  /** Runs whose CLI reported tokens: the token sums cover these. */
+  runsWithUsage: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** Summed over `runsWithCost` runs (not every CLI reports a cost). */
+  costUsd: number;
+  runsWithCost: number;
+}
+
+/** One local day (in the relay's time zone): the total, and per label (`user`, `heartbeat`, `schedule:<id>`). */
+export interface UsageDayView extends UsageSums {
+  day: string;
+  byLabel: (UsageSums & { label: string })[];
 }
 
 export interface FailureView {
@@ -82,12 +106,24 @@ export interface StatusSnapshot {
   queue: { pendingTotal: number; activeRuns: number; maxConcurrentRuns?: number; chats: ChatQueueView[] };
   sessions: SessionView[];
   /** `reason` (when off): `no_target`, no heartbeat.target and WhatsApp (the default's channel) disabled. */
-  heartbeat: { enabled: boolean; reason?: 'no_target'; target?: string; nextAt?: string };
+  /**
+   * `waitingFor: 'whatsapp_link'`: on, but its target is the WhatsApp self-chat and WhatsApp is not
+   * linked, so each tick is skipped until it is (`nextAt` is then when the next skip falls).
+   */
+  heartbeat: {
+    enabled: boolean;
+    reason?: 'no_target';
+    target?: string;
+    nextAt?: string;
+    waitingFor?: 'whatsapp_link';
+  };
   schedules: ScheduleView[];
   /** Newest first. */
   recentRuns: RunView[];
   /** Newest first. */
   recentFailures: FailureView[];
+  /** Tokens and cost summed per day, newest day first (the last 7 days with runs). */
+  usage: { days: UsageDayView[] };
 }
 
 /** Raw, unmasked inputs, gathered by the relay (live) or the store reader (offline). Times in ms. */
@@ -103,11 +139,21 @@ export interface StatusSources {
   }[];
   maxConcurrentRuns?: number;
   sessions?: { chat: string; agent: string; lastUsedAt: number }[];
-  heartbeat?: { target?: string; nextAt?: number };
+  heartbeat?: { target?: string; nextAt?: number; waitingFor?: 'whatsapp_link' };
   /** Why the heartbeat is off, when `heartbeat` is absent for a reason worth showing. */
   heartbeatOff?: 'no_target';
   schedules?: { id: string; target: string; nextAt?: number; state?: ScheduleView['state'] }[];
-  runs?: { at: number; chat: string; agent: string; durationMs: number; outcome: string; label?: string }[];
+  runs?: {
+    at: number;
+    chat: string;
+    agent: string;
+    durationMs: number;
+    outcome: string;
+    label?: string;
+    usage?: Usage;
+  }[];
+  /** Daily sums per label, as the store keeps them. */
+  usage?: DailyUsage[];
   failures?: { at: number; chat?: string; kind: string; message: string }[];
 }
 
@@ -158,6 +204,7 @@ export function buildSnapshot(src: StatusSources): StatusSnapshot {
       ...(src.heartbeat === undefined && src.heartbeatOff && { reason: src.heartbeatOff }),
       ...(src.heartbeat?.target !== undefined && { target: maskTarget(src.heartbeat.target) }),
       ...(src.heartbeat?.nextAt !== undefined && { nextAt: iso(src.heartbeat.nextAt) }),
+      ...(src.heartbeat?.waitingFor !== undefined && { waitingFor: src.heartbeat.waitingFor }),
     },
     schedules: (src.schedules ?? []).map((s) => ({
       id: s.id,
@@ -175,6 +222,9 @@ export function buildSnapshot(src: StatusSources): StatusSnapshot {
         durationMs: Math.max(0, Math.round(r.durationMs)),
         outcome: r.outcome,
         ...(r.label !== undefined && { label: r.label }),
+        ...(r.usage?.inputTokens !== undefined && { inputTokens: r.usage.inputTokens }),
+        ...(r.usage?.outputTokens !== undefined && { outputTokens: r.usage.outputTokens }),
+        ...(r.usage?.costUsd !== undefined && { costUsd: r.usage.costUsd }),
       })),
     recentFailures: (src.failures ?? [])
       .toSorted((a, b) => b.at - a.at)
@@ -185,8 +235,39 @@ export function buildSnapshot(src: StatusSources): StatusSnapshot {
         kind: f.kind,
         message: cleanText(f.message),
       })),
+    usage: { days: usageDays(src.usage ?? []) },
   };
 }
+
+/** Groups the store's (day, label) rows into days with their totals, newest day first. */
+export function usageDays(rows: readonly DailyUsage[]): UsageDayView[] {
+  const days = new Map<string, UsageDayView>();
+  for (const r of rows) {
+    let d = days.get(r.day);
+    if (!d) {
+      d = { day: r.day, ...zero(), byLabel: [] };
+      days.set(r.day, d);
+    }
+    const { day: _day, label, ...sums } = r;
+    d.byLabel.push({ label, ...sums });
+    d.runs += r.runs;
+    d.runsWithUsage += r.runsWithUsage;
+    d.inputTokens += r.inputTokens;
+    d.outputTokens += r.outputTokens;
+    d.costUsd += r.costUsd;
+    d.runsWithCost += r.runsWithCost;
+  }
+  return [...days.values()].sort((a, b) => (a.day < b.day ? 1 : a.day > b.day ? -1 : 0));
+}
+
+const zero = (): UsageSums => ({
+  runs: 0,
+  runsWithUsage: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  costUsd: 0,
+  runsWithCost: 0,
+});
 
 export function channelView(name: ChannelName, s: ChannelState): ChannelView {
   switch (s.type) {

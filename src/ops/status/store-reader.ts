@@ -5,10 +5,12 @@
 // on them, kept here in one place.
 import type { Db } from '../../store/db.js';
 import { pendingByChat } from '../../store/inbox.js';
-import { recentRuns } from '../../store/runs.js';
+import { dailyUsage, recentRuns } from '../../store/runs.js';
 import type { StatusSources } from './snapshot.js';
 
-export type StoreSources = Required<Pick<StatusSources, 'lanes' | 'sessions' | 'runs' | 'failures'>>;
+export type StoreSources = Required<
+  Pick<StatusSources, 'lanes' | 'sessions' | 'runs' | 'failures' | 'usage'>
+>;
 
 const LIMIT = 20;
 
@@ -58,7 +60,9 @@ export function readStore(db: Db): StoreSources {
       durationMs: r.durationMs,
       outcome: r.outcome,
       label: r.label,
+      ...(r.usage && { usage: r.usage }),
     })),
+    usage: hasTable(db, 'usage_daily') ? dailyUsage(db) : [],
     failures: [
       ...(inbox ? inboxFailures(db) : []),
       ...(hasTable(db, 'outbox') ? outboxFailures(db) : []),

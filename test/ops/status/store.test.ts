@@ -34,7 +34,7 @@ describe('readStore on a real SQLite store', () => {
 
   it('reads an empty or foreign store as empty', () => {
     const db = openDb(join(stateFolder(), 'x.db'), []);
-    expect(readStore(db)).toEqual({ lanes: [], sessions: [], runs: [], failures: [] });
+    expect(readStore(db)).toEqual({ lanes: [], sessions: [], runs: [], failures: [], usage: [] });
     db.close();
   });
 });
@@ -48,8 +48,9 @@ describe('runs history', () => {
       message: 'exit 1 for +15551234567',
       durationMs: 50,
     };
-    const rec = runRecord('twilio:+15551234567', 'codex', 'daily', err, T + 50);
+    const rec = runRecord('twilio:+15551234567', 'codex', 'daily', err, T + 50, 'UTC');
     expect(rec).toEqual({
+      day: new Date(T + 50).toISOString().slice(0, 10),
       chat: 'twilio:+15551234567',
       agent: 'codex',
       label: 'daily',
