@@ -81,6 +81,11 @@ export interface StatusSnapshot {
   /** `reason` (when off): `no_target`, no heartbeat.target and WhatsApp (the default's channel) disabled. */
   heartbeat: { enabled: boolean; reason?: 'no_target'; target?: string; nextAt?: string };
   schedules: ScheduleView[];
+  /**
+   * Reply chunks not yet sent, and those given up because sending kept failing for the whole
+   * retry time (`delivery.retryHours`), with the ISO time of the last one.
+   */
+  replies: { unsent: number; expired: number; lastExpiredAt?: string };
   /** Newest first. */
   recentRuns: RunView[];
   /** Newest first. */
@@ -106,6 +111,7 @@ export interface StatusSources {
   schedules?: { id: string; target: string; nextAt?: number; state?: ScheduleView['state'] }[];
   runs?: { at: number; chat: string; agent: string; durationMs: number; outcome: string; label?: string }[];
   failures?: { at: number; chat?: string; kind: string; message: string }[];
+  replies?: { unsent: number; expired: number; lastExpiredAt?: number };
 }
 
 const RECENT = 20;
@@ -162,6 +168,11 @@ export function buildSnapshot(src: StatusSources): StatusSnapshot {
       ...(s.nextAt !== undefined && { nextAt: iso(s.nextAt) }),
       ...(s.nextAt === undefined && s.state !== undefined && { state: s.state }),
     })),
+    replies: {
+      unsent: src.replies?.unsent ?? 0,
+      expired: src.replies?.expired ?? 0,
+      ...(src.replies?.lastExpiredAt !== undefined && { lastExpiredAt: iso(src.replies.lastExpiredAt) }),
+    },
     recentRuns: (src.runs ?? [])
       .toSorted((a, b) => b.at - a.at)
       .slice(0, RECENT)
