@@ -320,7 +320,7 @@ describe('crash and restart', () => {
       url,
     } = await twilioSetup({
       queue: { whileBusy: 'followup' },
-      ...(process.env.OUTAGE_OLD_CONFIG ? {} : { delivery: { maxRetryDelaySeconds: 2 } }),
+      delivery: { maxRetryDelaySeconds: 2 },
     });
     fake = f;
     home = h;
