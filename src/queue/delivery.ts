@@ -25,7 +25,6 @@ import {
   nextPending,
   type OutboxRow,
   sentProviderIds,
-  setNextAttempt,
 } from '../store/outbox.js';
 import { persist } from './persist.js';
 import type { ChannelMap, Clock } from './ports.js';
@@ -213,8 +212,7 @@ export class Deliverer {
       );
       switch (decision.type) {
         case 'retry': {
-          const tries = markAttemptFailed(this.db, row.id, error);
-          setNextAttempt(this.db, row.id, now + decision.delayMs);
+          const tries = markAttemptFailed(this.db, row.id, error, now + decision.delayMs);
           this.log.warn(
             { chat: maskId(chat), key: row.key, idx: row.idx, tries, error, retryInMs: decision.delayMs },
             'send failed; will retry',

@@ -143,18 +143,16 @@ export function markAttempt(db: Db, id: number, now: number): void {
   prepared(db, `UPDATE outbox SET attempt_at = coalesce(attempt_at, ?) WHERE id = ?`).run(now, id);
 }
 
-/** Counts a failed attempt that will be retried; returns the tries so far. */
-export function markAttemptFailed(db: Db, id: number, error: string): number {
-  const r = prepared(db, `UPDATE outbox SET tries = tries + 1, error = ? WHERE id = ? RETURNING tries`).get(
-    error,
-    id,
-  ) as { tries: number } | undefined;
+/**
+ * Counts a failed attempt that will be retried at `nextAt` (kept across a restart); returns the
+ * tries so far.
+ */
+export function markAttemptFailed(db: Db, id: number, error: string, nextAt: number): number {
+  const r = prepared(
+    db,
+    `UPDATE outbox SET tries = tries + 1, error = ?, next_at = ? WHERE id = ? RETURNING tries`,
+  ).get(error, nextAt, id) as { tries: number } | undefined;
   return r?.tries ?? 0;
-}
-
-/** When the next try of a chunk that failed is due (kept across a restart). */
-export function setNextAttempt(db: Db, id: number, at: number): void {
-  prepared(db, `UPDATE outbox SET next_at = ? WHERE id = ?`).run(at, id);
 }
 
 /** Gives a chunk up because its transient failures outlasted the retry time. */
