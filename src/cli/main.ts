@@ -1,5 +1,7 @@
 // The agentwire program: every command. Loaded by bin.ts once the Node version is known to be good.
 import { Command, CommanderError } from 'commander';
+import { resolvePaths } from '../config/paths.js';
+import { stateFolderProblem } from '../config/state-folder.js';
 import { scheduleMigration } from '../heartbeat/state.js';
 import { openDirectRunner } from '../relay.js';
 import { VERSION } from '../version.js';
@@ -51,7 +53,9 @@ try {
     // Usage errors exit 2; --help and --version exit 0. Commander already printed the message.
     process.exitCode = err.exitCode === 0 ? 0 : 2;
   } else {
-    process.stderr.write(`agentwire: ${(err as Error).message}\n`);
+    // A state folder that refuses writes is said in one sentence, not as a bare EROFS/EACCES.
+    const problem = stateFolderProblem(err, resolvePaths(process.env).home);
+    process.stderr.write(`agentwire: ${problem ?? (err as Error).message}\n`);
     process.exitCode = 1;
   }
 }

@@ -104,6 +104,28 @@ const queueSchema = z
   })
   .strict();
 
+// 24 h by default: longer than any provider incident on record (Twilio's status history shows hours,
+// not days), and as long as WhatsApp's customer-service window, after which a free-form reply over
+// Twilio WhatsApp fails anyway (63016). A reply a day late is rarely still wanted; the chat is told.
+const deliverySchema = z
+  .object({
+    retryHours: z
+      .number()
+      .positive()
+      .max(24 * 30)
+      .default(24)
+      .describe(
+        'How long a reply that fails for a passing reason (provider down, 5xx, rate limit, timeout) is retried before it is given up; the chat is then told once.',
+      ),
+    maxRetryDelaySeconds: z
+      .number()
+      .min(1)
+      .max(3600)
+      .default(60)
+      .describe('The longest wait between two tries of a failed reply (the backoff doubles up to it).'),
+  })
+  .strict();
+
 const sessionsSchema = z
   .object({
     scope: z
@@ -347,6 +369,7 @@ export const configSchema = z
       .default({})
       .describe('Per-kind settings for the other CLIs a chat may switch to with /agent.'),
     queue: queueSchema.default(queueSchema.parse({})),
+    delivery: deliverySchema.default(deliverySchema.parse({})),
     sessions: sessionsSchema.default(sessionsSchema.parse({})),
     commands: commandsSchema.default(commandsSchema.parse({})),
     media: mediaSchema.default(mediaSchema.parse({})),

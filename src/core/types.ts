@@ -47,7 +47,7 @@ export type OutboundItem =
 
 export type SendResult =
   | { ok: true; providerId?: string }
-  | { ok: false; error: string; retryable: boolean; code?: string };
+  | { ok: false; error: string; retryable: boolean; code?: string; retryAfterMs?: number };
 
 /**
  * The `code` of a failed send that never reached the provider because the channel has no connection

@@ -1,18 +1,25 @@
 // Sends what the outbox holds, one chat at a time and in order. A chunk is marked sent only after
-// the channel confirmed it; a retryable failure waits and tries again (keeping the chat's order), a
-// permanent one is recorded, logged, and (for an attachment) turned into a text notice. Chats whose
-// channel is not running in this process are left for the process that runs it.
+// the channel confirmed it. A transient failure (provider down, 5xx, 429, timeout, reset) is tried
+// again after a capped backoff, for `delivery.retryHours` from when the chunk was written; the time
+// of the next try is stored, so a restart resumes the backoff instead of forgetting it. A chunk whose
+// failures outlast that is expired, and the chat gets one short notice, which waits for the channel
+// as long as it takes. A permanent failure is recorded, logged, and (for an attachment) turned into a
+// text notice. Chats whose channel is not running in this process are left for the process that runs it.
 import type { ChannelState, SendOptions } from '../channels/types.js';
+import type { Config } from '../config/schema.js';
 import type { ChatKey, SendResult } from '../core/types.js';
 import { NOT_CONNECTED, parseChatKey } from '../core/types.js';
 import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
-import type { Db } from '../store/db.js';
+import { type Db, transaction } from '../store/db.js';
 import {
   chatsWithUnsent,
+  enqueueExpiryNotice,
   enqueueOutbound,
+  isExpiryNotice,
   markAttempt,
   markAttemptFailed,
+  markExpired,
   markFailed,
   markSent,
   nextPending,
@@ -21,12 +28,9 @@ import {
 } from '../store/outbox.js';
 import { persist } from './persist.js';
 import type { ChannelMap, Clock } from './ports.js';
+import { cappedBackoff, decideRetry, type RetryPolicy } from './retry.js';
 
-export interface DeliveryOptions {
-  /** Attempts per chunk before it is marked failed. */
-  maxTries: number;
-  /** Delay before retry n (1-based). */
-  backoffMs: (n: number) => number;
+export interface DeliveryOptions extends RetryPolicy {
   /** How often a chat waiting for its channel to connect looks again. */
   waitMs: number;
 }
@@ -38,15 +42,29 @@ const canSend = (s: ChannelState) =>
 /** Sends recorded this long before an attempt may still be what a provider lookup sees after it (clock skew). */
 const RESEND_LOOKBACK_MS = 10 * 60_000;
 
-export const DEFAULT_DELIVERY: DeliveryOptions = {
-  maxTries: 6,
-  backoffMs: (n) => Math.min(30_000, 1000 * 2 ** (n - 1)),
-  waitMs: 1000,
-};
+export function deliveryOptions(c: Config['delivery']): DeliveryOptions {
+  return {
+    retryForMs: c.retryHours * 3_600_000,
+    backoffMs: cappedBackoff(c.maxRetryDelaySeconds * 1000),
+    waitMs: 1000,
+  };
+}
+
+export const DEFAULT_DELIVERY: DeliveryOptions = deliveryOptions({
+  retryHours: 24,
+  maxRetryDelaySeconds: 60,
+});
+
+/** The one line a chat gets when replies to it were given up. */
+export function expiryNotice(retryForMs: number): string {
+  const hours = retryForMs / 3_600_000;
+  const span = hours >= 1 ? `${Math.round(hours * 10) / 10} h` : `${Math.max(1, Math.round(hours * 60))} min`;
+  return `(Some replies could not be delivered: sending kept failing for ${span}. Ask again if you still need them.)`;
+}
 
 export class Deliverer {
   private readonly busy = new Map<ChatKey, Promise<void>>();
-  private readonly timers = new Set<{ timer: NodeJS.Timeout; wake: () => void }>();
+  private readonly timers = new Set<{ timer: NodeJS.Timeout; wake: () => void; chat?: ChatKey }>();
   private stopped = false;
   /** Shutting down: send what can go now, but wait for nothing (see `finish`). */
   private finishing = false;
@@ -106,6 +124,19 @@ export class Deliverer {
     this.wake();
   }
 
+  /**
+   * A send on `channel` just worked after failing: the provider is back, so every chat of that
+   * channel in a backoff tries now instead of at the end of its wait (up to the cap).
+   */
+  private wakeChannel(channel: string): void {
+    for (const t of this.timers) {
+      if (!t.chat || parseChatKey(t.chat)?.channel !== channel) continue;
+      clearTimeout(t.timer);
+      this.timers.delete(t);
+      t.wake();
+    }
+  }
+
   /** Stops sending: pending waits end now; unsent chunks stay in the store for the next start. */
   stop(): void {
     this.stopped = true;
@@ -126,7 +157,17 @@ export class Deliverer {
     const target = parseChatKey(chat);
     const channel = target && this.channels.get(target.channel);
     if (!target || !channel) return;
+    // The row whose stored next try this loop has already waited for (or just set): waited once, it
+    // is tried, even when a wake cut the wait short or an injected clock does not move.
+    let waited: number | undefined;
     for (let row = nextPending(this.db, chat); row && !this.stopped; row = nextPending(this.db, chat)) {
+      if (row.nextAt !== undefined && waited !== row.id && row.nextAt > this.now()) {
+        // A backoff a previous process (or an earlier kick) began: it is kept, not restarted.
+        if (this.finishing) return;
+        waited = row.id;
+        await this.sleep(row.nextAt - this.now(), chat);
+        continue;
+      }
       if (!canSend(channel.status())) {
         // Not connected yet (or waiting for a relink): wait without spending the chunk's tries.
         if (this.finishing) return;
@@ -161,6 +202,7 @@ export class Deliverer {
           signal: this.stopping.signal,
         });
         if (!noted.ok) return;
+        if (row.tries > 0) this.wakeChannel(target.channel);
         continue;
       }
       if (r.code === NOT_CONNECTED) {
@@ -172,18 +214,50 @@ export class Deliverer {
       }
       // The provider's code is kept with the reason: it is what the owner looks up (21610, 63016…).
       const error = r.code && !r.error.includes(r.code) ? `${r.error} (code ${r.code})` : r.error;
-      const tries = r.retryable ? markAttemptFailed(this.db, row.id, error) : this.opts.maxTries;
-      if (tries < this.opts.maxTries) {
-        this.log.warn(
-          { chat: maskId(chat), key: row.key, idx: row.idx, tries, error },
-          'send failed; will retry',
-        );
-        if (this.finishing) return;
-        await this.sleep(this.opts.backoffMs(tries));
-        continue;
+      const now = this.now();
+      const decision = decideRetry(
+        {
+          retryable: r.retryable,
+          tries: row.tries + 1,
+          createdAt: row.createdAt,
+          now,
+          retryAfterMs: r.retryAfterMs,
+          expires: !isExpiryNotice(row.key),
+        },
+        this.opts,
+      );
+      switch (decision.type) {
+        case 'retry': {
+          const tries = markAttemptFailed(this.db, row.id, error, now + decision.delayMs);
+          this.log.warn(
+            { chat: maskId(chat), key: row.key, idx: row.idx, tries, error, retryInMs: decision.delayMs },
+            'send failed; will retry',
+          );
+          if (this.finishing) return;
+          waited = row.id;
+          await this.sleep(decision.delayMs, chat);
+          continue;
+        }
+        case 'expire':
+          this.expire(chat, row, error, now);
+          continue;
+        case 'fail':
+          this.giveUp(chat, row, error);
+          continue;
       }
-      this.giveUp(chat, row, error);
     }
+  }
+
+  /** Transient failures outlasted the retry time: the chunk is given up, and the chat told once. */
+  private expire(chat: ChatKey, row: OutboxRow, error: string, now: number): void {
+    const noticed = transaction(this.db, () => {
+      markExpired(this.db, row.id, error, now);
+      return enqueueExpiryNotice(this.db, chat, expiryNotice(this.opts.retryForMs), now);
+    });
+    this.log.error(
+      { chat: maskId(chat), key: row.key, idx: row.idx, type: row.item.type, error, noticed },
+      'send given up: failures outlasted the retry time',
+    );
   }
 
   private giveUp(chat: ChatKey, row: OutboxRow, error: string): void {
@@ -206,14 +280,20 @@ export class Deliverer {
     }
   }
 
-  private sleep(ms: number): Promise<void> {
+  /** A wait that `wake()` (and, with `chat`, a recovery on its channel) ends early. */
+  private sleep(ms: number, chat?: ChatKey): Promise<void> {
     return new Promise((resolve) => {
       const entry = {
-        timer: setTimeout(() => {
-          this.timers.delete(entry);
-          resolve();
-        }, ms),
+        // setTimeout fires at once for a delay past 2^31 - 1 ms (about 24.8 days, a hostile Retry-After).
+        timer: setTimeout(
+          () => {
+            this.timers.delete(entry);
+            resolve();
+          },
+          Math.min(ms, 2 ** 31 - 1),
+        ),
         wake: resolve,
+        chat,
       };
       this.timers.add(entry);
     });

@@ -25,14 +25,14 @@ import { countPending, insertInbound, pendingByChat } from '../store/inbox.js';
 import { countUnsent, enqueueOutbound } from '../store/outbox.js';
 import { recordRun, runRecord } from '../store/runs.js';
 import { composeItems } from './compose.js';
-import { DEFAULT_DELIVERY, Deliverer, type DeliveryOptions } from './delivery.js';
+import { Deliverer, type DeliveryOptions, deliveryOptions } from './delivery.js';
 import { currentAgent, type ExecuteDeps, execute, keepSession } from './execute.js';
 import { type ActiveRun, Lanes } from './lanes.js';
 import type { AgentResolver, ChannelMap, Clock, MediaPolicy } from './ports.js';
 import { recover } from './recovery.js';
 import { runUserBatch } from './user-run.js';
 
-export type QueueConfig = Pick<Config, 'agent' | 'agents' | 'queue' | 'sessions' | 'commands'>;
+export type QueueConfig = Pick<Config, 'agent' | 'agents' | 'queue' | 'sessions' | 'commands' | 'delivery'>;
 
 export interface QueueOptions {
   db: Db;
@@ -83,7 +83,7 @@ export class Queue implements SystemRunner {
       opts.channels,
       opts.log,
       this.now,
-      opts.delivery ?? DEFAULT_DELIVERY,
+      opts.delivery ?? deliveryOptions(opts.config.delivery),
       opts.storeRetryMs,
     );
     this.commands = opts.config.commands;

@@ -1,11 +1,13 @@
 // The one way agentwire starts a process. argv only (no shell), an explicit environment, stdin
 // ignored unless fed, the child leading its own process group so a timeout or abort can kill
 // everything it started (TERM, then KILL), output streamed line by line and capped in bytes, and a
-// result that settles exactly once, even when a grandchild keeps the pipes open.
+// result that settles exactly once, even when a grandchild keeps the pipes open. Each run's
+// environment is marked (run-mark.ts), so a stop also ends what left the group (setsid).
 import type { ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { execa } from 'execa';
 import { CappedLines } from './lines.js';
+import { newRunMark, RUN_MARK_ENV, signalMarked } from './run-mark.js';
 
 export interface SpawnOptions {
   /** The program (looked up on `env.PATH` when it has no slash). */
@@ -63,16 +65,23 @@ export const NESTED_AGENT_ENV: readonly string[] = [
 const DEFAULT_STDOUT = 10 * 1024 * 1024;
 const DEFAULT_STDERR = 1024 * 1024;
 
-// Groups still running: killed if this process exits, so a crash leaves no agent behind.
-const liveGroups = new Set<number>();
+// Runs still going (group leader's pid → run mark): killed if this process exits, so a crash or a
+// shutdown leaves no agent behind, nor anything it moved out of its group.
+const liveRuns = new Map<number, string>();
 let exitHookInstalled = false;
-function trackGroup(pid: number): void {
-  liveGroups.add(pid);
+function trackRun(pid: number, mark: string): void {
+  liveRuns.set(pid, mark);
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.on('exit', () => {
-    for (const g of liveGroups) killGroup(g, 'SIGKILL');
+    for (const [g, m] of liveRuns) killRun(g, m, 'SIGKILL');
   });
+}
+
+/** Signals a run's group and every process that carries its mark, wherever it moved. */
+function killRun(pid: number, mark: string, signal: NodeJS.Signals): void {
+  killGroup(pid, signal);
+  signalMarked(mark, signal);
 }
 
 /** Signals the child's whole process group; a group that is already gone is not an error. */
@@ -89,6 +98,9 @@ export function spawnProcess(opts: SpawnOptions): Promise<SpawnResult> {
   const elapsed = () => Math.round(performance.now() - started);
   const env = { ...opts.env };
   for (const k of NESTED_AGENT_ENV) delete env[k];
+  // Set last, over anything inherited: a relay started by an agent run must not carry its mark on.
+  const mark = newRunMark();
+  env[RUN_MARK_ENV] = mark;
   const out = new CappedLines({
     maxBytes: opts.maxStdoutBytes ?? DEFAULT_STDOUT,
     onLine: opts.onStdoutLine,
@@ -144,7 +156,7 @@ export function spawnProcess(opts: SpawnOptions): Promise<SpawnResult> {
     let killSent = false;
     const timers: NodeJS.Timeout[] = [];
     const pid = child.pid;
-    if (pid !== undefined) trackGroup(pid);
+    if (pid !== undefined) trackRun(pid, mark);
 
     const finish = (result: SpawnResult) => {
       if (done) return;
@@ -152,9 +164,9 @@ export function spawnProcess(opts: SpawnOptions): Promise<SpawnResult> {
       for (const t of timers) clearTimeout(t);
       opts.signal?.removeEventListener('abort', onAbort);
       if (pid !== undefined) {
-        // A stopped run leaves nothing behind, including children that ignored TERM.
-        if (stopReason) killGroup(pid, 'SIGKILL');
-        liveGroups.delete(pid);
+        // A stopped run leaves nothing behind, including children that ignored TERM or left the group.
+        if (stopReason) killRun(pid, mark, 'SIGKILL');
+        liveRuns.delete(pid);
       }
       child.stdout?.destroy();
       child.stderr?.destroy();
@@ -188,11 +200,11 @@ export function spawnProcess(opts: SpawnOptions): Promise<SpawnResult> {
       if (done || stopReason || exit) return;
       stopReason = reason;
       if (pid === undefined) return;
-      killGroup(pid, 'SIGTERM');
+      killRun(pid, mark, 'SIGTERM');
       timers.push(
         setTimeout(() => {
           killSent = true;
-          killGroup(pid, 'SIGKILL');
+          killRun(pid, mark, 'SIGKILL');
           // The group is dead now; pipes close at once unless something escaped the group.
           timers.push(setTimeout(settleNow, Math.min(pipeGraceMs, 500)));
         }, killGraceMs),

@@ -27,6 +27,11 @@ export const outboxMigration: Migration = {
     // When a send of the chunk first began. A chunk still pending with this set may have reached the
     // provider before the relay died; a channel that can ask the provider checks before resending.
     `ALTER TABLE outbox ADD COLUMN attempt_at INTEGER;`,
+    // outbox-retry-until-expiry: when the next try of a chunk that failed is due (so a restart keeps
+    // the backoff instead of hammering a provider that is down, or forgetting the chunk), and when a
+    // chunk was given up because transient failures outlasted `delivery.retryHours`.
+    `ALTER TABLE outbox ADD COLUMN next_at INTEGER;
+     ALTER TABLE outbox ADD COLUMN expired_at INTEGER;`,
   ],
 };
 
@@ -41,6 +46,9 @@ export interface OutboxRow {
   error?: string;
   /** When a send of this chunk first began (set before the channel is called). */
   attemptAt?: number;
+  createdAt: number;
+  /** After a failed try: when the next one is due. */
+  nextAt?: number;
 }
 
 interface RawRow {
@@ -53,6 +61,8 @@ interface RawRow {
   tries: number;
   error: string | null;
   attempt_at: number | null;
+  created_at: number;
+  next_at: number | null;
 }
 
 const toRow = (r: RawRow): OutboxRow => ({
@@ -65,7 +75,11 @@ const toRow = (r: RawRow): OutboxRow => ({
   tries: r.tries,
   error: r.error ?? undefined,
   attemptAt: r.attempt_at ?? undefined,
+  createdAt: r.created_at,
+  nextAt: r.next_at ?? undefined,
 });
+
+const COLUMNS = 'id, key, idx, chat, item, status, tries, error, attempt_at, created_at, next_at';
 
 /** Writes the items of one delivery; returns how many were new (0 when `key` was written before). */
 export function enqueueOutbound(
@@ -91,8 +105,7 @@ export function enqueueOutbound(
 export function nextPending(db: Db, chat: ChatKey): OutboxRow | undefined {
   const r = prepared(
     db,
-    `SELECT id, key, idx, chat, item, status, tries, error, attempt_at FROM outbox
-       WHERE chat = ? AND status = 'pending' ORDER BY id LIMIT 1`,
+    `SELECT ${COLUMNS} FROM outbox WHERE chat = ? AND status = 'pending' ORDER BY id LIMIT 1`,
   ).get(chat) as RawRow | undefined;
   return r ? toRow(r) : undefined;
 }
@@ -130,13 +143,51 @@ export function markAttempt(db: Db, id: number, now: number): void {
   prepared(db, `UPDATE outbox SET attempt_at = coalesce(attempt_at, ?) WHERE id = ?`).run(now, id);
 }
 
-/** Counts a failed attempt that will be retried; returns the tries so far. */
-export function markAttemptFailed(db: Db, id: number, error: string): number {
-  const r = prepared(db, `UPDATE outbox SET tries = tries + 1, error = ? WHERE id = ? RETURNING tries`).get(
-    error,
-    id,
-  ) as { tries: number } | undefined;
+/**
+ * Counts a failed attempt that will be retried at `nextAt` (kept across a restart); returns the
+ * tries so far.
+ */
+export function markAttemptFailed(db: Db, id: number, error: string, nextAt: number): number {
+  const r = prepared(
+    db,
+    `UPDATE outbox SET tries = tries + 1, error = ?, next_at = ? WHERE id = ? RETURNING tries`,
+  ).get(error, nextAt, id) as { tries: number } | undefined;
   return r?.tries ?? 0;
+}
+
+/** Gives a chunk up because its transient failures outlasted the retry time. */
+export function markExpired(db: Db, id: number, error: string, now: number): void {
+  prepared(
+    db,
+    `UPDATE outbox SET status = 'failed', tries = tries + 1, error = ?, expired_at = ? WHERE id = ?`,
+  ).run(error, now, id);
+}
+
+const NOTICE_PREFIX = 'notice:expired:';
+
+/** True for the row that tells a chat its replies expired (it never expires itself). */
+export const isExpiryNotice = (key: string): boolean => key.startsWith(NOTICE_PREFIX);
+
+/**
+ * Queues the one notice that tells a chat replies were given up, unless one is still waiting to go
+ * out: however many chunks expire during one outage, the chat hears about it once.
+ */
+export function enqueueExpiryNotice(db: Db, chat: ChatKey, text: string, now: number): boolean {
+  const waiting = prepared(
+    db,
+    `SELECT 1 FROM outbox WHERE chat = ? AND status = 'pending' AND key LIKE '${NOTICE_PREFIX}%' LIMIT 1`,
+  ).get(chat);
+  if (waiting) return false;
+  return enqueueOutbound(db, chat, `${NOTICE_PREFIX}${chat}:${now}`, [{ type: 'text', text }], now) > 0;
+}
+
+/** How many chunks expired, and when the last one did (for `status`). */
+export function expiredStats(db: Db): { count: number; lastAt?: number } {
+  const r = prepared(
+    db,
+    `SELECT count(*) AS n, max(expired_at) AS last FROM outbox WHERE expired_at IS NOT NULL`,
+  ).get() as { n: number; last: number | null };
+  return { count: r.n, ...(r.last !== null && { lastAt: r.last }) };
 }
 
 export function markFailed(db: Db, id: number, error: string): void {
@@ -148,10 +199,9 @@ export function markFailed(db: Db, id: number, error: string): void {
 
 /** Every row written under `key`, in chunk order (tests and status). */
 export function rowsForKey(db: Db, key: string): OutboxRow[] {
-  const rows = prepared(
-    db,
-    `SELECT id, key, idx, chat, item, status, tries, error, attempt_at FROM outbox WHERE key = ? ORDER BY idx`,
-  ).all(key) as unknown as RawRow[];
+  const rows = prepared(db, `SELECT ${COLUMNS} FROM outbox WHERE key = ? ORDER BY idx`).all(
+    key,
+  ) as unknown as RawRow[];
   return rows.map(toRow);
 }
 

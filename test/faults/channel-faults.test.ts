@@ -8,6 +8,8 @@ import { DisconnectReason } from '@whiskeysockets/baileys';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TwilioChannel } from '../../src/channels/twilio/index.js';
 import { createWhatsAppChannel, whatsappMigration } from '../../src/channels/whatsapp/index.js';
+import { liveStatus } from '../../src/ops/status/live.js';
+import { renderStatus } from '../../src/ops/status/render.js';
 import type { Queue } from '../../src/queue/queue.js';
 import { CHANNEL_FACTORIES, createQueue, type RunningRelay, startRelay } from '../../src/relay.js';
 import { CORE_MIGRATIONS } from '../../src/store/core.js';
@@ -250,5 +252,55 @@ describe('Twilio: the store is full when a message arrives', () => {
       await queue?.shutdown(0);
       real.close();
     }
+  });
+});
+
+describe('Twilio: an outage outlasts the retry time', () => {
+  it('the reply expires, the chat gets one notice once Twilio answers again, and status counts it', async () => {
+    fake = await startFakeTwilio();
+    // 3.6 s of retrying (0.001 h), tries at most 1 s apart: the outage outlasts it.
+    home = makeHome({
+      agent,
+      twilio: fakeTwilioSection(fake),
+      delivery: { retryHours: 0.001, maxRetryDelaySeconds: 1 },
+    });
+    const twilioOnly = CHANNEL_FACTORIES.filter((f) => f.name === 'twilio');
+    relay = await startRelay(home.ctx(), { channels: twilioOnly, services: [] });
+    const running = relay;
+    const url = `http://127.0.0.1:${(running.channels.get('twilio') as TwilioChannel).port()}/twilio/inbound`;
+    fake.outage({ status: 503, code: 20503 });
+    for (const [n, body] of ['hello', 'and this'].entries()) {
+      const sid = `SM${String(n + 1).repeat(32)}`;
+      expect((await twilioPost(url, smsParams({ MessageSid: sid, Body: body }))).status).toBe(200);
+    }
+    const r = rows(running);
+    const expired = () => r.outbox().filter((x) => x.status === 'failed').length;
+    expect(await waitFor(() => expired() === 2, 30_000)).toBe(true);
+    // The notice is still waiting: Twilio is down.
+    expect(r.outbox().filter((x) => x.status === 'pending')).toHaveLength(1);
+    const status = liveStatus({
+      db: running.queue.opts.db,
+      config: home.ctx().config,
+      channels: () => [...running.channels].map(([name, ch]) => ({ name, state: ch.status() })),
+      queue: () => running.queue.status(),
+      startedAt: Date.now(),
+    })();
+    expect(status.replies).toMatchObject({ unsent: 1, expired: 2, lastExpiredAt: expect.any(String) });
+    expect(renderStatus(status, Date.now())).toContain('Replies: 1 unsent, 2 given up after the retry time');
+    expect(status.recentFailures[0]).toMatchObject({ kind: 'delivery_expired' });
+
+    fake.outage(undefined);
+    await running.queue.whenIdle();
+    expect(fake.created.map((m) => m.body)).toEqual([
+      '(Some replies could not be delivered: sending kept failing for 1 min. Ask again if you still need them.)',
+    ]);
+    expect(await leftovers(pids(home))).toEqual([]);
+
+    // The next message is answered as usual.
+    expect(
+      (await twilioPost(url, smsParams({ MessageSid: `SM${'3'.repeat(32)}`, Body: 'again' }))).status,
+    ).toBe(200);
+    await running.queue.whenIdle();
+    expect(fake.created.map((m) => m.body).at(-1)).toBe('reply: again');
   });
 });

@@ -80,7 +80,7 @@ export async function startRig(agent: Record<string, unknown> = {}): Promise<Rig
     config: ctx.config,
     log: ctx.log.child({ sub: 'queue' }),
     defaultCwd: ctx.paths.workspace,
-    delivery: { maxTries: 3, backoffMs: () => 5, waitMs: 5 },
+    delivery: { retryForMs: 60_000, backoffMs: () => 5, waitMs: 5 },
     storeRetryMs: 5,
   });
   queue.start();

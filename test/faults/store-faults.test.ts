@@ -1,10 +1,12 @@
 // The store failing like a full disk (SQLITE_FULL on the write at one step of the path, for a while)
 // through the real relay path, with the same four promises as the CLI faults: the user hears
 // something true, nothing is lost, no process is left, the next message runs.
-import { writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../e2e/helpers.js';
+import { MAIN, waitFor } from '../e2e/helpers.js';
 import { leftovers, type Rig, startRig } from './rig.js';
 
 let rig: Rig | undefined;
@@ -91,5 +93,39 @@ describe('the store fails like a full disk', () => {
     expect(await leftovers(rig.pids())).toEqual([]);
     await nextStillRuns(rig);
     expect(rig.heard).toEqual(['reply: hello', 'reply: and now this']);
+  });
+});
+
+// A state folder on a read-only mount: a private mount namespace (`unshare -rm`, no root needed
+// where unprivileged user namespaces are allowed) bind-mounts a fresh home read-only, and the built
+// relay starts in it. Skipped where unshare is missing or refused.
+const canUnshare = spawnSync('unshare', ['-rm', 'true']).status === 0;
+describe.skipIf(!canUnshare)('the state folder is read-only', () => {
+  it.each([
+    ['with its logs folder already there', true],
+    ['before anything was made in it', false],
+  ])('the relay ends with one sentence naming the folder and what to do (%s)', (_what, logs) => {
+    const dir = mkdtempSync(join(tmpdir(), 'aw-ro-'));
+    try {
+      const home = join(dir, 'home');
+      mkdirSync(home);
+      if (logs) mkdirSync(join(home, 'logs'));
+      writeFileSync(
+        join(home, 'agentwire.json5'),
+        '{ whatsapp: { enabled: false }, console: { enabled: false } }',
+      );
+      const script = 'mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" && exec "$2" "$3" relay';
+      const r = spawnSync('unshare', ['-rm', 'sh', '-c', script, 'sh', home, process.execPath, MAIN], {
+        env: { PATH: process.env.PATH, AGENTWIRE_HOME: home },
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toBe(
+        `agentwire: The state folder ${home} is on a read-only file system (EROFS), so agentwire cannot keep its database and logs there: remount it read-write, or set AGENTWIRE_HOME to a writable folder.\n`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

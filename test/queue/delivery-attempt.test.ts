@@ -20,7 +20,7 @@ class CheckingChannel extends FakeChannel {
 let t: ReturnType<typeof tempDb>;
 afterEach(() => t?.cleanup());
 
-const retryNow = { maxTries: 3, backoffMs: () => 0, waitMs: 0 };
+const retryNow = { retryForMs: 60_000, backoffMs: () => 0, waitMs: 0 };
 
 describe('send attempts', () => {
   it('a checking channel gets the first attempt time on the retry, not on the first send', async () => {

@@ -209,7 +209,7 @@ export function harness(
     log,
     defaultCwd: '/work/dir',
     now: () => clock.now,
-    delivery: { maxTries: 3, backoffMs: () => 1, waitMs: 5 },
+    delivery: { retryForMs: 10_000, backoffMs: () => 1, waitMs: 5 },
     timeZone: 'UTC',
   });
   if (opts.start !== false) queue.start();

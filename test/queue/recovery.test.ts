@@ -107,15 +107,40 @@ describe('delivery', () => {
     ]);
   });
 
-  it('gives up after the retry budget and logs it, then carries on with the next chunk', async () => {
+  it('keeps retrying a transient failure past any number of tries while within the retry time', async () => {
     const channel = new FakeChannel();
-    channel.failNext = Array(3).fill({ ok: false, error: 'timeout', retryable: true });
+    // The old outbox gave up after 6 tries; 20 failures within the retry time must not lose it.
+    channel.failNext = Array(20).fill({ ok: false, error: 'Twilio server error 503', retryable: true });
+    h = harness({ channel });
+    await h.send('a');
+    await h.queue.whenIdle();
+    expect(channel.texts()).toEqual(['echo: a']);
+    expect(h.lines.filter((l) => l.msg === 'send failed; will retry')).toHaveLength(20);
+  });
+
+  it('expires a chunk whose failures outlast the retry time, carries on, and tells the chat once', async () => {
+    const channel = new FakeChannel();
     h = harness({ channel, config: { queue: { whileBusy: 'followup' } } });
+    // Every failed try moves the clock 4 s on: past the harness's 10 s retry time on the 3rd.
+    let failures = 0;
+    const send = channel.send.bind(channel);
+    channel.send = async (chatId, item) => {
+      if (item.type === 'text' && item.text === 'echo: a' && failures < 10) {
+        failures++;
+        h.clock.now += 4000;
+        return { ok: false, error: 'Twilio server error 503', retryable: true };
+      }
+      return send(chatId, item);
+    };
     await h.send('a');
     await h.send('b');
     await h.queue.whenIdle();
-    expect(channel.texts()).toEqual(['echo: b']);
-    expect(h.lines.some((l) => l.msg === 'send failed permanently')).toBe(true);
+    expect(failures).toBe(3);
+    expect(channel.texts()).toEqual([
+      'echo: b',
+      '(Some replies could not be delivered: sending kept failing for 1 min. Ask again if you still need them.)',
+    ]);
+    expect(h.lines.some((l) => l.msg === 'send given up: failures outlasted the retry time')).toBe(true);
   });
 
   it('waits for a channel that is still connecting without spending tries, then sends', async () => {

@@ -165,6 +165,44 @@ describe('spawnProcess', () => {
     expect(await waitGone(grandPid)).toBe(true);
   });
 
+  // Linux only: elsewhere there is no /proc to find the mark in (src/runner/run-mark.ts).
+  it.skipIf(process.platform !== 'linux').each(['timeout', 'abort'] as const)(
+    'on %s also kills a grandchild that left the group with setsid and ignores SIGTERM',
+    async (how) => {
+      const grand = script('daemon.js', 'process.on("SIGTERM", () => {}); setInterval(() => {}, 1000);');
+      // The helper leads its own session (node's `detached` is setsid(2)) and holds none of our pipes,
+      // so neither the group kill nor the pipes can reach it: only the run's mark can.
+      const parent = script(
+        `setsid-${how}.js`,
+        `const { spawn } = require('node:child_process');
+         const c = spawn(process.execPath, [${JSON.stringify(grand)}], { stdio: 'ignore', detached: true });
+         c.unref();
+         console.log("daemon " + c.pid);
+         setInterval(() => {}, 1000);`,
+      );
+      let daemon = 0;
+      const ac = new AbortController();
+      const r = await spawnProcess({
+        file: node,
+        args: [parent],
+        env,
+        killGraceMs: 200,
+        ...(how === 'timeout' ? { timeoutMs: 500 } : { signal: ac.signal }),
+        onStdoutLine: (l) => {
+          const m = /^daemon (\d+)$/.exec(l);
+          if (m) {
+            daemon = Number(m[1]);
+            if (how === 'abort') setTimeout(() => ac.abort(), 100);
+          }
+        },
+      });
+      expect(r.type).toBe(how === 'timeout' ? 'timeout' : 'aborted');
+      expect(daemon).toBeGreaterThan(0);
+      strays.push(daemon);
+      expect(await waitGone(daemon)).toBe(true);
+    },
+  );
+
   it('settles when a grandchild outside the group keeps the pipes open', async () => {
     const grand = script('escape.js', 'console.log("escaped " + process.pid); setInterval(() => {}, 1000);');
     const parent = script(

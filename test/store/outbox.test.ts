@@ -3,9 +3,13 @@ import type { OutboundItem } from '../../src/core/types.js';
 import {
   chatsWithUnsent,
   countUnsent,
+  enqueueExpiryNotice,
   enqueueOutbound,
+  expiredStats,
+  isExpiryNotice,
   markAttempt,
   markAttemptFailed,
+  markExpired,
   markFailed,
   markSent,
   nextPending,
@@ -52,8 +56,8 @@ describe('outbox', () => {
     t = tempDb();
     enqueueOutbound(t.db, 'console:local', 'k', [{ type: 'url', url: 'https://example.com/a.png' }], 1);
     const row = nextPending(t.db, 'console:local');
-    expect(markAttemptFailed(t.db, row?.id as number, 'timeout')).toBe(1);
-    expect(markAttemptFailed(t.db, row?.id as number, 'timeout')).toBe(2);
+    expect(markAttemptFailed(t.db, row?.id as number, 'timeout', 10)).toBe(1);
+    expect(markAttemptFailed(t.db, row?.id as number, 'timeout', 20)).toBe(2);
     markFailed(t.db, row?.id as number, 'rejected');
     expect(rowsForKey(t.db, 'k')[0]).toMatchObject({ status: 'failed', tries: 3, error: 'rejected' });
     expect(nextPending(t.db, 'console:local')).toBeUndefined();
@@ -65,9 +69,28 @@ describe('outbox', () => {
     const row = nextPending(t.db, 'console:local');
     expect(row?.attemptAt).toBeUndefined();
     markAttempt(t.db, row?.id as number, 5);
-    markAttemptFailed(t.db, row?.id as number, 'timeout');
+    markAttemptFailed(t.db, row?.id as number, 'timeout', 7);
     markAttempt(t.db, row?.id as number, 9);
     t.db.close();
-    expect(nextPending(t.reopen(), 'console:local')?.attemptAt).toBe(5);
+    expect(nextPending(t.reopen(), 'console:local')).toMatchObject({ attemptAt: 5, nextAt: 7 });
+  });
+
+  it('queues one expiry notice per chat while it waits, a new one after it went out, and counts expiries', () => {
+    t = tempDb();
+    const chat = 'twilio:+1555';
+    enqueueOutbound(t.db, chat, 'in:1', [text('a'), text('b')], 1);
+    const [a, b] = rowsForKey(t.db, 'in:1');
+    markExpired(t.db, a?.id as number, 'down', 100);
+    expect(enqueueExpiryNotice(t.db, chat, 'notice', 100)).toBe(true);
+    markExpired(t.db, b?.id as number, 'down', 200);
+    expect(enqueueExpiryNotice(t.db, chat, 'notice', 200)).toBe(false);
+    // Another chat gets its own.
+    expect(enqueueExpiryNotice(t.db, 'twilio:+1666', 'notice', 200)).toBe(true);
+    const notice = nextPending(t.db, chat);
+    expect(notice && isExpiryNotice(notice.key)).toBe(true);
+    markSent(t.db, notice?.id as number, 300);
+    expect(enqueueExpiryNotice(t.db, chat, 'notice', 400)).toBe(true);
+    expect(expiredStats(t.db)).toEqual({ count: 2, lastAt: 200 });
+    expect(rowsForKey(t.db, 'in:1').map((r) => r.status)).toEqual(['failed', 'failed']);
   });
 });

@@ -305,4 +305,65 @@ describe('crash and restart', () => {
     const got = f.created.map((m) => (m.body ?? '').slice(0, 9));
     expect(got).toEqual(['reply: p1', 'p2 p2p2p2', 'p3 p3p3p3']);
   });
+
+  // Issue 14: the outbox gave up after 6 tries (1-16 s apart, about 40 s), so a longer Twilio outage
+  // lost every reply written during it, and a restart did not bring them back. Here Twilio answers
+  // 503 to every send for 50 s of real time (longer than that old give-up), the relay is killed and
+  // restarted in the middle of it, and the backoff is capped at 2 s (delivery.maxRetryDelaySeconds)
+  // so recovery is seen within seconds: every reply must then arrive exactly once, in order.
+  it('a REST outage longer than the old give-up time, with a restart in it: every reply once after recovery', async () => {
+    const rng = seededRandom('crash/outage');
+    const OUTAGE_MS = 50_000;
+    const {
+      fake: f,
+      home: h,
+      url,
+    } = await twilioSetup({
+      queue: { whileBusy: 'followup' },
+      delivery: { maxRetryDelaySeconds: 2 },
+    });
+    fake = f;
+    home = h;
+    f.outage({ status: 503, code: 20503 });
+    relay = await startRelayProcess(h);
+    const sent: string[][] = Array.from({ length: CHATS }, () => []);
+    for (let i = 0; i < 6; i++) {
+      const c = i % CHATS;
+      const text = `o${i}`;
+      sent[c]?.push(text);
+      const res = await twilioPost(
+        url,
+        smsParams({ MessageSid: `SM${String(900 + i).padStart(32, '0')}`, From: chatNumber(c), Body: text }),
+      );
+      expect(res.status).toBe(200);
+    }
+    await settle(() => f.attempts.length > 0, 'no reply was ever attempted', rng);
+    const outageFrom = Date.now();
+    // Mid-outage the relay dies and comes back: the stored tries and next-try times carry on.
+    await new Promise((r) => setTimeout(r, OUTAGE_MS / 2));
+    await killRelay(relay);
+    relay = await startRelayProcess(h);
+    await new Promise((r) => setTimeout(r, outageFrom + OUTAGE_MS - Date.now()));
+    const failedTries = f.attempts.length;
+    f.outage(undefined);
+    await untilQuiet(h, rng);
+
+    const db = new DatabaseSync(join(h.dir, 'agentwire.db'), { readOnly: true });
+    const rows = db.prepare('SELECT status, tries FROM outbox ORDER BY id').all() as {
+      status: string;
+      tries: number;
+    }[];
+    db.close();
+    console.log(
+      `crash/outage: ${Math.round(OUTAGE_MS / 1000)} s of 503, ${failedTries} refused sends, ` +
+        `tries per reply ${rows.map((r) => r.tries).join(' ')}`,
+    );
+    for (let c = 0; c < CHATS; c++) {
+      const got = f.created.filter((m) => m.to === chatNumber(c)).map((m) => m.body);
+      expect(got, `chat ${c} (seed ${rng.seed})`).toEqual((sent[c] ?? []).map((t) => `reply: ${t}`));
+    }
+    // More tries than the old budget of 6, and none given up.
+    expect(rows.every((r) => r.status === 'sent')).toBe(true);
+    expect(Math.max(...rows.map((r) => r.tries))).toBeGreaterThan(6);
+  });
 });

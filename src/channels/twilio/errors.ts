@@ -93,3 +93,17 @@ export function classifyFailure(f: FailureInput): FailureClass {
     error: known ?? (code ? `Twilio error ${code}` : `Twilio refused the request (HTTP ${f.status})`),
   };
 }
+
+/** The longest Retry-After taken at its word: a day (a bigger one is a broken or hostile answer). */
+const MAX_RETRY_AFTER_MS = 86_400_000;
+
+/** An HTTP Retry-After value (delay-seconds or an HTTP date, RFC 9110 §10.2.3) as a wait in ms. */
+export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
+  const v = value?.trim();
+  if (!v) return undefined;
+  // An HTTP date always names its day and month; without letters it is neither form (Date.parse
+  // would read "1.5" or "-5" as dates).
+  const ms = /^\d+$/.test(v) ? Number(v) * 1000 : /[a-z]/i.test(v) ? Date.parse(v) - now : Number.NaN;
+  if (!Number.isFinite(ms)) return undefined;
+  return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms));
+}

@@ -10,7 +10,7 @@ import type { SendOptions } from '../types.js';
 import { findAccepted } from './accepted.js';
 import { parseRecipient, senderFor } from './address.js';
 import { classifyFailure, describeCode } from './errors.js';
-import { failureFields, type TwilioClient } from './rest.js';
+import { failureFields, retryAfterMs, type TwilioClient } from './rest.js';
 import type { TwilioSettings } from './settings.js';
 import { splitMessage } from './split.js';
 import type { TwilioStore } from './store.js';
@@ -131,7 +131,8 @@ async function createOnce(
   const first = await attempt(deps, params);
   if (first.ok) return record(deps, chatId, first.sid, first.status);
   let failure = first.failure;
-  if (failure.retryNow) {
+  // Twilio said when to come back (Retry-After): the one quick retry would come too early.
+  if (failure.retryNow && !retryAfterMs(deps.client!)) {
     await sleep(deps.retryDelayMs * (1 + Math.random()));
     const second = await attempt(deps, params);
     if (second.ok) return record(deps, chatId, second.sid, second.status);
@@ -142,7 +143,11 @@ async function createOnce(
     `twilio: send failed: ${failure.error}`,
   );
   if (failure.blockRecipient && failure.code) deps.store?.block(chatId, failure.code);
-  return fail(failure.error, failure.retryable, failure.code);
+  const wait = failure.retryable ? retryAfterMs(deps.client!) : undefined;
+  return {
+    ...fail(failure.error, failure.retryable, failure.code),
+    ...(wait !== undefined && { retryAfterMs: wait }),
+  };
 }
 
 async function attempt(deps: SenderDeps, params: CreateParams) {

@@ -29,6 +29,13 @@ export function renderStatus(s: StatusSnapshot, now: number): string {
     out.push(`  ${c.chat.padEnd(20)} ${c.pending} waiting${run}`);
   }
 
+  const r = s.replies;
+  if (r.unsent > 0 || r.expired > 0) {
+    const last = r.lastExpiredAt ? `, last ${ago(r.lastExpiredAt, now)} ago` : '';
+    const expired = r.expired > 0 ? `, ${r.expired} given up after the retry time${last}` : '';
+    out.push(`Replies: ${r.unsent} unsent${expired}`);
+  }
+
   out.push('', `Sessions: ${s.sessions.length}`);
   for (const x of s.sessions.slice(0, 10))
     out.push(

@@ -118,6 +118,11 @@ export interface StatusSnapshot {
     waitingFor?: 'whatsapp_link';
   };
   schedules: ScheduleView[];
+  /**
+   * Reply chunks not yet sent, and those given up because sending kept failing for the whole
+   * retry time (`delivery.retryHours`), with the ISO time of the last one.
+   */
+  replies: { unsent: number; expired: number; lastExpiredAt?: string };
   /** Newest first. */
   recentRuns: RunView[];
   /** Newest first. */
@@ -155,6 +160,7 @@ export interface StatusSources {
   /** Daily sums per label, as the store keeps them. */
   usage?: DailyUsage[];
   failures?: { at: number; chat?: string; kind: string; message: string }[];
+  replies?: { unsent: number; expired: number; lastExpiredAt?: number };
 }
 
 const RECENT = 20;
@@ -212,6 +218,11 @@ export function buildSnapshot(src: StatusSources): StatusSnapshot {
       ...(s.nextAt !== undefined && { nextAt: iso(s.nextAt) }),
       ...(s.nextAt === undefined && s.state !== undefined && { state: s.state }),
     })),
+    replies: {
+      unsent: src.replies?.unsent ?? 0,
+      expired: src.replies?.expired ?? 0,
+      ...(src.replies?.lastExpiredAt !== undefined && { lastExpiredAt: iso(src.replies.lastExpiredAt) }),
+    },
     recentRuns: (src.runs ?? [])
       .toSorted((a, b) => b.at - a.at)
       .slice(0, RECENT)

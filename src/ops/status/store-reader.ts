@@ -5,12 +5,14 @@
 // on them, kept here in one place.
 import type { Db } from '../../store/db.js';
 import { pendingByChat } from '../../store/inbox.js';
+import { countUnsent, expiredStats } from '../../store/outbox.js';
 import { dailyUsage, recentRuns } from '../../store/runs.js';
 import type { StatusSources } from './snapshot.js';
 
 export type StoreSources = Required<
   Pick<StatusSources, 'lanes' | 'sessions' | 'runs' | 'failures' | 'usage'>
->;
+> &
+  Pick<StatusSources, 'replies'>;
 
 const LIMIT = 20;
 
@@ -35,8 +37,24 @@ export function hasTable(db: Db, name: string): boolean {
   return Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name));
 }
 
+/** A store written by an older version, read without migrating, may lack a newer column. */
+function hasColumn(db: Db, table: string, column: string): boolean {
+  return (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).some(
+    (c) => c.name === column,
+  );
+}
+
+function readReplies(db: Db): StatusSources['replies'] {
+  if (!hasTable(db, 'outbox')) return undefined;
+  const unsent = countUnsent(db);
+  if (!hasColumn(db, 'outbox', 'expired_at')) return { unsent, expired: 0 };
+  const e = expiredStats(db);
+  return { unsent, expired: e.count, ...(e.lastAt !== undefined && { lastExpiredAt: e.lastAt }) };
+}
+
 export function readStore(db: Db): StoreSources {
   const inbox = hasTable(db, 'inbox');
+  const replies = readReplies(db);
   const lanes = inbox ? Object.entries(pendingByChat(db)).map(([chat, pending]) => ({ chat, pending })) : [];
   const sessions = hasTable(db, 'sessions')
     ? (
@@ -53,6 +71,7 @@ export function readStore(db: Db): StoreSources {
   return {
     lanes,
     sessions,
+    ...(replies && { replies }),
     runs: runs.map((r) => ({
       at: r.startedAt,
       chat: r.chat,
@@ -99,15 +118,20 @@ function inboxFailures(db: Db) {
 }
 
 function outboxFailures(db: Db) {
+  const expiry = hasColumn(db, 'outbox', 'expired_at') ? 'expired_at' : 'NULL';
   const rows = db
     .prepare(
-      `SELECT chat, error, created_at AS at FROM outbox WHERE status = 'failed' ORDER BY id DESC LIMIT ?`,
+      `SELECT chat, error, coalesce(${expiry}, created_at) AS at, ${expiry} AS expired FROM outbox
+       WHERE status = 'failed' ORDER BY id DESC LIMIT ?`,
     )
-    .all(LIMIT) as { chat: string; error: string | null; at: number }[];
+    .all(LIMIT) as { chat: string; error: string | null; at: number; expired: number | null }[];
   return rows.map((r) => ({
     at: r.at,
     chat: r.chat,
-    kind: 'delivery',
-    message: `a reply could not be delivered: ${r.error ?? 'unknown error'}`,
+    kind: r.expired === null ? 'delivery' : 'delivery_expired',
+    message:
+      r.expired === null
+        ? `a reply could not be delivered: ${r.error ?? 'unknown error'}`
+        : `a reply was given up after failing for the whole retry time (delivery.retryHours): ${r.error ?? 'unknown error'}`,
   }));
 }

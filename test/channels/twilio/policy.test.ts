@@ -1,7 +1,7 @@
 // Table tests for the Twilio channel's pure policy: addresses, parameters, error codes, status order.
 import { describe, expect, it } from 'vitest';
 import { isAllowed, parseRecipient, parseSender, senderFor } from '../../../src/channels/twilio/address.js';
-import { classifyFailure } from '../../../src/channels/twilio/errors.js';
+import { classifyFailure, parseRetryAfter } from '../../../src/channels/twilio/errors.js';
 import { parseInboundParams } from '../../../src/channels/twilio/params.js';
 import { rebase } from '../../../src/channels/twilio/rest.js';
 import { resolveTwilioSettings, siblingUrl } from '../../../src/channels/twilio/settings.js';
@@ -157,6 +157,25 @@ describe('classifyFailure', () => {
     // A timeout may have reached Twilio: no immediate second copy.
     [{ network: 'ECONNABORTED' }, { retryable: true, retryNow: false, blockRecipient: false }],
   ])('%j', (input, expected) => expect(classifyFailure(input)).toMatchObject(expected));
+});
+
+describe('parseRetryAfter', () => {
+  const now = Date.parse('2026-01-01T00:00:00Z');
+  it.each<[string | undefined, number | undefined]>([
+    [undefined, undefined],
+    ['', undefined],
+    ['0', 0],
+    ['30', 30_000],
+    [' 5 ', 5_000],
+    ['Thu, 01 Jan 2026 00:01:00 GMT', 60_000],
+    // A date in the past: come back now.
+    ['Wed, 31 Dec 2025 23:00:00 GMT', 0],
+    // A year is a broken answer: at most a day.
+    ['31536000', 86_400_000],
+    ['-5', undefined],
+    ['soon', undefined],
+    ['1.5', undefined],
+  ])('%j', (value, expected) => expect(parseRetryAfter(value, now)).toBe(expected));
 });
 
 describe('nextStatus', () => {

@@ -103,6 +103,17 @@ describe('twilio send: errors by code', () => {
     expect(capture.text()).toContain('"code":"20500"');
   });
 
+  it('honours Retry-After: no quick second try, and the wait is handed to the outbox', async () => {
+    const { channel } = await start();
+    fake.failNext({ status: 429, code: 20429, retryAfter: '30' }, { status: 429, code: 20429 });
+    const r = await channel.send('+15551234567', { type: 'text', text: 'x' });
+    expect(r).toMatchObject({ ok: false, retryable: true, code: '20429' });
+    expect(fake.attempts).toHaveLength(1);
+    const wait = r.ok ? 0 : (r.retryAfterMs ?? 0);
+    expect(wait).toBeGreaterThan(25_000);
+    expect(wait).toBeLessThanOrEqual(30_000);
+  });
+
   it('sends failing for the whole channel mark it degraded until one goes through', async () => {
     const { channel } = await start();
     expect(channel.status()).toMatchObject({ type: 'connected' });

@@ -33,7 +33,7 @@ function relayQueue(db: ReturnType<typeof openDb>, channel: Channel, agent: Fake
     config: configSchema.parse({}) as QueueConfig,
     log: memoryLog().log,
     defaultCwd: dir,
-    delivery: { maxTries: 2, backoffMs: () => 1, waitMs: 2 },
+    delivery: { retryForMs: 60_000, backoffMs: () => 1, waitMs: 2 },
   });
 }
 
@@ -103,7 +103,7 @@ describe('WhatsApp reply across a disconnect (real queue and outbox)', () => {
       log,
       defaultCwd: h.dir,
       // Few tries and no real waiting: spending tries while disconnected would fail the row fast.
-      delivery: { maxTries: 2, backoffMs: () => 1, waitMs: 2 },
+      delivery: { retryForMs: 60_000, backoffMs: () => 1, waitMs: 2 },
     });
     queue.start();
     try {

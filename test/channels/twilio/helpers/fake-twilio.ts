@@ -36,6 +36,8 @@ interface Hold {
 export interface Failure {
   status: number;
   code: number;
+  /** Sent as the Retry-After header. */
+  retryAfter?: string;
 }
 
 export type MediaBehaviour =
@@ -92,6 +94,8 @@ export interface FakeTwilio {
   failNext(...failures: (Failure | null)[]): void;
   /** Forgets the failures still queued: every create succeeds from now on. */
   clearFailures(): void;
+  /** An outage: every create answers `failure` until called again with `undefined`. */
+  outage(failure: Failure | undefined): void;
   /**
    * Holds the next create whose body `match`es, as a request in flight: `arrived` resolves when it
    * comes; it is recorded and answered once `release()` is called, or dropped unrecorded if the
@@ -120,6 +124,7 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
   const created: CreatedMessage[] = [];
   const attempts: { body?: string; to: string }[] = [];
   const failures: (Failure | null)[] = [];
+  let outage: Failure | undefined;
   const holds: Hold[] = [];
   const inbox: ListedMessage[] = [];
   const media = new Map<string, MediaBehaviour>();
@@ -152,8 +157,9 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
       return Promise.race([h.released.then(() => false), gone]);
     };
     if (held && !held.accepted && (await waitForRelease(held))) return;
-    const failure = failures.shift();
+    const failure = outage ?? failures.shift();
     if (failure) {
+      if (failure.retryAfter !== undefined) res.set('Retry-After', failure.retryAfter);
       res
         .status(failure.status)
         .json({ code: failure.code, message: `fake failure ${failure.code}`, status: failure.status });
@@ -284,6 +290,9 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
     attempts,
     failNext: (...f) => void failures.push(...f),
     clearFailures: () => void failures.splice(0),
+    outage: (f) => {
+      outage = f;
+    },
     openConnections: () => sockets.size,
     hold: (match, opts = {}) => {
       let arrive!: () => void;
