@@ -130,7 +130,8 @@ export class Queue implements SystemRunner {
     const chat = chatKey(msg.channel, msg.chatId);
     const cmd = parseCommand(msg.text, this.commands);
     if (cmd) return this.command(msg, chat, cmd);
-    if (!msg.text.trim() && msg.media.length === 0) return { type: 'rejected', reason: 'empty message' };
+    if (!msg.text.trim() && msg.media.length === 0 && !msg.remoteMedia?.length)
+      return { type: 'rejected', reason: 'empty message' };
     const db = this.opts.db;
     const now = this.now();
     const max = this.opts.config.queue.maxPendingPerChat;
@@ -166,7 +167,8 @@ export class Queue implements SystemRunner {
     const db = this.opts.db;
     const now = this.now();
     // `/new text` (or /new with an attachment) is also the first message of the fresh session.
-    const firstPrompt = cmd.type === 'new' && (cmd.rest !== '' || msg.media.length > 0);
+    const firstPrompt =
+      cmd.type === 'new' && (cmd.rest !== '' || msg.media.length > 0 || Boolean(msg.remoteMedia?.length));
     const ins = transaction(db, () => {
       const r = firstPrompt
         ? insertInbound(db, msg, { now, text: cmd.rest })

@@ -11,7 +11,8 @@ import { createMediaHost, type MediaHost } from '../../media/host.js';
 import type { Db } from '../../store/db.js';
 import type { Channel, ChannelState, InboundHandler, SendOptions } from '../types.js';
 import { createTwilioApp } from './app.js';
-import { type InboundDeps, processInbound } from './inbound.js';
+import { fetchInboundMedia, type InboundDeps, processInbound } from './inbound.js';
+import type { DownloadNet } from './media-download.js';
 import { type PollResult, pollOnce } from './poll.js';
 import { createRestClient, type TwilioClient } from './rest.js';
 import { type SenderDeps, sendItem } from './sender.js';
@@ -24,8 +25,8 @@ export interface TwilioChannelDeps {
   db: Db;
   log: Logger;
   env?: NodeJS.ProcessEnv;
-  /** Used for inbound media downloads (default: global fetch). */
-  fetch?: typeof fetch;
+  /** The network edge of inbound media downloads (default: this machine's DNS and http(s)). */
+  net?: DownloadNet;
   /** Builds the REST client (default: the twilio SDK against twilio.apiBaseUrl). */
   createClient?: typeof createRestClient;
   /** Backoff before the one immediate retry of a transient send failure (default 1 s). */
@@ -92,7 +93,7 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
     settings,
     log,
     store,
-    fetch: deps.fetch ?? fetch,
+    ...(deps.net ? { net: deps.net } : {}),
     mediaDir: deps.paths.inboundMedia,
     notify: (chatId, text) => void send(chatId, { type: 'text', text }).catch(() => undefined),
   };
@@ -145,6 +146,7 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
     deliveryStatus: (sid) => store.delivery(sid),
     pollOnce: runPoll,
     send,
+    fetchMedia: (chatId, remote) => fetchInboundMedia(inbound, chatId, remote),
 
     async start(onInbound) {
       if (!settings.enabled) return;
