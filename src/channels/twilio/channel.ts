@@ -10,6 +10,7 @@ import { type Logger, registerSecret } from '../../log.js';
 import { createMediaHost, type MediaHost } from '../../media/host.js';
 import type { Db } from '../../store/db.js';
 import type { Channel, ChannelState, InboundHandler, SendOptions } from '../types.js';
+import { parseSender } from './address.js';
 import { createTwilioApp } from './app.js';
 import { fetchInboundMedia, type InboundDeps, processInbound } from './inbound.js';
 import type { DownloadNet } from './media-download.js';
@@ -18,6 +19,7 @@ import { createRestClient, type TwilioClient } from './rest.js';
 import { type SenderDeps, sendItem } from './sender.js';
 import { resolveTwilioSettings } from './settings.js';
 import { createTwilioStore, type Delivery } from './store.js';
+import { createStoreRetry, STORE_RETRY, type StoreRetryOptions } from './store-retry.js';
 
 export interface TwilioChannelDeps {
   config: Config;
@@ -31,6 +33,8 @@ export interface TwilioChannelDeps {
   createClient?: typeof createRestClient;
   /** Backoff before the one immediate retry of a transient send failure (default 1 s). */
   retryDelayMs?: number;
+  /** How a webhook whose message the store refused is held and retried (default STORE_RETRY). */
+  storeRetry?: StoreRetryOptions;
 }
 
 export interface TwilioChannel extends Channel {
@@ -97,6 +101,9 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
     mediaDir: deps.paths.inboundMedia,
     notify: (chatId, text) => void send(chatId, { type: 'text', text }).catch(() => undefined),
   };
+
+  // Direct REST, not the outbox: the store that refused the message would refuse the notice too.
+  const storeRetry = createStoreRetry(deps.storeRetry ?? STORE_RETRY, inbound.notify, log);
 
   let state: ChannelState = settings.enabled ? { type: 'stopped' } : { type: 'disabled' };
   let server: Server | undefined;
@@ -173,7 +180,10 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
           settings,
           log,
           host,
-          onInbound: (parsed) => processInbound(inbound, onInbound, parsed),
+          onInbound: (parsed) =>
+            storeRetry.run(parseSender(parsed.from).chatId, parsed.messageSid, () =>
+              processInbound(inbound, onInbound, parsed),
+            ),
           onStatus: ({ sid, status, errorCode }) => {
             const now = store.recordStatus(sid, status, errorCode);
             if (errorCode) log.warn({ sid, status: now, code: errorCode }, 'twilio: delivery failed');
@@ -197,6 +207,7 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
 
     async stop() {
       stopped = true;
+      storeRetry.stop();
       for (const t of timers) clearTimeout(t);
       timers = [];
       await polling;

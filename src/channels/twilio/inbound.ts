@@ -92,18 +92,27 @@ export async function processInbound(
   switch (outcome.type) {
     case 'stored':
       // A message from the user reopens a WhatsApp window and follows any START.
-      store.unblock(sender.chatId);
+      unblock(deps, sender.chatId);
       return { type: 'accepted', outcome: outcome.type };
     case 'duplicate':
       log.info({ sid: parsed.messageSid }, 'twilio: duplicate delivery ignored');
       return { type: 'accepted', outcome: outcome.type };
     case 'command':
     case 'rejected':
-      store.unblock(sender.chatId);
+      unblock(deps, sender.chatId);
       return { type: 'accepted', outcome: outcome.type };
     case 'failed':
       log.error({ sid: parsed.messageSid, error: outcome.error }, 'twilio: inbound message not stored');
       return { type: 'failed', error: outcome.error };
+  }
+}
+
+/** The message is durable already: a store that refuses this write must not turn the answer into a 5xx. */
+function unblock(deps: InboundDeps, chatId: string): void {
+  try {
+    deps.store.unblock(chatId);
+  } catch (err) {
+    deps.log.warn({ err, chat: maskId(chatId) }, 'twilio: could not clear the send block');
   }
 }
 
