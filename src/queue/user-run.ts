@@ -25,6 +25,7 @@ import { fetchRemoteMedia } from './fetch-media.js';
 import type { ActiveRun } from './lanes.js';
 import { persist } from './persist.js';
 import type { MediaPolicy } from './ports.js';
+import { spawnTurn } from './spawn-turn.js';
 
 export interface UserRunDeps {
   exec: ExecuteDeps;
@@ -96,6 +97,7 @@ export async function runUserBatch(deps: UserRunDeps, chat: ChatKey): Promise<vo
     if (!started.ok) return;
     const prompt = buildPrompt(ready.map(toPrompt), deps.timeZone ? { timeZone: deps.timeZone } : {});
     const onProgress = getChatSettings(db, chat).verbose ? progressSink(deps, chat, ids, run) : undefined;
+    await spawnTurn();
     const out = await execute(deps.exec, chat, prompt, {
       allowNewSession: true,
       signal: run.controller.signal,

@@ -174,6 +174,9 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
         );
       }
       if (!client) log.warn('twilio: no REST credentials; replies cannot be sent');
+      // The SDK loads its REST modules on first use (tens of ms of compiling, measured in
+      // bench/webhook-ack): here, not in the middle of the first burst of webhooks and replies.
+      else void client.messages;
       state = { type: 'connecting', since: Date.now() };
       if (settings.mode === 'webhook' || settings.mediaBaseUrl) {
         const app = createTwilioApp({
