@@ -226,7 +226,11 @@ export class Queue implements SystemRunner {
     while (!this.closing && this.lanes.hasSlot()) {
       const chat = this.lanes.takeReady();
       if (!chat) return;
-      void this.runUser(chat);
+      // Never an unhandled rejection (it would end the relay): a store gone mid-run (closed at
+      // shutdown, or a disk error past the run's own handling) is logged; the rows stay for recovery.
+      this.runUser(chat).catch((err) =>
+        this.opts.log.error({ err, chat: maskId(chat) }, 'run stopped by an error'),
+      );
     }
   }
 
