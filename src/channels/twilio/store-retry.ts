@@ -43,6 +43,19 @@ export function createStoreRetry(
   log: Logger,
 ): StoreRetry {
   let held = 0;
+  let stopped = false;
+  // Waits end at once when the channel stops: nothing holds the relay's shutdown.
+  const wakers = new Set<() => void>();
+  const wait = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        wakers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      wakers.add(done);
+    });
   // Per chat: the MessageSids refused so far and not stored by a later retry, and the notice timer.
   // One notice per chat, however many of its messages were refused in a burst.
   const waiting = new Map<string, { sids: Set<string>; timer: NodeJS.Timeout }>();
@@ -56,6 +69,12 @@ export function createStoreRetry(
     notify(chatId, NOT_TAKEN_NOTICE);
   };
   const refused = (chatId: string, sid: string) => {
+    if (stopped) {
+      // Stopping: no retry of Twilio's will reach this process, so the sender is told now.
+      log.error({ chat: maskId(chatId) }, 'twilio: message never stored; sender told');
+      notify(chatId, NOT_TAKEN_NOTICE);
+      return;
+    }
     const w = waiting.get(chatId);
     if (w) {
       w.sids.add(sid);
@@ -84,7 +103,8 @@ export function createStoreRetry(
         held++;
         try {
           for (const ms of opts.delaysMs) {
-            await new Promise((r) => setTimeout(r, ms));
+            await wait(ms);
+            if (stopped) break;
             out = await attempt();
             if (out.type !== 'failed') break;
           }
@@ -97,6 +117,8 @@ export function createStoreRetry(
       return out;
     },
     stop() {
+      stopped = true;
+      for (const wake of [...wakers]) wake();
       for (const chatId of [...waiting.keys()]) tell(chatId);
     },
   };

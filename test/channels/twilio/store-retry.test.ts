@@ -51,6 +51,22 @@ describe('holding a refused webhook message', () => {
     expect(told).toEqual([['+1', NOT_TAKEN_NOTICE]]);
   });
 
+  it('stops holding when the channel stops, and tells the sender at once', async () => {
+    const told: string[] = [];
+    const retry = createStoreRetry(
+      { delaysMs: [60_000], maxHeld: 5, noticeAfterMs: 60_000 },
+      (c) => told.push(c),
+      log,
+    );
+    const a = counting([failed]);
+    const held = retry.run('+1', 'SM1', a.attempt);
+    await new Promise((r) => setTimeout(r, 5));
+    retry.stop();
+    expect(await held).toEqual(failed);
+    expect(a.tries()).toBe(1);
+    expect(told).toEqual(['+1']);
+  });
+
   it('sends the waiting notices when the channel stops', async () => {
     const told: string[] = [];
     const retry = createStoreRetry(
