@@ -1,4 +1,11 @@
-import type { ChannelName, InboundMessage, OutboundItem, SendResult } from '../core/types.js';
+import type {
+  ChannelName,
+  FetchedMedia,
+  InboundMessage,
+  OutboundItem,
+  RemoteMedia,
+  SendResult,
+} from '../core/types.js';
 
 export type ChannelState =
   | { type: 'disabled' }
@@ -50,5 +57,10 @@ export interface Channel {
    */
   send(chatId: string, item: OutboundItem, opts?: SendOptions): Promise<SendResult>;
   typing?(chatId: string, on: boolean): Promise<void>;
+  /**
+   * Downloads attachments a message was stored with but not fetched (`InboundMessage.remoteMedia`),
+   * just before its run. Never throws: an attachment that does not come becomes a note.
+   */
+  fetchMedia?(chatId: string, remote: readonly RemoteMedia[]): Promise<FetchedMedia>;
   status(): ChannelState;
 }

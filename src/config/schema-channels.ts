@@ -133,10 +133,10 @@ export const twilioSchema = z
       .number()
       .int()
       .min(1)
-      .max(12)
-      .default(8)
+      .max(300)
+      .default(30)
       .describe(
-        "Time allowed to download one inbound message's attachments before the webhook answers (Twilio gives up after 15 s).",
+        "Time allowed to download one inbound message's attachments, just before its run (the webhook answers without waiting for them).",
       ),
     mediaBaseUrl: z
       .string()

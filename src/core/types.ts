@@ -18,6 +18,21 @@ export interface InboundMedia {
   fileName?: string;
 }
 
+/**
+ * An attachment the channel has not downloaded yet, opaque to the core: the message is stored (and
+ * acknowledged) with it, and the channel fetches it just before the message runs, after a restart too.
+ */
+export interface RemoteMedia {
+  url: string;
+  mimeType: string;
+}
+
+/** What a channel's fetch of remote attachments gave: the files, and a note per one that did not come. */
+export interface FetchedMedia {
+  media: InboundMedia[];
+  notes: string[];
+}
+
 export interface InboundMessage {
   channel: ChannelName;
   /** The channel's own id of the conversation (E.164 for direct chats, a group JID for groups). */
@@ -30,6 +45,8 @@ export interface InboundMessage {
   messageId: string;
   text: string;
   media: InboundMedia[];
+  /** Attachments still to be fetched by the channel before the run (see RemoteMedia). */
+  remoteMedia?: RemoteMedia[];
   isGroup: boolean;
   /** True when a group message addressed the linked account (mention, pattern or reply). */
   mentioned: boolean;

@@ -3,6 +3,7 @@
 // can never make agentwire fetch from the host itself or the local network. IPv6 is an allow-list
 // (global unicast 2000::/3 minus tunnels and documentation): IPv4-mapped, NAT64 and the like fall
 // outside it and are refused whatever IPv4 address they carry.
+import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 
 const V4_BLOCKED: [string, number, string][] = [
@@ -67,3 +68,9 @@ export function isLocalName(host: string): boolean {
     h === 'localhost' || h.endsWith('.localhost') || h === 'localhost.localdomain' || h.endsWith('.local')
   );
 }
+
+/** DNS lookup: every address a host name resolves to. Injectable wherever it is used, for tests. */
+export type Resolver = (host: string) => Promise<string[]>;
+
+export const defaultResolve: Resolver = async (host) =>
+  (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);

@@ -131,7 +131,8 @@ export class Queue implements SystemRunner {
     const chat = chatKey(msg.channel, msg.chatId);
     const cmd = parseCommand(msg.text, this.commands);
     if (cmd) return this.command(msg, chat, cmd);
-    if (!msg.text.trim() && msg.media.length === 0) return { type: 'rejected', reason: 'empty message' };
+    if (!msg.text.trim() && msg.media.length === 0 && !msg.remoteMedia?.length)
+      return { type: 'rejected', reason: 'empty message' };
     const db = this.opts.db;
     const now = this.now();
     const max = this.opts.config.queue.maxPendingPerChat;
@@ -167,7 +168,8 @@ export class Queue implements SystemRunner {
     const db = this.opts.db;
     const now = this.now();
     // `/new text` (or /new with an attachment) is also the first message of the fresh session.
-    const firstPrompt = cmd.type === 'new' && (cmd.rest !== '' || msg.media.length > 0);
+    const firstPrompt =
+      cmd.type === 'new' && (cmd.rest !== '' || msg.media.length > 0 || Boolean(msg.remoteMedia?.length));
     const ins = transaction(db, () => {
       const r = firstPrompt
         ? insertInbound(db, msg, { now, text: cmd.rest })
@@ -225,7 +227,11 @@ export class Queue implements SystemRunner {
     while (!this.closing && this.lanes.hasSlot()) {
       const chat = this.lanes.takeReady();
       if (!chat) return;
-      void this.runUser(chat);
+      // Never an unhandled rejection (it would end the relay): a store gone mid-run (closed at
+      // shutdown, or a disk error past the run's own handling) is logged; the rows stay for recovery.
+      this.runUser(chat).catch((err) =>
+        this.opts.log.error({ err, chat: maskId(chat) }, 'run stopped by an error'),
+      );
     }
   }
 

@@ -21,9 +21,11 @@ import { recordRun, runRecord } from '../store/runs.js';
 import { getChatSettings } from '../store/sessions.js';
 import { composeRunReply } from './compose.js';
 import { type ExecuteDeps, type ExecuteOutcome, execute, keepSession } from './execute.js';
+import { fetchRemoteMedia } from './fetch-media.js';
 import type { ActiveRun } from './lanes.js';
 import { persist } from './persist.js';
 import type { MediaPolicy } from './ports.js';
+import { spawnTurn } from './spawn-turn.js';
 
 export interface UserRunDeps {
   exec: ExecuteDeps;
@@ -78,6 +80,14 @@ export async function runUserBatch(deps: UserRunDeps, chat: ChatKey): Promise<vo
   const chatId = parseChatKey(chat)?.chatId ?? '';
   typing(deps.channel, chatId, true);
   try {
+    // Attachments stored as links are downloaded now, before the run is marked started: a store that
+    // refuses to record them leaves the rows waiting, as below.
+    const ready = await fetchRemoteMedia(
+      { db, channel: deps.channel, store: store(deps, '', chat, ids, run) },
+      chat,
+      rows,
+    );
+    if (!ready) return;
     // Inside the try: a store that refuses this write must not leave the lane taken forever.
     const started = await persist(
       () => markRunning(db, ids, now()),
@@ -85,8 +95,9 @@ export async function runUserBatch(deps: UserRunDeps, chat: ChatKey): Promise<vo
     );
     // Stopped while waiting for the store: the rows are still waiting, for the next run or start.
     if (!started.ok) return;
-    const prompt = buildPrompt(rows.map(toPrompt), deps.timeZone ? { timeZone: deps.timeZone } : {});
+    const prompt = buildPrompt(ready.map(toPrompt), deps.timeZone ? { timeZone: deps.timeZone } : {});
     const onProgress = getChatSettings(db, chat).verbose ? progressSink(deps, chat, ids, run) : undefined;
+    await spawnTurn();
     const out = await execute(deps.exec, chat, prompt, {
       allowNewSession: true,
       signal: run.controller.signal,

@@ -1,7 +1,7 @@
 // Inbound messages, durable before the channel acknowledges them. The UNIQUE (channel, message_id)
 // constraint is the dedupe record: it survives restarts, and an INSERT … ON CONFLICT DO NOTHING is a
 // single atomic claim, so two simultaneous deliveries of one message make exactly one row.
-import type { ChatKey, InboundMedia, InboundMessage } from '../core/types.js';
+import type { ChatKey, InboundMedia, InboundMessage, RemoteMedia } from '../core/types.js';
 import { type Db, type Migration, prepared } from './db.js';
 
 export const inboxMigration: Migration = {
@@ -30,6 +30,9 @@ export const inboxMigration: Migration = {
       UNIQUE (channel, message_id)
     );
     CREATE INDEX inbox_chat_status ON inbox (chat, status, id);`,
+    // Attachments stored as links, fetched before the run (a Twilio acknowledgement must not wait
+    // for downloads). NULL once fetched, or when there were none.
+    'ALTER TABLE inbox ADD COLUMN remote_media TEXT;',
   ],
 };
 
@@ -44,6 +47,8 @@ export interface InboxRow {
   senderName?: string;
   text: string;
   media: InboundMedia[];
+  /** Attachments not fetched yet: the channel downloads them before the run. */
+  remoteMedia?: RemoteMedia[];
   context?: string;
   isGroup: boolean;
   sentAt: number;
@@ -74,8 +79,8 @@ export function insertInbound(db: Db, msg: InboundMessage, opts: InsertOptions):
   const row = prepared(
     db,
     `INSERT INTO inbox (channel, message_id, chat, kind, sender_id, sender_name, text, media, context,
-         is_group, sent_at, received_at, status, finished_at, note)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         is_group, sent_at, received_at, status, finished_at, note, remote_media)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (channel, message_id) DO NOTHING RETURNING id`,
   ).get(
     msg.channel,
@@ -93,12 +98,13 @@ export function insertInbound(db: Db, msg: InboundMessage, opts: InsertOptions):
     status,
     done ? opts.now : null,
     opts.note ?? null,
+    msg.remoteMedia?.length ? JSON.stringify(msg.remoteMedia) : null,
   ) as { id: number } | undefined;
   return row ? { type: 'inserted', id: row.id } : { type: 'duplicate' };
 }
 
 const COLUMNS = `id, chat, kind, message_id, sender_id, sender_name, text, media, context, is_group, sent_at,
-  received_at, status, tries, started_at, finished_at, note`;
+  received_at, status, tries, started_at, finished_at, note, remote_media`;
 
 interface RawRow {
   id: number;
@@ -118,6 +124,7 @@ interface RawRow {
   started_at: number | null;
   finished_at: number | null;
   note: string | null;
+  remote_media: string | null;
 }
 
 function toRow(r: RawRow): InboxRow {
@@ -130,6 +137,7 @@ function toRow(r: RawRow): InboxRow {
     senderName: r.sender_name ?? undefined,
     text: r.text,
     media: JSON.parse(r.media) as InboundMedia[],
+    ...(r.remote_media ? { remoteMedia: JSON.parse(r.remote_media) as RemoteMedia[] } : {}),
     context: r.context ?? undefined,
     isGroup: r.is_group === 1,
     sentAt: r.sent_at,
@@ -145,6 +153,15 @@ function toRow(r: RawRow): InboxRow {
 export function getInbound(db: Db, id: number): InboxRow | undefined {
   const r = prepared(db, `SELECT ${COLUMNS} FROM inbox WHERE id = ?`).get(id) as RawRow | undefined;
   return r ? toRow(r) : undefined;
+}
+
+/** The attachments of a message are fetched: they join its files, the notes its text. */
+export function setFetchedMedia(db: Db, id: number, media: readonly InboundMedia[], text: string): void {
+  prepared(db, 'UPDATE inbox SET media = ?, text = ?, remote_media = NULL WHERE id = ?').run(
+    JSON.stringify(media),
+    text,
+    id,
+  );
 }
 
 /** Waiting messages of one chat in arrival order (the row id is the arrival order). */

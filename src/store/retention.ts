@@ -38,9 +38,10 @@ function prune(db: Db, textCutoff: number, idCutoff: number): RetentionResult {
     scrubbed: Number(
       db
         .prepare(
-          `UPDATE inbox SET text = '', media = '[]', context = NULL, sender_name = NULL
+          `UPDATE inbox SET text = '', media = '[]', context = NULL, sender_name = NULL, remote_media = NULL
            WHERE ${FINISHED} AND coalesce(finished_at, received_at) < ?
-             AND (text != '' OR media != '[]' OR context IS NOT NULL OR sender_name IS NOT NULL)`,
+             AND (text != '' OR media != '[]' OR context IS NOT NULL OR sender_name IS NOT NULL
+               OR remote_media IS NOT NULL)`,
         )
         .run(textCutoff).changes,
     ),

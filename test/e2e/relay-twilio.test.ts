@@ -1,7 +1,7 @@
 // The composition root with the real Twilio channel: a signed webhook on 127.0.0.1 reaches the
 // queue, the fake claude answers as a real child process, and the reply leaves through Twilio's
 // REST API (a fake of it on 127.0.0.1: the far edge).
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TwilioChannel } from '../../src/channels/twilio/index.js';
@@ -80,6 +80,56 @@ describe('agentwire relay with the Twilio channel', () => {
     const bodies = fake?.created.map((m) => m.body ?? '') ?? [];
     for (const b of bodies) expect(b.length).toBeLessThanOrEqual(1600);
     expect(bodies.join('')).toBe('x'.repeat(5000));
+  });
+});
+
+describe('agentwire relay with Twilio attachments', () => {
+  const mediaParams = (messageSid: string, mediaSid: string, body: string) =>
+    smsParams({
+      MessageSid: messageSid,
+      Body: body,
+      NumMedia: '1',
+      MediaUrl0: fake!.mediaUrl(messageSid, mediaSid),
+      MediaContentType0: 'image/png',
+    });
+  const attached = (prompt: string) => /\[image attached: (\S+)/.exec(prompt)?.[1];
+
+  it('acknowledges before the attachment is downloaded; the run sees the file', async () => {
+    const url = await start();
+    let open!: () => void;
+    const gate = new Promise<void>((r) => {
+      open = r;
+    });
+    fake!.media.set('ME1', { type: 'gate', data: Buffer.from('PNG!'), contentType: 'image/png', open: gate });
+    // Answered while the media server still holds the download back.
+    const res = await twilioPost(url, mediaParams(`SM${'3'.repeat(32)}`, 'ME1', 'look'));
+    expect(res.status).toBe(200);
+    expect(home.events().filter((e) => e.ev === 'start')).toEqual([]);
+    open();
+    expect(await waitFor(() => (fake?.created.length ?? 0) > 0)).toBe(true);
+    const prompt = home.events().find((e) => e.ev === 'start')?.prompt ?? '';
+    expect(prompt).toContain('look');
+    expect(readFileSync(attached(prompt) ?? '', 'utf8')).toBe('PNG!');
+    expect(fake!.mediaRequests).toHaveLength(1);
+  });
+
+  it('a message stored before a stop gets its attachment downloaded before its run after the restart', async () => {
+    const url = await start({ queue: { maxConcurrentRuns: 1, whileBusy: 'followup' } });
+    fake!.media.set('ME2', { type: 'bytes', data: Buffer.from('later'), contentType: 'image/png' });
+    // The chat's lane is busy, so the message with the attachment waits in the store.
+    await twilioPost(url, smsParams({ MessageSid: `SM${'4'.repeat(32)}`, Body: 'first sleeponce:30000' }));
+    expect(await waitFor(() => home.events().some((e) => e.ev === 'sleep'))).toBe(true);
+    expect((await twilioPost(url, mediaParams(`SM${'5'.repeat(32)}`, 'ME2', 'then this'))).status).toBe(200);
+    await relay!.stop(0);
+    relay = undefined;
+    expect(fake!.mediaRequests).toEqual([]);
+
+    relay = await startRelay(home.ctx());
+    expect(await waitFor(() => (fake?.created.length ?? 0) >= 2)).toBe(true);
+    const prompt =
+      home.events().find((e) => e.ev === 'start' && e.prompt?.includes('then this'))?.prompt ?? '';
+    expect(readFileSync(attached(prompt) ?? '', 'utf8')).toBe('later');
+    expect(fake!.mediaRequests).toHaveLength(1);
   });
 });
 

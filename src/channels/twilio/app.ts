@@ -66,7 +66,9 @@ export function createTwilioApp(deps: AppDeps): express.Express {
       case 'invalid':
         return bad(res, decision.reason);
       case 'failed':
-        res.status(500).type('text/plain').send('not stored');
+        // A 5xx, not a 2xx: Twilio delivers it again when the webhook URL asks it to retry on 5xx
+        // (`#rc=3&rp=all`, docs/twilio.md). The message was held and retried before this answer.
+        res.status(503).set('retry-after', '1').type('text/plain').send('not stored, try again');
         return;
     }
   });

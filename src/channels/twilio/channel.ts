@@ -10,13 +10,16 @@ import { type Logger, registerSecret } from '../../log.js';
 import { createMediaHost, type MediaHost } from '../../media/host.js';
 import type { Db } from '../../store/db.js';
 import type { Channel, ChannelState, InboundHandler, SendOptions } from '../types.js';
+import { parseSender } from './address.js';
 import { createTwilioApp } from './app.js';
-import { type InboundDeps, processInbound } from './inbound.js';
+import { fetchInboundMedia, type InboundDeps, processInbound } from './inbound.js';
+import type { DownloadNet } from './media-download.js';
 import { type PollResult, pollOnce } from './poll.js';
 import { createRestClient, type TwilioClient } from './rest.js';
 import { type SenderDeps, sendItem } from './sender.js';
 import { resolveTwilioSettings } from './settings.js';
 import { createTwilioStore, type Delivery } from './store.js';
+import { createStoreRetry, STORE_RETRY, type StoreRetryOptions } from './store-retry.js';
 
 export interface TwilioChannelDeps {
   config: Config;
@@ -24,12 +27,14 @@ export interface TwilioChannelDeps {
   db: Db;
   log: Logger;
   env?: NodeJS.ProcessEnv;
-  /** Used for inbound media downloads (default: global fetch). */
-  fetch?: typeof fetch;
+  /** The network edge of inbound media downloads (default: this machine's DNS and http(s)). */
+  net?: DownloadNet;
   /** Builds the REST client (default: the twilio SDK against twilio.apiBaseUrl). */
   createClient?: typeof createRestClient;
   /** Backoff before the one immediate retry of a transient send failure (default 1 s). */
   retryDelayMs?: number;
+  /** How a webhook whose message the store refused is held and retried (default STORE_RETRY). */
+  storeRetry?: StoreRetryOptions;
 }
 
 export interface TwilioChannel extends Channel {
@@ -92,10 +97,13 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
     settings,
     log,
     store,
-    fetch: deps.fetch ?? fetch,
+    ...(deps.net ? { net: deps.net } : {}),
     mediaDir: deps.paths.inboundMedia,
     notify: (chatId, text) => void send(chatId, { type: 'text', text }).catch(() => undefined),
   };
+
+  // Direct REST, not the outbox: the store that refused the message would refuse the notice too.
+  const storeRetry = createStoreRetry(deps.storeRetry ?? STORE_RETRY, inbound.notify, log);
 
   let state: ChannelState = settings.enabled ? { type: 'stopped' } : { type: 'disabled' };
   let server: Server | undefined;
@@ -145,6 +153,7 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
     deliveryStatus: (sid) => store.delivery(sid),
     pollOnce: runPoll,
     send,
+    fetchMedia: (chatId, remote) => fetchInboundMedia(inbound, chatId, remote),
 
     async start(onInbound) {
       if (!settings.enabled) return;
@@ -165,13 +174,19 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
         );
       }
       if (!client) log.warn('twilio: no REST credentials; replies cannot be sent');
+      // The SDK loads its REST modules on first use (tens of ms of compiling, measured in
+      // bench/webhook-ack): here, not in the middle of the first burst of webhooks and replies.
+      else void client.messages;
       state = { type: 'connecting', since: Date.now() };
       if (settings.mode === 'webhook' || settings.mediaBaseUrl) {
         const app = createTwilioApp({
           settings,
           log,
           host,
-          onInbound: (parsed) => processInbound(inbound, onInbound, parsed),
+          onInbound: (parsed) =>
+            storeRetry.run(parseSender(parsed.from).chatId, parsed.messageSid, () =>
+              processInbound(inbound, onInbound, parsed),
+            ),
           onStatus: ({ sid, status, errorCode }) => {
             const now = store.recordStatus(sid, status, errorCode);
             if (errorCode) log.warn({ sid, status: now, code: errorCode }, 'twilio: delivery failed');
@@ -195,6 +210,7 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
 
     async stop() {
       stopped = true;
+      storeRetry.stop();
       for (const t of timers) clearTimeout(t);
       timers = [];
       await polling;

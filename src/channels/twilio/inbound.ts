@@ -1,13 +1,13 @@
-// One verified, well-formed inbound message, from the webhook or from polling: allow-list, attachments,
-// then the core's inbound handler (which stores it, deduplicated on MessageSid, atomically). The caller
-// acknowledges Twilio only on `accepted`, i.e. once the message is durable (or known to be a duplicate).
-import { rm } from 'node:fs/promises';
+// One verified, well-formed inbound message, from the webhook or from polling: allow-list, then the
+// core's inbound handler (which stores it, deduplicated on MessageSid, atomically), attachments as
+// links. The caller acknowledges Twilio only on `accepted`, i.e. once the message is durable (or known
+// to be a duplicate). The attachments are downloaded later, before the run (fetchInboundMedia).
 import { placeText } from '../../core/shared-place.js';
-import type { InboundMessage } from '../../core/types.js';
+import type { FetchedMedia, InboundMessage, RemoteMedia } from '../../core/types.js';
 import { type Logger, maskId } from '../../log.js';
 import type { InboundHandler, InboundOutcome } from '../types.js';
 import { isAllowed, parseSender } from './address.js';
-import { downloadAll, problemNote } from './media-download.js';
+import { type DownloadNet, downloadAll, problemNote } from './media-download.js';
 import { optKeyword } from './opt-out.js';
 import type { ParsedInbound } from './params.js';
 import type { TwilioSettings } from './settings.js';
@@ -17,9 +17,10 @@ export interface InboundDeps {
   settings: TwilioSettings;
   log: Logger;
   store: TwilioStore;
-  fetch: typeof fetch;
+  /** The network edge of attachment downloads (default: DNS and http(s) of this machine). */
+  net?: DownloadNet;
   mediaDir: string;
-  /** Best-effort short notice to the sender (e.g. an attachment was too large), after storing. */
+  /** Best-effort short notice to the sender (e.g. an attachment was too large). */
   notify(chatId: string, text: string): void;
 }
 
@@ -58,21 +59,6 @@ export async function processInbound(
     return { type: 'accepted', outcome: 'rejected' };
   }
 
-  const { media, problems } = await downloadAll(parsed.media, {
-    fetch: deps.fetch,
-    creds: settings.rest,
-    apiBaseUrl: settings.apiBaseUrl,
-    dir: deps.mediaDir,
-    maxBytes: settings.maxInboundBytes,
-    deadlineMs: settings.mediaTimeoutMs,
-  });
-  for (const p of problems) {
-    log.warn(
-      { sid: parsed.messageSid, index: p.index, reason: p.reason },
-      'twilio: inbound attachment dropped',
-    );
-  }
-  const notes = problems.map(problemNote).join('\n');
   const place =
     parsed.place &&
     placeText('a location', parsed.place.latitude, parsed.place.longitude, [
@@ -85,8 +71,13 @@ export async function processInbound(
     senderId: sender.senderId,
     senderName: parsed.profileName,
     messageId: parsed.messageSid,
-    text: [parsed.body, place, notes].filter(Boolean).join('\n\n'),
-    media,
+    text: [parsed.body, place].filter(Boolean).join('\n\n'),
+    media: [],
+    // Fetched just before the run (fetchInboundMedia): the acknowledgement never waits for them, and
+    // a redelivery of a stored MessageSid is a duplicate before anything is downloaded.
+    ...(parsed.media.length > 0
+      ? { remoteMedia: parsed.media.map((m) => ({ url: m.url, mimeType: m.contentType })) }
+      : {}),
     isGroup: false,
     mentioned: false,
     at,
@@ -98,28 +89,59 @@ export async function processInbound(
   } catch (err) {
     outcome = { type: 'failed', error: (err as Error).message };
   }
-  // Files of a message nobody will run (a redelivery, unsaved, or dropped by a full queue) go now.
-  // Not for a `command`: `/new` with an attachment is stored as the new session's first message.
-  if (outcome.type === 'duplicate' || outcome.type === 'failed' || outcome.type === 'rejected') {
-    await Promise.all(media.map((m) => rm(m.path, { force: true })));
-  }
   switch (outcome.type) {
     case 'stored':
       // A message from the user reopens a WhatsApp window and follows any START.
-      store.unblock(sender.chatId);
-      if (problems.length > 0) deps.notify(sender.chatId, noticeFor(problems, settings.maxInboundBytes));
+      unblock(deps, sender.chatId);
       return { type: 'accepted', outcome: outcome.type };
     case 'duplicate':
       log.info({ sid: parsed.messageSid }, 'twilio: duplicate delivery ignored');
       return { type: 'accepted', outcome: outcome.type };
     case 'command':
     case 'rejected':
-      store.unblock(sender.chatId);
+      unblock(deps, sender.chatId);
       return { type: 'accepted', outcome: outcome.type };
     case 'failed':
       log.error({ sid: parsed.messageSid, error: outcome.error }, 'twilio: inbound message not stored');
       return { type: 'failed', error: outcome.error };
   }
+}
+
+/** The message is durable already: a store that refuses this write must not turn the answer into a 5xx. */
+function unblock(deps: InboundDeps, chatId: string): void {
+  try {
+    deps.store.unblock(chatId);
+  } catch (err) {
+    deps.log.warn({ err, chat: maskId(chatId) }, 'twilio: could not clear the send block');
+  }
+}
+
+/** Downloads a stored message's attachments before its run; a problem becomes a note and a notice. */
+export async function fetchInboundMedia(
+  deps: InboundDeps,
+  chatId: string,
+  remote: readonly RemoteMedia[],
+): Promise<FetchedMedia> {
+  const { settings, log } = deps;
+  const { media, problems } = await downloadAll(
+    remote.map((r) => ({ url: r.url, contentType: r.mimeType })),
+    {
+      ...(deps.net ? { net: deps.net } : {}),
+      creds: settings.rest,
+      apiBaseUrl: settings.apiBaseUrl,
+      dir: deps.mediaDir,
+      maxBytes: settings.maxInboundBytes,
+      deadlineMs: settings.mediaTimeoutMs,
+    },
+  );
+  for (const p of problems) {
+    log.warn(
+      { chat: maskId(chatId), index: p.index, reason: p.reason, detail: p.message },
+      'twilio: inbound attachment dropped',
+    );
+  }
+  if (problems.length > 0) deps.notify(chatId, noticeFor(problems, settings.maxInboundBytes));
+  return { media, notes: problems.map(problemNote) };
 }
 
 function noticeFor(problems: { reason: string }[], maxBytes: number): string {

@@ -1,9 +1,12 @@
 // Inbound attachments (`MediaUrl0..N`). Twilio requires HTTP Basic auth on media URLs, so the account's
 // credentials go along — and therefore only to Twilio's own hosts or the configured API origin, never to
 // whatever URL a request names (that matters when signature checks are off). Each file is streamed into
-// the inbound folder and cut off by bytes actually read; all of one message's files share one deadline,
-// because the webhook must answer Twilio within 15 s.
+// the inbound folder and cut off by bytes actually read; all of one message's files share one deadline.
+// Twilio answers a media URL with a redirect to its CDN: every hop must pass the outbound address rules
+// (guarded-get.ts), and the credentials never leave the first origin.
 import type { InboundMedia } from '../../core/types.js';
+import type { Resolver } from '../../media/address.js';
+import { guardedGet, type Transport } from '../../media/guarded-get.js';
 import { mediaKindFor, saveInbound } from '../../media/inbound.js';
 import type { InboundMediaRef } from './params.js';
 import type { RestCredentials } from './settings.js';
@@ -15,8 +18,14 @@ export interface MediaProblem {
   message: string;
 }
 
+/** The network edge of downloads, injectable for tests (DNS answers, the connection itself). */
+export interface DownloadNet {
+  resolve?: Resolver;
+  transport?: Transport;
+}
+
 export interface DownloadOptions {
-  fetch: typeof fetch;
+  net?: DownloadNet;
   creds?: RestCredentials;
   apiBaseUrl: string;
   dir: string;
@@ -68,10 +77,15 @@ async function downloadOne(
       const basic = Buffer.from(`${opts.creds.username}:${opts.creds.password}`).toString('base64');
       headers.authorization = `Basic ${basic}`;
     }
-    // Twilio answers with a redirect to its CDN; fetch drops Authorization on a cross-origin redirect.
-    const res = await opts.fetch(ref.url, { headers, signal, redirect: 'follow' });
-    if (!res.ok || !res.body) return fail('failed', `HTTP ${res.status}`);
-    const declared = Number(res.headers.get('content-length') ?? Number.NaN);
+    const res = await guardedGet(ref.url, {
+      headers,
+      signal,
+      trustedOrigins: [new URL(opts.apiBaseUrl).origin],
+      ...opts.net,
+    });
+    if (!res.ok) return fail('host', res.message);
+    if (res.status < 200 || res.status > 299) return fail('failed', `HTTP ${res.status}`);
+    const declared = Number(res.headers['content-length'] ?? Number.NaN);
     if (declared > opts.maxBytes) return fail('too_large', `larger than ${mb(opts.maxBytes)} MB`);
     const saved = await saveInbound(res.body, { dir: opts.dir, maxBytes: opts.maxBytes, mimeType });
     if (saved.ok) {

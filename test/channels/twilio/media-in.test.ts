@@ -56,6 +56,13 @@ function withMedia(messageSid: string, mediaSid: string, contentType = 'image/jp
 
 const inboundFiles = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
 
+/** What the queue does before the message's run: the channel downloads what it was stored with. */
+async function fetched(msg: InboundMessage | undefined) {
+  expect(msg?.media).toEqual([]);
+  const got = await h!.channel.fetchMedia!(msg!.chatId, msg!.remoteMedia ?? []);
+  return { media: got.media, text: [msg!.text, ...got.notes].filter(Boolean).join('\n\n') };
+}
+
 describe('twilio inbound media', () => {
   it('downloads with the account Basic auth into the inbound folder, mode 0600', async () => {
     const { h, seen } = await start();
@@ -63,8 +70,8 @@ describe('twilio inbound media', () => {
     fake.media.set('ME1', { type: 'bytes', data: Buffer.from('PNGDATA'), contentType: 'image/png' });
     const res = await twilioPost(`${h.base}${PATH}`, withMedia(msid, 'ME1', 'image/png'));
     expect(res.status).toBe(200);
+    const m = (await fetched(seen[0])).media[0];
     expect(fake.mediaRequests).toEqual([{ path: expect.stringContaining('/Media/ME1'), authorized: true }]);
-    const m = seen[0]?.media[0];
     expect(m).toMatchObject({ kind: 'image', mimeType: 'image/png', sizeBytes: 7 });
     expect(m?.path.startsWith(h.paths.inboundMedia)).toBe(true);
     expect(readFileSync(m!.path, 'utf8')).toBe('PNGDATA');
@@ -76,10 +83,11 @@ describe('twilio inbound media', () => {
     fake.media.set('ME2', { type: 'forever' });
     const res = await twilioPost(`${h.base}${PATH}`, withMedia(sid('MM'), 'ME2'));
     expect(res.status).toBe(200);
-    await fake.mediaClosed;
     expect(seen).toHaveLength(1);
-    expect(seen[0]?.media).toEqual([]);
-    expect(seen[0]?.text).toBe('[attachment 1 (image/jpeg) was not received: larger than 1 MB]');
+    const got = await fetched(seen[0]);
+    await fake.mediaClosed;
+    expect(got.media).toEqual([]);
+    expect(got.text).toBe('[attachment 1 (image/jpeg) was not received: larger than 1 MB]');
     expect(inboundFiles(h.paths.inboundMedia)).toEqual([]);
     await expect
       .poll(() => fake.created.map((m) => m.body))
@@ -90,7 +98,9 @@ describe('twilio inbound media', () => {
     const { h, seen } = await start({}, 1);
     fake.media.set('ME3', { type: 'declared-huge' });
     await twilioPost(`${h.base}${PATH}`, withMedia(sid('MM'), 'ME3', 'video/mp4', { Body: 'look' }));
-    expect(seen[0]?.text).toBe('look\n\n[attachment 1 (video/mp4) was not received: larger than 1 MB]');
+    expect((await fetched(seen[0])).text).toBe(
+      'look\n\n[attachment 1 (video/mp4) was not received: larger than 1 MB]',
+    );
     expect(inboundFiles(h.paths.inboundMedia)).toEqual([]);
   });
 
@@ -102,7 +112,7 @@ describe('twilio inbound media', () => {
       withMedia(sid('MM'), 'ME4', 'image/png', { Body: 'hi' }),
     );
     expect(res.status).toBe(200);
-    expect(seen[0]?.text).toBe(
+    expect((await fetched(seen[0])).text).toBe(
       'hi\n\n[attachment 1 (image/png) was not received: the download took too long]',
     );
     expect(inboundFiles(h.paths.inboundMedia)).toEqual([]);
@@ -124,8 +134,8 @@ describe('twilio inbound media', () => {
       `${h.base}${PATH}`,
       smsParams({ NumMedia: '1', MediaUrl0: url, MediaContentType0: 'image/png' }),
     );
+    expect((await fetched(seen[0])).text).toContain('[attachment 1 (image/png) could not be downloaded]');
     expect(hits).toEqual([]);
-    expect(seen[0]?.text).toContain('[attachment 1 (image/png) could not be downloaded]');
   });
 
   it('does not download a stranger’s media', async () => {
@@ -150,18 +160,21 @@ describe('twilio inbound media', () => {
       withMedia(sid('MM'), 'ME7', 'image/png', { Body: '/new what is in this picture?' }),
     );
     expect(res.status).toBe(200);
-    const path = commands[0]!.media[0]!.path;
+    expect(commands[0]?.remoteMedia).toEqual([
+      { url: fake.mediaUrl(commands[0]!.messageId, 'ME7'), mimeType: 'image/png' },
+    ]);
+    const path = (await h.channel.fetchMedia!(commands[0]!.chatId, commands[0]!.remoteMedia!)).media[0]!.path;
     expect(readFileSync(path, 'utf8')).toBe('png!');
   });
 
-  it('a duplicate delivery leaves no second copy of the attachment', async () => {
+  it('acknowledges without downloading: a duplicate delivery downloads nothing at all', async () => {
     const { h, seen } = await start();
     fake.media.set('ME6', { type: 'bytes', data: Buffer.from('data'), contentType: 'image/png' });
     const params = withMedia(sid('MM'), 'ME6', 'image/png');
-    await twilioPost(`${h.base}${PATH}`, params);
-    await twilioPost(`${h.base}${PATH}`, params);
+    expect((await twilioPost(`${h.base}${PATH}`, params)).status).toBe(200);
+    expect((await twilioPost(`${h.base}${PATH}`, params)).status).toBe(200);
     expect(seen).toHaveLength(1);
-    expect(fake.mediaRequests).toHaveLength(2);
-    expect(inboundFiles(h.paths.inboundMedia)).toHaveLength(1);
+    expect(fake.mediaRequests).toEqual([]);
+    expect(inboundFiles(h.paths.inboundMedia)).toEqual([]);
   });
 });

@@ -246,12 +246,17 @@ describe('twilio webhook: storing and acknowledging', () => {
     expect(child?.signalCode).toBeNull();
   });
 
-  it('does not acknowledge a message the core failed to store', async () => {
-    const failing: InboundHandler = async () => ({ type: 'failed', error: 'disk full' });
+  it('does not acknowledge a message the core failed to store: it retries, then asks Twilio to', async () => {
+    let tries = 0;
+    const failing: InboundHandler = async () => {
+      tries++;
+      return { type: 'failed', error: 'disk full' };
+    };
     const harness = await startChannel(twilioConfig({}), () => failing);
     h = { ...harness, rows: () => [] };
     const res = await twilioPost(`${harness.base}${PATH}`, smsParams());
-    expect(res.status).toBe(500);
+    expect(res.status).toBe(503);
+    expect(tries).toBe(3);
     expect(harness.capture.text()).toContain('not stored');
   });
 });

@@ -44,7 +44,11 @@ export type MediaBehaviour =
   | { type: 'bytes'; data: Buffer; contentType: string }
   | { type: 'forever' }
   | { type: 'declared-huge' }
-  | { type: 'stall' };
+  | { type: 'stall' }
+  /** Answers with the bytes once `open` resolves (a slow CDN). */
+  | { type: 'gate'; data: Buffer; contentType: string; open: Promise<void> }
+  /** Answers 302 to `location`, as Twilio does to send a download to its CDN. */
+  | { type: 'redirect'; location: string };
 
 export interface ListedMessage {
   sid: string;
@@ -271,6 +275,12 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
       case 'stall':
         res.writeHead(200, { 'content-type': 'image/png' });
         res.write(Buffer.alloc(10));
+        return;
+      case 'gate':
+        void b.open.then(() => res.type(b.contentType).send(b.data));
+        return;
+      case 'redirect':
+        res.redirect(302, b.location);
         return;
     }
   });

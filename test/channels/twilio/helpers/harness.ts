@@ -98,7 +98,15 @@ export async function startChannel(
   const paths = opts.paths ?? tempPaths();
   const db = opts.db ?? openDb(paths.db, []);
   const { log, capture } = captureLog();
-  const channel = createTwilioChannel({ config, paths, db, log, env: opts.env ?? {}, retryDelayMs: 5 });
+  const channel = createTwilioChannel({
+    config,
+    paths,
+    db,
+    log,
+    env: opts.env ?? {},
+    retryDelayMs: 5,
+    storeRetry: { delaysMs: [5, 5], maxHeld: 10, noticeAfterMs: 200 },
+  });
   const h = handler(db);
   await channel.start(h);
   return {
