@@ -8,6 +8,11 @@ export function renderStatus(s: StatusSnapshot, now: number): string {
     out.push(`relay: running${s.relay.pid ? ` (pid ${s.relay.pid}${up})` : ''}`);
   } else {
     out.push('relay: not running (showing what the state folder holds; start it with `agentwire relay`)');
+    // The same words as doctor's relay check: both read the lock through control/lock.ts probeLock.
+    if (s.relay.staleLock)
+      out.push(
+        '  the relay lock was left by a relay that is gone (killed or crashed); the next start takes it over',
+      );
   }
   out.push(`health: ${s.health}`, '', 'Channels');
   for (const c of s.channels) out.push(`  ${c.name.padEnd(9)} ${channelLine(c, now)}`);
