@@ -175,6 +175,9 @@ async function finish(
       agent: out.agent,
       outcome: failed ?? 'ok',
       durationMs: result?.durationMs,
+      // How much the CLI printed and whether the byte cap cut it: a cut-off reply is visible here.
+      outputBytes: result?.output?.bytes,
+      outputTruncated: result?.output?.truncated,
       contextReset: out.type === 'ran' ? out.contextReset : undefined,
       // The CLI's own error line, masked by the agent layer: for the owner, never for the chat.
       detail: result?.type === 'error' ? result.detail : undefined,

@@ -220,6 +220,20 @@ describe('queue with real agent processes', () => {
     for (const t of texts) expect(t.length).toBeLessThanOrEqual(1600);
     expect(texts.at(-1)).toContain('Reply cut after');
   });
+
+  it('the run log line carries the output size, and says when the output cap cut it (D12)', async () => {
+    const ctx = setup();
+    await send('hello');
+    // 11 MB in one line: past the 10 MB stdout cap, so the CLI's output is cut.
+    await send('flood:11000000');
+    await queue.whenIdle();
+    const finished = ctx.lines.filter((l) => l.msg === 'run finished');
+    expect(finished).toHaveLength(2);
+    expect(finished[0]).toMatchObject({ outputTruncated: false });
+    expect(finished[0]?.outputBytes).toBeGreaterThan(100);
+    expect(finished[1]).toMatchObject({ outputTruncated: true });
+    expect(finished[1]?.outputBytes).toBeGreaterThan(11_000_000);
+  }, 30_000);
 });
 
 describe('pi session files with the real pi spec (a replayed pi capture as the CLI)', () => {
