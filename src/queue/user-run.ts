@@ -3,8 +3,8 @@
 // (so after a crash either the run is redone or its reply is in the outbox, never both or neither).
 import type { Channel } from '../channels/types.js';
 import { cutText } from '../core/line.js';
-import { buildPrompt, type PromptMessage } from '../core/prompt.js';
-import { NOTICE, replyChunks } from '../core/reply.js';
+import { fitPrompt, type PromptMessage } from '../core/prompt.js';
+import { NOTICE, replyChunks, tooLongNotice } from '../core/reply.js';
 import type { ChatKey, OutboundItem } from '../core/types.js';
 import { parseChatKey } from '../core/types.js';
 import { maskId } from '../log.js';
@@ -33,6 +33,8 @@ export interface UserRunDeps {
   limit: number;
   /** How many waiting messages one run takes: 1 for followup, all (up to the cap) otherwise. */
   take: number;
+  /** queue.maxPromptChars: the rows one run takes are cut to fit; one row alone longer is refused. */
+  maxPromptChars: number;
   timeZone: string | undefined;
   /** Starts sending the chat's outbox: called as soon as the answer is durable. */
   deliver: () => void;
@@ -59,8 +61,11 @@ function typing(channel: Channel | undefined, chatId: string, on: boolean): void
 
 export async function runUserBatch(deps: UserRunDeps, chat: ChatKey): Promise<void> {
   const { db, lanes, now, log } = deps.exec;
-  const rows = pendingForChat(db, chat, deps.take);
-  if (rows.length === 0) return deps.afterRun();
+  const waiting = pendingForChat(db, chat, deps.take);
+  if (waiting.length === 0) return deps.afterRun();
+  const fit = fitPrompt(waiting.map(toPrompt), deps.maxPromptChars, promptOpts(deps));
+  // Rows past the fit stay waiting for the next run; a row too long alone is refused by itself.
+  const rows = waiting.slice(0, fit.type === 'fits' ? fit.count : 1);
   const ids = rows.map((r) => r.id);
   let finished!: () => void;
   const run: ActiveRun = {
@@ -85,7 +90,11 @@ export async function runUserBatch(deps: UserRunDeps, chat: ChatKey): Promise<vo
     );
     // Stopped while waiting for the store: the rows are still waiting, for the next run or start.
     if (!started.ok) return;
-    const prompt = buildPrompt(rows.map(toPrompt), deps.timeZone ? { timeZone: deps.timeZone } : {});
+    if (fit.type === 'too_long') {
+      await refuseTooLong(deps, chat, ids, fit.chars, run);
+      return;
+    }
+    const prompt = fit.prompt;
     const onProgress = getChatSettings(db, chat).verbose ? progressSink(deps, chat, ids, run) : undefined;
     const out = await execute(deps.exec, chat, prompt, {
       allowNewSession: true,
@@ -102,6 +111,34 @@ export async function runUserBatch(deps: UserRunDeps, chat: ChatKey): Promise<vo
     deps.afterRun();
     finished();
   }
+}
+
+const promptOpts = (deps: UserRunDeps) => (deps.timeZone ? { timeZone: deps.timeZone } : {});
+
+/** A message longer than queue.maxPromptChars: never run, the sender told why (D26). */
+async function refuseTooLong(
+  deps: UserRunDeps,
+  chat: ChatKey,
+  ids: number[],
+  chars: number,
+  run: ActiveRun,
+): Promise<void> {
+  const { db, now, log } = deps.exec;
+  const items = text(tooLongNotice(chars, deps.maxPromptChars), deps.limit);
+  const recorded = await persist(
+    () =>
+      transaction(db, () => {
+        enqueueOutbound(db, chat, `in:${ids[ids.length - 1]}`, items, now());
+        markFinished(db, ids, 'failed', now(), 'too_long');
+      }),
+    store(deps, 'refuse a message that is too long', chat, ids, run),
+  );
+  if (!recorded.ok) return;
+  deps.deliver();
+  log.warn(
+    { chat: maskId(chat), ids, chars, maxPromptChars: deps.maxPromptChars },
+    'message too long for the agent; refused',
+  );
 }
 
 async function finish(
