@@ -10,7 +10,7 @@ import type { Context } from './cli/context.js';
 import { ExitError } from './cli/context.js';
 import type { Paths } from './config/paths.js';
 import type { Config } from './config/schema.js';
-import { acquireLock, heldBy } from './control/lock.js';
+import { acquireLock, heldBy, LockError } from './control/lock.js';
 import { MethodRegistry, registerCoreMethods } from './control/methods.js';
 import { type ControlServer, startControlServer } from './control/server.js';
 import type { ChannelName, ChatKey, SystemRunner } from './core/types.js';
@@ -186,7 +186,10 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
         'To talk to the agent from this terminal instead, run: agentwire chat',
     );
   }
-  const lock = await acquireLock(paths.lock, paths.home);
+  const lock = await acquireLock(paths.lock, paths.home).catch((err: unknown) => {
+    if (err instanceof LockError) throw new ExitError(1, `Cannot start: ${err.message}.`);
+    throw err;
+  });
   if (!lock.ok) {
     throw new ExitError(
       1,

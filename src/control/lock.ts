@@ -44,6 +44,9 @@ export interface LockOptions {
 }
 
 const GUARD_STALE_MS = 10_000;
+
+/** The lock cannot be used at all here (not: someone else holds it); its message is for the user. */
+export class LockError extends Error {}
 const TAG = 'agentwire-relay-lock';
 
 interface Identity {
@@ -116,9 +119,17 @@ function bindLock(path: string, me: Identity): Promise<Server | false> {
     socket.end(line);
   });
   return new Promise((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) =>
-      err.code === 'EADDRINUSE' ? resolve(false) : reject(err),
-    );
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE') return resolve(false);
+      // A unix socket path holds at most 107 bytes (108 with its NUL) on Linux, 103 on macOS.
+      if (err.code === 'EINVAL' && Buffer.byteLength(path) > 103)
+        return reject(
+          new LockError(
+            `the state folder's path is too long for the relay lock socket ${path}: use a shorter AGENTWIRE_HOME`,
+          ),
+        );
+      reject(err);
+    });
     // Private from the first moment: bind() creates the file with the process umask.
     const umask = process.umask(0o177);
     try {

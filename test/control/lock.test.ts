@@ -147,3 +147,12 @@ describe('relay lock (a socket the kernel releases when its holder dies)', () =>
     if (r.ok) await r.release();
   });
 });
+
+describe('relay lock where a unix socket cannot be', () => {
+  it('a state folder path too long for a socket is a clear error, not a crash', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'aw-lock-'));
+    const deep = join(dir, 'd'.repeat(120));
+    mkdirSync(deep);
+    await expect(acquireLock(join(deep, 'relay.lock'), deep)).rejects.toThrow(/too long.*AGENTWIRE_HOME/);
+  });
+});
