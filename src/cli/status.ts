@@ -41,10 +41,14 @@ async function toSnapshot(ctx: Context, call: ControlCall): Promise<StatusSnapsh
   }
   const lock = await readLock(ctx.paths);
   // A live relay that does not answer is a problem to report, not a reason to show stale data.
-  if (lock.type === 'live' || lock.type === 'silent')
+  if (lock.type === 'live' || lock.type === 'silent') {
+    const who = lock.type === 'live' ? `pid ${lock.pid}` : 'pid unknown';
     throw new ExitError(
       1,
-      `The relay (${lock.type === 'live' ? `pid ${lock.pid}` : 'pid unknown'}) is running but did not answer on ${ctx.paths.socket}: ${call.error}`,
+      call.notRunning
+        ? `The relay (${who}) is running but its control socket ${ctx.paths.socket} is not there (still starting, or the file was removed).`
+        : `The relay (${who}) is running but did not answer on ${ctx.paths.socket}: ${call.error}`,
     );
+  }
   return offlineStatus(ctx.paths, ctx.config, now, lock);
 }
