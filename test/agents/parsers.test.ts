@@ -35,6 +35,8 @@ const EXPECTED: Record<string, Expect> = {
   'claude/provider-timeout': err('timeout', '88888888-2222-4333-8444-555555555555'),
   'claude/provider-timeout-json': err('timeout', '99999999-2222-4333-8444-555555555555'),
   'claude/provider-timeout-text': err('timeout', 'aaaaaaaa-2222-4333-8444-555555555555'),
+  // A stream that stalls after its headers: codex's own stream_idle_timeout_ms gives up.
+  'codex/provider-idle-timeout': err('timeout', '01a2161c-9259-7432-a96a-06319b7b87a4'),
   // codex without --json: the reply on stdout, the session id only in the stderr header.
   'codex/new-text': { ...chart, sessionId: '01a21601-e7fd-7b41-a344-f49480d57c86' },
   'codex/resume-text': { ...chart, sessionId: '01a21601-e7fd-7b41-a344-f49480d57c86' },
