@@ -10,7 +10,7 @@ import type { Context } from './cli/context.js';
 import { ExitError } from './cli/context.js';
 import type { Paths } from './config/paths.js';
 import type { Config } from './config/schema.js';
-import { acquireLock } from './control/lock.js';
+import { acquireLock, heldBy, LockError } from './control/lock.js';
 import { MethodRegistry, registerCoreMethods } from './control/methods.js';
 import { type ControlServer, startControlServer } from './control/server.js';
 import type { ChannelName, ChatKey, SystemRunner } from './core/types.js';
@@ -191,11 +191,14 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
         'To talk to the agent from this terminal instead, run: agentwire chat',
     );
   }
-  const lock = acquireLock(paths.lock);
+  const lock = await acquireLock(paths.lock, paths.home).catch((err: unknown) => {
+    if (err instanceof LockError) throw new ExitError(1, `Cannot start: ${err.message}.`);
+    throw err;
+  });
   if (!lock.ok) {
     throw new ExitError(
       1,
-      `Another relay (pid ${lock.pid}) is already running for ${paths.home}; only one may own the channels.`,
+      `Another relay (${heldBy(lock)}) is already running for ${paths.home}; only one may own the channels.`,
     );
   }
   const cleanup: (() => Promise<void> | void)[] = [() => lock.release()];
@@ -252,7 +255,7 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
           for (const ch of channels.values())
             await ch.stop().catch((err) => log.error({ err }, 'channel stop failed'));
           db.close();
-          lock.release();
+          await lock.release();
           log.info('relay stopped');
         })();
         return stopping;

@@ -9,7 +9,7 @@ import { linkState } from './channels/whatsapp/link-state.js';
 import { whatsappMigration } from './channels/whatsapp/migration.js';
 import type { MakeSocket } from './channels/whatsapp/socket.js';
 import type { Context } from './cli/context.js';
-import { acquireLock } from './control/lock.js';
+import { acquireLock, heldBy, LockError } from './control/lock.js';
 import { type ChannelName, chatKey } from './core/types.js';
 import { createQueue } from './relay.js';
 import { CORE_MIGRATIONS } from './store/core.js';
@@ -67,11 +67,17 @@ async function sendTwilio(ctx: Context, req: SendRequest): Promise<SendOutcome> 
 async function sendWhatsApp(ctx: Context, req: SendRequest, deps: SendDeps): Promise<SendOutcome> {
   const { paths, config, log } = ctx;
   if (!config.whatsapp.enabled) return { ok: false, error: 'WhatsApp is turned off (whatsapp.enabled).' };
-  const lock = acquireLock(paths.lock);
+  let lock: Awaited<ReturnType<typeof acquireLock>>;
+  try {
+    lock = await acquireLock(paths.lock, paths.home);
+  } catch (err) {
+    if (err instanceof LockError) return { ok: false, error: `Cannot send: ${err.message}.` };
+    throw err;
+  }
   if (!lock.ok) {
     return {
       ok: false,
-      error: `A relay (pid ${lock.pid}) holds ${paths.lock} but did not answer on its socket.`,
+      error: `A relay (${heldBy(lock)}) holds ${paths.lock} but did not answer on its socket.`,
     };
   }
   const db = openDb(paths.db, [...CORE_MIGRATIONS, whatsappMigration]);
@@ -139,6 +145,6 @@ async function sendWhatsApp(ctx: Context, req: SendRequest, deps: SendDeps): Pro
     }
   } finally {
     db.close();
-    lock.release();
+    await lock.release();
   }
 }

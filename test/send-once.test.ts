@@ -57,9 +57,9 @@ describe('sendWithoutRelay over WhatsApp', () => {
     db.close();
     expect(rows).toEqual([{ message_id: 'IN1', status: 'pending' }]);
     // The lock is free again for the relay.
-    const lock = acquireLock(join(home.dir, 'relay.lock'));
+    const lock = await acquireLock(join(home.dir, 'relay.lock'), home.dir);
     expect(lock.ok).toBe(true);
-    if (lock.ok) lock.release();
+    if (lock.ok) await lock.release();
   });
 
   it('says so when the device is not linked, and when it cannot connect in time', async () => {
@@ -85,7 +85,7 @@ describe('sendWithoutRelay over WhatsApp', () => {
 
   it('refuses while another process holds the relay lock', async () => {
     home = await linkedHome();
-    const held = acquireLock(join(home.dir, 'relay.lock'), process.ppid);
+    const held = await acquireLock(join(home.dir, 'relay.lock'), home.dir);
     expect(held.ok).toBe(true);
     const r = await sendWithoutRelay(home.ctx(), {
       channel: 'whatsapp',
@@ -94,7 +94,7 @@ describe('sendWithoutRelay over WhatsApp', () => {
       media: [],
       connectTimeoutMs: 300,
     });
-    expect(r).toMatchObject({ ok: false, error: expect.stringContaining(`pid ${process.ppid}`) });
-    if (held.ok) held.release();
+    expect(r).toMatchObject({ ok: false, error: expect.stringContaining(`pid ${process.pid}`) });
+    if (held.ok) await held.release();
   });
 });

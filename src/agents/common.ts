@@ -47,6 +47,10 @@ export function classifyError(text: string, status?: number): AgentErrorKind | u
     )
   )
     return 'session_not_found';
+  // The CLI's own request to its model provider timed out (claude: `Request timed out…`, after
+  // API_TIMEOUT_MS). Our own run timeout never gets here: the runner reports that itself.
+  if (/\brequest timed out\b|\bdeadline exceeded\b|\betimedout\b|idle timeout waiting for sse/.test(t))
+    return 'timeout';
   if (status === 401 || status === 403) return 'auth';
   if (status === 429) return 'rate_limit';
   if (status !== undefined && (status === 529 || (status >= 500 && status <= 504))) return 'overloaded';
@@ -85,7 +89,8 @@ export function errorMessage(
     case 'not_installed':
       return `${name} is not installed on the host.`;
     case 'timeout':
-      return `${name} took too long and was stopped.`;
+      // Only parsers produce this kind from a CLI's own words; the runner's timeout has its own text.
+      return `${name}'s model provider did not answer in time. Try again shortly.`;
     case 'aborted':
       return `${name} was stopped.`;
     case 'unparseable':

@@ -63,6 +63,7 @@ export type AgentResult =
       usage?: Usage;
       /** True when output was cut at the byte cap. */
       truncated: boolean;
+      output?: OutputSize;
       durationMs: number;
     }
   | {
@@ -75,8 +76,15 @@ export type AgentResult =
       sessionId?: string;
       exitCode?: number | null;
       signal?: string | null;
+      output?: OutputSize;
       durationMs: number;
     };
+
+/** How much the CLI printed on stdout and whether the byte cap cut it (set by the runner, for logs). */
+export interface OutputSize {
+  bytes: number;
+  truncated: boolean;
+}
 
 /** What a finished process looked like, handed to `parse`. */
 export interface RunOutput {

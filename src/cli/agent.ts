@@ -63,17 +63,20 @@ export function register(program: Command): void {
   cmd
     .command('argv')
     .description('print the argv that would run, as a JSON array (the prompt goes on stdin)')
-    .requiredOption('--kind <kind>', 'which CLI')
+    .option('--kind <kind>', 'which CLI (default: agent.kind)')
     .option('--session <id>', 'resume this session')
     .option('--new', 'start a new session (the default)')
     .option('--prompt <text>', 'the prompt (sent on stdin, so it never appears in argv)', 'hello')
     .action((opts: SessionOptions & { prompt: string }) => {
       const ctx = loadContext(program.opts<GlobalOptions>());
-      const kind = kindOf(opts.kind)!;
-      const agent = resolveAgent(ctx.config, ctx.paths, kind, { env: ctx.env, createDirs: false });
+      // Like `agent run`: no --kind means the kind the relay would run (agent.kind).
+      const agent = resolveAgent(ctx.config, ctx.paths, kindOf(opts.kind), {
+        env: ctx.env,
+        createDirs: false,
+      });
       let argv: string[];
       try {
-        argv = agent.spec.build(agentRequest(agent, opts.prompt, sessionOf(opts, kind))).argv;
+        argv = agent.spec.build(agentRequest(agent, opts.prompt, sessionOf(opts, agent.kind))).argv;
       } catch (err) {
         throw new ExitError(2, (err as Error).message);
       }
@@ -84,16 +87,16 @@ export function register(program: Command): void {
     .command('parse')
     .description('parse a captured stdout (FILE or - for stdin) and print the AgentResult as JSON')
     .argument('[file]', 'captured stdout; - or nothing reads stdin')
-    .requiredOption('--kind <kind>', 'which CLI printed it')
+    .option('--kind <kind>', 'which CLI printed it (default: agent.kind)')
     .option('--format <format>', 'json, stream-json or text', 'stream-json')
     .option('--exit-code <n>', 'the exit code the CLI had', '0')
     .option('--stderr <file>', 'its captured stderr')
     .action(
       async (
         file: string | undefined,
-        opts: { kind: string; format: string; exitCode: string; stderr?: string },
+        opts: { kind?: string; format: string; exitCode: string; stderr?: string },
       ) => {
-        const kind = kindOf(opts.kind)!;
+        const kind = kindOf(opts.kind ?? loadContext(program.opts<GlobalOptions>()).config.agent.kind)!;
         if (!['json', 'stream-json', 'text'].includes(opts.format)) {
           throw new ExitError(2, `unknown format "${opts.format}" (json, stream-json or text)`);
         }

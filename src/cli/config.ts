@@ -18,8 +18,12 @@ export function register(program: Command): void {
       const c = loaded.config;
       const channels =
         [c.whatsapp.enabled && 'whatsapp', c.twilio.enabled && 'twilio'].filter(Boolean).join(', ') || 'none';
+      const head =
+        loaded.file === undefined
+          ? `No config file found at ${paths.configFile}; the defaults are in use.`
+          : `${loaded.file}: ok`;
       process.stdout.write(
-        `${paths.configFile}: ok\n  agent: ${c.agent.kind}, channels: ${channels}, schedules: ${c.schedules.length}\n`,
+        `${head}\n  agent: ${c.agent.kind}, channels: ${channels}, schedules: ${c.schedules.length}\n`,
       );
     });
   cmd

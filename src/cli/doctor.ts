@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { resolvePaths } from '../config/paths.js';
 import { registerSecretEnv } from '../log.js';
 import { linkStateFromStore } from '../ops/doctor/link-state.js';
-import { readLockFile } from '../ops/doctor/lock-file.js';
+import { readLock } from '../ops/doctor/lock-file.js';
 import { probeCommand } from '../ops/doctor/probe.js';
 import { renderFindings } from '../ops/doctor/render.js';
 import { runDoctor } from '../ops/doctor/run.js';
@@ -31,7 +31,7 @@ export function register(program: Command): void {
         uid: process.getuid?.(),
         probe: probeCommand,
         probeTimeoutMs: Math.max(1, Number(opts.timeout) || 10) * 1000,
-        readLock: (p) => readLockFile(p.lock),
+        readLock,
         linkState: linkStateFromStore,
       });
       const well = allWell(findings);

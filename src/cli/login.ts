@@ -1,7 +1,7 @@
 // `agentwire login [--pair +E164]`: links this machine as a WhatsApp linked device.
 import type { Command } from 'commander';
 import { whatsappMigration } from '../channels/whatsapp/migration.js';
-import { runningRelayPid } from '../channels/whatsapp/relay-lock.js';
+import { runningRelay } from '../channels/whatsapp/relay-lock.js';
 import { openDb } from '../store/db.js';
 import { ExitError, type GlobalOptions, loadContext } from './context.js';
 
@@ -18,11 +18,11 @@ export function register(program: Command): void {
         throw new ExitError(2, `--pair needs the phone number in E.164 form, like +15551234567`);
       }
       const ctx = loadContext(program.opts<GlobalOptions>());
-      const pid = runningRelayPid(ctx.paths.lock);
-      if (pid !== undefined) {
+      const holder = await runningRelay(ctx.paths);
+      if (holder !== undefined) {
         throw new ExitError(
           1,
-          `agentwire relay is running (pid ${pid}) and holds the WhatsApp link. Stop it before linking: two connections on one link keep kicking each other off.`,
+          `agentwire relay is running (${holder}) and holds the WhatsApp link. Stop it before linking: two connections on one link keep kicking each other off.`,
         );
       }
       const db = openDb(ctx.paths.db, [whatsappMigration]);

@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { linkState } from '../channels/whatsapp/link-state.js';
 import { whatsappMigration } from '../channels/whatsapp/migration.js';
-import { runningRelayPid } from '../channels/whatsapp/relay-lock.js';
+import { runningRelay } from '../channels/whatsapp/relay-lock.js';
 import { openDb } from '../store/db.js';
 import { ExitError, type GlobalOptions, loadContext } from './context.js';
 
@@ -23,9 +23,9 @@ export function register(program: Command): void {
     .option('-y, --yes', 'do not ask for confirmation')
     .action(async (opts: { yes?: boolean }) => {
       const ctx = loadContext(program.opts<GlobalOptions>());
-      const pid = runningRelayPid(ctx.paths.lock);
-      if (pid !== undefined) {
-        throw new ExitError(1, `agentwire relay is running (pid ${pid}). Stop it first, then log out.`);
+      const holder = await runningRelay(ctx.paths);
+      if (holder !== undefined) {
+        throw new ExitError(1, `agentwire relay is running (${holder}). Stop it first, then log out.`);
       }
       const db = openDb(ctx.paths.db, [whatsappMigration]);
       try {

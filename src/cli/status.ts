@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { type ControlCall, callControl } from '../control/client.js';
 import type { RelayStatus } from '../control/methods.js';
-import { readLockFile } from '../ops/doctor/lock-file.js';
+import { readLock } from '../ops/doctor/lock-file.js';
 import { STATUS_METHOD, snapshotFromRelayStatus } from '../ops/status/live.js';
 import { offlineStatus, withStore } from '../ops/status/offline.js';
 import { renderStatus } from '../ops/status/render.js';
@@ -20,14 +20,14 @@ export function register(program: Command): void {
     .action(async (opts: { json?: boolean }) => {
       const ctx = loadContext(program.opts<GlobalOptions>());
       const call = await callControl(ctx.paths.socket, STATUS_METHOD, {}, { timeoutMs: 5000 });
-      const snapshot: StatusSnapshot = { ...toSnapshot(ctx, call), cli: { version: VERSION } };
+      const snapshot: StatusSnapshot = { ...(await toSnapshot(ctx, call)), cli: { version: VERSION } };
       process.stdout.write(
         opts.json ? `${JSON.stringify(snapshot, null, 2)}\n` : renderStatus(snapshot, Date.now()),
       );
     });
 }
 
-function toSnapshot(ctx: Context, call: ControlCall): StatusSnapshot {
+async function toSnapshot(ctx: Context, call: ControlCall): Promise<StatusSnapshot> {
   const now = Date.now();
   if (call.ok) {
     const r = call.result as Partial<StatusSnapshot & RelayStatus> | undefined;
@@ -40,12 +40,16 @@ function toSnapshot(ctx: Context, call: ControlCall): StatusSnapshot {
       'The running relay answered `status` in a form this agentwire cannot read: restart it after an upgrade.',
     );
   }
-  const lock = readLockFile(ctx.paths.lock);
+  const lock = await readLock(ctx.paths);
   // A live relay that does not answer is a problem to report, not a reason to show stale data.
-  if (!call.notRunning && lock.type === 'held' && lock.alive)
+  if (lock.type === 'live' || lock.type === 'silent') {
+    const who = lock.type === 'live' ? `pid ${lock.pid}` : 'pid unknown';
     throw new ExitError(
       1,
-      `The relay (pid ${lock.pid}) is running but did not answer on ${ctx.paths.socket}: ${call.error}`,
+      call.notRunning
+        ? `The relay (${who}) is running but its control socket ${ctx.paths.socket} is not there (still starting, or the file was removed).`
+        : `The relay (${who}) is running but did not answer on ${ctx.paths.socket}: ${call.error}`,
     );
+  }
   return offlineStatus(ctx.paths, ctx.config, now, lock);
 }

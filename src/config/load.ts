@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import JSON5 from 'json5';
 import type { z } from 'zod';
+import { knownKeys, missingComma, nearestKey } from './hints.js';
 import { type Config, configSchema } from './schema.js';
 
 export interface ConfigProblem {
@@ -22,6 +23,7 @@ export interface EnvReference {
 }
 
 export type LoadResult =
+  /** `file` is absent when no config file exists and the defaults are in use. */
   | { ok: true; config: Config; file?: string; envRefs: EnvReference[] }
   | { ok: false; problems: ConfigProblem[] };
 
@@ -34,7 +36,8 @@ export function formatProblem(p: ConfigProblem): string {
 export function loadConfig(file: string, explicit: boolean, env: NodeJS.ProcessEnv): LoadResult {
   if (!existsSync(file)) {
     if (explicit) return { ok: false, problems: [{ file, path: '', message: 'file not found' }] };
-    return parseConfigValue({}, file, '', env);
+    const defaults = parseConfigValue({}, file, '', env);
+    return defaults.ok ? { ...defaults, file: undefined } : defaults;
   }
   let text: string;
   try {
@@ -52,6 +55,23 @@ export function parseConfigText(text: string, file: string, env: NodeJS.ProcessE
   } catch (err) {
     const e = err as { lineNumber?: number; columnNumber?: number; message: string };
     const message = e.message.replace(/^JSON5: /, '').replace(/ at \d+:\d+$/, '');
+    // JSON5 stops at the token after a missing comma; point at where the comma belongs instead.
+    const comma =
+      e.lineNumber && e.columnNumber && message.startsWith('invalid character')
+        ? missingComma(text, e.lineNumber, e.columnNumber)
+        : undefined;
+    if (comma)
+      return {
+        ok: false,
+        problems: [
+          {
+            file,
+            ...comma,
+            path: '',
+            message: `missing comma after the previous value (JSON5 stopped at ${e.lineNumber}:${e.columnNumber}: ${message})`,
+          },
+        ],
+      };
     return { ok: false, problems: [{ file, line: e.lineNumber, col: e.columnNumber, path: '', message }] };
   }
   return parseConfigValue(raw, file, text, env);
@@ -155,12 +175,25 @@ function zodProblems(error: z.ZodError, file: string, text: string): ConfigProbl
     const missing = issue.code === 'invalid_type' && / received undefined$/.test(issue.message);
     const message =
       issue.code === 'unrecognized_keys'
-        ? `unknown key${keys.length > 1 ? `s ${keys.join(', ')}` : ''}`
+        ? unknownKeys(keys, knownKeys(configSchema, path))
         : missing
           ? `required key missing (expected ${issue.expected})`
           : issue.message;
     return { file, path: full.join('.'), message, ...locateNearest(text, full) };
   });
+}
+
+/** `unknown key; did you mean maxConcurrentRuns?`, or the list of several with a guess for each. */
+function unknownKeys(keys: readonly string[], known: readonly string[]): string {
+  const guess = (k: string) => {
+    const near = nearestKey(k, known);
+    return near ? `did you mean ${near}?` : undefined;
+  };
+  if (keys.length === 1) {
+    const g = guess(keys[0] as string);
+    return g ? `unknown key; ${g}` : 'unknown key';
+  }
+  return `unknown keys ${keys.map((k) => (guess(k) ? `${k} (${guess(k)})` : k)).join(', ')}`;
 }
 
 /**

@@ -94,6 +94,15 @@ const queueSchema = z
       .max(10_000)
       .default(20)
       .describe('Waiting messages per chat before new ones are refused.'),
+    maxPromptChars: z
+      .number()
+      .int()
+      .min(1000)
+      .max(10_000_000)
+      .default(100_000)
+      .describe(
+        'Longest prompt given to the agent; a message that alone is longer is refused, with a notice.',
+      ),
     shutdownGraceSeconds: z
       .number()
       .int()

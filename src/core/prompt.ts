@@ -81,6 +81,34 @@ function body(m: PromptMessage): string {
 }
 
 /**
+ * How many of `messages` (from the first) one prompt takes while it stays within `maxChars`: at
+ * least one, unless the first alone is too long, which is `too_long` (refused, never cut: a cut
+ * instruction can mean something else than what was sent, and the agent would act on half of it).
+ */
+export function fitPrompt(
+  messages: readonly PromptMessage[],
+  maxChars: number,
+  opts: PromptOptions = {},
+): { type: 'fits'; count: number; prompt: string } | { type: 'too_long'; chars: number } {
+  const first = buildPrompt(messages.slice(0, 1), opts);
+  if (first.length > maxChars) return { type: 'too_long', chars: first.length };
+  let best = { count: Math.min(1, messages.length), prompt: first };
+  // A prompt only grows with each message taken: binary search, so thousands of waiting messages
+  // cost a dozen builds, not one per message.
+  let lo = 2;
+  let hi = messages.length;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const prompt = buildPrompt(messages.slice(0, mid), opts);
+    if (prompt.length <= maxChars) {
+      best = { count: mid, prompt };
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return { type: 'fits', ...best };
+}
+
+/**
  * One message: its text (group messages name the sender) plus attachment lines. Several messages
  * (collected while the agent was busy): each under a header with sender and time, in arrival order.
  * Group context (recent messages that did not trigger a run) comes first, once.

@@ -18,6 +18,15 @@ export const NOTICE = {
   dropping: 'Too many messages are waiting for the agent; new ones are being dropped until it catches up.',
 } as const;
 
+/** Why a message was not given to the agent at all: longer than queue.maxPromptChars. */
+export function tooLongNotice(chars: number, max: number): string {
+  const n = (v: number) => v.toLocaleString('en-US');
+  return (
+    `Your message was not given to the agent: it is ${n(chars)} characters and the limit is ` +
+    `${n(max)}. Send the text as a file instead (the agent gets the file), or send a shorter message.`
+  );
+}
+
 function fallback(r: AgentError, agent: string): string {
   switch (r.kind) {
     case 'not_installed':

@@ -2,7 +2,10 @@
 // after optional leading whitespace, then one path or URL (the rest of the line, trimmed, with one
 // pair of surrounding backticks or quotes removed; spaces inside are kept). Lines in fenced code
 // blocks and text inside inline code never count, so an agent explaining the syntax does not send
-// files. The references are raw: checking them is policy.ts's job.
+// files. A target that is plainly not a path or URL (a JSON blob, a sentence, kilobytes of text,
+// control characters) leaves the line as text: the file system is never asked about it, and the
+// user does not get "no such file" for what was prose. The references are raw: checking them is
+// policy.ts's job.
 
 export interface MediaExtraction {
   /** The text with reference lines removed, blank runs they leave collapsed, trimmed. */
@@ -49,7 +52,38 @@ function referenceOf(line: string): string | undefined {
   if (value.length >= 2 && (first === '`' || first === '"' || first === "'") && value.endsWith(first)) {
     value = value.slice(1, -1).trim();
   }
-  return value === '' ? undefined : value;
+  return value === '' || !couldBeTarget(value) ? undefined : value;
+}
+
+/** Longest target kept: PATH_MAX on Linux; a URL longer than this is not one an agent means. */
+export const MAX_TARGET_CHARS = 4096;
+/** NAME_MAX: no file name (one path segment) is longer. */
+const MAX_SEGMENT_CHARS = 255;
+const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+const JSONISH = /^[{[]\s*(?:["{[\]}]|$)/;
+const EXTENSION = /\.[A-Za-z0-9]{1,10}$/;
+
+/**
+ * Whether `value` could name a file or a URL at all. Only the plain cases are refused: anything
+ * that might be a real path (spaces, brackets, unicode) is left for the policy to check.
+ */
+export function couldBeTarget(value: string): boolean {
+  if (value.length > MAX_TARGET_CHARS || CONTROL.test(value)) return false;
+  if (JSONISH.test(value) || (/^[{[]/.test(value) && isJson(value))) return false;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return true;
+  if (value.split(/[\\/]/).some((seg) => seg.length > MAX_SEGMENT_CHARS)) return false;
+  // A sentence: five or more words with no folder separator and no file extension at the end.
+  const words = value.split(/\s+/).length;
+  return !(words >= 5 && !/[\\/]/.test(value) && !EXTENSION.test(value));
+}
+
+function isJson(value: string): boolean {
+  try {
+    JSON.parse(value);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Which lines are inside a fenced block, or start inside an inline code span. */

@@ -245,6 +245,7 @@ export class Queue implements SystemRunner {
         channel: this.opts.channels.get(channel),
         limit: this.textLimit(channel),
         take: cfg.whileBusy === 'followup' ? 1 : cfg.maxPendingPerChat,
+        maxPromptChars: cfg.maxPromptChars,
         timeZone: this.opts.timeZone,
         deliver: () => this.deliverer.kick(chat),
         afterRun: () => this.afterRun(chat),

@@ -3,8 +3,8 @@
 // (so after a crash either the run is redone or its reply is in the outbox, never both or neither).
 import type { Channel } from '../channels/types.js';
 import { cutText } from '../core/line.js';
-import { buildPrompt, type PromptMessage } from '../core/prompt.js';
-import { NOTICE, replyChunks } from '../core/reply.js';
+import { buildPrompt, fitPrompt, type PromptMessage } from '../core/prompt.js';
+import { NOTICE, replyChunks, tooLongNotice } from '../core/reply.js';
 import type { ChatKey, OutboundItem } from '../core/types.js';
 import { parseChatKey } from '../core/types.js';
 import { maskId } from '../log.js';
@@ -35,6 +35,8 @@ export interface UserRunDeps {
   limit: number;
   /** How many waiting messages one run takes: 1 for followup, all (up to the cap) otherwise. */
   take: number;
+  /** queue.maxPromptChars: the rows one run takes are cut to fit; one row alone longer is refused. */
+  maxPromptChars: number;
   timeZone: string | undefined;
   /** Starts sending the chat's outbox: called as soon as the answer is durable. */
   deliver: () => void;
@@ -61,8 +63,11 @@ function typing(channel: Channel | undefined, chatId: string, on: boolean): void
 
 export async function runUserBatch(deps: UserRunDeps, chat: ChatKey): Promise<void> {
   const { db, lanes, now, log } = deps.exec;
-  const rows = pendingForChat(db, chat, deps.take);
-  if (rows.length === 0) return deps.afterRun();
+  const waiting = pendingForChat(db, chat, deps.take);
+  if (waiting.length === 0) return deps.afterRun();
+  const fit = fitPrompt(waiting.map(toPrompt), deps.maxPromptChars, promptOpts(deps));
+  // Rows past the fit stay waiting for the next run; a row too long alone is refused by itself.
+  const rows = waiting.slice(0, fit.type === 'fits' ? fit.count : 1);
   const ids = rows.map((r) => r.id);
   let finished!: () => void;
   const run: ActiveRun = {
@@ -80,6 +85,11 @@ export async function runUserBatch(deps: UserRunDeps, chat: ChatKey): Promise<vo
   const chatId = parseChatKey(chat)?.chatId ?? '';
   typing(deps.channel, chatId, true);
   try {
+    if (fit.type === 'too_long') {
+      // Refused before its attachments are downloaded: nothing of it will run.
+      await refuseTooLong(deps, chat, ids, fit.chars, run);
+      return;
+    }
     // Attachments stored as links are downloaded now, before the run is marked started: a store that
     // refuses to record them leaves the rows waiting, as below.
     const ready = await fetchRemoteMedia(
@@ -95,7 +105,9 @@ export async function runUserBatch(deps: UserRunDeps, chat: ChatKey): Promise<vo
     );
     // Stopped while waiting for the store: the rows are still waiting, for the next run or start.
     if (!started.ok) return;
-    const prompt = buildPrompt(ready.map(toPrompt), deps.timeZone ? { timeZone: deps.timeZone } : {});
+    // Built from the rows as downloaded; the fit above counted them with their links, which is
+    // near enough for a cap meant to stop 10 MB prompts, not to count characters exactly.
+    const prompt = buildPrompt(ready.map(toPrompt), promptOpts(deps));
     const onProgress = getChatSettings(db, chat).verbose ? progressSink(deps, chat, ids, run) : undefined;
     await spawnTurn();
     const out = await execute(deps.exec, chat, prompt, {
@@ -113,6 +125,34 @@ export async function runUserBatch(deps: UserRunDeps, chat: ChatKey): Promise<vo
     deps.afterRun();
     finished();
   }
+}
+
+const promptOpts = (deps: UserRunDeps) => (deps.timeZone ? { timeZone: deps.timeZone } : {});
+
+/** A message longer than queue.maxPromptChars: never run, the sender told why (D26). */
+async function refuseTooLong(
+  deps: UserRunDeps,
+  chat: ChatKey,
+  ids: number[],
+  chars: number,
+  run: ActiveRun,
+): Promise<void> {
+  const { db, now, log } = deps.exec;
+  const items = text(tooLongNotice(chars, deps.maxPromptChars), deps.limit);
+  const recorded = await persist(
+    () =>
+      transaction(db, () => {
+        enqueueOutbound(db, chat, `in:${ids[ids.length - 1]}`, items, now());
+        markFinished(db, ids, 'failed', now(), 'too_long');
+      }),
+    store(deps, 'refuse a message that is too long', chat, ids, run),
+  );
+  if (!recorded.ok) return;
+  deps.deliver();
+  log.warn(
+    { chat: maskId(chat), ids, chars, maxPromptChars: deps.maxPromptChars },
+    'message too long for the agent; refused',
+  );
 }
 
 async function finish(
@@ -186,6 +226,9 @@ async function finish(
       agent: out.agent,
       outcome: failed ?? 'ok',
       durationMs: result?.durationMs,
+      // How much the CLI printed and whether the byte cap cut it: a cut-off reply is visible here.
+      outputBytes: result?.output?.bytes,
+      outputTruncated: result?.output?.truncated,
       contextReset: out.type === 'ran' ? out.contextReset : undefined,
       // The CLI's own error line, masked by the agent layer: for the owner, never for the chat.
       detail: result?.type === 'error' ? result.detail : undefined,

@@ -28,11 +28,14 @@ export class CappedLines {
   private partialBytes = 0;
   private partialCut = false;
   truncated = false;
+  /** Every byte the pipe delivered, kept or dropped: the size the run's log line reports. */
+  bytes = 0;
 
   constructor(private readonly opts: CappedLinesOptions) {}
 
   push(chunk: Buffer | string): void {
     const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    this.bytes += buf.length;
     let start = 0;
     for (;;) {
       const nl = buf.indexOf(0x0a, start);

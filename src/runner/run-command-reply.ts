@@ -8,6 +8,7 @@ import type {
   AgentResult,
   AgentSpec,
   Invocation,
+  OutputSize,
   RunOutput,
   StreamEvent,
 } from '../agents/types.js';
@@ -90,15 +91,26 @@ export function toAgentResult(spec: AgentSpec, inv: Invocation, r: SpawnResult):
         ...(sessionId ? { sessionId } : {}),
         exitCode: r.exitCode,
         signal: r.signal,
+        output: outputOf(r),
         durationMs: r.durationMs,
       };
     }
     case 'exited': {
       const parsed = spec.parse(toRunOutput(r));
       const sessionId = inv.sessionId ?? parsed.sessionId;
-      return { ...parsed, ...(sessionId ? { sessionId } : {}), durationMs: r.durationMs };
+      return {
+        ...parsed,
+        ...(sessionId ? { sessionId } : {}),
+        output: outputOf(r),
+        durationMs: r.durationMs,
+      };
     }
   }
+}
+
+/** The run's stdout size and whether the cap cut it: a cut-off reply must show in the log (D12). */
+function outputOf(r: { stdoutBytes: number; stdoutTruncated: boolean }): OutputSize {
+  return { bytes: r.stdoutBytes, truncated: r.stdoutTruncated };
 }
 
 function toRunOutput(r: {

@@ -39,6 +39,8 @@ interface Finished {
   stderr: string;
   stdoutTruncated: boolean;
   stderrTruncated: boolean;
+  /** Bytes the child wrote on stdout, including any dropped past the cap. */
+  stdoutBytes: number;
   exitCode: number | null;
   signal: string | null;
   durationMs: number;
@@ -186,6 +188,7 @@ export function spawnProcess(opts: SpawnOptions): Promise<SpawnResult> {
         stderr: err.text(),
         stdoutTruncated: out.truncated,
         stderrTruncated: err.truncated,
+        stdoutBytes: out.bytes,
         exitCode: exit?.code ?? null,
         signal: exit?.signal ?? null,
         durationMs: elapsed(),
@@ -264,6 +267,7 @@ function emptyFinished(durationMs: number): Finished {
     stderr: '',
     stdoutTruncated: false,
     stderrTruncated: false,
+    stdoutBytes: 0,
     exitCode: null,
     signal: null,
     durationMs,

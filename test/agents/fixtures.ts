@@ -43,6 +43,7 @@ export function spawnResultOf(c: Capture, timeoutMs = 10_000): SpawnResult {
     stderr: c.stderr,
     stdoutTruncated: false,
     stderrTruncated: false,
+    stdoutBytes: Buffer.byteLength(c.stdout),
     exitCode: c.exit_code,
     signal: c.signal,
     durationMs: 1,

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { textsOf } from '../../src/agents/common.js';
 import { AGENT_SPECS } from '../../src/agents/registry.js';
+import { parsePlainText } from '../../src/agents/text.js';
 import type { AgentKind, AgentResult, RunOutput } from '../../src/agents/types.js';
 import { extractMedia } from '../../src/media/parse.js';
 import { toAgentResult } from '../../src/runner/run-command-reply.js';
@@ -30,6 +31,15 @@ const EXPECTED: Record<string, Expect> = {
   'claude/resume': { ...chart, sessionId: '11111111-2222-4333-8444-555555555555' },
   'claude/media': { ...files, sessionId: '33333333-2222-4333-8444-555555555555' },
   'claude/tool': { ...chart, progress: ['Let me check.'], sessionId: '44444444-2222-4333-8444-555555555555' },
+  // API_TIMEOUT_MS=3000 against a server that never answers: claude's own `Request timed out`.
+  'claude/provider-timeout': err('timeout', '88888888-2222-4333-8444-555555555555'),
+  'claude/provider-timeout-json': err('timeout', '99999999-2222-4333-8444-555555555555'),
+  'claude/provider-timeout-text': err('timeout', 'aaaaaaaa-2222-4333-8444-555555555555'),
+  // A stream that stalls after its headers: codex's own stream_idle_timeout_ms gives up.
+  'codex/provider-idle-timeout': err('timeout', '01a2161c-9259-7432-a96a-06319b7b87a4'),
+  // codex without --json: the reply on stdout, the session id only in the stderr header.
+  'codex/new-text': { ...chart, sessionId: '01a21601-e7fd-7b41-a344-f49480d57c86' },
+  'codex/resume-text': { ...chart, sessionId: '01a21601-e7fd-7b41-a344-f49480d57c86' },
   'claude/auth': err('auth', '55555555-2222-4333-8444-555555555555'),
   'claude/server-error': err('overloaded', '66666666-2222-4333-8444-555555555555'),
   'claude/stale-session': err('session_not_found', '9f0e8d7c-6b5a-4c3d-8e2f-1a0b9c8d7e6f'),
@@ -94,8 +104,19 @@ const EXPECTED: Record<string, Expect> = {
 };
 
 const captures = loadCaptures();
-const resultOf = (c: Capture): AgentResult =>
-  toAgentResult(AGENT_SPECS[c.kind as AgentKind], { argv: c.argv }, spawnResultOf(c));
+/** Captures made without structured output (`agent parse --format text` reads these). */
+const isText = (c: Capture) =>
+  (c.kind === 'codex' && !c.argv.includes('--json')) ||
+  (c.kind === 'claude' && !c.argv.includes('--output-format'));
+const structured = captures.filter((c) => !isText(c));
+const resultOf = (c: Capture): AgentResult => {
+  if (!isText(c)) return toAgentResult(AGENT_SPECS[c.kind as AgentKind], { argv: c.argv }, spawnResultOf(c));
+  // claude's session id in text mode is the --session-id it was given, as the runner supplies it.
+  const given = c.argv[c.argv.indexOf('--session-id') + 1];
+  const parsed = parsePlainText(c.kind as AgentKind, runOutput(c, linesOf(c.stdout)));
+  const sessionId = (c.argv.includes('--session-id') ? given : undefined) ?? parsed.sessionId;
+  return { ...parsed, ...(sessionId ? { sessionId } : {}), durationMs: 1 };
+};
 
 describe('parsers over real captures', () => {
   it('has captures of all five CLIs, each with an expectation', () => {
@@ -115,6 +136,9 @@ describe('parsers over real captures', () => {
     } else {
       expect(got).toMatchObject({ type: 'error', kind: want.kind });
       if (got.type === 'error') expect(got.message.length).toBeGreaterThan(10);
+      // The CLI gave up on its provider (not our runner's timeout): the message says which.
+      if (got.type === 'error' && want.kind === 'timeout' && !c.timed_out)
+        expect(got.message).toContain('model provider did not answer in time');
     }
     expect(got.sessionId).toBe(want.sessionId);
   });
@@ -128,7 +152,7 @@ describe('parsers over real captures', () => {
   });
 
   it('tolerates warnings, garbage and a half-written line around valid output', () => {
-    for (const c of captures.filter((c) => !c.timed_out)) {
+    for (const c of structured.filter((c) => !c.timed_out)) {
       const spec = AGENT_SPECS[c.kind as AgentKind];
       const clean = spec.parse(runOutput(c, linesOf(c.stdout)));
       const lines = linesOf(c.stdout);
@@ -156,7 +180,7 @@ describe('parsers over real captures', () => {
   );
 
   it('parses the same from only the lines a spec keeps (pi drops streaming updates)', () => {
-    for (const c of captures) {
+    for (const c of structured) {
       const spec = AGENT_SPECS[c.kind as AgentKind];
       const all = linesOf(c.stdout);
       const kept = spec.keepLine ? all.filter((l) => spec.keepLine!(l)) : all;
@@ -165,7 +189,7 @@ describe('parsers over real captures', () => {
   });
 
   it('streams the same earlier assistant messages the final parse calls progress', () => {
-    for (const c of captures) {
+    for (const c of structured) {
       const r = resultOf(c);
       if (r.type !== 'ok') continue;
       const next = AGENT_SPECS[c.kind as AgentKind].messageStream();

@@ -56,9 +56,33 @@ describe('agentwire agent argv', () => {
     [['agent', 'argv', '--kind', 'nope']],
     [['agent', 'argv', '--kind', 'claude', '--session', 'x', '--new']],
     [['agent', 'argv', '--kind', 'claude', '--session', '--verbose']],
-    [['agent', 'argv']],
   ])('exits 2 on usage errors: %j', (args) => {
     expect(run(args).code).toBe(2);
+  });
+
+  it('without --kind uses agent.kind from the config, as `agent run` does', () => {
+    const cfg = join(home, 'codex.json5');
+    writeFileSync(cfg, '{agent: {kind: "codex"}}');
+    const r = run(['--config', cfg, 'agent', 'argv', '--session', 's1']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([
+      'codex',
+      'exec',
+      'resume',
+      '--json',
+      '--skip-git-repo-check',
+      '--',
+      's1',
+      '-',
+    ]);
+    // With no config file at all: the default kind, claude.
+    const d = run(['agent', 'argv']);
+    expect(d.code, d.stderr).toBe(0);
+    expect((JSON.parse(d.stdout) as string[])[0]).toBe('claude');
+    // parse follows the same rule.
+    const p = run(['--config', cfg, 'agent', 'parse', stdoutFile('codex', 'new')]);
+    expect(p.code, p.stderr).toBe(0);
+    expect(JSON.parse(p.stdout)).toMatchObject({ type: 'ok' });
   });
 });
 
@@ -114,7 +138,7 @@ describe('agentwire agent parse', () => {
     [['agent', 'parse', '--kind', 'claude', '--format', 'xml', '-']],
     [['agent', 'parse', '--kind', 'claude', '--exit-code', 'x', '-']],
     [['agent', 'parse', '--kind', 'claude', join(home, 'missing.txt')]],
-    [['agent', 'parse', '-']],
+    [['agent', 'parse', '--kind', 'nope', '-']],
   ])('exits 2 on usage errors: %j', (args) => {
     expect(run(args, '').code).toBe(2);
   });

@@ -22,10 +22,30 @@ beforeAll(() => {
 });
 
 describe('agentwire config', () => {
-  it('check with no file at all is a valid config', () => {
+  it('check with no file at all says so: the defaults are in use', () => {
     const r = run(['config', 'check']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('ok');
+    expect(r.stdout).toContain(
+      `No config file found at ${join(home, 'agentwire.json5')}; the defaults are in use.`,
+    );
+    expect(r.stdout).not.toContain(': ok');
+    expect(r.stdout).toContain('agent: claude');
+  });
+
+  it('check of a file that exists says ok', () => {
+    const file = join(home, 'good.json5');
+    writeFileSync(file, '{agent: {kind: "codex"}}');
+    expect(run(['config', 'check', file]).stdout).toContain(`${file}: ok`);
+  });
+
+  it('check names a missing comma and a likely key (through the binary)', () => {
+    const file = join(home, 'typo.json5');
+    writeFileSync(file, '{\n  agent: {kind: "codex"}\n  queue: {maxConcurentRuns: 2},\n}\n');
+    const r = run(['config', 'check', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${file}:2:25 (root): missing comma after the previous value`);
+    writeFileSync(file, '{\n  agent: {kind: "codex"},\n  queue: {maxConcurentRuns: 2},\n}\n');
+    expect(run(['config', 'check', file]).stderr).toContain('did you mean maxConcurrentRuns?');
   });
 
   it('check lists every problem as FILE:LINE:COL key: message and exits 1', () => {

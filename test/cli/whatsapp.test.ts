@@ -1,12 +1,13 @@
 // `agentwire login` / `logout` as a user runs them (the built binary). Only paths that never open a
 // connection are exercised here; linking itself is tested with a fake socket in test/channels.
-import { spawnSync } from 'node:child_process';
-import { accessSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { accessSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { linkState, loadAuth } from '../../src/channels/whatsapp/auth-store.js';
 import { whatsappMigration } from '../../src/channels/whatsapp/migration.js';
+import { acquireLock } from '../../src/control/lock.js';
 import { openDb } from '../../src/store/db.js';
 import { seedLinkedCreds } from '../channels/whatsapp/harness.js';
 
@@ -21,15 +22,36 @@ function run(home: string, args: string[]) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** The same, without blocking this process: it may hold the relay lock and must answer on it. */
+function runAsync(home: string, args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: home, AGENTWIRE_HOME: home },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
+
+/** Holds the relay lock of `home` in this process, the way a running relay does. */
+async function holdLock(home: string): Promise<() => Promise<void>> {
+  const lock = await acquireLock(join(home, 'relay.lock'), home);
+  if (!lock.ok) throw new Error('lock not taken');
+  return lock.release;
+}
+
 const newHome = () => mkdtempSync(join(tmpdir(), 'aw-cli-wa-'));
 
 beforeAll(() => accessSync(bin));
 
 describe('agentwire login', () => {
-  it('refuses while a relay holds the lock, instead of kicking it off', () => {
+  it('refuses while a relay holds the lock, instead of kicking it off', async () => {
     const home = newHome();
-    writeFileSync(join(home, 'relay.lock'), JSON.stringify({ pid: process.pid }));
-    const r = run(home, ['login']);
+    const release = await holdLock(home);
+    const r = await runAsync(home, ['login']);
+    await release();
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`agentwire relay is running (pid ${process.pid})`);
   });
@@ -72,10 +94,11 @@ describe('agentwire logout', () => {
     db.close();
   });
 
-  it('refuses while a relay holds the lock', () => {
+  it('refuses while a relay holds the lock', async () => {
     const home = newHome();
-    writeFileSync(join(home, 'relay.lock'), `${process.pid}\n`);
-    const r = run(home, ['logout', '--yes']);
+    const release = await holdLock(home);
+    const r = await runAsync(home, ['logout', '--yes']);
+    await release();
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('relay is running');
   });

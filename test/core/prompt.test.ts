@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { buildPrompt, label, mediaLines, type PromptMessage, quoteText } from '../../src/core/prompt.js';
+import {
+  buildPrompt,
+  fitPrompt,
+  label,
+  mediaLines,
+  type PromptMessage,
+  quoteText,
+} from '../../src/core/prompt.js';
 
 const msg = (over: Partial<PromptMessage> = {}): PromptMessage => ({
   senderId: '+15551234567',
@@ -112,5 +119,43 @@ describe('buildPrompt', () => {
     ],
   ])('%s', (_name, messages, expected) => {
     expect(buildPrompt(messages, { timeZone: 'UTC' })).toBe(expected);
+  });
+});
+
+describe('fitPrompt (queue.maxPromptChars, D26)', () => {
+  const many = (n: number, len: number) =>
+    Array.from({ length: n }, (_, i) =>
+      msg({ text: String(i % 10).repeat(len), sentAt: Date.UTC(2026, 0, 2, 14, i) }),
+    );
+
+  it.each([
+    // [messages, max, expected]
+    [many(1, 100), 1000, { type: 'fits', count: 1 }],
+    [many(1, 1000), 1000, { type: 'fits', count: 1 }],
+    [many(1, 1001), 1000, { type: 'too_long', chars: 1001 }],
+    [many(5, 100), 100_000, { type: 'fits', count: 5 }],
+    [many(5, 300), 1000, { type: 'fits', count: 2 }],
+    [many(20, 10), 1000, { type: 'fits', count: 20 }],
+    [[msg({ text: 'x'.repeat(900), context: 'y'.repeat(200) })], 1000, { type: 'too_long' }],
+  ] as const)('%#: %j', (messages, max, want) => {
+    const got = fitPrompt(messages, max);
+    expect(got).toMatchObject(want);
+    if (got.type === 'fits') {
+      expect(got.prompt).toBe(buildPrompt(messages.slice(0, got.count)));
+      expect(got.prompt.length).toBeLessThanOrEqual(max);
+      // The most that fits: one more message would not.
+      if (got.count < messages.length)
+        expect(buildPrompt(messages.slice(0, got.count + 1)).length).toBeGreaterThan(max);
+    }
+  });
+
+  it('thousands of waiting messages: the largest prefix that fits', () => {
+    const ms = many(5000, 20);
+    const got = fitPrompt(ms, 50_000);
+    expect(got.type).toBe('fits');
+    if (got.type === 'fits') {
+      expect(got.prompt.length).toBeLessThanOrEqual(50_000);
+      expect(buildPrompt(ms.slice(0, got.count + 1)).length).toBeGreaterThan(50_000);
+    }
   });
 });

@@ -220,6 +220,53 @@ describe('queue with real agent processes', () => {
     for (const t of texts) expect(t.length).toBeLessThanOrEqual(1600);
     expect(texts.at(-1)).toContain('Reply cut after');
   });
+
+  it('a message longer than queue.maxPromptChars is refused with a notice; the agent never sees it (D26)', async () => {
+    setup({ queue: { maxPromptChars: 1000 } });
+    await send('x'.repeat(1500));
+    await queue.whenIdle();
+    expect(home.events().filter((e) => e.ev === 'start')).toHaveLength(0);
+    expect(channel.texts()).toEqual([
+      'Your message was not given to the agent: it is 1,500 characters and the limit is 1,000. ' +
+        'Send the text as a file instead (the agent gets the file), or send a shorter message.',
+    ]);
+    // The chat goes on: the next message runs as usual.
+    await send('short one');
+    await queue.whenIdle();
+    expect(channel.texts().at(-1)).toBe('reply: short one');
+  });
+
+  it('collected messages that together pass queue.maxPromptChars are split over runs, none lost', async () => {
+    setup({ queue: { maxPromptChars: 1000 } });
+    await send('first sleep:600');
+    await waitFor(() => home.events().some((e) => e.ev === 'start'));
+    for (const c of ['a', 'b', 'c', 'd']) await send(c.repeat(400));
+    await queue.whenIdle();
+    const prompts = home
+      .events()
+      .filter((e) => e.ev === 'start')
+      .map((e) => e.prompt ?? '');
+    expect(prompts.length).toBeGreaterThanOrEqual(3);
+    for (const p of prompts) expect(p.length).toBeLessThanOrEqual(1000);
+    // Each message reached the agent exactly once, in order.
+    const joined = prompts.slice(1).join('\n');
+    for (const c of ['a', 'b', 'c', 'd']) expect(joined.split(c.repeat(400)).length - 1).toBe(1);
+    expect(joined.indexOf('a'.repeat(400))).toBeLessThan(joined.indexOf('d'.repeat(400)));
+  });
+
+  it('the run log line carries the output size, and says when the output cap cut it (D12)', async () => {
+    const ctx = setup();
+    await send('hello');
+    // 11 MB in one line: past the 10 MB stdout cap, so the CLI's output is cut.
+    await send('flood:11000000');
+    await queue.whenIdle();
+    const finished = ctx.lines.filter((l) => l.msg === 'run finished');
+    expect(finished).toHaveLength(2);
+    expect(finished[0]).toMatchObject({ outputTruncated: false });
+    expect(finished[0]?.outputBytes).toBeGreaterThan(100);
+    expect(finished[1]).toMatchObject({ outputTruncated: true });
+    expect(finished[1]?.outputBytes).toBeGreaterThan(11_000_000);
+  }, 30_000);
 });
 
 describe('pi session files with the real pi spec (a replayed pi capture as the CLI)', () => {

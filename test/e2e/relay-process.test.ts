@@ -1,12 +1,14 @@
 // A real relay process: the built composition root with a test channel plugged into its channel
 // factory list (test/e2e/fixtures/relay-test-channel.mjs), the fake claude as the agent, real
 // SQLite, the real lock and control socket. The test SIGKILLs and SIGTERMs it for real.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { InboundOutcome } from '../../src/channels/types.js';
 import { callControl } from '../../src/control/client.js';
+import { probeLock } from '../../src/control/lock.js';
 import {
   alive,
   type Home,
@@ -42,6 +44,16 @@ async function startRelay(): Promise<Proc> {
   ]);
   expect(ready, `relay did not start: ${p.stderr()}`).toBe(true);
   return p;
+}
+
+/** The one-letter state of a process from /proc (R, S, Z …), or '' once it is gone. */
+function procState(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  } catch {
+    return '';
+  }
 }
 
 function deliver(text: string, messageId: string, chatId = '+15550001111'): Promise<InboundOutcome> {
@@ -86,8 +98,10 @@ describe('a real relay process', () => {
   it('holds the lock: a second relay refuses; after a SIGKILL the stale lock is taken over', async () => {
     home = makeHome();
     const a = await startRelay();
-    const lock = readFileSync(join(home.dir, 'relay.lock'), 'utf8').trim();
-    expect(Number(lock)).toBe(a.child.pid);
+    expect(await probeLock(join(home.dir, 'relay.lock'), home.dir)).toEqual({
+      type: 'live',
+      pid: a.child.pid,
+    });
     const b = spawnNode([RELAY_SCRIPT, join(home.dir, 'b.sock'), join(home.dir, 'b.jsonl')], home.env);
     procs.push(b);
     expect((await b.exit).code).toBe(1);
@@ -95,7 +109,63 @@ describe('a real relay process', () => {
     a.child.kill('SIGKILL');
     await a.exit;
     const c = await startRelay();
-    expect(Number(readFileSync(join(home.dir, 'relay.lock'), 'utf8').trim())).toBe(c.child.pid);
+    expect(await probeLock(join(home.dir, 'relay.lock'), home.dir)).toEqual({
+      type: 'live',
+      pid: c.child.pid,
+    });
+  });
+
+  it('a relay SIGKILLed under a parent that never reaps it (a zombie) does not block the next start', async () => {
+    home = makeHome();
+    // `exec sleep` turns the shell into a parent that never calls wait(): the killed relay stays a
+    // zombie, as under a container's first process that does not reap orphans.
+    const parent = spawn(
+      'sh',
+      [
+        '-c',
+        `"$0" "$@" & echo "pid $!"; exec sleep 600`,
+        process.execPath,
+        RELAY_SCRIPT,
+        inboundSock(),
+        sentFile(),
+      ],
+      { env: home.env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    parent.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+    });
+    try {
+      expect(await waitFor(() => out.includes('ready'), 15_000), out).toBe(true);
+      const zombie = Number(/pid (\d+)/.exec(out)?.[1]);
+      process.kill(zombie, 'SIGKILL');
+      expect(await waitFor(() => procState(zombie) === 'Z', 10_000)).toBe(true);
+      // kill(pid, 0) still says the zombie exists: the reason a PID lock refused here.
+      expect(() => process.kill(zombie, 0)).not.toThrow();
+      const next = await startRelay();
+      expect(await probeLock(join(home.dir, 'relay.lock'), home.dir)).toEqual({
+        type: 'live',
+        pid: next.child.pid,
+      });
+      expect(procState(zombie)).toBe('Z');
+    } finally {
+      parent.kill('SIGKILL');
+    }
+  });
+
+  it('a lock file naming a live unrelated process (PID reuse) does not block the start', async () => {
+    home = makeHome();
+    const stranger = spawn('sleep', ['600'], { stdio: 'ignore' });
+    try {
+      writeFileSync(join(home.dir, 'relay.lock'), `${stranger.pid}\n`, { mode: 0o600 });
+      const r = await startRelay();
+      expect(await probeLock(join(home.dir, 'relay.lock'), home.dir)).toEqual({
+        type: 'live',
+        pid: r.child.pid,
+      });
+    } finally {
+      stranger.kill('SIGKILL');
+    }
   });
 
   it('answers status and send on its private control socket; send goes through the outbox once per key', async () => {

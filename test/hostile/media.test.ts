@@ -426,8 +426,11 @@ describe('hostile MEDIA: lines', () => {
     // The approved file was read through the instrumented module.
     expect(fsCalls().some((c) => c.fn === 'open' && c.path === join(root, 'Q3 chart.png'))).toBe(true);
     const notice = waItems!.map((i) => (i.type === 'text' ? i.text : '')).join('\n');
-    expect(notice).not.toMatch(/ENOENT|ENAMETOOLONG/);
-    expect(notice).not.toContain('z'.repeat(200));
+    expect(notice).not.toMatch(/ENOENT|ENAMETOOLONG|no such file|not sent/i);
+    // The JSON blob is plainly no path (D32): it stays in the reply as the agent wrote it, and the
+    // file system is never asked about it.
+    expect(notice.replace(/\s+/g, '')).toContain(`MEDIA:{"blob":"${'z'.repeat(10_240)}"}`);
+    expect(fsCalls().some((c) => String(c.path).includes('z'.repeat(50)))).toBe(false);
   });
 
   // The property samples hosts; this names one address in every forbidden range (by literal and, where

@@ -149,3 +149,38 @@ describe('extractMedia without any reference', () => {
     );
   });
 });
+
+describe('a MEDIA: line whose target is plainly not a path or URL stays text (D32)', () => {
+  const big = 'x'.repeat(10 * 1024);
+  it.each([
+    ['a JSON object', 'MEDIA: {"type":"image","path":"./a.png"}'],
+    ['the first line of a JSON blob', 'MEDIA: {\n  "path": "./a.png"\n}'],
+    ['a JSON array', 'MEDIA: ["./a.png", "./b.png"]'],
+    ['10 KB of text', `MEDIA: ${big}`],
+    ['a sentence', 'MEDIA: the chart is attached below for your review'],
+    ['a control character', 'MEDIA: ./a\u0007.png'],
+    ['a file name longer than any file system allows', `MEDIA: ./${'n'.repeat(300)}.png`],
+  ])('%s', (_name, input) => {
+    const r = extractMedia(input);
+    expect(r.media).toEqual([]);
+    expect(r.text).toBe(input.trim());
+  });
+
+  it.each([
+    ['a path with spaces', 'MEDIA: ./my report final.pdf', './my report final.pdf'],
+    ['brackets in a name', 'MEDIA: ./[draft] notes.pdf', './[draft] notes.pdf'],
+    [
+      'a long sentence-like name with an extension',
+      'MEDIA: notes from the big team meeting.md',
+      'notes from the big team meeting.md',
+    ],
+    [
+      'a long URL with a query',
+      `MEDIA: https://example.com/a.png?sig=${'a'.repeat(1500)}`,
+      `https://example.com/a.png?sig=${'a'.repeat(1500)}`,
+    ],
+    ['a bare name', 'MEDIA: report', 'report'],
+  ])('still a reference: %s', (_name, input, ref) => {
+    expect(extractMedia(input).media).toEqual([ref]);
+  });
+});

@@ -26,7 +26,7 @@ import { type Timers, Typing } from './typing.js';
 export { type LinkState, linkedAccount, linkState } from './auth-store.js';
 export { renderTerminalQr, runLogin, runLogout } from './login.js';
 export { whatsappMigration } from './migration.js';
-export { runningRelayPid } from './relay-lock.js';
+export { runningRelay } from './relay-lock.js';
 
 export interface WhatsAppChannelDeps {
   config: Config;

@@ -1,33 +1,13 @@
 // Whether a relay process currently owns the linked device. `login` and `logout` refuse to open a
 // second connection while one runs: two sockets on one link kick each other off (close code 440).
-// The lock file holds the owner's PID, as a bare number or JSON with a `pid` field.
-import { readFileSync } from 'node:fs';
+// Asked through the relay lock's own probe (control/lock.ts), so a dead relay left as a zombie, or
+// an unrelated process that reuses its PID, never counts as running.
+import type { Paths } from '../../config/paths.js';
+import { probeLock } from '../../control/lock.js';
 
-export function lockHolderPid(lockPath: string): number | undefined {
-  let text: string;
-  try {
-    text = readFileSync(lockPath, 'utf8').trim();
-  } catch {
-    return undefined;
-  }
-  let pid: unknown;
-  try {
-    pid = (JSON.parse(text) as { pid?: unknown })?.pid ?? JSON.parse(text);
-  } catch {
-    pid = Number(/^\d+/.exec(text)?.[0]);
-  }
-  return typeof pid === 'number' && Number.isInteger(pid) && pid > 0 ? pid : undefined;
-}
-
-/** The PID of a live relay holding the lock (not this process), else undefined. */
-export function runningRelayPid(lockPath: string): number | undefined {
-  const pid = lockHolderPid(lockPath);
-  if (pid === undefined || pid === process.pid) return undefined;
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch (err) {
-    // EPERM: alive but owned by someone else; ESRCH: a stale lock.
-    return (err as NodeJS.ErrnoException).code === 'EPERM' ? pid : undefined;
-  }
+/** `pid N` (or a note that it did not say) for a live relay holding the lock, else undefined. */
+export async function runningRelay(paths: Pick<Paths, 'lock' | 'home'>): Promise<string | undefined> {
+  const s = await probeLock(paths.lock, paths.home);
+  if (s.type === 'live') return s.pid === process.pid ? undefined : `pid ${s.pid}`;
+  return s.type === 'silent' ? 'pid unknown' : undefined;
 }

@@ -1,26 +1,8 @@
-// Reads the relay lock file (control/lock.ts writes the holder's pid; a JSON `{"pid": …}` is read
-// too) and whether that process is alive, by the lock's own rule.
-import { readFileSync } from 'node:fs';
-import { pidAlive } from '../../control/lock.js';
-import type { LockState } from './relay-lock.js';
+// Who holds the relay lock, asked the one way the relay itself asks (control/lock.ts probeLock):
+// doctor, status, login and logout never judge by a PID, which a zombie or a stranger may carry.
+import type { Paths } from '../../config/paths.js';
+import { type LockState, probeLock } from '../../control/lock.js';
 
-export function readLockFile(file: string): LockState {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return { type: 'none' };
-  }
-  let pid: number | undefined;
-  try {
-    const v: unknown = JSON.parse(text);
-    if (typeof v === 'number') pid = v;
-    else if (v && typeof v === 'object' && typeof (v as { pid?: unknown }).pid === 'number')
-      pid = (v as { pid: number }).pid;
-  } catch {
-    const m = /\d+/.exec(text);
-    if (m) pid = Number(m[0]);
-  }
-  if (!pid || !Number.isInteger(pid) || pid <= 0) return { type: 'none' };
-  return { type: 'held', pid, alive: pidAlive(pid) };
+export function readLock(paths: Pick<Paths, 'lock' | 'home'>): Promise<LockState> {
+  return probeLock(paths.lock, paths.home);
 }

@@ -9,7 +9,7 @@ import { checkNode } from './node.js';
 import { checkPermissions } from './permissions.js';
 import { type PortState, probePort } from './ports.js';
 import type { Probe } from './probe.js';
-import { checkRelayLock, type LockState } from './relay-lock.js';
+import { checkRelayLock, type LockState, lockHeld } from './relay-lock.js';
 import { checkTwilio } from './twilio.js';
 import type { Finding } from './types.js';
 import { checkWhatsapp, type LinkState } from './whatsapp.js';
@@ -22,7 +22,7 @@ export interface DoctorDeps {
   uid: number | undefined;
   probe: Probe;
   probeTimeoutMs: number;
-  readLock: (paths: Paths) => LockState;
+  readLock: (paths: Paths) => Promise<LockState>;
   /** Whether WhatsApp credentials are in the store (read without starting a socket). */
   linkState: (paths: Paths) => LinkState;
   portState?: (host: string, port: number) => Promise<PortState>;
@@ -33,7 +33,7 @@ export async function runDoctor(d: DoctorDeps): Promise<Finding[]> {
   const { finding, config } = checkConfig(d.paths, d.env);
   findings.push(finding);
   findings.push(...checkPermissions(d.paths, config, d.platform, d.uid));
-  const lock = d.readLock(d.paths);
+  const lock = await d.readLock(d.paths);
   findings.push(checkRelayLock(d.paths, lock));
   if (!config) return findings;
   // Anything a CLI prints back (a version line, an error) is scrubbed of these.
@@ -43,7 +43,7 @@ export async function runDoctor(d: DoctorDeps): Promise<Finding[]> {
   findings.push(...(await checkAgents(config, d.paths, d.env, d.probe, d.probeTimeoutMs)));
   findings.push(checkWhatsapp(config, d.linkState(d.paths)));
   // While our relay runs it holds these ports itself; probing them would only report it.
-  const running = lock.type === 'held' && lock.alive;
+  const running = lockHeld(lock);
   const port = d.portState ?? probePort;
   const tw = config.twilio;
   const twPort =

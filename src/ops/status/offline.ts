@@ -19,7 +19,7 @@ export function offlineStatus(paths: Paths, config: Config, now: number, lock: L
       ...gather(db, config, now),
       now,
       source: 'store',
-      relay: { running: false, ...(lock.type === 'held' && !lock.alive && { pid: lock.pid }) },
+      relay: { running: false, ...(lock.type === 'stale' && { staleLock: true }) },
       channels: withAllChannels([], config).map((c) =>
         c.name === 'whatsapp' && link !== 'unknown' ? { ...c, linked: link === 'linked' } : c,
       ),

@@ -12,6 +12,11 @@ export function renderStatus(s: StatusSnapshot, now: number): string {
       out.push(`  this agentwire is ${s.cli.version}: restart the relay to run it`);
   } else {
     out.push('relay: not running (showing what the state folder holds; start it with `agentwire relay`)');
+    // The same words as doctor's relay check: both read the lock through control/lock.ts probeLock.
+    if (s.relay.staleLock)
+      out.push(
+        '  the relay lock was left by a relay that is gone (killed or crashed); the next start takes it over',
+      );
   }
   out.push(`health: ${s.health}`, '', 'Channels');
   for (const c of s.channels) out.push(`  ${c.name.padEnd(9)} ${channelLine(c, now)}`);

@@ -97,8 +97,9 @@ export interface StatusSnapshot {
   generatedAt: string;
   /** `relay`: live from the running relay; `store`: read from the state folder while none runs. */
   source: 'relay' | 'store';
-  /** `version`: the agentwire the running relay was started from. */
-  relay: { running: boolean; pid?: number; startedAt?: string; version?: string };
+  /** `version`: the agentwire the running relay was started from. `staleLock` (offline): a lock left
+   * by a relay that is gone; the next start takes it over. */
+  relay: { running: boolean; pid?: number; startedAt?: string; version?: string; staleLock?: boolean };
   /** The agentwire that printed this snapshot (`agentwire status`); it may differ from the relay's. */
   cli?: { version: string };
   health: Health;
@@ -135,7 +136,7 @@ export interface StatusSnapshot {
 export interface StatusSources {
   now: number;
   source: 'relay' | 'store';
-  relay: { running: boolean; pid?: number; startedAt?: number; version?: string };
+  relay: { running: boolean; pid?: number; startedAt?: number; version?: string; staleLock?: boolean };
   channels: { name: ChannelName; state: ChannelState; linked?: boolean }[];
   lanes?: {
     chat: string;
@@ -180,6 +181,7 @@ export function buildSnapshot(src: StatusSources): StatusSnapshot {
       ...(src.relay.pid !== undefined && { pid: src.relay.pid }),
       ...(src.relay.startedAt !== undefined && { startedAt: iso(src.relay.startedAt) }),
       ...(src.relay.version !== undefined && { version: src.relay.version }),
+      ...(src.relay.staleLock && { staleLock: true }),
     },
     health: healthOf(src.relay.running, channels),
     channels,

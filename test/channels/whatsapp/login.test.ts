@@ -1,6 +1,6 @@
 // Linking and unlinking with a fake socket standing in for WhatsApp's servers; real SQLite.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { proto } from '@whiskeysockets/baileys';
@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { linkState, loadAuth } from '../../../src/channels/whatsapp/auth-store.js';
 import { runLogin, runLogout } from '../../../src/channels/whatsapp/login.js';
 import { whatsappMigration } from '../../../src/channels/whatsapp/migration.js';
-import { runningRelayPid } from '../../../src/channels/whatsapp/relay-lock.js';
+import { runningRelay } from '../../../src/channels/whatsapp/relay-lock.js';
 import { createLogger } from '../../../src/log.js';
 import { openDb } from '../../../src/store/db.js';
 import { type FakeSocket, fakeSockets } from './fake-socket.js';
@@ -148,20 +148,31 @@ describe('runLogout', () => {
   });
 });
 
-describe('runningRelayPid', () => {
-  it('finds a live holder by JSON or bare PID, and ignores stale or missing locks', () => {
+describe('runningRelay', () => {
+  it('names a live holder, and ignores a missing lock, a leftover file, or a live PID written in it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'aw-lock-'));
-    const lock = join(dir, 'relay.lock');
-    expect(runningRelayPid(lock)).toBeUndefined();
-    const parent = process.ppid; // alive, and not this process
-    writeFileSync(lock, JSON.stringify({ pid: parent, startedAt: 1 }));
-    expect(runningRelayPid(lock)).toBe(parent);
-    writeFileSync(lock, `${parent}\n`);
-    expect(runningRelayPid(lock)).toBe(parent);
-    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
-    writeFileSync(lock, String(dead));
-    expect(runningRelayPid(lock)).toBeUndefined();
-    writeFileSync(lock, String(process.pid)); // our own lock (the relay running login itself)
-    expect(runningRelayPid(lock)).toBeUndefined();
+    const paths = { home: dir, lock: join(dir, 'relay.lock') };
+    expect(await runningRelay(paths)).toBeUndefined();
+    // A PID file naming a live process (our parent) is not a relay holding the lock.
+    writeFileSync(paths.lock, JSON.stringify({ pid: process.ppid, startedAt: 1 }));
+    expect(await runningRelay(paths)).toBeUndefined();
+    rmSync(paths.lock);
+    // A live holder in another process.
+    const holder = spawn(process.execPath, [
+      '--input-type=module',
+      '-e',
+      `const { acquireLock } = await import(${JSON.stringify(new URL('../../../dist/control/lock.js', import.meta.url).href)});
+       const r = await acquireLock(${JSON.stringify(paths.lock)}, ${JSON.stringify(dir)});
+       process.stdout.write('held\\n'); setInterval(() => {}, 1000);`,
+    ]);
+    try {
+      await new Promise<void>((r) => holder.stdout.once('data', () => r()));
+      expect(await runningRelay(paths)).toBe(`pid ${holder.pid}`);
+    } finally {
+      holder.kill('SIGKILL');
+    }
+    await new Promise((r) => holder.once('exit', r));
+    expect(await runningRelay(paths)).toBeUndefined();
+    rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { whatsappMigration } from '../../../src/channels/whatsapp/index.js';
+import { acquireLock } from '../../../src/control/lock.js';
 import { checkNode } from '../../../src/ops/doctor/node.js';
 import { openDb } from '../../../src/store/db.js';
 import { seedLinkedCreds } from '../../channels/whatsapp/harness.js';
@@ -244,9 +245,10 @@ describe('one relay owning the device', () => {
       );
     });
     const s = setup(`{whatsapp: {enabled: false}, console: {host: "127.0.0.1", port: ${port.port}}}`);
-    writeFileSync(join(s.home, 'relay.lock'), JSON.stringify({ pid: process.pid }), { mode: 0o600 });
+    const lock = await acquireLock(join(s.home, 'relay.lock'), s.home);
     const findings = await doctor(s);
     port.srv.close();
+    if (lock.ok) await lock.release();
     expect(findings.find((f) => f.check === 'relay')).toMatchObject({
       status: 'ok',
       message: expect.stringContaining(`pid ${process.pid}`),
@@ -254,12 +256,19 @@ describe('one relay owning the device', () => {
     expect(findings.find((f) => f.check === 'console')?.status).toBe('ok');
   });
 
-  it('a lock left by a dead process warns', async () => {
-    const dead = spawnSync('true').pid as number;
+  it('a lock left by a killed relay warns, even when a live process has its PID', async () => {
     const s = setup();
-    writeFileSync(join(s.home, 'relay.lock'), `${dead}\n`, { mode: 0o600 });
+    // The socket of a holder that was SIGKILLed: the file stays, nobody listens on it.
+    const lockPath = join(s.home, 'relay.lock');
+    const script = `require('node:net').createServer().listen(${JSON.stringify(lockPath)}, () => process.kill(process.pid, 'SIGKILL'))`;
+    expect(spawnSync(process.execPath, ['-e', script]).signal).toBe('SIGKILL');
     const f = await byCheck(doctor(s), 'relay');
-    expect(f[0]).toMatchObject({ status: 'warn', message: expect.stringContaining(`pid ${dead}`) });
+    expect(f[0]).toMatchObject({ status: 'warn', message: expect.stringContaining('relay that is gone') });
+    // An old-style PID lock naming a live process (this one) is no relay either.
+    rmSync(lockPath);
+    writeFileSync(lockPath, `${process.pid}\n`, { mode: 0o600 });
+    const g = await byCheck(doctor(s), 'relay');
+    expect(g[0]).toMatchObject({ status: 'warn', message: expect.stringContaining('relay that is gone') });
   });
 
   it('a control socket without a lock warns', async () => {

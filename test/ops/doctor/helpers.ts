@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolvePaths } from '../../../src/config/paths.js';
 import { linkStateFromStore } from '../../../src/ops/doctor/link-state.js';
-import { readLockFile } from '../../../src/ops/doctor/lock-file.js';
+import { readLock } from '../../../src/ops/doctor/lock-file.js';
 import { probeCommand } from '../../../src/ops/doctor/probe.js';
 import { type DoctorDeps, runDoctor } from '../../../src/ops/doctor/run.js';
 
@@ -42,7 +42,7 @@ export function doctor(s: Setup, over: Partial<DoctorDeps> = {}) {
     uid: process.getuid?.(),
     probe: probeCommand,
     probeTimeoutMs: 5000,
-    readLock: (p) => readLockFile(p.lock),
+    readLock,
     linkState: linkStateFromStore,
     ...over,
   });

@@ -1,12 +1,13 @@
 // `agentwire status` as a user runs it (the built binary): offline from a real store, live through
 // the core's control server answering `status` with a full snapshot. (The core's own RelayStatus
 // answer is covered end to end in test/web/relay.test.ts.)
-import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configSchema } from '../../../src/config/schema.js';
+import { acquireLock } from '../../../src/control/lock.js';
 import { MethodRegistry } from '../../../src/control/methods.js';
 import { startControlServer } from '../../../src/control/server.js';
 import { createLogger } from '../../../src/log.js';
@@ -129,11 +130,28 @@ describe('agentwire status (built binary)', () => {
 
   it('a live relay that does not answer is an error, not stale data', async () => {
     const home = stateFolder();
-    writeFileSync(join(home, 'relay.lock'), JSON.stringify({ pid: process.pid }), { mode: 0o600 });
+    const lock = await acquireLock(join(home, 'relay.lock'), home);
     await controlSocket(join(home, 'relay.sock'), () => undefined);
     const r = await run(home, []);
+    if (lock.ok) await lock.release();
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`The relay (pid ${process.pid}) is running but did not answer`);
     expect(r.stdout).toBe('');
+  });
+
+  it('a lock left by a killed relay reads as stale, in the words doctor uses, even if its PID lives', async () => {
+    const home = stateFolder();
+    const lockPath = join(home, 'relay.lock');
+    const script = `require('node:net').createServer().listen(${JSON.stringify(lockPath)}, () => process.kill(process.pid, 'SIGKILL'))`;
+    expect(spawnSync(process.execPath, ['-e', script]).signal).toBe('SIGKILL');
+    const r = await run(home, []);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('relay: not running');
+    expect(r.stdout).toContain('left by a relay that is gone (killed or crashed)');
+    // An old PID lock naming a live process (this test) is not a running relay either.
+    rmSync(lockPath);
+    writeFileSync(lockPath, `${process.pid}\n`, { mode: 0o600 });
+    const j = JSON.parse((await run(home, ['--json'])).stdout);
+    expect(j.relay).toEqual({ running: false, staleLock: true });
   });
 });
