@@ -24,11 +24,13 @@ const rows = (tbody, list, columns, empty) => {
 const startedBy = (label) => (label === undefined || label === 'user') ? 'message' : (label.startsWith('schedule:') ? 'schedule ' + label.slice(9) : label);
 const clock = (iso) => iso.replace('T', ' ').slice(0, 19);
 const HINT = ${JSON.stringify(SCAN_HINT)};
+// The same words as probeLine() in page.ts.
+const probeLine = (c) => c.probe ? ' · last check ' + clock(c.probe.at) + ': ' + (c.probe.ok ? 'ok' : 'failed') + ' (' + c.probe.detail + ')' : '';
 function channelText(c) {
   switch (c.state) {
-    case 'connecting': return c.qrAvailable ? 'waiting for the QR code to be scanned' : 'connecting';
-    case 'connected': return 'connected' + (c.account ? ' as ' + c.account : '');
-    case 'degraded': return 'degraded (' + (c.retries || 0) + ' retries): ' + (c.lastError || '');
+    case 'connecting': return c.qrAvailable ? 'waiting for the QR code to be scanned' : (c.lastError ? 'connecting (' + c.lastError + ')' : 'connecting');
+    case 'connected': return 'connected' + (c.account ? ' as ' + c.account : '') + probeLine(c);
+    case 'degraded': return 'degraded (' + (c.retries || 0) + ' retries): ' + (c.lastError || '') + probeLine(c);
     case 'relink_required': return 'relink required: ' + (c.reason || '');
     default: return c.state;
   }

@@ -84,14 +84,21 @@ export function channelText(c: ChannelView): string {
     case 'stopped':
       return 'stopped';
     case 'connecting':
-      return c.qrAvailable ? 'waiting for the QR code to be scanned' : 'connecting';
+      if (c.qrAvailable) return 'waiting for the QR code to be scanned';
+      return c.lastError ? `connecting (${c.lastError})` : 'connecting';
     case 'connected':
-      return `connected${c.account ? ` as ${c.account}` : ''}`;
+      return `connected${c.account ? ` as ${c.account}` : ''}${probeLine(c)}`;
     case 'degraded':
-      return `degraded (${c.retries ?? 0} retries): ${c.lastError ?? ''}`;
+      return `degraded (${c.retries ?? 0} retries): ${c.lastError ?? ''}${probeLine(c)}`;
     case 'relink_required':
       return `relink required: ${c.reason ?? ''}`;
   }
+}
+
+/** The last liveness check with its time, as the client script renders it too. */
+export function probeLine(c: ChannelView): string {
+  if (!c.probe) return '';
+  return ` · last check ${c.probe.at.replace('T', ' ').slice(0, 19)}: ${c.probe.ok ? 'ok' : 'failed'} (${c.probe.detail})`;
 }
 
 function whatsappBox(c: ChannelView | undefined, qr: string | null): string {

@@ -58,9 +58,13 @@ export async function startWebConsole(deps: WebConsoleDeps): Promise<WebConsole>
   app.get('/healthz', async (_req, res) => {
     try {
       const s = await deps.status();
-      res
-        .status(s.health === 'down' ? 503 : 200)
-        .json({ status: s.health, channels: Object.fromEntries(s.channels.map((c) => [c.name, c.state])) });
+      // The last liveness check per channel that has one (WhatsApp): ok or not, when, and why.
+      const checks = Object.fromEntries(s.channels.flatMap((c) => (c.probe ? [[c.name, c.probe]] : [])));
+      res.status(s.health === 'down' ? 503 : 200).json({
+        status: s.health,
+        channels: Object.fromEntries(s.channels.map((c) => [c.name, c.state])),
+        ...(Object.keys(checks).length > 0 && { checks }),
+      });
     } catch (err) {
       deps.log?.warn({ err }, 'console: status unavailable');
       res.status(503).json({ status: 'down', channels: {} });

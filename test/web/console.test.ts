@@ -162,6 +162,28 @@ describe('startWebConsole', () => {
     expect(body).not.toContain('4567');
   });
 
+  it('/healthz and the console show a WhatsApp link that fails its liveness checks as degraded, with the last check', async () => {
+    const { base, wa } = await start();
+    const at = Date.UTC(2026, 0, 5, 9, 30);
+    wa.state = {
+      type: 'degraded',
+      since: at - 60_000,
+      lastError: 'WhatsApp looks connected but failed 2 liveness checks in a row (last: no answer within 30 s); reconnecting',
+      retries: 2,
+      probe: { ok: false, at, detail: 'no answer within 30 s' },
+    };
+    const r = await fetch(`${base}/healthz`);
+    expect(r.status).toBe(503); // the only channel is not connected: down, as for any outage
+    expect(await r.json()).toEqual({
+      status: 'down',
+      channels: { whatsapp: 'degraded', twilio: 'disabled' },
+      checks: { whatsapp: { ok: false, at: '2026-01-05T09:30:00.000Z', detail: 'no answer within 30 s' } },
+    });
+    const page = await (await fetch(`${base}/`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+    expect(page).toContain('failed 2 liveness checks');
+    expect(page).toContain('last check 2026-01-05 09:30:00: failed (no answer within 30 s)');
+  });
+
   it('escapes error text from a channel in the server-rendered page', async () => {
     const status = () =>
       buildSnapshot({
