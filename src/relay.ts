@@ -17,6 +17,7 @@ import type { ChannelName, ChatKey, SystemRunner } from './core/types.js';
 import { heartbeatService } from './heartbeat/wiring.js';
 import type { Logger } from './log.js';
 import { mediaHostMigration } from './media/host.js';
+import { linkAlertService } from './ops/alert/wiring.js';
 import { agentResolver, mediaPolicy } from './queue/adapters.js';
 import type { ChannelMap } from './queue/ports.js';
 import { Queue, type QueueOptions } from './queue/queue.js';
@@ -92,11 +93,15 @@ export interface ServiceFactory {
   create: (deps: ServiceDeps) => RelayService;
 }
 
-/** Background services started with the relay: the web console, heartbeats and schedules, retention. */
+/**
+ * Background services started with the relay: the web console, heartbeats and schedules, retention,
+ * and the SMS alert when WhatsApp stays down.
+ */
 export const SERVICE_FACTORIES: readonly ServiceFactory[] = [
   webConsoleService(),
   heartbeatService,
   retentionService,
+  linkAlertService,
 ];
 
 /**
