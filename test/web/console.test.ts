@@ -168,7 +168,8 @@ describe('startWebConsole', () => {
     wa.state = {
       type: 'degraded',
       since: at - 60_000,
-      lastError: 'WhatsApp looks connected but failed 2 liveness checks in a row (last: no answer within 30 s); reconnecting',
+      lastError:
+        'WhatsApp looks connected but failed 2 liveness checks in a row (last: no answer within 30 s); reconnecting',
       retries: 2,
       probe: { ok: false, at, detail: 'no answer within 30 s' },
     };
