@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { twilioMigration } from './channels/twilio/store.js';
 import type { Channel, ChannelState } from './channels/types.js';
+import { whatsappLinkService } from './channels/whatsapp/link-control.js';
 import { linkedAccount } from './channels/whatsapp/link-state.js';
 import { whatsappMigration } from './channels/whatsapp/migration.js';
 import type { Context } from './cli/context.js';
@@ -102,6 +103,7 @@ export const SERVICE_FACTORIES: readonly ServiceFactory[] = [
   heartbeatService,
   retentionService,
   linkAlertService,
+  whatsappLinkService,
 ];
 
 /**

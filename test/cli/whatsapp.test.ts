@@ -26,12 +26,15 @@ const newHome = () => mkdtempSync(join(tmpdir(), 'aw-cli-wa-'));
 beforeAll(() => accessSync(bin));
 
 describe('agentwire login', () => {
-  it('refuses while a relay holds the lock, instead of kicking it off', () => {
+  it('while a relay holds the lock, links through it instead of kicking it off (here it does not answer)', () => {
     const home = newHome();
     writeFileSync(join(home, 'relay.lock'), JSON.stringify({ pid: process.pid }));
     const r = run(home, ['login']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`agentwire relay is running (pid ${process.pid})`);
+    expect(r.stderr).toContain(`agentwire relay is running (pid ${process.pid}); linking through it failed`);
+    const p = run(home, ['login', '--pair', '+15551234567']);
+    expect(p.code).toBe(1);
+    expect(p.stderr).toContain('without --pair to scan its QR code');
   });
 
   it('rejects a pairing number that is not E.164', () => {

@@ -14,6 +14,7 @@ import { compilePatterns } from './gate.js';
 import { GroupCache } from './group-cache.js';
 import { GroupContext } from './group-context.js';
 import { Inbound } from './inbound.js';
+import type { Linkable, LinkStart } from './link-control.js';
 import { DEFAULT_LIVENESS, Liveness, type LivenessSettings } from './liveness.js';
 import { downloadMedia } from './media-download.js';
 import { Outbound } from './outbound.js';
@@ -53,7 +54,7 @@ export interface WhatsAppChannelDeps {
   handlerRetryDelaysMs?: readonly number[];
 }
 
-export interface WhatsAppChannel extends Channel {
+export interface WhatsAppChannel extends Channel, Linkable {
   /** Resolves once every message received so far has been handled (tests, orderly shutdown). */
   idle(): Promise<void>;
 }
@@ -154,63 +155,86 @@ export function createWhatsAppChannel(deps: WhatsAppChannelDeps): WhatsAppChanne
     (err) => log.debug({ err: (err as Error).message }, 'presence update failed'),
   );
   const retryCounters = memoryCache();
+  let handler: InboundHandler | undefined;
+
+  const begin = (onInbound: InboundHandler): void => {
+    const loaded = loadAuth(db, log.child({ mod: 'baileys-keys' }, { level: 'warn' }));
+    if (!loaded.ok || loaded.link === 'logged_out') {
+      const reason = loaded.ok
+        ? 'WhatsApp logged this device out. Run `agentwire login` to link again.'
+        : loaded.error;
+      // Not connecting at all: say why where the operator looks (the log), not only in `status`.
+      log.error({ state: 'relink_required' }, `whatsapp not started: ${reason}`);
+      setState({ type: 'relink_required', since: now(), reason });
+      return;
+    }
+    inbound.setHandler(onInbound);
+    connection = new Connection({
+      makeSocket: deps.makeSocket ?? defaultMakeSocket,
+      auth: loaded.auth,
+      log,
+      hooks: {
+        getMessage: async (key: WAMessageKey) => (key.id ? sent.getMessage(key.id) : undefined),
+        cachedGroupMetadata: async (jid: string) => groups.get(jid),
+        msgRetryCounterCache: retryCounters,
+      },
+      listeners: (sock) => [
+        {
+          event: 'messages.upsert',
+          fn: (u) => {
+            if (pushedByServer(u)) liveness.heard();
+            inbound.onUpsert(sock, u);
+          },
+        },
+        // Receipts and status changes of what we sent are pushed by WhatsApp too: proof of life.
+        { event: 'messages.update', fn: () => liveness.heard() },
+        { event: 'message-receipt.update', fn: () => liveness.heard() },
+        {
+          event: 'groups.upsert',
+          fn: (list) => {
+            for (const g of list) groups.set(g);
+          },
+        },
+        {
+          event: 'groups.update',
+          fn: (list) => {
+            for (const g of list) groups.update(g);
+          },
+        },
+        { event: 'group-participants.update', fn: (u) => groups.invalidate(u.id) },
+      ],
+      onState: onLinkState,
+      ...(deps.scheduler ? { scheduler: deps.scheduler } : {}),
+      ...(deps.random ? { random: deps.random } : {}),
+      ...(deps.backoff ? { backoff: deps.backoff } : {}),
+      now,
+    });
+    connection.start();
+  };
 
   return {
     name: 'whatsapp',
     textLimit: wa.chunkChars,
     async start(onInbound: InboundHandler) {
       if (!wa.enabled || connection) return;
-      const loaded = loadAuth(db, log.child({ mod: 'baileys-keys' }, { level: 'warn' }));
-      if (!loaded.ok || loaded.link === 'logged_out') {
-        const reason = loaded.ok
-          ? 'WhatsApp logged this device out. Run `agentwire login` to link again.'
-          : loaded.error;
-        // Not connecting at all: say why where the operator looks (the log), not only in `status`.
-        log.error({ state: 'relink_required' }, `whatsapp not started: ${reason}`);
-        return setState({ type: 'relink_required', since: now(), reason });
-      }
-      inbound.setHandler(onInbound);
-      connection = new Connection({
-        makeSocket: deps.makeSocket ?? defaultMakeSocket,
-        auth: loaded.auth,
-        log,
-        hooks: {
-          getMessage: async (key: WAMessageKey) => (key.id ? sent.getMessage(key.id) : undefined),
-          cachedGroupMetadata: async (jid: string) => groups.get(jid),
-          msgRetryCounterCache: retryCounters,
-        },
-        listeners: (sock) => [
-          {
-            event: 'messages.upsert',
-            fn: (u) => {
-              if (pushedByServer(u)) liveness.heard();
-              inbound.onUpsert(sock, u);
-            },
-          },
-          // Receipts and status changes of what we sent are pushed by WhatsApp too: proof of life.
-          { event: 'messages.update', fn: () => liveness.heard() },
-          { event: 'message-receipt.update', fn: () => liveness.heard() },
-          {
-            event: 'groups.upsert',
-            fn: (list) => {
-              for (const g of list) groups.set(g);
-            },
-          },
-          {
-            event: 'groups.update',
-            fn: (list) => {
-              for (const g of list) groups.update(g);
-            },
-          },
-          { event: 'group-participants.update', fn: (u) => groups.invalidate(u.id) },
-        ],
-        onState: onLinkState,
-        ...(deps.scheduler ? { scheduler: deps.scheduler } : {}),
-        ...(deps.random ? { random: deps.random } : {}),
-        ...(deps.backoff ? { backoff: deps.backoff } : {}),
-        now,
-      });
-      connection.start();
+      handler = onInbound;
+      begin(onInbound);
+    },
+    async link(): Promise<LinkStart> {
+      if (!wa.enabled || !handler)
+        return { type: 'unavailable', reason: 'WhatsApp is not running in this relay' };
+      const s = state;
+      if (s.type === 'connected') return { type: 'linked', ...(s.account && { account: s.account }) };
+      if (s.type === 'connecting') return { type: 'linking' };
+      if (s.type === 'degraded') return { type: 'unavailable', reason: s.lastError };
+      // relink_required or stopped: the old link is dead, so its credentials go and a new QR comes.
+      await connection?.stop();
+      connection = undefined;
+      const old = loadAuth(db);
+      if (old.ok && old.link !== 'unlinked') old.auth.clear();
+      log.info('whatsapp relink requested: showing a new QR code');
+      begin(handler);
+      return { type: 'linking' };
     },
     async stop() {
       liveness.stop();
@@ -220,6 +244,7 @@ export function createWhatsAppChannel(deps: WhatsAppChannelDeps): WhatsAppChanne
       // Messages already received finish (they reach the store); no new ones arrive.
       await inbound.drain();
       inbound.setHandler(undefined);
+      handler = undefined;
       if (wa.enabled) setState({ type: 'stopped' });
     },
     send: (chatId, item) => outbound.send(chatId, item),
