@@ -1,7 +1,7 @@
 // The console page, rendered on the server from the same data the JSON endpoint returns, so it reads
 // fine without script (or through curl); the inline script then polls and redraws the same parts.
 import type { ChannelView, StatusSnapshot } from '../ops/status/snapshot.js';
-import { CLIENT_SCRIPT, NO_FAILURES, NO_RUNS, SCAN_HINT, startedBy } from './client.js';
+import { CLIENT_SCRIPT, NO_FAILURES, NO_RUNS, RELINK_BUTTON, SCAN_HINT, startedBy } from './client.js';
 
 export interface ConsoleData {
   snapshot: StatusSnapshot;
@@ -107,7 +107,8 @@ function whatsappBox(c: ChannelView | undefined, qr: string | null): string {
     return `<p id="linked" class="ok">WhatsApp linked${c.account ? ` as ${esc(c.account)}` : ''}</p>`;
   if (c.state === 'connecting' && qr)
     return `<img id="qr" alt="WhatsApp QR code" width="264" height="264" src="${esc(qr)}"><p>${esc(SCAN_HINT)}</p>`;
-  return `<p class="s-${c.state}">${esc(channelText(c))}</p>`;
+  const relink = c.state === 'relink_required' ? `<button id="relink">${esc(RELINK_BUTTON)}</button>` : '';
+  return `<p class="s-${c.state}">${esc(channelText(c))}</p>${relink}`;
 }
 
 /** The rows, or one muted row saying the list is empty (an empty table reads as "still loading"). */

@@ -20,6 +20,8 @@ export interface WebConsoleDeps {
   status: () => StatusSnapshot | Promise<StatusSnapshot>;
   /** The text of the QR code WhatsApp wants scanned right now, if it is linking. */
   whatsappQr?: () => string | undefined;
+  /** Starts linking WhatsApp again when its link is dead (the relay's `whatsapp.link`). */
+  whatsappLink?: () => Promise<unknown>;
   log?: Logger;
   /** How often the page polls. */
   pollMs?: number;
@@ -89,6 +91,25 @@ export async function startWebConsole(deps: WebConsoleDeps): Promise<WebConsole>
   app.get('/api/status', async (_req, res, next) => {
     try {
       res.json(await data());
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  // Relinking from the console (issue 13): the page's button posts here, and the new QR code then
+  // shows in the status as usual. A custom header is required besides the token: a form or a
+  // cross-site request cannot set one without a preflight this server never answers.
+  app.post('/api/whatsapp/link', async (req, res, next) => {
+    if (req.get('x-agentwire-action') !== 'link') {
+      res.status(403).json({ error: 'missing X-Agentwire-Action: link' });
+      return;
+    }
+    if (!deps.whatsappLink) {
+      res.status(404).json({ error: 'WhatsApp is not running in this relay' });
+      return;
+    }
+    try {
+      res.json(await deps.whatsappLink());
     } catch (err) {
       next(err);
     }

@@ -18,7 +18,7 @@ export interface Linkable {
 
 export const LINK_METHOD = 'whatsapp.link';
 
-const isLinkable = (c: Channel | undefined): c is Channel & Linkable =>
+export const isLinkable = (c: Channel | undefined): c is Channel & Linkable =>
   c !== undefined && typeof (c as Partial<Linkable>).link === 'function';
 
 interface Deps {
