@@ -60,8 +60,11 @@ export async function startWebConsole(deps: WebConsoleDeps): Promise<WebConsole>
   app.get('/healthz', async (_req, res) => {
     try {
       const s = await deps.status();
-      // The last liveness check per channel that has one (WhatsApp): ok or not, when, and why.
-      const checks = Object.fromEntries(s.channels.flatMap((c) => (c.probe ? [[c.name, c.probe]] : [])));
+      // The last liveness check per channel that has one (WhatsApp): ok or not, and when. Its words
+      // stay behind the token, like every error text.
+      const checks = Object.fromEntries(
+        s.channels.flatMap((c) => (c.probe ? [[c.name, { ok: c.probe.ok, at: c.probe.at }]] : [])),
+      );
       res.status(s.health === 'down' ? 503 : 200).json({
         status: s.health,
         channels: Object.fromEntries(s.channels.map((c) => [c.name, c.state])),

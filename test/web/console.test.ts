@@ -183,7 +183,7 @@ describe('startWebConsole', () => {
     expect(await r.json()).toEqual({
       status: 'down',
       channels: { whatsapp: 'degraded', twilio: 'disabled' },
-      checks: { whatsapp: { ok: false, at: '2026-01-05T09:30:00.000Z', detail: 'no answer within 30 s' } },
+      checks: { whatsapp: { ok: false, at: '2026-01-05T09:30:00.000Z' } }, // no error text without the token
     });
     const page = await (await fetch(`${base}/`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
     expect(page).toContain('failed 2 liveness checks');
