@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { twilioMigration } from './channels/twilio/store.js';
 import type { Channel, ChannelState } from './channels/types.js';
+import { whatsappLinkService } from './channels/whatsapp/link-control.js';
 import { linkedAccount } from './channels/whatsapp/link-state.js';
 import { whatsappMigration } from './channels/whatsapp/migration.js';
 import type { Context } from './cli/context.js';
@@ -18,6 +19,7 @@ import { heartbeatService } from './heartbeat/wiring.js';
 import type { Logger } from './log.js';
 import { mediaHostMigration } from './media/host.js';
 import { stagingService } from './media/staging-service.js';
+import { linkAlertService } from './ops/alert/wiring.js';
 import { agentResolver, mediaPolicy } from './queue/adapters.js';
 import type { ChannelMap } from './queue/ports.js';
 import { Queue, type QueueOptions } from './queue/queue.js';
@@ -95,13 +97,16 @@ export interface ServiceFactory {
 
 /**
  * Background services started with the relay: the web console, heartbeats and schedules, retention,
- * and the sweep of staged media copies no unsent reply needs.
+ * the sweep of staged media copies no unsent reply needs, the SMS alert when WhatsApp stays down,
+ * and relinking WhatsApp through the control socket.
  */
 export const SERVICE_FACTORIES: readonly ServiceFactory[] = [
   webConsoleService(),
   heartbeatService,
   retentionService,
   stagingService,
+  linkAlertService,
+  whatsappLinkService,
 ];
 
 /**

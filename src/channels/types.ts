@@ -7,12 +7,21 @@ import type {
   SendResult,
 } from '../core/types.js';
 
+/** The last liveness check of a channel that can look connected and still hear nothing (WhatsApp). */
+export interface ProbeResult {
+  ok: boolean;
+  at: number;
+  /** "answered in 140 ms", or what went wrong. Never a number or a message body. */
+  detail: string;
+}
+
 export type ChannelState =
   | { type: 'disabled' }
   | { type: 'stopped' }
-  | { type: 'connecting'; since: number; qr?: string }
-  | { type: 'connected'; since: number; account?: string }
-  | { type: 'degraded'; since: number; lastError: string; retries: number }
+  /** `lastError`/`retries`: the attempts so far failed (e.g. WhatsApp unreachable) and are being retried. */
+  | { type: 'connecting'; since: number; qr?: string; lastError?: string; retries?: number }
+  | { type: 'connected'; since: number; account?: string; probe?: ProbeResult }
+  | { type: 'degraded'; since: number; lastError: string; retries: number; probe?: ProbeResult }
   | { type: 'relink_required'; since: number; reason: string };
 
 /**

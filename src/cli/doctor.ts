@@ -10,6 +10,7 @@ import { probeCommand } from '../ops/doctor/probe.js';
 import { renderFindings } from '../ops/doctor/render.js';
 import { runDoctor } from '../ops/doctor/run.js';
 import { allWell } from '../ops/doctor/types.js';
+import { liveWhatsappFromRelay } from '../ops/doctor/whatsapp-live.js';
 import { ExitError, type GlobalOptions } from './context.js';
 
 export function register(program: Command): void {
@@ -33,6 +34,7 @@ export function register(program: Command): void {
         probeTimeoutMs: Math.max(1, Number(opts.timeout) || 10) * 1000,
         readLock,
         linkState: linkStateFromStore,
+        liveWhatsapp: liveWhatsappFromRelay,
       });
       const well = allWell(findings);
       process.stdout.write(

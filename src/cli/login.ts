@@ -2,8 +2,10 @@
 import type { Command } from 'commander';
 import { whatsappMigration } from '../channels/whatsapp/migration.js';
 import { runningRelay } from '../channels/whatsapp/relay-lock.js';
+import { callControl } from '../control/client.js';
 import { openDb } from '../store/db.js';
 import { ExitError, type GlobalOptions, loadContext } from './context.js';
+import { loginViaRelay } from './login-relay.js';
 
 export function register(program: Command): void {
   program
@@ -20,10 +22,27 @@ export function register(program: Command): void {
       const ctx = loadContext(program.opts<GlobalOptions>());
       const holder = await runningRelay(ctx.paths);
       if (holder !== undefined) {
-        throw new ExitError(
-          1,
-          `agentwire relay is running (${holder}) and holds the WhatsApp link. Stop it before linking: two connections on one link keep kicking each other off.`,
+        // Two connections on one link keep kicking each other off: the running relay links instead.
+        if (opts.pair)
+          throw new ExitError(
+            1,
+            `agentwire relay is running (${holder}): run \`agentwire login\` without --pair to scan its QR code (or open the web console), or stop the relay to use a pairing code.`,
+          );
+        const r = await loginViaRelay({
+          call: (method, params) => callControl(ctx.paths.socket, method, params),
+          out: (s) => void process.stdout.write(s),
+        });
+        if (!r.ok)
+          throw new ExitError(
+            1,
+            `agentwire relay is running (${holder}); linking through it failed: ${r.error}`,
+          );
+        process.stdout.write(
+          r.alreadyLinked
+            ? `Already linked as ${r.account ?? 'your number'}. Run \`agentwire logout\` first to link another phone.\n`
+            : `Linked as ${r.account ?? 'your number'}. The running relay now answers on WhatsApp.\n`,
         );
+        return;
       }
       const db = openDb(ctx.paths.db, [whatsappMigration]);
       try {

@@ -81,6 +81,35 @@ export const whatsappSchema = z
       .describe(
         'Messages delivered late (received while the relay was offline) still run when at most this old.',
       ),
+    liveness: z
+      .object({
+        quietMinutes: z
+          .number()
+          .int()
+          .min(0)
+          .max(1440)
+          .default(30)
+          .describe(
+            'Minutes without any event from WhatsApp before the link is checked with one query about this device (0 turns the check off).',
+          ),
+        alertAfterMinutes: z
+          .number()
+          .int()
+          .min(1)
+          .max(1440)
+          .default(10)
+          .describe(
+            'Minutes WhatsApp may stay degraded or need a relink before one SMS goes to the owner through Twilio.',
+          ),
+        alertTo: e164
+          .optional()
+          .describe(
+            "Where that SMS goes (E.164). Default: the linked WhatsApp number (the owner's phone in the self-chat set-up).",
+          ),
+      })
+      .strict()
+      .default({ quietMinutes: 30, alertAfterMinutes: 10 })
+      .describe('The liveness watchdog and the alert by SMS (docs/whatsapp.md).'),
   })
   .strict();
 

@@ -6,6 +6,7 @@ export const SCAN_HINT =
   'On your phone: WhatsApp → Settings → Linked devices → Link a device, then scan this code. WhatsApp replaces it every 20 seconds or so; this page follows.';
 
 export const NO_RUNS = 'No runs yet.';
+export const RELINK_BUTTON = 'Link again: show a new QR code';
 export const NO_FAILURES = 'None.';
 
 /** What started a run, in words: a message from the chat, the heartbeat, or a schedule by id. */
@@ -62,11 +63,13 @@ const usageRows = (s) => s.usage.days.flatMap((d) => {
   return [cells('', d), ...d.byLabel.map((l) => cells(l.label, l))];
 });
 const HINT = ${JSON.stringify(SCAN_HINT)};
+// The same words as probeLine() in page.ts.
+const probeLine = (c) => c.probe ? ' · last check ' + clock(c.probe.at) + ': ' + (c.probe.ok ? 'ok' : 'failed') + ' (' + c.probe.detail + ')' : '';
 function channelText(c) {
   switch (c.state) {
-    case 'connecting': return c.qrAvailable ? 'waiting for the QR code to be scanned' : 'connecting';
-    case 'connected': return 'connected' + (c.account ? ' as ' + c.account : '');
-    case 'degraded': return 'degraded (' + (c.retries || 0) + ' retries): ' + (c.lastError || '');
+    case 'connecting': return c.qrAvailable ? 'waiting for the QR code to be scanned' : (c.lastError ? 'connecting (' + c.lastError + ')' : 'connecting');
+    case 'connected': return 'connected' + (c.account ? ' as ' + c.account : '') + probeLine(c);
+    case 'degraded': return 'degraded (' + (c.retries || 0) + ' retries): ' + (c.lastError || '') + probeLine(c);
     case 'relink_required': return 'relink required: ' + (c.reason || '');
     default: return c.state;
   }
@@ -81,7 +84,18 @@ function renderWhatsapp(c, qr) {
     if (img.getAttribute('src') !== qr) img.setAttribute('src', qr);
     return;
   }
-  box.replaceChildren(el('p', channelText(c), 's-' + c.state));
+  const parts = [el('p', channelText(c), 's-' + c.state)];
+  if (c.state === 'relink_required') {
+    // Relinking without a terminal: the relay drops the dead link and its new QR code shows here.
+    const b = el('button', ${JSON.stringify(RELINK_BUTTON)});
+    b.id = 'relink';
+    b.addEventListener('click', async () => {
+      b.disabled = true;
+      try { await fetch('/api/whatsapp/link', { method: 'POST', credentials: 'same-origin', headers: { 'X-Agentwire-Action': 'link' } }); } catch (e) { b.disabled = false; }
+    });
+    parts.push(b);
+  }
+  box.replaceChildren(...parts);
 }
 function render(d) {
   const s = d.snapshot;

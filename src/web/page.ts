@@ -7,6 +7,7 @@ import {
   NO_FAILURES,
   NO_RUNS,
   NO_USAGE,
+  RELINK_BUTTON,
   SCAN_HINT,
   startedBy,
   tokensText,
@@ -101,14 +102,21 @@ export function channelText(c: ChannelView): string {
     case 'stopped':
       return 'stopped';
     case 'connecting':
-      return c.qrAvailable ? 'waiting for the QR code to be scanned' : 'connecting';
+      if (c.qrAvailable) return 'waiting for the QR code to be scanned';
+      return c.lastError ? `connecting (${c.lastError})` : 'connecting';
     case 'connected':
-      return `connected${c.account ? ` as ${c.account}` : ''}`;
+      return `connected${c.account ? ` as ${c.account}` : ''}${probeLine(c)}`;
     case 'degraded':
-      return `degraded (${c.retries ?? 0} retries): ${c.lastError ?? ''}`;
+      return `degraded (${c.retries ?? 0} retries): ${c.lastError ?? ''}${probeLine(c)}`;
     case 'relink_required':
       return `relink required: ${c.reason ?? ''}`;
   }
+}
+
+/** The last liveness check with its time, as the client script renders it too. */
+export function probeLine(c: ChannelView): string {
+  if (!c.probe) return '';
+  return ` · last check ${c.probe.at.replace('T', ' ').slice(0, 19)}: ${c.probe.ok ? 'ok' : 'failed'} (${c.probe.detail})`;
 }
 
 function whatsappBox(c: ChannelView | undefined, qr: string | null): string {
@@ -117,7 +125,8 @@ function whatsappBox(c: ChannelView | undefined, qr: string | null): string {
     return `<p id="linked" class="ok">WhatsApp linked${c.account ? ` as ${esc(c.account)}` : ''}</p>`;
   if (c.state === 'connecting' && qr)
     return `<img id="qr" alt="WhatsApp QR code" width="264" height="264" src="${esc(qr)}"><p>${esc(SCAN_HINT)}</p>`;
-  return `<p class="s-${c.state}">${esc(channelText(c))}</p>`;
+  const relink = c.state === 'relink_required' ? `<button id="relink">${esc(RELINK_BUTTON)}</button>` : '';
+  return `<p class="s-${c.state}">${esc(channelText(c))}</p>${relink}`;
 }
 
 /** The rows, or one muted row saying the list is empty (an empty table reads as "still loading"). */

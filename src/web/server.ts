@@ -20,6 +20,8 @@ export interface WebConsoleDeps {
   status: () => StatusSnapshot | Promise<StatusSnapshot>;
   /** The text of the QR code WhatsApp wants scanned right now, if it is linking. */
   whatsappQr?: () => string | undefined;
+  /** Starts linking WhatsApp again when its link is dead (the relay's `whatsapp.link`). */
+  whatsappLink?: () => Promise<unknown>;
   log?: Logger;
   /** How often the page polls. */
   pollMs?: number;
@@ -58,9 +60,16 @@ export async function startWebConsole(deps: WebConsoleDeps): Promise<WebConsole>
   app.get('/healthz', async (_req, res) => {
     try {
       const s = await deps.status();
-      res
-        .status(s.health === 'down' ? 503 : 200)
-        .json({ status: s.health, channels: Object.fromEntries(s.channels.map((c) => [c.name, c.state])) });
+      // The last liveness check per channel that has one (WhatsApp): ok or not, and when. Its words
+      // stay behind the token, like every error text.
+      const checks = Object.fromEntries(
+        s.channels.flatMap((c) => (c.probe ? [[c.name, { ok: c.probe.ok, at: c.probe.at }]] : [])),
+      );
+      res.status(s.health === 'down' ? 503 : 200).json({
+        status: s.health,
+        channels: Object.fromEntries(s.channels.map((c) => [c.name, c.state])),
+        ...(Object.keys(checks).length > 0 && { checks }),
+      });
     } catch (err) {
       deps.log?.warn({ err }, 'console: status unavailable');
       res.status(503).json({ status: 'down', channels: {} });
@@ -85,6 +94,25 @@ export async function startWebConsole(deps: WebConsoleDeps): Promise<WebConsole>
   app.get('/api/status', async (_req, res, next) => {
     try {
       res.json(await data());
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  // Relinking from the console (issue 13): the page's button posts here, and the new QR code then
+  // shows in the status as usual. A custom header is required besides the token: a form or a
+  // cross-site request cannot set one without a preflight this server never answers.
+  app.post('/api/whatsapp/link', async (req, res, next) => {
+    if (req.get('x-agentwire-action') !== 'link') {
+      res.status(403).json({ error: 'missing X-Agentwire-Action: link' });
+      return;
+    }
+    if (!deps.whatsappLink) {
+      res.status(404).json({ error: 'WhatsApp is not running in this relay' });
+      return;
+    }
+    try {
+      res.json(await deps.whatsappLink());
     } catch (err) {
       next(err);
     }

@@ -2,6 +2,8 @@
 // console.host:console.port, with the token from the state folder. Add `webConsoleService()` to the
 // services the relay starts (relay.ts SERVICE_FACTORIES). A port in use is logged and the relay runs
 // on without its console: relaying messages matters more than the page.
+
+import { isLinkable } from '../channels/whatsapp/link-control.js';
 import type { SystemRunner } from '../core/types.js';
 import { registerCredential } from '../log.js';
 import { liveStatus } from '../ops/status/live.js';
@@ -56,6 +58,7 @@ function create(deps: ServiceDeps, opts: WebConsoleServiceOptions): RelayService
           token,
           status,
           whatsappQr: () => (whatsapp ? qrOf(whatsapp.status()) : undefined),
+          ...(isLinkable(whatsapp) && { whatsappLink: () => whatsapp.link() }),
           log,
           pollMs: opts.pollMs,
         });

@@ -47,13 +47,16 @@ const newHome = () => mkdtempSync(join(tmpdir(), 'aw-cli-wa-'));
 beforeAll(() => accessSync(bin));
 
 describe('agentwire login', () => {
-  it('refuses while a relay holds the lock, instead of kicking it off', async () => {
+  it('while a relay holds the lock, links through it instead of kicking it off (here it does not answer)', async () => {
     const home = newHome();
     const release = await holdLock(home);
     const r = await runAsync(home, ['login']);
+    const p = await runAsync(home, ['login', '--pair', '+15551234567']);
     await release();
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`agentwire relay is running (pid ${process.pid})`);
+    expect(r.stderr).toContain(`agentwire relay is running (pid ${process.pid}); linking through it failed`);
+    expect(p.code).toBe(1);
+    expect(p.stderr).toContain('without --pair to scan its QR code');
   });
 
   it('rejects a pairing number that is not E.164', () => {

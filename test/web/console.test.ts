@@ -16,13 +16,18 @@ afterEach(async () => {
   open = [];
 });
 
-async function start(wa = new FakeWhatsapp(), status = fakeStatus(wa)) {
+async function start(
+  wa = new FakeWhatsapp(),
+  status = fakeStatus(wa),
+  whatsappLink?: () => Promise<unknown>,
+) {
   const c = await startWebConsole({
     host: '127.0.0.1',
     port: 0,
     token: TOKEN,
     status,
     whatsappQr: () => wa.qr(),
+    ...(whatsappLink && { whatsappLink }),
   });
   open.push(c);
   return { c, wa, base: `http://127.0.0.1:${c.port}` };
@@ -160,6 +165,58 @@ describe('startWebConsole', () => {
       channels: { whatsapp: 'connected', twilio: 'disabled' },
     });
     expect(body).not.toContain('4567');
+  });
+
+  it('/healthz and the console show a WhatsApp link that fails its liveness checks as degraded, with the last check', async () => {
+    const { base, wa } = await start();
+    const at = Date.UTC(2026, 0, 5, 9, 30);
+    wa.state = {
+      type: 'degraded',
+      since: at - 60_000,
+      lastError:
+        'WhatsApp looks connected but failed 2 liveness checks in a row (last: no answer within 30 s); reconnecting',
+      retries: 2,
+      probe: { ok: false, at, detail: 'no answer within 30 s' },
+    };
+    const r = await fetch(`${base}/healthz`);
+    expect(r.status).toBe(503); // the only channel is not connected: down, as for any outage
+    expect(await r.json()).toEqual({
+      status: 'down',
+      channels: { whatsapp: 'degraded', twilio: 'disabled' },
+      checks: { whatsapp: { ok: false, at: '2026-01-05T09:30:00.000Z' } }, // no error text without the token
+    });
+    const page = await (await fetch(`${base}/`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+    expect(page).toContain('failed 2 liveness checks');
+    expect(page).toContain('last check 2026-01-05 09:30:00: failed (no answer within 30 s)');
+  });
+
+  it('relinks from the console: a button while a relink is required, a POST that needs the token and the header', async () => {
+    let calls = 0;
+    const wa = new FakeWhatsapp();
+    wa.state = {
+      type: 'relink_required',
+      since: Date.now(),
+      reason: 'WhatsApp logged this device out (401).',
+    };
+    const { base } = await start(wa, undefined, async () => {
+      calls++;
+      wa.emitQr('2@fresh');
+      return { type: 'linking' };
+    });
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const page = await (await fetch(`${base}/`, { headers: auth })).text();
+    expect(page).toContain('<button id="relink">Link again: show a new QR code</button>');
+    const url = `${base}/api/whatsapp/link`;
+    expect((await fetch(url, { method: 'POST', headers: { 'x-agentwire-action': 'link' } })).status).toBe(
+      401,
+    );
+    expect((await fetch(url, { method: 'POST', headers: auth })).status).toBe(403); // no header: a form could do this
+    expect(calls).toBe(0);
+    const r = await fetch(url, { method: 'POST', headers: { ...auth, 'x-agentwire-action': 'link' } });
+    expect(await r.json()).toEqual({ type: 'linking' });
+    expect(calls).toBe(1);
+    const st = (await (await fetch(`${base}/api/status`, { headers: auth })).json()) as { qr: string | null };
+    expect(st.qr).toMatch(/^data:image\/png;base64,/);
   });
 
   it('escapes error text from a channel in the server-rendered page', async () => {

@@ -32,13 +32,27 @@ export type CloseAction =
   | { type: 'replaced'; reason: string }
   | { type: 'qr_expired'; reason: string }
   | { type: 'restart' }
-  | { type: 'retry'; delayMs: number; attempt: number; degraded: boolean; reason: string };
+  | {
+      type: 'retry';
+      delayMs: number;
+      attempt: number;
+      degraded: boolean;
+      reason: string;
+      /** The network failed (DNS, refused, timed out): WhatsApp could not be reached at all. */
+      unreachable: boolean;
+    };
 
 export interface CloseInput {
   code: number | undefined;
   message?: string;
   /** Whether the stored creds are a completed link (a QR timeout before linking is not a network error). */
   linked: boolean;
+  /**
+   * Whether this socket showed a QR code. Baileys closes with 408 both when the QR refs run out and
+   * when the network fails (its getCodeFromWSError maps every E* socket error, EAI_AGAIN included,
+   * to 408): only a shown QR can have expired.
+   */
+  qrShown?: boolean;
   /** Failed attempts since the last successful open, not counting this one. */
   failures: number;
   restartsInRow: number;
@@ -56,6 +70,17 @@ export function closeCodeOf(err: unknown): number | undefined {
 export function describeClose(code: number | undefined, message?: string): string {
   const what = code === undefined ? 'connection closed' : `connection closed (${code})`;
   return message ? `${what}: ${message}` : what;
+}
+
+// Socket errors that mean WhatsApp's servers were never reached or stopped answering. Baileys wraps
+// them as "WebSocket Error (<message>)" with code 408 (or 500 for the rest).
+const NETWORK =
+  /\b(EAI_AGAIN|ENOTFOUND|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|ENETDOWN|EPIPE)\b|getaddrinfo|socket hang up|timed out|Connection was lost/i;
+
+/** True when a close says the network, not WhatsApp, is the problem. */
+export function isNetworkFailure(code: number | undefined, message: string | undefined): boolean {
+  if (message && NETWORK.test(message)) return true;
+  return code === DisconnectReason.connectionLost && !message;
 }
 
 export function retryDelay(attempt: number, random: number, s: BackoffSettings = DEFAULT_BACKOFF): number {
@@ -95,7 +120,8 @@ export function decideOnClose(input: CloseInput, s: BackoffSettings = DEFAULT_BA
       if (input.restartsInRow < s.maxRestarts) return { type: 'restart' };
       break;
     case DisconnectReason.timedOut:
-      if (!input.linked) {
+      // A QR that was never shown cannot have expired: without one, 408 is the network (issue 13).
+      if (!input.linked && input.qrShown && !isNetworkFailure(code, input.message)) {
         return {
           type: 'qr_expired',
           reason: 'The QR code expired before it was scanned. Run `agentwire login` to try again.',
@@ -104,11 +130,15 @@ export function decideOnClose(input: CloseInput, s: BackoffSettings = DEFAULT_BA
       break;
   }
   const attempt = input.failures + 1;
+  const unreachable = isNetworkFailure(code, input.message);
   return {
     type: 'retry',
     attempt,
     delayMs: retryDelay(attempt, input.random, s),
     degraded: attempt > s.budget,
-    reason: describeClose(code, input.message),
+    reason: unreachable
+      ? `WhatsApp is unreachable: ${input.message ?? `close code ${code}`}`
+      : describeClose(code, input.message),
+    unreachable,
   };
 }

@@ -46,6 +46,8 @@ export class Connection {
   private restarts = 0;
   private running = false;
   private open = false;
+  /** Whether the current socket showed a QR code (only then can a 408 mean the QR expired). */
+  private qrShown = false;
   private current: ChannelState = { type: 'stopped' };
   private readonly scheduler: Scheduler;
   private readonly now: () => number;
@@ -67,6 +69,17 @@ export class Connection {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.connect();
+  }
+
+  /**
+   * Drops the current socket and opens a fresh one now (the liveness watchdog, when the link looks
+   * open but no longer answers). Single-flight like every reconnect: the old socket's listeners go
+   * first, and a pending retry timer is cancelled.
+   */
+  reconnect(reason: string): void {
+    if (!this.running) return;
+    this.deps.log.warn({ reason }, 'whatsapp reconnecting');
     this.connect();
   }
 
@@ -115,6 +128,7 @@ export class Connection {
     if (this.current.type !== 'connecting' && this.current.type !== 'degraded') {
       this.setState({ type: 'connecting', since: this.now() });
     }
+    this.qrShown = false;
     let sock: WaSocket;
     try {
       sock = this.deps.makeSocket(socketConfig(this.deps.auth.state, this.deps.log, this.deps.hooks));
@@ -142,7 +156,10 @@ export class Connection {
 
   private onUpdate(sock: WaSocket, u: BaileysEventMap['connection.update']): void {
     if (sock !== this.sock) return; // a stale socket's late event
-    if (u.qr) this.setState({ type: 'connecting', since: this.now(), qr: u.qr });
+    if (u.qr) {
+      this.qrShown = true;
+      this.setState({ type: 'connecting', since: this.now(), qr: u.qr });
+    }
     if (u.connection === 'open') {
       this.open = true;
       this.failures = 0;
@@ -168,13 +185,20 @@ export class Connection {
         code,
         message,
         linked: isLinkedCreds(this.deps.auth.state.creds),
+        qrShown: this.qrShown,
         failures: this.failures,
         restartsInRow: this.restarts,
         random: (this.deps.random ?? Math.random)(),
       },
       this.deps.backoff ?? DEFAULT_BACKOFF,
     );
-    this.deps.log.warn({ code, action: action.type }, 'whatsapp connection closed');
+    // The reason names the network error (e.g. getaddrinfo EAI_AGAIN web.whatsapp.com), never a
+    // number: at warn level, so "unreachable" is visible without debug logging (issue 13).
+    const reason = action.type === 'retry' ? action.reason : undefined;
+    this.deps.log.warn(
+      { code, action: action.type, ...(reason && { reason }) },
+      'whatsapp connection closed',
+    );
     switch (action.type) {
       case 'relink':
         if (action.loggedOut) this.deps.auth.markLoggedOut();
@@ -195,8 +219,9 @@ export class Connection {
         if (action.degraded) {
           const since = this.current.type === 'degraded' ? this.current.since : this.now();
           this.setState({ type: 'degraded', since, lastError: action.reason, retries: action.attempt });
-        } else if (this.current.type !== 'connecting') {
-          this.setState({ type: 'connecting', since: this.now() });
+        } else {
+          const since = this.current.type === 'connecting' ? this.current.since : this.now();
+          this.setState({ type: 'connecting', since, lastError: action.reason, retries: action.attempt });
         }
         this.timer = this.scheduler.setTimeout(() => {
           this.timer = undefined;

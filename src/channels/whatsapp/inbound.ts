@@ -21,6 +21,8 @@ export interface InboundDeps {
   gate: GateConfig;
   readReceipts: boolean;
   offlineWindowMs: number;
+  /** When the last outage of the link began (see Liveness.outageStart): its backlog runs too. */
+  outageStart?: () => number | undefined;
   sent: SentStore;
   chats: ChatJids;
   context: GroupContext;
@@ -70,10 +72,12 @@ export class Inbound {
   private async handle(sock: WaSocket, msg: WAMessage, type: MessageUpsertType): Promise<void> {
     const { deps } = this;
     const own = ownIds(sock.user);
+    const outageStart = deps.outageStart?.();
     const ctx: NormalizeContext = {
       own,
       now: (deps.now ?? Date.now)(),
       offlineWindowMs: deps.offlineWindowMs,
+      ...(outageStart !== undefined && { outageStart }),
     };
     const c = classify(msg, type, ctx);
     if (c.type === 'ignore') {

@@ -9,14 +9,17 @@ import type { Channel, ChannelState, InboundHandler } from '../types.js';
 import { loadAuth } from './auth-store.js';
 import { createChatJids } from './chat-jids.js';
 import type { BackoffSettings } from './close-policy.js';
-import { Connection, type Scheduler } from './connection.js';
+import { Connection, realScheduler, type Scheduler } from './connection.js';
 import { compilePatterns } from './gate.js';
 import { GroupCache } from './group-cache.js';
 import { GroupContext } from './group-context.js';
 import { Inbound } from './inbound.js';
+import type { Linkable, LinkStart } from './link-control.js';
+import { DEFAULT_LIVENESS, Liveness, type LivenessSettings } from './liveness.js';
 import { downloadMedia } from './media-download.js';
 import { Outbound } from './outbound.js';
 import { Pacer } from './pacer.js';
+import { probeOwnDevice } from './probe.js';
 import { createSentStore } from './sent-store.js';
 import { defaultMakeSocket, type MakeSocket, memoryCache, type WaSocket } from './socket.js';
 import { makeTranscriber } from './transcribe.js';
@@ -44,12 +47,14 @@ export interface WhatsAppChannelDeps {
   random?: () => number;
   now?: () => number;
   backoff?: BackoffSettings;
+  /** Watchdog timings other than the configured quiet period (tests). */
+  liveness?: Partial<Omit<LivenessSettings, 'quietMs'>>;
   allowMediaUrl?: (url: URL) => boolean;
   sleep?: (ms: number) => Promise<void>;
   handlerRetryDelaysMs?: readonly number[];
 }
 
-export interface WhatsAppChannel extends Channel {
+export interface WhatsAppChannel extends Channel, Linkable {
   /** Resolves once every message received so far has been handled (tests, orderly shutdown). */
   idle(): Promise<void>;
 }
@@ -71,6 +76,26 @@ export function createWhatsAppChannel(deps: WhatsAppChannelDeps): WhatsAppChanne
     deps.onState?.(s);
   };
   const socket = (): WaSocket | undefined => connection?.socket;
+  // The connection's own state, before the watchdog's verdict is laid over it.
+  let linkState: ChannelState = state;
+  const liveness = new Liveness({
+    settings: { ...DEFAULT_LIVENESS, ...deps.liveness, quietMs: wa.liveness.quietMinutes * 60_000 },
+    scheduler: deps.scheduler ?? realScheduler,
+    now,
+    probe: async () => {
+      const sock = socket();
+      return sock ? probeOwnDevice(sock) : { ok: false, error: 'no open socket' };
+    },
+    reconnect: (reason) => connection?.reconnect(reason),
+    onChange: () => setState(withLiveness(linkState, liveness)),
+    log,
+  });
+  const onLinkState = (s: ChannelState) => {
+    linkState = s;
+    if (s.type === 'connected') liveness.linkUp();
+    else liveness.linkDown();
+    setState(withLiveness(s, liveness));
+  };
   const outbound = new Outbound({
     socket,
     sent,
@@ -97,6 +122,7 @@ export function createWhatsAppChannel(deps: WhatsAppChannelDeps): WhatsAppChanne
     },
     readReceipts: wa.readReceipts,
     offlineWindowMs: wa.offlineWindowSeconds * 1000,
+    outageStart: () => liveness.outageStart(),
     sent,
     chats,
     context: new GroupContext(wa.groupContextMessages),
@@ -129,62 +155,96 @@ export function createWhatsAppChannel(deps: WhatsAppChannelDeps): WhatsAppChanne
     (err) => log.debug({ err: (err as Error).message }, 'presence update failed'),
   );
   const retryCounters = memoryCache();
+  let handler: InboundHandler | undefined;
+
+  const begin = (onInbound: InboundHandler): void => {
+    const loaded = loadAuth(db, log.child({ mod: 'baileys-keys' }, { level: 'warn' }));
+    if (!loaded.ok || loaded.link === 'logged_out') {
+      const reason = loaded.ok
+        ? 'WhatsApp logged this device out. Run `agentwire login` to link again.'
+        : loaded.error;
+      // Not connecting at all: say why where the operator looks (the log), not only in `status`.
+      log.error({ state: 'relink_required' }, `whatsapp not started: ${reason}`);
+      setState({ type: 'relink_required', since: now(), reason });
+      return;
+    }
+    inbound.setHandler(onInbound);
+    connection = new Connection({
+      makeSocket: deps.makeSocket ?? defaultMakeSocket,
+      auth: loaded.auth,
+      log,
+      hooks: {
+        getMessage: async (key: WAMessageKey) => (key.id ? sent.getMessage(key.id) : undefined),
+        cachedGroupMetadata: async (jid: string) => groups.get(jid),
+        msgRetryCounterCache: retryCounters,
+      },
+      listeners: (sock) => [
+        {
+          event: 'messages.upsert',
+          fn: (u) => {
+            if (pushedByServer(u)) liveness.heard();
+            inbound.onUpsert(sock, u);
+          },
+        },
+        // Receipts and status changes of what we sent are pushed by WhatsApp too: proof of life.
+        { event: 'messages.update', fn: () => liveness.heard() },
+        { event: 'message-receipt.update', fn: () => liveness.heard() },
+        {
+          event: 'groups.upsert',
+          fn: (list) => {
+            for (const g of list) groups.set(g);
+          },
+        },
+        {
+          event: 'groups.update',
+          fn: (list) => {
+            for (const g of list) groups.update(g);
+          },
+        },
+        { event: 'group-participants.update', fn: (u) => groups.invalidate(u.id) },
+      ],
+      onState: onLinkState,
+      ...(deps.scheduler ? { scheduler: deps.scheduler } : {}),
+      ...(deps.random ? { random: deps.random } : {}),
+      ...(deps.backoff ? { backoff: deps.backoff } : {}),
+      now,
+    });
+    connection.start();
+  };
 
   return {
     name: 'whatsapp',
     textLimit: wa.chunkChars,
     async start(onInbound: InboundHandler) {
       if (!wa.enabled || connection) return;
-      const loaded = loadAuth(db, log.child({ mod: 'baileys-keys' }, { level: 'warn' }));
-      if (!loaded.ok || loaded.link === 'logged_out') {
-        const reason = loaded.ok
-          ? 'WhatsApp logged this device out. Run `agentwire login` to link again.'
-          : loaded.error;
-        // Not connecting at all: say why where the operator looks (the log), not only in `status`.
-        log.error({ state: 'relink_required' }, `whatsapp not started: ${reason}`);
-        return setState({ type: 'relink_required', since: now(), reason });
-      }
-      inbound.setHandler(onInbound);
-      connection = new Connection({
-        makeSocket: deps.makeSocket ?? defaultMakeSocket,
-        auth: loaded.auth,
-        log,
-        hooks: {
-          getMessage: async (key: WAMessageKey) => (key.id ? sent.getMessage(key.id) : undefined),
-          cachedGroupMetadata: async (jid: string) => groups.get(jid),
-          msgRetryCounterCache: retryCounters,
-        },
-        listeners: (sock) => [
-          { event: 'messages.upsert', fn: (u) => inbound.onUpsert(sock, u) },
-          {
-            event: 'groups.upsert',
-            fn: (list) => {
-              for (const g of list) groups.set(g);
-            },
-          },
-          {
-            event: 'groups.update',
-            fn: (list) => {
-              for (const g of list) groups.update(g);
-            },
-          },
-          { event: 'group-participants.update', fn: (u) => groups.invalidate(u.id) },
-        ],
-        onState: setState,
-        ...(deps.scheduler ? { scheduler: deps.scheduler } : {}),
-        ...(deps.random ? { random: deps.random } : {}),
-        ...(deps.backoff ? { backoff: deps.backoff } : {}),
-        now,
-      });
-      connection.start();
+      handler = onInbound;
+      begin(onInbound);
+    },
+    async link(): Promise<LinkStart> {
+      if (!wa.enabled || !handler)
+        return { type: 'unavailable', reason: 'WhatsApp is not running in this relay' };
+      const s = state;
+      if (s.type === 'connected') return { type: 'linked', ...(s.account && { account: s.account }) };
+      if (s.type === 'connecting') return { type: 'linking' };
+      if (s.type === 'degraded') return { type: 'unavailable', reason: s.lastError };
+      // relink_required or stopped: the old link is dead, so its credentials go and a new QR comes.
+      await connection?.stop();
+      connection = undefined;
+      const old = loadAuth(db);
+      if (old.ok && old.link !== 'unlinked') old.auth.clear();
+      log.info('whatsapp relink requested: showing a new QR code');
+      begin(handler);
+      return { type: 'linking' };
     },
     async stop() {
+      liveness.stop();
       await typing.clear();
       await connection?.stop();
       connection = undefined;
       // Messages already received finish (they reach the store); no new ones arrive.
       await inbound.drain();
       inbound.setHandler(undefined);
+      handler = undefined;
       if (wa.enabled) setState({ type: 'stopped' });
     },
     send: (chatId, item) => outbound.send(chatId, item),
@@ -195,4 +255,31 @@ export function createWhatsAppChannel(deps: WhatsAppChannelDeps): WhatsAppChanne
     status: () => state,
     idle: () => inbound.drain(),
   };
+}
+
+/**
+ * An upsert WhatsApp delivered, as opposed to the echo Baileys emits locally for our own sends (an
+ * `append` of `fromMe` messages): only the former proves the link still delivers.
+ */
+function pushedByServer(u: { type: string; messages: { key?: { fromMe?: boolean | null } | null }[] }) {
+  return u.type === 'notify' || u.messages.some((m) => !m.key?.fromMe);
+}
+
+/** The connection's state with the watchdog's verdict: a link that fails its probes is degraded. */
+export function withLiveness(s: ChannelState, liveness: Liveness): ChannelState {
+  const probe = liveness.lastProbe();
+  const failing = liveness.failing();
+  // While the forced reconnect runs the link is still the one that failed: degraded, not "connecting".
+  const live = s.type === 'connected' || (s.type === 'connecting' && !s.qr);
+  if (live && liveness.degraded() && failing) {
+    return {
+      type: 'degraded',
+      since: failing.since,
+      lastError: `WhatsApp looks connected but failed ${failing.count} liveness checks in a row (last: ${probe?.detail ?? 'unknown'}); reconnecting`,
+      retries: failing.count,
+      ...(probe && { probe }),
+    };
+  }
+  if ((s.type === 'connected' || s.type === 'degraded') && probe) return { ...s, probe };
+  return s;
 }

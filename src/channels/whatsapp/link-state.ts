@@ -49,3 +49,18 @@ export function linkedAccount(db: Db): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * The number of the stored link, also after the phone logged it out (the creds stay until the next
+ * login): where the owner is told that WhatsApp needs a relink.
+ */
+export function storedAccount(db: Db): string | undefined {
+  const row = readCredsRow(db);
+  if (!row) return undefined;
+  try {
+    const creds = fields(row.data);
+    return isLinkedCreds(creds) ? e164FromJid(creds.me?.id) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -36,40 +36,45 @@ const accountOf = (auth: WaAuth) => e164FromJid(auth.state.creds.me?.id);
 /** One socket at a time until it opens, fails for good, or 515 asks for the next one. */
 function attempt(auth: WaAuth, deps: LoginDeps, showCode: (sock: WaSocket, qr: string) => Promise<void>) {
   const sock = (deps.makeSocket ?? defaultMakeSocket)(socketConfig(auth.state, deps.log));
-  return new Promise<{ type: 'open' } | { type: 'closed'; code?: number; message?: string }>(
-    (resolve, reject) => {
-      const onCreds = (u: BaileysEventMap['creds.update']) => {
-        Object.assign(auth.state.creds, u);
-        // A link whose keys cannot be stored is worse than no link: stop and say so.
-        auth
-          .saveCreds()
-          .catch((err: Error) => reject(new Error(`could not save the credentials: ${err.message}`)));
-      };
-      const onUpdate = (u: BaileysEventMap['connection.update']) => {
-        if (u.qr) showCode(sock, u.qr).catch(reject);
-        if (u.connection === 'open') {
-          detach();
-          void sock.end(undefined);
-          resolve({ type: 'open' });
-        } else if (u.connection === 'close') {
-          detach();
-          const err = u.lastDisconnect?.error;
-          const code = closeCodeOf(err);
-          resolve({
-            type: 'closed',
-            ...(code !== undefined ? { code } : {}),
-            ...(err ? { message: err.message } : {}),
-          });
-        }
-      };
-      const detach = () => {
-        sock.ev.off('creds.update', onCreds);
-        sock.ev.off('connection.update', onUpdate);
-      };
-      sock.ev.on('creds.update', onCreds);
-      sock.ev.on('connection.update', onUpdate);
-    },
-  );
+  let qrShown = false;
+  return new Promise<
+    { type: 'open' } | { type: 'closed'; code?: number; message?: string; qrShown: boolean }
+  >((resolve, reject) => {
+    const onCreds = (u: BaileysEventMap['creds.update']) => {
+      Object.assign(auth.state.creds, u);
+      // A link whose keys cannot be stored is worse than no link: stop and say so.
+      auth
+        .saveCreds()
+        .catch((err: Error) => reject(new Error(`could not save the credentials: ${err.message}`)));
+    };
+    const onUpdate = (u: BaileysEventMap['connection.update']) => {
+      if (u.qr) {
+        qrShown = true;
+        showCode(sock, u.qr).catch(reject);
+      }
+      if (u.connection === 'open') {
+        detach();
+        void sock.end(undefined);
+        resolve({ type: 'open' });
+      } else if (u.connection === 'close') {
+        detach();
+        const err = u.lastDisconnect?.error;
+        const code = closeCodeOf(err);
+        resolve({
+          type: 'closed',
+          qrShown,
+          ...(code !== undefined ? { code } : {}),
+          ...(err ? { message: err.message } : {}),
+        });
+      }
+    };
+    const detach = () => {
+      sock.ev.off('creds.update', onCreds);
+      sock.ev.off('connection.update', onUpdate);
+    };
+    sock.ev.on('creds.update', onCreds);
+    sock.ev.on('connection.update', onUpdate);
+  });
 }
 
 export async function runLogin(deps: LoginDeps): Promise<LoginResult> {
@@ -116,6 +121,7 @@ export async function runLogin(deps: LoginDeps): Promise<LoginResult> {
         code: r.code,
         message: r.message,
         linked: isLinkedCreds(auth.state.creds),
+        qrShown: r.qrShown,
         failures,
         restartsInRow: restarts,
         random: Math.random(),

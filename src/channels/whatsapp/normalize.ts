@@ -72,8 +72,25 @@ export type Classified = NormalizedMessage | { type: 'ignore'; reason: IgnoreRea
 export interface NormalizeContext {
   own: OwnIds;
   now: number;
-  /** `append` messages older than this are history, never a run. */
+  /** `append` messages older than this are history, never a run… */
   offlineWindowMs: number;
+  /**
+   * …unless sent after this instant: the start of the link's last outage within this process (when
+   * it was last heard before going down). WhatsApp replays what it queued during an outage as
+   * `append`; an outage longer than the window (a silent link found by the watchdog after 30
+   * minutes) must not lose its messages, and nothing from before it is new.
+   */
+  outageStart?: number;
+}
+
+/** Message timestamps are WhatsApp's clock, in whole seconds; ours may differ a little. */
+export const CLOCK_SLACK_MS = 60_000;
+
+/** Pure: whether a late (`append`) message is recent enough to run. */
+export function lateIsCurrent(at: number | undefined, ctx: NormalizeContext): boolean {
+  if (at === undefined) return false;
+  if (ctx.now - at <= ctx.offlineWindowMs) return true;
+  return ctx.outageStart !== undefined && at >= ctx.outageStart - CLOCK_SLACK_MS;
 }
 
 const ignore = (reason: IgnoreReason): Classified => ({ type: 'ignore', reason });
@@ -100,7 +117,7 @@ export function classify(msg: WAMessage, upsert: MessageUpsertType, ctx: Normali
   if (fromMe && !selfChat && !isGroup) return ignore('own_message');
   const at = timestampMs(msg.messageTimestamp);
   const late = upsert === 'append';
-  if (late && (at === undefined || ctx.now - at > ctx.offlineWindowMs)) return ignore('stale');
+  if (late && !lateIsCurrent(at, ctx)) return ignore('stale');
 
   const raw = msg.message;
   if (!raw) return ignore('no_content');

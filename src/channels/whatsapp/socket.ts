@@ -31,6 +31,7 @@ export type WaSocket = Pick<
   | 'updateMediaMessage'
   | 'groupMetadata'
   | 'requestPairingCode'
+  | 'executeUSyncQuery'
 > & {
   ev: BaileysEventEmitter;
   signalRepository: { lidMapping: Pick<LidMapping, 'getPNForLID' | 'getLIDForPN'> };

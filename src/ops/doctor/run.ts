@@ -1,5 +1,6 @@
 // Runs every check in order. Config-dependent checks run only on a valid config; the rest (Node,
 // permissions, the relay lock) still run, so a broken config does not hide other problems.
+import type { ChannelState } from '../../channels/types.js';
 import type { Paths } from '../../config/paths.js';
 import { registerSecret } from '../../log.js';
 import { checkAgents } from './agents.js';
@@ -13,6 +14,7 @@ import { checkRelayLock, type LockState, lockHeld } from './relay-lock.js';
 import { checkTwilio } from './twilio.js';
 import type { Finding } from './types.js';
 import { checkWhatsapp, type LinkState } from './whatsapp.js';
+import { checkWhatsappLive } from './whatsapp-live.js';
 
 export interface DoctorDeps {
   paths: Paths;
@@ -26,6 +28,9 @@ export interface DoctorDeps {
   /** Whether WhatsApp credentials are in the store (read without starting a socket). */
   linkState: (paths: Paths) => LinkState;
   portState?: (host: string, port: number) => Promise<PortState>;
+  /** The running relay's WhatsApp state (through its control socket), when one runs. */
+  liveWhatsapp?: (paths: Paths) => Promise<ChannelState | undefined>;
+  now?: () => number;
 }
 
 export async function runDoctor(d: DoctorDeps): Promise<Finding[]> {
@@ -44,6 +49,8 @@ export async function runDoctor(d: DoctorDeps): Promise<Finding[]> {
   findings.push(checkWhatsapp(config, d.linkState(d.paths)));
   // While our relay runs it holds these ports itself; probing them would only report it.
   const running = lockHeld(lock);
+  if (running && config.whatsapp.enabled && d.liveWhatsapp)
+    findings.push(checkWhatsappLive(await d.liveWhatsapp(d.paths), (d.now ?? Date.now)()));
   const port = d.portState ?? probePort;
   const tw = config.twilio;
   const twPort =

@@ -112,16 +112,24 @@ function channelLine(c: ChannelView, now: number): string {
       if (c.linked === false) return 'not linked yet (run `agentwire login`)';
       return c.linked ? 'stopped (linked)' : 'stopped';
     case 'connecting':
-      return c.qrAvailable
-        ? `waiting for the QR code to be scanned${since} (open the web console or run \`agentwire login\`)`
+      if (c.qrAvailable)
+        return `waiting for the QR code to be scanned${since} (open the web console or run \`agentwire login\`)`;
+      return c.lastError
+        ? `connecting${since} (${c.lastError}; attempt ${(c.retries ?? 0) + 1})`
         : `connecting${since}`;
     case 'connected':
-      return `connected${c.account ? ` as ${c.account}` : ''}${since}`;
+      return `connected${c.account ? ` as ${c.account}` : ''}${since}${probeText(c, now)}`;
     case 'degraded':
-      return `degraded${since}, ${c.retries ?? 0} retries; last error: ${c.lastError ?? 'unknown'}`;
+      return `degraded${since}, ${c.retries ?? 0} retries; last error: ${c.lastError ?? 'unknown'}${probeText(c, now)}`;
     case 'relink_required':
       return `relink required: ${c.reason ?? 'logged out'} (run \`agentwire login\`)`;
   }
+}
+
+/** The last liveness check, e.g. "; last check 12m 3s ago: answered in 140 ms". */
+export function probeText(c: ChannelView, now: number): string {
+  if (!c.probe) return '';
+  return `; last check ${ago(c.probe.at, now)} ago: ${c.probe.ok ? '' : 'failed, '}${c.probe.detail}`;
 }
 
 /** "3h 12m", "45s": the time since an ISO instant. */

@@ -3,7 +3,7 @@
 // consumer can forget to; free-text errors are scrubbed of secrets and long digit runs.
 
 import type { Usage } from '../../agents/types.js';
-import type { ChannelState } from '../../channels/types.js';
+import type { ChannelState, ProbeResult } from '../../channels/types.js';
 import { type ChannelName, parseChatKey } from '../../core/types.js';
 import { maskId, scrub } from '../../log.js';
 import type { DailyUsage } from '../../store/runs.js';
@@ -28,6 +28,8 @@ export interface ChannelView {
   lastError?: string;
   retries?: number;
   reason?: string;
+  /** WhatsApp's last liveness check (connected or degraded): its result, when, and what it said. */
+  probe?: { ok: boolean; at: string; detail: string };
 }
 
 export interface ChatQueueView {
@@ -288,9 +290,22 @@ export function channelView(name: ChannelName, s: ChannelState): ChannelView {
     case 'stopped':
       return { name, state: s.type };
     case 'connecting':
-      return { name, state: s.type, since: iso(s.since), qrAvailable: Boolean(s.qr) };
+      return {
+        name,
+        state: s.type,
+        since: iso(s.since),
+        qrAvailable: Boolean(s.qr),
+        ...(s.lastError !== undefined && { lastError: cleanText(s.lastError) }),
+        ...(s.retries !== undefined && { retries: s.retries }),
+      };
     case 'connected':
-      return { name, state: s.type, since: iso(s.since), ...(s.account && { account: maskChat(s.account) }) };
+      return {
+        name,
+        state: s.type,
+        since: iso(s.since),
+        ...(s.account && { account: maskChat(s.account) }),
+        ...(s.probe && { probe: probeView(s.probe) }),
+      };
     case 'degraded':
       return {
         name,
@@ -298,11 +313,18 @@ export function channelView(name: ChannelName, s: ChannelState): ChannelView {
         since: iso(s.since),
         lastError: cleanText(s.lastError),
         retries: s.retries,
+        ...(s.probe && { probe: probeView(s.probe) }),
       };
     case 'relink_required':
       return { name, state: s.type, since: iso(s.since), reason: cleanText(s.reason) };
   }
 }
+
+const probeView = (p: ProbeResult): NonNullable<ChannelView['probe']> => ({
+  ok: p.ok,
+  at: iso(p.at),
+  detail: cleanText(p.detail),
+});
 
 /**
  * Masks a chat key or id with maskId. A WhatsApp JID keeps its domain (`…3023@g.us`) so groups and

@@ -28,9 +28,41 @@ describe('decideOnClose (table)', () => {
     expect(decideOnClose({ ...base, code })).toMatchObject({ type, ...extra });
   });
 
-  it('408 before the device was ever linked is an expired QR, not a network error', () => {
-    expect(decideOnClose({ ...base, code: 408, linked: false })).toMatchObject({ type: 'qr_expired' });
-    expect(decideOnClose({ ...base, code: 428, linked: false })).toMatchObject({ type: 'retry' });
+  it('408 before the device was ever linked is an expired QR only when a QR was shown', () => {
+    const notLinked = { ...base, linked: false };
+    expect(
+      decideOnClose({ ...notLinked, code: 408, qrShown: true, message: 'QR refs attempts ended' }),
+    ).toMatchObject({
+      type: 'qr_expired',
+    });
+    expect(decideOnClose({ ...notLinked, code: 428 })).toMatchObject({ type: 'retry' });
+  });
+
+  // Not yet linked, the network fails before any QR (issue 13): Baileys closes with 408 for every
+  // socket error whose code starts with E (getCodeFromWSError), 500 for the rest.
+  it.each([
+    [408, 'WebSocket Error (getaddrinfo EAI_AGAIN web.whatsapp.com)', false],
+    [408, 'WebSocket Error (getaddrinfo ENOTFOUND web.whatsapp.com)', false],
+    [408, 'WebSocket Error (connect ECONNREFUSED 157.240.1.1:443)', false],
+    [408, 'WebSocket Error (connect ETIMEDOUT 157.240.1.1:443)', false],
+    [408, 'WebSocket Error (connect ENETUNREACH 157.240.1.1:443)', false],
+    [500, 'WebSocket Error (socket hang up)', false],
+    [408, 'Connection was lost', false],
+    // A QR was shown, then the network failed: still the network, not an expired QR.
+    [408, 'WebSocket Error (getaddrinfo EAI_AGAIN web.whatsapp.com)', true],
+  ])('not linked, %s %s (QR shown: %s) → retry, unreachable', (code, message, qrShown) => {
+    const a = decideOnClose({ ...base, linked: false, qrShown, code, message });
+    expect(a).toMatchObject({ type: 'retry', attempt: 1, unreachable: true });
+    expect(a.type === 'retry' && a.reason).toMatch(/^WhatsApp is unreachable: /);
+  });
+
+  it('a linked device whose network fails is unreachable too; a server close is not', () => {
+    const net = decideOnClose({ ...base, code: 408, message: 'WebSocket Error (getaddrinfo EAI_AGAIN x)' });
+    expect(net).toMatchObject({ type: 'retry', unreachable: true });
+    expect(decideOnClose({ ...base, code: 503, message: 'Stream Errored' })).toMatchObject({
+      type: 'retry',
+      unreachable: false,
+    });
   });
 
   it('515 in a loop stops being an immediate restart', () => {

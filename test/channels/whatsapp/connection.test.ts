@@ -153,6 +153,27 @@ describe('WhatsApp connection lifecycle', () => {
     expect(h.scheduler.pending.size).toBe(0);
   });
 
+  it('not linked and offline: retried with backoff and reported unreachable, never as an expired QR (issue 13)', async () => {
+    const h = await setup({ linked: false });
+    await h.channel.start(async () => ({ type: 'duplicate' }));
+    // Baileys' close when DNS fails: a 408 (getCodeFromWSError), before any QR was shown.
+    h.sock().close(408, 'WebSocket Error (getaddrinfo EAI_AGAIN web.whatsapp.com)');
+    const st = h.channel.status();
+    expect(st).toMatchObject({ type: 'connecting', retries: 1 });
+    expect(st.type === 'connecting' && st.lastError).toMatch(/^WhatsApp is unreachable: .*EAI_AGAIN/);
+    expect(h.scheduler.pending.size).toBe(1);
+    expect(h.logs).toContainEqual(
+      expect.objectContaining({ level: 40, reason: expect.stringMatching(/unreachable: .*EAI_AGAIN/) }),
+    );
+    expect(h.logs.some((l) => /QR code expired/.test(String(l.msg)))).toBe(false);
+    // The network comes back: the next socket shows a QR, and only its expiry asks for a login.
+    h.scheduler.fire();
+    h.sock().emit('connection.update', { qr: '2@abc,def' });
+    expect(h.channel.status()).toMatchObject({ type: 'connecting', qr: '2@abc,def' });
+    h.sock().close(408, 'QR refs attempts ended');
+    expect(h.channel.status()).toMatchObject({ type: 'relink_required' });
+  });
+
   it('first run without a link: QR in the status, scan, 515, then connected and stored', async () => {
     const h = await setup({ linked: false });
     expect(linkState(h.db)).toBe('unlinked');

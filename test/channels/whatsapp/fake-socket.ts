@@ -128,6 +128,53 @@ export class FakeSocket implements WaSocket {
     return { id: jid, subject: 'Group', participants: [] } as unknown as GroupMetadata;
   };
 
+  /**
+   * How WhatsApp answers the liveness probe (a USync device-list query): `answer` lists this device,
+   * `unlinked` lists only the phone (the link was removed there), `silent` never answers (a socket
+   * whose stream died while keep-alives still pass), `timeout` is Baileys' own query timeout.
+   */
+  usync: 'answer' | 'unlinked' | 'silent' | 'timeout' = 'answer';
+  readonly usyncQueries: { users: string[]; protocols: string[]; context: string }[] = [];
+  executeUSyncQuery: WaSocket['executeUSyncQuery'] = async (query) => {
+    this.usyncQueries.push({
+      users: query.users.map((u) => u.id ?? ''),
+      protocols: query.protocols.map((p) => p.name),
+      context: query.context,
+    });
+    if (this.usync === 'silent') return new Promise<never>(() => {});
+    if (this.usync === 'timeout') return undefined;
+    const devices: { tag: string; attrs: Record<string, string> }[] = [{ tag: 'device', attrs: { id: '0' } }];
+    if (this.usync === 'answer') devices.push({ tag: 'device', attrs: { id: '7', 'key-index': '2' } });
+    // WhatsApp's answer as a binary node, parsed by Baileys' own USync parser.
+    return query.parseUSyncQueryResult({
+      tag: 'iq',
+      attrs: { type: 'result' },
+      content: [
+        {
+          tag: 'usync',
+          attrs: {},
+          content: [
+            {
+              tag: 'list',
+              attrs: {},
+              content: query.users.map((u) => ({
+                tag: 'user',
+                attrs: { jid: u.id ?? '' },
+                content: [
+                  {
+                    tag: 'devices',
+                    attrs: {},
+                    content: [{ tag: 'device-list', attrs: {}, content: devices }],
+                  },
+                ],
+              })),
+            },
+          ],
+        },
+      ],
+    });
+  };
+
   readonly pairingRequests: string[] = [];
   requestPairingCode: WaSocket['requestPairingCode'] = async (phone) => {
     this.pairingRequests.push(phone);

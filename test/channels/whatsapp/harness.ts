@@ -50,6 +50,44 @@ export class ManualScheduler implements Scheduler, Timers {
   }
 }
 
+/** Timers on a virtual clock: `advance` moves time and fires what falls due, in order. */
+export class VirtualScheduler implements Scheduler {
+  private next = 1;
+  private readonly timers = new Map<number, { fn: () => void; at: number }>();
+  constructor(public time = Date.UTC(2026, 0, 5, 9)) {}
+  readonly now = (): number => this.time;
+  setTimeout(fn: () => void, ms: number): number {
+    const id = this.next++;
+    this.timers.set(id, { fn, at: this.time + ms });
+    return id;
+  }
+  clearTimeout(h: unknown): void {
+    this.timers.delete(h as number);
+  }
+  pendingCount(): number {
+    return this.timers.size;
+  }
+  /** Moves the clock by `ms`, firing due timers in time order and letting promises settle between. */
+  async advance(ms: number): Promise<void> {
+    const end = this.time + ms;
+    for (;;) {
+      await settle();
+      const due = [...this.timers].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at)[0];
+      if (!due) break;
+      this.timers.delete(due[0]);
+      this.time = Math.max(this.time, due[1].at);
+      due[1].fn();
+    }
+    this.time = end;
+    await settle();
+  }
+}
+
+async function settle(): Promise<void> {
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+  await new Promise((r) => setImmediate(r));
+}
+
 export async function seedLinkedCreds(db: Db): Promise<void> {
   const loaded = loadAuth(db);
   if (!loaded.ok) throw new Error(loaded.error);
@@ -80,7 +118,13 @@ export async function setup(opts: SetupOptions = {}) {
     level: 'debug',
     destination: { write: (s: string) => void logs.push(JSON.parse(s)) },
   });
-  const config = configSchema.parse(opts.config ?? {});
+  // The liveness watchdog is off unless a test turns it on: its timer would sit among the pending
+  // timers other tests count and fire.
+  const raw = (opts.config ?? {}) as { whatsapp?: Record<string, unknown> };
+  const config = configSchema.parse({
+    ...raw,
+    whatsapp: { liveness: { quietMinutes: 0 }, ...raw.whatsapp },
+  });
   const { makeSocket, sockets } = fakeSockets();
   const scheduler = new ManualScheduler();
   const states: ChannelState[] = [];

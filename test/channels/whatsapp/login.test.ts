@@ -85,11 +85,24 @@ describe('runLogin', () => {
   });
 
   it('reports an expired QR', async () => {
-    const e = env((s) => s.close(408, 'QR refs attempts ended'));
+    const e = env((s) => {
+      s.emit('connection.update', { qr: '2@qrdata,abc' });
+      s.close(408, 'QR refs attempts ended');
+    });
     const r = await runLogin(e.deps);
     expect(r).toMatchObject({ ok: false });
     expect(!r.ok && r.error).toMatch(/QR code expired/);
     expect(linkState(e.db)).toBe('unlinked');
+  });
+
+  it('offline: retries, then says WhatsApp is unreachable, never that a QR expired (issue 13)', async () => {
+    // What Baileys closes with when DNS fails: getCodeFromWSError maps every E* error to 408.
+    const e = env((s) => s.close(408, 'WebSocket Error (getaddrinfo EAI_AGAIN web.whatsapp.com)'));
+    const r = await runLogin(e.deps);
+    expect(r).toMatchObject({ ok: false });
+    expect(!r.ok && r.error).toMatch(/unreachable: .*EAI_AGAIN/);
+    expect(!r.ok && r.error).not.toMatch(/QR/);
+    expect(e.sockets.length).toBeGreaterThan(1);
   });
 
   it('stops when the credentials cannot be saved', async () => {

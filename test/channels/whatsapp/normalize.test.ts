@@ -133,6 +133,24 @@ describe('classify: notify vs append', () => {
     });
   });
 
+  // The last outage began 2 h ago (the link was last heard then): its backlog is current.
+  it.each([
+    ['inside the window, no outage known', 60, undefined, 'message'],
+    ['older than the window, no outage known (a restart)', 3_600, undefined, 'ignore'],
+    ['older than the window, sent during the outage', 3_600, 7_200, 'message'],
+    ['sent just as the outage began (clock slack)', 7_230, 7_200, 'message'],
+    ['sent before the outage began', 7_300, 7_200, 'ignore'],
+    ['no timestamp', undefined, 7_200, 'ignore'],
+  ])('append %s → %s', (_what, age, outageAgo, type) => {
+    const msg = text({ chat: ALICE, ts: age === undefined ? 0 : ts(age) }, 'backlog');
+    if (age === undefined) msg.messageTimestamp = null;
+    const c = classify(msg, 'append', {
+      ...ctx,
+      ...(outageAgo !== undefined && { outageStart: NOW - outageAgo * 1000 }),
+    });
+    expect(c.type).toBe(type);
+  });
+
   it('notify is handled whatever its age', () => {
     expect(classify(text({ chat: ALICE, ts: ts(86_400) }, 'slow'), 'notify', ctx).type).toBe('message');
   });

@@ -3,11 +3,16 @@ import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ChannelState } from '../../../src/channels/types.js';
 import { whatsappMigration } from '../../../src/channels/whatsapp/index.js';
 import { acquireLock } from '../../../src/control/lock.js';
+import { MethodRegistry } from '../../../src/control/methods.js';
+import { startControlServer } from '../../../src/control/server.js';
 import { checkNode } from '../../../src/ops/doctor/node.js';
+import { liveWhatsappFromRelay } from '../../../src/ops/doctor/whatsapp-live.js';
 import { openDb } from '../../../src/store/db.js';
 import { seedLinkedCreds } from '../../channels/whatsapp/harness.js';
+import { memoryLog } from '../../queue/helpers.js';
 import { waitFor } from '../wait.js';
 import { CLAUDE_OK, doctor, fakeCli, gone, setup } from './helpers.js';
 
@@ -276,6 +281,67 @@ describe('one relay owning the device', () => {
     writeFileSync(join(s.home, 'relay.sock'), '', { mode: 0o600 });
     const f = await byCheck(doctor(s), 'relay');
     expect(f[0]).toMatchObject({ status: 'warn', fix: expect.stringContaining('rm ') });
+  });
+});
+
+describe("the running relay's WhatsApp link (through its control socket)", () => {
+  async function withRelay(state: ChannelState) {
+    const s = setup('{console: {port: 0}}');
+    const lock = await acquireLock(join(s.home, 'relay.lock'), s.home);
+    expect(lock.ok).toBe(true);
+    const registry = new MethodRegistry();
+    registry.register('status', async () => ({
+      pid: process.pid,
+      startedAt: 0,
+      channels: { whatsapp: state },
+    }));
+    const server = await startControlServer(join(s.home, 'relay.sock'), registry, memoryLog().log);
+    try {
+      const findings = await doctor(s, { liveWhatsapp: liveWhatsappFromRelay, now: () => NOW });
+      return findings.find((f) => f.check === 'whatsapp:link');
+    } finally {
+      await server.close();
+      if (lock.ok) await lock.release();
+    }
+  }
+  const NOW = Date.UTC(2026, 0, 5, 10);
+
+  it("shows the watchdog's last check, ok or failed, with its time", async () => {
+    const good = await withRelay({
+      type: 'connected',
+      since: NOW - 3_600_000,
+      probe: { ok: true, at: NOW - 12 * 60_000, detail: 'answered in 140 ms' },
+    });
+    expect(good).toMatchObject({
+      status: 'ok',
+      message: 'connected; last liveness check 2026-01-05T09:48:00.000Z (12 min ago): ok, answered in 140 ms',
+    });
+    const bad = await withRelay({
+      type: 'degraded',
+      since: NOW - 60_000,
+      lastError:
+        'WhatsApp looks connected but failed 2 liveness checks in a row (last: no answer within 30 s); reconnecting',
+      retries: 2,
+      probe: { ok: false, at: NOW - 60_000, detail: 'no answer within 30 s' },
+    });
+    expect(bad).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('failed, no answer within 30 s'),
+    });
+  });
+
+  it('says WhatsApp is unreachable, not that a QR expired, while the network is down', async () => {
+    const f = await withRelay({
+      type: 'connecting',
+      since: NOW - 60_000,
+      lastError: 'WhatsApp is unreachable: WebSocket Error (getaddrinfo EAI_AGAIN web.whatsapp.com)',
+      retries: 4,
+    });
+    expect(f).toMatchObject({
+      status: 'fail',
+      message: expect.stringMatching(/^WhatsApp is unreachable: .*EAI_AGAIN.*attempt 5/),
+      fix: expect.stringContaining('DNS'),
+    });
   });
 });
 

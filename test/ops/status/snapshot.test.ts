@@ -196,3 +196,53 @@ describe('buildSnapshot', () => {
     expect(text).not.toMatch(/\+1555/);
   });
 });
+
+describe('WhatsApp liveness and reachability in the status', () => {
+  const snap = (state: ChannelState) =>
+    buildSnapshot({
+      now: T,
+      source: 'relay',
+      relay: { running: true, pid: 1 },
+      channels: [{ name: 'whatsapp', state }],
+    });
+
+  it('an unreachable WhatsApp: connecting, with the network error and the attempt', () => {
+    const s = snap({
+      type: 'connecting',
+      since: T - 90_000,
+      lastError: 'WhatsApp is unreachable: WebSocket Error (getaddrinfo EAI_AGAIN web.whatsapp.com)',
+      retries: 3,
+    });
+    expect(s.channels[0]).toMatchObject({
+      state: 'connecting',
+      retries: 3,
+      lastError: expect.stringMatching(/EAI_AGAIN/),
+    });
+    expect(renderStatus(s, T)).toContain(
+      'whatsapp  connecting for 1m 30s (WhatsApp is unreachable: WebSocket Error (getaddrinfo EAI_AGAIN web.whatsapp.com); attempt 4)',
+    );
+  });
+
+  it('the last liveness check, when and what it said, on connected and degraded', () => {
+    const ok = snap({
+      type: 'connected',
+      since: T - 3_600_000,
+      probe: { ok: true, at: T - 120_000, detail: 'answered in 140 ms' },
+    });
+    expect(ok.channels[0]?.probe).toEqual({
+      ok: true,
+      at: '2026-01-15T11:58:00.000Z',
+      detail: 'answered in 140 ms',
+    });
+    expect(renderStatus(ok, T)).toContain('connected for 1h 0m; last check 2m 0s ago: answered in 140 ms');
+    const bad = snap({
+      type: 'degraded',
+      since: T - 60_000,
+      lastError:
+        'WhatsApp looks connected but failed 2 liveness checks in a row (last: no answer within 30 s); reconnecting',
+      retries: 2,
+      probe: { ok: false, at: T - 5_000, detail: 'no answer within 30 s' },
+    });
+    expect(renderStatus(bad, T)).toContain('; last check 5s ago: failed, no answer within 30 s');
+  });
+});
