@@ -66,13 +66,18 @@ const DEFAULT_STDERR = 1024 * 1024;
 // Groups still running: killed if this process exits, so a crash leaves no agent behind.
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
-function trackGroup(pid: number): void {
+export function trackGroup(pid: number): void {
   liveGroups.add(pid);
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.on('exit', () => {
     for (const g of liveGroups) killGroup(g, 'SIGKILL');
   });
+}
+
+/** Forgets a group that ended on its own (long-lived children, see spawn-stdio.ts). */
+export function untrackGroup(pid: number): void {
+  liveGroups.delete(pid);
 }
 
 /** Signals the child's whole process group; a group that is already gone is not an error. */
