@@ -10,6 +10,9 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 // Ids of answered requests remembered to tell a duplicate from a stranger; both are faults.
 const ANSWERED_MEMORY = 256;
 
+/** Sees every message both ways (captures, debugging); a line that is not JSON comes as a string. */
+export type Tap = (direction: 'in' | 'out', message: unknown) => void;
+
 export interface MonitoredStream {
   stream: Stream;
   /** Requests we sent that are not answered yet (for tests and diagnostics). */
@@ -21,6 +24,7 @@ export function monitoredStream(
   output: Writable,
   onFault: (fault: DriverFault) => void,
   maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES,
+  tap?: Tap,
 ): MonitoredStream {
   const outstanding = new Set<string>();
   const answered: string[] = [];
@@ -44,6 +48,7 @@ export function monitoredStream(
         try {
           msg = JSON.parse(text);
         } catch {
+          tap?.('in', text);
           fault({ type: 'garbage', detail: 'a line that is not JSON' });
           return;
         }
@@ -51,6 +56,7 @@ export function monitoredStream(
           fault({ type: 'garbage', detail: 'a JSON value that is not a message' });
           return;
         }
+        tap?.('in', msg);
         const m = msg as Record<string, unknown>;
         if (!('method' in m) && 'id' in m) {
           const id = idKey(m.id);
@@ -100,6 +106,7 @@ export function monitoredStream(
 
   const writable = new WritableStream<AnyMessage>({
     write(msg) {
+      tap?.('out', msg);
       const m = msg as Record<string, unknown>;
       if ('method' in m && 'id' in m) outstanding.add(idKey(m.id));
       return new Promise<void>((resolve) => {

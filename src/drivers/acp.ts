@@ -18,7 +18,7 @@ import { maskCredentials } from '../log.js';
 import { extractMedia } from '../media/parse.js';
 import { type GroupGuard, type StdioChild, startStdioChild } from '../runner/spawn-stdio.js';
 import { answerPermission } from './acp-permission.js';
-import { monitoredStream } from './acp-transport.js';
+import { monitoredStream, type Tap } from './acp-transport.js';
 import { type UpdateReducer, updateReducer } from './acp-updates.js';
 import { type ErrorResult, errorResult, faultDetail, faultKind, rejectionKind } from './results.js';
 import type {
@@ -36,6 +36,9 @@ const CANCEL_GRACE_MS = 5_000;
 const KILL_GRACE_MS = 2_000;
 // After the connection closed under a request, how long to wait for the exit that explains it.
 const EXIT_WAIT_MS = 2_000;
+// After session/load: no update for this long means the replayed history is over (capped).
+const REPLAY_QUIET_MS = 150;
+const REPLAY_MAX_MS = 5_000;
 
 interface Turn {
   sessionId: string;
@@ -51,7 +54,13 @@ type Settled<T> =
   | { type: 'fault'; fault: DriverFault }
   | { type: 'timeout' };
 
-export function acpDriver(options: DriverOptions & { guard?: GroupGuard }): SessionDriver {
+export interface AcpDriverOptions extends DriverOptions {
+  guard?: GroupGuard;
+  /** Sees every protocol message both ways (fixture captures). */
+  tap?: Tap;
+}
+
+export function acpDriver(options: AcpDriverOptions): SessionDriver {
   return new AcpDriver(options);
 }
 
@@ -65,8 +74,9 @@ class AcpDriver implements SessionDriver {
   private closed = false;
   private cancelling = false;
   private onTrouble: ((f: DriverFault) => void)[] = [];
+  private lastUpdateAt = 0;
 
-  constructor(private readonly opts: DriverOptions & { guard?: GroupGuard }) {}
+  constructor(private readonly opts: AcpDriverOptions) {}
 
   state(): DriverState {
     if (this.closed) return { type: 'closed' };
@@ -99,6 +109,9 @@ class AcpDriver implements SessionDriver {
       );
       if (r.type === 'value') {
         this.sessionId = session.id;
+        // gemini 0.61 replays the history after its answer to session/load, not before it as the
+        // protocol asks; a turn started at once would take the old reply for its own.
+        await this.quiet(session.id);
         return { type: 'ok', sessionId: session.id };
       }
       return this.failure(r, t0, 'session/load', 'session_not_found');
@@ -244,7 +257,13 @@ class AcpDriver implements SessionDriver {
     const child = s.child;
     this.child = child;
     void child.exited.then((e) => this.breakWith({ type: 'exited', exitCode: e.exitCode, signal: e.signal }));
-    const { stream } = monitoredStream(child.stdout, child.stdin, (f) => this.breakWith(f));
+    const { stream } = monitoredStream(
+      child.stdout,
+      child.stdin,
+      (f) => this.breakWith(f),
+      undefined,
+      this.opts.tap,
+    );
     this.conn = client({ name: 'agentwire' })
       .onRequest(methods.client.session.requestPermission, ({ params }) =>
         answerPermission(params, this.opts.permission, this.cancelling),
@@ -268,6 +287,7 @@ class AcpDriver implements SessionDriver {
   }
 
   private onUpdate(n: SessionNotification): void {
+    this.lastUpdateAt = performance.now();
     const turn = this.current;
     // Updates outside a turn (the history `session/load` replays) are not this turn's reply.
     if (!turn || n.sessionId !== turn.sessionId) return;
@@ -320,6 +340,17 @@ class AcpDriver implements SessionDriver {
         },
       );
     });
+  }
+
+  /** Waits until the agent has sent no update for a moment (the end of a replay). */
+  private async quiet(sessionId: string): Promise<void> {
+    const until = performance.now() + REPLAY_MAX_MS;
+    this.lastUpdateAt = Math.max(this.lastUpdateAt, performance.now());
+    while (!this.fault && this.sessionId === sessionId && performance.now() < until) {
+      const wait = this.lastUpdateAt + REPLAY_QUIET_MS - performance.now();
+      if (wait <= 0) return;
+      await delay(wait);
+    }
   }
 
   private troubleOnce(): Promise<DriverFault> {
