@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import type { AgentKind } from '../../src/agents/types.js';
 import { acpDriver } from '../../src/drivers/acp.js';
-import type { PermissionPolicy, SessionDriver } from '../../src/drivers/types.js';
+import type { PermissionPolicy } from '../../src/drivers/types.js';
 import { requests, scenario, stateDir, turn, waitNoLeftovers } from './harness.js';
 
 const CLIS: { kind: AgentKind; argv: string[]; pkg: string }[] = [
