@@ -1,7 +1,7 @@
 // The ACP driver against the real `gemini --acp` and `opencode acp` (pinned versions, offline, fake
 // model server). With AW_CAPTURE_ACP=<fixtures/agents> every protocol message both ways is written
 // to <kind>/acp-<case>.json: the fixtures are captured here, never typed.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import type { AgentKind } from '../../src/agents/types.js';
@@ -196,9 +196,15 @@ describe.each(CLIS)('ACP driver with real $kind', ({ kind, argv, pkg }) => {
     }
   });
 
-  it('answers a permission request by policy, so a tool turn does not hang', async () => {
+  // What cold mode does with the same tool call: gemini -p offers no shell tool without --yolo, and
+  // opencode run lets its agent run bash. Warm mode under the deny policy must match that.
+  const coldRunsShell: Partial<Record<AgentKind, boolean>> = { gemini: false, opencode: true };
+
+  it('answers permission requests by policy, so a tool turn does not hang and writes what cold would', async () => {
     const id = `acp-${kind}-tool`;
-    const base = await scenario(id, { mode: 'tool', reply: 'After the tool.' });
+    // fake-llm takes toolCmd per scenario (harness.ts's Scenario type does not list it).
+    const sc = { mode: 'tool', reply: 'After the tool.', toolCmd: 'touch made-by-tool' };
+    const base = await scenario(id, sc);
     const state = stateDir(kind);
     const c = capturing();
     const { d } = make(state, base, c, 'deny');
@@ -206,12 +212,12 @@ describe.each(CLIS)('ACP driver with real $kind', ({ kind, argv, pkg }) => {
       expect(await step(c, 'open new', d.open({ type: 'new' }))).toMatchObject({ type: 'ok' });
       const r = await step(c, 'turn tool', d.turn({ prompt: 'run the tool', timeoutMs: 60_000 }));
       expect(r).toMatchObject({ type: 'ok', text: 'After the tool.' });
+      expect(existsSync(join(state, 'work', 'made-by-tool'))).toBe(coldRunsShell[kind]);
     } finally {
       await d.close();
       save(kind, pkg, 'tool-deny', argv, c, id);
       await saveRequests(kind, 'tool-deny', id);
     }
-    // Whether the agent asked, and what it was told, is in the capture; the turn ended either way.
   });
 
   it('a model error ends the turn with its kind and keeps the process', async () => {
