@@ -1,7 +1,7 @@
 // The ACP driver against the real `gemini --acp` and `opencode acp` (pinned versions, offline, fake
 // model server). With AW_CAPTURE_ACP=<fixtures/agents> every protocol message both ways is written
 // to <kind>/acp-<case>.json: the fixtures are captured here, never typed.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import type { AgentKind } from '../../src/agents/types.js';
@@ -117,6 +117,8 @@ describe.each(CLIS)('ACP driver with real $kind', ({ kind, argv, pkg }) => {
       const third = await step(c, 'turn after stop', d.turn({ prompt: 'after the stop', timeoutMs: 60_000 }));
       expect(third).toMatchObject({ type: 'ok', text: 'Third answer.' });
       expect(d.pid()).toBe(pid);
+      // For the docs: what one idle warm process (its whole group) holds in memory.
+      c.steps.push({ step: 'idle group RSS (KiB)', result: groupRssKb(pid as number) });
     } finally {
       await d.close();
       save(kind, pkg, 'turns', argv, c, id);
@@ -237,6 +239,24 @@ describe.each(CLIS)('ACP driver with real $kind', ({ kind, argv, pkg }) => {
     }
   });
 });
+
+/** The summed VmRSS of every process in a process group, in KiB. */
+function groupRssKb(pgid: number): number {
+  let total = 0;
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'latin1');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) !== pgid) continue;
+      const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'latin1'));
+      total += m ? Number(m[1]) : 0;
+    } catch {
+      // gone
+    }
+  }
+  return total;
+}
 
 /**
  * gemini 0.61 cannot load a session in the wall-clock minute it was written in: the new process
