@@ -11,18 +11,27 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const [cli, out] = process.argv.slice(2);
-const harness = process.env.AGENT_CLIS_HARNESS ?? join(import.meta.dirname, '..', '..', '..', 'shared', 'harness', 'agent-clis');
+const harness =
+  process.env.AGENT_CLIS_HARNESS ??
+  join(import.meta.dirname, '..', '..', '..', 'shared', 'harness', 'agent-clis');
 const clisDir = process.env.AGENT_CLIS_DIR ?? join(process.env.HOME, '.cache', 'agentwire-clis');
 const t0 = Date.now();
 const transcript = [];
 const note = (what) => transcript.push({ t: Date.now() - t0, note: what });
 
-const server = spawn(process.execPath, [join(harness, 'fake-llm.mjs'), '--port', '0', '--reply', 'First answer.'], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-const port = await new Promise((r) => server.stdout.on('data', (d) => /LISTENING (\d+)/.test(d) && r(/LISTENING (\d+)/.exec(d)[1])));
+const server = spawn(
+  process.execPath,
+  [join(harness, 'fake-llm.mjs'), '--port', '0', '--reply', 'First answer.'],
+  {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  },
+);
+const port = await new Promise((r) =>
+  server.stdout.on('data', (d) => /LISTENING (\d+)/.test(d) && r(/LISTENING (\d+)/.exec(d)[1])),
+);
 const base = `http://127.0.0.1:${port}`;
-const setScenario = (sc) => fetch(`${base}/_control/scenarios/p`, { method: 'PUT', body: JSON.stringify(sc) });
+const setScenario = (sc) =>
+  fetch(`${base}/_control/scenarios/p`, { method: 'PUT', body: JSON.stringify(sc) });
 await setScenario({ mode: 'ok', reply: 'First answer.' });
 const state = mkdtempSync(join(tmpdir(), `aw-probe-${cli}-`));
 const env = { PATH: `${clisDir}/bin:${process.env.PATH}`, LANG: 'C.UTF-8' };
@@ -37,7 +46,17 @@ for (const line of execFileSync(join(harness, 'setup.sh'), [cli, state, `${base}
 }
 const cwd = join(state, 'work');
 const argv = {
-  claude: ['claude', '-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--session-id', randomUUID()],
+  claude: [
+    'claude',
+    '-p',
+    '--input-format',
+    'stream-json',
+    '--output-format',
+    'stream-json',
+    '--verbose',
+    '--session-id',
+    randomUUID(),
+  ],
   codex: ['codex', 'app-server'],
   pi: ['pi', '--mode', 'rpc', '--session', join(state, 'pi-session.jsonl')],
 }[cli];
@@ -73,15 +92,27 @@ const send = (msg) => {
 };
 const until = (test, ms = 30_000) =>
   new Promise((resolve) => {
-    const w = { test, done: (m) => { waiters.splice(waiters.indexOf(w), 1); clearTimeout(timer); resolve(m); } };
-    const timer = setTimeout(() => { waiters.splice(waiters.indexOf(w), 1); note(`timed out after ${ms} ms`); resolve(undefined); }, ms);
+    const w = {
+      test,
+      done: (m) => {
+        waiters.splice(waiters.indexOf(w), 1);
+        clearTimeout(timer);
+        resolve(m);
+      },
+    };
+    const timer = setTimeout(() => {
+      waiters.splice(waiters.indexOf(w), 1);
+      note(`timed out after ${ms} ms`);
+      resolve(undefined);
+    }, ms);
     waiters.push(w);
   });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const script = {
   async claude() {
-    const user = (text) => send({ type: 'user', message: { role: 'user', content: [{ type: 'text', text }] } });
+    const user = (text) =>
+      send({ type: 'user', message: { role: 'user', content: [{ type: 'text', text }] } });
     const result = (m) => m?.type === 'result';
     user('hello');
     await until(result);
@@ -125,7 +156,11 @@ const script = {
     await setScenario({ mode: 'hang' });
     const turnId = await turn('this one hangs');
     await sleep(1500);
-    await request('turn/steer', { threadId, input: [{ type: 'text', text: 'also this' }], expectedTurnId: turnId });
+    await request('turn/steer', {
+      threadId,
+      input: [{ type: 'text', text: 'also this' }],
+      expectedTurnId: turnId,
+    });
     await request('turn/interrupt', { threadId, turnId });
     await until(completed, 10_000);
     await setScenario({ mode: 'ok', reply: 'Fourth answer.' });
@@ -164,7 +199,15 @@ const requests = await (await fetch(`${base}/_control/requests?scenario=p`)).jso
 server.kill();
 const version = JSON.parse(
   readFileSync(
-    join(clisDir, cli, 'node_modules', { claude: '@anthropic-ai/claude-code', codex: '@openai/codex', pi: '@mariozechner/pi-coding-agent' }[cli], 'package.json'),
+    join(
+      clisDir,
+      cli,
+      'node_modules',
+      { claude: '@anthropic-ai/claude-code', codex: '@openai/codex', pi: '@mariozechner/pi-coding-agent' }[
+        cli
+      ],
+      'package.json',
+    ),
     'utf8',
   ),
 ).version;
