@@ -334,7 +334,10 @@ class AcpDriver implements SessionDriver {
         },
         async (error: unknown) => {
           // The connection closed under the request: the exit that follows says why.
-          if (!(error instanceof RequestError)) await Promise.race([this.troubleOnce(), delay(EXIT_WAIT_MS)]);
+          // (After our own close() there is nothing to explain.)
+          if (!(error instanceof RequestError) && !this.closed) {
+            await Promise.race([this.troubleOnce(), delay(EXIT_WAIT_MS)]);
+          }
           forget();
           resolve(this.fault ? { type: 'fault', fault: this.fault } : { type: 'rejected', error });
         },
