@@ -170,6 +170,34 @@ describe('ACP driver', () => {
     expect(await d.open({ type: 'new' })).toMatchObject({ type: 'error', kind: 'not_installed' });
   });
 
+  it('cancel() ends the running turn as stopped and keeps the process', async () => {
+    const log = join(dir, 'cancel-call.log');
+    const d = driver({ log });
+    await opened(d);
+    const running = d.turn({ prompt: 'hang', timeoutMs: 30_000 });
+    await waitFor(() => readLog(log).includes('session/prompt hang'));
+    await d.cancel();
+    expect(await running).toMatchObject({ type: 'error', kind: 'aborted' });
+    expect(d.state().type).toBe('idle');
+    expect(await d.turn({ prompt: 'next', timeoutMs: 10_000 })).toMatchObject({
+      type: 'ok',
+      text: 'turn 2: next',
+    });
+  });
+
+  it('close() during a turn ends the turn and the process', async () => {
+    const log = join(dir, 'close-busy.log');
+    const d = driver({ log });
+    await opened(d);
+    const pid = d.pid() as number;
+    const running = d.turn({ prompt: 'deaf', timeoutMs: 30_000 });
+    await waitFor(() => readLog(log).includes('session/prompt deaf'));
+    await d.close();
+    expect(await running).toMatchObject({ type: 'error', kind: 'aborted' });
+    expect(alive(pid)).toBe(false);
+    expect(d.state()).toEqual({ type: 'closed' });
+  });
+
   it('close ends the process', async () => {
     const d = driver();
     await opened(d);
