@@ -14,13 +14,12 @@ import {
 } from '@agentclientprotocol/sdk';
 import { okResult } from '../agents/common.js';
 import type { AgentResult, SessionRef, StreamEvent } from '../agents/types.js';
-import { maskCredentials } from '../log.js';
-import { extractMedia } from '../media/parse.js';
 import { type GroupGuard, type StdioChild, startStdioChild } from '../runner/spawn-stdio.js';
 import { answerPermission } from './acp-permission.js';
 import { monitoredStream, type Tap } from './acp-transport.js';
 import { type UpdateReducer, updateReducer } from './acp-updates.js';
 import { type ErrorResult, errorResult, faultDetail, faultKind, rejectionKind } from './results.js';
+import { turnMessages } from './turn-messages.js';
 import type {
   DriverFault,
   DriverOptions,
@@ -168,16 +167,9 @@ class AcpDriver implements SessionDriver {
   }
 
   private async runTurn(conn: ClientConnection, sessionId: string, req: TurnRequest, t0: number) {
-    const messages: string[] = [];
-    let pending: string | undefined;
-    const events = (evs: StreamEvent[]) => {
-      for (const ev of evs) {
-        if (ev.type === 'message') messages.push(ev.text);
-        // As in the cold runner: a message is progress once the agent visibly carries on.
-        if (pending !== undefined && req.onProgress) emitProgress(req.onProgress, pending);
-        pending = ev.type === 'message' ? ev.text : undefined;
-      }
-    };
+    const gathered = turnMessages(req.onProgress);
+    const events = (evs: StreamEvent[]) => gathered.add(evs);
+    const messages = gathered.messages;
     let stopped: 'timeout' | 'aborted' | undefined;
     let graceTimer: NodeJS.Timeout | undefined;
     const stop = (why: 'timeout' | 'aborted') => {
@@ -215,12 +207,15 @@ class AcpDriver implements SessionDriver {
 
     let result: AgentResult;
     if (r.type === 'value' && !stopped && r.value.stopReason !== 'cancelled') {
-      result = messages.length
-        ? { ...okResult(messages, { sessionId, truncated: false }), durationMs: ms(t0) }
-        : errorResult(this.opts.name, 'unparseable', t0, {
-            sessionId,
-            detail: `the turn ended (${r.value.stopReason}) without a reply`,
-          });
+      // A turn that ended normally is a reply even when empty (a turn of tool calls only), as the
+      // cold parsers treat a finished run; other stop reasons without text say nothing true.
+      result =
+        messages.length || r.value.stopReason === 'end_turn'
+          ? { ...okResult(messages, { sessionId, truncated: false }), durationMs: ms(t0) }
+          : errorResult(this.opts.name, 'unparseable', t0, {
+              sessionId,
+              detail: `the turn ended (${r.value.stopReason}) without a reply`,
+            });
     } else if (r.type === 'value' || (stopped && r.type === 'rejected')) {
       // Stopped in time: the process and the session stay for the next turn.
       result = errorResult(this.opts.name, stopped ?? 'aborted', t0, { sessionId });
@@ -393,16 +388,6 @@ class AcpDriver implements SessionDriver {
 
   private startTimeoutMs(): number {
     return this.opts.startTimeoutMs ?? START_TIMEOUT_MS;
-  }
-}
-
-function emitProgress(onProgress: (text: string) => void, raw: string): void {
-  // Masked like the final reply, as the cold runner does: with /verbose these go to a chat.
-  const { text } = extractMedia(maskCredentials(raw));
-  try {
-    if (text) onProgress(text);
-  } catch {
-    // A failing listener must not break the turn it listens to.
   }
 }
 

@@ -74,6 +74,16 @@ describe('ACP driver', () => {
     expect(progress).toEqual(['Looking at the files.']);
   });
 
+  it.each([
+    ['quiet', { type: 'ok', text: '', media: [], progress: [] }],
+    ['tired', { type: 'error', kind: 'unparseable' }],
+  ])('a turn that ends without text (%s)', async (prompt, expected) => {
+    const d = driver();
+    await opened(d);
+    expect(await d.turn({ prompt, timeoutMs: 10_000 })).toMatchObject(expected);
+    expect(d.state().type).toBe('idle');
+  });
+
   it('cancels a turn on /stop, keeps the process, and runs the next turn in it', async () => {
     const log = join(dir, 'cancel.log');
     const d = driver({ log });
