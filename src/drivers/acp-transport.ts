@@ -29,6 +29,9 @@ export function monitoredStream(
   const outstanding = new Set<string>();
   const answered: string[] = [];
   let faulted = false;
+  // Set once the library cancelled its reader (its connection closed): the child may still write,
+  // and enqueueing into a cancelled stream throws inside a 'data' handler, i.e. crashes the relay.
+  let readerGone = false;
   const fault = (f: DriverFault) => {
     if (faulted) return;
     faulted = true;
@@ -40,7 +43,7 @@ export function monitoredStream(
       let parts: Buffer[] = [];
       let size = 0;
       const line = (bytes: Buffer) => {
-        if (faulted) return;
+        if (faulted || readerGone) return;
         // JSON-RPC over stdio splits records on LF only: U+2028 inside a string is not a break.
         const text = bytes.toString('utf8').trim();
         if (!text) return;
@@ -95,12 +98,12 @@ export function monitoredStream(
       input.once('close', () => {
         if (parts.length) line(Buffer.concat(parts));
         parts = [];
-        try {
-          controller.close();
-        } catch {
-          // Already closed by a cancel from the reader.
-        }
+        if (!readerGone) controller.close();
+        readerGone = true;
       });
+    },
+    cancel() {
+      readerGone = true;
     },
   });
 

@@ -64,3 +64,23 @@ describe('monitoredStream', () => {
     expect(r.faults.map((f) => f.type)).toEqual(['too_large']);
   });
 });
+
+describe('monitoredStream after the reader is gone', () => {
+  it('drops what still arrives once the library cancelled its reader (no throw in the data handler)', async () => {
+    const input = new PassThrough();
+    const { stream } = monitoredStream(input, new PassThrough(), () => {});
+    const reader = stream.readable.getReader();
+    await reader.cancel(new Error('closed'));
+    const errors: unknown[] = [];
+    const onError = (e: unknown) => errors.push(e);
+    process.on('uncaughtException', onError);
+    try {
+      input.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: {} })}\n`);
+      input.end();
+      await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      process.off('uncaughtException', onError);
+    }
+    expect(errors).toEqual([]);
+  });
+});
