@@ -1,6 +1,6 @@
 // The ACP driver against the real `gemini --acp` and `opencode acp` (pinned versions, offline, fake
 // model server). With AW_CAPTURE_ACP=<fixtures/agents> every protocol message both ways is written
-// to <kind>/acp-<case>.json: the fixtures are captured here, never typed.
+// to <kind>/warm/acp-<case>.json: the fixtures are captured here, never typed.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
@@ -29,8 +29,8 @@ function save(kind: AgentKind, pkg: string, name: string, argv: string[], c: Cap
   const version = JSON.parse(
     readFileSync(join(inject('clisDir'), kind, 'node_modules', pkg, 'package.json'), 'utf8'),
   ).version as string;
-  mkdirSync(join(out, kind), { recursive: true });
-  const file = join(out, kind, `acp-${name}.json`);
+  mkdirSync(join(out, kind, 'warm'), { recursive: true });
+  const file = join(out, kind, 'warm', `acp-${name}.json`);
   writeFileSync(
     file,
     `${JSON.stringify(
@@ -56,7 +56,7 @@ async function saveRequests(kind: AgentKind, name: string, id: string) {
   if (!out) return;
   const reqs = await requests(id);
   writeFileSync(
-    join(out, kind, `acp-${name}.requests.jsonl`),
+    join(out, kind, 'warm', `acp-${name}.requests.jsonl`),
     reqs.map((r) => JSON.stringify(r)).join('\n') + (reqs.length ? '\n' : ''),
   );
 }

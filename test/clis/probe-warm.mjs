@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Probes the long-lived modes of claude (stream-json), codex (app-server) and pi (rpc) on the pinned
 // versions, offline, and writes what went in and came out as a capture (never typed by hand):
-//   AGENT_CLIS_DIR=… ../shared/harness/agent-clis/netns.sh node test/clis/probe-warm.mjs claude OUT.json
+//   AGENT_CLIS_DIR=… ../shared/harness/agent-clis/netns.sh node test/clis/probe-warm.mjs claude fixtures/agents/claude/warm/probe.json
 // The script: two turns, a third turn against a hanging model that is steered and then
 // interrupted, a fourth turn, then end of input. Facts for docs/warm-agents.md come from these.
 import { execFileSync, spawn } from 'node:child_process';

@@ -3,7 +3,7 @@ import { answerPermission } from '../../src/drivers/acp-permission.js';
 import type { PermissionPolicy } from '../../src/drivers/types.js';
 
 const opt = (optionId: string, kind: string) => ({ optionId, name: optionId, kind }) as never;
-// gemini 0.61's options for a shell command, in its order (fixtures/agents/gemini/acp-tool-deny.json).
+// gemini 0.61's options for a shell command, in its order (fixtures/agents/gemini/warm/acp-tool-deny.json).
 const gemini = [
   opt('proceed_always', 'allow_always'),
   opt('proceed_once', 'allow_once'),
