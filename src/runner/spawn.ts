@@ -68,10 +68,11 @@ const DEFAULT_STDOUT = 10 * 1024 * 1024;
 const DEFAULT_STDERR = 1024 * 1024;
 
 // Runs still going (group leader's pid → run mark): killed if this process exits, so a crash or a
-// shutdown leaves no agent behind, nor anything it moved out of its group.
-const liveRuns = new Map<number, string>();
+// shutdown leaves no agent behind, nor anything it moved out of its group. A long-lived child
+// (spawn-stdio.ts) is tracked by its group alone: it has no mark.
+const liveRuns = new Map<number, string | undefined>();
 let exitHookInstalled = false;
-function trackRun(pid: number, mark: string): void {
+function trackRun(pid: number, mark: string | undefined): void {
   liveRuns.set(pid, mark);
   if (exitHookInstalled) return;
   exitHookInstalled = true;
@@ -80,10 +81,20 @@ function trackRun(pid: number, mark: string): void {
   });
 }
 
+/** Tracks a long-lived child's group (see spawn-stdio.ts): killed if this process exits. */
+export function trackGroup(pid: number): void {
+  trackRun(pid, undefined);
+}
+
+/** Forgets a group that ended on its own (long-lived children, see spawn-stdio.ts). */
+export function untrackGroup(pid: number): void {
+  liveRuns.delete(pid);
+}
+
 /** Signals a run's group and every process that carries its mark, wherever it moved. */
-function killRun(pid: number, mark: string, signal: NodeJS.Signals): void {
+function killRun(pid: number, mark: string | undefined, signal: NodeJS.Signals): void {
   killGroup(pid, signal);
-  signalMarked(mark, signal);
+  if (mark) signalMarked(mark, signal);
 }
 
 /** Signals the child's whole process group; a group that is already gone is not an error. */

@@ -1,0 +1,127 @@
+// The stdio transport under the ACP library: NDJSON both ways, plus the checks the library does
+// not make. On bad input the library answers a parse error and carries on, and drops a response
+// to a request it never sent with a console line; for a relay either means the process is not
+// speaking the protocol any more, so each becomes a fault and nothing after it is delivered.
+import type { Readable, Writable } from 'node:stream';
+import type { AnyMessage, Stream } from '@agentclientprotocol/sdk';
+import type { DriverFault } from './types.js';
+
+export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+// Ids of answered requests remembered to tell a duplicate from a stranger; both are faults.
+const ANSWERED_MEMORY = 256;
+
+/** Sees every message both ways (captures, debugging); a line that is not JSON comes as a string. */
+export type Tap = (direction: 'in' | 'out', message: unknown) => void;
+
+export interface MonitoredStream {
+  stream: Stream;
+  /** Requests we sent that are not answered yet (for tests and diagnostics). */
+  outstanding(): number;
+}
+
+export function monitoredStream(
+  input: Readable,
+  output: Writable,
+  onFault: (fault: DriverFault) => void,
+  maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES,
+  tap?: Tap,
+): MonitoredStream {
+  const outstanding = new Set<string>();
+  const answered: string[] = [];
+  let faulted = false;
+  // Set once the library cancelled its reader (its connection closed): the child may still write,
+  // and enqueueing into a cancelled stream throws inside a 'data' handler, i.e. crashes the relay.
+  let readerGone = false;
+  const fault = (f: DriverFault) => {
+    if (faulted) return;
+    faulted = true;
+    onFault(f);
+  };
+
+  const readable = new ReadableStream<AnyMessage>({
+    start(controller) {
+      let parts: Buffer[] = [];
+      let size = 0;
+      const line = (bytes: Buffer) => {
+        if (faulted || readerGone) return;
+        // JSON-RPC over stdio splits records on LF only: U+2028 inside a string is not a break.
+        const text = bytes.toString('utf8').trim();
+        if (!text) return;
+        let msg: unknown;
+        try {
+          msg = JSON.parse(text);
+        } catch {
+          tap?.('in', text);
+          fault({ type: 'garbage', detail: 'a line that is not JSON' });
+          return;
+        }
+        if (!msg || typeof msg !== 'object' || Array.isArray(msg)) {
+          fault({ type: 'garbage', detail: 'a JSON value that is not a message' });
+          return;
+        }
+        tap?.('in', msg);
+        const m = msg as Record<string, unknown>;
+        if (!('method' in m) && 'id' in m) {
+          const id = idKey(m.id);
+          if (!outstanding.delete(id)) {
+            fault(
+              answered.includes(id)
+                ? { type: 'duplicate_response', id: String(m.id) }
+                : { type: 'unknown_response', id: String(m.id) },
+            );
+            return;
+          }
+          answered.push(id);
+          if (answered.length > ANSWERED_MEMORY) answered.shift();
+        }
+        controller.enqueue(m as AnyMessage);
+      };
+      input.on('data', (chunk: Buffer) => {
+        let start = 0;
+        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, start)) {
+          parts.push(chunk.subarray(start, i));
+          line(parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts));
+          parts = [];
+          size = 0;
+          start = i + 1;
+        }
+        if (start < chunk.length) {
+          parts.push(chunk.subarray(start));
+          size += chunk.length - start;
+          if (size > maxMessageBytes) {
+            fault({ type: 'too_large', bytes: size });
+            parts = [];
+            size = 0;
+          }
+        }
+      });
+      input.once('close', () => {
+        if (parts.length) line(Buffer.concat(parts));
+        parts = [];
+        if (!readerGone) controller.close();
+        readerGone = true;
+      });
+    },
+    cancel() {
+      readerGone = true;
+    },
+  });
+
+  const writable = new WritableStream<AnyMessage>({
+    write(msg) {
+      tap?.('out', msg);
+      const m = msg as Record<string, unknown>;
+      if ('method' in m && 'id' in m) outstanding.add(idKey(m.id));
+      return new Promise<void>((resolve) => {
+        // A dead child fails the write (EPIPE); its exit is what reports that, not this promise.
+        output.write(`${JSON.stringify(msg)}\n`, () => resolve());
+      });
+    },
+  });
+
+  return { stream: { readable, writable }, outstanding: () => outstanding.size };
+}
+
+function idKey(id: unknown): string {
+  return `${typeof id}:${String(id)}`;
+}

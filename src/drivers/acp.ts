@@ -1,0 +1,395 @@
+// The ACP driver: one live agent process speaking the Agent Client Protocol v1 over stdio
+// (`gemini --acp`, `opencode acp`, or any agent a user brings), through the official library.
+// The library does the JSON-RPC; this file keeps the promises a relay needs around it: a turn
+// always ends (timeout → `session/cancel` → kill), every failure is an error result, and a process
+// that died or stopped speaking the protocol is marked broken so the pool replaces it.
+import {
+  type AgentCapabilities,
+  type ClientConnection,
+  client,
+  methods,
+  PROTOCOL_VERSION,
+  RequestError,
+  type SessionNotification,
+} from '@agentclientprotocol/sdk';
+import { okResult } from '../agents/common.js';
+import type { AgentResult, SessionRef, StreamEvent } from '../agents/types.js';
+import { type GroupGuard, type StdioChild, startStdioChild } from '../runner/spawn-stdio.js';
+import { answerPermission } from './acp-permission.js';
+import { monitoredStream, type Tap } from './acp-transport.js';
+import { type UpdateReducer, updateReducer } from './acp-updates.js';
+import { type ErrorResult, errorResult, faultDetail, faultKind, rejectionKind } from './results.js';
+import { turnMessages } from './turn-messages.js';
+import type {
+  DriverFault,
+  DriverOptions,
+  DriverState,
+  OpenResult,
+  SessionDriver,
+  SteerResult,
+  TurnRequest,
+} from './types.js';
+
+const START_TIMEOUT_MS = 60_000;
+const CANCEL_GRACE_MS = 5_000;
+const KILL_GRACE_MS = 2_000;
+// After the connection closed under a request, how long to wait for the exit that explains it.
+const EXIT_WAIT_MS = 2_000;
+// After session/load: no update for this long means the replayed history is over (capped).
+const REPLAY_QUIET_MS = 150;
+const REPLAY_MAX_MS = 5_000;
+
+interface Turn {
+  sessionId: string;
+  reducer: UpdateReducer;
+  events: (events: StreamEvent[]) => void;
+  stop: (why: 'timeout' | 'aborted') => void;
+  done: Promise<AgentResult>;
+}
+
+type Settled<T> =
+  | { type: 'value'; value: T }
+  | { type: 'rejected'; error: unknown }
+  | { type: 'fault'; fault: DriverFault }
+  | { type: 'timeout' };
+
+export interface AcpDriverOptions extends DriverOptions {
+  guard?: GroupGuard;
+  /** Sees every protocol message both ways (fixture captures). */
+  tap?: Tap;
+}
+
+export function acpDriver(options: AcpDriverOptions): SessionDriver {
+  return new AcpDriver(options);
+}
+
+class AcpDriver implements SessionDriver {
+  private child: StdioChild | undefined;
+  private conn: ClientConnection | undefined;
+  private capabilities: AgentCapabilities | undefined;
+  private sessionId: string | undefined;
+  private current: Turn | undefined;
+  private fault: DriverFault | undefined;
+  private closed = false;
+  private cancelling = false;
+  private onTrouble: ((f: DriverFault) => void)[] = [];
+  private lastUpdateAt = 0;
+
+  constructor(private readonly opts: AcpDriverOptions) {}
+
+  state(): DriverState {
+    if (this.closed) return { type: 'closed' };
+    if (this.fault) return { type: 'broken', fault: this.fault };
+    if (this.current) return { type: 'busy', sessionId: this.current.sessionId };
+    return this.sessionId ? { type: 'idle', sessionId: this.sessionId } : { type: 'idle' };
+  }
+
+  pid(): number | undefined {
+    return this.fault || this.closed ? undefined : this.child?.pid;
+  }
+
+  async open(session: SessionRef): Promise<OpenResult> {
+    const t0 = performance.now();
+    if (this.closed || this.fault) return this.unusable(t0);
+    if (this.current) return errorResult(this.opts.name, 'exit', t0, { detail: 'a turn is running' });
+    const started = await this.start(t0);
+    if (started) return started;
+    const cwd = this.opts.process.cwd;
+    const ctx = (this.conn as ClientConnection).agent;
+    if (session.type === 'resume') {
+      if (!this.capabilities?.loadSession) {
+        return errorResult(this.opts.name, 'session_not_found', t0, {
+          detail: 'the agent cannot load sessions (no loadSession capability)',
+        });
+      }
+      const r = await this.settle(
+        ctx.request(methods.agent.session.load, { sessionId: session.id, cwd, mcpServers: [] }),
+        this.startTimeoutMs(),
+      );
+      if (r.type === 'value') {
+        this.sessionId = session.id;
+        // gemini 0.61 replays the history after its answer to session/load, not before it as the
+        // protocol asks; a turn started at once would take the old reply for its own.
+        await this.quiet(session.id);
+        return { type: 'ok', sessionId: session.id };
+      }
+      return this.failure(r, t0, 'session/load', 'session_not_found');
+    }
+    const r = await this.settle(
+      ctx.request(methods.agent.session.new, { cwd, mcpServers: [] }),
+      this.startTimeoutMs(),
+    );
+    if (r.type === 'value') {
+      this.sessionId = r.value.sessionId;
+      return { type: 'ok', sessionId: r.value.sessionId };
+    }
+    return this.failure(r, t0, 'session/new', 'exit');
+  }
+
+  turn(request: TurnRequest): Promise<AgentResult> {
+    const t0 = performance.now();
+    if (this.closed || this.fault) return Promise.resolve(this.unusable(t0));
+    if (this.current) return Promise.resolve(errorResult(this.opts.name, 'exit', t0, { detail: 'busy' }));
+    const sessionId = this.sessionId;
+    if (!sessionId || !this.conn) {
+      return Promise.resolve(errorResult(this.opts.name, 'exit', t0, { detail: 'no session is open' }));
+    }
+    if (request.signal?.aborted)
+      return Promise.resolve(errorResult(this.opts.name, 'aborted', t0, { sessionId }));
+    return this.runTurn(this.conn, sessionId, request, t0);
+  }
+
+  steer(): SteerResult {
+    // ACP v1 has no way to add to a running prompt; the caller queues the text as a follow-up.
+    return this.current ? { type: 'unsupported' } : { type: 'idle' };
+  }
+
+  async cancel(): Promise<void> {
+    const turn = this.current;
+    if (!turn) return;
+    turn.stop('aborted');
+    await turn.done;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const turn = this.current;
+    if (turn) turn.stop('aborted');
+    this.conn?.close();
+    const child = this.child;
+    if (!child) return;
+    // End of input is how a stdio agent learns its client is gone; TERM and KILL if it lingers.
+    child.stdin.end();
+    const quick = await Promise.race([child.exited, delay(KILL_GRACE_MS)]);
+    if (!quick) await child.stop(KILL_GRACE_MS);
+    if (turn) await turn.done;
+  }
+
+  private async runTurn(conn: ClientConnection, sessionId: string, req: TurnRequest, t0: number) {
+    const gathered = turnMessages(req.onProgress);
+    const events = (evs: StreamEvent[]) => gathered.add(evs);
+    const messages = gathered.messages;
+    let stopped: 'timeout' | 'aborted' | undefined;
+    let graceTimer: NodeJS.Timeout | undefined;
+    const stop = (why: 'timeout' | 'aborted') => {
+      if (stopped || this.fault) return;
+      stopped = why;
+      this.cancelling = true;
+      void conn.agent.notify(methods.agent.session.cancel, { sessionId }).catch(() => {});
+      graceTimer = setTimeout(
+        () => this.breakWith({ type: 'unresponsive', what: 'session/cancel' }),
+        this.opts.cancelGraceMs ?? CANCEL_GRACE_MS,
+      );
+    };
+    const timer = setTimeout(() => stop('timeout'), req.timeoutMs);
+    const onAbort = () => stop('aborted');
+    req.signal?.addEventListener('abort', onAbort, { once: true });
+
+    let resolveDone: (r: AgentResult) => void = () => {};
+    const done = new Promise<AgentResult>((r) => {
+      resolveDone = r;
+    });
+    this.current = { sessionId, reducer: updateReducer(), events, stop, done };
+    const reducer = this.current.reducer;
+
+    const r = await this.settle(
+      conn.agent.request(methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: 'text', text: req.prompt }],
+      }),
+      0,
+    );
+    clearTimeout(timer);
+    clearTimeout(graceTimer);
+    req.signal?.removeEventListener('abort', onAbort);
+    events(reducer.end());
+
+    let result: AgentResult;
+    if (r.type === 'value' && !stopped && r.value.stopReason !== 'cancelled') {
+      // A turn that ended normally is a reply even when empty (a turn of tool calls only), as the
+      // cold parsers treat a finished run; other stop reasons without text say nothing true.
+      result =
+        messages.length || r.value.stopReason === 'end_turn'
+          ? { ...okResult(messages, { sessionId, truncated: false }), durationMs: ms(t0) }
+          : errorResult(this.opts.name, 'unparseable', t0, {
+              sessionId,
+              detail: `the turn ended (${r.value.stopReason}) without a reply`,
+            });
+    } else if (r.type === 'value' || (stopped && r.type === 'rejected')) {
+      // Stopped in time: the process and the session stay for the next turn.
+      result = errorResult(this.opts.name, stopped ?? 'aborted', t0, { sessionId });
+    } else {
+      result = { ...this.failure(r, t0, 'session/prompt', 'exit', stopped), sessionId };
+    }
+    this.current = undefined;
+    this.cancelling = false;
+    if (this.fault) await this.child?.stop(KILL_GRACE_MS);
+    resolveDone(result);
+    return result;
+  }
+
+  /** Starts the process and says hello; undefined when ready, else the error that stopped it. */
+  private async start(t0: number): Promise<ErrorResult | undefined> {
+    if (this.conn) return undefined;
+    const [file, ...args] = this.opts.process.argv;
+    if (!file) return errorResult(this.opts.name, 'exit', t0, { detail: 'no agent command configured' });
+    const s = await startStdioChild({
+      file,
+      args,
+      cwd: this.opts.process.cwd,
+      env: this.opts.process.env,
+      ...(this.opts.guard ? { guard: this.opts.guard } : {}),
+    });
+    if (s.type === 'not_found') {
+      this.fault = { type: 'start_failed', detail: s.message };
+      return errorResult(this.opts.name, 'not_installed', t0, { detail: `"${file}" was not found on PATH` });
+    }
+    if (s.type === 'spawn_failed') {
+      this.fault = { type: 'start_failed', detail: s.message };
+      return errorResult(this.opts.name, 'exit', t0, { detail: s.message });
+    }
+    const child = s.child;
+    this.child = child;
+    void child.exited.then((e) => this.breakWith({ type: 'exited', exitCode: e.exitCode, signal: e.signal }));
+    const { stream } = monitoredStream(
+      child.stdout,
+      child.stdin,
+      (f) => this.breakWith(f),
+      undefined,
+      this.opts.tap,
+    );
+    this.conn = client({ name: 'agentwire' })
+      .onRequest(methods.client.session.requestPermission, ({ params }) =>
+        answerPermission(params, this.opts.permission, this.cancelling),
+      )
+      .onNotification(methods.client.session.update, ({ params }) => this.onUpdate(params))
+      .connect(stream);
+    const r = await this.settle(
+      this.conn.agent.request(methods.agent.initialize, {
+        protocolVersion: PROTOCOL_VERSION,
+        // No file system or terminal of ours: the agent uses its own tools in its own folder.
+        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+        clientInfo: { name: 'agentwire', version: '0' },
+      }),
+      this.startTimeoutMs(),
+    );
+    if (r.type === 'value') {
+      this.capabilities = r.value.agentCapabilities;
+      return undefined;
+    }
+    return this.failure(r, t0, 'initialize', 'exit');
+  }
+
+  private onUpdate(n: SessionNotification): void {
+    this.lastUpdateAt = performance.now();
+    const turn = this.current;
+    // Updates outside a turn (the history `session/load` replays) are not this turn's reply.
+    if (!turn || n.sessionId !== turn.sessionId) return;
+    turn.events(turn.reducer.update(n.update));
+  }
+
+  /** Marks the process broken (once) and wakes whatever waits on it. */
+  private breakWith(fault: DriverFault): void {
+    if (this.closed && fault.type === 'exited') return;
+    if (!this.fault) this.fault = fault;
+    const waiters = this.onTrouble;
+    this.onTrouble = [];
+    for (const w of waiters) w(this.fault);
+    if (fault.type !== 'exited') void this.child?.stop(KILL_GRACE_MS);
+  }
+
+  /** A request's outcome, or the fault or timeout that came first. `timeoutMs` 0 waits forever. */
+  private settle<T>(p: Promise<T>, timeoutMs: number): Promise<Settled<T>> {
+    return new Promise((resolve) => {
+      if (this.fault) {
+        resolve({ type: 'fault', fault: this.fault });
+        return;
+      }
+      let timer: NodeJS.Timeout | undefined;
+      const waiter = (fault: DriverFault) => {
+        clearTimeout(timer);
+        resolve({ type: 'fault', fault });
+      };
+      this.onTrouble.push(waiter);
+      const forget = () => {
+        clearTimeout(timer);
+        this.onTrouble = this.onTrouble.filter((w) => w !== waiter);
+      };
+      if (timeoutMs > 0) {
+        timer = setTimeout(() => {
+          forget();
+          resolve({ type: 'timeout' });
+        }, timeoutMs);
+      }
+      p.then(
+        (value) => {
+          forget();
+          resolve({ type: 'value', value });
+        },
+        async (error: unknown) => {
+          // The connection closed under the request: the exit that follows says why.
+          // (After our own close() there is nothing to explain.)
+          if (!(error instanceof RequestError) && !this.closed) {
+            await Promise.race([this.troubleOnce(), delay(EXIT_WAIT_MS)]);
+          }
+          forget();
+          resolve(this.fault ? { type: 'fault', fault: this.fault } : { type: 'rejected', error });
+        },
+      );
+    });
+  }
+
+  /** Waits until the agent has sent no update for a moment (the end of a replay). */
+  private async quiet(sessionId: string): Promise<void> {
+    const until = performance.now() + REPLAY_MAX_MS;
+    this.lastUpdateAt = Math.max(this.lastUpdateAt, performance.now());
+    while (!this.fault && this.sessionId === sessionId && performance.now() < until) {
+      const wait = this.lastUpdateAt + REPLAY_QUIET_MS - performance.now();
+      if (wait <= 0) return;
+      await delay(wait);
+    }
+  }
+
+  private troubleOnce(): Promise<DriverFault> {
+    if (this.fault) return Promise.resolve(this.fault);
+    return new Promise((r) => this.onTrouble.push(r));
+  }
+
+  private failure(
+    r: Exclude<Settled<unknown>, { type: 'value' }>,
+    t0: number,
+    what: string,
+    rejectedKind: ErrorResult['kind'],
+    stopped?: 'timeout' | 'aborted',
+  ): ErrorResult {
+    const name = this.opts.name;
+    if (r.type === 'timeout') {
+      this.breakWith({ type: 'unresponsive', what });
+      return errorResult(name, 'timeout', t0, { detail: `no answer to ${what}` });
+    }
+    if (r.type === 'fault') {
+      const f = r.fault;
+      const exit = f.type === 'exited' ? { exitCode: f.exitCode, signal: f.signal } : {};
+      const stderr = this.child?.stderrTail() ?? '';
+      const detail = f.type === 'exited' && stderr.trim() ? stderr : faultDetail(f);
+      // A turn we stopped that then had to be killed still ends as the stop the user asked for.
+      return errorResult(name, stopped ?? faultKind(f), t0, { detail, ...exit });
+    }
+    const e = r.error as RequestError;
+    const text = [e.message, typeof e.data === 'string' ? e.data : JSON.stringify(e.data ?? '')].join(' ');
+    return errorResult(name, stopped ?? rejectionKind(text, rejectedKind), t0, { detail: e.message });
+  }
+
+  private unusable(t0: number): ErrorResult {
+    const detail = this.fault ? faultDetail(this.fault) : 'closed';
+    return errorResult(this.opts.name, this.fault ? faultKind(this.fault) : 'exit', t0, { detail });
+  }
+
+  private startTimeoutMs(): number {
+    return this.opts.startTimeoutMs ?? START_TIMEOUT_MS;
+  }
+}
+
+const ms = (t0: number) => Math.round(performance.now() - t0);
+const delay = (n: number) => new Promise<undefined>((r) => setTimeout(() => r(undefined), n).unref());

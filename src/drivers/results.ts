@@ -1,0 +1,98 @@
+// Error results of a warm turn, in the cold runner's words: short and true for the chat, with the
+// agent's own text only in `detail` (masked), and a fault named there for the logs.
+import { classifyError, shortDetail } from '../agents/common.js';
+import type { AgentErrorKind, AgentResult } from '../agents/types.js';
+import type { DriverFault } from './types.js';
+
+export type ErrorResult = Extract<AgentResult, { type: 'error' }>;
+
+export function errorText(name: string, kind: AgentErrorKind, exit?: Partial<Exit>): string {
+  switch (kind) {
+    case 'auth':
+      return `${name} could not sign in to its model provider. Check its login or API key on the host.`;
+    case 'rate_limit':
+      return `${name} hit its provider's rate limit or quota. Try again in a little while.`;
+    case 'overloaded':
+      return `${name}'s model provider is failing or overloaded right now. Try again shortly.`;
+    case 'session_not_found':
+      return `${name} could not find this chat's previous session; the next message starts a new one.`;
+    case 'not_installed':
+      return `${name} is not installed on the host.`;
+    case 'timeout':
+      return `${name} took too long and was stopped.`;
+    case 'aborted':
+      return `${name} was stopped.`;
+    case 'unparseable':
+      return `${name} stopped speaking its protocol; it will be restarted for the next message.`;
+    case 'exit':
+      if (exit?.signal) return `${name} stopped unexpectedly (${exit.signal}).`;
+      return exit?.exitCode != null ? `${name} failed (exit code ${exit.exitCode}).` : `${name} failed.`;
+  }
+}
+
+interface Exit {
+  exitCode: number | null;
+  signal: string | null;
+}
+
+export function errorResult(
+  name: string,
+  kind: AgentErrorKind,
+  startedAt: number,
+  extra: { detail?: string; sessionId?: string; exitCode?: number | null; signal?: string | null } = {},
+): ErrorResult {
+  const detail = extra.detail ? shortDetail(extra.detail) : '';
+  return {
+    type: 'error',
+    kind,
+    message: errorText(name, kind, extra),
+    ...(detail ? { detail } : {}),
+    ...(extra.sessionId ? { sessionId: extra.sessionId } : {}),
+    ...(extra.exitCode !== undefined ? { exitCode: extra.exitCode } : {}),
+    ...(extra.signal !== undefined ? { signal: extra.signal } : {}),
+    durationMs: Math.round(performance.now() - startedAt),
+  };
+}
+
+/** The error kind a fault means for the turn it broke. */
+export function faultKind(fault: DriverFault): AgentErrorKind {
+  switch (fault.type) {
+    case 'exited':
+    case 'start_failed':
+      return 'exit';
+    case 'unresponsive':
+      return 'timeout';
+    case 'garbage':
+    case 'unknown_response':
+    case 'duplicate_response':
+    case 'too_large':
+      return 'unparseable';
+  }
+}
+
+/** A fault in words for logs and `detail` (never message bodies: the agent's output is not quoted). */
+export function faultDetail(fault: DriverFault): string {
+  switch (fault.type) {
+    case 'garbage':
+      return `protocol error: ${fault.detail}`;
+    case 'unknown_response':
+      return `protocol error: a response to request ${fault.id}, which was never sent`;
+    case 'duplicate_response':
+      return `protocol error: a second response to request ${fault.id}`;
+    case 'too_large':
+      return `protocol error: a message over ${fault.bytes} bytes`;
+    case 'exited':
+      return fault.signal
+        ? `the process was killed (${fault.signal})`
+        : `the process exited (${fault.exitCode})`;
+    case 'unresponsive':
+      return `no answer to ${fault.what}`;
+    case 'start_failed':
+      return fault.detail;
+  }
+}
+
+/** The kind of an error response from the agent: its text says what it was, else a plain failure. */
+export function rejectionKind(text: string, fallback: AgentErrorKind = 'exit'): AgentErrorKind {
+  return classifyError(text) ?? fallback;
+}

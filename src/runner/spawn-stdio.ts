@@ -1,0 +1,124 @@
+// A long-lived child spoken to over stdin/stdout (a warm agent), started by spawn.ts's rules: argv
+// only (no shell), an explicit environment without the nested-agent variables, the child leading
+// its own process group so a stop kills everything it started (TERM, then KILL), and stderr kept
+// only as a capped tail for error details. Unlike spawnProcess it hands back the live pipes.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
+import { killGroup, NESTED_AGENT_ENV, trackGroup, untrackGroup } from './spawn.js';
+
+/** Something that kills registered groups if this process dies without doing it (see reaper.ts). */
+export interface GroupGuard {
+  watch(pid: number): void;
+  forget(pid: number): void;
+}
+
+export interface StdioChildOptions {
+  file: string;
+  args: readonly string[];
+  cwd?: string;
+  env: Record<string, string>;
+  /** How much of stderr's tail is kept for error details. */
+  maxStderrBytes?: number;
+  guard?: GroupGuard;
+}
+
+export interface Exit {
+  exitCode: number | null;
+  signal: string | null;
+}
+
+export interface StdioChild {
+  pid: number;
+  stdin: Writable;
+  stdout: Readable;
+  /** Resolves once, when the process has exited. */
+  exited: Promise<Exit>;
+  /** The last bytes of stderr, for an error's detail (never shown raw to a chat). */
+  stderrTail(): string;
+  /** TERM to the whole group, KILL after `graceMs`; resolves when the leader exited. */
+  stop(graceMs: number): Promise<Exit>;
+}
+
+export type StdioStart =
+  | { type: 'started'; child: StdioChild }
+  | { type: 'not_found'; file: string; message: string }
+  | { type: 'spawn_failed'; message: string };
+
+export function startStdioChild(opts: StdioChildOptions): Promise<StdioStart> {
+  const env = { ...opts.env };
+  for (const k of NESTED_AGENT_ENV) delete env[k];
+  if (opts.cwd !== undefined && !isDirectory(opts.cwd)) {
+    return Promise.resolve({ type: 'spawn_failed', message: `working folder ${opts.cwd} does not exist` });
+  }
+  let child: ChildProcess;
+  try {
+    child = spawn(opts.file, [...opts.args], {
+      cwd: opts.cwd,
+      env,
+      shell: false,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+  } catch (e) {
+    // A NUL byte in argv or env throws here and starts nothing.
+    return Promise.resolve({ type: 'spawn_failed', message: (e as Error).message });
+  }
+  return new Promise<StdioStart>((resolve) => {
+    child.once('error', (e: NodeJS.ErrnoException) => {
+      if (child.pid !== undefined) return;
+      if (e.code === 'ENOENT') resolve({ type: 'not_found', file: opts.file, message: e.message });
+      else resolve({ type: 'spawn_failed', message: e.message });
+    });
+    child.once('spawn', () => resolve({ type: 'started', child: wrap(child, opts) }));
+  });
+}
+
+function wrap(child: ChildProcess, opts: StdioChildOptions): StdioChild {
+  const pid = child.pid as number;
+  trackGroup(pid);
+  opts.guard?.watch(pid);
+  const max = opts.maxStderrBytes ?? 16 * 1024;
+  let tail = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (c: string) => {
+    tail = (tail + c).slice(-max);
+  });
+  // A write to a child that already died fails with EPIPE; the exit is reported through `exited`.
+  child.stdin?.on('error', () => {});
+  const exited = new Promise<Exit>((resolve) => {
+    child.once('exit', (code, signal) => {
+      // The leader is gone; anything it left in its group is killed with it, so nothing lingers.
+      killGroup(pid, 'SIGKILL');
+      untrackGroup(pid);
+      opts.guard?.forget(pid);
+      resolve({ exitCode: code, signal });
+    });
+  });
+  let stopping: Promise<Exit> | undefined;
+  return {
+    pid,
+    stdin: child.stdin as Writable,
+    stdout: child.stdout as Readable,
+    exited,
+    stderrTail: () => tail,
+    stop(graceMs) {
+      stopping ??= (async () => {
+        killGroup(pid, 'SIGTERM');
+        const timer = setTimeout(() => killGroup(pid, 'SIGKILL'), graceMs);
+        const exit = await exited;
+        clearTimeout(timer);
+        return exit;
+      })();
+      return stopping;
+    },
+  };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,235 @@
+// The ACP driver against a real child process: a fake agent built with the library's agent side
+// (test/fixtures/fake-acp-agent.mjs), which behaves or misbehaves as each prompt asks.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { acpDriver } from '../../src/drivers/acp.js';
+import type { PermissionPolicy, SessionDriver } from '../../src/drivers/types.js';
+
+const fake = join(import.meta.dirname, '..', 'fixtures', 'fake-acp-agent.mjs');
+const dir = mkdtempSync(join(tmpdir(), 'aw-acp-'));
+const drivers: SessionDriver[] = [];
+
+function driver(opts: { permission?: PermissionPolicy; cancelGraceMs?: number; log?: string } = {}) {
+  const d = acpDriver({
+    name: 'Fake ACP',
+    process: {
+      argv: [process.execPath, fake],
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...(opts.log ? { FAKE_ACP_LOG: opts.log } : {}) },
+    },
+    permission: opts.permission ?? 'deny',
+    cancelGraceMs: opts.cancelGraceMs ?? 2000,
+    startTimeoutMs: 15_000,
+  });
+  drivers.push(d);
+  return d;
+}
+
+afterEach(async () => {
+  await Promise.all(drivers.splice(0).map((d) => d.close()));
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function opened(d: SessionDriver): Promise<string> {
+  const o = await d.open({ type: 'new' });
+  if (o.type !== 'ok') throw new Error(`open failed: ${o.message} ${o.detail ?? ''}`);
+  return o.sessionId;
+}
+
+describe('ACP driver', () => {
+  it('runs two turns in one process, on one session', async () => {
+    const d = driver();
+    const sid = await opened(d);
+    const pid = d.pid();
+    const a = await d.turn({ prompt: 'hello', timeoutMs: 10_000 });
+    const b = await d.turn({ prompt: 'again', timeoutMs: 10_000 });
+    expect(a).toMatchObject({ type: 'ok', text: 'turn 1: hello', sessionId: sid });
+    // The counter lives in the process: the second turn proves the same process answered.
+    expect(b).toMatchObject({ type: 'ok', text: 'turn 2: again', sessionId: sid });
+    expect(d.pid()).toBe(pid);
+    expect(d.state()).toEqual({ type: 'idle', sessionId: sid });
+  });
+
+  it('streams progress and media like the cold runner', async () => {
+    const d = driver();
+    await opened(d);
+    const progress: string[] = [];
+    const r = await d.turn({ prompt: 'tool', timeoutMs: 10_000, onProgress: (t) => progress.push(t) });
+    expect(r).toMatchObject({
+      type: 'ok',
+      text: 'Done.',
+      media: ['./a.png'],
+      progress: ['Looking at the files.'],
+    });
+    expect(progress).toEqual(['Looking at the files.']);
+  });
+
+  it.each([
+    ['quiet', { type: 'ok', text: '', media: [], progress: [] }],
+    ['tired', { type: 'error', kind: 'unparseable' }],
+  ])('a turn that ends without text (%s)', async (prompt, expected) => {
+    const d = driver();
+    await opened(d);
+    expect(await d.turn({ prompt, timeoutMs: 10_000 })).toMatchObject(expected);
+    expect(d.state().type).toBe('idle');
+  });
+
+  it('cancels a turn on /stop, keeps the process, and runs the next turn in it', async () => {
+    const log = join(dir, 'cancel.log');
+    const d = driver({ log });
+    await opened(d);
+    const pid = d.pid();
+    const stop = new AbortController();
+    const running = d.turn({ prompt: 'hang', timeoutMs: 30_000, signal: stop.signal });
+    await waitFor(() => readLog(log).includes('session/prompt hang'));
+    expect(d.steer('more')).toEqual({ type: 'unsupported' });
+    stop.abort();
+    expect(await running).toMatchObject({ type: 'error', kind: 'aborted' });
+    expect(readLog(log)).toContain('session/cancel');
+    const next = await d.turn({ prompt: 'after', timeoutMs: 10_000 });
+    expect(next).toMatchObject({ type: 'ok', text: 'turn 2: after' });
+    expect(d.pid()).toBe(pid);
+  });
+
+  it('cancels at the timeout and keeps a process that stops', async () => {
+    const d = driver();
+    await opened(d);
+    const r = await d.turn({ prompt: 'hang', timeoutMs: 300 });
+    expect(r).toMatchObject({ type: 'error', kind: 'timeout' });
+    expect(d.state().type).toBe('idle');
+  });
+
+  it('kills a process that stays silent after the cancel, and says it must be replaced', async () => {
+    const d = driver({ cancelGraceMs: 300 });
+    await opened(d);
+    const pid = d.pid() as number;
+    const r = await d.turn({ prompt: 'deaf', timeoutMs: 300 });
+    expect(r).toMatchObject({ type: 'error', kind: 'timeout' });
+    expect(d.state()).toMatchObject({ type: 'broken', fault: { type: 'unresponsive' } });
+    await waitFor(() => !alive(pid));
+    expect(await d.turn({ prompt: 'next', timeoutMs: 1000 })).toMatchObject({ type: 'error' });
+  });
+
+  it('ends the turn with an exit error when the process dies mid-turn', async () => {
+    const d = driver();
+    await opened(d);
+    const r = await d.turn({ prompt: 'die', timeoutMs: 10_000 });
+    expect(r).toMatchObject({ type: 'error', kind: 'exit', exitCode: 3 });
+    expect(d.state()).toMatchObject({ type: 'broken', fault: { type: 'exited', exitCode: 3 } });
+  });
+
+  it.each([
+    ['garbage', 'garbage'],
+    ['stranger', 'unknown_response'],
+    ['duplicate', 'duplicate_response'],
+  ])('ends the turn when the agent sends %s, and kills the process', async (prompt, fault) => {
+    const d = driver();
+    await opened(d);
+    const pid = d.pid() as number;
+    const r = await d.turn({ prompt, timeoutMs: 10_000 });
+    expect(r).toMatchObject({ type: 'error', kind: 'unparseable' });
+    expect(d.state()).toMatchObject({ type: 'broken', fault: { type: fault } });
+    await waitFor(() => !alive(pid));
+  });
+
+  it.each([
+    ['deny', 'permission: no'],
+    ['allow', 'permission: yes'],
+  ] as const)('answers permission requests by policy (%s), one time only', async (permission, text) => {
+    const d = driver({ permission });
+    await opened(d);
+    expect(await d.turn({ prompt: 'ask', timeoutMs: 10_000 })).toMatchObject({ type: 'ok', text });
+  });
+
+  it('resumes a session with session/load, ignoring the replayed history', async () => {
+    const d = driver();
+    const first = await opened(d);
+    await d.close();
+    const e = driver();
+    expect(await e.open({ type: 'resume', id: first })).toEqual({ type: 'ok', sessionId: first });
+    expect(await e.turn({ prompt: 'back', timeoutMs: 10_000 })).toMatchObject({
+      type: 'ok',
+      text: 'turn 1: back',
+    });
+  });
+
+  it('reports a session the agent cannot load as session_not_found', async () => {
+    const d = driver();
+    expect(await d.open({ type: 'resume', id: 'gone-1' })).toMatchObject({
+      type: 'error',
+      kind: 'session_not_found',
+    });
+  });
+
+  it('reports a missing program as not installed', async () => {
+    const d = acpDriver({
+      name: 'Fake ACP',
+      process: { argv: ['aw-no-such-agent-xyz'], cwd: dir, env: { PATH: '/nonexistent' } },
+      permission: 'deny',
+    });
+    expect(await d.open({ type: 'new' })).toMatchObject({ type: 'error', kind: 'not_installed' });
+  });
+
+  it('cancel() ends the running turn as stopped and keeps the process', async () => {
+    const log = join(dir, 'cancel-call.log');
+    const d = driver({ log });
+    await opened(d);
+    const running = d.turn({ prompt: 'hang', timeoutMs: 30_000 });
+    await waitFor(() => readLog(log).includes('session/prompt hang'));
+    await d.cancel();
+    expect(await running).toMatchObject({ type: 'error', kind: 'aborted' });
+    expect(d.state().type).toBe('idle');
+    expect(await d.turn({ prompt: 'next', timeoutMs: 10_000 })).toMatchObject({
+      type: 'ok',
+      text: 'turn 2: next',
+    });
+  });
+
+  it('close() during a turn ends the turn and the process', async () => {
+    const log = join(dir, 'close-busy.log');
+    const d = driver({ log });
+    await opened(d);
+    const pid = d.pid() as number;
+    const running = d.turn({ prompt: 'deaf', timeoutMs: 30_000 });
+    await waitFor(() => readLog(log).includes('session/prompt deaf'));
+    await d.close();
+    expect(await running).toMatchObject({ type: 'error', kind: 'aborted' });
+    expect(alive(pid)).toBe(false);
+    expect(d.state()).toEqual({ type: 'closed' });
+  });
+
+  it('close ends the process', async () => {
+    const d = driver();
+    await opened(d);
+    const pid = d.pid() as number;
+    await d.close();
+    expect(alive(pid)).toBe(false);
+    expect(d.state()).toEqual({ type: 'closed' });
+  });
+});
+
+function readLog(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+async function waitFor(ok: () => boolean, ms = 10_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
