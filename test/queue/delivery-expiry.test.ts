@@ -52,22 +52,26 @@ describe('retrying for a time', () => {
     const channel = new FakeChannel('twilio');
     channel.failNext = Array(8).fill(down);
     enqueueOutbound(t.db, CHAT, 'in:1', [{ type: 'text', text: 'hi' }], 1000);
-    const first = deliverer(channel, clock, { backoffMs: () => 0 });
+    // Seven quick retries, then a 10 s wait after the eighth failure: the relay stops in that wait
+    // (a zero wait there would let this process send before it is stopped).
+    const first = deliverer(channel, clock, { backoffMs: (n) => (n >= 8 ? 10_000 : 0) });
     first.kick(CHAT);
-    await until(() => channel.failNext.length === 0);
-    // The relay stops mid-backoff: the last failure set a next try 50 s on.
+    await until(() => rowsForKey(t.db, 'in:1')[0]?.tries === 8);
     first.stop();
     await first.idle();
+    expect(rowsForKey(t.db, 'in:1')[0]).toMatchObject({ status: 'pending', nextAt: 11_000 });
+    // The next process starts at that time and fails once more: its next try is 50 s on.
+    clock.now = 11_000;
     channel.failNext.push(down);
     const slow = deliverer(channel, clock, { backoffMs: () => 50_000 });
     slow.kick(CHAT);
     await until(() => rowsForKey(t.db, 'in:1')[0]?.tries === 9);
     slow.stop();
     await slow.idle();
-    expect(rowsForKey(t.db, 'in:1')[0]).toMatchObject({ status: 'pending', nextAt: 51_000 });
+    expect(rowsForKey(t.db, 'in:1')[0]).toMatchObject({ status: 'pending', nextAt: 61_000 });
 
     // The next process starts after that time: it sends at once, exactly once.
-    clock.now = 51_000;
+    clock.now = 61_000;
     const next = deliverer(channel, clock);
     next.kick(CHAT);
     await next.idle();
