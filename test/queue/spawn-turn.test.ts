@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { answering } from '../../src/core/answering.js';
 import { spawnTurn } from '../../src/queue/spawn-turn.js';
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('a run waits for its turn to start its process', () => {
   it('after the I/O already waiting, and one start per event-loop iteration', async () => {
@@ -13,5 +16,38 @@ describe('a run waits for its turn to start its process', () => {
     setImmediate(() => order.push('webhook already waiting'));
     await Promise.all([first, second]);
     expect(order).toEqual(['webhook already waiting', 'start 1', 'webhook read during start 1', 'start 2']);
+  });
+
+  it('after every webhook in hand is answered, and the webhooks have been quiet a moment', async () => {
+    const order: string[] = [];
+    const a = answering();
+    const b = answering();
+    const start = spawnTurn().then(() => order.push('start'));
+    await pause(20);
+    order.push('answer a');
+    a();
+    await pause(20);
+    // A sender's next webhook arrives right after its answer: the start waits for it too.
+    const c = answering();
+    order.push('answer b');
+    b();
+    await pause(2);
+    order.push('answer c');
+    c();
+    await start;
+    expect(order).toEqual(['answer a', 'answer b', 'answer c', 'start']);
+  });
+
+  it('is held at most a bounded time by a webhook that is never answered', async () => {
+    const stuck = answering();
+    try {
+      const t0 = performance.now();
+      await spawnTurn();
+      const waited = performance.now() - t0;
+      expect(waited).toBeGreaterThanOrEqual(90);
+      expect(waited).toBeLessThan(5_000);
+    } finally {
+      stuck();
+    }
   });
 });

@@ -4,6 +4,7 @@
 import { pipeline } from 'node:stream/promises';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import twilio from 'twilio';
+import { answering } from '../../core/answering.js';
 import type { Logger } from '../../log.js';
 import type { MediaHost } from '../../media/host.js';
 import { servedHeaders } from '../../media/serve.js';
@@ -53,7 +54,16 @@ export function createTwilioApp(deps: AppDeps): express.Express {
     res.status(400).type('text/plain').send('bad request');
   };
 
-  app.post(settings.inboundPath, form, guard(settings.publicUrl), async (req, res) => {
+  // Counted from the moment the request is in hand until its answer is written: agent starts wait
+  // for these answers (core/answering.ts), so Twilio's 200 does not queue behind a fork.
+  const inHand = (_req: Request, res: Response, next: NextFunction) => {
+    const done = answering();
+    res.once('finish', done);
+    res.once('close', done);
+    next();
+  };
+
+  app.post(settings.inboundPath, inHand, form, guard(settings.publicUrl), async (req, res) => {
     if (!req.is(FORM)) return bad(res, 'content type is not form-encoded');
     const parsed = parseInboundParams(req.body);
     if (!parsed.ok) return bad(res, parsed.reason);
