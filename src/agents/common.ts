@@ -76,7 +76,15 @@ export function errorMessage(
   agent: AgentKind,
   exit?: { exitCode: number | null; signal: string | null },
 ): string {
-  const name = displayName(agent);
+  return errorMessageFor(displayName(agent), kind, exit);
+}
+
+/** The same, for an agent known only by a name (an ACP agent we have no spec for). */
+export function errorMessageFor(
+  name: string,
+  kind: AgentErrorKind,
+  exit?: { exitCode?: number | null; signal?: string | null },
+): string {
   switch (kind) {
     case 'auth':
       return `${name} could not sign in to its model provider. Check its login or API key on the host.`;

@@ -1,32 +1,20 @@
 // Error results of a warm turn, in the cold runner's words: short and true for the chat, with the
 // agent's own text only in `detail` (masked), and a fault named there for the logs.
-import { classifyError, shortDetail } from '../agents/common.js';
+import { classifyError, errorMessageFor, shortDetail } from '../agents/common.js';
 import type { AgentErrorKind, AgentResult } from '../agents/types.js';
 import type { DriverFault } from './types.js';
 
 export type ErrorResult = Extract<AgentResult, { type: 'error' }>;
 
 export function errorText(name: string, kind: AgentErrorKind, exit?: Partial<Exit>): string {
+  // Two kinds mean something else for a live process: our own deadline, and a broken protocol.
   switch (kind) {
-    case 'auth':
-      return `${name} could not sign in to its model provider. Check its login or API key on the host.`;
-    case 'rate_limit':
-      return `${name} hit its provider's rate limit or quota. Try again in a little while.`;
-    case 'overloaded':
-      return `${name}'s model provider is failing or overloaded right now. Try again shortly.`;
-    case 'session_not_found':
-      return `${name} could not find this chat's previous session; the next message starts a new one.`;
-    case 'not_installed':
-      return `${name} is not installed on the host.`;
     case 'timeout':
       return `${name} took too long and was stopped.`;
-    case 'aborted':
-      return `${name} was stopped.`;
     case 'unparseable':
       return `${name} stopped speaking its protocol; it will be restarted for the next message.`;
-    case 'exit':
-      if (exit?.signal) return `${name} stopped unexpectedly (${exit.signal}).`;
-      return exit?.exitCode != null ? `${name} failed (exit code ${exit.exitCode}).` : `${name} failed.`;
+    default:
+      return errorMessageFor(name, kind, exit);
   }
 }
 

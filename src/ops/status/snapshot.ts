@@ -70,16 +70,8 @@ export interface RunView {
   costUsd?: number;
 }
 
-export interface UsageSums {
-  runs: number;
-  /** Runs whose CLI reported tokens: the token sums cover these. */
-  runsWithUsage: number;
-  inputTokens: number;
-  outputTokens: number;
-  /** Summed over `runsWithCost` runs (not every CLI reports a cost). */
-  costUsd: number;
-  runsWithCost: number;
-}
+/** A day's (or one label's) sums, as the store keeps them (store/runs.ts `DailyUsage`). */
+export type UsageSums = Omit<DailyUsage, 'day' | 'label'>;
 
 /** One local day (in the relay's time zone): the total, and per label (`user`, `heartbeat`, `schedule:<id>`). */
 export interface UsageDayView extends UsageSums {
