@@ -129,7 +129,9 @@ export function renderOutcome(
       return {
         text: direct
           ? `No relay is running: the reply to ${chat} is stored and goes out when \`agentwire relay\` starts:\n${body(r.text, r.media)}`
-          : `Sent to ${chat}:\n${body(r.text, r.media)}`,
+          : r.queued
+            ? `Queued in the running relay's outbox for ${chat}, not sent yet: ${r.queued.reason}. It goes out once that is fixed:\n${body(r.text, r.media)}`
+            : `Sent to ${chat}:\n${body(r.text, r.media)}`,
         code: 0,
       };
     case 'would_send':

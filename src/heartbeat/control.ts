@@ -2,6 +2,7 @@
 // to fire one heartbeat now, through the relay's own lanes and outbox. Params are checked here
 // because they arrive over the socket.
 import { z } from 'zod';
+import type { Queued } from '../control/send-state.js';
 import type { ChatKey, SystemRunner } from '../core/types.js';
 import { type FireOptions, HeartbeatJob, type HeartbeatOutcome } from './heartbeat-job.js';
 import type { JobDeps } from './jobs.js';
@@ -18,7 +19,10 @@ const paramsSchema = z
   .strict();
 
 export type HeartbeatParams = z.infer<typeof paramsSchema>;
-export type HeartbeatMethodResult = HeartbeatOutcome | { type: 'invalid'; message: string };
+/** `queued` (through the relay): the reply is in the outbox, but its channel cannot deliver it now. */
+export type HeartbeatMethodResult =
+  | (HeartbeatOutcome & { queued?: Queued })
+  | { type: 'invalid'; message: string };
 
 /** The handler the relay registers as method `heartbeat`: `(params) → HeartbeatMethodResult`. */
 export function heartbeatMethod(

@@ -7,11 +7,12 @@ import type { Channel } from '../channels/types.js';
 import { linkedAccount } from '../channels/whatsapp/link-state.js';
 import type { Paths } from '../config/paths.js';
 import type { Config } from '../config/schema.js';
-import type { ChannelName, ChatKey, SystemRunner } from '../core/types.js';
+import { queuedBecause } from '../control/send-state.js';
+import { type ChannelName, type ChatKey, parseChatKey, type SystemRunner } from '../core/types.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import { systemClock } from './clock.js';
-import { HEARTBEAT_METHOD, heartbeatMethod } from './control.js';
+import { HEARTBEAT_METHOD, type HeartbeatMethodResult, heartbeatMethod } from './control.js';
 import { checkEnv, createRunCheck } from './run-check.js';
 import { createScheduler, type Scheduler } from './scheduler.js';
 import { scheduleMigration } from './state.js';
@@ -98,6 +99,10 @@ export const heartbeatService = {
       ...deps,
       defaultTarget: whatsappSelfChat(deps.channels, () => safeLinkedAccount(deps.db)),
     });
+    const fire = methods[HEARTBEAT_METHOD] as (p: unknown) => Promise<HeartbeatMethodResult>;
+    // "Sent" would not be true for a reply whose channel cannot deliver it now (e.g. WhatsApp
+    // waiting for a relink): the caller is told it is queued, and why, as `agentwire send` is.
+    methods[HEARTBEAT_METHOD] = async (p) => withQueued(await fire(p), deps.channels);
     for (const [name, handler] of Object.entries(methods)) deps.control.register(name, handler);
     return {
       start: async () => scheduler.start(),
@@ -108,6 +113,18 @@ export const heartbeatService = {
     };
   },
 };
+
+/** A sent heartbeat's reply, with why it waits when its channel cannot deliver it now. */
+export function withQueued(
+  r: HeartbeatMethodResult,
+  channels: ReadonlyMap<ChannelName, Pick<Channel, 'status'>>,
+): HeartbeatMethodResult {
+  if (r.type !== 'sent') return r;
+  const target = parseChatKey(r.chat);
+  const channel = target && channels.get(target.channel);
+  const queued = target && channel ? queuedBecause(target.channel, channel.status()) : undefined;
+  return queued ? { ...r, queued } : r;
+}
 
 /** The linked number, or nothing when the WhatsApp tables are absent (WhatsApp disabled). */
 function safeLinkedAccount(db: Db): string | undefined {

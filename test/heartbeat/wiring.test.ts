@@ -3,9 +3,11 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChannelState } from '../../src/channels/types.js';
+import { renderOutcome } from '../../src/cli/heartbeat.js';
 import { parseConfigText } from '../../src/config/load.js';
 import { resolvePaths } from '../../src/config/paths.js';
 import type { Config } from '../../src/config/schema.js';
+import type { HeartbeatMethodResult } from '../../src/heartbeat/control.js';
 import { scheduleMigration } from '../../src/heartbeat/state.js';
 import { createRelayScheduler, heartbeatService } from '../../src/heartbeat/wiring.js';
 import type { Db } from '../../src/store/db.js';
@@ -97,5 +99,36 @@ describe('heartbeatService', () => {
     });
     await service.start();
     await service.stop();
+  });
+
+  it('says a fired heartbeat is queued, and why, when its channel cannot deliver the reply now', async () => {
+    const runner = new FakeRunner(new FakeClock(0));
+    runner.sessions.add('whatsapp:+15551234567');
+    runner.replies = [ok('Build is green.'), ok('Still green.')];
+    let state: ChannelState = { type: 'connected', since: 1, account: '+15551234567' };
+    const registered = new Map<string, (p: unknown) => Promise<unknown>>();
+    heartbeatService.create({
+      config: config('{}'),
+      paths: resolvePaths({ AGENTWIRE_HOME: tmp.dir }),
+      env: {},
+      log: captureLog().log,
+      db,
+      runner,
+      channels: new Map([['whatsapp', { status: () => state }]]),
+      control: { register: (name, handler) => registered.set(name, handler) },
+    });
+    const fire = registered.get('heartbeat') as (p: unknown) => Promise<HeartbeatMethodResult>;
+    const sent = await fire({});
+    expect(sent).toMatchObject({ type: 'sent' });
+    expect(sent).not.toHaveProperty('queued');
+    expect(renderOutcome(sent, false).text).toMatch(/^Sent to /);
+
+    state = { type: 'relink_required', since: 2, reason: 'logged out on the phone' };
+    const queued = await fire({});
+    expect(queued).toMatchObject({ type: 'sent', queued: { state: 'relink_required' } });
+    const text = renderOutcome(queued, false).text;
+    expect(text).toContain("Queued in the running relay's outbox");
+    expect(text).toContain('needs to be linked again');
+    expect(text).not.toMatch(/^Sent to /);
   });
 });
