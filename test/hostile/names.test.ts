@@ -15,11 +15,13 @@ import { buildPrompt, label, type PromptMessage } from '../../src/core/prompt.js
 import type { InboundMessage } from '../../src/core/types.js';
 import { ACCOUNT } from '../channels/twilio/helpers/fake-twilio.js';
 import { startChannel, twilioConfig, twilioPost } from '../channels/twilio/helpers/harness.js';
+import { CDN, cdnEdge } from '../channels/whatsapp/cdn.js';
 import { setup } from '../channels/whatsapp/harness.js';
 import { text as textMsg, waMessage } from '../channels/whatsapp/messages.js';
 
 const ALICE = '15557654321@s.whatsapp.net';
-const local = { allowMediaUrl: (u: URL) => u.hostname === '127.0.0.1' };
+let port = 0;
+const local = { mediaNet: cdnEdge(() => port) };
 /** What must never survive into a one-line label: C0/C1 controls, line and paragraph separators, bidi. */
 const UNSAFE = /[\p{Cc}\p{Zl}\p{Zp}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
 
@@ -45,7 +47,7 @@ const hostileName = fc.oneof(
 );
 
 let server: Server;
-let base: string;
+const base = CDN;
 const routes = new Map<string, Buffer>();
 
 beforeAll(async () => {
@@ -55,7 +57,7 @@ beforeAll(async () => {
     res.writeHead(200).end(body);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  port = (server.address() as AddressInfo).port;
 });
 
 afterAll(async () => {

@@ -16,7 +16,7 @@ import { GroupContext } from './group-context.js';
 import { Inbound } from './inbound.js';
 import type { Linkable, LinkStart } from './link-control.js';
 import { DEFAULT_LIVENESS, Liveness, type LivenessSettings } from './liveness.js';
-import { downloadMedia } from './media-download.js';
+import { type DownloadNet, downloadMedia } from './media-download.js';
 import { Outbound } from './outbound.js';
 import { Pacer } from './pacer.js';
 import { probeOwnDevice } from './probe.js';
@@ -41,7 +41,7 @@ export interface WhatsAppChannelDeps {
   /** Called on every status change (e.g. to render a QR in the terminal, or for `status`). */
   onState?: (state: ChannelState) => void;
   transcribe?: (path: string) => Promise<string | undefined>;
-  // Seams for tests (defaults are the real clock, timers and WhatsApp CDN rule).
+  // Seams for tests (defaults are the real clock, timers and network).
   scheduler?: Scheduler;
   typingTimers?: Timers;
   random?: () => number;
@@ -49,7 +49,8 @@ export interface WhatsAppChannelDeps {
   backoff?: BackoffSettings;
   /** Watchdog timings other than the configured quiet period (tests). */
   liveness?: Partial<Omit<LivenessSettings, 'quietMs'>>;
-  allowMediaUrl?: (url: URL) => boolean;
+  /** DNS answers and connections for inbound media downloads (tests stand in for WhatsApp's CDN). */
+  mediaNet?: DownloadNet;
   sleep?: (ms: number) => Promise<void>;
   handlerRetryDelaysMs?: readonly number[];
 }
@@ -132,7 +133,7 @@ export function createWhatsAppChannel(deps: WhatsAppChannelDeps): WhatsAppChanne
         downloadMedia(ref, {
           dir: deps.paths.inboundMedia,
           maxBytes: maxInbound,
-          ...(deps.allowMediaUrl ? { allowUrl: deps.allowMediaUrl } : {}),
+          ...(deps.mediaNet ? { net: deps.mediaNet } : {}),
         }),
     },
     ...(transcribe ? { transcribe } : {}),

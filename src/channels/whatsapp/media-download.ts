@@ -3,8 +3,13 @@
 // aborted and its `pipe` does not forward source errors (a dropped connection hangs the download and
 // throws an unhandled stream error), its 404/410 re-upload branch never fires (it reads `error.status`
 // from a Boom), and it fetches whatever host the sender's message names. Keys come from Baileys.
+// The sender writes the URL, so it must be https on *.whatsapp.net AND (guarded-get.ts) every address
+// that name resolves to must be public, with the connection pinned to the checked address: a poisoned
+// or rebinding DNS answer for a WhatsApp name cannot point the download at this machine or the LAN.
 import { createDecipheriv, createHmac, timingSafeEqual } from 'node:crypto';
 import { getMediaKeys, getUrlFromDirectPath } from '@whiskeysockets/baileys';
+import type { Resolver } from '../../media/address.js';
+import { guardedGet, type Transport } from '../../media/guarded-get.js';
 import { type SaveResult, saveInbound } from '../../media/inbound.js';
 import type { MediaRef } from './normalize.js';
 
@@ -12,13 +17,17 @@ const MAC_LEN = 10;
 
 export type DownloadResult = SaveResult | { ok: false; reason: 'expired'; message: string };
 
+/** The network edge of downloads, injectable for tests (DNS answers, the connection itself). */
+export interface DownloadNet {
+  resolve?: Resolver;
+  transport?: Transport;
+}
+
 export interface DownloadOptions {
   dir: string;
   maxBytes: number;
   timeoutMs?: number;
-  /** Which media URLs may be fetched. Default: https on *.whatsapp.net only (the sender writes the URL). */
-  allowUrl?: (url: URL) => boolean;
-  fetch?: typeof fetch;
+  net?: DownloadNet;
 }
 
 export const whatsappCdnOnly = (url: URL): boolean =>
@@ -66,24 +75,33 @@ export async function downloadMedia(ref: MediaRef, opts: DownloadOptions): Promi
   const url = mediaUrl(ref);
   const mediaKey = ref.content.mediaKey;
   if (!url || !mediaKey) return { ok: false, reason: 'failed', message: 'the message carries no media link' };
-  if (!(opts.allowUrl ?? whatsappCdnOnly)(url)) {
+  if (!whatsappCdnOnly(url)) {
     return { ok: false, reason: 'failed', message: 'media link is not on the WhatsApp CDN' };
   }
   const controller = new AbortController();
   const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(opts.timeoutMs ?? 120_000)]);
   try {
-    const res = await (opts.fetch ?? fetch)(url, {
+    // No redirects: WhatsApp's CDN answers directly, and a redirect would name a host nobody checked.
+    const res = await guardedGet(url.href, {
       signal,
-      redirect: 'error',
+      maxRedirects: 0,
       headers: { Origin: 'https://web.whatsapp.com' },
+      ...opts.net,
     });
+    if (!res.ok) {
+      const message =
+        res.reason === 'too_many_redirects'
+          ? 'the media server answered with a redirect (refused)'
+          : res.message;
+      return { ok: false, reason: 'failed', message };
+    }
     if (res.status === 404 || res.status === 410) {
       return { ok: false, reason: 'expired', message: `media no longer on the server (${res.status})` };
     }
-    if (!res.ok || !res.body)
+    if (res.status < 200 || res.status > 299)
       return { ok: false, reason: 'failed', message: `media fetch failed (${res.status})` };
     // Cheap early refusal when the server admits the size; the real cap is on bytes read below.
-    const declared = Number(res.headers.get('content-length'));
+    const declared = Number(res.headers['content-length'] ?? Number.NaN);
     if (Number.isFinite(declared) && declared > opts.maxBytes + 16 + MAC_LEN) {
       return {
         ok: false,
@@ -92,7 +110,7 @@ export async function downloadMedia(ref: MediaRef, opts: DownloadOptions): Promi
       };
     }
     const keys = await getMediaKeys(mediaKey, ref.mediaType);
-    return await saveInbound(decrypt(res.body as AsyncIterable<Uint8Array>, keys), {
+    return await saveInbound(decrypt(res.body, keys), {
       dir: opts.dir,
       maxBytes: opts.maxBytes,
       mimeType: ref.mimeType,
@@ -100,6 +118,6 @@ export async function downloadMedia(ref: MediaRef, opts: DownloadOptions): Promi
   } catch (err) {
     return { ok: false, reason: 'failed', message: (err as Error).message };
   } finally {
-    controller.abort(); // frees the connection when the body was not read to the end
+    controller.abort(); // frees the connection when the body was not read to the end (or on a redirect)
   }
 }

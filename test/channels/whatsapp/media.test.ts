@@ -1,5 +1,6 @@
 // Inbound media end to end: media encrypted with Baileys' own encryptedStream, served by a real HTTP
 // server on 127.0.0.1 standing in for WhatsApp's CDN, downloaded, decrypted and capped by the channel.
+// The URLs stay on https://mmg.whatsapp.net; only DNS and the connection are faked (cdn.ts).
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encryptedStream, type MediaType, type proto, type WAMessage } from '@whiskeysockets/baileys';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { downloadMedia } from '../../../src/channels/whatsapp/media-download.js';
+import { CDN, CDN_ADDRESS, cdnEdge } from './cdn.js';
 import { setup } from './harness.js';
 import { waMessage } from './messages.js';
 
@@ -15,19 +18,22 @@ const config = (media: Record<string, unknown> = {}) => ({
   whatsapp: { allowFrom: ['+15557654321'] },
   media,
 });
-const local = { allowMediaUrl: (u: URL) => u.hostname === '127.0.0.1' };
+let port = 0;
+const edge = cdnEdge(() => port);
+const local = { mediaNet: edge };
 
-type Route = { status: number; body?: Buffer; declareLength?: boolean };
+type Route = { status: number; body?: Buffer; declareLength?: boolean; location?: string; stall?: boolean };
 const routes = new Map<string, Route>();
 const hits: string[] = [];
 let server: Server;
-let base: string;
+const base = CDN;
 
 beforeAll(async () => {
   server = createServer((req, res) => {
     hits.push(req.url ?? '');
     const r = routes.get(req.url ?? '') ?? { status: 404 };
-    if (!r.body) return void res.writeHead(r.status).end();
+    if (r.stall) return void res.writeHead(200).write(Buffer.alloc(100, 7)); // then nothing, forever
+    if (!r.body) return void res.writeHead(r.status, r.location ? { location: r.location } : {}).end();
     res.writeHead(r.status, r.declareLength ? { 'content-length': r.body.length } : {});
     // Streamed in pieces without a length, the way a lying sender's file would arrive.
     let off = 0;
@@ -43,7 +49,7 @@ beforeAll(async () => {
     pump();
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  port = (server.address() as AddressInfo).port;
 });
 
 afterAll(async () => {
@@ -175,16 +181,57 @@ describe('WhatsApp inbound media', () => {
     expect(s.sent).toHaveLength(1);
   });
 
-  it('fetches only from the WhatsApp CDN by default (the sender writes the URL)', async () => {
+  it.each([
+    ['this machine', () => `http://127.0.0.1:${port}/ssrf`],
+    ['another https host', () => 'https://evil.example/ssrf'],
+    ['plain http on the CDN name', () => 'http://mmg.whatsapp.net/ssrf'],
+    ['a look-alike name', () => 'https://mmg.whatsapp.net.evil.example/ssrf'],
+  ])('fetches only from the WhatsApp CDN (the sender writes the URL): not from %s', async (_n, url) => {
     const key = await serve('/ssrf', Buffer.from('x'), 'image');
     const before = hits.length;
-    const h = await setup({ config: config() });
+    const connects = edge.connects.length;
+    const h = await setup({ config: config(), deps: local });
     const s = await h.start();
-    s.upsert([image('/ssrf', key, { caption: 'hi' })]);
+    s.upsert([waMessage({ chat: ALICE }, { imageMessage: { url: url(), mediaKey: key, caption: 'hi' } })]);
     await h.channel.idle();
     expect(hits.length).toBe(before);
+    expect(edge.connects.length).toBe(connects);
     expect(h.handled[0]!.media).toEqual([]);
     expect(s.sent[0]!.content).toMatchObject({ text: expect.stringContaining('could not be downloaded') });
+  });
+
+  it('connects to the address its DNS check passed, and does not follow a redirect', async () => {
+    const key = await serve('/pinned', Buffer.from('JPEG'), 'image');
+    routes.set('/moved', { status: 302, location: `${base}/pinned` });
+    const h = await setup({ config: config(), deps: local });
+    const s = await h.start();
+    const from = edge.connects.length;
+    const hitsFrom = hits.length;
+    s.upsert([image('/pinned', key)]);
+    await h.channel.idle();
+    expect(edge.connects.slice(from)).toEqual([{ host: 'mmg.whatsapp.net', address: CDN_ADDRESS }]);
+    expect(readFileSync(h.handled[0]!.media[0]!.path).toString()).toBe('JPEG');
+    s.upsert([image('/moved', key, { caption: 'moved' })]);
+    await h.channel.idle();
+    expect(hits.slice(hitsFrom)).toEqual(['/pinned', '/moved']);
+    expect(h.handled[1]!.media).toEqual([]);
+    expect(h.handled[1]!.text).toMatch(/could not be downloaded/);
+  });
+
+  it('gives up on a download that stalls, at its time limit, and saves nothing', async () => {
+    routes.set('/stall', { status: 200, stall: true });
+    const dir = mkdtempSync(join(tmpdir(), 'aw-wa-stall-'));
+    const out = await downloadMedia(
+      {
+        kind: 'image',
+        mediaType: 'image',
+        mimeType: 'image/jpeg',
+        content: { url: `${base}/stall`, mediaKey: Buffer.alloc(32, 1) },
+      },
+      { dir, maxBytes: 1_000_000, timeoutMs: 300, net: edge },
+    );
+    expect(out).toMatchObject({ ok: false, reason: 'failed' });
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('re-requests expired media from the phone once', async () => {
