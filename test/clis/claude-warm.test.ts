@@ -2,6 +2,7 @@
 // server). With AW_CAPTURE_WARM=<fixtures/agents> every protocol message both ways is written to
 // claude/warm/stream-<case>.json: the fixtures are captured here, never typed.
 
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -211,6 +212,27 @@ describe('claude stream-json driver with the real claude', () => {
     }
   });
 
+  it('close() mid-turn interrupts the turn, ends the process and leaves nothing behind', async () => {
+    const id = 'claude-warm-close-busy';
+    const base = await scenario(id, { mode: 'hang' });
+    const state = stateDir('claude');
+    const c: Capture = { messages: [], steps: [] };
+    const { d, marker } = make(state, base, c);
+    expect(await d.open({ type: 'new' })).toMatchObject({ type: 'ok' });
+    const hung = d.turn({ prompt: 'hang', timeoutMs: 60_000 });
+    await waitFor(async () => (await requests(id)).length > 0);
+    const exit = (async () => {
+      const t0 = Date.now();
+      await d.close();
+      return Date.now() - t0;
+    })();
+    expect(await hung).toMatchObject({ type: 'error', kind: 'aborted' });
+    c.steps.push({ step: 'close while busy (ms)', result: await exit });
+    expect(d.state()).toEqual({ type: 'closed' });
+    expect(await waitNoLeftovers(marker)).toEqual([]);
+    await save('close-busy', c, id);
+  });
+
   it('a resume of a session that does not exist is session_not_found', async () => {
     const id = 'claude-warm-missing';
     const base = await scenario(id, { mode: 'ok' });
@@ -274,6 +296,55 @@ describe('claude stream-json driver with the real claude', () => {
       await d.close();
       await save('auth', c, id);
     }
+  });
+});
+
+// A fact the driver is built on, checked on the pinned CLI without the driver (which never writes
+// mid-turn): a user message written while a tool runs is folded into the running turn at its next
+// model call (one result, and the model's next request carries it). What makes the driver still
+// answer steer() 'unsupported' is the other case, in the probe (fixtures/agents/claude/warm/
+// probe.json): a message written mid-turn that the turn ends without reaching (an interrupt) is
+// kept and run later as a turn of its own, and no event tells the two cases apart.
+describe('claude stream-json, a message written mid-turn (fact check)', () => {
+  it('reaches the running turn at its next model call', async () => {
+    const id = 'claude-warm-midturn';
+    const base = await scenario(id, {
+      mode: 'tool',
+      reply: 'After tool.',
+      tool: { name: 'Bash', input: { command: 'sleep 2', description: 'wait' } },
+    });
+    const state = stateDir('claude');
+    const { request } = turn('claude', state, base, '', { type: 'new' }, 60_000);
+    const child = spawn('claude', [...ARGV.slice(1), '--session-id', randomUUID()], {
+      cwd: request.cwd,
+      env: { ...request.env, PATH: `${inject('clisDir')}/bin:${process.env.PATH}` },
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (c: string) => {
+      out += c;
+    });
+    const exited = new Promise((r) => child.once('exit', r));
+    const user = (text: string) =>
+      child.stdin.write(
+        `${JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'text', text }] } })}\n`,
+      );
+    try {
+      user('run it');
+      await waitFor(async () => out.includes('"tool_use"'));
+      user('STEERED TEXT');
+      await waitFor(async () => out.includes('"type":"result"'));
+      await new Promise((r) => setTimeout(r, 1000));
+    } finally {
+      child.stdin.end();
+      await exited;
+    }
+    const results = out.split('\n').filter((l) => l.includes('"type":"result"'));
+    expect(results).toHaveLength(1);
+    const bodies = (await requests(id)).map((r) => JSON.stringify(r.body));
+    expect(bodies[0]).not.toContain('STEERED TEXT');
+    expect(bodies.at(-1)).toContain('STEERED TEXT');
   });
 });
 
