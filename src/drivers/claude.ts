@@ -242,7 +242,11 @@ class ClaudeDriver implements SessionDriver {
     // was interrupted above. TERM and KILL if it lingers.
     child.stdin.end();
     const quick = await Promise.race([child.exited, delay(KILL_GRACE_MS)]);
-    if (!quick) await child.stop(KILL_GRACE_MS);
+    const exit = quick ?? (await child.stop(KILL_GRACE_MS));
+    // A request still waiting (an open under way) will get no answer now: it ends with the exit.
+    const waiters = [...this.pending.values()];
+    this.pending.clear();
+    for (const w of waiters) w({ type: 'fault', fault: { type: 'exited', ...exit } });
     if (turn) {
       // Nothing more will be read: a turn still waiting ends as the stop it was.
       turn.finish(

@@ -20,6 +20,8 @@ function driver(
     maxMessageBytes?: number;
     argv?: string[];
     model?: string;
+    silent?: boolean;
+    startTimeoutMs?: number;
   } = {},
 ) {
   const argvFile = join(dir, `argv-${++n}.json`);
@@ -28,11 +30,15 @@ function driver(
     process: {
       argv: opts.argv ?? [process.execPath, fake],
       cwd: dir,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', FAKE_CLAUDE_ARGV: argvFile },
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        FAKE_CLAUDE_ARGV: argvFile,
+        ...(opts.silent ? { FAKE_CLAUDE_SILENT: '1' } : {}),
+      },
     },
     permission: opts.permission ?? 'deny',
     cancelGraceMs: opts.cancelGraceMs ?? 2000,
-    startTimeoutMs: 15_000,
+    startTimeoutMs: opts.startTimeoutMs ?? 15_000,
     ...(opts.maxMessageBytes ? { maxMessageBytes: opts.maxMessageBytes } : {}),
     ...(opts.model ? { model: opts.model } : {}),
   });
@@ -274,6 +280,22 @@ describe('claude stream-json driver', () => {
     const { d } = driver({ argv: ['agentwire-no-such-claude'] });
     expect(await d.open({ type: 'new' })).toMatchObject({ type: 'error', kind: 'not_installed' });
     expect(d.state().type).toBe('broken');
+  });
+
+  it('a process that never answers the hello is given up at the start timeout and killed', async () => {
+    const { d } = driver({ silent: true, startTimeoutMs: 300 });
+    const r = await d.open({ type: 'new' });
+    expect(r).toMatchObject({ type: 'error', kind: 'timeout' });
+    expect(d.state()).toMatchObject({ type: 'broken', fault: { type: 'unresponsive', what: 'initialize' } });
+  });
+
+  it('close() during an open that waits for its hello ends the open at once', async () => {
+    const { d } = driver({ silent: true, startTimeoutMs: 60_000 });
+    const opening = d.open({ type: 'new' });
+    await waitUntil(() => d.pid() !== undefined);
+    await d.close();
+    expect(await opening).toMatchObject({ type: 'error', kind: 'exit' });
+    expect(d.state()).toEqual({ type: 'closed' });
   });
 
   it('a second open on a live process is refused (one process, one session)', async () => {
