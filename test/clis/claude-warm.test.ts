@@ -348,6 +348,50 @@ describe('claude stream-json, a message written mid-turn (fact check)', () => {
   });
 });
 
+// The race under every stop: the turn may end just before our interrupt arrives. The interrupt then
+// reaches an idle process; it must not cancel or answer for the next turn.
+describe('claude stream-json, an interrupt that arrives when idle (fact check)', () => {
+  it('is answered and does not touch the next turn', async () => {
+    const id = 'claude-warm-idle-interrupt';
+    const base = await scenario(id, { mode: 'ok', reply: 'Still here.' });
+    const state = stateDir('claude');
+    const { request } = turn('claude', state, base, '', { type: 'new' }, 60_000);
+    const child = spawn('claude', [...ARGV.slice(1), '--session-id', randomUUID()], {
+      cwd: request.cwd,
+      env: { ...request.env, PATH: `${inject('clisDir')}/bin:${process.env.PATH}` },
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (c: string) => {
+      out += c;
+    });
+    const exited = new Promise((r) => child.once('exit', r));
+    const send = (msg: unknown) => child.stdin.write(`${JSON.stringify(msg)}\n`);
+    try {
+      send({ type: 'control_request', request_id: 'idle-1', request: { subtype: 'interrupt' } });
+      await waitFor(async () => out.includes('idle-1'));
+      send({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: 'hello' }] } });
+      await waitFor(async () => out.includes('"type":"result"'));
+      await new Promise((r) => setTimeout(r, 1000));
+    } finally {
+      child.stdin.end();
+      await exited;
+    }
+    const events = out
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as { type: string; subtype?: string; result?: string; response?: unknown });
+    expect(events.find((e) => e.type === 'control_response')?.response).toMatchObject({
+      subtype: 'success',
+      request_id: 'idle-1',
+    });
+    const results = events.filter((e) => e.type === 'result');
+    expect(results).toHaveLength(1);
+    expect(results[0]).toMatchObject({ subtype: 'success', result: 'Still here.' });
+  });
+});
+
 /** The summed VmRSS of every process in a process group, in KiB. */
 function groupRssKb(pgid: number): number {
   let total = 0;
