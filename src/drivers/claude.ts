@@ -78,6 +78,8 @@ class ClaudeDriver implements SessionDriver {
   private phase: Phase | undefined;
   private fault: DriverFault | undefined;
   private closed = false;
+  /** Set by the first open, before its process exists, so a second open is refused. */
+  private opened = false;
   private cancelling = false;
   private nextId = 0;
   private pending = new Map<string, (answer: Answer) => void>();
@@ -101,14 +103,13 @@ class ClaudeDriver implements SessionDriver {
     const t0 = performance.now();
     if (this.closed || this.fault) return this.unusable(t0);
     // The session is fixed by the argv: one process serves one session.
-    if (this.child) return errorResult(this.opts.name, 'exit', t0, { detail: 'a session is already open' });
+    if (this.opened) return errorResult(this.opts.name, 'exit', t0, { detail: 'a session is already open' });
     const id = session.type === 'resume' ? session.id : (session.id ?? randomUUID());
     let argv: string[];
     try {
-      const [, ...command] = this.opts.process.argv;
       argv = claudeWarmArgv({
         session: session.type === 'resume' ? session : { type: 'new', id },
-        command: [this.opts.process.argv[0] ?? '', ...command],
+        command: this.opts.process.argv,
         cwd: this.opts.process.cwd,
         stateDir: '',
         ...(this.opts.model ? { model: this.opts.model } : {}),
@@ -120,6 +121,7 @@ class ClaudeDriver implements SessionDriver {
     }
     const [file, ...args] = argv;
     if (!file) return errorResult(this.opts.name, 'exit', t0, { detail: 'no agent command configured' });
+    this.opened = true;
     const s = await startStdioChild({
       file,
       args,

@@ -298,9 +298,11 @@ describe('claude stream-json driver', () => {
     expect(d.state()).toEqual({ type: 'closed' });
   });
 
-  it('a second open on a live process is refused (one process, one session)', async () => {
+  it('a second open is refused, even while the first is starting (one process, one session)', async () => {
     const { d } = driver();
-    await opened(d);
+    const first = d.open({ type: 'new' });
+    expect(await d.open({ type: 'new' })).toMatchObject({ type: 'error', kind: 'exit' });
+    expect(await first).toMatchObject({ type: 'ok' });
     expect(await d.open({ type: 'new' })).toMatchObject({ type: 'error', kind: 'exit' });
   });
 });
