@@ -220,9 +220,10 @@ class ClaudeDriver implements SessionDriver {
   }
 
   steer(): SteerResult {
-    // Checked on 2.1.330: a user message written mid-turn is not added to the running turn; it is
-    // queued and runs later as a turn of its own, whose result would be taken for the next turn's.
-    // So nothing is written mid-turn and the caller queues the text as a follow-up.
+    // Checked on 2.1.330: a user message written mid-turn joins the running turn at its next model
+    // call, but one the turn ends without reaching (an interrupt) stays queued and later runs as a
+    // turn of its own, whose result would be taken for the next turn's; nothing on the wire tells
+    // the two apart. So nothing is written mid-turn and the caller queues the text as a follow-up.
     return this.phase?.turn ? { type: 'unsupported' } : { type: 'idle' };
   }
 
