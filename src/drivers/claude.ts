@@ -1,0 +1,430 @@
+// The claude stream-json driver: one live `claude -p --input-format stream-json --output-format
+// stream-json --verbose` process (the cold flags plus streamed input; claude-control.ts), one user
+// message per turn on stdin. Each turn prints `system/init`, the assistant and user events, then
+// one `result`; the turn's lines go through the cold parser (src/agents/claude.ts), so a warm turn
+// ends in exactly the AgentResult a cold run of the same output would. Around it, the promises a
+// relay needs: a turn always ends (timeout or /stop → `interrupt` control request → kill), every
+// failure is an error result, and a process that died or stopped speaking the protocol is broken.
+import { randomUUID } from 'node:crypto';
+import { reducer as claudeReducer, claudeSpec } from '../agents/claude.js';
+import type { Reducer } from '../agents/common.js';
+import type { AgentResult, SessionRef } from '../agents/types.js';
+import { type GroupGuard, type StdioChild, startStdioChild } from '../runner/spawn-stdio.js';
+import { answerControl, claudeWarmArgv } from './claude-control.js';
+import { type ClaudeTransport, claudeTransport, type Json, type Tap } from './claude-transport.js';
+import { type ErrorResult, errorResult, faultDetail, faultKind } from './results.js';
+import { turnMessages } from './turn-messages.js';
+import type {
+  DriverFault,
+  DriverOptions,
+  DriverState,
+  OpenResult,
+  SessionDriver,
+  SteerResult,
+  TurnRequest,
+} from './types.js';
+
+const START_TIMEOUT_MS = 60_000;
+const CANCEL_GRACE_MS = 5_000;
+const KILL_GRACE_MS = 2_000;
+// After the process exited, how long stdout may take to deliver its last lines (the result that
+// says why: a missing session prints one and exits 1 before reading any input).
+const DRAIN_MS = 1_000;
+// Lines of one turn kept for the parser, as the cold runner caps stdout.
+const MAX_TURN_BYTES = 10 * 1024 * 1024;
+
+export interface ClaudeDriverOptions extends DriverOptions {
+  /** Passed as in cold mode (`--model`, `--effort`, `--append-system-prompt`). */
+  model?: string;
+  thinking?: string;
+  systemText?: string;
+  guard?: GroupGuard;
+  /** Sees every protocol message both ways (fixture captures). */
+  tap?: Tap;
+  maxMessageBytes?: number;
+}
+
+/** How a control request of ours ended. */
+type Answer = { type: 'response'; response: Json } | { type: 'fault'; fault: DriverFault };
+
+/** What is gathered while the process speaks outside our control_responses: a turn or the start-up. */
+interface Phase {
+  lines: string[];
+  bytes: number;
+  truncated: boolean;
+  /** A `result` line was seen: it says how the turn (or the start-up) ended. */
+  result?: boolean;
+  /** Set for a turn: the live reducer behind onProgress, and how the turn ends. */
+  turn?: {
+    sessionId: string;
+    live: Reducer;
+    add: (events: ReturnType<Reducer['event']>) => void;
+    stopped: 'timeout' | 'aborted' | undefined;
+    stop: (why: 'timeout' | 'aborted') => void;
+    finish: (result: AgentResult) => void;
+    done: Promise<AgentResult>;
+    t0: number;
+  };
+}
+
+export function claudeDriver(options: ClaudeDriverOptions): SessionDriver {
+  return new ClaudeDriver(options);
+}
+
+class ClaudeDriver implements SessionDriver {
+  private child: StdioChild | undefined;
+  private transport: ClaudeTransport | undefined;
+  private sessionId: string | undefined;
+  private phase: Phase | undefined;
+  private fault: DriverFault | undefined;
+  private closed = false;
+  /** Set by the first open, before its process exists, so a second open is refused. */
+  private opened = false;
+  private cancelling = false;
+  private nextId = 0;
+  private pending = new Map<string, (answer: Answer) => void>();
+  private ended: Promise<void> = Promise.resolve();
+
+  constructor(private readonly opts: ClaudeDriverOptions) {}
+
+  state(): DriverState {
+    if (this.closed) return { type: 'closed' };
+    if (this.fault) return { type: 'broken', fault: this.fault };
+    const turn = this.phase?.turn;
+    if (turn) return { type: 'busy', sessionId: turn.sessionId };
+    return this.sessionId ? { type: 'idle', sessionId: this.sessionId } : { type: 'idle' };
+  }
+
+  pid(): number | undefined {
+    return this.fault || this.closed ? undefined : this.child?.pid;
+  }
+
+  async open(session: SessionRef): Promise<OpenResult> {
+    const t0 = performance.now();
+    if (this.closed || this.fault) return this.unusable(t0);
+    // The session is fixed by the argv: one process serves one session.
+    if (this.opened) return errorResult(this.opts.name, 'exit', t0, { detail: 'a session is already open' });
+    const id = session.type === 'resume' ? session.id : (session.id ?? randomUUID());
+    let argv: string[];
+    try {
+      argv = claudeWarmArgv({
+        session: session.type === 'resume' ? session : { type: 'new', id },
+        command: this.opts.process.argv,
+        cwd: this.opts.process.cwd,
+        stateDir: '',
+        ...(this.opts.model ? { model: this.opts.model } : {}),
+        ...(this.opts.thinking ? { thinking: this.opts.thinking } : {}),
+        ...(this.opts.systemText ? { systemText: this.opts.systemText } : {}),
+      });
+    } catch (e) {
+      return errorResult(this.opts.name, 'exit', t0, { detail: (e as Error).message });
+    }
+    const [file, ...args] = argv;
+    if (!file) return errorResult(this.opts.name, 'exit', t0, { detail: 'no agent command configured' });
+    this.opened = true;
+    const s = await startStdioChild({
+      file,
+      args,
+      cwd: this.opts.process.cwd,
+      env: this.opts.process.env,
+      ...(this.opts.guard ? { guard: this.opts.guard } : {}),
+    });
+    if (s.type !== 'started') {
+      this.fault = { type: 'start_failed', detail: s.message };
+      return s.type === 'not_found'
+        ? errorResult(this.opts.name, 'not_installed', t0, { detail: `"${file}" was not found on PATH` })
+        : errorResult(this.opts.name, 'exit', t0, { detail: s.message });
+    }
+    this.connect(s.child);
+    // The start-up phase gathers what the CLI prints before answering (a missing session's result).
+    this.phase = { lines: [], bytes: 0, truncated: false };
+    // `initialize` is the SDK's hello: its answer proves the process reads our stdin and speaks
+    // the protocol; a resume of a session that does not exist exits 1 before answering.
+    const r = await this.request({ subtype: 'initialize' }, this.opts.startTimeoutMs ?? START_TIMEOUT_MS);
+    const phase = this.phase;
+    this.phase = undefined;
+    if (r.type === 'response' && r.response.subtype === 'success') {
+      this.sessionId = id;
+      return { type: 'ok', sessionId: id };
+    }
+    if (r.type === 'response') {
+      this.breakWith({ type: 'start_failed', detail: String(r.response.error ?? 'initialize refused') });
+      await s.child.stop(KILL_GRACE_MS);
+      return errorResult(this.opts.name, 'exit', t0, { detail: `initialize: ${String(r.response.error)}` });
+    }
+    if (r.type === 'timeout') {
+      this.breakWith({ type: 'unresponsive', what: 'initialize' });
+      return errorResult(this.opts.name, 'timeout', t0, { detail: 'no answer to initialize' });
+    }
+    return this.faultResult(r.fault, t0, phase, undefined);
+  }
+
+  turn(request: TurnRequest): Promise<AgentResult> {
+    const t0 = performance.now();
+    if (this.closed || this.fault) return Promise.resolve(this.unusable(t0));
+    if (this.phase) return Promise.resolve(errorResult(this.opts.name, 'exit', t0, { detail: 'busy' }));
+    const sessionId = this.sessionId;
+    const transport = this.transport;
+    if (!sessionId || !transport) {
+      return Promise.resolve(errorResult(this.opts.name, 'exit', t0, { detail: 'no session is open' }));
+    }
+    if (request.signal?.aborted)
+      return Promise.resolve(errorResult(this.opts.name, 'aborted', t0, { sessionId }));
+
+    const gathered = turnMessages(request.onProgress);
+    let graceTimer: NodeJS.Timeout | undefined;
+    let finish: (r: AgentResult) => void = () => {};
+    const done = new Promise<AgentResult>((r) => {
+      finish = r;
+    });
+    const phase: Phase = { lines: [], bytes: 0, truncated: false };
+    const turn: NonNullable<Phase['turn']> = {
+      sessionId,
+      live: claudeReducer(),
+      add: (events) => gathered.add(events),
+      stopped: undefined,
+      t0,
+      done,
+      stop: (why) => {
+        if (turn.stopped || this.fault || this.phase !== phase) return;
+        turn.stopped = why;
+        this.cancelling = true;
+        // Answered at once; the turn then ends with a `result` (error_during_execution).
+        void this.request({ subtype: 'interrupt' }, 0);
+        graceTimer = setTimeout(
+          () => this.breakWith({ type: 'unresponsive', what: 'interrupt' }),
+          this.opts.cancelGraceMs ?? CANCEL_GRACE_MS,
+        );
+      },
+      finish: (r) => finish(r),
+    };
+    phase.turn = turn;
+    this.phase = phase;
+    const timer = setTimeout(() => turn.stop('timeout'), request.timeoutMs);
+    const onAbort = () => turn.stop('aborted');
+    request.signal?.addEventListener('abort', onAbort, { once: true });
+
+    transport.send({
+      type: 'user',
+      message: { role: 'user', content: [{ type: 'text', text: request.prompt }] },
+    });
+    return done.then(async (result) => {
+      clearTimeout(timer);
+      clearTimeout(graceTimer);
+      request.signal?.removeEventListener('abort', onAbort);
+      if (this.phase === phase) this.phase = undefined;
+      this.cancelling = false;
+      if (this.fault) await this.child?.stop(KILL_GRACE_MS);
+      return result;
+    });
+  }
+
+  steer(): SteerResult {
+    // Checked on 2.1.330: a user message written mid-turn joins the running turn at its next model
+    // call, but one the turn ends without reaching (an interrupt) stays queued and later runs as a
+    // turn of its own, whose result would be taken for the next turn's; nothing on the wire tells
+    // the two apart. So nothing is written mid-turn and the caller queues the text as a follow-up.
+    return this.phase?.turn ? { type: 'unsupported' } : { type: 'idle' };
+  }
+
+  async cancel(): Promise<void> {
+    const turn = this.phase?.turn;
+    if (!turn) return;
+    turn.stop('aborted');
+    await turn.done;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    const turn = this.phase?.turn;
+    if (turn) turn.stop('aborted');
+    this.closed = true;
+    const child = this.child;
+    if (!child) return;
+    // End of input ends an idle claude (exit 0); it first finishes a queued turn, so a running one
+    // was interrupted above. TERM and KILL if it lingers.
+    child.stdin.end();
+    const quick = await Promise.race([child.exited, delay(KILL_GRACE_MS)]);
+    const exit = quick ?? (await child.stop(KILL_GRACE_MS));
+    // A request still waiting (an open under way) will get no answer now: it ends with the exit.
+    const waiters = [...this.pending.values()];
+    this.pending.clear();
+    for (const w of waiters) w({ type: 'fault', fault: { type: 'exited', ...exit } });
+    if (turn) {
+      // Nothing more will be read: a turn still waiting ends as the stop it was.
+      turn.finish(
+        errorResult(this.opts.name, turn.stopped ?? 'aborted', turn.t0, { sessionId: turn.sessionId }),
+      );
+      await turn.done;
+    }
+  }
+
+  private connect(child: StdioChild): void {
+    this.child = child;
+    let endedResolve: () => void = () => {};
+    this.ended = new Promise((r) => {
+      endedResolve = r;
+    });
+    this.transport = claudeTransport(
+      child.stdout,
+      child.stdin,
+      {
+        onMessage: (msg, line) => this.onMessage(msg, line),
+        onResponse: (id, response) => {
+          const waiter = this.pending.get(id);
+          this.pending.delete(id);
+          waiter?.({ type: 'response', response });
+        },
+        onFault: (f) => this.breakWith(f),
+        onEnd: () => endedResolve(),
+      },
+      this.opts.maxMessageBytes,
+      this.opts.tap,
+    );
+    void child.exited.then(async (e) => {
+      // stdout's last lines (a result that explains the exit) are read before the exit is judged.
+      await Promise.race([this.ended, delay(DRAIN_MS)]);
+      this.breakWith({ type: 'exited', exitCode: e.exitCode, signal: e.signal });
+    });
+  }
+
+  private onMessage(msg: Json, line: string): void {
+    if (msg.type === 'control_request') {
+      const id = typeof msg.request_id === 'string' ? msg.request_id : '';
+      const request = msg.request && typeof msg.request === 'object' ? (msg.request as Json) : {};
+      this.transport?.send({
+        type: 'control_response',
+        response: answerControl(id, request, this.opts.permission, this.cancelling),
+      });
+      return;
+    }
+    // A request of ours the CLI gave up on (control_cancel_request) and keep-alives say nothing here.
+    if (msg.type === 'control_cancel_request' || msg.type === 'keep_alive') return;
+    const phase = this.phase;
+    // Output outside a turn or the start-up (none is expected: nothing is written mid-turn) is not
+    // any turn's reply.
+    if (!phase) return;
+    this.keep(phase, msg, line);
+    const turn = phase.turn;
+    if (!turn) return;
+    turn.add(turn.live.event(msg));
+    if (msg.type === 'result') {
+      turn.add(turn.live.event({ type: 'end' }));
+      turn.finish(this.turnResult(phase, turn));
+    }
+  }
+
+  /** Keeps what the cold parser reads of a line; a tool result's bulk is not among it. */
+  private keep(phase: Phase, msg: Json, line: string): void {
+    const kept =
+      msg.type === 'assistant' || msg.type === 'result'
+        ? line
+        : JSON.stringify({
+            type: msg.type,
+            ...(typeof msg.session_id === 'string' ? { session_id: msg.session_id } : {}),
+          });
+    if (msg.type !== 'result' && phase.bytes + kept.length > MAX_TURN_BYTES) {
+      phase.truncated = true;
+      return;
+    }
+    phase.bytes += kept.length;
+    phase.lines.push(kept);
+    if (msg.type === 'result') phase.result = true;
+  }
+
+  private turnResult(phase: Phase, turn: NonNullable<Phase['turn']>): AgentResult {
+    const durationMs = Math.round(performance.now() - turn.t0);
+    // Stopped in time: the process and the session stay for the next turn.
+    if (turn.stopped)
+      return errorResult(this.opts.name, turn.stopped, turn.t0, { sessionId: turn.sessionId });
+    const parsed = claudeSpec.parse({
+      stdoutLines: phase.lines,
+      stderr: '',
+      exitCode: 0,
+      signal: null,
+      truncated: phase.truncated,
+    });
+    if (parsed.type === 'ok') return { ...parsed, sessionId: parsed.sessionId ?? turn.sessionId, durationMs };
+    // The cold parser names the agent by its kind; the driver's name is the one the chat knows.
+    return errorResult(this.opts.name, parsed.kind, turn.t0, {
+      sessionId: parsed.sessionId ?? turn.sessionId,
+      ...(parsed.detail ? { detail: parsed.detail } : {}),
+    });
+  }
+
+  /** Sends a control request; `timeoutMs` 0 waits until its answer or a fault. */
+  private request(request: Json, timeoutMs: number): Promise<Answer | { type: 'timeout' }> {
+    const id = `aw-${++this.nextId}`;
+    return new Promise((resolve) => {
+      if (this.fault) {
+        resolve({ type: 'fault', fault: this.fault });
+        return;
+      }
+      const timer =
+        timeoutMs > 0
+          ? setTimeout(() => {
+              this.pending.delete(id);
+              resolve({ type: 'timeout' });
+            }, timeoutMs)
+          : undefined;
+      this.pending.set(id, (answer) => {
+        clearTimeout(timer);
+        resolve(answer);
+      });
+      this.transport?.request(id, request);
+    });
+  }
+
+  /** Marks the process broken (once), ends what waits on it, and kills it unless it is gone. */
+  private breakWith(fault: DriverFault): void {
+    if (this.closed && fault.type === 'exited') return;
+    if (!this.fault) this.fault = fault;
+    const f = this.fault;
+    const waiters = [...this.pending.values()];
+    this.pending.clear();
+    for (const w of waiters) w({ type: 'fault', fault: f });
+    const phase = this.phase;
+    if (phase?.turn) phase.turn.finish(this.faultResult(f, phase.turn.t0, phase, phase.turn));
+    if (fault.type !== 'exited') void this.child?.stop(KILL_GRACE_MS);
+  }
+
+  private faultResult(
+    f: DriverFault,
+    t0: number,
+    phase: Phase | undefined,
+    turn: Phase['turn'] | undefined,
+  ): ErrorResult {
+    const name = this.opts.name;
+    const sessionId = turn?.sessionId;
+    // A turn we stopped that then had to be killed still ends as the stop the user asked for.
+    if (turn?.stopped) return errorResult(name, turn.stopped, t0, { ...(sessionId ? { sessionId } : {}) });
+    const exit = f.type === 'exited' ? { exitCode: f.exitCode, signal: f.signal } : {};
+    const stderr = this.child?.stderrTail() ?? '';
+    if (f.type === 'exited' && phase?.result) {
+      // It said why before exiting (a missing session, an API error): the cold parser reads it.
+      const parsed = claudeSpec.parse({
+        stdoutLines: phase.lines,
+        stderr,
+        exitCode: f.exitCode,
+        signal: f.signal,
+        truncated: phase.truncated,
+      });
+      if (parsed.type === 'error') {
+        return errorResult(name, parsed.kind, t0, {
+          ...(parsed.detail ? { detail: parsed.detail } : {}),
+          ...(sessionId ? { sessionId } : {}),
+          ...exit,
+        });
+      }
+    }
+    const detail = f.type === 'exited' && stderr.trim() ? stderr : faultDetail(f);
+    return errorResult(name, faultKind(f), t0, { detail, ...(sessionId ? { sessionId } : {}), ...exit });
+  }
+
+  private unusable(t0: number): ErrorResult {
+    const detail = this.fault ? faultDetail(this.fault) : 'closed';
+    return errorResult(this.opts.name, this.fault ? faultKind(this.fault) : 'exit', t0, { detail });
+  }
+}
+
+const delay = (n: number) => new Promise<undefined>((r) => setTimeout(() => r(undefined), n).unref());
