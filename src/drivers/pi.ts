@@ -170,6 +170,7 @@ class PiDriver implements SessionDriver {
     let accepted = false;
     let abortPending = false;
     let retrying = false;
+    let runs = 0;
     let finished = false;
     let graceTimer: NodeJS.Timeout | undefined;
     let resolveDone: (r: AgentResult) => void = () => {};
@@ -206,23 +207,21 @@ class PiDriver implements SessionDriver {
       }
       finish({ ...okResult(gathered.messages, { sessionId, usage, truncated: false }), durationMs: ms(t0) });
     };
-    const sendAbort = () => {
-      this.cancelling = true;
-      // pi answers an abort once the run has stopped (after its `agent_end`), also when it was
-      // waiting to retry and no further `agent_end` comes.
-      rpc.send({ type: 'abort' }, () => ended());
-      graceTimer = setTimeout(
-        () => this.breakWith({ type: 'unresponsive', what: 'abort' }),
-        this.opts.cancelGraceMs ?? CANCEL_GRACE_MS,
-      );
-    };
+    // pi answers an abort once the run has stopped (after its `agent_end`), also when it was
+    // waiting to retry and no further `agent_end` comes.
+    const sendAbort = () => rpc.send({ type: 'abort' }, () => ended());
     const stop = (why: 'timeout' | 'aborted') => {
       if (stopped || finished || this.fault) return;
       stopped = why;
+      this.cancelling = true;
       // An abort before pi accepted the prompt could land before the prompt starts, which then
-      // runs unstopped: it waits for the acceptance.
+      // runs unstopped: it waits for the acceptance. The grace period runs from now either way.
       if (accepted) sendAbort();
       else abortPending = true;
+      graceTimer = setTimeout(
+        () => this.breakWith({ type: 'unresponsive', what: accepted ? 'abort' : 'prompt' }),
+        this.opts.cancelGraceMs ?? CANCEL_GRACE_MS,
+      );
     };
     const event = (ev: PiJson) => {
       if (finished) return;
@@ -242,8 +241,9 @@ class PiDriver implements SessionDriver {
         // A retryable error is followed, in the same tick inside pi, by `auto_retry_start`; an
         // answer to a command sent now comes after it. Until then the turn may go on.
         retrying = false;
+        const run = ++runs;
         rpc.send({ type: 'get_state' }, () => {
-          if (!retrying) ended();
+          if (!retrying && run === runs) ended();
         });
       }
     };

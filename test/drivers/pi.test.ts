@@ -159,6 +159,14 @@ describe('pi RPC driver', () => {
     expect(await turn(d, 'next', { timeoutMs: 1000 })).toMatchObject({ type: 'error' });
   });
 
+  it('kills a process that never accepts the prompt once the timeout and the grace are over', async () => {
+    const d = driver({ cancelGraceMs: 300 });
+    await opened(d);
+    const r = await turn(d, 'silent', { timeoutMs: 300 });
+    expect(r).toMatchObject({ type: 'error', kind: 'timeout' });
+    expect(d.state()).toMatchObject({ type: 'broken', fault: { type: 'unresponsive', what: 'prompt' } });
+  });
+
   it('ends the turn with an exit error when the process dies mid-turn', async () => {
     const d = driver();
     await opened(d);
