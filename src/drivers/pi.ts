@@ -27,6 +27,8 @@ import type {
 const START_TIMEOUT_MS = 60_000;
 const CANCEL_GRACE_MS = 5_000;
 const KILL_GRACE_MS = 2_000;
+// After pi took a prompt and is not running, how long before it counts as handled without a run.
+const HANDLED_RECHECK_MS = 200;
 
 export interface PiDriverOptions extends DriverOptions {
   /**
@@ -171,6 +173,7 @@ class PiDriver implements SessionDriver {
     let abortPending = false;
     let retrying = false;
     let runs = 0;
+    let sawStart = false;
     let finished = false;
     let graceTimer: NodeJS.Timeout | undefined;
     let resolveDone: (r: AgentResult) => void = () => {};
@@ -234,6 +237,8 @@ class PiDriver implements SessionDriver {
         output += num(u?.output) ?? 0;
         cost += num(obj(u?.cost)?.total) ?? 0;
         gathered.add(reduce.event(ev));
+      } else if (ev.type === 'agent_start') {
+        sawStart = true;
       } else if (ev.type === 'auto_retry_start') {
         retrying = true;
       } else if (ev.type === 'agent_end') {
@@ -272,9 +277,25 @@ class PiDriver implements SessionDriver {
         );
       }
       accepted = true;
-      if (abortPending) sendAbort();
+      if (abortPending) return sendAbort();
+      // An extension command (`/name`) or an extension's input handler can take the prompt
+      // without starting a run: then no `agent_end` will come. pi starts a run in the same tick as
+      // it answers, so a `get_state` sent now sees it streaming; a run already over has put out
+      // its `agent_start` by a moment later.
+      const handledWithoutRun = (then: () => void) =>
+        rpc.send({ type: 'get_state' }, (r) => {
+          if (!sawStart && r.success && obj(r.data)?.isStreaming === false) then();
+        });
+      handledWithoutRun(() =>
+        setTimeout(() => handledWithoutRun(() => finish(this.handled(sessionId, t0))), HANDLED_RECHECK_MS),
+      );
     });
     return done;
+  }
+
+  /** A prompt an extension took without a run: done, with nothing to say (as ACP's empty end_turn). */
+  private handled(sessionId: string, t0: number): AgentResult {
+    return { ...okResult([], { sessionId, truncated: false }), durationMs: ms(t0) };
   }
 
   /** Starts `pi --mode rpc --session FILE` and waits until it answers; undefined when ready. */

@@ -238,6 +238,27 @@ describe('pi RPC driver with the real pi', () => {
     }
   });
 
+  it('a prompt an extension command takes without a run ends as an empty reply, not at the timeout', async () => {
+    const id = 'pi-warm-command';
+    const base = await scenario(id, { mode: 'ok', reply: 'A real answer.' });
+    const state = stateDir('pi');
+    const c = capturing();
+    // pi's example `/commands` lists the commands in a select dialog (dismissed) and starts no run.
+    const ext = join(inject('clisDir'), 'pi', 'node_modules', PKG, 'examples', 'extensions', 'commands.ts');
+    const { d } = make(state, base, c, { extra: ['-e', ext] });
+    try {
+      await step(c, 'open new', d.open({ type: 'new' }));
+      const r = await step(c, 'turn /commands', d.turn({ prompt: '/commands', timeoutMs: 60_000 }));
+      expect(r).toMatchObject({ type: 'ok', text: '' });
+      expect((await requests(id)).length).toBe(0);
+      const next = await step(c, 'turn after', d.turn({ prompt: 'hello', timeoutMs: 60_000 }));
+      expect(next).toMatchObject({ type: 'ok', text: 'A real answer.' });
+    } finally {
+      await d.close();
+      await save('extension-command', c, id);
+    }
+  });
+
   it('a server error ends the turn only after pi gave up retrying it', async () => {
     const id = 'pi-warm-retry';
     const base = await scenario(id, { mode: 'error', status: 500 });

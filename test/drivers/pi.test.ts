@@ -106,6 +106,13 @@ describe('pi RPC driver', () => {
     expect(d.pid()).toBe(pid);
   });
 
+  it('a prompt an extension command took without a run ends as an empty reply', async () => {
+    const d = driver();
+    await opened(d);
+    expect(await turn(d, '/cmd')).toMatchObject({ type: 'ok', text: '' });
+    expect(await turn(d, 'next')).toMatchObject({ type: 'ok', text: 'turn 1 (history 1): next' });
+  });
+
   it('cancels a turn on /stop, keeps the process, and runs the next turn in it', async () => {
     const d = driver();
     await opened(d);
