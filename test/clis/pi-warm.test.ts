@@ -202,6 +202,41 @@ describe('pi RPC driver with the real pi', () => {
     }
   });
 
+  it('switches one live process between session files (switch_session), each keeping its history', async () => {
+    const id = 'pi-warm-switch';
+    const base = await scenario(id, { mode: 'ok', reply: 'Alpha answer.' });
+    const state = stateDir('pi');
+    const c = capturing();
+    const { d } = make(state, base, c);
+    try {
+      const a = await step(c, 'open new A', d.open({ type: 'new' }));
+      if (a.type !== 'ok') throw new Error(`open: ${a.message}`);
+      const pid = d.pid();
+      await step(c, 'turn in A', d.turn({ prompt: 'alpha question', timeoutMs: 60_000 }));
+      await scenario(id, { mode: 'ok', reply: 'Beta answer.' });
+      const b = await step(c, 'open new B', d.open({ type: 'new' }));
+      if (b.type !== 'ok') throw new Error(`open: ${b.message}`);
+      expect(b.sessionId).not.toBe(a.sessionId);
+      const rb = await step(c, 'turn in B', d.turn({ prompt: 'beta question', timeoutMs: 60_000 }));
+      expect(rb).toMatchObject({ type: 'ok', text: 'Beta answer.', sessionId: b.sessionId });
+      expect(await lastBody(id)).not.toContain('alpha question');
+      await scenario(id, { mode: 'ok', reply: 'Alpha again.' });
+      expect(await step(c, 'open resume A', d.open({ type: 'resume', id: a.sessionId }))).toEqual({
+        type: 'ok',
+        sessionId: a.sessionId,
+      });
+      const ra = await step(c, 'turn in A again', d.turn({ prompt: 'back to alpha', timeoutMs: 60_000 }));
+      expect(ra).toMatchObject({ type: 'ok', text: 'Alpha again.', sessionId: a.sessionId });
+      const body = await lastBody(id);
+      expect(body).toContain('Alpha answer.');
+      expect(body).not.toContain('beta question');
+      expect(d.pid()).toBe(pid);
+    } finally {
+      await d.close();
+      await save('switch', c, id);
+    }
+  });
+
   // pi never asks before a tool runs; its extensions do. pi's own example permission-gate asks
   // with a select (["Yes", "No"]) before a bash command with `rm -rf`.
   it.each([
