@@ -5,8 +5,8 @@
 // events are those of `pi --mode json`, so the cold reducer reads them (`message_end` of an
 // assistant message is a message; one that stopped for tool use is progress).
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-import { classifyError, num, obj, okResult, str, usageOf } from '../agents/common.js';
+import { isAbsolute, join } from 'node:path';
+import { assertSafeId, classifyError, num, obj, okResult, str, usageOf } from '../agents/common.js';
 import { reducer as piReducer, piSpec } from '../agents/pi.js';
 import type { AgentResult, SessionRef } from '../agents/types.js';
 import { type GroupGuard, type StdioChild, startStdioChild } from '../runner/spawn-stdio.js';
@@ -91,10 +91,19 @@ class PiDriver implements SessionDriver {
     if (session.type === 'resume' && piSpec.sessionGone?.(session.id)) {
       return errorResult(this.opts.name, 'session_not_found', t0, { detail: 'the session file is gone' });
     }
-    const file = session.id ?? join(this.opts.sessionDir, `${randomUUID()}.jsonl`);
+    // pi also finds a session by its UUID (or a prefix), but only at start: `switch_session`
+    // takes a path and would start an empty session under that name.
+    const byId = session.type === 'resume' && !isAbsolute(session.id);
+    if (byId && !safeId(session.id)) {
+      return errorResult(this.opts.name, 'session_not_found', t0, { detail: 'not a session file or id' });
+    }
+    if (byId && this.rpc) await this.retire();
+    let file = session.id ?? join(this.opts.sessionDir, `${randomUUID()}.jsonl`);
     if (!this.rpc) {
-      const failed = await this.start(file, t0);
-      if (failed) return failed;
+      const started = await this.start(file, t0);
+      if (started.type === 'error') return started;
+      // From here on the session is named by its file, as every other one.
+      if (byId && started.sessionFile) file = started.sessionFile;
     } else if (file !== this.sessionFile) {
       // `switch_session` opens a file, or starts one there when none exists yet.
       const r = await this.ask({ type: 'switch_session', sessionPath: file }, this.startTimeoutMs());
@@ -282,10 +291,12 @@ class PiDriver implements SessionDriver {
       // without starting a run: then no `agent_end` will come. pi starts a run in the same tick as
       // it answers, so a `get_state` sent now sees it streaming; a run already over has put out
       // its `agent_start` by a moment later.
-      const handledWithoutRun = (then: () => void) =>
+      const handledWithoutRun = (then: () => void) => {
+        if (finished) return;
         rpc.send({ type: 'get_state' }, (r) => {
           if (!sawStart && r.success && obj(r.data)?.isStreaming === false) then();
         });
+      };
       handledWithoutRun(() =>
         setTimeout(() => handledWithoutRun(() => finish(this.handled(sessionId, t0))), HANDLED_RECHECK_MS),
       );
@@ -298,8 +309,23 @@ class PiDriver implements SessionDriver {
     return { ...okResult([], { sessionId, truncated: false }), durationMs: ms(t0) };
   }
 
-  /** Starts `pi --mode rpc --session FILE` and waits until it answers; undefined when ready. */
-  private async start(file: string, t0: number): Promise<ErrorResult | undefined> {
+  /** Ends the live process without breaking the driver (to start another on a session id). */
+  private async retire(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    this.rpc = undefined;
+    this.sessionFile = undefined;
+    if (!child) return;
+    child.stdin.end();
+    const quick = await Promise.race([child.exited, delay(KILL_GRACE_MS)]);
+    if (!quick) await child.stop(KILL_GRACE_MS);
+  }
+
+  /** Starts `pi --mode rpc --session FILE` and waits until it answers with its session file. */
+  private async start(
+    file: string,
+    t0: number,
+  ): Promise<{ type: 'ready'; sessionFile: string | undefined } | ErrorResult> {
     const [program, ...fixed] = this.opts.process.argv;
     if (!program) return errorResult(this.opts.name, 'exit', t0, { detail: 'no agent command configured' });
     const s = await startStdioChild({
@@ -321,18 +347,29 @@ class PiDriver implements SessionDriver {
     }
     const child = s.child;
     this.child = child;
-    void child.exited.then((e) => this.breakWith({ type: 'exited', exitCode: e.exitCode, signal: e.signal }));
+    // A retired process's last words and exit are not the current one's.
+    const mine = () => this.child === child;
+    void child.exited.then((e) => {
+      if (mine()) this.breakWith({ type: 'exited', exitCode: e.exitCode, signal: e.signal });
+    });
     this.rpc = piTransport({
       input: child.stdout,
       output: child.stdin,
-      onEvent: (ev) => this.onEvent(ev),
-      onFault: (f) => this.breakWith(f),
+      onEvent: (ev) => {
+        if (mine()) this.onEvent(ev);
+      },
+      onFault: (f) => {
+        if (mine()) this.breakWith(f);
+      },
       ...(this.opts.maxRecordBytes ? { maxRecordBytes: this.opts.maxRecordBytes } : {}),
       ...(this.opts.tap ? { tap: this.opts.tap } : {}),
     });
     // The first answer says pi is up (extensions loaded, session file opened).
     const r = await this.ask({ type: 'get_state' }, this.startTimeoutMs());
-    return this.refused(r, t0, 'get_state', 'exit');
+    const failed = this.refused(r, t0, 'get_state', 'exit');
+    if (failed) return failed;
+    const data = r.type === 'response' && r.response.success ? obj(r.response.data) : undefined;
+    return { type: 'ready', sessionFile: str(data?.sessionFile) };
   }
 
   private onEvent(ev: PiJson): void {
@@ -426,4 +463,13 @@ class PiDriver implements SessionDriver {
 }
 
 const ms = (t0: number) => Math.round(performance.now() - t0);
+
+function safeId(id: string): boolean {
+  try {
+    assertSafeId(id, 'session id');
+    return true;
+  } catch {
+    return false;
+  }
+}
 const delay = (n: number) => new Promise<undefined>((r) => setTimeout(() => r(undefined), n).unref());

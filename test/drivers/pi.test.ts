@@ -239,6 +239,33 @@ describe('pi RPC driver', () => {
     expect(d.pid()).toBe(pid);
   });
 
+  it('a session named by id (not a path) is opened by a fresh process, then named by its file', async () => {
+    const d = driver();
+    const other = await opened(d);
+    await turn(d, 'one');
+    const pid = d.pid();
+    const o = await d.open({ type: 'resume', id: 'abc-123' });
+    // switch_session would have taken the id for a path and started an empty session.
+    expect(o).toEqual({ type: 'ok', sessionId: join(dir, 'abc-123') });
+    expect(d.pid()).not.toBe(pid);
+    expect(d.state()).toEqual({ type: 'idle', sessionId: join(dir, 'abc-123') });
+    expect(await turn(d, 'two')).toMatchObject({ type: 'ok', text: 'turn 1 (history 1): two' });
+    expect(await d.open({ type: 'resume', id: other })).toEqual({ type: 'ok', sessionId: other });
+    expect(await turn(d, 'three')).toMatchObject({ type: 'ok', text: 'turn 2 (history 2): three' });
+  });
+
+  it.each(['-rf', '../x', 'a b'])(
+    'a session id that is neither a path nor an id (%s) is refused',
+    async (id) => {
+      const d = driver();
+      expect(await d.open({ type: 'resume', id })).toMatchObject({
+        type: 'error',
+        kind: 'session_not_found',
+      });
+      expect(d.pid()).toBeUndefined();
+    },
+  );
+
   it('a resume of a session file that is gone is session_not_found, and starts nothing', async () => {
     const d = driver();
     const gone = join(dir, 'sessions', 'gone.jsonl');
