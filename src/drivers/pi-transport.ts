@@ -1,0 +1,145 @@
+// The stdio transport of `pi --mode rpc`: one JSON object per line both ways, records split on LF
+// only. pi's own client warns that Node's `readline` is not protocol-compliant (it also breaks
+// lines at U+2028 / U+2029, which JSON allows raw inside strings), so lines are cut here by byte.
+// Commands carry our own ids and are answered by `{"type":"response","id",...}`; everything else
+// is an event. A line that is not a JSON object, a response to nothing we asked, a second
+// response, or one record over the size cap means the process no longer speaks the protocol: a
+// fault, and nothing after it is delivered.
+import type { Readable, Writable } from 'node:stream';
+import type { DriverFault } from './types.js';
+
+export const DEFAULT_MAX_RECORD_BYTES = 16 * 1024 * 1024;
+// Ids of answered commands remembered to tell a duplicate from a stranger; both are faults.
+const ANSWERED_MEMORY = 256;
+
+export type PiJson = Record<string, unknown>;
+
+/** A command's answer: pi says `success: false` with an `error` text when it refuses one. */
+export type PiResponse = { success: true; data?: unknown } | { success: false; error: string };
+
+/** Sees every record both ways (fixture captures, debugging); a line that is not JSON comes as a string. */
+export type PiTap = (direction: 'in' | 'out', message: unknown) => void;
+
+export interface PiTransport {
+  /** Sends a command with a fresh id; `onResponse` gets its answer (once). */
+  send(command: PiJson, onResponse?: (r: PiResponse) => void): void;
+  /** Sends a record that is not a command (an `extension_ui_response`): nothing answers it. */
+  reply(record: PiJson): void;
+  /** Commands sent and not answered yet. */
+  outstanding(): number;
+}
+
+export interface PiTransportOptions {
+  input: Readable;
+  output: Writable;
+  onEvent: (event: PiJson) => void;
+  onFault: (fault: DriverFault) => void;
+  maxRecordBytes?: number;
+  tap?: PiTap;
+}
+
+export function piTransport(opts: PiTransportOptions): PiTransport {
+  const max = opts.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
+  const waiting = new Map<string, ((r: PiResponse) => void) | undefined>();
+  const answered: string[] = [];
+  let nextId = 1;
+  let faulted = false;
+  const fault = (f: DriverFault) => {
+    if (faulted) return;
+    faulted = true;
+    opts.onFault(f);
+  };
+
+  const record = (text: string) => {
+    if (faulted) return;
+    if (!text.trim()) return;
+    let msg: unknown;
+    try {
+      msg = JSON.parse(text);
+    } catch {
+      opts.tap?.('in', text);
+      fault({ type: 'garbage', detail: 'a line that is not JSON' });
+      return;
+    }
+    opts.tap?.('in', msg);
+    if (!msg || typeof msg !== 'object' || Array.isArray(msg) || typeof (msg as PiJson).type !== 'string') {
+      fault({ type: 'garbage', detail: 'a JSON value that is not a pi record' });
+      return;
+    }
+    const m = msg as PiJson;
+    if (m.type !== 'response') {
+      opts.onEvent(m);
+      return;
+    }
+    // pi answers a line it could not parse, or a command it does not know, without an id.
+    const id = typeof m.id === 'string' ? m.id : undefined;
+    if (id === undefined || !waiting.has(id)) {
+      const shown = id ?? String(m.command ?? 'none');
+      fault(
+        id !== undefined && answered.includes(id)
+          ? { type: 'duplicate_response', id: shown }
+          : { type: 'unknown_response', id: shown },
+      );
+      return;
+    }
+    const done = waiting.get(id);
+    waiting.delete(id);
+    answered.push(id);
+    if (answered.length > ANSWERED_MEMORY) answered.shift();
+    done?.(
+      m.success === true
+        ? { success: true, data: m.data }
+        : { success: false, error: typeof m.error === 'string' ? m.error : 'refused' },
+    );
+  };
+
+  let parts: Buffer[] = [];
+  let size = 0;
+  let skipping = false;
+  opts.input.on('data', (chunk: Buffer) => {
+    let start = 0;
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, start)) {
+      const bytes = size + i - start;
+      if (!skipping && bytes > max) fault({ type: 'too_large', bytes });
+      else if (!skipping) {
+        parts.push(chunk.subarray(start, i));
+        const line = (parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts)).toString('utf8');
+        record(line.endsWith('\r') ? line.slice(0, -1) : line);
+      }
+      parts = [];
+      size = 0;
+      skipping = false;
+      start = i + 1;
+    }
+    if (start < chunk.length && !skipping) {
+      parts.push(chunk.subarray(start));
+      size += chunk.length - start;
+      if (size > max) {
+        fault({ type: 'too_large', bytes: size });
+        parts = [];
+        size = 0;
+        skipping = true;
+      }
+    }
+  });
+  opts.input.once('end', () => {
+    if (parts.length && !skipping) record(Buffer.concat(parts).toString('utf8'));
+    parts = [];
+  });
+
+  const write = (msg: PiJson) => {
+    opts.tap?.('out', msg);
+    // A dead child fails the write (EPIPE); its exit is what reports that.
+    opts.output.write(`${JSON.stringify(msg)}\n`);
+  };
+
+  return {
+    send(command, onResponse) {
+      const id = `aw-${nextId++}`;
+      waiting.set(id, onResponse);
+      write({ ...command, id });
+    },
+    reply: write,
+    outstanding: () => waiting.size,
+  };
+}

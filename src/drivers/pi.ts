@@ -1,0 +1,475 @@
+// The pi driver: one live `pi --mode rpc --session FILE` process, JSONL commands on stdin and
+// events on stdout (src/drivers/pi-transport.ts). A session is a file, as for the cold runner
+// (src/agents/pi.ts): its path is the session id, so a cold run and a warm process can take turns
+// on the same conversation, and a new process resumes by being started on the same file. The
+// events are those of `pi --mode json`, so the cold reducer reads them (`message_end` of an
+// assistant message is a message; one that stopped for tool use is progress).
+import { randomUUID } from 'node:crypto';
+import { isAbsolute, join } from 'node:path';
+import { assertSafeId, classifyError, num, obj, okResult, str, usageOf } from '../agents/common.js';
+import { reducer as piReducer, piSpec } from '../agents/pi.js';
+import type { AgentResult, SessionRef } from '../agents/types.js';
+import { type GroupGuard, type StdioChild, startStdioChild } from '../runner/spawn-stdio.js';
+import { type PiJson, type PiResponse, type PiTap, type PiTransport, piTransport } from './pi-transport.js';
+import { answerUi } from './pi-ui.js';
+import { type ErrorResult, errorResult, faultDetail, faultKind, rejectionKind } from './results.js';
+import { turnMessages } from './turn-messages.js';
+import type {
+  DriverFault,
+  DriverOptions,
+  DriverState,
+  OpenResult,
+  SessionDriver,
+  SteerResult,
+  TurnRequest,
+} from './types.js';
+
+const START_TIMEOUT_MS = 60_000;
+const CANCEL_GRACE_MS = 5_000;
+const KILL_GRACE_MS = 2_000;
+// After pi took a prompt and is not running, how long before it counts as handled without a run.
+const HANDLED_RECHECK_MS = 200;
+
+export interface PiDriverOptions extends DriverOptions {
+  /**
+   * Where a new session's file goes when `open({type:'new'})` names none (the cold runner's
+   * `<stateDir>/pi-sessions`). `process.argv` is the program and its fixed flags (`['pi']`, or
+   * with `--model …`); the driver adds `--mode rpc --session FILE`.
+   */
+  sessionDir: string;
+  guard?: GroupGuard;
+  tap?: PiTap;
+  maxRecordBytes?: number;
+}
+
+export function piDriver(options: PiDriverOptions): SessionDriver {
+  return new PiDriver(options);
+}
+
+interface Turn {
+  sessionId: string;
+  stop: (why: 'timeout' | 'aborted') => void;
+  event: (ev: PiJson) => void;
+  fault: (f: DriverFault) => void;
+  done: Promise<AgentResult>;
+}
+
+type Answer =
+  | { type: 'response'; response: PiResponse }
+  | { type: 'fault'; fault: DriverFault }
+  | { type: 'timeout' };
+
+class PiDriver implements SessionDriver {
+  private child: StdioChild | undefined;
+  private rpc: PiTransport | undefined;
+  private sessionFile: string | undefined;
+  private current: Turn | undefined;
+  private fault: DriverFault | undefined;
+  private closed = false;
+  private cancelling = false;
+  private onTrouble: ((f: DriverFault) => void)[] = [];
+
+  constructor(private readonly opts: PiDriverOptions) {}
+
+  state(): DriverState {
+    if (this.closed) return { type: 'closed' };
+    if (this.fault) return { type: 'broken', fault: this.fault };
+    if (this.current) return { type: 'busy', sessionId: this.current.sessionId };
+    return this.sessionFile ? { type: 'idle', sessionId: this.sessionFile } : { type: 'idle' };
+  }
+
+  pid(): number | undefined {
+    return this.fault || this.closed ? undefined : this.child?.pid;
+  }
+
+  async open(session: SessionRef): Promise<OpenResult> {
+    const t0 = performance.now();
+    if (this.closed || this.fault) return this.unusable(t0);
+    if (this.current) return errorResult(this.opts.name, 'exit', t0, { detail: 'a turn is running' });
+    // A stored file that is gone would be re-created empty by pi, which then answers as if
+    // nothing happened: the chat must learn that its context was lost.
+    if (session.type === 'resume' && piSpec.sessionGone?.(session.id)) {
+      return errorResult(this.opts.name, 'session_not_found', t0, { detail: 'the session file is gone' });
+    }
+    // pi also finds a session by its UUID (or a prefix), but only at start: `switch_session`
+    // takes a path and would start an empty session under that name.
+    const byId = session.type === 'resume' && !isAbsolute(session.id);
+    if (byId && !safeId(session.id)) {
+      return errorResult(this.opts.name, 'session_not_found', t0, { detail: 'not a session file or id' });
+    }
+    if (byId && this.rpc) await this.retire();
+    let file = session.id ?? join(this.opts.sessionDir, `${randomUUID()}.jsonl`);
+    if (!this.rpc) {
+      const started = await this.start(file, t0);
+      if (started.type === 'error') return started;
+      // From here on the session is named by its file, as every other one.
+      if (byId && started.sessionFile) file = started.sessionFile;
+    } else if (file !== this.sessionFile) {
+      // `switch_session` opens a file, or starts one there when none exists yet.
+      const r = await this.ask({ type: 'switch_session', sessionPath: file }, this.startTimeoutMs());
+      const failed = this.refused(
+        r,
+        t0,
+        'switch_session',
+        session.type === 'resume' ? 'session_not_found' : 'exit',
+      );
+      if (failed) return failed;
+      const data = r.type === 'response' && r.response.success ? obj(r.response.data) : undefined;
+      if (data?.cancelled === true) {
+        return errorResult(this.opts.name, 'exit', t0, { detail: 'an extension refused the session switch' });
+      }
+    }
+    this.sessionFile = file;
+    return { type: 'ok', sessionId: file };
+  }
+
+  turn(request: TurnRequest): Promise<AgentResult> {
+    const t0 = performance.now();
+    if (this.closed || this.fault) return Promise.resolve(this.unusable(t0));
+    if (this.current) return Promise.resolve(errorResult(this.opts.name, 'exit', t0, { detail: 'busy' }));
+    const sessionId = this.sessionFile;
+    if (!sessionId || !this.rpc) {
+      return Promise.resolve(errorResult(this.opts.name, 'exit', t0, { detail: 'no session is open' }));
+    }
+    if (request.signal?.aborted) {
+      return Promise.resolve(errorResult(this.opts.name, 'aborted', t0, { sessionId }));
+    }
+    return this.runTurn(this.rpc, sessionId, request, t0);
+  }
+
+  steer(text: string): SteerResult {
+    if (!this.current || !this.rpc) return { type: 'idle' };
+    // A turn being stopped takes nothing more: the caller runs the text as the next turn.
+    if (this.cancelling) return { type: 'unsupported' };
+    // Delivered after the running tool calls, before the next model call. If the turn is stopped
+    // first, pi keeps the text queued and sends it with the next prompt (see docs/warm-agents.md).
+    this.rpc.send({ type: 'steer', message: text });
+    return { type: 'steered' };
+  }
+
+  async cancel(): Promise<void> {
+    const turn = this.current;
+    if (!turn) return;
+    turn.stop('aborted');
+    await turn.done;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const turn = this.current;
+    turn?.stop('aborted');
+    const child = this.child;
+    if (!child) return;
+    // End of input makes an idle pi exit 0 (it saves as it goes); TERM and KILL if it lingers.
+    child.stdin.end();
+    const quick = await Promise.race([child.exited, delay(KILL_GRACE_MS)]);
+    if (!quick) await child.stop(KILL_GRACE_MS);
+    // The exit wakes a running turn (as `exited`, reported as the stop it was).
+    this.wake({ type: 'exited', exitCode: null, signal: null });
+    if (turn) await turn.done;
+  }
+
+  private runTurn(rpc: PiTransport, sessionId: string, req: TurnRequest, t0: number): Promise<AgentResult> {
+    const gathered = turnMessages(req.onProgress);
+    const reduce = piReducer();
+    let last: PiJson | undefined;
+    let input = 0;
+    let output = 0;
+    let cost = 0;
+    let stopped: 'timeout' | 'aborted' | undefined;
+    let accepted = false;
+    let abortPending = false;
+    let retrying = false;
+    let runs = 0;
+    let sawStart = false;
+    let finished = false;
+    let graceTimer: NodeJS.Timeout | undefined;
+    let resolveDone: (r: AgentResult) => void = () => {};
+    const done = new Promise<AgentResult>((r) => {
+      resolveDone = r;
+    });
+
+    const finish = (result: AgentResult) => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      clearTimeout(graceTimer);
+      req.signal?.removeEventListener('abort', onAbort);
+      this.current = undefined;
+      this.cancelling = false;
+      const end = this.fault ? this.child?.stop(KILL_GRACE_MS) : undefined;
+      void Promise.resolve(end).then(() => resolveDone(result));
+    };
+    const ended = () => {
+      if (stopped) return finish(errorResult(this.opts.name, stopped, t0, { sessionId }));
+      const usage = usageOf(input || undefined, output || undefined, cost || undefined);
+      if (last && (last.stopReason === 'error' || last.stopReason === 'aborted')) {
+        const text = str(last.errorMessage) ?? 'the model call failed';
+        const kind = last.stopReason === 'aborted' ? 'aborted' : (classifyError(text) ?? 'exit');
+        return finish(errorResult(this.opts.name, kind, t0, { sessionId, detail: text }));
+      }
+      if (!last) {
+        return finish(
+          errorResult(this.opts.name, 'unparseable', t0, {
+            sessionId,
+            detail: 'the turn ended without a reply',
+          }),
+        );
+      }
+      finish({ ...okResult(gathered.messages, { sessionId, usage, truncated: false }), durationMs: ms(t0) });
+    };
+    // pi answers an abort once the run has stopped (after its `agent_end`), also when it was
+    // waiting to retry and no further `agent_end` comes.
+    const sendAbort = () => rpc.send({ type: 'abort' }, () => ended());
+    const stop = (why: 'timeout' | 'aborted') => {
+      if (stopped || finished || this.fault) return;
+      stopped = why;
+      this.cancelling = true;
+      // An abort before pi accepted the prompt could land before the prompt starts, which then
+      // runs unstopped: it waits for the acceptance. The grace period runs from now either way.
+      if (accepted) sendAbort();
+      else abortPending = true;
+      graceTimer = setTimeout(
+        () => this.breakWith({ type: 'unresponsive', what: accepted ? 'abort' : 'prompt' }),
+        this.opts.cancelGraceMs ?? CANCEL_GRACE_MS,
+      );
+    };
+    const event = (ev: PiJson) => {
+      if (finished) return;
+      if (ev.type === 'message_end') {
+        const m = obj(ev.message);
+        if (m?.role !== 'assistant') return;
+        last = m;
+        const u = obj(m.usage);
+        input += num(u?.input) ?? 0;
+        output += num(u?.output) ?? 0;
+        cost += num(obj(u?.cost)?.total) ?? 0;
+        gathered.add(reduce.event(ev));
+      } else if (ev.type === 'agent_start') {
+        sawStart = true;
+      } else if (ev.type === 'auto_retry_start') {
+        retrying = true;
+      } else if (ev.type === 'agent_end') {
+        if (stopped || last?.stopReason !== 'error') return ended();
+        // A retryable error is followed, in the same tick inside pi, by `auto_retry_start`; an
+        // answer to a command sent now comes after it. Until then the turn may go on.
+        retrying = false;
+        const run = ++runs;
+        rpc.send({ type: 'get_state' }, () => {
+          if (!retrying && run === runs) ended();
+        });
+      }
+    };
+    const fault = (f: DriverFault) => {
+      const stderr = this.child?.stderrTail() ?? '';
+      const exit = f.type === 'exited' ? { exitCode: f.exitCode, signal: f.signal } : {};
+      const detail = f.type === 'exited' && stderr.trim() ? stderr : faultDetail(f);
+      // A turn we stopped that then had to be killed still ends as the stop the user asked for.
+      finish(errorResult(this.opts.name, stopped ?? faultKind(f), t0, { sessionId, detail, ...exit }));
+    };
+
+    const timer = setTimeout(() => stop('timeout'), req.timeoutMs);
+    const onAbort = () => stop('aborted');
+    req.signal?.addEventListener('abort', onAbort, { once: true });
+    this.current = { sessionId, stop, event, fault, done };
+
+    rpc.send({ type: 'prompt', message: req.prompt }, (r) => {
+      if (finished) return;
+      if (!r.success) {
+        // Refused before it started (no model, no API key, …): nothing runs, the process is fine.
+        return finish(
+          errorResult(this.opts.name, stopped ?? rejectionKind(r.error, 'exit'), t0, {
+            sessionId,
+            detail: r.error,
+          }),
+        );
+      }
+      accepted = true;
+      if (abortPending) return sendAbort();
+      // An extension command (`/name`) or an extension's input handler can take the prompt
+      // without starting a run: then no `agent_end` will come. pi starts a run in the same tick as
+      // it answers, so a `get_state` sent now sees it streaming; a run already over has put out
+      // its `agent_start` by a moment later.
+      const handledWithoutRun = (then: () => void) => {
+        if (finished) return;
+        rpc.send({ type: 'get_state' }, (r) => {
+          if (!sawStart && r.success && obj(r.data)?.isStreaming === false) then();
+        });
+      };
+      handledWithoutRun(() =>
+        setTimeout(() => handledWithoutRun(() => finish(this.handled(sessionId, t0))), HANDLED_RECHECK_MS),
+      );
+    });
+    return done;
+  }
+
+  /** A prompt an extension took without a run: done, with nothing to say (as ACP's empty end_turn). */
+  private handled(sessionId: string, t0: number): AgentResult {
+    return { ...okResult([], { sessionId, truncated: false }), durationMs: ms(t0) };
+  }
+
+  /** Ends the live process without breaking the driver (to start another on a session id). */
+  private async retire(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    this.rpc = undefined;
+    this.sessionFile = undefined;
+    if (!child) return;
+    child.stdin.end();
+    const quick = await Promise.race([child.exited, delay(KILL_GRACE_MS)]);
+    if (!quick) await child.stop(KILL_GRACE_MS);
+  }
+
+  /** Starts `pi --mode rpc --session FILE` and waits until it answers with its session file. */
+  private async start(
+    file: string,
+    t0: number,
+  ): Promise<{ type: 'ready'; sessionFile: string | undefined } | ErrorResult> {
+    const [program, ...fixed] = this.opts.process.argv;
+    if (!program) return errorResult(this.opts.name, 'exit', t0, { detail: 'no agent command configured' });
+    const s = await startStdioChild({
+      file: program,
+      args: [...fixed, '--mode', 'rpc', '--session', file],
+      cwd: this.opts.process.cwd,
+      env: this.opts.process.env,
+      ...(this.opts.guard ? { guard: this.opts.guard } : {}),
+    });
+    if (s.type === 'not_found') {
+      this.fault = { type: 'start_failed', detail: s.message };
+      return errorResult(this.opts.name, 'not_installed', t0, {
+        detail: `"${program}" was not found on PATH`,
+      });
+    }
+    if (s.type === 'spawn_failed') {
+      this.fault = { type: 'start_failed', detail: s.message };
+      return errorResult(this.opts.name, 'exit', t0, { detail: s.message });
+    }
+    const child = s.child;
+    this.child = child;
+    // A retired process's last words and exit are not the current one's.
+    const mine = () => this.child === child;
+    void child.exited.then((e) => {
+      if (mine()) this.breakWith({ type: 'exited', exitCode: e.exitCode, signal: e.signal });
+    });
+    this.rpc = piTransport({
+      input: child.stdout,
+      output: child.stdin,
+      onEvent: (ev) => {
+        if (mine()) this.onEvent(ev);
+      },
+      onFault: (f) => {
+        if (mine()) this.breakWith(f);
+      },
+      ...(this.opts.maxRecordBytes ? { maxRecordBytes: this.opts.maxRecordBytes } : {}),
+      ...(this.opts.tap ? { tap: this.opts.tap } : {}),
+    });
+    // The first answer says pi is up (extensions loaded, session file opened).
+    const r = await this.ask({ type: 'get_state' }, this.startTimeoutMs());
+    const failed = this.refused(r, t0, 'get_state', 'exit');
+    if (failed) return failed;
+    const data = r.type === 'response' && r.response.success ? obj(r.response.data) : undefined;
+    return { type: 'ready', sessionFile: str(data?.sessionFile) };
+  }
+
+  private onEvent(ev: PiJson): void {
+    if (ev.type === 'extension_ui_request') {
+      const answer = answerUi(ev, this.opts.permission, this.cancelling);
+      if (answer) this.rpc?.reply(answer);
+      return;
+    }
+    // Events outside a turn (a compaction after it, queue updates) are nobody's reply.
+    this.current?.event(ev);
+  }
+
+  /** Marks the process broken (once), ends the running turn and wakes whatever waits. */
+  private breakWith(fault: DriverFault): void {
+    if (this.closed && fault.type === 'exited') {
+      this.wake(fault);
+      return;
+    }
+    if (!this.fault) this.fault = fault;
+    this.wake(this.fault);
+    if (fault.type !== 'exited') void this.child?.stop(KILL_GRACE_MS);
+  }
+
+  private wake(fault: DriverFault): void {
+    this.current?.fault(fault);
+    const waiters = this.onTrouble;
+    this.onTrouble = [];
+    for (const w of waiters) w(fault);
+  }
+
+  /** Sends a command and waits for its answer, a fault, or the timeout. */
+  private ask(command: PiJson, timeoutMs: number): Promise<Answer> {
+    return new Promise((resolve) => {
+      if (this.fault || !this.rpc) {
+        resolve({ type: 'fault', fault: this.fault ?? { type: 'start_failed', detail: 'not started' } });
+        return;
+      }
+      const waiter = (fault: DriverFault) => {
+        clearTimeout(timer);
+        resolve({ type: 'fault', fault });
+      };
+      this.onTrouble.push(waiter);
+      const forget = () => {
+        clearTimeout(timer);
+        this.onTrouble = this.onTrouble.filter((w) => w !== waiter);
+      };
+      const timer = setTimeout(() => {
+        forget();
+        resolve({ type: 'timeout' });
+      }, timeoutMs);
+      this.rpc.send(command, (response) => {
+        forget();
+        resolve({ type: 'response', response });
+      });
+    });
+  }
+
+  /** The error an answer means, or undefined when it was a success. */
+  private refused(
+    r: Answer,
+    t0: number,
+    what: string,
+    refusedKind: ErrorResult['kind'],
+  ): ErrorResult | undefined {
+    const name = this.opts.name;
+    if (r.type === 'response') {
+      if (r.response.success) return undefined;
+      return errorResult(name, rejectionKind(r.response.error, refusedKind), t0, {
+        detail: r.response.error,
+      });
+    }
+    if (r.type === 'timeout') {
+      this.breakWith({ type: 'unresponsive', what });
+      return errorResult(name, 'timeout', t0, { detail: `no answer to ${what}` });
+    }
+    const f = r.fault;
+    const exit = f.type === 'exited' ? { exitCode: f.exitCode, signal: f.signal } : {};
+    const stderr = this.child?.stderrTail() ?? '';
+    const detail = f.type === 'exited' && stderr.trim() ? stderr : faultDetail(f);
+    return errorResult(name, faultKind(f), t0, { detail, ...exit });
+  }
+
+  private unusable(t0: number): ErrorResult {
+    const detail = this.fault ? faultDetail(this.fault) : 'closed';
+    return errorResult(this.opts.name, this.fault ? faultKind(this.fault) : 'exit', t0, { detail });
+  }
+
+  private startTimeoutMs(): number {
+    return this.opts.startTimeoutMs ?? START_TIMEOUT_MS;
+  }
+}
+
+const ms = (t0: number) => Math.round(performance.now() - t0);
+
+function safeId(id: string): boolean {
+  try {
+    assertSafeId(id, 'session id');
+    return true;
+  } catch {
+    return false;
+  }
+}
+const delay = (n: number) => new Promise<undefined>((r) => setTimeout(() => r(undefined), n).unref());
