@@ -19,6 +19,7 @@ const ROOTS = [
   'ClientNotification.ts',
   'ServerRequest.ts',
   'ServerNotification.ts',
+  'v2/ThreadItem.ts',
   'InitializeResponse.ts',
   'ApplyPatchApprovalResponse.ts',
   'ExecCommandApprovalResponse.ts',

@@ -4,6 +4,7 @@ export type { ClientRequest } from './ClientRequest.js';
 export type { ClientNotification } from './ClientNotification.js';
 export type { ServerRequest } from './ServerRequest.js';
 export type { ServerNotification } from './ServerNotification.js';
+export type { ThreadItem } from './v2/ThreadItem.js';
 export type { InitializeResponse } from './InitializeResponse.js';
 export type { ApplyPatchApprovalResponse } from './ApplyPatchApprovalResponse.js';
 export type { ExecCommandApprovalResponse } from './ExecCommandApprovalResponse.js';
