@@ -62,6 +62,8 @@ function received(file: string): Record<string, unknown>[] {
   }
 }
 const sent = (file: string, method: string) => received(file).filter((m) => m.method === method);
+const turnInput = (file: string, n: number) =>
+  (sent(file, 'turn/start')[n]?.params as { input: unknown[] } | undefined)?.input;
 
 describe('codex app-server driver', () => {
   it('runs two turns in one process, on one thread, in codex’s dialect', async () => {
@@ -126,7 +128,7 @@ describe('codex app-server driver', () => {
     expect(steer.expectedTurnId).toBe(`turn-${pid}-1`);
     // Both were seen by the turn: nothing is carried into the next one.
     await d.turn({ prompt: 'after', timeoutMs: 10_000 });
-    expect((sent(log, 'turn/start')[1]?.params as { input: unknown[] }).input).toHaveLength(1);
+    expect(turnInput(log, 1)).toHaveLength(1);
   });
 
   it('cancels a turn on /stop with turn/interrupt, keeps the process, and carries a dropped steer over', async () => {
@@ -146,7 +148,7 @@ describe('codex app-server driver', () => {
     expect(d.state().type).toBe('idle');
     const next = await d.turn({ prompt: 'after', timeoutMs: 10_000 });
     expect(next).toMatchObject({ type: 'ok', text: 'turn 2: also this\nafter (seen 1)' });
-    expect((sent(log, 'turn/start')[1]?.params as { input: unknown[] }).input).toEqual([
+    expect(turnInput(log, 1)).toEqual([
       { type: 'text', text: 'also this', text_elements: [] },
       { type: 'text', text: 'after', text_elements: [] },
     ]);
