@@ -217,7 +217,8 @@ class CodexDriver implements SessionDriver {
     req.signal?.addEventListener('abort', onAbort, { once: true });
     this.current = turn;
 
-    const input: UserInput[] = [...this.carried.splice(0), req.prompt].map((text) => ({
+    const carried = this.carried.splice(0);
+    const input: UserInput[] = [...carried, req.prompt].map((text) => ({
       type: 'text',
       text,
       text_elements: [],
@@ -233,6 +234,8 @@ class CodexDriver implements SessionDriver {
       else if (turn.stopped) this.interrupt(peer, turn, turnId);
       r = await this.settle(completion, 0);
     } else {
+      // Not started: what was carried waits for the turn after (the caller re-runs the prompt).
+      this.carried.unshift(...carried);
       r = started;
     }
     clearTimeout(timer);
