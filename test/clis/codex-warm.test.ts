@@ -38,7 +38,13 @@ function save(name: string, c: Capture, scenarioId: string) {
 }
 
 describe('codex app-server driver with the real codex', () => {
-  const make = (state: string, base: string, c: Capture, permission: PermissionPolicy = 'deny') => {
+  const make = (
+    state: string,
+    base: string,
+    c: Capture,
+    permission: PermissionPolicy = 'deny',
+    settings: { model?: string; thinking?: string; systemText?: string } = {},
+  ) => {
     const { request, marker } = turn('codex', state, base, '', { type: 'new' }, 60_000);
     const d = codexDriver({
       name: 'Codex',
@@ -51,6 +57,7 @@ describe('codex app-server driver with the real codex', () => {
       startTimeoutMs: 60_000,
       cancelGraceMs: 10_000,
       tap: (dir, msg) => c.messages.push({ dir, msg }),
+      ...settings,
     });
     return { d, marker };
   };
@@ -240,6 +247,38 @@ describe('codex app-server driver with the real codex', () => {
     expect(existsSync(join(state, 'work', 'made-by-tool'))).toBe(
       existsSync(join(cold, 'work', 'made-by-tool')),
     );
+  });
+
+  it('takes the model, thinking and system text the cold flags give, on a new and a resumed thread', async () => {
+    const id = 'codex-warm-settings';
+    const base = await scenario(id, { mode: 'ok', reply: 'Configured.' });
+    const state = stateDir('codex');
+    const c: Capture = { messages: [], steps: [] };
+    const system = `-Answer as agentwire-${process.pid}.`;
+    const settings = { model: 'gpt-5.5', thinking: 'low', systemText: system };
+    const first = make(state, base, c, 'deny', settings);
+    const o = (await step(c, 'open new', first.d.open({ type: 'new' }))) as { type: 'ok'; sessionId: string };
+    expect(o.type).toBe('ok');
+    expect(await step(c, 'turn', first.d.turn({ prompt: 'hello', timeoutMs: 60_000 }))).toMatchObject({
+      type: 'ok',
+      text: 'Configured.',
+    });
+    await first.d.close();
+    const body = (await requests(id)).at(-1)?.body as Record<string, unknown>;
+    expect(body.model).toBe('gpt-5.5');
+    expect(body.reasoning).toMatchObject({ effort: 'low' });
+    expect(JSON.stringify(body)).toContain(system);
+    const second = make(state, base, c, 'deny', settings);
+    try {
+      await step(c, 'open resume', second.d.open({ type: 'resume', id: o.sessionId }));
+      await step(c, 'turn resumed', second.d.turn({ prompt: 'again', timeoutMs: 60_000 }));
+      const again = (await requests(id)).at(-1)?.body as Record<string, unknown>;
+      expect(again.reasoning).toMatchObject({ effort: 'low' });
+      expect(JSON.stringify(again)).toContain(system);
+    } finally {
+      await second.d.close();
+      save('settings', c, id);
+    }
   });
 
   it('a model error ends the turn with its kind and keeps the process', async () => {

@@ -94,6 +94,33 @@ describe('codex app-server driver', () => {
     });
   });
 
+  it('passes the model, thinking and system text on thread/start and thread/resume', async () => {
+    const log = join(dir, 'settings.log');
+    const settings = { model: 'gpt-x', thinking: 'low', systemText: 'Be brief.' };
+    const d = codexDriver({
+      name: 'Codex',
+      process: {
+        argv: [process.execPath, fake],
+        cwd: dir,
+        env: { FAKE_CODEX_LOG: log, FAKE_CODEX_STATE: dir },
+      },
+      permission: 'deny',
+      ...settings,
+    });
+    drivers.push(d);
+    const sid = await opened(d);
+    expect(await d.open({ type: 'resume', id: sid })).toEqual({ type: 'ok', sessionId: sid });
+    const expected = {
+      cwd: dir,
+      approvalPolicy: 'never',
+      model: 'gpt-x',
+      config: { model_reasoning_effort: 'low' },
+      developerInstructions: 'Be brief.',
+    };
+    expect(sent(log, 'thread/start')[0]?.params).toEqual(expected);
+    expect(sent(log, 'thread/resume')[0]?.params).toEqual({ threadId: sid, ...expected });
+  });
+
   it('streams progress and media like the cold runner', async () => {
     const d = driver();
     await opened(d);
