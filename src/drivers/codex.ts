@@ -88,6 +88,8 @@ class CodexDriver implements SessionDriver {
    * message given to the agent is never silently lost.
    */
   private carried: string[] = [];
+  /** The last turn that ended: its stragglers must not open the next turn's reply. */
+  private endedTurnId: string | undefined;
 
   constructor(private readonly opts: CodexDriverOptions) {}
 
@@ -245,6 +247,7 @@ class CodexDriver implements SessionDriver {
     this.carried.push(...turn.unseenSteers);
 
     const result = this.resultOf(r, turn, gathered.messages, t0);
+    if (turn.turnId) this.endedTurnId = turn.turnId;
     this.current = undefined;
     if (this.fault) await this.child?.stop(KILL_GRACE_MS);
     resolveDone(result);
@@ -329,7 +332,8 @@ class CodexDriver implements SessionDriver {
 
   /** A notification of this turn (before `turn/start` answered, any of this thread's). */
   private ours(turn: Turn, threadId: string, turnId: string): boolean {
-    return threadId === turn.threadId && (turn.turnId === undefined || turnId === turn.turnId);
+    if (threadId !== turn.threadId) return false;
+    return turn.turnId === undefined ? turnId !== this.endedTurnId : turnId === turn.turnId;
   }
 
   /** Starts the process and says hello; undefined when ready, else the error that stopped it. */

@@ -137,6 +137,14 @@ describe('codex app-server driver', () => {
     expect(await d.turn({ prompt: 'next', timeoutMs: 5000 })).toMatchObject({ type: 'ok' });
   });
 
+  it('a straggler of the turn before is not taken into the next turn', async () => {
+    const d = driver();
+    await opened(d);
+    await d.turn({ prompt: 'one', timeoutMs: 5000 });
+    const r = await d.turn({ prompt: 'stale two', timeoutMs: 5000 });
+    expect(r).toMatchObject({ type: 'ok', text: 'turn 2: stale two (seen 2)', progress: [] });
+  });
+
   it('steers a running turn with turn/steer and the turn’s id', async () => {
     const log = join(dir, 'steer.log');
     const d = driver({ log });
