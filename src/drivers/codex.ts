@@ -1,0 +1,477 @@
+// The codex driver: one live `codex app-server` speaking its JSON-RPC over stdio, typed from codex's
+// own generated schema (./codex-protocol/). `initialize` → `initialized` → `thread/start` or
+// `thread/resume` → a `turn/start` per turn, which answers at once with the turn's id; the turn
+// ends with a `turn/completed` notification. A message mid-turn is `turn/steer`; /stop and the
+// timeout are `turn/interrupt`, then the process is killed if the turn does not end in time.
+// Like the cold `codex exec` (which forces approval policy "never" and takes the sandbox from the
+// user's config), threads run with `approvalPolicy: "never"` and no sandbox override; anything
+// codex still asks is answered by the configured policy (./codex-permission.ts).
+import { classifyError, okResult, usageOf } from '../agents/common.js';
+import type { AgentResult, SessionRef, StreamEvent } from '../agents/types.js';
+import { type GroupGuard, type StdioChild, startStdioChild } from '../runner/spawn-stdio.js';
+import type { Tap } from './acp-transport.js';
+import { itemCompleted, itemStarted } from './codex-items.js';
+import { answerCodexRequest } from './codex-permission.js';
+import type { ServerNotification } from './codex-protocol/index.js';
+import type { Turn as CodexTurn } from './codex-protocol/v2/Turn.js';
+import type { UserInput } from './codex-protocol/v2/UserInput.js';
+import { type CodexPeer, codexPeer, RpcError } from './codex-rpc.js';
+import { type ErrorResult, errorResult, faultDetail, faultKind, rejectionKind } from './results.js';
+import { turnMessages } from './turn-messages.js';
+import type {
+  DriverFault,
+  DriverOptions,
+  DriverState,
+  OpenResult,
+  SessionDriver,
+  SteerResult,
+  TurnRequest,
+} from './types.js';
+
+/** What follows the codex command (`codex`, or a configured one) to start the server. */
+export const APP_SERVER_ARGS = ['app-server'] as const;
+
+const START_TIMEOUT_MS = 60_000;
+const CANCEL_GRACE_MS = 5_000;
+const KILL_GRACE_MS = 2_000;
+const EXIT_WAIT_MS = 2_000;
+
+export interface CodexDriverOptions extends DriverOptions {
+  guard?: GroupGuard;
+  /** Sees every protocol message both ways (fixture captures). */
+  tap?: Tap;
+  /** As the cold spec's `--model`, `model_reasoning_effort` and `developer_instructions`. */
+  model?: string;
+  thinking?: string;
+  systemText?: string;
+}
+
+interface Turn {
+  threadId: string;
+  /** Known once `turn/start` answers; notifications of other turns are ignored. */
+  turnId?: string;
+  events: (events: StreamEvent[]) => void;
+  usage: { input: number; output: number; seen: boolean };
+  /** Texts steered in, until codex shows them as a user message of this turn. */
+  unseenSteers: string[];
+  /** Steers given before the turn's id was known; sent when it is. */
+  queuedSteers: string[];
+  stopped?: 'timeout' | 'aborted';
+  stop: (why: 'timeout' | 'aborted') => void;
+  completed: (turn: CodexTurn) => void;
+  /** Turns of this thread that ended before `turn/start` answered (checked once the id is known). */
+  endedEarly: Map<string, CodexTurn>;
+  done: Promise<AgentResult>;
+}
+
+type Settled<T> =
+  | { type: 'value'; value: T }
+  | { type: 'rejected'; error: unknown }
+  | { type: 'fault'; fault: DriverFault }
+  | { type: 'timeout' };
+
+export function codexDriver(options: CodexDriverOptions): SessionDriver {
+  return new CodexDriver(options);
+}
+
+class CodexDriver implements SessionDriver {
+  private child: StdioChild | undefined;
+  private peer: CodexPeer | undefined;
+  private threadId: string | undefined;
+  private current: Turn | undefined;
+  private fault: DriverFault | undefined;
+  private closed = false;
+  private onTrouble: ((f: DriverFault) => void)[] = [];
+  /**
+   * Steered texts that never reached the model (the turn ended first, or was interrupted: codex
+   * drops input steered into a turn that is then interrupted). They open the next turn, so a
+   * message given to the agent is never silently lost.
+   */
+  private carried: string[] = [];
+  /** The last turn that ended: its stragglers must not open the next turn's reply. */
+  private endedTurnId: string | undefined;
+
+  constructor(private readonly opts: CodexDriverOptions) {}
+
+  state(): DriverState {
+    if (this.closed) return { type: 'closed' };
+    if (this.fault) return { type: 'broken', fault: this.fault };
+    if (this.current) return { type: 'busy', sessionId: this.current.threadId };
+    return this.threadId ? { type: 'idle', sessionId: this.threadId } : { type: 'idle' };
+  }
+
+  pid(): number | undefined {
+    return this.fault || this.closed ? undefined : this.child?.pid;
+  }
+
+  async open(session: SessionRef): Promise<OpenResult> {
+    const t0 = performance.now();
+    if (this.closed || this.fault) return this.unusable(t0);
+    if (this.current) return errorResult(this.opts.name, 'exit', t0, { detail: 'a turn is running' });
+    const started = await this.start(t0);
+    if (started) return started;
+    const peer = this.peer as CodexPeer;
+    const settings = {
+      cwd: this.opts.process.cwd,
+      approvalPolicy: 'never' as const,
+      ...(this.opts.model ? { model: this.opts.model } : {}),
+      ...(this.opts.thinking ? { config: { model_reasoning_effort: this.opts.thinking } } : {}),
+      ...(this.opts.systemText ? { developerInstructions: this.opts.systemText } : {}),
+    };
+    if (session.type === 'resume') {
+      const r = await this.settle(
+        peer.request('thread/resume', { threadId: session.id, ...settings }),
+        this.startTimeoutMs(),
+      );
+      if (r.type === 'value') {
+        this.threadId = r.value.thread.id;
+        return { type: 'ok', sessionId: r.value.thread.id };
+      }
+      // codex answers an unknown thread id with an error response ("no rollout found …").
+      return this.failure(r, t0, 'thread/resume', 'session_not_found');
+    }
+    const r = await this.settle(peer.request('thread/start', settings), this.startTimeoutMs());
+    if (r.type === 'value') {
+      this.threadId = r.value.thread.id;
+      return { type: 'ok', sessionId: r.value.thread.id };
+    }
+    return this.failure(r, t0, 'thread/start', 'exit');
+  }
+
+  turn(request: TurnRequest): Promise<AgentResult> {
+    const t0 = performance.now();
+    if (this.closed || this.fault) return Promise.resolve(this.unusable(t0));
+    if (this.current) return Promise.resolve(errorResult(this.opts.name, 'exit', t0, { detail: 'busy' }));
+    const threadId = this.threadId;
+    if (!threadId || !this.peer) {
+      return Promise.resolve(errorResult(this.opts.name, 'exit', t0, { detail: 'no session is open' }));
+    }
+    if (request.signal?.aborted)
+      return Promise.resolve(errorResult(this.opts.name, 'aborted', t0, { sessionId: threadId }));
+    return this.runTurn(this.peer, threadId, request, t0);
+  }
+
+  steer(text: string): SteerResult {
+    const turn = this.current;
+    if (!turn) return { type: 'idle' };
+    // A turn being stopped takes nothing more: the caller runs the text as the next turn.
+    if (turn.stopped || this.fault) return { type: 'unsupported' };
+    turn.unseenSteers.push(text);
+    if (turn.turnId) this.sendSteer(turn, turn.turnId, text);
+    else turn.queuedSteers.push(text);
+    return { type: 'steered' };
+  }
+
+  async cancel(): Promise<void> {
+    const turn = this.current;
+    if (!turn) return;
+    turn.stop('aborted');
+    await turn.done;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const turn = this.current;
+    if (turn) turn.stop('aborted');
+    const child = this.child;
+    if (!child) return;
+    // End of input is how app-server learns its client is gone (it exits 0); TERM and KILL if not.
+    child.stdin.end();
+    const quick = await Promise.race([child.exited, delay(KILL_GRACE_MS)]);
+    if (!quick) await child.stop(KILL_GRACE_MS);
+    this.breakWith({ type: 'exited', exitCode: null, signal: null });
+    if (turn) await turn.done;
+  }
+
+  private async runTurn(peer: CodexPeer, threadId: string, req: TurnRequest, t0: number) {
+    const gathered = turnMessages(req.onProgress);
+    let graceTimer: NodeJS.Timeout | undefined;
+    let completed: (t: CodexTurn) => void = () => {};
+    const completion = new Promise<CodexTurn>((r) => {
+      completed = r;
+    });
+    let resolveDone: (r: AgentResult) => void = () => {};
+    const done = new Promise<AgentResult>((r) => {
+      resolveDone = r;
+    });
+    const turn: Turn = {
+      threadId,
+      events: (evs) => gathered.add(evs),
+      usage: { input: 0, output: 0, seen: false },
+      unseenSteers: [],
+      queuedSteers: [],
+      stop: (why) => {
+        if (turn.stopped || this.fault) return;
+        turn.stopped = why;
+        if (turn.turnId) this.interrupt(peer, turn, turn.turnId);
+        graceTimer = setTimeout(
+          () => this.breakWith({ type: 'unresponsive', what: 'turn/interrupt' }),
+          this.opts.cancelGraceMs ?? CANCEL_GRACE_MS,
+        );
+      },
+      completed: (t) => completed(t),
+      endedEarly: new Map(),
+      done,
+    };
+    const timer = setTimeout(() => turn.stop('timeout'), req.timeoutMs);
+    const onAbort = () => turn.stop('aborted');
+    req.signal?.addEventListener('abort', onAbort, { once: true });
+    this.current = turn;
+
+    const carried = this.carried.splice(0);
+    const input: UserInput[] = [...carried, req.prompt].map((text) => ({
+      type: 'text',
+      text,
+      text_elements: [],
+    }));
+    const started = await this.settle(peer.request('turn/start', { threadId, input }), 0);
+    let r: Settled<CodexTurn>;
+    if (started.type === 'value') {
+      const turnId = started.value.turn.id;
+      turn.turnId = turnId;
+      for (const text of turn.queuedSteers.splice(0)) this.sendSteer(turn, turnId, text);
+      const early = turn.endedEarly.get(turnId);
+      if (early) completed(early);
+      else if (turn.stopped) this.interrupt(peer, turn, turnId);
+      r = await this.settle(completion, 0);
+    } else {
+      // Not started: what was carried waits for the turn after (the caller re-runs the prompt).
+      this.carried.unshift(...carried);
+      r = started;
+    }
+    clearTimeout(timer);
+    clearTimeout(graceTimer);
+    req.signal?.removeEventListener('abort', onAbort);
+    // What was steered in but never seen as this turn's input waits for the next turn.
+    this.carried.push(...turn.unseenSteers);
+
+    const result = this.resultOf(r, turn, gathered.messages, t0);
+    if (turn.turnId) this.endedTurnId = turn.turnId;
+    this.current = undefined;
+    if (this.fault) await this.child?.stop(KILL_GRACE_MS);
+    resolveDone(result);
+    return result;
+  }
+
+  private resultOf(r: Settled<CodexTurn>, turn: Turn, messages: string[], t0: number): AgentResult {
+    const name = this.opts.name;
+    const sessionId = turn.threadId;
+    if (r.type !== 'value') {
+      // A turn codex refused to start (or a stop that had to kill) keeps the user's stop reason.
+      return { ...this.failure(r, t0, 'turn/start', 'exit', turn.stopped), sessionId };
+    }
+    const t = r.value;
+    if (turn.stopped || t.status === 'interrupted') {
+      return errorResult(name, turn.stopped ?? 'aborted', t0, { sessionId });
+    }
+    if (t.status === 'failed') {
+      const text = [t.error?.message, t.error?.additionalDetails].filter(Boolean).join(' ');
+      return errorResult(name, classifyError(text) ?? 'exit', t0, {
+        sessionId,
+        detail: text || 'the turn failed',
+      });
+    }
+    const usage = turn.usage.seen ? usageOf(turn.usage.input, turn.usage.output) : undefined;
+    return {
+      ...okResult(messages, { sessionId, usage, truncated: false }),
+      durationMs: ms(t0),
+    };
+  }
+
+  private sendSteer(turn: Turn, turnId: string, text: string): void {
+    const peer = this.peer as CodexPeer;
+    peer
+      .request('turn/steer', {
+        threadId: turn.threadId,
+        expectedTurnId: turnId,
+        input: [{ type: 'text', text, text_elements: [] }],
+      })
+      // Refused (the turn ended in between): it stays unseen and opens the next turn.
+      .catch(() => {});
+  }
+
+  private interrupt(peer: CodexPeer, turn: Turn, turnId: string): void {
+    void peer.request('turn/interrupt', { threadId: turn.threadId, turnId }).catch(() => {});
+  }
+
+  private onNotification(n: ServerNotification): void {
+    const turn = this.current;
+    if (!turn) return;
+    switch (n.method) {
+      case 'turn/completed':
+        if (n.params.threadId !== turn.threadId) return;
+        if (turn.turnId === undefined) turn.endedEarly.set(n.params.turn.id, n.params.turn);
+        else if (n.params.turn.id === turn.turnId) turn.completed(n.params.turn);
+        return;
+      case 'item/started':
+        if (!this.ours(turn, n.params.threadId, n.params.turnId)) return;
+        if (n.params.item.type === 'userMessage') {
+          for (const c of n.params.item.content) {
+            if (c.type !== 'text') continue;
+            const i = turn.unseenSteers.indexOf(c.text);
+            if (i !== -1) turn.unseenSteers.splice(i, 1);
+          }
+        }
+        turn.events(itemStarted(n.params.item));
+        return;
+      case 'item/completed':
+        if (this.ours(turn, n.params.threadId, n.params.turnId)) turn.events(itemCompleted(n.params.item));
+        return;
+      case 'thread/tokenUsage/updated':
+        // One update per model call, `last` being that call: their sum is the turn's usage.
+        if (!this.ours(turn, n.params.threadId, n.params.turnId)) return;
+        turn.usage.input += n.params.tokenUsage.last.inputTokens;
+        turn.usage.output += n.params.tokenUsage.last.outputTokens;
+        turn.usage.seen = true;
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** A notification of this turn (before `turn/start` answered, any of this thread's). */
+  private ours(turn: Turn, threadId: string, turnId: string): boolean {
+    if (threadId !== turn.threadId) return false;
+    return turn.turnId === undefined ? turnId !== this.endedTurnId : turnId === turn.turnId;
+  }
+
+  /** Starts the process and says hello; undefined when ready, else the error that stopped it. */
+  private async start(t0: number): Promise<ErrorResult | undefined> {
+    if (this.peer) return undefined;
+    const [file, ...args] = this.opts.process.argv;
+    if (!file) return errorResult(this.opts.name, 'exit', t0, { detail: 'no agent command configured' });
+    const s = await startStdioChild({
+      file,
+      args,
+      cwd: this.opts.process.cwd,
+      env: this.opts.process.env,
+      ...(this.opts.guard ? { guard: this.opts.guard } : {}),
+    });
+    if (s.type === 'not_found') {
+      this.fault = { type: 'start_failed', detail: s.message };
+      return errorResult(this.opts.name, 'not_installed', t0, { detail: `"${file}" was not found on PATH` });
+    }
+    if (s.type === 'spawn_failed') {
+      this.fault = { type: 'start_failed', detail: s.message };
+      return errorResult(this.opts.name, 'exit', t0, { detail: s.message });
+    }
+    const child = s.child;
+    this.child = child;
+    void child.exited.then((e) => this.breakWith({ type: 'exited', exitCode: e.exitCode, signal: e.signal }));
+    this.peer = codexPeer(
+      child.stdout,
+      child.stdin,
+      {
+        onRequest: (req) =>
+          answerCodexRequest(req, this.opts.permission, this.current?.stopped !== undefined),
+        onNotification: (n) => this.onNotification(n),
+        onFault: (f) => this.breakWith(f),
+      },
+      this.opts.tap,
+    );
+    const r = await this.settle(
+      this.peer.request('initialize', {
+        clientInfo: { name: 'agentwire', title: null, version: '0' },
+        capabilities: null,
+      }),
+      this.startTimeoutMs(),
+    );
+    if (r.type !== 'value') return this.failure(r, t0, 'initialize', 'exit');
+    this.peer.notifyInitialized();
+    return undefined;
+  }
+
+  /** Marks the process broken (once) and wakes whatever waits on it. */
+  private breakWith(fault: DriverFault): void {
+    if (this.closed && fault.type === 'exited' && this.fault) return;
+    if (!this.fault) this.fault = fault;
+    const waiters = this.onTrouble;
+    this.onTrouble = [];
+    for (const w of waiters) w(this.fault);
+    if (fault.type !== 'exited') void this.child?.stop(KILL_GRACE_MS);
+  }
+
+  /** A request's outcome, or the fault or timeout that came first. `timeoutMs` 0 waits forever. */
+  private settle<T>(p: Promise<T>, timeoutMs: number): Promise<Settled<T>> {
+    return new Promise((resolve) => {
+      if (this.fault) {
+        resolve({ type: 'fault', fault: this.fault });
+        return;
+      }
+      let timer: NodeJS.Timeout | undefined;
+      const waiter = (fault: DriverFault) => {
+        clearTimeout(timer);
+        resolve({ type: 'fault', fault });
+      };
+      this.onTrouble.push(waiter);
+      const forget = () => {
+        clearTimeout(timer);
+        this.onTrouble = this.onTrouble.filter((w) => w !== waiter);
+      };
+      if (timeoutMs > 0) {
+        timer = setTimeout(() => {
+          forget();
+          resolve({ type: 'timeout' });
+        }, timeoutMs);
+      }
+      p.then(
+        (value) => {
+          forget();
+          resolve({ type: 'value', value });
+        },
+        async (error: unknown) => {
+          // The connection closed under the request: the exit that follows says why.
+          if (!(error instanceof RpcError) && !this.closed) {
+            await Promise.race([this.troubleOnce(), delay(EXIT_WAIT_MS)]);
+          }
+          forget();
+          resolve(this.fault ? { type: 'fault', fault: this.fault } : { type: 'rejected', error });
+        },
+      );
+    });
+  }
+
+  private troubleOnce(): Promise<DriverFault> {
+    if (this.fault) return Promise.resolve(this.fault);
+    return new Promise((r) => this.onTrouble.push(r));
+  }
+
+  private failure(
+    r: Exclude<Settled<unknown>, { type: 'value' }>,
+    t0: number,
+    what: string,
+    rejectedKind: ErrorResult['kind'],
+    stopped?: 'timeout' | 'aborted',
+  ): ErrorResult {
+    const name = this.opts.name;
+    if (r.type === 'timeout') {
+      this.breakWith({ type: 'unresponsive', what });
+      return errorResult(name, 'timeout', t0, { detail: `no answer to ${what}` });
+    }
+    if (r.type === 'fault') {
+      const f = r.fault;
+      const exit = f.type === 'exited' ? { exitCode: f.exitCode, signal: f.signal } : {};
+      const stderr = this.child?.stderrTail() ?? '';
+      const detail = f.type === 'exited' && stderr.trim() ? stderr : faultDetail(f);
+      return errorResult(name, stopped ?? faultKind(f), t0, { detail, ...exit });
+    }
+    const e = r.error as Error;
+    const data = e instanceof RpcError && e.data !== undefined ? JSON.stringify(e.data) : '';
+    return errorResult(name, stopped ?? rejectionKind(`${e.message} ${data}`, rejectedKind), t0, {
+      detail: e.message,
+    });
+  }
+
+  private unusable(t0: number): ErrorResult {
+    const detail = this.fault ? faultDetail(this.fault) : 'closed';
+    return errorResult(this.opts.name, this.fault ? faultKind(this.fault) : 'exit', t0, { detail });
+  }
+
+  private startTimeoutMs(): number {
+    return this.opts.startTimeoutMs ?? START_TIMEOUT_MS;
+  }
+}
+
+const ms = (t0: number) => Math.round(performance.now() - t0);
+const delay = (n: number) => new Promise<undefined>((r) => setTimeout(() => r(undefined), n).unref());
