@@ -4,7 +4,6 @@
 import { dirname, isAbsolute } from 'node:path';
 import { AGENT_KINDS, type AgentKind } from '../agents/types.js';
 import type { InboundHandler, InboundOutcome } from '../channels/types.js';
-import type { Config } from '../config/schema.js';
 import { executeCommand } from '../core/command-handler.js';
 import { type CommandSettings, parseCommand } from '../core/commands.js';
 import { NOTICE, replyChunks } from '../core/reply.js';
@@ -18,54 +17,24 @@ import type {
   SystemRunOutcome,
 } from '../core/types.js';
 import { chatKey, parseChatKey } from '../core/types.js';
-import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
-import { type Db, transaction } from '../store/db.js';
+import { transaction } from '../store/db.js';
 import { countPending, insertInbound, pendingByChat } from '../store/inbox.js';
 import { countUnsent, enqueueOutbound } from '../store/outbox.js';
 import { recordRun, runRecord } from '../store/runs.js';
 import { composeItems } from './compose.js';
-import { Deliverer, type DeliveryOptions, deliveryOptions } from './delivery.js';
+import { Deliverer, deliveryOptions } from './delivery.js';
 import { currentAgent, type ExecuteDeps, execute, keepSession } from './execute.js';
 import { type ActiveRun, Lanes } from './lanes.js';
-import type { AgentResolver, ChannelMap, Clock, MediaPolicy } from './ports.js';
+import type { Clock } from './ports.js';
+import type { QueueOptions, QueueStatus } from './queue-types.js';
 import { recover } from './recovery.js';
 import { runUserBatch } from './user-run.js';
 
-export type QueueConfig = Pick<Config, 'agent' | 'agents' | 'queue' | 'sessions' | 'commands' | 'delivery'>;
-
-export interface QueueOptions {
-  db: Db;
-  channels: ChannelMap;
-  resolve: AgentResolver;
-  mediaPolicy: MediaPolicy;
-  config: QueueConfig;
-  log: Logger;
-  /** The agent working folder used for media checks when a chat's agent cannot be resolved. */
-  defaultCwd: string;
-  now?: Clock;
-  delivery?: DeliveryOptions;
-  /** IANA zone for times in collected prompts. */
-  timeZone?: string;
-  /** First wait before writing again when the store refuses a write (a full disk); doubles to 30 s. */
-  storeRetryMs?: number;
-  /**
-   * Store inbound messages but run nothing (a short-lived `agentwire send` that holds the channel):
-   * what arrives waits in the store for the relay's next start.
-   */
-  hold?: boolean;
-}
+export type { QueueConfig, QueueOptions, QueueStatus } from './queue-types.js';
 
 /** The text limit used for a channel that is not running in this process. */
 const FALLBACK_TEXT_LIMIT = 1600;
-
-export interface QueueStatus {
-  policy: Config['queue']['whileBusy'];
-  maxConcurrentRuns: number;
-  active: { chat: ChatKey; kind: ActiveRun['kind']; label: string; startedAt: number; messages: number }[];
-  waiting: Record<string, number>;
-  unsentReplies: number;
-}
 
 export class Queue implements SystemRunner {
   readonly lanes: Lanes;
