@@ -19,6 +19,7 @@ import { answerPermission } from './acp-permission.js';
 import { monitoredStream, type Tap } from './acp-transport.js';
 import { type UpdateReducer, updateReducer } from './acp-updates.js';
 import { type ErrorResult, errorResult, faultDetail, faultKind, rejectionKind } from './results.js';
+import { type Settled, Trouble } from './trouble.js';
 import { turnMessages } from './turn-messages.js';
 import type {
   DriverFault,
@@ -33,8 +34,6 @@ import type {
 const START_TIMEOUT_MS = 60_000;
 const CANCEL_GRACE_MS = 5_000;
 const KILL_GRACE_MS = 2_000;
-// After the connection closed under a request, how long to wait for the exit that explains it.
-const EXIT_WAIT_MS = 2_000;
 // After session/load: no update for this long means the replayed history is over (capped).
 const REPLAY_QUIET_MS = 150;
 const REPLAY_MAX_MS = 5_000;
@@ -46,12 +45,6 @@ interface Turn {
   stop: (why: 'timeout' | 'aborted') => void;
   done: Promise<AgentResult>;
 }
-
-type Settled<T> =
-  | { type: 'value'; value: T }
-  | { type: 'rejected'; error: unknown }
-  | { type: 'fault'; fault: DriverFault }
-  | { type: 'timeout' };
 
 export interface AcpDriverOptions extends DriverOptions {
   guard?: GroupGuard;
@@ -69,10 +62,12 @@ class AcpDriver implements SessionDriver {
   private capabilities: AgentCapabilities | undefined;
   private sessionId: string | undefined;
   private current: Turn | undefined;
-  private fault: DriverFault | undefined;
+  private readonly trouble = new Trouble(
+    (error) => error instanceof RequestError,
+    () => this.closed,
+  );
   private closed = false;
   private cancelling = false;
-  private onTrouble: ((f: DriverFault) => void)[] = [];
   private lastUpdateAt = 0;
 
   constructor(private readonly opts: AcpDriverOptions) {}
@@ -292,52 +287,21 @@ class AcpDriver implements SessionDriver {
   /** Marks the process broken (once) and wakes whatever waits on it. */
   private breakWith(fault: DriverFault): void {
     if (this.closed && fault.type === 'exited') return;
-    if (!this.fault) this.fault = fault;
-    const waiters = this.onTrouble;
-    this.onTrouble = [];
-    for (const w of waiters) w(this.fault);
+    this.trouble.raise(fault);
     if (fault.type !== 'exited') void this.child?.stop(KILL_GRACE_MS);
   }
 
-  /** A request's outcome, or the fault or timeout that came first. `timeoutMs` 0 waits forever. */
+  /** The process's first fault, if any: from then on it is broken. */
+  private get fault(): DriverFault | undefined {
+    return this.trouble.fault;
+  }
+
+  private set fault(f: DriverFault | undefined) {
+    this.trouble.fault = f;
+  }
+
   private settle<T>(p: Promise<T>, timeoutMs: number): Promise<Settled<T>> {
-    return new Promise((resolve) => {
-      if (this.fault) {
-        resolve({ type: 'fault', fault: this.fault });
-        return;
-      }
-      let timer: NodeJS.Timeout | undefined;
-      const waiter = (fault: DriverFault) => {
-        clearTimeout(timer);
-        resolve({ type: 'fault', fault });
-      };
-      this.onTrouble.push(waiter);
-      const forget = () => {
-        clearTimeout(timer);
-        this.onTrouble = this.onTrouble.filter((w) => w !== waiter);
-      };
-      if (timeoutMs > 0) {
-        timer = setTimeout(() => {
-          forget();
-          resolve({ type: 'timeout' });
-        }, timeoutMs);
-      }
-      p.then(
-        (value) => {
-          forget();
-          resolve({ type: 'value', value });
-        },
-        async (error: unknown) => {
-          // The connection closed under the request: the exit that follows says why.
-          // (After our own close() there is nothing to explain.)
-          if (!(error instanceof RequestError) && !this.closed) {
-            await Promise.race([this.troubleOnce(), delay(EXIT_WAIT_MS)]);
-          }
-          forget();
-          resolve(this.fault ? { type: 'fault', fault: this.fault } : { type: 'rejected', error });
-        },
-      );
-    });
+    return this.trouble.settle(p, timeoutMs);
   }
 
   /** Waits until the agent has sent no update for a moment (the end of a replay). */
@@ -349,11 +313,6 @@ class AcpDriver implements SessionDriver {
       if (wait <= 0) return;
       await delay(wait);
     }
-  }
-
-  private troubleOnce(): Promise<DriverFault> {
-    if (this.fault) return Promise.resolve(this.fault);
-    return new Promise((r) => this.onTrouble.push(r));
   }
 
   private failure(

@@ -17,6 +17,7 @@ import type { Turn as CodexTurn } from './codex-protocol/v2/Turn.js';
 import type { UserInput } from './codex-protocol/v2/UserInput.js';
 import { type CodexPeer, codexPeer, RpcError } from './codex-rpc.js';
 import { type ErrorResult, errorResult, faultDetail, faultKind, rejectionKind } from './results.js';
+import { type Settled, Trouble } from './trouble.js';
 import { turnMessages } from './turn-messages.js';
 import type {
   DriverFault,
@@ -34,7 +35,6 @@ export const APP_SERVER_ARGS = ['app-server'] as const;
 const START_TIMEOUT_MS = 60_000;
 const CANCEL_GRACE_MS = 5_000;
 const KILL_GRACE_MS = 2_000;
-const EXIT_WAIT_MS = 2_000;
 
 export interface CodexDriverOptions extends DriverOptions {
   guard?: GroupGuard;
@@ -64,12 +64,6 @@ interface Turn {
   done: Promise<AgentResult>;
 }
 
-type Settled<T> =
-  | { type: 'value'; value: T }
-  | { type: 'rejected'; error: unknown }
-  | { type: 'fault'; fault: DriverFault }
-  | { type: 'timeout' };
-
 export function codexDriver(options: CodexDriverOptions): SessionDriver {
   return new CodexDriver(options);
 }
@@ -79,9 +73,11 @@ class CodexDriver implements SessionDriver {
   private peer: CodexPeer | undefined;
   private threadId: string | undefined;
   private current: Turn | undefined;
-  private fault: DriverFault | undefined;
+  private readonly trouble = new Trouble(
+    (error) => error instanceof RpcError,
+    () => this.closed,
+  );
   private closed = false;
-  private onTrouble: ((f: DriverFault) => void)[] = [];
   /**
    * Steered texts that never reached the model (the turn ended first, or was interrupted: codex
    * drops input steered into a turn that is then interrupted). They open the next turn, so a
@@ -385,56 +381,21 @@ class CodexDriver implements SessionDriver {
   /** Marks the process broken (once) and wakes whatever waits on it. */
   private breakWith(fault: DriverFault): void {
     if (this.closed && fault.type === 'exited' && this.fault) return;
-    if (!this.fault) this.fault = fault;
-    const waiters = this.onTrouble;
-    this.onTrouble = [];
-    for (const w of waiters) w(this.fault);
+    this.trouble.raise(fault);
     if (fault.type !== 'exited') void this.child?.stop(KILL_GRACE_MS);
   }
 
-  /** A request's outcome, or the fault or timeout that came first. `timeoutMs` 0 waits forever. */
-  private settle<T>(p: Promise<T>, timeoutMs: number): Promise<Settled<T>> {
-    return new Promise((resolve) => {
-      if (this.fault) {
-        resolve({ type: 'fault', fault: this.fault });
-        return;
-      }
-      let timer: NodeJS.Timeout | undefined;
-      const waiter = (fault: DriverFault) => {
-        clearTimeout(timer);
-        resolve({ type: 'fault', fault });
-      };
-      this.onTrouble.push(waiter);
-      const forget = () => {
-        clearTimeout(timer);
-        this.onTrouble = this.onTrouble.filter((w) => w !== waiter);
-      };
-      if (timeoutMs > 0) {
-        timer = setTimeout(() => {
-          forget();
-          resolve({ type: 'timeout' });
-        }, timeoutMs);
-      }
-      p.then(
-        (value) => {
-          forget();
-          resolve({ type: 'value', value });
-        },
-        async (error: unknown) => {
-          // The connection closed under the request: the exit that follows says why.
-          if (!(error instanceof RpcError) && !this.closed) {
-            await Promise.race([this.troubleOnce(), delay(EXIT_WAIT_MS)]);
-          }
-          forget();
-          resolve(this.fault ? { type: 'fault', fault: this.fault } : { type: 'rejected', error });
-        },
-      );
-    });
+  /** The process's first fault, if any: from then on it is broken. */
+  private get fault(): DriverFault | undefined {
+    return this.trouble.fault;
   }
 
-  private troubleOnce(): Promise<DriverFault> {
-    if (this.fault) return Promise.resolve(this.fault);
-    return new Promise((r) => this.onTrouble.push(r));
+  private set fault(f: DriverFault | undefined) {
+    this.trouble.fault = f;
+  }
+
+  private settle<T>(p: Promise<T>, timeoutMs: number): Promise<Settled<T>> {
+    return this.trouble.settle(p, timeoutMs);
   }
 
   private failure(
