@@ -4,9 +4,8 @@
 // run.ts (system-run.ts for heartbeats); what a message and a command do is decided by pure
 // functions (busy-policy.ts, core/command-handler.ts) and applied here and by the store.
 import { dirname, isAbsolute } from 'node:path';
-import { AGENT_KINDS, type AgentKind } from '../agents/types.js';
+import type { AgentKind } from '../agents/types.js';
 import type { InboundHandler, InboundOutcome } from '../channels/types.js';
-import { type CommandPlan, type CommandState, decideCommand } from '../core/command-handler.js';
 import { type ChatCommand, type CommandSettings, parseCommand } from '../core/commands.js';
 import { NOTICE, replyChunks } from '../core/reply.js';
 import type {
@@ -20,9 +19,9 @@ import type {
 } from '../core/types.js';
 import { chatKey, parseChatKey } from '../core/types.js';
 import { maskId } from '../log.js';
-import type { CommandSnapshot, QueueStore } from '../store/queue-ops.js';
-import { scopeFor, sessionState } from '../store/sessions.js';
+import type { QueueStore } from '../store/queue-ops.js';
 import { onArrival } from './busy-policy.js';
+import { applyCommand, type CommandDeps, stopRun } from './chat-command.js';
 import { composeItems } from './compose.js';
 import { Deliverer, deliveryOptions } from './delivery.js';
 import { currentAgent, type ExecuteDeps } from './execute.js';
@@ -46,6 +45,7 @@ export class Queue implements SystemRunner {
   private readonly store: QueueStore;
   private readonly exec: ExecuteDeps;
   private readonly commands: CommandSettings;
+  private readonly commandDeps: CommandDeps;
   private closing = false;
   /** Runs that ended and whose follow-up (what the chat runs next) is not done yet. */
   private readonly settling = new Set<Promise<unknown>>();
@@ -74,6 +74,14 @@ export class Queue implements SystemRunner {
       lanes: this.lanes,
       now: this.now,
       log: opts.log,
+    };
+    this.commandDeps = {
+      store: opts.store,
+      lanes: this.lanes,
+      resolve: opts.resolve,
+      config: opts.config,
+      log: opts.log,
+      textItems: (chat, text) => this.textItems(chat, text),
     };
   }
 
@@ -147,66 +155,12 @@ export class Queue implements SystemRunner {
   }
 
   private async command(msg: InboundMessage, chat: ChatKey, cmd: ChatCommand): Promise<InboundOutcome> {
-    const now = this.now();
-    // `/new text` (or /new with an attachment) is also the first message of the fresh session.
-    const firstPrompt =
-      cmd.type === 'new' && (cmd.rest !== '' || msg.media.length > 0 || Boolean(msg.remoteMedia?.length));
-    const scope = scopeFor(chat, this.exec.scope);
-    const res = unwrap(
-      await this.store.acceptCommand(
-        msg,
-        {
-          now,
-          scope,
-          defaultAgent: this.exec.defaultAgent,
-          note: cmd.type,
-          items: (reply) => this.textItems(chat, reply),
-          ...(firstPrompt && cmd.type === 'new' && { prompt: cmd.rest }),
-        },
-        (snap) => decideCommand(cmd, this.commandState(chat, scope, snap, now)),
-      ),
-    );
+    const res = await applyCommand(this.commandDeps, msg, chat, cmd, this.now());
     if (res.type === 'duplicate') return { type: 'duplicate' };
-    this.applyLaneEffects(chat, res.plan);
     this.opts.log.info({ chat: maskId(chat), command: cmd.type }, 'chat command');
-    if (firstPrompt) this.arrived(chat);
+    if (res.firstPrompt) this.arrived(chat);
     this.deliverer.kick(chat);
     return { type: 'command' };
-  }
-
-  private commandState(chat: ChatKey, scope: string, snap: CommandSnapshot, now: number): CommandState {
-    const cfg = this.opts.config;
-    const configured = new Set<AgentKind>([cfg.agent.kind as AgentKind]);
-    for (const k of AGENT_KINDS) if (cfg.agents[k]) configured.add(k);
-    const state = sessionState(snap.session, now, cfg.sessions.idleMinutes);
-    const run = this.lanes.get(chat);
-    return {
-      now,
-      settings: this.commands,
-      chat: snap.settings,
-      defaultAgent: this.exec.defaultAgent,
-      configuredAgents: [...configured],
-      shared: cfg.sessions.scope === 'global',
-      scope,
-      session:
-        state.type === 'active'
-          ? { type: 'active', createdAt: state.row.createdAt, lastUsedAt: state.row.lastUsedAt }
-          : { type: state.type },
-      waiting: snap.waiting,
-      ...(run && { run: { startedAt: run.startedAt, label: run.label } }),
-      check: (kind) => {
-        const r = this.opts.resolve(kind);
-        return r.ok ? { ok: true, thinkingLevels: r.agent.thinkingLevels } : { ok: false, error: r.error };
-      },
-    };
-  }
-
-  /** The in-memory half of a command (the store applied the durable half with the reply). */
-  private applyLaneEffects(chat: ChatKey, plan: CommandPlan): void {
-    for (const e of plan.effects) {
-      if (e.type === 'reset_scope') this.lanes.bumpEpoch(e.scope);
-      else if (e.type === 'stop_run') this.stopChat(chat);
-    }
   }
 
   /** A message was stored for `chat`: what the busy policy says, or wait for a slot. */
@@ -226,9 +180,7 @@ export class Queue implements SystemRunner {
 
   /** Aborts the chat's run now (its process group is killed by the runner); true if one ran. */
   stopChat(chat: ChatKey): boolean {
-    const run = this.lanes.abort(chat, 'stop');
-    if (run) this.opts.log.info({ chat: maskId(chat), label: run.label }, 'run stopped');
-    return Boolean(run);
+    return stopRun(this.commandDeps, chat);
   }
 
   private pump(): void {
