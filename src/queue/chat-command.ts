@@ -1,6 +1,8 @@
 // A chat command through the queue: the store records it (the dedupe row), reads the chat's state and
-// applies what core/command-handler.ts decides, with the reply, in one transaction; the lane effects
-// (abort the run, reset the session epoch) are applied here once that is written.
+// applies what core/command-handler.ts decides, with the reply, in one transaction. The lane effects
+// (abort the run, reset the session epoch) are applied here, as the decision is made: the store calls
+// `decide` once, for a command it has not seen, inside that transaction. Applied any later, a run
+// finishing in between could save the session a /new has just cleared.
 import { AGENT_KINDS, type AgentKind } from '../agents/types.js';
 import { type CommandPlan, type CommandState, decideCommand } from '../core/command-handler.js';
 import type { ChatCommand, CommandSettings } from '../core/commands.js';
@@ -48,11 +50,14 @@ export async function applyCommand(
         items: (reply) => deps.textItems(chat, reply),
         ...(firstPrompt && cmd.type === 'new' && { prompt: cmd.rest }),
       },
-      (snap) => decideCommand(cmd, commandState(deps, chat, scope, snap, now)),
+      (snap) => {
+        const plan = decideCommand(cmd, commandState(deps, chat, scope, snap, now));
+        applyLaneEffects(deps, chat, plan);
+        return plan;
+      },
     ),
   );
   if (res.type === 'duplicate') return res;
-  applyLaneEffects(deps, chat, res.plan);
   return { type: 'applied', firstPrompt };
 }
 
@@ -90,7 +95,7 @@ function commandState(
   };
 }
 
-/** The in-memory half of a command (the store applied the durable half with the reply). */
+/** The in-memory half of a command (the store applies the durable half with the reply). */
 function applyLaneEffects(deps: CommandDeps, chat: ChatKey, plan: CommandPlan): void {
   for (const e of plan.effects) {
     if (e.type === 'reset_scope') deps.lanes.bumpEpoch(e.scope);

@@ -86,8 +86,9 @@ export interface QueueStore {
   /** Dedupe and store a message (or drop it past the chat's cap), in one transaction. */
   acceptInbound(msg: InboundMessage, opts: AcceptOptions): Promise<Written<AcceptOutcome>>;
   /**
-   * Dedupe and apply a chat command: `decide` (pure) sees the chat's state and returns the reply and
-   * effects; the durable effects and the reply are written with the dedupe row.
+   * Dedupe and apply a chat command: `decide` sees the chat's state and returns the reply and
+   * effects; the durable effects and the reply are written with the dedupe row. `decide` is called
+   * once, inside the transaction, and only for a command not seen before.
    */
   acceptCommand(
     msg: InboundMessage,
