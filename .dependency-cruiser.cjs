@@ -38,14 +38,10 @@ const KNOWN_UPWARD = [
   ['src/config/schema-checkins.ts', 'src/heartbeat/hours.ts'],
   ['src/config/schema-checkins.ts', 'src/heartbeat/target.ts'],
   ['src/config/schema-checkins.ts', 'src/heartbeat/timing.ts'],
-  // core → agents, store, queue: the command handler runs on the store and the queue's ports
+  // core → agents: agent kinds in core types and the command decisions
   ['src/core/types.ts', 'src/agents/types.ts'],
   ['src/core/reply.ts', 'src/agents/types.ts'],
   ['src/core/command-handler.ts', 'src/agents/types.ts'],
-  ['src/core/command-handler.ts', 'src/queue/ports.ts'],
-  ['src/core/command-handler.ts', 'src/store/db.ts'],
-  ['src/core/command-handler.ts', 'src/store/inbox.ts'],
-  ['src/core/command-handler.ts', 'src/store/sessions.ts'],
   // store → agents, ops, app
   ['src/store/sessions.ts', 'src/agents/types.ts'],
   ['src/store/runs.ts', 'src/agents/types.ts'],

@@ -15,6 +15,7 @@ import { agentResolver, mediaPolicy } from '../dist/queue/adapters.js';
 import { Queue } from '../dist/queue/queue.js';
 import { CORE_MIGRATIONS } from '../dist/store/core.js';
 import { openDb } from '../dist/store/db.js';
+import { sqliteQueueStore } from '../dist/store/queue-sqlite.js';
 
 const FAKE = join(dirname(fileURLToPath(import.meta.url)), '../test/e2e/fixtures/fake-claude.mjs');
 const N = Number(process.env.BENCH_N ?? 120);
@@ -95,7 +96,7 @@ function relay() {
     return { ok: true, agent: { ...r.agent, run } };
   };
   const queue = new Queue({
-    db,
+    store: sqliteQueueStore(db),
     channels: new Map([['twilio', channel]]),
     resolve,
     mediaPolicy: mediaPolicy(config),

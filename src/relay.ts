@@ -25,6 +25,7 @@ import type { ChannelMap } from './queue/ports.js';
 import { Queue, type QueueOptions } from './queue/queue.js';
 import { CORE_MIGRATIONS } from './store/core.js';
 import { type Db, type Migration, openDb } from './store/db.js';
+import { sqliteQueueStore } from './store/queue-sqlite.js';
 import { retentionService } from './store/retention-service.js';
 import { webConsoleService } from './web/service.js';
 
@@ -138,7 +139,7 @@ export function createQueue(
 ): Queue {
   const { config, paths, env, log } = ctx;
   return new Queue({
-    db,
+    store: sqliteQueueStore(db),
     channels,
     resolve: agentResolver(config, paths, env, log.child({ sub: 'agent' })),
     mediaPolicy: mediaPolicy(config, paths.stagedMedia),
@@ -225,7 +226,7 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
       channels.set(f.name, await f.create({ ...deps, log: log.child({ sub: f.name }) }));
     const queue = createQueue(ctx, db, channels);
     // Recovery before any channel delivers: a message left mid-run must run before newer ones.
-    queue.start();
+    await queue.start();
     cleanup.push(() => queue.shutdown(0));
     const control = new MethodRegistry();
     registerCoreMethods(control, { queue, channels, startedAt: Date.now(), newKey: () => randomUUID() });

@@ -8,9 +8,10 @@ import type { Paths } from '../config/paths.js';
 import type { Config } from '../config/schema.js';
 import { safeArg } from './common.js';
 import { getSpec } from './registry.js';
-import type { AgentKind, AgentRequest, AgentSpec, SessionRef } from './types.js';
+import type { AgentKind, AgentRequest, AgentResult, AgentSpec, SessionRef } from './types.js';
 
-export interface ResolvedAgent {
+/** The effective settings of one agent kind (what `resolveAgent` works out from config). */
+export interface AgentSettings {
   kind: AgentKind;
   spec: AgentSpec;
   command: string[];
@@ -24,6 +25,24 @@ export interface ResolvedAgent {
   stateDir: string;
   /** Settings that were ignored, for a start-up warning. */
   warnings: string[];
+}
+
+/** Runs one agent request to completion (the real one is runCommandReply bound to a spec). */
+export type AgentRun = (request: AgentRequest) => Promise<AgentResult>;
+
+/**
+ * One agent kind ready to run: what is fixed by config, plus how to run it. The queue runs every
+ * turn through `run` (queue/adapters.ts builds it), so the agent layer may route it (a warm pool).
+ */
+export interface ResolvedAgent {
+  kind: AgentKind;
+  choosesSessionId: AgentSpec['choosesSessionId'];
+  thinkingLevels: readonly string[];
+  /** True when a stored session is known to be gone before running (pi's session file). */
+  sessionGone?: (id: string) => boolean;
+  /** Request fields that do not change between runs: command, cwd, env, timeoutMs, model… */
+  base: Omit<AgentRequest, 'prompt' | 'session' | 'signal' | 'onProgress'>;
+  run: AgentRun;
 }
 
 /** Always passed through when set: what any program needs to find itself, its home and its locale. */
@@ -74,7 +93,7 @@ export function resolveAgent(
   paths: Paths,
   kind?: AgentKind,
   opts: { env?: NodeJS.ProcessEnv; createDirs?: boolean } = {},
-): ResolvedAgent {
+): AgentSettings {
   const k = kind ?? (config.agent.kind as AgentKind);
   const spec = getSpec(k);
   const own = k === config.agent.kind ? config.agent : undefined;
@@ -122,14 +141,17 @@ export function resolveAgent(
   };
 }
 
-/** A new session's id as far as the relay chooses it (claude/gemini: a UUID; pi: a file in stateDir). */
-export function newSession(spec: AgentSpec): SessionRef {
-  return spec.choosesSessionId === 'relay-uuid' ? { type: 'new', id: randomUUID() } : { type: 'new' };
+/**
+ * A new session reference: the relay picks a UUID where the CLI accepts one (claude, gemini); pi's
+ * session file and the CLIs that choose their own id come back as the result's `sessionId`.
+ */
+export function newSession(agent: Pick<AgentSpec, 'choosesSessionId'>): SessionRef {
+  return agent.choosesSessionId === 'relay-uuid' ? { type: 'new', id: randomUUID() } : { type: 'new' };
 }
 
 /** Everything runCommandReply needs, from resolved settings. */
 export function agentRequest(
-  agent: ResolvedAgent,
+  agent: AgentSettings,
   prompt: string,
   session: SessionRef,
   extra: Pick<AgentRequest, 'signal' | 'onProgress' | 'maxStdoutBytes' | 'maxStderrBytes'> = {},

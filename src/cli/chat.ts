@@ -50,7 +50,7 @@ export function register(program: Command): void {
       const queue = createQueue(ctx, db, new Map([['console', channel]]));
       process.on('SIGINT', interrupt);
       process.on('SIGTERM', () => void queue.shutdown(0).then(() => process.exit(143)));
-      queue.start();
+      await queue.start();
       if (process.stdin.isTTY)
         process.stderr.write('agentwire chat: one message per line; /help for commands; Ctrl-D to quit.\n');
       await channel.start(queue.handleInbound);

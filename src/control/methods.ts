@@ -77,7 +77,7 @@ export function registerCoreMethods(
       startedAt: deps.startedAt,
       version: VERSION,
       channels,
-      queue: deps.queue.status(),
+      queue: await deps.queue.status(),
     };
   });
   registry.register('send', async (raw): Promise<SendAnswer> => {

@@ -1,36 +1,54 @@
-// Carries out a parsed chat command against the store and the chat's lane, and says what happened.
-// Synchronous on purpose: the caller runs it inside the transaction that records the command (the
-// dedupe row) and writes the reply, so a redelivered command is neither applied nor answered twice.
+// What a parsed chat command does, given the chat's state: the reply and the effects to apply. Pure:
+// the state is read and the effects applied by the queue and the store (store/queue-sqlite.ts applies
+// the durable ones in the transaction that records the command, so a redelivered command is neither
+// applied nor answered twice; queue/queue.ts applies the lane ones). Table-tested in
+// test/core/command-handler.test.ts.
 import { AGENT_KINDS, type AgentKind } from '../agents/types.js';
-import type { AgentResolver } from '../queue/ports.js';
-import type { Db } from '../store/db.js';
-import { markFinished, pendingForChat } from '../store/inbox.js';
-import {
-  clearSession,
-  getChatSettings,
-  getSession,
-  scopeFor,
-  sessionState,
-  setChatSettings,
-} from '../store/sessions.js';
 import { type ChatCommand, type CommandSettings, helpText } from './commands.js';
-import type { ChatKey } from './types.js';
 
-export interface CommandEnv {
-  db: Db;
+/** The chat's stored session for its current agent, as far as a command needs it. */
+export type CommandSession =
+  | { type: 'none' }
+  | { type: 'expired' }
+  | { type: 'active'; createdAt: number; lastUsedAt: number };
+
+/** Whether an agent kind can run here, and its thinking levels when it can. */
+export type AgentCheck = { ok: true; thinkingLevels: readonly string[] } | { ok: false; error: string };
+
+export interface CommandState {
   now: number;
   settings: CommandSettings;
+  /** The chat's own choices (`agent` unset: the default agent). */
+  chat: { agent?: AgentKind; thinking?: string; verbose: boolean };
   defaultAgent: AgentKind;
   /** Kinds the config sets up: `agent.kind` and every key under `agents`. */
   configuredAgents: readonly AgentKind[];
-  scope: 'per-chat' | 'global';
-  idleMinutes: number;
-  resolve: AgentResolver;
-  activeRun(chat: ChatKey): { startedAt: number; label: string } | undefined;
-  /** Aborts the chat's run; true when one was running. */
-  stopRun(chat: ChatKey): boolean;
-  /** Marks the session scope as reset, so a run in flight does not save its old session. */
-  resetScope(scope: string): void;
+  /** `global`: one session shared by all chats. */
+  shared: boolean;
+  /** The session scope of the chat (a chat key, or `*` when shared). */
+  scope: string;
+  session: CommandSession;
+  waiting: number;
+  run?: { startedAt: number; label: string };
+  check(kind: AgentKind): AgentCheck;
+}
+
+/** The change a command makes; `null` clears a chat setting. */
+export type CommandEffect =
+  /** Store: forget the scope's session of one agent kind. */
+  | { type: 'clear_session'; scope: string; agent: AgentKind }
+  /** Lanes: a run in flight must not save its old session. */
+  | { type: 'reset_scope'; scope: string }
+  /** Store: the chat's waiting messages are done, not run. */
+  | { type: 'drop_waiting' }
+  /** Lanes: abort the chat's run. */
+  | { type: 'stop_run' }
+  /** Store: the chat's settings. */
+  | { type: 'set_chat'; change: { agent?: AgentKind | null; thinking?: string | null; verbose?: boolean } };
+
+export interface CommandPlan {
+  reply: string;
+  effects: CommandEffect[];
 }
 
 export function duration(ms: number): string {
@@ -42,107 +60,116 @@ export function duration(ms: number): string {
   return h < 48 ? `${h} h` : `${Math.round(h / 24)} days`;
 }
 
-export function executeCommand(env: CommandEnv, chat: ChatKey, cmd: ChatCommand): string {
-  const agent = getChatSettings(env.db, chat).agent ?? env.defaultAgent;
+const say = (reply: string, ...effects: CommandEffect[]): CommandPlan => ({ reply, effects });
+
+export function decideCommand(cmd: ChatCommand, s: CommandState): CommandPlan {
+  const agent = s.chat.agent ?? s.defaultAgent;
   switch (cmd.type) {
     case 'new': {
-      const scope = scopeFor(chat, env.scope);
-      clearSession(env.db, scope, agent);
-      env.resetScope(scope);
-      const shared = env.scope === 'global' ? ' (shared by all chats)' : '';
-      return cmd.rest ? `Started a fresh session${shared}.` : `Started a fresh session${shared}. What next?`;
+      const shared = s.shared ? ' (shared by all chats)' : '';
+      return say(
+        cmd.rest ? `Started a fresh session${shared}.` : `Started a fresh session${shared}. What next?`,
+        { type: 'clear_session', scope: s.scope, agent },
+        { type: 'reset_scope', scope: s.scope },
+      );
     }
     case 'stop': {
-      const waiting = pendingForChat(env.db, chat).map((r) => r.id);
-      markFinished(env.db, waiting, 'done', env.now, 'stopped');
-      const stopped = env.stopRun(chat);
       const dropped =
-        waiting.length > 0
-          ? ` Dropped ${waiting.length} waiting message${waiting.length > 1 ? 's' : ''}.`
-          : '';
-      return stopped ? `Stopped the agent.${dropped}` : `Nothing is running.${dropped}`;
+        s.waiting > 0 ? ` Dropped ${s.waiting} waiting message${s.waiting > 1 ? 's' : ''}.` : '';
+      return say(
+        s.run ? `Stopped the agent.${dropped}` : `Nothing is running.${dropped}`,
+        {
+          type: 'drop_waiting',
+        },
+        { type: 'stop_run' },
+      );
     }
     case 'status':
-      return statusText(env, chat, agent);
+      return say(statusText(s, agent));
     case 'help':
-      return helpText(env.settings);
+      return say(helpText(s.settings));
     case 'agent':
-      return switchAgent(env, chat, agent, cmd.kind);
+      return switchAgent(s, agent, cmd.kind);
     case 'think':
-      return setThinking(env, chat, agent, cmd.level);
+      return setThinking(s, agent, cmd.level);
     case 'verbose':
-      return setVerbose(env, chat, cmd.value);
+      return setVerbose(s, cmd.value);
   }
 }
 
 const ON = new Set(['on', 'yes', 'true', '1']);
 const OFF = new Set(['off', 'no', 'false', '0']);
 
-function setVerbose(env: CommandEnv, chat: ChatKey, value?: string): string {
-  const current = getChatSettings(env.db, chat).verbose;
+function setVerbose(s: CommandState, value?: string): CommandPlan {
   if (value === undefined) {
-    return current
-      ? 'Verbose is on: what the agent says while it works is sent as it comes. /verbose off to stop.'
-      : 'Verbose is off: only the answer is sent. /verbose on to also get what the agent says while it works.';
+    return say(
+      s.chat.verbose
+        ? 'Verbose is on: what the agent says while it works is sent as it comes. /verbose off to stop.'
+        : 'Verbose is off: only the answer is sent. /verbose on to also get what the agent says while it works.',
+    );
   }
   const on = ON.has(value) ? true : OFF.has(value) ? false : undefined;
-  if (on === undefined) return `Unknown setting "${value.slice(0, 20)}": use on or off.`;
-  setChatSettings(env.db, chat, { verbose: on }, env.now);
-  return on
-    ? 'Verbose on: what the agent says while it works is sent as it comes.'
-    : 'Verbose off: only the answer is sent.';
+  if (on === undefined) return say(`Unknown setting "${value.slice(0, 20)}": use on or off.`);
+  return say(
+    on
+      ? 'Verbose on: what the agent says while it works is sent as it comes.'
+      : 'Verbose off: only the answer is sent.',
+    { type: 'set_chat', change: { verbose: on } },
+  );
 }
 
-function statusText(env: CommandEnv, chat: ChatKey, agent: AgentKind): string {
-  const row = getSession(env.db, scopeFor(chat, env.scope), agent);
-  const state = sessionState(row, env.now, env.idleMinutes);
+function statusText(s: CommandState, agent: AgentKind): string {
   const session =
-    state.type === 'active'
-      ? `${duration(env.now - state.row.createdAt)} old, last used ${duration(env.now - state.row.lastUsedAt)} ago`
-      : state.type === 'expired'
+    s.session.type === 'active'
+      ? `${duration(s.now - s.session.createdAt)} old, last used ${duration(s.now - s.session.lastUsedAt)} ago`
+      : s.session.type === 'expired'
         ? 'expired (the next message starts a fresh one)'
         : 'none yet (the next message starts one)';
-  const { thinking, verbose } = getChatSettings(env.db, chat);
-  const waiting = pendingForChat(env.db, chat).length;
-  const run = env.activeRun(chat);
+  const { thinking, verbose } = s.chat;
   return [
     `Agent: ${agent}${thinking ? ` (thinking: ${thinking})` : ''}${verbose ? ', verbose' : ''}`,
     `Session: ${session}`,
-    `Waiting messages: ${waiting}`,
-    `Run: ${run ? `${run.label}, active for ${duration(env.now - run.startedAt)}` : 'idle'}`,
+    `Waiting messages: ${s.waiting}`,
+    `Run: ${s.run ? `${s.run.label}, active for ${duration(s.now - s.run.startedAt)}` : 'idle'}`,
   ].join('\n');
 }
 
-function switchAgent(env: CommandEnv, chat: ChatKey, current: AgentKind, wanted?: string): string {
-  const list = env.configuredAgents.join(', ');
-  if (!wanted) return `This chat uses ${current}. Configured agents: ${list}.`;
+function switchAgent(s: CommandState, current: AgentKind, wanted?: string): CommandPlan {
+  const list = s.configuredAgents.join(', ');
+  if (!wanted) return say(`This chat uses ${current}. Configured agents: ${list}.`);
   const kind = AGENT_KINDS.find((k) => k === wanted);
-  if (!kind) return `Unknown agent "${wanted.slice(0, 20)}". Configured agents: ${list}.`;
-  if (!env.configuredAgents.includes(kind)) {
-    return `${kind} is not configured here (add agents.${kind} to the config). Configured agents: ${list}.`;
+  if (!kind) return say(`Unknown agent "${wanted.slice(0, 20)}". Configured agents: ${list}.`);
+  if (!s.configuredAgents.includes(kind)) {
+    return say(
+      `${kind} is not configured here (add agents.${kind} to the config). Configured agents: ${list}.`,
+    );
   }
-  if (kind === current) return `This chat already uses ${kind}.`;
-  const resolved = env.resolve(kind);
-  if (!resolved.ok) return `Cannot switch to ${kind}: ${resolved.error}`;
-  setChatSettings(env.db, chat, { agent: kind === env.defaultAgent ? null : kind }, env.now);
-  return `This chat now uses ${kind}.`;
+  if (kind === current) return say(`This chat already uses ${kind}.`);
+  const checked = s.check(kind);
+  if (!checked.ok) return say(`Cannot switch to ${kind}: ${checked.error}`);
+  return say(`This chat now uses ${kind}.`, {
+    type: 'set_chat',
+    change: { agent: kind === s.defaultAgent ? null : kind },
+  });
 }
 
-function setThinking(env: CommandEnv, chat: ChatKey, agent: AgentKind, level?: string): string {
-  const resolved = env.resolve(agent);
-  const levels = resolved.ok ? resolved.agent.thinkingLevels : [];
-  const current = getChatSettings(env.db, chat).thinking;
+function setThinking(s: CommandState, agent: AgentKind, level?: string): CommandPlan {
+  const checked = s.check(agent);
+  const levels = checked.ok ? checked.thinkingLevels : [];
   if (!level) {
-    if (levels.length === 0) return `${agent} has no thinking levels.`;
-    return `Thinking: ${current ?? 'default'}. Levels for ${agent}: ${levels.join(', ')} (or off).`;
+    if (levels.length === 0) return say(`${agent} has no thinking levels.`);
+    return say(
+      `Thinking: ${s.chat.thinking ?? 'default'}. Levels for ${agent}: ${levels.join(', ')} (or off).`,
+    );
   }
   if (level === 'off' || level === 'default') {
-    setChatSettings(env.db, chat, { thinking: null }, env.now);
-    return 'Thinking level cleared: the agent uses its default.';
+    return say('Thinking level cleared: the agent uses its default.', {
+      type: 'set_chat',
+      change: { thinking: null },
+    });
   }
-  if (levels.length === 0) return `${agent} has no thinking levels.`;
+  if (levels.length === 0) return say(`${agent} has no thinking levels.`);
   if (!levels.includes(level))
-    return `Unknown level "${level.slice(0, 20)}". Levels for ${agent}: ${levels.join(', ')}.`;
-  setChatSettings(env.db, chat, { thinking: level }, env.now);
-  return `Thinking level set to ${level}.`;
+    return say(`Unknown level "${level.slice(0, 20)}". Levels for ${agent}: ${levels.join(', ')}.`);
+  return say(`Thinking level set to ${level}.`, { type: 'set_chat', change: { thinking: level } });
 }

@@ -11,22 +11,9 @@ import type { ChatKey, SendResult } from '../core/types.js';
 import { NOT_CONNECTED, parseChatKey } from '../core/types.js';
 import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
-import { type Db, transaction } from '../store/db.js';
-import {
-  chatsWithUnsent,
-  enqueueExpiryNotice,
-  enqueueOutbound,
-  isExpiryNotice,
-  markAttempt,
-  markAttemptFailed,
-  markExpired,
-  markFailed,
-  markSent,
-  nextPending,
-  type OutboxRow,
-  sentProviderIds,
-} from '../store/outbox.js';
-import { persist } from './persist.js';
+import { isExpiryNotice, type OutboxRow } from '../store/outbox.js';
+import type { QueueStore } from '../store/queue-ops.js';
+import { persist, unwrap } from './persist.js';
 import type { ChannelMap, Clock } from './ports.js';
 import { cappedBackoff, decideRetry, type RetryPolicy } from './retry.js';
 
@@ -71,7 +58,7 @@ export class Deliverer {
   private readonly stopping = new AbortController();
 
   constructor(
-    private readonly db: Db,
+    private readonly store: QueueStore,
     private readonly channels: ChannelMap,
     private readonly log: Logger,
     private readonly now: Clock,
@@ -95,8 +82,8 @@ export class Deliverer {
   }
 
   /** Every chat with unsent chunks (at start, to resend what a previous process left). */
-  kickAll(): void {
-    for (const chat of chatsWithUnsent(this.db)) this.kick(chat);
+  async kickAll(): Promise<void> {
+    for (const chat of await this.store.chatsWithUnsent()) this.kick(chat);
   }
 
   /** Resolves when no chat is being sent to. */
@@ -145,11 +132,11 @@ export class Deliverer {
   }
 
   /** For a chunk whose send began before: when, and what the provider took from us since. */
-  private resendOptions(chat: ChatKey, row: OutboxRow): SendOptions | undefined {
+  private async resendOptions(chat: ChatKey, row: OutboxRow): Promise<SendOptions | undefined> {
     if (row.attemptAt === undefined) return undefined;
     return {
       attemptedAt: row.attemptAt,
-      knownIds: sentProviderIds(this.db, chat, row.attemptAt - RESEND_LOOKBACK_MS),
+      knownIds: await this.store.sentProviderIds(chat, row.attemptAt - RESEND_LOOKBACK_MS),
     };
   }
 
@@ -160,7 +147,11 @@ export class Deliverer {
     // The row whose stored next try this loop has already waited for (or just set): waited once, it
     // is tried, even when a wake cut the wait short or an injected clock does not move.
     let waited: number | undefined;
-    for (let row = nextPending(this.db, chat); row && !this.stopped; row = nextPending(this.db, chat)) {
+    for (
+      let row = await this.store.nextUnsent(chat);
+      row && !this.stopped;
+      row = await this.store.nextUnsent(chat)
+    ) {
       if (row.nextAt !== undefined && waited !== row.id && row.nextAt > this.now()) {
         // A backoff a previous process (or an earlier kick) began: it is kept, not restarted.
         if (this.finishing) return;
@@ -178,15 +169,13 @@ export class Deliverer {
       // provider takes the chunk, the next start lets the channel check instead of sending blind.
       // (A store that refuses the note costs only that check, so the send goes ahead anyway.)
       if (channel.checksResends) {
-        try {
-          markAttempt(this.db, row.id, this.now());
-        } catch (err) {
-          this.log.warn({ err, chat: maskId(chat) }, 'could not note the send attempt');
-        }
+        const noted = await this.store.markChunkAttempt(row.id, this.now());
+        if (!noted.ok)
+          this.log.warn({ err: noted.error, chat: maskId(chat) }, 'could not note the send attempt');
       }
       let r: SendResult;
       try {
-        r = await channel.send(target.chatId, row.item, this.resendOptions(chat, row));
+        r = await channel.send(target.chatId, row.item, await this.resendOptions(chat, row));
       } catch (err) {
         // A channel should return errors as values; a throw is treated as a transient failure.
         r = { ok: false, error: (err as Error).message, retryable: true };
@@ -194,7 +183,7 @@ export class Deliverer {
       if (r.ok) {
         // Sent: while the store refuses to note it, keep trying to note it, never send it again.
         // (Stopped before it could: the next start sends it once more; at least once, not lost.)
-        const noted = await persist(() => markSent(this.db, row.id, this.now(), r.providerId), {
+        const noted = await persist(() => this.store.markChunkSent(row.id, this.now(), r.providerId), {
           what: 'note a sent reply',
           log: this.log,
           fields: { chat: maskId(chat), key: row.key, idx: row.idx },
@@ -228,7 +217,7 @@ export class Deliverer {
       );
       switch (decision.type) {
         case 'retry': {
-          const tries = markAttemptFailed(this.db, row.id, error, now + decision.delayMs);
+          const tries = unwrap(await this.store.markChunkRetry(row.id, error, now + decision.delayMs));
           this.log.warn(
             { chat: maskId(chat), key: row.key, idx: row.idx, tries, error, retryInMs: decision.delayMs },
             'send failed; will retry',
@@ -239,45 +228,36 @@ export class Deliverer {
           continue;
         }
         case 'expire':
-          this.expire(chat, row, error, now);
+          await this.expire(chat, row, error, now);
           continue;
         case 'fail':
-          this.giveUp(chat, row, error);
+          await this.giveUp(chat, row, error);
           continue;
       }
     }
   }
 
   /** Transient failures outlasted the retry time: the chunk is given up, and the chat told once. */
-  private expire(chat: ChatKey, row: OutboxRow, error: string, now: number): void {
-    const noticed = transaction(this.db, () => {
-      markExpired(this.db, row.id, error, now);
-      return enqueueExpiryNotice(this.db, chat, expiryNotice(this.opts.retryForMs), now);
-    });
+  private async expire(chat: ChatKey, row: OutboxRow, error: string, now: number): Promise<void> {
+    const noticed = unwrap(await this.store.expireChunk(row, error, now, expiryNotice(this.opts.retryForMs)));
     this.log.error(
       { chat: maskId(chat), key: row.key, idx: row.idx, type: row.item.type, error, noticed },
       'send given up: failures outlasted the retry time',
     );
   }
 
-  private giveUp(chat: ChatKey, row: OutboxRow, error: string): void {
-    markFailed(this.db, row.id, error);
+  private async giveUp(chat: ChatKey, row: OutboxRow, error: string): Promise<void> {
+    // An attachment that could not go out is announced in text; a failed text chunk cannot be.
+    const what = row.item.type === 'file' ? row.item.fileName : 'a link';
+    const notice =
+      row.item.type !== 'text'
+        ? `(Could not send the attachment ${what}: ${error.slice(0, 160)})`
+        : undefined;
+    unwrap(await this.store.failChunk(row, error, this.now(), notice));
     this.log.error(
       { chat: maskId(chat), key: row.key, idx: row.idx, type: row.item.type, error },
       'send failed permanently',
     );
-    // An attachment that could not go out is announced in text; a failed text chunk cannot be.
-    if (row.item.type !== 'text') {
-      const what = row.item.type === 'file' ? row.item.fileName : 'a link';
-      const notice = `(Could not send the attachment ${what}: ${error.slice(0, 160)})`;
-      enqueueOutbound(
-        this.db,
-        chat,
-        `${row.key}:failed:${row.idx}`,
-        [{ type: 'text', text: notice }],
-        this.now(),
-      );
-    }
   }
 
   /** A wait that `wake()` (and, with `chat`, a recovery on its channel) ends early. */

@@ -2,26 +2,19 @@
 // stored session no longer exists (or the relay sees so first: pi's file), forget it and retry once
 // in a fresh one (never in a loop, and never persisting the id a failed resume reported: that is how
 // a chat gets stuck forever).
-import { randomUUID } from 'node:crypto';
+import { newSession } from '../agents/resolve.js';
 import type { AgentKind, AgentResult, SessionRef } from '../agents/types.js';
 import type { ChatKey, SystemSession } from '../core/types.js';
 import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
-import type { Db } from '../store/db.js';
-import {
-  clearSession,
-  getChatSettings,
-  getSession,
-  type SessionScope,
-  saveSession,
-  scopeFor,
-  sessionState,
-} from '../store/sessions.js';
+import type { KeptSession, QueueStore } from '../store/queue-ops.js';
+import { type SessionScope, scopeFor, sessionState } from '../store/sessions.js';
 import type { Lanes } from './lanes.js';
-import type { AgentResolver, Clock, ResolvedAgent } from './ports.js';
+import { unwrap } from './persist.js';
+import type { AgentResolver, Clock } from './ports.js';
 
 export interface ExecuteDeps {
-  db: Db;
+  store: QueueStore;
   resolve: AgentResolver;
   defaultAgent: AgentKind;
   scope: 'per-chat' | 'global';
@@ -62,16 +55,11 @@ export interface ExecuteOptions {
   onProgress?: (text: string) => void;
 }
 
-/**
- * A new session reference: the relay picks a UUID where the CLI accepts one; pi's session file and
- * the CLIs that choose their own id come back as the result's `sessionId`.
- */
-export function newSession(agent: Pick<ResolvedAgent, 'choosesSessionId'>): SessionRef {
-  return agent.choosesSessionId === 'relay-uuid' ? { type: 'new', id: randomUUID() } : { type: 'new' };
-}
-
-export function currentAgent(deps: Pick<ExecuteDeps, 'db' | 'defaultAgent'>, chat: ChatKey): AgentKind {
-  return getChatSettings(deps.db, chat).agent ?? deps.defaultAgent;
+export async function currentAgent(
+  deps: Pick<ExecuteDeps, 'store' | 'defaultAgent'>,
+  chat: ChatKey,
+): Promise<AgentKind> {
+  return (await deps.store.chatSettings(chat)).agent ?? deps.defaultAgent;
 }
 
 export async function execute(
@@ -80,7 +68,7 @@ export async function execute(
   prompt: string,
   opts: ExecuteOptions,
 ): Promise<ExecuteOutcome> {
-  const settings = getChatSettings(deps.db, chat);
+  const settings = await deps.store.chatSettings(chat);
   const kind = opts.agent ?? settings.agent ?? deps.defaultAgent;
   const resolved = deps.resolve(kind);
   if (!resolved.ok) return { type: 'unavailable', agent: kind, error: resolved.error };
@@ -94,7 +82,7 @@ export async function execute(
   const state =
     mode.type === 'fresh'
       ? ({ type: 'none' } as const)
-      : sessionState(getSession(deps.db, scope, kind), deps.now(), deps.idleMinutes);
+      : sessionState(await deps.store.session(scope, kind), deps.now(), deps.idleMinutes);
   if (state.type !== 'active' && !allowNew) return { type: 'no_session', agent: kind };
   // A chat's /think choice only applies to an agent that knows the level.
   const thinking =
@@ -118,16 +106,16 @@ export async function execute(
   // so the chat is not told "context was reset" about a session that may never have existed.
   const confirmed = state.type === 'active' && state.row.confirmed;
   let contextReset = false;
-  const fresh = (why: string): boolean => {
+  const fresh = async (why: string): Promise<boolean> => {
     deps.log.warn({ chat: maskId(chat), agent: kind, confirmed }, why);
-    clearSession(deps.db, scope, kind);
+    unwrap(await deps.store.forgetSession(scope, kind));
     if (!allowNew) return false;
     session = newSession(agent);
     contextReset = confirmed;
     return true;
   };
   if (session.type === 'resume' && agent.sessionGone?.(session.id)) {
-    if (!fresh('stored session is gone; starting a fresh session'))
+    if (!(await fresh('stored session is gone; starting a fresh session')))
       return { type: 'no_session', agent: kind };
   }
   let result = await attempt(session);
@@ -136,7 +124,7 @@ export async function execute(
     result.kind === 'session_not_found' &&
     session.type === 'resume' &&
     !opts.signal.aborted &&
-    fresh('stored session is gone; retrying once in a fresh session')
+    (await fresh('stored session is gone; retrying once in a fresh session'))
   ) {
     result = await attempt(session);
   }
@@ -167,15 +155,23 @@ export function sessionToKeep(
   return id ? { id, confirmed: r.type === 'ok' } : undefined;
 }
 
-/** Saves the run's session unless a /new reset the scope while it ran. */
-export function keepSession(
-  deps: Pick<ExecuteDeps, 'db' | 'lanes' | 'now'>,
+/** The run's session to save, unless a /new reset the scope while it ran. */
+export function keptSession(
+  lanes: Pick<Lanes, 'epoch'>,
   out: Extract<ExecuteOutcome, { type: 'ran' }>,
   touch: boolean,
-): void {
-  if (out.discard || deps.lanes.epoch(out.scope) !== out.epoch) return;
+): KeptSession | undefined {
+  if (out.discard || lanes.epoch(out.scope) !== out.epoch) return undefined;
   const keep = sessionToKeep(out);
   // A job's own session counts its check-ins as its activity; only the chat's idle clock is the owner's.
   const own = out.scope.startsWith('own:');
-  if (keep) saveSession(deps.db, out.scope, out.agent, keep.id, deps.now(), touch || own, keep.confirmed);
+  return (
+    keep && {
+      scope: out.scope,
+      agent: out.agent,
+      id: keep.id,
+      confirmed: keep.confirmed,
+      touch: touch || own,
+    }
+  );
 }

@@ -1,18 +1,18 @@
 // Attachments a message was stored with as links (a Twilio webhook is acknowledged before anything is
 // downloaded) are fetched by their channel here, just before the run that answers them. The result is
-// written back to the row before the run starts, so a run redone after a crash does not download again,
+// written back to the row before the agent runs, so a run redone after a crash does not download again,
 // and a row stored by a process that stopped before its run gets its files after the next start.
 import type { Channel } from '../channels/types.js';
 import type { ChatKey, FetchedMedia, RemoteMedia } from '../core/types.js';
 import { maskId } from '../log.js';
-import type { Db } from '../store/db.js';
-import { type InboxRow, setFetchedMedia } from '../store/inbox.js';
+import type { InboxRow } from '../store/inbox.js';
+import type { QueueStore } from '../store/queue-ops.js';
 import { type PersistOptions, persist } from './persist.js';
 
 export interface FetchDeps {
-  db: Db;
+  store: QueueStore;
   channel: Channel | undefined;
-  store: Omit<PersistOptions, 'what' | 'fields'>;
+  persist: Omit<PersistOptions, 'what' | 'fields'>;
 }
 
 /** A note for each attachment that cannot be fetched because the channel is not running here. */
@@ -41,13 +41,13 @@ export async function fetchRemoteMedia(
     try {
       got = deps.channel?.fetchMedia ? await deps.channel.fetchMedia(chatId, remote) : unreachable(remote);
     } catch (err) {
-      deps.store.log.error({ err, chat: maskId(chat), id: row.id }, 'attachment download failed');
+      deps.persist.log.error({ err, chat: maskId(chat), id: row.id }, 'attachment download failed');
       got = unreachable(remote);
     }
     const media = [...row.media, ...got.media];
     const text = [row.text, ...got.notes].filter(Boolean).join('\n\n');
-    const saved = await persist(() => setFetchedMedia(deps.db, row.id, media, text), {
-      ...deps.store,
+    const saved = await persist(() => deps.store.saveFetchedMedia(row.id, media, text), {
+      ...deps.persist,
       what: 'record downloaded attachments',
       fields: { chat: maskId(chat), id: row.id },
     });

@@ -1,23 +1,11 @@
 // What the queue needs from the world, injected so tests can hand it fakes at the edges: the agent
 // layer (resolved per kind, with its run function), the media policy, the channels, and a clock.
-import type { AgentKind, AgentRequest, AgentResult, AgentSpec } from '../agents/types.js';
+import type { ResolvedAgent } from '../agents/resolve.js';
+import type { AgentKind } from '../agents/types.js';
 import type { Channel } from '../channels/types.js';
 import type { ChannelName, OutboundItem } from '../core/types.js';
 
-/** Runs one agent request to completion (the real one is runCommandReply bound to a spec). */
-export type AgentRun = (request: AgentRequest) => Promise<AgentResult>;
-
-/** Everything fixed by config for one agent kind, plus how to run it. */
-export interface ResolvedAgent {
-  kind: AgentKind;
-  choosesSessionId: AgentSpec['choosesSessionId'];
-  thinkingLevels: readonly string[];
-  /** True when a stored session is known to be gone before running (pi's session file). */
-  sessionGone?: (id: string) => boolean;
-  /** Request fields that do not change between runs: command, cwd, env, timeoutMs, model… */
-  base: Omit<AgentRequest, 'prompt' | 'session' | 'signal' | 'onProgress'>;
-  run: AgentRun;
-}
+export type { AgentRun, ResolvedAgent } from '../agents/resolve.js';
 
 export type AgentResolution = { ok: true; agent: ResolvedAgent } | { ok: false; error: string };
 

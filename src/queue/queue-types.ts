@@ -2,7 +2,7 @@
 import type { Config } from '../config/schema.js';
 import type { ChatKey } from '../core/types.js';
 import type { Logger } from '../log.js';
-import type { Db } from '../store/db.js';
+import type { QueueStore } from '../store/queue-ops.js';
 import type { DeliveryOptions } from './delivery.js';
 import type { ActiveRun } from './lanes.js';
 import type { AgentResolver, ChannelMap, Clock, MediaPolicy } from './ports.js';
@@ -10,7 +10,8 @@ import type { AgentResolver, ChannelMap, Clock, MediaPolicy } from './ports.js';
 export type QueueConfig = Pick<Config, 'agent' | 'agents' | 'queue' | 'sessions' | 'commands' | 'delivery'>;
 
 export interface QueueOptions {
-  db: Db;
+  /** The durable state, through the queue's store operations (store/queue-sqlite.ts for SQLite). */
+  store: QueueStore;
   channels: ChannelMap;
   resolve: AgentResolver;
   mediaPolicy: MediaPolicy;

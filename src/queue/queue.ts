@@ -1,11 +1,12 @@
 // The relay core's queue: inbound messages become durable inbox rows, chat lanes run them one at a
-// time per chat under a global cap, the busy policy decides what a run takes, and every answer goes
-// through the outbox. Channels call `handleInbound`; heartbeats use the SystemRunner half.
+// time per chat under a global cap, and every answer goes through the outbox. Channels call
+// `handleInbound`; heartbeats use the SystemRunner half. A run itself, from claim to reply, is
+// run.ts (system-run.ts for heartbeats); what a message and a command do is decided by pure
+// functions (busy-policy.ts, core/command-handler.ts) and applied here and by the store.
 import { dirname, isAbsolute } from 'node:path';
-import { AGENT_KINDS, type AgentKind } from '../agents/types.js';
+import type { AgentKind } from '../agents/types.js';
 import type { InboundHandler, InboundOutcome } from '../channels/types.js';
-import { executeCommand } from '../core/command-handler.js';
-import { type CommandSettings, parseCommand } from '../core/commands.js';
+import { type ChatCommand, type CommandSettings, parseCommand } from '../core/commands.js';
 import { NOTICE, replyChunks } from '../core/reply.js';
 import type {
   ChannelName,
@@ -18,18 +19,19 @@ import type {
 } from '../core/types.js';
 import { chatKey, parseChatKey } from '../core/types.js';
 import { maskId } from '../log.js';
-import { transaction } from '../store/db.js';
-import { countPending, insertInbound, pendingByChat } from '../store/inbox.js';
-import { countUnsent, enqueueOutbound } from '../store/outbox.js';
-import { recordRun, runRecord } from '../store/runs.js';
+import type { QueueStore } from '../store/queue-ops.js';
+import { onArrival } from './busy-policy.js';
+import { applyCommand, type CommandDeps, stopRun } from './chat-command.js';
 import { composeItems } from './compose.js';
 import { Deliverer, deliveryOptions } from './delivery.js';
-import { currentAgent, type ExecuteDeps, execute, keepSession } from './execute.js';
-import { type ActiveRun, Lanes } from './lanes.js';
+import { currentAgent, type ExecuteDeps } from './execute.js';
+import { Lanes } from './lanes.js';
+import { unwrap } from './persist.js';
 import type { Clock } from './ports.js';
 import type { QueueOptions, QueueStatus } from './queue-types.js';
 import { recover } from './recovery.js';
-import { runUserBatch } from './user-run.js';
+import { runChat } from './run.js';
+import { runSystem } from './system-run.js';
 
 export type { QueueConfig, QueueOptions, QueueStatus } from './queue-types.js';
 
@@ -40,15 +42,22 @@ export class Queue implements SystemRunner {
   readonly lanes: Lanes;
   readonly deliverer: Deliverer;
   readonly now: Clock;
+  private readonly store: QueueStore;
   private readonly exec: ExecuteDeps;
   private readonly commands: CommandSettings;
+  private readonly commandDeps: CommandDeps;
   private closing = false;
+  /** Runs that ended and whose follow-up (what the chat runs next) is not done yet. */
+  private readonly settling = new Set<Promise<unknown>>();
+  /** Recovery at start: nothing is accepted before what a previous process left is back in order. */
+  private started: Promise<void> = Promise.resolve();
 
   constructor(readonly opts: QueueOptions) {
     this.now = opts.now ?? Date.now;
+    this.store = opts.store;
     this.lanes = new Lanes(opts.config.queue.maxConcurrentRuns);
     this.deliverer = new Deliverer(
-      opts.db,
+      opts.store,
       opts.channels,
       opts.log,
       this.now,
@@ -57,7 +66,7 @@ export class Queue implements SystemRunner {
     );
     this.commands = opts.config.commands;
     this.exec = {
-      db: opts.db,
+      store: opts.store,
       resolve: opts.resolve,
       defaultAgent: opts.config.agent.kind as AgentKind,
       scope: opts.config.sessions.scope,
@@ -66,11 +75,26 @@ export class Queue implements SystemRunner {
       now: this.now,
       log: opts.log,
     };
+    this.commandDeps = {
+      store: opts.store,
+      lanes: this.lanes,
+      resolve: opts.resolve,
+      config: opts.config,
+      log: opts.log,
+      textItems: (chat, text) => this.textItems(chat, text),
+    };
   }
 
   /** Picks up what a previous process left (interrupted runs, unsent replies) and starts working. */
-  start(): void {
-    const plan = recover(this.opts.db, (chat) => this.deliverer.owns(chat), this.now());
+  start(): Promise<void> {
+    const recovered = this.recover();
+    // A failed recovery is the caller's to report; messages are still taken meanwhile.
+    this.started = recovered.catch(() => undefined);
+    return recovered;
+  }
+
+  private async recover(): Promise<void> {
+    const plan = await recover(this.store, (chat) => this.deliverer.owns(chat), this.now());
     if (plan.requeue.length > 0 || plan.fail.size > 0) {
       this.opts.log.warn(
         { requeued: plan.requeue, failed: [...plan.fail.values()].flat() },
@@ -78,14 +102,15 @@ export class Queue implements SystemRunner {
       );
     }
     for (const chat of plan.ready) this.lanes.markReady(chat);
-    this.deliverer.kickAll();
+    await this.deliverer.kickAll();
     this.pump();
   }
 
   handleInbound: InboundHandler = async (msg) => {
     if (this.closing) return { type: 'failed', error: 'the relay is shutting down' };
     try {
-      return this.accept(msg);
+      await this.started;
+      return await this.accept(msg);
     } catch (err) {
       // Not stored: the channel must not acknowledge, so the peer delivers the message again.
       this.opts.log.error(
@@ -96,28 +121,28 @@ export class Queue implements SystemRunner {
     }
   };
 
-  private accept(msg: InboundMessage): InboundOutcome {
+  private async accept(msg: InboundMessage): Promise<InboundOutcome> {
     const chat = chatKey(msg.channel, msg.chatId);
     const cmd = parseCommand(msg.text, this.commands);
     if (cmd) return this.command(msg, chat, cmd);
     if (!msg.text.trim() && msg.media.length === 0 && !msg.remoteMedia?.length)
       return { type: 'rejected', reason: 'empty message' };
-    const db = this.opts.db;
-    const now = this.now();
     const max = this.opts.config.queue.maxPendingPerChat;
-    const res = transaction(db, () => {
-      if (countPending(db, chat) < max) return { ...insertInbound(db, msg, { now }), dropped: false };
-      const ins = insertInbound(db, msg, { now, status: 'dropped', note: 'queue_full' });
-      if (ins.type === 'inserted' && this.lanes.claimDropNotice(chat)) {
-        enqueueOutbound(db, chat, `drop:${ins.id}`, this.textItems(chat, NOTICE.dropping), now);
-      }
-      return { ...ins, dropped: true };
-    });
+    // Claimed before the write (a write that refuses it gives it back): one notice per overflow.
+    const notice = this.lanes.claimDropNotice(chat);
+    const res = unwrap(
+      await this.store.acceptInbound(msg, {
+        now: this.now(),
+        maxPending: max,
+        ...(notice && { dropNotice: this.textItems(chat, NOTICE.dropping) }),
+      }),
+    );
+    if (notice && !(res.type === 'dropped' && res.noticed)) this.lanes.clearDropNotice(chat);
     if (res.type === 'duplicate') {
       this.opts.log.info({ channel: msg.channel, chat: maskId(chat) }, 'duplicate inbound message ignored');
       return { type: 'duplicate' };
     }
-    if (res.dropped) {
+    if (res.type === 'dropped') {
       this.opts.log.warn(
         { chat: maskId(chat), inboxId: res.id, messageId: msg.messageId, waiting: max },
         'chat queue full: message dropped',
@@ -129,105 +154,79 @@ export class Queue implements SystemRunner {
     return { type: 'stored', inboxId: res.id };
   }
 
-  private command(
-    msg: InboundMessage,
-    chat: ChatKey,
-    cmd: NonNullable<ReturnType<typeof parseCommand>>,
-  ): InboundOutcome {
-    const db = this.opts.db;
-    const now = this.now();
-    // `/new text` (or /new with an attachment) is also the first message of the fresh session.
-    const firstPrompt =
-      cmd.type === 'new' && (cmd.rest !== '' || msg.media.length > 0 || Boolean(msg.remoteMedia?.length));
-    const ins = transaction(db, () => {
-      const r = firstPrompt
-        ? insertInbound(db, msg, { now, text: cmd.rest })
-        : insertInbound(db, msg, { now, kind: 'command', status: 'done', note: cmd.type });
-      if (r.type === 'duplicate') return r;
-      const reply = executeCommand(this.commandEnv(now), chat, cmd);
-      enqueueOutbound(db, chat, `cmd:${r.id}`, this.textItems(chat, reply), now);
-      return r;
-    });
-    if (ins.type === 'duplicate') return { type: 'duplicate' };
+  private async command(msg: InboundMessage, chat: ChatKey, cmd: ChatCommand): Promise<InboundOutcome> {
+    const res = await applyCommand(this.commandDeps, msg, chat, cmd, this.now());
+    if (res.type === 'duplicate') return { type: 'duplicate' };
     this.opts.log.info({ chat: maskId(chat), command: cmd.type }, 'chat command');
-    if (firstPrompt) this.arrived(chat);
+    if (res.firstPrompt) this.arrived(chat);
     this.deliverer.kick(chat);
     return { type: 'command' };
   }
 
-  private commandEnv(now: number) {
-    const cfg = this.opts.config;
-    const configured = new Set<AgentKind>([cfg.agent.kind as AgentKind]);
-    for (const k of AGENT_KINDS) if (cfg.agents[k]) configured.add(k);
-    return {
-      db: this.opts.db,
-      now,
-      settings: this.commands,
-      defaultAgent: this.exec.defaultAgent,
-      configuredAgents: [...configured],
-      scope: cfg.sessions.scope,
-      idleMinutes: cfg.sessions.idleMinutes,
-      resolve: this.opts.resolve,
-      activeRun: (chat: ChatKey) => this.lanes.get(chat),
-      stopRun: (chat: ChatKey) => this.stopChat(chat),
-      resetScope: (scope: string) => this.lanes.bumpEpoch(scope),
-    };
-  }
-
-  /** A message was stored for `chat`: interrupt if the policy says so, else wait for a slot. */
+  /** A message was stored for `chat`: what the busy policy says, or wait for a slot. */
   private arrived(chat: ChatKey): void {
     if (this.opts.hold) return;
-    if (this.lanes.get(chat)) {
-      if (this.opts.config.queue.whileBusy === 'interrupt') this.lanes.abort(chat, 'interrupt');
-      return;
+    switch (onArrival(this.opts.config.queue.whileBusy, Boolean(this.lanes.get(chat)))) {
+      case 'interrupt':
+        this.lanes.abort(chat, 'interrupt');
+        return;
+      case 'wait':
+        return;
+      case 'start':
+        this.lanes.markReady(chat);
+        this.pump();
     }
-    this.lanes.markReady(chat);
-    this.pump();
   }
 
   /** Aborts the chat's run now (its process group is killed by the runner); true if one ran. */
   stopChat(chat: ChatKey): boolean {
-    const run = this.lanes.abort(chat, 'stop');
-    if (run) this.opts.log.info({ chat: maskId(chat), label: run.label }, 'run stopped');
-    return Boolean(run);
+    return stopRun(this.commandDeps, chat);
   }
 
   private pump(): void {
     while (!this.closing && this.lanes.hasSlot()) {
       const chat = this.lanes.takeReady();
       if (!chat) return;
+      // runChat takes the lane before it awaits anything, so this loop never passes the cap.
       // Never an unhandled rejection (it would end the relay): a store gone mid-run (closed at
       // shutdown, or a disk error past the run's own handling) is logged; the rows stay for recovery.
-      this.runUser(chat).catch((err) =>
+      this.settle(chat, runChat(this.runDeps(chat), chat)).catch((err) =>
         this.opts.log.error({ err, chat: maskId(chat) }, 'run stopped by an error'),
       );
     }
   }
 
-  private runUser(chat: ChatKey): Promise<void> {
+  private runDeps(chat: ChatKey) {
     const cfg = this.opts.config.queue;
     const channel = (parseChatKey(chat) as { channel: ChannelName }).channel;
-    return runUserBatch(
-      {
-        exec: this.exec,
-        mediaPolicy: this.opts.mediaPolicy,
-        channel: this.opts.channels.get(channel),
-        limit: this.textLimit(channel),
-        take: cfg.whileBusy === 'followup' ? 1 : cfg.maxPendingPerChat,
-        maxPromptChars: cfg.maxPromptChars,
-        timeZone: this.opts.timeZone,
-        deliver: () => this.deliverer.kick(chat),
-        afterRun: () => this.afterRun(chat),
-        storeRetryMs: this.opts.storeRetryMs ?? 1000,
-      },
-      chat,
-    );
+    return {
+      exec: this.exec,
+      mediaPolicy: this.opts.mediaPolicy,
+      deliverer: this.deliverer,
+      channel: this.opts.channels.get(channel),
+      limit: this.textLimit(channel),
+      whileBusy: cfg.whileBusy,
+      maxPendingPerChat: cfg.maxPendingPerChat,
+      maxPromptChars: cfg.maxPromptChars,
+      timeZone: this.opts.timeZone,
+      storeRetryMs: this.opts.storeRetryMs ?? 1000,
+    };
   }
 
-  private afterRun(chat: ChatKey): void {
-    if (!this.closing && countPending(this.opts.db, chat) > 0) this.lanes.markReady(chat);
-    this.deliverer.kick(chat);
-    this.pump();
+  /** After a run (of either kind): the chat is ready again if messages wait, and its replies go out. */
+  private settle<T>(chat: ChatKey, run: Promise<T>): Promise<T> {
+    const after = run.finally(async () => {
+      if (!this.closing && (await this.store.countPending(chat)) > 0) this.lanes.markReady(chat);
+      this.deliverer.kick(chat);
+      this.pump();
+    });
+    const tracked = after.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.settling.add(tracked);
+    void tracked.then(() => this.settling.delete(tracked));
+    return after;
   }
 
   private textLimit(channel: ChannelName): number {
@@ -242,52 +241,9 @@ export class Queue implements SystemRunner {
   // SystemRunner: heartbeats and schedules.
 
   async runIfIdle(chat: ChatKey, prompt: string, opts: SystemRunOptions): Promise<SystemRunOutcome> {
-    if (
-      this.closing ||
-      this.lanes.get(chat) ||
-      !this.lanes.hasSlot() ||
-      countPending(this.opts.db, chat) > 0
-    ) {
-      return { type: 'busy' };
-    }
-    const controller = new AbortController();
-    let finished!: () => void;
-    const run: ActiveRun = {
-      kind: 'system',
-      label: opts.label,
-      ids: [],
-      startedAt: this.now(),
-      controller,
-      done: new Promise((r) => {
-        finished = r;
-      }),
-    };
-    this.lanes.begin(chat, run);
-    try {
-      const out = await execute(this.exec, chat, prompt, { ...opts, signal: controller.signal });
-      switch (out.type) {
-        case 'no_session':
-          return { type: 'no_session' };
-        case 'unavailable':
-          return {
-            type: 'ran',
-            result: { type: 'error', kind: 'not_installed', message: out.error, durationMs: 0 },
-          };
-        case 'ran': {
-          keepSession(this.exec, out, opts.touchIdle);
-          const recorded = recordRun(
-            this.opts.db,
-            runRecord(chat, out.agent, opts.label, out.result, this.now(), this.opts.timeZone),
-          );
-          if (!recorded.ok) this.opts.log.warn({ error: recorded.error }, 'could not record the run history');
-          return { type: 'ran', result: out.result };
-        }
-      }
-    } finally {
-      this.lanes.end(chat, run);
-      this.afterRun(chat);
-      finished();
-    }
+    const busy = () => this.closing || Boolean(this.lanes.get(chat)) || !this.lanes.hasSlot();
+    if (busy() || (await this.store.countPending(chat)) > 0 || busy()) return { type: 'busy' };
+    return this.settle(chat, runSystem(this.exec, this.opts.timeZone, chat, prompt, opts));
   }
 
   /**
@@ -303,7 +259,7 @@ export class Queue implements SystemRunner {
   ): Promise<void> {
     const target = parseChatKey(chat);
     if (!target) throw new Error(`not a chat key: ${chat}`);
-    const resolved = this.opts.resolve(currentAgent(this.exec, chat));
+    const resolved = this.opts.resolve(await currentAgent(this.exec, chat));
     const cwd = resolved.ok ? resolved.agent.base.cwd : this.opts.defaultCwd;
     const limit = this.textLimit(target.channel);
     const items = await composeItems(
@@ -319,11 +275,11 @@ export class Queue implements SystemRunner {
       this.opts.log,
     );
     if (items.length === 0) return;
-    enqueueOutbound(this.opts.db, chat, `sys:${key}`, items, this.now());
+    unwrap(await this.store.enqueueReply(chat, `sys:${key}`, items, this.now()));
     this.deliverer.kick(chat);
   }
 
-  status(): QueueStatus {
+  async status(): Promise<QueueStatus> {
     return {
       policy: this.opts.config.queue.whileBusy,
       maxConcurrentRuns: this.lanes.maxConcurrent,
@@ -334,21 +290,27 @@ export class Queue implements SystemRunner {
         startedAt: r.startedAt,
         messages: r.ids.length,
       })),
-      waiting: pendingByChat(this.opts.db),
-      unsentReplies: countUnsent(this.opts.db),
+      waiting: await this.store.pendingByChat(),
+      unsentReplies: await this.store.countUnsent(),
     };
   }
 
   /** Resolves once no run is active or waiting for a slot and nothing is being sent. */
   async whenIdle(): Promise<void> {
+    await this.started;
     for (;;) {
       const runs = this.lanes.runs();
-      if (runs.length > 0) {
-        await Promise.all(runs.map(([, r]) => r.done));
+      if (runs.length > 0 || this.settling.size > 0) {
+        await Promise.all([...runs.map(([, r]) => r.done), ...this.settling]);
         continue;
       }
       await this.deliverer.idle();
-      if (this.lanes.activeCount === 0 && (this.closing || this.lanes.readyCount() === 0)) return;
+      if (
+        this.lanes.activeCount === 0 &&
+        this.settling.size === 0 &&
+        (this.closing || this.lanes.readyCount() === 0)
+      )
+        return;
     }
   }
 
@@ -364,7 +326,7 @@ export class Queue implements SystemRunner {
     const running = () => this.lanes.runs().map(([, r]) => r.done);
     if (running().length > 0) await Promise.race([Promise.all(running()), delay(graceMs)]);
     for (const [chat] of this.lanes.runs()) this.lanes.abort(chat, 'shutdown');
-    await Promise.all(running());
+    await Promise.all([...running(), ...this.settling]);
     this.deliverer.finish();
     await Promise.race([this.deliverer.idle(), delay(Math.max(1000, deadline - this.now()))]);
     this.deliverer.stop();

@@ -3,10 +3,9 @@
 // and its chat is told, so a message that crashes the relay cannot crash it forever.
 import { NOTICE } from '../core/reply.js';
 import type { ChatKey } from '../core/types.js';
-import type { Db } from '../store/db.js';
-import { transaction } from '../store/db.js';
-import { type InboxRow, markFinished, markPendingAgain, unfinished } from '../store/inbox.js';
-import { enqueueOutbound } from '../store/outbox.js';
+import type { InboxRow } from '../store/inbox.js';
+import type { QueueStore } from '../store/queue-ops.js';
+import { unwrap } from './persist.js';
 
 /** Runs a message may start before a crash during the last one gives up on it. */
 export const MAX_TRIES = 2;
@@ -37,14 +36,19 @@ export function planRecovery(rows: readonly InboxRow[]): RecoveryPlan {
 }
 
 /** Applies the plan for chats `serves` accepts; returns the chats with work to run. */
-export function recover(db: Db, serves: (chat: ChatKey) => boolean, now: number): RecoveryPlan {
-  const plan = planRecovery(unfinished(db).filter((r) => serves(r.chat)));
-  transaction(db, () => {
-    markPendingAgain(db, plan.requeue, false);
-    for (const [chat, ids] of plan.fail) {
-      markFinished(db, ids, 'failed', now, 'crashed_twice');
-      enqueueOutbound(db, chat, `crash:${ids[0]}`, [{ type: 'text', text: NOTICE.crashedTwice }], now);
-    }
-  });
+export async function recover(
+  store: QueueStore,
+  serves: (chat: ChatKey) => boolean,
+  now: number,
+): Promise<RecoveryPlan> {
+  const plan = planRecovery((await store.unfinished()).filter((r) => serves(r.chat)));
+  unwrap(
+    await store.recover({
+      now,
+      requeue: plan.requeue,
+      fail: plan.fail,
+      notice: [{ type: 'text', text: NOTICE.crashedTwice }],
+    }),
+  );
   return plan;
 }

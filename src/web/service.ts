@@ -28,7 +28,7 @@ export function webConsoleService(opts: WebConsoleServiceOptions = {}): ServiceF
   return { name: 'console', migrations: [runsMigration], create: (deps) => create(deps, opts) };
 }
 
-type QueueLike = SystemRunner & { status(): QueueStatus };
+type QueueLike = SystemRunner & { status(): Promise<QueueStatus> };
 const hasStatus = (r: SystemRunner): r is QueueLike => typeof (r as Partial<QueueLike>).status === 'function';
 
 function create(deps: ServiceDeps, opts: WebConsoleServiceOptions): RelayService {

@@ -27,7 +27,7 @@ function setup(extra: Record<string, unknown> = {}, limit = 1600) {
   db = openDb(ctx.paths.db, CORE_MIGRATIONS);
   channel = new FakeChannel('twilio', limit);
   queue = createQueue(ctx, db, new Map([['twilio', channel]]));
-  queue.start();
+  void queue.start();
   return ctx;
 }
 
@@ -69,7 +69,7 @@ describe('queue with real agent processes', () => {
     for (let c = 0; c < 50; c++) {
       expect(channel.texts(`+1555000${String(c).padStart(4, '0')}`)).toEqual([`reply: hello ${c} sleep:300`]);
     }
-    expect(queue.status()).toMatchObject({ active: [], waiting: {}, unsentReplies: 0 });
+    expect(await queue.status()).toMatchObject({ active: [], waiting: {}, unsentReplies: 0 });
   });
 
   it('collect: messages sent during a run are answered by one next run', async () => {
@@ -126,7 +126,7 @@ describe('queue with real agent processes', () => {
       { text: 'do this instead', status: 'pending', tries: 0 },
     ]);
     queue = createQueue(ctx, db, new Map([['twilio', channel]]));
-    queue.start();
+    await queue.start();
     await queue.whenIdle();
     const prompts = home
       .events()

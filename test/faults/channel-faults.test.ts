@@ -4,6 +4,8 @@
 // webhook arrives. Each row checks the four promises: the user hears something true (or, when Twilio
 // refuses the recipient for good, the failure is recorded with its code; when the store refuses the
 // message, Twilio hears no 200), nothing is lost, no process is left, the next message runs.
+
+import { DatabaseSync } from 'node:sqlite';
 import { DisconnectReason } from '@whiskeysockets/baileys';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TwilioChannel } from '../../src/channels/twilio/index.js';
@@ -41,8 +43,10 @@ afterEach(async () => {
 
 const agent = { command: [process.execPath, FAULT_CLI] };
 
-function rows(r: RunningRelay) {
-  const db = r.queue.opts.db;
+/** A second connection to the relay's store (WAL: it sees what the relay committed). */
+function rows(_r: RunningRelay) {
+  if (!home) throw new Error('no home');
+  const db = new DatabaseSync(home.ctx().paths.db, { readOnly: true });
   return {
     inbox: () =>
       (
@@ -218,7 +222,7 @@ describe('Twilio: the store is full when a message arrives', () => {
     let queue: Queue | undefined;
     try {
       queue = createQueue(ctx, disk.db, new Map([['twilio', channel]]));
-      queue.start();
+      await queue.start();
       await channel.start(queue.handleInbound);
       const url = `http://127.0.0.1:${channel.port()}/twilio/inbound`;
       const hello = smsParams({ MessageSid: `SM${'3'.repeat(32)}`, Body: 'hello' });
@@ -278,8 +282,8 @@ describe('Twilio: an outage outlasts the retry time', () => {
     expect(await waitFor(() => expired() === 2, 30_000)).toBe(true);
     // The notice is still waiting: Twilio is down.
     expect(r.outbox().filter((x) => x.status === 'pending')).toHaveLength(1);
-    const status = liveStatus({
-      db: running.queue.opts.db,
+    const status = await liveStatus({
+      db: new DatabaseSync(home.ctx().paths.db, { readOnly: true }),
       config: home.ctx().config,
       channels: () => [...running.channels].map(([name, ch]) => ({ name, state: ch.status() })),
       queue: () => running.queue.status(),

@@ -11,6 +11,7 @@ import { agentResolver, mediaPolicy } from '../../src/queue/adapters.js';
 import { Queue } from '../../src/queue/queue.js';
 import { CORE_MIGRATIONS } from '../../src/store/core.js';
 import { openDb } from '../../src/store/db.js';
+import { sqliteQueueStore } from '../../src/store/queue-sqlite.js';
 import { alive, type Home, makeHome, waitFor } from '../e2e/helpers.js';
 import { type FullDisk, fullDisk } from './full-disk.js';
 
@@ -73,7 +74,7 @@ export async function startRig(agent: Record<string, unknown> = {}): Promise<Rig
     onEnd: () => {},
   });
   const queue = new Queue({
-    db: disk.db,
+    store: sqliteQueueStore(disk.db),
     channels: new Map([['console', channel]]),
     resolve: agentResolver(ctx.config, ctx.paths, ctx.env, ctx.log.child({ sub: 'agent' })),
     mediaPolicy: mediaPolicy(ctx.config, ctx.paths.stagedMedia),
@@ -83,7 +84,7 @@ export async function startRig(agent: Record<string, unknown> = {}): Promise<Rig
     delivery: { retryForMs: 60_000, backoffMs: () => 5, waitMs: 5 },
     storeRetryMs: 5,
   });
-  queue.start();
+  await queue.start();
   await channel.start(queue.handleInbound);
   const count = () => (real.prepare('SELECT count(*) AS n FROM inbox').get() as { n: number }).n;
   const type = async (text: string) => {

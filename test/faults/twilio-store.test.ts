@@ -12,6 +12,7 @@ import { agentResolver, mediaPolicy } from '../../src/queue/adapters.js';
 import { Queue } from '../../src/queue/queue.js';
 import { CORE_MIGRATIONS } from '../../src/store/core.js';
 import { openDb } from '../../src/store/db.js';
+import { sqliteQueueStore } from '../../src/store/queue-sqlite.js';
 import {
   type FakeTwilio,
   fakeTwilioSection,
@@ -53,7 +54,7 @@ async function startRig(): Promise<Rig> {
     storeRetry: { delaysMs: [20, 40, 80], maxHeld: 10, noticeAfterMs: 600 },
   });
   const queue = new Queue({
-    db: disk.db,
+    store: sqliteQueueStore(disk.db),
     channels: new Map([['twilio', channel]]),
     resolve: agentResolver(ctx.config, ctx.paths, ctx.env, ctx.log.child({ sub: 'agent' })),
     mediaPolicy: mediaPolicy(ctx.config, ctx.paths.stagedMedia),
@@ -63,7 +64,7 @@ async function startRig(): Promise<Rig> {
     delivery: { retryForMs: 60_000, backoffMs: () => 5, waitMs: 5 },
     storeRetryMs: 5,
   });
-  queue.start();
+  await queue.start();
   await channel.start(queue.handleInbound);
   return {
     home,

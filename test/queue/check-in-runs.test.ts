@@ -96,7 +96,7 @@ describe('usage per run and per day', () => {
     ]);
     expect(days[1]?.costUsd).toBeCloseTo(0.004, 10);
 
-    const snap = liveStatus({
+    const snap = await liveStatus({
       db: h.store.db,
       config: configSchema.parse({ heartbeat: { everyMinutes: 0 } }),
       channels: () => [],

@@ -5,6 +5,7 @@ import type { SendOptions } from '../../src/channels/types.js';
 import type { OutboundItem, SendResult } from '../../src/core/types.js';
 import { Deliverer } from '../../src/queue/delivery.js';
 import { enqueueOutbound, rowsForKey } from '../../src/store/outbox.js';
+import { sqliteQueueStore } from '../../src/store/queue-sqlite.js';
 import { tempDb } from '../store/helpers.js';
 import { FakeChannel, memoryLog } from './helpers.js';
 
@@ -28,7 +29,13 @@ describe('send attempts', () => {
     const channel = new CheckingChannel('twilio');
     channel.failNext.push({ ok: false, error: 'timeout', retryable: true });
     enqueueOutbound(t.db, 'twilio:+15551234567', 'in:1', [{ type: 'text', text: 'hi' }], 1);
-    const d = new Deliverer(t.db, new Map([['twilio', channel]]), memoryLog().log, () => 42, retryNow);
+    const d = new Deliverer(
+      sqliteQueueStore(t.db),
+      new Map([['twilio', channel]]),
+      memoryLog().log,
+      () => 42,
+      retryNow,
+    );
     d.kick('twilio:+15551234567');
     await d.idle();
     expect(channel.opts).toEqual([undefined, { attemptedAt: 42, knownIds: [] }]);
@@ -40,7 +47,13 @@ describe('send attempts', () => {
     const channel = new CheckingChannel('twilio');
     const chat = 'twilio:+15551234567';
     const photo = { type: 'url', url: 'https://example.com/a.png' } as const;
-    const d = new Deliverer(t.db, new Map([['twilio', channel]]), memoryLog().log, () => 42, retryNow);
+    const d = new Deliverer(
+      sqliteQueueStore(t.db),
+      new Map([['twilio', channel]]),
+      memoryLog().log,
+      () => 42,
+      retryNow,
+    );
     // Another chat's photo went out just before: its id is no concern of this chat's lookup.
     channel.failNext.push({ ok: true, providerId: 'SM-other-chat' });
     enqueueOutbound(t.db, 'twilio:+15557654321', 'in:0', [photo], 1);
@@ -66,7 +79,13 @@ describe('send attempts', () => {
     t = tempDb();
     const channel = new FakeChannel('console');
     enqueueOutbound(t.db, 'console:local', 'in:1', [{ type: 'text', text: 'hi' }], 1);
-    const d = new Deliverer(t.db, new Map([['console', channel]]), memoryLog().log, () => 42, retryNow);
+    const d = new Deliverer(
+      sqliteQueueStore(t.db),
+      new Map([['console', channel]]),
+      memoryLog().log,
+      () => 42,
+      retryNow,
+    );
     d.kick('console:local');
     await d.idle();
     expect(rowsForKey(t.db, 'in:1').map((r) => [r.status, r.attemptAt])).toEqual([['sent', undefined]]);

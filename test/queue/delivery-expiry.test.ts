@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatKey, SendResult } from '../../src/core/types.js';
 import { Deliverer, type DeliveryOptions, expiryNotice } from '../../src/queue/delivery.js';
 import { enqueueOutbound, expiredStats, rowsForKey } from '../../src/store/outbox.js';
+import { sqliteQueueStore } from '../../src/store/queue-sqlite.js';
 import { tempDb } from '../store/helpers.js';
 import { FakeChannel, memoryLog } from './helpers.js';
 
@@ -20,12 +21,18 @@ const CHAT: ChatKey = 'twilio:+15551234567';
 const down: SendResult = { ok: false, error: 'Twilio server error 503', retryable: true, code: '20503' };
 
 function deliverer(channel: FakeChannel, clock: { now: number }, opts: Partial<DeliveryOptions> = {}) {
-  const d = new Deliverer(t.db, new Map([['twilio', channel]]), memoryLog().log, () => clock.now, {
-    retryForMs: 60_000,
-    backoffMs: () => 0,
-    waitMs: 0,
-    ...opts,
-  });
+  const d = new Deliverer(
+    sqliteQueueStore(t.db),
+    new Map([['twilio', channel]]),
+    memoryLog().log,
+    () => clock.now,
+    {
+      retryForMs: 60_000,
+      backoffMs: () => 0,
+      waitMs: 0,
+      ...opts,
+    },
+  );
   live.push(d);
   return d;
 }

@@ -6,6 +6,7 @@ import type { ChannelName, InboundMessage, OutboundItem, SendResult } from '../.
 import { createLogger } from '../../src/log.js';
 import type { AgentResolver, MediaPolicy, ResolvedAgent } from '../../src/queue/ports.js';
 import { Queue, type QueueConfig } from '../../src/queue/queue.js';
+import { sqliteQueueStore } from '../../src/store/queue-sqlite.js';
 import { inbound, tempDb } from '../store/helpers.js';
 
 /** Resolves the waiters whose count was reached; returns the rest. */
@@ -201,7 +202,7 @@ export function harness(
   const config = configSchema.parse(opts.config ?? {}) as QueueConfig;
   const clock = { now: 1_700_000_000_000 };
   const queue = new Queue({
-    db: store.db,
+    store: sqliteQueueStore(store.db),
     channels: new Map([[channel.name, channel]]),
     resolve: opts.resolver ?? agent.resolver(),
     mediaPolicy: opts.mediaPolicy ?? approveAll,
@@ -212,7 +213,7 @@ export function harness(
     delivery: { retryForMs: 10_000, backoffMs: () => 1, waitMs: 5 },
     timeZone: 'UTC',
   });
-  if (opts.start !== false) queue.start();
+  if (opts.start !== false) void queue.start();
   const send = (text: string, over: Partial<InboundMessage> = {}) =>
     queue.handleInbound(inbound({ messageId: `m${++seq}`, text, channel: channel.name, ...over }));
   return {

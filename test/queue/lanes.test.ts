@@ -40,7 +40,7 @@ describe('lanes: order and concurrency', () => {
     await h.channel.untilSent(10);
     expect(agent.maxConcurrent).toBe(3);
     expect(agent.prompts()).toEqual(Array.from({ length: 10 }, (_, c) => `hi ${c}`));
-    expect(h.queue.status()).toMatchObject({ active: [], waiting: {}, unsentReplies: 0 });
+    expect(await h.queue.status()).toMatchObject({ active: [], waiting: {}, unsentReplies: 0 });
   });
 });
 
@@ -52,7 +52,7 @@ describe('busy policies', () => {
     await agent.untilCalls(1);
     await h.send('second', { senderName: 'Ann', at: Date.UTC(2026, 0, 1, 9, 15) });
     await h.send('third', { senderName: 'Ann', at: Date.UTC(2026, 0, 1, 9, 16) });
-    expect(h.queue.status().waiting).toEqual({ 'console:local': 2 });
+    expect((await h.queue.status()).waiting).toEqual({ 'console:local': 2 });
     agent.pending[0]?.finish(ok('answer 1'));
     await agent.untilCalls(2);
     expect(agent.calls[1]?.request.prompt).toBe(
@@ -177,7 +177,7 @@ describe('busy policies', () => {
   it('rejects an empty message without storing it', async () => {
     h = harness();
     expect(await h.send('   ')).toEqual({ type: 'rejected', reason: 'empty message' });
-    expect(h.queue.status().waiting).toEqual({});
+    expect((await h.queue.status()).waiting).toEqual({});
   });
 
   it('a store failure is reported as failed (so the channel does not acknowledge), never thrown', async () => {

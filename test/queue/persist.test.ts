@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isTransientStoreError, persist } from '../../src/queue/persist.js';
+import { persist } from '../../src/queue/persist.js';
+import { isTransientStoreError, written } from '../../src/store/result.js';
 import { memoryLog } from './helpers.js';
 
 const sqlite = (errcode: number) => Object.assign(new Error('x'), { code: 'ERR_SQLITE_ERROR', errcode });
@@ -20,15 +21,37 @@ describe('isTransientStoreError', () => {
   });
 });
 
+describe('written: a store write as a value', () => {
+  it.each([
+    ['a full disk is retryable', sqlite(13), { ok: false, retryable: true, error: 'x' }],
+    ['a constraint is not', sqlite(19), { ok: false, retryable: false, error: 'x' }],
+  ])('%s', async (_name, err, out) => {
+    expect(
+      await written(() => {
+        throw err;
+      }),
+    ).toEqual(out);
+  });
+
+  it('runs the write at call time, before the Promise is awaited', () => {
+    let ran = false;
+    void written(() => {
+      ran = true;
+    });
+    expect(ran).toBe(true);
+  });
+});
+
 describe('persist', () => {
   it('retries a full disk until the write goes through', async () => {
     const { log, lines } = memoryLog();
     let calls = 0;
     const out = await persist(
-      () => {
-        if (++calls < 3) throw sqlite(13);
-        return 'written';
-      },
+      () =>
+        written(() => {
+          if (++calls < 3) throw sqlite(13);
+          return 'written';
+        }),
       { what: 'write', log, fields: {}, baseMs: 1 },
     );
     expect(out).toEqual({ ok: true, value: 'written' });
@@ -38,10 +61,11 @@ describe('persist', () => {
   it('throws any other error at once, never retrying a bug', async () => {
     const { log } = memoryLog();
     let calls = 0;
-    const bug = () => {
-      calls++;
-      throw sqlite(19);
-    };
+    const bug = () =>
+      written(() => {
+        calls++;
+        throw sqlite(19);
+      });
     await expect(persist(bug, { what: 'write', log, fields: {}, baseMs: 1 })).rejects.toThrow('x');
     expect(calls).toBe(1);
   });
@@ -50,10 +74,11 @@ describe('persist', () => {
     const { log } = memoryLog();
     const stop = new AbortController();
     const out = persist(
-      () => {
-        stop.abort();
-        throw sqlite(13);
-      },
+      () =>
+        written(() => {
+          stop.abort();
+          throw sqlite(13);
+        }),
       { what: 'write', log, fields: {}, baseMs: 60_000, signal: stop.signal },
     );
     expect(await out).toEqual({ ok: false });

@@ -2,7 +2,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
-import { type ResolvedAgent, resolveAgent } from '../../agents/resolve.js';
+import { type AgentSettings, resolveAgent } from '../../agents/resolve.js';
 import type { AgentKind } from '../../agents/types.js';
 import type { Paths } from '../../config/paths.js';
 import type { Config } from '../../config/schema.js';
@@ -57,7 +57,7 @@ export async function checkAgents(
   const out: Finding[] = [];
   for (const kind of configuredKinds(config)) {
     const check = `agent:${kind}`;
-    let agent: ResolvedAgent;
+    let agent: AgentSettings;
     try {
       // Exactly the command and environment the relay would run it with.
       agent = resolveAgent(config, paths, kind, { env, createDirs: false });

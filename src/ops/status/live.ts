@@ -18,7 +18,7 @@ export interface LiveStatusDeps {
   config: Pick<Config, 'heartbeat' | 'schedules' | 'whatsapp' | 'twilio'>;
   /** The channels running in this relay; enabled-but-absent and disabled ones are filled in. */
   channels: () => readonly { name: ChannelName; state: ChannelState }[];
-  queue: () => QueueStatus;
+  queue: () => Promise<QueueStatus>;
   /** The live scheduler; without it next runs come from the stored job state (the same rules). */
   scheduler?: () => SchedulerStatus;
   startedAt: number;
@@ -27,11 +27,11 @@ export interface LiveStatusDeps {
   now?: () => number;
 }
 
-export function liveStatus(deps: LiveStatusDeps): () => StatusSnapshot {
-  return () => {
+export function liveStatus(deps: LiveStatusDeps): () => Promise<StatusSnapshot> {
+  return async () => {
+    const q = await deps.queue();
     const now = (deps.now ?? Date.now)();
     const shared = gather(deps.db, deps.config, now);
-    const q = deps.queue();
     const sched = deps.scheduler?.();
     return buildSnapshot({
       ...shared,

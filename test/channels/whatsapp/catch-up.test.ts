@@ -11,6 +11,7 @@ import type { ChannelName } from '../../../src/core/types.js';
 import { Queue, type QueueConfig } from '../../../src/queue/queue.js';
 import { CORE_MIGRATIONS } from '../../../src/store/core.js';
 import { openDb } from '../../../src/store/db.js';
+import { sqliteQueueStore } from '../../../src/store/queue-sqlite.js';
 import { FakeAgent, memoryLog, ok } from '../../queue/helpers.js';
 import { OWNER_PN } from './fake-socket.js';
 import { setup, VirtualScheduler } from './harness.js';
@@ -34,7 +35,7 @@ async function relay() {
   const db = openDb(join(h.dir, 'agentwire.db'), [...CORE_MIGRATIONS, whatsappMigration]);
   const agent = new FakeAgent((req) => ok(`re: ${req.prompt.slice(-20)}`));
   const queue = new Queue({
-    db,
+    store: sqliteQueueStore(db),
     channels: new Map<ChannelName, Channel>([['whatsapp', h.channel]]),
     resolve: agent.resolver(),
     mediaPolicy: async () => [],
@@ -43,7 +44,7 @@ async function relay() {
     defaultCwd: h.dir,
     delivery: { retryForMs: 10_000, backoffMs: () => 1, waitMs: 2 },
   });
-  queue.start();
+  await queue.start();
   await h.channel.start(queue.handleInbound);
   h.sock().open();
   cleanups.push(async () => {

@@ -10,6 +10,7 @@ import type { ChannelName } from '../../../src/core/types.js';
 import { Queue, type QueueConfig } from '../../../src/queue/queue.js';
 import { CORE_MIGRATIONS } from '../../../src/store/core.js';
 import { openDb } from '../../../src/store/db.js';
+import { sqliteQueueStore } from '../../../src/store/queue-sqlite.js';
 import { FakeAgent, memoryLog, ok } from '../../queue/helpers.js';
 import { OWNER_PN } from './fake-socket.js';
 import { setup } from './harness.js';
@@ -26,7 +27,7 @@ const ALICE = '15557654321@s.whatsapp.net';
 /** A relay process over the channel's store: a fresh queue each time, as after a restart. */
 function relayQueue(db: ReturnType<typeof openDb>, channel: Channel, agent: FakeAgent, dir: string): Queue {
   return new Queue({
-    db,
+    store: sqliteQueueStore(db),
     channels: new Map<ChannelName, Channel>([['whatsapp', channel]]),
     resolve: agent.resolver(),
     mediaPolicy: async () => [],
@@ -44,7 +45,7 @@ describe('WhatsApp message redelivered after a restart (real inbox)', () => {
     const agent = new FakeAgent(() => ok('answer'));
     const msg = text({ chat: ALICE }, 'run the tests');
     let queue = relayQueue(db, h.channel, agent, h.dir);
-    queue.start();
+    await queue.start();
     try {
       await h.channel.start(queue.handleInbound);
       h.sock().open();
@@ -56,7 +57,7 @@ describe('WhatsApp message redelivered after a restart (real inbox)', () => {
 
       // The next process: WhatsApp replays the same message as an offline `append`.
       queue = relayQueue(db, h.channel, agent, h.dir);
-      queue.start();
+      await queue.start();
       await h.channel.start(queue.handleInbound);
       const second = h.sock();
       second.open();
@@ -95,7 +96,7 @@ describe('WhatsApp reply across a disconnect (real queue and outbox)', () => {
     const agent = new FakeAgent();
     const { log } = memoryLog();
     const queue = new Queue({
-      db,
+      store: sqliteQueueStore(db),
       channels: new Map<ChannelName, Channel>([['whatsapp', counted]]),
       resolve: agent.resolver(),
       mediaPolicy: async () => [],
@@ -105,7 +106,7 @@ describe('WhatsApp reply across a disconnect (real queue and outbox)', () => {
       // Few tries and no real waiting: spending tries while disconnected would fail the row fast.
       delivery: { retryForMs: 60_000, backoffMs: () => 1, waitMs: 2 },
     });
-    queue.start();
+    await queue.start();
     try {
       await h.channel.start(queue.handleInbound);
       const first = h.sock();

@@ -93,7 +93,13 @@ describe('agentwire status (built binary)', () => {
         { name: 'whatsapp', state: { type: 'connected', since: T, account: ALICE } },
         { name: 'twilio', state: { type: 'disabled' } },
       ],
-      queue: () => ({ policy: 'collect', maxConcurrentRuns: 4, active: [], waiting: {}, unsentReplies: 0 }),
+      queue: async () => ({
+        policy: 'collect',
+        maxConcurrentRuns: 4,
+        active: [],
+        waiting: {},
+        unsentReplies: 0,
+      }),
       startedAt: Date.now() - 7_200_000,
       pid: 4242,
       // An older relay still running after an upgrade.

@@ -81,7 +81,7 @@ describe('runs history', () => {
 });
 
 describe('liveStatus', () => {
-  it('joins the queue, the channels, the scheduler and the store into one masked snapshot', () => {
+  it('joins the queue, the channels, the scheduler and the store into one masked snapshot', async () => {
     const db = seededStore(stateFolder());
     const status = liveStatus({
       db,
@@ -90,7 +90,7 @@ describe('liveStatus', () => {
         { name: 'whatsapp', state: { type: 'connected', since: T, account: ALICE } },
         { name: 'twilio', state: { type: 'disabled' } },
       ],
-      queue: () => ({
+      queue: async () => ({
         policy: 'collect',
         maxConcurrentRuns: 2,
         active: [{ chat: `whatsapp:${BOB}`, kind: 'system', label: 'heartbeat', startedAt: T, messages: 0 }],
@@ -105,7 +105,7 @@ describe('liveStatus', () => {
       pid: 321,
       now: () => T,
     });
-    const s = status();
+    const s = await status();
     expect(s.source).toBe('relay');
     expect(s.health).toBe('ok');
     expect(s.relay).toEqual({ running: true, pid: 321, startedAt: new Date(T - 1000).toISOString() });

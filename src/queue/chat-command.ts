@@ -1,0 +1,111 @@
+// A chat command through the queue: the store records it (the dedupe row), reads the chat's state and
+// applies what core/command-handler.ts decides, with the reply, in one transaction. The lane effects
+// (abort the run, reset the session epoch) are applied here, as the decision is made: the store calls
+// `decide` once, for a command it has not seen, inside that transaction. Applied any later, a run
+// finishing in between could save the session a /new has just cleared.
+import { AGENT_KINDS, type AgentKind } from '../agents/types.js';
+import { type CommandPlan, type CommandState, decideCommand } from '../core/command-handler.js';
+import type { ChatCommand, CommandSettings } from '../core/commands.js';
+import type { ChatKey, InboundMessage, OutboundItem } from '../core/types.js';
+import type { Logger } from '../log.js';
+import { maskId } from '../log.js';
+import type { CommandSnapshot, QueueStore } from '../store/queue-ops.js';
+import { scopeFor, sessionState } from '../store/sessions.js';
+import type { Lanes } from './lanes.js';
+import { unwrap } from './persist.js';
+import type { AgentResolver } from './ports.js';
+import type { QueueConfig } from './queue-types.js';
+
+export interface CommandDeps {
+  store: QueueStore;
+  lanes: Lanes;
+  resolve: AgentResolver;
+  config: QueueConfig;
+  log: Logger;
+  /** A reply as outbox items for the chat's channel. */
+  textItems: (chat: ChatKey, text: string) => OutboundItem[];
+}
+
+export type CommandResult = { type: 'duplicate' } | { type: 'applied'; firstPrompt: boolean };
+
+export async function applyCommand(
+  deps: CommandDeps,
+  msg: InboundMessage,
+  chat: ChatKey,
+  cmd: ChatCommand,
+  now: number,
+): Promise<CommandResult> {
+  // `/new text` (or /new with an attachment) is also the first message of the fresh session.
+  const firstPrompt =
+    cmd.type === 'new' && (cmd.rest !== '' || msg.media.length > 0 || Boolean(msg.remoteMedia?.length));
+  const scope = scopeFor(chat, deps.config.sessions.scope);
+  const res = unwrap(
+    await deps.store.acceptCommand(
+      msg,
+      {
+        now,
+        scope,
+        defaultAgent: deps.config.agent.kind as AgentKind,
+        note: cmd.type,
+        items: (reply) => deps.textItems(chat, reply),
+        ...(firstPrompt && cmd.type === 'new' && { prompt: cmd.rest }),
+      },
+      (snap) => {
+        const plan = decideCommand(cmd, commandState(deps, chat, scope, snap, now));
+        applyLaneEffects(deps, chat, plan);
+        return plan;
+      },
+    ),
+  );
+  if (res.type === 'duplicate') return res;
+  return { type: 'applied', firstPrompt };
+}
+
+function commandState(
+  deps: CommandDeps,
+  chat: ChatKey,
+  scope: string,
+  snap: CommandSnapshot,
+  now: number,
+): CommandState {
+  const cfg = deps.config;
+  const defaultAgent = cfg.agent.kind as AgentKind;
+  const configured = new Set<AgentKind>([defaultAgent]);
+  for (const k of AGENT_KINDS) if (cfg.agents[k]) configured.add(k);
+  const state = sessionState(snap.session, now, cfg.sessions.idleMinutes);
+  const run = deps.lanes.get(chat);
+  return {
+    now,
+    settings: cfg.commands as CommandSettings,
+    chat: snap.settings,
+    defaultAgent,
+    configuredAgents: [...configured],
+    shared: cfg.sessions.scope === 'global',
+    scope,
+    session:
+      state.type === 'active'
+        ? { type: 'active', createdAt: state.row.createdAt, lastUsedAt: state.row.lastUsedAt }
+        : { type: state.type },
+    waiting: snap.waiting,
+    ...(run && { run: { startedAt: run.startedAt, label: run.label } }),
+    check: (kind) => {
+      const r = deps.resolve(kind);
+      return r.ok ? { ok: true, thinkingLevels: r.agent.thinkingLevels } : { ok: false, error: r.error };
+    },
+  };
+}
+
+/** The in-memory half of a command (the store applies the durable half with the reply). */
+function applyLaneEffects(deps: CommandDeps, chat: ChatKey, plan: CommandPlan): void {
+  for (const e of plan.effects) {
+    if (e.type === 'reset_scope') deps.lanes.bumpEpoch(e.scope);
+    else if (e.type === 'stop_run') stopRun(deps, chat);
+  }
+}
+
+/** Aborts the chat's run now (its process group is killed by the runner); true if one ran. */
+export function stopRun(deps: Pick<CommandDeps, 'lanes' | 'log'>, chat: ChatKey): boolean {
+  const run = deps.lanes.abort(chat, 'stop');
+  if (run) deps.log.info({ chat: maskId(chat), label: run.label }, 'run stopped');
+  return Boolean(run);
+}

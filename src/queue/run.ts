@@ -1,0 +1,320 @@
+// One run of a chat's lane for user messages, from claim to reply: claim the waiting rows the busy
+// policy allows (they become `running`), fetch their attachments, ask the agent, compose the answer,
+// and finish: the answer, the rows' final state and the session in one store operation (so after a
+// crash either the run is redone or its reply is in the outbox, never both or neither), then the
+// run history. It calls nothing of the queue: the lane is taken here and given back when the
+// returned Promise settles; what runs next is the queue's business.
+import type { Channel } from '../channels/types.js';
+import { cutText } from '../core/line.js';
+import { buildPrompt, type PromptMessage } from '../core/prompt.js';
+import { NOTICE, replyChunks, tooLongNotice } from '../core/reply.js';
+import type { ChatKey, OutboundItem } from '../core/types.js';
+import { parseChatKey } from '../core/types.js';
+import { maskId } from '../log.js';
+import type { InboxRow } from '../store/inbox.js';
+import { runRecord } from '../store/runs.js';
+import { chooseRun, runLimit, type WhileBusy } from './busy-policy.js';
+import { composeRunReply } from './compose.js';
+import { type ExecuteDeps, type ExecuteOutcome, execute, keptSession } from './execute.js';
+import { fetchRemoteMedia } from './fetch-media.js';
+import type { ActiveRun } from './lanes.js';
+import { persist } from './persist.js';
+import type { MediaPolicy } from './ports.js';
+import { spawnTurn } from './spawn-turn.js';
+
+export interface RunDeps {
+  exec: ExecuteDeps;
+  mediaPolicy: MediaPolicy;
+  /** Sends the chat's outbox: kicked as soon as an answer is durable. */
+  deliverer: { kick(chat: ChatKey): void };
+  /** The chat's channel when it runs in this process (typing indicator, downloads). */
+  channel: Channel | undefined;
+  limit: number;
+  whileBusy: WhileBusy;
+  maxPendingPerChat: number;
+  /** queue.maxPromptChars: the rows one run takes are cut to fit; one row alone longer is refused. */
+  maxPromptChars: number;
+  timeZone: string | undefined;
+  /** First wait before writing again when the store refuses a write (a full disk). */
+  storeRetryMs: number;
+}
+
+const toPrompt = (r: InboxRow): PromptMessage => ({
+  senderId: r.senderId,
+  senderName: r.senderName,
+  text: r.text,
+  media: r.media,
+  isGroup: r.isGroup,
+  context: r.context,
+  sentAt: r.sentAt,
+});
+
+function typing(channel: Channel | undefined, chatId: string, on: boolean): void {
+  // Best effort: a typing indicator that fails must never fail the run.
+  channel?.typing?.(chatId, on).catch(() => undefined);
+}
+
+/** State of one run, handed to its steps. */
+interface Run {
+  deps: RunDeps;
+  chat: ChatKey;
+  active: ActiveRun;
+  ids: number[];
+}
+
+/**
+ * Runs the chat's next batch, if it has one. The lane is taken before anything is awaited, so a
+ * caller that starts runs while a slot is free never starts more than the cap.
+ */
+export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
+  const { lanes, now, log, store } = deps.exec;
+  let finished!: () => void;
+  const active: ActiveRun = {
+    kind: 'user',
+    label: 'message',
+    ids: [],
+    startedAt: now(),
+    controller: new AbortController(),
+    done: new Promise((r) => {
+      finished = r;
+    }),
+  };
+  lanes.begin(chat, active);
+  const run: Run = { deps, chat, active, ids: active.ids };
+  const chatId = parseChatKey(chat)?.chatId ?? '';
+  let typed = false;
+  try {
+    const claimed = await persist(
+      () =>
+        store.claimNextRun(chat, runLimit(deps.whileBusy, deps.maxPendingPerChat), now(), (waiting) =>
+          chooseRun(waiting.map(toPrompt), deps.maxPromptChars, promptOpts(deps)),
+        ),
+      storeOpts(run, 'start a run'),
+    );
+    // Nothing waiting (or stopped while the store refused the claim: the rows still wait).
+    if (!claimed.ok || !claimed.value) return;
+    const { rows, plan } = claimed.value;
+    active.ids.push(...rows.map((r) => r.id));
+    if (rows.length > 1) active.label = `${rows.length} messages`;
+    lanes.clearDropNotice(chat);
+    typing(deps.channel, chatId, true);
+    typed = true;
+    if (plan.type === 'too_long') {
+      // Refused before its attachments are downloaded: nothing of it will run.
+      await refuseTooLong(run, plan.chars);
+      return;
+    }
+    // Attachments stored as links are downloaded now, and written back before the agent runs.
+    const ready = await fetchRemoteMedia(
+      { store, channel: deps.channel, persist: storeOpts(run, '') },
+      chat,
+      rows,
+    );
+    // Stopped while the store refused the download's record: the rows stay for the next start.
+    if (!ready) return;
+    // Built from the rows as downloaded; the fit counted them with their links, which is near
+    // enough for a cap meant to stop 10 MB prompts, not to count characters exactly.
+    const prompt = buildPrompt(ready.map(toPrompt), promptOpts(deps));
+    const onProgress = (await store.chatSettings(chat)).verbose ? progressSink(run) : undefined;
+    await spawnTurn();
+    // Told to stop before the agent started (an interrupt or /stop while claiming or downloading).
+    const out: ExecuteOutcome | undefined = active.controller.signal.aborted
+      ? undefined
+      : await execute(deps.exec, chat, prompt, {
+          allowNewSession: true,
+          signal: active.controller.signal,
+          ...(onProgress ? { onProgress } : {}),
+        });
+    await finish(run, out);
+  } catch (err) {
+    log.error({ err, chat: maskId(chat), ids: run.ids }, 'run failed inside the relay');
+    if (run.ids.length > 0) await failSafely(run);
+  } finally {
+    if (typed) typing(deps.channel, chatId, false);
+    lanes.end(chat, active);
+    finished();
+  }
+}
+
+const promptOpts = (deps: RunDeps) => (deps.timeZone ? { timeZone: deps.timeZone } : {});
+const replyKey = (run: Run) => `in:${run.ids[run.ids.length - 1]}`;
+
+/** A message longer than queue.maxPromptChars: never run, the sender told why (D26). */
+async function refuseTooLong(run: Run, chars: number): Promise<void> {
+  const { deps, chat, ids } = run;
+  const { store, now, log } = deps.exec;
+  const items = text(tooLongNotice(chars, deps.maxPromptChars), deps.limit);
+  const recorded = await persist(
+    () =>
+      store.finishRun({
+        chat,
+        ids,
+        now: now(),
+        status: 'failed',
+        note: 'too_long',
+        reply: { key: replyKey(run), items },
+      }),
+    storeOpts(run, 'refuse a message that is too long'),
+  );
+  if (!recorded.ok) return;
+  deps.deliverer.kick(chat);
+  log.warn(
+    { chat: maskId(chat), ids, chars, maxPromptChars: deps.maxPromptChars },
+    'message too long for the agent; refused',
+  );
+}
+
+/** `out` undefined: the run was told to stop before the agent started. */
+async function finish(run: Run, out: ExecuteOutcome | undefined): Promise<void> {
+  const { deps, chat, ids, active } = run;
+  const { store, lanes, now, log } = deps.exec;
+  const reason = active.reason;
+  const aborted =
+    out === undefined || (out.type === 'ran' && out.result.type === 'error' && out.result.kind === 'aborted');
+  if (aborted && reason) {
+    // A /stop drops the messages. An interrupt puts them back to wait, so the next run takes
+    // them with the new ones as one prompt, in arrival order; our own shutdown leaves them for
+    // the next start. Neither is a crash, so the try is taken back. Not retried: the store
+    // refusing this leaves the rows running, and the next start runs them again.
+    const session = out?.type === 'ran' ? keptSession(lanes, out, true) : undefined;
+    const w =
+      reason === 'stop'
+        ? await store.finishRun({
+            chat,
+            ids,
+            now: now(),
+            status: 'done',
+            note: 'stopped',
+            ...(session && { session }),
+          })
+        : await store.requeueRun(ids, now(), session);
+    if (!w.ok) log.error({ err: w.error, chat: maskId(chat), ids }, 'could not record the stopped run');
+    log.info({ chat: maskId(chat), ids, reason }, 'run aborted');
+    return;
+  }
+  if (!out) throw new Error('a run stopped without a reason');
+  let items: OutboundItem[];
+  let failed: string | undefined;
+  switch (out.type) {
+    case 'unavailable':
+      items = text(out.error, deps.limit);
+      failed = 'agent_unavailable';
+      break;
+    case 'no_session':
+      items = text(NOTICE.relayError, deps.limit);
+      failed = 'no_session';
+      break;
+    case 'ran': {
+      const channel = parseChatKey(chat)?.channel ?? 'console';
+      items = await composeRunReply(
+        deps.mediaPolicy,
+        out.result,
+        { agent: out.agent, contextReset: out.contextReset, channel, cwd: out.cwd, limit: deps.limit },
+        log,
+      );
+      failed = out.result.type === 'error' ? out.result.kind : undefined;
+      break;
+    }
+  }
+  // The answer is kept in memory while the store refuses it; once written it goes out as usual.
+  // Stopped while waiting (shutdown): the rows stay running and the next start runs them again.
+  const recorded = await persist(
+    () => {
+      const session = out.type === 'ran' ? keptSession(lanes, out, true) : undefined;
+      return store.finishRun({
+        chat,
+        ids,
+        now: now(),
+        status: failed ? 'failed' : 'done',
+        ...(failed !== undefined && { note: failed }),
+        reply: { key: replyKey(run), items },
+        ...(session && { session }),
+      });
+    },
+    storeOpts(run, 'record the answer'),
+  );
+  if (!recorded.ok) return;
+  // The reply goes out now; the run history and the log line below are not worth its wait.
+  deps.deliverer.kick(chat);
+  const result = out.type === 'ran' ? out.result : undefined;
+  if (result) {
+    const history = await store.recordRun(runRecord(chat, out.agent, 'user', result, now(), deps.timeZone));
+    if (!history.ok) log.warn({ error: history.error }, 'could not record the run history');
+  }
+  log.info(
+    {
+      chat: maskId(chat),
+      ids,
+      agent: out.agent,
+      outcome: failed ?? 'ok',
+      durationMs: result?.durationMs,
+      // How much the CLI printed and whether the byte cap cut it: a cut-off reply is visible here.
+      outputBytes: result?.output?.bytes,
+      outputTruncated: result?.output?.truncated,
+      contextReset: out.type === 'ran' ? out.contextReset : undefined,
+      // The CLI's own error line, masked by the agent layer: for the owner, never for the chat.
+      detail: result?.type === 'error' ? result.detail : undefined,
+    },
+    'run finished',
+  );
+}
+
+/** At most this many progress messages per run: a chatty agent must not flood a phone. */
+const MAX_PROGRESS_MESSAGES = 10;
+/** A progress message longer than this is cut: the full text may come in the answer anyway. */
+const PROGRESS_CHARS = 1000;
+
+/**
+ * For /verbose: each message the agent says before its final one goes to the outbox (and out) as
+ * it comes, keyed by the run's last message id and its place in the run, so a run redone after a
+ * crash does not send the same progress twice. Best effort: a store that refuses it costs only it.
+ */
+function progressSink(run: Run): (said: string) => void {
+  const { deps, chat, ids, active } = run;
+  const { store, now, log } = deps.exec;
+  let n = 0;
+  return (said) => {
+    if (active.controller.signal.aborted || n >= MAX_PROGRESS_MESSAGES) return;
+    n++;
+    const cut = cutText(said.trim(), PROGRESS_CHARS);
+    void store
+      .enqueueReply(chat, `progress:${ids[ids.length - 1]}:${n}`, text(cut, deps.limit), now())
+      .then((w) => {
+        if (w.ok) deps.deliverer.kick(chat);
+        else log.warn({ err: w.error, chat: maskId(chat), ids }, 'could not store a progress message');
+      });
+  };
+}
+
+const text = (t: string, limit: number): OutboundItem[] =>
+  replyChunks(t, limit).map((c) => ({ type: 'text', text: c }));
+
+const storeOpts = (run: Run, what: string) => ({
+  what,
+  log: run.deps.exec.log,
+  fields: { chat: maskId(run.chat), ids: run.ids },
+  baseMs: run.deps.storeRetryMs,
+  signal: run.active.controller.signal,
+});
+
+/** After an unexpected error the rows are failed and the chat told; a store error here is only logged. */
+async function failSafely(run: Run): Promise<void> {
+  const { deps, chat, ids } = run;
+  const { store, now, log } = deps.exec;
+  try {
+    await persist(
+      () =>
+        store.finishRun({
+          chat,
+          ids,
+          now: now(),
+          status: 'failed',
+          note: 'relay_error',
+          reply: { key: replyKey(run), items: text(NOTICE.relayError, deps.limit) },
+        }),
+      storeOpts(run, 'record the failed run'),
+    );
+  } catch (err) {
+    log.error({ err, chat: maskId(chat), ids }, 'could not record the failed run');
+  }
+}

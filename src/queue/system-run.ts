@@ -1,0 +1,57 @@
+// One heartbeat or schedule run in a chat's lane: ask the agent in the session the job says, keep
+// the session, record the run history. Its answer is the caller's (the job delivers it or not).
+// Like run.ts it calls nothing of the queue: it takes the lane at call time and gives it back.
+import type { ChatKey, SystemRunOptions, SystemRunOutcome } from '../core/types.js';
+import { runRecord } from '../store/runs.js';
+import { type ExecuteDeps, execute, keptSession } from './execute.js';
+import type { ActiveRun } from './lanes.js';
+
+export async function runSystem(
+  exec: ExecuteDeps,
+  timeZone: string | undefined,
+  chat: ChatKey,
+  prompt: string,
+  opts: SystemRunOptions,
+): Promise<SystemRunOutcome> {
+  const { lanes, store, now, log } = exec;
+  const controller = new AbortController();
+  let finished!: () => void;
+  const run: ActiveRun = {
+    kind: 'system',
+    label: opts.label,
+    ids: [],
+    startedAt: now(),
+    controller,
+    done: new Promise((r) => {
+      finished = r;
+    }),
+  };
+  lanes.begin(chat, run);
+  try {
+    const out = await execute(exec, chat, prompt, { ...opts, signal: controller.signal });
+    switch (out.type) {
+      case 'no_session':
+        return { type: 'no_session' };
+      case 'unavailable':
+        return {
+          type: 'ran',
+          result: { type: 'error', kind: 'not_installed', message: out.error, durationMs: 0 },
+        };
+      case 'ran': {
+        const session = keptSession(lanes, out, opts.touchIdle);
+        if (session) {
+          const kept = await store.keepSession(session, now());
+          if (!kept.ok) throw new Error(kept.error);
+        }
+        const recorded = await store.recordRun(
+          runRecord(chat, out.agent, opts.label, out.result, now(), timeZone),
+        );
+        if (!recorded.ok) log.warn({ error: recorded.error }, 'could not record the run history');
+        return { type: 'ran', result: out.result };
+      }
+    }
+  } finally {
+    lanes.end(chat, run);
+    finished();
+  }
+}

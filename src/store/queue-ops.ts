@@ -1,0 +1,159 @@
+// The store as the queue sees it: operations named for what they mean, each one transaction, each
+// returning a Promise so an engine with an asynchronous client can stand in. Writes resolve with a
+// `Written` value (a full disk is `{ ok: false, retryable: true }`, never an error code); reads
+// reject only when the store is broken. The queue never sees a connection, a statement or a
+// transaction. The SQLite implementation is store/queue-sqlite.ts.
+import type { CommandEffect, CommandPlan } from '../core/command-handler.js';
+import type { ChatKey, InboundMedia, InboundMessage, OutboundItem } from '../core/types.js';
+import type { InboxRow } from './inbox.js';
+import type { OutboxRow } from './outbox.js';
+import type { Written } from './result.js';
+import type { RunRecord } from './runs.js';
+import type { ChatSettings, SessionRow, SessionScope } from './sessions.js';
+
+export type { Written } from './result.js';
+/** An agent kind as the store keeps it (the agent layer defines the names). */
+export type AgentName = NonNullable<ChatSettings['agent']>;
+
+export type AcceptOutcome =
+  | { type: 'stored'; id: number }
+  | { type: 'duplicate' }
+  /** The chat's queue was full: kept as `dropped` (the dedupe record); `noticed`: the notice was written. */
+  | { type: 'dropped'; id: number; noticed: boolean };
+
+export interface AcceptOptions {
+  now: number;
+  /** At most this many messages wait per chat; one more is dropped. */
+  maxPending: number;
+  /** The one-time overflow notice, written with a dropped message when given. */
+  dropNotice?: readonly OutboundItem[];
+}
+
+/** What a chat command reads, in the transaction that records it. */
+export interface CommandSnapshot {
+  settings: ChatSettings;
+  /** The session of the chat's current agent in `scope`. */
+  session: SessionRow | undefined;
+  waiting: number;
+}
+
+export interface CommandOptions {
+  now: number;
+  scope: SessionScope;
+  defaultAgent: AgentName;
+  /** Set: the command carries the first prompt of a fresh session (`/new text`), stored as a message. */
+  prompt?: string;
+  /** Why the dedupe row of a command is done: the command's name. */
+  note: string;
+  /** The reply as outbox items (the channel's limit). */
+  items: (reply: string) => OutboundItem[];
+}
+
+export type CommandOutcome = { type: 'duplicate' } | { type: 'applied'; id: number; plan: CommandPlan };
+
+/** A session to keep after a run (see queue/execute.ts keptSession). */
+export interface KeptSession {
+  scope: SessionScope;
+  agent: AgentName;
+  id: string;
+  confirmed: boolean;
+  /** False: the idle clock stays where it was (heartbeats). */
+  touch: boolean;
+}
+
+export interface FinishedRun {
+  chat: ChatKey;
+  ids: readonly number[];
+  now: number;
+  status: 'done' | 'failed';
+  note?: string;
+  /** The answer: written under `key`, unless that key was written before (a run redone after a crash). */
+  reply?: { key: string; items: readonly OutboundItem[] };
+  session?: KeptSession;
+}
+
+export interface RecoveryWrite {
+  now: number;
+  /** Interrupted runs queued again. */
+  requeue: readonly number[];
+  /** Interrupted runs given up, by chat, each chat told with `notice`. */
+  fail: ReadonlyMap<ChatKey, readonly number[]>;
+  notice: readonly OutboundItem[];
+}
+
+export interface QueueStore {
+  // Inbound.
+  /** Dedupe and store a message (or drop it past the chat's cap), in one transaction. */
+  acceptInbound(msg: InboundMessage, opts: AcceptOptions): Promise<Written<AcceptOutcome>>;
+  /**
+   * Dedupe and apply a chat command: `decide` sees the chat's state and returns the reply and
+   * effects; the durable effects and the reply are written with the dedupe row. `decide` is called
+   * once, inside the transaction, and only for a command not seen before.
+   */
+  acceptCommand(
+    msg: InboundMessage,
+    opts: CommandOptions,
+    decide: (state: CommandSnapshot) => CommandPlan,
+  ): Promise<Written<CommandOutcome>>;
+
+  // Runs.
+  /**
+   * The chat's next run: `choose` (pure, the busy policy) sees up to `limit` waiting messages in
+   * arrival order and says how many to take; those become `running` (a try counted).
+   */
+  claimNextRun<P extends { count: number }>(
+    chat: ChatKey,
+    limit: number,
+    now: number,
+    choose: (waiting: readonly InboxRow[]) => P,
+  ): Promise<Written<{ rows: InboxRow[]; plan: P } | undefined>>;
+  /** A message's remote attachments were downloaded: they join its files, the notes its text. */
+  saveFetchedMedia(id: number, media: readonly InboundMedia[], text: string): Promise<Written<void>>;
+  /** The run's answer, its messages' final state and its session, in one transaction. */
+  finishRun(run: FinishedRun): Promise<Written<void>>;
+  /**
+   * The run's messages wait again (an interrupt, our own shutdown): the try is taken back, since
+   * neither is a crash; `session` is kept.
+   */
+  requeueRun(ids: readonly number[], now: number, session?: KeptSession): Promise<Written<void>>;
+  /** Items outside a run's answer (progress, notices, sends): a `key` written before adds nothing. */
+  enqueueReply(
+    chat: ChatKey,
+    key: string,
+    items: readonly OutboundItem[],
+    now: number,
+  ): Promise<Written<number>>;
+  /** One row of run history (never the text). */
+  recordRun(record: RunRecord): Promise<Written<void>>;
+  /** What a previous process left: unfinished messages, oldest first. */
+  unfinished(): Promise<InboxRow[]>;
+  recover(plan: RecoveryWrite): Promise<Written<void>>;
+
+  // Sessions and chat settings.
+  chatSettings(chat: ChatKey): Promise<ChatSettings>;
+  session(scope: SessionScope, agent: AgentName): Promise<SessionRow | undefined>;
+  keepSession(session: KeptSession, now: number): Promise<Written<void>>;
+  forgetSession(scope: SessionScope, agent: AgentName): Promise<Written<void>>;
+
+  // Counts for lanes and status.
+  countPending(chat: ChatKey): Promise<number>;
+  pendingByChat(): Promise<Record<string, number>>;
+  countUnsent(): Promise<number>;
+
+  // Delivery.
+  chatsWithUnsent(): Promise<ChatKey[]>;
+  nextUnsent(chat: ChatKey): Promise<OutboxRow | undefined>;
+  /** Provider ids of the chat's chunks sent at or after `since` (a resend check). */
+  sentProviderIds(chat: ChatKey, since: number): Promise<string[]>;
+  /** A send of the chunk begins now (the first time only). */
+  markChunkAttempt(id: number, now: number): Promise<Written<void>>;
+  markChunkSent(id: number, now: number, providerId?: string): Promise<Written<void>>;
+  /** A failed try, retried at `nextAt`; resolves with the tries so far. */
+  markChunkRetry(id: number, error: string, nextAt: number): Promise<Written<number>>;
+  /** Given up after the retry time: the chunk fails and the chat gets `notice` unless one waits already. */
+  expireChunk(row: OutboxRow, error: string, now: number, notice: string): Promise<Written<boolean>>;
+  /** Failed for good; `notice` (for an attachment) is written with it. */
+  failChunk(row: OutboxRow, error: string, now: number, notice?: string): Promise<Written<void>>;
+}
+
+export type { CommandEffect, CommandPlan };

@@ -1,0 +1,186 @@
+// The queue's store operations (store/queue-ops.ts) on SQLite. Each operation is one transaction
+// (BEGIN IMMEDIATE) and runs at call time, so the returned Promise is already settled: a write is in
+// the store when the call returns, as the lanes count on.
+import { type Db, transaction } from './db.js';
+import {
+  countPending,
+  insertInbound,
+  markFinished,
+  markPendingAgain,
+  markRunning,
+  pendingByChat,
+  pendingForChat,
+  setFetchedMedia,
+  unfinished,
+} from './inbox.js';
+import {
+  chatsWithUnsent,
+  countUnsent,
+  enqueueExpiryNotice,
+  enqueueOutbound,
+  markAttempt,
+  markAttemptFailed,
+  markExpired,
+  markFailed,
+  markSent,
+  nextPending,
+  sentProviderIds,
+} from './outbox.js';
+import type { KeptSession, QueueStore } from './queue-ops.js';
+import { read, written } from './result.js';
+import { recordRun } from './runs.js';
+import { clearSession, getChatSettings, getSession, saveSession, setChatSettings } from './sessions.js';
+
+export function sqliteQueueStore(db: Db): QueueStore {
+  const keep = (s: KeptSession | undefined, now: number) => {
+    if (s) saveSession(db, s.scope, s.agent, s.id, now, s.touch, s.confirmed);
+  };
+  return {
+    acceptInbound: (msg, opts) =>
+      written(() =>
+        transaction(db, () => {
+          const chat = `${msg.channel}:${msg.chatId}` as const;
+          if (countPending(db, chat) < opts.maxPending) {
+            const r = insertInbound(db, msg, { now: opts.now });
+            return r.type === 'inserted' ? { type: 'stored', id: r.id } : r;
+          }
+          const r = insertInbound(db, msg, { now: opts.now, status: 'dropped', note: 'queue_full' });
+          if (r.type === 'duplicate') return r;
+          if (opts.dropNotice) enqueueOutbound(db, chat, `drop:${r.id}`, opts.dropNotice, opts.now);
+          return { type: 'dropped', id: r.id, noticed: Boolean(opts.dropNotice) };
+        }),
+      ),
+
+    acceptCommand: (msg, opts, decide) =>
+      written(() =>
+        transaction(db, () => {
+          const chat = `${msg.channel}:${msg.chatId}` as const;
+          const now = opts.now;
+          const r =
+            opts.prompt !== undefined
+              ? insertInbound(db, msg, { now, text: opts.prompt })
+              : insertInbound(db, msg, { now, kind: 'command', status: 'done', note: opts.note });
+          if (r.type === 'duplicate') return r;
+          const settings = getChatSettings(db, chat);
+          const waiting = pendingForChat(db, chat);
+          const plan = decide({
+            settings,
+            session: getSession(db, opts.scope, settings.agent ?? opts.defaultAgent),
+            waiting: waiting.length,
+          });
+          for (const e of plan.effects) {
+            if (e.type === 'clear_session') clearSession(db, e.scope as KeptSession['scope'], e.agent);
+            else if (e.type === 'drop_waiting')
+              markFinished(
+                db,
+                waiting.map((w) => w.id),
+                'done',
+                now,
+                'stopped',
+              );
+            else if (e.type === 'set_chat') setChatSettings(db, chat, e.change, now);
+          }
+          enqueueOutbound(db, chat, `cmd:${r.id}`, opts.items(plan.reply), now);
+          return { type: 'applied', id: r.id, plan };
+        }),
+      ),
+
+    claimNextRun: (chat, limit, now, choose) =>
+      written(() =>
+        transaction(db, () => {
+          const waiting = pendingForChat(db, chat, limit);
+          if (waiting.length === 0) return undefined;
+          const plan = choose(waiting);
+          const rows = waiting.slice(0, plan.count);
+          markRunning(
+            db,
+            rows.map((r) => r.id),
+            now,
+          );
+          return {
+            rows: rows.map((r) => ({ ...r, status: 'running' as const, tries: r.tries + 1, startedAt: now })),
+            plan,
+          };
+        }),
+      ),
+
+    saveFetchedMedia: (id, media, text) => written(() => setFetchedMedia(db, id, media, text)),
+
+    finishRun: (run) =>
+      written(() =>
+        transaction(db, () => {
+          if (run.reply) enqueueOutbound(db, run.chat, run.reply.key, run.reply.items, run.now);
+          markFinished(db, run.ids, run.status, run.now, run.note);
+          keep(run.session, run.now);
+        }),
+      ),
+
+    requeueRun: (ids, now, session) =>
+      written(() =>
+        transaction(db, () => {
+          markPendingAgain(db, ids, true);
+          keep(session, now);
+        }),
+      ),
+
+    enqueueReply: (chat, key, items, now) => written(() => enqueueOutbound(db, chat, key, items, now)),
+
+    recordRun: async (record) => {
+      const r = recordRun(db, record);
+      return r.ok ? { ok: true, value: undefined } : { ok: false, retryable: false, error: r.error };
+    },
+
+    unfinished: () => read(() => unfinished(db)),
+
+    recover: (plan) =>
+      written(() =>
+        transaction(db, () => {
+          markPendingAgain(db, plan.requeue, false);
+          for (const [chat, ids] of plan.fail) {
+            markFinished(db, ids, 'failed', plan.now, 'crashed_twice');
+            enqueueOutbound(db, chat, `crash:${ids[0]}`, plan.notice, plan.now);
+          }
+        }),
+      ),
+
+    chatSettings: (chat) => read(() => getChatSettings(db, chat)),
+    session: (scope, agent) => read(() => getSession(db, scope, agent)),
+    keepSession: (session, now) => written(() => keep(session, now)),
+    forgetSession: (scope, agent) =>
+      written(() => {
+        clearSession(db, scope, agent);
+      }),
+
+    countPending: (chat) => read(() => countPending(db, chat)),
+    pendingByChat: () => read(() => pendingByChat(db)),
+    countUnsent: () => read(() => countUnsent(db)),
+
+    chatsWithUnsent: () => read(() => chatsWithUnsent(db)),
+    nextUnsent: (chat) => read(() => nextPending(db, chat)),
+    sentProviderIds: (chat, since) => read(() => sentProviderIds(db, chat, since)),
+    markChunkAttempt: (id, now) => written(() => markAttempt(db, id, now)),
+    markChunkSent: (id, now, providerId) => written(() => markSent(db, id, now, providerId)),
+    markChunkRetry: (id, error, nextAt) => written(() => markAttemptFailed(db, id, error, nextAt)),
+    expireChunk: (row, error, now, notice) =>
+      written(() =>
+        transaction(db, () => {
+          markExpired(db, row.id, error, now);
+          return enqueueExpiryNotice(db, row.chat, notice, now);
+        }),
+      ),
+    failChunk: (row, error, now, notice) =>
+      written(() =>
+        transaction(db, () => {
+          markFailed(db, row.id, error);
+          if (notice)
+            enqueueOutbound(
+              db,
+              row.chat,
+              `${row.key}:failed:${row.idx}`,
+              [{ type: 'text', text: notice }],
+              now,
+            );
+        }),
+      ),
+  };
+}
