@@ -122,6 +122,13 @@ export function resolveAgent(
   };
 }
 
+/** The kinds the config may run: the default agent and every kind with its own settings. */
+export function configuredKinds(config: Pick<Config, 'agent' | 'agents'>): AgentKind[] {
+  const kinds = new Set<AgentKind>([config.agent.kind]);
+  for (const [k, v] of Object.entries(config.agents)) if (v) kinds.add(k);
+  return [...kinds];
+}
+
 /** A new session's id as far as the relay chooses it (claude/gemini: a UUID; pi: a file in stateDir). */
 export function newSession(spec: AgentSpec): SessionRef {
   return spec.choosesSessionId === 'relay-uuid' ? { type: 'new', id: randomUUID() } : { type: 'new' };

@@ -1,7 +1,7 @@
 // Carries out a parsed chat command against the store and the chat's lane, and says what happened.
 // Synchronous on purpose: the caller runs it inside the transaction that records the command (the
 // dedupe row) and writes the reply, so a redelivered command is neither applied nor answered twice.
-import { AGENT_KINDS, type AgentKind } from '../agents/types.js';
+import type { AgentKind } from '../agents/types.js';
 import type { AgentResolver } from '../queue/ports.js';
 import type { Db } from '../store/db.js';
 import { markFinished, pendingForChat } from '../store/inbox.js';
@@ -23,6 +23,8 @@ export interface CommandEnv {
   defaultAgent: AgentKind;
   /** Kinds the config sets up: `agent.kind` and every key under `agents`. */
   configuredAgents: readonly AgentKind[];
+  /** Every kind the agent registry knows (handed down: core sits below the agents layer). */
+  knownAgents: readonly AgentKind[];
   scope: 'per-chat' | 'global';
   idleMinutes: number;
   resolve: AgentResolver;
@@ -116,7 +118,7 @@ function statusText(env: CommandEnv, chat: ChatKey, agent: AgentKind): string {
 function switchAgent(env: CommandEnv, chat: ChatKey, current: AgentKind, wanted?: string): string {
   const list = env.configuredAgents.join(', ');
   if (!wanted) return `This chat uses ${current}. Configured agents: ${list}.`;
-  const kind = AGENT_KINDS.find((k) => k === wanted);
+  const kind = env.knownAgents.find((k) => k === wanted);
   if (!kind) return `Unknown agent "${wanted.slice(0, 20)}". Configured agents: ${list}.`;
   if (!env.configuredAgents.includes(kind)) {
     return `${kind} is not configured here (add agents.${kind} to the config). Configured agents: ${list}.`;

@@ -2,7 +2,9 @@
 // time per chat under a global cap, the busy policy decides what a run takes, and every answer goes
 // through the outbox. Channels call `handleInbound`; heartbeats use the SystemRunner half.
 import { dirname, isAbsolute } from 'node:path';
-import { AGENT_KINDS, type AgentKind } from '../agents/types.js';
+import { AGENT_KINDS } from '../agents/registry.js';
+import { configuredKinds } from '../agents/resolve.js';
+import type { AgentKind } from '../agents/types.js';
 import type { InboundHandler, InboundOutcome } from '../channels/types.js';
 import { executeCommand } from '../core/command-handler.js';
 import { type CommandSettings, parseCommand } from '../core/commands.js';
@@ -157,14 +159,13 @@ export class Queue implements SystemRunner {
 
   private commandEnv(now: number) {
     const cfg = this.opts.config;
-    const configured = new Set<AgentKind>([cfg.agent.kind as AgentKind]);
-    for (const k of AGENT_KINDS) if (cfg.agents[k]) configured.add(k);
     return {
       db: this.opts.db,
       now,
       settings: this.commands,
       defaultAgent: this.exec.defaultAgent,
-      configuredAgents: [...configured],
+      configuredAgents: configuredKinds(cfg),
+      knownAgents: AGENT_KINDS,
       scope: cfg.sessions.scope,
       idleMinutes: cfg.sessions.idleMinutes,
       resolve: this.opts.resolve,
