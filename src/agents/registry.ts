@@ -10,26 +10,36 @@ import { piSpec } from './pi.js';
 import type { AgentKind, AgentSpec } from './types.js';
 
 /** In the order lists show them (`/agent`, config errors, `agentwire agent --kind`). */
-const SPECS: readonly AgentSpec[] = [claudeSpec, codexSpec, piSpec, opencodeSpec, geminiSpec];
+export const SPECS: readonly AgentSpec[] = [claudeSpec, codexSpec, piSpec, opencodeSpec, geminiSpec];
 
-export const AGENT_SPECS: Readonly<Record<AgentKind, AgentSpec>> = Object.freeze(
-  Object.fromEntries(SPECS.map((s) => [s.kind, s])),
-);
-
-/** Every registered kind, in registry order. */
-export const AGENT_KINDS: readonly AgentKind[] = Object.freeze(SPECS.map((s) => s.kind));
-
-/** Every registered CLI's nested-agent variables, removed from every child's environment. */
-export const NESTED_AGENT_ENV: readonly string[] = Object.freeze([
-  ...new Set(SPECS.flatMap((s) => s.nestedEnv)),
-]);
-
-export function isAgentKind(value: string): value is AgentKind {
-  return Object.hasOwn(AGENT_SPECS, value);
+/** What the rest of the relay reads, all derived from a list of specs. */
+export interface Registry {
+  AGENT_SPECS: Readonly<Record<AgentKind, AgentSpec>>;
+  /** Every registered kind, in list order. */
+  AGENT_KINDS: readonly AgentKind[];
+  /** Every registered CLI's nested-agent variables, removed from every child's environment. */
+  NESTED_AGENT_ENV: readonly string[];
+  isAgentKind(value: string): value is AgentKind;
+  /** The spec of a kind; a kind not registered is a bug upstream (config validation checks kinds). */
+  getSpec(kind: AgentKind): AgentSpec;
 }
 
-/** The spec of a kind; a kind not registered is a bug upstream (config validation checks kinds). */
-export function getSpec(kind: AgentKind): AgentSpec {
-  if (!isAgentKind(kind)) throw new Error(`unknown agent kind ${JSON.stringify(kind)}`);
-  return AGENT_SPECS[kind] as AgentSpec;
+/** The registry of a list of specs (a test builds one with a sixth, fake CLI the same way). */
+export function registryOf(specs: readonly AgentSpec[]): Registry {
+  const bySpec: Readonly<Record<AgentKind, AgentSpec>> = Object.freeze(
+    Object.fromEntries(specs.map((s) => [s.kind, s])),
+  );
+  const isAgentKind = (value: string): value is AgentKind => Object.hasOwn(bySpec, value);
+  return {
+    AGENT_SPECS: bySpec,
+    AGENT_KINDS: Object.freeze(specs.map((s) => s.kind)),
+    NESTED_AGENT_ENV: Object.freeze([...new Set(specs.flatMap((s) => s.nestedEnv))]),
+    isAgentKind,
+    getSpec(kind) {
+      if (!isAgentKind(kind)) throw new Error(`unknown agent kind ${JSON.stringify(kind)}`);
+      return bySpec[kind] as AgentSpec;
+    },
+  };
 }
+
+export const { AGENT_SPECS, AGENT_KINDS, NESTED_AGENT_ENV, isAgentKind, getSpec } = registryOf(SPECS);

@@ -36,7 +36,7 @@ export const agentSchema = z
   .object({
     kind: agentKind
       .default(DEFAULT_AGENT_KIND)
-      .describe('Which CLI answers: a kind from docs/agents.md (claude, codex, pi, opencode, gemini…).'),
+      .describe('Which CLI answers: one of the kinds in docs/agents.md.'),
     ...agentFields,
   })
   .strict();
