@@ -31,7 +31,7 @@ import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from
 
 const NAME = 'pi';
 // Where the session goes on the command line (AgentSpec.session).
-const SESSION: AgentSpec['session'] = { newFlag: '--session', resumeFlag: '--session' };
+const SESSION = { newFlag: '--session', resumeFlag: '--session' } as const satisfies AgentSpec['session'];
 
 const THINKING = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
 
@@ -55,7 +55,7 @@ function sessionGone(id: string): boolean {
 function build(ctx: BuildContext): Invocation {
   const file = sessionFile(ctx);
   // The file is the session either way: pi creates it when new and continues it when not.
-  const flag = (ctx.session.type === 'resume' ? SESSION.resumeFlag : SESSION.newFlag) as string;
+  const flag = ctx.session.type === 'resume' ? SESSION.resumeFlag : SESSION.newFlag;
   const argv = [...ctx.command, '--mode', 'json', '-p', flag, file];
   if (ctx.model) argv.push('--model', safeArg(ctx.model, 'model'));
   if (ctx.thinking) argv.push('--thinking', safeArg(ctx.thinking, 'thinking level'));

@@ -81,7 +81,7 @@ describe('a sixth CLI added by its spec and one registry line', () => {
     const missing = await checkAgents(config, paths, noPath, probeCommand, 10_000);
     expect(missing.find((f) => f.check === 'agent:parrot')).toMatchObject({
       status: 'fail',
-      fix: 'npm install -g parrot-cli, or point agent.command at the program',
+      fix: 'npm install -g parrot-cli (see https://parrot.example/docs), or point agent.command at the program',
     });
   });
 

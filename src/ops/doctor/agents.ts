@@ -62,6 +62,7 @@ export async function checkAgents(
     const where = findProgram(program, agent.env.PATH ?? '', agent.cwd);
     const setting = key ? `${key} names` : 'the default program is';
     const fixKey = key || (kind === config.agent.kind ? 'agent.command' : `agents.${kind}.command`);
+    const install = agent.spec.install.hint;
     if (!where) {
       out.push(
         fail(
@@ -69,12 +70,11 @@ export async function checkAgents(
           program.includes('/')
             ? `${setting} ${program}, which is not an executable file`
             : `\`${program}\` is not on PATH (${setting} ${program})`,
-          `${agent.spec.install.hint}, or point ${fixKey} at the program`,
+          `${install} (see ${agent.spec.docsUrl}), or point ${fixKey} at the program`,
         ),
       );
       continue;
     }
-    const install = agent.spec.install.hint;
     const versionArgs = agent.spec.versionArgs;
     const probeText = versionArgs.join(' ');
     const r = await probe([where, ...agent.command.slice(1), ...versionArgs], {
