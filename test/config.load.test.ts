@@ -55,6 +55,13 @@ describe('parseConfigText', () => {
     expect(parseConfigText(text, 'c.json5', {}, ['codx', 'gemni', 'pie']).ok).toBe(true);
   });
 
+  it("hints at a typo inside a kind's own settings, as anywhere else", () => {
+    const r = parseConfigText('{agents: {codex: {modle: "x"}}}', 'c.json5', {}, AGENT_KINDS);
+    expect(r.ok ? [] : r.problems.map((p) => [p.path, p.message])).toEqual([
+      ['agents.codex.modle', 'unknown key; did you mean model?'],
+    ]);
+  });
+
   it('refuses nesting deeper than any config at the first too-deep key, instead of overflowing the stack', () => {
     const deep = (n: number) => `{\n  agent: {env: ${'{a:'.repeat(n)}1${'}'.repeat(n)}}}`;
     const r = parseConfigText(deep(100_000), 'c.json5', {});

@@ -2,7 +2,7 @@
 // layer above config: the loader's caller hands it down, so the config layer knows no CLI by name
 // and a new spec needs no change here. Run once, by the loader, right after the schema.
 import { nearestKey } from './hints.js';
-import type { Config } from './schema.js';
+import { agentsSchema, type Config } from './schema.js';
 
 export interface KindProblem {
   path: (string | number)[];
@@ -17,7 +17,8 @@ export function agentKindProblems(config: Config, known: readonly string[]): Kin
     problems.push({ path, message: unknownKind(kind, known) });
   };
   check(['agent', 'kind'], config.agent.kind);
-  for (const kind of Object.keys(config.agents)) check(['agents', kind], kind);
+  const settings = Object.keys(agentsSchema.shape);
+  for (const kind of Object.keys(config.agents)) if (!settings.includes(kind)) check(['agents', kind], kind);
   check(['heartbeat', 'agent'], config.heartbeat.agent);
   for (const [i, s] of config.schedules.entries()) check(['schedules', i, 'agent'], s.agent);
   return problems;

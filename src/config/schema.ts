@@ -211,12 +211,17 @@ const logSchema = z
   })
   .strict();
 
+/**
+ * `agents.<kind>`: one override per kind, any key (which kinds exist is the agent registry's
+ * business, checked on load: config/agent-kinds.ts). Keys in the shape are settings that are not a
+ * kind (none yet); the kind check skips them.
+ */
+export const agentsSchema = z.object({}).strict().catchall(agentOverrideSchema.optional());
+
 export const configSchema = z
   .object({
     agent: agentSchema.default({ kind: DEFAULT_AGENT_KIND, timeoutSeconds: 600, env: {} }),
-    agents: z
-      // Keyed by kind; which kinds exist is checked against the agent registry on load (load.ts).
-      .record(agentKind, agentOverrideSchema.optional())
+    agents: agentsSchema
       .default({})
       .describe('Per-kind settings for the other CLIs a chat may switch to with /agent.'),
     queue: queueSchema.default(queueSchema.parse({})),
