@@ -10,10 +10,16 @@ import { configSchema } from '../src/config/schema.js';
 function keyPaths(schema: z.ZodType, prefix: string): string[] {
   const inner = unwrap(schema);
   if (inner instanceof z.ZodObject) {
-    return Object.entries(inner.shape as Record<string, z.ZodType>).flatMap(([k, v]) => {
+    const own = Object.entries(inner.shape as Record<string, z.ZodType>).flatMap(([k, v]) => {
       const p = prefix ? `${prefix}.${k}` : k;
       return [p, ...keyPaths(v, p)];
     });
+    // `agents.<kind>` is a catch-all: the example shows one kind (codex) in full.
+    // (A strict object's catch-all is z.never(): no keys there.)
+    const any = inner.def.catchall as z.ZodType | undefined;
+    return any && !(any instanceof z.ZodNever)
+      ? [...own, `${prefix}.codex`, ...keyPaths(any, `${prefix}.codex`)]
+      : own;
   }
   if (inner instanceof z.ZodArray) return keyPaths(inner.element as z.ZodType, `${prefix}[]`);
   return [];

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { AGENT_KINDS } from '../src/agents/registry.js';
 import { locate, parseConfigText } from '../src/config/load.js';
 
 describe('parseConfigText', () => {
@@ -19,11 +20,46 @@ describe('parseConfigText', () => {
     ['{\n  agent: {\n    kind: "nope"\n  }\n}', 'agent.kind', 3, 5],
     ['{queue: {maxConcurrentRuns: 0}}', 'queue.maxConcurrentRuns', 1, 10],
     ['{schedules: [{id: "a", target: "x", prompt: "p"}]}', 'schedules.0', 1, 14],
+    ['{agents: {\n  codex: {},\n  codx: {model: "m"}}}', 'agents.codx', 3, 3],
+    ['{heartbeat: {agent: "nope"}}', 'heartbeat.agent', 1, 14],
+    ['{agent: {kind: "Claude"}}', 'agent.kind', 1, 10],
   ])('reports %s at the key', (text, path, line, col) => {
-    const r = parseConfigText(text, 'c.json5', {});
+    const r = parseConfigText(text, 'c.json5', {}, AGENT_KINDS);
     expect(r.ok).toBe(false);
     if (!r.ok)
       expect(r.problems).toContainEqual(expect.objectContaining({ path, line, col, file: 'c.json5' }));
+  });
+
+  it('checks every kind the config names against the registry list it is given', () => {
+    const text = `{
+      agent: {kind: "codx"},
+      agents: {gemni: {}},
+      schedules: [{id: "a", target: "console:x", prompt: "p", every: "1h", agent: "pie"}],
+    }`;
+    const r = parseConfigText(text, 'c.json5', {}, AGENT_KINDS);
+    expect(r.ok ? [] : r.problems.map((p) => [p.path, p.message])).toEqual([
+      [
+        'agent.kind',
+        'unknown agent kind "codx"; did you mean codex? (known: claude, codex, pi, opencode, gemini)',
+      ],
+      [
+        'agents.gemni',
+        'unknown agent kind "gemni"; did you mean gemini? (known: claude, codex, pi, opencode, gemini)',
+      ],
+      [
+        'schedules.0.agent',
+        'unknown agent kind "pie"; did you mean pi? (known: claude, codex, pi, opencode, gemini)',
+      ],
+    ]);
+    // The same names pass once the registry's list has them: the config layer knows no kind itself.
+    expect(parseConfigText(text, 'c.json5', {}, ['codx', 'gemni', 'pie']).ok).toBe(true);
+  });
+
+  it("hints at a typo inside a kind's own settings, as anywhere else", () => {
+    const r = parseConfigText('{agents: {codex: {modle: "x"}}}', 'c.json5', {}, AGENT_KINDS);
+    expect(r.ok ? [] : r.problems.map((p) => [p.path, p.message])).toEqual([
+      ['agents.codex.modle', 'unknown key; did you mean model?'],
+    ]);
   });
 
   it('refuses nesting deeper than any config at the first too-deep key, instead of overflowing the stack', () => {

@@ -6,7 +6,6 @@
 import {
   addTexts,
   arr,
-  assertSafeId,
   CONTINUED,
   classifyError,
   errorResult,
@@ -20,18 +19,22 @@ import {
   type Parsed,
   type Reducer,
   safeArg,
+  sessionArgs,
   str,
   usageOf,
 } from './common.js';
 import { wordsTest } from './line-forms.js';
 import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
 
+const NAME = 'Claude Code';
+// Where the session goes on the command line (AgentSpec.session).
+const SESSION: AgentSpec['session'] = { newFlag: '--session-id', resumeFlag: '--resume' };
+
 const THINKING = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
 
 function build(ctx: BuildContext): Invocation {
   const argv = [...ctx.command, '-p', '--output-format', 'stream-json', '--verbose'];
-  if (ctx.session.type === 'resume') argv.push('--resume', assertSafeId(ctx.session.id, 'session id'));
-  else if (ctx.session.id) argv.push('--session-id', assertSafeId(ctx.session.id, 'session id'));
+  argv.push(...sessionArgs(SESSION, ctx.session));
   if (ctx.model) argv.push('--model', safeArg(ctx.model, 'model'));
   if (ctx.thinking) argv.push('--effort', safeArg(ctx.thinking, 'thinking level'));
   if (ctx.systemText) argv.push(`--append-system-prompt=${ctx.systemText}`);
@@ -149,7 +152,7 @@ function parse(out: RunOutput): Parsed {
         .filter(Boolean)
         .join('\n');
       const status = num(result.api_error_status) ?? apiError?.status;
-      return errorResult('claude', classifyError(text, status) ?? 'exit', { ...base, detail: text });
+      return errorResult(NAME, classifyError(text, status) ?? 'exit', { ...base, detail: text });
     }
     const reply = messages.length > 0 ? messages : [str(result.result) ?? ''];
     return okResult(reply, {
@@ -162,16 +165,22 @@ function parse(out: RunOutput): Parsed {
   const plain = out.stdoutLines.filter((l) => !jsonLine(l)).join('\n');
   if (out.exitCode !== 0) {
     const text = [apiError?.text, out.stderr, plain].filter(Boolean).join('\n');
-    return errorResult('claude', classifyError(text, apiError?.status) ?? 'exit', { ...base, detail: text });
+    return errorResult(NAME, classifyError(text, apiError?.status) ?? 'exit', { ...base, detail: text });
   }
   // Exit 0 without a result line (cut short, or stray text): only whole assistant messages count.
   if (messages.length > 0) return okResult(messages, { sessionId, truncated: out.truncated });
-  return errorResult('claude', 'unparseable', base);
+  return errorResult(NAME, 'unparseable', base);
 }
 
 export const claudeSpec: AgentSpec = {
   kind: 'claude',
+  displayName: NAME,
   program: 'claude',
+  install: { npm: '@anthropic-ai/claude-code', hint: 'npm install -g @anthropic-ai/claude-code' },
+  versionArgs: ['--version'],
+  docsUrl: 'https://docs.anthropic.com/en/docs/claude-code/cli-reference',
+  session: SESSION,
+  nestedEnv: ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'CLAUDE_CODE_SSE_PORT'],
   choosesSessionId: 'relay-uuid',
   passEnv: [
     'ANTHROPIC_API_KEY',

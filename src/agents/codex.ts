@@ -34,6 +34,11 @@ import {
 } from './line-forms.js';
 import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
 
+const NAME = 'Codex';
+// Where the session goes on the command line (AgentSpec.session).
+// None: a resume is the `exec resume` subcommand with the id as a positional argument (see build).
+const SESSION: AgentSpec['session'] = {};
+
 const THINKING = ['minimal', 'low', 'medium', 'high', 'xhigh'] as const;
 
 /** A TOML basic string for `-c key=value` (JSON string escapes are valid TOML). */
@@ -132,16 +137,16 @@ function parse(out: RunOutput): Parsed {
   }
   const base = { sessionId, exitCode: out.exitCode, signal: out.signal };
   if (failed !== undefined) {
-    return errorResult('codex', classifyError(failed) ?? 'exit', { ...base, detail: failed });
+    return errorResult(NAME, classifyError(failed) ?? 'exit', { ...base, detail: failed });
   }
   if (out.exitCode !== 0) {
     // Before any JSON (a stale thread id, a bad flag) the reason is on stderr.
     const text = stripBacktrace(out.stderr);
-    return errorResult('codex', classifyError(text) ?? 'exit', { ...base, detail: text });
+    return errorResult(NAME, classifyError(text) ?? 'exit', { ...base, detail: text });
   }
   if (completed || messages.length > 0)
     return okResult(messages, { sessionId, usage, truncated: out.truncated });
-  return errorResult('codex', 'unparseable', base);
+  return errorResult(NAME, 'unparseable', base);
 }
 
 function stripBacktrace(stderr: string): string {
@@ -153,7 +158,15 @@ function stripBacktrace(stderr: string): string {
 
 export const codexSpec: AgentSpec = {
   kind: 'codex',
+  displayName: NAME,
   program: 'codex',
+  install: { npm: '@openai/codex', hint: 'npm install -g @openai/codex' },
+  versionArgs: ['--version'],
+  docsUrl: 'https://github.com/openai/codex',
+  session: SESSION,
+  nestedEnv: ['CODEX_SANDBOX', 'CODEX_SANDBOX_NETWORK_DISABLED'],
+  // Text mode writes a header on stderr (fixtures/agents/codex/new-text.json).
+  textSessionId: /^session id: ([0-9A-Za-z][0-9A-Za-z-]{7,})\s*$/m,
   choosesSessionId: 'cli',
   passEnv: [
     'OPENAI_API_KEY',

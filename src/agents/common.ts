@@ -2,7 +2,7 @@
 // and turning a run's assistant messages into the `ok` result (reply, progress, media).
 import { maskCredentials, scrub } from '../log.js';
 import { extractMedia, mergeMedia } from '../media/parse.js';
-import type { AgentErrorKind, AgentKind, AgentResult, StreamEvent, Usage } from './types.js';
+import type { AgentErrorKind, AgentResult, AgentSpec, SessionRef, StreamEvent, Usage } from './types.js';
 
 export type Parsed =
   | Omit<Extract<AgentResult, { type: 'ok' }>, 'durationMs'>
@@ -28,15 +28,6 @@ export const num = (v: unknown): number | undefined =>
 export const obj = (v: unknown): Json | undefined =>
   v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
 export const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-
-const NAMES: Record<AgentKind, string> = {
-  claude: 'Claude Code',
-  codex: 'Codex',
-  pi: 'pi',
-  opencode: 'opencode',
-  gemini: 'Gemini CLI',
-};
-export const displayName = (kind: AgentKind): string => NAMES[kind];
 
 /** What an error text (and an HTTP status, when the CLI reports one) means for the user. */
 export function classifyError(text: string, status?: number): AgentErrorKind | undefined {
@@ -70,16 +61,10 @@ export function classifyError(text: string, status?: number): AgentErrorKind | u
   return undefined;
 }
 
-/** A short, true message for the chat. CLI output never goes here (it goes to `detail`). */
-export function errorMessage(
-  kind: AgentErrorKind,
-  agent: AgentKind,
-  exit?: { exitCode: number | null; signal: string | null },
-): string {
-  return errorMessageFor(displayName(agent), kind, exit);
-}
-
-/** The same, for an agent known only by a name (an ACP agent we have no spec for). */
+/**
+ * A short, true message for the chat, naming the agent as a person knows it (a spec's displayName,
+ * or a configured ACP agent's name). CLI output never goes here (it goes to `detail`).
+ */
 export function errorMessageFor(
   name: string,
   kind: AgentErrorKind,
@@ -123,8 +108,9 @@ export function shortDetail(text: string): string {
   return masked.length > 200 ? `${masked.slice(0, 197)}…` : masked;
 }
 
+/** `name` is the agent's display name (AgentSpec.displayName). */
 export function errorResult(
-  agent: AgentKind,
+  name: string,
   kind: AgentErrorKind,
   extra: { detail?: string; sessionId?: string | undefined; exitCode: number | null; signal: string | null },
 ): Parsed {
@@ -132,7 +118,7 @@ export function errorResult(
   return {
     type: 'error',
     kind,
-    message: errorMessage(kind, agent, extra),
+    message: errorMessageFor(name, kind, extra),
     ...(detail ? { detail } : {}),
     ...(extra.sessionId ? { sessionId: extra.sessionId } : {}),
     exitCode: extra.exitCode,
@@ -184,6 +170,16 @@ export function safeArg(value: string, what: string): string {
   if (!/^[A-Za-z0-9][A-Za-z0-9._:/@+=-]*$/.test(value))
     throw new Error(`invalid ${what}: ${JSON.stringify(value)}`);
   return value;
+}
+
+/**
+ * The session arguments a spec's `session` flags give for one run: the resume flag and the id, or
+ * the new-session flag and the id the relay chose; none when the CLI has no such flag or picks the
+ * id itself. The id is checked like any id that reaches argv.
+ */
+export function sessionArgs(flags: AgentSpec['session'], session: SessionRef): string[] {
+  const flag = session.type === 'resume' ? flags.resumeFlag : session.id ? flags.newFlag : undefined;
+  return flag && session.id ? [flag, assertSafeId(session.id, 'session id')] : [];
 }
 
 export const message = (text: string): StreamEvent[] => (text.trim() ? [{ type: 'message', text }] : NONE);

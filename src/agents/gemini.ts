@@ -6,7 +6,6 @@
 // `result` event with status "success" (or json mode's `response`) is.
 import {
   addTexts,
-  assertSafeId,
   CONTINUED,
   classifyError,
   errorResult,
@@ -20,18 +19,22 @@ import {
   type Parsed,
   type Reducer,
   safeArg,
+  sessionArgs,
   str,
   usageOf,
 } from './common.js';
 import { jsonPattern, lineForm, NUMBER, readForm, STRING, stringValue, wordsTest } from './line-forms.js';
 import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
 
+const NAME = 'Gemini CLI';
+// Where the session goes on the command line (AgentSpec.session).
+const SESSION: AgentSpec['session'] = { newFlag: '--session-id', resumeFlag: '--resume' };
+
 function build(ctx: BuildContext): Invocation {
   // --skip-trust: the working folder is the one the owner configured for the agent; without it
   // gemini exits 55 in every folder it has not been told to trust.
   const argv = [...ctx.command, '--output-format', 'stream-json', '--skip-trust'];
-  if (ctx.session.type === 'resume') argv.push('--resume', assertSafeId(ctx.session.id, 'session id'));
-  else if (ctx.session.id) argv.push('--session-id', assertSafeId(ctx.session.id, 'session id'));
+  argv.push(...sessionArgs(SESSION, ctx.session));
   if (ctx.model) argv.push('--model', safeArg(ctx.model, 'model'));
   return { argv, stdin: ctx.prompt, ...(ctx.session.id ? { sessionId: ctx.session.id } : {}) };
 }
@@ -160,9 +163,9 @@ function parse(out: RunOutput): Parsed {
   const text = [str(error?.message), out.stderr].filter(Boolean).join('\n');
   if (error || out.exitCode !== 0) {
     const kind = classifyError(text, status) ?? 'exit';
-    return errorResult('gemini', kind, { ...base, detail: str(error?.message) ?? lastLines(out.stderr) });
+    return errorResult(NAME, kind, { ...base, detail: str(error?.message) ?? lastLines(out.stderr) });
   }
-  return errorResult('gemini', 'unparseable', base);
+  return errorResult(NAME, 'unparseable', base);
 }
 
 /** Gemini prints colour and ripgrep warnings first; the reason is at the end. */
@@ -176,7 +179,13 @@ function lastLines(stderr: string): string {
 
 export const geminiSpec: AgentSpec = {
   kind: 'gemini',
+  displayName: NAME,
   program: 'gemini',
+  install: { npm: '@google/gemini-cli', hint: 'npm install -g @google/gemini-cli' },
+  versionArgs: ['--version'],
+  docsUrl: 'https://github.com/google-gemini/gemini-cli',
+  session: SESSION,
+  nestedEnv: ['GEMINI_CLI'],
   choosesSessionId: 'relay-uuid',
   passEnv: [
     'GEMINI_API_KEY',

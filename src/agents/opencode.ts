@@ -6,7 +6,6 @@
 // text of steps that ended in tool calls is progress. `reasoning` parts are never text.
 import {
   addTexts,
-  assertSafeId,
   CONTINUED,
   classifyError,
   errorResult,
@@ -20,6 +19,7 @@ import {
   type Parsed,
   type Reducer,
   safeArg,
+  sessionArgs,
   str,
   usageOf,
 } from './common.js';
@@ -34,9 +34,14 @@ import {
 } from './line-forms.js';
 import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
 
+const NAME = 'opencode';
+// Where the session goes on the command line (AgentSpec.session).
+const SESSION: AgentSpec['session'] = { resumeFlag: '--session' };
+
 function build(ctx: BuildContext): Invocation {
   const argv = [...ctx.command, 'run', '--format', 'json'];
-  if (ctx.session.type === 'resume') argv.push('--session', assertSafeId(ctx.session.id, 'session id'));
+  // opencode chooses new ids itself, so only a resume names one.
+  argv.push(...sessionArgs(SESSION, ctx.session));
   if (ctx.model) argv.push('--model', safeArg(ctx.model, 'model'));
   if (ctx.thinking) argv.push('--variant', safeArg(ctx.thinking, 'thinking level'));
   return { argv, stdin: ctx.prompt };
@@ -186,14 +191,14 @@ function parse(out: RunOutput): Parsed {
   }
   const base = { sessionId, exitCode: out.exitCode, signal: out.signal };
   if (error && !stopped) {
-    return errorResult('opencode', classifyError(error.text, error.status) ?? 'exit', {
+    return errorResult(NAME, classifyError(error.text, error.status) ?? 'exit', {
       ...base,
       detail: error.text,
     });
   }
   if (out.exitCode !== 0) {
     const text = out.stderr.replace(/\x1b\[[0-9;]*m/g, '').trim();
-    return errorResult('opencode', classifyError(text) ?? 'exit', { ...base, detail: text });
+    return errorResult(NAME, classifyError(text) ?? 'exit', { ...base, detail: text });
   }
   if (stopped || messages.length > 0) {
     return okResult(messages, {
@@ -202,12 +207,18 @@ function parse(out: RunOutput): Parsed {
       truncated: out.truncated,
     });
   }
-  return errorResult('opencode', 'unparseable', base);
+  return errorResult(NAME, 'unparseable', base);
 }
 
 export const opencodeSpec: AgentSpec = {
   kind: 'opencode',
+  displayName: NAME,
   program: 'opencode',
+  install: { npm: 'opencode-ai', hint: 'npm install -g opencode-ai' },
+  versionArgs: ['--version'],
+  docsUrl: 'https://opencode.ai/docs/cli/',
+  session: SESSION,
+  nestedEnv: ['OPENCODE'],
   choosesSessionId: 'cli',
   passEnv: [
     'OPENCODE_CONFIG',

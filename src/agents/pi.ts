@@ -29,6 +29,10 @@ import {
 import { wordsTest } from './line-forms.js';
 import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
 
+const NAME = 'pi';
+// Where the session goes on the command line (AgentSpec.session).
+const SESSION = { newFlag: '--session', resumeFlag: '--session' } as const satisfies AgentSpec['session'];
+
 const THINKING = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
 
 function sessionFile(ctx: BuildContext): string {
@@ -50,7 +54,9 @@ function sessionGone(id: string): boolean {
 
 function build(ctx: BuildContext): Invocation {
   const file = sessionFile(ctx);
-  const argv = [...ctx.command, '--mode', 'json', '-p', '--session', file];
+  // The file is the session either way: pi creates it when new and continues it when not.
+  const flag = ctx.session.type === 'resume' ? SESSION.resumeFlag : SESSION.newFlag;
+  const argv = [...ctx.command, '--mode', 'json', '-p', flag, file];
   if (ctx.model) argv.push('--model', safeArg(ctx.model, 'model'));
   if (ctx.thinking) argv.push('--thinking', safeArg(ctx.thinking, 'thinking level'));
   // A leading newline keeps a system text that starts with "-" from reading as a flag.
@@ -140,11 +146,11 @@ function parse(out: RunOutput): Parsed {
   const base = { sessionId, exitCode: out.exitCode, signal: out.signal };
   if (last && (last.stopReason === 'error' || last.stopReason === 'aborted')) {
     const text = str(last.errorMessage) ?? 'the model call failed';
-    return errorResult('pi', classifyError(text) ?? 'exit', { ...base, detail: text });
+    return errorResult(NAME, classifyError(text) ?? 'exit', { ...base, detail: text });
   }
   if (out.exitCode !== 0) {
     const text = [out.stderr, out.stdoutLines.filter((l) => !jsonLine(l)).join('\n')].join('\n').trim();
-    return errorResult('pi', classifyError(text) ?? 'exit', { ...base, detail: text });
+    return errorResult(NAME, classifyError(text) ?? 'exit', { ...base, detail: text });
   }
   if (last) {
     return okResult(messages, {
@@ -153,12 +159,18 @@ function parse(out: RunOutput): Parsed {
       truncated: out.truncated,
     });
   }
-  return errorResult('pi', 'unparseable', base);
+  return errorResult(NAME, 'unparseable', base);
 }
 
 export const piSpec: AgentSpec = {
   kind: 'pi',
+  displayName: NAME,
   program: 'pi',
+  install: { npm: '@mariozechner/pi-coding-agent', hint: 'npm install -g @mariozechner/pi-coding-agent' },
+  versionArgs: ['--version'],
+  docsUrl: 'https://github.com/badlogic/pi-mono',
+  session: SESSION,
+  nestedEnv: [],
   choosesSessionId: 'relay-file',
   passEnv: [
     'PI_CODING_AGENT_DIR',

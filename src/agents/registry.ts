@@ -1,23 +1,45 @@
-// Every supported CLI by kind. Adding a CLI means one spec file and one line here.
+// Every supported CLI. Adding a CLI means one spec file (src/agents/<kind>.ts) and one entry here:
+// its import and its name in SPECS. Everything else (config validation, `doctor`, `agentwire agent`,
+// `/agent`, error messages, the runner's environment) reads the spec from here. test/agents/sixth-cli.test.ts proves it with a fake CLI, and
+// test/agents/kind-literals.test.ts keeps kind names out of the rest of src/.
 import { claudeSpec } from './claude.js';
 import { codexSpec } from './codex.js';
 import { geminiSpec } from './gemini.js';
 import { opencodeSpec } from './opencode.js';
 import { piSpec } from './pi.js';
-import { AGENT_KINDS, type AgentKind, type AgentSpec } from './types.js';
+import type { AgentKind, AgentSpec } from './types.js';
 
-export const AGENT_SPECS: Readonly<Record<AgentKind, AgentSpec>> = {
-  claude: claudeSpec,
-  codex: codexSpec,
-  pi: piSpec,
-  opencode: opencodeSpec,
-  gemini: geminiSpec,
-};
+/** In the order lists show them (`/agent`, config errors, `agentwire agent --kind`). */
+export const SPECS: readonly AgentSpec[] = [claudeSpec, codexSpec, piSpec, opencodeSpec, geminiSpec];
 
-export function isAgentKind(value: string): value is AgentKind {
-  return (AGENT_KINDS as readonly string[]).includes(value);
+/** What the rest of the relay reads, all derived from a list of specs. */
+export interface Registry {
+  AGENT_SPECS: Readonly<Record<AgentKind, AgentSpec>>;
+  /** Every registered kind, in list order. */
+  AGENT_KINDS: readonly AgentKind[];
+  /** Every registered CLI's nested-agent variables, removed from every child's environment. */
+  NESTED_AGENT_ENV: readonly string[];
+  isAgentKind(value: string): value is AgentKind;
+  /** The spec of a kind; a kind not registered is a bug upstream (config validation checks kinds). */
+  getSpec(kind: AgentKind): AgentSpec;
 }
 
-export function getSpec(kind: AgentKind): AgentSpec {
-  return AGENT_SPECS[kind];
+/** The registry of a list of specs (a test builds one with a sixth, fake CLI the same way). */
+export function registryOf(specs: readonly AgentSpec[]): Registry {
+  const bySpec: Readonly<Record<AgentKind, AgentSpec>> = Object.freeze(
+    Object.fromEntries(specs.map((s) => [s.kind, s])),
+  );
+  const isAgentKind = (value: string): value is AgentKind => Object.hasOwn(bySpec, value);
+  return {
+    AGENT_SPECS: bySpec,
+    AGENT_KINDS: Object.freeze(specs.map((s) => s.kind)),
+    NESTED_AGENT_ENV: Object.freeze([...new Set(specs.flatMap((s) => s.nestedEnv))]),
+    isAgentKind,
+    getSpec(kind) {
+      if (!isAgentKind(kind)) throw new Error(`unknown agent kind ${JSON.stringify(kind)}`);
+      return bySpec[kind] as AgentSpec;
+    },
+  };
 }
+
+export const { AGENT_SPECS, AGENT_KINDS, NESTED_AGENT_ENV, isAgentKind, getSpec } = registryOf(SPECS);

@@ -141,6 +141,13 @@ export function resolveAgent(
   };
 }
 
+/** The kinds the config may run: the default agent and every kind with its own settings. */
+export function configuredKinds(config: Pick<Config, 'agent' | 'agents'>): AgentKind[] {
+  const kinds = new Set<AgentKind>([config.agent.kind]);
+  for (const [k, v] of Object.entries(config.agents)) if (v) kinds.add(k);
+  return [...kinds];
+}
+
 /**
  * A new session reference: the relay picks a UUID where the CLI accepts one (claude, gemini); pi's
  * session file and the CLIs that choose their own id come back as the result's `sessionId`.

@@ -2,25 +2,24 @@
 // exit 0, and a failure otherwise. Used by `agentwire agent parse --format text` on captures made
 // without structured output; the relay always runs the structured modes.
 import { classifyError, errorResult, okResult, type Parsed } from './common.js';
-import type { AgentKind, RunOutput } from './types.js';
+import type { AgentSpec, RunOutput } from './types.js';
 
 /**
- * The session id a CLI prints in text mode, so the next message can resume: codex writes a header
- * on stderr with `session id: <uuid>` (fixtures/agents/codex/new-text.json). claude's is the
- * `--session-id` it was given; the others print none in text mode.
+ * The session id a CLI prints in text mode, so the next message can resume: the spec's
+ * `textSessionId` line on stderr, where it has one. A CLI given a relay-chosen id has it already;
+ * the others print none in text mode.
  */
-export function textSessionId(kind: AgentKind, stderr: string): string | undefined {
-  if (kind !== 'codex') return undefined;
-  return /^session id: ([0-9A-Za-z][0-9A-Za-z-]{7,})\s*$/m.exec(stderr)?.[1];
+export function textSessionId(spec: AgentSpec, stderr: string): string | undefined {
+  return spec.textSessionId?.exec(stderr)?.[1];
 }
 
-export function parsePlainText(kind: AgentKind, out: RunOutput): Parsed {
+export function parsePlainText(spec: AgentSpec, out: RunOutput): Parsed {
   const stdout = out.stdoutLines.join('\n');
-  const sessionId = textSessionId(kind, out.stderr);
+  const sessionId = textSessionId(spec, out.stderr);
   if (out.exitCode !== 0) {
-    // claude prints its errors on stdout in text mode.
+    // Some CLIs print their errors on stdout in text mode.
     const text = [out.stderr, stdout].filter((t) => t.trim()).join('\n');
-    return errorResult(kind, classifyError(text) ?? 'exit', {
+    return errorResult(spec.displayName, classifyError(text) ?? 'exit', {
       detail: text,
       sessionId,
       exitCode: out.exitCode,
@@ -28,7 +27,11 @@ export function parsePlainText(kind: AgentKind, out: RunOutput): Parsed {
     });
   }
   if (!stdout.trim()) {
-    return errorResult(kind, 'unparseable', { sessionId, exitCode: out.exitCode, signal: out.signal });
+    return errorResult(spec.displayName, 'unparseable', {
+      sessionId,
+      exitCode: out.exitCode,
+      signal: out.signal,
+    });
   }
   return okResult([stdout], { sessionId, truncated: out.truncated });
 }

@@ -1,7 +1,11 @@
 // The agent layer's contract: an AgentSpec describes one CLI as data plus two small functions.
 
-export type AgentKind = 'claude' | 'codex' | 'pi' | 'opencode' | 'gemini';
-export const AGENT_KINDS: readonly AgentKind[] = ['claude', 'codex', 'pi', 'opencode', 'gemini'];
+/**
+ * A CLI's name in the config, the store and `/agent`: whatever an AgentSpec in agents/registry.ts
+ * registers. Not a closed union, so that adding a CLI is one spec file and one registry line (the
+ * list of kinds is AGENT_KINDS in agents/registry.ts).
+ */
+export type AgentKind = string;
 
 export type SessionRef =
   /** A new session; `id` is set when the relay may choose it (claude, gemini) or a file path (pi). */
@@ -98,9 +102,40 @@ export interface RunOutput {
 export type StreamEvent = { type: 'message'; text: string } | { type: 'continued' };
 
 export interface AgentSpec {
+  /** The name config, store and chat commands use: lower-case letters, digits and `-`. */
   kind: AgentKind;
+  /** How a person names it, in error messages and `doctor` ("Claude Code"). */
+  displayName: string;
   /** Default program name looked up on PATH. */
   program: string;
+  /** How to get the CLI, for `doctor`'s fix text. */
+  install: {
+    /** The npm package that installs it, when there is one. */
+    npm?: string;
+    /** The command (or instruction) a person runs to install it. */
+    hint: string;
+  };
+  /** Arguments that make the program print its version and exit (`doctor`'s dry probe). */
+  versionArgs: readonly string[];
+  /** The CLI's own documentation, for `docs/agents.md` and fix texts. */
+  docsUrl: string;
+  /**
+   * Where the session goes on the command line, as data `build` reads: the flag that starts a new
+   * session under an id (or file) the relay chose, and the flag that resumes one. A flag is absent
+   * when the CLI has none (codex resumes with a subcommand and a positional id; see its build).
+   */
+  session: {
+    newFlag?: string;
+    resumeFlag?: string;
+  };
+  /**
+   * Environment variables the CLI sets for the processes it starts. Any agent run from inside
+   * another would take them as a sign it is nested and act differently, so the runner removes every
+   * registered CLI's from every child's environment.
+   */
+  nestedEnv: readonly string[];
+  /** In text mode (`agent parse --format text`): the stderr line that carries the session id. */
+  textSessionId?: RegExp;
   /** Whether the relay may choose a new session's id up front (else the id comes from output). */
   choosesSessionId: 'relay-uuid' | 'relay-file' | 'cli';
   /** Environment variable names passed through from the relay's environment when set. */

@@ -2,7 +2,7 @@
 // or parse a captured stdout. For people checking their setup, and for bug reports.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { getSpec, isAgentKind } from '../agents/registry.js';
+import { AGENT_KINDS, getSpec, isAgentKind } from '../agents/registry.js';
 import { agentRequest, newSession, resolveAgent } from '../agents/resolve.js';
 import { parsePlainText } from '../agents/text.js';
 import type { AgentKind, AgentResult, SessionRef } from '../agents/types.js';
@@ -19,7 +19,7 @@ interface SessionOptions {
 function kindOf(value: string | undefined): AgentKind | undefined {
   if (value === undefined) return undefined;
   if (!isAgentKind(value))
-    throw new ExitError(2, `unknown agent kind "${value}" (claude, codex, pi, opencode, gemini)`);
+    throw new ExitError(2, `unknown agent kind "${value}" (${AGENT_KINDS.join(', ')})`);
   return value;
 }
 
@@ -110,7 +110,7 @@ export function register(program: Command): void {
           signal: null,
           truncated: false,
         };
-        const parsed = opts.format === 'text' ? parsePlainText(kind, out) : getSpec(kind).parse(out);
+        const parsed = opts.format === 'text' ? parsePlainText(getSpec(kind), out) : getSpec(kind).parse(out);
         const result: AgentResult = { ...parsed, durationMs: 0 };
         process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       },

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { AGENT_KINDS } from '../agents/registry.js';
 import { formatProblem, loadConfig } from '../config/load.js';
 import { resolvePaths } from '../config/paths.js';
 import { redactConfig } from '../config/redact.js';
@@ -13,7 +14,7 @@ export function register(program: Command): void {
     .action((file: string | undefined) => {
       const global = program.opts<GlobalOptions>();
       const paths = resolvePaths(process.env, file ?? global.config);
-      const loaded = loadConfig(paths.configFile, paths.configExplicit, process.env);
+      const loaded = loadConfig(paths.configFile, paths.configExplicit, process.env, AGENT_KINDS);
       if (!loaded.ok) throw new ExitError(1, loaded.problems.map(formatProblem).join('\n'));
       const c = loaded.config;
       const channels =
@@ -32,7 +33,7 @@ export function register(program: Command): void {
     .action(() => {
       const global = program.opts<GlobalOptions>();
       const paths = resolvePaths(process.env, global.config);
-      const loaded = loadConfig(paths.configFile, paths.configExplicit, process.env);
+      const loaded = loadConfig(paths.configFile, paths.configExplicit, process.env, AGENT_KINDS);
       if (!loaded.ok) throw new ExitError(1, loaded.problems.map(formatProblem).join('\n'));
       // Last line of defence: secret-looking environment values and key shapes typed in by hand.
       registerSecretEnv(process.env);

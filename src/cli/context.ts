@@ -1,4 +1,5 @@
 // Start-up shared by every command: paths from the environment, the config validated once, a logger.
+import { AGENT_KINDS } from '../agents/registry.js';
 import { formatProblem, loadConfig } from '../config/load.js';
 import { type Paths, resolvePaths } from '../config/paths.js';
 import type { Config } from '../config/schema.js';
@@ -40,7 +41,7 @@ export function loadContext(
   options: ContextOptions = {},
 ): Context {
   const paths = resolvePaths(env, opts.config);
-  const loaded = loadConfig(paths.configFile, paths.configExplicit, env);
+  const loaded = loadConfig(paths.configFile, paths.configExplicit, env, AGENT_KINDS);
   if (!loaded.ok) {
     throw new ExitError(
       1,

@@ -96,13 +96,21 @@ export function knownKeys(schema: z.ZodType, path: readonly (string | number)[])
   let s: z.ZodType | undefined = unwrap(schema);
   for (const p of path) {
     if (!s) return [];
-    if (s instanceof z.ZodObject && typeof p === 'string') s = (s.shape as Record<string, z.ZodType>)[p];
+    if (s instanceof z.ZodObject && typeof p === 'string')
+      // A key outside the shape is checked by the catch-all, when there is one (`agents.<kind>`; a
+      // strict object's catch-all is z.never()).
+      s = (s.shape as Record<string, z.ZodType>)[p] ?? catchAll(s);
     else if (s instanceof z.ZodArray && typeof p === 'number') s = s.element as z.ZodType;
     else if (s instanceof z.ZodRecord) s = s.valueType as z.ZodType;
     else return [];
     s = s && unwrap(s);
   }
   return s instanceof z.ZodObject ? Object.keys(s.shape) : [];
+}
+
+function catchAll(s: z.ZodObject): z.ZodType | undefined {
+  const c = s.def.catchall as z.ZodType | undefined;
+  return c && !(c instanceof z.ZodNever) ? c : undefined;
 }
 
 function unwrap(schema: z.ZodType): z.ZodType {

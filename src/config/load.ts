@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import JSON5 from 'json5';
 import type { z } from 'zod';
+import { agentKindProblems } from './agent-kinds.js';
 import { knownKeys, missingComma, nearestKey } from './hints.js';
 import { type Config, configSchema } from './schema.js';
 
@@ -32,11 +33,20 @@ export function formatProblem(p: ConfigProblem): string {
   return `${where} ${p.path || '(root)'}: ${p.message}`;
 }
 
-/** Reads and validates the config file; a missing file is the all-defaults config unless it was named. */
-export function loadConfig(file: string, explicit: boolean, env: NodeJS.ProcessEnv): LoadResult {
+/**
+ * Reads and validates the config file; a missing file is the all-defaults config unless it was named.
+ * `agentKinds` is the agent registry's list (AGENT_KINDS in agents/registry.ts, a layer above this
+ * one): every kind the config names must be one of them.
+ */
+export function loadConfig(
+  file: string,
+  explicit: boolean,
+  env: NodeJS.ProcessEnv,
+  agentKinds: readonly string[],
+): LoadResult {
   if (!existsSync(file)) {
     if (explicit) return { ok: false, problems: [{ file, path: '', message: 'file not found' }] };
-    const defaults = parseConfigValue({}, file, '', env);
+    const defaults = parseConfigValue({}, file, '', env, agentKinds);
     return defaults.ok ? { ...defaults, file: undefined } : defaults;
   }
   let text: string;
@@ -45,10 +55,16 @@ export function loadConfig(file: string, explicit: boolean, env: NodeJS.ProcessE
   } catch (err) {
     return { ok: false, problems: [{ file, path: '', message: `cannot read: ${(err as Error).message}` }] };
   }
-  return parseConfigText(text, file, env);
+  return parseConfigText(text, file, env, agentKinds);
 }
 
-export function parseConfigText(text: string, file: string, env: NodeJS.ProcessEnv): LoadResult {
+/** `agentKinds` as for loadConfig; without it (tests of the file format) any kind-shaped name passes. */
+export function parseConfigText(
+  text: string,
+  file: string,
+  env: NodeJS.ProcessEnv,
+  agentKinds?: readonly string[],
+): LoadResult {
   let raw: unknown;
   try {
     raw = JSON5.parse(text);
@@ -74,13 +90,19 @@ export function parseConfigText(text: string, file: string, env: NodeJS.ProcessE
       };
     return { ok: false, problems: [{ file, line: e.lineNumber, col: e.columnNumber, path: '', message }] };
   }
-  return parseConfigValue(raw, file, text, env);
+  return parseConfigValue(raw, file, text, env, agentKinds);
 }
 
 /** Deeper than any real config; past it the walkers below would run out of stack instead of answering. */
 export const MAX_CONFIG_DEPTH = 32;
 
-function parseConfigValue(raw: unknown, file: string, text: string, env: NodeJS.ProcessEnv): LoadResult {
+function parseConfigValue(
+  raw: unknown,
+  file: string,
+  text: string,
+  env: NodeJS.ProcessEnv,
+  agentKinds: readonly string[] | undefined,
+): LoadResult {
   const deep = tooDeep(raw);
   if (deep) {
     const path = deep.join('.');
@@ -98,6 +120,10 @@ function parseConfigValue(raw: unknown, file: string, text: string, env: NodeJS.
   );
   const parsed = configSchema.safeParse(substituted);
   if (!parsed.success) problems.push(...zodProblems(parsed.error, file, text));
+  else if (agentKinds) {
+    for (const p of agentKindProblems(parsed.data as Config, agentKinds))
+      problems.push({ file, path: p.path.join('.'), message: p.message, ...locateNearest(text, p.path) });
+  }
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, config: finish(parsed.data as Config, env), file, envRefs };
 }

@@ -36,7 +36,7 @@ const runFields = {
     .string()
     .regex(
       /^[A-Za-z0-9][A-Za-z0-9._:/@+=-]*$/,
-      'a model name like "claude-haiku-4-5" (letters, digits and . _ : / @ + = -)',
+      'a model name like "vendor/model-4.5" (letters, digits and . _ : / @ + = -)',
     )
     .optional()
     .describe("Model for this job, passed with the CLI's model flag. Default: the CLI's configured model."),

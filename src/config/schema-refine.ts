@@ -1,6 +1,5 @@
 // Pieces the config schema's files share (schema.ts, schema-checkins.ts).
 import { z } from 'zod';
-import { AGENT_KINDS } from '../agents/types.js';
 
 /**
  * Cross-field checks run even when another key of the same object already failed, so one
@@ -13,4 +12,21 @@ export const loose = (v: unknown): Loose | undefined =>
   v && typeof v === 'object' && !Array.isArray(v) ? (v as Loose) : undefined;
 export const optString = (v: unknown): v is string | undefined => v === undefined || typeof v === 'string';
 
-export const agentKind = z.enum(AGENT_KINDS as [string, ...string[]]);
+/**
+ * The product's default CLI when the config names none. The one place outside src/agents/ that names
+ * a kind (test/agents/kind-literals.test.ts allows it); a test checks it is registered.
+ */
+export const DEFAULT_AGENT_KIND = 'claude';
+
+/**
+ * The shape of an agent kind. Which kinds exist is the agent registry's business (agents/registry.ts,
+ * a layer above this one): the loader checks the names against the list its caller hands down
+ * (load.ts, agentKindProblems), so this schema knows no CLI by name.
+ */
+export const AGENT_KIND_NAME = /^[a-z][a-z0-9-]{0,31}$/;
+export const agentKind = z
+  .string()
+  .regex(
+    AGENT_KIND_NAME,
+    'an agent kind is lower-case letters, digits and -, like the names in docs/agents.md',
+  );

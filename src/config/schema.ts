@@ -2,11 +2,10 @@
 // `.describe()` texts are the doc comments: config.example.json5 and docs/configuration.md follow them,
 // and a test keeps the example complete against this schema.
 import { z } from 'zod';
-import { AGENT_KINDS } from '../agents/types.js';
 import { NO_TARGET } from '../heartbeat/settings.js';
 import { twilioSchema, whatsappSchema } from './schema-channels.js';
 import { heartbeatSchema, type scheduleSchema, schedulesSchema } from './schema-checkins.js';
-import { agentKind } from './schema-refine.js';
+import { agentKind, DEFAULT_AGENT_KIND } from './schema-refine.js';
 
 const agentFields = {
   command: z
@@ -35,7 +34,9 @@ const agentFields = {
 
 export const agentSchema = z
   .object({
-    kind: agentKind.default('claude').describe('Which CLI answers: claude, codex, pi, opencode or gemini.'),
+    kind: agentKind
+      .default(DEFAULT_AGENT_KIND)
+      .describe('Which CLI answers: one of the kinds in docs/agents.md.'),
     ...agentFields,
   })
   .strict();
@@ -210,17 +211,17 @@ const logSchema = z
   })
   .strict();
 
+/**
+ * `agents.<kind>`: one override per kind, any key (which kinds exist is the agent registry's
+ * business, checked on load: config/agent-kinds.ts). Keys in the shape are settings that are not a
+ * kind (none yet); the kind check skips them.
+ */
+export const agentsSchema = z.object({}).strict().catchall(agentOverrideSchema.optional());
+
 export const configSchema = z
   .object({
-    agent: agentSchema.default({ kind: 'claude', timeoutSeconds: 600, env: {} }),
-    agents: z
-      .object(
-        Object.fromEntries(AGENT_KINDS.map((k) => [k, agentOverrideSchema.optional()])) as Record<
-          string,
-          z.ZodOptional<typeof agentOverrideSchema>
-        >,
-      )
-      .strict()
+    agent: agentSchema.default({ kind: DEFAULT_AGENT_KIND, timeoutSeconds: 600, env: {} }),
+    agents: agentsSchema
       .default({})
       .describe('Per-kind settings for the other CLIs a chat may switch to with /agent.'),
     queue: queueSchema.default(queueSchema.parse({})),

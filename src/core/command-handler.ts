@@ -3,7 +3,7 @@
 // the durable ones in the transaction that records the command, so a redelivered command is neither
 // applied nor answered twice; queue/queue.ts applies the lane ones). Table-tested in
 // test/core/command-handler.test.ts.
-import { AGENT_KINDS, type AgentKind } from '../agents/types.js';
+import type { AgentKind } from '../agents/types.js';
 import { type ChatCommand, type CommandSettings, helpText } from './commands.js';
 
 /** The chat's stored session for its current agent, as far as a command needs it. */
@@ -23,6 +23,8 @@ export interface CommandState {
   defaultAgent: AgentKind;
   /** Kinds the config sets up: `agent.kind` and every key under `agents`. */
   configuredAgents: readonly AgentKind[];
+  /** Every kind the agent registry knows (handed down: core sits below the agents layer). */
+  knownAgents: readonly AgentKind[];
   /** `global`: one session shared by all chats. */
   shared: boolean;
   /** The session scope of the chat (a chat key, or `*` when shared). */
@@ -137,7 +139,7 @@ function statusText(s: CommandState, agent: AgentKind): string {
 function switchAgent(s: CommandState, current: AgentKind, wanted?: string): CommandPlan {
   const list = s.configuredAgents.join(', ');
   if (!wanted) return say(`This chat uses ${current}. Configured agents: ${list}.`);
-  const kind = AGENT_KINDS.find((k) => k === wanted);
+  const kind = s.knownAgents.find((k) => k === wanted);
   if (!kind) return say(`Unknown agent "${wanted.slice(0, 20)}". Configured agents: ${list}.`);
   if (!s.configuredAgents.includes(kind)) {
     return say(

@@ -3,7 +3,9 @@
 // (abort the run, reset the session epoch) are applied here, as the decision is made: the store calls
 // `decide` once, for a command it has not seen, inside that transaction. Applied any later, a run
 // finishing in between could save the session a /new has just cleared.
-import { AGENT_KINDS, type AgentKind } from '../agents/types.js';
+import { AGENT_KINDS } from '../agents/registry.js';
+import { configuredKinds } from '../agents/resolve.js';
+import type { AgentKind } from '../agents/types.js';
 import { type CommandPlan, type CommandState, decideCommand } from '../core/command-handler.js';
 import type { ChatCommand, CommandSettings } from '../core/commands.js';
 import type { ChatKey, InboundMessage, OutboundItem } from '../core/types.js';
@@ -70,8 +72,6 @@ function commandState(
 ): CommandState {
   const cfg = deps.config;
   const defaultAgent = cfg.agent.kind as AgentKind;
-  const configured = new Set<AgentKind>([defaultAgent]);
-  for (const k of AGENT_KINDS) if (cfg.agents[k]) configured.add(k);
   const state = sessionState(snap.session, now, cfg.sessions.idleMinutes);
   const run = deps.lanes.get(chat);
   return {
@@ -79,7 +79,8 @@ function commandState(
     settings: cfg.commands as CommandSettings,
     chat: snap.settings,
     defaultAgent,
-    configuredAgents: [...configured],
+    configuredAgents: configuredKinds(cfg),
+    knownAgents: AGENT_KINDS,
     shared: cfg.sessions.scope === 'global',
     scope,
     session:

@@ -2,7 +2,7 @@
 // happened to the process (timeout, abort, not installed) wins over whatever it printed: gemini,
 // for one, exits 0 after our own SIGTERM.
 
-import { displayName, shortDetail } from '../agents/common.js';
+import { shortDetail } from '../agents/common.js';
 import type {
   AgentRequest,
   AgentResult,
@@ -66,14 +66,14 @@ export function toAgentResult(spec: AgentSpec, inv: Invocation, r: SpawnResult):
       return {
         type: 'error',
         kind: 'not_installed',
-        message: `${displayName(spec.kind)} is not installed: "${file}" was not found on PATH.`,
+        message: `${spec.displayName} is not installed: "${file}" was not found on PATH.`,
         durationMs: r.durationMs,
       };
     case 'spawn_failed':
       return {
         type: 'error',
         kind: 'exit',
-        message: `${displayName(spec.kind)} could not be started.`,
+        message: `${spec.displayName} could not be started.`,
         detail: shortDetail(r.message),
         durationMs: r.durationMs,
       };
@@ -86,8 +86,8 @@ export function toAgentResult(spec: AgentSpec, inv: Invocation, r: SpawnResult):
         kind: r.type,
         message:
           r.type === 'timeout'
-            ? `${displayName(spec.kind)} timed out after ${Math.round(r.timeoutMs / 1000)} s.`
-            : `${displayName(spec.kind)} was stopped.`,
+            ? `${spec.displayName} timed out after ${Math.round(r.timeoutMs / 1000)} s.`
+            : `${spec.displayName} was stopped.`,
         ...(sessionId ? { sessionId } : {}),
         exitCode: r.exitCode,
         signal: r.signal,

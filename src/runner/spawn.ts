@@ -6,6 +6,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { execa } from 'execa';
+import { NESTED_AGENT_ENV } from '../agents/registry.js';
 import { CappedLines } from './lines.js';
 import { newRunMark, RUN_MARK_ENV, signalMarked } from './run-mark.js';
 
@@ -53,16 +54,11 @@ export type SpawnResult =
   | { type: 'not_found'; file: string; message: string; durationMs: number }
   | { type: 'spawn_failed'; message: string; durationMs: number };
 
-/** Variables that make a CLI act differently when it believes it runs inside another agent. */
-export const NESTED_AGENT_ENV: readonly string[] = [
-  'CLAUDECODE',
-  'CLAUDE_CODE_ENTRYPOINT',
-  'CLAUDE_CODE_SSE_PORT',
-  'CODEX_SANDBOX',
-  'CODEX_SANDBOX_NETWORK_DISABLED',
-  'GEMINI_CLI',
-  'OPENCODE',
-];
+/**
+ * Variables that make a CLI act differently when it believes it runs inside another agent: every
+ * registered spec's `nestedEnv` (re-exported here for the long-lived spawns of spawn-stdio.ts).
+ */
+export { NESTED_AGENT_ENV };
 
 const DEFAULT_STDOUT = 10 * 1024 * 1024;
 const DEFAULT_STDERR = 1024 * 1024;

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AGENT_SPECS } from '../../src/agents/registry.js';
+import { getSpec } from '../../src/agents/registry.js';
 import type { AgentKind, BuildContext } from '../../src/agents/types.js';
 
 const ctx = (over: Partial<BuildContext> = {}): BuildContext => ({
@@ -75,14 +75,14 @@ const table: { kind: AgentKind; over: Partial<BuildContext>; argv: string[] }[] 
 
 describe('AgentSpec.build', () => {
   it.each(table)('$kind $over.session.type', ({ kind, over, argv }) => {
-    const inv = AGENT_SPECS[kind].build(ctx(over));
+    const inv = getSpec(kind).build(ctx(over));
     expect(inv.argv).toEqual(['/opt/bin/cli', '--fixed', ...argv]);
     expect(inv.stdin).toBe('--help me @secrets.txt');
   });
 
   it('puts a new pi session in a fresh file under the state folder', () => {
-    const a = AGENT_SPECS.pi.build(ctx());
-    const b = AGENT_SPECS.pi.build(ctx());
+    const a = getSpec('pi').build(ctx());
+    const b = getSpec('pi').build(ctx());
     expect(a.sessionId).toMatch(/^\/state\/x\/pi-sessions\/[0-9a-f-]{36}\.jsonl$/);
     expect(a.sessionId).not.toBe(b.sessionId);
     expect(a.argv).toContain(a.sessionId);
@@ -93,7 +93,7 @@ describe('AgentSpec.build', () => {
     try {
       const kept = join(dir, 'kept.jsonl');
       writeFileSync(kept, '{"type":"session"}\n');
-      const gone = AGENT_SPECS.pi.sessionGone as (id: string) => boolean;
+      const gone = getSpec('pi').sessionGone as (id: string) => boolean;
       const table: [string, boolean][] = [
         [kept, false],
         [join(dir, 'deleted.jsonl'), true],
@@ -104,7 +104,7 @@ describe('AgentSpec.build', () => {
       expect(table.map(([id]) => gone(id))).toEqual(table.map(([, want]) => want));
       // Only pi's sessions are files the relay can check.
       for (const kind of ['claude', 'codex', 'opencode', 'gemini'] as AgentKind[])
-        expect(AGENT_SPECS[kind].sessionGone).toBeUndefined();
+        expect(getSpec(kind).sessionGone).toBeUndefined();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -113,7 +113,7 @@ describe('AgentSpec.build', () => {
   it.each(['claude', 'codex', 'pi', 'opencode', 'gemini'] as AgentKind[])(
     '%s refuses ids and models that would read as flags',
     (kind) => {
-      const spec = AGENT_SPECS[kind];
+      const spec = getSpec(kind);
       expect(() => spec.build(ctx({ session: { type: 'resume', id: '--yolo' } }))).toThrow(/invalid/);
       expect(() => spec.build(ctx({ model: '-x' }))).toThrow(/invalid/);
     },

@@ -2,7 +2,7 @@
 // runCommandReply uses. A new capture without an expectation here fails the suite.
 import { describe, expect, it } from 'vitest';
 import { textsOf } from '../../src/agents/common.js';
-import { AGENT_SPECS } from '../../src/agents/registry.js';
+import { getSpec } from '../../src/agents/registry.js';
 import { parsePlainText } from '../../src/agents/text.js';
 import type { AgentKind, AgentResult, RunOutput } from '../../src/agents/types.js';
 import { extractMedia } from '../../src/media/parse.js';
@@ -110,10 +110,10 @@ const isText = (c: Capture) =>
   (c.kind === 'claude' && !c.argv.includes('--output-format'));
 const structured = captures.filter((c) => !isText(c));
 const resultOf = (c: Capture): AgentResult => {
-  if (!isText(c)) return toAgentResult(AGENT_SPECS[c.kind as AgentKind], { argv: c.argv }, spawnResultOf(c));
+  if (!isText(c)) return toAgentResult(getSpec(c.kind as AgentKind), { argv: c.argv }, spawnResultOf(c));
   // claude's session id in text mode is the --session-id it was given, as the runner supplies it.
   const given = c.argv[c.argv.indexOf('--session-id') + 1];
-  const parsed = parsePlainText(c.kind as AgentKind, runOutput(c, linesOf(c.stdout)));
+  const parsed = parsePlainText(getSpec(c.kind), runOutput(c, linesOf(c.stdout)));
   const sessionId = (c.argv.includes('--session-id') ? given : undefined) ?? parsed.sessionId;
   return { ...parsed, ...(sessionId ? { sessionId } : {}), durationMs: 1 };
 };
@@ -153,7 +153,7 @@ describe('parsers over real captures', () => {
 
   it('tolerates warnings, garbage and a half-written line around valid output', () => {
     for (const c of structured.filter((c) => !c.timed_out)) {
-      const spec = AGENT_SPECS[c.kind as AgentKind];
+      const spec = getSpec(c.kind as AgentKind);
       const clean = spec.parse(runOutput(c, linesOf(c.stdout)));
       const lines = linesOf(c.stdout);
       // NDJSON gets junk between its lines too; gemini's pretty-printed json mode only around it.
@@ -171,7 +171,7 @@ describe('parsers over real captures', () => {
   it.each(['claude', 'codex', 'pi', 'opencode', 'gemini'] as AgentKind[])(
     '%s: exit 0 with nothing usable is unparseable, never raw output',
     (kind) => {
-      const spec = AGENT_SPECS[kind];
+      const spec = getSpec(kind);
       for (const lines of [[], ['Warning: something'], ['Warning: x', '{"type":"result","resu']]) {
         const r = spec.parse({ stdoutLines: lines, stderr: '', exitCode: 0, signal: null, truncated: false });
         expect(r, JSON.stringify(lines)).toMatchObject({ type: 'error', kind: 'unparseable' });
@@ -181,7 +181,7 @@ describe('parsers over real captures', () => {
 
   it('parses the same from only the lines a spec keeps (pi drops streaming updates)', () => {
     for (const c of structured) {
-      const spec = AGENT_SPECS[c.kind as AgentKind];
+      const spec = getSpec(c.kind as AgentKind);
       const all = linesOf(c.stdout);
       const kept = spec.keepLine ? all.filter((l) => spec.keepLine!(l)) : all;
       expect(spec.parse(runOutput(c, kept)), `${c.kind}/${c.name}`).toEqual(spec.parse(runOutput(c, all)));
@@ -192,7 +192,7 @@ describe('parsers over real captures', () => {
     for (const c of structured) {
       const r = resultOf(c);
       if (r.type !== 'ok') continue;
-      const next = AGENT_SPECS[c.kind as AgentKind].messageStream();
+      const next = getSpec(c.kind as AgentKind).messageStream();
       const streamed = textsOf(linesOf(c.stdout).flatMap((l) => next(l)));
       const earlier = streamed.slice(0, -1).map((m) => extractMedia(m).text);
       expect(earlier, `${c.kind}/${c.name}`).toEqual(r.progress);

@@ -9,7 +9,7 @@ import { type Json, jsonLine, type Reducer } from '../../src/agents/common.js';
 import * as gemini from '../../src/agents/gemini.js';
 import * as opencode from '../../src/agents/opencode.js';
 import * as pi from '../../src/agents/pi.js';
-import { AGENT_SPECS } from '../../src/agents/registry.js';
+import { getSpec } from '../../src/agents/registry.js';
 import type { AgentKind, StreamEvent } from '../../src/agents/types.js';
 import { linesOf, loadCaptures } from './fixtures.js';
 import { escaped } from './json-text.js';
@@ -91,7 +91,7 @@ describe('reading only the lines that matter', () => {
     '%s: the line path gives what stepping over every line JSON gives (property)',
     (kind) => {
       const runs = captures.filter((c) => c.kind === kind).map((c) => linesOf(c.stdout));
-      const keep = AGENT_SPECS[kind].keepLine;
+      const keep = getSpec(kind).keepLine;
       // Slices of real runs spliced together (a step cut off, then another one starting), each line
       // as it was or in one of its variants.
       const slice = fc.record({ run: fc.nat(), from: fc.nat(), len: fc.nat(12), variant: fc.nat(9) });
@@ -103,8 +103,8 @@ describe('reading only the lines that matter', () => {
               .slice(s.from % run.length, (s.from % run.length) + s.len)
               .map((l, i) => variants(l)[(s.variant + i) % 10 < 5 ? 0 : (s.variant + i) % 5]!);
           });
-          const byLine = REDUCERS[kind]();
-          const byJson = REDUCERS[kind]();
+          const byLine = REDUCERS[kind]!();
+          const byJson = REDUCERS[kind]!();
           for (const l of lines) {
             const ev = jsonLine(l);
             const want: StreamEvent[] = ev && (!keep || keep(l)) ? byJson.event(ev) : [];
@@ -260,7 +260,7 @@ describe('what the stream parses of a real run', () => {
     const spy = vi.spyOn(JSON, 'parse');
     try {
       for (const c of runs) {
-        const next = AGENT_SPECS[kind].messageStream();
+        const next = getSpec(kind).messageStream();
         for (const l of linesOf(c.stdout)) next(l);
       }
       const types = spy.mock.calls

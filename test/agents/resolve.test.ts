@@ -2,7 +2,7 @@ import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AGENT_SPECS } from '../../src/agents/registry.js';
+import { getSpec } from '../../src/agents/registry.js';
 import { agentRequest, buildAgentEnv, newSession, resolveAgent } from '../../src/agents/resolve.js';
 import { resolvePaths } from '../../src/config/paths.js';
 import { type Config, configSchema } from '../../src/config/schema.js';
@@ -86,7 +86,7 @@ describe('resolveAgent', () => {
 
 describe('buildAgentEnv', () => {
   it('passes the base names and the spec names only, then config env', () => {
-    const e = buildAgentEnv(AGENT_SPECS.codex, { EXTRA: 'x' }, env);
+    const e = buildAgentEnv(getSpec('codex'), { EXTRA: 'x' }, env);
     expect(e).toEqual({
       PATH: '/bin',
       HOME: '/home/me',
@@ -97,7 +97,7 @@ describe('buildAgentEnv', () => {
   });
 
   it('gives a PATH even when the relay has none, and lets config env override', () => {
-    const e = buildAgentEnv(AGENT_SPECS.claude, { NO_COLOR: '0' }, {});
+    const e = buildAgentEnv(getSpec('claude'), { NO_COLOR: '0' }, {});
     expect(e.PATH).toContain('/usr/bin');
     expect(e.NO_COLOR).toBe('0');
   });
@@ -105,14 +105,14 @@ describe('buildAgentEnv', () => {
 
 describe('sessions and requests', () => {
   it('lets the relay choose ids only where the CLI accepts them', () => {
-    expect(newSession(AGENT_SPECS.claude)).toMatchObject({
+    expect(newSession(getSpec('claude'))).toMatchObject({
       type: 'new',
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
     });
-    expect(newSession(AGENT_SPECS.gemini).id).toBeDefined();
-    expect(newSession(AGENT_SPECS.codex)).toEqual({ type: 'new' });
-    expect(newSession(AGENT_SPECS.opencode)).toEqual({ type: 'new' });
-    expect(newSession(AGENT_SPECS.pi)).toEqual({ type: 'new' });
+    expect(newSession(getSpec('gemini')).id).toBeDefined();
+    expect(newSession(getSpec('codex'))).toEqual({ type: 'new' });
+    expect(newSession(getSpec('opencode'))).toEqual({ type: 'new' });
+    expect(newSession(getSpec('pi'))).toEqual({ type: 'new' });
   });
 
   it('builds a request carrying every resolved setting', () => {
@@ -122,7 +122,7 @@ describe('sessions and requests', () => {
     });
     const r = agentRequest(a, 'hi', { type: 'new' });
     expect(r).toMatchObject({ prompt: 'hi', model: 'm', thinking: 'low', cwd: a.cwd, stateDir: a.stateDir });
-    expect(AGENT_SPECS.pi.build(r).argv).toEqual(
+    expect(getSpec('pi').build(r).argv).toEqual(
       expect.arrayContaining(['--model', 'm', '--thinking', 'low', '--session']),
     );
   });

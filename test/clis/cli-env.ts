@@ -35,7 +35,7 @@ export function cliEnv(kind: AgentKind, state: string, base: string, binDir: str
     // Outside CODEX_HOME: codex warns when its home lies under TMPDIR.
     TMPDIR: join(state, 'tmp'),
   };
-  return { ...env, ...SETUP[kind](home, base) };
+  return { ...env, ...SETUP[kind]!(home, base) };
 }
 
 const SETUP: Record<AgentKind, (home: string, base: string) => Record<string, string>> = {

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { AGENT_SPECS } from '../../src/agents/registry.js';
+import { getSpec } from '../../src/agents/registry.js';
 import { newSession } from '../../src/agents/resolve.js';
 import { APP_SERVER_ARGS, codexDriver } from '../../src/drivers/codex.js';
 import type { PermissionPolicy } from '../../src/drivers/types.js';
@@ -241,7 +241,7 @@ describe('codex app-server driver with the real codex', () => {
     }
     // The same tool call through cold `codex exec`, exactly as the relay runs it: same outcome.
     const cold = stateDir('codex');
-    const spec = AGENT_SPECS.codex;
+    const spec = getSpec('codex');
     const t = turn('codex', cold, base, 'run the tool', newSession(spec), 60_000);
     expect(await runCommandReply(spec, t.request)).toMatchObject({ type: 'ok', text: 'After the tool.' });
     expect(existsSync(join(state, 'work', 'made-by-tool'))).toBe(

@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
-import { AGENT_SPECS } from '../../src/agents/registry.js';
+import { getSpec } from '../../src/agents/registry.js';
 import type { AgentKind, AgentRequest, SessionRef } from '../../src/agents/types.js';
 import { cliEnv } from './cli-env.js';
 import type { LoggedRequest } from './fake-model/log.js';
@@ -46,7 +46,7 @@ export function turn(
   const request: AgentRequest = {
     prompt,
     session,
-    command: [AGENT_SPECS[kind].program],
+    command: [getSpec(kind).program],
     cwd: join(state, 'work'),
     stateDir: join(state, 'agentwire'),
     timeoutMs,

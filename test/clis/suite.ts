@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AGENT_SPECS } from '../../src/agents/registry.js';
+import { getSpec } from '../../src/agents/registry.js';
 import { newSession } from '../../src/agents/resolve.js';
 import type { AgentKind } from '../../src/agents/types.js';
 import { runCommandReply } from '../../src/runner/run-command-reply.js';
@@ -25,7 +25,7 @@ export interface CliSuiteOptions {
 }
 
 export function defineCliSuite(kind: AgentKind, opts: CliSuiteOptions): void {
-  const spec = AGENT_SPECS[kind];
+  const spec = getSpec(kind);
   const id = (what: string) => `${kind}-${what}-${randomUUID().slice(0, 8)}`;
 
   describe(`${kind} (real CLI)`, () => {

@@ -12,6 +12,7 @@ const base: CommandState = {
   chat: { verbose: false },
   defaultAgent: 'claude',
   configuredAgents: ['claude', 'codex', 'pi'],
+  knownAgents: ['claude', 'codex', 'pi', 'opencode', 'gemini'],
   shared: false,
   scope: 'console:local',
   session: { type: 'none' },

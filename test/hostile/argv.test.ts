@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AGENT_SPECS } from '../../src/agents/registry.js';
-import { AGENT_KINDS, type AgentKind, type SessionRef } from '../../src/agents/types.js';
+import { AGENT_KINDS, getSpec } from '../../src/agents/registry.js';
+import type { AgentKind, SessionRef } from '../../src/agents/types.js';
 import { resolvePaths } from '../../src/config/paths.js';
 import { configSchema } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
@@ -64,7 +64,7 @@ async function run(kind: AgentKind, prompt: string, resume: boolean): Promise<Re
   expect(result.type, JSON.stringify(result)).toBe('ok');
   const rec = JSON.parse(readFileSync(record(kind), 'utf8')) as Recorded;
   // argv is what a harmless prompt gets: the text changed nothing in it.
-  const harmless = AGENT_SPECS[kind].build({ ...agent.base, prompt: 'hello', session });
+  const harmless = getSpec(kind).build({ ...agent.base, prompt: 'hello', session });
   expect(rec.argv).toEqual(harmless.argv.slice(2));
   expect(Buffer.from(rec.stdin).equals(Buffer.from(prompt))).toBe(true);
   for (const a of rec.argv) if (prompt.trim().length > 3) expect(a.includes(prompt.trim())).toBe(false);

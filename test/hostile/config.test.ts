@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import JSON5 from 'json5';
 import { describe, expect, it } from 'vitest';
+import { AGENT_KINDS } from '../../src/agents/registry.js';
 import { type ConfigProblem, loadConfig, parseConfigText } from '../../src/config/load.js';
 
 const FILE = '/etc/agentwire/test.json5';
@@ -265,7 +266,7 @@ describe('hostile config files', () => {
         (text) => {
           const file = join(dir, 'agentwire.json5');
           writeFileSync(file, text);
-          const r = loadConfig(file, true, env);
+          const r = loadConfig(file, true, env, AGENT_KINDS);
           expect(r.ok || r.problems.every((p) => p.file === file)).toBe(true);
         },
       ),

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AGENT_SPECS } from '../../src/agents/registry.js';
+import { getSpec } from '../../src/agents/registry.js';
 import { configSchema } from '../../src/config/schema.js';
 import type { OutboundItem } from '../../src/core/types.js';
 import { createLogger } from '../../src/log.js';
@@ -299,7 +299,7 @@ function claudeOutput(text: string) {
 }
 
 async function deliver(text: string): Promise<OutboundItem[][]> {
-  const parsed = AGENT_SPECS.claude.parse(claudeOutput(text));
+  const parsed = getSpec('claude').parse(claudeOutput(text));
   const r = { ...parsed, durationMs: 1 } as Parameters<typeof composeRunReply>[1];
   const out: OutboundItem[][] = [];
   for (const channel of ['whatsapp', 'twilio'] as const) {

@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AGENT_SPECS } from '../../src/agents/registry.js';
+import { getSpec } from '../../src/agents/registry.js';
 import { registerCredential } from '../../src/log.js';
 import { runCommandReply } from '../../src/runner/run-command-reply.js';
 import { FIXTURES_DIR } from '../agents/fixtures.js';
@@ -17,7 +17,7 @@ describe('streamed progress', () => {
     registerCredential('Let me check');
     const dir = mkdtempSync(join(tmpdir(), 'aw-mask-'));
     const progress: string[] = [];
-    const r = await runCommandReply(AGENT_SPECS.claude, {
+    const r = await runCommandReply(getSpec('claude'), {
       prompt: 'chart',
       session: { type: 'new' },
       command: [process.execPath, REPLAY],

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AGENT_SPECS } from '../../src/agents/registry.js';
+import { getSpec } from '../../src/agents/registry.js';
 import type { AgentKind, AgentRequest, SessionRef } from '../../src/agents/types.js';
 import { runCommandReply } from '../../src/runner/run-command-reply.js';
 import { FIXTURES_DIR } from '../agents/fixtures.js';
@@ -39,7 +39,7 @@ function setup(kind: AgentKind, capture: string, extraEnv: { [k: string]: string
     ...over,
   });
   const recorded = (): Record => JSON.parse(readFileSync(record, 'utf8')) as Record;
-  return { spec: AGENT_SPECS[kind], request, recorded };
+  return { spec: getSpec(kind), request, recorded };
 }
 
 function alive(pid: number): boolean {

@@ -1,30 +1,15 @@
-// Each configured agent CLI: found (on PATH, or at agent.command[0]), and `--version` answers.
+// Each configured agent CLI: found (on PATH, or at agent.command[0]), and its version probe (the
+// spec's versionArgs, `--version` for the five) answers. Install hints come from the spec too.
 import { accessSync, constants, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
-import { type AgentSettings, resolveAgent } from '../../agents/resolve.js';
+import { type AgentSettings, configuredKinds, resolveAgent } from '../../agents/resolve.js';
 import type { AgentKind } from '../../agents/types.js';
 import type { Paths } from '../../config/paths.js';
 import type { Config } from '../../config/schema.js';
 import { scrub } from '../../log.js';
 import type { Probe } from './probe.js';
 import { type Finding, fail, ok } from './types.js';
-
-/** The npm package that installs each kind's CLI, for the fix text. */
-export const AGENT_INSTALL: Record<AgentKind, string> = {
-  claude: 'npm install -g @anthropic-ai/claude-code',
-  codex: 'npm install -g @openai/codex',
-  pi: 'npm install -g @mariozechner/pi-coding-agent',
-  opencode: 'npm install -g opencode-ai',
-  gemini: 'npm install -g @google/gemini-cli',
-};
-
-/** The kinds the config may run: the default agent and every kind with its own settings. */
-export function configuredKinds(config: Config): AgentKind[] {
-  const kinds = new Set<AgentKind>([config.agent.kind as AgentKind]);
-  for (const [k, v] of Object.entries(config.agents)) if (v) kinds.add(k as AgentKind);
-  return [...kinds];
-}
 
 /** Which setting chose the command, for messages: the same precedence resolveAgent applies. */
 function commandKey(config: Config, kind: AgentKind): string {
@@ -77,6 +62,7 @@ export async function checkAgents(
     const where = findProgram(program, agent.env.PATH ?? '', agent.cwd);
     const setting = key ? `${key} names` : 'the default program is';
     const fixKey = key || (kind === config.agent.kind ? 'agent.command' : `agents.${kind}.command`);
+    const install = agent.spec.install.hint;
     if (!where) {
       out.push(
         fail(
@@ -84,12 +70,14 @@ export async function checkAgents(
           program.includes('/')
             ? `${setting} ${program}, which is not an executable file`
             : `\`${program}\` is not on PATH (${setting} ${program})`,
-          `${AGENT_INSTALL[kind]}, or point ${fixKey} at the program`,
+          `${install} (see ${agent.spec.docsUrl}), or point ${fixKey} at the program`,
         ),
       );
       continue;
     }
-    const r = await probe([where, ...agent.command.slice(1), '--version'], {
+    const versionArgs = agent.spec.versionArgs;
+    const probeText = versionArgs.join(' ');
+    const r = await probe([where, ...agent.command.slice(1), ...versionArgs], {
       env: agent.env,
       cwd: tmpdir(),
       timeoutMs,
@@ -102,8 +90,8 @@ export async function checkAgents(
       out.push(
         fail(
           check,
-          `${shown} --version did not finish within ${Math.round(timeoutMs / 1000)}s`,
-          `run \`${shown} --version\` yourself and see where it stops (a first-run prompt, a login, a network wait)`,
+          `${shown} ${probeText} did not finish within ${Math.round(timeoutMs / 1000)}s`,
+          `run \`${shown} ${probeText}\` yourself and see where it stops (a first-run prompt, a login, a network wait)`,
         ),
       );
     } else {
@@ -114,8 +102,8 @@ export async function checkAgents(
       out.push(
         fail(
           check,
-          `${shown} --version ${why}`,
-          `run \`${shown} --version\` yourself; reinstall with ${AGENT_INSTALL[kind]}`,
+          `${shown} ${probeText} ${why}`,
+          `run \`${shown} ${probeText}\` yourself; reinstall with ${install}`,
         ),
       );
     }

@@ -1,12 +1,13 @@
 // The config is checked by the same loader the relay uses, so doctor and the relay never disagree.
 import { existsSync } from 'node:fs';
+import { AGENT_KINDS } from '../../agents/registry.js';
 import { formatProblem, loadConfig } from '../../config/load.js';
 import type { Paths } from '../../config/paths.js';
 import type { Config } from '../../config/schema.js';
 import { type Finding, fail, ok } from './types.js';
 
 export function checkConfig(paths: Paths, env: NodeJS.ProcessEnv): { finding: Finding; config?: Config } {
-  const loaded = loadConfig(paths.configFile, paths.configExplicit, env);
+  const loaded = loadConfig(paths.configFile, paths.configExplicit, env, AGENT_KINDS);
   if (!loaded.ok) {
     return {
       finding: fail(
