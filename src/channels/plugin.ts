@@ -104,9 +104,14 @@ export interface ChannelPlugin {
    * network.
    */
   defaultTarget?(deps: { config: Config; db: Db }): string | undefined;
+  /**
+   * Secret values of the channel (a bot token, an auth token), from the config or the environment:
+   * every log line is scrubbed of them, and `doctor` checks the files that hold them are private.
+   */
+  secrets?(config: Config, env: NodeJS.ProcessEnv): readonly (string | undefined)[];
   /** Channel checks for `agentwire doctor` (e.g. Telegram's `getMe`), run only when enabled. */
   doctor?(deps: DoctorDeps): Promise<DoctorCheck[]>;
 }
 
 /** What a plugin's name may be: also the prefix of its chat keys, so no `:`. */
-export const PLUGIN_NAME = /^[a-z][a-z0-9-]{0,31}$/;
+export { CHANNEL_NAME as PLUGIN_NAME } from '../core/types.js';
