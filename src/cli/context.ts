@@ -53,9 +53,6 @@ export function loadContext(
     config.twilio.apiSecret,
     env.TWILIO_AUTH_TOKEN,
     env.TWILIO_API_SECRET,
-    config.telegram.botToken,
-    config.telegram.webhook?.secretToken,
-    env.TELEGRAM_BOT_TOKEN,
   ])
     registerCredential(s);
   // Every agent env value is kept out of the log; those named like keys are kept out of replies too.

@@ -11,8 +11,7 @@ import { fetchInbound, type MediaInDeps } from './media-in.js';
 import { classify, type Me, type NormalizedMessage } from './normalize.js';
 import type { TelegramState } from './state.js';
 
-// ChannelName is a closed union until the channel seam opens it; this is the one place that says so.
-export const TELEGRAM = 'telegram' as ChannelName;
+export const TELEGRAM: ChannelName = 'telegram';
 
 export interface InboundDeps {
   gate: GateConfig;

@@ -26,6 +26,8 @@ export const telegramPlugin: ChannelPlugin = {
   chatKind: (chatId) => (chatId.startsWith('-') ? 'group' : 'direct'),
   exampleChatId: '123456789',
   textRules: () => ({ limit: 4096, fences: true }),
+  // The token file's contents are registered by the channel itself when it reads them.
+  secrets: (c, env) => [c.telegram.botToken, c.telegram.webhook?.secretToken, env.TELEGRAM_BOT_TOKEN],
   async doctor(deps) {
     const { telegramDoctor } = await import('./doctor.js');
     return telegramDoctor(deps);
