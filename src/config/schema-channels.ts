@@ -226,13 +226,18 @@ export const telegramSchema = z
       .string()
       .optional()
       .describe('The bot token from @BotFather. Default: $TELEGRAM_BOT_TOKEN, else `tokenFile`. Secret.'),
-    tokenFile: z.string().optional().describe('A file holding the bot token (first line), instead of botToken.'),
+    tokenFile: z
+      .string()
+      .optional()
+      .describe('A file holding the bot token (first line), instead of botToken.'),
     allowFrom: telegramList
       .default([])
       .describe('Numeric user ids allowed to talk to the bot in private chats, or "*". Default: nobody.'),
     groups: telegramList
       .default([])
-      .describe('Numeric group ids (negative, e.g. -1001234567890) the bot answers in, or "*". Default: none.'),
+      .describe(
+        'Numeric group ids (negative, e.g. -1001234567890) the bot answers in, or "*". Default: none.',
+      ),
     groupAllowFrom: telegramList
       .optional()
       .describe('Numeric user ids who may trigger a run inside an allowed group. Default: `allowFrom`.'),

@@ -107,11 +107,16 @@ export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChanne
         me = await whoAmI(api!, signal);
         const commands = botCommands(config.commands.prefix);
         if (commands.length) {
-          await api!.setMyCommands(commands).catch((err: Error) => log.warn({ err: err.message }, 'setMyCommands failed'));
+          await api!
+            .setMyCommands(commands)
+            .catch((err: Error) => log.warn({ err: err.message }, 'setMyCommands failed'));
         }
         await openTransport(signal);
         setState({ type: 'connected', since: Date.now(), account: `@${me.username}` });
-        log.info({ account: `@${me.username}`, mode: tg.webhook ? 'webhook' : 'polling' }, 'telegram connected');
+        log.info(
+          { account: `@${me.username}`, mode: tg.webhook ? 'webhook' : 'polling' },
+          'telegram connected',
+        );
         return;
       } catch (err) {
         if (signal.aborted) return;
@@ -133,7 +138,8 @@ export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChanne
         state: store,
         handle: (u) => inbound.handle(u),
         onOk: () => {
-          if (state.type !== 'connected' && me) setState({ type: 'connected', since: Date.now(), account: `@${me.username}` });
+          if (state.type !== 'connected' && me)
+            setState({ type: 'connected', since: Date.now(), account: `@${me.username}` });
         },
         onError: (err, retries) => {
           const lastError = describeFailure(err);
@@ -159,7 +165,11 @@ export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChanne
       server = started.server;
       port = started.port;
     }
-    await api!.setWebhook(hook.url, { secret_token: secret, allowed_updates: [...ALLOWED_UPDATES] }, grammySignal(signal));
+    await api!.setWebhook(
+      hook.url,
+      { secret_token: secret, allowed_updates: [...ALLOWED_UPDATES] },
+      grammySignal(signal),
+    );
   };
 
   return {

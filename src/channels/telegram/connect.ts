@@ -11,7 +11,7 @@ export function describeFailure(err: unknown): string {
       return 'Telegram rejected the bot token (401 Unauthorized): check telegram.botToken or $TELEGRAM_BOT_TOKEN';
     }
     if (err.error_code === 409) {
-      return 'another program is reading this bot\'s updates (409 Conflict): stop it, or use one relay per bot';
+      return "another program is reading this bot's updates (409 Conflict): stop it, or use one relay per bot";
     }
     return `Telegram ${err.error_code}: ${err.description}`;
   }

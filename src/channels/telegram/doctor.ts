@@ -41,7 +41,9 @@ export async function telegramDoctor(deps: DoctorDeps): Promise<DoctorCheck[]> {
       check: 'telegram',
       status: rejected ? 'fail' : 'warn',
       message,
-      ...(rejected && { fix: 'Copy the token again from @BotFather (/token), or revoke it and set the new one' }),
+      ...(rejected && {
+        fix: 'Copy the token again from @BotFather (/token), or revoke it and set the new one',
+      }),
     });
   }
   return checks;

@@ -8,7 +8,9 @@ export type Failure = Extract<SendResult, { ok: false }>;
 
 /** What Telegram answers when parse_mode text has a malformed entity; the text is sent plain instead. */
 export const isParseError = (err: unknown): boolean =>
-  err instanceof GrammyError && err.error_code === 400 && /can't parse entities|can't find end/i.test(err.description);
+  err instanceof GrammyError &&
+  err.error_code === 400 &&
+  /can't parse entities|can't find end/i.test(err.description);
 
 export function sendFailure(err: unknown): Failure {
   if (err instanceof GrammyError) {

@@ -42,7 +42,9 @@ function inline(line: string): string {
   const keep = (html: string) => `${URL_MARK}${urls.push(html) - 1}${URL_MARK}`;
   let s = line
     .replace(/\u0002/g, '')
-    .replace(LINK, (_m, label: string, url: string) => keep(`<a href="${escapeAttr(url)}">${escapeHtml(label)}</a>`))
+    .replace(LINK, (_m, label: string, url: string) =>
+      keep(`<a href="${escapeAttr(url)}">${escapeHtml(label)}</a>`),
+    )
     .replace(BARE_URL, (u) => keep(escapeHtml(u)));
   s = escapeHtml(s)
     .replace(/\*\*\*(?=\S)(.+?)(?<=\S)\*\*\*/g, '<b><i>$1</i></b>')

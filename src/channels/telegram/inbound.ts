@@ -85,7 +85,10 @@ export class Inbound {
       await Promise.all(inbound.media.map((m) => rm(m.path, { force: true }).catch(() => undefined)));
     }
     if (outcome.type === 'failed') {
-      await deps.notify(msg.chatId, 'Sorry, your message could not be saved, so it was not passed on. Please send it again.');
+      await deps.notify(
+        msg.chatId,
+        'Sorry, your message could not be saved, so it was not passed on. Please send it again.',
+      );
     }
   }
 

@@ -19,7 +19,9 @@ export interface MediaInDeps {
   timeoutMs?: number;
 }
 
-export type MediaOutcome = { ok: true; media: InboundMedia } | { ok: false; userMessage: string; log: string };
+export type MediaOutcome =
+  | { ok: true; media: InboundMedia }
+  | { ok: false; userMessage: string; log: string };
 
 const LABEL: Record<InboundMedia['kind'], string> = {
   image: 'photo',
@@ -67,7 +69,11 @@ export async function fetchInbound(ref: FileRef, deps: MediaInDeps): Promise<Med
     // The error of fetch names no URL (and so no token); its cause may.
     return failed(`download: ${(err as Error).name}`);
   }
-  const saved = await saveInbound(Readable.fromWeb(body), { dir: deps.dir, maxBytes: cap, mimeType: ref.mimeType });
+  const saved = await saveInbound(Readable.fromWeb(body), {
+    dir: deps.dir,
+    maxBytes: cap,
+    mimeType: ref.mimeType,
+  });
   if (!saved.ok) return saved.reason === 'too_large' ? tooLarge(undefined) : failed(`save: ${saved.message}`);
   return {
     ok: true,

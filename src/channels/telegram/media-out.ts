@@ -21,7 +21,9 @@ export function methodFor(mimeType: string, sizeBytes: number): SendMethod {
   return 'sendDocument';
 }
 
-export type Opened = { ok: true; stream: Readable; sizeBytes: number } | { ok: false; tooLarge?: number; error: string };
+export type Opened =
+  | { ok: true; stream: Readable; sizeBytes: number }
+  | { ok: false; tooLarge?: number; error: string };
 
 export async function openForUpload(path: string, maxBytes: number): Promise<Opened> {
   let handle: Awaited<ReturnType<typeof open>> | undefined;
@@ -34,7 +36,11 @@ export async function openForUpload(path: string, maxBytes: number): Promise<Ope
       return { ok: false, tooLarge: st.size, error: 'too large' };
     }
     // The stream owns the handle from here and closes it at its end; reading stops at the size seen.
-    return { ok: true, stream: handle.createReadStream({ start: 0, end: Math.max(0, st.size - 1) }), sizeBytes: st.size };
+    return {
+      ok: true,
+      stream: handle.createReadStream({ start: 0, end: Math.max(0, st.size - 1) }),
+      sizeBytes: st.size,
+    };
   } catch (err) {
     await handle?.close().catch(() => undefined);
     return { ok: false, error: (err as NodeJS.ErrnoException).code ?? (err as Error).message };

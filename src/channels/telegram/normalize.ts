@@ -71,7 +71,11 @@ export function fileRefOf(m: Message, maxBytes: number): FileRef | undefined {
       ...(!fit && { tooLarge: true }),
     };
   }
-  const doc = (kind: InboundMediaKind, f: { file_id: string; file_size?: number; mime_type?: string; file_name?: string }, mime: string): FileRef => ({
+  const doc = (
+    kind: InboundMediaKind,
+    f: { file_id: string; file_size?: number; mime_type?: string; file_name?: string },
+    mime: string,
+  ): FileRef => ({
     kind,
     fileId: f.file_id,
     mimeType: f.mime_type ?? mime,

@@ -24,7 +24,10 @@ export function render(markdown: string, limit = TELEGRAM_TEXT_LIMIT): Rendered[
     }
     // Shrink in proportion to how much formatting grew the text, and at least by one eighth, so this
     // ends: at 1 character per piece escaping alone (`&` → `&amp;`) stays far under the limit.
-    const smaller = Math.max(1, Math.min(Math.floor((pieceLimit * limit) / html.length), pieceLimit - Math.ceil(pieceLimit / 8)));
+    const smaller = Math.max(
+      1,
+      Math.min(Math.floor((pieceLimit * limit) / html.length), pieceLimit - Math.ceil(pieceLimit / 8)),
+    );
     for (const p of chunkText(piece, smaller)) place(p, smaller);
   };
   for (const piece of chunkText(markdown, limit)) place(piece, limit);

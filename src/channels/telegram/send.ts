@@ -37,7 +37,10 @@ export class Sender {
     const r = await this.dispatch(api, chatId, item);
     if (!r.ok && r.code === 'blocked') {
       await this.deps.state.setBlocked(chatId, true, (this.deps.now ?? Date.now)());
-      this.deps.log.warn({ chat: maskId(chatId) }, 'telegram chat blocked the bot or removed it: sends to it stop');
+      this.deps.log.warn(
+        { chat: maskId(chatId) },
+        'telegram chat blocked the bot or removed it: sends to it stop',
+      );
     }
     return r;
   }
@@ -53,7 +56,11 @@ export class Sender {
         return this.sendFile(api, chatId, item);
       default: {
         const never: never = item;
-        return Promise.resolve({ ok: false, error: `unknown item ${JSON.stringify(never)}`, retryable: false });
+        return Promise.resolve({
+          ok: false,
+          error: `unknown item ${JSON.stringify(never)}`,
+          retryable: false,
+        });
       }
     }
   }
@@ -98,7 +105,9 @@ export class Sender {
           : inline && withCaption === 'plain'
             ? { caption: inline.plain }
             : {};
-      return api.raw[m]({ chat_id: chatId, [fieldOf(m)]: file, ...other } as never) as Promise<{ message_id: number }>;
+      return api.raw[m]({ chat_id: chatId, [fieldOf(m)]: file, ...other } as never) as Promise<{
+        message_id: number;
+      }>;
     };
     let sent = await attempt(
       () => upload(method, 'html'),
@@ -126,7 +135,13 @@ export class Sender {
 }
 
 const fieldOf = (m: SendMethod): string =>
-  ({ sendPhoto: 'photo', sendVideo: 'video', sendVoice: 'voice', sendAudio: 'audio', sendDocument: 'document' })[m];
+  ({
+    sendPhoto: 'photo',
+    sendVideo: 'video',
+    sendVoice: 'voice',
+    sendAudio: 'audio',
+    sendDocument: 'document',
+  })[m];
 
 /** One call, once more without formatting if Telegram could not parse it; never throws. */
 async function attempt(

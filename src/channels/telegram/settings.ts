@@ -16,12 +16,18 @@ export function resolveToken(cfg: Config['telegram'], env: NodeJS.ProcessEnv): T
     try {
       token = readFileSync(cfg.tokenFile, 'utf8').split('\n')[0];
     } catch (err) {
-      return { ok: false, error: `telegram.tokenFile could not be read (${(err as NodeJS.ErrnoException).code})` };
+      return {
+        ok: false,
+        error: `telegram.tokenFile could not be read (${(err as NodeJS.ErrnoException).code})`,
+      };
     }
   }
   token = token?.trim();
   if (!token) {
-    return { ok: false, error: 'no bot token: set telegram.botToken, $TELEGRAM_BOT_TOKEN or telegram.tokenFile' };
+    return {
+      ok: false,
+      error: 'no bot token: set telegram.botToken, $TELEGRAM_BOT_TOKEN or telegram.tokenFile',
+    };
   }
   if (!TOKEN_SHAPE.test(token)) {
     return { ok: false, error: 'the bot token does not look like one from @BotFather (123456789:AA…)' };

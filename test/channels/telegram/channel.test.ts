@@ -28,7 +28,15 @@ describe('Telegram channel: long polling, gating, dedupe (fake Bot API on 127.0.
     const s = ch.status();
     expect(s.type === 'connected' && s.account).toBe(`@${BOT.username}`);
     const cmds = api.callsOf('setMyCommands')[0]?.params.commands as { command: string }[];
-    expect(cmds.map((c) => c.command)).toEqual(['new', 'stop', 'status', 'help', 'agent', 'think', 'verbose']);
+    expect(cmds.map((c) => c.command)).toEqual([
+      'new',
+      'stop',
+      'status',
+      'help',
+      'agent',
+      'think',
+      'verbose',
+    ]);
     expect(api.callsOf('deleteWebhook')).toHaveLength(1);
   });
 
@@ -38,7 +46,14 @@ describe('Telegram channel: long polling, gating, dedupe (fake Bot API on 127.0.
     api.push(dm(42, 'hello agent', 5));
     await until(() => h.received.length === 1);
     const m = h.received[0]!;
-    expect(m).toMatchObject({ channel: 'telegram', chatId: '42', senderId: '42', messageId: '42:5', text: 'hello agent', isGroup: false });
+    expect(m).toMatchObject({
+      channel: 'telegram',
+      chatId: '42',
+      senderId: '42',
+      messageId: '42:5',
+      text: 'hello agent',
+      isGroup: false,
+    });
     // The stranger got nothing at all, and the log names their id (for allowFrom), never the text.
     expect(api.callsOf('sendMessage')).toHaveLength(0);
     const dropped = h.logs.find((l) => l.includes('telegram message dropped'))!;
@@ -50,7 +65,12 @@ describe('Telegram channel: long polling, gating, dedupe (fake Bot API on 127.0.
     const first = await start();
     const id = api.push(dm(42, 'one', 1));
     await until(() => h.received.length === 1);
-    await until(async () => (await h.db.prepare("SELECT value FROM channel_state WHERE channel='telegram' AND key='offset'").get()) !== undefined);
+    await until(
+      async () =>
+        (await h.db
+          .prepare("SELECT value FROM channel_state WHERE channel='telegram' AND key='offset'")
+          .get()) !== undefined,
+    );
     await first.stop();
     const before = api.callsOf('getUpdates').length;
     await start();
@@ -78,16 +98,44 @@ describe('Telegram channel: long polling, gating, dedupe (fake Bot API on 127.0.
     await start({ groups: [-100123] });
     const g = -100123;
     api.push(groupMsg(g, 42, 'just chatting', 1));
-    api.push(groupMsg(g, 42, 'hey @agent_bot look', 2, { entities: [{ type: 'mention', offset: 4, length: 10 }] }));
-    api.push(groupMsg(g, 42, '/new@agent_bot fresh start', 3, { entities: [{ type: 'bot_command', offset: 0, length: 14 }] }));
-    api.push(groupMsg(g, 42, 'and this?', 4, { reply_to_message: { message_id: 77, date: 1, chat: { id: g, type: 'supergroup' }, from: BOT } }));
+    api.push(
+      groupMsg(g, 42, 'hey @agent_bot look', 2, { entities: [{ type: 'mention', offset: 4, length: 10 }] }),
+    );
+    api.push(
+      groupMsg(g, 42, '/new@agent_bot fresh start', 3, {
+        entities: [{ type: 'bot_command', offset: 0, length: 14 }],
+      }),
+    );
+    api.push(
+      groupMsg(g, 42, 'and this?', 4, {
+        reply_to_message: { message_id: 77, date: 1, chat: { id: g, type: 'supergroup' }, from: BOT },
+      }),
+    );
     api.push(groupMsg(g, 42, '@other_bot hi', 5, { entities: [{ type: 'mention', offset: 0, length: 10 }] }));
-    api.push(groupMsg(g, 7, '@agent_bot I am not allowed', 6, { entities: [{ type: 'mention', offset: 0, length: 10 }] }));
-    api.push(groupMsg(-100999, 42, '@agent_bot wrong group', 7, { entities: [{ type: 'mention', offset: 0, length: 10 }] }));
+    api.push(
+      groupMsg(g, 7, '@agent_bot I am not allowed', 6, {
+        entities: [{ type: 'mention', offset: 0, length: 10 }],
+      }),
+    );
+    api.push(
+      groupMsg(-100999, 42, '@agent_bot wrong group', 7, {
+        entities: [{ type: 'mention', offset: 0, length: 10 }],
+      }),
+    );
     api.push(dm(42, 'done', 8));
     await until(() => h.received.some((m) => m.text === 'done'));
-    expect(h.received.map((m) => m.text)).toEqual(['hey @agent_bot look', '/new fresh start', 'and this?', 'done']);
-    expect(h.received[0]).toMatchObject({ chatId: String(g), isGroup: true, mentioned: true, messageId: `${g}:2` });
+    expect(h.received.map((m) => m.text)).toEqual([
+      'hey @agent_bot look',
+      '/new fresh start',
+      'and this?',
+      'done',
+    ]);
+    expect(h.received[0]).toMatchObject({
+      chatId: String(g),
+      isGroup: true,
+      mentioned: true,
+      messageId: `${g}:2`,
+    });
   });
 
   it('shows a rejected token in the status, and the token never appears in the log', async () => {

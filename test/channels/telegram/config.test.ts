@@ -22,8 +22,14 @@ describe('telegram config', () => {
   });
 
   it('refuses a webhook URL that is not https and a short secret', () => {
-    expect(configSchema.safeParse({ telegram: { webhook: { url: 'http://bot.example.com/x' } } }).success).toBe(false);
-    expect(configSchema.safeParse({ telegram: { webhook: { url: 'https://b.example.com/x', secretToken: 'short' } } }).success).toBe(false);
+    expect(
+      configSchema.safeParse({ telegram: { webhook: { url: 'http://bot.example.com/x' } } }).success,
+    ).toBe(false);
+    expect(
+      configSchema.safeParse({
+        telegram: { webhook: { url: 'https://b.example.com/x', secretToken: 'short' } },
+      }).success,
+    ).toBe(false);
   });
 
   it('the token comes from config, then $TELEGRAM_BOT_TOKEN; a malformed one is refused', () => {
@@ -34,7 +40,12 @@ describe('telegram config', () => {
   });
 
   it('redacts the token and webhook secret in config print', () => {
-    const c = configSchema.parse({ telegram: { botToken: TOKEN, webhook: { url: 'https://b.example.com/x', secretToken: 'a-secret-of-16-chars' } } });
+    const c = configSchema.parse({
+      telegram: {
+        botToken: TOKEN,
+        webhook: { url: 'https://b.example.com/x', secretToken: 'a-secret-of-16-chars' },
+      },
+    });
     const printed = JSON.stringify(redactConfig(c));
     expect(printed).not.toContain(TOKEN);
     expect(printed).not.toContain('a-secret-of-16-chars');

@@ -16,7 +16,9 @@ describe('telegram doctor: getMe with the token', () => {
   });
   const run = (section: Record<string, unknown>, online = true) =>
     telegramPlugin.doctor!({
-      config: configSchema.parse({ telegram: { enabled: true, apiRoot: api.url, allowFrom: [42], ...section } }),
+      config: configSchema.parse({
+        telegram: { enabled: true, apiRoot: api.url, allowFrom: [42], ...section },
+      }),
       paths: resolvePaths({ AGENTWIRE_HOME: '/nonexistent' }),
       env: {},
       online,
@@ -32,14 +34,24 @@ describe('telegram doctor: getMe with the token', () => {
   it('a token Telegram rejects: a clear failure with the fix, and the token is not in it', async () => {
     const bad = '123456789:AAThisIsNotTheRightTokenAtAll_xyz';
     const [c] = await run({ botToken: bad });
-    expect(c).toMatchObject({ check: 'telegram', status: 'fail', message: expect.stringMatching(/rejected the bot token/) });
+    expect(c).toMatchObject({
+      check: 'telegram',
+      status: 'fail',
+      message: expect.stringMatching(/rejected the bot token/),
+    });
     expect(c!.fix).toMatch(/BotFather/);
     expect(JSON.stringify(c)).not.toContain('AAThisIsNot');
   });
 
   it('no token: fail without calling Telegram; offline: no call either', async () => {
-    expect((await run({}))[0]).toMatchObject({ status: 'fail', message: expect.stringMatching(/no bot token/) });
-    expect((await run({ botToken: TOKEN }, false))[0]).toMatchObject({ status: 'ok', message: expect.stringMatching(/offline/) });
+    expect((await run({}))[0]).toMatchObject({
+      status: 'fail',
+      message: expect.stringMatching(/no bot token/),
+    });
+    expect((await run({ botToken: TOKEN }, false))[0]).toMatchObject({
+      status: 'ok',
+      message: expect.stringMatching(/offline/),
+    });
     expect(api.callsOf('getMe')).toHaveLength(0);
   });
 
@@ -61,7 +73,14 @@ describe('log redaction of the Telegram secrets', () => {
         },
       }),
     });
-    log.info({ botToken: TOKEN, cfg: { secretToken: 'hook-secret-value-1' }, headers: { 'x-telegram-bot-api-secret-token': 'hdr-secret-1' } }, 'x');
+    log.info(
+      {
+        botToken: TOKEN,
+        cfg: { secretToken: 'hook-secret-value-1' },
+        headers: { 'x-telegram-bot-api-secret-token': 'hdr-secret-1' },
+      },
+      'x',
+    );
     const out = lines.join('');
     expect(out).not.toContain(TOKEN);
     expect(out).not.toContain('hook-secret-value-1');

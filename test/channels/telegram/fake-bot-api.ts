@@ -40,7 +40,11 @@ async function parseBody(req: IncomingMessage): Promise<Pick<Call, 'params' | 'f
   const body = await readAll(req);
   const type = req.headers['content-type'] ?? '';
   if (type.startsWith('multipart/form-data')) {
-    const form = await new Request('http://x/', { method: 'POST', headers: { 'content-type': type }, body }).formData();
+    const form = await new Request('http://x/', {
+      method: 'POST',
+      headers: { 'content-type': type },
+      body,
+    }).formData();
     const params: Record<string, unknown> = {};
     const files: Call['files'] = {};
     for (const [k, v] of form.entries()) {
@@ -54,7 +58,10 @@ async function parseBody(req: IncomingMessage): Promise<Pick<Call, 'params' | 'f
     }
     return { params, files };
   }
-  return { params: body.length ? (JSON.parse(body.toString('utf8')) as Record<string, unknown>) : {}, files: {} };
+  return {
+    params: body.length ? (JSON.parse(body.toString('utf8')) as Record<string, unknown>) : {},
+    files: {},
+  };
 }
 
 export async function startFakeBotApi(opts: { token?: string } = {}): Promise<FakeBotApi> {
@@ -88,7 +95,11 @@ export async function startFakeBotApi(opts: { token?: string } = {}): Promise<Fa
       }
       default:
         if (method.startsWith('send')) {
-          return { message_id: nextMessageId++, date: 1_700_000_000, chat: { id: Number(params.chat_id), type: 'private' } };
+          return {
+            message_id: nextMessageId++,
+            date: 1_700_000_000,
+            chat: { id: Number(params.chat_id), type: 'private' },
+          };
         }
         throw { error_code: 404, description: 'Not Found: method not found' };
     }
@@ -99,7 +110,8 @@ export async function startFakeBotApi(opts: { token?: string } = {}): Promise<Fa
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       const file = /^\/file\/bot([^/]+)\/(.+)$/.exec(url.pathname);
       if (file) {
-        if (file[1] !== token) return reply(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
+        if (file[1] !== token)
+          return reply(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
         const path = decodeURIComponent(file[2]!);
         const f = [...files.values()].find((x) => x.path === path);
         downloads.push(path);
@@ -185,7 +197,13 @@ export function dm(userId: number, text: string, messageId = 1, extra: Record<st
 }
 
 /** A group message from `userId` in `groupId`. */
-export function groupMsg(groupId: number, userId: number, text: string, messageId = 1, extra: Record<string, unknown> = {}) {
+export function groupMsg(
+  groupId: number,
+  userId: number,
+  text: string,
+  messageId = 1,
+  extra: Record<string, unknown> = {},
+) {
   return {
     message: {
       message_id: messageId,

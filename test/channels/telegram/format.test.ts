@@ -23,7 +23,10 @@ function telegramAccepts(html: string): boolean {
 
 describe('Markdown → Telegram HTML', () => {
   it.each([
-    ['**bold** and *italic* and _also_ and ~~gone~~', '<b>bold</b> and <i>italic</i> and <i>also</i> and <s>gone</s>'],
+    [
+      '**bold** and *italic* and _also_ and ~~gone~~',
+      '<b>bold</b> and <i>italic</i> and <i>also</i> and <s>gone</s>',
+    ],
     ['# Title', '<b>Title</b>'],
     ['- one\n* two', '• one\n• two'],
     ['> quoted', '<blockquote>quoted</blockquote>'],
@@ -60,7 +63,31 @@ describe('Markdown → Telegram HTML', () => {
   it('never produces HTML Telegram would refuse, for any input (property)', () => {
     const md = fc
       .array(
-        fc.constantFrom('*', '_', '~', '`', '[', ']', '(', ')', '<', '>', '&', '"', '#', '-', '\n', ' ', 'a', 'b', 'https://x.io/a_b', '```', '**', '](https://y.io/', '\u0002'),
+        fc.constantFrom(
+          '*',
+          '_',
+          '~',
+          '`',
+          '[',
+          ']',
+          '(',
+          ')',
+          '<',
+          '>',
+          '&',
+          '"',
+          '#',
+          '-',
+          '\n',
+          ' ',
+          'a',
+          'b',
+          'https://x.io/a_b',
+          '```',
+          '**',
+          '](https://y.io/',
+          '\u0002',
+        ),
         { maxLength: 80 },
       )
       .map((a) => a.join(''));
@@ -88,14 +115,17 @@ describe('render: pieces of at most 4,096 characters after formatting', () => {
     fc.assert(
       fc.property(
         fc
-          .array(fc.constantFrom('&', '<', 'a', ' ', '\n', '**b**', '`c`', '```\nx\n```\n'), { minLength: 3000, maxLength: 12000 })
+          .array(fc.constantFrom('&', '<', 'a', ' ', '\n', '**b**', '`c`', '```\nx\n```\n'), {
+            minLength: 3000,
+            maxLength: 12000,
+          })
           .map((a) => a.join('')),
         (text) => {
-        const pieces = render(text);
-        for (const p of pieces) {
-          expect(p.html.length).toBeLessThanOrEqual(4096);
-          expect(telegramAccepts(p.html)).toBe(true);
-        }
+          const pieces = render(text);
+          for (const p of pieces) {
+            expect(p.html.length).toBeLessThanOrEqual(4096);
+            expect(telegramAccepts(p.html)).toBe(true);
+          }
         },
       ),
       { numRuns: 30 },

@@ -14,7 +14,11 @@ import { CORE_MIGRATIONS } from '../../../src/store/core.js';
 import { type Db, openDb } from '../../../src/store/db.js';
 import { TOKEN } from './fake-bot-api.js';
 
-export function telegramConfig(apiRoot: string, section: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Config {
+export function telegramConfig(
+  apiRoot: string,
+  section: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+): Config {
   return configSchema.parse({
     whatsapp: { enabled: false },
     telegram: { enabled: true, botToken: TOKEN, apiRoot, allowFrom: [42], ...section },

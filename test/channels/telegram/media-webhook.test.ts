@@ -17,7 +17,11 @@ describe('Telegram channel: inbound media and the webhook (fake Bot API)', () =>
     await api.close();
     h.cleanup();
   });
-  const start = async (section: Record<string, unknown> = {}, over: Parameters<Harness['make']>[1] = {}, extra: Record<string, unknown> = {}) => {
+  const start = async (
+    section: Record<string, unknown> = {},
+    over: Parameters<Harness['make']>[1] = {},
+    extra: Record<string, unknown> = {},
+  ) => {
     const ch = h.make(telegramConfig(api.url, section, extra), over);
     stops.push(() => ch.stop());
     await ch.start(h.handler);
@@ -51,7 +55,18 @@ describe('Telegram channel: inbound media and the webhook (fake Bot API)', () =>
 
   it('refuses a document over the cap before any download, and tells the sender', async () => {
     await start({}, {}, { media: { maxInboundMb: 1 } });
-    api.push(dm(42, '', 1, { text: undefined, document: { file_id: 'big', file_unique_id: 'b', file_size: 3 * 1024 * 1024, file_name: 'big.zip', mime_type: 'application/zip' } }));
+    api.push(
+      dm(42, '', 1, {
+        text: undefined,
+        document: {
+          file_id: 'big',
+          file_unique_id: 'b',
+          file_size: 3 * 1024 * 1024,
+          file_name: 'big.zip',
+          mime_type: 'application/zip',
+        },
+      }),
+    );
     await until(() => api.callsOf('sendMessage').length === 1);
     expect(api.callsOf('getFile')).toHaveLength(0);
     expect(api.downloads).toHaveLength(0);
@@ -70,16 +85,39 @@ describe('Telegram channel: inbound media and the webhook (fake Bot API)', () =>
 
   it('voice: downloaded and handed to the transcription hook; the transcript is the text', async () => {
     const heard: string[] = [];
-    await start({}, { transcribe: async (path) => (heard.push(readFileSync(path, 'utf8')), 'please run the tests') });
+    await start(
+      {},
+      {
+        transcribe: async (path) => {
+          heard.push(readFileSync(path, 'utf8'));
+          return 'please run the tests';
+        },
+      },
+    );
     api.addFile('v1', Buffer.from('OggS-voice'), 'voice/file_1.oga');
-    api.push(dm(42, '', 1, { text: undefined, voice: { file_id: 'v1', file_unique_id: 'v', duration: 2, mime_type: 'audio/ogg', file_size: 10 } }));
+    api.push(
+      dm(42, '', 1, {
+        text: undefined,
+        voice: { file_id: 'v1', file_unique_id: 'v', duration: 2, mime_type: 'audio/ogg', file_size: 10 },
+      }),
+    );
     await until(() => h.received.length === 1);
     expect(heard).toEqual(['OggS-voice']);
-    expect(h.received[0]).toMatchObject({ text: 'please run the tests', media: [{ kind: 'voice', mimeType: 'audio/ogg' }] });
+    expect(h.received[0]).toMatchObject({
+      text: 'please run the tests',
+      media: [{ kind: 'voice', mimeType: 'audio/ogg' }],
+    });
   });
 
   it('webhook: 403 without or with a wrong secret (nothing stored, no body logged), 200 with it', async () => {
-    const ch = await start({ webhook: { url: 'https://bot.example.com/tg', host: '127.0.0.1', port: 0, secretToken: 'the-right-secret-123' } });
+    const ch = await start({
+      webhook: {
+        url: 'https://bot.example.com/tg',
+        host: '127.0.0.1',
+        port: 0,
+        secretToken: 'the-right-secret-123',
+      },
+    });
     const set = api.callsOf('setWebhook')[0]!.params;
     expect(set).toMatchObject({ url: 'https://bot.example.com/tg', secret_token: 'the-right-secret-123' });
     expect(api.callsOf('getUpdates')).toHaveLength(0);
@@ -95,11 +133,17 @@ describe('Telegram channel: inbound media and the webhook (fake Bot API)', () =>
     expect((await post({ [SECRET_HEADER]: 'the-right-secret-12' }, evil)).status).toBe(403);
     expect(h.received).toHaveLength(0);
     expect(h.logs.join('')).not.toContain('SECRET-PAYLOAD');
-    const good = await post({ [SECRET_HEADER]: 'the-right-secret-123' }, { update_id: 2, ...dm(42, 'hello by webhook', 2) });
+    const good = await post(
+      { [SECRET_HEADER]: 'the-right-secret-123' },
+      { update_id: 2, ...dm(42, 'hello by webhook', 2) },
+    );
     expect(good.status).toBe(200);
     expect(h.received.map((m) => m.text)).toEqual(['hello by webhook']);
     // Telegram delivering the same update again: handled once.
-    await post({ [SECRET_HEADER]: 'the-right-secret-123' }, { update_id: 2, ...dm(42, 'hello by webhook', 2) });
+    await post(
+      { [SECRET_HEADER]: 'the-right-secret-123' },
+      { update_id: 2, ...dm(42, 'hello by webhook', 2) },
+    );
     expect(h.received).toHaveLength(1);
   });
 });

@@ -10,7 +10,10 @@ describe('Poller (a server that repeats itself)', () => {
     const offsets: number[] = [];
     const handled: number[] = [];
     let poller: Poller | undefined;
-    const batches = [[{ update_id: 8 }, { update_id: 10 }, { update_id: 11 }], [{ update_id: 11 }, { update_id: 12 }]];
+    const batches = [
+      [{ update_id: 8 }, { update_id: 10 }, { update_id: 11 }],
+      [{ update_id: 11 }, { update_id: 12 }],
+    ];
     const api = {
       getUpdates: async (p: { offset: number }) => {
         offsets.push(p.offset);

@@ -30,13 +30,22 @@ describe('Telegram channel: replies, files, typing and send failures (fake Bot A
     const r = await ch.send('42', { type: 'text', text: '**Done**: see `a<b>` & [docs](https://x.dev/a_b)' });
     expect(r.ok && r.providerId).toMatch(/^\d+$/);
     const p = api.callsOf('sendMessage')[0]!.params;
-    expect(p).toMatchObject({ chat_id: '42', parse_mode: 'HTML', link_preview_options: { is_disabled: true } });
-    expect(p.text).toBe('<b>Done</b>: see <code>a&lt;b&gt;</code> &amp; <a href="https://x.dev/a_b">docs</a>');
+    expect(p).toMatchObject({
+      chat_id: '42',
+      parse_mode: 'HTML',
+      link_preview_options: { is_disabled: true },
+    });
+    expect(p.text).toBe(
+      '<b>Done</b>: see <code>a&lt;b&gt;</code> &amp; <a href="https://x.dev/a_b">docs</a>',
+    );
   });
 
   it("sends the plain text when Telegram answers 400 can't parse entities", async () => {
     const ch = await start();
-    api.failNext('sendMessage', { error_code: 400, description: "Bad Request: can't parse entities: unclosed tag" });
+    api.failNext('sendMessage', {
+      error_code: 400,
+      description: "Bad Request: can't parse entities: unclosed tag",
+    });
     const r = await ch.send('42', { type: 'text', text: '**bold** text' });
     expect(r.ok).toBe(true);
     const sent = api.callsOf('sendMessage');
@@ -60,8 +69,17 @@ describe('Telegram channel: replies, files, typing and send failures (fake Bot A
 
   it('429: retryable after retry_after; network down: retryable; 400: not retryable', async () => {
     const ch = await start();
-    api.failNext('sendMessage', { error_code: 429, description: 'Too Many Requests: retry after 7', parameters: { retry_after: 7 } });
-    expect(await ch.send('42', { type: 'text', text: 'hi' })).toMatchObject({ ok: false, retryable: true, retryAfterMs: 7000, code: '429' });
+    api.failNext('sendMessage', {
+      error_code: 429,
+      description: 'Too Many Requests: retry after 7',
+      parameters: { retry_after: 7 },
+    });
+    expect(await ch.send('42', { type: 'text', text: 'hi' })).toMatchObject({
+      ok: false,
+      retryable: true,
+      retryAfterMs: 7000,
+      code: '429',
+    });
     api.failNext('sendMessage', { error_code: 400, description: 'Bad Request: chat not found' });
     expect(await ch.send('43', { type: 'text', text: 'hi' })).toMatchObject({ ok: false, retryable: false });
     api.failNext('sendMessage', { error_code: 502, description: 'Bad Gateway' });
@@ -73,9 +91,17 @@ describe('Telegram channel: replies, files, typing and send failures (fake Bot A
   it('403: not retryable, that chat is marked and no later send reaches Telegram, warned once with the id masked', async () => {
     const ch = await start({}, { allowFrom: [42, 123456789] });
     api.failNext('sendMessage', { error_code: 403, description: 'Forbidden: bot was blocked by the user' });
-    expect(await ch.send('123456789', { type: 'text', text: 'hi' })).toMatchObject({ ok: false, retryable: false, code: 'blocked' });
+    expect(await ch.send('123456789', { type: 'text', text: 'hi' })).toMatchObject({
+      ok: false,
+      retryable: false,
+      code: 'blocked',
+    });
     const calls = api.callsOf('sendMessage').length;
-    expect(await ch.send('123456789', { type: 'text', text: 'again' })).toMatchObject({ ok: false, retryable: false, code: 'blocked' });
+    expect(await ch.send('123456789', { type: 'text', text: 'again' })).toMatchObject({
+      ok: false,
+      retryable: false,
+      code: 'blocked',
+    });
     expect(api.callsOf('sendMessage')).toHaveLength(calls);
     const warns = h.logs.filter((l) => l.includes('blocked the bot'));
     expect(warns).toHaveLength(1);
@@ -84,7 +110,13 @@ describe('Telegram channel: replies, files, typing and send failures (fake Bot A
     // Other chats are not affected, and the user writing again lifts the mark.
     expect((await ch.send('42', { type: 'text', text: 'hi' })).ok).toBe(true);
     api.push({
-      message: { message_id: 3, date: 1, chat: { id: 123456789, type: 'private' }, from: { id: 123456789, is_bot: false, first_name: 'A' }, text: 'back' },
+      message: {
+        message_id: 3,
+        date: 1,
+        chat: { id: 123456789, type: 'private' },
+        from: { id: 123456789, is_bot: false, first_name: 'A' },
+        text: 'back',
+      },
     });
     await until(() => h.received.some((m) => m.text === 'back'));
     expect((await ch.send('123456789', { type: 'text', text: 'welcome back' })).ok).toBe(true);
@@ -98,7 +130,9 @@ describe('Telegram channel: replies, files, typing and send failures (fake Bot A
       return { path, fileName: name, sizeBytes: bytes.length };
     };
     const png = file('a.png', Buffer.from('89504e470d0a1a0a0000', 'hex'));
-    expect((await ch.send('42', { type: 'file', ...png, mimeType: 'image/png', caption: '**chart**' })).ok).toBe(true);
+    expect(
+      (await ch.send('42', { type: 'file', ...png, mimeType: 'image/png', caption: '**chart**' })).ok,
+    ).toBe(true);
     const photo = api.callsOf('sendPhoto')[0]!;
     expect(photo.params).toMatchObject({ chat_id: '42', caption: '<b>chart</b>', parse_mode: 'HTML' });
     expect(photo.files.photo?.bytes.equals(Buffer.from('89504e470d0a1a0a0000', 'hex'))).toBe(true);
@@ -117,13 +151,26 @@ describe('Telegram channel: replies, files, typing and send failures (fake Bot A
     await until(() => ch.status().type === 'connected');
     const big = join(h.dir, 'big.bin');
     writeFileSync(big, Buffer.alloc(1024 * 1024 + 1));
-    await ch.send('42', { type: 'file', path: big, fileName: 'big.bin', sizeBytes: 1024 * 1024 + 1, mimeType: 'application/octet-stream' });
+    await ch.send('42', {
+      type: 'file',
+      path: big,
+      fileName: 'big.bin',
+      sizeBytes: 1024 * 1024 + 1,
+      mimeType: 'application/octet-stream',
+    });
     expect(api.callsOf('sendDocument')).toHaveLength(0);
     expect(String(api.callsOf('sendMessage')[0]!.params.text)).toMatch(/big\.bin.*not sent/);
     const small = join(h.dir, 's.pdf');
     writeFileSync(small, '%PDF');
     const caption = 'x'.repeat(1500);
-    await ch.send('42', { type: 'file', path: small, fileName: 's.pdf', sizeBytes: 4, mimeType: 'application/pdf', caption });
+    await ch.send('42', {
+      type: 'file',
+      path: small,
+      fileName: 's.pdf',
+      sizeBytes: 4,
+      mimeType: 'application/pdf',
+      caption,
+    });
     expect(api.callsOf('sendDocument')[0]!.params.caption).toBeUndefined();
     expect(api.callsOf('sendMessage').at(-1)!.params.text).toBe(caption);
   });
