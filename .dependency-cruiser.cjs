@@ -33,10 +33,8 @@ const LAYERS = [
 const KNOWN_UPWARD = [
   // config → agents, queue: the schema pulls agent kinds and heartbeat parsers in
   ['src/config/schema.ts', 'src/agents/types.ts'],
-  ['src/config/schema.ts', 'src/heartbeat/settings.ts'],
   ['src/config/schema-refine.ts', 'src/agents/types.ts'],
   ['src/config/schema-checkins.ts', 'src/heartbeat/hours.ts'],
-  ['src/config/schema-checkins.ts', 'src/heartbeat/target.ts'],
   ['src/config/schema-checkins.ts', 'src/heartbeat/timing.ts'],
   // core → agents, store, queue: the command handler runs on the store and the queue's ports
   ['src/core/types.ts', 'src/agents/types.ts'],

@@ -13,7 +13,8 @@ import type { Config } from './config/schema.js';
 import { acquireLock, heldBy, LockError } from './control/lock.js';
 import { MethodRegistry, registerCoreMethods } from './control/methods.js';
 import { type ControlServer, startControlServer } from './control/server.js';
-import { type ChannelName, type ChatKey, chatKey, type SystemRunner } from './core/types.js';
+import type { ChannelName, ChatKey, SystemRunner } from './core/types.js';
+import { storedDefaultTarget } from './heartbeat/target.js';
 import { heartbeatService } from './heartbeat/wiring.js';
 import type { Logger } from './log.js';
 import { stagingService } from './media/staging-service.js';
@@ -114,26 +115,12 @@ export async function openDirectRunner(
   const queue = createQueue(ctx, db, new Map());
   return {
     runner: queue,
-    defaultTarget: () => defaultTarget(CHANNELS, ctx.config, db),
+    defaultTarget: () => storedDefaultTarget(ctx.config, db),
     close: async () => {
       await queue.shutdown(0);
       db.close();
     },
   };
-}
-
-/** The first enabled channel's default check-in chat (WhatsApp: the linked self-chat), as a chat key. */
-export function defaultTarget(
-  plugins: readonly ChannelPlugin[],
-  config: Config,
-  db: Db,
-): ChatKey | undefined {
-  for (const p of plugins) {
-    if (!p.enabled(config)) continue;
-    const id = p.defaultTarget?.({ config, db });
-    if (id) return chatKey(p.name, id);
-  }
-  return undefined;
 }
 
 export interface RunningRelay {

@@ -21,6 +21,10 @@ export const channelPlugin = (name: string): ChannelPlugin | undefined =>
 
 export const enabledChannels = (config: Config): ChannelPlugin[] => CHANNELS.filter((p) => p.enabled(config));
 
+/** Every channel's secret values under this config and environment (to keep out of logs and files). */
+export const channelSecrets = (config: Config, env: NodeJS.ProcessEnv): string[] =>
+  CHANNELS.flatMap((p) => p.secrets?.(config, env) ?? []).filter((s): s is string => Boolean(s));
+
 /** "whatsapp, twilio or console": for messages that list what a chat key may start with. */
 export function channelNames(withConsole = true): string {
   const names = [...CHANNELS.map((p) => p.name), ...(withConsole ? [CONSOLE] : [])];

@@ -32,11 +32,22 @@ export function formatProblem(p: ConfigProblem): string {
   return `${where} ${p.path || '(root)'}: ${p.message}`;
 }
 
+/**
+ * Checks of a parsed config that need knowledge above the config layer (the channel plug-ins decide
+ * which chat keys exist): passed in by the caller, reported like the schema's own problems.
+ */
+export type ConfigCheck = (config: Config) => readonly { path: (string | number)[]; message: string }[];
+
 /** Reads and validates the config file; a missing file is the all-defaults config unless it was named. */
-export function loadConfig(file: string, explicit: boolean, env: NodeJS.ProcessEnv): LoadResult {
+export function loadConfig(
+  file: string,
+  explicit: boolean,
+  env: NodeJS.ProcessEnv,
+  check?: ConfigCheck,
+): LoadResult {
   if (!existsSync(file)) {
     if (explicit) return { ok: false, problems: [{ file, path: '', message: 'file not found' }] };
-    const defaults = parseConfigValue({}, file, '', env);
+    const defaults = parseConfigValue({}, file, '', env, check);
     return defaults.ok ? { ...defaults, file: undefined } : defaults;
   }
   let text: string;
@@ -45,10 +56,15 @@ export function loadConfig(file: string, explicit: boolean, env: NodeJS.ProcessE
   } catch (err) {
     return { ok: false, problems: [{ file, path: '', message: `cannot read: ${(err as Error).message}` }] };
   }
-  return parseConfigText(text, file, env);
+  return parseConfigText(text, file, env, check);
 }
 
-export function parseConfigText(text: string, file: string, env: NodeJS.ProcessEnv): LoadResult {
+export function parseConfigText(
+  text: string,
+  file: string,
+  env: NodeJS.ProcessEnv,
+  check?: ConfigCheck,
+): LoadResult {
   let raw: unknown;
   try {
     raw = JSON5.parse(text);
@@ -74,13 +90,19 @@ export function parseConfigText(text: string, file: string, env: NodeJS.ProcessE
       };
     return { ok: false, problems: [{ file, line: e.lineNumber, col: e.columnNumber, path: '', message }] };
   }
-  return parseConfigValue(raw, file, text, env);
+  return parseConfigValue(raw, file, text, env, check);
 }
 
 /** Deeper than any real config; past it the walkers below would run out of stack instead of answering. */
 export const MAX_CONFIG_DEPTH = 32;
 
-function parseConfigValue(raw: unknown, file: string, text: string, env: NodeJS.ProcessEnv): LoadResult {
+function parseConfigValue(
+  raw: unknown,
+  file: string,
+  text: string,
+  env: NodeJS.ProcessEnv,
+  check?: ConfigCheck,
+): LoadResult {
   const deep = tooDeep(raw);
   if (deep) {
     const path = deep.join('.');
@@ -99,7 +121,11 @@ function parseConfigValue(raw: unknown, file: string, text: string, env: NodeJS.
   const parsed = configSchema.safeParse(substituted);
   if (!parsed.success) problems.push(...zodProblems(parsed.error, file, text));
   if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, config: finish(parsed.data as Config, env), file, envRefs };
+  const config = finish(parsed.data as Config, env);
+  for (const p of check?.(config) ?? [])
+    problems.push({ file, path: p.path.join('.'), message: p.message, ...locateNearest(text, p.path) });
+  if (problems.length > 0) return { ok: false, problems };
+  return { ok: true, config, file, envRefs };
 }
 
 /** The first path (in document order) that goes past MAX_CONFIG_DEPTH, found without recursion. */

@@ -3,7 +3,6 @@
 // and a test keeps the example complete against this schema.
 import { z } from 'zod';
 import { AGENT_KINDS } from '../agents/types.js';
-import { NO_TARGET } from '../heartbeat/settings.js';
 import { telegramSchema, twilioSchema, whatsappSchema } from './schema-channels.js';
 import { heartbeatSchema, type scheduleSchema, schedulesSchema } from './schema-checkins.js';
 import { agentKind } from './schema-refine.js';
@@ -237,14 +236,9 @@ export const configSchema = z
     retention: retentionSchema.default(retentionSchema.parse({})),
     log: logSchema.default(logSchema.parse({})),
   })
-  .strict()
-  .superRefine((c, ctx) => {
-    // The heartbeat's default target is the WhatsApp self-chat: with WhatsApp off and no target,
-    // an explicit interval would tick at nobody (the default interval simply leaves it off).
-    const h = c.heartbeat;
-    if (h.everyMinutes && h.target === undefined && !c.whatsapp.enabled)
-      ctx.addIssue({ code: 'custom', path: ['heartbeat', 'target'], message: NO_TARGET });
-  });
+  // A heartbeat interval with no target and no channel offering a default chat is refused by
+  // loadConfig's channel check (heartbeat/target.ts): which channels have one is theirs to say.
+  .strict();
 
 export type Config = z.infer<typeof configSchema>;
 export type AgentConfig = z.infer<typeof agentSchema>;

@@ -3,10 +3,11 @@ import { existsSync } from 'node:fs';
 import { formatProblem, loadConfig } from '../../config/load.js';
 import type { Paths } from '../../config/paths.js';
 import type { Config } from '../../config/schema.js';
+import { configTargetProblems } from '../../heartbeat/target.js';
 import { type Finding, fail, ok } from './types.js';
 
 export function checkConfig(paths: Paths, env: NodeJS.ProcessEnv): { finding: Finding; config?: Config } {
-  const loaded = loadConfig(paths.configFile, paths.configExplicit, env);
+  const loaded = loadConfig(paths.configFile, paths.configExplicit, env, configTargetProblems);
   if (!loaded.ok) {
     return {
       finding: fail(
