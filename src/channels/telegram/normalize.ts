@@ -51,10 +51,14 @@ function addressesBot(text: string, entities: readonly MessageEntity[] | undefin
   return false;
 }
 
-/** `/new@our_bot rest` → `/new rest`: the relay's command parser knows no bot names. */
-function stripOwnCommandSuffix(text: string, me: Me): string {
+/**
+ * `/new@our_bot rest` → `/new rest`: the relay's command parser knows no bot names. And `/start`, which
+ * every Telegram app sends when a person first opens the bot, becomes `/help` rather than a prompt.
+ */
+function commandText(text: string, me: Me): string {
   const m = /^(\/[A-Za-z0-9_]{1,32})@([A-Za-z0-9_]{3,64})(?=\s|$)/.exec(text);
-  return m && m[2]!.toLowerCase() === me.username.toLowerCase() ? m[1]! + text.slice(m[0].length) : text;
+  const own = m && m[2]!.toLowerCase() === me.username.toLowerCase() ? m[1]! + text.slice(m[0].length) : text;
+  return /^\/start(?:\s|$)/i.test(own) ? '/help' : own;
 }
 
 /** The attachment of a message, if any: the largest photo size that fits under `maxBytes`. */
@@ -111,7 +115,7 @@ export function classify(update: Update, me: Me, maxBytes: number): Classified {
       senderId: String(m.from.id),
       ...(name && { senderName: name }),
       messageId: m.message_id,
-      text: stripOwnCommandSuffix(raw, me),
+      text: commandText(raw, me),
       mentionsBot: addressesBot(raw, entities, me),
       repliesToBot: m.reply_to_message?.from?.id === me.id,
       ...(media && { media }),

@@ -124,6 +124,9 @@ describe('classify (pure)', () => {
     });
     const m5 = classify(msg({ text: '/status@other_bot' }), me, 1e6);
     expect(m5.type === 'message' && m5.msg.text).toBe('/status@other_bot');
+    // The first message of every new private chat: shown the commands, not sent to the agent.
+    const m6 = classify(msg({ text: '/start deep-link-payload' }), me, 1e6);
+    expect(m6.type === 'message' && m6.msg.text).toBe('/help');
   });
 
   it('ignores edits, bots, empty messages; takes captions', () => {
