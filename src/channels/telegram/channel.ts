@@ -1,25 +1,24 @@
 // The Telegram channel (Bot API through grammY): composition of the connection, the transport (long
 // polling by default, or a webhook), the inbound pipeline and the sender. Tests point `apiRoot` at a
 // fake Bot API server on 127.0.0.1; nothing else is faked.
-import type { Server } from 'node:http';
 import type { Paths } from '../../config/paths.js';
 import type { Config } from '../../config/schema.js';
 import type { Logger } from '../../log.js';
 import { registerCredential } from '../../log.js';
 import type { ChannelStateStore } from '../../store/channel-state.js';
 import type { Channel, ChannelState, InboundHandler } from '../types.js';
-import { type BotApi, fileUrl, grammySignal, makeApi } from './api.js';
+import { type BotApi, fileUrl, makeApi } from './api.js';
 import { botCommands } from './commands.js';
 import { describeFailure, whoAmI } from './connect.js';
 import { Inbound, TELEGRAM } from './inbound.js';
 import type { Me } from './normalize.js';
-import { ALLOWED_UPDATES, Poller, retryDelay } from './poll.js';
+import { abortableSleep, retryDelay } from './poll.js';
 import { TELEGRAM_TEXT_LIMIT } from './render.js';
 import { Sender } from './send.js';
-import { compilePatterns, gateConfig, resolveToken, webhookSecret } from './settings.js';
+import { compilePatterns, gateConfig, resolveToken } from './settings.js';
 import { TelegramState } from './state.js';
+import { openTransport, type Transport } from './transport.js';
 import { type Timers, Typing } from './typing.js';
-import { startWebhook } from './webhook.js';
 
 export interface TelegramChannelDeps {
   config: Config;
@@ -53,9 +52,7 @@ export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChanne
   };
   let api: BotApi | undefined;
   let me: Me | undefined;
-  let poller: Poller | undefined;
-  let server: Server | undefined;
-  let port: number | undefined;
+  let transport: Transport | undefined;
   let abort = new AbortController();
   let connecting: Promise<void> | undefined;
   let token = '';
@@ -91,15 +88,6 @@ export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChanne
     deps.typingTimers,
     (err) => log.debug({ err: (err as Error).message }, 'telegram chat action failed'),
   );
-  const sleep = (ms: number, signal: AbortSignal) =>
-    new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, ms);
-      signal.addEventListener('abort', () => {
-        clearTimeout(t);
-        resolve();
-      });
-    });
-
   /** getMe, the command menu and the transport, retried until it works or the channel stops. */
   const connect = async (signal: AbortSignal): Promise<void> => {
     for (let tries = 1; !signal.aborted; tries++) {
@@ -111,8 +99,27 @@ export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChanne
             .setMyCommands(commands)
             .catch((err: Error) => log.warn({ err: err.message }, 'setMyCommands failed'));
         }
-        await openTransport(signal);
-        setState({ type: 'connected', since: Date.now(), account: `@${me.username}` });
+        transport = await openTransport(
+          {
+            api: api!,
+            cfg: tg,
+            token,
+            state: store,
+            handle: (u) => inbound.handle(u),
+            onPollOk: () => {
+              if (state.type !== 'connected' && me) setState(connected(me));
+            },
+            onPollError: (err, retries) => {
+              const lastError = describeFailure(err);
+              log.warn({ error: lastError, retries }, 'telegram poll failed');
+              setState({ type: 'degraded', since: Date.now(), lastError, retries });
+            },
+            onRefused: (reason) => log.debug({ reason }, 'telegram webhook request refused'),
+            ...(deps.pollTimeoutSeconds !== undefined && { pollTimeoutSeconds: deps.pollTimeoutSeconds }),
+          },
+          signal,
+        );
+        setState(connected(me));
         log.info(
           { account: `@${me.username}`, mode: tg.webhook ? 'webhook' : 'polling' },
           'telegram connected',
@@ -123,53 +130,9 @@ export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChanne
         const lastError = describeFailure(err);
         log.warn({ error: lastError, retries: tries }, 'telegram connect failed');
         setState({ type: 'connecting', since: Date.now(), lastError, retries: tries });
-        await sleep(retryDelay(err, tries), signal);
+        await abortableSleep(retryDelay(err, tries), signal);
       }
     }
-  };
-
-  const openTransport = async (signal: AbortSignal): Promise<void> => {
-    const hook = tg.webhook;
-    if (!hook) {
-      // getUpdates answers 409 while a webhook is set; pending updates are kept, not dropped.
-      await api!.deleteWebhook({ drop_pending_updates: false }, grammySignal(signal));
-      poller = new Poller({
-        api: api!,
-        state: store,
-        handle: (u) => inbound.handle(u),
-        onOk: () => {
-          if (state.type !== 'connected' && me)
-            setState({ type: 'connected', since: Date.now(), account: `@${me.username}` });
-        },
-        onError: (err, retries) => {
-          const lastError = describeFailure(err);
-          log.warn({ error: lastError, retries }, 'telegram poll failed');
-          setState({ type: 'degraded', since: Date.now(), lastError, retries });
-        },
-        ...(deps.pollTimeoutSeconds !== undefined ? { timeoutSeconds: deps.pollTimeoutSeconds } : {}),
-      });
-      poller.start();
-      return;
-    }
-    const secret = webhookSecret(tg, token);
-    registerCredential(secret);
-    if (!server) {
-      const started = await startWebhook({
-        host: hook.host,
-        port: hook.port,
-        path: hook.path,
-        secret,
-        handle: (u) => inbound.handle(u),
-        onRefused: (reason) => log.debug({ reason }, 'telegram webhook request refused'),
-      });
-      server = started.server;
-      port = started.port;
-    }
-    await api!.setWebhook(
-      hook.url,
-      { secret_token: secret, allowed_updates: [...ALLOWED_UPDATES] },
-      grammySignal(signal),
-    );
   };
 
   return {
@@ -195,11 +158,8 @@ export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChanne
       abort.abort();
       typing.clear();
       await connecting;
-      await poller?.stop();
-      poller = undefined;
-      if (server) await new Promise<void>((r) => server!.close(() => r()));
-      server = undefined;
-      port = undefined;
+      await transport?.stop();
+      transport = undefined;
       connecting = undefined;
       inbound.setHandler(undefined);
       me = undefined;
@@ -210,6 +170,12 @@ export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChanne
       if (api && me) await typing.set(chatId, on);
     },
     status: () => state,
-    webhookPort: () => port,
+    webhookPort: () => transport?.port,
   };
 }
+
+const connected = (me: Me): ChannelState => ({
+  type: 'connected',
+  since: Date.now(),
+  account: `@${me.username}`,
+});

@@ -19,7 +19,8 @@ export interface PollDeps {
 
 export const ALLOWED_UPDATES = ['message'] as const;
 
-const abortableSleep = (ms: number, signal: AbortSignal) =>
+/** Resolves after `ms`, or at once when `signal` aborts. */
+export const abortableSleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     const t = setTimeout(resolve, ms);
     signal.addEventListener('abort', () => {
