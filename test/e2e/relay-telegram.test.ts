@@ -1,10 +1,12 @@
 // The composition root with the real Telegram channel (grammY): an update from the fake Bot API on
 // 127.0.0.1 (the far edge) reaches the queue through the registry's plugin, the fake CLI answers as
 // a real child process, and the reply leaves by sendMessage; the poll offset lives in the real store.
-import { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningRelay, startRelay } from '../../src/relay.js';
+import { channelStateStore } from '../../src/store/channel-state.js';
+import { CORE_MIGRATIONS } from '../../src/store/core.js';
+import { openDb } from '../../src/store/db.js';
 import { dm, type FakeBotApi, startFakeBotApi, TOKEN } from '../channels/telegram/fake-bot-api.js';
 import { type Home, makeHome, waitFor } from './helpers.js';
 
@@ -33,16 +35,17 @@ describe('agentwire relay with the Telegram channel', () => {
     expect(texts(api)).toEqual(['reply: hello agent']);
     expect(api.callsOf('sendMessage')[0]!.params).toMatchObject({ chat_id: '42', parse_mode: 'HTML' });
     expect(api.callsOf('sendChatAction').length).toBeGreaterThan(0);
-    expect(relay.channels.get('telegram')?.status()).toMatchObject({ type: 'connected', account: '@agent_bot' });
+    expect(relay.channels.get('telegram')?.status()).toMatchObject({
+      type: 'connected',
+      account: '@agent_bot',
+    });
     await relay.queue.whenIdle();
     await relay.stop(0);
     relay = undefined;
-    const db = new DatabaseSync(join(home.dir, 'agentwire.db'));
-    const row = db.prepare("SELECT value FROM channel_state WHERE channel = 'telegram' AND key = 'offset'").get() as
-      | { value: string }
-      | undefined;
+    const db = openDb(join(home.dir, 'agentwire.db'), CORE_MIGRATIONS);
+    const offset = await channelStateStore(db, 'telegram').get('offset');
     db.close();
-    expect(row && JSON.parse(row.value)).toBe(id + 1);
+    expect(offset).toBe(id + 1);
     relay = await startRelay({ ...home.ctx(), env: { ...ctx.env, TELEGRAM_BOT_TOKEN: TOKEN } });
     api.push(dm(42, 'second', 2));
     expect(await waitFor(() => texts(api!).length > 1)).toBe(true);
