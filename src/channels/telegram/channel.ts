@@ -115,6 +115,7 @@ export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChanne
               setState({ type: 'degraded', since: Date.now(), lastError, retries });
             },
             onRefused: (reason) => log.debug({ reason }, 'telegram webhook request refused'),
+            onHandleError: (err) => log.error({ err: (err as Error).message }, 'telegram update failed'),
             ...(deps.pollTimeoutSeconds !== undefined && { pollTimeoutSeconds: deps.pollTimeoutSeconds }),
           },
           signal,

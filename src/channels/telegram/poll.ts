@@ -13,6 +13,7 @@ export interface PollDeps {
   handle: (update: Update) => Promise<void>;
   onError: (err: unknown, retries: number) => void;
   onOk: () => void;
+  onHandleError: (err: unknown) => void;
   timeoutSeconds?: number;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
@@ -70,7 +71,13 @@ export class Poller {
       for (const u of updates) {
         // An update below the offset was handled before (a server that repeats itself).
         if (u.update_id < offset) continue;
-        await deps.handle(u);
+        try {
+          await deps.handle(u);
+        } catch (err) {
+          // An update that breaks the pipeline must not stop the bot or come back forever: it is
+          // reported and passed over (the pipeline itself tells a sender when their message was lost).
+          deps.onHandleError(err);
+        }
         offset = u.update_id + 1;
         await deps.state.setOffset(offset);
       }

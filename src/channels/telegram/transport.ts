@@ -25,6 +25,7 @@ export interface TransportDeps {
   onPollOk: () => void;
   onPollError: (err: unknown, retries: number) => void;
   onRefused: (reason: string) => void;
+  onHandleError: (err: unknown) => void;
   pollTimeoutSeconds?: number;
 }
 
@@ -39,6 +40,7 @@ export async function openTransport(deps: TransportDeps, signal: AbortSignal): P
       handle: deps.handle,
       onOk: deps.onPollOk,
       onError: deps.onPollError,
+      onHandleError: deps.onHandleError,
       ...(deps.pollTimeoutSeconds !== undefined && { timeoutSeconds: deps.pollTimeoutSeconds }),
     });
     poller.start();

@@ -139,6 +139,20 @@ describe('Telegram channel: inbound media and the webhook (fake Bot API)', () =>
     );
     expect(good.status).toBe(200);
     expect(h.received.map((m) => m.text)).toEqual(['hello by webhook']);
+    // Not JSON, or not an update: 400; another path: 404. Nothing reaches the inbox.
+    const bad = await fetch(`http://127.0.0.1:${ch.webhookPort()}/telegram/webhook`, {
+      method: 'POST',
+      headers: { [SECRET_HEADER]: 'the-right-secret-123' },
+      body: '{not json',
+    });
+    expect(bad.status).toBe(400);
+    expect((await post({ [SECRET_HEADER]: 'the-right-secret-123' }, { hello: 1 })).status).toBe(400);
+    const elsewhere = await fetch(`http://127.0.0.1:${ch.webhookPort()}/other`, {
+      method: 'POST',
+      body: '{}',
+    });
+    expect(elsewhere.status).toBe(404);
+    expect(h.received).toHaveLength(1);
     // Telegram delivering the same update again: handled once.
     await post(
       { [SECRET_HEADER]: 'the-right-secret-123' },
