@@ -79,7 +79,9 @@ export class Poller {
           deps.onHandleError(err);
         }
         offset = u.update_id + 1;
-        await deps.state.setOffset(offset);
+        // Kept in memory whatever happens; a store that cannot take it now costs at most a re-read
+        // after a restart, which the inbox's dedupe absorbs.
+        await deps.state.setOffset(offset).catch((err: unknown) => deps.onHandleError(err));
       }
     }
   }

@@ -3,7 +3,7 @@
 // marked, and every later send to it ends at once without calling Telegram, until that chat writes
 // to the bot again; the 403 is logged once at warn, with the chat id masked.
 import { InputFile } from 'grammy';
-import type { OutboundItem, SendResult } from '../../core/types.js';
+import { NOT_CONNECTED, type OutboundItem, type SendResult } from '../../core/types.js';
 import { type Logger, maskId } from '../../log.js';
 import type { BotApi } from './api.js';
 import { isParseError, sendFailure } from './errors.js';
@@ -32,7 +32,7 @@ export class Sender {
 
   async send(chatId: string, item: OutboundItem): Promise<SendResult> {
     const api = this.deps.api();
-    if (!api) return { ok: false, error: 'Telegram is not started', retryable: true, code: 'not_connected' };
+    if (!api) return { ok: false, error: 'Telegram is not connected', retryable: true, code: NOT_CONNECTED };
     if (await this.deps.state.isBlocked(chatId)) return BLOCKED;
     const r = await this.dispatch(api, chatId, item);
     if (!r.ok && r.code === 'blocked') {
