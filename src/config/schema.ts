@@ -3,7 +3,7 @@
 // and a test keeps the example complete against this schema.
 import { z } from 'zod';
 import { AGENT_KINDS } from '../agents/types.js';
-import { twilioSchema, whatsappSchema } from './schema-channels.js';
+import { telegramSchema, twilioSchema, whatsappSchema } from './schema-channels.js';
 import { heartbeatSchema, type scheduleSchema, schedulesSchema } from './schema-checkins.js';
 import { agentKind } from './schema-refine.js';
 
@@ -229,6 +229,7 @@ export const configSchema = z
     media: mediaSchema.default(mediaSchema.parse({})),
     whatsapp: whatsappSchema.default(whatsappSchema.parse({})),
     twilio: twilioSchema.default(twilioSchema.parse({})),
+    telegram: telegramSchema.default(telegramSchema.parse({})),
     heartbeat: heartbeatSchema.default({}),
     schedules: schedulesSchema,
     console: consoleSchema.default(consoleSchema.parse({})),
@@ -247,6 +248,8 @@ export type ScheduleConfig = z.infer<typeof scheduleSchema>;
 export const SECRET_PATHS: readonly string[] = [
   'twilio.authToken',
   'twilio.apiSecret',
+  'telegram.botToken',
+  'telegram.webhook.secretToken',
   'agent.env',
   'agents.*.env',
 ];
