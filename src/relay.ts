@@ -1,6 +1,6 @@
-// The composition root: config → store → channels → queue → runner. Channels and background
-// services (heartbeats, schedules) plug in through the two factory lists below; nothing else in the
-// core knows which channels exist.
+// The composition root: config → store → channels → queue → runner. Channels plug in through the
+// registry (src/channels/registry.ts), background services (heartbeats, schedules) through
+// SERVICE_FACTORIES below; nothing else in the core knows which channels exist.
 import { randomUUID } from 'node:crypto';
 import type { ChannelDeps, ChannelPlugin } from './channels/plugin.js';
 import { CHANNELS, channelNames, channelPlugin } from './channels/registry.js';
