@@ -32,9 +32,7 @@ const LAYERS = [
  */
 const KNOWN_UPWARD = [
   // config → queue: the schema pulls heartbeat parsers in
-  ['src/config/schema.ts', 'src/heartbeat/settings.ts'],
   ['src/config/schema-checkins.ts', 'src/heartbeat/hours.ts'],
-  ['src/config/schema-checkins.ts', 'src/heartbeat/target.ts'],
   ['src/config/schema-checkins.ts', 'src/heartbeat/timing.ts'],
   // core → agents: agent kinds in core types and the command decisions
   ['src/core/types.ts', 'src/agents/types.ts'],

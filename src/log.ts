@@ -58,13 +58,18 @@ const REDACT_PATHS = [
   'token',
   'password',
   'secret',
+  'botToken',
+  'secretToken',
   'authorization',
   '*.authToken',
   '*.apiSecret',
   '*.token',
+  '*.botToken',
+  '*.secretToken',
   '*.authorization',
   'headers.authorization',
   'headers["x-twilio-signature"]',
+  'headers["x-telegram-bot-api-secret-token"]',
 ];
 
 export interface LoggerSetup {

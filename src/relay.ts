@@ -1,12 +1,11 @@
-// The composition root: config → store → channels → queue → runner. Channels and background
-// services (heartbeats, schedules) plug in through the two factory lists below; nothing else in the
-// core knows which channels exist.
+// The composition root: config → store → channels → queue → runner. Channels plug in through the
+// registry (src/channels/registry.ts), background services (heartbeats, schedules) through
+// SERVICE_FACTORIES below; nothing else in the core knows which channels exist.
 import { randomUUID } from 'node:crypto';
-import { twilioMigration } from './channels/twilio/store.js';
-import type { Channel, ChannelState } from './channels/types.js';
+import type { ChannelDeps, ChannelPlugin } from './channels/plugin.js';
+import { CHANNELS, channelNames, channelPlugin } from './channels/registry.js';
+import type { Channel } from './channels/types.js';
 import { whatsappLinkService } from './channels/whatsapp/link-control.js';
-import { linkedAccount } from './channels/whatsapp/link-state.js';
-import { whatsappMigration } from './channels/whatsapp/migration.js';
 import type { Context } from './cli/context.js';
 import { ExitError } from './cli/context.js';
 import type { Paths } from './config/paths.js';
@@ -15,21 +14,23 @@ import { acquireLock, heldBy, LockError } from './control/lock.js';
 import { MethodRegistry, registerCoreMethods } from './control/methods.js';
 import { type ControlServer, startControlServer } from './control/server.js';
 import type { ChannelName, ChatKey, SystemRunner } from './core/types.js';
+import { storedDefaultTarget } from './heartbeat/target.js';
 import { heartbeatService } from './heartbeat/wiring.js';
 import type { Logger } from './log.js';
-import { mediaHostMigration } from './media/host.js';
 import { stagingService } from './media/staging-service.js';
 import { linkAlertService } from './ops/alert/wiring.js';
 import { agentResolver, mediaPolicy } from './queue/adapters.js';
 import type { ChannelMap } from './queue/ports.js';
 import { Queue, type QueueOptions } from './queue/queue.js';
+import { channelStateStore } from './store/channel-state.js';
 import { CORE_MIGRATIONS } from './store/core.js';
 import { type Db, type Migration, openDb } from './store/db.js';
 import { sqliteQueueStore } from './store/queue-sqlite.js';
 import { retentionService } from './store/retention-service.js';
 import { webConsoleService } from './web/service.js';
 
-export interface ChannelDeps {
+/** What every part the relay starts is handed. */
+export interface RelayDeps {
   config: Config;
   paths: Paths;
   log: Logger;
@@ -37,47 +38,16 @@ export interface ChannelDeps {
   env: NodeJS.ProcessEnv;
 }
 
-/** A channel the relay may start, with the tables it owns. */
-export interface ChannelFactory {
-  name: Exclude<ChannelName, 'console'>;
-  enabled: (config: Config) => boolean;
-  migrations?: readonly Migration[];
-  create: (deps: ChannelDeps) => Channel | Promise<Channel>;
-}
+/**
+ * A channel the relay may start: a plugin of src/channels/registry.ts, or (in tests) the same shape
+ * built by hand around a fake edge.
+ */
+export type ChannelFactory = Pick<ChannelPlugin, 'name' | 'enabled' | 'migrations'> &
+  Partial<Pick<ChannelPlugin, 'textRules'>> & {
+    create: (deps: ChannelDeps) => Channel | Promise<Channel>;
+  };
 
-// The one exception to static imports (login, logout and send follow it for the same libraries): a
-// channel's code, and the library under it, is loaded only when the channel is enabled. Baileys alone costs about 165 ms of start-up and 55 MB of memory
-// (the twilio SDK about 60 ms and 30 MB) in a relay that never uses it, and a bigger process makes
-// every agent spawn slower (docs/performance.md). Their tables' migrations stay static and light.
-/** The channels `agentwire relay` knows. */
-export const CHANNEL_FACTORIES: readonly ChannelFactory[] = [
-  {
-    name: 'whatsapp',
-    enabled: (c) => c.whatsapp.enabled,
-    migrations: [whatsappMigration],
-    create: async (d) => {
-      const { createWhatsAppChannel, renderTerminalQr } = await import('./channels/whatsapp/index.js');
-      return createWhatsAppChannel({
-        config: d.config,
-        paths: d.paths,
-        db: d.db,
-        log: d.log,
-        onState: showLinkQr(d.log, renderTerminalQr),
-      });
-    },
-  },
-  {
-    name: 'twilio',
-    enabled: (c) => c.twilio.enabled,
-    migrations: [twilioMigration, mediaHostMigration],
-    create: async (d) => {
-      const { createTwilioChannel } = await import('./channels/twilio/channel.js');
-      return createTwilioChannel({ config: d.config, paths: d.paths, db: d.db, log: d.log, env: d.env });
-    },
-  },
-];
-
-export interface ServiceDeps extends ChannelDeps {
+export interface ServiceDeps extends RelayDeps {
   /** Runs in a chat's lane without queuing, and delivers through the outbox (heartbeats). */
   runner: SystemRunner;
   channels: ChannelMap;
@@ -110,32 +80,12 @@ export const SERVICE_FACTORIES: readonly ServiceFactory[] = [
   whatsappLinkService,
 ];
 
-/**
- * While WhatsApp is not linked, the QR code to scan is drawn in the terminal when a person watches
- * it (the web console shows it too, for a relay running as a service).
- */
-function showLinkQr(
-  log: Logger,
-  renderTerminalQr: (qr: string) => Promise<string>,
-): (state: ChannelState) => void {
-  let last: string | undefined;
-  return (state) => {
-    if (state.type !== 'connecting' || !state.qr || state.qr === last) return;
-    last = state.qr;
-    log.info(
-      'WhatsApp is not linked: scan the QR code with WhatsApp > Linked devices (or open the web console)',
-    );
-    if (!process.stdout.isTTY) return;
-    void renderTerminalQr(state.qr).then((qr) => process.stdout.write(`${qr}\n`));
-  };
-}
-
 /** The queue over real agents and the real media policy (shared by `relay` and `chat`). */
 export function createQueue(
   ctx: Context,
   db: Db,
   channels: ChannelMap,
-  extra: Pick<QueueOptions, 'hold'> = {},
+  extra: Pick<QueueOptions, 'hold' | 'textRules'> = {},
 ): Queue {
   const { config, paths, env, log } = ctx;
   return new Queue({
@@ -146,6 +96,7 @@ export function createQueue(
     config,
     log: log.child({ sub: 'queue' }),
     defaultCwd: paths.workspace,
+    textRules: (channel) => channelPlugin(channel)?.textRules(config),
     ...extra,
   });
 }
@@ -159,14 +110,15 @@ export async function openDirectRunner(
   ctx: Context,
   migrations: readonly Migration[] = [],
 ): Promise<{ runner: SystemRunner; defaultTarget: () => ChatKey | undefined; close: () => Promise<void> }> {
-  const db = openDb(ctx.paths.db, [...CORE_MIGRATIONS, whatsappMigration, ...migrations]);
+  const db = openDb(ctx.paths.db, [
+    ...CORE_MIGRATIONS,
+    ...CHANNELS.flatMap((p) => p.migrations ?? []),
+    ...migrations,
+  ]);
   const queue = createQueue(ctx, db, new Map());
   return {
     runner: queue,
-    defaultTarget: () => {
-      const account = ctx.config.whatsapp.enabled ? linkedAccount(db) : undefined;
-      return account ? `whatsapp:${account}` : undefined;
-    },
+    defaultTarget: () => storedDefaultTarget(ctx.config, db),
     close: async () => {
       await queue.shutdown(0);
       db.close();
@@ -189,11 +141,12 @@ export interface RelayOptions {
 /** Starts the relay, or throws ExitError with a clear sentence when it cannot. */
 export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise<RunningRelay> {
   const { config, paths, log } = ctx;
-  const enabled = (opts.channels ?? CHANNEL_FACTORIES).filter((f) => f.enabled(config));
+  const enabled = (opts.channels ?? CHANNELS).filter((f) => f.enabled(config));
   if (enabled.length === 0) {
+    const sections = channelNames(false).replace(/\w[\w-]*/g, (n) => `${n}.enabled`);
     throw new ExitError(
       1,
-      `No channel is enabled in ${paths.configFile}: set whatsapp.enabled or twilio.enabled to true.\n` +
+      `No channel is enabled in ${paths.configFile}: set ${sections} to true.\n` +
         'To talk to the agent from this terminal instead, run: agentwire chat',
     );
   }
@@ -220,11 +173,16 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
     ];
     const db = openDb(paths.db, migrations);
     cleanup.push(() => db.close());
-    const deps: ChannelDeps = { config, paths, log, db, env: ctx.env };
+    const deps: RelayDeps = { config, paths, log, db, env: ctx.env };
     const channels = new Map<ChannelName, Channel>();
-    for (const f of enabled)
-      channels.set(f.name, await f.create({ ...deps, log: log.child({ sub: f.name }) }));
-    const queue = createQueue(ctx, db, channels);
+    for (const f of enabled) {
+      const state = channelStateStore(db, f.name);
+      channels.set(f.name, await f.create({ ...deps, log: log.child({ sub: f.name }), state }));
+    }
+    // The splitter's rules: the started channels' own plug-ins first, then the registry's.
+    const textRules = (name: ChannelName) =>
+      (enabled.find((f) => f.name === name)?.textRules ?? channelPlugin(name)?.textRules)?.(config);
+    const queue = createQueue(ctx, db, channels, { textRules });
     // Recovery before any channel delivers: a message left mid-run must run before newer ones.
     await queue.start();
     cleanup.push(() => queue.shutdown(0));

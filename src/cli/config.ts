@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
 import { AGENT_KINDS } from '../agents/registry.js';
+import { enabledChannels } from '../channels/registry.js';
 import { formatProblem, loadConfig } from '../config/load.js';
 import { resolvePaths } from '../config/paths.js';
 import { redactConfig } from '../config/redact.js';
+import { configTargetProblems } from '../heartbeat/target.js';
 import { registerSecretEnv, scrub } from '../log.js';
 import { ExitError, type GlobalOptions } from './context.js';
 
@@ -14,11 +16,19 @@ export function register(program: Command): void {
     .action((file: string | undefined) => {
       const global = program.opts<GlobalOptions>();
       const paths = resolvePaths(process.env, file ?? global.config);
-      const loaded = loadConfig(paths.configFile, paths.configExplicit, process.env, AGENT_KINDS);
+      const loaded = loadConfig(
+        paths.configFile,
+        paths.configExplicit,
+        process.env,
+        AGENT_KINDS,
+        configTargetProblems,
+      );
       if (!loaded.ok) throw new ExitError(1, loaded.problems.map(formatProblem).join('\n'));
       const c = loaded.config;
       const channels =
-        [c.whatsapp.enabled && 'whatsapp', c.twilio.enabled && 'twilio'].filter(Boolean).join(', ') || 'none';
+        enabledChannels(c)
+          .map((p) => p.name)
+          .join(', ') || 'none';
       const head =
         loaded.file === undefined
           ? `No config file found at ${paths.configFile}; the defaults are in use.`
@@ -33,7 +43,13 @@ export function register(program: Command): void {
     .action(() => {
       const global = program.opts<GlobalOptions>();
       const paths = resolvePaths(process.env, global.config);
-      const loaded = loadConfig(paths.configFile, paths.configExplicit, process.env, AGENT_KINDS);
+      const loaded = loadConfig(
+        paths.configFile,
+        paths.configExplicit,
+        process.env,
+        AGENT_KINDS,
+        configTargetProblems,
+      );
       if (!loaded.ok) throw new ExitError(1, loaded.problems.map(formatProblem).join('\n'));
       // Last line of defence: secret-looking environment values and key shapes typed in by hand.
       registerSecretEnv(process.env);

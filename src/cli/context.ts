@@ -1,8 +1,10 @@
 // Start-up shared by every command: paths from the environment, the config validated once, a logger.
 import { AGENT_KINDS } from '../agents/registry.js';
+import { channelSecrets } from '../channels/registry.js';
 import { formatProblem, loadConfig } from '../config/load.js';
 import { type Paths, resolvePaths } from '../config/paths.js';
 import type { Config } from '../config/schema.js';
+import { configTargetProblems } from '../heartbeat/target.js';
 import { createLogger, type Logger, registerCredential, registerSecret, registerSecretEnv } from '../log.js';
 import { relayLogSetup } from '../ops/logs/setup.js';
 
@@ -41,7 +43,7 @@ export function loadContext(
   options: ContextOptions = {},
 ): Context {
   const paths = resolvePaths(env, opts.config);
-  const loaded = loadConfig(paths.configFile, paths.configExplicit, env, AGENT_KINDS);
+  const loaded = loadConfig(paths.configFile, paths.configExplicit, env, AGENT_KINDS, configTargetProblems);
   if (!loaded.ok) {
     throw new ExitError(
       1,
@@ -49,13 +51,7 @@ export function loadContext(
     );
   }
   const config = loaded.config;
-  for (const s of [
-    config.twilio.authToken,
-    config.twilio.apiSecret,
-    env.TWILIO_AUTH_TOKEN,
-    env.TWILIO_API_SECRET,
-  ])
-    registerCredential(s);
+  for (const s of channelSecrets(config, env)) registerCredential(s);
   // Every agent env value is kept out of the log; those named like keys are kept out of replies too.
   for (const e of [config.agent.env, ...Object.values(config.agents).map((a) => a?.env ?? {})]) {
     for (const v of Object.values(e)) registerSecret(v);

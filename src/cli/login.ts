@@ -46,7 +46,7 @@ export function register(program: Command): void {
       }
       const db = openDb(ctx.paths.db, [whatsappMigration]);
       try {
-        // Baileys loads only for the command that connects (see CHANNEL_FACTORIES in relay.ts).
+        // Baileys loads only for the command that connects (see src/channels/plugin.ts: `create` imports it).
         const { runLogin } = await import('../channels/whatsapp/login.js');
         const r = await runLogin({
           db,

@@ -40,7 +40,7 @@ export function register(program: Command): void {
             throw new ExitError(1, 'Cancelled.');
           }
         }
-        // Baileys loads only for the command that connects (see CHANNEL_FACTORIES in relay.ts).
+        // Baileys loads only for the command that connects (see src/channels/plugin.ts: `create` imports it).
         const { runLogout } = await import('../channels/whatsapp/login.js');
         const r = await runLogout({ db, log: ctx.log });
         if (!r.ok) throw new ExitError(1, r.error);

@@ -7,7 +7,7 @@ import { formatDuration } from '../heartbeat/interval.js';
 import { buildListing, type JobRow, type Listing } from '../heartbeat/listing.js';
 import { formatInstant } from '../heartbeat/prompt.js';
 import { loadJobState, scheduleMigration } from '../heartbeat/state.js';
-import { storedSelfChat } from '../ops/status/gather.js';
+import { storedDefaultTarget } from '../heartbeat/target.js';
 import { WAITING_FOR_LINK } from '../ops/status/render.js';
 import { cleanText, maskChat } from '../ops/status/snapshot.js';
 import { openDb } from '../store/db.js';
@@ -29,7 +29,7 @@ export function register(program: Command): void {
             ctx.config,
             (job) => loadJobState(db, job),
             now,
-            () => storedSelfChat(db),
+            () => storedDefaultTarget(ctx.config, db),
           );
         } finally {
           db.close();

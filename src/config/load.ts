@@ -34,6 +34,12 @@ export function formatProblem(p: ConfigProblem): string {
 }
 
 /**
+ * Checks of a parsed config that need knowledge above the config layer (the channel plug-ins decide
+ * which chat keys exist): passed in by the caller, reported like the schema's own problems.
+ */
+export type ConfigCheck = (config: Config) => readonly { path: (string | number)[]; message: string }[];
+
+/**
  * Reads and validates the config file; a missing file is the all-defaults config unless it was named.
  * `agentKinds` is the agent registry's list (AGENT_KINDS in agents/registry.ts, a layer above this
  * one): every kind the config names must be one of them.
@@ -43,10 +49,11 @@ export function loadConfig(
   explicit: boolean,
   env: NodeJS.ProcessEnv,
   agentKinds: readonly string[],
+  check?: ConfigCheck,
 ): LoadResult {
   if (!existsSync(file)) {
     if (explicit) return { ok: false, problems: [{ file, path: '', message: 'file not found' }] };
-    const defaults = parseConfigValue({}, file, '', env, agentKinds);
+    const defaults = parseConfigValue({}, file, '', env, agentKinds, check);
     return defaults.ok ? { ...defaults, file: undefined } : defaults;
   }
   let text: string;
@@ -55,7 +62,7 @@ export function loadConfig(
   } catch (err) {
     return { ok: false, problems: [{ file, path: '', message: `cannot read: ${(err as Error).message}` }] };
   }
-  return parseConfigText(text, file, env, agentKinds);
+  return parseConfigText(text, file, env, agentKinds, check);
 }
 
 /** `agentKinds` as for loadConfig; without it (tests of the file format) any kind-shaped name passes. */
@@ -64,6 +71,7 @@ export function parseConfigText(
   file: string,
   env: NodeJS.ProcessEnv,
   agentKinds?: readonly string[],
+  check?: ConfigCheck,
 ): LoadResult {
   let raw: unknown;
   try {
@@ -90,7 +98,7 @@ export function parseConfigText(
       };
     return { ok: false, problems: [{ file, line: e.lineNumber, col: e.columnNumber, path: '', message }] };
   }
-  return parseConfigValue(raw, file, text, env, agentKinds);
+  return parseConfigValue(raw, file, text, env, agentKinds, check);
 }
 
 /** Deeper than any real config; past it the walkers below would run out of stack instead of answering. */
@@ -102,6 +110,7 @@ function parseConfigValue(
   text: string,
   env: NodeJS.ProcessEnv,
   agentKinds: readonly string[] | undefined,
+  check?: ConfigCheck,
 ): LoadResult {
   const deep = tooDeep(raw);
   if (deep) {
@@ -125,7 +134,11 @@ function parseConfigValue(
       problems.push({ file, path: p.path.join('.'), message: p.message, ...locateNearest(text, p.path) });
   }
   if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, config: finish(parsed.data as Config, env), file, envRefs };
+  const config = finish(parsed.data as Config, env);
+  for (const p of check?.(config) ?? [])
+    problems.push({ file, path: p.path.join('.'), message: p.message, ...locateNearest(text, p.path) });
+  if (problems.length > 0) return { ok: false, problems };
+  return { ok: true, config, file, envRefs };
 }
 
 /** The first path (in document order) that goes past MAX_CONFIG_DEPTH, found without recursion. */

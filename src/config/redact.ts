@@ -13,6 +13,8 @@ export function redactConfig(config: Config, envRefs: readonly EnvReference[] = 
   for (const ref of envRefs) setString(copy, ref.path, ref.template);
   if (copy.twilio.authToken) copy.twilio.authToken = MASK;
   if (copy.twilio.apiSecret) copy.twilio.apiSecret = MASK;
+  if (copy.telegram.botToken) copy.telegram.botToken = MASK;
+  if (copy.telegram.webhook?.secretToken) copy.telegram.webhook.secretToken = MASK;
   copy.agent.env = maskValues(copy.agent.env);
   for (const a of Object.values(copy.agents)) if (a?.env) a.env = maskValues(a.env);
   return copy;

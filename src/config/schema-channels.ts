@@ -207,3 +207,81 @@ export const twilioSchema = z
       .default({ host: '0.0.0.0', port: 8787, path: '/twilio/inbound', insecureSkipSignature: false }),
   })
   .strict();
+
+// Telegram identifies people by a numeric user id that never changes; a @username can be renamed or
+// taken over by someone else, so it is refused as an identity with a hint where to find the id.
+const telegramId = z
+  .union([z.number().int(), z.string()])
+  .transform((v) => String(v).trim())
+  .refine((v) => v === '*' || /^-?\d{1,20}$/.test(v), {
+    message:
+      'must be a numeric Telegram id (usernames can change hands and are not accepted); the relay logs the id of a dropped sender, or ask @userinfobot',
+  });
+const telegramList = z.union([z.literal('*'), z.array(telegramId)]);
+
+export const telegramSchema = z
+  .object({
+    enabled: z.boolean().default(false).describe('The Telegram bot channel (Bot API, through grammY).'),
+    botToken: z
+      .string()
+      .optional()
+      .describe('The bot token from @BotFather. Default: $TELEGRAM_BOT_TOKEN, else `tokenFile`. Secret.'),
+    tokenFile: z
+      .string()
+      .optional()
+      .describe('A file holding the bot token (first line), instead of botToken.'),
+    allowFrom: telegramList
+      .default([])
+      .describe('Numeric user ids allowed to talk to the bot in private chats, or "*". Default: nobody.'),
+    groups: telegramList
+      .default([])
+      .describe(
+        'Numeric group ids (negative, e.g. -1001234567890) the bot answers in, or "*". Default: none.',
+      ),
+    groupAllowFrom: telegramList
+      .optional()
+      .describe('Numeric user ids who may trigger a run inside an allowed group. Default: `allowFrom`.'),
+    groupAlways: z
+      .array(telegramId)
+      .default([])
+      .describe('Groups where every message triggers a run, not only mentions and replies to the bot.'),
+    mentionPatterns: z
+      .array(z.string().refine(isRegExp, 'not a valid regular expression'))
+      .default([])
+      .describe('Regular expressions that count as a mention in groups, besides @botname.'),
+    typingIntervalSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(60)
+      .default(4)
+      .describe('How often "typing…" is sent while the agent works (Telegram shows it for about 5 s).'),
+    apiRoot: z
+      .string()
+      .url()
+      .refine(httpsUnlessLoopback, 'must be https (plain http only to 127.0.0.1, ::1 or localhost)')
+      .optional()
+      .describe('The Bot API server (a local Bot API server, or tests). Default: https://api.telegram.org.'),
+    webhook: z
+      .object({
+        url: z
+          .string()
+          .url()
+          .refine((u) => u.startsWith('https://'), 'must be an https URL (Telegram only calls https)')
+          .describe('The public https URL Telegram posts updates to (reaching host:port/path here).'),
+        host: z.string().default('127.0.0.1').describe('Address the webhook server binds to.'),
+        port: z.number().int().min(0).max(65_535).default(8788).describe('Webhook port.'),
+        path: z.string().startsWith('/').default('/telegram/webhook').describe('Webhook path.'),
+        secretToken: z
+          .string()
+          .regex(/^[A-Za-z0-9_-]{16,256}$/, '16 to 256 characters of A-Z, a-z, 0-9, _ and -')
+          .optional()
+          .describe(
+            'The X-Telegram-Bot-Api-Secret-Token every webhook call must carry. Default: derived from the bot token. Secret.',
+          ),
+      })
+      .strict()
+      .optional()
+      .describe('Receive by webhook instead of long polling (the default).'),
+  })
+  .strict();

@@ -1,7 +1,7 @@
 // The heartbeat and schedules sections of the config schema (src/config/schema.ts composes them).
 import { z } from 'zod';
+import { parseChatKey } from '../core/types.js';
 import { isValidTimeZone } from '../heartbeat/hours.js';
-import { checkHeartbeatTarget, checkScheduleTarget } from '../heartbeat/target.js';
 import { parseTiming } from '../heartbeat/timing.js';
 import { ALWAYS, agentKind, loose, optString } from './schema-refine.js';
 
@@ -55,6 +55,16 @@ const checkFields = {
     .describe('Optional pre-check argv: the agent wakes only if it exits 0 and prints.'),
 };
 
+/**
+ * The form of a target's chat key only. Whether its channel exists and takes that chat id (and
+ * whether it is a group or a broadcast) is the channel's to say: loadConfig's `check`
+ * (heartbeat/target.ts, configTargetProblems) asks the channel plug-ins, in the layer that knows them.
+ */
+function chatKeyForm(raw: string): string | undefined {
+  if (parseChatKey(raw.trim())) return undefined;
+  return `"${raw}" is not a chat key like "<channel>:<chat id>", e.g. "whatsapp:+15551234567"`;
+}
+
 export const heartbeatSchema = z
   .object({
     everyMinutes: z
@@ -89,8 +99,8 @@ export const heartbeatSchema = z
   .superRefine((value, ctx) => {
     const target = loose(value)?.target;
     if (typeof target !== 'string') return;
-    const t = checkHeartbeatTarget(target);
-    if (!t.ok) ctx.addIssue({ code: 'custom', path: ['target'], message: t.message });
+    const problem = chatKeyForm(target);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['target'], message: problem });
   }, ALWAYS);
 
 export const scheduleSchema = z
@@ -117,8 +127,8 @@ export const scheduleSchema = z
     const s = loose(value);
     if (!s) return;
     if (typeof s.target === 'string') {
-      const target = checkScheduleTarget(s.target);
-      if (!target.ok) ctx.addIssue({ code: 'custom', path: ['target'], message: target.message });
+      const problem = chatKeyForm(s.target);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['target'], message: problem });
     }
     const kinds = (['cron', 'every', 'at'] as const).filter((k) => s[k] !== undefined);
     if (kinds.length !== 1) {

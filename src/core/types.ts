@@ -1,7 +1,15 @@
 // The shapes that cross the seams between channels, the core and the agent layer.
 // Nothing here knows which channel a message came from or which CLI answers it.
 
-export type ChannelName = 'whatsapp' | 'twilio' | 'console';
+/**
+ * A channel's name (`whatsapp`, `twilio`, `telegram`, `console`…). Open on purpose: the channels are
+ * plug-ins (src/channels/registry.ts), and the core never lists them. Where a person types a chat key,
+ * the registry checks the channel exists and accepts the chat id (`checkChatKey`).
+ */
+export type ChannelName = string;
+
+/** What a channel name may look like: also the prefix of its chat keys, so never a `:`. */
+export const CHANNEL_NAME = /^[a-z][a-z0-9-]{0,31}$/;
 
 /** A chat is addressed as `<channel>:<chatId>` everywhere outside a channel (store keys, targets, logs). */
 export type ChatKey = `${ChannelName}:${string}`;
@@ -74,12 +82,17 @@ export const NOT_CONNECTED = 'not_connected';
 
 export const chatKey = (channel: ChannelName, chatId: string): ChatKey => `${channel}:${chatId}`;
 
+/**
+ * Splits a chat key into channel and chat id, by its form alone: whether that channel exists and
+ * takes that id is the registry's question (`checkChatKey` in src/channels/registry.ts), asked where
+ * a person typed the key. Keys read back from the store were checked when they were made.
+ */
 export function parseChatKey(key: string): { channel: ChannelName; chatId: string } | undefined {
   const i = key.indexOf(':');
   if (i <= 0) return undefined;
   const channel = key.slice(0, i);
   const chatId = key.slice(i + 1);
-  if (!chatId || (channel !== 'whatsapp' && channel !== 'twilio' && channel !== 'console')) return undefined;
+  if (!chatId || !CHANNEL_NAME.test(channel)) return undefined;
   return { channel, chatId };
 }
 

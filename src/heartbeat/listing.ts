@@ -12,6 +12,7 @@ import {
   type ScheduleConfig,
 } from './settings.js';
 import { HEARTBEAT_JOB, scheduleJob } from './state.js';
+import { hasDefaultTarget } from './target.js';
 import { describeTiming, fingerprint, type Timing } from './timing.js';
 
 export type NextState = 'scheduled' | 'due_now' | 'done' | 'given_up' | 'never';
@@ -75,7 +76,8 @@ export function buildListing(
   config: {
     heartbeat: HeartbeatConfig;
     schedules: readonly ScheduleConfig[];
-    whatsapp?: { enabled: boolean };
+    /** The channels' sections (a listing built from a few sections assumes the rest). */
+    readonly [section: string]: unknown;
   },
   load: LoadState,
   now: number,
@@ -86,7 +88,7 @@ export function buildListing(
   selfChat?: () => string | undefined,
 ): Listing {
   const problems: string[] = [];
-  const hb = resolveHeartbeat(config.heartbeat, config.whatsapp?.enabled ?? true);
+  const hb = resolveHeartbeat(config.heartbeat, hasDefaultTarget(config));
   let heartbeat: Listing['heartbeat'] =
     hb.type === 'off' && hb.reason ? { enabled: false, reason: hb.reason } : { enabled: false };
   if (hb.type === 'invalid') problems.push(hb.error);

@@ -16,6 +16,7 @@ import {
   resolveSchedule,
   type ScheduleConfig,
 } from './settings.js';
+import { hasDefaultTarget } from './target.js';
 import { describeTiming } from './timing.js';
 
 export const MAX_SLEEP_MS = 60_000;
@@ -25,7 +26,8 @@ export interface SchedulerDeps extends JobDeps {
   config: {
     heartbeat: HeartbeatConfig;
     schedules: readonly ScheduleConfig[];
-    whatsapp?: { enabled: boolean };
+    /** The channels' sections (a listing built from a few sections assumes the rest). */
+    readonly [section: string]: unknown;
   };
   /** The linked WhatsApp self-chat once the channel knows it; used when heartbeat.target is unset. */
   defaultTarget: () => ChatKey | undefined;
@@ -69,7 +71,7 @@ export function createScheduler(input: SchedulerDeps): Scheduler {
   let started = false;
   const deps: SchedulerDeps = { ...input, stopping: () => started && stopped };
   const { log, clock } = deps;
-  const hb = resolveHeartbeat(deps.config.heartbeat, deps.config.whatsapp?.enabled ?? true);
+  const hb = resolveHeartbeat(deps.config.heartbeat, hasDefaultTarget(deps.config));
   if (hb.type === 'invalid') log.error(hb.error);
   if (hb.type === 'off' && hb.reason === 'no_target')
     log.info('heartbeat off: no heartbeat.target, and WhatsApp (whose self-chat is the default) is disabled');

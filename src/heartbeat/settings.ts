@@ -5,13 +5,10 @@ import type { AgentKind } from '../agents/types.js';
 import type { ChatKey, SystemRunOptions, SystemSession } from '../core/types.js';
 import type { ActiveHours } from './hours.js';
 import { DEFAULT_HEARTBEAT_PROMPT } from './prompt.js';
-import { checkHeartbeatTarget, checkScheduleTarget } from './target.js';
+import { checkHeartbeatTarget, checkScheduleTarget, noTargetMessage } from './target.js';
 import { parseTiming, type Timing, type TimingFields } from './timing.js';
 
 export const DEFAULT_HEARTBEAT_MINUTES = 30;
-
-export const NO_TARGET =
-  'heartbeat.everyMinutes is set but there is no chat to check in with: set heartbeat.target (e.g. "twilio:+15551234567"), or enable WhatsApp to use its self-chat';
 
 export type SessionMode = 'chat' | 'own' | 'fresh';
 
@@ -110,7 +107,7 @@ export function resolveHeartbeat(
   if (c.target === undefined && !selfChat) {
     return c.everyMinutes === undefined
       ? { type: 'off', reason: 'no_target' }
-      : { type: 'invalid', error: `heartbeat.target: ${NO_TARGET}` };
+      : { type: 'invalid', error: `heartbeat.target: ${noTargetMessage()}` };
   }
   let target: ChatKey | undefined;
   if (c.target !== undefined) {

@@ -6,6 +6,7 @@
 import { dirname, isAbsolute } from 'node:path';
 import type { AgentKind } from '../agents/types.js';
 import type { InboundHandler, InboundOutcome } from '../channels/types.js';
+import type { ChunkRules } from '../core/chunk.js';
 import { type ChatCommand, type CommandSettings, parseCommand } from '../core/commands.js';
 import { NOTICE, replyChunks } from '../core/reply.js';
 import type {
@@ -35,7 +36,7 @@ import { runSystem } from './system-run.js';
 
 export type { QueueConfig, QueueOptions, QueueStatus } from './queue-types.js';
 
-/** The text limit used for a channel that is not running in this process. */
+/** The text limit for a chat of a channel no plug-in knows (the console, or a test's fake). */
 const FALLBACK_TEXT_LIMIT = 1600;
 
 export class Queue implements SystemRunner {
@@ -229,8 +230,16 @@ export class Queue implements SystemRunner {
     return after;
   }
 
-  private textLimit(channel: ChannelName): number {
-    return this.opts.channels.get(channel)?.textLimit ?? FALLBACK_TEXT_LIMIT;
+  /**
+   * The splitter's rules for a channel, from its plug-in, whether or not the channel runs in this
+   * process: a reply stored by `agentwire heartbeat` (no channel running) is cut exactly as the relay
+   * would cut it, so the channel sends each stored chunk as one message and never splits again.
+   * A running channel's own textLimit wins (a test's fake channel, the console).
+   */
+  private textLimit(channel: ChannelName): ChunkRules {
+    const rules = this.opts.textRules?.(channel);
+    const running = this.opts.channels.get(channel)?.textLimit;
+    return { limit: running ?? rules?.limit ?? FALLBACK_TEXT_LIMIT, fences: rules?.fences ?? true };
   }
 
   private textItems(chat: ChatKey, text: string): OutboundItem[] {

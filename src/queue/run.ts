@@ -4,7 +4,9 @@
 // crash either the run is redone or its reply is in the outbox, never both or neither), then the
 // run history. It calls nothing of the queue: the lane is taken here and given back when the
 // returned Promise settles; what runs next is the queue's business.
+
 import type { Channel } from '../channels/types.js';
+import type { ChunkRules } from '../core/chunk.js';
 import { cutText } from '../core/line.js';
 import { buildPrompt, type PromptMessage } from '../core/prompt.js';
 import { NOTICE, replyChunks, tooLongNotice } from '../core/reply.js';
@@ -29,7 +31,8 @@ export interface RunDeps {
   deliverer: { kick(chat: ChatKey): void };
   /** The chat's channel when it runs in this process (typing indicator, downloads). */
   channel: Channel | undefined;
-  limit: number;
+  /** The channel's splitter rules (its plug-in's textRules). */
+  limit: ChunkRules;
   whileBusy: WhileBusy;
   maxPendingPerChat: number;
   /** queue.maxPromptChars: the rows one run takes are cut to fit; one row alone longer is refused. */
@@ -286,7 +289,7 @@ function progressSink(run: Run): (said: string) => void {
   };
 }
 
-const text = (t: string, limit: number): OutboundItem[] =>
+const text = (t: string, limit: ChunkRules): OutboundItem[] =>
   replyChunks(t, limit).map((c) => ({ type: 'text', text: c }));
 
 const storeOpts = (run: Run, what: string) => ({

@@ -1,5 +1,6 @@
 // The migrations the relay core needs. Other modules (WhatsApp auth, schedules) append their own
 // Migration to the list handed to openDb in relay.ts; each module owns its tables.
+import { channelStateMigration } from './channel-state.js';
 import type { Migration } from './db.js';
 import { inboxMigration } from './inbox.js';
 import { outboxMigration } from './outbox.js';
@@ -11,4 +12,6 @@ export const CORE_MIGRATIONS: readonly Migration[] = [
   outboxMigration,
   sessionsMigration,
   runsMigration,
+  // every channel's small state (offsets, dedupe ids), so a new channel needs no migration of its own
+  channelStateMigration,
 ];

@@ -1,9 +1,11 @@
 // agentwire send: the target and file checks (pure), then the built binary through a running relay
 // (a real relay process with a test channel) and on its own against a fake Twilio REST server.
+
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { channelNames } from '../../src/channels/registry.js';
 import { parseTarget, resolveMedia } from '../../src/cli/send.js';
 import { configSchema } from '../../src/config/schema.js';
 import { ACCOUNT, startFakeTwilio, TOKEN } from '../channels/twilio/helpers/fake-twilio.js';
@@ -26,7 +28,7 @@ describe('parseTarget', () => {
 
   it.each([
     ['5551234567', undefined, 'E.164'],
-    ['+15551234567', 'sms', '--channel must be whatsapp or twilio (got sms)'],
+    ['+15551234567', 'sms', `--channel must be ${channelNames(false)} (got sms)`],
     ['--resume', undefined, 'E.164'],
     ['twilio:120363025246125244@g.us', undefined, 'E.164'],
   ])('refuses %s', (to, channel, message) => {

@@ -64,6 +64,7 @@ describe('channel libraries load only for an enabled channel', () => {
       '@whiskeysockets/baileys/lib/WABinary/jid-utils.js',
     ]);
     expect(from(files, 'libsignal')).toEqual([]);
+    expect(from(files, 'grammy')).toEqual([]);
   });
 
   it.each([['status'], ['doctor', '--json'], ['schedules']])(

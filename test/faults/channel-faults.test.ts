@@ -8,12 +8,14 @@
 import { DatabaseSync } from 'node:sqlite';
 import { DisconnectReason } from '@whiskeysockets/baileys';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CHANNELS } from '../../src/channels/registry.js';
 import type { TwilioChannel } from '../../src/channels/twilio/index.js';
 import { createWhatsAppChannel, whatsappMigration } from '../../src/channels/whatsapp/index.js';
 import { liveStatus } from '../../src/ops/status/live.js';
 import { renderStatus } from '../../src/ops/status/render.js';
 import type { Queue } from '../../src/queue/queue.js';
-import { CHANNEL_FACTORIES, createQueue, type RunningRelay, startRelay } from '../../src/relay.js';
+import { createQueue, type RunningRelay, startRelay } from '../../src/relay.js';
+import { channelStateStore } from '../../src/store/channel-state.js';
 import { CORE_MIGRATIONS } from '../../src/store/core.js';
 import { openDb } from '../../src/store/db.js';
 import {
@@ -178,7 +180,7 @@ describe('Twilio: the REST API fails the reply', () => {
       agent,
       twilio: fakeTwilioSection(fake),
     });
-    const twilioOnly = CHANNEL_FACTORIES.filter((f) => f.name === 'twilio');
+    const twilioOnly = CHANNELS.filter((f) => f.name === 'twilio');
     relay = await startRelay(home.ctx(), { channels: twilioOnly, services: [] });
     const url = `http://127.0.0.1:${(relay.channels.get('twilio') as TwilioChannel).port()}/twilio/inbound`;
     fake.failNext(...row.failures);
@@ -214,11 +216,15 @@ describe('Twilio: the store is full when a message arrives', () => {
       twilio: fakeTwilioSection(fake),
     });
     const ctx = home.ctx();
-    const factory = CHANNEL_FACTORIES.find((f) => f.name === 'twilio');
+    const factory = CHANNELS.find((f) => f.name === 'twilio');
     if (!factory) throw new Error('no twilio channel');
     const real = openDb(ctx.paths.db, [...CORE_MIGRATIONS, ...(factory.migrations ?? [])]);
     const disk = fullDisk(real);
-    const channel = (await factory.create({ ...ctx, db: disk.db })) as TwilioChannel;
+    const channel = (await factory.create({
+      ...ctx,
+      db: disk.db,
+      state: channelStateStore(disk.db, 'twilio'),
+    })) as TwilioChannel;
     let queue: Queue | undefined;
     try {
       queue = createQueue(ctx, disk.db, new Map([['twilio', channel]]));
@@ -268,7 +274,7 @@ describe('Twilio: an outage outlasts the retry time', () => {
       twilio: fakeTwilioSection(fake),
       delivery: { retryHours: 0.001, maxRetryDelaySeconds: 1 },
     });
-    const twilioOnly = CHANNEL_FACTORIES.filter((f) => f.name === 'twilio');
+    const twilioOnly = CHANNELS.filter((f) => f.name === 'twilio');
     relay = await startRelay(home.ctx(), { channels: twilioOnly, services: [] });
     const running = relay;
     const url = `http://127.0.0.1:${(running.channels.get('twilio') as TwilioChannel).port()}/twilio/inbound`;

@@ -1,9 +1,13 @@
-// Bad heartbeat and schedule settings are config errors that name the key, at load.
+// Bad heartbeat and schedule settings are config errors that name the key, at load. Whether a
+// target's channel exists and takes its chat id is asked of the channel plug-ins, through the check
+// every command loads the config with (cli/context.ts).
 import { describe, expect, it } from 'vitest';
+import { AGENT_KINDS } from '../../src/agents/registry.js';
 import { parseConfigText } from '../../src/config/load.js';
+import { configTargetProblems } from '../../src/heartbeat/target.js';
 
 const problems = (text: string) => {
-  const r = parseConfigText(text, 'c.json5', {});
+  const r = parseConfigText(text, 'c.json5', {}, AGENT_KINDS, configTargetProblems);
   return r.ok ? [] : r.problems.map((p) => `${p.path}: ${p.message}`);
 };
 
@@ -81,10 +85,30 @@ describe('heartbeat and schedules config', () => {
       'schedules.0.target: a broadcast list',
     ],
     [
+      '{schedules: [{id: "a", every: "1h", target: "sms:+15551234567", prompt: "p"}]}',
+      'schedules.0.target: "sms" is not a channel',
+    ],
+    [
+      '{heartbeat: {target: "twilio:15551234567"}}',
+      'heartbeat.target: "15551234567" is not a Twilio chat id',
+    ],
+    [
       '{schedules: [{id: "a", every: "1h", target: "whatsapp:+15551234567", prompt: "p"}, {id: "a", every: "2h", target: "whatsapp:+15551234567", prompt: "p"}]}',
       'schedules.1.id: duplicate id "a"',
     ],
   ])('%s', (text, expected) => {
     expect(problems(text).some((p) => p.startsWith(expected))).toBe(true);
+  });
+
+  it('a channel problem points at the line of its key, like a schema problem', () => {
+    const r = parseConfigText(
+      '{\n  heartbeat: {\n    target: "sms:+15551234567",\n  },\n}',
+      'c.json5',
+      {},
+      AGENT_KINDS,
+      configTargetProblems,
+    );
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.problems[0]).toMatchObject({ path: 'heartbeat.target', line: 3 });
   });
 });

@@ -1,10 +1,12 @@
 // The relay with its console service, seen from outside: the printed URL, /healthz, `agentwire
 // status` through the real control socket, `agentwire doctor` seeing the one relay that owns it.
+
 import { spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHANNELS } from '../../src/channels/registry.js';
 import { startLine } from '../../src/web/service.js';
 import { startTestRelay, type TestRelay } from './relay-harness.js';
 
@@ -50,7 +52,11 @@ describe('relay with the web console service', () => {
     expect(down.status).toBe(503);
     expect(await down.json()).toEqual({
       status: 'down',
-      channels: { whatsapp: 'connecting', twilio: 'disabled' },
+      // Every registered channel is listed; the ones not running here are disabled.
+      channels: {
+        ...Object.fromEntries(CHANNELS.map((p) => [p.name, 'disabled'])),
+        whatsapp: 'connecting',
+      },
     });
 
     const s = JSON.parse((await cli(['status', '--json'])).stdout);

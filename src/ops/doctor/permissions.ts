@@ -3,6 +3,7 @@
 // file only matters when it holds a secret written out literally (not as "${VAR}").
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { channelSecrets } from '../../channels/registry.js';
 import type { Paths } from '../../config/paths.js';
 import type { Config } from '../../config/schema.js';
 import { shellQuote } from '../service/launchd.js';
@@ -82,8 +83,7 @@ function checkOne(path: string, want: 0o700 | 0o600, uid: number | undefined): F
 /** True when a secret value of the config appears written out in the config file itself. */
 function secretInConfigFile(file: string, config: Config): boolean {
   const values = [
-    config.twilio.authToken,
-    config.twilio.apiSecret,
+    ...channelSecrets(config, {}),
     ...Object.values(config.agent.env),
     ...Object.values(config.agents).flatMap((a) => Object.values(a?.env ?? {})),
   ].filter((v): v is string => typeof v === 'string' && v.length >= 6);

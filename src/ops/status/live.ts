@@ -1,6 +1,8 @@
 // The relay's side of `status`: the live pieces (channel states, the queue, the scheduler when one
 // is at hand) joined with the store's history into one snapshot. The web console calls it in
 // process; `agentwire status` builds the same from the control socket's `status` answer.
+import type { ChannelPlugin } from '../../channels/plugin.js';
+import { CHANNELS, CONSOLE } from '../../channels/registry.js';
 import type { ChannelState } from '../../channels/types.js';
 import type { Config } from '../../config/schema.js';
 import type { RelayStatus } from '../../control/methods.js';
@@ -15,7 +17,7 @@ export const STATUS_METHOD = 'status';
 
 export interface LiveStatusDeps {
   db: Db;
-  config: Pick<Config, 'heartbeat' | 'schedules' | 'whatsapp' | 'twilio'>;
+  config: Config;
   /** The channels running in this relay; enabled-but-absent and disabled ones are filled in. */
   channels: () => readonly { name: ChannelName; state: ChannelState }[];
   queue: () => Promise<QueueStatus>;
@@ -88,18 +90,25 @@ export function snapshotFromRelayStatus(
   });
 }
 
-/** WhatsApp and Twilio always appear: running ones as they are, the rest disabled or stopped. */
+/**
+ * Every registered channel appears, in the registry's order: running ones as they are, the rest
+ * disabled or stopped. The console is not a channel a person watches here.
+ */
 export function withAllChannels(
   running: readonly { name: ChannelName; state: ChannelState }[],
-  config: Pick<Config, 'whatsapp' | 'twilio'>,
+  config: Config,
+  plugins: readonly ChannelPlugin[] = CHANNELS,
 ): { name: ChannelName; state: ChannelState }[] {
-  const out = running.filter((c) => c.name !== 'console');
-  for (const name of ['whatsapp', 'twilio'] as const) {
-    if (out.some((c) => c.name === name)) continue;
-    out.push({ name, state: config[name].enabled ? { type: 'stopped' } : { type: 'disabled' } });
+  const out = running.filter((c) => c.name !== CONSOLE);
+  for (const p of plugins) {
+    if (out.some((c) => c.name === p.name)) continue;
+    out.push({ name: p.name, state: p.enabled(config) ? { type: 'stopped' } : { type: 'disabled' } });
   }
-  const order: Record<string, number> = { whatsapp: 0, twilio: 1 };
-  return out.sort((a, b) => (order[a.name] ?? 9) - (order[b.name] ?? 9));
+  const order = (name: string) => {
+    const i = plugins.findIndex((p) => p.name === name);
+    return i < 0 ? plugins.length : i;
+  };
+  return out.sort((a, b) => order(a.name) - order(b.name));
 }
 
 /** Waiting counts per chat (from the inbox) joined with the runs in progress (from the lanes). */

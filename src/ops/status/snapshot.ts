@@ -276,6 +276,9 @@ const zero = (): UsageSums => ({
   runsWithCost: 0,
 });
 
+/** A bot's @username is public (anyone finds it in Telegram's search); a phone number is not. */
+const PUBLIC_HANDLE = /^@[A-Za-z][A-Za-z0-9_]{3,63}$/;
+
 export function channelView(name: ChannelName, s: ChannelState): ChannelView {
   switch (s.type) {
     case 'disabled':
@@ -295,7 +298,7 @@ export function channelView(name: ChannelName, s: ChannelState): ChannelView {
         name,
         state: s.type,
         since: iso(s.since),
-        ...(s.account && { account: maskChat(s.account) }),
+        ...(s.account && { account: PUBLIC_HANDLE.test(s.account) ? s.account : maskChat(s.account) }),
         ...(s.probe && { probe: probeView(s.probe) }),
       };
     case 'degraded':

@@ -3,7 +3,7 @@ import type { ChannelState } from '../../../src/channels/types.js';
 import { registerSecret } from '../../../src/log.js';
 import { healthOf } from '../../../src/ops/status/health.js';
 import { renderStatus } from '../../../src/ops/status/render.js';
-import { buildSnapshot, cleanText, maskChat } from '../../../src/ops/status/snapshot.js';
+import { buildSnapshot, channelView, cleanText, maskChat } from '../../../src/ops/status/snapshot.js';
 
 const T = Date.UTC(2026, 0, 15, 12, 0, 0);
 
@@ -91,6 +91,15 @@ describe('buildSnapshot', () => {
       qrAvailable: true,
     });
     expect(s.channels[1]).toMatchObject({ state: 'degraded', retries: 3, lastError: 'HTTP 401 for …4321' });
+  });
+
+  it("shows a bot's public @username as is, and masks a phone-number account", () => {
+    expect(channelView('telegram', { type: 'connected', since: T, account: '@agent_bot' }).account).toBe(
+      '@agent_bot',
+    );
+    expect(channelView('whatsapp', { type: 'connected', since: T, account: '+15551234567' }).account).toBe(
+      '…4567',
+    );
   });
 
   it('summarises the queue, keeps only chats with work, sorts sessions newest first', () => {

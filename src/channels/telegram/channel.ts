@@ -1,0 +1,182 @@
+// The Telegram channel (Bot API through grammY): composition of the connection, the transport (long
+// polling by default, or a webhook), the inbound pipeline and the sender. Tests point `apiRoot` at a
+// fake Bot API server on 127.0.0.1; nothing else is faked.
+import type { Paths } from '../../config/paths.js';
+import type { Config } from '../../config/schema.js';
+import type { Logger } from '../../log.js';
+import { registerCredential } from '../../log.js';
+import type { ChannelStateStore } from '../../store/channel-state.js';
+import type { Channel, ChannelState, InboundHandler } from '../types.js';
+import { type BotApi, fileUrl, makeApi } from './api.js';
+import { botCommands } from './commands.js';
+import { describeFailure, whoAmI } from './connect.js';
+import { Inbound, TELEGRAM } from './inbound.js';
+import type { Me } from './normalize.js';
+import { abortableSleep, retryDelay } from './poll.js';
+import { TELEGRAM_TEXT_LIMIT } from './render.js';
+import { Sender } from './send.js';
+import { compilePatterns, gateConfig, resolveToken } from './settings.js';
+import { TelegramState } from './state.js';
+import { openTransport, type Transport } from './transport.js';
+import { type Timers, Typing } from './typing.js';
+
+export interface TelegramChannelDeps {
+  config: Config;
+  paths: Pick<Paths, 'inboundMedia'>;
+  log: Logger;
+  state: ChannelStateStore;
+  env: NodeJS.ProcessEnv;
+  transcribe?: (path: string) => Promise<string | undefined>;
+  onState?: (state: ChannelState) => void;
+  // Seams for tests.
+  typingTimers?: Timers;
+  pollTimeoutSeconds?: number;
+  sleep?: (ms: number) => Promise<void>;
+  handlerRetryDelaysMs?: readonly number[];
+}
+
+export interface TelegramChannel extends Channel {
+  /** The webhook server's port once listening (tests bind port 0). */
+  webhookPort(): number | undefined;
+}
+
+export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChannel {
+  const { config } = deps;
+  const tg = config.telegram;
+  const log = deps.log.child({ channel: 'telegram' });
+  const store = new TelegramState(deps.state);
+  let state: ChannelState = tg.enabled ? { type: 'stopped' } : { type: 'disabled' };
+  const setState = (s: ChannelState) => {
+    state = s;
+    deps.onState?.(s);
+  };
+  let api: BotApi | undefined;
+  let me: Me | undefined;
+  let transport: Transport | undefined;
+  let abort = new AbortController();
+  let connecting: Promise<void> | undefined;
+  let token = '';
+  const maxInbound = Math.floor(config.media.maxInboundMb * 1048576);
+  const sender = new Sender({
+    api: () => (me ? api : undefined),
+    state: store,
+    log,
+    maxFileBytes: Math.floor(config.media.maxOutboundMb * 1048576),
+  });
+  const inbound = new Inbound({
+    gate: gateConfig(tg, compilePatterns(tg.mentionPatterns)),
+    me: () => me,
+    state: store,
+    media: {
+      getFile: (id) => api!.getFile(id),
+      urlFor: (path) => fileUrl(token, tg.apiRoot, path),
+      dir: deps.paths.inboundMedia,
+      maxBytes: maxInbound,
+    },
+    ...(deps.transcribe ? { transcribe: deps.transcribe } : {}),
+    notify: async (chatId, text) => {
+      const r = await sender.send(chatId, { type: 'text', text });
+      if (!r.ok) log.warn({ error: r.error }, 'telegram notice not sent');
+    },
+    log,
+    ...(deps.sleep ? { sleep: deps.sleep } : {}),
+    ...(deps.handlerRetryDelaysMs ? { handlerRetryDelaysMs: deps.handlerRetryDelaysMs } : {}),
+  });
+  const typing = new Typing(
+    (chatId) => api!.sendChatAction(chatId, 'typing'),
+    tg.typingIntervalSeconds * 1000,
+    deps.typingTimers,
+    (err) => log.debug({ err: (err as Error).message }, 'telegram chat action failed'),
+  );
+  /** getMe, the command menu and the transport, retried until it works or the channel stops. */
+  const connect = async (signal: AbortSignal): Promise<void> => {
+    for (let tries = 1; !signal.aborted; tries++) {
+      try {
+        me = await whoAmI(api!, signal);
+        const commands = botCommands(config.commands.prefix);
+        if (commands.length) {
+          await api!
+            .setMyCommands(commands)
+            .catch((err: Error) => log.warn({ err: err.message }, 'setMyCommands failed'));
+        }
+        transport = await openTransport(
+          {
+            api: api!,
+            cfg: tg,
+            token,
+            state: store,
+            handle: (u) => inbound.handle(u),
+            onPollOk: () => {
+              if (state.type !== 'connected' && me) setState(connected(me));
+            },
+            onPollError: (err, retries) => {
+              const lastError = describeFailure(err);
+              log.warn({ error: lastError, retries }, 'telegram poll failed');
+              setState({ type: 'degraded', since: Date.now(), lastError, retries });
+            },
+            onRefused: (reason) => log.debug({ reason }, 'telegram webhook request refused'),
+            onHandleError: (err) => log.error({ err: (err as Error).message }, 'telegram update failed'),
+            ...(deps.pollTimeoutSeconds !== undefined && { pollTimeoutSeconds: deps.pollTimeoutSeconds }),
+          },
+          signal,
+        );
+        setState(connected(me));
+        log.info(
+          { account: `@${me.username}`, mode: tg.webhook ? 'webhook' : 'polling' },
+          'telegram connected',
+        );
+        return;
+      } catch (err) {
+        if (signal.aborted) return;
+        const lastError = describeFailure(err);
+        log.warn({ error: lastError, retries: tries }, 'telegram connect failed');
+        setState({ type: 'connecting', since: Date.now(), lastError, retries: tries });
+        await abortableSleep(retryDelay(err, tries), signal);
+      }
+    }
+  };
+
+  return {
+    name: TELEGRAM,
+    textLimit: TELEGRAM_TEXT_LIMIT,
+    async start(onInbound: InboundHandler) {
+      if (!tg.enabled || connecting) return;
+      const t = resolveToken(tg, deps.env);
+      if (!t.ok) {
+        log.error({ state: 'degraded' }, `telegram not started: ${t.error}`);
+        setState({ type: 'degraded', since: Date.now(), lastError: t.error, retries: 0 });
+        return;
+      }
+      token = t.token;
+      registerCredential(token);
+      api = makeApi(token, tg.apiRoot);
+      inbound.setHandler(onInbound);
+      abort = new AbortController();
+      setState({ type: 'connecting', since: Date.now() });
+      connecting = connect(abort.signal);
+    },
+    async stop() {
+      abort.abort();
+      typing.clear();
+      await connecting;
+      await transport?.stop();
+      transport = undefined;
+      connecting = undefined;
+      inbound.setHandler(undefined);
+      me = undefined;
+      if (tg.enabled) setState({ type: 'stopped' });
+    },
+    send: (chatId, item) => sender.send(chatId, item),
+    async typing(chatId, on) {
+      if (api && me) await typing.set(chatId, on);
+    },
+    status: () => state,
+    webhookPort: () => transport?.port,
+  };
+}
+
+const connected = (me: Me): ChannelState => ({
+  type: 'connected',
+  since: Date.now(),
+  account: `@${me.username}`,
+});

@@ -1,0 +1,18 @@
+// Pure: the relay's chat commands as Telegram's command menu (setMyCommands). Telegram only offers
+// `/name` commands, so with another command prefix there is no menu to register.
+import { COMMAND_NAMES, type CommandName } from '../../core/commands.js';
+
+const DESCRIPTION: Record<CommandName, string> = {
+  new: 'Start a new session (text after it is the first message)',
+  stop: 'Stop the current run',
+  status: 'Show the agent, session and queue',
+  help: 'List the commands',
+  agent: 'Show or switch the agent CLI',
+  think: 'Show or set the thinking level',
+  verbose: 'Show or set tool progress messages (on/off)',
+};
+
+export function botCommands(prefix: string): { command: string; description: string }[] {
+  if (prefix !== '/') return [];
+  return COMMAND_NAMES.map((name) => ({ command: name, description: DESCRIPTION[name] }));
+}

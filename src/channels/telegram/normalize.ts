@@ -1,0 +1,125 @@
+// Pure: one Bot API update → the fields the gate and the inbound pipeline need, or why it is ignored.
+// Only new messages from people count (edits, channel posts, service messages and bots are not
+// requests). Telegram's entity offsets are UTF-16 code units, the same as JavaScript string indices.
+import type { Message, MessageEntity, Update } from 'grammy/types';
+import type { InboundMediaKind } from '../../core/types.js';
+
+export interface Me {
+  id: number;
+  username: string;
+}
+
+/** A file Telegram holds for us; fetched with getFile before the message is stored. */
+export interface FileRef {
+  kind: InboundMediaKind;
+  fileId: string;
+  /** As Telegram reports it; absent for some old files (then the download itself is capped). */
+  sizeBytes?: number;
+  mimeType: string;
+  fileName?: string;
+  /** Every photo size was over the cap: the smallest one's size, for the notice. */
+  tooLarge?: boolean;
+}
+
+export interface NormalizedMessage {
+  updateId: number;
+  chatId: string;
+  isGroup: boolean;
+  senderId: string;
+  senderName?: string;
+  messageId: number;
+  text: string;
+  /** The message names the bot: an @mention, a text mention, or a /command@bot. */
+  mentionsBot: boolean;
+  /** The message answers one of the bot's own messages. */
+  repliesToBot: boolean;
+  media?: FileRef;
+  at: number;
+}
+
+export type Classified = { type: 'message'; msg: NormalizedMessage } | { type: 'ignore'; reason: string };
+
+const entityText = (text: string, e: MessageEntity): string => text.slice(e.offset, e.offset + e.length);
+
+function addressesBot(text: string, entities: readonly MessageEntity[] | undefined, me: Me): boolean {
+  const name = `@${me.username}`.toLowerCase();
+  for (const e of entities ?? []) {
+    if (e.type === 'mention' && entityText(text, e).toLowerCase() === name) return true;
+    if (e.type === 'text_mention' && e.user.id === me.id) return true;
+    if (e.type === 'bot_command' && entityText(text, e).toLowerCase().endsWith(name)) return true;
+  }
+  return false;
+}
+
+/**
+ * `/new@our_bot rest` → `/new rest`: the relay's command parser knows no bot names. And `/start`, which
+ * every Telegram app sends when a person first opens the bot, becomes `/help` rather than a prompt.
+ */
+function commandText(text: string, me: Me): string {
+  const m = /^(\/[A-Za-z0-9_]{1,32})@([A-Za-z0-9_]{3,64})(?=\s|$)/.exec(text);
+  const own = m && m[2]!.toLowerCase() === me.username.toLowerCase() ? m[1]! + text.slice(m[0].length) : text;
+  return /^\/start(?:\s|$)/i.test(own) ? '/help' : own;
+}
+
+/** The attachment of a message, if any: the largest photo size that fits under `maxBytes`. */
+export function fileRefOf(m: Message, maxBytes: number): FileRef | undefined {
+  if (m.photo?.length) {
+    const sizes = [...m.photo].sort((a, b) => (b.file_size ?? 0) - (a.file_size ?? 0));
+    const fit = sizes.find((p) => p.file_size === undefined || p.file_size <= maxBytes);
+    const pick = fit ?? sizes[sizes.length - 1]!;
+    return {
+      kind: 'image',
+      fileId: pick.file_id,
+      mimeType: 'image/jpeg',
+      ...(pick.file_size !== undefined && { sizeBytes: pick.file_size }),
+      ...(!fit && { tooLarge: true }),
+    };
+  }
+  const doc = (
+    kind: InboundMediaKind,
+    f: { file_id: string; file_size?: number; mime_type?: string; file_name?: string },
+    mime: string,
+  ): FileRef => ({
+    kind,
+    fileId: f.file_id,
+    mimeType: f.mime_type ?? mime,
+    ...(f.file_size !== undefined && { sizeBytes: f.file_size }),
+    ...(f.file_name !== undefined && { fileName: f.file_name }),
+  });
+  if (m.voice) return doc('voice', m.voice, 'audio/ogg');
+  if (m.audio) return doc('audio', m.audio, 'audio/mpeg');
+  if (m.video) return doc('video', m.video, 'video/mp4');
+  if (m.video_note) return doc('video', m.video_note, 'video/mp4');
+  if (m.animation) return doc('video', m.animation, 'video/mp4');
+  if (m.document) return doc('document', m.document, 'application/octet-stream');
+  return undefined;
+}
+
+export function classify(update: Update, me: Me, maxBytes: number): Classified {
+  const m = update.message;
+  if (!m) return { type: 'ignore', reason: 'not_a_new_message' };
+  if (!m.from) return { type: 'ignore', reason: 'no_sender' };
+  if (m.from.is_bot) return { type: 'ignore', reason: 'from_a_bot' };
+  const raw = m.text ?? m.caption ?? '';
+  const entities = m.entities ?? m.caption_entities;
+  const media = fileRefOf(m, maxBytes);
+  if (!raw.trim() && !media) return { type: 'ignore', reason: 'no_content' };
+  const isGroup = m.chat.type === 'group' || m.chat.type === 'supergroup';
+  const name = [m.from.first_name, m.from.last_name].filter(Boolean).join(' ');
+  return {
+    type: 'message',
+    msg: {
+      updateId: update.update_id,
+      chatId: String(m.chat.id),
+      isGroup,
+      senderId: String(m.from.id),
+      ...(name && { senderName: name }),
+      messageId: m.message_id,
+      text: commandText(raw, me),
+      mentionsBot: addressesBot(raw, entities, me),
+      repliesToBot: m.reply_to_message?.from?.id === me.id,
+      ...(media && { media }),
+      at: m.date * 1000,
+    },
+  };
+}

@@ -1,0 +1,35 @@
+// The Telegram channel as a plug-in. Light on purpose: grammY is loaded by `create` and `doctor`
+// only, when Telegram is enabled. A chat id is the Bot API's numeric chat id: positive for a person,
+// negative for a group or supergroup (`-100…`).
+import type { ChannelPlugin } from '../plugin.js';
+
+export const telegramPlugin: ChannelPlugin = {
+  name: 'telegram',
+  displayName: 'Telegram',
+  enabled: (config) => config.telegram.enabled,
+  async create(deps) {
+    const [{ createTelegramChannel }, { makeTranscriber }] = await Promise.all([
+      import('./channel.js'),
+      import('../whatsapp/transcribe.js'),
+    ]);
+    const transcribe = makeTranscriber(deps.config.media.transcribe, deps.log);
+    return createTelegramChannel({
+      config: deps.config,
+      paths: deps.paths,
+      log: deps.log,
+      state: deps.state,
+      env: deps.env,
+      ...(transcribe ? { transcribe } : {}),
+    });
+  },
+  isChatId: (chatId) => /^-?[1-9]\d{0,19}$/.test(chatId),
+  chatKind: (chatId) => (chatId.startsWith('-') ? 'group' : 'direct'),
+  exampleChatId: '123456789',
+  textRules: () => ({ limit: 4096, fences: true }),
+  // The token file's contents are registered by the channel itself when it reads them.
+  secrets: (c, env) => [c.telegram.botToken, c.telegram.webhook?.secretToken, env.TELEGRAM_BOT_TOKEN],
+  async doctor(deps) {
+    const { telegramDoctor } = await import('./doctor.js');
+    return telegramDoctor(deps);
+  },
+};
