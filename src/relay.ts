@@ -2,11 +2,9 @@
 // services (heartbeats, schedules) plug in through the two factory lists below; nothing else in the
 // core knows which channels exist.
 import { randomUUID } from 'node:crypto';
-import { twilioMigration } from './channels/twilio/store.js';
 import type { Channel, ChannelState } from './channels/types.js';
 import { whatsappLinkService } from './channels/whatsapp/link-control.js';
 import { linkedAccount } from './channels/whatsapp/link-state.js';
-import { whatsappMigration } from './channels/whatsapp/migration.js';
 import type { Context } from './cli/context.js';
 import { ExitError } from './cli/context.js';
 import type { Paths } from './config/paths.js';
@@ -17,14 +15,12 @@ import { type ControlServer, startControlServer } from './control/server.js';
 import type { ChannelName, ChatKey, SystemRunner } from './core/types.js';
 import { heartbeatService } from './heartbeat/wiring.js';
 import type { Logger } from './log.js';
-import { mediaHostMigration } from './media/host.js';
 import { stagingService } from './media/staging-service.js';
 import { linkAlertService } from './ops/alert/wiring.js';
 import { agentResolver, mediaPolicy } from './queue/adapters.js';
 import type { ChannelMap } from './queue/ports.js';
 import { Queue, type QueueOptions } from './queue/queue.js';
-import { CORE_MIGRATIONS } from './store/core.js';
-import { type Db, type Migration, openDb } from './store/db.js';
+import { openStore, type Store } from './store/open.js';
 import { retentionService } from './store/retention-service.js';
 import { webConsoleService } from './web/service.js';
 
@@ -32,34 +28,33 @@ export interface ChannelDeps {
   config: Config;
   paths: Paths;
   log: Logger;
-  db: Db;
+  /** The store's ports; each channel and service takes the ones it needs. */
+  store: Store;
   env: NodeJS.ProcessEnv;
 }
 
-/** A channel the relay may start, with the tables it owns. */
+/** A channel the relay may start. */
 export interface ChannelFactory {
   name: Exclude<ChannelName, 'console'>;
   enabled: (config: Config) => boolean;
-  migrations?: readonly Migration[];
   create: (deps: ChannelDeps) => Channel | Promise<Channel>;
 }
 
 // The one exception to static imports (login, logout and send follow it for the same libraries): a
 // channel's code, and the library under it, is loaded only when the channel is enabled. Baileys alone costs about 165 ms of start-up and 55 MB of memory
 // (the twilio SDK about 60 ms and 30 MB) in a relay that never uses it, and a bigger process makes
-// every agent spawn slower (docs/performance.md). Their tables' migrations stay static and light.
+// every agent spawn slower (docs/performance.md). Their tables are the store's (src/store/schema.ts).
 /** The channels `agentwire relay` knows. */
 export const CHANNEL_FACTORIES: readonly ChannelFactory[] = [
   {
     name: 'whatsapp',
     enabled: (c) => c.whatsapp.enabled,
-    migrations: [whatsappMigration],
     create: async (d) => {
       const { createWhatsAppChannel, renderTerminalQr } = await import('./channels/whatsapp/index.js');
       return createWhatsAppChannel({
         config: d.config,
         paths: d.paths,
-        db: d.db,
+        store: d.store.whatsapp,
         log: d.log,
         onState: showLinkQr(d.log, renderTerminalQr),
       });
@@ -68,10 +63,15 @@ export const CHANNEL_FACTORIES: readonly ChannelFactory[] = [
   {
     name: 'twilio',
     enabled: (c) => c.twilio.enabled,
-    migrations: [twilioMigration, mediaHostMigration],
     create: async (d) => {
       const { createTwilioChannel } = await import('./channels/twilio/channel.js');
-      return createTwilioChannel({ config: d.config, paths: d.paths, db: d.db, log: d.log, env: d.env });
+      return createTwilioChannel({
+        config: d.config,
+        paths: d.paths,
+        store: d.store,
+        log: d.log,
+        env: d.env,
+      });
     },
   },
 ];
@@ -91,8 +91,8 @@ export interface RelayService {
 
 export interface ServiceFactory {
   name: string;
-  migrations?: readonly Migration[];
-  create: (deps: ServiceDeps) => RelayService;
+  /** May read the store first (e.g. the scheduler's stored state) before the relay goes on. */
+  create: (deps: ServiceDeps) => RelayService | Promise<RelayService>;
 }
 
 /**
@@ -132,13 +132,13 @@ function showLinkQr(
 /** The queue over real agents and the real media policy (shared by `relay` and `chat`). */
 export function createQueue(
   ctx: Context,
-  db: Db,
+  store: Pick<Store, 'queueDb'>,
   channels: ChannelMap,
   extra: Pick<QueueOptions, 'hold'> = {},
 ): Queue {
   const { config, paths, env, log } = ctx;
   return new Queue({
-    db,
+    db: store.queueDb,
     channels,
     resolve: agentResolver(config, paths, env, log.child({ sub: 'agent' })),
     mediaPolicy: mediaPolicy(config, paths.stagedMedia),
@@ -154,21 +154,23 @@ export function createQueue(
  * relay is running): runs use the chat's session as usual; what it delivers waits in the outbox
  * until a relay with that channel starts.
  */
-export async function openDirectRunner(
-  ctx: Context,
-  migrations: readonly Migration[] = [],
-): Promise<{ runner: SystemRunner; defaultTarget: () => ChatKey | undefined; close: () => Promise<void> }> {
-  const db = openDb(ctx.paths.db, [...CORE_MIGRATIONS, whatsappMigration, ...migrations]);
-  const queue = createQueue(ctx, db, new Map());
+export async function openDirectRunner(ctx: Context): Promise<{
+  runner: SystemRunner;
+  store: Store;
+  defaultTarget: () => ChatKey | undefined;
+  close: () => Promise<void>;
+}> {
+  const store = await openStore(ctx.paths.db);
+  const queue = createQueue(ctx, store, new Map());
+  // Read once: this process runs no WhatsApp channel that could link or unlink meanwhile.
+  const account = ctx.config.whatsapp.enabled ? await linkedAccount(store.whatsapp.auth) : undefined;
   return {
     runner: queue,
-    defaultTarget: () => {
-      const account = ctx.config.whatsapp.enabled ? linkedAccount(db) : undefined;
-      return account ? `whatsapp:${account}` : undefined;
-    },
+    store,
+    defaultTarget: () => (account ? `whatsapp:${account}` : undefined),
     close: async () => {
       await queue.shutdown(0);
-      db.close();
+      await store.close();
     },
   };
 }
@@ -212,26 +214,23 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
   };
   try {
     const services = opts.services ?? SERVICE_FACTORIES;
-    const migrations = [
-      ...CORE_MIGRATIONS,
-      ...enabled.flatMap((f) => f.migrations ?? []),
-      ...services.flatMap((s) => s.migrations ?? []),
-    ];
-    const db = openDb(paths.db, migrations);
-    cleanup.push(() => db.close());
-    const deps: ChannelDeps = { config, paths, log, db, env: ctx.env };
+    const store = await openStore(paths.db);
+    cleanup.push(() => store.close());
+    const deps: ChannelDeps = { config, paths, log, store, env: ctx.env };
     const channels = new Map<ChannelName, Channel>();
     for (const f of enabled)
       channels.set(f.name, await f.create({ ...deps, log: log.child({ sub: f.name }) }));
-    const queue = createQueue(ctx, db, channels);
+    const queue = createQueue(ctx, store, channels);
     // Recovery before any channel delivers: a message left mid-run must run before newer ones.
     queue.start();
     cleanup.push(() => queue.shutdown(0));
     const control = new MethodRegistry();
     registerCoreMethods(control, { queue, channels, startedAt: Date.now(), newKey: () => randomUUID() });
-    const running = services.map((s) =>
-      s.create({ ...deps, log: log.child({ sub: s.name }), runner: queue, channels, control }),
-    );
+    const running: RelayService[] = [];
+    for (const s of services)
+      running.push(
+        await s.create({ ...deps, log: log.child({ sub: s.name }), runner: queue, channels, control }),
+      );
     for (const ch of channels.values()) {
       await ch.start(queue.handleInbound);
       cleanup.push(() => ch.stop());
@@ -259,7 +258,7 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
           await queue.shutdown(graceMs);
           for (const ch of channels.values())
             await ch.stop().catch((err) => log.error({ err }, 'channel stop failed'));
-          db.close();
+          await store.close();
           await lock.release();
           log.info('relay stopped');
         })();

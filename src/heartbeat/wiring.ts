@@ -10,12 +10,13 @@ import type { Config } from '../config/schema.js';
 import { queuedBecause } from '../control/send-state.js';
 import { type ChannelName, type ChatKey, parseChatKey, type SystemRunner } from '../core/types.js';
 import type { Logger } from '../log.js';
-import type { Db } from '../store/db.js';
+import type { JobStateStore } from '../store/job-states.js';
+import type { WhatsAppAuthStore } from '../store/whatsapp-auth.js';
 import { systemClock } from './clock.js';
 import { HEARTBEAT_METHOD, type HeartbeatMethodResult, heartbeatMethod } from './control.js';
+import type { JobState } from './plan.js';
 import { checkEnv, createRunCheck } from './run-check.js';
 import { createScheduler, type Scheduler } from './scheduler.js';
-import { scheduleMigration } from './state.js';
 
 export const SCHEDULES_METHOD = 'schedules';
 
@@ -25,8 +26,10 @@ export interface RelaySchedulerInput {
   env: NodeJS.ProcessEnv;
   /** The scheduler's own logger (a child of the relay's). */
   log: Logger;
-  /** The relay's store, opened with `scheduleMigration` among its migrations. */
-  db: Db;
+  /** Where job states are saved. */
+  states: Pick<JobStateStore, 'save'>;
+  /** The job states stored when the scheduler was built (`JobStateStore.loadAll`). */
+  stored: ReadonlyMap<string, JobState>;
   /** The queue. */
   runner: SystemRunner;
   /** The linked WhatsApp self-chat (e.g. `whatsapp:+15551234567`) once known; undefined before. */
@@ -47,7 +50,8 @@ export function createRelayScheduler(i: RelaySchedulerInput): RelayScheduler {
   const scheduler = createScheduler({
     runner: i.runner,
     clock: systemClock,
-    db: i.db,
+    stored: i.stored,
+    states: i.states,
     log: i.log,
     runCheck,
     config: i.config,
@@ -85,7 +89,8 @@ export function whatsappSelfChat(
 }
 
 /** What the core's relay hands a background service (structurally its ServiceDeps). */
-export interface ServiceDepsLike extends Omit<RelaySchedulerInput, 'defaultTarget'> {
+export interface ServiceDepsLike extends Omit<RelaySchedulerInput, 'defaultTarget' | 'states' | 'stored'> {
+  store: { jobStates: JobStateStore; whatsapp: { auth: Pick<WhatsAppAuthStore, 'readCreds'> } };
   channels: ReadonlyMap<ChannelName, Pick<Channel, 'status'>>;
   control: { register(name: string, handler: (params: unknown) => Promise<unknown>): void };
 }
@@ -93,11 +98,16 @@ export interface ServiceDepsLike extends Omit<RelaySchedulerInput, 'defaultTarge
 /** The heartbeat and schedules as a relay service: add it to SERVICE_FACTORIES in src/relay.ts. */
 export const heartbeatService = {
   name: 'heartbeat',
-  migrations: [scheduleMigration],
-  create(deps: ServiceDepsLike): { start(): Promise<void>; stop(): Promise<void> } {
+  async create(deps: ServiceDepsLike): Promise<{ start(): Promise<void>; stop(): Promise<void> }> {
+    const { jobStates, whatsapp } = deps.store;
+    // Read before the first connection: the linked number is what WhatsApp had at start; once it
+    // connects, its status carries the account (whatsappSelfChat).
+    const account = await linkedAccount(whatsapp.auth).catch(() => undefined);
     const { scheduler, methods } = createRelayScheduler({
       ...deps,
-      defaultTarget: whatsappSelfChat(deps.channels, () => safeLinkedAccount(deps.db)),
+      stored: await jobStates.loadAll(),
+      states: jobStates,
+      defaultTarget: whatsappSelfChat(deps.channels, () => account),
     });
     const fire = methods[HEARTBEAT_METHOD] as (p: unknown) => Promise<HeartbeatMethodResult>;
     // "Sent" would not be true for a reply whose channel cannot deliver it now (e.g. WhatsApp
@@ -124,13 +134,4 @@ export function withQueued(
   const channel = target && channels.get(target.channel);
   const queued = target && channel ? queuedBecause(target.channel, channel.status()) : undefined;
   return queued ? { ...r, queued } : r;
-}
-
-/** The linked number, or nothing when the WhatsApp tables are absent (WhatsApp disabled). */
-function safeLinkedAccount(db: Db): string | undefined {
-  try {
-    return linkedAccount(db);
-  } catch {
-    return undefined;
-  }
 }

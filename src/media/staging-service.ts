@@ -2,7 +2,6 @@
 // reply stored with an attachment can still be sent after a restart, and goes once the reply is sent,
 // has failed for good, or never made it into the outbox (a crash between the check and the write).
 import type { RelayService, ServiceDeps, ServiceFactory } from '../relay.js';
-import { unsentFilePaths } from '../store/outbox.js';
 import { sweepStaged } from './stage.js';
 
 const EVERY_MS = 10 * 60_000;
@@ -15,7 +14,7 @@ export const stagingService: ServiceFactory = {
     let timer: NodeJS.Timeout | undefined;
     const run = async () => {
       try {
-        const keep = new Set(unsentFilePaths(deps.db));
+        const keep = new Set(await deps.store.unsentFiles());
         const removed = await sweepStaged(deps.paths.stagedMedia, keep, {
           now: Date.now(),
           graceMs: GRACE_MS,

@@ -9,7 +9,6 @@ import { registerCredential } from '../log.js';
 import { liveStatus } from '../ops/status/live.js';
 import type { QueueStatus } from '../queue/queue.js';
 import type { RelayService, ServiceDeps, ServiceFactory } from '../relay.js';
-import { runsMigration } from '../store/runs.js';
 import { VERSION } from '../version.js';
 import { qrOf } from './qr.js';
 import { startWebConsole, type WebConsole } from './server.js';
@@ -25,7 +24,7 @@ export interface WebConsoleServiceOptions {
 
 export function webConsoleService(opts: WebConsoleServiceOptions = {}): ServiceFactory {
   // The runs history it shows is created with it (the queue records into it: see store/runs.ts).
-  return { name: 'console', migrations: [runsMigration], create: (deps) => create(deps, opts) };
+  return { name: 'console', create: (deps) => create(deps, opts) };
 }
 
 type QueueLike = SystemRunner & { status(): QueueStatus };
@@ -43,7 +42,7 @@ function create(deps: ServiceDeps, opts: WebConsoleServiceOptions): RelayService
       const token = ensureConsoleToken(paths.home);
       registerCredential(token);
       const status = liveStatus({
-        db: deps.db,
+        store: deps.store.status,
         config,
         channels: () => [...deps.channels].map(([name, ch]) => ({ name, state: ch.status() })),
         queue: () => queue.status(),

@@ -26,7 +26,7 @@ function setup(extra: Record<string, unknown> = {}, limit = 1600) {
   const ctx = home.ctx();
   db = openDb(ctx.paths.db, CORE_MIGRATIONS);
   channel = new FakeChannel('twilio', limit);
-  queue = createQueue(ctx, db, new Map([['twilio', channel]]));
+  queue = createQueue(ctx, { queueDb: db }, new Map([['twilio', channel]]));
   queue.start();
   return ctx;
 }
@@ -125,7 +125,7 @@ describe('queue with real agent processes', () => {
       { text: 'long job sleeponce:60000', status: 'pending', tries: 0 },
       { text: 'do this instead', status: 'pending', tries: 0 },
     ]);
-    queue = createQueue(ctx, db, new Map([['twilio', channel]]));
+    queue = createQueue(ctx, { queueDb: db }, new Map([['twilio', channel]]));
     queue.start();
     await queue.whenIdle();
     const prompts = home

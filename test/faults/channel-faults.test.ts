@@ -7,13 +7,15 @@
 import { DisconnectReason } from '@whiskeysockets/baileys';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TwilioChannel } from '../../src/channels/twilio/index.js';
-import { createWhatsAppChannel, whatsappMigration } from '../../src/channels/whatsapp/index.js';
+import { createWhatsAppChannel } from '../../src/channels/whatsapp/index.js';
 import { liveStatus } from '../../src/ops/status/live.js';
 import { renderStatus } from '../../src/ops/status/render.js';
 import type { Queue } from '../../src/queue/queue.js';
 import { CHANNEL_FACTORIES, createQueue, type RunningRelay, startRelay } from '../../src/relay.js';
-import { CORE_MIGRATIONS } from '../../src/store/core.js';
 import { openDb } from '../../src/store/db.js';
+import { storeOver } from '../../src/store/open.js';
+import { ALL_MIGRATIONS } from '../../src/store/schema.js';
+import { statusReader } from '../../src/store/status-read.js';
 import {
   type FakeTwilio,
   fakeTwilioSection,
@@ -76,12 +78,11 @@ describe('WhatsApp: the socket closes in the middle of sending the reply', () =>
         {
           name: 'whatsapp',
           enabled: () => true,
-          migrations: [whatsappMigration],
           create: (d) =>
             createWhatsAppChannel({
               config: d.config,
               paths: d.paths,
-              db: d.db,
+              store: d.store.whatsapp,
               log: d.log,
               makeSocket,
               scheduler,
@@ -212,12 +213,12 @@ describe('Twilio: the store is full when a message arrives', () => {
     const ctx = home.ctx();
     const factory = CHANNEL_FACTORIES.find((f) => f.name === 'twilio');
     if (!factory) throw new Error('no twilio channel');
-    const real = openDb(ctx.paths.db, [...CORE_MIGRATIONS, ...(factory.migrations ?? [])]);
+    const real = openDb(ctx.paths.db, ALL_MIGRATIONS);
     const disk = fullDisk(real);
-    const channel = (await factory.create({ ...ctx, db: disk.db })) as TwilioChannel;
+    const channel = (await factory.create({ ...ctx, store: storeOver(disk.db) })) as TwilioChannel;
     let queue: Queue | undefined;
     try {
-      queue = createQueue(ctx, disk.db, new Map([['twilio', channel]]));
+      queue = createQueue(ctx, { queueDb: disk.db }, new Map([['twilio', channel]]));
       queue.start();
       await channel.start(queue.handleInbound);
       const url = `http://127.0.0.1:${channel.port()}/twilio/inbound`;
@@ -278,8 +279,8 @@ describe('Twilio: an outage outlasts the retry time', () => {
     expect(await waitFor(() => expired() === 2, 30_000)).toBe(true);
     // The notice is still waiting: Twilio is down.
     expect(r.outbox().filter((x) => x.status === 'pending')).toHaveLength(1);
-    const status = liveStatus({
-      db: running.queue.opts.db,
+    const status = await liveStatus({
+      store: statusReader(running.queue.opts.db),
       config: home.ctx().config,
       channels: () => [...running.channels].map(([name, ch]) => ({ name, state: ch.status() })),
       queue: () => running.queue.status(),

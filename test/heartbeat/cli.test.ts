@@ -10,12 +10,12 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { callRelay } from '../../src/cli/heartbeat.js';
 import { heartbeatMethod } from '../../src/heartbeat/control.js';
 import { createScheduler } from '../../src/heartbeat/scheduler.js';
-import { saveJobState } from '../../src/heartbeat/state.js';
 import { CORE_MIGRATIONS } from '../../src/store/core.js';
 import { openDb } from '../../src/store/db.js';
+import { jobStateStore } from '../../src/store/job-states.js';
 import { saveSession } from '../../src/store/sessions.js';
 import { FAKE } from '../e2e/helpers.js';
-import { captureLog, FakeClock, FakeRunner, ok, openStateDb, tempDir } from './helpers.js';
+import { captureLog, FakeClock, FakeRunner, jobDeps, ok, openStateDb, tempDir } from './helpers.js';
 
 const run = promisify(execFile);
 const BIN = join(import.meta.dirname, '../../dist/cli/main.js');
@@ -74,8 +74,7 @@ describe('agentwire schedules', () => {
 
   it('reads the stored state: a one-shot that ran is done, with its last outcome', async () => {
     const db = openStateDb(join(tmp.dir, 'agentwire.db'));
-    saveJobState(
-      db,
+    await jobStateStore(db).save(
       'schedule:past',
       {
         fingerprint: JSON.stringify([null, null, '2020-01-01T09:00:00Z', null]),
@@ -161,7 +160,7 @@ describe('agentwire heartbeat', () => {
     const scheduler = createScheduler({
       runner,
       clock,
-      db,
+      ...jobDeps(db),
       log: captureLog().log,
       runCheck: async () => ({ type: 'failed', message: 'none' }),
       config: { heartbeat: { target: 'whatsapp:+15551234567' }, schedules: [] },

@@ -3,4 +3,4 @@ export { createTwilioChannel, type TwilioChannel, type TwilioChannelDeps } from 
 export { type DirectSendOptions, type DirectSendResult, sendTwilioDirect } from './direct.js';
 export { splitMessage, TWILIO_BODY_LIMIT } from './split.js';
 export { outcomeOf } from './status.js';
-export { type Delivery, twilioMigration } from './store.js';
+export type { Delivery } from './store.js';

@@ -5,7 +5,7 @@ import type { Config } from '../../config/schema.js';
 import type { Logger } from '../../log.js';
 import type { ServiceFactory } from '../../relay.js';
 import { LinkAlert, type SendSms, twilioUnusable } from './service.js';
-import { alertMigration } from './store.js';
+import type { IncidentStore } from './store.js';
 
 const EVERY_MS = 30_000;
 
@@ -20,13 +20,13 @@ export function twilioSms(config: Config, log: Logger, env: NodeJS.ProcessEnv): 
 
 export const linkAlertService: ServiceFactory = {
   name: 'alert',
-  migrations: [alertMigration],
   create(deps) {
     const wa = deps.channels.get('whatsapp');
     const send = twilioSms(deps.config, deps.log, deps.env);
     const alert = new LinkAlert({
       config: deps.config,
-      db: deps.db,
+      incidents: deps.store.incidents as IncidentStore,
+      whatsappAuth: deps.store.whatsapp.auth,
       log: deps.log,
       env: deps.env,
       state: () => wa?.status(),

@@ -1,28 +1,27 @@
 // The parts of a status every source shares: what the store holds (waiting messages, sessions, runs,
 // failures) and the heartbeat's and schedules' next runs, computed from the config and the stored
 // job state by the scheduler's own planning rules (heartbeat/listing.ts), so they agree with it.
-import { linkedAccount } from '../../channels/whatsapp/link-state.js';
+import { linkedAccountOf } from '../../channels/whatsapp/link-state.js';
 import type { Config } from '../../config/schema.js';
 import { buildListing } from '../../heartbeat/listing.js';
-import { loadJobState } from '../../heartbeat/state.js';
-import type { Db } from '../../store/db.js';
+import type { StatusFacts } from '../../store/status-read.js';
 import type { StatusSources } from './snapshot.js';
-import { hasTable, readStore, type StoreSources } from './store-reader.js';
+import { readStore, type StoreSources } from './store-reader.js';
 
 export type SharedSources = StoreSources & Pick<StatusSources, 'heartbeat' | 'heartbeatOff' | 'schedules'>;
 
+/** `facts`: what the store holds (store/status-read.ts), or undefined when there is no readable store. */
 export function gather(
-  db: Db | undefined,
+  facts: StatusFacts | undefined,
   config: Pick<Config, 'heartbeat' | 'schedules' | 'whatsapp'>,
   now: number,
 ): SharedSources {
-  const stored = db ? readStore(db) : { lanes: [], sessions: [], runs: [], failures: [], usage: [] };
-  const jobs = db !== undefined && hasTable(db, 'schedule_state');
+  const stored = facts ? readStore(facts) : { lanes: [], sessions: [], runs: [], failures: [], usage: [] };
   const listing = buildListing(
     config,
-    (job) => (jobs && db ? loadJobState(db, job) : undefined),
+    (job) => facts?.jobStates.get(job),
     now,
-    () => storedSelfChat(db),
+    () => storedSelfChat(facts),
   );
   const hb = listing.heartbeat;
   return {
@@ -45,12 +44,7 @@ export function gather(
 }
 
 /** The linked WhatsApp number's self-chat from the store, or undefined (not linked, no store, no table). */
-export function storedSelfChat(db: Db | undefined): string | undefined {
-  if (!db || !hasTable(db, 'wa_creds')) return undefined;
-  try {
-    const account = linkedAccount(db);
-    return account ? `whatsapp:${account}` : undefined;
-  } catch {
-    return undefined;
-  }
+export function storedSelfChat(facts: Pick<StatusFacts, 'whatsappCreds'> | undefined): string | undefined {
+  const account = linkedAccountOf(facts?.whatsappCreds);
+  return account ? `whatsapp:${account}` : undefined;
 }
