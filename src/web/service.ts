@@ -23,7 +23,6 @@ export interface WebConsoleServiceOptions {
 }
 
 export function webConsoleService(opts: WebConsoleServiceOptions = {}): ServiceFactory {
-  // The runs history it shows is created with it (the queue records into it: see store/runs.ts).
   return { name: 'console', create: (deps) => create(deps, opts) };
 }
 
