@@ -2,9 +2,10 @@
 // process, a real config file and state folder, and for the relay path a control socket served by
 // this test with the real `heartbeat` method over a scheduler (the SystemRunner is the double).
 import { execFile } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { callRelay } from '../../src/cli/heartbeat.js';
@@ -70,6 +71,21 @@ describe('agentwire schedules', () => {
     expect(r.stdout).toContain('past: at 2020-01-01T09:00:00Z → whatsapp:…4567');
     expect(r.stdout).toContain('due now (was due 2020-01-01 09:00 UTC; fires when the relay runs)');
     expect(existsSync(join(tmp.dir, 'agentwire.db'))).toBe(false);
+  });
+
+  it('reads an existing store without migrating it (no table appears, the file is not written)', async () => {
+    const file = join(tmp.dir, 'agentwire.db');
+    openDb(file, CORE_MIGRATIONS).close();
+    const before = statSync(file).mtimeMs;
+    const r = await cli(['schedules', '--json'], CONFIG);
+    expect(r.code).toBe(0);
+    const db = new DatabaseSync(file, { readOnly: true });
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as {
+      name: string;
+    }[];
+    db.close();
+    expect(tables.map((t) => t.name)).not.toContain('schedule_state');
+    expect(statSync(file).mtimeMs).toBe(before);
   });
 
   it('reads the stored state: a one-shot that ran is done, with its last outcome', async () => {
