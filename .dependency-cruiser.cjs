@@ -38,22 +38,16 @@ const KNOWN_UPWARD = [
   ['src/core/types.ts', 'src/agents/types.ts'],
   ['src/core/reply.ts', 'src/agents/types.ts'],
   ['src/core/command-handler.ts', 'src/agents/types.ts'],
-  // store → agents, ops, app
+  // store → agents
   ['src/store/sessions.ts', 'src/agents/types.ts'],
   ['src/store/runs.ts', 'src/agents/types.ts'],
-  ['src/store/runs.ts', 'src/ops/status/snapshot.ts'],
-  ['src/store/retention-service.ts', 'src/relay.ts'],
-  // agents layer → app: a service typed by the relay's own context
-  ['src/media/staging-service.ts', 'src/relay.ts'],
   // channels → ops: the WhatsApp relay lock reuses the control lock
   ['src/channels/whatsapp/relay-lock.ts', 'src/control/lock.ts'],
   // queue → ops: heartbeat sends through the control socket's send state
   ['src/heartbeat/wiring.ts', 'src/control/send-state.ts'],
   ['src/heartbeat/control.ts', 'src/control/send-state.ts'],
   // ops → app
-  ['src/ops/alert/wiring.ts', 'src/relay.ts'],
   ['src/ops/doctor/node.ts', 'src/cli/node-version.ts'],
-  ['src/web/service.ts', 'src/relay.ts'],
 ];
 
 /**
@@ -61,15 +55,12 @@ const KNOWN_UPWARD = [
  * Issue 15 removes them. Each pair is a two-module cycle closed through a type-only import.
  */
 const KNOWN_CYCLES = [
-  // relay.ts with its services (the services import the relay's context type)
-  ['src/relay.ts', 'src/media/staging-service.ts'],
-  ['src/relay.ts', 'src/ops/alert/wiring.ts'],
-  ['src/relay.ts', 'src/store/retention-service.ts'],
-  ['src/relay.ts', 'src/web/service.ts'],
-  // ops/status/health.ts with snapshot.ts, and snapshot.ts with store/runs.ts
+  // ops/status/health.ts with snapshot.ts
   ['src/ops/status/health.ts', 'src/ops/status/snapshot.ts'],
-  ['src/ops/status/snapshot.ts', 'src/store/runs.ts'],
 ];
+
+// The store seam (issue 15): only src/store/ imports node:sqlite, and the database handle
+// (store/db.ts) stays inside store/ too. Everything else gets the store's ports (store/open.ts).
 
 const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** A regex for src/<path>: a folder's files, or the one top-level file. */
@@ -139,6 +130,20 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/' },
       to: { path: '^src/', pathNot: LAYERS.flatMap((l) => anyOf(l.paths)) },
+    },
+    {
+      name: 'sqlite-only-in-store',
+      comment: 'only src/store/ imports node:sqlite; use the store ports (src/store/open.ts)',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/store/' },
+      to: { path: '^(node:)?sqlite$' },
+    },
+    {
+      name: 'db-handle-only-in-store',
+      comment: 'the database handle (store/db.ts) stays in src/store/; take a port from src/store/open.ts',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/store/' },
+      to: { path: '^src/store/db\\.ts$' },
     },
     ...layerRules,
   ],

@@ -146,3 +146,9 @@ export function maskId(id: string): string {
   const tail = i >= 0 ? id.slice(i + 1) : id;
   return tail.length <= 4 ? `${head}…${tail}` : `${head}…${tail.slice(-4)}`;
 }
+
+/** Error text may quote a phone number or a token: scrub secrets, mask digit runs, keep it short. */
+export function cleanText(text: string): string {
+  const masked = scrub(text).replace(/\+?\d[\d ]{5,}\d/g, (m) => maskId(m.replace(/ /g, '')));
+  return masked.length > 300 ? `${masked.slice(0, 299)}…` : masked;
+}

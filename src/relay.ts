@@ -22,10 +22,7 @@ import { linkAlertService } from './ops/alert/wiring.js';
 import { agentResolver, mediaPolicy } from './queue/adapters.js';
 import type { ChannelMap } from './queue/ports.js';
 import { Queue, type QueueOptions } from './queue/queue.js';
-import { channelStateStore } from './store/channel-state.js';
-import { CORE_MIGRATIONS } from './store/core.js';
-import { type Db, type Migration, openDb } from './store/db.js';
-import { sqliteQueueStore } from './store/queue-sqlite.js';
+import { openStore, type Store } from './store/open.js';
 import { retentionService } from './store/retention-service.js';
 import { webConsoleService } from './web/service.js';
 
@@ -34,7 +31,7 @@ export interface RelayDeps {
   config: Config;
   paths: Paths;
   log: Logger;
-  db: Db;
+  store: Store;
   env: NodeJS.ProcessEnv;
 }
 
@@ -42,7 +39,7 @@ export interface RelayDeps {
  * A channel the relay may start: a plugin of src/channels/registry.ts, or (in tests) the same shape
  * built by hand around a fake edge.
  */
-export type ChannelFactory = Pick<ChannelPlugin, 'name' | 'enabled' | 'migrations'> &
+export type ChannelFactory = Pick<ChannelPlugin, 'name' | 'enabled'> &
   Partial<Pick<ChannelPlugin, 'textRules'>> & {
     create: (deps: ChannelDeps) => Channel | Promise<Channel>;
   };
@@ -62,8 +59,8 @@ export interface RelayService {
 
 export interface ServiceFactory {
   name: string;
-  migrations?: readonly Migration[];
-  create: (deps: ServiceDeps) => RelayService;
+  /** May read the store first (e.g. the scheduler's stored state) before the relay goes on. */
+  create: (deps: ServiceDeps) => RelayService | Promise<RelayService>;
 }
 
 /**
@@ -83,13 +80,13 @@ export const SERVICE_FACTORIES: readonly ServiceFactory[] = [
 /** The queue over real agents and the real media policy (shared by `relay` and `chat`). */
 export function createQueue(
   ctx: Context,
-  db: Db,
+  store: Pick<Store, 'queue'>,
   channels: ChannelMap,
   extra: Pick<QueueOptions, 'hold' | 'textRules'> = {},
 ): Queue {
   const { config, paths, env, log } = ctx;
   return new Queue({
-    store: sqliteQueueStore(db),
+    store: store.queue,
     channels,
     resolve: agentResolver(config, paths, env, log.child({ sub: 'agent' })),
     mediaPolicy: mediaPolicy(config, paths.stagedMedia),
@@ -106,22 +103,24 @@ export function createQueue(
  * relay is running): runs use the chat's session as usual; what it delivers waits in the outbox
  * until a relay with that channel starts.
  */
-export async function openDirectRunner(
-  ctx: Context,
-  migrations: readonly Migration[] = [],
-): Promise<{ runner: SystemRunner; defaultTarget: () => ChatKey | undefined; close: () => Promise<void> }> {
-  const db = openDb(ctx.paths.db, [
-    ...CORE_MIGRATIONS,
-    ...CHANNELS.flatMap((p) => p.migrations ?? []),
-    ...migrations,
-  ]);
-  const queue = createQueue(ctx, db, new Map());
+export async function openDirectRunner(ctx: Context): Promise<{
+  runner: SystemRunner;
+  store: Store;
+  defaultTarget: () => ChatKey | undefined;
+  close: () => Promise<void>;
+}> {
+  const store = await openStore(ctx.paths.db);
+  const queue = createQueue(ctx, store, new Map());
+  // Read once: this process runs no channel that could link or unlink meanwhile.
+  const facts = await store.status.read().catch(() => undefined);
+  const target = storedDefaultTarget(ctx.config, facts);
   return {
     runner: queue,
-    defaultTarget: () => storedDefaultTarget(ctx.config, db),
+    store,
+    defaultTarget: () => target,
     close: async () => {
       await queue.shutdown(0);
-      db.close();
+      await store.close();
     },
   };
 }
@@ -166,31 +165,28 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
   };
   try {
     const services = opts.services ?? SERVICE_FACTORIES;
-    const migrations = [
-      ...CORE_MIGRATIONS,
-      ...enabled.flatMap((f) => f.migrations ?? []),
-      ...services.flatMap((s) => s.migrations ?? []),
-    ];
-    const db = openDb(paths.db, migrations);
-    cleanup.push(() => db.close());
-    const deps: RelayDeps = { config, paths, log, db, env: ctx.env };
+    const store = await openStore(paths.db);
+    cleanup.push(() => store.close());
+    const deps: RelayDeps = { config, paths, log, store, env: ctx.env };
     const channels = new Map<ChannelName, Channel>();
     for (const f of enabled) {
-      const state = channelStateStore(db, f.name);
+      const state = store.channelState(f.name);
       channels.set(f.name, await f.create({ ...deps, log: log.child({ sub: f.name }), state }));
     }
     // The splitter's rules: the started channels' own plug-ins first, then the registry's.
     const textRules = (name: ChannelName) =>
       (enabled.find((f) => f.name === name)?.textRules ?? channelPlugin(name)?.textRules)?.(config);
-    const queue = createQueue(ctx, db, channels, { textRules });
+    const queue = createQueue(ctx, store, channels, { textRules });
     // Recovery before any channel delivers: a message left mid-run must run before newer ones.
     await queue.start();
     cleanup.push(() => queue.shutdown(0));
     const control = new MethodRegistry();
     registerCoreMethods(control, { queue, channels, startedAt: Date.now(), newKey: () => randomUUID() });
-    const running = services.map((s) =>
-      s.create({ ...deps, log: log.child({ sub: s.name }), runner: queue, channels, control }),
-    );
+    const running: RelayService[] = [];
+    for (const s of services)
+      running.push(
+        await s.create({ ...deps, log: log.child({ sub: s.name }), runner: queue, channels, control }),
+      );
     for (const ch of channels.values()) {
       await ch.start(queue.handleInbound);
       cleanup.push(() => ch.stop());
@@ -218,7 +214,7 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
           await queue.shutdown(graceMs);
           for (const ch of channels.values())
             await ch.stop().catch((err) => log.error({ err }, 'channel stop failed'));
-          db.close();
+          await store.close();
           await lock.release();
           log.info('relay stopped');
         })();

@@ -6,15 +6,12 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ChannelState } from './channels/types.js';
 import { linkState } from './channels/whatsapp/link-state.js';
-import { whatsappMigration } from './channels/whatsapp/migration.js';
 import type { MakeSocket } from './channels/whatsapp/socket.js';
 import type { Context } from './cli/context.js';
 import { acquireLock, heldBy, LockError } from './control/lock.js';
 import { type ChannelName, chatKey } from './core/types.js';
 import { createQueue } from './relay.js';
-import { CORE_MIGRATIONS } from './store/core.js';
-import { openDb } from './store/db.js';
-import { rowsForKey } from './store/outbox.js';
+import { openStore } from './store/open.js';
 
 export interface SendRequest {
   channel: ChannelName;
@@ -83,9 +80,9 @@ async function sendWhatsApp(ctx: Context, req: SendRequest, deps: SendDeps): Pro
       error: `A relay (${heldBy(lock)}) holds ${paths.lock} but did not answer on its socket.`,
     };
   }
-  const db = openDb(paths.db, [...CORE_MIGRATIONS, whatsappMigration]);
+  const store = await openStore(paths.db);
   try {
-    if (linkState(db) !== 'linked')
+    if ((await linkState(store.whatsapp.auth)) !== 'linked')
       return { ok: false, error: 'WhatsApp is not linked: run `agentwire login` first.' };
     let state: ChannelState = { type: 'stopped' };
     let changed: () => void = () => {};
@@ -93,7 +90,7 @@ async function sendWhatsApp(ctx: Context, req: SendRequest, deps: SendDeps): Pro
     const channel = createWhatsAppChannel({
       config,
       paths,
-      db,
+      store: store.whatsapp,
       log: log.child({ sub: 'whatsapp' }),
       makeSocket: deps.makeSocket,
       onState: (s) => {
@@ -101,7 +98,7 @@ async function sendWhatsApp(ctx: Context, req: SendRequest, deps: SendDeps): Pro
         changed();
       },
     });
-    const queue = createQueue(ctx, db, new Map([['whatsapp', channel]]), { hold: true });
+    const queue = createQueue(ctx, store, new Map([['whatsapp', channel]]), { hold: true });
     await channel.start(queue.handleInbound);
     try {
       const connected = await new Promise<boolean>((resolve) => {
@@ -130,7 +127,7 @@ async function sendWhatsApp(ctx: Context, req: SendRequest, deps: SendDeps): Pro
       });
       // A connection lost mid-send keeps the outbox waiting: give it the same time as connecting.
       await Promise.race([queue.whenIdle(), delay(req.connectTimeoutMs)]);
-      const rows = rowsForKey(db, `sys:send:${key}`);
+      const rows = await store.repliesFor(`sys:send:${key}`);
       if (rows.length === 0) return { ok: false, error: 'Nothing to send.' };
       const failed = rows.filter((r) => r.status === 'failed');
       if (failed.length > 0) return { ok: false, error: `Not sent: ${failed[0]?.error ?? 'refused'}.` };
@@ -147,7 +144,7 @@ async function sendWhatsApp(ctx: Context, req: SendRequest, deps: SendDeps): Pro
       await channel.stop();
     }
   } finally {
-    db.close();
+    await store.close();
     await lock.release();
   }
 }

@@ -12,7 +12,8 @@ import type { Config } from '../config/schema.js';
 import type { ChunkRules } from '../core/chunk.js';
 import type { Logger } from '../log.js';
 import type { ChannelStateStore } from '../store/channel-state.js';
-import type { Db, Migration } from '../store/db.js';
+import type { Store } from '../store/open.js';
+import type { StatusFacts } from '../store/status-read.js';
 import type { Channel, ChannelState } from './types.js';
 
 /** What the relay hands a channel it starts. */
@@ -22,10 +23,10 @@ export interface ChannelDeps {
   /** Already a child logger for this channel (`sub: <name>`). */
   log: Logger;
   /**
-   * The store handle, for the channels that still keep tables of their own (WhatsApp credentials,
+   * The store's ports, for the channels whose state has a port of its own (WhatsApp credentials,
    * Twilio send records). A new channel should not need it: use `state`.
    */
-  db: Db;
+  store: Store;
   /** This channel's own keys in the generic channel-state table (offsets, dedupe ids, settings). */
   state: ChannelStateStore;
   env: NodeJS.ProcessEnv;
@@ -75,11 +76,6 @@ export interface ChannelPlugin {
   readonly displayName: string;
   /** True when the config turns the channel on (e.g. `config.telegram.enabled`). */
   enabled(config: Config): boolean;
-  /**
-   * Tables of the channel's own, for the channels that had them before the generic channel state.
-   * A new channel keeps its state in `ChannelDeps.state` instead and has none.
-   */
-  readonly migrations?: readonly Migration[];
   /** Builds the channel; loads its library with a dynamic import (the plugin module stays light). */
   create(deps: ChannelDeps): Promise<Channel>;
   /**
@@ -99,9 +95,10 @@ export interface ChannelPlugin {
   /**
    * The chat a heartbeat checks in with when `heartbeat.target` is not set, as a chat id of this
    * channel (WhatsApp: the linked account's self-chat), or undefined. From the running channel's
-   * `state` when there is one, else from the store; never the network.
+   * `state` when there is one, else from what the store held when the process read it (`facts`);
+   * never the network.
    */
-  defaultTarget?(deps: { config: Config; db: Db; state?: ChannelState }): string | undefined;
+  defaultTarget?(deps: { config: Config; facts?: StatusFacts; state?: ChannelState }): string | undefined;
   /**
    * Secret values of the channel (a bot token, an auth token), from the config or the environment:
    * every log line is scrubbed of them, and `doctor` checks the files that hold them are private.

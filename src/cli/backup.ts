@@ -3,17 +3,17 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { resolvePaths } from '../config/paths.js';
-import { backupStore } from '../ops/backup.js';
+import { backupStore } from '../store/backup.js';
 import { ExitError, type GlobalOptions } from './context.js';
 
 export function register(program: Command): void {
   program
     .command('backup <file>')
     .description('copy the store to FILE (mode 0600) consistently, even while the relay runs')
-    .action((file: string) => {
+    .action(async (file: string) => {
       const paths = resolvePaths(process.env, program.opts<GlobalOptions>().config);
       const dest = resolve(file);
-      const r = backupStore(paths.db, dest);
+      const r = await backupStore(paths.db, dest);
       if (!r.ok) throw new ExitError(1, r.error);
       process.stdout.write(
         `backed up ${paths.db} to ${dest} (${r.bytes} bytes)\n` +

@@ -8,8 +8,7 @@ import { CONSOLE_CHAT_ID, ConsoleChannel } from '../channels/console/console.js'
 import { chatKey } from '../core/types.js';
 import { createLogger } from '../log.js';
 import { createQueue } from '../relay.js';
-import { CORE_MIGRATIONS } from '../store/core.js';
-import { openDb } from '../store/db.js';
+import { openStore } from '../store/open.js';
 import { type GlobalOptions, loadContext } from './context.js';
 
 export function register(program: Command): void {
@@ -23,7 +22,7 @@ export function register(program: Command): void {
         process.env.AGENTWIRE_LOG_LEVEL ??
         (loaded.config.log.level === 'info' ? 'warn' : loaded.config.log.level);
       const ctx = { ...loaded, log: createLogger({ level }) };
-      const db = openDb(ctx.paths.db, CORE_MIGRATIONS);
+      const store = await openStore(ctx.paths.db);
       const chat = chatKey('console', CONSOLE_CHAT_ID);
       let ending = false;
       let endWith: () => void = () => undefined;
@@ -47,7 +46,7 @@ export function register(program: Command): void {
         },
         onInterrupt: interrupt,
       });
-      const queue = createQueue(ctx, db, new Map([['console', channel]]));
+      const queue = createQueue(ctx, store, new Map([['console', channel]]));
       process.on('SIGINT', interrupt);
       process.on('SIGTERM', () => void queue.shutdown(0).then(() => process.exit(143)));
       await queue.start();
@@ -59,7 +58,7 @@ export function register(program: Command): void {
       await queue.whenIdle();
       await queue.shutdown(ctx.config.queue.shutdownGraceSeconds * 1000);
       await channel.stop();
-      db.close();
+      await store.close();
       process.stdin.destroy();
     });
 }

@@ -8,10 +8,9 @@ import type { ChatKey, SystemRunner } from '../core/types.js';
 import { systemClock } from '../heartbeat/clock.js';
 import { fireHeartbeatOnce, HEARTBEAT_METHOD, type HeartbeatMethodResult } from '../heartbeat/control.js';
 import { checkEnv, createRunCheck } from '../heartbeat/run-check.js';
-import { scheduleMigration } from '../heartbeat/state.js';
 import { checkHeartbeatTarget } from '../heartbeat/target.js';
 import { maskChat } from '../ops/status/snapshot.js';
-import { openDb } from '../store/db.js';
+import type { JobStateStore } from '../store/job-states.js';
 import { type Context, ExitError, type GlobalOptions, loadContext } from './context.js';
 
 export type RelayCall =
@@ -24,6 +23,8 @@ export interface DirectRunner {
   runner: SystemRunner;
   /** The default heartbeat target (the linked WhatsApp self-chat) as far as this process knows it. */
   defaultTarget: () => ChatKey | undefined;
+  /** Where the manual heartbeat reads its stored state (it writes none: `manualOnly`). */
+  store: { jobStates: JobStateStore };
   close(): Promise<void>;
 }
 
@@ -89,12 +90,12 @@ async function fireDirect(
   o: { to?: string; dryRun: boolean },
 ): Promise<HeartbeatMethodResult> {
   const d = await build(ctx);
-  const db = openDb(ctx.paths.db, [scheduleMigration]);
   try {
     return await fireHeartbeatOnce(
       {
         runner: d.runner,
-        db,
+        stored: await d.store.jobStates.loadAll(),
+        states: d.store.jobStates,
         clock: systemClock,
         log: ctx.log.child({ module: 'heartbeat' }),
         // The same pre-check runner as the relay's (heartbeat.check).
@@ -108,7 +109,6 @@ async function fireDirect(
       o,
     );
   } finally {
-    db.close();
     await d.close();
   }
 }

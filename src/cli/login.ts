@@ -1,9 +1,8 @@
 // `agentwire login [--pair +E164]`: links this machine as a WhatsApp linked device.
 import type { Command } from 'commander';
-import { whatsappMigration } from '../channels/whatsapp/migration.js';
 import { runningRelay } from '../channels/whatsapp/relay-lock.js';
 import { callControl } from '../control/client.js';
-import { openDb } from '../store/db.js';
+import { openStore } from '../store/open.js';
 import { ExitError, type GlobalOptions, loadContext } from './context.js';
 import { loginViaRelay } from './login-relay.js';
 
@@ -44,12 +43,12 @@ export function register(program: Command): void {
         );
         return;
       }
-      const db = openDb(ctx.paths.db, [whatsappMigration]);
+      const store = await openStore(ctx.paths.db);
       try {
         // Baileys loads only for the command that connects (see src/channels/plugin.ts: `create` imports it).
         const { runLogin } = await import('../channels/whatsapp/login.js');
         const r = await runLogin({
-          db,
+          store: store.whatsapp,
           log: ctx.log,
           out: (s) => void process.stdout.write(s),
           ...(opts.pair ? { pairPhone: opts.pair } : {}),
@@ -62,7 +61,7 @@ export function register(program: Command): void {
             : `Linked as ${who}. Start the relay with \`agentwire relay\`, then message yourself on WhatsApp.\n`,
         );
       } finally {
-        db.close();
+        await store.close();
       }
     });
 }

@@ -2,9 +2,8 @@
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { linkState } from '../channels/whatsapp/link-state.js';
-import { whatsappMigration } from '../channels/whatsapp/migration.js';
 import { runningRelay } from '../channels/whatsapp/relay-lock.js';
-import { openDb } from '../store/db.js';
+import { openStore } from '../store/open.js';
 import { ExitError, type GlobalOptions, loadContext } from './context.js';
 
 async function confirm(question: string): Promise<boolean> {
@@ -27,9 +26,9 @@ export function register(program: Command): void {
       if (holder !== undefined) {
         throw new ExitError(1, `agentwire relay is running (${holder}). Stop it first, then log out.`);
       }
-      const db = openDb(ctx.paths.db, [whatsappMigration]);
+      const store = await openStore(ctx.paths.db);
       try {
-        if (linkState(db) === 'unlinked') {
+        if ((await linkState(store.whatsapp.auth)) === 'unlinked') {
           process.stdout.write('WhatsApp is not linked; nothing to do.\n');
           return;
         }
@@ -42,7 +41,7 @@ export function register(program: Command): void {
         }
         // Baileys loads only for the command that connects (see src/channels/plugin.ts: `create` imports it).
         const { runLogout } = await import('../channels/whatsapp/login.js');
-        const r = await runLogout({ db, log: ctx.log });
+        const r = await runLogout({ store: store.whatsapp, log: ctx.log });
         if (!r.ok) throw new ExitError(1, r.error);
         process.stdout.write(
           r.unlinkedOnPhone
@@ -50,7 +49,7 @@ export function register(program: Command): void {
             : 'The credentials were deleted, but WhatsApp could not be reached to unlink the device: remove it on your phone under Settings → Linked devices.\n',
         );
       } finally {
-        db.close();
+        await store.close();
       }
     });
 }

@@ -2,7 +2,6 @@
 import { Command, CommanderError } from 'commander';
 import { resolvePaths } from '../config/paths.js';
 import { stateFolderProblem } from '../config/state-folder.js';
-import { scheduleMigration } from '../heartbeat/state.js';
 import { openDirectRunner } from '../relay.js';
 import { VERSION } from '../version.js';
 import { register as registerAgent } from './agent.js';
@@ -33,7 +32,7 @@ registerAgent(program);
 registerRelay(program);
 registerChat(program);
 registerSend(program);
-registerHeartbeat(program, { directRunner: (ctx) => openDirectRunner(ctx, [scheduleMigration]) });
+registerHeartbeat(program, { directRunner: (ctx) => openDirectRunner(ctx) });
 registerSchedules(program);
 registerStatus(program);
 registerDoctor(program);

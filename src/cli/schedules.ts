@@ -1,16 +1,14 @@
 // `agentwire schedules`: the heartbeat and every schedule with its next run, from the config and the
 // stored state. Needs no running relay, and creates nothing when the store does not exist yet.
-import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { parseChatKey } from '../core/types.js';
 import { formatDuration } from '../heartbeat/interval.js';
 import { buildListing, type JobRow, type Listing } from '../heartbeat/listing.js';
 import { formatInstant } from '../heartbeat/prompt.js';
-import { loadJobState, scheduleMigration } from '../heartbeat/state.js';
 import { storedDefaultTarget } from '../heartbeat/target.js';
 import { WAITING_FOR_LINK } from '../ops/status/render.js';
 import { cleanText, maskChat } from '../ops/status/snapshot.js';
-import { openDb } from '../store/db.js';
+import { readStatusFile } from '../store/status-read.js';
 import { type GlobalOptions, loadContext } from './context.js';
 
 export function register(program: Command): void {
@@ -18,29 +16,17 @@ export function register(program: Command): void {
     .command('schedules')
     .description('list the heartbeat and the schedules with their next run times')
     .option('--json', 'print JSON (times as ISO 8601)')
-    .action((opts: { json?: boolean }) => {
+    .action(async (opts: { json?: boolean }) => {
       const ctx = loadContext(program.opts<GlobalOptions>());
       const now = Date.now();
-      let listing: Listing;
-      if (existsSync(ctx.paths.db)) {
-        const db = openDb(ctx.paths.db, [scheduleMigration]);
-        try {
-          listing = buildListing(
-            ctx.config,
-            (job) => loadJobState(db, job),
-            now,
-            () => storedDefaultTarget(ctx.config, db),
-          );
-        } finally {
-          db.close();
-        }
-      } else
-        listing = buildListing(
-          ctx.config,
-          () => undefined,
-          now,
-          () => undefined,
-        );
+      // Read-only: listing never creates or migrates the store.
+      const facts = await readStatusFile(ctx.paths.db);
+      const listing: Listing = buildListing(
+        ctx.config,
+        (job) => facts?.jobStates.get(job),
+        now,
+        () => storedDefaultTarget(ctx.config, facts),
+      );
       process.stdout.write(
         opts.json ? `${JSON.stringify(toJson(listing), null, 2)}\n` : renderListing(listing, now),
       );

@@ -74,7 +74,7 @@ export class HeartbeatJob implements Job {
     manualOnly = false,
   ) {
     this.timing = { type: 'every', ms: s.everyMs, text: `${s.everyMs / 60_000}m` };
-    this.state = loadOrFresh(d.db, HEARTBEAT_JOB, `every:${s.everyMs}`);
+    this.state = loadOrFresh(d, HEARTBEAT_JOB, `every:${s.everyMs}`);
     if (manualOnly) return;
     const plan = planAtStart(this.timing, this.state, d.clock.now());
     this.occurrence = plan.type === 'next' ? plan.occurrence : undefined;

@@ -2,17 +2,18 @@
 // drives them through.
 import type { SystemRunner } from '../core/types.js';
 import type { Logger } from '../log.js';
-import type { Db } from '../store/db.js';
+import type { JobStateStore } from '../store/job-states.js';
 import type { RunCheck } from './check.js';
 import type { Clock } from './clock.js';
 import type { JobState } from './plan.js';
-import { loadJobState, saveJobState } from './state.js';
 
 export interface JobDeps {
   runner: SystemRunner;
   clock: Clock;
-  /** Opened with `scheduleMigration` among its migrations. */
-  db: Db;
+  /** The stored job states, read once before the jobs are built (`JobStateStore.loadAll`). */
+  stored: ReadonlyMap<string, JobState>;
+  /** Where a job's state is written after each change. */
+  states: Pick<JobStateStore, 'save'>;
   log: Logger;
   runCheck: RunCheck;
   /** True once the scheduler is stopping: an aborted run then means "cut off", not "failed". */
@@ -28,17 +29,18 @@ export interface Job {
 }
 
 /** The stored state of a job, or a fresh one when none is stored or the timing was changed. */
-export function loadOrFresh(db: Db, job: string, fingerprint: string): JobState {
-  const stored = loadJobState(db, job);
-  if (stored && stored.fingerprint === fingerprint) return stored;
+export function loadOrFresh(d: Pick<JobDeps, 'stored'>, job: string, fingerprint: string): JobState {
+  const stored = d.stored.get(job);
+  if (stored && stored.fingerprint === fingerprint) return { ...stored };
   return { fingerprint, failureStreak: 0, attempts: 0, done: false };
 }
 
-/** Saves without letting a store error escape into the loop (it is logged; the job carries on). */
+/**
+ * Saves a copy without letting a store error escape into the loop (it is logged; the job carries
+ * on). Not awaited: the job's own state is the truth while it runs; the store is what a restart reads.
+ */
 export function persist(d: JobDeps, job: string, state: JobState): void {
-  try {
-    saveJobState(d.db, job, state, d.clock.now());
-  } catch (err) {
-    d.log.error({ job, err }, 'could not save schedule state');
-  }
+  d.states
+    .save(job, { ...state }, d.clock.now())
+    .catch((err: unknown) => d.log.error({ job, err }, 'could not save schedule state'));
 }

@@ -54,7 +54,7 @@ export class ScheduleJob implements Job {
     readonly spec: ScheduleSpec,
   ) {
     this.name = scheduleJob(spec.id);
-    this.state = loadOrFresh(d.db, this.name, fingerprint(spec.fields));
+    this.state = loadOrFresh(d, this.name, fingerprint(spec.fields));
     const now = d.clock.now();
     const plan = planAtStart(spec.timing, this.state, now);
     this.occurrence = plan.type === 'next' ? plan.occurrence : undefined;

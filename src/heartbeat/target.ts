@@ -7,7 +7,7 @@ import type { ChannelPlugin } from '../channels/plugin.js';
 import { CHANNELS, checkChatKey } from '../channels/registry.js';
 import type { Config } from '../config/schema.js';
 import { type ChatKey, chatKey } from '../core/types.js';
-import type { Db } from '../store/db.js';
+import type { StatusFacts } from '../store/status-read.js';
 
 export type TargetCheck = { ok: true; chat: ChatKey } | { ok: false; reason: TargetProblem; message: string };
 export type TargetProblem = 'none' | 'invalid' | 'group' | 'broadcast';
@@ -56,24 +56,19 @@ function enabledOrAssumed(p: ChannelPlugin, config: object): boolean {
 }
 
 /**
- * The first enabled channel's default check-in chat, as a chat key, read from the store (never the
- * network). Undefined when none has one, or the store lacks the channel's tables (a store opened
- * read-only by `status` before the channel ever ran).
+ * The first enabled channel's default check-in chat, as a chat key, from what the store held when it
+ * was read (`facts`; never the network). Undefined when none has one, or there is no store.
  */
 export function storedDefaultTarget(
   config: Config,
-  db: Db | undefined,
+  facts: StatusFacts | undefined,
   plugins: readonly ChannelPlugin[] = CHANNELS,
 ): ChatKey | undefined {
-  if (!db) return undefined;
+  if (!facts) return undefined;
   for (const p of plugins) {
     if (!p.defaultTarget || !p.enabled(config)) continue;
-    try {
-      const id = p.defaultTarget({ config, db });
-      if (id) return chatKey(p.name, id);
-    } catch {
-      // no such table yet: not linked, as far as this store knows
-    }
+    const id = p.defaultTarget({ config, facts });
+    if (id) return chatKey(p.name, id);
   }
   return undefined;
 }

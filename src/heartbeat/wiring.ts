@@ -12,12 +12,13 @@ import type { Config } from '../config/schema.js';
 import { queuedBecause } from '../control/send-state.js';
 import { type ChannelName, type ChatKey, chatKey, parseChatKey, type SystemRunner } from '../core/types.js';
 import type { Logger } from '../log.js';
-import type { Db } from '../store/db.js';
+import type { JobStateStore } from '../store/job-states.js';
+import type { StatusFacts, StatusReader } from '../store/status-read.js';
 import { systemClock } from './clock.js';
 import { HEARTBEAT_METHOD, type HeartbeatMethodResult, heartbeatMethod } from './control.js';
+import type { JobState } from './plan.js';
 import { checkEnv, createRunCheck } from './run-check.js';
 import { createScheduler, type Scheduler } from './scheduler.js';
-import { scheduleMigration } from './state.js';
 
 export const SCHEDULES_METHOD = 'schedules';
 
@@ -27,8 +28,10 @@ export interface RelaySchedulerInput {
   env: NodeJS.ProcessEnv;
   /** The scheduler's own logger (a child of the relay's). */
   log: Logger;
-  /** The relay's store, opened with `scheduleMigration` among its migrations. */
-  db: Db;
+  /** Where job states are saved. */
+  states: Pick<JobStateStore, 'save'>;
+  /** The job states stored when the scheduler was built (`JobStateStore.loadAll`). */
+  stored: ReadonlyMap<string, JobState>;
   /** The queue. */
   runner: SystemRunner;
   /** The linked WhatsApp self-chat (e.g. `whatsapp:+15551234567`) once known; undefined before. */
@@ -49,7 +52,8 @@ export function createRelayScheduler(i: RelaySchedulerInput): RelayScheduler {
   const scheduler = createScheduler({
     runner: i.runner,
     clock: systemClock,
-    db: i.db,
+    stored: i.stored,
+    states: i.states,
     log: i.log,
     runCheck,
     config: i.config,
@@ -72,7 +76,7 @@ export function createRelayScheduler(i: RelaySchedulerInput): RelayScheduler {
 export function channelDefaultTarget(
   channels: ReadonlyMap<ChannelName, Pick<Channel, 'status'>>,
   config: Config,
-  db: Db,
+  facts: StatusFacts | undefined,
   plugins: readonly ChannelPlugin[] = CHANNELS,
 ): () => ChatKey | undefined {
   let last: ChatKey | undefined;
@@ -80,12 +84,7 @@ export function channelDefaultTarget(
     for (const p of plugins) {
       const running = channels.get(p.name);
       if (!p.defaultTarget || !running) continue;
-      let id: string | undefined;
-      try {
-        id = p.defaultTarget({ config, db, state: running.status() });
-      } catch {
-        // the channel's tables are absent (it never ran with this store): no default from it
-      }
+      const id = p.defaultTarget({ config, ...(facts && { facts }), state: running.status() });
       if (id) {
         last = chatKey(p.name, id);
         return last;
@@ -96,7 +95,8 @@ export function channelDefaultTarget(
 }
 
 /** What the core's relay hands a background service (structurally its ServiceDeps). */
-export interface ServiceDepsLike extends Omit<RelaySchedulerInput, 'defaultTarget'> {
+export interface ServiceDepsLike extends Omit<RelaySchedulerInput, 'defaultTarget' | 'states' | 'stored'> {
+  store: { jobStates: JobStateStore; status: StatusReader };
   channels: ReadonlyMap<ChannelName, Pick<Channel, 'status'>>;
   control: { register(name: string, handler: (params: unknown) => Promise<unknown>): void };
 }
@@ -104,11 +104,16 @@ export interface ServiceDepsLike extends Omit<RelaySchedulerInput, 'defaultTarge
 /** The heartbeat and schedules as a relay service: add it to SERVICE_FACTORIES in src/relay.ts. */
 export const heartbeatService = {
   name: 'heartbeat',
-  migrations: [scheduleMigration],
-  create(deps: ServiceDepsLike): { start(): Promise<void>; stop(): Promise<void> } {
+  async create(deps: ServiceDepsLike): Promise<{ start(): Promise<void>; stop(): Promise<void> }> {
+    const { jobStates } = deps.store;
+    // What the store held at start (e.g. WhatsApp's linked number before its first connection); a
+    // running channel's own state wins once it has one (channelDefaultTarget).
+    const facts = await deps.store.status.read().catch(() => undefined);
     const { scheduler, methods } = createRelayScheduler({
       ...deps,
-      defaultTarget: channelDefaultTarget(deps.channels, deps.config, deps.db),
+      stored: await jobStates.loadAll(),
+      states: jobStates,
+      defaultTarget: channelDefaultTarget(deps.channels, deps.config, facts),
     });
     const fire = methods[HEARTBEAT_METHOD] as (p: unknown) => Promise<HeartbeatMethodResult>;
     // "Sent" would not be true for a reply whose channel cannot deliver it now (e.g. WhatsApp

@@ -3,24 +3,16 @@
 // what makes a later swap of the agent's folder or file harmless). It is copied once more into the
 // hosted folder under a random 256-bit token and served only until the token expires, with headers
 // that keep agent-written bytes from ever being active content (serve.ts). The URL names no local
-// path; an unknown, malformed or expired name is a plain 404. Tokens live in SQLite so URLs handed to
-// the provider survive a relay restart.
+// path; an unknown, malformed or expired name is a plain 404. Tokens live in the store
+// (store/media-links.ts) so URLs handed to the provider survive a relay restart.
 import { randomBytes } from 'node:crypto';
 import { constants, createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type Db, type Migration, migrate } from '../store/db.js';
+import type { MediaLinkStore } from '../store/media-links.js';
 import { extensionFor } from './inbound.js';
-
-export const mediaHostMigration: Migration = {
-  module: 'media_host',
-  steps: [
-    `CREATE TABLE media_host (
-       name TEXT PRIMARY KEY, mime_type TEXT NOT NULL, size_bytes INTEGER NOT NULL, expires_at INTEGER NOT NULL)`,
-  ],
-};
 
 export type StageResult =
   | { ok: true; name: string; sizeBytes: number; expiresAt: number }
@@ -36,7 +28,7 @@ export interface MediaHost {
   /** Copies `path` into the staging folder; the returned name is the URL's last segment. */
   stage(path: string, mimeType: string): Promise<StageResult>;
   /** The file behind a URL name, if the name is well-formed, known and not expired. */
-  lookup(name: string): ServedFile | undefined;
+  lookup(name: string): Promise<ServedFile | undefined>;
   /** Public URL for a staged name under `base` (e.g. `https://host/twilio/inbound/media`). */
   urlFor(base: string, name: string): string;
   /** Deletes expired files and rows; returns how many went. */
@@ -46,20 +38,13 @@ export interface MediaHost {
 const NAME = /^[A-Za-z0-9_-]{43}\.[a-z0-9]{1,5}$/;
 
 export function createMediaHost(opts: {
-  db: Db;
+  links: MediaLinkStore;
   dir: string;
   ttlSeconds: number;
   now?: () => number;
 }): MediaHost {
-  const { db, dir } = opts;
+  const { links, dir } = opts;
   const now = opts.now ?? Date.now;
-  migrate(db, [mediaHostMigration]);
-  const insert = db.prepare(
-    'INSERT INTO media_host (name, mime_type, size_bytes, expires_at) VALUES (?, ?, ?, ?)',
-  );
-  const get = db.prepare('SELECT mime_type, size_bytes, expires_at FROM media_host WHERE name = ?');
-  const expired = db.prepare('SELECT name FROM media_host WHERE expires_at <= ?');
-  const remove = db.prepare('DELETE FROM media_host WHERE name = ?');
 
   return {
     async stage(path, mimeType) {
@@ -73,28 +58,28 @@ export function createMediaHost(opts: {
         await pipeline(source.createReadStream(), createWriteStream(target, { flags: 'wx', mode: 0o600 }));
         const { size } = await stat(target);
         const expiresAt = now() + opts.ttlSeconds * 1000;
-        insert.run(name, mimeType, size, expiresAt);
+        await links.add(name, { mimeType, sizeBytes: size, expiresAt });
         return { ok: true, name, sizeBytes: size, expiresAt };
       } catch (err) {
         await rm(target, { force: true });
         return { ok: false, error: `cannot stage file: ${(err as NodeJS.ErrnoException).code ?? 'error'}` };
       }
     },
-    lookup(name) {
+    async lookup(name) {
       if (!NAME.test(name)) return undefined;
-      const row = get.get(name) as { mime_type: string; size_bytes: number; expires_at: number } | undefined;
-      if (!row || row.expires_at <= now()) return undefined;
+      const link = await links.get(name);
+      if (!link || link.expiresAt <= now()) return undefined;
       const file = join(dir, name);
-      return { mimeType: row.mime_type, sizeBytes: row.size_bytes, open: () => createReadStream(file) };
+      return { mimeType: link.mimeType, sizeBytes: link.sizeBytes, open: () => createReadStream(file) };
     },
     urlFor: (base, name) => `${base.replace(/\/+$/, '')}/${name}`,
     async sweep() {
-      const rows = expired.all(now()) as { name: string }[];
-      for (const { name } of rows) {
+      const names = await links.expired(now());
+      for (const name of names) {
         await rm(join(dir, name), { force: true });
-        remove.run(name);
+        await links.remove(name);
       }
-      return rows.length;
+      return names.length;
     },
   };
 }

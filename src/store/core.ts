@@ -1,5 +1,5 @@
-// The migrations the relay core needs. Other modules (WhatsApp auth, schedules) append their own
-// Migration to the list handed to openDb in relay.ts; each module owns its tables.
+// The migrations of the queue's tables. store/schema.ts adds every other module's (WhatsApp, Twilio,
+// media links, schedules, alerts); each module owns its tables.
 import { channelStateMigration } from './channel-state.js';
 import type { Migration } from './db.js';
 import { inboxMigration } from './inbox.js';

@@ -1,25 +1,24 @@
 // Retention as a relay service: prunes the store at start and then every few hours, so a relay
 // that runs for months keeps about `retention.messageDays` of message text (src/store/retention.ts).
-import type { RelayService, ServiceDeps, ServiceFactory } from '../relay.js';
-import { forgetSeenBefore } from './channel-state.js';
-import { KEEP_IDS_DAYS, pruneStore } from './retention.js';
+import type { RetentionResult } from './retention.js';
+
+/** What the relay hands the service (structurally its ServiceDeps; typed here so store/ stays below it). */
+export interface RetentionDeps {
+  config: { retention: { messageDays: number } };
+  log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  store: { pruneOldMessages(now: number, messageDays: number): Promise<RetentionResult> };
+}
 
 const EVERY_MS = 6 * 3_600_000;
 
-export const retentionService: ServiceFactory = {
+export const retentionService = {
   name: 'retention',
-  create: (deps: ServiceDeps): RelayService => {
+  create: (deps: RetentionDeps): { start(): Promise<void>; stop(): Promise<void> } => {
     let timer: NodeJS.Timeout | undefined;
-    const run = () => {
+    const run = async () => {
       try {
-        const r = pruneStore(deps.db, Date.now(), deps.config.retention.messageDays);
+        const r = await deps.store.pruneOldMessages(Date.now(), deps.config.retention.messageDays);
         if (r.scrubbed + r.replies + r.deleted > 0) deps.log.info(r, 'old message text pruned');
-        // The ids channel plug-ins recorded as seen (ChannelDeps.state) are dedupe records too: kept
-        // as long as the inbox's, then dropped, so they do not grow for the life of the relay.
-        const days = Math.max(deps.config.retention.messageDays, KEEP_IDS_DAYS);
-        void forgetSeenBefore(deps.db, Date.now() - days * 86_400_000).catch((err: unknown) =>
-          deps.log.warn({ err }, 'pruning seen channel ids failed'),
-        );
       } catch (err) {
         // A busy or full store: the next pass tries again; nothing depends on pruning.
         deps.log.warn({ err }, 'pruning old messages failed');
@@ -27,8 +26,8 @@ export const retentionService: ServiceFactory = {
     };
     return {
       async start() {
-        run();
-        timer = setInterval(run, EVERY_MS);
+        await run();
+        timer = setInterval(() => void run(), EVERY_MS);
         timer.unref();
       },
       async stop() {

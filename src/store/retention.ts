@@ -17,6 +17,8 @@ export interface RetentionResult {
   replies: number;
   /** Finished messages deleted outright (dedupe record expired). */
   deleted: number;
+  /** Channel ids recorded as seen, deleted with the same expiry. */
+  seen: number;
 }
 
 const FINISHED = `status IN ('done', 'failed', 'dropped')`;
@@ -57,5 +59,8 @@ function prune(db: Db, textCutoff: number, idCutoff: number): RetentionResult {
         .prepare(`DELETE FROM inbox WHERE ${FINISHED} AND coalesce(finished_at, received_at) < ?`)
         .run(idCutoff).changes,
     ),
+    // The ids channel plug-ins recorded as seen (ChannelDeps.state) are dedupe records too: kept as
+    // long as the inbox's, then dropped, so they do not grow for the life of the relay.
+    seen: Number(db.prepare('DELETE FROM channel_seen WHERE at < ?').run(idCutoff).changes),
   }));
 }

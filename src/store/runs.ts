@@ -3,7 +3,7 @@
 // newest KEEP rows on every insert, so it never grows without bound.
 import type { AgentResult, Usage } from '../agents/types.js';
 import { dateFormat } from '../core/date-format.js';
-import { cleanText } from '../ops/status/snapshot.js';
+import { cleanText } from '../log.js';
 import { type Db, type Migration, prepared, transaction } from './db.js';
 
 export const runsMigration: Migration = {

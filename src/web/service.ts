@@ -3,13 +3,16 @@
 // services the relay starts (relay.ts SERVICE_FACTORIES). A port in use is logged and the relay runs
 // on without its console: relaying messages matters more than the page.
 
+import type { Channel } from '../channels/types.js';
 import { isLinkable } from '../channels/whatsapp/link-control.js';
-import type { SystemRunner } from '../core/types.js';
+import type { Paths } from '../config/paths.js';
+import type { Config } from '../config/schema.js';
+import type { ChannelName, SystemRunner } from '../core/types.js';
+import type { Logger } from '../log.js';
 import { registerCredential } from '../log.js';
 import { liveStatus } from '../ops/status/live.js';
 import type { QueueStatus } from '../queue/queue.js';
-import type { RelayService, ServiceDeps, ServiceFactory } from '../relay.js';
-import { runsMigration } from '../store/runs.js';
+import type { StatusReader } from '../store/status-read.js';
 import { VERSION } from '../version.js';
 import { qrOf } from './qr.js';
 import { startWebConsole, type WebConsole } from './server.js';
@@ -23,15 +26,32 @@ export interface WebConsoleServiceOptions {
   pollMs?: number;
 }
 
-export function webConsoleService(opts: WebConsoleServiceOptions = {}): ServiceFactory {
-  // The runs history it shows is created with it (the queue records into it: see store/runs.ts).
-  return { name: 'console', migrations: [runsMigration], create: (deps) => create(deps, opts) };
+/** What the relay hands the service (structurally its ServiceDeps; typed here so web/ stays below relay.ts). */
+export interface WebConsoleDeps {
+  config: Config;
+  paths: Paths;
+  log: Logger;
+  runner: SystemRunner;
+  channels: ReadonlyMap<ChannelName, Channel>;
+  store: { status: StatusReader };
+}
+
+interface Service {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function webConsoleService(opts: WebConsoleServiceOptions = {}): {
+  name: string;
+  create: (deps: WebConsoleDeps) => Service;
+} {
+  return { name: 'console', create: (deps) => create(deps, opts) };
 }
 
 type QueueLike = SystemRunner & { status(): Promise<QueueStatus> };
 const hasStatus = (r: SystemRunner): r is QueueLike => typeof (r as Partial<QueueLike>).status === 'function';
 
-function create(deps: ServiceDeps, opts: WebConsoleServiceOptions): RelayService {
+function create(deps: WebConsoleDeps, opts: WebConsoleServiceOptions): Service {
   const { config, paths, log } = deps;
   let web: WebConsole | undefined;
   const startedAt = Date.now();
@@ -43,7 +63,7 @@ function create(deps: ServiceDeps, opts: WebConsoleServiceOptions): RelayService
       const token = ensureConsoleToken(paths.home);
       registerCredential(token);
       const status = liveStatus({
-        db: deps.db,
+        store: deps.store.status,
         config,
         channels: () => [...deps.channels].map(([name, ch]) => ({ name, state: ch.status() })),
         queue: () => queue.status(),

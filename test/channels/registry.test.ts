@@ -10,6 +10,8 @@ import { chunkText } from '../../src/core/chunk.js';
 import { createQueue, type RunningRelay, startRelay } from '../../src/relay.js';
 import { CORE_MIGRATIONS } from '../../src/store/core.js';
 import { openDb } from '../../src/store/db.js';
+import { storeOver } from '../../src/store/open.js';
+import { ALL_MIGRATIONS } from '../../src/store/schema.js';
 import { type Home, makeHome } from '../e2e/helpers.js';
 import { Loft, PIGEON_LIMIT, pigeonPlugin } from './fixtures/pigeon/plugin.js';
 
@@ -77,9 +79,9 @@ describe('a reply is cut once', () => {
   it('a reply stored with no channel running (agentwire heartbeat) is cut by the channel plug-in, so the channel sends each chunk as one message', async () => {
     home = makeHome({ twilio: { chunkChars: 500 } });
     const ctx = home.ctx();
-    const db = openDb(ctx.paths.db, [...CORE_MIGRATIONS, ...CHANNELS.flatMap((p) => p.migrations ?? [])]);
+    const db = openDb(ctx.paths.db, ALL_MIGRATIONS);
     // As openDirectRunner builds it: no channel runs in this process.
-    const queue = createQueue(ctx, db, new Map(), {
+    const queue = createQueue(ctx, storeOver(db), new Map(), {
       textRules: (c) => CHANNELS.find((p) => p.name === c)?.textRules(ctx.config),
     });
     try {

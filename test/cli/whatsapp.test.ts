@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { linkState, loadAuth } from '../../src/channels/whatsapp/auth-store.js';
-import { whatsappMigration } from '../../src/channels/whatsapp/migration.js';
 import { acquireLock } from '../../src/control/lock.js';
 import { openDb } from '../../src/store/db.js';
+import { whatsappAuthStore, whatsappMigration } from '../../src/store/whatsapp-auth.js';
 import { seedLinkedCreds } from '../channels/whatsapp/harness.js';
 
 const bin = new URL('../../dist/cli/main.js', import.meta.url).pathname;
@@ -80,7 +80,7 @@ describe('agentwire logout', () => {
     const r = run(home, ['logout']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('--yes');
-    expect(linkState(db)).toBe('linked');
+    expect(await linkState(whatsappAuthStore(db))).toBe('linked');
     db.close();
   });
 
@@ -88,12 +88,12 @@ describe('agentwire logout', () => {
     const home = newHome();
     const db = openDb(join(home, 'agentwire.db'), [whatsappMigration]);
     await seedLinkedCreds(db);
-    const loaded = loadAuth(db);
+    const loaded = await loadAuth(whatsappAuthStore(db));
     if (loaded.ok) loaded.auth.markLoggedOut();
     const r = run(home, ['logout', '--yes']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('credentials were deleted');
-    expect(linkState(db)).toBe('unlinked');
+    expect(await linkState(whatsappAuthStore(db))).toBe('unlinked');
     db.close();
   });
 

@@ -9,6 +9,7 @@ import type { Queue } from '../../src/queue/queue.js';
 import { createQueue, openDirectRunner } from '../../src/relay.js';
 import { CORE_MIGRATIONS } from '../../src/store/core.js';
 import { type Db, openDb } from '../../src/store/db.js';
+import { storeOver } from '../../src/store/open.js';
 import { rowsForKey } from '../../src/store/outbox.js';
 import { getSession, saveSession } from '../../src/store/sessions.js';
 import { FakeChannel } from '../queue/helpers.js';
@@ -26,7 +27,7 @@ function setup(extra: Record<string, unknown> = {}, limit = 1600) {
   const ctx = home.ctx();
   db = openDb(ctx.paths.db, CORE_MIGRATIONS);
   channel = new FakeChannel('twilio', limit);
-  queue = createQueue(ctx, db, new Map([['twilio', channel]]));
+  queue = createQueue(ctx, storeOver(db), new Map([['twilio', channel]]));
   void queue.start();
   return ctx;
 }
@@ -125,7 +126,7 @@ describe('queue with real agent processes', () => {
       { text: 'long job sleeponce:60000', status: 'pending', tries: 0 },
       { text: 'do this instead', status: 'pending', tries: 0 },
     ]);
-    queue = createQueue(ctx, db, new Map([['twilio', channel]]));
+    queue = createQueue(ctx, storeOver(db), new Map([['twilio', channel]]));
     await queue.start();
     await queue.whenIdle();
     const prompts = home

@@ -10,14 +10,15 @@ import { DisconnectReason } from '@whiskeysockets/baileys';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CHANNELS } from '../../src/channels/registry.js';
 import type { TwilioChannel } from '../../src/channels/twilio/index.js';
-import { createWhatsAppChannel, whatsappMigration } from '../../src/channels/whatsapp/index.js';
+import { createWhatsAppChannel } from '../../src/channels/whatsapp/index.js';
 import { liveStatus } from '../../src/ops/status/live.js';
 import { renderStatus } from '../../src/ops/status/render.js';
 import type { Queue } from '../../src/queue/queue.js';
 import { createQueue, type RunningRelay, startRelay } from '../../src/relay.js';
-import { channelStateStore } from '../../src/store/channel-state.js';
-import { CORE_MIGRATIONS } from '../../src/store/core.js';
 import { openDb } from '../../src/store/db.js';
+import { storeOver } from '../../src/store/open.js';
+import { ALL_MIGRATIONS } from '../../src/store/schema.js';
+import { statusReader } from '../../src/store/status-read.js';
 import {
   type FakeTwilio,
   fakeTwilioSection,
@@ -82,12 +83,11 @@ describe('WhatsApp: the socket closes in the middle of sending the reply', () =>
         {
           name: 'whatsapp',
           enabled: () => true,
-          migrations: [whatsappMigration],
           create: (d) =>
             createWhatsAppChannel({
               config: d.config,
               paths: d.paths,
-              db: d.db,
+              store: d.store.whatsapp,
               log: d.log,
               makeSocket,
               scheduler,
@@ -218,16 +218,17 @@ describe('Twilio: the store is full when a message arrives', () => {
     const ctx = home.ctx();
     const factory = CHANNELS.find((f) => f.name === 'twilio');
     if (!factory) throw new Error('no twilio channel');
-    const real = openDb(ctx.paths.db, [...CORE_MIGRATIONS, ...(factory.migrations ?? [])]);
+    const real = openDb(ctx.paths.db, ALL_MIGRATIONS);
     const disk = fullDisk(real);
+    const store = storeOver(disk.db);
     const channel = (await factory.create({
       ...ctx,
-      db: disk.db,
-      state: channelStateStore(disk.db, 'twilio'),
+      store,
+      state: store.channelState('twilio'),
     })) as TwilioChannel;
     let queue: Queue | undefined;
     try {
-      queue = createQueue(ctx, disk.db, new Map([['twilio', channel]]));
+      queue = createQueue(ctx, store, new Map([['twilio', channel]]));
       await queue.start();
       await channel.start(queue.handleInbound);
       const url = `http://127.0.0.1:${channel.port()}/twilio/inbound`;
@@ -289,7 +290,7 @@ describe('Twilio: an outage outlasts the retry time', () => {
     // The notice is still waiting: Twilio is down.
     expect(r.outbox().filter((x) => x.status === 'pending')).toHaveLength(1);
     const status = await liveStatus({
-      db: new DatabaseSync(home.ctx().paths.db, { readOnly: true }),
+      store: statusReader(new DatabaseSync(home.ctx().paths.db, { readOnly: true })),
       config: home.ctx().config,
       channels: () => [...running.channels].map(([name, ch]) => ({ name, state: ch.status() })),
       queue: () => running.queue.status(),

@@ -5,14 +5,15 @@
 // are over without the message stored, the sender is told by REST.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTwilioChannel, type TwilioChannel } from '../../src/channels/twilio/index.js';
-import { twilioMigration } from '../../src/channels/twilio/store.js';
 import { NOT_TAKEN_NOTICE } from '../../src/channels/twilio/store-retry.js';
-import { mediaHostMigration } from '../../src/media/host.js';
 import { agentResolver, mediaPolicy } from '../../src/queue/adapters.js';
 import { Queue } from '../../src/queue/queue.js';
 import { CORE_MIGRATIONS } from '../../src/store/core.js';
 import { openDb } from '../../src/store/db.js';
+import { mediaHostMigration } from '../../src/store/media-links.js';
+import { storeOver } from '../../src/store/open.js';
 import { sqliteQueueStore } from '../../src/store/queue-sqlite.js';
+import { twilioMigration } from '../../src/store/twilio-sends.js';
 import {
   type FakeTwilio,
   fakeTwilioSection,
@@ -47,7 +48,7 @@ async function startRig(): Promise<Rig> {
   const channel: TwilioChannel = createTwilioChannel({
     config: ctx.config,
     paths: ctx.paths,
-    db: disk.db,
+    store: storeOver(disk.db),
     log: ctx.log.child({ sub: 'twilio' }),
     env: {},
     retryDelayMs: 5,

@@ -15,7 +15,7 @@ import { checkEnv, createRunCheck } from '../../src/heartbeat/run-check.js';
 import { createScheduler, type Scheduler } from '../../src/heartbeat/scheduler.js';
 import type { ScheduleConfig } from '../../src/heartbeat/settings.js';
 import type { Db } from '../../src/store/db.js';
-import { captureLog, FakeClock, FakeRunner, ok, openStateDb, tempDir } from './helpers.js';
+import { captureLog, FakeClock, FakeRunner, jobDeps, ok, openStateDb, tempDir } from './helpers.js';
 
 const OWNER: ChatKey = 'whatsapp:+15551234567';
 const MIN = 60_000;
@@ -46,7 +46,7 @@ function start(heartbeat: Record<string, unknown>, schedules: ScheduleConfig[] =
   scheduler = createScheduler({
     runner,
     clock,
-    db,
+    ...jobDeps(db),
     log: captureLog().log,
     runCheck: createRunCheck({ env: checkEnv(process.env), cwd: tmp.dir, killGraceMs: 100 }),
     config: { heartbeat, schedules },

@@ -2,20 +2,21 @@
 // process, a real config file and state folder, and for the relay path a control socket served by
 // this test with the real `heartbeat` method over a scheduler (the SystemRunner is the double).
 import { execFile } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { callRelay } from '../../src/cli/heartbeat.js';
 import { heartbeatMethod } from '../../src/heartbeat/control.js';
 import { createScheduler } from '../../src/heartbeat/scheduler.js';
-import { saveJobState } from '../../src/heartbeat/state.js';
 import { CORE_MIGRATIONS } from '../../src/store/core.js';
 import { openDb } from '../../src/store/db.js';
+import { jobStateStore } from '../../src/store/job-states.js';
 import { saveSession } from '../../src/store/sessions.js';
 import { FAKE } from '../e2e/helpers.js';
-import { captureLog, FakeClock, FakeRunner, ok, openStateDb, tempDir } from './helpers.js';
+import { captureLog, FakeClock, FakeRunner, jobDeps, ok, openStateDb, tempDir } from './helpers.js';
 
 const run = promisify(execFile);
 const BIN = join(import.meta.dirname, '../../dist/cli/main.js');
@@ -72,10 +73,24 @@ describe('agentwire schedules', () => {
     expect(existsSync(join(tmp.dir, 'agentwire.db'))).toBe(false);
   });
 
+  it('reads an existing store without migrating it (no table appears, the file is not written)', async () => {
+    const file = join(tmp.dir, 'agentwire.db');
+    openDb(file, CORE_MIGRATIONS).close();
+    const before = statSync(file).mtimeMs;
+    const r = await cli(['schedules', '--json'], CONFIG);
+    expect(r.code).toBe(0);
+    const db = new DatabaseSync(file, { readOnly: true });
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as {
+      name: string;
+    }[];
+    db.close();
+    expect(tables.map((t) => t.name)).not.toContain('schedule_state');
+    expect(statSync(file).mtimeMs).toBe(before);
+  });
+
   it('reads the stored state: a one-shot that ran is done, with its last outcome', async () => {
     const db = openStateDb(join(tmp.dir, 'agentwire.db'));
-    saveJobState(
-      db,
+    await jobStateStore(db).save(
       'schedule:past',
       {
         fingerprint: JSON.stringify([null, null, '2020-01-01T09:00:00Z', null]),
@@ -161,7 +176,7 @@ describe('agentwire heartbeat', () => {
     const scheduler = createScheduler({
       runner,
       clock,
-      db,
+      ...jobDeps(db),
       log: captureLog().log,
       runCheck: async () => ({ type: 'failed', message: 'none' }),
       config: { heartbeat: { target: 'whatsapp:+15551234567' }, schedules: [] },

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatKey } from '../../src/core/types.js';
 import { createScheduler, type Scheduler } from '../../src/heartbeat/scheduler.js';
-import { loadJobState } from '../../src/heartbeat/state.js';
 import type { Db } from '../../src/store/db.js';
 import {
   abortedRun,
@@ -13,8 +12,10 @@ import {
   deferred,
   FakeClock,
   FakeRunner,
+  jobDeps,
   ok,
   openStateDb,
+  storedJob,
   tempDir,
 } from './helpers.js';
 
@@ -53,7 +54,7 @@ function start(
   scheduler = createScheduler({
     runner,
     clock,
-    db,
+    ...jobDeps(db),
     log: logs.log,
     runCheck: async () => ({ type: 'failed', message: 'no checks here' }),
     config: { heartbeat, schedules: [] },
@@ -107,7 +108,7 @@ describe('heartbeat ticks', () => {
       createScheduler({
         runner,
         clock,
-        db,
+        ...jobDeps(db),
         log: logs.log,
         runCheck: async () => ({ type: 'failed', message: 'no checks here' }),
         config: { heartbeat, schedules: [], whatsapp: { enabled: false } },
@@ -297,7 +298,7 @@ describe('failures', () => {
       'The heartbeat check-in failed: The agent exited with code 1. It will run again at its next time.',
       'Back: CI is green.',
     ]);
-    expect(loadJobState(db, 'heartbeat')?.failureStreak).toBe(0);
+    expect(storedJob(db, 'heartbeat')?.failureStreak).toBe(0);
   });
 });
 
@@ -309,7 +310,7 @@ describe('stopped runs', () => {
     expect(runner.runs).toHaveLength(1);
     expect(runner.delivered).toEqual([]);
     expect(s.status().heartbeat).toMatchObject({ lastOutcome: 'skipped:stopped' });
-    expect(loadJobState(db, 'heartbeat')?.failureStreak).toBe(0);
+    expect(storedJob(db, 'heartbeat')?.failureStreak).toBe(0);
   });
 });
 
@@ -338,7 +339,7 @@ describe('manual heartbeat', () => {
   it('works with everyMinutes 0 (no ticks) and leaves the tick state alone', async () => {
     const s = start({ target: OWNER, everyMinutes: 0 });
     expect(await s.fireHeartbeat({})).toEqual({ type: 'silent', chat: OWNER });
-    expect(loadJobState(db, 'heartbeat')).toBeUndefined();
+    expect(storedJob(db, 'heartbeat')).toBeUndefined();
   });
 });
 

@@ -8,9 +8,9 @@ import { Writable } from 'node:stream';
 import type { AgentResult } from '../../src/agents/types.js';
 import type { ChatKey, SystemRunner, SystemRunOutcome } from '../../src/core/types.js';
 import type { Clock, Timer } from '../../src/heartbeat/clock.js';
-import { scheduleMigration } from '../../src/heartbeat/state.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import { type Db, openDb } from '../../src/store/db.js';
+import { jobStateStore, readJobStates, scheduleMigration } from '../../src/store/job-states.js';
 
 export class FakeClock implements Clock {
   private timers: { at: number; fn: () => void; live: boolean; seq: number }[] = [];
@@ -139,6 +139,19 @@ export function tempDir(): { dir: string; cleanup: () => void } {
 
 export function openStateDb(file: string): Db {
   return openDb(file, [scheduleMigration]);
+}
+
+/** A scheduler's store dependencies over `db`: the states stored now, and where to save. */
+export function jobDeps(db: Db): {
+  stored: ReturnType<typeof readJobStates>;
+  states: ReturnType<typeof jobStateStore>;
+} {
+  return { stored: readJobStates(db), states: jobStateStore(db) };
+}
+
+/** One job's stored state (as the next start would read it). */
+export function storedJob(db: Db, job: string) {
+  return readJobStates(db).get(job);
 }
 
 export function captureLog(): { log: Logger; lines: () => Record<string, unknown>[] } {

@@ -7,7 +7,7 @@ import { checkEnv, createRunCheck } from '../../src/heartbeat/run-check.js';
 import { createScheduler, type Scheduler } from '../../src/heartbeat/scheduler.js';
 import type { ScheduleConfig } from '../../src/heartbeat/settings.js';
 import type { Db } from '../../src/store/db.js';
-import { captureLog, FakeClock, FakeRunner, ok, openStateDb, tempDir } from './helpers.js';
+import { captureLog, FakeClock, FakeRunner, jobDeps, ok, openStateDb, tempDir } from './helpers.js';
 
 export const OWNER: ChatKey = 'whatsapp:+15551234567';
 export const MIN = 60_000;
@@ -57,7 +57,7 @@ export function useHarness(): Harness {
     scheduler = createScheduler({
       runner: h.runner,
       clock: h.clock,
-      db: h.db,
+      ...jobDeps(h.db),
       log: h.logs.log,
       runCheck: createRunCheck({ env: checkEnv(process.env), cwd: h.tmp.dir, killGraceMs: 200 }),
       config: { heartbeat: { everyMinutes: 0 }, schedules },

@@ -1,7 +1,6 @@
 // Schedules, driven by a fake clock over a real SQLite file (closed and reopened for restarts).
 import { describe, expect, it } from 'vitest';
-import { loadJobState } from '../../src/heartbeat/state.js';
-import { abortedRun, agentError, deferred, ok } from './helpers.js';
+import { abortedRun, agentError, deferred, ok, storedJob } from './helpers.js';
 import { HOUR, MIN, OWNER, sched, T0, useHarness } from './schedule-harness.js';
 
 const h = useHarness();
@@ -53,7 +52,7 @@ describe('timing', () => {
     expect(h.runner.runs.map((r) => [at(r), r.prompt])).toEqual([
       ['2026-07-01T12:00:00.000Z', 'Remind me of the dentist.'],
     ]);
-    expect(loadJobState(h.db, 'schedule:dentist')?.done).toBe(true);
+    expect(storedJob(h.db, 'schedule:dentist')?.done).toBe(true);
   });
 });
 
@@ -108,7 +107,7 @@ describe('a schedule whose agent fails', () => {
       'Scheduled job "ci" failed: The agent timed out after 600 s. It will run again at its next time.',
       'CI is green again.',
     ]);
-    expect(loadJobState(h.db, 'schedule:ci')).toMatchObject({ failureStreak: 0, lastOutcome: 'sent' });
+    expect(storedJob(h.db, 'schedule:ci')).toMatchObject({ failureStreak: 0, lastOutcome: 'sent' });
   });
 
   it('a failure streak survives a restart: still reported only once', async () => {

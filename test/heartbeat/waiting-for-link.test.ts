@@ -9,7 +9,8 @@ import { createScheduler } from '../../src/heartbeat/scheduler.js';
 import { gather } from '../../src/ops/status/gather.js';
 import { renderStatus } from '../../src/ops/status/render.js';
 import { buildSnapshot } from '../../src/ops/status/snapshot.js';
-import { captureLog, FakeClock, FakeRunner, openStateDb, tempDir } from './helpers.js';
+import { readStatusFacts } from '../../src/store/status-read.js';
+import { captureLog, FakeClock, FakeRunner, jobDeps, openStateDb, tempDir } from './helpers.js';
 
 const NOW = Date.parse('2026-07-01T10:00:00Z');
 const cfg = { heartbeat: {}, schedules: [], whatsapp: { enabled: true } };
@@ -62,7 +63,7 @@ describe('heartbeat waiting for the WhatsApp link', () => {
     const db = openStateDb(join(tmp.dir, 'agentwire.db'));
     try {
       const snap = buildSnapshot({
-        ...gather(db, configSchema.parse({}), NOW),
+        ...gather(readStatusFacts(db), configSchema.parse({}), NOW),
         now: NOW,
         source: 'store',
         relay: { running: false },
@@ -85,7 +86,7 @@ describe('heartbeat waiting for the WhatsApp link', () => {
     const s = createScheduler({
       runner: new FakeRunner(clock),
       clock,
-      db,
+      ...jobDeps(db),
       log: captureLog().log,
       runCheck: async () => ({ type: 'failed', message: 'unused' }),
       config: cfg,

@@ -8,10 +8,10 @@ import { parseConfigText } from '../../src/config/load.js';
 import { resolvePaths } from '../../src/config/paths.js';
 import type { Config } from '../../src/config/schema.js';
 import type { HeartbeatMethodResult } from '../../src/heartbeat/control.js';
-import { scheduleMigration } from '../../src/heartbeat/state.js';
 import { createRelayScheduler, heartbeatService } from '../../src/heartbeat/wiring.js';
 import type { Db } from '../../src/store/db.js';
-import { captureLog, FakeClock, FakeRunner, ok, openStateDb, tempDir } from './helpers.js';
+import { storeOver } from '../../src/store/open.js';
+import { captureLog, FakeClock, FakeRunner, jobDeps, ok, openStateDb, tempDir } from './helpers.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let db: Db;
@@ -42,7 +42,7 @@ describe('createRelayScheduler', () => {
       paths: resolvePaths({ AGENTWIRE_HOME: tmp.dir }),
       env: {},
       log: captureLog().log,
-      db,
+      ...jobDeps(db),
       runner,
       defaultTarget: () => 'whatsapp:+15551234567',
     });
@@ -72,18 +72,17 @@ describe('heartbeatService', () => {
     runner.replies = [ok('Your 10:00 moved to 11:00.')];
     let state: ChannelState = { type: 'connecting', since: 0 };
     const registered = new Map<string, (p: unknown) => Promise<unknown>>();
-    const service = heartbeatService.create({
+    const service = await heartbeatService.create({
       config: config('{}'),
       paths: resolvePaths({ AGENTWIRE_HOME: tmp.dir }),
       env: {},
       log: captureLog().log,
-      db,
+      store: storeOver(db),
       runner,
       channels: new Map([['whatsapp', { status: () => state }]]),
       control: { register: (name, handler) => registered.set(name, handler) },
     });
     expect([...registered.keys()].sort()).toEqual(['heartbeat', 'schedules']);
-    expect(heartbeatService.migrations).toEqual([scheduleMigration]);
     // Not linked yet: no target, nothing runs.
     expect(await registered.get('heartbeat')?.({})).toMatchObject({ type: 'skipped', reason: 'no_target' });
     state = { type: 'connected', since: 1, account: '+15551234567' };
@@ -107,12 +106,12 @@ describe('heartbeatService', () => {
     runner.replies = [ok('Build is green.'), ok('Still green.')];
     let state: ChannelState = { type: 'connected', since: 1, account: '+15551234567' };
     const registered = new Map<string, (p: unknown) => Promise<unknown>>();
-    heartbeatService.create({
+    await heartbeatService.create({
       config: config('{}'),
       paths: resolvePaths({ AGENTWIRE_HOME: tmp.dir }),
       env: {},
       log: captureLog().log,
-      db,
+      store: storeOver(db),
       runner,
       channels: new Map([['whatsapp', { status: () => state }]]),
       control: { register: (name, handler) => registered.set(name, handler) },

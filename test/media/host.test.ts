@@ -5,13 +5,14 @@ import { text } from 'node:stream/consumers';
 import { describe, expect, it } from 'vitest';
 import { createMediaHost } from '../../src/media/host.js';
 import { openDb } from '../../src/store/db.js';
+import { mediaHostMigration, mediaLinkStore } from '../../src/store/media-links.js';
 
 function setup(ttlSeconds = 60) {
   const root = mkdtempSync(join(tmpdir(), 'aw-host-'));
   let clock = 1_000_000;
-  const db = openDb(join(root, 'db.sqlite'), []);
+  const db = openDb(join(root, 'db.sqlite'), [mediaHostMigration]);
   const dir = join(root, 'outbound');
-  const host = createMediaHost({ db, dir, ttlSeconds, now: () => clock });
+  const host = createMediaHost({ links: mediaLinkStore(db), dir, ttlSeconds, now: () => clock });
   const src = join(root, 'report.pdf');
   writeFileSync(src, '%PDF-1.7');
   const advance = (ms: number) => {
@@ -30,7 +31,7 @@ describe('media host', () => {
     expect(host.urlFor('https://p.example/m/', r.name)).toBe(`https://p.example/m/${r.name}`);
     expect(statSync(join(dir, r.name)).mode & 0o777).toBe(0o600);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
-    const served = host.lookup(r.name);
+    const served = await host.lookup(r.name);
     expect(served).toMatchObject({ mimeType: 'application/pdf', sizeBytes: 8 });
     expect(await text(served!.open())).toBe('%PDF-1.7');
   });
@@ -47,9 +48,9 @@ describe('media host', () => {
     const r = await host.stage(src, 'application/pdf');
     if (!r.ok) throw new Error('stage failed');
     advance(29_999);
-    expect(host.lookup(r.name)).toBeDefined();
+    expect(await host.lookup(r.name)).toBeDefined();
     advance(1);
-    expect(host.lookup(r.name)).toBeUndefined();
+    expect(await host.lookup(r.name)).toBeUndefined();
     expect(existsSync(join(dir, r.name))).toBe(true);
     expect(await host.sweep()).toBe(1);
     expect(readdirSync(dir)).toEqual([]);
@@ -65,7 +66,7 @@ describe('media host', () => {
   ])('serves nothing for %j', async (name) => {
     const { host, src } = setup();
     await host.stage(src, 'application/pdf');
-    expect(host.lookup(name)).toBeUndefined();
+    expect(await host.lookup(name)).toBeUndefined();
   });
 
   it('reports a file that cannot be staged', async () => {
@@ -90,11 +91,11 @@ describe('media host', () => {
     const r = await host.stage(src, 'application/pdf');
     if (!r.ok) throw new Error('stage failed');
     const again = createMediaHost({
-      db: openDb(join(root, 'db.sqlite'), []),
+      links: mediaLinkStore(openDb(join(root, 'db.sqlite'), [mediaHostMigration])),
       dir,
       ttlSeconds: 60,
       now: () => 1_000_000,
     });
-    expect(again.lookup(r.name)).toBeDefined();
+    expect(await again.lookup(r.name)).toBeDefined();
   });
 });

@@ -23,9 +23,9 @@ import { createLogger } from '../../src/log.js';
 import { stagingService } from '../../src/media/staging-service.js';
 import { mediaPolicy } from '../../src/queue/adapters.js';
 import { composeItems } from '../../src/queue/compose.js';
-import type { ServiceDeps } from '../../src/relay.js';
 import { CORE_MIGRATIONS } from '../../src/store/core.js';
 import { openDb } from '../../src/store/db.js';
+import { storeOver } from '../../src/store/open.js';
 import { enqueueOutbound, markSent, nextPending } from '../../src/store/outbox.js';
 import { setup as waSetup } from '../channels/whatsapp/harness.js';
 
@@ -38,7 +38,7 @@ function age(file: string, hours: number): void {
 }
 
 async function sweep(db: ReturnType<typeof openDb>, paths: ReturnType<typeof resolvePaths>): Promise<void> {
-  const service = stagingService.create({ db, paths, log } as unknown as ServiceDeps);
+  const service = stagingService.create({ store: storeOver(db), paths, log });
   await service.start();
   await service.stop();
 }

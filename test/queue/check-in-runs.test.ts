@@ -7,6 +7,7 @@ import { liveStatus } from '../../src/ops/status/live.js';
 import { renderStatus } from '../../src/ops/status/render.js';
 import { dailyUsage, recentRuns } from '../../src/store/runs.js';
 import { getSession, saveSession } from '../../src/store/sessions.js';
+import { statusReader } from '../../src/store/status-read.js';
 import { FakeAgent, type Harness, harness, ok } from './helpers.js';
 
 let h: Harness;
@@ -97,7 +98,7 @@ describe('usage per run and per day', () => {
     expect(days[1]?.costUsd).toBeCloseTo(0.004, 10);
 
     const snap = await liveStatus({
-      db: h.store.db,
+      store: statusReader(h.store.db),
       config: configSchema.parse({ heartbeat: { everyMinutes: 0 } }),
       channels: () => [],
       queue: () => h.queue.status(),

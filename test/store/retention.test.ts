@@ -4,9 +4,9 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
-import type { ServiceDeps } from '../../src/relay.js';
 import { channelStateStore } from '../../src/store/channel-state.js';
 import { getInbound, type InboxStatus, insertInbound } from '../../src/store/inbox.js';
+import { storeOver } from '../../src/store/open.js';
 import { enqueueOutbound, markFailed, markSent, rowsForKey } from '../../src/store/outbox.js';
 import { KEEP_IDS_DAYS, pruneStore } from '../../src/store/retention.js';
 import { retentionService } from '../../src/store/retention-service.js';
@@ -92,16 +92,15 @@ describe('retentionService', () => {
       now: Date.now() - 31 * DAY,
       status: 'done',
     });
-    const deps = {
-      db: t.db,
+    const svc = retentionService.create({
+      store: storeOver(t.db),
       config: configSchema.parse({}),
       log: createLogger({ level: 'silent' }),
-    } as unknown as ServiceDeps;
+    });
     const old = channelStateStore(t.db, 'pigeon', () => Date.now() - (KEEP_IDS_DAYS + 1) * DAY);
     await old.seen('update:1');
     const recent = channelStateStore(t.db, 'pigeon', () => Date.now() - DAY);
     await recent.seen('update:2');
-    const svc = retentionService.create(deps);
     await svc.start();
     await svc.stop();
     expect(getInbound(t.db, id.type === 'inserted' ? id.id : -1)?.text).toBe('');

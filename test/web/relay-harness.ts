@@ -3,7 +3,7 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createWhatsAppChannel, whatsappMigration } from '../../src/channels/whatsapp/index.js';
+import { createWhatsAppChannel } from '../../src/channels/whatsapp/index.js';
 import type { Context } from '../../src/cli/context.js';
 import { resolvePaths } from '../../src/config/paths.js';
 import { configSchema } from '../../src/config/schema.js';
@@ -37,12 +37,11 @@ export async function startTestRelay(config: Record<string, unknown> = {}): Prom
   const whatsapp: ChannelFactory = {
     name: 'whatsapp',
     enabled: (c) => c.whatsapp.enabled,
-    migrations: [whatsappMigration],
     create: (deps) =>
       createWhatsAppChannel({
         config: deps.config,
         paths: deps.paths,
-        db: deps.db,
+        store: deps.store.whatsapp,
         log: deps.log,
         makeSocket,
       }),

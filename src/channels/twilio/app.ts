@@ -21,7 +21,7 @@ export interface AppDeps {
   host?: MediaHost;
   /** Must resolve quickly: it stores the message and returns; the agent runs elsewhere. */
   onInbound(parsed: ParsedInbound): Promise<InboundDecision>;
-  onStatus(update: { sid: string; status: string; errorCode?: string }): void;
+  onStatus(update: { sid: string; status: string; errorCode?: string }): void | Promise<void>;
 }
 
 export function createTwilioApp(deps: AppDeps): express.Express {
@@ -83,11 +83,11 @@ export function createTwilioApp(deps: AppDeps): express.Express {
     }
   });
 
-  app.post(settings.statusPath, form, guard(settings.publicStatusUrl), (req, res) => {
+  app.post(settings.statusPath, form, guard(settings.publicStatusUrl), async (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const { MessageSid: sid, MessageStatus: status, ErrorCode: errorCode } = body;
     if (typeof sid === 'string' && typeof status === 'string') {
-      deps.onStatus({
+      await deps.onStatus({
         sid,
         status,
         errorCode: typeof errorCode === 'string' && errorCode ? errorCode : undefined,
@@ -98,7 +98,7 @@ export function createTwilioApp(deps: AppDeps): express.Express {
 
   // GET also answers HEAD in express; Twilio may probe with either.
   app.get(`${settings.mediaPath}/:name`, async (req, res) => {
-    const file = deps.host?.lookup(String(req.params.name));
+    const file = await deps.host?.lookup(String(req.params.name));
     if (!file) {
       res.status(404).type('text/plain').send('not found');
       return;

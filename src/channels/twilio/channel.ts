@@ -8,7 +8,8 @@ import type { Config } from '../../config/schema.js';
 import type { OutboundItem, SendResult } from '../../core/types.js';
 import { type Logger, registerSecret } from '../../log.js';
 import { createMediaHost, type MediaHost } from '../../media/host.js';
-import type { Db } from '../../store/db.js';
+import type { MediaLinkStore } from '../../store/media-links.js';
+import type { TwilioSendStore } from '../../store/twilio-sends.js';
 import type { Channel, ChannelState, InboundHandler, SendOptions } from '../types.js';
 import { parseSender } from './address.js';
 import { createTwilioApp } from './app.js';
@@ -24,7 +25,8 @@ import { createStoreRetry, STORE_RETRY, type StoreRetryOptions } from './store-r
 export interface TwilioChannelDeps {
   config: Config;
   paths: Paths;
-  db: Db;
+  /** The channel's records and the hosted media's links, in the store. */
+  store: { twilio: TwilioSendStore; mediaLinks: MediaLinkStore };
   log: Logger;
   env?: NodeJS.ProcessEnv;
   /** The network edge of inbound media downloads (default: this machine's DNS and http(s)). */
@@ -41,7 +43,7 @@ export interface TwilioChannel extends Channel {
   /** The local port the webhook server listens on, once started. */
   port(): number | undefined;
   /** Delivery status of one sent message (by provider SID), as status callbacks reported it. */
-  deliveryStatus(providerSid: string): Delivery | undefined;
+  deliveryStatus(providerSid: string): Promise<Delivery | undefined>;
   /** One poll now (poll mode); also what the timer runs. */
   pollOnce(): Promise<PollResult>;
 }
@@ -51,12 +53,12 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
   const settings = resolveTwilioSettings(deps.config, deps.env ?? process.env);
   registerSecret(settings.authToken);
   registerSecret(settings.rest?.password);
-  const store = createTwilioStore(deps.db);
+  const store = createTwilioStore(deps.store.twilio);
   const client: TwilioClient | undefined = settings.rest
     ? (deps.createClient ?? createRestClient)(settings.rest, settings.apiBaseUrl)
     : undefined;
   const host: MediaHost = createMediaHost({
-    db: deps.db,
+    links: deps.store.mediaLinks,
     dir: join(deps.paths.home, 'media', 'outbound'),
     ttlSeconds: settings.mediaUrlTtlSeconds,
   });
@@ -187,8 +189,8 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
             storeRetry.run(parseSender(parsed.from).chatId, parsed.messageSid, () =>
               processInbound(inbound, onInbound, parsed),
             ),
-          onStatus: ({ sid, status, errorCode }) => {
-            const now = store.recordStatus(sid, status, errorCode);
+          onStatus: async ({ sid, status, errorCode }) => {
+            const now = await store.recordStatus(sid, status, errorCode);
             if (errorCode) log.warn({ sid, status: now, code: errorCode }, 'twilio: delivery failed');
           },
         });
@@ -200,7 +202,7 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
         }
       }
       const sweep = setInterval(() => void host.sweep().catch(() => undefined), 60_000);
-      const prune = setInterval(() => store.prune(), 3_600_000);
+      const prune = setInterval(() => void store.prune().catch(() => undefined), 3_600_000);
       sweep.unref();
       prune.unref();
       timers.push(sweep, prune);

@@ -6,7 +6,7 @@ import type { Config } from '../../config/schema.js';
 import { chunkText } from '../../core/chunk.js';
 import type { SendResult } from '../../core/types.js';
 import { type Logger, registerSecret } from '../../log.js';
-import type { Db } from '../../store/db.js';
+import type { TwilioSendStore } from '../../store/twilio-sends.js';
 import { createRestClient } from './rest.js';
 import { sendItem } from './sender.js';
 import { resolveTwilioSettings, twilioTextRules } from './settings.js';
@@ -17,7 +17,7 @@ export interface DirectSendOptions {
   log: Logger;
   env?: NodeJS.ProcessEnv;
   /** When given, delivery records and blocked recipients are shared with the relay. */
-  db?: Db;
+  store?: TwilioSendStore;
   to: string;
   text?: string;
   mediaUrls?: readonly string[];
@@ -45,7 +45,7 @@ export async function sendTwilioDirect(opts: DirectSendOptions): Promise<DirectS
     settings,
     log: opts.log.child({ channel: 'twilio' }),
     client: (opts.createClient ?? createRestClient)(settings.rest, settings.apiBaseUrl),
-    store: opts.db ? createTwilioStore(opts.db) : undefined,
+    store: opts.store ? createTwilioStore(opts.store) : undefined,
     progress: new Map<string, number>(),
     retryDelayMs: opts.retryDelayMs ?? 1000,
   };

@@ -47,14 +47,14 @@ export async function processInbound(
     log.info({ from: maskId(sender.chatId) }, 'twilio: sender not on allowFrom, dropped');
     // One static text, at most once a day per sender: a stranger must not be able to run up the bill.
     const reply =
-      settings.refusalText && !keyword && store.claimRefusal(sender.chatId)
+      settings.refusalText && !keyword && (await store.claimRefusal(sender.chatId))
         ? settings.refusalText
         : undefined;
     return { type: 'refused', reply };
   }
   if (keyword) {
-    if (keyword === 'opt_out') store.block(sender.chatId, '21610');
-    else store.unblock(sender.chatId);
+    if (keyword === 'opt_out') await store.block(sender.chatId, '21610');
+    else await store.unblock(sender.chatId);
     log.info({ from: maskId(sender.chatId), keyword }, 'twilio: opt-out keyword, no run');
     return { type: 'accepted', outcome: 'rejected' };
   }
@@ -108,9 +108,9 @@ export async function processInbound(
 }
 
 /** The message is durable already: a store that refuses this write must not turn the answer into a 5xx. */
-function unblock(deps: InboundDeps, chatId: string): void {
+async function unblock(deps: InboundDeps, chatId: string): Promise<void> {
   try {
-    deps.store.unblock(chatId);
+    await deps.store.unblock(chatId);
   } catch (err) {
     deps.log.warn({ err, chat: maskId(chatId) }, 'twilio: could not clear the send block');
   }

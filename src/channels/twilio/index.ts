@@ -2,4 +2,4 @@
 export { createTwilioChannel, type TwilioChannel, type TwilioChannelDeps } from './channel.js';
 export { type DirectSendOptions, type DirectSendResult, sendTwilioDirect } from './direct.js';
 export { outcomeOf } from './status.js';
-export { type Delivery, twilioMigration } from './store.js';
+export type { Delivery } from './store.js';

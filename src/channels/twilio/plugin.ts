@@ -1,19 +1,16 @@
 // The Twilio channel (SMS, and WhatsApp through Twilio) as the rest of agentwire sees it
 // (src/channels/plugin.ts). Light on purpose: the twilio SDK is imported by `create` only.
-import { mediaHostMigration } from '../../media/host.js';
 import type { ChannelPlugin } from '../plugin.js';
 import { parseRecipient } from './address.js';
 import { twilioTextRules } from './settings.js';
-import { twilioMigration } from './store.js';
 
 export const twilioPlugin: ChannelPlugin = {
   name: 'twilio',
   displayName: 'Twilio',
   enabled: (c) => c.twilio.enabled,
-  migrations: [twilioMigration, mediaHostMigration],
   create: async (d) => {
     const { createTwilioChannel } = await import('./channel.js');
-    return createTwilioChannel({ config: d.config, paths: d.paths, db: d.db, log: d.log, env: d.env });
+    return createTwilioChannel({ config: d.config, paths: d.paths, store: d.store, log: d.log, env: d.env });
   },
   // `+15551234567` (SMS) or `whatsapp:+15551234567` (WhatsApp through Twilio): one person either way.
   isChatId: (id) => parseRecipient(id) !== undefined,

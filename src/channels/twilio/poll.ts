@@ -1,7 +1,7 @@
 // Polling mode, for people without a public URL: list recent messages over REST and feed the inbound
 // ones we have not seen to the same path the webhook uses. The very first poll only records what is
 // already there, so turning polling on never answers a backlog. Seen SIDs and the time cursor are kept
-// in SQLite; the core's MessageSid dedupe still guards against a crash between "stored" and "seen".
+// in the store; the core's MessageSid dedupe still guards against a crash between "stored" and "seen".
 import type { Logger } from '../../log.js';
 import { bareNumber } from './address.js';
 import type { InboundDecision } from './inbound.js';
@@ -31,7 +31,7 @@ const MAX_PER_POLL = 200;
 
 export async function pollOnce(deps: PollDeps): Promise<PollResult> {
   const { store, settings, client } = deps;
-  const since = Number(store.getState(SINCE) ?? 0);
+  const since = Number((await store.getState(SINCE)) ?? 0);
   const listed = await client.messages.list({
     limit: MAX_PER_POLL,
     ...(since > 0 ? { dateSentAfter: new Date(since - OVERLAP_MS) } : {}),
@@ -41,10 +41,10 @@ export async function pollOnce(deps: PollDeps): Promise<PollResult> {
     .sort((a, b) => time(a.dateSent) - time(b.dateSent));
   const newest = Math.max(since, ...inbound.map((m) => time(m.dateSent)));
 
-  if (store.getState(INITIALIZED) !== '1') {
-    for (const m of inbound) store.markPollSeen(m.sid);
-    store.setState(SINCE, String(newest || Date.now()));
-    store.setState(INITIALIZED, '1');
+  if ((await store.getState(INITIALIZED)) !== '1') {
+    for (const m of inbound) await store.markPollSeen(m.sid);
+    await store.setState(SINCE, String(newest || Date.now()));
+    await store.setState(INITIALIZED, '1');
     deps.log.info(
       { recorded: inbound.length },
       'twilio: first poll recorded the existing messages, none answered',
@@ -54,7 +54,7 @@ export async function pollOnce(deps: PollDeps): Promise<PollResult> {
 
   let processed = 0;
   for (const m of inbound) {
-    if (store.pollSeen(m.sid)) continue;
+    if (await store.pollSeen(m.sid)) continue;
     const media = Number(m.numMedia ?? 0) > 0 ? await listMedia(client, m.sid, settings.apiBaseUrl) : [];
     const parsed: ParsedInbound = {
       messageSid: m.sid,
@@ -72,11 +72,11 @@ export async function pollOnce(deps: PollDeps): Promise<PollResult> {
     if (decision?.type === 'refused' && decision.reply) {
       await deps.sendText(parsed.from, decision.reply).catch(() => undefined);
     }
-    store.markPollSeen(m.sid);
+    await store.markPollSeen(m.sid);
     processed++;
   }
   // Everything listed is now seen, so the next listing can start (with overlap) from the newest.
-  store.setState(SINCE, String(newest));
+  await store.setState(SINCE, String(newest));
   return { type: 'polled', processed, stoppedOnError: false };
 }
 

@@ -52,7 +52,7 @@ export async function sendItem(
   if (!recipient) return fail('not a phone number (E.164, optionally whatsapp:)');
   const sender = senderFor(recipient.kind, settings);
   if (!sender) return fail('no twilio.from or twilio.messagingServiceSid configured');
-  const blockedCode = store?.blocked(chatId);
+  const blockedCode = await store?.blocked(chatId);
   if (blockedCode) {
     return fail(
       `not sent: ${describeCode(blockedCode) ?? `Twilio error ${blockedCode}`}`,
@@ -146,7 +146,7 @@ async function createOnce(
     { to: maskId(chatId), code: failure.code, retryable: failure.retryable },
     `twilio: send failed: ${failure.error}`,
   );
-  if (failure.blockRecipient && failure.code) deps.store?.block(chatId, failure.code);
+  if (failure.blockRecipient && failure.code) await deps.store?.block(chatId, failure.code);
   const wait = failure.retryable ? retryAfterMs(deps.client!) : undefined;
   return {
     ...fail(failure.error, failure.retryable, failure.code),
@@ -163,8 +163,8 @@ async function attempt(deps: SenderDeps, params: CreateParams) {
   }
 }
 
-function record(deps: SenderDeps, chatId: string, sid: string, status: string): SendResult {
-  deps.store?.recordSent(sid, chatId, status);
+async function record(deps: SenderDeps, chatId: string, sid: string, status: string): Promise<SendResult> {
+  await deps.store?.recordSent(sid, chatId, status);
   deps.log.debug({ to: maskId(chatId), sid }, 'twilio: sent');
   return { ok: true, providerId: sid };
 }

@@ -1,5 +1,5 @@
 // Baileys auth state (creds + every Signal key type, v7 `lid-mapping`, `device-list`, `tctoken`
-// included) kept in SQLite. Each write is one transaction: a full disk or a crash rolls back and
+// included) kept in the store (store/whatsapp-auth.ts). Each write is one transaction: a full disk or a crash rolls back and
 // leaves the last good copy, and nothing here ever mints a new identity over a stored one.
 import {
   type AuthenticationCreds,
@@ -12,8 +12,8 @@ import {
   type SignalDataTypeMap,
   type SignalKeyStore,
 } from '@whiskeysockets/baileys';
-import { type Db, transaction } from '../../store/db.js';
-import { isLinkedCreds, type LinkState, linkState, readCredsRow } from './link-state.js';
+import type { WhatsAppAuthStore } from '../../store/whatsapp-auth.js';
+import { isLinkedCreds, type LinkState, linkStateOf } from './link-state.js';
 
 export { isLinkedCreds, type LinkState, linkedAccount, linkState } from './link-state.js';
 
@@ -21,9 +21,9 @@ export interface WaAuth {
   readonly state: AuthenticationState;
   /** Persists the current creds; rejects (and keeps the stored copy) when the write fails. */
   saveCreds(): Promise<void>;
-  markLoggedOut(): void;
+  markLoggedOut(): Promise<void>;
   /** Removes creds and keys in one transaction (logout / explicit relink only). */
-  clear(): void;
+  clear(): Promise<void>;
 }
 
 export type LoadAuthResult = { ok: true; auth: WaAuth; link: LinkState } | { ok: false; error: string };
@@ -34,20 +34,13 @@ const decode = <T>(text: string): T => JSON.parse(text, BufferJSON.reviver) as T
 const identityOf = (c: AuthenticationCreds): string =>
   Buffer.from(c.signedIdentityKey.public).toString('base64');
 
-/** The raw key store over `wa_keys`; Baileys wraps it with its cache and transaction layers. */
-export function sqliteKeyStore(db: Db): SignalKeyStore {
-  const getOne = db.prepare('SELECT data FROM wa_keys WHERE type = ? AND id = ?');
-  const upsert = db.prepare(
-    'INSERT INTO wa_keys (type, id, data) VALUES (?, ?, ?) ON CONFLICT(type, id) DO UPDATE SET data = excluded.data',
-  );
-  const remove = db.prepare('DELETE FROM wa_keys WHERE type = ? AND id = ?');
+/** The raw key store over the stored keys; Baileys wraps it with its cache and transaction layers. */
+export function storeKeyStore(store: WhatsAppAuthStore): SignalKeyStore {
   return {
-    get<T extends keyof SignalDataTypeMap>(type: T, ids: string[]) {
+    async get<T extends keyof SignalDataTypeMap>(type: T, ids: string[]) {
       const out: { [id: string]: SignalDataTypeMap[T] } = {};
-      for (const id of ids) {
-        const row = getOne.get(type, id) as { data: string } | undefined;
-        if (!row) continue;
-        let value = decode<SignalDataTypeMap[T]>(row.data);
+      for (const [id, data] of await store.readKeys(type, ids)) {
+        let value = decode<SignalDataTypeMap[T]>(data);
         if (type === 'app-state-sync-key') {
           value = proto.Message.AppStateSyncKeyData.fromObject(
             value as object,
@@ -57,25 +50,30 @@ export function sqliteKeyStore(db: Db): SignalKeyStore {
       }
       return out;
     },
-    set(data: SignalDataSet) {
-      transaction(db, () => {
-        for (const type of Object.keys(data) as (keyof SignalDataSet)[]) {
-          const entries = data[type] ?? {};
-          for (const [id, value] of Object.entries(entries)) {
-            if (value === null || value === undefined) remove.run(type, id);
-            else upsert.run(type, id, encode(value));
-          }
-        }
-      });
+    async set(data: SignalDataSet) {
+      const changes = [];
+      for (const type of Object.keys(data) as (keyof SignalDataSet)[]) {
+        for (const [id, value] of Object.entries(data[type] ?? {}))
+          changes.push({ type, id, data: value === null || value === undefined ? null : encode(value) });
+      }
+      await store.writeKeys(changes);
     },
-    clear() {
-      db.prepare('DELETE FROM wa_keys').run();
+    async clear() {
+      await store.clearKeys();
     },
   };
 }
 
-export function loadAuth(db: Db, logger?: Parameters<typeof makeCacheableSignalKeyStore>[1]): LoadAuthResult {
-  const row = readCredsRow(db);
+/**
+ * Reads the creds once (Baileys keeps them as one object in memory and reads them synchronously);
+ * every change is written through `saveCreds`. Keys are read and written through the store on
+ * demand, behind Baileys' cache.
+ */
+export async function loadAuth(
+  store: WhatsAppAuthStore,
+  logger?: Parameters<typeof makeCacheableSignalKeyStore>[1],
+): Promise<LoadAuthResult> {
+  const row = await store.readCreds();
   let creds: AuthenticationCreds;
   if (row) {
     try {
@@ -95,34 +93,24 @@ export function loadAuth(db: Db, logger?: Parameters<typeof makeCacheableSignalK
   let stored = row && isLinkedCreds(creds) ? identityOf(creds) : undefined;
   let chain: Promise<void> = Promise.resolve();
   const auth: WaAuth = {
-    state: { creds, keys: makeCacheableSignalKeyStore(sqliteKeyStore(db), logger) },
+    state: { creds, keys: makeCacheableSignalKeyStore(storeKeyStore(store), logger) },
     saveCreds() {
       // Serialised: Baileys fires creds.update in bursts and each save writes the whole object.
-      const run = chain.then(() => {
+      const run = chain.then(async () => {
         if (stored && identityOf(creds) !== stored) {
           throw new Error('refusing to replace the linked WhatsApp identity; run `agentwire logout` first');
         }
-        db.prepare(
-          `INSERT INTO wa_creds (id, data, logged_out_at, updated_at) VALUES (1, ?, NULL, ?)
-           ON CONFLICT(id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
-        ).run(encode(creds), Date.now());
+        await store.saveCreds(encode(creds), Date.now());
         if (isLinkedCreds(creds)) stored = identityOf(creds);
       });
       chain = run.catch(() => undefined);
       return run;
     },
-    markLoggedOut() {
-      db.prepare('UPDATE wa_creds SET logged_out_at = ? WHERE id = 1').run(Date.now());
-    },
-    clear() {
-      transaction(db, () => {
-        db.prepare('DELETE FROM wa_creds').run();
-        db.prepare('DELETE FROM wa_keys').run();
-        db.prepare('DELETE FROM wa_sent').run();
-        db.prepare('DELETE FROM wa_chats').run();
-      });
+    markLoggedOut: () => store.markLoggedOut(Date.now()),
+    async clear() {
+      await store.forget();
       stored = undefined;
     },
   };
-  return { ok: true, auth, link: linkState(db) };
+  return { ok: true, auth, link: linkStateOf(row) };
 }

@@ -201,7 +201,12 @@ export class Connection {
     );
     switch (action.type) {
       case 'relink':
-        if (action.loggedOut) this.deps.auth.markLoggedOut();
+        if (action.loggedOut)
+          void this.deps.auth
+            .markLoggedOut()
+            .catch((err: unknown) =>
+              this.deps.log.error({ err }, 'could not store that WhatsApp logged out'),
+            );
         this.halt({ type: 'relink_required', since: this.now(), reason: action.reason });
         return;
       case 'qr_expired':

@@ -90,8 +90,8 @@ export class Inbound {
       {
         msg: c,
         own,
-        sentByUs: c.fromMe && deps.sent.has(c.id),
-        quotesUs: c.quoted?.id !== undefined && deps.sent.has(c.quoted.id),
+        sentByUs: c.fromMe && (await deps.sent.has(c.id)),
+        quotesUs: c.quoted?.id !== undefined && (await deps.sent.has(c.quoted.id)),
         ...(senderE164 ? { senderE164 } : {}),
       },
       deps.gate,
@@ -109,7 +109,7 @@ export class Inbound {
       return;
     }
     const chatId = chatIdFor(c.chatJid, c.selfChat ? (own.e164 ?? senderE164) : senderE164);
-    deps.chats.remember(chatId, c.chatJid);
+    await deps.chats.remember(chatId, c.chatJid);
     const inbound = await this.build(msg, c, ctx, chatId, senderE164);
     if (!inbound) return;
     const context = c.isGroup ? deps.context.peek(c.chatJid) : undefined;

@@ -4,7 +4,7 @@ import type { WAMessageKey } from '@whiskeysockets/baileys';
 import type { Paths } from '../../config/paths.js';
 import type { Config } from '../../config/schema.js';
 import type { Logger } from '../../log.js';
-import type { Db } from '../../store/db.js';
+import type { WhatsAppStore } from '../../store/open.js';
 import type { Channel, ChannelState, InboundHandler } from '../types.js';
 import { loadAuth } from './auth-store.js';
 import { createChatJids } from './chat-jids.js';
@@ -28,14 +28,13 @@ import { type Timers, Typing } from './typing.js';
 // What the relay's composition root needs besides the factory.
 export { type LinkState, linkedAccount, linkState } from './auth-store.js';
 export { renderTerminalQr, runLogin, runLogout } from './login.js';
-export { whatsappMigration } from './migration.js';
 export { runningRelay } from './relay-lock.js';
 
 export interface WhatsAppChannelDeps {
   config: Config;
   paths: Pick<Paths, 'inboundMedia'>;
-  /** Opened with `whatsappMigration` among its migrations. */
-  db: Db;
+  /** The channel's state in the store: credentials and keys, sent ids, chat JIDs. */
+  store: WhatsAppStore;
   log: Logger;
   makeSocket?: MakeSocket;
   /** Called on every status change (e.g. to render a QR in the terminal, or for `status`). */
@@ -61,12 +60,12 @@ export interface WhatsAppChannel extends Channel, Linkable {
 }
 
 export function createWhatsAppChannel(deps: WhatsAppChannelDeps): WhatsAppChannel {
-  const { config, db } = deps;
+  const { config, store } = deps;
   const wa = config.whatsapp;
   const log = deps.log.child({ channel: 'whatsapp' });
   const now = deps.now ?? Date.now;
-  const sent = createSentStore(db, { now });
-  const chats = createChatJids(db, now);
+  const sent = createSentStore(store.sent, { now });
+  const chats = createChatJids(store.chats, now);
   const groups = new GroupCache(5 * 60_000, now);
   const patterns = compilePatterns(wa.mentionPatterns);
   if (!patterns.ok) throw new Error(patterns.error);
@@ -158,8 +157,8 @@ export function createWhatsAppChannel(deps: WhatsAppChannelDeps): WhatsAppChanne
   const retryCounters = memoryCache();
   let handler: InboundHandler | undefined;
 
-  const begin = (onInbound: InboundHandler): void => {
-    const loaded = loadAuth(db, log.child({ mod: 'baileys-keys' }, { level: 'warn' }));
+  const begin = async (onInbound: InboundHandler): Promise<void> => {
+    const loaded = await loadAuth(store.auth, log.child({ mod: 'baileys-keys' }, { level: 'warn' }));
     if (!loaded.ok || loaded.link === 'logged_out') {
       const reason = loaded.ok
         ? 'WhatsApp logged this device out. Run `agentwire login` to link again.'
@@ -219,7 +218,7 @@ export function createWhatsAppChannel(deps: WhatsAppChannelDeps): WhatsAppChanne
     async start(onInbound: InboundHandler) {
       if (!wa.enabled || connection) return;
       handler = onInbound;
-      begin(onInbound);
+      await begin(onInbound);
     },
     async link(): Promise<LinkStart> {
       if (!wa.enabled || !handler)
@@ -231,10 +230,10 @@ export function createWhatsAppChannel(deps: WhatsAppChannelDeps): WhatsAppChanne
       // relink_required or stopped: the old link is dead, so its credentials go and a new QR comes.
       await connection?.stop();
       connection = undefined;
-      const old = loadAuth(db);
-      if (old.ok && old.link !== 'unlinked') old.auth.clear();
+      const old = await loadAuth(store.auth);
+      if (old.ok && old.link !== 'unlinked') await old.auth.clear();
       log.info('whatsapp relink requested: showing a new QR code');
-      begin(handler);
+      await begin(handler);
       return { type: 'linking' };
     },
     async stop() {
@@ -250,7 +249,7 @@ export function createWhatsAppChannel(deps: WhatsAppChannelDeps): WhatsAppChanne
     },
     send: (chatId, item) => outbound.send(chatId, item),
     async typing(chatId, on) {
-      const jid = chats.resolve(chatId);
+      const jid = await chats.resolve(chatId);
       if (jid) await typing.set(jid, on);
     },
     status: () => state,

@@ -1,7 +1,7 @@
 // Whether a WhatsApp device is linked, read from the stored creds without loading Baileys. Status,
 // doctor, logout and the heartbeat's default target ask this in processes that never open a socket;
 // importing Baileys' package root costs them about 165 ms and 55 MB (docs/performance.md).
-import type { Db } from '../../store/db.js';
+import type { StoredCreds, WhatsAppAuthStore } from '../../store/whatsapp-auth.js';
 import { e164FromJid } from './jid.js';
 
 /** `logged_out`: the phone unlinked this device (close code 401); the old creds are kept until logout/login. */
@@ -16,20 +16,13 @@ interface LinkFields {
 /** True once pairing succeeded: the account signature and our own JID are both present. */
 export const isLinkedCreds = (c: LinkFields): boolean => Boolean(c.account && c.me?.id);
 
-export type CredsRow = { data: string; logged_out_at: number | null };
-
-export function readCredsRow(db: Db): CredsRow | undefined {
-  return db.prepare('SELECT data, logged_out_at FROM wa_creds WHERE id = 1').get() as CredsRow | undefined;
-}
-
 // Plain JSON.parse: Baileys' BufferJSON reviver only turns {type:'Buffer'} objects back into
 // Buffers, and neither field read here is one (`account` is an object either way, `me.id` a string).
 const fields = (data: string): LinkFields => JSON.parse(data) as LinkFields;
 
-export function linkState(db: Db): LinkState {
-  const row = readCredsRow(db);
+export function linkStateOf(row: StoredCreds | undefined): LinkState {
   if (!row) return 'unlinked';
-  if (row.logged_out_at !== null) return 'logged_out';
+  if (row.loggedOutAt !== null) return 'logged_out';
   try {
     return isLinkedCreds(fields(row.data)) ? 'linked' : 'unlinked';
   } catch {
@@ -39,23 +32,16 @@ export function linkState(db: Db): LinkState {
 }
 
 /** The linked number (E.164), e.g. the default heartbeat target "whatsapp:<own number>" (self-chat). */
-export function linkedAccount(db: Db): string | undefined {
-  const row = readCredsRow(db);
-  if (!row || row.logged_out_at !== null) return undefined;
-  try {
-    const creds = fields(row.data);
-    return isLinkedCreds(creds) ? e164FromJid(creds.me?.id) : undefined;
-  } catch {
-    return undefined;
-  }
+export function linkedAccountOf(row: StoredCreds | undefined): string | undefined {
+  if (!row || row.loggedOutAt !== null) return undefined;
+  return storedAccountOf(row);
 }
 
 /**
  * The number of the stored link, also after the phone logged it out (the creds stay until the next
  * login): where the owner is told that WhatsApp needs a relink.
  */
-export function storedAccount(db: Db): string | undefined {
-  const row = readCredsRow(db);
+export function storedAccountOf(row: StoredCreds | undefined): string | undefined {
   if (!row) return undefined;
   try {
     const creds = fields(row.data);
@@ -64,3 +50,11 @@ export function storedAccount(db: Db): string | undefined {
     return undefined;
   }
 }
+
+type Creds = Pick<WhatsAppAuthStore, 'readCreds'>;
+
+export const linkState = async (auth: Creds): Promise<LinkState> => linkStateOf(await auth.readCreds());
+export const linkedAccount = async (auth: Creds): Promise<string | undefined> =>
+  linkedAccountOf(await auth.readCreds());
+export const storedAccount = async (auth: Creds): Promise<string | undefined> =>
+  storedAccountOf(await auth.readCreds());

@@ -4,14 +4,15 @@
 import type { BaileysEventMap } from '@whiskeysockets/baileys';
 import QRCode from 'qrcode';
 import type { Logger } from '../../log.js';
-import type { Db } from '../../store/db.js';
+import type { WhatsAppStore } from '../../store/open.js';
 import { isLinkedCreds, linkState, loadAuth, type WaAuth } from './auth-store.js';
 import { closeCodeOf, decideOnClose } from './close-policy.js';
 import { e164FromJid } from './jid.js';
 import { defaultMakeSocket, type MakeSocket, socketConfig, type WaSocket } from './socket.js';
 
 export interface LoginDeps {
-  db: Db;
+  /** The channel's state in the store (credentials, keys, sent ids, chat JIDs). */
+  store: WhatsAppStore;
   log: Logger;
   /** Where instructions, the QR and the pairing code go (the terminal). */
   out: (text: string) => void;
@@ -78,17 +79,17 @@ function attempt(auth: WaAuth, deps: LoginDeps, showCode: (sock: WaSocket, qr: s
 }
 
 export async function runLogin(deps: LoginDeps): Promise<LoginResult> {
-  const state = linkState(deps.db);
+  const state = await linkState(deps.store.auth);
   if (state === 'linked') {
-    const loaded = loadAuth(deps.db);
+    const loaded = await loadAuth(deps.store.auth);
     return loaded.ok ? { ok: true, alreadyLinked: true, account: accountOf(loaded.auth) } : loaded;
   }
   if (state === 'logged_out') {
-    const old = loadAuth(deps.db);
-    if (old.ok) old.auth.clear();
+    const old = await loadAuth(deps.store.auth);
+    if (old.ok) await old.auth.clear();
     deps.out('The phone removed the previous link, so its old credentials were deleted. Linking again.\n');
   }
-  const loaded = loadAuth(deps.db);
+  const loaded = await loadAuth(deps.store.auth);
   if (!loaded.ok) return loaded;
   const auth = loaded.auth;
   const render = deps.renderQr ?? renderTerminalQr;
@@ -161,9 +162,9 @@ export type LogoutResult =
 export async function runLogout(
   deps: Omit<LoginDeps, 'out' | 'pairPhone' | 'renderQr'>,
 ): Promise<LogoutResult> {
-  const state = linkState(deps.db);
+  const state = await linkState(deps.store.auth);
   if (state === 'unlinked') return { ok: true, wasLinked: false, unlinkedOnPhone: false };
-  const loaded = loadAuth(deps.db);
+  const loaded = await loadAuth(deps.store.auth);
   let unlinkedOnPhone = false;
   if (loaded.ok && state === 'linked') {
     const sock = (deps.makeSocket ?? defaultMakeSocket)(socketConfig(loaded.auth.state, deps.log));
@@ -188,7 +189,7 @@ export async function runLogout(
       sock.ev.on('connection.update', onUpdate);
     });
   }
-  if (loaded.ok) loaded.auth.clear();
-  else deps.db.exec('DELETE FROM wa_creds; DELETE FROM wa_keys; DELETE FROM wa_sent; DELETE FROM wa_chats;');
+  if (loaded.ok) await loaded.auth.clear();
+  else await deps.store.auth.forget();
   return { ok: true, wasLinked: true, unlinkedOnPhone };
 }

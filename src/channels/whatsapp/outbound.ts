@@ -66,7 +66,7 @@ export class Outbound {
   async send(chatId: string, item: OutboundItem): Promise<SendResult> {
     const sock = this.deps.socket();
     if (!sock) return NOT_OPEN;
-    const jid = this.deps.chats.resolve(chatId);
+    const jid = await this.deps.chats.resolve(chatId);
     if (!jid) return { ok: false, error: 'not a WhatsApp chat id', retryable: false, code: 'bad_chat' };
     if (isJidGroup(jid)) await this.warmGroup(sock, jid);
     switch (item.type) {
@@ -128,10 +128,10 @@ export class Outbound {
     // The id is chosen and recorded before sending: Baileys emits our own message back as an
     // upsert on the next tick, possibly before sendMessage's promise resolves here.
     const id = generateMessageIDV2(sock.user?.id);
-    this.deps.sent.reserve(id, jid);
+    await this.deps.sent.reserve(id, jid);
     try {
       const msg = await this.deps.pacer.run(() => sock.sendMessage(jid, content, { messageId: id }));
-      this.deps.sent.complete(id, msg?.message);
+      await this.deps.sent.complete(id, msg?.message);
       return { ok: true, providerId: id };
     } catch (err) {
       return sendError(err);

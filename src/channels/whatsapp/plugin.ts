@@ -4,8 +4,7 @@ import type { Logger } from '../../log.js';
 import type { ChannelPlugin, ChatKind } from '../plugin.js';
 import type { ChannelState } from '../types.js';
 import { isE164 } from './jid.js';
-import { linkedAccount } from './link-state.js';
-import { whatsappMigration } from './migration.js';
+import { linkedAccountOf } from './link-state.js';
 
 // A chat id is an E.164 number (a person), or a JID: a group (`…@g.us`), a LID or phone JID, or a
 // broadcast list / status / newsletter (which a job may never address).
@@ -23,13 +22,12 @@ export const whatsappPlugin: ChannelPlugin = {
   name: 'whatsapp',
   displayName: 'WhatsApp',
   enabled: (c) => c.whatsapp.enabled,
-  migrations: [whatsappMigration],
   create: async (d) => {
     const { createWhatsAppChannel, renderTerminalQr } = await import('./index.js');
     return createWhatsAppChannel({
       config: d.config,
       paths: d.paths,
-      db: d.db,
+      store: d.store.whatsapp,
       log: d.log,
       onState: showLinkQr(d.log, renderTerminalQr),
     });
@@ -41,10 +39,10 @@ export const whatsappPlugin: ChannelPlugin = {
   textRules: (c) => ({ limit: c.whatsapp.chunkChars, fences: true }),
   // The linked account's own chat ("message yourself"): the one chat that is surely the owner's.
   // `connected` carries the account's E.164; before the first connection, the store's creds say.
-  defaultTarget: ({ config, db, state }) => {
+  defaultTarget: ({ config, facts, state }) => {
     if (!config.whatsapp.enabled) return undefined;
     if (state?.type === 'connected' && state.account) return state.account;
-    return linkedAccount(db);
+    return linkedAccountOf(facts?.whatsappCreds);
   },
 };
 

@@ -6,16 +6,19 @@ import { isE164 } from '../../channels/whatsapp/jid.js';
 import { storedAccount } from '../../channels/whatsapp/link-state.js';
 import type { Config } from '../../config/schema.js';
 import type { Logger } from '../../log.js';
-import type { Db } from '../../store/db.js';
+import type { WhatsAppAuthStore } from '../../store/whatsapp-auth.js';
 import { decideAlert } from './policy.js';
-import { createIncidentStore, type IncidentStore } from './store.js';
+import type { IncidentStore } from './store.js';
 
 export type SmsResult = { ok: true } | { ok: false; error: string };
 export type SendSms = (to: string, text: string) => Promise<SmsResult>;
 
 export interface LinkAlertDeps {
   config: Pick<Config, 'whatsapp' | 'twilio'>;
-  db: Db;
+  /** Where the open incident is kept. */
+  incidents: IncidentStore;
+  /** The linked number (the default alert target) is read from the stored WhatsApp creds. */
+  whatsappAuth: Pick<WhatsAppAuthStore, 'readCreds'>;
   log: Logger;
   env: NodeJS.ProcessEnv;
   /** WhatsApp's current state (undefined when the channel is not running). */
@@ -49,16 +52,16 @@ export class LinkAlert {
   private warned = false;
 
   constructor(private readonly deps: LinkAlertDeps) {
-    this.store = createIncidentStore(deps.db);
+    this.store = deps.incidents;
     this.now = deps.now ?? Date.now;
   }
 
   /** Where the SMS goes: whatsapp.liveness.alertTo, else the linked WhatsApp number (the owner's phone). */
-  private target(): string | undefined {
+  private async target(): Promise<string | undefined> {
     const to = this.deps.config.whatsapp.liveness.alertTo;
     if (to) return to;
     try {
-      const own = storedAccount(this.deps.db);
+      const own = await storedAccount(this.deps.whatsappAuth);
       return own && isE164(own) ? own : undefined;
     } catch {
       return undefined;
@@ -80,7 +83,7 @@ export class LinkAlert {
 
   private async step(state: ChannelState): Promise<void> {
     const { log } = this.deps;
-    const incident = this.store.get(CHANNEL);
+    const incident = await this.store.get(CHANNEL);
     const d = decideAlert({
       state,
       incident,
@@ -92,13 +95,13 @@ export class LinkAlert {
         return;
       case 'open':
         this.warned = false;
-        this.store.put(CHANNEL, d.incident);
+        await this.store.put(CHANNEL, d.incident);
         return;
       case 'close':
-        this.store.clear(CHANNEL);
+        await this.store.clear(CHANNEL);
         return;
       case 'alert': {
-        const to = this.target();
+        const to = await this.target();
         const unusable =
           twilioUnusable(this.deps.config, this.deps.env) ??
           (to ? undefined : 'no number to send it to (set whatsapp.liveness.alertTo)');
@@ -108,19 +111,19 @@ export class LinkAlert {
           return;
         }
         // Claimed before the send: a crash mid-send loses one alert rather than sending two.
-        this.store.put(CHANNEL, d.incident);
+        await this.store.put(CHANNEL, d.incident);
         const r = await this.deps.send(to, d.text);
         if (r.ok) log.warn({ kind: d.incident.kind }, 'whatsapp down: alert SMS sent to the owner');
         else {
           log.error({ error: r.error }, 'whatsapp down: alert SMS failed');
           if (NOT_SENT.test(r.error))
-            this.store.put(CHANNEL, { kind: d.incident.kind, since: d.incident.since });
+            await this.store.put(CHANNEL, { kind: d.incident.kind, since: d.incident.since });
         }
         return;
       }
       case 'recover': {
-        this.store.clear(CHANNEL);
-        const to = this.target();
+        await this.store.clear(CHANNEL);
+        const to = await this.target();
         if (!to) return;
         const r = await this.deps.send(to, d.text);
         if (r.ok) log.info('whatsapp recovered: SMS sent to the owner');

@@ -28,7 +28,7 @@ export interface DoctorDeps {
   probeTimeoutMs: number;
   readLock: (paths: Paths) => Promise<LockState>;
   /** Whether WhatsApp credentials are in the store (read without starting a socket). */
-  linkState: (paths: Paths) => LinkState;
+  linkState: (paths: Paths) => LinkState | Promise<LinkState>;
   portState?: (host: string, port: number) => Promise<PortState>;
   /** The running relay's WhatsApp state (through its control socket), when one runs. */
   liveWhatsapp?: (paths: Paths) => Promise<ChannelState | undefined>;
@@ -47,7 +47,7 @@ export async function runDoctor(d: DoctorDeps): Promise<Finding[]> {
   for (const s of [...channelSecrets(config, d.env), ...Object.values(config.agent.env)]) registerSecret(s);
 
   findings.push(...(await checkAgents(config, d.paths, d.env, d.probe, d.probeTimeoutMs)));
-  findings.push(checkWhatsapp(config, d.linkState(d.paths)));
+  findings.push(checkWhatsapp(config, await d.linkState(d.paths)));
   // While our relay runs it holds these ports itself; probing them would only report it.
   const running = lockHeld(lock);
   if (running && config.whatsapp.enabled && d.liveWhatsapp)

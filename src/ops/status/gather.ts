@@ -3,22 +3,21 @@
 // job state by the scheduler's own planning rules (heartbeat/listing.ts), so they agree with it.
 import type { Config } from '../../config/schema.js';
 import { buildListing } from '../../heartbeat/listing.js';
-import { loadJobState } from '../../heartbeat/state.js';
 import { storedDefaultTarget } from '../../heartbeat/target.js';
-import type { Db } from '../../store/db.js';
+import type { StatusFacts } from '../../store/status-read.js';
 import type { StatusSources } from './snapshot.js';
-import { hasTable, readStore, type StoreSources } from './store-reader.js';
+import { readStore, type StoreSources } from './store-reader.js';
 
 export type SharedSources = StoreSources & Pick<StatusSources, 'heartbeat' | 'heartbeatOff' | 'schedules'>;
 
-export function gather(db: Db | undefined, config: Config, now: number): SharedSources {
-  const stored = db ? readStore(db) : { lanes: [], sessions: [], runs: [], failures: [], usage: [] };
-  const jobs = db !== undefined && hasTable(db, 'schedule_state');
+/** `facts`: what the store holds (store/status-read.ts), or undefined when there is no readable store. */
+export function gather(facts: StatusFacts | undefined, config: Config, now: number): SharedSources {
+  const stored = facts ? readStore(facts) : { lanes: [], sessions: [], runs: [], failures: [], usage: [] };
   const listing = buildListing(
     config,
-    (job) => (jobs && db ? loadJobState(db, job) : undefined),
+    (job) => facts?.jobStates.get(job),
     now,
-    () => storedDefaultTarget(config, db),
+    () => storedDefaultTarget(config, facts),
   );
   const hb = listing.heartbeat;
   return {

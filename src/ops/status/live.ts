@@ -9,14 +9,15 @@ import type { RelayStatus } from '../../control/methods.js';
 import type { ChannelName } from '../../core/types.js';
 import type { SchedulerStatus } from '../../heartbeat/scheduler.js';
 import type { QueueStatus } from '../../queue/queue.js';
-import type { Db } from '../../store/db.js';
+import type { StatusFacts, StatusReader } from '../../store/status-read.js';
 import { gather } from './gather.js';
 import { buildSnapshot, type StatusSnapshot, type StatusSources } from './snapshot.js';
 
 export const STATUS_METHOD = 'status';
 
 export interface LiveStatusDeps {
-  db: Db;
+  /** What the store holds (the relay's open store). */
+  store: StatusReader;
   config: Config;
   /** The channels running in this relay; enabled-but-absent and disabled ones are filled in. */
   channels: () => readonly { name: ChannelName; state: ChannelState }[];
@@ -33,7 +34,7 @@ export function liveStatus(deps: LiveStatusDeps): () => Promise<StatusSnapshot> 
   return async () => {
     const q = await deps.queue();
     const now = (deps.now ?? Date.now)();
-    const shared = gather(deps.db, deps.config, now);
+    const shared = gather(await deps.store.read(), deps.config, now);
     const sched = deps.scheduler?.();
     return buildSnapshot({
       ...shared,
@@ -66,7 +67,7 @@ export function liveStatus(deps: LiveStatusDeps): () => Promise<StatusSnapshot> 
 /** `agentwire status` against a relay whose `status` method answers the core's RelayStatus. */
 export function snapshotFromRelayStatus(
   rs: RelayStatus,
-  db: Db | undefined,
+  facts: StatusFacts | undefined,
   config: LiveStatusDeps['config'],
   now: number,
 ): StatusSnapshot {
@@ -75,7 +76,7 @@ export function snapshotFromRelayStatus(
     state: state as ChannelState,
   }));
   return buildSnapshot({
-    ...gather(db, config, now),
+    ...gather(facts, config, now),
     now,
     source: 'relay',
     relay: {

@@ -5,7 +5,7 @@
 import type { Usage } from '../../agents/types.js';
 import type { ChannelState, ProbeResult } from '../../channels/types.js';
 import { type ChannelName, parseChatKey } from '../../core/types.js';
-import { maskId, scrub } from '../../log.js';
+import { cleanText, maskId } from '../../log.js';
 import type { DailyUsage } from '../../store/runs.js';
 import { healthOf } from './health.js';
 
@@ -337,10 +337,7 @@ function maskTarget(target: string): string {
   return parseChatKey(target) ? maskChat(target) : 'the WhatsApp self-chat';
 }
 
-/** Error text may quote a phone number or a token: scrub secrets, mask digit runs, keep it short. */
-export function cleanText(text: string): string {
-  const masked = scrub(text).replace(/\+?\d[\d ]{5,}\d/g, (m) => maskId(m.replace(/ /g, '')));
-  return masked.length > 300 ? `${masked.slice(0, 299)}…` : masked;
-}
+// Kept in log.ts (the store's run records use it too); exported here for status's readers.
+export { cleanText } from '../../log.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();

@@ -36,7 +36,7 @@ describe('twilio send: text', () => {
       expect.objectContaining({ to: '+15551234567', from: '+15550000000', body: 'hi there' }),
     ]);
     expect(r).toEqual({ ok: true, providerId: fake.created[0]?.sid });
-    expect(channel.deliveryStatus(fake.created[0]!.sid)).toMatchObject({
+    expect(await channel.deliveryStatus(fake.created[0]!.sid)).toMatchObject({
       status: 'queued',
       chatId: '+15551234567',
     });

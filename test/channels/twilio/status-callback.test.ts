@@ -40,7 +40,7 @@ describe('twilio status callbacks', () => {
     expect((await callback(base, sid, 'delivered')).status).toBe(204);
     // A late `sent` arrives after `delivered`: the status does not go back.
     expect((await callback(base, sid, 'sent')).status).toBe(204);
-    expect(channel.deliveryStatus(sid)).toMatchObject({ status: 'delivered' });
+    expect(await channel.deliveryStatus(sid)).toMatchObject({ status: 'delivered' });
   });
 
   it('records a failure with its error code and logs the code', async () => {
@@ -48,7 +48,7 @@ describe('twilio status callbacks', () => {
     const r = await channel.send('+15551234567', { type: 'text', text: 'hi' });
     const sid = r.ok ? r.providerId! : '';
     await callback(base, sid, 'undelivered', { ErrorCode: '30007' });
-    expect(channel.deliveryStatus(sid)).toMatchObject({ status: 'undelivered', errorCode: '30007' });
+    expect(await channel.deliveryStatus(sid)).toMatchObject({ status: 'undelivered', errorCode: '30007' });
     expect(capture.text()).toContain('"code":"30007"');
   });
 
@@ -62,7 +62,7 @@ describe('twilio status callbacks', () => {
       { signedUrl: `${base}/twilio/inbound/status` },
     );
     expect(forged.status).toBe(403);
-    expect(channel.deliveryStatus(sid)).toMatchObject({ status: 'queued' });
+    expect(await channel.deliveryStatus(sid)).toMatchObject({ status: 'queued' });
   });
 
   it('requests no callbacks when they are off', async () => {

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTwilioChannel } from '../../../src/channels/twilio/index.js';
 import type { InboundHandler } from '../../../src/channels/types.js';
+import { storeOver } from '../../../src/store/open.js';
 import { ACCOUNT, TOKEN } from './helpers/fake-twilio.js';
 import {
   captureLog,
@@ -325,7 +326,7 @@ describe('twilio webhook: server', () => {
     const second = createTwilioChannel({
       config: twilioConfig({ webhook: { port } }),
       paths: tempPaths(),
-      db: first.db,
+      store: storeOver(first.db),
       log: captureLog().log,
       env: {},
     });

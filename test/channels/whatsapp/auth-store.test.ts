@@ -9,10 +9,10 @@ import {
   linkedAccount,
   linkState,
   loadAuth,
-  sqliteKeyStore,
+  storeKeyStore,
 } from '../../../src/channels/whatsapp/auth-store.js';
-import { whatsappMigration } from '../../../src/channels/whatsapp/migration.js';
 import { type Db, openDb } from '../../../src/store/db.js';
+import { whatsappAuthStore, whatsappMigration } from '../../../src/store/whatsapp-auth.js';
 import { seedLinkedCreds, setup } from './harness.js';
 
 function freshDb(): { db: Db; file: string } {
@@ -45,20 +45,20 @@ const ALL_TYPES: SignalDataSet = {
 describe('SQLite auth state', () => {
   it('round-trips creds and every Signal key type, v7 types included, in a 0600 file', async () => {
     const { db, file } = freshDb();
-    expect(linkState(db)).toBe('unlinked');
+    expect(await linkState(whatsappAuthStore(db))).toBe('unlinked');
     await seedLinkedCreds(db);
-    expect(linkState(db)).toBe('linked');
-    const first = loadAuth(db);
+    expect(await linkState(whatsappAuthStore(db))).toBe('linked');
+    const first = await loadAuth(whatsappAuthStore(db));
     if (!first.ok) throw new Error(first.error);
     await first.auth.state.keys.set(ALL_TYPES);
 
-    const again = loadAuth(db);
+    const again = await loadAuth(whatsappAuthStore(db));
     if (!again.ok) throw new Error(again.error);
     expect(again.link).toBe('linked');
     const c = again.auth.state.creds;
     expect(Buffer.isBuffer(c.noiseKey.private)).toBe(true);
     expect(c.me?.id).toBe('15550001111:7@s.whatsapp.net');
-    const keys = sqliteKeyStore(db);
+    const keys = storeKeyStore(whatsappAuthStore(db));
     for (const [type, entries] of Object.entries(ALL_TYPES)) {
       const got = await keys.get(type as keyof SignalDataSet, Object.keys(entries!));
       expect(Object.keys(got)).toEqual(Object.keys(entries!));
@@ -73,7 +73,7 @@ describe('SQLite auth state', () => {
 
   it('deletes a key set to null', async () => {
     const { db } = freshDb();
-    const keys = sqliteKeyStore(db);
+    const keys = storeKeyStore(whatsappAuthStore(db));
     await keys.set({ session: { a: Buffer.from('x') } });
     await keys.set({ session: { a: null } });
     expect(await keys.get('session', ['a'])).toEqual({});
@@ -81,13 +81,13 @@ describe('SQLite auth state', () => {
 
   it('writes a batch of keys atomically: a full disk mid-batch writes none of it', async () => {
     const { db } = freshDb();
-    const keys = sqliteKeyStore(db);
+    const keys = storeKeyStore(whatsappAuthStore(db));
     await keys.set({ session: { old: Buffer.from('kept') } });
     fillDisk(db);
     const big: SignalDataSet = {
       session: Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`s${i}`, Buffer.alloc(2000, i)])),
     };
-    expect(() => keys.set(big)).toThrow(/full/);
+    await expect(keys.set(big)).rejects.toThrow(/full/);
     expect(db.prepare('SELECT count(*) AS n FROM wa_keys').get()).toEqual({ n: 1 });
     expect(Buffer.from((await keys.get('session', ['old'])).old!).toString()).toBe('kept');
   });
@@ -96,7 +96,7 @@ describe('SQLite auth state', () => {
     const { db } = freshDb();
     await seedLinkedCreds(db);
     const before = credsRow(db)!.data;
-    const loaded = loadAuth(db);
+    const loaded = await loadAuth(whatsappAuthStore(db));
     if (!loaded.ok) throw new Error(loaded.error);
     fillDisk(db);
     loaded.auth.state.creds.processedHistoryMessages = Array.from({ length: 500 }, (_, i) => ({
@@ -105,8 +105,8 @@ describe('SQLite auth state', () => {
     }));
     await expect(loaded.auth.saveCreds()).rejects.toThrow(/full/);
     expect(credsRow(db)!.data).toBe(before);
-    expect(linkState(db)).toBe('linked');
-    const reloaded = loadAuth(db);
+    expect(await linkState(whatsappAuthStore(db))).toBe('linked');
+    const reloaded = await loadAuth(whatsappAuthStore(db));
     expect(reloaded.ok && reloaded.auth.state.creds.me?.id).toBe('15550001111:7@s.whatsapp.net');
     // Saving works again once there is room, and the next save is not blocked by the failed one.
     db.exec('PRAGMA max_page_count = 1000000');
@@ -136,31 +136,31 @@ describe('SQLite auth state', () => {
         return typeof v === 'function' ? v.bind(target) : v;
       },
     }) as Db;
-    const keys = sqliteKeyStore(flaky);
-    expect(() =>
+    const keys = storeKeyStore(whatsappAuthStore(flaky));
+    await expect(
       keys.set({
         session: { a: Buffer.from('1'), b: Buffer.from('2'), c: Buffer.from('3'), d: Buffer.from('4') },
       }),
-    ).toThrow(/disk I\/O/);
+    ).rejects.toThrow(/disk I\/O/);
     expect(db.prepare('SELECT count(*) AS n FROM wa_keys').get()).toEqual({ n: 0 });
     expect(db.isTransaction).toBe(false);
   });
 
-  it('never mints a new identity over unreadable creds', () => {
+  it('never mints a new identity over unreadable creds', async () => {
     const { db } = freshDb();
     db.prepare('INSERT INTO wa_creds (id, data, updated_at) VALUES (1, ?, 0)').run('{"truncated":');
-    const r = loadAuth(db);
+    const r = await loadAuth(whatsappAuthStore(db));
     expect(r).toMatchObject({ ok: false });
     expect(!r.ok && r.error).toMatch(/left untouched/);
     expect(credsRow(db)!.data).toBe('{"truncated":');
-    expect(linkState(db)).toBe('linked'); // not "unlinked": the relay must not start a fresh login
+    expect(await linkState(whatsappAuthStore(db))).toBe('linked'); // not "unlinked": the relay must not start a fresh login
   });
 
   it('refuses to save a different identity over a linked one', async () => {
     const { db } = freshDb();
     await seedLinkedCreds(db);
     const before = credsRow(db)!.data;
-    const loaded = loadAuth(db);
+    const loaded = await loadAuth(whatsappAuthStore(db));
     if (!loaded.ok) throw new Error(loaded.error);
     const c = loaded.auth.state.creds as { signedIdentityKey: { public: Uint8Array } };
     c.signedIdentityKey = { ...c.signedIdentityKey, public: Buffer.alloc(32, 0xee) };
@@ -171,11 +171,11 @@ describe('SQLite auth state', () => {
   it('clear() removes creds, keys and sent history together', async () => {
     const { db } = freshDb();
     await seedLinkedCreds(db);
-    const loaded = loadAuth(db);
+    const loaded = await loadAuth(whatsappAuthStore(db));
     if (!loaded.ok) throw new Error(loaded.error);
     await loaded.auth.state.keys.set({ session: { a: Buffer.from('x') } });
-    loaded.auth.clear();
-    expect(linkState(db)).toBe('unlinked');
+    await loaded.auth.clear();
+    expect(await linkState(whatsappAuthStore(db))).toBe('unlinked');
     expect(db.prepare('SELECT count(*) AS n FROM wa_keys').get()).toEqual({ n: 0 });
   });
 });
@@ -203,11 +203,11 @@ describe('creds.update on a full disk, through the channel', () => {
 describe('linkedAccount', () => {
   it('is the linked number, and nothing once logged out or never linked', async () => {
     const { db } = freshDb();
-    expect(linkedAccount(db)).toBeUndefined();
+    expect(await linkedAccount(whatsappAuthStore(db))).toBeUndefined();
     await seedLinkedCreds(db);
-    expect(linkedAccount(db)).toBe('+15550001111');
-    const loaded = loadAuth(db);
-    if (loaded.ok) loaded.auth.markLoggedOut();
-    expect(linkedAccount(db)).toBeUndefined();
+    expect(await linkedAccount(whatsappAuthStore(db))).toBe('+15550001111');
+    const loaded = await loadAuth(whatsappAuthStore(db));
+    if (loaded.ok) await loaded.auth.markLoggedOut();
+    expect(await linkedAccount(whatsappAuthStore(db))).toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
 // Every close-code row, driven through the channel with a fake socket and a manual scheduler.
 import { describe, expect, it } from 'vitest';
 import { linkState } from '../../../src/channels/whatsapp/auth-store.js';
+import { whatsappAuthStore } from '../../../src/store/whatsapp-auth.js';
 import type { FakeSocket } from './fake-socket.js';
 import { setup } from './harness.js';
 
@@ -37,7 +38,7 @@ describe('WhatsApp connection lifecycle', () => {
     expect(h.channel.status()).toMatchObject({ type: 'relink_required' });
     expect(h.scheduler.pending.size).toBe(0);
     expect(h.sockets).toHaveLength(1);
-    expect(linkState(h.db)).toBe('logged_out');
+    expect(await linkState(whatsappAuthStore(h.db))).toBe('logged_out');
     expect(h.db.prepare('SELECT count(*) AS n FROM wa_creds').get()).toEqual({ n: 1 });
     // Nothing retries: the log tells the operator what to do.
     expect(h.logs).toContainEqual(
@@ -57,7 +58,7 @@ describe('WhatsApp connection lifecycle', () => {
     s.close(403);
     expect(h.channel.status()).toMatchObject({ type: 'relink_required' });
     expect(h.scheduler.pending.size).toBe(0);
-    expect(linkState(h.db)).toBe('linked');
+    expect(await linkState(whatsappAuthStore(h.db))).toBe('linked');
   });
 
   it('440: stops without a reconnect loop and says why', async () => {
@@ -176,7 +177,7 @@ describe('WhatsApp connection lifecycle', () => {
 
   it('first run without a link: QR in the status, scan, 515, then connected and stored', async () => {
     const h = await setup({ linked: false });
-    expect(linkState(h.db)).toBe('unlinked');
+    expect(await linkState(whatsappAuthStore(h.db))).toBe('unlinked');
     await h.channel.start(async () => ({ type: 'duplicate' }));
     h.sock().emit('connection.update', { qr: 'ref,pub,id,adv' });
     expect(h.channel.status()).toMatchObject({ type: 'connecting', qr: 'ref,pub,id,adv' });
@@ -189,7 +190,7 @@ describe('WhatsApp connection lifecycle', () => {
     h.sock().open();
     expect(h.channel.status()).toMatchObject({ type: 'connected', account: '+15550001111' });
     await new Promise((r) => setImmediate(r));
-    expect(linkState(h.db)).toBe('linked');
+    expect(await linkState(whatsappAuthStore(h.db))).toBe('linked');
   });
 
   it('stop ends the socket, cancels the pending retry and reports stopped', async () => {

@@ -7,16 +7,14 @@ import { proto } from '@whiskeysockets/baileys';
 import type { ChannelState, InboundOutcome } from '../../../src/channels/types.js';
 import { loadAuth } from '../../../src/channels/whatsapp/auth-store.js';
 import type { Scheduler } from '../../../src/channels/whatsapp/connection.js';
-import {
-  createWhatsAppChannel,
-  type WhatsAppChannelDeps,
-  whatsappMigration,
-} from '../../../src/channels/whatsapp/index.js';
+import { createWhatsAppChannel, type WhatsAppChannelDeps } from '../../../src/channels/whatsapp/index.js';
 import type { Timers } from '../../../src/channels/whatsapp/typing.js';
 import { configSchema } from '../../../src/config/schema.js';
 import type { InboundMessage } from '../../../src/core/types.js';
 import { createLogger } from '../../../src/log.js';
 import { type Db, openDb } from '../../../src/store/db.js';
+import { storeOver } from '../../../src/store/open.js';
+import { whatsappAuthStore, whatsappMigration } from '../../../src/store/whatsapp-auth.js';
 import { type FakeSocket, fakeSockets, OWNER_LID, OWNER_PN } from './fake-socket.js';
 
 export class ManualScheduler implements Scheduler, Timers {
@@ -89,7 +87,7 @@ async function settle(): Promise<void> {
 }
 
 export async function seedLinkedCreds(db: Db): Promise<void> {
-  const loaded = loadAuth(db);
+  const loaded = await loadAuth(whatsappAuthStore(db));
   if (!loaded.ok) throw new Error(loaded.error);
   const c = loaded.auth.state.creds;
   c.me = { id: `${OWNER_PN}:7@s.whatsapp.net`, lid: `${OWNER_LID}:7@lid`, name: 'Owner' };
@@ -133,7 +131,7 @@ export async function setup(opts: SetupOptions = {}) {
   const channel = createWhatsAppChannel({
     config,
     paths: { inboundMedia: join(dir, 'media') },
-    db,
+    store: storeOver(db).whatsapp,
     log,
     makeSocket,
     scheduler,

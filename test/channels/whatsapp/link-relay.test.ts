@@ -10,6 +10,7 @@ import { loginViaRelay } from '../../../src/cli/login-relay.js';
 import { callControl } from '../../../src/control/client.js';
 import { MethodRegistry } from '../../../src/control/methods.js';
 import { type ControlServer, startControlServer } from '../../../src/control/server.js';
+import { whatsappAuthStore } from '../../../src/store/whatsapp-auth.js';
 import { memoryLog } from '../../queue/helpers.js';
 import type { FakeSocket } from './fake-socket.js';
 import { setup } from './harness.js';
@@ -80,7 +81,7 @@ describe('agentwire login through the running relay', () => {
     expect(r.out.join('')).toContain('Linked devices → Link a device');
     expect(r.h.sockets.filter((s) => s.listenerCount() > 0)).toHaveLength(1);
     await new Promise((res) => setImmediate(res));
-    expect(linkState(r.h.db)).toBe('linked');
+    expect(await linkState(whatsappAuthStore(r.h.db))).toBe('linked');
     expect(r.h.channel.status()).toMatchObject({ type: 'connected', account: '+15550002222' });
   });
 

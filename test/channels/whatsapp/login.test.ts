@@ -7,10 +7,11 @@ import { proto } from '@whiskeysockets/baileys';
 import { describe, expect, it } from 'vitest';
 import { linkState, loadAuth } from '../../../src/channels/whatsapp/auth-store.js';
 import { runLogin, runLogout } from '../../../src/channels/whatsapp/login.js';
-import { whatsappMigration } from '../../../src/channels/whatsapp/migration.js';
 import { runningRelay } from '../../../src/channels/whatsapp/relay-lock.js';
 import { createLogger } from '../../../src/log.js';
 import { openDb } from '../../../src/store/db.js';
+import { storeOver } from '../../../src/store/open.js';
+import { whatsappAuthStore, whatsappMigration } from '../../../src/store/whatsapp-auth.js';
 import { type FakeSocket, fakeSockets } from './fake-socket.js';
 import { seedLinkedCreds } from './harness.js';
 
@@ -29,7 +30,13 @@ function env(onCreate: (s: FakeSocket, n: number) => void) {
     db,
     out,
     sockets,
-    deps: { db, log, makeSocket, out: (t: string) => void out.push(t), sleep: async () => {} },
+    deps: {
+      store: storeOver(db).whatsapp,
+      log,
+      makeSocket,
+      out: (t: string) => void out.push(t),
+      sleep: async () => {},
+    },
   };
 }
 
@@ -59,7 +66,7 @@ describe('runLogin', () => {
     expect(e.sockets.every((s) => s.listenerCount() === 0)).toBe(true);
     expect(e.out.join('')).toContain('Scan with your phone: WhatsApp → Settings → Linked devices');
     expect(e.out.join('')).toMatch(/[▄▀█]/); // a terminal QR drawn by the qrcode package
-    expect(linkState(e.db)).toBe('linked');
+    expect(await linkState(whatsappAuthStore(e.db))).toBe('linked');
   });
 
   it('with --pair asks once for a pairing code instead of a QR', async () => {
@@ -92,7 +99,7 @@ describe('runLogin', () => {
     const r = await runLogin(e.deps);
     expect(r).toMatchObject({ ok: false });
     expect(!r.ok && r.error).toMatch(/QR code expired/);
-    expect(linkState(e.db)).toBe('unlinked');
+    expect(await linkState(whatsappAuthStore(e.db))).toBe('unlinked');
   });
 
   it('offline: retries, then says WhatsApp is unreachable, never that a QR expired (issue 13)', async () => {
@@ -123,18 +130,18 @@ describe('runLogin', () => {
   it('after the phone removed the link, deletes the dead creds and links anew', async () => {
     const e = env((s, i) => (i === 0 ? pair(s) : s.open()));
     await seedLinkedCreds(e.db);
-    const old = loadAuth(e.db);
+    const old = await loadAuth(whatsappAuthStore(e.db));
     if (!old.ok) throw new Error(old.error);
-    old.auth.markLoggedOut();
+    await old.auth.markLoggedOut();
     const oldKey = Buffer.from(old.auth.state.creds.signedIdentityKey.public).toString('hex');
     const r = await runLogin(e.deps);
     expect(r.ok).toBe(true);
     expect(e.out.join('')).toContain('The phone removed the previous link');
-    const now = loadAuth(e.db);
+    const now = await loadAuth(whatsappAuthStore(e.db));
     expect(now.ok && Buffer.from(now.auth.state.creds.signedIdentityKey.public).toString('hex')).not.toBe(
       oldKey,
     );
-    expect(linkState(e.db)).toBe('linked');
+    expect(await linkState(whatsappAuthStore(e.db))).toBe('linked');
   });
 });
 
@@ -144,14 +151,14 @@ describe('runLogout', () => {
     await seedLinkedCreds(e.db);
     expect(await runLogout(e.deps)).toEqual({ ok: true, wasLinked: true, unlinkedOnPhone: true });
     expect(e.sockets[0]!.loggedOut).toBe(true);
-    expect(linkState(e.db)).toBe('unlinked');
+    expect(await linkState(whatsappAuthStore(e.db))).toBe('unlinked');
   });
 
   it('still deletes the credentials when WhatsApp cannot be reached, and says so', async () => {
     const e = env((s) => s.close(503));
     await seedLinkedCreds(e.db);
     expect(await runLogout(e.deps)).toEqual({ ok: true, wasLinked: true, unlinkedOnPhone: false });
-    expect(linkState(e.db)).toBe('unlinked');
+    expect(await linkState(whatsappAuthStore(e.db))).toBe('unlinked');
   });
 
   it('has nothing to do when not linked', async () => {

@@ -4,13 +4,13 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Channel } from '../../../src/channels/types.js';
-import { whatsappMigration } from '../../../src/channels/whatsapp/index.js';
 import { configSchema } from '../../../src/config/schema.js';
 import type { ChannelName } from '../../../src/core/types.js';
 import { Queue, type QueueConfig } from '../../../src/queue/queue.js';
 import { CORE_MIGRATIONS } from '../../../src/store/core.js';
 import { openDb } from '../../../src/store/db.js';
 import { sqliteQueueStore } from '../../../src/store/queue-sqlite.js';
+import { whatsappMigration } from '../../../src/store/whatsapp-auth.js';
 import { FakeAgent, memoryLog, ok } from '../../queue/helpers.js';
 import { OWNER_PN } from './fake-socket.js';
 import { setup } from './harness.js';

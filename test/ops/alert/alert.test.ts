@@ -2,12 +2,12 @@
 // incident store (SQLite), and SMS through the real Twilio REST client to the fake Twilio server.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { whatsappMigration } from '../../../src/channels/whatsapp/migration.js';
 import { createLogger } from '../../../src/log.js';
 import { LinkAlert, type SendSms } from '../../../src/ops/alert/service.js';
-import { alertMigration } from '../../../src/ops/alert/store.js';
 import { twilioSms } from '../../../src/ops/alert/wiring.js';
+import { alertMigration, incidentStore } from '../../../src/store/alert-incidents.js';
 import { openDb } from '../../../src/store/db.js';
+import { whatsappAuthStore, whatsappMigration } from '../../../src/store/whatsapp-auth.js';
 import {
   ACCOUNT,
   type FakeTwilio,
@@ -68,7 +68,8 @@ async function rig(opts: { twilio?: Record<string, unknown>; alertTo?: string; s
   const alerter = () =>
     new LinkAlert({
       config,
-      db,
+      incidents: incidentStore(db),
+      whatsappAuth: whatsappAuthStore(db),
       log,
       env: {},
       state: () => h.channel.status(),

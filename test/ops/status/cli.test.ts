@@ -12,6 +12,7 @@ import { MethodRegistry } from '../../../src/control/methods.js';
 import { startControlServer } from '../../../src/control/server.js';
 import { createLogger } from '../../../src/log.js';
 import { liveStatus } from '../../../src/ops/status/live.js';
+import { statusReader } from '../../../src/store/status-read.js';
 import { ALICE, seededStore, stateFolder, T } from './seed.js';
 
 const bin = new URL('../../../dist/cli/main.js', import.meta.url).pathname;
@@ -87,7 +88,7 @@ describe('agentwire status (built binary)', () => {
     const home = stateFolder();
     const db = seededStore(home);
     const status = liveStatus({
-      db,
+      store: statusReader(db),
       config: configSchema.parse({}),
       channels: () => [
         { name: 'whatsapp', state: { type: 'connected', since: T, account: ALICE } },

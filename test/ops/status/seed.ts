@@ -2,15 +2,15 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { whatsappMigration } from '../../../src/channels/whatsapp/index.js';
 import type { InboundMessage } from '../../../src/core/types.js';
-import { scheduleMigration } from '../../../src/heartbeat/state.js';
 import { CORE_MIGRATIONS } from '../../../src/store/core.js';
 import { type Db, openDb } from '../../../src/store/db.js';
 import { insertInbound, markFinished, markRunning } from '../../../src/store/inbox.js';
+import { scheduleMigration } from '../../../src/store/job-states.js';
 import { enqueueOutbound, markFailed, nextPending } from '../../../src/store/outbox.js';
 import { recordRun, runsMigration } from '../../../src/store/runs.js';
 import { saveSession } from '../../../src/store/sessions.js';
+import { whatsappMigration } from '../../../src/store/whatsapp-auth.js';
 
 export const ALL_MIGRATIONS = [...CORE_MIGRATIONS, whatsappMigration, scheduleMigration, runsMigration];
 export const T = Date.UTC(2026, 0, 15, 12, 0, 0);

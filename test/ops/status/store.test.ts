@@ -6,12 +6,13 @@ import { liveStatus, mergeLanes } from '../../../src/ops/status/live.js';
 import { readStore } from '../../../src/ops/status/store-reader.js';
 import { openDb } from '../../../src/store/db.js';
 import { recentRuns, recordRun, runRecord, runsMigration } from '../../../src/store/runs.js';
+import { readStatusFacts, statusReader } from '../../../src/store/status-read.js';
 import { ALICE, BOB, seededStore, stateFolder, T } from './seed.js';
 
 describe('readStore on a real SQLite store', () => {
   it('reads waiting messages, sessions, runs and failures (one per failed batch) without message text', () => {
     const db = seededStore(stateFolder());
-    const r = readStore(db);
+    const r = readStore(readStatusFacts(db));
     expect(r.lanes).toEqual([{ chat: `whatsapp:${ALICE}`, pending: 2 }]);
     expect(r.sessions).toEqual([
       { chat: '*', agent: 'codex', lastUsedAt: T + 6 },
@@ -34,7 +35,13 @@ describe('readStore on a real SQLite store', () => {
 
   it('reads an empty or foreign store as empty', () => {
     const db = openDb(join(stateFolder(), 'x.db'), []);
-    expect(readStore(db)).toEqual({ lanes: [], sessions: [], runs: [], failures: [], usage: [] });
+    expect(readStore(readStatusFacts(db))).toEqual({
+      lanes: [],
+      sessions: [],
+      runs: [],
+      failures: [],
+      usage: [],
+    });
     db.close();
   });
 });
@@ -84,7 +91,7 @@ describe('liveStatus', () => {
   it('joins the queue, the channels, the scheduler and the store into one masked snapshot', async () => {
     const db = seededStore(stateFolder());
     const status = liveStatus({
-      db,
+      store: statusReader(db),
       config: configSchema.parse({}),
       channels: () => [
         { name: 'whatsapp', state: { type: 'connected', since: T, account: ALICE } },

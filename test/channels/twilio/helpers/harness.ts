@@ -12,7 +12,10 @@ import { type Paths, resolvePaths } from '../../../../src/config/paths.js';
 import { type Config, configSchema } from '../../../../src/config/schema.js';
 import type { InboundMessage } from '../../../../src/core/types.js';
 import { createLogger } from '../../../../src/log.js';
-import { type Db, openDb } from '../../../../src/store/db.js';
+import { type Db, migrate, openDb } from '../../../../src/store/db.js';
+import { mediaHostMigration } from '../../../../src/store/media-links.js';
+import { storeOver } from '../../../../src/store/open.js';
+import { twilioMigration } from '../../../../src/store/twilio-sends.js';
 import { ACCOUNT, TOKEN } from './fake-twilio.js';
 
 export interface LogCapture {
@@ -97,11 +100,12 @@ export async function startChannel(
 ): Promise<Harness & { handler: InboundHandler }> {
   const paths = opts.paths ?? tempPaths();
   const db = opts.db ?? openDb(paths.db, []);
+  migrate(db, [twilioMigration, mediaHostMigration]);
   const { log, capture } = captureLog();
   const channel = createTwilioChannel({
     config,
     paths,
-    db,
+    store: storeOver(db),
     log,
     env: opts.env ?? {},
     retryDelayMs: 5,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import { backupStore } from '../../src/ops/backup.js';
+import { backupStore } from '../../src/store/backup.js';
 import { CORE_MIGRATIONS } from '../../src/store/core.js';
 import { openDb } from '../../src/store/db.js';
 import { saveSession } from '../../src/store/sessions.js';
@@ -13,14 +13,14 @@ const bin = new URL('../../dist/cli/main.js', import.meta.url).pathname;
 const tmp = () => mkdtempSync(join(tmpdir(), 'aw-backup-'));
 
 describe('backupStore', () => {
-  it('copies a consistent snapshot while another connection holds a write open, as a 0600 file', () => {
+  it('copies a consistent snapshot while another connection holds a write open, as a 0600 file', async () => {
     const dir = tmp();
     const db = openDb(join(dir, 'agentwire.db'), CORE_MIGRATIONS);
     saveSession(db, 'whatsapp:+15551234567', 'claude', 'committed', 1);
     db.exec('BEGIN IMMEDIATE');
     saveSession(db, 'whatsapp:+15550000000', 'claude', 'uncommitted', 2);
     const dest = join(dir, 'copy.db');
-    const r = backupStore(join(dir, 'agentwire.db'), dest);
+    const r = await backupStore(join(dir, 'agentwire.db'), dest);
     db.exec('COMMIT');
     db.close();
     expect(r.ok).toBe(true);
@@ -35,15 +35,15 @@ describe('backupStore', () => {
     copy.close();
   });
 
-  it('never overwrites a file and says when there is nothing to back up', () => {
+  it('never overwrites a file and says when there is nothing to back up', async () => {
     const dir = tmp();
-    expect(backupStore(join(dir, 'none.db'), join(dir, 'x.db'))).toEqual({
+    expect(await backupStore(join(dir, 'none.db'), join(dir, 'x.db'))).toEqual({
       ok: false,
       error: `there is no store at ${join(dir, 'none.db')} yet: nothing to back up`,
     });
     openDb(join(dir, 'agentwire.db'), CORE_MIGRATIONS).close();
     writeFileSync(join(dir, 'old.db'), 'precious');
-    const r = backupStore(join(dir, 'agentwire.db'), join(dir, 'old.db'));
+    const r = await backupStore(join(dir, 'agentwire.db'), join(dir, 'old.db'));
     expect(r).toEqual({ ok: false, error: `${join(dir, 'old.db')} already exists; choose a new name` });
   });
 

@@ -6,7 +6,7 @@ import { DatabaseSync } from 'node:sqlite';
 
 export type BackupResult = { ok: true; bytes: number } | { ok: false; error: string };
 
-export function backupStore(dbFile: string, dest: string): BackupResult {
+export async function backupStore(dbFile: string, dest: string): Promise<BackupResult> {
   if (!existsSync(dbFile))
     return { ok: false, error: `there is no store at ${dbFile} yet: nothing to back up` };
   try {
