@@ -58,7 +58,7 @@ describe('pruneStore', () => {
   it('a redelivered message within the id window is still a duplicate after its text is gone', () => {
     t = tempDb();
     message('m1', 'done', 60);
-    expect(pruneStore(t.db, NOW, 30)).toEqual({ scrubbed: 1, replies: 0, deleted: 0 });
+    expect(pruneStore(t.db, NOW, 30)).toEqual({ scrubbed: 1, replies: 0, deleted: 0, seen: 0 });
     expect(insertInbound(t.db, inbound({ messageId: 'm1' }), { now: NOW }).type).toBe('duplicate');
   });
 
