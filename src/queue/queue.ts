@@ -22,6 +22,7 @@ import { transaction } from '../store/db.js';
 import { countPending, insertInbound, pendingByChat } from '../store/inbox.js';
 import { countUnsent, enqueueOutbound } from '../store/outbox.js';
 import { recordRun, runRecord } from '../store/runs.js';
+import { scopeFor } from '../store/sessions.js';
 import { composeItems } from './compose.js';
 import { Deliverer, deliveryOptions } from './delivery.js';
 import { currentAgent, type ExecuteDeps, execute, keepSession } from './execute.js';
@@ -29,6 +30,7 @@ import { type ActiveRun, Lanes } from './lanes.js';
 import type { Clock } from './ports.js';
 import type { QueueOptions, QueueStatus } from './queue-types.js';
 import { recover } from './recovery.js';
+import { steerWaiting } from './steer.js';
 import { runUserBatch } from './user-run.js';
 
 export type { QueueConfig, QueueOptions, QueueStatus } from './queue-types.js';
@@ -183,8 +185,16 @@ export class Queue implements SystemRunner {
   /** A message was stored for `chat`: interrupt if the policy says so, else wait for a slot. */
   private arrived(chat: ChatKey): void {
     if (this.opts.hold) return;
-    if (this.lanes.get(chat)) {
-      if (this.opts.config.queue.whileBusy === 'interrupt') this.lanes.abort(chat, 'interrupt');
+    const run = this.lanes.get(chat);
+    if (run) {
+      const policy = this.opts.config.queue.whileBusy;
+      if (policy === 'interrupt') this.lanes.abort(chat, 'interrupt');
+      if (policy === 'steer' && this.opts.warm) {
+        const deps = { ...this.exec, warm: this.opts.warm, timeZone: this.opts.timeZone };
+        steerWaiting(deps, chat, scopeFor(chat, this.exec.scope), run).catch((err) =>
+          this.opts.log.warn({ err, chat: maskId(chat) }, 'could not steer a message'),
+        );
+      }
       return;
     }
     this.lanes.markReady(chat);
@@ -219,7 +229,8 @@ export class Queue implements SystemRunner {
         mediaPolicy: this.opts.mediaPolicy,
         channel: this.opts.channels.get(channel),
         limit: this.textLimit(channel),
-        take: cfg.whileBusy === 'followup' ? 1 : cfg.maxPendingPerChat,
+        // 'steer' runs what the turn could not take one by one, as 'followup'.
+        take: cfg.whileBusy === 'followup' || cfg.whileBusy === 'steer' ? 1 : cfg.maxPendingPerChat,
         maxPromptChars: cfg.maxPromptChars,
         timeZone: this.opts.timeZone,
         deliver: () => this.deliverer.kick(chat),
