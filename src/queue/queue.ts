@@ -22,7 +22,6 @@ import { transaction } from '../store/db.js';
 import { countPending, insertInbound, pendingByChat } from '../store/inbox.js';
 import { countUnsent, enqueueOutbound } from '../store/outbox.js';
 import { recordRun, runRecord } from '../store/runs.js';
-import { scopeFor } from '../store/sessions.js';
 import { composeItems } from './compose.js';
 import { Deliverer, deliveryOptions } from './delivery.js';
 import { currentAgent, type ExecuteDeps, execute, keepSession } from './execute.js';
@@ -30,8 +29,9 @@ import { type ActiveRun, Lanes } from './lanes.js';
 import type { Clock } from './ports.js';
 import type { QueueOptions, QueueStatus } from './queue-types.js';
 import { recover } from './recovery.js';
-import { steerWaiting } from './steer.js';
+import { steerLater } from './steer.js';
 import { runUserBatch } from './user-run.js';
+import { warmFor } from './warm-hooks.js';
 
 export type { QueueConfig, QueueOptions, QueueStatus } from './queue-types.js';
 
@@ -175,10 +175,9 @@ export class Queue implements SystemRunner {
       resetScope: (scope: string) => {
         this.lanes.bumpEpoch(scope);
         // /new: the scope's warm process ends with its session (after a turn still running).
-        void this.opts.warm
-          ?.close(scope)
-          .catch((err) => this.opts.log.warn({ err }, 'could not close the warm process'));
+        this.opts.warm?.close(scope).catch((err) => this.opts.log.warn({ err }, 'could not close warm'));
       },
+      warm: (scope: string) => warmFor(this.opts.warm, scope, now),
     };
   }
 
@@ -189,12 +188,9 @@ export class Queue implements SystemRunner {
     if (run) {
       const policy = this.opts.config.queue.whileBusy;
       if (policy === 'interrupt') this.lanes.abort(chat, 'interrupt');
-      if (policy === 'steer' && this.opts.warm) {
-        const deps = { ...this.exec, warm: this.opts.warm, timeZone: this.opts.timeZone };
-        steerWaiting(deps, chat, scopeFor(chat, this.exec.scope), run).catch((err) =>
-          this.opts.log.warn({ err, chat: maskId(chat) }, 'could not steer a message'),
-        );
-      }
+      const warm = this.opts.warm;
+      if (policy === 'steer' && warm)
+        steerLater({ ...this.exec, warm, timeZone: this.opts.timeZone }, chat, run);
       return;
     }
     this.lanes.markReady(chat);
@@ -353,6 +349,7 @@ export class Queue implements SystemRunner {
       })),
       waiting: pendingByChat(this.opts.db),
       unsentReplies: countUnsent(this.opts.db),
+      ...(this.opts.warm?.status && { warm: this.opts.warm.status(this.now()) }),
     };
   }
 

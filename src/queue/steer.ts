@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
 import type { Db } from '../store/db.js';
 import { type InboxRow, markPendingAgain, markRunning, pendingForChat } from '../store/inbox.js';
+import { scopeFor } from '../store/sessions.js';
 import type { ActiveRun } from './lanes.js';
 import type { WarmPort } from './ports.js';
 import { toPrompt } from './user-run.js';
@@ -37,6 +38,17 @@ export function steerable(
     run.reason === undefined &&
     row.kind === 'message' &&
     !(row.remoteMedia && row.remoteMedia.length > 0)
+  );
+}
+
+/** Starts steering the chat's waiting rows into its running turn; a failure is only logged. */
+export function steerLater(
+  deps: SteerDeps & { scope: 'per-chat' | 'global' },
+  chat: ChatKey,
+  run: ActiveRun,
+): void {
+  steerWaiting(deps, chat, scopeFor(chat, deps.scope), run).catch((err) =>
+    deps.log.warn({ err, chat: maskId(chat) }, 'could not steer a message'),
   );
 }
 
