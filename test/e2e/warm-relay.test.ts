@@ -126,4 +126,48 @@ describe.skipIf(process.platform !== 'linux')('warm relay', () => {
     expect((await relay.exit).code).toBe(0);
     expect(agentsOf(state)).toEqual([]);
   });
+
+  it('SIGKILL mid-turn: the agent dies with the relay; after a restart the message is answered once by a new process resuming the thread', async () => {
+    state = mkdtempSync(join(tmpdir(), 'aw-warm-relay-'));
+    home = makeHome({
+      queue: { whileBusy: 'followup' },
+      agent: {
+        kind: 'codex',
+        mode: 'warm',
+        command: [process.execPath, CODEX],
+        // Ignores TERM and end of input mid-turn: only the relay's watchdog can end it.
+        env: { FAKE_CODEX_STATE: state, FAKE_CODEX_STUBBORN: '1', FAKE_CODEX_LOG: join(state, 'codex.log') },
+      },
+    });
+    const sock = join(home.dir, 'inbound.sock');
+    const sent = join(home.dir, 'sent.jsonl');
+    const start = async () => {
+      const r = spawnNode([RELAY_SCRIPT, sock, sent], (home as Home).env);
+      procs.push(r);
+      expect(await waitFor(() => r.stdout().includes('ready'), 15_000), r.stderr()).toBe(true);
+      return r;
+    };
+    const sentText = () => (existsSync(sent) ? readFileSync(sent, 'utf8') : '');
+    const chat = '+15550004321';
+    const first = await start();
+    await deliver(sock, 'one', 'SMK1', chat);
+    expect(await waitFor(() => sentText().includes('turn 1: one (seen 1)'))).toBe(true);
+    await deliver(sock, 'hangonce now', 'SMK2', chat);
+    expect(await waitFor(() => existsSync(join(state, 'hung-once')))).toBe(true);
+    const agent = Number(readFileSync(join(state, 'hung-once'), 'utf8'));
+    first.child.kill('SIGKILL');
+    await first.exit;
+    expect(await waitFor(() => !alive(agent) && agentsOf(state).length === 0, 10_000)).toBe(true);
+
+    const second = await start();
+    expect(await waitFor(() => sentText().includes('hangonce now (seen 2)'))).toBe(true);
+    second.child.kill('SIGTERM');
+    expect((await second.exit).code).toBe(0);
+    const out = sentText();
+    expect(out.split('one (seen').length - 1).toBe(1);
+    expect(out.split('hangonce now (seen').length - 1).toBe(1);
+    expect(out).toContain('turn 1: hangonce now (seen 2)');
+    expect(readFileSync(join(state, 'codex.log'), 'utf8')).toContain('"thread/resume"');
+    expect(agentsOf(state)).toEqual([]);
+  });
 });
