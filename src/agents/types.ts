@@ -4,7 +4,9 @@
 export type CliKind = 'claude' | 'codex' | 'pi' | 'opencode' | 'gemini';
 /** `acp`: any agent that speaks the Agent Client Protocol, given its argv (warm only). */
 export type AgentKind = CliKind | 'acp';
-export const AGENT_KINDS: readonly AgentKind[] = ['claude', 'codex', 'pi', 'opencode', 'gemini', 'acp'];
+/** The five CLIs, each with a one-shot (cold) mode. */
+export const CLI_KINDS: readonly CliKind[] = ['claude', 'codex', 'pi', 'opencode', 'gemini'];
+export const AGENT_KINDS: readonly AgentKind[] = [...CLI_KINDS, 'acp'];
 
 export type SessionRef =
   /** A new session; `id` is set when the relay may choose it (claude, gemini) or a file path (pi). */

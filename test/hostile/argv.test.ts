@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AGENT_SPECS } from '../../src/agents/registry.js';
-import { AGENT_KINDS, type AgentKind, type SessionRef } from '../../src/agents/types.js';
+import { CLI_KINDS as AGENT_KINDS, type AgentKind, type SessionRef } from '../../src/agents/types.js';
 import { resolvePaths } from '../../src/config/paths.js';
 import { configSchema } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
