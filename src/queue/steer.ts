@@ -47,6 +47,8 @@ export function steerLater(
   chat: ChatKey,
   run: ActiveRun,
 ): void {
+  // One global session: the lane's running turn may be another chat's, so nothing is steered.
+  if (deps.scope === 'global') return;
   steerWaiting(deps, chat, scopeFor(chat, deps.scope), run).catch((err) =>
     deps.log.warn({ err, chat: maskId(chat) }, 'could not steer a message'),
   );

@@ -58,4 +58,32 @@ describe('queue → warm pool hooks', () => {
     await h.channel.untilSent(1);
     expect(seen).toEqual([{ lane: expect.stringMatching(/^console:/), session: 'chat' }]);
   });
+
+  it.each([
+    ['per-chat', ['steer']],
+    ['global', []],
+  ])('whileBusy steer with sessions.scope %s asks the pool to steer: %j', async (scope, want) => {
+    const asked: string[] = [];
+    const warm: WarmPort = {
+      steer: async () => {
+        asked.push('steer');
+        return 'unsupported';
+      },
+      close: async () => {},
+      shutdown: async () => {},
+    };
+    const agent = new FakeAgent();
+    h = harness({ agent, warm, config: { queue: { whileBusy: 'steer' }, sessions: { scope } } });
+    await h.send('first');
+    await agent.untilCalls(1);
+    await h.send('second');
+    await new Promise((r) => setTimeout(r, 20));
+    // Not steered (unsupported, or a global session whose turn may be another chat's): it waits.
+    expect(asked).toEqual(want);
+    agent.calls[0]?.finish(ok('one'));
+    await agent.untilCalls(2);
+    expect(agent.prompts()[1]).toContain('second');
+    agent.calls[1]?.finish(ok('two'));
+    await h.queue.whenIdle();
+  });
 });
