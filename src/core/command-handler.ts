@@ -112,7 +112,11 @@ function statusText(env: CommandEnv, chat: ChatKey, agent: AgentKind): string {
   const { thinking, verbose } = getChatSettings(env.db, chat);
   const waiting = pendingForChat(env.db, chat).length;
   const run = env.activeRun(chat);
-  const warm = env.warm?.(scopeFor(chat, env.scope));
+  const w = env.warm?.(scopeFor(chat, env.scope));
+  // Only where it says something: a warm agent, a live process, or a CLI that fell back to cold.
+  const resolved = env.resolve(agent);
+  const isWarm = resolved.ok && resolved.agent.mode === 'warm';
+  const warm = w && (isWarm || w.process || w.fallbacks.length > 0) ? w : undefined;
   return [
     `Agent: ${agent}${thinking ? ` (thinking: ${thinking})` : ''}${verbose ? ', verbose' : ''}`,
     `Session: ${session}`,

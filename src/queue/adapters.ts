@@ -44,6 +44,7 @@ export function agentResolver(
           thinkingLevels: r.spec.thinkingLevels,
           ...(r.spec.sessionGone ? { sessionGone: r.spec.sessionGone } : {}),
           base,
+          mode: warm && r.mode === 'warm' ? 'warm' : 'cold',
           run: warm && r.mode === 'warm' ? warmRun(r, warm) : (request) => runCommandReply(r.spec, request),
         },
       };

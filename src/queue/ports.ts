@@ -56,6 +56,8 @@ export interface ResolvedAgent {
   /** Request fields that do not change between runs: command, cwd, env, timeoutMs, model… */
   base: Omit<AgentRequest, 'prompt' | 'session' | 'signal' | 'onProgress'>;
   run: AgentRun;
+  /** `warm` when its chat runs go to the warm pool (shown by /status). */
+  mode?: 'warm' | 'cold';
 }
 
 export type AgentResolution = { ok: true; agent: ResolvedAgent } | { ok: false; error: string };

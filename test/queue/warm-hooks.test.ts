@@ -86,4 +86,51 @@ describe('queue → warm pool hooks', () => {
     agent.calls[1]?.finish(ok('two'));
     await h.queue.whenIdle();
   });
+
+  it("/status shows the chat's warm process and the CLIs that fell back; nothing for a cold chat", async () => {
+    let lane = '';
+    const warm: WarmPort = {
+      steer: async () => 'idle',
+      close: async () => {},
+      shutdown: async () => {},
+      status: (now) => ({
+        maxProcesses: 4,
+        processes: [
+          {
+            lane,
+            kind: 'codex',
+            pid: 7,
+            startedAt: now - 600_000,
+            lastTurnAt: now - 45_000,
+            busy: false,
+            rssBytes: 143 * 1048576,
+          },
+        ],
+        fallbacks: [{ kind: 'gemini', reason: 'exit: unknown flag --acp' }],
+      }),
+    };
+    h = harness({ warm });
+    await h.send('/status', { chatId: 'other' });
+    lane = 'console:local';
+    await h.send('/status');
+    await h.channel.untilSent(2);
+    const [none, live] = h.channel.texts();
+    // Another chat has no process, but the fallback is still worth saying.
+    expect(none).toContain('Warm process: none');
+    expect(live).toContain('Warm process: codex, up 10 min, idle 45 s, 143 MB');
+    expect(live).toContain('gemini runs cold: its warm start failed (exit: unknown flag --acp)');
+  });
+
+  it('/status of a cold chat with no warm process or fallback says nothing of warm', async () => {
+    const warm: WarmPort = {
+      steer: async () => 'idle',
+      close: async () => {},
+      shutdown: async () => {},
+      status: () => ({ maxProcesses: 4, processes: [], fallbacks: [] }),
+    };
+    h = harness({ warm });
+    await h.send('/status');
+    await h.channel.untilSent(1);
+    expect(h.channel.texts()[0]).not.toContain('Warm');
+  });
 });
