@@ -2,6 +2,7 @@
 // its import and its name in SPECS. Everything else (config validation, `doctor`, `agentwire agent`,
 // `/agent`, error messages, the runner's environment) reads the spec from here. test/agents/sixth-cli.test.ts proves it with a fake CLI, and
 // test/agents/kind-literals.test.ts keeps kind names out of the rest of src/.
+import { acpSpec } from './acp.js';
 import { claudeSpec } from './claude.js';
 import { codexSpec } from './codex.js';
 import { geminiSpec } from './gemini.js';
@@ -10,7 +11,7 @@ import { piSpec } from './pi.js';
 import type { AgentKind, AgentSpec } from './types.js';
 
 /** In the order lists show them (`/agent`, config errors, `agentwire agent --kind`). */
-export const SPECS: readonly AgentSpec[] = [claudeSpec, codexSpec, piSpec, opencodeSpec, geminiSpec];
+export const SPECS: readonly AgentSpec[] = [claudeSpec, codexSpec, piSpec, opencodeSpec, geminiSpec, acpSpec];
 
 /** What the rest of the relay reads, all derived from a list of specs. */
 export interface Registry {
@@ -43,3 +44,6 @@ export function registryOf(specs: readonly AgentSpec[]): Registry {
 }
 
 export const { AGENT_SPECS, AGENT_KINDS, NESTED_AGENT_ENV, isAgentKind, getSpec } = registryOf(SPECS);
+
+/** The kinds with a one-shot (cold) mode: every CLI but a warm-only one (an ACP agent). */
+export const CLI_KINDS: readonly AgentKind[] = SPECS.filter((s) => !s.warmOnly).map((s) => s.kind);

@@ -23,12 +23,24 @@ export interface AgentSettings {
   systemText?: string;
   /** Per-kind private state (e.g. pi's session files): `<state>/agents/<kind>`. */
   stateDir: string;
+  /** `warm`: one live process per chat (src/drivers/pool.ts); `cold`: one process per message. */
+  mode: AgentMode;
   /** Settings that were ignored, for a start-up warning. */
   warnings: string[];
 }
 
-/** Runs one agent request to completion (the real one is runCommandReply bound to a spec). */
-export type AgentRun = (request: AgentRequest) => Promise<AgentResult>;
+/**
+ * Where a run belongs: its lane (the session scope: one warm process per lane) and whose session
+ * it uses (a heartbeat's `own` or `fresh` session is not the chat's). The agent layer decides from
+ * it whether the run goes to the chat's warm process or runs cold.
+ */
+export interface RunContext {
+  lane: string;
+  session: 'chat' | 'own' | 'fresh';
+}
+
+/** Runs one agent request to completion (cold: runCommandReply bound to a spec; warm: the pool). */
+export type AgentRun = (request: AgentRequest, ctx?: RunContext) => Promise<AgentResult>;
 
 /**
  * One agent kind ready to run: what is fixed by config, plus how to run it. The queue runs every
@@ -43,7 +55,11 @@ export interface ResolvedAgent {
   /** Request fields that do not change between runs: command, cwd, env, timeoutMs, model… */
   base: Omit<AgentRequest, 'prompt' | 'session' | 'signal' | 'onProgress'>;
   run: AgentRun;
+  /** `warm` when its chat runs go to the warm pool (shown by /status). */
+  mode?: 'warm' | 'cold';
 }
+
+export type AgentMode = 'warm' | 'cold';
 
 /** Always passed through when set: what any program needs to find itself, its home and its locale. */
 export const BASE_ENV: readonly string[] = [
@@ -120,6 +136,9 @@ export function resolveAgent(
   }
   if (model !== undefined) safeArg(model, `${k} model`);
   const systemText = over?.systemText ?? config.agent.systemText;
+  // Warm by default: every CLI's warm driver passes its real-CLI suite (docs/warm-agents.md). An
+  // ACP agent has no cold mode (the config check refuses `cold` for it).
+  const mode: AgentMode = spec.warmOnly ? 'warm' : (over?.mode ?? own?.mode ?? 'warm');
 
   if (opts.createDirs !== false) {
     // Private: the workspace and session files hold the conversation.
@@ -137,6 +156,7 @@ export function resolveAgent(
     ...(thinking !== undefined ? { thinking } : {}),
     ...(systemText !== undefined ? { systemText } : {}),
     stateDir,
+    mode,
     warnings,
   };
 }

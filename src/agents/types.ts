@@ -106,6 +106,8 @@ export interface AgentSpec {
   kind: AgentKind;
   /** How a person names it, in error messages and `doctor` ("Claude Code"). */
   displayName: string;
+  /** No one-shot mode: the agent only runs warm (an ACP agent); `build` refuses. */
+  warmOnly?: true;
   /** Default program name looked up on PATH. */
   program: string;
   /** How to get the CLI, for `doctor`'s fix text. */

@@ -3,7 +3,7 @@ import { AGENT_KINDS } from '../agents/registry.js';
 import { channelSecrets } from '../channels/registry.js';
 import { formatProblem, loadConfig } from '../config/load.js';
 import { type Paths, resolvePaths } from '../config/paths.js';
-import type { Config } from '../config/schema.js';
+import { agentOverrides, type Config } from '../config/schema.js';
 import { configTargetProblems } from '../heartbeat/target.js';
 import { createLogger, type Logger, registerCredential, registerSecret, registerSecretEnv } from '../log.js';
 import { relayLogSetup } from '../ops/logs/setup.js';
@@ -53,7 +53,7 @@ export function loadContext(
   const config = loaded.config;
   for (const s of channelSecrets(config, env)) registerCredential(s);
   // Every agent env value is kept out of the log; those named like keys are kept out of replies too.
-  for (const e of [config.agent.env, ...Object.values(config.agents).map((a) => a?.env ?? {})]) {
+  for (const e of [config.agent.env, ...agentOverrides(config.agents).map((a) => a?.env ?? {})]) {
     for (const v of Object.values(e)) registerSecret(v);
     registerSecretEnv(e);
   }

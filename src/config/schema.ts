@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { telegramSchema, twilioSchema, whatsappSchema } from './schema-channels.js';
 import { heartbeatSchema, type scheduleSchema, schedulesSchema } from './schema-checkins.js';
 import { agentKind, DEFAULT_AGENT_KIND } from './schema-refine.js';
+import { acpProblems, warmSchema } from './schema-warm.js';
 
 const agentFields = {
   command: z
@@ -29,6 +30,12 @@ const agentFields = {
   model: z.string().optional().describe("Model name passed with the CLI's model flag."),
   thinking: z.string().optional().describe('Thinking / reasoning level, where the CLI has one.'),
   systemText: z.string().optional().describe('Identity text given to CLIs that accept a system prompt.'),
+  mode: z
+    .enum(['warm', 'cold'])
+    .optional()
+    .describe(
+      'warm: one live process per chat, turn after turn; cold: a new process per message. Default: warm (acp: warm only).',
+    ),
 };
 
 export const agentSchema = z
@@ -68,10 +75,10 @@ const queueSchema = z
       .default(4)
       .describe('At most this many agent runs at once.'),
     whileBusy: z
-      .enum(['collect', 'followup', 'interrupt'])
+      .enum(['collect', 'followup', 'interrupt', 'steer'])
       .default('collect')
       .describe(
-        'Messages that arrive during a run: collect into the next prompt, follow up one by one, or interrupt.',
+        'Messages that arrive during a run: collect into the next prompt, follow up one by one, interrupt, or steer (given to the running warm turn where the CLI can take it, else follow up).',
       ),
     maxPendingPerChat: z
       .number()
@@ -213,16 +220,22 @@ const logSchema = z
 /**
  * `agents.<kind>`: one override per kind, any key (which kinds exist is the agent registry's
  * business, checked on load: config/agent-kinds.ts). Keys in the shape are settings that are not a
- * kind (none yet); the kind check skips them.
+ * kind (`warm`: the pool of live agent processes); the kind check skips them.
  */
-export const agentsSchema = z.object({}).strict().catchall(agentOverrideSchema.optional());
+export const agentsSchema = z
+  .object({ warm: warmSchema.default(warmSchema.parse({})) })
+  .strict()
+  .catchall(agentOverrideSchema.optional());
 
 export const configSchema = z
   .object({
     agent: agentSchema.default({ kind: DEFAULT_AGENT_KIND, timeoutSeconds: 600, env: {} }),
     agents: agentsSchema
-      .default({})
-      .describe('Per-kind settings for the other CLIs a chat may switch to with /agent.'),
+      // Parsed, so `warm` gets its defaults like any other section.
+      .prefault({})
+      .describe(
+        'Per-kind settings for the other CLIs a chat may switch to with /agent, and `warm`: the pool of live agent processes.',
+      ),
     queue: queueSchema.default(queueSchema.parse({})),
     delivery: deliverySchema.default(deliverySchema.parse({})),
     sessions: sessionsSchema.default(sessionsSchema.parse({})),
@@ -239,9 +252,20 @@ export const configSchema = z
   })
   // A heartbeat interval with no target and no channel offering a default chat is refused by
   // loadConfig's channel check (heartbeat/target.ts): which channels have one is theirs to say.
-  .strict();
+  .strict()
+  .superRefine((c, ctx) => {
+    for (const p of acpProblems(c.agent, c.agents.acp)) ctx.addIssue({ code: 'custom', ...p });
+  });
 
 export type Config = z.infer<typeof configSchema>;
+
+/** The per-kind settings under `agents` (not `agents.warm`), set or not. */
+export function agentOverrides(agents: Config['agents']): (AgentOverride | undefined)[] {
+  return Object.entries(agents)
+    .filter(([k]) => !(k in agentsSchema.shape))
+    .map(([, v]) => v as AgentOverride | undefined);
+}
+export type AgentOverride = z.infer<typeof agentOverrideSchema>;
 export type AgentConfig = z.infer<typeof agentSchema>;
 export type ScheduleConfig = z.infer<typeof scheduleSchema>;
 

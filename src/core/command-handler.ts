@@ -33,6 +33,16 @@ export interface CommandState {
   waiting: number;
   run?: { startedAt: number; label: string };
   check(kind: AgentKind): AgentCheck;
+  /**
+   * The chat's warm process and the CLIs running cold after a failed warm start; set only where it
+   * says something (a warm agent, a live process, or a fallback).
+   */
+  warm?: WarmLine;
+}
+
+export interface WarmLine {
+  process?: { kind: string; startedAt: number; lastTurnAt: number; busy: boolean; rssBytes?: number };
+  fallbacks: { kind: string; reason: string }[];
 }
 
 /** The change a command makes; `null` clears a chat setting. */
@@ -133,7 +143,20 @@ function statusText(s: CommandState, agent: AgentKind): string {
     `Session: ${session}`,
     `Waiting messages: ${s.waiting}`,
     `Run: ${s.run ? `${s.run.label}, active for ${duration(s.now - s.run.startedAt)}` : 'idle'}`,
+    ...(s.warm ? warmLines(s.warm, s.now) : []),
   ].join('\n');
+}
+
+function warmLines(w: WarmLine, now: number): string[] {
+  const p = w.process;
+  const mb = p?.rssBytes !== undefined ? `, ${Math.round(p.rssBytes / 1048576)} MB` : '';
+  const line = p
+    ? `Warm process: ${p.kind}, up ${duration(now - p.startedAt)}, ${p.busy ? 'busy' : `idle ${duration(now - p.lastTurnAt)}`}${mb}`
+    : 'Warm process: none (the next message starts one)';
+  const cold = w.fallbacks.map(
+    (f) => `${f.kind} runs cold: its warm start failed (${f.reason.slice(0, 120)})`,
+  );
+  return [line, ...cold];
 }
 
 function switchAgent(s: CommandState, current: AgentKind, wanted?: string): CommandPlan {

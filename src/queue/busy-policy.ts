@@ -9,18 +9,23 @@ export type WhileBusy = Config['queue']['whileBusy'];
 /**
  * A message was stored for a chat. `start`: the chat waits for a slot; `wait`: a run is under way
  * and takes the message after it ends; `interrupt`: that run is aborted and the next takes its
- * messages with the new one.
+ * messages with the new one; `steer`: the message is offered to the running warm turn (what the
+ * turn cannot take waits, as `wait`).
  */
-export type Arrival = 'start' | 'wait' | 'interrupt';
+export type Arrival = 'start' | 'wait' | 'interrupt' | 'steer';
 
 export function onArrival(policy: WhileBusy, busy: boolean): Arrival {
   if (!busy) return 'start';
-  return policy === 'interrupt' ? 'interrupt' : 'wait';
+  if (policy === 'interrupt') return 'interrupt';
+  return policy === 'steer' ? 'steer' : 'wait';
 }
 
-/** How many waiting messages one run may look at: one by one for followup, all (up to the cap) otherwise. */
+/**
+ * How many waiting messages one run may look at: one by one for followup (and for steer, whose
+ * leftovers run as follow-ups), all (up to the cap) otherwise.
+ */
 export function runLimit(policy: WhileBusy, maxPendingPerChat: number): number {
-  return policy === 'followup' ? 1 : maxPendingPerChat;
+  return policy === 'followup' || policy === 'steer' ? 1 : maxPendingPerChat;
 }
 
 /**

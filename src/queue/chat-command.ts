@@ -6,7 +6,12 @@
 import { AGENT_KINDS } from '../agents/registry.js';
 import { configuredKinds } from '../agents/resolve.js';
 import type { AgentKind } from '../agents/types.js';
-import { type CommandPlan, type CommandState, decideCommand } from '../core/command-handler.js';
+import {
+  type CommandPlan,
+  type CommandState,
+  decideCommand,
+  type WarmLine,
+} from '../core/command-handler.js';
 import type { ChatCommand, CommandSettings } from '../core/commands.js';
 import type { ChatKey, InboundMessage, OutboundItem } from '../core/types.js';
 import type { Logger } from '../log.js';
@@ -15,8 +20,9 @@ import type { CommandSnapshot, QueueStore } from '../store/queue-ops.js';
 import { scopeFor, sessionState } from '../store/sessions.js';
 import type { Lanes } from './lanes.js';
 import { unwrap } from './persist.js';
-import type { AgentResolver } from './ports.js';
+import type { AgentResolver, WarmPort } from './ports.js';
 import type { QueueConfig } from './queue-types.js';
+import { warmFor } from './warm-hooks.js';
 
 export interface CommandDeps {
   store: QueueStore;
@@ -26,6 +32,8 @@ export interface CommandDeps {
   log: Logger;
   /** A reply as outbox items for the chat's channel. */
   textItems: (chat: ChatKey, text: string) => OutboundItem[];
+  /** The warm pool, when agents run warm: /new closes the scope's process, /status shows it. */
+  warm?: WarmPort;
 }
 
 export type CommandResult = { type: 'duplicate' } | { type: 'applied'; firstPrompt: boolean };
@@ -74,6 +82,7 @@ function commandState(
   const defaultAgent = cfg.agent.kind as AgentKind;
   const state = sessionState(snap.session, now, cfg.sessions.idleMinutes);
   const run = deps.lanes.get(chat);
+  const warm = warmLine(deps, snap.settings.agent ?? defaultAgent, scope, now);
   return {
     now,
     settings: cfg.commands as CommandSettings,
@@ -93,14 +102,27 @@ function commandState(
       const r = deps.resolve(kind);
       return r.ok ? { ok: true, thinkingLevels: r.agent.thinkingLevels } : { ok: false, error: r.error };
     },
+    ...(warm && { warm }),
   };
+}
+
+/** What /status says of the warm pool: only where it says something. */
+function warmLine(deps: CommandDeps, kind: AgentKind, scope: string, now: number): WarmLine | undefined {
+  const w = warmFor(deps.warm, scope, now);
+  if (!w) return undefined;
+  const resolved = deps.resolve(kind);
+  const isWarm = resolved.ok && resolved.agent.mode === 'warm';
+  return isWarm || w.process || w.fallbacks.length > 0 ? w : undefined;
 }
 
 /** The in-memory half of a command (the store applies the durable half with the reply). */
 function applyLaneEffects(deps: CommandDeps, chat: ChatKey, plan: CommandPlan): void {
   for (const e of plan.effects) {
-    if (e.type === 'reset_scope') deps.lanes.bumpEpoch(e.scope);
-    else if (e.type === 'stop_run') stopRun(deps, chat);
+    if (e.type === 'reset_scope') {
+      deps.lanes.bumpEpoch(e.scope);
+      // /new: the scope's warm process ends with its session (after a turn still running).
+      deps.warm?.close(e.scope).catch((err) => deps.log.warn({ err }, 'could not close a warm process'));
+    } else if (e.type === 'stop_run') stopRun(deps, chat);
   }
 }
 

@@ -5,7 +5,36 @@ import type { AgentKind } from '../agents/types.js';
 import type { Channel } from '../channels/types.js';
 import type { ChannelName, OutboundItem } from '../core/types.js';
 
-export type { AgentRun, ResolvedAgent } from '../agents/resolve.js';
+export type { AgentRun, ResolvedAgent, RunContext } from '../agents/resolve.js';
+
+/**
+ * The warm pool as the queue sees it (src/drivers/pool.ts implements it): no pool logic lives in the
+ * queue, only the hooks a chat command or a busy-policy needs.
+ */
+export interface WarmPort {
+  steer(lane: string, text: string): Promise<'steered' | 'unsupported' | 'idle'>;
+  /** /new: the lane's process ends (after its running turn). */
+  close(lane: string): Promise<void>;
+  /** Ends every live process; called by the queue's shutdown, after the runs ended. */
+  shutdown(graceMs: number): Promise<void>;
+  /** For /status and `agentwire status`: the live processes and the CLIs that fell back to cold. */
+  status?(now: number): WarmStatus;
+}
+
+export interface WarmStatus {
+  maxProcesses: number;
+  /** `lane` is the session scope (a chat key, or `*` for the one global session): unmasked here. */
+  processes: {
+    lane: string;
+    kind: AgentKind;
+    pid?: number;
+    startedAt: number;
+    lastTurnAt: number;
+    busy: boolean;
+    rssBytes?: number;
+  }[];
+  fallbacks: { kind: AgentKind; reason: string }[];
+}
 
 export type AgentResolution = { ok: true; agent: ResolvedAgent } | { ok: false; error: string };
 

@@ -6,7 +6,7 @@ import type { Logger } from '../log.js';
 import type { QueueStore } from '../store/queue-ops.js';
 import type { DeliveryOptions } from './delivery.js';
 import type { ActiveRun } from './lanes.js';
-import type { AgentResolver, ChannelMap, Clock, MediaPolicy } from './ports.js';
+import type { AgentResolver, ChannelMap, Clock, MediaPolicy, WarmPort, WarmStatus } from './ports.js';
 
 export type QueueConfig = Pick<Config, 'agent' | 'agents' | 'queue' | 'sessions' | 'commands' | 'delivery'>;
 
@@ -36,6 +36,8 @@ export interface QueueOptions {
    * channel does not run in this process. Handed in by the composition root (relay.ts).
    */
   textRules?: (channel: ChannelName) => ChunkRules | undefined;
+  /** The warm pool, when agents run warm: /new closes a lane's process, shutdown ends them all. */
+  warm?: WarmPort;
 }
 
 export interface QueueStatus {
@@ -44,4 +46,6 @@ export interface QueueStatus {
   active: { chat: ChatKey; kind: ActiveRun['kind']; label: string; startedAt: number; messages: number }[];
   waiting: Record<string, number>;
   unsentReplies: number;
+  /** Live warm processes and cold fallbacks, when agents run warm. */
+  warm?: WarmStatus;
 }

@@ -32,6 +32,7 @@ import type { Clock } from './ports.js';
 import type { QueueOptions, QueueStatus } from './queue-types.js';
 import { recover } from './recovery.js';
 import { runChat } from './run.js';
+import { steerLater } from './steer.js';
 import { runSystem } from './system-run.js';
 
 export type { QueueConfig, QueueOptions, QueueStatus } from './queue-types.js';
@@ -83,6 +84,7 @@ export class Queue implements SystemRunner {
       config: opts.config,
       log: opts.log,
       textItems: (chat, text) => this.textItems(chat, text),
+      ...(opts.warm && { warm: opts.warm }),
     };
   }
 
@@ -173,6 +175,12 @@ export class Queue implements SystemRunner {
         return;
       case 'wait':
         return;
+      case 'steer': {
+        const run = this.lanes.get(chat);
+        const warm = this.opts.warm;
+        if (run && warm) steerLater({ ...this.exec, warm, timeZone: this.opts.timeZone }, chat, run);
+        return;
+      }
       case 'start':
         this.lanes.markReady(chat);
         this.pump();
@@ -301,6 +309,7 @@ export class Queue implements SystemRunner {
       })),
       waiting: await this.store.pendingByChat(),
       unsentReplies: await this.store.countUnsent(),
+      ...(this.opts.warm?.status && { warm: this.opts.warm.status(this.now()) }),
     };
   }
 
@@ -340,6 +349,8 @@ export class Queue implements SystemRunner {
     await Promise.race([this.deliverer.idle(), delay(Math.max(1000, deadline - this.now()))]);
     this.deliverer.stop();
     await this.deliverer.idle();
+    // Warm processes last: every run has ended, so none is busy; each closes within its own grace.
+    await this.opts.warm?.shutdown(Math.max(1000, deadline - this.now()));
   }
 }
 

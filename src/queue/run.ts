@@ -42,7 +42,7 @@ export interface RunDeps {
   storeRetryMs: number;
 }
 
-const toPrompt = (r: InboxRow): PromptMessage => ({
+export const toPrompt = (r: InboxRow): PromptMessage => ({
   senderId: r.senderId,
   senderName: r.senderName,
   text: r.text,

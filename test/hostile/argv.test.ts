@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AGENT_KINDS, getSpec } from '../../src/agents/registry.js';
+import { CLI_KINDS as AGENT_KINDS, getSpec } from '../../src/agents/registry.js';
 import type { AgentKind, SessionRef } from '../../src/agents/types.js';
 import { resolvePaths } from '../../src/config/paths.js';
 import { configSchema } from '../../src/config/schema.js';

@@ -4,7 +4,7 @@ import type { Channel, ChannelState, InboundOutcome } from '../../src/channels/t
 import { configSchema } from '../../src/config/schema.js';
 import type { ChannelName, InboundMessage, OutboundItem, SendResult } from '../../src/core/types.js';
 import { createLogger } from '../../src/log.js';
-import type { AgentResolver, MediaPolicy, ResolvedAgent } from '../../src/queue/ports.js';
+import type { AgentResolver, MediaPolicy, ResolvedAgent, WarmPort } from '../../src/queue/ports.js';
 import { Queue, type QueueConfig } from '../../src/queue/queue.js';
 import { sqliteQueueStore } from '../../src/store/queue-sqlite.js';
 import { inbound, tempDb } from '../store/helpers.js';
@@ -191,6 +191,7 @@ export function harness(
     channel?: FakeChannel;
     mediaPolicy?: MediaPolicy;
     resolver?: AgentResolver;
+    warm?: WarmPort;
     start?: boolean;
     store?: ReturnType<typeof tempDb>;
   } = {},
@@ -212,6 +213,7 @@ export function harness(
     now: () => clock.now,
     delivery: { retryForMs: 10_000, backoffMs: () => 1, waitMs: 5 },
     timeZone: 'UTC',
+    ...(opts.warm ? { warm: opts.warm } : {}),
   });
   if (opts.start !== false) void queue.start();
   const send = (text: string, over: Partial<InboundMessage> = {}) =>

@@ -75,6 +75,16 @@ export async function checkAgents(
       );
       continue;
     }
+    if (agent.spec.warmOnly) {
+      // Any ACP agent: its argv may carry its own flags, and `--version` is not part of ACP.
+      out.push(
+        ok(
+          check,
+          `found (${[where, ...agent.command.slice(1)].join(' ')}; ACP, started on the first message)`,
+        ),
+      );
+      continue;
+    }
     const versionArgs = agent.spec.versionArgs;
     const probeText = versionArgs.join(' ');
     const r = await probe([where, ...agent.command.slice(1), ...versionArgs], {

@@ -12,6 +12,7 @@ import type { QueueStatus } from '../../queue/queue.js';
 import type { StatusFacts, StatusReader } from '../../store/status-read.js';
 import { gather } from './gather.js';
 import { buildSnapshot, type StatusSnapshot, type StatusSources } from './snapshot.js';
+import { warmView } from './warm-view.js';
 
 export const STATUS_METHOD = 'status';
 
@@ -49,6 +50,7 @@ export function liveStatus(deps: LiveStatusDeps): () => Promise<StatusSnapshot> 
       channels: withAllChannels(deps.channels(), deps.config),
       lanes: mergeLanes(q),
       maxConcurrentRuns: q.maxConcurrentRuns,
+      ...(q.warm && { warm: warmView(q.warm, now) }),
       ...(sched && {
         heartbeat: sched.heartbeat.enabled
           ? {
@@ -88,6 +90,7 @@ export function snapshotFromRelayStatus(
     channels: withAllChannels(running, config),
     lanes: mergeLanes(rs.queue),
     maxConcurrentRuns: rs.queue.maxConcurrentRuns,
+    ...(rs.queue.warm && { warm: warmView(rs.queue.warm, now) }),
   });
 }
 
