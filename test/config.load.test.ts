@@ -40,15 +40,15 @@ describe('parseConfigText', () => {
     expect(r.ok ? [] : r.problems.map((p) => [p.path, p.message])).toEqual([
       [
         'agent.kind',
-        'unknown agent kind "codx"; did you mean codex? (known: claude, codex, pi, opencode, gemini)',
+        'unknown agent kind "codx"; did you mean codex? (known: claude, codex, pi, opencode, gemini, acp)',
       ],
       [
         'agents.gemni',
-        'unknown agent kind "gemni"; did you mean gemini? (known: claude, codex, pi, opencode, gemini)',
+        'unknown agent kind "gemni"; did you mean gemini? (known: claude, codex, pi, opencode, gemini, acp)',
       ],
       [
         'schedules.0.agent',
-        'unknown agent kind "pie"; did you mean pi? (known: claude, codex, pi, opencode, gemini)',
+        'unknown agent kind "pie"; did you mean pi? (known: claude, codex, pi, opencode, gemini, acp)',
       ],
     ]);
     // The same names pass once the registry's list has them: the config layer knows no kind itself.
@@ -56,9 +56,9 @@ describe('parseConfigText', () => {
   });
 
   it("hints at a typo inside a kind's own settings, as anywhere else", () => {
-    const r = parseConfigText('{agents: {codex: {modle: "x"}}}', 'c.json5', {}, AGENT_KINDS);
+    const r = parseConfigText('{agents: {codex: {modell: "x"}}}', 'c.json5', {}, AGENT_KINDS);
     expect(r.ok ? [] : r.problems.map((p) => [p.path, p.message])).toEqual([
-      ['agents.codex.modle', 'unknown key; did you mean model?'],
+      ['agents.codex.modell', 'unknown key; did you mean model?'],
     ]);
   });
 

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Paths } from '../config/paths.js';
-import type { Config } from '../config/schema.js';
+import { agentKindSettings, type Config } from '../config/schema.js';
 import { safeArg } from './common.js';
 import { getSpec } from './registry.js';
 import type { AgentKind, AgentRequest, AgentResult, AgentSpec, SessionRef } from './types.js';
@@ -164,7 +164,7 @@ export function resolveAgent(
 /** The kinds the config may run: the default agent and every kind with its own settings. */
 export function configuredKinds(config: Pick<Config, 'agent' | 'agents'>): AgentKind[] {
   const kinds = new Set<AgentKind>([config.agent.kind]);
-  for (const [k, v] of Object.entries(config.agents)) if (v) kinds.add(k);
+  for (const [k, v] of agentKindSettings(config.agents)) if (v) kinds.add(k);
   return [...kinds];
 }
 

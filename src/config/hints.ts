@@ -116,7 +116,12 @@ function catchAll(s: z.ZodObject): z.ZodType | undefined {
 function unwrap(schema: z.ZodType): z.ZodType {
   let s = schema;
   for (;;) {
-    if (s instanceof z.ZodDefault || s instanceof z.ZodOptional || s instanceof z.ZodNullable)
+    if (
+      s instanceof z.ZodDefault ||
+      s instanceof z.ZodPrefault ||
+      s instanceof z.ZodOptional ||
+      s instanceof z.ZodNullable
+    )
       s = s.unwrap() as z.ZodType;
     else if (s instanceof z.ZodPipe) s = s.in as z.ZodType;
     else return s;

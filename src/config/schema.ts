@@ -34,7 +34,7 @@ const agentFields = {
     .enum(['warm', 'cold'])
     .optional()
     .describe(
-      'warm: one live process per chat, turn after turn; cold: a new process per message. Default: warm (acp: warm only).',
+      'warm: one live process per chat, turn after turn; cold: a new process per message. Default: warm (an agent with no one-shot mode runs warm only).',
     ),
 };
 
@@ -261,9 +261,14 @@ export type Config = z.infer<typeof configSchema>;
 
 /** The per-kind settings under `agents` (not `agents.warm`), set or not. */
 export function agentOverrides(agents: Config['agents']): (AgentOverride | undefined)[] {
+  return agentKindSettings(agents).map(([, v]) => v);
+}
+
+/** Each `agents.<kind>` entry with its kind: every key but the settings in the shape (`warm`). */
+export function agentKindSettings(agents: Config['agents']): [string, AgentOverride | undefined][] {
   return Object.entries(agents)
     .filter(([k]) => !(k in agentsSchema.shape))
-    .map(([, v]) => v as AgentOverride | undefined);
+    .map(([k, v]) => [k, v as AgentOverride | undefined]);
 }
 export type AgentOverride = z.infer<typeof agentOverrideSchema>;
 export type AgentConfig = z.infer<typeof agentSchema>;

@@ -62,7 +62,7 @@ describe('a sixth CLI added by its spec and one registry line', () => {
       loadContext({ config: configFile }, env);
     } catch (err) {
       expect((err as Error).message).toContain('unknown agent kind "parot"; did you mean parrot?');
-      expect((err as Error).message).toContain('gemini, parrot)');
+      expect((err as Error).message).toContain('acp, parrot)');
     }
   });
 

@@ -1,10 +1,11 @@
 // The warm-agent keys (issue 16): defaults, and the ACP checks naming file, line and key.
 import { describe, expect, it } from 'vitest';
+import { AGENT_KINDS } from '../../src/agents/registry.js';
 import { resolveAgent } from '../../src/agents/resolve.js';
 import { parseConfigText } from '../../src/config/load.js';
 import { WARM_MAX_PROCESSES } from '../../src/config/schema-warm.js';
 
-const parse = (text: string) => parseConfigText(text, 'c.json5', {});
+const parse = (text: string) => parseConfigText(text, 'c.json5', {}, AGENT_KINDS);
 const paths = {
   configFile: '/tmp/aw-warm-test/agentwire.json5',
   workspace: '/tmp/aw-warm-test/ws',

@@ -76,11 +76,12 @@ export async function checkAgents(
       continue;
     }
     if (agent.spec.warmOnly) {
-      // Any ACP agent: its argv may carry its own flags, and `--version` is not part of ACP.
+      // An agent with no one-shot mode (any ACP agent): its argv may carry its own flags, and it has no
+      // common version flag (versionArgs is empty).
       out.push(
         ok(
           check,
-          `found (${[where, ...agent.command.slice(1)].join(' ')}; ACP, started on the first message)`,
+          `found (${[where, ...agent.command.slice(1)].join(' ')}; warm only, started on the first message)`,
         ),
       );
       continue;

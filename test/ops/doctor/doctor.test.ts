@@ -169,7 +169,7 @@ describe('an ACP agent', () => {
     fakeCli(s, 'my-acp', 'exit 1');
     const [f] = await byCheck(doctor(s), 'agent:acp');
     expect(f?.status).toBe('ok');
-    expect(f?.message).toContain('my-acp --stdio; ACP');
+    expect(f?.message).toContain('my-acp --stdio; warm only');
     const missing = setup(
       '{whatsapp: {enabled: false}, console: {port: 0}, agents: {acp: {command: ["no-such-acp"]}}}',
     );
