@@ -35,6 +35,7 @@ const NAMES: Record<AgentKind, string> = {
   pi: 'pi',
   opencode: 'opencode',
   gemini: 'Gemini CLI',
+  acp: 'the ACP agent',
 };
 export const displayName = (kind: AgentKind): string => NAMES[kind];
 

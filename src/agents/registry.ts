@@ -1,4 +1,5 @@
 // Every supported CLI by kind. Adding a CLI means one spec file and one line here.
+import { acpSpec } from './acp.js';
 import { claudeSpec } from './claude.js';
 import { codexSpec } from './codex.js';
 import { geminiSpec } from './gemini.js';
@@ -12,6 +13,7 @@ export const AGENT_SPECS: Readonly<Record<AgentKind, AgentSpec>> = {
   pi: piSpec,
   opencode: opencodeSpec,
   gemini: geminiSpec,
+  acp: acpSpec,
 };
 
 export function isAgentKind(value: string): value is AgentKind {

@@ -22,9 +22,13 @@ export interface ResolvedAgent {
   systemText?: string;
   /** Per-kind private state (e.g. pi's session files): `<state>/agents/<kind>`. */
   stateDir: string;
+  /** `warm`: one live process per chat (src/drivers/pool.ts); `cold`: one process per message. */
+  mode: AgentMode;
   /** Settings that were ignored, for a start-up warning. */
   warnings: string[];
 }
+
+export type AgentMode = 'warm' | 'cold';
 
 /** Always passed through when set: what any program needs to find itself, its home and its locale. */
 export const BASE_ENV: readonly string[] = [
@@ -101,6 +105,9 @@ export function resolveAgent(
   }
   if (model !== undefined) safeArg(model, `${k} model`);
   const systemText = over?.systemText ?? config.agent.systemText;
+  // Warm by default: every CLI's warm driver passes its real-CLI suite (docs/warm-agents.md). An
+  // ACP agent has no cold mode (the config check refuses `cold` for it).
+  const mode: AgentMode = spec.warmOnly ? 'warm' : (over?.mode ?? own?.mode ?? 'warm');
 
   if (opts.createDirs !== false) {
     // Private: the workspace and session files hold the conversation.
@@ -118,6 +125,7 @@ export function resolveAgent(
     ...(thinking !== undefined ? { thinking } : {}),
     ...(systemText !== undefined ? { systemText } : {}),
     stateDir,
+    mode,
     warnings,
   };
 }

@@ -1,7 +1,10 @@
 // The agent layer's contract: an AgentSpec describes one CLI as data plus two small functions.
 
-export type AgentKind = 'claude' | 'codex' | 'pi' | 'opencode' | 'gemini';
-export const AGENT_KINDS: readonly AgentKind[] = ['claude', 'codex', 'pi', 'opencode', 'gemini'];
+/** The CLIs with a spec of their own (a cold mode, captures, install hints). */
+export type CliKind = 'claude' | 'codex' | 'pi' | 'opencode' | 'gemini';
+/** `acp`: any agent that speaks the Agent Client Protocol, given its argv (warm only). */
+export type AgentKind = CliKind | 'acp';
+export const AGENT_KINDS: readonly AgentKind[] = ['claude', 'codex', 'pi', 'opencode', 'gemini', 'acp'];
 
 export type SessionRef =
   /** A new session; `id` is set when the relay may choose it (claude, gemini) or a file path (pi). */
@@ -99,6 +102,8 @@ export type StreamEvent = { type: 'message'; text: string } | { type: 'continued
 
 export interface AgentSpec {
   kind: AgentKind;
+  /** No one-shot mode: the agent only runs warm (an ACP agent); `build` refuses. */
+  warmOnly?: true;
   /** Default program name looked up on PATH. */
   program: string;
   /** Whether the relay may choose a new session's id up front (else the id comes from output). */

@@ -1,7 +1,7 @@
 // Start-up shared by every command: paths from the environment, the config validated once, a logger.
 import { formatProblem, loadConfig } from '../config/load.js';
 import { type Paths, resolvePaths } from '../config/paths.js';
-import type { Config } from '../config/schema.js';
+import { agentOverrides, type Config } from '../config/schema.js';
 import { createLogger, type Logger, registerCredential, registerSecret, registerSecretEnv } from '../log.js';
 import { relayLogSetup } from '../ops/logs/setup.js';
 
@@ -56,7 +56,7 @@ export function loadContext(
   ])
     registerCredential(s);
   // Every agent env value is kept out of the log; those named like keys are kept out of replies too.
-  for (const e of [config.agent.env, ...Object.values(config.agents).map((a) => a?.env ?? {})]) {
+  for (const e of [config.agent.env, ...agentOverrides(config.agents).map((a) => a?.env ?? {})]) {
     for (const v of Object.values(e)) registerSecret(v);
     registerSecretEnv(e);
   }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import JSON5 from 'json5';
 import type { z } from 'zod';
 import { knownKeys, missingComma, nearestKey } from './hints.js';
-import { type Config, configSchema } from './schema.js';
+import { agentOverrides, type Config, configSchema } from './schema.js';
 
 export interface ConfigProblem {
   file: string;
@@ -130,7 +130,7 @@ function finish(config: Config, env: NodeJS.ProcessEnv): Config {
   const home = env.HOME || homedir();
   const expand = (p: string) => (p === '~' ? home : p.startsWith('~/') ? join(home, p.slice(2)) : p);
   if (config.agent.cwd) config.agent.cwd = expand(config.agent.cwd);
-  for (const a of Object.values(config.agents)) if (a?.cwd) a.cwd = expand(a.cwd);
+  for (const a of agentOverrides(config.agents)) if (a?.cwd) a.cwd = expand(a.cwd);
   if (config.media.allowedRoots) config.media.allowedRoots = config.media.allowedRoots.map(expand);
   return config;
 }

@@ -1,5 +1,5 @@
 import type { EnvReference } from './load.js';
-import type { Config } from './schema.js';
+import { agentOverrides, type Config } from './schema.js';
 
 const MASK = '[redacted]';
 
@@ -14,7 +14,7 @@ export function redactConfig(config: Config, envRefs: readonly EnvReference[] = 
   if (copy.twilio.authToken) copy.twilio.authToken = MASK;
   if (copy.twilio.apiSecret) copy.twilio.apiSecret = MASK;
   copy.agent.env = maskValues(copy.agent.env);
-  for (const a of Object.values(copy.agents)) if (a?.env) a.env = maskValues(a.env);
+  for (const a of agentOverrides(copy.agents)) if (a?.env) a.env = maskValues(a.env);
   return copy;
 }
 

@@ -2,11 +2,12 @@
 // `.describe()` texts are the doc comments: config.example.json5 and docs/configuration.md follow them,
 // and a test keeps the example complete against this schema.
 import { z } from 'zod';
-import { AGENT_KINDS } from '../agents/types.js';
+import { AGENT_KINDS, type AgentKind } from '../agents/types.js';
 import { NO_TARGET } from '../heartbeat/settings.js';
 import { twilioSchema, whatsappSchema } from './schema-channels.js';
 import { heartbeatSchema, type scheduleSchema, schedulesSchema } from './schema-checkins.js';
 import { agentKind } from './schema-refine.js';
+import { acpProblems, warmSchema } from './schema-warm.js';
 
 const agentFields = {
   command: z
@@ -31,11 +32,21 @@ const agentFields = {
   model: z.string().optional().describe("Model name passed with the CLI's model flag."),
   thinking: z.string().optional().describe('Thinking / reasoning level, where the CLI has one.'),
   systemText: z.string().optional().describe('Identity text given to CLIs that accept a system prompt.'),
+  mode: z
+    .enum(['warm', 'cold'])
+    .optional()
+    .describe(
+      'warm: one live process per chat, turn after turn; cold: a new process per message. Default: warm (acp: warm only).',
+    ),
 };
 
 export const agentSchema = z
   .object({
-    kind: agentKind.default('claude').describe('Which CLI answers: claude, codex, pi, opencode or gemini.'),
+    kind: agentKind
+      .default('claude')
+      .describe(
+        'Which CLI answers: claude, codex, pi, opencode, gemini, or acp (any ACP agent, with command).',
+      ),
     ...agentFields,
   })
   .strict();
@@ -68,10 +79,10 @@ const queueSchema = z
       .default(4)
       .describe('At most this many agent runs at once.'),
     whileBusy: z
-      .enum(['collect', 'followup', 'interrupt'])
+      .enum(['collect', 'followup', 'interrupt', 'steer'])
       .default('collect')
       .describe(
-        'Messages that arrive during a run: collect into the next prompt, follow up one by one, or interrupt.',
+        'Messages that arrive during a run: collect into the next prompt, follow up one by one, interrupt, or steer (given to the running warm turn where the CLI can take it, else follow up).',
       ),
     maxPendingPerChat: z
       .number()
@@ -214,15 +225,18 @@ export const configSchema = z
   .object({
     agent: agentSchema.default({ kind: 'claude', timeoutSeconds: 600, env: {} }),
     agents: z
-      .object(
-        Object.fromEntries(AGENT_KINDS.map((k) => [k, agentOverrideSchema.optional()])) as Record<
-          string,
+      .object({
+        ...(Object.fromEntries(AGENT_KINDS.map((k) => [k, agentOverrideSchema.optional()])) as Record<
+          AgentKind,
           z.ZodOptional<typeof agentOverrideSchema>
-        >,
-      )
+        >),
+        warm: warmSchema.default(warmSchema.parse({})),
+      })
       .strict()
-      .default({})
-      .describe('Per-kind settings for the other CLIs a chat may switch to with /agent.'),
+      .default({ warm: warmSchema.parse({}) })
+      .describe(
+        'Per-kind settings for the other CLIs a chat may switch to with /agent, and `warm`: the pool of live agent processes.',
+      ),
     queue: queueSchema.default(queueSchema.parse({})),
     delivery: deliverySchema.default(deliverySchema.parse({})),
     sessions: sessionsSchema.default(sessionsSchema.parse({})),
@@ -238,6 +252,7 @@ export const configSchema = z
   })
   .strict()
   .superRefine((c, ctx) => {
+    for (const p of acpProblems(c.agent, c.agents.acp)) ctx.addIssue({ code: 'custom', ...p });
     // The heartbeat's default target is the WhatsApp self-chat: with WhatsApp off and no target,
     // an explicit interval would tick at nobody (the default interval simply leaves it off).
     const h = c.heartbeat;
@@ -246,6 +261,12 @@ export const configSchema = z
   });
 
 export type Config = z.infer<typeof configSchema>;
+
+/** The per-kind settings under `agents` (not `agents.warm`), set or not. */
+export function agentOverrides(agents: Config['agents']): (AgentOverride | undefined)[] {
+  return AGENT_KINDS.map((k) => agents[k]);
+}
+export type AgentOverride = z.infer<typeof agentOverrideSchema>;
 export type AgentConfig = z.infer<typeof agentSchema>;
 export type ScheduleConfig = z.infer<typeof scheduleSchema>;
 

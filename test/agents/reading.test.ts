@@ -10,11 +10,11 @@ import * as gemini from '../../src/agents/gemini.js';
 import * as opencode from '../../src/agents/opencode.js';
 import * as pi from '../../src/agents/pi.js';
 import { AGENT_SPECS } from '../../src/agents/registry.js';
-import type { AgentKind, StreamEvent } from '../../src/agents/types.js';
+import type { CliKind, StreamEvent } from '../../src/agents/types.js';
 import { linesOf, loadCaptures } from './fixtures.js';
 import { escaped } from './json-text.js';
 
-const REDUCERS: Record<AgentKind, () => Reducer> = {
+const REDUCERS: Record<CliKind, () => Reducer> = {
   claude: claude.reducer,
   codex: codex.reducer,
   pi: pi.reducer,
@@ -87,7 +87,7 @@ describe('reading only the lines that matter', () => {
     ];
   };
 
-  it.each(Object.keys(REDUCERS) as AgentKind[])(
+  it.each(Object.keys(REDUCERS) as CliKind[])(
     '%s: the line path gives what stepping over every line JSON gives (property)',
     (kind) => {
       const runs = captures.filter((c) => c.kind === kind).map((c) => linesOf(c.stdout));
@@ -247,7 +247,7 @@ describe('claude: the session id from the end', () => {
 
 describe('what the stream parses of a real run', () => {
   // Events each stream still hands to JSON.parse; everything else it reads off the line or passes by.
-  const PARSED: Record<AgentKind, string[]> = {
+  const PARSED: Record<CliKind, string[]> = {
     claude: ['assistant', 'user', 'result'],
     codex: ['item.started'],
     pi: ['message_end'],
@@ -255,7 +255,7 @@ describe('what the stream parses of a real run', () => {
     gemini: ['tool_use'],
   };
 
-  it.each(Object.keys(PARSED) as AgentKind[])('%s: only the events listed here', (kind) => {
+  it.each(Object.keys(PARSED) as CliKind[])('%s: only the events listed here', (kind) => {
     const runs = loadCaptures().filter((c) => c.kind === kind && c.exit_code === 0 && !c.timed_out);
     const spy = vi.spyOn(JSON, 'parse');
     try {

@@ -5,7 +5,7 @@
 // pinned versions in install/pins.mjs).
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { AgentKind } from '../../src/agents/types.js';
+import type { AgentKind, CliKind } from '../../src/agents/types.js';
 
 const KEY = 'dummy-not-a-secret'; // the fake server takes any key
 
@@ -35,10 +35,10 @@ export function cliEnv(kind: AgentKind, state: string, base: string, binDir: str
     // Outside CODEX_HOME: codex warns when its home lies under TMPDIR.
     TMPDIR: join(state, 'tmp'),
   };
-  return { ...env, ...SETUP[kind](home, base) };
+  return { ...env, ...SETUP[kind as CliKind](home, base) };
 }
 
-const SETUP: Record<AgentKind, (home: string, base: string) => Record<string, string>> = {
+const SETUP: Record<CliKind, (home: string, base: string) => Record<string, string>> = {
   claude: (_home, base) => ({
     ANTHROPIC_BASE_URL: base,
     ANTHROPIC_API_KEY: KEY,

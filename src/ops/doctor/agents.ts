@@ -3,7 +3,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { type ResolvedAgent, resolveAgent } from '../../agents/resolve.js';
-import type { AgentKind } from '../../agents/types.js';
+import { AGENT_KINDS, type AgentKind } from '../../agents/types.js';
 import type { Paths } from '../../config/paths.js';
 import type { Config } from '../../config/schema.js';
 import { scrub } from '../../log.js';
@@ -17,12 +17,13 @@ export const AGENT_INSTALL: Record<AgentKind, string> = {
   pi: 'npm install -g @mariozechner/pi-coding-agent',
   opencode: 'npm install -g opencode-ai',
   gemini: 'npm install -g @google/gemini-cli',
+  acp: 'install the ACP agent and set agents.acp.command (or agent.command) to its argv',
 };
 
 /** The kinds the config may run: the default agent and every kind with its own settings. */
 export function configuredKinds(config: Config): AgentKind[] {
   const kinds = new Set<AgentKind>([config.agent.kind as AgentKind]);
-  for (const [k, v] of Object.entries(config.agents)) if (v) kinds.add(k as AgentKind);
+  for (const k of AGENT_KINDS) if (config.agents[k]) kinds.add(k);
   return [...kinds];
 }
 

@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Paths } from '../../config/paths.js';
-import type { Config } from '../../config/schema.js';
+import { agentOverrides, type Config } from '../../config/schema.js';
 import { shellQuote } from '../service/launchd.js';
 import { type Finding, fail, ok, warn } from './types.js';
 
@@ -85,7 +85,7 @@ function secretInConfigFile(file: string, config: Config): boolean {
     config.twilio.authToken,
     config.twilio.apiSecret,
     ...Object.values(config.agent.env),
-    ...Object.values(config.agents).flatMap((a) => Object.values(a?.env ?? {})),
+    ...agentOverrides(config.agents).flatMap((a) => Object.values(a?.env ?? {})),
   ].filter((v): v is string => typeof v === 'string' && v.length >= 6);
   if (values.length === 0 || !isFile(file)) return false;
   const text = readFileSync(file, 'utf8');

@@ -1,0 +1,59 @@
+// The warm-agent keys (issue 16): defaults, and the ACP checks naming file, line and key.
+import { describe, expect, it } from 'vitest';
+import { resolveAgent } from '../../src/agents/resolve.js';
+import { parseConfigText } from '../../src/config/load.js';
+import { WARM_MAX_PROCESSES } from '../../src/config/schema-warm.js';
+
+const parse = (text: string) => parseConfigText(text, 'c.json5', {});
+const paths = {
+  configFile: '/tmp/aw-warm-test/agentwire.json5',
+  workspace: '/tmp/aw-warm-test/ws',
+  agentState: '/tmp/aw-warm-test/agents',
+} as never;
+
+describe('warm config', () => {
+  it('defaults: a pool of 4, 15 idle minutes, every CLI warm', () => {
+    const r = parse('{}');
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect(r.config.agents.warm).toEqual({ maxProcesses: WARM_MAX_PROCESSES, idleMinutes: 15 });
+    expect(WARM_MAX_PROCESSES).toBe(4);
+    for (const kind of ['claude', 'codex', 'pi', 'opencode', 'gemini'] as const)
+      expect(resolveAgent(r.config, paths, kind, { createDirs: false }).mode).toBe('warm');
+  });
+
+  it('agents.<kind>.mode wins over agent.mode', () => {
+    const r = parse("{agent: {mode: 'cold'}, agents: {codex: {mode: 'warm'}}}");
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect(resolveAgent(r.config, paths, 'claude', { createDirs: false }).mode).toBe('cold');
+    expect(resolveAgent(r.config, paths, 'codex', { createDirs: false }).mode).toBe('warm');
+  });
+
+  it('accepts an ACP agent with its command, and whileBusy steer', () => {
+    const r = parse("{agent: {kind: 'acp', command: ['my-agent', '--acp']}, queue: {whileBusy: 'steer'}}");
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    const a = resolveAgent(r.config, paths, 'acp', { createDirs: false });
+    expect(a.command).toEqual(['my-agent', '--acp']);
+    expect(a.mode).toBe('warm');
+    const other = parse("{agents: {acp: {command: ['x-acp']}}}");
+    expect(other.ok).toBe(true);
+  });
+
+  it.each([
+    ["{\n  agent: {\n    kind: 'acp'\n  }\n}", 'agent.command', 'needs its command'],
+    ["{agents: {\n  acp: {model: 'm'}}}", 'agents.acp.command', 'needs its command'],
+    ["{agent: {kind: 'acp', command: ['a'],\n  mode: 'cold'}}", 'agent.mode', 'warm only'],
+    ["{agents: {acp: {command: ['a'], mode: 'cold'}}}", 'agents.acp.mode', 'warm only'],
+    ['{agents: {warm: {maxProcesses: 0}}}', 'agents.warm.maxProcesses', ''],
+    ['{agents: {warm: {idle: 3}}}', 'agents.warm.idle', ''],
+    ["{agents: {cursor: {mode: 'warm'}}}", 'agents.cursor', ''],
+    ["{agent: {mode: 'hot'}}", 'agent.mode', ''],
+  ])('refuses %s at %s', (text, path, words) => {
+    const r = parse(text);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    const p = r.problems.find((x) => x.path === path);
+    expect(p, JSON.stringify(r.problems)).toBeDefined();
+    expect(p?.line).toBeGreaterThan(0);
+    expect(p?.message).toContain(words);
+  });
+});
