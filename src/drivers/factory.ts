@@ -1,0 +1,124 @@
+// From an agent request (the resolved agent's settings: command, cwd, env, model, thinking, system
+// text, state folder) to the warm driver of its kind, started with the same effect as that CLI's
+// cold flags (docs/agents.md, docs/warm-agents.md). Pure: it starts nothing; `open` does.
+import { basename, join } from 'node:path';
+import { displayName, safeArg } from '../agents/common.js';
+import type { AgentKind, AgentRequest } from '../agents/types.js';
+import type { GroupGuard } from '../runner/spawn-stdio.js';
+import { acpDriver } from './acp.js';
+import { claudeDriver } from './claude.js';
+import { APP_SERVER_ARGS, codexDriver } from './codex.js';
+import { piDriver } from './pi.js';
+import type { PermissionPolicy, SessionDriver } from './types.js';
+
+/** What a driver is built from: the request minus this turn's prompt, session and callbacks. */
+export type DriverSettings = Pick<
+  AgentRequest,
+  'command' | 'cwd' | 'env' | 'model' | 'thinking' | 'systemText' | 'stateDir'
+>;
+
+export type Built = { type: 'driver'; driver: SessionDriver } | { type: 'cold_only'; reason: string };
+
+/**
+ * Every CLI gets `deny`. A cold run is headless: none of the five asks a question in its one-shot
+ * mode (claude -p has no prompt tool and refuses inside the CLI; codex exec runs with approval
+ * `never`; gemini -p offers no tool that would ask; pi -p has no dialogs; opencode run asks nothing
+ * by default), so a question that reaches a warm driver is one cold mode could never have said yes
+ * to. Until approvals from the phone exist, nothing is approved on the owner's behalf.
+ */
+export const WARM_PERMISSION: Record<AgentKind, PermissionPolicy> = {
+  claude: 'deny',
+  codex: 'deny',
+  pi: 'deny',
+  opencode: 'deny',
+  gemini: 'deny',
+  acp: 'deny',
+};
+
+/** The name errors use: the CLI's display name, or an ACP agent's program. */
+export function driverName(kind: AgentKind, command: readonly string[]): string {
+  return kind === 'acp' ? `ACP agent ${basename(command[0] ?? 'agent')}` : displayName(kind);
+}
+
+export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGuard): Built {
+  const name = driverName(kind, s.command);
+  const permission = WARM_PERMISSION[kind];
+  const proc = (argv: readonly string[]) => ({ argv, cwd: s.cwd, env: s.env });
+  const extras = {
+    ...(s.model !== undefined ? { model: s.model } : {}),
+    ...(s.thinking !== undefined ? { thinking: s.thinking } : {}),
+    ...(s.systemText !== undefined ? { systemText: s.systemText } : {}),
+    ...(guard ? { guard } : {}),
+  };
+  try {
+    switch (kind) {
+      case 'claude':
+        // The driver builds the cold spec's argv itself (claudeWarmArgv), with the session.
+        return {
+          type: 'driver',
+          driver: claudeDriver({ name, permission, process: proc(s.command), ...extras }),
+        };
+      case 'codex':
+        return {
+          type: 'driver',
+          driver: codexDriver({
+            name,
+            permission,
+            process: proc([...s.command, ...APP_SERVER_ARGS]),
+            ...extras,
+          }),
+        };
+      case 'pi':
+        return {
+          type: 'driver',
+          driver: piDriver({
+            name,
+            permission,
+            process: proc([...s.command, ...piFlags(s)]),
+            // Where the cold spec puts a new session's file, so cold and warm share sessions.
+            sessionDir: join(s.stateDir, 'pi-sessions'),
+            ...(guard ? { guard } : {}),
+          }),
+        };
+      case 'gemini': {
+        // As cold: --skip-trust (the owner chose the folder) and --model.
+        const argv = [...s.command, '--acp', '--skip-trust'];
+        if (s.model !== undefined) argv.push('--model', safeArg(s.model, 'model'));
+        return {
+          type: 'driver',
+          driver: acpDriver({ name, permission, process: proc(argv), ...guardOf(guard) }),
+        };
+      }
+      case 'opencode':
+        // `opencode acp` takes no --model / --variant; the session's model would need ACP's unstable
+        // config options. So a model or thinking level keeps opencode cold rather than ignore it.
+        if (s.model !== undefined || s.thinking !== undefined) {
+          return { type: 'cold_only', reason: 'opencode acp cannot take agents.opencode.model / thinking' };
+        }
+        return {
+          type: 'driver',
+          driver: acpDriver({ name, permission, process: proc([...s.command, 'acp']), ...guardOf(guard) }),
+        };
+      case 'acp':
+        return {
+          type: 'driver',
+          driver: acpDriver({ name, permission, process: proc(s.command), ...guardOf(guard) }),
+        };
+    }
+  } catch (err) {
+    // A model that reads as a flag: refused before anything starts, as cold.
+    return { type: 'cold_only', reason: (err as Error).message };
+  }
+}
+
+const guardOf = (guard: GroupGuard | undefined) => (guard ? { guard } : {});
+
+/** pi's cold flags for model, thinking and system text (src/agents/pi.ts); --mode/--session are the driver's. */
+function piFlags(s: DriverSettings): string[] {
+  const out: string[] = [];
+  if (s.model !== undefined) out.push('--model', safeArg(s.model, 'model'));
+  if (s.thinking !== undefined) out.push('--thinking', safeArg(s.thinking, 'thinking level'));
+  if (s.systemText)
+    out.push('--append-system-prompt', s.systemText.startsWith('-') ? `\n${s.systemText}` : s.systemText);
+  return out;
+}

@@ -1,0 +1,370 @@
+// The warm pool (issue 16): one live agent process per lane (the queue's session scope: a chat, or
+// `global`), at most `maxProcesses` of them. The decisions are pool-policy.ts's; this file holds the
+// processes, their timers and the order of turns in a lane. `run` never throws: every failure is
+// an AgentResult, and a warm start that cannot work makes that CLI run cold (logged once).
+import type { AgentKind, AgentRequest, AgentResult } from '../agents/types.js';
+import type { Logger } from '../log.js';
+import { maskId } from '../log.js';
+import { groupRssBytes } from '../runner/rss.js';
+import type { GroupGuard } from '../runner/spawn-stdio.js';
+import { type Built, buildDriver, type DriverSettings } from './factory.js';
+import { expired, isStartFailure, place, reuse, type Slot } from './pool-policy.js';
+import type { SessionDriver } from './types.js';
+
+export interface WarmProcessInfo {
+  lane: string;
+  kind: AgentKind;
+  pid?: number;
+  startedAt: number;
+  lastTurnAt: number;
+  busy: boolean;
+  rssBytes?: number;
+}
+
+export interface WarmPool {
+  /** One turn in the lane's live process; opens/resumes/replaces as needed. Never throws. */
+  run(lane: string, kind: AgentKind, request: AgentRequest): Promise<AgentResult>;
+  steer(lane: string, text: string): Promise<'steered' | 'unsupported' | 'idle'>;
+  /** /new: closes the lane's process (after its running turn, if one runs). */
+  close(lane: string): Promise<void>;
+  list(now: number): WarmProcessInfo[];
+  fallbacks(): { kind: AgentKind; reason: string }[];
+  shutdown(graceMs: number): Promise<void>;
+}
+
+export interface PoolOptions {
+  maxProcesses: number;
+  idleMs: number;
+  log: Logger;
+  /** The one-shot run of a kind, for fallback; undefined for a kind with no cold mode (acp). */
+  cold: (kind: AgentKind, request: AgentRequest) => Promise<AgentResult> | undefined;
+  /** Registers each process group with the relay's watchdog (started on first use). */
+  guard?: () => GroupGuard | undefined;
+  build?: (kind: AgentKind, settings: DriverSettings, guard?: GroupGuard) => Built;
+  now?: () => number;
+}
+
+interface Entry {
+  lane: string;
+  kind: AgentKind;
+  settings: string;
+  driver: SessionDriver;
+  sessionId: string | undefined;
+  startedAt: number;
+  lastTurnAt: number;
+  busy: boolean;
+  /** Starting, or being closed: counts against the cap, never evicted. */
+  reserved: boolean;
+  closeAfterTurn: boolean;
+  timer?: NodeJS.Timeout;
+}
+
+type Opened = { type: 'entry'; entry: Entry } | { type: 'result'; result: AgentResult };
+
+export function createWarmPool(opts: PoolOptions): WarmPool {
+  return new Pool(opts);
+}
+
+class Pool implements WarmPool {
+  private readonly entries = new Map<string, Entry>();
+  private readonly chains = new Map<string, Promise<void>>();
+  private waiters: (() => void)[] = [];
+  private readonly fellBack = new Map<AgentKind, string>();
+  private closing = false;
+  private readonly now: () => number;
+
+  constructor(private readonly opts: PoolOptions) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  run(lane: string, kind: AgentKind, request: AgentRequest): Promise<AgentResult> {
+    // A lane takes one turn at a time: with `sessions.scope: 'global'` several chats share it.
+    const prev = this.chains.get(lane) ?? Promise.resolve();
+    const next = prev.then(() => this.runSafely(lane, kind, request));
+    const tail = next.then(
+      () => {},
+      () => {},
+    );
+    this.chains.set(lane, tail);
+    void tail.then(() => {
+      if (this.chains.get(lane) === tail) this.chains.delete(lane);
+    });
+    return next;
+  }
+
+  private async runSafely(lane: string, kind: AgentKind, request: AgentRequest): Promise<AgentResult> {
+    try {
+      return await this.runNow(lane, kind, request, true);
+    } catch (err) {
+      this.opts.log.error({ err, lane: maskId(lane), agent: kind }, 'warm run failed unexpectedly');
+      return { type: 'error', kind: 'exit', message: 'The agent could not be run.', durationMs: 0 };
+    }
+  }
+
+  private async runNow(
+    lane: string,
+    kind: AgentKind,
+    request: AgentRequest,
+    retry: boolean,
+  ): Promise<AgentResult> {
+    if (this.closing || this.fellBack.has(kind)) return this.cold(kind, request);
+    const settings = fingerprint(request);
+    let entry = this.entries.get(lane);
+    if (entry && !reuse(serving(entry), kind, settings, request.session)) {
+      await this.remove(entry);
+      entry = undefined;
+    }
+    if (!entry) {
+      const opened = await this.open(lane, kind, request, settings);
+      if (opened.type === 'result') return opened.result;
+      entry = opened.entry;
+    }
+    return this.turn(entry, request, retry);
+  }
+
+  private async open(
+    lane: string,
+    kind: AgentKind,
+    request: AgentRequest,
+    settings: string,
+  ): Promise<Opened> {
+    const built = (this.opts.build ?? buildDriver)(kind, request, this.opts.guard?.());
+    if (built.type === 'cold_only')
+      return { type: 'result', result: await this.fallBack(kind, built.reason, request) };
+    if (!(await this.room(request.signal))) {
+      return {
+        type: 'result',
+        result: { type: 'error', kind: 'aborted', message: 'Stopped.', durationMs: 0 },
+      };
+    }
+    const now = this.now();
+    const entry: Entry = {
+      lane,
+      kind,
+      settings,
+      driver: built.driver,
+      sessionId: undefined,
+      startedAt: now,
+      lastTurnAt: now,
+      busy: false,
+      reserved: true,
+      closeAfterTurn: false,
+    };
+    this.entries.set(lane, entry);
+    const r = await built.driver.open(request.session);
+    if (r.type === 'ok') {
+      entry.sessionId = r.sessionId;
+      entry.reserved = false;
+      this.opts.log.info(
+        { lane: maskId(lane), agent: kind, pid: built.driver.pid() },
+        'warm process started',
+      );
+      return { type: 'entry', entry };
+    }
+    const st = built.driver.state();
+    const fault = st.type === 'broken' ? st.fault : undefined;
+    await this.remove(entry);
+    if (!this.closing && isStartFailure(r, fault)) {
+      const why = `${r.kind}${r.detail ? `: ${r.detail}` : ''}`;
+      return { type: 'result', result: await this.fallBack(kind, why, request, r) };
+    }
+    return { type: 'result', result: r };
+  }
+
+  private async turn(entry: Entry, request: AgentRequest, retry: boolean): Promise<AgentResult> {
+    entry.busy = true;
+    clearTimeout(entry.timer);
+    const r = await entry.driver.turn({
+      prompt: request.prompt,
+      timeoutMs: request.timeoutMs,
+      ...(request.signal ? { signal: request.signal } : {}),
+      ...(request.onProgress ? { onProgress: request.onProgress } : {}),
+    });
+    entry.busy = false;
+    entry.lastTurnAt = this.now();
+    const st = entry.driver.state();
+    if (st.type === 'broken' || st.type === 'closed') {
+      this.opts.log.warn(
+        {
+          lane: maskId(entry.lane),
+          agent: entry.kind,
+          fault: st.type === 'broken' ? st.fault.type : 'closed',
+        },
+        'warm process replaced',
+      );
+      await this.remove(entry);
+      // The CLI died under a turn nobody stopped (killed from outside, out of memory): once, a new
+      // process resumes the session and the message runs again, so it is answered once.
+      const died = st.type === 'broken' && st.fault.type === 'exited';
+      if (retry && died && !request.signal?.aborted && !this.closing && entry.sessionId) {
+        return this.runNow(
+          entry.lane,
+          entry.kind,
+          { ...request, session: { type: 'resume', id: entry.sessionId } },
+          false,
+        );
+      }
+    } else if (entry.closeAfterTurn || this.closing) {
+      await this.remove(entry);
+    } else {
+      this.arm(entry);
+      this.wake();
+    }
+    const sessionId = r.sessionId ?? entry.sessionId;
+    return sessionId !== undefined ? { ...r, sessionId } : r;
+  }
+
+  /** Waits for room under the cap, closing the least recently used idle process when full. */
+  private async room(signal: AbortSignal | undefined): Promise<boolean> {
+    for (;;) {
+      if (signal?.aborted) return false;
+      const p = place(this.slots(), this.opts.maxProcesses);
+      if (p.type === 'open') return true;
+      if (p.type === 'evict') {
+        const victim = this.entries.get(p.lane);
+        if (victim) {
+          this.opts.log.info(
+            { lane: maskId(victim.lane), agent: victim.kind },
+            'warm pool full: closing the least recently used idle process',
+          );
+          await this.remove(victim);
+        }
+        continue;
+      }
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          signal?.removeEventListener('abort', done);
+          resolve();
+        };
+        this.waiters.push(done);
+        signal?.addEventListener('abort', done, { once: true });
+      });
+    }
+  }
+
+  private slots(): Slot[] {
+    return [...this.entries.values()].map((e) => ({
+      lane: e.lane,
+      busy: e.busy,
+      reserved: e.reserved,
+      lastTurnAt: e.lastTurnAt,
+    }));
+  }
+
+  private arm(entry: Entry): void {
+    clearTimeout(entry.timer);
+    entry.timer = setTimeout(() => this.sweep(), this.opts.idleMs);
+    entry.timer.unref();
+  }
+
+  private sweep(): void {
+    for (const lane of expired(this.slots(), this.now(), this.opts.idleMs)) {
+      const e = this.entries.get(lane);
+      if (!e) continue;
+      this.opts.log.info({ lane: maskId(lane), agent: e.kind }, 'warm process idle: closed');
+      void this.remove(e);
+    }
+  }
+
+  private async remove(entry: Entry): Promise<void> {
+    clearTimeout(entry.timer);
+    entry.reserved = true;
+    try {
+      await entry.driver.close();
+    } finally {
+      if (this.entries.get(entry.lane) === entry) this.entries.delete(entry.lane);
+      this.wake();
+    }
+  }
+
+  private wake(): void {
+    const w = this.waiters;
+    this.waiters = [];
+    for (const f of w) f();
+  }
+
+  private cold(kind: AgentKind, request: AgentRequest): Promise<AgentResult> {
+    return this.opts.cold(kind, request) ?? Promise.resolve(noCold(kind));
+  }
+
+  /** From now on this kind runs cold (logged once); this request too, so it is still answered. */
+  private async fallBack(
+    kind: AgentKind,
+    reason: string,
+    request: AgentRequest,
+    failed?: AgentResult,
+  ): Promise<AgentResult> {
+    const cold = this.opts.cold(kind, request);
+    // No cold mode (an ACP agent): the start's own error is the answer.
+    if (!cold) return failed ?? noCold(kind);
+    if (!this.fellBack.has(kind)) {
+      this.fellBack.set(kind, reason);
+      this.opts.log.warn({ agent: kind, reason }, 'warm start failed: this agent runs cold from now on');
+    }
+    return cold;
+  }
+
+  async steer(lane: string, text: string): Promise<'steered' | 'unsupported' | 'idle'> {
+    const e = this.entries.get(lane);
+    if (!e?.busy) return 'idle';
+    return e.driver.steer(text).type;
+  }
+
+  async close(lane: string): Promise<void> {
+    const e = this.entries.get(lane);
+    if (!e) return;
+    if (e.busy) e.closeAfterTurn = true;
+    else await this.remove(e);
+  }
+
+  list(now: number): WarmProcessInfo[] {
+    return [...this.entries.values()].map((e) => {
+      const pid = e.driver.pid();
+      const rss = pid !== undefined ? groupRssBytes(pid) : undefined;
+      return {
+        lane: e.lane,
+        kind: e.kind,
+        ...(pid !== undefined ? { pid } : {}),
+        startedAt: e.startedAt,
+        lastTurnAt: Math.min(e.lastTurnAt, now),
+        busy: e.busy,
+        ...(rss !== undefined ? { rssBytes: rss } : {}),
+      };
+    });
+  }
+
+  fallbacks(): { kind: AgentKind; reason: string }[] {
+    return [...this.fellBack].map(([kind, reason]) => ({ kind, reason }));
+  }
+
+  async shutdown(graceMs: number): Promise<void> {
+    this.closing = true;
+    this.wake();
+    const all = Promise.all([...this.entries.values()].map((e) => this.remove(e)));
+    await Promise.race([all, new Promise<void>((r) => setTimeout(r, graceMs).unref())]);
+  }
+}
+
+/** The settings a process is started with; another value means another process. */
+function fingerprint(r: DriverSettings): string {
+  return JSON.stringify([r.command, r.cwd, r.model ?? null, r.thinking ?? null, r.systemText ?? null]);
+}
+
+function serving(e: Entry) {
+  const st = e.driver.state();
+  return {
+    kind: e.kind,
+    settings: e.settings,
+    sessionId: e.sessionId,
+    usable: st.type === 'idle' && !e.reserved,
+  };
+}
+
+function noCold(kind: AgentKind): AgentResult {
+  return {
+    type: 'error',
+    kind: 'exit',
+    message: `The ${kind} agent has no cold mode and could not start warm.`,
+    durationMs: 0,
+  };
+}
