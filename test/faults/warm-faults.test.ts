@@ -21,26 +21,50 @@ interface Row {
   prompt: string;
   heard: string;
   note: string;
+  /** The driver's fault, as the log names it when the process is replaced. */
+  broke: string;
   agent?: Record<string, unknown>;
 }
 
 const PROTOCOL = 'Claude Code stopped speaking its protocol; it will be restarted for the next message.';
 
 const ROWS: Row[] = [
-  { fault: 'prints a line that is not JSON', prompt: 'garbage please', heard: PROTOCOL, note: 'unparseable' },
-  { fault: 'answers a request never sent', prompt: 'stranger please', heard: PROTOCOL, note: 'unparseable' },
-  { fault: 'sends a response twice', prompt: 'duplicate please', heard: PROTOCOL, note: 'unparseable' },
   {
+    fault: 'prints a line that is not JSON',
+    prompt: 'garbage please',
+    heard: PROTOCOL,
+    note: 'unparseable',
+    broke: 'garbage',
+  },
+  {
+    fault: 'answers a request never sent',
+    prompt: 'stranger please',
+    heard: PROTOCOL,
+    note: 'unparseable',
+    broke: 'unknown_response',
+  },
+  {
+    fault: 'sends a response twice',
+    prompt: 'duplicate please',
+    heard: PROTOCOL,
+    note: 'unparseable',
+    broke: 'duplicate_response',
+  },
+  {
+    // The pool runs the message once more in a new process on the session (a CLI killed from
+    // outside is answered that way); this one dies again, so the turn ends with the exit.
     fault: 'dies mid-turn',
     prompt: 'die please',
     heard: 'Claude Code failed (exit code 3).',
     note: 'exit',
+    broke: 'exited',
   },
   {
     fault: 'goes silent past the timeout (and ignores the interrupt)',
     prompt: 'deaf please',
     heard: 'Claude Code took too long and was stopped.',
     note: 'timeout',
+    broke: 'unresponsive',
     agent: { timeoutSeconds: 1 },
   },
 ];
@@ -57,6 +81,7 @@ describe('faults of a warm agent process, through the relay', () => {
     // true kind, with its sentence
     expect(rig.heard.slice(1)).toEqual([row.heard]);
     expect(rig.inbox()[1]).toEqual({ text: row.prompt, status: 'failed', note: row.note });
+    expect(rig.lines.filter((l) => l.fault !== undefined).map((l) => l.fault)).toContain(row.broke);
 
     // next: answered by a new process ("turn 1") that resumed the same session
     await rig.say('and now this');
