@@ -15,6 +15,7 @@ import { acquireLock, heldBy, LockError } from './control/lock.js';
 import { MethodRegistry, registerCoreMethods } from './control/methods.js';
 import { type ControlServer, startControlServer } from './control/server.js';
 import type { ChannelName, ChatKey, SystemRunner } from './core/types.js';
+import { startWarmPool } from './drivers/warm.js';
 import { heartbeatService } from './heartbeat/wiring.js';
 import type { Logger } from './log.js';
 import { mediaHostMigration } from './media/host.js';
@@ -137,10 +138,13 @@ export function createQueue(
   extra: Pick<QueueOptions, 'hold'> = {},
 ): Queue {
   const { config, paths, env, log } = ctx;
+  // Lazy: no process (and no watchdog) starts until a warm agent takes its first turn.
+  const warm = startWarmPool(config.agents.warm, log.child({ sub: 'warm' }));
   return new Queue({
     db,
     channels,
-    resolve: agentResolver(config, paths, env, log.child({ sub: 'agent' })),
+    resolve: agentResolver(config, paths, env, log.child({ sub: 'agent' }), warm),
+    warm,
     mediaPolicy: mediaPolicy(config, paths.stagedMedia),
     config,
     log: log.child({ sub: 'queue' }),

@@ -1,13 +1,23 @@
 // The real agent layer and media policy behind the queue's ports. Kept apart from the queue so its
 // tests can hand it fakes, and so relay, chat and heartbeat build the agent the same way.
-import { agentRequest, resolveAgent } from '../agents/resolve.js';
-import type { AgentKind } from '../agents/types.js';
+import { agentRequest, type ResolvedAgent as Resolved, resolveAgent } from '../agents/resolve.js';
+import type { AgentKind, AgentRequest } from '../agents/types.js';
 import type { Paths } from '../config/paths.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { checkMedia } from '../media/policy.js';
 import { runCommandReply } from '../runner/run-command-reply.js';
-import type { AgentResolution, AgentResolver, MediaPolicy } from './ports.js';
+import type { AgentResolution, AgentResolver, AgentRun, MediaPolicy, RunContext } from './ports.js';
+
+/** The warm pool's one call the resolver needs (src/drivers/pool.ts). */
+export interface WarmRunner {
+  run(
+    lane: string,
+    kind: AgentKind,
+    request: AgentRequest,
+  ): Promise<import('../agents/types.js').AgentResult>;
+  close(lane: string): Promise<void>;
+}
 
 /** Resolves each kind once (config does not change while running); warnings are logged once. */
 export function agentResolver(
@@ -15,6 +25,7 @@ export function agentResolver(
   paths: Paths,
   env: NodeJS.ProcessEnv,
   log: Logger,
+  warm?: WarmRunner,
 ): AgentResolver {
   const cache = new Map<AgentKind, AgentResolution>();
   return (kind) => {
@@ -33,7 +44,7 @@ export function agentResolver(
           thinkingLevels: r.spec.thinkingLevels,
           ...(r.spec.sessionGone ? { sessionGone: r.spec.sessionGone } : {}),
           base,
-          run: (request) => runCommandReply(r.spec, request),
+          run: warm && r.mode === 'warm' ? warmRun(r, warm) : (request) => runCommandReply(r.spec, request),
         },
       };
     } catch (err) {
@@ -42,6 +53,26 @@ export function agentResolver(
     }
     cache.set(kind, out);
     return out;
+  };
+}
+
+/**
+ * A warm agent's run: the chat's session goes to the lane's live process. A heartbeat's or
+ * schedule's `own` or `fresh` session runs cold: such runs come minutes or hours apart, so a live
+ * process for each would hold memory for nothing, and the chat's own process (and its session)
+ * is left alone. An ACP agent has no cold mode: those runs get a process of their own, closed after.
+ */
+function warmRun(r: Resolved, warm: WarmRunner): AgentRun {
+  return async (request, ctx?: RunContext) => {
+    if (!ctx) return runCommandReply(r.spec, request);
+    if (ctx.session === 'chat') return warm.run(ctx.lane, r.kind, request);
+    if (!r.spec.warmOnly) return runCommandReply(r.spec, request);
+    const lane = `${ctx.session}:${ctx.lane}`;
+    try {
+      return await warm.run(lane, r.kind, request);
+    } finally {
+      await warm.close(lane);
+    }
   };
 }
 

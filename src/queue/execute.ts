@@ -102,15 +102,18 @@ export async function execute(
       ? settings.thinking
       : agent.base.thinking;
   const attempt = (session: SessionRef) =>
-    agent.run({
-      ...agent.base,
-      ...(opts.model !== undefined && { model: opts.model }),
-      prompt,
-      session,
-      thinking,
-      signal: opts.signal,
-      ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
-    });
+    agent.run(
+      {
+        ...agent.base,
+        ...(opts.model !== undefined && { model: opts.model }),
+        prompt,
+        session,
+        thinking,
+        signal: opts.signal,
+        ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+      },
+      { lane: scope, session: mode.type },
+    );
 
   let session: SessionRef =
     state.type === 'active' ? { type: 'resume', id: state.row.sessionId } : newSession(agent);

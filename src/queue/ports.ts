@@ -4,8 +4,30 @@ import type { AgentKind, AgentRequest, AgentResult, AgentSpec } from '../agents/
 import type { Channel } from '../channels/types.js';
 import type { ChannelName, OutboundItem } from '../core/types.js';
 
-/** Runs one agent request to completion (the real one is runCommandReply bound to a spec). */
-export type AgentRun = (request: AgentRequest) => Promise<AgentResult>;
+/**
+ * Where a run belongs: its lane (the session scope: one warm process per lane) and whose session
+ * it uses (a heartbeat's `own` or `fresh` session is not the chat's). The agent layer decides from
+ * it whether the run goes to the chat's warm process or runs cold.
+ */
+export interface RunContext {
+  lane: string;
+  session: 'chat' | 'own' | 'fresh';
+}
+
+/** Runs one agent request to completion (cold: runCommandReply bound to a spec; warm: the pool). */
+export type AgentRun = (request: AgentRequest, ctx?: RunContext) => Promise<AgentResult>;
+
+/**
+ * The warm pool as the queue sees it (src/drivers/pool.ts implements it): no pool logic lives in the
+ * queue, only the hooks a chat command or a busy-policy needs.
+ */
+export interface WarmPort {
+  steer(lane: string, text: string): Promise<'steered' | 'unsupported' | 'idle'>;
+  /** /new: the lane's process ends (after its running turn). */
+  close(lane: string): Promise<void>;
+  /** Ends every live process; called by the queue's shutdown, after the runs ended. */
+  shutdown(graceMs: number): Promise<void>;
+}
 
 /** Everything fixed by config for one agent kind, plus how to run it. */
 export interface ResolvedAgent {

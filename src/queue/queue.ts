@@ -170,7 +170,13 @@ export class Queue implements SystemRunner {
       resolve: this.opts.resolve,
       activeRun: (chat: ChatKey) => this.lanes.get(chat),
       stopRun: (chat: ChatKey) => this.stopChat(chat),
-      resetScope: (scope: string) => this.lanes.bumpEpoch(scope),
+      resetScope: (scope: string) => {
+        this.lanes.bumpEpoch(scope);
+        // /new: the scope's warm process ends with its session (after a turn still running).
+        void this.opts.warm
+          ?.close(scope)
+          .catch((err) => this.opts.log.warn({ err }, 'could not close the warm process'));
+      },
     };
   }
 
@@ -369,6 +375,8 @@ export class Queue implements SystemRunner {
     await Promise.race([this.deliverer.idle(), delay(Math.max(1000, deadline - this.now()))]);
     this.deliverer.stop();
     await this.deliverer.idle();
+    // Warm processes last: every run has ended, so none is busy; each closes within its own grace.
+    await this.opts.warm?.shutdown(Math.max(1000, deadline - this.now()));
   }
 }
 

@@ -35,7 +35,8 @@ export interface Reaper {
   pid: number | undefined;
 }
 
-export function startReaper(shell = '/bin/sh'): Reaper {
+/** `onDeath`: the watchdog ended although `close` was not called (killed): start another. */
+export function startReaper(shell = '/bin/sh', onDeath?: () => void): Reaper {
   let child: ChildProcess | undefined;
   try {
     child = spawn(shell, ['-c', REAPER_SCRIPT], {
@@ -52,6 +53,12 @@ export function startReaper(shell = '/bin/sh'): Reaper {
   // The watchdog must neither keep the relay alive nor die with an error the relay never reads.
   child?.on('error', () => {});
   stdin?.on('error', () => {});
+  child?.once('exit', () => {
+    if (open) {
+      open = false;
+      onDeath?.();
+    }
+  });
   child?.unref();
   stdin?.unref();
   let open = stdin != null;

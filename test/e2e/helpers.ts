@@ -46,6 +46,9 @@ export function makeHome(extra: Record<string, unknown> = {}): Home {
     whatsapp: { enabled: false },
     ...extra,
     agent: {
+      // The fake CLIs here are one-shot (they read the prompt to end of input): cold. Warm mode has
+      // its own fakes (test/fixtures/fake-*.mjs) and tests (test/e2e/warm-relay.test.ts).
+      mode: 'cold',
       command: [process.execPath, FAKE],
       timeoutSeconds: 60,
       env: { FAKE_LOG: fakeLog, FAKE_SESSIONS: sessions },

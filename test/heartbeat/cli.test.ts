@@ -128,7 +128,7 @@ describe('agentwire heartbeat', () => {
     saveSession(db, chat, 'claude', 'sess-hb', Date.now());
     db.close();
     const config = `{whatsapp: {enabled: false}, heartbeat: {target: "${chat}"},
-      agent: {command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(FAKE)}]}}`;
+      agent: {mode: 'cold', command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(FAKE)}]}}`;
     const r = await cli(['heartbeat'], config);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(
