@@ -31,6 +31,13 @@ export interface CommandEnv {
   stopRun(chat: ChatKey): boolean;
   /** Marks the session scope as reset, so a run in flight does not save its old session. */
   resetScope(scope: string): void;
+  /** The scope's live warm process and the CLIs running cold after a failed warm start. */
+  warm?(scope: string): WarmLine | undefined;
+}
+
+interface WarmLine {
+  process?: { kind: string; startedAt: number; lastTurnAt: number; busy: boolean; rssBytes?: number };
+  fallbacks: { kind: string; reason: string }[];
 }
 
 export function duration(ms: number): string {
@@ -105,12 +112,26 @@ function statusText(env: CommandEnv, chat: ChatKey, agent: AgentKind): string {
   const { thinking, verbose } = getChatSettings(env.db, chat);
   const waiting = pendingForChat(env.db, chat).length;
   const run = env.activeRun(chat);
+  const warm = env.warm?.(scopeFor(chat, env.scope));
   return [
     `Agent: ${agent}${thinking ? ` (thinking: ${thinking})` : ''}${verbose ? ', verbose' : ''}`,
     `Session: ${session}`,
     `Waiting messages: ${waiting}`,
     `Run: ${run ? `${run.label}, active for ${duration(env.now - run.startedAt)}` : 'idle'}`,
+    ...(warm ? warmLines(warm, env.now) : []),
   ].join('\n');
+}
+
+function warmLines(w: WarmLine, now: number): string[] {
+  const p = w.process;
+  const mb = p?.rssBytes !== undefined ? `, ${Math.round(p.rssBytes / 1048576)} MB` : '';
+  const line = p
+    ? `Warm process: ${p.kind}, up ${duration(now - p.startedAt)}, ${p.busy ? 'busy' : `idle ${duration(now - p.lastTurnAt)}`}${mb}`
+    : 'Warm process: none (the next message starts one)';
+  const cold = w.fallbacks.map(
+    (f) => `${f.kind} runs cold: its warm start failed (${f.reason.slice(0, 120)})`,
+  );
+  return [line, ...cold];
 }
 
 function switchAgent(env: CommandEnv, chat: ChatKey, current: AgentKind, wanted?: string): string {

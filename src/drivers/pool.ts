@@ -56,6 +56,8 @@ interface Entry {
   /** Starting, or being closed: counts against the cap, never evicted. */
   reserved: boolean;
   closeAfterTurn: boolean;
+  /** Texts steered into the running turn: a turn run again in a new process must carry them. */
+  steered: string[];
   timer?: NodeJS.Timeout;
 }
 
@@ -149,6 +151,7 @@ class Pool implements WarmPool {
       busy: false,
       reserved: true,
       closeAfterTurn: false,
+      steered: [],
     };
     this.entries.set(lane, entry);
     const r = await built.driver.open(request.session);
@@ -173,6 +176,7 @@ class Pool implements WarmPool {
 
   private async turn(entry: Entry, request: AgentRequest, retry: boolean): Promise<AgentResult> {
     entry.busy = true;
+    entry.steered = [];
     clearTimeout(entry.timer);
     const r = await entry.driver.turn({
       prompt: request.prompt,
@@ -197,12 +201,10 @@ class Pool implements WarmPool {
       // process resumes the session and the message runs again, so it is answered once.
       const died = st.type === 'broken' && st.fault.type === 'exited';
       if (retry && died && !request.signal?.aborted && !this.closing && entry.sessionId) {
-        return this.runNow(
-          entry.lane,
-          entry.kind,
-          { ...request, session: { type: 'resume', id: entry.sessionId } },
-          false,
-        );
+        // What was steered into the lost turn goes with it, so the new process hears all of it.
+        const prompt = [request.prompt, ...entry.steered].join('\n\n');
+        const session = { type: 'resume' as const, id: entry.sessionId };
+        return this.runNow(entry.lane, entry.kind, { ...request, prompt, session }, false);
       }
     } else if (entry.closeAfterTurn || this.closing) {
       await this.remove(entry);
@@ -251,9 +253,14 @@ class Pool implements WarmPool {
     }));
   }
 
-  private arm(entry: Entry): void {
+  private arm(entry: Entry, ms = this.opts.idleMs): void {
     clearTimeout(entry.timer);
-    entry.timer = setTimeout(() => this.sweep(), this.opts.idleMs);
+    entry.timer = setTimeout(() => {
+      this.sweep();
+      // A timer may fire a hair early: an entry not yet past its time is looked at again.
+      if (this.entries.get(entry.lane) === entry && !entry.busy && !entry.reserved)
+        this.arm(entry, Math.max(1, entry.lastTurnAt + this.opts.idleMs - this.now()));
+    }, ms);
     entry.timer.unref();
   }
 
@@ -307,13 +314,16 @@ class Pool implements WarmPool {
   async steer(lane: string, text: string): Promise<'steered' | 'unsupported' | 'idle'> {
     const e = this.entries.get(lane);
     if (!e?.busy) return 'idle';
-    return e.driver.steer(text).type;
+    const r = e.driver.steer(text).type;
+    if (r === 'steered') e.steered.push(text);
+    return r;
   }
 
   async close(lane: string): Promise<void> {
     const e = this.entries.get(lane);
     if (!e) return;
-    if (e.busy) e.closeAfterTurn = true;
+    // Busy or still starting: it ends after the turn it serves (whose session is not kept).
+    if (e.busy || e.reserved) e.closeAfterTurn = true;
     else await this.remove(e);
   }
 

@@ -15,6 +15,12 @@ export interface WarmSettings {
 export interface RelayWarmPool extends WarmPool {
   /** The watchdog's pid while one runs. */
   reaperPid(): number | undefined;
+  /** What /status and `agentwire status` show. */
+  status(now: number): {
+    maxProcesses: number;
+    processes: ReturnType<WarmPool['list']>;
+    fallbacks: ReturnType<WarmPool['fallbacks']>;
+  };
 }
 
 export function startWarmPool(settings: WarmSettings, log: Logger): RelayWarmPool {
@@ -38,6 +44,11 @@ export function startWarmPool(settings: WarmSettings, log: Logger): RelayWarmPoo
     list: (now) => pool.list(now),
     fallbacks: () => pool.fallbacks(),
     reaperPid: () => keeper.pid(),
+    status: (now) => ({
+      maxProcesses: settings.maxProcesses,
+      processes: pool.list(now),
+      fallbacks: pool.fallbacks(),
+    }),
     async shutdown(graceMs) {
       await pool.shutdown(graceMs);
       // Groups still listed (a close that outlived the grace) are killed by the watchdog as it ends.

@@ -27,6 +27,23 @@ export interface WarmPort {
   close(lane: string): Promise<void>;
   /** Ends every live process; called by the queue's shutdown, after the runs ended. */
   shutdown(graceMs: number): Promise<void>;
+  /** For /status and `agentwire status`: the live processes and the CLIs that fell back to cold. */
+  status?(now: number): WarmStatus;
+}
+
+export interface WarmStatus {
+  maxProcesses: number;
+  /** `lane` is the session scope (a chat key, or `*` for the one global session): unmasked here. */
+  processes: {
+    lane: string;
+    kind: AgentKind;
+    pid?: number;
+    startedAt: number;
+    lastTurnAt: number;
+    busy: boolean;
+    rssBytes?: number;
+  }[];
+  fallbacks: { kind: AgentKind; reason: string }[];
 }
 
 /** Everything fixed by config for one agent kind, plus how to run it. */

@@ -5,7 +5,7 @@ import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import type { DeliveryOptions } from './delivery.js';
 import type { ActiveRun } from './lanes.js';
-import type { AgentResolver, ChannelMap, Clock, MediaPolicy, WarmPort } from './ports.js';
+import type { AgentResolver, ChannelMap, Clock, MediaPolicy, WarmPort, WarmStatus } from './ports.js';
 
 export type QueueConfig = Pick<Config, 'agent' | 'agents' | 'queue' | 'sessions' | 'commands' | 'delivery'>;
 
@@ -39,4 +39,6 @@ export interface QueueStatus {
   active: { chat: ChatKey; kind: ActiveRun['kind']; label: string; startedAt: number; messages: number }[];
   waiting: Record<string, number>;
   unsentReplies: number;
+  /** Live warm processes and cold fallbacks, when agents run warm. */
+  warm?: WarmStatus;
 }

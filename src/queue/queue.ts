@@ -29,7 +29,9 @@ import { type ActiveRun, Lanes } from './lanes.js';
 import type { Clock } from './ports.js';
 import type { QueueOptions, QueueStatus } from './queue-types.js';
 import { recover } from './recovery.js';
+import { steerLater } from './steer.js';
 import { runUserBatch } from './user-run.js';
+import { warmFor } from './warm-hooks.js';
 
 export type { QueueConfig, QueueOptions, QueueStatus } from './queue-types.js';
 
@@ -173,18 +175,22 @@ export class Queue implements SystemRunner {
       resetScope: (scope: string) => {
         this.lanes.bumpEpoch(scope);
         // /new: the scope's warm process ends with its session (after a turn still running).
-        void this.opts.warm
-          ?.close(scope)
-          .catch((err) => this.opts.log.warn({ err }, 'could not close the warm process'));
+        this.opts.warm?.close(scope).catch((err) => this.opts.log.warn({ err }, 'could not close warm'));
       },
+      warm: (scope: string) => warmFor(this.opts.warm, scope, now),
     };
   }
 
   /** A message was stored for `chat`: interrupt if the policy says so, else wait for a slot. */
   private arrived(chat: ChatKey): void {
     if (this.opts.hold) return;
-    if (this.lanes.get(chat)) {
-      if (this.opts.config.queue.whileBusy === 'interrupt') this.lanes.abort(chat, 'interrupt');
+    const run = this.lanes.get(chat);
+    if (run) {
+      const policy = this.opts.config.queue.whileBusy;
+      if (policy === 'interrupt') this.lanes.abort(chat, 'interrupt');
+      const warm = this.opts.warm;
+      if (policy === 'steer' && warm)
+        steerLater({ ...this.exec, warm, timeZone: this.opts.timeZone }, chat, run);
       return;
     }
     this.lanes.markReady(chat);
@@ -219,7 +225,8 @@ export class Queue implements SystemRunner {
         mediaPolicy: this.opts.mediaPolicy,
         channel: this.opts.channels.get(channel),
         limit: this.textLimit(channel),
-        take: cfg.whileBusy === 'followup' ? 1 : cfg.maxPendingPerChat,
+        // 'steer' runs what the turn could not take one by one, as 'followup'.
+        take: cfg.whileBusy === 'followup' || cfg.whileBusy === 'steer' ? 1 : cfg.maxPendingPerChat,
         maxPromptChars: cfg.maxPromptChars,
         timeZone: this.opts.timeZone,
         deliver: () => this.deliverer.kick(chat),
@@ -342,6 +349,7 @@ export class Queue implements SystemRunner {
       })),
       waiting: pendingByChat(this.opts.db),
       unsentReplies: countUnsent(this.opts.db),
+      ...(this.opts.warm?.status && { warm: this.opts.warm.status(this.now()) }),
     };
   }
 

@@ -46,7 +46,7 @@ export interface UserRunDeps {
   storeRetryMs: number;
 }
 
-const toPrompt = (r: InboxRow): PromptMessage => ({
+export const toPrompt = (r: InboxRow): PromptMessage => ({
   senderId: r.senderId,
   senderName: r.senderName,
   text: r.text,

@@ -1,7 +1,7 @@
 // The warm pool over real child processes (the fake codex app-server and fake ACP agent): one
 // process per lane turn after turn, the cap with LRU of idle processes, idle close, /new, session
 // and settings changes, /stop, and a process that breaks being replaced on the same session.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -219,6 +219,31 @@ describe('warm pool: a process that breaks is replaced and the next message runs
     const r = await running;
     expect(r).toMatchObject({ type: 'ok', text: 'steered:', sessionId: a.r.sessionId });
     expect(logLines.some((l) => l.includes('warm process replaced'))).toBe(true);
+  });
+});
+
+describe('warm pool: a turn re-run after its process died carries what was steered into it', () => {
+  it('the new process gets the prompt and the steered text', async () => {
+    const p = pool();
+    const log = join(dir, 'steer-retry.log');
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', FAKE_CODEX_STATE: dir, FAKE_CODEX_LOG: log };
+    const a = await ask(p, 'chat:r', 'first', { type: 'new' }, 'codex', { env });
+    const running = p.run('chat:r', 'codex', req('slow', a.next, { env }));
+    await vi.waitFor(() => expect(p.list(Date.now())[0]?.busy).toBe(true), { timeout: 10_000 });
+    expect(await p.steer('chat:r', 'and the steered part')).toBe('steered');
+    process.kill(-(pidOf(p, 'chat:r') as number), 'SIGKILL');
+    expect(await running).toMatchObject({ type: 'ok' });
+    const starts = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { method?: string; params?: { input?: { text: string }[] } })
+      .filter((m) => m.method === 'turn/start');
+    expect(
+      starts
+        .at(-1)
+        ?.params?.input?.map((i) => i.text)
+        .join(' '),
+    ).toContain('and the steered part');
   });
 });
 

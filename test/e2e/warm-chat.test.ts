@@ -60,6 +60,10 @@ describe.skipIf(process.platform !== 'linux')('warm agents through agentwire cha
     expect(await waitFor(() => p.stdout().includes('turn 2: two (seen 2)'))).toBe(true);
     expect(p.stdout()).toContain('turn 1: one (seen 1)');
     const [agent] = agentsOf(state);
+    p.child.stdin?.write('/status\n');
+    expect(await waitFor(() => /Warm process: codex, up \d+ s, idle \d+ s, \d+ MB/.test(p.stdout()))).toBe(
+      true,
+    );
     p.child.stdin?.write('/new\n');
     expect(await waitFor(() => !alive(agent as number))).toBe(true);
     p.child.stdin?.end('three\n');
@@ -97,5 +101,33 @@ describe.skipIf(process.platform !== 'linux')('warm agents through agentwire cha
     const log = readFileSync(join(state, 'codex.log'), 'utf8');
     expect(log).toContain('"thread/resume"');
     expect(agentsOf(state)).toEqual([]);
+  });
+
+  it('an older CLI that refuses the warm flag runs cold (the first message too), logged once and shown by /status', async () => {
+    state = mkdtempSync(join(tmpdir(), 'aw-warm-old-'));
+    home = makeHome({
+      queue: { whileBusy: 'followup' },
+      agent: {
+        kind: 'codex',
+        mode: 'warm',
+        command: [process.execPath, join(import.meta.dirname, '..', 'fixtures', 'old-cli.mjs')],
+        env: {
+          REPLAY_CAPTURE: join(import.meta.dirname, '..', '..', 'fixtures', 'agents', 'codex', 'new.json'),
+        },
+      },
+    });
+    const p = spawnNode([MAIN, 'chat'], home.env);
+    p.child.stdin?.write('hello\n');
+    expect(await waitFor(() => count(p.stdout(), '\n') >= 1 && !p.stdout().startsWith('Started'))).toBe(true);
+    p.child.stdin?.write('again\n');
+    expect(await waitFor(() => count(p.stdout(), '\n') >= 2)).toBe(true);
+    p.child.stdin?.end('/status\n');
+    expect((await p.exit).code).toBe(0);
+    const out = p.stdout();
+    // Both messages were answered, cold, by the replayed capture.
+    expect(count(out, 'Here is your chart.')).toBe(2);
+    expect(out).toContain('codex runs cold: its warm start failed');
+    expect(out).not.toContain('could not');
+    expect(count(p.stderr(), 'runs cold from now on')).toBe(1);
   });
 });

@@ -4,7 +4,7 @@ import type { Channel, ChannelState, InboundOutcome } from '../../src/channels/t
 import { configSchema } from '../../src/config/schema.js';
 import type { ChannelName, InboundMessage, OutboundItem, SendResult } from '../../src/core/types.js';
 import { createLogger } from '../../src/log.js';
-import type { AgentResolver, MediaPolicy, ResolvedAgent } from '../../src/queue/ports.js';
+import type { AgentResolver, MediaPolicy, ResolvedAgent, WarmPort } from '../../src/queue/ports.js';
 import { Queue, type QueueConfig } from '../../src/queue/queue.js';
 import { inbound, tempDb } from '../store/helpers.js';
 
@@ -190,6 +190,7 @@ export function harness(
     channel?: FakeChannel;
     mediaPolicy?: MediaPolicy;
     resolver?: AgentResolver;
+    warm?: WarmPort;
     start?: boolean;
     store?: ReturnType<typeof tempDb>;
   } = {},
@@ -211,6 +212,7 @@ export function harness(
     now: () => clock.now,
     delivery: { retryForMs: 10_000, backoffMs: () => 1, waitMs: 5 },
     timeZone: 'UTC',
+    ...(opts.warm ? { warm: opts.warm } : {}),
   });
   if (opts.start !== false) queue.start();
   const send = (text: string, over: Partial<InboundMessage> = {}) =>

@@ -90,6 +90,16 @@ export async function checkAgents(
       );
       continue;
     }
+    if (agent.spec.warmOnly) {
+      // Any ACP agent: its argv may carry its own flags, and `--version` is not part of ACP.
+      out.push(
+        ok(
+          check,
+          `found (${[where, ...agent.command.slice(1)].join(' ')}; ACP, started on the first message)`,
+        ),
+      );
+      continue;
+    }
     const r = await probe([where, ...agent.command.slice(1), '--version'], {
       env: agent.env,
       cwd: tmpdir(),

@@ -10,6 +10,7 @@ import type { QueueStatus } from '../../queue/queue.js';
 import type { Db } from '../../store/db.js';
 import { gather } from './gather.js';
 import { buildSnapshot, type StatusSnapshot, type StatusSources } from './snapshot.js';
+import { warmView } from './warm-view.js';
 
 export const STATUS_METHOD = 'status';
 
@@ -46,6 +47,7 @@ export function liveStatus(deps: LiveStatusDeps): () => StatusSnapshot {
       channels: withAllChannels(deps.channels(), deps.config),
       lanes: mergeLanes(q),
       maxConcurrentRuns: q.maxConcurrentRuns,
+      ...(q.warm && { warm: warmView(q.warm, now) }),
       ...(sched && {
         heartbeat: sched.heartbeat.enabled
           ? {
@@ -85,6 +87,7 @@ export function snapshotFromRelayStatus(
     channels: withAllChannels(running, config),
     lanes: mergeLanes(rs.queue),
     maxConcurrentRuns: rs.queue.maxConcurrentRuns,
+    ...(rs.queue.warm && { warm: warmView(rs.queue.warm, now) }),
   });
 }
 

@@ -1,5 +1,5 @@
 // The human view of a StatusSnapshot: pure text, times relative to `now`, nothing unmasked.
-import type { ChannelView, StatusSnapshot, UsageSums } from './snapshot.js';
+import type { ChannelView, StatusSnapshot, UsageSums, WarmView } from './snapshot.js';
 
 export function renderStatus(s: StatusSnapshot, now: number): string {
   const out: string[] = [];
@@ -33,6 +33,8 @@ export function renderStatus(s: StatusSnapshot, now: number): string {
     const run = a ? `, running${what ? ` ${what}` : ''} for ${ago(a.startedAt, now)}` : '';
     out.push(`  ${c.chat.padEnd(20)} ${c.pending} waiting${run}`);
   }
+
+  if (s.warm) out.push(...warmLines(s.warm));
 
   const r = s.replies;
   if (r.unsent > 0 || r.expired > 0) {
@@ -130,6 +132,20 @@ function channelLine(c: ChannelView, now: number): string {
 export function probeText(c: ChannelView, now: number): string {
   if (!c.probe) return '';
   return `; last check ${ago(c.probe.at, now)} ago: ${c.probe.ok ? '' : 'failed, '}${c.probe.detail}`;
+}
+
+/** Each live warm process (chat masked, CLI, age, idle time, memory) and the CLIs running cold. */
+function warmLines(w: WarmView): string[] {
+  const out = ['', `Warm agents: ${w.processes.length} of ${w.maxProcesses} live`];
+  for (const p of w.processes) {
+    const mb = p.rssBytes !== undefined ? `, ${Math.round(p.rssBytes / 1048576)} MB` : '';
+    const state = p.busy ? 'busy' : `idle ${span(p.idleSeconds * 1000)}`;
+    out.push(
+      `  ${p.chat.padEnd(20)} ${p.agent} (pid ${p.pid ?? '?'}), up ${span(p.ageSeconds * 1000)}, ${state}${mb}`,
+    );
+  }
+  for (const f of w.fallbacks) out.push(`  ${f.agent} runs cold: its warm start failed (${f.reason})`);
+  return out;
 }
 
 /** "3h 12m", "45s": the time since an ISO instant. */

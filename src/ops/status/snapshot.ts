@@ -124,6 +124,8 @@ export interface StatusSnapshot {
   recentFailures: FailureView[];
   /** Tokens and cost summed per day, newest day first (the last 7 days with runs). */
   usage: { days: UsageDayView[] };
+  /** Live warm agent processes and cold fallbacks; only from a running relay. */
+  warm?: WarmView;
 }
 
 /** Raw, unmasked inputs, gathered by the relay (live) or the store reader (offline). Times in ms. */
@@ -156,6 +158,8 @@ export interface StatusSources {
   usage?: DailyUsage[];
   failures?: { at: number; chat?: string; kind: string; message: string }[];
   replies?: { unsent: number; expired: number; lastExpiredAt?: number };
+  /** The live warm pool (a running relay only), already masked by warm-view.ts. */
+  warm?: WarmView;
 }
 
 const RECENT = 20;
@@ -243,7 +247,26 @@ export function buildSnapshot(src: StatusSources): StatusSnapshot {
         message: cleanText(f.message),
       })),
     usage: { days: usageDays(src.usage ?? []) },
+    ...(src.warm && { warm: src.warm }),
   };
+}
+
+export interface WarmView {
+  maxProcesses: number;
+  processes: {
+    /** The session scope, masked as chats are: a chat key, or `*` for the one global session. */
+    chat: string;
+    agent: string;
+    pid?: number;
+    startedAt: string;
+    lastTurnAt: string;
+    ageSeconds: number;
+    idleSeconds: number;
+    busy: boolean;
+    /** Resident memory summed over the process group (Linux /proc; absent elsewhere). */
+    rssBytes?: number;
+  }[];
+  fallbacks: { agent: string; reason: string }[];
 }
 
 /** Groups the store's (day, label) rows into days with their totals, newest day first. */

@@ -160,6 +160,25 @@ describe('agent CLIs', () => {
   });
 });
 
+describe('an ACP agent', () => {
+  it('is found on PATH without a --version probe (not part of ACP); missing, it fails naming the key', async () => {
+    const s = setup(
+      '{whatsapp: {enabled: false}, console: {port: 0}, agent: {kind: "acp", command: ["my-acp", "--stdio"]}}',
+    );
+    // Exits 1 on --version: a probe would call that a failure.
+    fakeCli(s, 'my-acp', 'exit 1');
+    const [f] = await byCheck(doctor(s), 'agent:acp');
+    expect(f?.status).toBe('ok');
+    expect(f?.message).toContain('my-acp --stdio; ACP');
+    const missing = setup(
+      '{whatsapp: {enabled: false}, console: {port: 0}, agents: {acp: {command: ["no-such-acp"]}}}',
+    );
+    const [g] = await byCheck(doctor(missing), 'agent:acp');
+    expect(g?.status).toBe('fail');
+    expect(g?.fix).toContain('agents.acp.command');
+  });
+});
+
 describe('whatsapp', () => {
   it('enabled and never linked is a warning with the login fix; disabled is ok', async () => {
     const s = setup('{console: {port: 0}}');

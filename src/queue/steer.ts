@@ -1,0 +1,79 @@
+// `queue.whileBusy: 'steer'`: a message that arrives while the chat's agent works is stored first
+// (the inbox, as always), then given to the running warm turn where the CLI can take it (codex
+// turn/steer, pi steer). A steered row joins the running run: it is marked running and finished
+// with that run's answer, so it is answered once, and if the relay dies it is re-run with the
+// run's other rows. Where the turn cannot take it (claude, ACP: unsupported; no live turn: idle) it
+// stays waiting and runs after, as with `followup`.
+import { buildPrompt } from '../core/prompt.js';
+import type { ChatKey } from '../core/types.js';
+import type { Logger } from '../log.js';
+import { maskId } from '../log.js';
+import type { Db } from '../store/db.js';
+import { type InboxRow, markPendingAgain, markRunning, pendingForChat } from '../store/inbox.js';
+import { scopeFor } from '../store/sessions.js';
+import type { ActiveRun } from './lanes.js';
+import type { WarmPort } from './ports.js';
+import { toPrompt } from './user-run.js';
+
+export interface SteerDeps {
+  db: Db;
+  now: () => number;
+  log: Logger;
+  warm: WarmPort;
+  timeZone: string | undefined;
+}
+
+/**
+ * Whether a waiting row may be given to the running turn: only a chat's own run (not a heartbeat's)
+ * that nobody is stopping, and only a row whose attachments are already here (a link still to be
+ * downloaded waits for its own run, which fetches it).
+ */
+export function steerable(
+  row: Pick<InboxRow, 'kind' | 'remoteMedia'>,
+  run: Pick<ActiveRun, 'kind' | 'reason'> | undefined,
+): boolean {
+  return (
+    run !== undefined &&
+    run.kind === 'user' &&
+    run.reason === undefined &&
+    row.kind === 'message' &&
+    !(row.remoteMedia && row.remoteMedia.length > 0)
+  );
+}
+
+/** Starts steering the chat's waiting rows into its running turn; a failure is only logged. */
+export function steerLater(
+  deps: SteerDeps & { scope: 'per-chat' | 'global' },
+  chat: ChatKey,
+  run: ActiveRun,
+): void {
+  steerWaiting(deps, chat, scopeFor(chat, deps.scope), run).catch((err) =>
+    deps.log.warn({ err, chat: maskId(chat) }, 'could not steer a message'),
+  );
+}
+
+/** Gives the chat's waiting rows, in order, to the running turn until one cannot be taken. */
+export async function steerWaiting(
+  deps: SteerDeps,
+  chat: ChatKey,
+  lane: string,
+  run: ActiveRun,
+): Promise<void> {
+  for (const row of pendingForChat(deps.db, chat)) {
+    if (!steerable(row, run)) return;
+    // Claimed before asking, so a second arrival meanwhile does not take the same row; the answer
+    // comes back within the same turn of the event loop, before the run can finish.
+    markRunning(deps.db, [row.id], deps.now());
+    run.ids.push(row.id);
+    const text = buildPrompt([toPrompt(row)], deps.timeZone ? { timeZone: deps.timeZone } : {});
+    const r = await deps.warm.steer(lane, text).catch(() => 'idle' as const);
+    if (r === 'steered') {
+      deps.log.info({ chat: maskId(chat), id: row.id }, 'message steered into the running turn');
+      continue;
+    }
+    run.ids.splice(run.ids.indexOf(row.id), 1);
+    markPendingAgain(deps.db, [row.id], true);
+    deps.log.debug({ chat: maskId(chat), id: row.id, steer: r }, 'not steered: runs as a follow-up');
+    return;
+  }
+}

@@ -1,0 +1,173 @@
+// A real relay process (the built composition root with a test channel) running codex warm (the
+// fake app-server): `agentwire status` and `status --json` show the live process (chat masked, CLI,
+// age, idle time, RSS), and a relay stopped with SIGTERM closes it (no agent outlives the relay).
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { InboundOutcome } from '../../src/channels/types.js';
+import { alive, type Home, MAIN, makeHome, type Proc, RELAY_SCRIPT, spawnNode, waitFor } from './helpers.js';
+
+const CODEX = join(import.meta.dirname, '..', 'fixtures', 'fake-codex-app-server.mjs');
+let home: Home | undefined;
+let state = '';
+const procs: Proc[] = [];
+afterEach(() => {
+  for (const p of procs.splice(0))
+    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+  for (const pid of agentsOf(state)) process.kill(pid, 'SIGKILL');
+  home?.cleanup();
+  rmSync(state, { recursive: true, force: true });
+});
+beforeAll(() => {
+  expect(existsSync(MAIN), 'build first: npm run build').toBe(true);
+});
+
+function agentsOf(dir: string): number[] {
+  if (!dir) return [];
+  return readdirSync('/proc')
+    .filter((n) => /^\d+$/.test(n))
+    .filter((n) => {
+      try {
+        return (
+          readFileSync(`/proc/${n}/environ`, 'utf8').includes(`FAKE_CODEX_STATE=${dir}\0`) && alive(Number(n))
+        );
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+function deliver(sock: string, text: string, messageId: string, chatId: string): Promise<InboundOutcome> {
+  const msg = {
+    channel: 'twilio',
+    chatId,
+    senderId: chatId,
+    messageId,
+    text,
+    media: [],
+    isGroup: false,
+    mentioned: false,
+    at: Date.now(),
+  };
+  return new Promise((resolve, reject) => {
+    const s = connect(sock);
+    let buf = '';
+    s.on('connect', () => s.write(`${JSON.stringify(msg)}\n`));
+    s.on('data', (d) => {
+      buf += d.toString();
+      if (buf.includes('\n')) {
+        s.end();
+        resolve(JSON.parse(buf.slice(0, buf.indexOf('\n'))) as InboundOutcome);
+      }
+    });
+    s.on('error', reject);
+  });
+}
+
+describe.skipIf(process.platform !== 'linux')('warm relay', () => {
+  it('status shows the live warm process; SIGTERM closes it with the relay', async () => {
+    state = mkdtempSync(join(tmpdir(), 'aw-warm-relay-'));
+    home = makeHome({
+      agent: {
+        kind: 'codex',
+        mode: 'warm',
+        command: [process.execPath, CODEX],
+        env: { FAKE_CODEX_STATE: state },
+      },
+    });
+    const dir = home.dir;
+    const sock = join(dir, 'inbound.sock');
+    const sent = join(dir, 'sent.jsonl');
+    const relay = spawnNode([RELAY_SCRIPT, sock, sent], home.env);
+    procs.push(relay);
+    expect(await waitFor(() => relay.stdout().includes('ready'), 15_000), relay.stderr()).toBe(true);
+    const chat = '+15550009876';
+    expect(await deliver(sock, 'hello', 'SMW1', chat)).toMatchObject({ type: 'stored' });
+    expect(
+      await waitFor(() => existsSync(sent) && readFileSync(sent, 'utf8').includes('turn 1: hello')),
+    ).toBe(true);
+
+    const json = spawnNode([MAIN, 'status', '--json'], home.env);
+    await json.exit;
+    const snap = JSON.parse(json.stdout()) as {
+      warm?: { maxProcesses: number; processes: Record<string, unknown>[]; fallbacks: unknown[] };
+    };
+    expect(snap.warm?.maxProcesses).toBe(4);
+    expect(snap.warm?.processes).toEqual([
+      expect.objectContaining({
+        agent: 'codex',
+        busy: false,
+        pid: agentsOf(state)[0],
+        rssBytes: expect.any(Number),
+      }),
+    ]);
+    const row = snap.warm?.processes[0] as {
+      chat: string;
+      rssBytes: number;
+      ageSeconds: number;
+      idleSeconds: number;
+    };
+    expect(row.chat).toMatch(/^twilio:/);
+    expect(row.chat).not.toContain('5550009876');
+    expect(row.rssBytes).toBeGreaterThan(1024 * 1024);
+    expect(row.ageSeconds).toBeGreaterThanOrEqual(row.idleSeconds);
+    expect(snap.warm?.fallbacks).toEqual([]);
+
+    const text = spawnNode([MAIN, 'status'], home.env);
+    await text.exit;
+    expect(text.stdout()).toMatch(
+      /Warm agents: 1 of 4 live\n\s+twilio:\S+\s+codex \(pid \d+\), up \S+, idle \S+, \d+ MB/,
+    );
+
+    relay.child.kill('SIGTERM');
+    expect((await relay.exit).code).toBe(0);
+    expect(agentsOf(state)).toEqual([]);
+  });
+
+  it('SIGKILL mid-turn: the agent dies with the relay; after a restart the message is answered once by a new process resuming the thread', async () => {
+    state = mkdtempSync(join(tmpdir(), 'aw-warm-relay-'));
+    home = makeHome({
+      queue: { whileBusy: 'followup' },
+      agent: {
+        kind: 'codex',
+        mode: 'warm',
+        command: [process.execPath, CODEX],
+        // Ignores TERM and end of input mid-turn: only the relay's watchdog can end it.
+        env: { FAKE_CODEX_STATE: state, FAKE_CODEX_STUBBORN: '1', FAKE_CODEX_LOG: join(state, 'codex.log') },
+      },
+    });
+    const sock = join(home.dir, 'inbound.sock');
+    const sent = join(home.dir, 'sent.jsonl');
+    const start = async () => {
+      const r = spawnNode([RELAY_SCRIPT, sock, sent], (home as Home).env);
+      procs.push(r);
+      expect(await waitFor(() => r.stdout().includes('ready'), 15_000), r.stderr()).toBe(true);
+      return r;
+    };
+    const sentText = () => (existsSync(sent) ? readFileSync(sent, 'utf8') : '');
+    const chat = '+15550004321';
+    const first = await start();
+    await deliver(sock, 'one', 'SMK1', chat);
+    expect(await waitFor(() => sentText().includes('turn 1: one (seen 1)'))).toBe(true);
+    await deliver(sock, 'hangonce now', 'SMK2', chat);
+    expect(await waitFor(() => existsSync(join(state, 'hung-once')))).toBe(true);
+    const agent = Number(readFileSync(join(state, 'hung-once'), 'utf8'));
+    first.child.kill('SIGKILL');
+    await first.exit;
+    expect(await waitFor(() => !alive(agent) && agentsOf(state).length === 0, 10_000)).toBe(true);
+
+    const second = await start();
+    expect(await waitFor(() => sentText().includes('hangonce now (seen 2)'))).toBe(true);
+    second.child.kill('SIGTERM');
+    expect((await second.exit).code).toBe(0);
+    const out = sentText();
+    expect(out.split('one (seen').length - 1).toBe(1);
+    expect(out.split('hangonce now (seen').length - 1).toBe(1);
+    expect(out).toContain('turn 1: hangonce now (seen 2)');
+    expect(readFileSync(join(state, 'codex.log'), 'utf8')).toContain('"thread/resume"');
+    expect(agentsOf(state)).toEqual([]);
+  });
+});
