@@ -1,0 +1,49 @@
+// CPU and memory of live process groups, from /proc (Linux): what a warm agent process and every
+// helper it started have used so far, read while they still run (a reaped group is gone from /proc).
+import { readdirSync, readFileSync } from 'node:fs';
+
+const CLK_TCK = 100; // USER_HZ, as in stats.mjs
+
+function statFields(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // After the command name, from the state: ppid 1, pgrp 2, utime 11, stime 12, cutime 13, cstime 14.
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+function pids() {
+  return readdirSync('/proc').filter((p) => /^\d+$/.test(p));
+}
+
+/** Processes this process started whose environment holds `name=value`: the group leaders. */
+export function leadersWith(name, value) {
+  const found = [];
+  for (const p of pids()) {
+    try {
+      if (Number(statFields(p)[1]) !== process.pid) continue;
+      const env = `\0${readFileSync(`/proc/${p}/environ`, 'latin1')}`;
+      if (env.includes(`\0${name}=${value}\0`)) found.push(Number(p));
+    } catch {
+      // gone, or not ours
+    }
+  }
+  return found;
+}
+
+/** The processes of group `pgid`, with their own and their reaped children's CPU (ms) and RSS (KiB). */
+export function groupUsage(pgid) {
+  let cpuMs = 0;
+  let rssKb = 0;
+  let count = 0;
+  for (const p of pids()) {
+    try {
+      const f = statFields(p);
+      if (Number(f[2]) !== pgid) continue;
+      cpuMs += ((Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 1000) / CLK_TCK;
+      rssKb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0);
+      count++;
+    } catch {
+      // exited between the listing and the read
+    }
+  }
+  return { cpuMs, rssKb, count };
+}

@@ -1,0 +1,162 @@
+// A relay for the warm real-CLI tests: startRelay itself (store, queue, agent resolver, the warm
+// pool, reaper, outbox) on a state folder of its own, with one recording channel in place of
+// Twilio, and the real CLI set up offline by cliEnv against one scenario of the fake model server.
+// The relay can be stopped and started again on the same state folder (a restart).
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { inject } from 'vitest';
+import type { AgentKind } from '../../src/agents/types.js';
+import type { Channel, InboundHandler } from '../../src/channels/types.js';
+import { resolvePaths } from '../../src/config/paths.js';
+import { configSchema } from '../../src/config/schema.js';
+import type { OutboundItem } from '../../src/core/types.js';
+import { type RunningRelay, startRelay } from '../../src/relay.js';
+import { memoryLog } from '../queue/helpers.js';
+import { cliEnv } from './cli-env.js';
+import { stateDir } from './harness.js';
+
+export interface Sent {
+  chatId: string;
+  text: string;
+}
+
+class RecordingChannel implements Channel {
+  readonly name = 'twilio' as const;
+  readonly textLimit = 1600;
+  sent: Sent[] = [];
+  onInbound?: InboundHandler;
+  async start(onInbound: InboundHandler) {
+    this.onInbound = onInbound;
+  }
+  async stop() {}
+  status() {
+    return { type: 'connected' as const, since: 0 };
+  }
+  async send(chatId: string, item: OutboundItem) {
+    this.sent.push({ chatId, text: item.type === 'text' ? item.text : `[${item.type}]` });
+    return { ok: true as const };
+  }
+}
+
+export interface WarmSettings {
+  maxProcesses?: number;
+  idleMinutes?: number;
+}
+
+export interface RelayRig {
+  /** The state folder (relay home) and the CLI's private folder (HOME, work). */
+  dir: string;
+  /** Everything every relay on this folder sent, in order. */
+  sent: Sent[];
+  start(warm?: WarmSettings): Promise<void>;
+  /** Hands one message in and waits until the relay has nothing left to do. */
+  say(chatId: string, text: string): Promise<void>;
+  /** Hands one message in and returns once it is stored (or was a command). */
+  type(chatId: string, text: string): Promise<void>;
+  inbox(): { text: string; status: string; note: string | null }[];
+  /** The live CLI processes this relay started (the group leaders), by the marker in their environment. */
+  processes(): number[];
+  relay(): RunningRelay;
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** A relay home running `kind` warm against `base` (a fake model scenario's URL). */
+export function relayRig(kind: AgentKind, base: string): RelayRig {
+  const state = stateDir(kind);
+  const dir = join(state, 'relay');
+  mkdirSync(dir, { recursive: true });
+  const marker = `aw-warm-relay-${randomUUID()}`;
+  const bin = join(inject('clisDir'), 'bin');
+  const env = { ...cliEnv(kind, state, base, bin), AGENTWIRE_TEST_MARKER: marker };
+  const sent: Sent[] = [];
+  let running: { relay: RunningRelay; channel: RecordingChannel } | undefined;
+  let seq = 0;
+  const current = () => {
+    if (!running) throw new Error('the relay is not running');
+    return running;
+  };
+  const type = async (chatId: string, text: string) => {
+    const r = await current().channel.onInbound?.({
+      channel: 'twilio',
+      chatId,
+      senderId: chatId,
+      messageId: `m${++seq}-${Date.now()}`,
+      text,
+      media: [],
+      isGroup: false,
+      mentioned: false,
+      at: Date.now(),
+    });
+    if (r?.type !== 'stored' && r?.type !== 'command') throw new Error(`not taken: ${JSON.stringify(r)}`);
+  };
+  return {
+    dir,
+    sent,
+    async start(warm = {}) {
+      const raw = {
+        whatsapp: { enabled: false },
+        agent: {
+          kind,
+          mode: 'warm',
+          command: [join(bin, kind)],
+          cwd: join(state, 'work'),
+          timeoutSeconds: 120,
+          env,
+        },
+        agents: { warm: { maxProcesses: warm.maxProcesses ?? 4, idleMinutes: warm.idleMinutes ?? 15 } },
+      };
+      writeFileSync(join(dir, 'agentwire.json5'), JSON.stringify(raw, null, 2));
+      const channel = new RecordingChannel();
+      channel.sent = sent;
+      const ctx = {
+        paths: resolvePaths({ AGENTWIRE_HOME: dir }),
+        config: configSchema.parse(raw),
+        log: memoryLog().log,
+        env: {},
+      };
+      const relay = await startRelay(ctx, {
+        services: [],
+        channels: [{ name: 'twilio', enabled: () => true, create: () => channel }],
+      });
+      running = { relay, channel };
+    },
+    type,
+    async say(chatId, text) {
+      await type(chatId, text);
+      await current().relay.queue.whenIdle();
+    },
+    inbox: () =>
+      (
+        current().relay.queue.opts.db.prepare('SELECT text, status, note FROM inbox ORDER BY id').all() as {
+          text: string;
+          status: string;
+          note: string | null;
+        }[]
+      ).map((r) => ({ ...r })),
+    processes: () => leaders(marker),
+    relay: () => current().relay,
+    async stop(graceMs = 10_000) {
+      await running?.relay.stop(graceMs);
+      running = undefined;
+    },
+  };
+}
+
+/** Live processes this process started whose environment holds the marker. */
+function leaders(marker: string): number[] {
+  const found: number[] = [];
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'latin1');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (f[0] === 'Z' || Number(f[1]) !== process.pid) continue;
+      if (`\0${readFileSync(`/proc/${p}/environ`, 'latin1')}`.includes(`\0AGENTWIRE_TEST_MARKER=${marker}\0`))
+        found.push(Number(p));
+    } catch {
+      // gone, or not ours
+    }
+  }
+  return found;
+}

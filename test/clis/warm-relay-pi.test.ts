@@ -1,0 +1,3 @@
+import { defineWarmRelaySuite } from './warm-relay.js';
+
+defineWarmRelaySuite('pi');
