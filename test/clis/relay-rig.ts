@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { inject } from 'vitest';
 import type { AgentKind } from '../../src/agents/types.js';
 import type { Channel, InboundHandler } from '../../src/channels/types.js';
@@ -126,14 +127,21 @@ export function relayRig(kind: AgentKind, base: string): RelayRig {
       await type(chatId, text);
       await current().relay.queue.whenIdle();
     },
-    inbox: () =>
-      (
-        current().relay.queue.opts.db.prepare('SELECT text, status, note FROM inbox ORDER BY id').all() as {
-          text: string;
-          status: string;
-          note: string | null;
-        }[]
-      ).map((r) => ({ ...r })),
+    inbox: () => {
+      // Read beside the relay, as `status` does: the relay's own handle stays inside its store.
+      const db = new DatabaseSync(resolvePaths({ AGENTWIRE_HOME: dir }).db, { readOnly: true });
+      try {
+        return (
+          db.prepare('SELECT text, status, note FROM inbox ORDER BY id').all() as {
+            text: string;
+            status: string;
+            note: string | null;
+          }[]
+        ).map((r) => ({ ...r }));
+      } finally {
+        db.close();
+      }
+    },
     processes: () => leaders(marker),
     relay: () => current().relay,
     async stop(graceMs = 10_000) {

@@ -5,6 +5,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import type { Channel, InboundHandler } from '../../src/channels/types.js';
 import { resolvePaths } from '../../src/config/paths.js';
 import { configSchema } from '../../src/config/schema.js';
@@ -86,7 +87,8 @@ export async function startWarmRig(agent: Record<string, unknown> = {}): Promise
           .filter(Boolean)
           .map((l) => JSON.parse(l) as Start)
       : [];
-  const db = relay.queue.opts.db;
+  // Read beside the relay, as `status` does: the relay's own handle stays inside its store.
+  const db = new DatabaseSync(ctx.paths.db, { readOnly: true });
   return {
     heard: channel.heard,
     lines,
@@ -115,6 +117,7 @@ export async function startWarmRig(agent: Record<string, unknown> = {}): Promise
       ),
     starts,
     async close() {
+      db.close();
       await relay.stop(0);
       for (const s of starts()) if (alive(s.pid)) process.kill(s.pid, 'SIGKILL');
       rmSync(dir, { recursive: true, force: true });
