@@ -2,6 +2,8 @@
 // services (heartbeats, schedules) plug in through the two factory lists below; nothing else in the
 // core knows which channels exist.
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { twilioMigration } from './channels/twilio/store.js';
 import type { Channel, ChannelState } from './channels/types.js';
 import { whatsappLinkService } from './channels/whatsapp/link-control.js';
@@ -12,7 +14,7 @@ import { ExitError } from './cli/context.js';
 import type { Paths } from './config/paths.js';
 import type { Config } from './config/schema.js';
 import { acquireLock, heldBy, LockError } from './control/lock.js';
-import { MethodRegistry, registerCoreMethods } from './control/methods.js';
+import { MethodError, MethodRegistry, registerCoreMethods } from './control/methods.js';
 import { type ControlServer, startControlServer } from './control/server.js';
 import type { ChannelName, ChatKey, SystemRunner } from './core/types.js';
 import { heartbeatService } from './heartbeat/wiring.js';
@@ -26,6 +28,9 @@ import { Queue, type QueueOptions } from './queue/queue.js';
 import { CORE_MIGRATIONS } from './store/core.js';
 import { type Db, type Migration, openDb } from './store/db.js';
 import { retentionService } from './store/retention-service.js';
+import { ToolError } from './tools/handlers.js';
+import { createToolHost, type ToolHost } from './tools/host.js';
+import { TOOLS_METHOD } from './tools/schemas.js';
 import { webConsoleService } from './web/service.js';
 
 export interface ChannelDeps {
@@ -82,6 +87,8 @@ export interface ServiceDeps extends ChannelDeps {
   channels: ChannelMap;
   /** Register control-socket methods (e.g. `heartbeat`) here before the relay starts listening. */
   control: MethodRegistry;
+  /** Called with a listener for "an agent's stored tasks changed" (the tools, docs/tools.md). */
+  onTasksChanged: (listener: () => void) => void;
 }
 
 export interface RelayService {
@@ -134,10 +141,11 @@ export function createQueue(
   ctx: Context,
   db: Db,
   channels: ChannelMap,
-  extra: Pick<QueueOptions, 'hold'> = {},
+  extra: Pick<QueueOptions, 'hold'> & { tools?: ToolHost } = {},
 ): Queue {
   const { config, paths, env, log } = ctx;
-  return new Queue({
+  const { tools, ...rest } = extra;
+  const queue = new Queue({
     db,
     channels,
     resolve: agentResolver(config, paths, env, log.child({ sub: 'agent' })),
@@ -145,8 +153,52 @@ export function createQueue(
     config,
     log: log.child({ sub: 'queue' }),
     defaultCwd: paths.workspace,
-    ...extra,
+    ...(tools?.grantor && { tools: tools.grantor }),
+    ...rest,
   });
+  tools?.bindDelivery((chat) => queue.deliverer.kick(chat));
+  return queue;
+}
+
+/** `agentwire mcp` as this install runs it: this Node and the built entry point, when there is one. */
+export function agentwireEntry(): { command: string; args: string[] } | undefined {
+  const bin = fileURLToPath(new URL('./cli/bin.js', import.meta.url));
+  return existsSync(bin) ? { command: process.execPath, args: [bin] } : undefined;
+}
+
+/**
+ * The tools for the runs of this process, answering on `socket` (docs/tools.md). `entry` defaults
+ * to this install's; without one (running from source) runs get no tools, and the log says so.
+ */
+export function createTools(
+  ctx: Context,
+  db: Db,
+  channels: ChannelMap,
+  socket: string,
+  entry = agentwireEntry(),
+): ToolHost {
+  const { config, paths, log } = ctx;
+  if (config.tools.enabled && !entry)
+    log.warn('agentwire is not built (no cli/bin.js next to this file): runs get no tools');
+  return createToolHost({
+    enabled: config.tools.enabled,
+    limits: config.tools,
+    db,
+    mediaPolicy: mediaPolicy(config, paths.stagedMedia),
+    textLimit: (channel) => channels.get(channel)?.textLimit ?? 1600,
+    socket,
+    ...(entry && { entry }),
+    timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+  });
+}
+
+/** `tools.call` on a control registry: a ToolError is the agent's to read, anything else is logged. */
+export function registerToolsMethod(control: MethodRegistry, tools: ToolHost): void {
+  control.register(TOOLS_METHOD, (params) =>
+    tools.call(params).catch((err: unknown) => {
+      throw err instanceof ToolError ? new MethodError(err.message) : err;
+    }),
+  );
 }
 
 /**
@@ -183,6 +235,8 @@ export interface RunningRelay {
 export interface RelayOptions {
   channels?: readonly ChannelFactory[];
   services?: readonly ServiceFactory[];
+  /** How runs start `agentwire mcp` (tests running from source point it at dist/). */
+  toolsEntry?: { command: string; args: string[] };
 }
 
 /** Starts the relay, or throws ExitError with a clear sentence when it cannot. */
@@ -223,14 +277,23 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
     const channels = new Map<ChannelName, Channel>();
     for (const f of enabled)
       channels.set(f.name, await f.create({ ...deps, log: log.child({ sub: f.name }) }));
-    const queue = createQueue(ctx, db, channels);
+    const tools = createTools(ctx, db, channels, paths.socket, opts.toolsEntry ?? agentwireEntry());
+    const queue = createQueue(ctx, db, channels, { tools });
     // Recovery before any channel delivers: a message left mid-run must run before newer ones.
     queue.start();
     cleanup.push(() => queue.shutdown(0));
     const control = new MethodRegistry();
     registerCoreMethods(control, { queue, channels, startedAt: Date.now(), newKey: () => randomUUID() });
+    registerToolsMethod(control, tools);
     const running = services.map((s) =>
-      s.create({ ...deps, log: log.child({ sub: s.name }), runner: queue, channels, control }),
+      s.create({
+        ...deps,
+        log: log.child({ sub: s.name }),
+        runner: queue,
+        channels,
+        control,
+        onTasksChanged: tools.onTasksChanged,
+      }),
     );
     for (const ch of channels.values()) {
       await ch.start(queue.handleInbound);

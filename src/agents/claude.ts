@@ -24,6 +24,7 @@ import {
   usageOf,
 } from './common.js';
 import { wordsTest } from './line-forms.js';
+import { claudeTools } from './tool-wiring.js';
 import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
 
 const THINKING = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
@@ -191,6 +192,7 @@ export const claudeSpec: AgentSpec = {
     'NO_PROXY',
   ],
   thinkingLevels: THINKING,
+  tools: claudeTools,
   build,
   messageStream,
   parse,

@@ -24,6 +24,7 @@ import {
   usageOf,
 } from './common.js';
 import { jsonPattern, lineForm, NUMBER, readForm, STRING, stringValue, wordsTest } from './line-forms.js';
+import { geminiTools } from './tool-wiring.js';
 import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
 
 function build(ctx: BuildContext): Invocation {
@@ -193,6 +194,7 @@ export const geminiSpec: AgentSpec = {
     'NO_PROXY',
   ],
   thinkingLevels: [],
+  tools: geminiTools,
   build,
   messageStream,
   parse,

@@ -14,6 +14,7 @@ import {
   setChatSettings,
 } from '../store/sessions.js';
 import { type ChatCommand, type CommandSettings, helpText } from './commands.js';
+import { type TaskLike, taskLine } from './task-line.js';
 import type { ChatKey } from './types.js';
 
 export interface CommandEnv {
@@ -31,6 +32,8 @@ export interface CommandEnv {
   stopRun(chat: ChatKey): boolean;
   /** Marks the session scope as reset, so a run in flight does not save its old session. */
   resetScope(scope: string): void;
+  /** The tasks agents scheduled in a chat (docs/tools.md), inside the command's transaction. */
+  tasks: { list(chat: ChatKey): TaskLike[]; cancel(chat: ChatKey, id: string): boolean };
 }
 
 export function duration(ms: number): string {
@@ -72,7 +75,26 @@ export function executeCommand(env: CommandEnv, chat: ChatKey, cmd: ChatCommand)
       return setThinking(env, chat, agent, cmd.level);
     case 'verbose':
       return setVerbose(env, chat, cmd.value);
+    case 'tasks':
+      return tasksCommand(env, chat, cmd);
   }
+}
+
+/** /tasks: what the agent scheduled here (the `schedule_task` tool), and cancelling one. */
+function tasksCommand(env: CommandEnv, chat: ChatKey, cmd: Extract<ChatCommand, { type: 'tasks' }>): string {
+  const p = env.settings.prefix;
+  if (cmd.bad) return `Usage: ${p}tasks, or ${p}tasks cancel <id>.`;
+  if (cmd.cancel !== undefined) {
+    const id = cmd.cancel.slice(0, 40);
+    return env.tasks.cancel(chat, id)
+      ? `Cancelled task ${id}.`
+      : `No task ${id} in this chat (${p}tasks lists them).`;
+  }
+  const tasks = env.tasks.list(chat);
+  if (tasks.length === 0) return 'No tasks are scheduled in this chat.';
+  return [`Tasks (${tasks.length}):`, ...tasks.map(taskLine), `Cancel one with ${p}tasks cancel <id>.`].join(
+    '\n',
+  );
 }
 
 const ON = new Set(['on', 'yes', 'true', '1']);

@@ -11,6 +11,7 @@ import { queuedBecause } from '../control/send-state.js';
 import { type ChannelName, type ChatKey, parseChatKey, type SystemRunner } from '../core/types.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
+import { taskStore } from '../store/tasks.js';
 import { systemClock } from './clock.js';
 import { HEARTBEAT_METHOD, type HeartbeatMethodResult, heartbeatMethod } from './control.js';
 import { checkEnv, createRunCheck } from './run-check.js';
@@ -31,6 +32,8 @@ export interface RelaySchedulerInput {
   runner: SystemRunner;
   /** The linked WhatsApp self-chat (e.g. `whatsapp:+15551234567`) once known; undefined before. */
   defaultTarget: () => ChatKey | undefined;
+  /** Agents' tasks of these chats are fired here (absent: none are). */
+  servesTasks?: (chat: ChatKey) => boolean;
 }
 
 export interface RelayScheduler {
@@ -52,6 +55,7 @@ export function createRelayScheduler(i: RelaySchedulerInput): RelayScheduler {
     runCheck,
     config: i.config,
     defaultTarget: i.defaultTarget,
+    ...(i.servesTasks && { tasks: { ...taskStore(i.db), serves: i.servesTasks } }),
   });
   return {
     scheduler,
@@ -88,6 +92,8 @@ export function whatsappSelfChat(
 export interface ServiceDepsLike extends Omit<RelaySchedulerInput, 'defaultTarget'> {
   channels: ReadonlyMap<ChannelName, Pick<Channel, 'status'>>;
   control: { register(name: string, handler: (params: unknown) => Promise<unknown>): void };
+  /** Called with a listener for "an agent's stored tasks changed" (the tools). */
+  onTasksChanged?: (listener: () => void) => void;
 }
 
 /** The heartbeat and schedules as a relay service: add it to SERVICE_FACTORIES in src/relay.ts. */
@@ -98,7 +104,13 @@ export const heartbeatService = {
     const { scheduler, methods } = createRelayScheduler({
       ...deps,
       defaultTarget: whatsappSelfChat(deps.channels, () => safeLinkedAccount(deps.db)),
+      // The relay fires the tasks of the channels it runs; `agentwire chat` fires the console's.
+      servesTasks: (chat) => {
+        const c = parseChatKey(chat)?.channel;
+        return c !== undefined && deps.channels.has(c);
+      },
     });
+    deps.onTasksChanged?.(() => void scheduler.syncTasks());
     const fire = methods[HEARTBEAT_METHOD] as (p: unknown) => Promise<HeartbeatMethodResult>;
     // "Sent" would not be true for a reply whose channel cannot deliver it now (e.g. WhatsApp
     // waiting for a relink): the caller is told it is queued, and why, as `agentwire send` is.

@@ -18,7 +18,7 @@ import {
   sessionState,
 } from '../store/sessions.js';
 import type { Lanes } from './lanes.js';
-import type { AgentResolver, Clock, ResolvedAgent } from './ports.js';
+import type { AgentResolver, Clock, ResolvedAgent, ToolGrantor } from './ports.js';
 
 export interface ExecuteDeps {
   db: Db;
@@ -29,6 +29,7 @@ export interface ExecuteDeps {
   lanes: Lanes;
   now: Clock;
   log: Logger;
+  tools?: ToolGrantor;
 }
 
 export type ExecuteOutcome =
@@ -60,6 +61,8 @@ export interface ExecuteOptions {
   model?: string;
   /** The agent's messages before its final one, as they come (for /verbose). */
   onProgress?: (text: string) => void;
+  /** Names the run for its tools (outbox keys of send_message): the same when a crash redoes it. */
+  runKey?: string;
 }
 
 /**
@@ -101,56 +104,70 @@ export async function execute(
     settings.thinking && agent.thinkingLevels.includes(settings.thinking)
       ? settings.thinking
       : agent.base.thinking;
-  const attempt = (session: SessionRef) =>
-    agent.run({
-      ...agent.base,
-      ...(opts.model !== undefined && { model: opts.model }),
-      prompt,
-      session,
-      thinking,
-      signal: opts.signal,
-      ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
-    });
+  // One token for the whole run, retry included: the run's tool calls count as one run's.
+  const grant =
+    opts.runKey !== undefined
+      ? deps.tools?.({ chat, runKey: opts.runKey, cwd: agent.base.cwd, timeoutMs: agent.base.timeoutMs })
+      : undefined;
+  try {
+    return await runAttempts();
+  } finally {
+    grant?.release();
+  }
 
-  let session: SessionRef =
-    state.type === 'active' ? { type: 'resume', id: state.row.sessionId } : newSession(agent);
-  // Only a session a run has succeeded in held context; losing an unconfirmed one loses nothing,
-  // so the chat is not told "context was reset" about a session that may never have existed.
-  const confirmed = state.type === 'active' && state.row.confirmed;
-  let contextReset = false;
-  const fresh = (why: string): boolean => {
-    deps.log.warn({ chat: maskId(chat), agent: kind, confirmed }, why);
-    clearSession(deps.db, scope, kind);
-    if (!allowNew) return false;
-    session = newSession(agent);
-    contextReset = confirmed;
-    return true;
-  };
-  if (session.type === 'resume' && agent.sessionGone?.(session.id)) {
-    if (!fresh('stored session is gone; starting a fresh session'))
-      return { type: 'no_session', agent: kind };
+  async function runAttempts(): Promise<ExecuteOutcome> {
+    const attempt = (session: SessionRef) =>
+      agent.run({
+        ...(grant && { tools: grant.server }),
+        ...agent.base,
+        ...(opts.model !== undefined && { model: opts.model }),
+        prompt,
+        session,
+        thinking,
+        signal: opts.signal,
+        ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+      });
+
+    let session: SessionRef =
+      state.type === 'active' ? { type: 'resume', id: state.row.sessionId } : newSession(agent);
+    // Only a session a run has succeeded in held context; losing an unconfirmed one loses nothing,
+    // so the chat is not told "context was reset" about a session that may never have existed.
+    const confirmed = state.type === 'active' && state.row.confirmed;
+    let contextReset = false;
+    const fresh = (why: string): boolean => {
+      deps.log.warn({ chat: maskId(chat), agent: kind, confirmed }, why);
+      clearSession(deps.db, scope, kind);
+      if (!allowNew) return false;
+      session = newSession(agent);
+      contextReset = confirmed;
+      return true;
+    };
+    if (session.type === 'resume' && agent.sessionGone?.(session.id)) {
+      if (!fresh('stored session is gone; starting a fresh session'))
+        return { type: 'no_session', agent: kind };
+    }
+    let result = await attempt(session);
+    if (
+      result.type === 'error' &&
+      result.kind === 'session_not_found' &&
+      session.type === 'resume' &&
+      !opts.signal.aborted &&
+      fresh('stored session is gone; retrying once in a fresh session')
+    ) {
+      result = await attempt(session);
+    }
+    return {
+      type: 'ran',
+      agent: kind,
+      cwd: agent.base.cwd,
+      result,
+      session,
+      scope,
+      epoch,
+      contextReset,
+      ...(mode.type === 'fresh' && { discard: true }),
+    };
   }
-  let result = await attempt(session);
-  if (
-    result.type === 'error' &&
-    result.kind === 'session_not_found' &&
-    session.type === 'resume' &&
-    !opts.signal.aborted &&
-    fresh('stored session is gone; retrying once in a fresh session')
-  ) {
-    result = await attempt(session);
-  }
-  return {
-    type: 'ran',
-    agent: kind,
-    cwd: agent.base.cwd,
-    result,
-    session,
-    scope,
-    epoch,
-    contextReset,
-    ...(mode.type === 'fresh' && { discard: true }),
-  };
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import type { DeliveryOptions } from './delivery.js';
 import type { ActiveRun } from './lanes.js';
-import type { AgentResolver, ChannelMap, Clock, MediaPolicy } from './ports.js';
+import type { AgentResolver, ChannelMap, Clock, MediaPolicy, ToolGrantor } from './ports.js';
 
 export type QueueConfig = Pick<Config, 'agent' | 'agents' | 'queue' | 'sessions' | 'commands' | 'delivery'>;
 
@@ -29,6 +29,8 @@ export interface QueueOptions {
    * what arrives waits in the store for the relay's next start.
    */
   hold?: boolean;
+  /** agentwire's MCP tools for each run (docs/tools.md); absent: runs get no tools. */
+  tools?: ToolGrantor;
 }
 
 export interface QueueStatus {

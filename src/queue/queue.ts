@@ -1,6 +1,7 @@
 // The relay core's queue: inbound messages become durable inbox rows, chat lanes run them one at a
 // time per chat under a global cap, the busy policy decides what a run takes, and every answer goes
 // through the outbox. Channels call `handleInbound`; heartbeats use the SystemRunner half.
+import { randomUUID } from 'node:crypto';
 import { dirname, isAbsolute } from 'node:path';
 import { AGENT_KINDS, type AgentKind } from '../agents/types.js';
 import type { InboundHandler, InboundOutcome } from '../channels/types.js';
@@ -22,6 +23,7 @@ import { transaction } from '../store/db.js';
 import { countPending, insertInbound, pendingByChat } from '../store/inbox.js';
 import { countUnsent, enqueueOutbound } from '../store/outbox.js';
 import { recordRun, runRecord } from '../store/runs.js';
+import { deleteTask, tasksForChat } from '../store/tasks.js';
 import { composeItems } from './compose.js';
 import { Deliverer, deliveryOptions } from './delivery.js';
 import { currentAgent, type ExecuteDeps, execute, keepSession } from './execute.js';
@@ -65,6 +67,7 @@ export class Queue implements SystemRunner {
       lanes: this.lanes,
       now: this.now,
       log: opts.log,
+      ...(opts.tools && { tools: opts.tools }),
     };
   }
 
@@ -171,6 +174,10 @@ export class Queue implements SystemRunner {
       activeRun: (chat: ChatKey) => this.lanes.get(chat),
       stopRun: (chat: ChatKey) => this.stopChat(chat),
       resetScope: (scope: string) => this.lanes.bumpEpoch(scope),
+      tasks: {
+        list: (chat: ChatKey) => tasksForChat(this.opts.db, chat),
+        cancel: (chat: ChatKey, id: string) => deleteTask(this.opts.db, chat, id),
+      },
     };
   }
 
@@ -264,7 +271,11 @@ export class Queue implements SystemRunner {
     };
     this.lanes.begin(chat, run);
     try {
-      const out = await execute(this.exec, chat, prompt, { ...opts, signal: controller.signal });
+      const out = await execute(this.exec, chat, prompt, {
+        ...opts,
+        runKey: opts.runKey ?? `sys:${randomUUID()}`,
+        signal: controller.signal,
+      });
       switch (out.type) {
         case 'no_session':
           return { type: 'no_session' };

@@ -113,6 +113,7 @@ export async function runUserBatch(deps: UserRunDeps, chat: ChatKey): Promise<vo
     const out = await execute(deps.exec, chat, prompt, {
       allowNewSession: true,
       signal: run.controller.signal,
+      runKey: `in:${ids[ids.length - 1]}`,
       ...(onProgress ? { onProgress } : {}),
     });
     await finish(deps, chat, ids, out, run);

@@ -5,10 +5,13 @@ import { inboxMigration } from './inbox.js';
 import { outboxMigration } from './outbox.js';
 import { runsMigration } from './runs.js';
 import { sessionsMigration } from './sessions.js';
+import { tasksMigration } from './tasks.js';
 
 export const CORE_MIGRATIONS: readonly Migration[] = [
   inboxMigration,
   outboxMigration,
   sessionsMigration,
   runsMigration,
+  // Agents' scheduled tasks: the queue's /tasks command and the tools read them in every process.
+  tasksMigration,
 ];
