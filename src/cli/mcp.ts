@@ -46,19 +46,23 @@ export function createMcpServer(env: NodeJS.ProcessEnv): McpServer {
   return server;
 }
 
+/** Serves MCP on stdin/stdout until the CLI closes them. */
+export async function serveMcp(env: NodeJS.ProcessEnv): Promise<void> {
+  const server = createMcpServer(env);
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    process.stdin.once('end', () => resolve());
+    process.stdin.once('close', () => resolve());
+  });
+  await server.connect(transport);
+  await closed;
+  await server.close();
+}
+
+/** Listed in --help; bin.ts starts `agentwire mcp` without loading the other commands. */
 export function register(program: Command): void {
   program
     .command('mcp')
     .description("agentwire's MCP server over stdio (started by the agent CLI for each run; docs/tools.md)")
-    .action(async () => {
-      const server = createMcpServer(process.env);
-      const transport = new StdioServerTransport();
-      const closed = new Promise<void>((resolve) => {
-        transport.onclose = () => resolve();
-        process.stdin.once('end', () => resolve());
-      });
-      await server.connect(transport);
-      await closed;
-      await server.close();
-    });
+    .action(() => serveMcp(process.env));
 }

@@ -140,6 +140,8 @@ export function createScheduler(input: SchedulerDeps): Scheduler {
         firing.delete(j);
         tasks.delete(task);
         arm();
+        // A one-shot task that has run leaves the store (and /tasks) now, not at the next wake.
+        if (taskJobs && taskJobs.list().includes(j as never)) void refresh().then(arm);
       });
     tasks.add(task);
   };
