@@ -1,5 +1,6 @@
-// `agentwire schedules`: the heartbeat and every schedule with its next run, from the config and the
-// stored state. Needs no running relay, and creates nothing when the store does not exist yet.
+// `agentwire schedules`: the heartbeat, every schedule and every task agents scheduled (`task:<id>`,
+// docs/tools.md) with its next run, from the config and the stored state. Needs no running relay,
+// and creates nothing when the store does not exist yet.
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { parseChatKey } from '../core/types.js';
@@ -7,10 +8,12 @@ import { formatDuration } from '../heartbeat/interval.js';
 import { buildListing, type JobRow, type Listing } from '../heartbeat/listing.js';
 import { formatInstant } from '../heartbeat/prompt.js';
 import { loadJobState, scheduleMigration } from '../heartbeat/state.js';
+import { taskSchedule } from '../heartbeat/tasks.js';
 import { storedSelfChat } from '../ops/status/gather.js';
 import { WAITING_FOR_LINK } from '../ops/status/render.js';
 import { cleanText, maskChat } from '../ops/status/snapshot.js';
 import { openDb } from '../store/db.js';
+import { allTasks, tasksMigration } from '../store/tasks.js';
 import { type GlobalOptions, loadContext } from './context.js';
 
 export function register(program: Command): void {
@@ -23,10 +26,11 @@ export function register(program: Command): void {
       const now = Date.now();
       let listing: Listing;
       if (existsSync(ctx.paths.db)) {
-        const db = openDb(ctx.paths.db, [scheduleMigration]);
+        const db = openDb(ctx.paths.db, [scheduleMigration, tasksMigration]);
         try {
+          const tasks = allTasks(db).map(taskSchedule);
           listing = buildListing(
-            ctx.config,
+            { ...ctx.config, schedules: [...ctx.config.schedules, ...tasks] },
             (job) => loadJobState(db, job),
             now,
             () => storedSelfChat(db),
@@ -98,7 +102,7 @@ export function renderListing(l: Listing, now: number): string {
         ? 'heartbeat: off (no heartbeat.target, and WhatsApp, whose self-chat is the default, is disabled)'
         : 'heartbeat: off',
     );
-  if (l.schedules.length === 0) out.push('schedules: none configured');
+  if (l.schedules.length === 0) out.push('schedules: none configured, and no tasks scheduled by an agent');
   for (const s of l.schedules) {
     out.push(
       `${s.id}: ${s.timing} → ${shownTarget(s.target)}`,

@@ -123,6 +123,15 @@ describe('agent tools through agentwire chat', () => {
 
     say(p, '/tasks');
     expect(await waitFor(() => p.stdout().includes('Tasks (2):'), 10_000)).toBe(true);
+    // `agentwire schedules` lists them with the config's schedules, masked target and next run.
+    const listed = spawnNode([MAIN, 'schedules', '--json'], home.env);
+    expect((await listed.exit).code).toBe(0);
+    const rows = JSON.parse(listed.stdout()).schedules as { id: string; timing: string; target: string }[];
+    expect(rows.map((r) => [r.id, r.timing, r.target])).toContainEqual([
+      `task:${id}`,
+      'every 1h',
+      'console:…ocal',
+    ]);
     // The one-shot fires in the chat, through the scheduler, and its agent uses a tool itself.
     const fired = () => p.stdout().match(/^task fired$/gm)?.length ?? 0;
     expect(await waitFor(() => fired() > 0, 40_000)).toBe(true);
