@@ -57,7 +57,7 @@ describe('agent tools through the relay (Twilio)', () => {
       },
     ]);
     expect((await twilioPost(url, smsParams({ Body: body }))).status).toBe(200);
-    const bodies = () => fake?.created.map((m) => m.body) ?? [];
+    const bodies = (): string[] => fake?.created.map((m) => m.body ?? '') ?? [];
     expect(await waitFor(() => bodies().some((b) => b.startsWith('reply: ')), 30_000)).toBe(true);
     expect(bodies().filter((b) => b === 'working on it')).toHaveLength(1);
     expect(bodies().indexOf('working on it')).toBeLessThan(
