@@ -57,7 +57,8 @@ export function codexTools(server: ToolServer): ToolWiring {
  * gemini: `GEMINI_CLI_SYSTEM_SETTINGS_PATH` points the system-settings layer at a per-run file whose
  * `mcpServers` is shallow-merged with the user's own (verified in gemini-cli 0.61's bundle). `trust`
  * skips the confirmation a non-interactive run cannot answer. It replaces a machine-wide system
- * settings file for these runs (rare on a personal machine; docs/tools.md says so).
+ * settings file for these runs (rare on a personal machine; docs/tools.md says so). gemini skips a
+ * settings file with a group- or world-writable folder above it (/tmp): the state folder must not be.
  */
 export function geminiTools(server: ToolServer, runDir: string): ToolWiring {
   const file = join(runDir, 'gemini-settings.json');

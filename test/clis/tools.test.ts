@@ -3,8 +3,8 @@
 // model server calls our tool by the name the CLI exposes it under, and the test checks the effect
 // in the store: a message in the outbox, a task stored. The relay side here is a real tool host on
 // a real control socket and a temp SQLite store.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGENT_SPECS } from '../../src/agents/registry.js';
@@ -56,18 +56,31 @@ afterAll(async () => {
   await server?.close();
   db?.close();
   rmSync(dir, { recursive: true, force: true });
+  rmSync(join(homedir(), '.cache', 'agentwire-test-tool-runs'), { recursive: true, force: true });
 });
 
 /**
  * The name each CLI gives our tool in the model's request. Not here (docs/tools.md says why):
  * codex 0.169 starts our server (its log shows the MCP handshake with "agentwire") but always defers
- * MCP tools behind its client-side `tool_search`, which the fake model cannot drive; gemini 0.61 is
- * wired through its system-settings file but did not offer the tools to the fake model; pi has no MCP.
+ * MCP tools behind its client-side `tool_search`, which the fake model cannot drive; pi has no MCP.
+ * (The same check for codex needs the fake model to call `tool_search` first: not done.)
  */
 const EXPOSED: Partial<Record<AgentKind, (tool: string) => string>> = {
   claude: (t) => `mcp__agentwire__${t}`,
+  gemini: (t) => `mcp_agentwire_${t}`,
   opencode: (t) => `agentwire_${t}`,
 };
+
+/**
+ * agentwire's own per-run files live in the agent's state folder. gemini skips a settings file
+ * whose folder has a world-writable ancestor (such as /tmp), as a real state folder (~/.agentwire)
+ * has not: so the state folder here is under the home folder, as in real use.
+ */
+function agentState(): string {
+  const root = join(homedir(), '.cache', 'agentwire-test-tool-runs');
+  mkdirSync(root, { recursive: true, mode: 0o700 });
+  return mkdtempSync(join(root, 'run-'));
+}
 
 function grant(runKey: string, timeoutMs: number): ToolServer {
   const g = host.grantor?.({ chat: CHAT, runKey, cwd: dir, timeoutMs });
@@ -89,7 +102,11 @@ for (const [kind, exposed] of Object.entries(EXPOSED) as [AgentKind, (t: string)
       });
       const t = turn(kind, state, base, 'work on it', newSession(spec), 90_000);
       const runKey = `in:${sc}`;
-      const r = await runCommandReply(spec, { ...t.request, tools: grant(runKey, 90_000) });
+      const r = await runCommandReply(spec, {
+        ...t.request,
+        stateDir: agentState(),
+        tools: grant(runKey, 90_000),
+      });
       expect(r).toMatchObject({ type: 'ok', text: 'Done.' });
       const seen = await requests(sc);
       expect(seen.map((q) => q.answer)).toContain(`tool ${exposed('send_message')}`);
@@ -110,7 +127,11 @@ for (const [kind, exposed] of Object.entries(EXPOSED) as [AgentKind, (t: string)
         reply: 'Scheduled.',
       });
       const t = turn(kind, state, base, 'remind me', newSession(spec), 90_000);
-      const r = await runCommandReply(spec, { ...t.request, tools: grant(`in:${sc}`, 90_000) });
+      const r = await runCommandReply(spec, {
+        ...t.request,
+        stateDir: agentState(),
+        tools: grant(`in:${sc}`, 90_000),
+      });
       expect(r).toMatchObject({ type: 'ok', text: 'Scheduled.' });
       expect(tasksForChat(db, CHAT).map((task) => [task.prompt, task.every])).toContainEqual([prompt, '2h']);
     });
