@@ -59,17 +59,20 @@ afterAll(async () => {
   rmSync(join(homedir(), '.cache', 'agentwire-test-tool-runs'), { recursive: true, force: true });
 });
 
-/**
- * The name each CLI gives our tool in the model's request. Not here (docs/tools.md says why):
- * codex 0.169 starts our server (its log shows the MCP handshake with "agentwire") but always defers
- * MCP tools behind its client-side `tool_search`, which the fake model cannot drive; pi has no MCP.
- * (The same check for codex needs the fake model to call `tool_search` first: not done.)
- */
+/** The name each CLI gives our tool in the model's request (pi has no MCP). */
 const EXPOSED: Partial<Record<AgentKind, (tool: string) => string>> = {
   claude: (t) => `mcp__agentwire__${t}`,
+  codex: (t) => `mcp__agentwire__${t}`,
   gemini: (t) => `mcp_agentwire_${t}`,
   opencode: (t) => `agentwire_${t}`,
 };
+
+/**
+ * codex defers MCP tools behind its client-side `tool_search` for every model of its catalog that
+ * supports it (all of codex 0.169's); a real model finds ours there, the fake one cannot search. A
+ * model outside the catalog has no tool search, so codex offers MCP tools directly.
+ */
+const MODEL: Partial<Record<AgentKind, { model: string }>> = { codex: { model: 'fake-model' } };
 
 /**
  * agentwire's own per-run files live in the agent's state folder. gemini skips a settings file
@@ -105,6 +108,7 @@ for (const [kind, exposed] of Object.entries(EXPOSED) as [AgentKind, (t: string)
       const r = await runCommandReply(spec, {
         ...t.request,
         stateDir: agentState(),
+        ...MODEL[kind],
         tools: grant(runKey, 90_000),
       });
       expect(r).toMatchObject({ type: 'ok', text: 'Done.' });
@@ -130,6 +134,7 @@ for (const [kind, exposed] of Object.entries(EXPOSED) as [AgentKind, (t: string)
       const r = await runCommandReply(spec, {
         ...t.request,
         stateDir: agentState(),
+        ...MODEL[kind],
         tools: grant(`in:${sc}`, 90_000),
       });
       expect(r).toMatchObject({ type: 'ok', text: 'Scheduled.' });
