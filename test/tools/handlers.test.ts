@@ -172,6 +172,28 @@ describe('tools.call', () => {
     expect(changed).toBe(3);
   });
 
+  it('tools.enabled false: runs get no tool server (their argv stays as it always was)', () => {
+    const off = createToolHost({
+      enabled: false,
+      limits: configSchema.parse({}).tools,
+      db,
+      mediaPolicy: async () => [],
+      textLimit: () => 1600,
+      socket: join(dir, 'relay.sock'),
+      entry: { command: process.execPath, args: ['/x/bin.js'] },
+      timeZone: 'UTC',
+    });
+    expect(off.grantor).toBeUndefined();
+    const on = host.grantor?.({ chat: CHAT, runKey: 'in:1', cwd: dir, timeoutMs: 1000 });
+    expect(on?.server.args).toEqual(['/x/bin.js', 'mcp']);
+    expect(Object.keys(on?.server.env ?? {})).toEqual(['AGENTWIRE_TOOLS_TOKEN', 'AGENTWIRE_TOOLS_SOCKET']);
+    // The run's end revokes its token.
+    const token = on?.server.env.AGENTWIRE_TOOLS_TOKEN as string;
+    expect(host.tokens.check(token).ok).toBe(true);
+    on?.release();
+    expect(host.tokens.check(token).ok).toBe(false);
+  });
+
   it('chat_info: channel, masked chat and sender, time zone', async () => {
     const info = JSON.parse((await call(mint('schedule:x:1'), 'chat_info')).text);
     expect(info).toEqual({
