@@ -6,6 +6,7 @@
 // neither a lookup nor a comparison tells a caller how much of a guess was right.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ChatKey } from '../core/types.js';
+import { forgetCredential, registerCredential } from '../log.js';
 
 export interface ToolGrant {
   chat: ChatKey;
@@ -30,6 +31,11 @@ export const TOKEN_REFUSED = 'this tool token is not valid (the run it belonged 
 
 export class ToolTokens {
   private readonly grants = new Map<string, { secret: Buffer; grant: ToolGrant }>();
+  /**
+   * Every live token is a registered credential, so a CLI that prints its environment (or the
+   * token) never puts it in a log line or a reply. Forgotten a margin after its run, by the next mint.
+   */
+  private readonly masked = new Map<string, number>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -38,11 +44,12 @@ export class ToolTokens {
     this.sweep();
     const id = randomBytes(9).toString('base64url');
     const secret = randomBytes(32);
-    this.grants.set(id, {
-      secret,
-      grant: { ...g, expiresAt: this.now() + ttlMs + TOKEN_MARGIN_MS, sent: 0, ordinal: 0 },
-    });
-    return `${id}.${secret.toString('base64url')}`;
+    const expiresAt = this.now() + ttlMs + TOKEN_MARGIN_MS;
+    this.grants.set(id, { secret, grant: { ...g, expiresAt, sent: 0, ordinal: 0 } });
+    const token = `${id}.${secret.toString('base64url')}`;
+    registerCredential(token);
+    this.masked.set(token, expiresAt);
+    return token;
   }
 
   check(token: unknown): TokenCheck {
@@ -62,6 +69,8 @@ export class ToolTokens {
   revoke(token: string): void {
     const dot = token.indexOf('.');
     if (dot > 0) this.grants.delete(token.slice(0, dot));
+    // Still masked for a while: the run's last output may be logged after it ended.
+    if (this.masked.has(token)) this.masked.set(token, this.now() + TOKEN_MARGIN_MS);
   }
 
   get size(): number {
@@ -71,6 +80,11 @@ export class ToolTokens {
   private sweep(): void {
     const now = this.now();
     for (const [id, e] of this.grants) if (now > e.grant.expiresAt) this.grants.delete(id);
+    for (const [token, until] of this.masked)
+      if (now > until) {
+        this.masked.delete(token);
+        forgetCredential(token);
+      }
   }
 }
 

@@ -1,5 +1,6 @@
 // Per-run tool tokens: only the run's own, live token is accepted, and it names only its chat.
 import { describe, expect, it } from 'vitest';
+import { maskCredentials } from '../../src/log.js';
 import { TOKEN_MARGIN_MS, TOKEN_REFUSED, ToolTokens } from '../../src/tools/tokens.js';
 
 const grant = { chat: 'console:local' as const, runKey: 'in:1', cwd: '/w' };
@@ -56,5 +57,21 @@ describe('ToolTokens', () => {
     now = 10 * 60_000;
     t.mint(grant, 1000);
     expect(t.size).toBe(1);
+  });
+
+  it('a live token is masked in what reaches logs and chats, and forgotten a margin after its run', () => {
+    let now = 0;
+    const t = new ToolTokens(() => now);
+    const token = t.mint(grant, 1000);
+    expect(maskCredentials(`env: AGENTWIRE_TOOLS_TOKEN=${token}`)).toBe(
+      'env: AGENTWIRE_TOOLS_TOKEN=[redacted]',
+    );
+    t.revoke(token);
+    now = TOKEN_MARGIN_MS - 1;
+    t.mint(grant, 1000);
+    expect(maskCredentials(token)).toBe('[redacted]');
+    now = TOKEN_MARGIN_MS + 1;
+    t.mint(grant, 1000);
+    expect(maskCredentials(token)).toBe(token);
   });
 });
