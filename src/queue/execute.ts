@@ -104,70 +104,67 @@ export async function execute(
     settings.thinking && agent.thinkingLevels.includes(settings.thinking)
       ? settings.thinking
       : agent.base.thinking;
-  // One token for the whole run, retry included: the run's tool calls count as one run's.
+  // One tool token for the whole run, retry included; revoked when the run is done (or, should the
+  // agent layer throw, at its expiry: the run's timeout plus a margin).
   const grant =
     opts.runKey !== undefined
       ? deps.tools?.({ chat, runKey: opts.runKey, cwd: agent.base.cwd, timeoutMs: agent.base.timeoutMs })
       : undefined;
-  try {
-    return await runAttempts();
-  } finally {
+  const done = <T>(outcome: T): T => {
     grant?.release();
-  }
-
-  async function runAttempts(): Promise<ExecuteOutcome> {
-    const attempt = (session: SessionRef) =>
-      agent.run({
-        ...(grant && { tools: grant.server }),
-        ...agent.base,
-        ...(opts.model !== undefined && { model: opts.model }),
-        prompt,
-        session,
-        thinking,
-        signal: opts.signal,
-        ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
-      });
-
-    let session: SessionRef =
-      state.type === 'active' ? { type: 'resume', id: state.row.sessionId } : newSession(agent);
-    // Only a session a run has succeeded in held context; losing an unconfirmed one loses nothing,
-    // so the chat is not told "context was reset" about a session that may never have existed.
-    const confirmed = state.type === 'active' && state.row.confirmed;
-    let contextReset = false;
-    const fresh = (why: string): boolean => {
-      deps.log.warn({ chat: maskId(chat), agent: kind, confirmed }, why);
-      clearSession(deps.db, scope, kind);
-      if (!allowNew) return false;
-      session = newSession(agent);
-      contextReset = confirmed;
-      return true;
-    };
-    if (session.type === 'resume' && agent.sessionGone?.(session.id)) {
-      if (!fresh('stored session is gone; starting a fresh session'))
-        return { type: 'no_session', agent: kind };
-    }
-    let result = await attempt(session);
-    if (
-      result.type === 'error' &&
-      result.kind === 'session_not_found' &&
-      session.type === 'resume' &&
-      !opts.signal.aborted &&
-      fresh('stored session is gone; retrying once in a fresh session')
-    ) {
-      result = await attempt(session);
-    }
-    return {
-      type: 'ran',
-      agent: kind,
-      cwd: agent.base.cwd,
-      result,
+    return outcome;
+  };
+  const attempt = (session: SessionRef) =>
+    agent.run({
+      ...agent.base,
+      ...(grant && { tools: grant.server }),
+      ...(opts.model !== undefined && { model: opts.model }),
+      prompt,
       session,
-      scope,
-      epoch,
-      contextReset,
-      ...(mode.type === 'fresh' && { discard: true }),
-    };
+      thinking,
+      signal: opts.signal,
+      ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+    });
+
+  let session: SessionRef =
+    state.type === 'active' ? { type: 'resume', id: state.row.sessionId } : newSession(agent);
+  // Only a session a run has succeeded in held context; losing an unconfirmed one loses nothing,
+  // so the chat is not told "context was reset" about a session that may never have existed.
+  const confirmed = state.type === 'active' && state.row.confirmed;
+  let contextReset = false;
+  const fresh = (why: string): boolean => {
+    deps.log.warn({ chat: maskId(chat), agent: kind, confirmed }, why);
+    clearSession(deps.db, scope, kind);
+    if (!allowNew) return false;
+    session = newSession(agent);
+    contextReset = confirmed;
+    return true;
+  };
+  if (session.type === 'resume' && agent.sessionGone?.(session.id)) {
+    if (!fresh('stored session is gone; starting a fresh session'))
+      return done({ type: 'no_session', agent: kind });
   }
+  let result = await attempt(session);
+  if (
+    result.type === 'error' &&
+    result.kind === 'session_not_found' &&
+    session.type === 'resume' &&
+    !opts.signal.aborted &&
+    fresh('stored session is gone; retrying once in a fresh session')
+  ) {
+    result = await attempt(session);
+  }
+  return done({
+    type: 'ran',
+    agent: kind,
+    cwd: agent.base.cwd,
+    result,
+    session,
+    scope,
+    epoch,
+    contextReset,
+    ...(mode.type === 'fresh' && { discard: true }),
+  });
 }
 
 /**
