@@ -6,6 +6,7 @@ import type { ChannelName, InboundMessage, OutboundItem, SendResult } from '../.
 import { createLogger } from '../../src/log.js';
 import type { AgentResolver, MediaPolicy, ResolvedAgent } from '../../src/queue/ports.js';
 import { Queue, type QueueConfig } from '../../src/queue/queue.js';
+import type { QueueOptions } from '../../src/queue/queue-types.js';
 import { inbound, tempDb } from '../store/helpers.js';
 
 /** Resolves the waiters whose count was reached; returns the rest. */
@@ -192,6 +193,7 @@ export function harness(
     resolver?: AgentResolver;
     start?: boolean;
     store?: ReturnType<typeof tempDb>;
+    tools?: QueueOptions['tools'];
   } = {},
 ): Harness {
   const store = opts.store ?? tempDb();
@@ -211,6 +213,7 @@ export function harness(
     now: () => clock.now,
     delivery: { retryForMs: 10_000, backoffMs: () => 1, waitMs: 5 },
     timeZone: 'UTC',
+    ...(opts.tools && { tools: opts.tools }),
   });
   if (opts.start !== false) queue.start();
   const send = (text: string, over: Partial<InboundMessage> = {}) =>
