@@ -3,8 +3,9 @@
 // and --mcp-config file it was given, and the real store. Needs `npm run build` first.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Home, MAIN, makeHome, type Proc, spawnNode, waitFor } from './helpers.js';
+import { type Home, killOrphanGroup, MAIN, makeHome, type Proc, spawnNode, waitFor } from './helpers.js';
 
 const TOOL_CLI = join(import.meta.dirname, 'fixtures', 'fake-tool-cli.mjs');
 
@@ -145,5 +146,43 @@ describe('agent tools through agentwire chat', () => {
     p.child.stdin?.end();
     expect((await p.exit).code).toBe(0);
     expect(fired()).toBe(1);
+  }, 90_000);
+
+  it('a run cut off by a crash after send_message is redone at the next start, and the message is not sent again', async () => {
+    home = toolHome();
+    const first = start(home);
+    say(
+      first,
+      tools([
+        { name: 'send_message', arguments: { text: 'working on it' } },
+        { sleep: 60_000, once: true },
+      ]),
+    );
+    // Killed once the message is sent and recorded as sent (a kill between the two would send it
+    // again at the next start: the outbox's at-least-once, not the tools' business).
+    const sent = () => {
+      const db = new DatabaseSync(join(home.dir, 'agentwire.db'), { readOnly: true });
+      try {
+        return db
+          .prepare("SELECT status FROM outbox WHERE key LIKE 'tool:%'")
+          .all()
+          .map((r) => r.status);
+      } finally {
+        db.close();
+      }
+    };
+    expect(await waitFor(() => first.stdout().includes('working on it'), 30_000)).toBe(true);
+    expect(await waitFor(() => sent().join() === 'sent', 10_000)).toBe(true);
+    first.child.kill('SIGKILL');
+    await first.exit;
+    // The fake CLI of the killed run is left sleeping; stop it (only the PIDs the test started).
+    for (const e of home.events()) if (e.pid) killOrphanGroup(e.pid);
+    const second = start(home);
+    second.child.stdin?.end();
+    expect((await second.exit).code).toBe(0);
+    // The redone run sent the same message under the same key: the outbox kept the first one only.
+    expect(second.stdout()).toContain('reply: send_message ok');
+    expect(second.stdout()).not.toContain('working on it');
+    expect(sent()).toEqual(['sent']);
   }, 90_000);
 });
