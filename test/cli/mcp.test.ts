@@ -34,7 +34,7 @@ async function connect(env: Record<string, string>): Promise<Client> {
   return client;
 }
 
-const text = (r: { content?: unknown }) => (r.content as { text: string }[])[0]?.text;
+const text = (r: unknown) => (r as { content: { text: string }[] }).content[0]?.text;
 
 describe('agentwire mcp', () => {
   it('lists every tool with its schema and refuses bad arguments', async () => {
