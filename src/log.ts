@@ -22,6 +22,12 @@ export function registerCredential(value: string | undefined): void {
   if (value && value.length >= 8) credentials.add(value);
 }
 
+/** Drops a credential that is no longer valid anywhere (a run's tool token, a while after the run). */
+export function forgetCredential(value: string): void {
+  secrets.delete(value);
+  credentials.delete(value);
+}
+
 /** Agent output on its way to a chat: each registered credential becomes `[redacted]`, nothing else. */
 export function maskCredentials(text: string): string {
   let out = text;

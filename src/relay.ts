@@ -2,6 +2,8 @@
 // registry (src/channels/registry.ts), background services (heartbeats, schedules) through
 // SERVICE_FACTORIES below; nothing else in the core knows which channels exist.
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { ChannelDeps, ChannelPlugin } from './channels/plugin.js';
 import { CHANNELS, channelNames, channelPlugin } from './channels/registry.js';
 import type { Channel } from './channels/types.js';
@@ -11,7 +13,7 @@ import { ExitError } from './cli/context.js';
 import type { Paths } from './config/paths.js';
 import type { Config } from './config/schema.js';
 import { acquireLock, heldBy, LockError } from './control/lock.js';
-import { MethodRegistry, registerCoreMethods } from './control/methods.js';
+import { MethodError, MethodRegistry, registerCoreMethods } from './control/methods.js';
 import { type ControlServer, startControlServer } from './control/server.js';
 import type { ChannelName, ChatKey, SystemRunner } from './core/types.js';
 import { startWarmPool } from './drivers/warm.js';
@@ -25,6 +27,9 @@ import type { ChannelMap } from './queue/ports.js';
 import { Queue, type QueueOptions } from './queue/queue.js';
 import { openStore, type Store } from './store/open.js';
 import { retentionService } from './store/retention-service.js';
+import { ToolError } from './tools/handlers.js';
+import { createToolHost, type ToolHost } from './tools/host.js';
+import { TOOLS_METHOD } from './tools/schemas.js';
 import { webConsoleService } from './web/service.js';
 
 /** What every part the relay starts is handed. */
@@ -51,6 +56,8 @@ export interface ServiceDeps extends RelayDeps {
   channels: ChannelMap;
   /** Register control-socket methods (e.g. `heartbeat`) here before the relay starts listening. */
   control: MethodRegistry;
+  /** Called with a listener for "an agent's stored tasks changed" (the tools, docs/tools.md). */
+  onTasksChanged: (listener: () => void) => void;
 }
 
 export interface RelayService {
@@ -83,12 +90,13 @@ export function createQueue(
   ctx: Context,
   store: Pick<Store, 'queue'>,
   channels: ChannelMap,
-  extra: Pick<QueueOptions, 'hold' | 'textRules'> = {},
+  extra: Pick<QueueOptions, 'hold' | 'textRules'> & { tools?: ToolHost } = {},
 ): Queue {
   const { config, paths, env, log } = ctx;
+  const { tools, ...rest } = extra;
   // Lazy: no process (and no watchdog) starts until a warm agent takes its first turn.
   const warm = startWarmPool(config.agents.warm, log.child({ sub: 'warm' }));
-  return new Queue({
+  const queue = new Queue({
     store: store.queue,
     channels,
     resolve: agentResolver(config, paths, env, log.child({ sub: 'agent' }), warm),
@@ -98,8 +106,52 @@ export function createQueue(
     log: log.child({ sub: 'queue' }),
     defaultCwd: paths.workspace,
     textRules: (channel) => channelPlugin(channel)?.textRules(config),
-    ...extra,
+    ...(tools?.grantor && { tools: tools.grantor }),
+    ...rest,
   });
+  tools?.bindDelivery((chat) => queue.deliverer.kick(chat));
+  return queue;
+}
+
+/** `agentwire mcp` as this install runs it: this Node and the built entry point, when there is one. */
+export function agentwireEntry(): { command: string; args: string[] } | undefined {
+  const bin = fileURLToPath(new URL('./cli/bin.js', import.meta.url));
+  return existsSync(bin) ? { command: process.execPath, args: [bin] } : undefined;
+}
+
+/**
+ * The tools for the runs of this process, answering on `socket` (docs/tools.md). `entry` defaults
+ * to this install's; without one (running from source) runs get no tools, and the log says so.
+ */
+export function createTools(
+  ctx: Context,
+  store: Pick<Store, 'queue' | 'tasks'>,
+  channels: ChannelMap,
+  socket: string,
+  entry = agentwireEntry(),
+): ToolHost {
+  const { config, paths, log } = ctx;
+  if (config.tools.enabled && !entry)
+    log.warn('agentwire is not built (no cli/bin.js next to this file): runs get no tools');
+  return createToolHost({
+    enabled: config.tools.enabled,
+    limits: config.tools,
+    store,
+    mediaPolicy: mediaPolicy(config, paths.stagedMedia),
+    textLimit: (channel) => channels.get(channel)?.textLimit ?? 1600,
+    socket,
+    ...(entry && { entry }),
+    timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+  });
+}
+
+/** `tools.call` on a control registry: a ToolError is the agent's to read, anything else is logged. */
+export function registerToolsMethod(control: MethodRegistry, tools: ToolHost): void {
+  control.register(TOOLS_METHOD, (params) =>
+    tools.call(params).catch((err: unknown) => {
+      throw err instanceof ToolError ? new MethodError(err.message) : err;
+    }),
+  );
 }
 
 /**
@@ -139,6 +191,8 @@ export interface RunningRelay {
 export interface RelayOptions {
   channels?: readonly ChannelFactory[];
   services?: readonly ServiceFactory[];
+  /** How runs start `agentwire mcp` (tests running from source point it at dist/). */
+  toolsEntry?: { command: string; args: string[] };
 }
 
 /** Starts the relay, or throws ExitError with a clear sentence when it cannot. */
@@ -180,16 +234,25 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
     // The splitter's rules: the started channels' own plug-ins first, then the registry's.
     const textRules = (name: ChannelName) =>
       (enabled.find((f) => f.name === name)?.textRules ?? channelPlugin(name)?.textRules)?.(config);
-    const queue = createQueue(ctx, store, channels, { textRules });
+    const tools = createTools(ctx, store, channels, paths.socket, opts.toolsEntry ?? agentwireEntry());
+    const queue = createQueue(ctx, store, channels, { textRules, tools });
     // Recovery before any channel delivers: a message left mid-run must run before newer ones.
     await queue.start();
     cleanup.push(() => queue.shutdown(0));
     const control = new MethodRegistry();
     registerCoreMethods(control, { queue, channels, startedAt: Date.now(), newKey: () => randomUUID() });
+    registerToolsMethod(control, tools);
     const running: RelayService[] = [];
     for (const s of services)
       running.push(
-        await s.create({ ...deps, log: log.child({ sub: s.name }), runner: queue, channels, control }),
+        await s.create({
+          ...deps,
+          log: log.child({ sub: s.name }),
+          runner: queue,
+          channels,
+          control,
+          onTasksChanged: tools.onTasksChanged,
+        }),
       );
     for (const ch of channels.values()) {
       await ch.start(queue.handleInbound);

@@ -24,6 +24,7 @@ import {
   usageOf,
 } from './common.js';
 import { wordsTest } from './line-forms.js';
+import { claudeTools } from './tool-wiring.js';
 import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
 
 const NAME = 'Claude Code';
@@ -200,6 +201,7 @@ export const claudeSpec: AgentSpec = {
     'NO_PROXY',
   ],
   thinkingLevels: THINKING,
+  tools: claudeTools,
   build,
   messageStream,
   parse,

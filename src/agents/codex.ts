@@ -32,6 +32,7 @@ import {
   stringValue as s,
   wordsTest,
 } from './line-forms.js';
+import { codexTools } from './tool-wiring.js';
 import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
 
 const NAME = 'Codex';
@@ -180,6 +181,7 @@ export const codexSpec: AgentSpec = {
     'SSL_CERT_FILE',
   ],
   thinkingLevels: THINKING,
+  tools: codexTools,
   build,
   messageStream,
   parse,

@@ -24,6 +24,7 @@ import {
   usageOf,
 } from './common.js';
 import { jsonPattern, lineForm, NUMBER, readForm, STRING, stringValue, wordsTest } from './line-forms.js';
+import { geminiTools } from './tool-wiring.js';
 import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
 
 const NAME = 'Gemini CLI';
@@ -202,6 +203,7 @@ export const geminiSpec: AgentSpec = {
     'NO_PROXY',
   ],
   thinkingLevels: [],
+  tools: geminiTools,
   build,
   messageStream,
   parse,

@@ -32,6 +32,7 @@ import {
   stringValue as s,
   wordsTest,
 } from './line-forms.js';
+import { opencodeTools } from './tool-wiring.js';
 import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
 
 const NAME = 'opencode';
@@ -237,6 +238,7 @@ export const opencodeSpec: AgentSpec = {
     'NO_PROXY',
   ],
   thinkingLevels: ['minimal', 'low', 'medium', 'high', 'max'],
+  tools: opencodeTools,
   build,
   messageStream,
   parse,

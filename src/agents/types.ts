@@ -38,6 +38,25 @@ export interface Invocation {
   sessionId?: string;
 }
 
+/** agentwire's MCP server (`agentwire mcp`) for one run; see tool-server.ts. */
+export interface ToolServer {
+  /** Absolute program (this Node) and its arguments: `[…/cli/bin.js, 'mcp']`. */
+  command: string;
+  args: readonly string[];
+  /** TOOLS_TOKEN_ENV and TOOLS_SOCKET_ENV. Secret: never in argv, never logged. */
+  env: Readonly<Record<string, string>>;
+  /** Our tool names, for CLIs that must allow each one explicitly. */
+  tools: readonly string[];
+}
+
+/** What a spec adds to one run for the tools: flags, environment, and files written before it starts. */
+export interface ToolWiring {
+  args: string[];
+  env?: Record<string, string>;
+  /** Written with mode 0600 before the run (in `runDir`), removed after it. */
+  files?: { path: string; content: string }[];
+}
+
 export interface Usage {
   inputTokens?: number;
   outputTokens?: number;
@@ -152,6 +171,11 @@ export interface AgentSpec {
   sessionGone?(id: string): boolean;
   build(ctx: BuildContext): Invocation;
   /**
+   * How this CLI is given agentwire's MCP server for one run (docs/tools.md): flags, environment
+   * and per-run files under `runDir`. Absent: the CLI cannot take it (pi has no MCP).
+   */
+  tools?(server: ToolServer, runDir: string): ToolWiring;
+  /**
    * A fresh per-run reducer over stdout lines. It returns each assistant message (raw text, MEDIA
    * lines included) as soon as it is complete, and `continued` when the agent visibly carries on
    * (a tool call, a new step), which proves the message before it was not the final reply. The
@@ -180,6 +204,8 @@ export interface AgentRequest extends BuildContext {
   signal?: AbortSignal;
   /** Called with each assistant message before the final one, as it streams. */
   onProgress?: (text: string) => void;
+  /** agentwire's MCP server for this run, when the tools are on (the spec's `tools` wires it). */
+  tools?: ToolServer;
   /** Byte caps for stdout and stderr; defaults live in the runner. */
   maxStdoutBytes?: number;
   maxStderrBytes?: number;

@@ -11,6 +11,11 @@ const problem = nodeVersionProblem(process.version, process.execPath);
 if (problem) {
   process.stderr.write(`${problem}\n`);
   process.exitCode = 1;
+} else if (process.argv[2] === 'mcp' && process.argv.length === 3) {
+  // Started by the agent CLI at the top of every run: only the MCP server, not every command
+  // (about a second less on a busy machine; docs/tools.md).
+  const { serveMcp } = await import('./mcp.js');
+  await serveMcp(process.env);
 } else {
   await import('./main.js');
 }

@@ -3,11 +3,20 @@
 // the current run (or, when nothing runs, exits); Ctrl-D / EOF exits once in-flight work is
 // answered and stored. It does not take the relay lock: it owns no relay channel, and a running
 // relay never touches console chats.
+//
+// The agent's tools (docs/tools.md) reach this process, not the relay: it answers them on a control
+// socket of its own, and fires the tasks agents scheduled in the console chat while it runs.
+import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { CONSOLE_CHAT_ID, ConsoleChannel } from '../channels/console/console.js';
-import { chatKey } from '../core/types.js';
+import { MethodRegistry } from '../control/methods.js';
+import { startControlServer } from '../control/server.js';
+import { chatKey, parseChatKey } from '../core/types.js';
+import { systemClock } from '../heartbeat/clock.js';
+import { createRunCheck } from '../heartbeat/run-check.js';
+import { createScheduler } from '../heartbeat/scheduler.js';
 import { createLogger } from '../log.js';
-import { createQueue } from '../relay.js';
+import { createQueue, createTools, registerToolsMethod } from '../relay.js';
 import { openStore } from '../store/open.js';
 import { type GlobalOptions, loadContext } from './context.js';
 
@@ -46,17 +55,41 @@ export function register(program: Command): void {
         },
         onInterrupt: interrupt,
       });
-      const queue = createQueue(ctx, store, new Map([['console', channel]]));
+      const channels = new Map([['console' as const, channel]]);
+      // Per process: several `agentwire chat` may run beside a relay, each answering its own runs.
+      const socket = join(dirname(ctx.paths.socket), `chat-${process.pid}.sock`);
+      const tools = createTools(ctx, store, channels, socket);
+      const queue = createQueue(ctx, store, channels, { tools });
+      const control = new MethodRegistry();
+      registerToolsMethod(control, tools);
+      const server = await startControlServer(socket, control, ctx.log.child({ sub: 'control' }));
+      const scheduler = createScheduler({
+        runner: queue,
+        clock: systemClock,
+        stored: await store.jobStates.loadAll(),
+        states: store.jobStates,
+        log: ctx.log.child({ sub: 'tasks' }),
+        runCheck: createRunCheck({ env: {}, cwd: ctx.paths.workspace }),
+        // Only the console chat's tasks: the config's heartbeat and schedules are the relay's.
+        config: { heartbeat: { everyMinutes: 0 }, schedules: [], whatsapp: { enabled: false } },
+        defaultTarget: () => undefined,
+        tasks: { ...store.tasks, serves: (c) => parseChatKey(c)?.channel === 'console' },
+      });
+      tools.onTasksChanged(() => void scheduler.syncTasks());
       process.on('SIGINT', interrupt);
       process.on('SIGTERM', () => void queue.shutdown(0).then(() => process.exit(143)));
       await queue.start();
+      scheduler.start();
       if (process.stdin.isTTY)
         process.stderr.write('agentwire chat: one message per line; /help for commands; Ctrl-D to quit.\n');
       await channel.start(queue.handleInbound);
       queue.deliverer.wake();
       await ended;
+      scheduler.stop();
       await queue.whenIdle();
       await queue.shutdown(ctx.config.queue.shutdownGraceSeconds * 1000);
+      await scheduler.whenIdle();
+      await server.close();
       await channel.stop();
       await store.close();
       process.stdin.destroy();

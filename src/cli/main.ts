@@ -14,6 +14,7 @@ import { register as registerHeartbeat } from './heartbeat.js';
 import { register as registerLogin } from './login.js';
 import { register as registerLogout } from './logout.js';
 import { register as registerLogs } from './logs.js';
+import { register as registerMcp } from './mcp.js';
 import { register as registerRelay } from './relay.js';
 import { register as registerSchedules } from './schedules.js';
 import { register as registerSend } from './send.js';
@@ -41,6 +42,7 @@ registerService(program);
 registerBackup(program);
 registerLogin(program);
 registerLogout(program);
+registerMcp(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -1,11 +1,13 @@
-// `agentwire schedules`: the heartbeat and every schedule with its next run, from the config and the
-// stored state. Needs no running relay, and creates nothing when the store does not exist yet.
+// `agentwire schedules`: the heartbeat, every schedule and every task agents scheduled (`task:<id>`,
+// docs/tools.md) with its next run, from the config and the stored state. Needs no running relay,
+// and creates nothing when the store does not exist yet.
 import type { Command } from 'commander';
 import { parseChatKey } from '../core/types.js';
 import { formatDuration } from '../heartbeat/interval.js';
 import { buildListing, type JobRow, type Listing } from '../heartbeat/listing.js';
 import { formatInstant } from '../heartbeat/prompt.js';
 import { storedDefaultTarget } from '../heartbeat/target.js';
+import { taskSchedule } from '../heartbeat/tasks.js';
 import { WAITING_FOR_LINK } from '../ops/status/render.js';
 import { cleanText, maskChat } from '../ops/status/snapshot.js';
 import { readStatusFile } from '../store/status-read.js';
@@ -21,8 +23,9 @@ export function register(program: Command): void {
       const now = Date.now();
       // Read-only: listing never creates or migrates the store.
       const facts = await readStatusFile(ctx.paths.db);
+      const tasks = (facts?.tasks ?? []).map(taskSchedule);
       const listing: Listing = buildListing(
-        ctx.config,
+        { ...ctx.config, schedules: [...ctx.config.schedules, ...tasks] },
         (job) => facts?.jobStates.get(job),
         now,
         () => storedDefaultTarget(ctx.config, facts),
@@ -84,7 +87,7 @@ export function renderListing(l: Listing, now: number): string {
         ? 'heartbeat: off (no heartbeat.target, and WhatsApp, whose self-chat is the default, is disabled)'
         : 'heartbeat: off',
     );
-  if (l.schedules.length === 0) out.push('schedules: none configured');
+  if (l.schedules.length === 0) out.push('schedules: none configured, and no tasks scheduled by an agent');
   for (const s of l.schedules) {
     out.push(
       `${s.id}: ${s.timing} → ${shownTarget(s.target)}`,

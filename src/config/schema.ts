@@ -186,6 +186,37 @@ const mediaSchema = z
   })
   .strict();
 
+const toolsSchema = z
+  .object({
+    enabled: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Give each run agentwire's MCP tools (send_message, send_file, schedule_task…); docs/tools.md.",
+      ),
+    maxMessagesPerRun: z
+      .number()
+      .int()
+      .min(0)
+      .max(100)
+      .default(10)
+      .describe('Messages and files one run may send with send_message / send_file.'),
+    maxTasksPerChat: z
+      .number()
+      .int()
+      .min(0)
+      .max(500)
+      .default(20)
+      .describe('Tasks an agent may keep scheduled in one chat.'),
+    minTaskIntervalMinutes: z
+      .number()
+      .positive()
+      .max(1440)
+      .default(5)
+      .describe("The shortest interval (every, or a cron's gap) of a task an agent schedules."),
+  })
+  .strict();
+
 const consoleSchema = z
   .object({
     enabled: z.boolean().default(true).describe('The local web console.'),
@@ -246,6 +277,7 @@ export const configSchema = z
     telegram: telegramSchema.default(telegramSchema.parse({})),
     heartbeat: heartbeatSchema.default({}),
     schedules: schedulesSchema,
+    tools: toolsSchema.default(toolsSchema.parse({})),
     console: consoleSchema.default(consoleSchema.parse({})),
     retention: retentionSchema.default(retentionSchema.parse({})),
     log: logSchema.default(logSchema.parse({})),

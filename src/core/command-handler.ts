@@ -5,6 +5,7 @@
 // test/core/command-handler.test.ts.
 import type { AgentKind } from '../agents/types.js';
 import { type ChatCommand, type CommandSettings, helpText } from './commands.js';
+import { type TaskLike, taskLine } from './task-line.js';
 
 /** The chat's stored session for its current agent, as far as a command needs it. */
 export type CommandSession =
@@ -33,6 +34,8 @@ export interface CommandState {
   waiting: number;
   run?: { startedAt: number; label: string };
   check(kind: AgentKind): AgentCheck;
+  /** The tasks agents scheduled in this chat (docs/tools.md). */
+  tasks: readonly TaskLike[];
   /**
    * The chat's warm process and the CLIs running cold after a failed warm start; set only where it
    * says something (a warm agent, a live process, or a fallback).
@@ -55,6 +58,8 @@ export type CommandEffect =
   | { type: 'drop_waiting' }
   /** Lanes: abort the chat's run. */
   | { type: 'stop_run' }
+  /** Store: an agent's scheduled task in this chat is cancelled. */
+  | { type: 'cancel_task'; id: string }
   /** Store: the chat's settings. */
   | { type: 'set_chat'; change: { agent?: AgentKind | null; thinking?: string | null; verbose?: boolean } };
 
@@ -106,6 +111,8 @@ export function decideCommand(cmd: ChatCommand, s: CommandState): CommandPlan {
       return setThinking(s, agent, cmd.level);
     case 'verbose':
       return setVerbose(s, cmd.value);
+    case 'tasks':
+      return tasksCommand(s, cmd);
   }
 }
 
@@ -197,4 +204,22 @@ function setThinking(s: CommandState, agent: AgentKind, level?: string): Command
   if (!levels.includes(level))
     return say(`Unknown level "${level.slice(0, 20)}". Levels for ${agent}: ${levels.join(', ')}.`);
   return say(`Thinking level set to ${level}.`, { type: 'set_chat', change: { thinking: level } });
+}
+
+/** /tasks: what the agent scheduled here (the `schedule_task` tool), and cancelling one. */
+function tasksCommand(s: CommandState, cmd: Extract<ChatCommand, { type: 'tasks' }>): CommandPlan {
+  const p = s.settings.prefix;
+  if (cmd.bad) return say(`Usage: ${p}tasks, or ${p}tasks cancel <id>.`);
+  if (cmd.cancel !== undefined) {
+    const id = cmd.cancel.slice(0, 40);
+    return s.tasks.some((t) => t.id === id)
+      ? say(`Cancelled task ${id}.`, { type: 'cancel_task', id })
+      : say(`No task ${id} in this chat (${p}tasks lists them).`);
+  }
+  if (s.tasks.length === 0) return say('No tasks are scheduled in this chat.');
+  return say(
+    [`Tasks (${s.tasks.length}):`, ...s.tasks.map(taskLine), `Cancel one with ${p}tasks cancel <id>.`].join(
+      '\n',
+    ),
+  );
 }

@@ -12,7 +12,9 @@ export type ChatCommand =
   /** `/think` alone shows the level; with a word, sets it (validated against the agent's levels). */
   | { type: 'think'; level?: string }
   /** `/verbose` alone shows the setting; `on` / `off` sets it (validated by the handler). */
-  | { type: 'verbose'; value?: string };
+  | { type: 'verbose'; value?: string }
+  /** `/tasks` lists the tasks agents scheduled in this chat; `/tasks cancel <id>` cancels one. */
+  | { type: 'tasks'; cancel?: string; bad?: boolean };
 
 export type CommandName = ChatCommand['type'];
 
@@ -24,6 +26,7 @@ export const COMMAND_NAMES: readonly CommandName[] = [
   'agent',
   'think',
   'verbose',
+  'tasks',
 ];
 
 /** Built-in trigger words; `reset` is the classic alias of `new`. */
@@ -36,6 +39,7 @@ const BUILTIN: Record<string, CommandName> = {
   agent: 'agent',
   think: 'think',
   verbose: 'verbose',
+  tasks: 'tasks',
 };
 
 export interface CommandSettings {
@@ -85,6 +89,13 @@ export function parseCommand(text: string, settings: CommandSettings): ChatComma
       return firstWord ? { type: 'think', level: firstWord.toLowerCase() } : { type: 'think' };
     case 'verbose':
       return firstWord ? { type: 'verbose', value: firstWord.toLowerCase() } : { type: 'verbose' };
+    case 'tasks': {
+      if (!firstWord) return { type: 'tasks' };
+      const [verb, id, ...more] = rest.split(/\s+/);
+      return verb?.toLowerCase() === 'cancel' && id && more.length === 0
+        ? { type: 'tasks', cancel: id }
+        : { type: 'tasks', bad: true };
+    }
   }
 }
 
@@ -99,6 +110,7 @@ export function helpText(settings: CommandSettings): string {
     `${p}agent [kind]: show or switch this chat's agent`,
     `${p}think [level]: show or set the thinking level (off to clear)`,
     `${p}verbose [on|off]: also send what the agent says while it works, before its answer`,
+    `${p}tasks: the tasks the agent scheduled in this chat; ${p}tasks cancel <id> cancels one`,
     `${p}help: this list`,
   ];
   const aliases = Object.entries(settings.aliases).filter(([, t]) => commandFor(t.replace(/^\//, ''), {}));

@@ -123,6 +123,8 @@ export interface SystemRunOptions {
   agent?: import('../agents/types.js').AgentKind;
   /** The model passed with that CLI's model flag, instead of the configured one. */
   model?: string;
+  /** Names the run for its tools; the same when a restart redoes it (a schedule's occurrence). */
+  runKey?: string;
 }
 
 export interface SystemRunner {

@@ -144,6 +144,8 @@ export class ScheduleJob implements Job {
       allowNewSession: true,
       touchIdle: true,
       label: `schedule:${spec.id}`,
+      // The occurrence names the run: a redo after a restart sends its tool messages once.
+      runKey: `schedule:${spec.id}:${p.occurrence}`,
       ...runOptions(spec.run, this.name),
     });
     switch (r.type) {

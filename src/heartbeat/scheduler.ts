@@ -17,6 +17,7 @@ import {
   type ScheduleConfig,
 } from './settings.js';
 import { hasDefaultTarget } from './target.js';
+import { TaskJobs, type TaskSource } from './tasks.js';
 import { describeTiming } from './timing.js';
 
 export const MAX_SLEEP_MS = 60_000;
@@ -31,6 +32,8 @@ export interface SchedulerDeps extends JobDeps {
   };
   /** The linked WhatsApp self-chat once the channel knows it; used when heartbeat.target is unset. */
   defaultTarget: () => ChatKey | undefined;
+  /** Tasks agents scheduled (docs/tools.md): fired like schedules, re-read from the store on each wake. */
+  tasks?: TaskSource;
 }
 
 export interface JobStatus {
@@ -64,6 +67,8 @@ export interface Scheduler {
   /** One heartbeat now (`agentwire heartbeat`), outside active hours too. */
   fireHeartbeat(o: FireOptions): Promise<HeartbeatOutcome>;
   status(): SchedulerStatus;
+  /** Re-reads the stored tasks now (one was added or cancelled) and re-arms the timer. */
+  syncTasks(): Promise<void>;
 }
 
 export function createScheduler(input: SchedulerDeps): Scheduler {
@@ -82,7 +87,16 @@ export function createScheduler(input: SchedulerDeps): Scheduler {
     if (r.ok) schedules.push(new ScheduleJob(deps, r.spec));
     else log.error(r.error);
   }
-  const jobs: Job[] = [...(heartbeat ? [heartbeat] : []), ...schedules];
+  const fixed: Job[] = [...(heartbeat ? [heartbeat] : []), ...schedules];
+  const taskJobs = deps.tasks ? new TaskJobs(deps, deps.tasks) : undefined;
+  const jobs = (): Job[] => (taskJobs ? [...fixed, ...taskJobs.list()] : fixed);
+  // Syncs run one at a time: a wake and a tool's change may ask at once.
+  let syncing: Promise<void> = Promise.resolve();
+  const refresh = (): Promise<void> => {
+    if (!taskJobs) return syncing;
+    syncing = syncing.then(() => taskJobs.sync((j) => firing.has(j)));
+    return syncing;
+  };
 
   let timer: Timer | undefined;
   const firing = new Set<Job>();
@@ -93,7 +107,7 @@ export function createScheduler(input: SchedulerDeps): Scheduler {
     timer = undefined;
     if (stopped) return;
     let earliest: number | undefined;
-    for (const j of jobs) {
+    for (const j of jobs()) {
       const w = firing.has(j) ? undefined : j.wakeAt();
       if (w !== undefined && (earliest === undefined || w < earliest)) earliest = w;
     }
@@ -105,12 +119,18 @@ export function createScheduler(input: SchedulerDeps): Scheduler {
   const wake = (): void => {
     timer = undefined;
     if (stopped) return;
-    const now = clock.now();
-    for (const j of jobs) {
-      const w = firing.has(j) ? undefined : j.wakeAt();
-      if (w !== undefined && w <= now) launch(j, now);
-    }
-    arm();
+    const fireDue = (): void => {
+      if (stopped) return;
+      const now = clock.now();
+      for (const j of jobs()) {
+        const w = firing.has(j) ? undefined : j.wakeAt();
+        if (w !== undefined && w <= now) launch(j, now);
+      }
+      arm();
+    };
+    // The stored tasks first, so a task cancelled a moment ago never fires.
+    if (taskJobs) void refresh().then(fireDue);
+    else fireDue();
   };
 
   const launch = (j: Job, now: number): void => {
@@ -122,6 +142,8 @@ export function createScheduler(input: SchedulerDeps): Scheduler {
         firing.delete(j);
         tasks.delete(task);
         arm();
+        // A one-shot task that has run leaves the store (and /tasks) now, not at the next wake.
+        if (taskJobs?.list().includes(j as never)) void refresh().then(arm);
       });
     tasks.add(task);
   };
@@ -142,11 +164,16 @@ export function createScheduler(input: SchedulerDeps): Scheduler {
       started = true;
       log.info({ heartbeat: Boolean(heartbeat), schedules: schedules.length }, 'scheduler started');
       arm();
+      if (taskJobs) void refresh().then(arm);
     },
     stop() {
       stopped = true;
       timer?.cancel();
       timer = undefined;
+    },
+    async syncTasks() {
+      await refresh();
+      arm();
     },
     async whenIdle() {
       while (tasks.size > 0) await Promise.all([...tasks]);
@@ -180,7 +207,7 @@ export function createScheduler(input: SchedulerDeps): Scheduler {
               lastDetail: h.state.lastDetail,
             }
           : { enabled: false, ...(hb.type === 'off' && hb.reason && { reason: hb.reason }) },
-        schedules: schedules.map((s) => {
+        schedules: [...schedules, ...(taskJobs?.list() ?? [])].map((s) => {
           const snap = s.snapshot;
           return {
             id: s.spec.id,

@@ -14,6 +14,7 @@ import { type ChannelName, type ChatKey, chatKey, parseChatKey, type SystemRunne
 import type { Logger } from '../log.js';
 import type { JobStateStore } from '../store/job-states.js';
 import type { StatusFacts, StatusReader } from '../store/status-read.js';
+import type { TaskStore } from '../store/tasks.js';
 import { systemClock } from './clock.js';
 import { HEARTBEAT_METHOD, type HeartbeatMethodResult, heartbeatMethod } from './control.js';
 import type { JobState } from './plan.js';
@@ -36,6 +37,10 @@ export interface RelaySchedulerInput {
   runner: SystemRunner;
   /** The linked WhatsApp self-chat (e.g. `whatsapp:+15551234567`) once known; undefined before. */
   defaultTarget: () => ChatKey | undefined;
+  /** Where agents' tasks are stored (docs/tools.md). */
+  tasks?: TaskStore;
+  /** Agents' tasks of these chats are fired here (absent: none are). */
+  servesTasks?: (chat: ChatKey) => boolean;
 }
 
 export interface RelayScheduler {
@@ -58,6 +63,7 @@ export function createRelayScheduler(i: RelaySchedulerInput): RelayScheduler {
     runCheck,
     config: i.config,
     defaultTarget: i.defaultTarget,
+    ...(i.servesTasks && i.tasks && { tasks: { ...i.tasks, serves: i.servesTasks } }),
   });
   return {
     scheduler,
@@ -96,9 +102,11 @@ export function channelDefaultTarget(
 
 /** What the core's relay hands a background service (structurally its ServiceDeps). */
 export interface ServiceDepsLike extends Omit<RelaySchedulerInput, 'defaultTarget' | 'states' | 'stored'> {
-  store: { jobStates: JobStateStore; status: StatusReader };
+  store: { jobStates: JobStateStore; status: StatusReader; tasks: TaskStore };
   channels: ReadonlyMap<ChannelName, Pick<Channel, 'status'>>;
   control: { register(name: string, handler: (params: unknown) => Promise<unknown>): void };
+  /** Called with a listener for "an agent's stored tasks changed" (the tools). */
+  onTasksChanged?: (listener: () => void) => void;
 }
 
 /** The heartbeat and schedules as a relay service: add it to SERVICE_FACTORIES in src/relay.ts. */
@@ -114,7 +122,14 @@ export const heartbeatService = {
       stored: await jobStates.loadAll(),
       states: jobStates,
       defaultTarget: channelDefaultTarget(deps.channels, deps.config, facts),
+      tasks: deps.store.tasks,
+      // The relay fires the tasks of the channels it runs; `agentwire chat` fires the console's.
+      servesTasks: (chat) => {
+        const c = parseChatKey(chat)?.channel;
+        return c !== undefined && deps.channels.has(c);
+      },
     });
+    deps.onTasksChanged?.(() => void scheduler.syncTasks());
     const fire = methods[HEARTBEAT_METHOD] as (p: unknown) => Promise<HeartbeatMethodResult>;
     // "Sent" would not be true for a reply whose channel cannot deliver it now (e.g. WhatsApp
     // waiting for a relink): the caller is told it is queued, and why, as `agentwire send` is.

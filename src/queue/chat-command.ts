@@ -97,6 +97,7 @@ function commandState(
         ? { type: 'active', createdAt: state.row.createdAt, lastUsedAt: state.row.lastUsedAt }
         : { type: state.type },
     waiting: snap.waiting,
+    tasks: snap.tasks,
     ...(run && { run: { startedAt: run.startedAt, label: run.label } }),
     check: (kind) => {
       const r = deps.resolve(kind);

@@ -11,7 +11,7 @@ import type { KeptSession, QueueStore } from '../store/queue-ops.js';
 import { type SessionScope, scopeFor, sessionState } from '../store/sessions.js';
 import type { Lanes } from './lanes.js';
 import { unwrap } from './persist.js';
-import type { AgentResolver, Clock } from './ports.js';
+import type { AgentResolver, Clock, ToolGrantor } from './ports.js';
 
 export interface ExecuteDeps {
   store: QueueStore;
@@ -22,6 +22,7 @@ export interface ExecuteDeps {
   lanes: Lanes;
   now: Clock;
   log: Logger;
+  tools?: ToolGrantor;
 }
 
 export type ExecuteOutcome =
@@ -53,6 +54,8 @@ export interface ExecuteOptions {
   model?: string;
   /** The agent's messages before its final one, as they come (for /verbose). */
   onProgress?: (text: string) => void;
+  /** Names the run for its tools (outbox keys of send_message): the same when a crash redoes it. */
+  runKey?: string;
 }
 
 export async function currentAgent(
@@ -89,10 +92,21 @@ export async function execute(
     settings.thinking && agent.thinkingLevels.includes(settings.thinking)
       ? settings.thinking
       : agent.base.thinking;
+  // One tool token for the whole run, retry included; revoked when the run is done (or, should the
+  // agent layer throw, at its expiry: the run's timeout plus a margin).
+  const grant =
+    opts.runKey !== undefined
+      ? deps.tools?.({ chat, runKey: opts.runKey, cwd: agent.base.cwd, timeoutMs: agent.base.timeoutMs })
+      : undefined;
+  const done = <T>(outcome: T): T => {
+    grant?.release();
+    return outcome;
+  };
   const attempt = (session: SessionRef) =>
     agent.run(
       {
         ...agent.base,
+        ...(grant && { tools: grant.server }),
         ...(opts.model !== undefined && { model: opts.model }),
         prompt,
         session,
@@ -119,7 +133,7 @@ export async function execute(
   };
   if (session.type === 'resume' && agent.sessionGone?.(session.id)) {
     if (!(await fresh('stored session is gone; starting a fresh session')))
-      return { type: 'no_session', agent: kind };
+      return done({ type: 'no_session', agent: kind });
   }
   let result = await attempt(session);
   if (
@@ -131,7 +145,7 @@ export async function execute(
   ) {
     result = await attempt(session);
   }
-  return {
+  return done({
     type: 'ran',
     agent: kind,
     cwd: agent.base.cwd,
@@ -141,7 +155,7 @@ export async function execute(
     epoch,
     contextReset,
     ...(mode.type === 'fresh' && { discard: true }),
-  };
+  });
 }
 
 /**

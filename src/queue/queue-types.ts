@@ -6,7 +6,15 @@ import type { Logger } from '../log.js';
 import type { QueueStore } from '../store/queue-ops.js';
 import type { DeliveryOptions } from './delivery.js';
 import type { ActiveRun } from './lanes.js';
-import type { AgentResolver, ChannelMap, Clock, MediaPolicy, WarmPort, WarmStatus } from './ports.js';
+import type {
+  AgentResolver,
+  ChannelMap,
+  Clock,
+  MediaPolicy,
+  ToolGrantor,
+  WarmPort,
+  WarmStatus,
+} from './ports.js';
 
 export type QueueConfig = Pick<Config, 'agent' | 'agents' | 'queue' | 'sessions' | 'commands' | 'delivery'>;
 
@@ -38,6 +46,8 @@ export interface QueueOptions {
   textRules?: (channel: ChannelName) => ChunkRules | undefined;
   /** The warm pool, when agents run warm: /new closes a lane's process, shutdown ends them all. */
   warm?: WarmPort;
+  /** agentwire's MCP tools for each run (docs/tools.md); absent: runs get no tools. */
+  tools?: ToolGrantor;
 }
 
 export interface QueueStatus {

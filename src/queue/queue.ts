@@ -76,6 +76,7 @@ export class Queue implements SystemRunner {
       lanes: this.lanes,
       now: this.now,
       log: opts.log,
+      ...(opts.tools && { tools: opts.tools }),
     };
     this.commandDeps = {
       store: opts.store,

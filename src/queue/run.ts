@@ -126,6 +126,8 @@ export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
       : await execute(deps.exec, chat, prompt, {
           allowNewSession: true,
           signal: active.controller.signal,
+          // The tools' outbox keys: the same when a crash redoes the run.
+          runKey: `in:${run.ids[run.ids.length - 1]}`,
           ...(onProgress ? { onProgress } : {}),
         });
     await finish(run, out);

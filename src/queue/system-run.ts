@@ -1,6 +1,7 @@
 // One heartbeat or schedule run in a chat's lane: ask the agent in the session the job says, keep
 // the session, record the run history. Its answer is the caller's (the job delivers it or not).
 // Like run.ts it calls nothing of the queue: it takes the lane at call time and gives it back.
+import { randomUUID } from 'node:crypto';
 import type { ChatKey, SystemRunOptions, SystemRunOutcome } from '../core/types.js';
 import { runRecord } from '../store/runs.js';
 import { type ExecuteDeps, execute, keptSession } from './execute.js';
@@ -28,7 +29,11 @@ export async function runSystem(
   };
   lanes.begin(chat, run);
   try {
-    const out = await execute(exec, chat, prompt, { ...opts, signal: controller.signal });
+    const out = await execute(exec, chat, prompt, {
+      ...opts,
+      runKey: opts.runKey ?? `sys:${randomUUID()}`,
+      signal: controller.signal,
+    });
     switch (out.type) {
       case 'no_session':
         return { type: 'no_session' };

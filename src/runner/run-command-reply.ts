@@ -2,7 +2,9 @@
 // happened to the process (timeout, abort, not installed) wins over whatever it printed: gemini,
 // for one, exits 0 after our own SIGTERM.
 
+import { randomUUID } from 'node:crypto';
 import { shortDetail } from '../agents/common.js';
+import { toolRunDir, withTools, writeToolFiles } from '../agents/tool-server.js';
 import type {
   AgentRequest,
   AgentResult,
@@ -27,6 +29,32 @@ export async function runCommandReply(spec: AgentSpec, request: AgentRequest): P
     // A session id or model that could be read as a flag is refused before anything runs.
     return { type: 'error', kind: 'exit', message: (err as Error).message, durationMs: 0 };
   }
+  let cleanup: () => void = () => undefined;
+  if (request.tools && spec.tools) {
+    // The tools' flags and per-run files; without tools the invocation is exactly what build made.
+    const runDir = toolRunDir(request.stateDir, randomUUID());
+    try {
+      const wiring = spec.tools(request.tools, runDir);
+      inv = withTools(inv, request.tools, wiring);
+      cleanup = writeToolFiles(runDir, wiring.files);
+    } catch (err) {
+      return {
+        type: 'error',
+        kind: 'exit',
+        message: 'The agent tools could not be set up.',
+        detail: shortDetail((err as Error).message),
+        durationMs: 0,
+      };
+    }
+  }
+  try {
+    return await spawnAndRead(spec, request, inv);
+  } finally {
+    cleanup();
+  }
+}
+
+async function spawnAndRead(spec: AgentSpec, request: AgentRequest, inv: Invocation): Promise<AgentResult> {
   const [file, ...args] = inv.argv;
   if (!file) return { type: 'error', kind: 'exit', message: 'No agent command configured.', durationMs: 0 };
 

@@ -6,6 +6,7 @@ import { inboxMigration } from './inbox.js';
 import { outboxMigration } from './outbox.js';
 import { runsMigration } from './runs.js';
 import { sessionsMigration } from './sessions.js';
+import { tasksMigration } from './tasks.js';
 
 export const CORE_MIGRATIONS: readonly Migration[] = [
   inboxMigration,
@@ -14,4 +15,6 @@ export const CORE_MIGRATIONS: readonly Migration[] = [
   runsMigration,
   // every channel's small state (offsets, dedupe ids), so a new channel needs no migration of its own
   channelStateMigration,
+  // Agents' scheduled tasks: the queue's /tasks command and the tools read them in every process.
+  tasksMigration,
 ];

@@ -15,6 +15,7 @@ import { sqliteQueueStore } from './queue-sqlite.js';
 import { pruneStore, type RetentionResult } from './retention.js';
 import { ALL_MIGRATIONS } from './schema.js';
 import { type StatusReader, statusReader } from './status-read.js';
+import { type TaskStore, taskStore } from './tasks.js';
 import { type TwilioSendStore, twilioSendStore } from './twilio-sends.js';
 import { type WhatsAppAuthStore, whatsappAuthStore } from './whatsapp-auth.js';
 import {
@@ -40,6 +41,8 @@ export interface Store {
   readonly incidents: IncidentStore;
   /** Heartbeat and schedule state. */
   readonly jobStates: JobStateStore;
+  /** Tasks agents scheduled with the `schedule_task` tool (docs/tools.md). */
+  readonly tasks: TaskStore;
   readonly status: StatusReader;
   /** Files named by replies not yet sent (the staged-media sweep keeps these). */
   unsentFiles(): Promise<string[]>;
@@ -69,6 +72,7 @@ export function storeOver(db: Db): Store {
     mediaLinks: guarded(mediaLinkStore(db)),
     incidents: guarded(incidentStore(db)),
     jobStates: guarded(jobStateStore(db)),
+    tasks: guarded(taskStore(db)),
     status: guarded(statusReader(db)),
     ...guarded({
       unsentFiles: async () => unsentFilePaths(db),

@@ -3,7 +3,9 @@
 // `Written` value (a full disk is `{ ok: false, retryable: true }`, never an error code); reads
 // reject only when the store is broken. The queue never sees a connection, a statement or a
 // transaction. The SQLite implementation is store/queue-sqlite.ts.
+
 import type { CommandEffect, CommandPlan } from '../core/command-handler.js';
+import type { TaskLike } from '../core/task-line.js';
 import type { ChatKey, InboundMedia, InboundMessage, OutboundItem } from '../core/types.js';
 import type { InboxRow } from './inbox.js';
 import type { OutboxRow } from './outbox.js';
@@ -35,6 +37,8 @@ export interface CommandSnapshot {
   /** The session of the chat's current agent in `scope`. */
   session: SessionRow | undefined;
   waiting: number;
+  /** The tasks agents scheduled in the chat (store/tasks.ts). */
+  tasks: readonly TaskLike[];
 }
 
 export interface CommandOptions {
@@ -123,6 +127,8 @@ export interface QueueStore {
     items: readonly OutboundItem[],
     now: number,
   ): Promise<Written<number>>;
+  /** One stored message, by id (who a run answers: the tools' chat_info). */
+  message(id: number): Promise<InboxRow | undefined>;
   /** One row of run history (never the text). */
   recordRun(record: RunRecord): Promise<Written<void>>;
   /** What a previous process left: unfinished messages, oldest first. */

@@ -4,6 +4,7 @@
 import { type Db, transaction } from './db.js';
 import {
   countPending,
+  getInbound,
   insertInbound,
   markFinished,
   markPendingAgain,
@@ -30,6 +31,7 @@ import type { KeptSession, QueueStore } from './queue-ops.js';
 import { read, written } from './result.js';
 import { recordRun } from './runs.js';
 import { clearSession, getChatSettings, getSession, saveSession, setChatSettings } from './sessions.js';
+import { deleteTask, tasksForChat } from './tasks.js';
 
 export function sqliteQueueStore(db: Db): QueueStore {
   const keep = (s: KeptSession | undefined, now: number) => {
@@ -67,6 +69,7 @@ export function sqliteQueueStore(db: Db): QueueStore {
             settings,
             session: getSession(db, opts.scope, settings.agent ?? opts.defaultAgent),
             waiting: waiting.length,
+            tasks: tasksForChat(db, chat),
           });
           for (const e of plan.effects) {
             if (e.type === 'clear_session') clearSession(db, e.scope as KeptSession['scope'], e.agent);
@@ -79,6 +82,7 @@ export function sqliteQueueStore(db: Db): QueueStore {
                 'stopped',
               );
             else if (e.type === 'set_chat') setChatSettings(db, chat, e.change, now);
+            else if (e.type === 'cancel_task') deleteTask(db, chat, e.id);
           }
           enqueueOutbound(db, chat, `cmd:${r.id}`, opts.items(plan.reply), now);
           return { type: 'applied', id: r.id, plan };
@@ -125,6 +129,7 @@ export function sqliteQueueStore(db: Db): QueueStore {
 
     enqueueReply: (chat, key, items, now) => written(() => enqueueOutbound(db, chat, key, items, now)),
 
+    message: (id) => read(() => getInbound(db, id)),
     recordRun: async (record) => {
       const r = recordRun(db, record);
       return r.ok ? { ok: true, value: undefined } : { ok: false, retryable: false, error: r.error };

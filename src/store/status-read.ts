@@ -3,6 +3,7 @@
 // by the relay (over its open store) and offline by `agentwire status` / `doctor` while no relay
 // runs (over a read-only connection, never created or migrated). A table that does not exist yet
 // (an older or fresh store) reads as empty. What the facts mean is ops/status's business.
+
 import { existsSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import type { Db } from './db.js';
@@ -10,6 +11,7 @@ import { pendingByChat } from './inbox.js';
 import { readJobStates, type StoredJobState } from './job-states.js';
 import { countUnsent, expiredStats } from './outbox.js';
 import { type DailyUsage, dailyUsage, type RunRecord, recentRuns } from './runs.js';
+import { type AgentTask, allTasks } from './tasks.js';
 import { readCredsRow, type StoredCreds } from './whatsapp-auth.js';
 
 const LIMIT = 20;
@@ -27,6 +29,8 @@ export interface StatusFacts {
   /** Replies given up; `expired` set when they ran out of retry time. */
   outboxFailures: { chat: string; error: string | null; at: number; expired: number | null }[];
   jobStates: Map<string, StoredJobState>;
+  /** Tasks agents scheduled (docs/tools.md); empty without the table. */
+  tasks: AgentTask[];
   /** WhatsApp's stored creds; undefined when none (or no WhatsApp table). */
   whatsappCreds?: StoredCreds;
 }
@@ -94,6 +98,7 @@ function readFacts(db: Db): StatusFacts {
     inboxFailures: inbox ? inboxFailures(db) : [],
     outboxFailures: hasTable(db, 'outbox') ? outboxFailures(db) : [],
     jobStates: readJobStates(db),
+    tasks: hasTable(db, 'agent_tasks') ? allTasks(db) : [],
     ...(creds && { whatsappCreds: creds }),
   };
 }

@@ -17,6 +17,7 @@ const base: CommandState = {
   scope: 'console:local',
   session: { type: 'none' },
   waiting: 0,
+  tasks: [],
   check: (kind) =>
     kind === 'pi'
       ? { ok: false, error: 'pi is not installed.' }

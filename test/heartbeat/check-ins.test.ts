@@ -157,6 +157,8 @@ describe('agent, model and session per heartbeat and schedule', () => {
       allowNewSession: true,
       touchIdle: true,
       label: 'schedule:digest',
+      // Names the run for its tools: the occurrence, the same if a restart redoes it.
+      runKey: `schedule:digest:${T0 + 15 * MIN}`,
       session: { type: 'fresh' },
       agent: 'pi',
       model: 'haiku',

@@ -29,6 +29,7 @@ describe('timing', () => {
       allowNewSession: true,
       touchIdle: true,
       label: 'schedule:poll',
+      runKey: `schedule:poll:${T0 + 15 * MIN}`,
     });
     expect(h.runner.created).toEqual([OWNER]);
   });

@@ -6,6 +6,7 @@ import type { ChannelName, InboundMessage, OutboundItem, SendResult } from '../.
 import { createLogger } from '../../src/log.js';
 import type { AgentResolver, MediaPolicy, ResolvedAgent, WarmPort } from '../../src/queue/ports.js';
 import { Queue, type QueueConfig } from '../../src/queue/queue.js';
+import type { QueueOptions } from '../../src/queue/queue-types.js';
 import { sqliteQueueStore } from '../../src/store/queue-sqlite.js';
 import { inbound, tempDb } from '../store/helpers.js';
 
@@ -194,6 +195,7 @@ export function harness(
     warm?: WarmPort;
     start?: boolean;
     store?: ReturnType<typeof tempDb>;
+    tools?: QueueOptions['tools'];
   } = {},
 ): Harness {
   const store = opts.store ?? tempDb();
@@ -214,6 +216,7 @@ export function harness(
     delivery: { retryForMs: 10_000, backoffMs: () => 1, waitMs: 5 },
     timeZone: 'UTC',
     ...(opts.warm ? { warm: opts.warm } : {}),
+    ...(opts.tools && { tools: opts.tools }),
   });
   if (opts.start !== false) void queue.start();
   const send = (text: string, over: Partial<InboundMessage> = {}) =>

@@ -135,8 +135,14 @@ afterAll(async () => {
 describe('secrets never leak', () => {
   it('the CLI really had the keys, printed them, and failed', () => {
     const end = home.events().find((e) => e.ev === 'end') as { secrets?: string[] } | undefined;
-    // The relay's own Twilio token is never handed to the agent; the keys it needs are.
-    expect(end?.secrets).toEqual(['ANTHROPIC_API_KEY', 'GEMINI_API_KEY', 'OPENAI_API_KEY']);
+    // The relay's own Twilio token is never handed to the agent; the keys it needs are, and the
+    // run's own tool token (docs/tools.md), good for this run's chat only and refused after it.
+    expect(end?.secrets).toEqual([
+      'AGENTWIRE_TOOLS_TOKEN',
+      'ANTHROPIC_API_KEY',
+      'GEMINI_API_KEY',
+      'OPENAI_API_KEY',
+    ]);
     // The failure reached the log at debug level, with the CLI's own line masked.
     const finished = (seen.logs ?? '')
       .split('\n')
@@ -154,6 +160,9 @@ describe('secrets never leak', () => {
       const text = seen[where] ?? '';
       expect(text.length).toBeGreaterThan(0);
       for (const s of SECRETS) expect(text, `${where} contains ${s}`).not.toContain(s);
+      // The run's tool token, which the CLI printed too: its shape, whatever its value was.
+      const m = /.{0,120}[A-Za-z0-9_-]{12}\.[A-Za-z0-9_-]{43}.{0,20}/.exec(text);
+      expect(JSON.stringify(m?.[0]), `${where} contains a tool token`).toBeUndefined();
     },
   );
 

@@ -10,6 +10,7 @@ const DESCRIPTION: Record<CommandName, string> = {
   agent: 'Show or switch the agent CLI',
   think: 'Show or set the thinking level',
   verbose: 'Show or set tool progress messages (on/off)',
+  tasks: 'List or cancel the tasks the agent scheduled',
 };
 
 export function botCommands(prefix: string): { command: string; description: string }[] {

@@ -3,6 +3,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Answer } from './scenario.js';
 import { event, newId, pieces, sendJson, startEvents } from './sse.js';
+import { namespacedCall } from './tools.js';
 
 const USAGE = {
   input_tokens: 42,
@@ -37,13 +38,18 @@ export function responsesAnswer(
   const callId = newId('call_');
   const text = answer.type === 'text' ? answer.text : '';
   const args = answer.type === 'tool' ? JSON.stringify(answer.call.input) : '';
+  // A tool of a namespace (codex's MCP servers) is called by its own name plus the namespace.
+  const called =
+    answer.type === 'tool'
+      ? (namespacedCall(body, answer.call.name) ?? { name: answer.call.name })
+      : undefined;
   const item = (done: boolean) =>
     answer.type === 'tool'
       ? {
           id: itemId,
           type: 'function_call',
           status: done ? 'completed' : 'in_progress',
-          name: answer.call.name,
+          ...called,
           call_id: callId,
           arguments: done ? args : '',
         }

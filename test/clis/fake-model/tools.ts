@@ -10,6 +10,8 @@ export function offeredTools(api: Api, body: Body): string[] {
   if (api === 'gemini')
     return list(body.tools).flatMap((t) => list(t.functionDeclarations).map((f) => String(f.name)));
   return list(body.tools).flatMap((t) => {
+    // A Responses namespace (codex puts each MCP server's tools in one): `<namespace>__<tool>`.
+    if (t.type === 'namespace') return list(t.tools).map((c) => `${String(t.name)}__${String(c.name)}`);
     const fn = t.function as { name?: unknown } | undefined; // Chat Completions nests it
     const name = fn?.name ?? t.name;
     // Built-in tools (codex's web search, say) have a type and no name: not callable by name.
@@ -32,4 +34,15 @@ export function toolResultSeen(api: Api, body: Body): boolean {
     case 'openai-responses':
       return list(body.input).some((i) => String(i.type).endsWith('_call_output'));
   }
+}
+
+/** A Responses call to `<namespace>__<tool>` of an offered namespace: the item's `namespace` and `name`. */
+export function namespacedCall(body: Body, name: string): { namespace: string; name: string } | undefined {
+  for (const t of list(body.tools)) {
+    if (t.type !== 'namespace') continue;
+    const prefix = `${String(t.name)}__`;
+    if (name.startsWith(prefix) && list(t.tools).some((c) => c.name === name.slice(prefix.length)))
+      return { namespace: String(t.name), name: name.slice(prefix.length) };
+  }
+  return undefined;
 }

@@ -1,0 +1,50 @@
+// agentwire's MCP server (`agentwire mcp`) as one run's CLI is told about it. Each CLI takes MCP
+// servers its own way (its spec's `tools` function); this file holds what they share and the one
+// rule for merging the wiring into the built invocation. Nothing here writes the user's own CLI
+// config: flags, environment, or files in a folder of our state folder that lives for one run.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Invocation, ToolServer, ToolWiring } from './types.js';
+
+export type { ToolServer, ToolWiring } from './types.js';
+
+/** The MCP server's name as the CLIs see it: tools are `mcp__agentwire__send_message` and so on. */
+export const TOOL_SERVER_NAME = 'agentwire';
+
+/** Environment the MCP server reads: the run's token and the socket of the process that minted it. */
+export const TOOLS_TOKEN_ENV = 'AGENTWIRE_TOOLS_TOKEN';
+export const TOOLS_SOCKET_ENV = 'AGENTWIRE_TOOLS_SOCKET';
+
+/** A folder for one run's files, inside the agent's state folder. */
+export const toolRunDir = (stateDir: string, runId: string): string => join(stateDir, 'tool-runs', runId);
+
+/**
+ * Pure: the invocation with the wiring merged in. Flags go before an end-of-options `--` when the
+ * argv has one (codex), else at the end (the others read the prompt from stdin). The server's own
+ * environment always goes into the CLI's: most CLIs hand it down to the servers they start.
+ */
+export function withTools(inv: Invocation, server: ToolServer, wiring: ToolWiring): Invocation {
+  const end = inv.argv.indexOf('--');
+  const argv =
+    end < 0
+      ? [...inv.argv, ...wiring.args]
+      : [...inv.argv.slice(0, end), ...wiring.args, ...inv.argv.slice(end)];
+  return { ...inv, argv, env: { ...inv.env, ...server.env, ...wiring.env } };
+}
+
+/** The `mcpServers` entry claude and gemini read (stdio: command, args, env). */
+export function stdioEntry(server: ToolServer): {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+} {
+  return { command: server.command, args: [...server.args], env: { ...server.env } };
+}
+
+/** Writes the wiring's files (folder 0700, files 0600); the returned function removes the folder. */
+export function writeToolFiles(runDir: string, files: ToolWiring['files']): () => void {
+  if (!files?.length) return () => undefined;
+  mkdirSync(runDir, { recursive: true, mode: 0o700 });
+  for (const f of files) writeFileSync(f.path, f.content, { mode: 0o600 });
+  return () => rmSync(runDir, { recursive: true, force: true });
+}

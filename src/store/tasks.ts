@@ -1,0 +1,144 @@
+// Tasks an agent scheduled for its own chat with the `schedule_task` tool: stored here, fired by the
+// same scheduler as the config's schedules (src/heartbeat/). Each row keeps the timing exactly as the
+// agent gave it; the scheduler parses it again at start, like a config schedule.
+//
+// A task is created once per call key (the run's key plus the call's place in the run), so a run
+// that is redone after a crash and schedules the same thing again does not make a second task.
+import { randomBytes } from 'node:crypto';
+import type { ChatKey } from '../core/types.js';
+import { type Db, type Migration, prepared, transaction } from './db.js';
+
+export const tasksMigration: Migration = {
+  module: 'agent_tasks',
+  steps: [
+    `CREATE TABLE agent_tasks (
+      id TEXT PRIMARY KEY,
+      chat TEXT NOT NULL,
+      call_key TEXT NOT NULL UNIQUE,
+      prompt TEXT NOT NULL,
+      cron TEXT,
+      every TEXT,
+      at TEXT,
+      time_zone TEXT,
+      created_at INTEGER NOT NULL
+    );
+    CREATE INDEX agent_tasks_chat ON agent_tasks (chat);`,
+  ],
+};
+
+export interface AgentTask {
+  id: string;
+  chat: ChatKey;
+  prompt: string;
+  cron?: string;
+  every?: string;
+  at?: string;
+  timeZone?: string;
+  createdAt: number;
+}
+
+export type NewTask = Omit<AgentTask, 'id' | 'createdAt'>;
+
+export type AddTaskResult =
+  | { type: 'added'; task: AgentTask }
+  /** The same call (same key) already made it: the stored task, unchanged. */
+  | { type: 'existing'; task: AgentTask }
+  /** The chat already has `max` tasks. */
+  | { type: 'full'; count: number };
+
+interface Row {
+  id: string;
+  chat: string;
+  prompt: string;
+  cron: string | null;
+  every: string | null;
+  at: string | null;
+  time_zone: string | null;
+  created_at: number;
+}
+
+const COLUMNS = 'id, chat, prompt, cron, every, at, time_zone, created_at';
+
+const toTask = (r: Row): AgentTask => ({
+  id: r.id,
+  chat: r.chat as ChatKey,
+  prompt: r.prompt,
+  ...(r.cron !== null && { cron: r.cron }),
+  ...(r.every !== null && { every: r.every }),
+  ...(r.at !== null && { at: r.at }),
+  ...(r.time_zone !== null && { timeZone: r.time_zone }),
+  createdAt: r.created_at,
+});
+
+/** Short, unguessable enough to type in `/tasks cancel <id>`, and never reused. */
+const newId = (): string => `t${randomBytes(4).toString('hex')}`;
+
+/** Sync, for callers already inside a transaction (the /tasks chat command). */
+export function tasksForChat(db: Db, chat: ChatKey): AgentTask[] {
+  const rows = prepared(db, `SELECT ${COLUMNS} FROM agent_tasks WHERE chat = ? ORDER BY created_at, id`).all(
+    chat,
+  ) as unknown as Row[];
+  return rows.map(toTask);
+}
+
+/** Sync, for callers already inside a transaction. True when the chat had a task with this id. */
+export function deleteTask(db: Db, chat: ChatKey, id: string): boolean {
+  return Number(prepared(db, 'DELETE FROM agent_tasks WHERE chat = ? AND id = ?').run(chat, id).changes) > 0;
+}
+
+export function allTasks(db: Db): AgentTask[] {
+  const rows = prepared(
+    db,
+    `SELECT ${COLUMNS} FROM agent_tasks ORDER BY created_at, id`,
+  ).all() as unknown as Row[];
+  return rows.map(toTask);
+}
+
+/** The task operations the tools and the scheduler use, each one transaction. */
+export interface TaskStore {
+  add(task: NewTask, callKey: string, max: number, now: number): Promise<AddTaskResult>;
+  list(chat: ChatKey): Promise<AgentTask[]>;
+  all(): Promise<AgentTask[]>;
+  cancel(chat: ChatKey, id: string): Promise<boolean>;
+  /** Removes a task whatever its chat (a finished one-shot). */
+  remove(id: string): Promise<void>;
+}
+
+export function taskStore(db: Db): TaskStore {
+  return {
+    add: async (task, callKey, max, now) =>
+      transaction(db, () => {
+        const same = prepared(db, `SELECT ${COLUMNS} FROM agent_tasks WHERE call_key = ?`).get(callKey) as
+          | Row
+          | undefined;
+        if (same) return { type: 'existing', task: toTask(same) };
+        const count = (
+          prepared(db, 'SELECT COUNT(*) AS n FROM agent_tasks WHERE chat = ?').get(task.chat) as { n: number }
+        ).n;
+        if (count >= max) return { type: 'full', count };
+        const stored: AgentTask = { ...task, id: newId(), createdAt: now };
+        prepared(
+          db,
+          `INSERT INTO agent_tasks (id, chat, call_key, prompt, cron, every, at, time_zone, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ).run(
+          stored.id,
+          stored.chat,
+          callKey,
+          stored.prompt,
+          stored.cron ?? null,
+          stored.every ?? null,
+          stored.at ?? null,
+          stored.timeZone ?? null,
+          now,
+        );
+        return { type: 'added', task: stored };
+      }),
+    list: async (chat) => tasksForChat(db, chat),
+    all: async () => allTasks(db),
+    cancel: async (chat, id) => deleteTask(db, chat, id),
+    remove: async (id) => {
+      prepared(db, 'DELETE FROM agent_tasks WHERE id = ?').run(id);
+    },
+  };
+}

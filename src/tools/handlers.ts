@@ -1,0 +1,158 @@
+// The relay's side of every tool call: the token names the run and its chat, the arguments are
+// checked again, and the work is done here (the MCP server is a thin process). Errors are short
+// sentences the agent reads (ToolError); nothing else of the relay leaks to it.
+import { z } from 'zod';
+import { channelPlugin } from '../channels/registry.js';
+import { taskLine } from '../core/task-line.js';
+import type { ChatKey } from '../core/types.js';
+import { maskId } from '../log.js';
+import type { TaskStore } from '../store/tasks.js';
+import {
+  cancelTaskInput,
+  isToolName,
+  scheduleTaskInput,
+  sendFileInput,
+  sendMessageInput,
+  type ToolAnswer,
+  type ToolName,
+  toolCallParams,
+} from './schemas.js';
+import { checkTask } from './task-policy.js';
+import type { ToolGrant, ToolTokens } from './tokens.js';
+
+/** A refusal the agent should read as is. */
+export class ToolError extends Error {}
+
+export interface ToolLimits {
+  maxMessagesPerRun: number;
+  maxTasksPerChat: number;
+  minTaskIntervalMinutes: number;
+}
+
+export interface ToolDeps {
+  tokens: ToolTokens;
+  limits: ToolLimits;
+  /**
+   * Sends text and at most one raw media reference to the chat through the outbox, once per `key`,
+   * under the same media policy as MEDIA: lines. A refused reference is returned, nothing is sent.
+   */
+  send(
+    chat: ChatKey,
+    key: string,
+    text: string,
+    media: readonly string[],
+    cwd: string,
+  ): Promise<{ refused?: string }>;
+  tasks: TaskStore;
+  /** The stored tasks changed: the scheduler picks them up now, not at its next wake. */
+  tasksChanged(): void;
+  /** Who wrote the run's last message, when the run answers one (`in:<id>`). */
+  sender(runKey: string): Promise<{ name?: string; id?: string; isGroup?: boolean } | undefined>;
+  timeZone: string;
+  now(): number;
+}
+
+export async function callTool(deps: ToolDeps, raw: unknown): Promise<ToolAnswer> {
+  const p = toolCallParams.safeParse(raw);
+  if (!p.success) throw new ToolError(`invalid tool call: ${firstIssue(p.error)}`);
+  const checked = deps.tokens.check(p.data.token);
+  if (!checked.ok) throw new ToolError(checked.error);
+  if (!isToolName(p.data.tool)) throw new ToolError(`unknown tool ${p.data.tool.slice(0, 40)}`);
+  return run(deps, checked.grant, p.data.tool, p.data.args);
+}
+
+function args<T extends z.ZodRawShape>(shape: T, raw: unknown, tool: ToolName): z.infer<z.ZodObject<T>> {
+  const r = z.object(shape).strict().safeParse(raw);
+  if (!r.success) throw new ToolError(`${tool}: ${firstIssue(r.error)}`);
+  return r.data;
+}
+
+function firstIssue(e: z.ZodError): string {
+  const i = e.issues[0];
+  return `${i?.path.join('.') || 'arguments'}: ${i?.message ?? 'invalid'}`;
+}
+
+async function run(deps: ToolDeps, g: ToolGrant, tool: ToolName, raw: unknown): Promise<ToolAnswer> {
+  switch (tool) {
+    case 'send_message': {
+      const a = args(sendMessageInput, raw, tool);
+      const key = nextSendKey(deps, g, 'msg');
+      await deps.send(g.chat, key, a.text, [], g.cwd);
+      return { text: `Sent (${sentLeft(deps, g)}).` };
+    }
+    case 'send_file': {
+      const a = args(sendFileInput, raw, tool);
+      const key = nextSendKey(deps, g, 'file');
+      const r = await deps.send(g.chat, key, a.caption ?? '', [a.path], g.cwd);
+      if (r.refused) {
+        g.sent--; // nothing went out: a refused file does not use up the run's messages
+        throw new ToolError(`send_file: not sent: ${r.refused}`);
+      }
+      return { text: `Sent ${a.path} (${sentLeft(deps, g)}).` };
+    }
+    case 'schedule_task': {
+      const a = args(scheduleTaskInput, raw, tool);
+      const now = deps.now();
+      const c = checkTask(a, deps.limits.minTaskIntervalMinutes * 60_000, now);
+      if (!c.ok) throw new ToolError(`schedule_task: ${c.error}`);
+      g.ordinal++;
+      const added = await deps.tasks.add(
+        { chat: g.chat, prompt: a.prompt, ...c.fields },
+        `tool:${g.runKey}:task:${g.ordinal}`,
+        deps.limits.maxTasksPerChat,
+        now,
+      );
+      if (added.type === 'full')
+        throw new ToolError(
+          `schedule_task: this chat already has ${added.count} tasks, the most allowed (tools.maxTasksPerChat); cancel one first`,
+        );
+      deps.tasksChanged();
+      return { text: `Scheduled task ${added.task.id}: ${c.timing}; first run ${iso(c.firstAt)}.` };
+    }
+    case 'list_tasks': {
+      args({}, raw, tool);
+      const tasks = await deps.tasks.list(g.chat);
+      if (tasks.length === 0) return { text: 'No tasks are scheduled in this chat.' };
+      return { text: tasks.map(taskLine).join('\n') };
+    }
+    case 'cancel_task': {
+      const a = args(cancelTaskInput, raw, tool);
+      if (!(await deps.tasks.cancel(g.chat, a.id)))
+        throw new ToolError(`cancel_task: no task ${a.id.slice(0, 40)} in this chat (list_tasks shows them)`);
+      deps.tasksChanged();
+      return { text: `Cancelled task ${a.id}.` };
+    }
+    case 'chat_info': {
+      args({}, raw, tool);
+      const [channel, ...rest] = g.chat.split(':');
+      const chatId = rest.join(':');
+      const who = await deps.sender(g.runKey);
+      const info = {
+        channel,
+        chat: maskId(chatId),
+        isGroup: who?.isGroup ?? channelPlugin(channel ?? '')?.chatKind(chatId) === 'group',
+        from: who ? (who.name ?? (who.id ? maskId(who.id) : 'unknown')) : 'nobody: a scheduled run',
+        timeZone: deps.timeZone,
+        now: iso(deps.now()),
+      };
+      return { text: JSON.stringify(info) };
+    }
+  }
+}
+
+/** Counts one send against the run's cap, and names it by its place in the run. */
+function nextSendKey(deps: ToolDeps, g: ToolGrant, kind: 'msg' | 'file'): string {
+  const max = deps.limits.maxMessagesPerRun;
+  if (g.sent >= max)
+    throw new ToolError(
+      `not sent: this run already sent ${max} messages, the most one run may send (tools.maxMessagesPerRun). Put the rest in your final answer.`,
+    );
+  g.sent++;
+  g.ordinal++;
+  return `tool:${g.runKey}:${kind}:${g.ordinal}`;
+}
+
+const sentLeft = (deps: ToolDeps, g: ToolGrant): string =>
+  `${deps.limits.maxMessagesPerRun - g.sent} more this run`;
+
+const iso = (ms: number): string => new Date(ms).toISOString();

@@ -1,0 +1,80 @@
+// The tools in a process that runs agents (the relay, `agentwire chat`): the tokens, the grantor
+// the queue hands each run, and the handler behind the control socket's `tools.call`. Built before
+// the queue (which needs the grantor) and bound to it afterwards (sends start its outbox).
+import type { ChannelName, ChatKey } from '../core/types.js';
+import type { MediaPolicy, ToolGrantor } from '../queue/ports.js';
+import type { QueueStore } from '../store/queue-ops.js';
+import type { TaskStore } from '../store/tasks.js';
+import { toolGrantor } from './grants.js';
+import { callTool, type ToolDeps, type ToolLimits } from './handlers.js';
+import type { ToolAnswer } from './schemas.js';
+import { toolSender } from './send.js';
+import { ToolTokens } from './tokens.js';
+
+export interface ToolHostOptions {
+  enabled: boolean;
+  limits: ToolLimits;
+  /** The outbox (sends) and the message a run answers (chat_info), and where tasks are kept. */
+  store: { queue: Pick<QueueStore, 'enqueueReply' | 'message'>; tasks: TaskStore };
+  mediaPolicy: MediaPolicy;
+  textLimit(channel: ChannelName): number;
+  /** The control socket this process answers `tools.call` on. */
+  socket: string;
+  /** This Node and agentwire's entry point (`…/cli/bin.js`); undefined: not built, no tools. */
+  entry?: { command: string; args: readonly string[] };
+  timeZone: string;
+  now?: () => number;
+}
+
+export interface ToolHost {
+  /** For the queue; undefined when the tools are off. */
+  grantor: ToolGrantor | undefined;
+  /** `tools.call`; throws ToolError with a sentence for the agent. */
+  call(params: unknown): Promise<ToolAnswer>;
+  /** Starts sending a chat's outbox (the queue's deliverer, once it exists). */
+  bindDelivery(kick: (chat: ChatKey) => void): void;
+  /** Called whenever a tool added or cancelled a task (the scheduler re-reads them). */
+  onTasksChanged(listener: () => void): void;
+  readonly tokens: ToolTokens;
+}
+
+export function createToolHost(o: ToolHostOptions): ToolHost {
+  const now = o.now ?? Date.now;
+  const tokens = new ToolTokens(now);
+  let kick: (chat: ChatKey) => void = () => undefined;
+  const listeners: (() => void)[] = [];
+  const deps: ToolDeps = {
+    tokens,
+    limits: o.limits,
+    send: toolSender({
+      store: o.store.queue,
+      mediaPolicy: o.mediaPolicy,
+      textLimit: o.textLimit,
+      kick: (chat) => kick(chat),
+      now,
+    }),
+    tasks: o.store.tasks,
+    tasksChanged: () => {
+      for (const l of listeners) l();
+    },
+    sender: async (runKey) => {
+      const m = /^in:(\d+)$/.exec(runKey);
+      const row = m ? await o.store.queue.message(Number(m[1])) : undefined;
+      return row ? { name: row.senderName, id: row.senderId, isGroup: row.isGroup } : undefined;
+    },
+    timeZone: o.timeZone,
+    now,
+  };
+  return {
+    grantor:
+      o.enabled && o.entry
+        ? toolGrantor({ tokens, socket: o.socket, command: o.entry.command, args: o.entry.args })
+        : undefined,
+    call: (params) => callTool(deps, params),
+    bindDelivery: (k) => {
+      kick = k;
+    },
+    onTasksChanged: (l) => listeners.push(l),
+    tokens,
+  };
+}

@@ -1,0 +1,87 @@
+// The tools `agentwire mcp` offers, as data: name, what the agent is told, and the zod input shape.
+// The MCP server validates a call against the shape (the SDK answers a bad call with an error the
+// agent reads); the relay checks the same shape again, since the control socket is a second door.
+import { z } from 'zod';
+
+export const sendMessageInput = {
+  text: z.string().min(1).max(20_000).describe('The message, plain text (markdown is kept as typed).'),
+};
+
+export const sendFileInput = {
+  path: z
+    .string()
+    .min(1)
+    .max(4096)
+    .describe('A file to send: absolute, or relative to the working folder; or a public https URL.'),
+  caption: z.string().max(4000).optional().describe('Text sent with the file.'),
+};
+
+export const scheduleTaskInput = {
+  prompt: z
+    .string()
+    .min(1)
+    .max(10_000)
+    .describe('What you will be asked to do when the task fires (write it for your future self).'),
+  cron: z.string().max(100).optional().describe('A 5-field cron expression, e.g. "0 9 * * 1-5".'),
+  every: z.string().max(40).optional().describe('An interval, e.g. "30m", "2h", "1d".'),
+  at: z
+    .string()
+    .max(40)
+    .optional()
+    .describe('One time, e.g. "2026-07-01T09:00" (in timeZone) or with Z / an offset.'),
+  timeZone: z
+    .string()
+    .max(64)
+    .optional()
+    .describe('IANA zone for cron and at, e.g. "Europe/Paris". Default: the relay\'s zone.'),
+};
+
+export const cancelTaskInput = {
+  id: z.string().min(1).max(40).describe('The id list_tasks or schedule_task gave.'),
+};
+
+export const noInput = {};
+
+export const TOOLS = {
+  send_message: {
+    description:
+      'Send a message to the person in this chat now, while you keep working (your final answer is sent anyway).',
+    input: sendMessageInput,
+  },
+  send_file: {
+    description:
+      'Send a file (or https URL) to this chat now, with an optional caption. The same rules as MEDIA: lines apply.',
+    input: sendFileInput,
+  },
+  schedule_task: {
+    description:
+      'Schedule yourself to run later in this chat: give exactly one of cron, every or at. The prompt is what you will be asked then.',
+    input: scheduleTaskInput,
+  },
+  list_tasks: { description: 'List the tasks scheduled in this chat.', input: noInput },
+  cancel_task: { description: 'Cancel a task scheduled in this chat, by id.', input: cancelTaskInput },
+  chat_info: {
+    description: 'This chat: its channel, who is writing, the time zone, and whether it is a group.',
+    input: noInput,
+  },
+} as const;
+
+export type ToolName = keyof typeof TOOLS;
+export const TOOL_NAMES = Object.keys(TOOLS) as ToolName[];
+
+export const isToolName = (v: unknown): v is ToolName => typeof v === 'string' && Object.hasOwn(TOOLS, v);
+
+/** The control method the MCP server calls for every tool: `{token, tool, args}` → `{text}`. */
+export const TOOLS_METHOD = 'tools.call';
+
+export const toolCallParams = z
+  .object({
+    token: z.string().min(1).max(200),
+    tool: z.string().min(1).max(40),
+    args: z.record(z.string(), z.unknown()).default({}),
+  })
+  .strict();
+
+export interface ToolAnswer {
+  text: string;
+}

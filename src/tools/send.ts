@@ -1,0 +1,46 @@
+// send_message and send_file into the outbox. A file passes the same media policy as a MEDIA: line
+// (allowed roots, no escaping them, size, https only); unlike a MEDIA: line, a refused file is not
+// turned into a notice in the chat: the agent is told why, and may say so itself.
+
+import { replyChunks } from '../core/reply.js';
+import type { ChannelName, ChatKey, OutboundItem } from '../core/types.js';
+import { parseChatKey } from '../core/types.js';
+import type { MediaPolicy } from '../queue/ports.js';
+import type { QueueStore } from '../store/queue-ops.js';
+import type { ToolDeps } from './handlers.js';
+
+export interface SenderDeps {
+  store: Pick<QueueStore, 'enqueueReply'>;
+  mediaPolicy: MediaPolicy;
+  textLimit(channel: ChannelName): number;
+  /** Starts sending the chat's outbox. */
+  kick(chat: ChatKey): void;
+  now(): number;
+}
+
+export function toolSender(d: SenderDeps): ToolDeps['send'] {
+  return async (chat, key, text, media, cwd) => {
+    const target = parseChatKey(chat);
+    if (!target) return { refused: 'this chat cannot be reached' };
+    const items: OutboundItem[] = text.trim()
+      ? replyChunks(text, d.textLimit(target.channel)).map((t) => ({ type: 'text', text: t }))
+      : [];
+    if (media.length > 0) {
+      const decisions = await d
+        .mediaPolicy(media, { cwd, channel: target.channel })
+        .catch(() => [
+          { type: 'refused' as const, ref: media[0] ?? '', reason: 'the attachment check failed' },
+        ]);
+      for (const dec of decisions) {
+        if (dec.type === 'refused') return { refused: dec.reason };
+        items.push(dec.item);
+      }
+    }
+    if (items.length === 0) return { refused: 'nothing to send' };
+    // Keyed: a run redone after a crash writes nothing the second time.
+    const stored = await d.store.enqueueReply(chat, key, items, d.now());
+    if (!stored.ok) return { refused: 'the message could not be stored; try again' };
+    d.kick(chat);
+    return {};
+  };
+}

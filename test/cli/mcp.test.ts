@@ -1,0 +1,66 @@
+// `agentwire mcp` from dist/, spoken to by the SDK's own client over stdio: it lists the tools with
+// their input schemas, refuses bad arguments with an error the agent reads, and says clearly when
+// it was started outside a run or when the process that started the run is gone.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { NOT_IN_RUN, NOT_RUNNING } from '../../src/cli/mcp.js';
+
+const BIN = join(process.cwd(), 'dist/cli/bin.js');
+let client: Client | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await client?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  client = undefined;
+  dir = undefined;
+});
+beforeAll(() => {
+  expect(existsSync(BIN), 'build first: npm run build').toBe(true);
+});
+
+async function connect(env: Record<string, string>): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp'],
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stderr: 'ignore',
+  });
+  client = new Client({ name: 'test', version: '0' });
+  await client.connect(transport);
+  return client;
+}
+
+const text = (r: unknown) => (r as { content: { text: string }[] }).content[0]?.text;
+
+describe('agentwire mcp', () => {
+  it('lists every tool with its schema and refuses bad arguments', async () => {
+    const c = await connect({});
+    const tools = (await c.listTools()).tools;
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      ['cancel_task', 'chat_info', 'list_tasks', 'schedule_task', 'send_file', 'send_message'].sort(),
+    );
+    expect(tools.find((t) => t.name === 'send_message')?.inputSchema).toMatchObject({
+      required: ['text'],
+    });
+    const bad = await c.callTool({ name: 'send_message', arguments: { text: 42 } });
+    expect(bad.isError).toBe(true);
+    expect(text(bad)).toMatch(/send_message.*text/);
+  });
+
+  it('outside a run (no token) it says so', async () => {
+    const c = await connect({});
+    const r = await c.callTool({ name: 'chat_info', arguments: {} });
+    expect({ isError: r.isError, text: text(r) }).toEqual({ isError: true, text: NOT_IN_RUN });
+  });
+
+  it('when the process that started the run is gone it says so, and does not hang', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'aw-mcp-'));
+    const c = await connect({ AGENTWIRE_TOOLS_TOKEN: 'a.b', AGENTWIRE_TOOLS_SOCKET: join(dir, 'gone.sock') });
+    const r = await c.callTool({ name: 'send_message', arguments: { text: 'hi' } });
+    expect({ isError: r.isError, text: text(r) }).toEqual({ isError: true, text: NOT_RUNNING });
+  });
+});

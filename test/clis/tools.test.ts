@@ -1,0 +1,145 @@
+// agentwire's tools through the real CLIs (docs/tools.md): each CLI is given `agentwire mcp` from
+// dist/ the way the relay gives it (its spec's `tools` wiring, through runCommandReply), the fake
+// model server calls our tool by the name the CLI exposes it under, and the test checks the effect
+// in the store: a message in the outbox, a task stored. The relay side here is a real tool host on
+// a real control socket and a temp SQLite store.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getSpec } from '../../src/agents/registry.js';
+import { newSession } from '../../src/agents/resolve.js';
+import type { AgentKind, ToolServer } from '../../src/agents/types.js';
+import { configSchema } from '../../src/config/schema.js';
+import { MethodRegistry } from '../../src/control/methods.js';
+import { type ControlServer, startControlServer } from '../../src/control/server.js';
+import type { ChatKey } from '../../src/core/types.js';
+import { createLogger } from '../../src/log.js';
+import { mediaPolicy } from '../../src/queue/adapters.js';
+import { registerToolsMethod } from '../../src/relay.js';
+import { runCommandReply } from '../../src/runner/run-command-reply.js';
+import { CORE_MIGRATIONS } from '../../src/store/core.js';
+import { type Db, openDb } from '../../src/store/db.js';
+import { storeOver } from '../../src/store/open.js';
+import { rowsForKey } from '../../src/store/outbox.js';
+import { tasksForChat } from '../../src/store/tasks.js';
+import { createToolHost, type ToolHost } from '../../src/tools/host.js';
+import { requests, scenario, stateDir, turn } from './harness.js';
+
+const MAIN = join(process.cwd(), 'dist/cli/bin.js');
+const CHAT: ChatKey = 'twilio:+15550001111';
+
+let dir: string;
+let db: Db;
+let host: ToolHost;
+let server: ControlServer;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'aw-clis-tools-'));
+  db = openDb(join(dir, 'db.sqlite'), CORE_MIGRATIONS);
+  const config = configSchema.parse({ whatsapp: { enabled: false } });
+  const socket = join(dir, 's.sock');
+  host = createToolHost({
+    enabled: true,
+    limits: config.tools,
+    store: storeOver(db),
+    mediaPolicy: mediaPolicy(config, join(dir, 'staged')),
+    textLimit: () => 1600,
+    socket,
+    entry: { command: process.execPath, args: [MAIN] },
+    timeZone: 'UTC',
+  });
+  const control = new MethodRegistry();
+  registerToolsMethod(control, host);
+  server = await startControlServer(socket, control, createLogger({ level: 'silent' }));
+});
+afterAll(async () => {
+  await server?.close();
+  db?.close();
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(join(homedir(), '.cache', 'agentwire-test-tool-runs'), { recursive: true, force: true });
+});
+
+/** The name each CLI gives our tool in the model's request (pi has no MCP). */
+const EXPOSED: Partial<Record<AgentKind, (tool: string) => string>> = {
+  claude: (t) => `mcp__agentwire__${t}`,
+  codex: (t) => `mcp__agentwire__${t}`,
+  gemini: (t) => `mcp_agentwire_${t}`,
+  opencode: (t) => `agentwire_${t}`,
+};
+
+/**
+ * codex defers MCP tools behind its client-side `tool_search` for every model of its catalog that
+ * supports it (all of codex 0.169's); a real model finds ours there, the fake one cannot search. A
+ * model outside the catalog has no tool search, so codex offers MCP tools directly.
+ */
+const MODEL: Partial<Record<AgentKind, { model: string }>> = { codex: { model: 'fake-model' } };
+
+/**
+ * agentwire's own per-run files live in the agent's state folder. gemini skips a settings file
+ * whose folder has a world-writable ancestor (such as /tmp), as a real state folder (~/.agentwire)
+ * has not: so the state folder here is under the home folder, as in real use.
+ */
+function agentState(): string {
+  const root = join(homedir(), '.cache', 'agentwire-test-tool-runs');
+  mkdirSync(root, { recursive: true, mode: 0o700 });
+  return mkdtempSync(join(root, 'run-'));
+}
+
+function grant(runKey: string, timeoutMs: number): ToolServer {
+  const g = host.grantor?.({ chat: CHAT, runKey, cwd: dir, timeoutMs });
+  if (!g) throw new Error('tools are off');
+  return g.server;
+}
+
+for (const [kind, exposed] of Object.entries(EXPOSED) as [AgentKind, (t: string) => string][]) {
+  describe(`${kind} (real CLI) with agentwire's tools`, () => {
+    const spec = getSpec(kind);
+
+    it("the model calls send_message: the message is in the outbox of the run's chat, once", async () => {
+      const state = stateDir(kind);
+      const sc = `${kind}-tool-send-${Date.now()}`;
+      const base = await scenario(sc, {
+        mode: 'tool',
+        tool: { name: exposed('send_message'), input: { text: 'halfway there' } },
+        reply: 'Done.',
+      });
+      const t = turn(kind, state, base, 'work on it', newSession(spec), 90_000);
+      const runKey = `in:${sc}`;
+      const r = await runCommandReply(spec, {
+        ...t.request,
+        stateDir: agentState(),
+        ...MODEL[kind],
+        tools: grant(runKey, 90_000),
+      });
+      expect(r).toMatchObject({ type: 'ok', text: 'Done.' });
+      const seen = await requests(sc);
+      expect(seen.map((q) => q.answer)).toContain(`tool ${exposed('send_message')}`);
+      // The tool's answer came back to the model.
+      expect(JSON.stringify(seen.at(-1)?.body)).toContain('more this run');
+      expect(rowsForKey(db, `tool:${runKey}:msg:1`).map((row) => [row.chat, row.item])).toEqual([
+        [CHAT, { type: 'text', text: 'halfway there' }],
+      ]);
+    });
+
+    it('the model calls schedule_task: the task is stored for the chat', async () => {
+      const state = stateDir(kind);
+      const sc = `${kind}-tool-task-${Date.now()}`;
+      const prompt = `check the ${kind} build`;
+      const base = await scenario(sc, {
+        mode: 'tool',
+        tool: { name: exposed('schedule_task'), input: { prompt, every: '2h' } },
+        reply: 'Scheduled.',
+      });
+      const t = turn(kind, state, base, 'remind me', newSession(spec), 90_000);
+      const r = await runCommandReply(spec, {
+        ...t.request,
+        stateDir: agentState(),
+        ...MODEL[kind],
+        tools: grant(`in:${sc}`, 90_000),
+      });
+      expect(r).toMatchObject({ type: 'ok', text: 'Scheduled.' });
+      expect(tasksForChat(db, CHAT).map((task) => [task.prompt, task.every])).toContainEqual([prompt, '2h']);
+    });
+  });
+}

@@ -1,0 +1,84 @@
+// The agent's tools through the relay: a signed Twilio webhook starts a run of a fake claude that is
+// a real MCP client (fixtures/fake-tool-cli.mjs), which starts `agentwire mcp` from dist/; its calls
+// reach the relay's control socket with the run's token. Checks what the person receives from the
+// (fake) Twilio API: the mid-run message exactly once, then the answer, then a task the agent
+// scheduled, fired by the relay's scheduler. Needs `npm run build` first.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CHANNELS } from '../../src/channels/registry.js';
+import type { TwilioChannel } from '../../src/channels/twilio/index.js';
+import { heartbeatService } from '../../src/heartbeat/wiring.js';
+import { type RunningRelay, startRelay } from '../../src/relay.js';
+import { tasksForChat } from '../../src/store/tasks.js';
+import {
+  type FakeTwilio,
+  fakeTwilioSection,
+  startFakeTwilio,
+} from '../channels/twilio/helpers/fake-twilio.js';
+import { smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
+import { type Home, makeHome, ROOT, waitFor } from './helpers.js';
+
+const BIN = join(ROOT, 'dist/cli/bin.js');
+const TOOL_CLI = join(import.meta.dirname, 'fixtures', 'fake-tool-cli.mjs');
+
+let home: Home | undefined;
+let relay: RunningRelay | undefined;
+let fake: FakeTwilio | undefined;
+afterEach(async () => {
+  await relay?.stop(0);
+  await fake?.close();
+  home?.cleanup();
+  relay = undefined;
+  fake = undefined;
+  home = undefined;
+});
+beforeAll(() => {
+  expect(existsSync(BIN), 'build first: npm run build').toBe(true);
+});
+
+const tools = (calls: unknown[]) => `TOOLS: ${JSON.stringify(calls)}`;
+
+describe('agent tools through the relay (Twilio)', () => {
+  it('a mid-run message arrives once before the answer, and a scheduled task fires from the relay', async () => {
+    fake = await startFakeTwilio();
+    home = makeHome({ agent: { command: [process.execPath, TOOL_CLI] }, twilio: fakeTwilioSection(fake) });
+    relay = await startRelay(home.ctx(), {
+      channels: CHANNELS.filter((f) => f.name === 'twilio'),
+      services: [heartbeatService],
+      toolsEntry: { command: process.execPath, args: [BIN] },
+    });
+    const url = `http://127.0.0.1:${(relay.channels.get('twilio') as TwilioChannel).port()}/twilio/inbound`;
+    const at = `${new Date(Date.now() + 5000).toISOString().slice(0, 19)}Z`;
+    const body = tools([
+      { name: 'send_message', arguments: { text: 'working on it' } },
+      {
+        name: 'schedule_task',
+        arguments: { prompt: tools([{ name: 'send_message', arguments: { text: 'task fired' } }]), at },
+      },
+    ]);
+    expect((await twilioPost(url, smsParams({ Body: body }))).status).toBe(200);
+    const bodies = (): string[] => fake?.created.map((m) => m.body ?? '') ?? [];
+    expect(await waitFor(() => bodies().some((b) => b.startsWith('reply: ')), 30_000)).toBe(true);
+    expect(bodies().filter((b) => b === 'working on it')).toHaveLength(1);
+    expect(bodies().indexOf('working on it')).toBeLessThan(
+      bodies().findIndex((b) => b.startsWith('reply: ')),
+    );
+    expect(bodies().find((b) => b.startsWith('reply: '))).toMatch(/schedule_task ok: Scheduled task t/);
+    // Read beside the relay, as `status` does: the relay's own handle stays inside its store.
+    const storeTasks = () => {
+      const db = new DatabaseSync(home?.ctx().paths.db ?? '', { readOnly: true });
+      try {
+        return tasksForChat(db as never, 'twilio:+15551234567');
+      } finally {
+        db.close();
+      }
+    };
+    expect(storeTasks()).toHaveLength(1);
+
+    expect(await waitFor(() => bodies().includes('task fired'), 40_000)).toBe(true);
+    expect(await waitFor(() => storeTasks().length === 0, 20_000)).toBe(true);
+    expect(bodies().filter((b) => b === 'task fired')).toHaveLength(1);
+  }, 90_000);
+});

@@ -1,0 +1,77 @@
+// Per-run tool tokens: only the run's own, live token is accepted, and it names only its chat.
+import { describe, expect, it } from 'vitest';
+import { maskCredentials } from '../../src/log.js';
+import { TOKEN_MARGIN_MS, TOKEN_REFUSED, ToolTokens } from '../../src/tools/tokens.js';
+
+const grant = { chat: 'console:local' as const, runKey: 'in:1', cwd: '/w' };
+
+describe('ToolTokens', () => {
+  it('accepts a minted token and gives its grant', () => {
+    const t = new ToolTokens(() => 1000);
+    const token = t.mint(grant, 60_000);
+    const r = t.check(token);
+    expect(r.ok && r.grant).toMatchObject({ ...grant, expiresAt: 1000 + 60_000 + TOKEN_MARGIN_MS, sent: 0 });
+  });
+
+  it.each([
+    [
+      'a token from another run, with the secret of this one',
+      (a: string, b: string) => `${b.split('.')[0]}.${a.split('.')[1]}`,
+    ],
+    ['a changed secret', (a: string) => `${a.slice(0, -2)}${a.endsWith('AA') ? 'BB' : 'AA'}`],
+    ['a truncated secret', (a: string) => a.slice(0, -5)],
+    ['no dot', (a: string) => a.replace('.', '')],
+    ['an empty string', () => ''],
+  ])('refuses %s', (_name, forge) => {
+    const t = new ToolTokens(() => 0);
+    const a = t.mint(grant, 60_000);
+    const b = t.mint({ ...grant, chat: 'twilio:+15550001111', runKey: 'in:2' }, 60_000);
+    expect(t.check(forge(a, b))).toEqual({ ok: false, error: TOKEN_REFUSED });
+  });
+
+  it('refuses non-strings and absurd lengths', () => {
+    const t = new ToolTokens();
+    for (const v of [undefined, 42, {}, 'x'.repeat(500)]) expect(t.check(v).ok).toBe(false);
+  });
+
+  it('refuses the token of an ended run (revoked) and an expired one', () => {
+    let now = 0;
+    const t = new ToolTokens(() => now);
+    const ended = t.mint(grant, 60_000);
+    t.revoke(ended);
+    expect(t.check(ended).ok).toBe(false);
+    const old = t.mint(grant, 60_000);
+    now = 60_000 + TOKEN_MARGIN_MS;
+    expect(t.check(old).ok).toBe(true);
+    now += 1;
+    expect(t.check(old)).toEqual({ ok: false, error: TOKEN_REFUSED });
+  });
+
+  it('two runs get different tokens, and expired grants are swept when new ones are minted', () => {
+    let now = 0;
+    const t = new ToolTokens(() => now);
+    const a = t.mint(grant, 1000);
+    const b = t.mint(grant, 1000);
+    expect(a).not.toBe(b);
+    expect(a).toMatch(/^[A-Za-z0-9_-]{12}\.[A-Za-z0-9_-]{43}$/);
+    now = 10 * 60_000;
+    t.mint(grant, 1000);
+    expect(t.size).toBe(1);
+  });
+
+  it('a live token is masked in what reaches logs and chats, and forgotten a margin after its run', () => {
+    let now = 0;
+    const t = new ToolTokens(() => now);
+    const token = t.mint(grant, 1000);
+    expect(maskCredentials(`env: AGENTWIRE_TOOLS_TOKEN=${token}`)).toBe(
+      'env: AGENTWIRE_TOOLS_TOKEN=[redacted]',
+    );
+    t.revoke(token);
+    now = TOKEN_MARGIN_MS - 1;
+    t.mint(grant, 1000);
+    expect(maskCredentials(token)).toBe('[redacted]');
+    now = TOKEN_MARGIN_MS + 1;
+    t.mint(grant, 1000);
+    expect(maskCredentials(token)).toBe(token);
+  });
+});
