@@ -3,6 +3,8 @@
 // session ids (`--session-id <uuid>`); `--resume <id>` continues. Every event carries session_id.
 // API errors arrive as a synthetic assistant message plus a `result` with is_error (subtype still
 // "success"), so the result line decides, not the exit code alone.
+
+import { join } from 'node:path';
 import {
   addTexts,
   arr,
@@ -24,8 +26,16 @@ import {
   usageOf,
 } from './common.js';
 import { wordsTest } from './line-forms.js';
-import { claudeTools } from './tool-wiring.js';
-import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
+import { stdioEntry, TOOL_SERVER_NAME } from './tool-server.js';
+import type {
+  AgentSpec,
+  BuildContext,
+  Invocation,
+  RunOutput,
+  StreamEvent,
+  ToolServer,
+  ToolWiring,
+} from './types.js';
 
 const NAME = 'Claude Code';
 // Where the session goes on the command line (AgentSpec.session).
@@ -206,3 +216,28 @@ export const claudeSpec: AgentSpec = {
   messageStream,
   parse,
 };
+
+// How this CLI is given agentwire's MCP server for one cold run (docs/tools.md): never the user's
+// own config files, only flags, environment, or a file in our state folder that lives for the run.
+/**
+ * claude: `--mcp-config <file> --strict-mcp-config`, and each tool allowed by name (in `-p` mode an
+ * MCP tool that is not allowed is refused). The file keeps the token out of argv. Tool search is
+ * turned off for the run: with it on, MCP tools are only named in the system prompt and the model
+ * must load them with ToolSearch first (seen with claude-code 2.1.x against the fake model).
+ * `--strict-mcp-config` means the user's own MCP servers are not loaded in relay runs.
+ */
+export function claudeTools(server: ToolServer, runDir: string): ToolWiring {
+  const file = join(runDir, 'claude-mcp.json');
+  const config = { mcpServers: { [TOOL_SERVER_NAME]: { type: 'stdio', ...stdioEntry(server) } } };
+  return {
+    args: [
+      '--mcp-config',
+      file,
+      '--strict-mcp-config',
+      '--allowedTools',
+      server.tools.map((t) => `mcp__${TOOL_SERVER_NAME}__${t}`).join(','),
+    ],
+    env: { ENABLE_TOOL_SEARCH: 'false' },
+    files: [{ path: file, content: JSON.stringify(config) }],
+  };
+}

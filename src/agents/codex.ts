@@ -32,8 +32,16 @@ import {
   stringValue as s,
   wordsTest,
 } from './line-forms.js';
-import { codexTools } from './tool-wiring.js';
-import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
+import { TOOL_SERVER_NAME, TOOLS_SOCKET_ENV, TOOLS_TOKEN_ENV } from './tool-server.js';
+import type {
+  AgentSpec,
+  BuildContext,
+  Invocation,
+  RunOutput,
+  StreamEvent,
+  ToolServer,
+  ToolWiring,
+} from './types.js';
 
 const NAME = 'Codex';
 // Where the session goes on the command line (AgentSpec.session).
@@ -42,8 +50,8 @@ const SESSION: AgentSpec['session'] = {};
 
 const THINKING = ['minimal', 'low', 'medium', 'high', 'xhigh'] as const;
 
-/** A TOML basic string for `-c key=value` (JSON string escapes are valid TOML). */
-const toml = (s: string): string => JSON.stringify(s);
+/** A TOML value for `-c key=value` (JSON strings and arrays of strings are valid TOML). */
+const toml = (v: string | readonly string[]): string => JSON.stringify(v);
 
 function build(ctx: BuildContext): Invocation {
   const resume = ctx.session.type === 'resume';
@@ -186,3 +194,27 @@ export const codexSpec: AgentSpec = {
   messageStream,
   parse,
 };
+
+// How this CLI is given agentwire's MCP server for one cold run (docs/tools.md): never the user's
+// own config files, only flags, environment, or a file in our state folder that lives for the run.
+/**
+ * codex: no flag for a server, so `-c mcp_servers.agentwire.*` per run. Codex starts MCP servers
+ * with a cleaned environment; `env_vars` names the variables it passes through from its own, which
+ * keeps the token out of argv. Tools of this server are approved without asking (`codex exec` has
+ * nobody to ask).
+ */
+export function codexTools(server: ToolServer): ToolWiring {
+  const key = `mcp_servers.${TOOL_SERVER_NAME}`;
+  return {
+    args: [
+      '-c',
+      `${key}.command=${toml(server.command)}`,
+      '-c',
+      `${key}.args=${toml(server.args)}`,
+      '-c',
+      `${key}.env_vars=${toml([TOOLS_TOKEN_ENV, TOOLS_SOCKET_ENV])}`,
+      '-c',
+      `${key}.default_tools_approval_mode="approve"`,
+    ],
+  };
+}

@@ -4,6 +4,8 @@
 // split tokens, so a turn's deltas are joined before MEDIA lines are looked for; a tool call ends a
 // turn. Exit codes are the HTTP status mod 256, and exit 0 after a SIGTERM is not success: only a
 // `result` event with status "success" (or json mode's `response`) is.
+
+import { join } from 'node:path';
 import {
   addTexts,
   CONTINUED,
@@ -24,8 +26,16 @@ import {
   usageOf,
 } from './common.js';
 import { jsonPattern, lineForm, NUMBER, readForm, STRING, stringValue, wordsTest } from './line-forms.js';
-import { geminiTools } from './tool-wiring.js';
-import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
+import { stdioEntry, TOOL_SERVER_NAME } from './tool-server.js';
+import type {
+  AgentSpec,
+  BuildContext,
+  Invocation,
+  RunOutput,
+  StreamEvent,
+  ToolServer,
+  ToolWiring,
+} from './types.js';
 
 const NAME = 'Gemini CLI';
 // Where the session goes on the command line (AgentSpec.session).
@@ -208,3 +218,22 @@ export const geminiSpec: AgentSpec = {
   messageStream,
   parse,
 };
+
+// How this CLI is given agentwire's MCP server for one cold run (docs/tools.md): never the user's
+// own config files, only flags, environment, or a file in our state folder that lives for the run.
+/**
+ * gemini: `GEMINI_CLI_SYSTEM_SETTINGS_PATH` points the system-settings layer at a per-run file whose
+ * `mcpServers` is shallow-merged with the user's own (verified in gemini-cli 0.61's bundle). `trust`
+ * skips the confirmation a non-interactive run cannot answer. It replaces a machine-wide system
+ * settings file for these runs (rare on a personal machine; docs/tools.md says so). gemini skips a
+ * settings file with a group- or world-writable folder above it (/tmp): the state folder must not be.
+ */
+export function geminiTools(server: ToolServer, runDir: string): ToolWiring {
+  const file = join(runDir, 'gemini-settings.json');
+  const settings = { mcpServers: { [TOOL_SERVER_NAME]: { ...stdioEntry(server), trust: true } } };
+  return {
+    args: [],
+    env: { GEMINI_CLI_SYSTEM_SETTINGS_PATH: file },
+    files: [{ path: file, content: JSON.stringify(settings) }],
+  };
+}

@@ -32,8 +32,16 @@ import {
   stringValue as s,
   wordsTest,
 } from './line-forms.js';
-import { opencodeTools } from './tool-wiring.js';
-import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
+import { TOOL_SERVER_NAME } from './tool-server.js';
+import type {
+  AgentSpec,
+  BuildContext,
+  Invocation,
+  RunOutput,
+  StreamEvent,
+  ToolServer,
+  ToolWiring,
+} from './types.js';
 
 const NAME = 'opencode';
 // Where the session goes on the command line (AgentSpec.session).
@@ -243,3 +251,23 @@ export const opencodeSpec: AgentSpec = {
   messageStream,
   parse,
 };
+
+// How this CLI is given agentwire's MCP server for one cold run (docs/tools.md): never the user's
+// own config files, only flags, environment, or a file in our state folder that lives for the run.
+/**
+ * opencode: `OPENCODE_CONFIG_CONTENT` is merged over the global and project configs (verified in
+ * opencode 1.18's config loader), so the user's opencode.json is read as usual and never written.
+ */
+export function opencodeTools(server: ToolServer): ToolWiring {
+  const config = {
+    mcp: {
+      [TOOL_SERVER_NAME]: {
+        type: 'local',
+        command: [server.command, ...server.args],
+        environment: { ...server.env },
+        enabled: true,
+      },
+    },
+  };
+  return { args: [], env: { OPENCODE_CONFIG_CONTENT: JSON.stringify(config) } };
+}

@@ -71,7 +71,7 @@ export function register(program: Command): void {
         log: ctx.log.child({ sub: 'tasks' }),
         runCheck: createRunCheck({ env: {}, cwd: ctx.paths.workspace }),
         // Only the console chat's tasks: the config's heartbeat and schedules are the relay's.
-        config: { heartbeat: { everyMinutes: 0 }, schedules: [], whatsapp: { enabled: false } },
+        config: { heartbeat: { everyMinutes: 0 }, schedules: [] },
         defaultTarget: () => undefined,
         tasks: { ...store.tasks, serves: (c) => parseChatKey(c)?.channel === 'console' },
       });

@@ -36,6 +36,7 @@ describe('Telegram channel: long polling, gating, dedupe (fake Bot API on 127.0.
       'agent',
       'think',
       'verbose',
+      'tasks',
     ]);
     expect(api.callsOf('deleteWebhook')).toHaveLength(1);
   });
