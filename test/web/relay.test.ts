@@ -5,6 +5,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHANNELS } from '../../src/channels/registry.js';
 import { startLine } from '../../src/web/service.js';
 import { startTestRelay, type TestRelay } from './relay-harness.js';
 
@@ -50,7 +51,10 @@ describe('relay with the web console service', () => {
     expect(down.status).toBe(503);
     expect(await down.json()).toEqual({
       status: 'down',
-      channels: { whatsapp: 'connecting', twilio: 'disabled' },
+      // Every other registered channel is off in this relay's config.
+      channels: Object.fromEntries(
+        CHANNELS.map((p) => [p.name, p.name === 'whatsapp' ? 'connecting' : 'disabled']),
+      ),
     });
 
     const s = JSON.parse((await cli(['status', '--json'])).stdout);
