@@ -3,7 +3,7 @@
 // core knows which channels exist.
 import { randomUUID } from 'node:crypto';
 import type { ChannelDeps, ChannelPlugin } from './channels/plugin.js';
-import { CHANNELS, channelNames } from './channels/registry.js';
+import { CHANNELS, channelNames, channelPlugin } from './channels/registry.js';
 import type { Channel } from './channels/types.js';
 import { whatsappLinkService } from './channels/whatsapp/link-control.js';
 import type { Context } from './cli/context.js';
@@ -41,9 +41,10 @@ export interface RelayDeps {
  * A channel the relay may start: a plugin of src/channels/registry.ts, or (in tests) the same shape
  * built by hand around a fake edge.
  */
-export type ChannelFactory = Pick<ChannelPlugin, 'name' | 'enabled' | 'migrations'> & {
-  create: (deps: ChannelDeps) => Channel | Promise<Channel>;
-};
+export type ChannelFactory = Pick<ChannelPlugin, 'name' | 'enabled' | 'migrations'> &
+  Partial<Pick<ChannelPlugin, 'textRules'>> & {
+    create: (deps: ChannelDeps) => Channel | Promise<Channel>;
+  };
 
 export interface ServiceDeps extends RelayDeps {
   /** Runs in a chat's lane without queuing, and delivers through the outbox (heartbeats). */
@@ -83,7 +84,7 @@ export function createQueue(
   ctx: Context,
   db: Db,
   channels: ChannelMap,
-  extra: Pick<QueueOptions, 'hold'> = {},
+  extra: Pick<QueueOptions, 'hold' | 'textRules'> = {},
 ): Queue {
   const { config, paths, env, log } = ctx;
   return new Queue({
@@ -94,6 +95,7 @@ export function createQueue(
     config,
     log: log.child({ sub: 'queue' }),
     defaultCwd: paths.workspace,
+    textRules: (channel) => channelPlugin(channel)?.textRules(config),
     ...extra,
   });
 }
@@ -176,7 +178,10 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
       const state = channelStateStore(db, f.name);
       channels.set(f.name, await f.create({ ...deps, log: log.child({ sub: f.name }), state }));
     }
-    const queue = createQueue(ctx, db, channels);
+    // The splitter's rules: the started channels' own plug-ins first, then the registry's.
+    const textRules = (name: ChannelName) =>
+      (enabled.find((f) => f.name === name)?.textRules ?? channelPlugin(name)?.textRules)?.(config);
+    const queue = createQueue(ctx, db, channels, { textRules });
     // Recovery before any channel delivers: a message left mid-run must run before newer ones.
     queue.start();
     cleanup.push(() => queue.shutdown(0));

@@ -17,7 +17,7 @@ import { openDb } from './store/db.js';
 import { rowsForKey } from './store/outbox.js';
 
 export interface SendRequest {
-  channel: Exclude<ChannelName, 'console'>;
+  channel: ChannelName;
   to: string;
   text: string;
   /** Absolute real paths of local files, or https URLs. */
@@ -37,7 +37,10 @@ export async function sendWithoutRelay(
   req: SendRequest,
   deps: SendDeps = {},
 ): Promise<SendOutcome> {
-  return req.channel === 'twilio' ? sendTwilio(ctx, req) : sendWhatsApp(ctx, req, deps);
+  if (req.channel === 'twilio') return sendTwilio(ctx, req);
+  if (req.channel === 'whatsapp') return sendWhatsApp(ctx, req, deps);
+  // Other channels send through the running relay only (its outbox, its connection).
+  return { ok: false, error: `no relay is running: start \`agentwire relay\` to send on ${req.channel}` };
 }
 
 async function sendTwilio(ctx: Context, req: SendRequest): Promise<SendOutcome> {

@@ -9,10 +9,11 @@
 // is loaded by `create` with a dynamic import, only when the channel is enabled (DESIGN.md rule 9).
 import type { Paths } from '../config/paths.js';
 import type { Config } from '../config/schema.js';
+import type { ChunkRules } from '../core/chunk.js';
 import type { Logger } from '../log.js';
 import type { ChannelStateStore } from '../store/channel-state.js';
 import type { Db, Migration } from '../store/db.js';
-import type { Channel } from './types.js';
+import type { Channel, ChannelState } from './types.js';
 
 /** What the relay hands a channel it starts. */
 export interface ChannelDeps {
@@ -37,16 +38,11 @@ export interface ChannelDeps {
  */
 export type ChatKind = 'direct' | 'group' | 'broadcast';
 
-/** The rules the one splitter (core/chunk.ts) applies to this channel's replies. */
-export interface TextRules {
-  /** The longest text one message may carry, in UTF-16 code units. */
-  limit: number;
-  /**
-   * True when the channel renders Markdown code fences (WhatsApp, Telegram): a fenced block cut in
-   * two is closed and re-opened. False for plain-text channels (SMS), where a fence is just text.
-   */
-  fences: boolean;
-}
+/**
+ * The rules the one splitter (core/chunk.ts) applies to this channel's replies: the longest text of
+ * one message, and whether Markdown code fences are re-opened across messages (not on SMS).
+ */
+export type TextRules = Required<ChunkRules>;
 
 /** One thing `doctor` checked for this channel. The same shape as doctor's own findings. */
 export interface DoctorCheck {
@@ -63,7 +59,7 @@ export interface DoctorDeps {
   config: Config;
   paths: Paths;
   env: NodeJS.ProcessEnv;
-  /** False for `doctor --offline`: no network call (e.g. no `getMe`). */
+  /** False when the check must not use the network (no `getMe`): tests, or a doctor told to stay offline. */
   online: boolean;
   /** Bounded by doctor; a check that takes longer is a `warn`. */
   timeoutMs: number;
@@ -96,14 +92,16 @@ export interface ChannelPlugin {
   chatKind(chatId: string): ChatKind;
   /** An example chat id for error messages and docs, e.g. `+15551234567` or `123456789`. */
   readonly exampleChatId: string;
+  /** What a chat id is, for error messages: "an E.164 number like +15551234567 (or a group JID)". */
+  readonly chatIdHelp?: string;
   /** Pure: the splitter's rules for this channel under this config. */
   textRules(config: Config): TextRules;
   /**
    * The chat a heartbeat checks in with when `heartbeat.target` is not set, as a chat id of this
-   * channel (WhatsApp: the linked account's self-chat), or undefined. Reads the store, never the
-   * network.
+   * channel (WhatsApp: the linked account's self-chat), or undefined. From the running channel's
+   * `state` when there is one, else from the store; never the network.
    */
-  defaultTarget?(deps: { config: Config; db: Db }): string | undefined;
+  defaultTarget?(deps: { config: Config; db: Db; state?: ChannelState }): string | undefined;
   /**
    * Secret values of the channel (a bot token, an auth token), from the config or the environment:
    * every log line is scrubbed of them, and `doctor` checks the files that hold them are private.

@@ -50,7 +50,7 @@ export function checkChatKey(raw: string, plugins: readonly ChannelPlugin[] = CH
   if (!plugin.isChatId(p.chatId))
     return {
       ok: false,
-      error: `"${p.chatId}" is not a ${plugin.displayName} chat id (like "${plugin.name}:${plugin.exampleChatId}")`,
+      error: `"${p.chatId}" is not a ${plugin.displayName} chat id (${plugin.chatIdHelp ?? `like "${plugin.exampleChatId}"`})`,
     };
   return { ok: true, ...p, key: `${p.channel}:${p.chatId}`, plugin };
 }

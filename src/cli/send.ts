@@ -4,6 +4,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { channelNames, channelPlugin, enabledChannels } from '../channels/registry.js';
 import type { Config } from '../config/schema.js';
 import { callControl } from '../control/client.js';
 import type { SendAnswer } from '../control/methods.js';
@@ -11,25 +12,24 @@ import type { ChannelName } from '../core/types.js';
 import { sendWithoutRelay } from '../send-once.js';
 import { ExitError, type GlobalOptions, loadContext } from './context.js';
 
-type Target = { channel: Exclude<ChannelName, 'console'>; to: string };
+type Target = { channel: ChannelName; to: string };
 
-/** `--to` as a chat key (`twilio:+1555…`, `whatsapp:+1555…`) or a bare address with `--channel`. */
+/**
+ * `--to` as a chat key (`<channel>:<chat id>`) or a bare chat id with `--channel` (default: the first
+ * enabled channel). The channel's plug-in says what its chat ids look like; a broadcast list, status
+ * feed or channel is never a target.
+ */
 export function parseTarget(to: string, channel: string | undefined, config: Config): Target | string {
-  const m = /^(whatsapp|twilio):(.+)$/.exec(to);
-  const named = channel ?? m?.[1];
-  const address = channel ? to : (m?.[2] ?? to);
-  const ch = named ?? (config.whatsapp.enabled ? 'whatsapp' : config.twilio.enabled ? 'twilio' : undefined);
-  if (ch === undefined) return 'no channel is enabled: turn on whatsapp or twilio, or pass --channel';
-  if (ch !== 'whatsapp' && ch !== 'twilio') return `--channel must be whatsapp or twilio (got ${ch})`;
-  const ok =
-    ch === 'whatsapp'
-      ? /^\+[1-9]\d{6,14}$/.test(address) || /^[\d-]+@g\.us$/.test(address)
-      : /^(whatsapp:)?\+[1-9]\d{6,14}$/.test(address);
-  if (!ok) {
-    return ch === 'whatsapp'
-      ? `--to must be an E.164 number like +15551234567 (or a group JID), got ${JSON.stringify(address)}`
-      : `--to must be an E.164 number like +15551234567 (or whatsapp:+1555…), got ${JSON.stringify(address)}`;
-  }
+  const m = /^([a-z][a-z0-9-]*):(.+)$/.exec(to);
+  const prefixed = m && channelPlugin(m[1] as string) ? m : undefined;
+  const named = channel ?? prefixed?.[1];
+  const address = channel ? to : (prefixed?.[2] ?? to);
+  const ch = named ?? enabledChannels(config)[0]?.name;
+  if (ch === undefined) return `no channel is enabled: turn on ${channelNames(false)}, or pass --channel`;
+  const plugin = channelPlugin(ch);
+  if (!plugin) return `--channel must be ${channelNames(false)} (got ${ch})`;
+  if (!plugin.isChatId(address) || plugin.chatKind(address) === 'broadcast')
+    return `--to must be ${plugin.chatIdHelp ?? `a ${plugin.displayName} chat id like ${plugin.exampleChatId}`}, got ${JSON.stringify(address)}`;
   return { channel: ch, to: address };
 }
 
@@ -69,10 +69,10 @@ export function register(program: Command): void {
   program
     .command('send')
     .description('send a message (and files) to a chat, through the running relay when there is one')
-    .requiredOption('--to <chat>', 'E.164 number, or a chat key such as twilio:+15551234567')
+    .requiredOption('--to <chat>', 'a chat id, or a chat key such as <channel>:+15551234567')
     .option('-m, --message <text>', 'the text to send', '')
     .option('--media <file...>', 'files (or https URLs) to attach')
-    .option('--channel <name>', 'whatsapp or twilio (default: from --to, else the enabled channel)')
+    .option('--channel <name>', 'a channel name (default: from --to, else the first enabled channel)')
     .option('--timeout <seconds>', 'without a relay: how long to wait for the connection', '60')
     .action(
       async (opts: { to: string; message: string; media?: string[]; channel?: string; timeout: string }) => {

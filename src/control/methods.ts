@@ -2,8 +2,9 @@
 // `status`, `heartbeat`…) register a handler here; params are validated by each handler (zod), and
 // a handler's thrown error becomes the response's short error sentence.
 import { z } from 'zod';
+import { checkChatKey } from '../channels/registry.js';
 import type { Channel, ChannelState } from '../channels/types.js';
-import { type ChannelName, chatKey } from '../core/types.js';
+import { CHANNEL_NAME, type ChannelName, chatKey } from '../core/types.js';
 import type { Queue, QueueStatus } from '../queue/queue.js';
 import { VERSION } from '../version.js';
 import { type Queued, queuedBecause } from './send-state.js';
@@ -47,7 +48,7 @@ export interface RelayStatus {
 
 const sendParams = z
   .object({
-    channel: z.enum(['whatsapp', 'twilio', 'console']),
+    channel: z.string().regex(CHANNEL_NAME, 'a channel name'),
     to: z.string().min(1).max(200),
     text: z.string().max(100_000).default(''),
     media: z.array(z.string().max(4096)).max(20).default([]),
@@ -87,6 +88,9 @@ export function registerCoreMethods(
       throw new MethodError(`invalid params: ${i?.path.join('.') || '(params)'}: ${i?.message}`);
     }
     const p = parsed.data;
+    // Which channels exist and what their chat ids look like is the registry's to say.
+    const target = checkChatKey(chatKey(p.channel, p.to));
+    if (!target.ok) throw new MethodError(`invalid params: ${target.error}`);
     if (!deps.channels.has(p.channel))
       throw new MethodError(`the ${p.channel} channel is not running in this relay`);
     const key = p.key ?? deps.newKey();

@@ -2,6 +2,7 @@
 // deliver it now. Saying "handed to the running relay" for a WhatsApp that needs a relink left the
 // sender believing it went out (issue 13, point 6). The message stays in the outbox either way and
 // goes out once the channel can take it (or at the next start).
+import { CONSOLE, channelPlugin } from '../channels/registry.js';
 import type { ChannelState } from '../channels/types.js';
 import type { ChannelName } from '../core/types.js';
 
@@ -12,11 +13,9 @@ export interface Queued {
   reason: string;
 }
 
-const LABEL: Record<string, string> = { whatsapp: 'WhatsApp', twilio: 'Twilio', console: 'The console' };
-
 /** Undefined when the channel can send now; otherwise why the message waits in the outbox. */
 export function queuedBecause(channel: ChannelName, s: ChannelState): Queued | undefined {
-  const name = LABEL[channel] ?? channel;
+  const name = channelPlugin(channel)?.displayName ?? (channel === CONSOLE ? 'The console' : channel);
   const reason = ((): string | undefined => {
     switch (s.type) {
       case 'connected':

@@ -1,8 +1,11 @@
-// Splits a reply into messages no longer than a channel's limit. Pure. Preferences, in order: never
-// cut a surrogate pair; never produce an empty message; keep a fenced code block whole when it fits
-// in one message (cut before it instead); otherwise cut between paragraphs, then lines, then words,
-// and only then mid-word. A code block too long for one message is cut at a line inside it and
-// closed, then re-opened with the same fence (and language) at the top of the next message.
+// THE splitter: every reply, on every channel, is cut into messages here, once, by the rules the
+// channel's plug-in gives (src/channels/plugin.ts, textRules). Pure. Preferences, in order: never cut
+// a grapheme (a surrogate pair, an emoji sequence); never produce an empty message; keep a fenced
+// code block whole when it fits in one message (cut before it instead); otherwise cut between
+// paragraphs, then lines, then sentences, then words, and only then mid-word. A code block too long
+// for one message is cut at a line inside it and closed, then re-opened with the same fence (and
+// language) at the top of the next message. A channel that shows Markdown as plain text (SMS) turns
+// fences off: there a fence is just text, and re-opening it would only add characters.
 
 /** Fences longer than this are not treated as fences, which bounds the re-open overhead. */
 const FENCE = /^ {0,3}(`{3,12}|~{3,12})([^\n`]*)$/;
@@ -21,7 +24,19 @@ interface Block {
   reopen: string;
 }
 
-export function chunkText(text: string, limit: number): string[] {
+/** How one channel's messages are cut (a channel plug-in's `textRules`). */
+export interface ChunkRules {
+  /** The longest text one message may carry, in UTF-16 code units (never fewer than the provider counts). */
+  limit: number;
+  /**
+   * True (the default) when the channel renders Markdown code fences (WhatsApp, Telegram): a block cut
+   * in two is closed and re-opened. False for plain-text channels (SMS).
+   */
+  fences?: boolean;
+}
+
+export function chunkText(text: string, rules: number | ChunkRules): string[] {
+  const { limit, fences = true } = typeof rules === 'number' ? { limit: rules } : rules;
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`chunk limit must be ≥ 1, got ${limit}`);
   const out: string[] = [];
   const push = (s: string) => {
@@ -34,7 +49,7 @@ export function chunkText(text: string, limit: number): string[] {
       push(rest);
       break;
     }
-    const fenced = limit >= MIN_FENCE_LIMIT ? fencedCut(rest, limit) : undefined;
+    const fenced = fences && limit >= MIN_FENCE_LIMIT ? fencedCut(rest, limit) : undefined;
     if (fenced) {
       push(fenced.chunk);
       rest = fenced.rest;
@@ -53,6 +68,9 @@ interface Cut {
 }
 
 const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+/** A sentence end: its punctuation and any closing quotes or brackets, then white space. */
+const SENTENCE_END = /[.!?…。！？]["'”’)\]]*\s/g;
 
 /** The best break at or before `max` where `allowed(p)`; falls back to a hard cut at `max`. */
 function softCut(s: string, max: number, allowed: (p: number) => boolean, min = 0): Cut {
@@ -61,27 +79,46 @@ function softCut(s: string, max: number, allowed: (p: number) => boolean, min = 
   if (para && para.end >= half) return para;
   const line = lastIndex(s, /\n/g, max, allowed, min);
   if (line && line.end >= half) return line;
+  const sentence = lastIndex(s, SENTENCE_END, max, allowed, min, true);
+  if (sentence && sentence.end >= half) return sentence;
   const word = lastIndex(s, /[ \t\n]/g, max, allowed, min);
   if (word) return word;
-  let end = max;
-  if (isHighSurrogate(s.charCodeAt(end - 1))) end -= 1;
-  if (end <= min) end = max; // a lone surrogate at the edge: still make progress
+  let end = hardCut(s, max);
+  if (end <= min) end = max; // nothing whole fits after `min`: still make progress
   return { end, next: end };
 }
 
-/** The last match of `re` that starts in (min, max] at an allowed position. */
+/** The last grapheme boundary at or before `max`, or a code point boundary inside a giant grapheme. */
+function hardCut(s: string, max: number): number {
+  let cut = 0;
+  for (const g of graphemes.segment(s.slice(0, max + 32))) {
+    const end = g.index + g.segment.length;
+    if (end > max) break;
+    cut = end;
+  }
+  if (cut > 0) return cut;
+  // One grapheme longer than the limit (a pathological run of combining marks): cut between code points.
+  return isHighSurrogate(s.charCodeAt(max - 1)) && max > 1 ? max - 1 : max;
+}
+
+/**
+ * The last match of `re` that starts in (min, max] at an allowed position; the cut falls before the
+ * match, or with `keepMatch` after all of it but its last character (a sentence keeps its full stop
+ * and loses the space after it).
+ */
 function lastIndex(
   s: string,
   re: RegExp,
   max: number,
   allowed: (p: number) => boolean,
   min: number,
+  keepMatch = false,
 ): Cut | undefined {
   let best: Cut | undefined;
   const window = s.slice(0, max + 1);
   for (let m = re.exec(window); m; m = re.exec(window)) {
-    if (m.index > min && m.index <= max && allowed(m.index))
-      best = { end: m.index, next: m.index + m[0].length };
+    const end = keepMatch ? m.index + m[0].length - 1 : m.index;
+    if (end > min && end <= max && allowed(end)) best = { end, next: m.index + m[0].length };
   }
   return best;
 }

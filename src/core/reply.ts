@@ -1,7 +1,7 @@
 // From an agent result to the text a person reads. Pure. Errors become one short, true sentence;
 // nothing raw (JSON, stderr, stack traces) reaches a chat, and a reply is never an empty message.
 import type { AgentResult } from '../agents/types.js';
-import { chunkText } from './chunk.js';
+import { type ChunkRules, chunkText } from './chunk.js';
 
 type AgentError = Extract<AgentResult, { type: 'error' }>;
 
@@ -94,12 +94,17 @@ export function replyText(
 }
 
 /** Chunks `text` for a channel, capped at MAX_REPLY_CHUNKS with a closing notice when cut. */
-export function replyChunks(text: string, limit: number, maxChunks = MAX_REPLY_CHUNKS): string[] {
+export function replyChunks(
+  text: string,
+  rules: number | ChunkRules,
+  maxChunks = MAX_REPLY_CHUNKS,
+): string[] {
+  const limit = typeof rules === 'number' ? rules : rules.limit;
   // Cut the input first so a flood costs time proportional to what is sent, not what was printed.
   const room = limit * (maxChunks + 1);
-  const chunks = chunkText(text.length > room ? text.slice(0, room) : text, limit);
+  const chunks = chunkText(text.length > room ? text.slice(0, room) : text, rules);
   if (chunks.length <= maxChunks) return chunks;
   const kept = chunks.slice(0, maxChunks - 1);
   const notice = `(Reply cut after ${kept.length} messages: the rest was too long to send here.)`;
-  return [...kept, ...chunkText(notice, limit)];
+  return [...kept, ...chunkText(notice, rules)];
 }

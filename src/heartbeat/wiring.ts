@@ -3,12 +3,14 @@
 // the control-socket methods to register. Everything here is the real thing: system clock, real
 // pre-check runner on the spawn helper. `heartbeatService` has the shape of the core's
 // ServiceFactory (src/relay.ts SERVICE_FACTORIES), so wiring it is one line there.
+
+import type { ChannelPlugin } from '../channels/plugin.js';
+import { CHANNELS } from '../channels/registry.js';
 import type { Channel } from '../channels/types.js';
-import { linkedAccount } from '../channels/whatsapp/link-state.js';
 import type { Paths } from '../config/paths.js';
 import type { Config } from '../config/schema.js';
 import { queuedBecause } from '../control/send-state.js';
-import { type ChannelName, type ChatKey, parseChatKey, type SystemRunner } from '../core/types.js';
+import { type ChannelName, type ChatKey, chatKey, parseChatKey, type SystemRunner } from '../core/types.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import { systemClock } from './clock.js';
@@ -63,22 +65,31 @@ export function createRelayScheduler(i: RelaySchedulerInput): RelayScheduler {
 }
 
 /**
- * The linked WhatsApp number's self-chat, from the WhatsApp channel's status (`connected` carries
- * the account's E.164). The last one seen is kept, so a reconnect does not leave heartbeats
- * without a target.
+ * The default check-in chat of a channel running in this relay (WhatsApp: the linked number's
+ * self-chat), asked of its plug-in with the channel's live state. The last one seen is kept, so a
+ * reconnect does not leave heartbeats without a target.
  */
-export function whatsappSelfChat(
+export function channelDefaultTarget(
   channels: ReadonlyMap<ChannelName, Pick<Channel, 'status'>>,
-  stored: () => string | undefined = () => undefined,
+  config: Config,
+  db: Db,
+  plugins: readonly ChannelPlugin[] = CHANNELS,
 ): () => ChatKey | undefined {
   let last: ChatKey | undefined;
   return () => {
-    const s = channels.get('whatsapp')?.status();
-    if (s?.type === 'connected' && s.account) last = `whatsapp:${s.account}`;
-    if (!last && channels.has('whatsapp')) {
-      // Before the first connection after a restart: the linked number kept in the store.
-      const account = stored();
-      if (account) return `whatsapp:${account}`;
+    for (const p of plugins) {
+      const running = channels.get(p.name);
+      if (!p.defaultTarget || !running) continue;
+      let id: string | undefined;
+      try {
+        id = p.defaultTarget({ config, db, state: running.status() });
+      } catch {
+        // the channel's tables are absent (it never ran with this store): no default from it
+      }
+      if (id) {
+        last = chatKey(p.name, id);
+        return last;
+      }
     }
     return last;
   };
@@ -97,7 +108,7 @@ export const heartbeatService = {
   create(deps: ServiceDepsLike): { start(): Promise<void>; stop(): Promise<void> } {
     const { scheduler, methods } = createRelayScheduler({
       ...deps,
-      defaultTarget: whatsappSelfChat(deps.channels, () => safeLinkedAccount(deps.db)),
+      defaultTarget: channelDefaultTarget(deps.channels, deps.config, deps.db),
     });
     const fire = methods[HEARTBEAT_METHOD] as (p: unknown) => Promise<HeartbeatMethodResult>;
     // "Sent" would not be true for a reply whose channel cannot deliver it now (e.g. WhatsApp
@@ -124,13 +135,4 @@ export function withQueued(
   const channel = target && channels.get(target.channel);
   const queued = target && channel ? queuedBecause(target.channel, channel.status()) : undefined;
   return queued ? { ...r, queued } : r;
-}
-
-/** The linked number, or nothing when the WhatsApp tables are absent (WhatsApp disabled). */
-function safeLinkedAccount(db: Db): string | undefined {
-  try {
-    return linkedAccount(db);
-  } catch {
-    return undefined;
-  }
 }

@@ -2,6 +2,7 @@
 // then the attachments the media policy approved. A refused attachment becomes a short notice,
 // never a silent drop.
 import type { AgentResult } from '../agents/types.js';
+import type { ChunkRules } from '../core/chunk.js';
 import { label } from '../core/prompt.js';
 import { replyChunks, replyText } from '../core/reply.js';
 import type { ChannelName, OutboundItem } from '../core/types.js';
@@ -13,7 +14,8 @@ export interface ComposeInput {
   media: readonly string[];
   channel: ChannelName;
   cwd: string;
-  limit: number;
+  /** The channel's splitter rules (its plug-in's textRules). */
+  limit: number | ChunkRules;
   extraRoots?: readonly string[];
 }
 
@@ -83,7 +85,13 @@ export async function composeItems(
 export function composeRunReply(
   policy: MediaPolicy,
   r: AgentResult,
-  opts: { agent: string; contextReset: boolean; channel: ChannelName; cwd: string; limit: number },
+  opts: {
+    agent: string;
+    contextReset: boolean;
+    channel: ChannelName;
+    cwd: string;
+    limit: number | ChunkRules;
+  },
   log: Logger,
 ): Promise<OutboundItem[]> {
   const media = r.type === 'ok' ? r.media : [];

@@ -1,6 +1,7 @@
 // What the queue is built with and what it reports (src/queue/queue.ts).
 import type { Config } from '../config/schema.js';
-import type { ChatKey } from '../core/types.js';
+import type { ChunkRules } from '../core/chunk.js';
+import type { ChannelName, ChatKey } from '../core/types.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import type { DeliveryOptions } from './delivery.js';
@@ -29,6 +30,11 @@ export interface QueueOptions {
    * what arrives waits in the store for the relay's next start.
    */
   hold?: boolean;
+  /**
+   * The splitter's rules for a channel (its plug-in's textRules under this config), also when the
+   * channel does not run in this process. Handed in by the composition root (relay.ts).
+   */
+  textRules?: (channel: ChannelName) => ChunkRules | undefined;
 }
 
 export interface QueueStatus {

@@ -4,6 +4,7 @@
 import { dirname, isAbsolute } from 'node:path';
 import { AGENT_KINDS, type AgentKind } from '../agents/types.js';
 import type { InboundHandler, InboundOutcome } from '../channels/types.js';
+import type { ChunkRules } from '../core/chunk.js';
 import { executeCommand } from '../core/command-handler.js';
 import { type CommandSettings, parseCommand } from '../core/commands.js';
 import { NOTICE, replyChunks } from '../core/reply.js';
@@ -33,7 +34,7 @@ import { runUserBatch } from './user-run.js';
 
 export type { QueueConfig, QueueOptions, QueueStatus } from './queue-types.js';
 
-/** The text limit used for a channel that is not running in this process. */
+/** The text limit for a chat of a channel no plug-in knows (the console, or a test's fake). */
 const FALLBACK_TEXT_LIMIT = 1600;
 
 export class Queue implements SystemRunner {
@@ -230,8 +231,16 @@ export class Queue implements SystemRunner {
     this.pump();
   }
 
-  private textLimit(channel: ChannelName): number {
-    return this.opts.channels.get(channel)?.textLimit ?? FALLBACK_TEXT_LIMIT;
+  /**
+   * The splitter's rules for a channel, from its plug-in, whether or not the channel runs in this
+   * process: a reply stored by `agentwire heartbeat` (no channel running) is cut exactly as the relay
+   * would cut it, so the channel sends each stored chunk as one message and never splits again.
+   * A running channel's own textLimit wins (a test's fake channel, the console).
+   */
+  private textLimit(channel: ChannelName): ChunkRules {
+    const rules = this.opts.textRules?.(channel);
+    const running = this.opts.channels.get(channel)?.textLimit;
+    return { limit: running ?? rules?.limit ?? FALLBACK_TEXT_LIMIT, fences: rules?.fences ?? true };
   }
 
   private textItems(chat: ChatKey, text: string): OutboundItem[] {

@@ -2,6 +2,7 @@
 // them running, ask the agent, and record the answer and the rows' final state in one transaction
 // (so after a crash either the run is redone or its reply is in the outbox, never both or neither).
 import type { Channel } from '../channels/types.js';
+import type { ChunkRules } from '../core/chunk.js';
 import { cutText } from '../core/line.js';
 import { buildPrompt, fitPrompt, type PromptMessage } from '../core/prompt.js';
 import { NOTICE, replyChunks, tooLongNotice } from '../core/reply.js';
@@ -32,7 +33,8 @@ export interface UserRunDeps {
   mediaPolicy: MediaPolicy;
   /** The chat's channel when it runs in this process (typing indicator). */
   channel: Channel | undefined;
-  limit: number;
+  /** The channel's splitter rules (its plug-in's textRules). */
+  limit: ChunkRules;
   /** How many waiting messages one run takes: 1 for followup, all (up to the cap) otherwise. */
   take: number;
   /** queue.maxPromptChars: the rows one run takes are cut to fit; one row alone longer is refused. */
@@ -268,7 +270,7 @@ function progressSink(
   };
 }
 
-const text = (t: string, limit: number): OutboundItem[] =>
+const text = (t: string, limit: ChunkRules): OutboundItem[] =>
   replyChunks(t, limit).map((c) => ({ type: 'text', text: c }));
 
 const store = (

@@ -126,3 +126,105 @@ describe('chunkText: properties', () => {
     );
   });
 });
+
+// The one splitter with each channel's rules (its plug-in's textRules): what used to be Twilio's and
+// WhatsApp's own splitters, as rows of one table.
+describe('chunkText: per-channel rules', () => {
+  const sms = (limit: number) => ({ limit, fences: false });
+  it.each<[string, string, { limit: number; fences: boolean }, string[]]>([
+    [
+      'a paragraph break first',
+      `${'a'.repeat(12)}\n\n${'b'.repeat(12)}`,
+      sms(20),
+      ['a'.repeat(12), 'b'.repeat(12)],
+    ],
+    ['then a line break', `${'a'.repeat(12)}\n${'b'.repeat(12)}`, sms(20), ['a'.repeat(12), 'b'.repeat(12)]],
+    [
+      'then a sentence end',
+      'First sentence. Second one here.',
+      sms(20),
+      ['First sentence.', 'Second one here.'],
+    ],
+    [
+      'a sentence end keeps its closing quote',
+      'He said "stop." Then he left us.',
+      sms(20),
+      ['He said "stop."', 'Then he left us.'],
+    ],
+    [
+      'a sentence end beats a later space',
+      'Done here. And then some more',
+      sms(18),
+      ['Done here.', 'And then some more'],
+    ],
+    ['then a space', 'aaaaaaaaaa bbbbbbbbbbbbbb', sms(20), ['aaaaaaaaaa', 'bbbbbbbbbbbbbb']],
+    ['hard cut with no boundary', 'x'.repeat(45), sms(20), ['x'.repeat(20), 'x'.repeat(20), 'x'.repeat(5)]],
+    [
+      'an early paragraph break loses to a later line break',
+      `ab\n\n${'c'.repeat(12)}\n${'d'.repeat(10)}`,
+      sms(20),
+      [`ab\n\n${'c'.repeat(12)}`, 'd'.repeat(10)],
+    ],
+    [
+      'a surrogate pair is never cut',
+      `${'x'.repeat(19)}😀${'y'.repeat(10)}`,
+      sms(20),
+      ['x'.repeat(19), `😀${'y'.repeat(10)}`],
+    ],
+    [
+      'an emoji ZWJ sequence stays whole',
+      `${'x'.repeat(15)}👨‍👩‍👧‍👦${'y'.repeat(3)}`,
+      sms(20),
+      ['x'.repeat(15), `👨‍👩‍👧‍👦${'y'.repeat(3)}`],
+    ],
+    ['a skin-tone emoji stays whole', `${'x'.repeat(17)}👍🏽z`, sms(20), ['x'.repeat(17), '👍🏽z']],
+  ])('%s', (_name, text, rules, expected) => {
+    expect(chunkText(text, rules)).toEqual(expected);
+  });
+
+  const code = `\`\`\`\n${Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n')}\n\`\`\``;
+  it('fences on (WhatsApp, Telegram): a block it must cut is closed and re-opened', () => {
+    const parts = chunkText(code, { limit: 100, fences: true });
+    expect(parts.length).toBeGreaterThan(1);
+    for (const p of parts) {
+      expect(p.length).toBeLessThanOrEqual(100);
+      expect(p.split('```').length % 2).toBe(1);
+      expect(p.startsWith('```')).toBe(true);
+    }
+  });
+
+  it('fences off (SMS): a fence is text, never added or re-opened', () => {
+    const parts = chunkText(code, { limit: 100, fences: false });
+    expect(parts.join('\n').split('```').length - 1).toBe(2);
+    expect(parts.slice(1).some((p) => p.startsWith('```'))).toBe(false);
+  });
+
+  it('a number is the limit with fences on, as before', () => {
+    expect(chunkText(code, 100)).toEqual(chunkText(code, { limit: 100, fences: true }));
+  });
+
+  it('property, fences off: within the limit, whole graphemes, only whitespace lost', () => {
+    const seg = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+    const piece = fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 40 }),
+      fc.constantFrom('\n', '\n\n', '. ', ' ', '😀', '👍🏽', '👨‍👩‍👧‍👦', '```\ncode\n```'),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 80 }), fc.integer({ min: 16, max: 200 }), (pieces, limit) => {
+        const text = pieces.join('');
+        const chunks = chunkText(text, { limit, fences: false });
+        const bounds = new Set([...seg.segment(text)].map((g) => g.index));
+        for (const c of chunks) {
+          expect(c.trim().length).toBeGreaterThan(0);
+          expect(c.length).toBeLessThanOrEqual(limit);
+          expect(hasLoneSurrogate(c)).toBe(false);
+          // Each chunk starts on a grapheme boundary of the text (whitespace trimmed at cuts only).
+          const at = text.indexOf(c);
+          if (at >= 0 && [...seg.segment(c)][0]?.segment.length === 1) expect(bounds.has(at)).toBe(true);
+        }
+        expect(chunks.join('').replace(/\s+/g, '')).toBe(text.replace(/\s+/g, ''));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
 import type { ServiceDeps } from '../../src/relay.js';
+import { channelStateStore } from '../../src/store/channel-state.js';
 import { getInbound, type InboxStatus, insertInbound } from '../../src/store/inbox.js';
 import { enqueueOutbound, markFailed, markSent, rowsForKey } from '../../src/store/outbox.js';
 import { KEEP_IDS_DAYS, pruneStore } from '../../src/store/retention.js';
@@ -96,9 +97,16 @@ describe('retentionService', () => {
       config: configSchema.parse({}),
       log: createLogger({ level: 'silent' }),
     } as unknown as ServiceDeps;
+    const old = channelStateStore(t.db, 'pigeon', () => Date.now() - (KEEP_IDS_DAYS + 1) * DAY);
+    await old.seen('update:1');
+    const recent = channelStateStore(t.db, 'pigeon', () => Date.now() - DAY);
+    await recent.seen('update:2');
     const svc = retentionService.create(deps);
     await svc.start();
     await svc.stop();
     expect(getInbound(t.db, id.type === 'inserted' ? id.id : -1)?.text).toBe('');
+    // A channel's seen ids past the dedupe window are dropped; recent ones still dedupe.
+    expect(await recent.seen('update:1')).toBe(false);
+    expect(await recent.seen('update:2')).toBe(true);
   });
 });

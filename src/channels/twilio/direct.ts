@@ -1,14 +1,15 @@
 // `agentwire send --channel twilio` without a running relay: one message straight through the REST API,
 // split like any reply. No webhook server runs here, so local files cannot be hosted: text and https
 // media URLs only.
+
 import type { Config } from '../../config/schema.js';
+import { chunkText } from '../../core/chunk.js';
 import type { SendResult } from '../../core/types.js';
 import { type Logger, registerSecret } from '../../log.js';
 import type { Db } from '../../store/db.js';
 import { createRestClient } from './rest.js';
 import { sendItem } from './sender.js';
-import { resolveTwilioSettings } from './settings.js';
-import { splitMessage } from './split.js';
+import { resolveTwilioSettings, twilioTextRules } from './settings.js';
 import { createTwilioStore } from './store.js';
 
 export interface DirectSendOptions {
@@ -51,7 +52,10 @@ export async function sendTwilioDirect(opts: DirectSendOptions): Promise<DirectS
   const providerIds: string[] = [];
   const items = [
     // Split here rather than in sendItem so each part's provider id is reported.
-    ...splitMessage(opts.text ?? '', settings.chunkChars).map((text) => ({ type: 'text' as const, text })),
+    ...chunkText(opts.text ?? '', twilioTextRules(settings.chunkChars)).map((text) => ({
+      type: 'text' as const,
+      text,
+    })),
     ...(opts.mediaUrls ?? []).map((url) => ({ type: 'url' as const, url })),
   ];
   if (items.length === 0) return { ok: false, error: 'nothing to send', retryable: false, providerIds };

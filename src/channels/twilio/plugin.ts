@@ -3,6 +3,7 @@
 import { mediaHostMigration } from '../../media/host.js';
 import type { ChannelPlugin } from '../plugin.js';
 import { parseRecipient } from './address.js';
+import { twilioTextRules } from './settings.js';
 import { twilioMigration } from './store.js';
 
 export const twilioPlugin: ChannelPlugin = {
@@ -18,8 +19,7 @@ export const twilioPlugin: ChannelPlugin = {
   isChatId: (id) => parseRecipient(id) !== undefined,
   chatKind: () => 'direct',
   exampleChatId: '+15551234567',
-  // Twilio refuses a Body over 1,600 characters (errors 21617 / 21658), SMS and WhatsApp alike; an SMS
-  // shows Markdown fences as text, so they are not re-opened across messages.
-  textRules: (c) => ({ limit: c.twilio.chunkChars, fences: false }),
+  chatIdHelp: 'an E.164 number like +15551234567 (or whatsapp:+1555…)',
+  textRules: (c) => twilioTextRules(c.twilio.chunkChars),
   secrets: (c, env) => [c.twilio.authToken, c.twilio.apiSecret, env.TWILIO_AUTH_TOKEN, env.TWILIO_API_SECRET],
 };

@@ -2,7 +2,9 @@
 // transient failure (20429, 5xx, connection refused) is retried once after a short backoff, then handed
 // back to the outbox as retryable; a permanent one (21610, 21211, 63016, …) is not retried, and for
 // unsubscribed / blocked / out-of-window recipients further sends fail fast until they write again.
+
 import { createHash } from 'node:crypto';
+import { chunkText } from '../../core/chunk.js';
 import type { OutboundItem, SendResult } from '../../core/types.js';
 import { type Logger, maskId } from '../../log.js';
 import type { MediaHost } from '../../media/host.js';
@@ -12,7 +14,7 @@ import { parseRecipient, senderFor } from './address.js';
 import { classifyFailure, describeCode } from './errors.js';
 import { failureFields, retryAfterMs, type TwilioClient } from './rest.js';
 import type { TwilioSettings } from './settings.js';
-import { splitMessage } from './split.js';
+import { twilioTextRules } from './settings.js';
 import type { TwilioStore } from './store.js';
 
 export interface SenderDeps {
@@ -65,7 +67,9 @@ export async function sendItem(
 
   switch (item.type) {
     case 'text': {
-      const chunks = splitMessage(item.text, settings.chunkChars);
+      // The queue already cut the reply by these same rules: this is the same splitter as a guard (a
+      // text that did not come through the queue), so a reply is never cut by two sets of rules.
+      const chunks = chunkText(item.text, twilioTextRules(settings.chunkChars));
       if (chunks.length === 0) return fail('empty message');
       // The outbox should hand us chunks within textLimit; when it does not, remember how far a long
       // text got so a retry of the same item does not send its first parts again.
@@ -174,7 +178,7 @@ function callback(settings: TwilioSettings): { statusCallback?: string } {
 function caption(text: string | undefined, settings: TwilioSettings): { body?: string } {
   if (!text?.trim()) return {};
   // A caption is one Body: keep it within the limit rather than fail the attachment.
-  return { body: splitMessage(text, settings.chunkChars)[0] };
+  return { body: chunkText(text, twilioTextRules(settings.chunkChars))[0] };
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

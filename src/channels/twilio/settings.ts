@@ -1,6 +1,8 @@
 // The Twilio section of the config resolved once against the environment: credentials, the public
 // URLs Twilio calls (which signatures are checked against), and the local routes behind them.
+
 import type { Config } from '../../config/schema.js';
+import type { TextRules } from '../plugin.js';
 
 export const TWILIO_API = 'https://api.twilio.com';
 
@@ -97,3 +99,10 @@ export function siblingUrl(publicUrl: string, leaf: string, keepQuery = true): s
   u.pathname = `${u.pathname.replace(/\/+$/, '')}/${leaf}`;
   return u.toString();
 }
+
+/**
+ * Twilio refuses a Body over 1,600 characters (errors 21617 / 21658), SMS and WhatsApp alike (the
+ * schema caps twilio.chunkChars there); the one splitter counts UTF-16 code units, never fewer than
+ * Twilio counts. An SMS shows Markdown fences as text, so they are not re-opened across messages.
+ */
+export const twilioTextRules = (chunkChars: number): TextRules => ({ limit: chunkChars, fences: false });

@@ -1,12 +1,13 @@
 // Sends one approved OutboundItem. While the socket is not open every send fails as retryable
 // without touching Baileys, so the core's outbox delivers it exactly once after the reconnect.
+
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { type AnyMessageContent, generateMessageIDV2, isJidGroup } from '@whiskeysockets/baileys';
+import { chunkText } from '../../core/chunk.js';
 import { NOT_CONNECTED, type OutboundItem, type SendResult } from '../../core/types.js';
 import type { Logger } from '../../log.js';
 import type { ChatJids } from './chat-jids.js';
-import { splitText } from './chunk.js';
 import { markdownToWhatsApp } from './format.js';
 import type { GroupCache } from './group-cache.js';
 import { contentForFile, failedNotice, oversizeNotice, sendError } from './outbound-content.js';
@@ -85,7 +86,9 @@ export class Outbound {
 
   private async sendText(sock: WaSocket, jid: string, text: string): Promise<SendResult> {
     let last: SendResult = { ok: false, error: 'empty message', retryable: false, code: 'empty' };
-    for (const part of splitText(text, this.deps.chunkChars)) {
+    // The queue already cut the reply by these same rules (the one splitter); this only guards a text
+    // that did not come through it.
+    for (const part of chunkText(text, { limit: this.deps.chunkChars, fences: true })) {
       if (!part.trim()) continue;
       // linkPreview: null stops Baileys fetching URLs found in the text.
       last = await this.sendOne(sock, jid, { text: part, linkPreview: null });

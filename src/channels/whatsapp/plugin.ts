@@ -37,9 +37,15 @@ export const whatsappPlugin: ChannelPlugin = {
   isChatId: (id) => isE164(id) || JID.test(id),
   chatKind: whatsappChatKind,
   exampleChatId: '+15551234567',
+  chatIdHelp: 'an E.164 number like +15551234567 (or a group JID)',
   textRules: (c) => ({ limit: c.whatsapp.chunkChars, fences: true }),
   // The linked account's own chat ("message yourself"): the one chat that is surely the owner's.
-  defaultTarget: ({ config, db }) => (config.whatsapp.enabled ? linkedAccount(db) : undefined),
+  // `connected` carries the account's E.164; before the first connection, the store's creds say.
+  defaultTarget: ({ config, db, state }) => {
+    if (!config.whatsapp.enabled) return undefined;
+    if (state?.type === 'connected' && state.account) return state.account;
+    return linkedAccount(db);
+  },
 };
 
 /**

@@ -1,7 +1,9 @@
 // Runs every check in order. Config-dependent checks run only on a valid config; the rest (Node,
 // permissions, the relay lock) still run, so a broken config does not hide other problems.
+import { CHANNELS, channelSecrets } from '../../channels/registry.js';
 import type { ChannelState } from '../../channels/types.js';
 import type { Paths } from '../../config/paths.js';
+import type { Config } from '../../config/schema.js';
 import { registerSecret } from '../../log.js';
 import { checkAgents } from './agents.js';
 import { checkConfig } from './config.js';
@@ -12,7 +14,7 @@ import { type PortState, probePort } from './ports.js';
 import type { Probe } from './probe.js';
 import { checkRelayLock, type LockState, lockHeld } from './relay-lock.js';
 import { checkTwilio } from './twilio.js';
-import type { Finding } from './types.js';
+import { type Finding, fail } from './types.js';
 import { checkWhatsapp, type LinkState } from './whatsapp.js';
 import { checkWhatsappLive } from './whatsapp-live.js';
 
@@ -42,8 +44,7 @@ export async function runDoctor(d: DoctorDeps): Promise<Finding[]> {
   findings.push(checkRelayLock(d.paths, lock));
   if (!config) return findings;
   // Anything a CLI prints back (a version line, an error) is scrubbed of these.
-  for (const s of [config.twilio.authToken, config.twilio.apiSecret, ...Object.values(config.agent.env)])
-    registerSecret(s);
+  for (const s of [...channelSecrets(config, d.env), ...Object.values(config.agent.env)]) registerSecret(s);
 
   findings.push(...(await checkAgents(config, d.paths, d.env, d.probe, d.probeTimeoutMs)));
   findings.push(checkWhatsapp(config, d.linkState(d.paths)));
@@ -60,6 +61,7 @@ export async function runDoctor(d: DoctorDeps): Promise<Finding[]> {
         ? 'relay_running'
         : await port(tw.webhook.host, tw.webhook.port);
   findings.push(...checkTwilio(config, d.env, twPort));
+  findings.push(...(await pluginChecks(config, d)));
   const cPort = !config.console.enabled
     ? undefined
     : running
@@ -67,4 +69,29 @@ export async function runDoctor(d: DoctorDeps): Promise<Finding[]> {
       : await port(config.console.host, config.console.port);
   findings.push(...checkConsole(config, cPort));
   return findings;
+}
+
+/**
+ * The checks each enabled channel brings in its plug-in (e.g. Telegram's `getMe`). A check that
+ * throws is a finding, not a crashed doctor.
+ */
+async function pluginChecks(config: Config, d: DoctorDeps): Promise<Finding[]> {
+  const out: Finding[] = [];
+  for (const p of CHANNELS) {
+    if (!p.doctor || !p.enabled(config)) continue;
+    try {
+      out.push(
+        ...(await p.doctor({
+          config,
+          paths: d.paths,
+          env: d.env,
+          online: true,
+          timeoutMs: d.probeTimeoutMs,
+        })),
+      );
+    } catch (err) {
+      out.push(fail(p.name, `the ${p.displayName} check failed: ${(err as Error).message}`));
+    }
+  }
+  return out;
 }

@@ -1,6 +1,4 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { splitText } from '../../../src/channels/whatsapp/chunk.js';
 import { markdownToWhatsApp } from '../../../src/channels/whatsapp/format.js';
 
 describe('markdownToWhatsApp', () => {
@@ -46,47 +44,5 @@ describe('markdownToWhatsApp', () => {
 
   it('protects an unclosed fence to the end', () => {
     expect(markdownToWhatsApp('**a**\n```\n**b**')).toBe('*a*\n```\n**b**');
-  });
-});
-
-describe('splitText', () => {
-  it('returns short text as is', () => {
-    expect(splitText('hello', 100)).toEqual(['hello']);
-  });
-
-  it('prefers paragraph, then line boundaries', () => {
-    const para = `${'a'.repeat(70)}\n\n${'b'.repeat(70)}`;
-    expect(splitText(para, 100)).toEqual(['a'.repeat(70), 'b'.repeat(70)]);
-    const lines = `${'a'.repeat(70)}\n${'b'.repeat(70)}`;
-    expect(splitText(lines, 100)).toEqual(['a'.repeat(70), 'b'.repeat(70)]);
-  });
-
-  it('closes and reopens a code fence it has to cut', () => {
-    const code = `\`\`\`\n${Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n')}\n\`\`\``;
-    const parts = splitText(code, 100);
-    expect(parts.length).toBeGreaterThan(1);
-    for (const p of parts) {
-      expect(p.length).toBeLessThanOrEqual(100);
-      expect(p.split('```').length % 2).toBe(1); // every part has balanced fences
-    }
-  });
-
-  it('never exceeds the limit, never cuts a surrogate pair, loses no text', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.constantFrom('a', 'b ', '\n', '😀', 'é', '```', '\n\n', 'word '), { maxLength: 400 }),
-        fc.integer({ min: 100, max: 300 }),
-        (pieces, limit) => {
-          const input = pieces.join('');
-          const parts = splitText(input, limit);
-          for (const p of parts) {
-            expect(p.length).toBeLessThanOrEqual(limit);
-            expect(/^[\uDC00-\uDFFF]/.test(p) || /[\uD800-\uDBFF]$/.test(p)).toBe(false);
-          }
-          const strip = (s: string) => s.replace(/```|\s/g, '');
-          expect(strip(parts.join(''))).toBe(strip(input));
-        },
-      ),
-    );
   });
 });
