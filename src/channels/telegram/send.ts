@@ -146,8 +146,9 @@ export class Sender {
     }
     // A caption over 1,024 characters follows the file as text.
     if (item.caption?.trim() && !inline) {
+      // The file is out: failing the item now would make the outbox send the file again.
       const after = await this.sendText(api, chatId, item.caption);
-      if (!after.ok) return after;
+      if (!after.ok) this.deps.log.warn({ error: after.error }, 'telegram caption after a file not sent');
     }
     return sent;
   }
