@@ -62,6 +62,7 @@ export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChanne
     state: store,
     log,
     maxFileBytes: Math.floor(config.media.maxOutboundMb * 1048576),
+    ...(deps.sleep ? { sleep: deps.sleep } : {}),
   });
   const inbound = new Inbound({
     gate: gateConfig(tg, compilePatterns(tg.mentionPatterns)),

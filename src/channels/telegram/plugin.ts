@@ -25,6 +25,8 @@ export const telegramPlugin: ChannelPlugin = {
   isChatId: (chatId) => /^-?[1-9]\d{0,19}$/.test(chatId),
   chatKind: (chatId) => (chatId.startsWith('-') ? 'group' : 'direct'),
   exampleChatId: '123456789',
+  chatIdHelp:
+    'a numeric Telegram chat id like 123456789 (a person) or -1001234567890 (a group), never a @username',
   textRules: () => ({ limit: 4096, fences: true }),
   // The token file's contents are registered by the channel itself when it reads them.
   secrets: (c, env) => [c.telegram.botToken, c.telegram.webhook?.secretToken, env.TELEGRAM_BOT_TOKEN],

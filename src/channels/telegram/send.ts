@@ -17,7 +17,14 @@ export interface SenderDeps {
   log: Logger;
   maxFileBytes: number;
   now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
 }
+
+/** Waits before trying the rest of a text again when its first part is already out. */
+const CONTINUATION_WAITS_MS = [1_000, 3_000, 10_000];
+/** A longer rate limit than this is left to the outbox (the first part is then sent again). */
+const MAX_CONTINUATION_WAIT_MS = 60_000;
+const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
 const NO_PREVIEW = { link_preview_options: { is_disabled: true } } as const;
 const BLOCKED: SendResult = {
@@ -67,13 +74,25 @@ export class Sender {
 
   async sendText(api: BotApi, chatId: string, markdown: string): Promise<SendResult> {
     let last: SendResult = { ok: false, error: 'empty message', retryable: false, code: 'empty' };
+    let sent = 0;
     for (const piece of render(markdown)) {
       if (!piece.plain.trim()) continue;
-      last = await attempt(
-        () => api.sendMessage(chatId, piece.html, { parse_mode: 'HTML', ...NO_PREVIEW }),
-        () => api.sendMessage(chatId, piece.plain, NO_PREVIEW),
-      );
+      const once = () =>
+        attempt(
+          () => api.sendMessage(chatId, piece.html, { parse_mode: 'HTML', ...NO_PREVIEW }),
+          () => api.sendMessage(chatId, piece.plain, NO_PREVIEW),
+        );
+      last = await once();
+      // The outbox retries a whole item: once part of it is out, a transient failure of the rest is
+      // waited out here (briefly), or the parts already sent would be sent again.
+      for (let i = 0; !last.ok && last.retryable && sent > 0 && i < CONTINUATION_WAITS_MS.length; i++) {
+        const wait = Math.max(CONTINUATION_WAITS_MS[i]!, last.retryAfterMs ?? 0);
+        if (wait > MAX_CONTINUATION_WAIT_MS) break;
+        await (this.deps.sleep ?? realSleep)(wait);
+        last = await once();
+      }
       if (!last.ok) return last;
+      sent++;
     }
     return last;
   }
@@ -127,8 +146,9 @@ export class Sender {
     }
     // A caption over 1,024 characters follows the file as text.
     if (item.caption?.trim() && !inline) {
+      // The file is out: failing the item now would make the outbox send the file again.
       const after = await this.sendText(api, chatId, item.caption);
-      if (!after.ok) return after;
+      if (!after.ok) this.deps.log.warn({ error: after.error }, 'telegram caption after a file not sent');
     }
     return sent;
   }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { checkChatKey } from '../../../src/channels/registry.js';
 import { telegramPlugin } from '../../../src/channels/telegram/plugin.js';
 import { resolveToken } from '../../../src/channels/telegram/settings.js';
 import { redactConfig } from '../../../src/config/redact.js';
@@ -58,6 +59,8 @@ describe('telegram config', () => {
     expect(telegramPlugin.isChatId('+15551234567')).toBe(false);
     expect(telegramPlugin.chatKind('-100123')).toBe('group');
     expect(telegramPlugin.chatKind('42')).toBe('direct');
+    expect(checkChatKey('telegram:@alice').ok).toBe(false);
+    expect(checkChatKey('telegram:-1001234567890')).toMatchObject({ ok: true, channel: 'telegram' });
     expect(telegramPlugin.textRules(configSchema.parse({}))).toEqual({ limit: 4096, fences: true });
   });
 });

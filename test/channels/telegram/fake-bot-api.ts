@@ -22,8 +22,8 @@ export interface FakeBotApi {
   callsOf(method: string): Call[];
   /** Queues an update for getUpdates (update_id assigned when absent). */
   push(update: Record<string, unknown>): number;
-  /** The next call of `method` fails with this error (one per call queued). */
-  failNext(method: string, err: Scripted): void;
+  /** The next call of `method` fails with this error (one per call queued); `after` calls succeed first. */
+  failNext(method: string, err: Scripted, after?: number): void;
   /** A file getFile and the download path serve. */
   addFile(fileId: string, bytes: Buffer, filePath?: string): void;
   downloads: string[];
@@ -69,7 +69,7 @@ export async function startFakeBotApi(opts: { token?: string } = {}): Promise<Fa
   const calls: Call[] = [];
   const updates: Record<string, unknown>[] = [];
   const waiters = new Set<() => void>();
-  const failures = new Map<string, Scripted[]>();
+  const failures = new Map<string, { err: Scripted; after: number }[]>();
   const files = new Map<string, { bytes: Buffer; path: string }>();
   const downloads: string[] = [];
   let nextUpdateId = 1000;
@@ -125,8 +125,13 @@ export async function startFakeBotApi(opts: { token?: string } = {}): Promise<Fa
       const method = m[2]!;
       const { params, files: uploaded } = await parseBody(req);
       calls.push({ method, params, files: uploaded });
-      const scripted = failures.get(method)?.shift();
-      if (scripted) return reply(res, scripted.error_code, { ok: false, ...scripted });
+      const queued = failures.get(method);
+      const head = queued?.[0];
+      if (head && head.after > 0) head.after--;
+      else if (head) {
+        queued!.shift();
+        return reply(res, head.err.error_code, { ok: false, ...head.err });
+      }
       if (method === 'getUpdates') {
         const offset = Number(params.offset ?? 0);
         const timeoutMs = Number(params.timeout ?? 0) * 1000;
@@ -165,9 +170,9 @@ export async function startFakeBotApi(opts: { token?: string } = {}): Promise<Fa
       waiters.clear();
       return id;
     },
-    failNext(method, err) {
+    failNext(method, err, after = 0) {
       const list = failures.get(method) ?? [];
-      list.push(err);
+      list.push({ err, after });
       failures.set(method, list);
     },
     addFile(fileId, bytes, filePath = `documents/${fileId}.bin`) {

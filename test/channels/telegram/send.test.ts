@@ -67,6 +67,35 @@ describe('Telegram channel: replies, files, typing and send failures (fake Bot A
     expect(back).toBe(text.replace(/\s+/g, ' ').trim());
   });
 
+  it('a transient failure after the first part of a long text is waited out, so no part goes twice', async () => {
+    const waits: number[] = [];
+    const ch = await start({
+      sleep: async (ms) => {
+        waits.push(ms);
+      },
+    });
+    const text = `${'a'.repeat(3000)}\n\n${'b'.repeat(3000)}\n\n${'c'.repeat(3000)}`;
+    api.failNext(
+      'sendMessage',
+      { error_code: 429, description: 'Too Many Requests', parameters: { retry_after: 5 } },
+      1,
+    );
+    api.failNext('sendMessage', { error_code: 502, description: 'Bad Gateway' });
+    const r = await ch.send('42', { type: 'text', text });
+    expect(r.ok).toBe(true);
+    expect(waits).toEqual([5000, 3000]);
+    const sent = api.callsOf('sendMessage').map((c) => String(c.params.text)[0]);
+    // Tried: a, b (429), b (502), b, c: each part delivered once.
+    expect(sent).toEqual(['a', 'b', 'b', 'b', 'c']);
+    // A long rate limit is the outbox's to wait: the part fails back to it.
+    api.failNext(
+      'sendMessage',
+      { error_code: 429, description: 'Too Many Requests', parameters: { retry_after: 600 } },
+      1,
+    );
+    expect(await ch.send('42', { type: 'text', text })).toMatchObject({ ok: false, retryAfterMs: 600_000 });
+  });
+
   it('429: retryable after retry_after; network down: retryable; 400: not retryable', async () => {
     const ch = await start();
     api.failNext('sendMessage', {
