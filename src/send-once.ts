@@ -8,9 +8,9 @@ import type { ChannelState } from './channels/types.js';
 import { linkState } from './channels/whatsapp/link-state.js';
 import type { MakeSocket } from './channels/whatsapp/socket.js';
 import type { Context } from './cli/context.js';
-import { acquireLock, heldBy, LockError } from './control/lock.js';
 import { type ChannelName, chatKey } from './core/types.js';
 import { createQueue } from './relay.js';
+import { acquireLock, heldBy, LockError } from './store/home-lock.js';
 import { openStore } from './store/open.js';
 
 export interface SendRequest {

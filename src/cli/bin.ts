@@ -5,7 +5,7 @@
 // ERR_UNKNOWN_BUILTIN_MODULE with a stack trace before any check could run, even for --help and
 // `doctor`. So this file imports nothing that reaches the store, and main.js only once the Node
 // version is known to be good. Keep it tiny and in plain syntax an old Node still parses.
-import { nodeVersionProblem } from './node-version.js';
+import { nodeVersionProblem } from '../core/node-version.js';
 
 const problem = nodeVersionProblem(process.version, process.execPath);
 if (problem) {

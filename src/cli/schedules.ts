@@ -2,8 +2,8 @@
 // docs/tools.md) with its next run, from the config and the stored state. Needs no running relay,
 // and creates nothing when the store does not exist yet.
 import type { Command } from 'commander';
+import { formatDuration } from '../core/interval.js';
 import { parseChatKey } from '../core/types.js';
-import { formatDuration } from '../heartbeat/interval.js';
 import { buildListing, type JobRow, type Listing } from '../heartbeat/listing.js';
 import { formatInstant } from '../heartbeat/prompt.js';
 import { storedDefaultTarget } from '../heartbeat/target.js';

@@ -1,8 +1,8 @@
 // The heartbeat and schedules sections of the config schema (src/config/schema.ts composes them).
 import { z } from 'zod';
+import { isValidTimeZone } from '../core/hours.js';
+import { parseTiming } from '../core/timing.js';
 import { parseChatKey } from '../core/types.js';
-import { isValidTimeZone } from '../heartbeat/hours.js';
-import { parseTiming } from '../heartbeat/timing.js';
 import { ALWAYS, agentKind, loose, optString } from './schema-refine.js';
 
 const activeHours = z

@@ -3,11 +3,11 @@
 // a handler's thrown error becomes the response's short error sentence.
 import { z } from 'zod';
 import { checkChatKey } from '../channels/registry.js';
+import { type Queued, queuedBecause } from '../channels/send-state.js';
 import type { Channel, ChannelState } from '../channels/types.js';
 import { CHANNEL_NAME, type ChannelName, chatKey } from '../core/types.js';
 import type { Queue, QueueStatus } from '../queue/queue.js';
 import { VERSION } from '../version.js';
-import { type Queued, queuedBecause } from './send-state.js';
 
 export type MethodHandler = (params: unknown) => Promise<unknown>;
 

@@ -2,7 +2,7 @@
 // to fire one heartbeat now, through the relay's own lanes and outbox. Params are checked here
 // because they arrive over the socket.
 import { z } from 'zod';
-import type { Queued } from '../control/send-state.js';
+import type { Queued } from '../channels/send-state.js';
 import type { ChatKey, SystemRunner } from '../core/types.js';
 import { type FireOptions, HeartbeatJob, type HeartbeatOutcome } from './heartbeat-job.js';
 import type { JobDeps } from './jobs.js';

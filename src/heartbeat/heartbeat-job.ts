@@ -9,17 +9,18 @@
 // - With a pre-check (heartbeat.check), the agent wakes only when the check exits 0 and prints;
 //   its output follows the prompt. With `session: 'own'` or `'fresh'` it runs outside the chat's
 //   session (and may start one there), so check-ins never grow the conversation's context.
+
+import { isWithinActiveHours } from '../core/hours.js';
+import type { Timing } from '../core/timing.js';
 import type { ChatKey } from '../core/types.js';
 import { maskId } from '../log.js';
 import { checkGate } from './check.js';
-import { isWithinActiveHours } from './hours.js';
 import { type Job, type JobDeps, loadOrFresh, persist } from './jobs.js';
 import { dueDecision, type JobState, nextAfter, planAtStart } from './plan.js';
 import { type FailureReason, failureText, heartbeatPrompt, MAX_CHECK_OUTPUT_CHARS } from './prompt.js';
 import { type HeartbeatSettings, runOptions } from './settings.js';
 import { HEARTBEAT_JOB } from './state.js';
 import { checkHeartbeatTarget, type TargetProblem } from './target.js';
-import type { Timing } from './timing.js';
 import { decideDelivery } from './token.js';
 
 export type HeartbeatOutcome =

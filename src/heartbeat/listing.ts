@@ -1,7 +1,8 @@
 // `agentwire schedules` without a relay: what each job will do next, computed from the config and
 // the stored state with the same rules the scheduler applies at start (plan.ts), so the listing
 // and the relay never disagree.
-import { firstActiveTick } from './hours.js';
+import { firstActiveTick } from '../core/hours.js';
+import { describeTiming, fingerprint, type Timing } from '../core/timing.js';
 import type { JobState } from './plan.js';
 import { dueDecision, nextAfter, planAtStart } from './plan.js';
 import {
@@ -13,7 +14,6 @@ import {
 } from './settings.js';
 import { HEARTBEAT_JOB, scheduleJob } from './state.js';
 import { hasDefaultTarget } from './target.js';
-import { describeTiming, fingerprint, type Timing } from './timing.js';
 
 export type NextState = 'scheduled' | 'due_now' | 'done' | 'given_up' | 'never';
 

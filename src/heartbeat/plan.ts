@@ -6,7 +6,7 @@
 //   of runs at once.
 // - A one-shot is never lost: missed while stopped, it fires once at start, late, and says so. If
 //   the relay died during its run, it is tried once more; after a second unfinished try it is given up.
-import { lastOccurrence, nextOccurrence, type Timing } from './timing.js';
+import { lastOccurrence, nextOccurrence, type Timing } from '../core/timing.js';
 
 export const MISSED_GRACE_MS = 10 * 60_000;
 /** Firing more than this after the occurrence counts as late (and the prompt says so). */

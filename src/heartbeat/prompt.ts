@@ -1,7 +1,7 @@
 // The words the agent and the owner see: prompts for heartbeats and schedules, and the short true
 // sentences sent when a scheduled job fails. Pure, so tests read them exactly.
 import { dateFormat } from '../core/date-format.js';
-import { formatDuration } from './interval.js';
+import { formatDuration } from '../core/interval.js';
 import { HEARTBEAT_TOKEN } from './token.js';
 
 export const DEFAULT_HEARTBEAT_PROMPT =

@@ -7,6 +7,8 @@
 // - The optional pre-check gates the agent; its output joins the prompt.
 // State is saved before the agent runs (next occurrence, run begun), so a restart neither fires a
 // recurring occurrence twice nor loses a one-shot (see plan.ts).
+
+import { fingerprint } from '../core/timing.js';
 import { maskId } from '../log.js';
 import { checkGate } from './check.js';
 import { type Job, type JobDeps, loadOrFresh, persist } from './jobs.js';
@@ -14,7 +16,6 @@ import { dueDecision, isLate, type JobState, nextAfter, planAtStart } from './pl
 import { type FailureReason, failureText, lateNote, schedulePrompt } from './prompt.js';
 import { runOptions, type ScheduleSpec } from './settings.js';
 import { scheduleJob } from './state.js';
-import { fingerprint } from './timing.js';
 import { decideDelivery } from './token.js';
 
 export const BUSY_RETRY_MS = 60_000;

@@ -2,10 +2,12 @@
 // earliest job is due but never longer than MAX_SLEEP_MS, and on waking compares the wall clock
 // itself; so a suspended laptop, a changed system clock, or a one-shot months away (setTimeout
 // cannot wait past 24.8 days) all come out right. Each job fires at most once at a time.
+
+import { type ActiveHours, firstActiveTick } from '../core/hours.js';
+import { describeTiming } from '../core/timing.js';
 import type { ChatKey } from '../core/types.js';
 import type { Timer } from './clock.js';
 import { type FireOptions, HeartbeatJob, type HeartbeatOutcome } from './heartbeat-job.js';
-import { type ActiveHours, firstActiveTick } from './hours.js';
 import type { Job, JobDeps } from './jobs.js';
 import type { HeartbeatWait } from './listing.js';
 import { ScheduleJob } from './schedule-job.js';
@@ -18,7 +20,6 @@ import {
 } from './settings.js';
 import { hasDefaultTarget } from './target.js';
 import { TaskJobs, type TaskSource } from './tasks.js';
-import { describeTiming } from './timing.js';
 
 export const MAX_SLEEP_MS = 60_000;
 

@@ -2,11 +2,11 @@
 // already refused bad time zones, cron expressions, intervals and targets at load (naming the key);
 // these functions resolve defaults and keep the same checks as values for callers that bypass it.
 import type { AgentKind } from '../agents/types.js';
+import type { ActiveHours } from '../core/hours.js';
+import { parseTiming, type Timing, type TimingFields } from '../core/timing.js';
 import type { ChatKey, SystemRunOptions, SystemSession } from '../core/types.js';
-import type { ActiveHours } from './hours.js';
 import { DEFAULT_HEARTBEAT_PROMPT } from './prompt.js';
 import { checkHeartbeatTarget, checkScheduleTarget, noTargetMessage } from './target.js';
-import { parseTiming, type Timing, type TimingFields } from './timing.js';
 
 export const DEFAULT_HEARTBEAT_MINUTES = 30;
 

@@ -6,10 +6,10 @@
 
 import type { ChannelPlugin } from '../channels/plugin.js';
 import { CHANNELS } from '../channels/registry.js';
+import { queuedBecause } from '../channels/send-state.js';
 import type { Channel } from '../channels/types.js';
 import type { Paths } from '../config/paths.js';
 import type { Config } from '../config/schema.js';
-import { queuedBecause } from '../control/send-state.js';
 import { type ChannelName, type ChatKey, chatKey, parseChatKey, type SystemRunner } from '../core/types.js';
 import type { Logger } from '../log.js';
 import type { JobStateStore } from '../store/job-states.js';

@@ -1,7 +1,7 @@
 // Pure: whether a task an agent asked for may be scheduled. An agent is untrusted input here: a
 // cron that fires every minute or a flood of one-shots would wake it (and spend the owner's money)
 // without anyone asking, so the shortest interval and the count per chat are config limits.
-import { describeTiming, nextOccurrence, parseTiming, type TimingFields } from '../heartbeat/timing.js';
+import { describeTiming, nextOccurrence, parseTiming, type TimingFields } from '../core/timing.js';
 
 export interface TaskRequest extends TimingFields {
   prompt: string;

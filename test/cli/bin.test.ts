@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { nodeIsNewEnough, nodeVersionProblem } from '../../src/cli/node-version.js';
+import { nodeIsNewEnough, nodeVersionProblem } from '../../src/core/node-version.js';
 
 const bin = new URL('../../dist/cli/bin.js', import.meta.url).pathname;
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {

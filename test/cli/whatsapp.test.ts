@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { linkState, loadAuth } from '../../src/channels/whatsapp/auth-store.js';
-import { acquireLock } from '../../src/control/lock.js';
 import { openDb } from '../../src/store/db.js';
+import { acquireLock } from '../../src/store/home-lock.js';
 import { whatsappAuthStore, whatsappMigration } from '../../src/store/whatsapp-auth.js';
 import { seedLinkedCreds } from '../channels/whatsapp/harness.js';
 

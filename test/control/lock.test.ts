@@ -15,7 +15,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { acquireLock, probeLock } from '../../src/control/lock.js';
+import { acquireLock, probeLock } from '../../src/store/home-lock.js';
 
 let dir: string;
 const children: ChildProcess[] = [];

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { InboundOutcome } from '../../src/channels/types.js';
 import { callControl } from '../../src/control/client.js';
-import { probeLock } from '../../src/control/lock.js';
+import { probeLock } from '../../src/store/home-lock.js';
 import {
   alive,
   type Home,

@@ -5,7 +5,7 @@ import {
   isWithinActiveHours,
   localMinutes,
   parseClock,
-} from '../../src/heartbeat/hours.js';
+} from '../../src/core/hours.js';
 
 const at = (iso: string) => Date.parse(iso);
 

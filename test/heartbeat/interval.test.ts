@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, parseInterval } from '../../src/heartbeat/interval.js';
+import { formatDuration, parseInterval } from '../../src/core/interval.js';
 
 describe('parseInterval', () => {
   it.each([

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { renderListing } from '../../src/cli/schedules.js';
+import { fingerprint } from '../../src/core/timing.js';
 import { buildListing } from '../../src/heartbeat/listing.js';
 import type { JobState } from '../../src/heartbeat/plan.js';
 import type { ScheduleConfig } from '../../src/heartbeat/settings.js';
-import { fingerprint } from '../../src/heartbeat/timing.js';
 
 const NOW = Date.parse('2026-07-01T03:10:00Z'); // 05:10 in Berlin
 const OWNER = 'whatsapp:+15551234567';

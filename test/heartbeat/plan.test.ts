@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseTiming, type Timing } from '../../src/core/timing.js';
 import {
   dueDecision,
   type JobState,
@@ -6,7 +7,6 @@ import {
   nextAfter,
   planAtStart,
 } from '../../src/heartbeat/plan.js';
-import { parseTiming, type Timing } from '../../src/heartbeat/timing.js';
 
 const at = (iso: string) => Date.parse(iso);
 const MIN = 60_000;

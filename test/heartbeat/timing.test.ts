@@ -6,7 +6,7 @@ import {
   nextOccurrence,
   parseTiming,
   type Timing,
-} from '../../src/heartbeat/timing.js';
+} from '../../src/core/timing.js';
 
 const at = (iso: string) => Date.parse(iso);
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());

@@ -1,10 +1,10 @@
 // A message the relay takes while its channel cannot deliver (issue 13, point 6): `send` says it is
 // queued and why, and a shutdown no longer waits its whole grace period for a reply nobody can send.
 import { afterEach, describe, expect, it } from 'vitest';
+import { queuedBecause } from '../../src/channels/send-state.js';
 import type { ChannelState } from '../../src/channels/types.js';
 import { handedText } from '../../src/cli/send.js';
 import { MethodRegistry, registerCoreMethods } from '../../src/control/methods.js';
-import { queuedBecause } from '../../src/control/send-state.js';
 import { rowsForKey } from '../../src/store/outbox.js';
 import { FakeChannel, type Harness, harness } from './helpers.js';
 

@@ -3,7 +3,7 @@
 // Asked through the relay lock's own probe (control/lock.ts), so a dead relay left as a zombie, or
 // an unrelated process that reuses its PID, never counts as running.
 import type { Paths } from '../../config/paths.js';
-import { probeLock } from '../../control/lock.js';
+import { probeLock } from '../../store/home-lock.js';
 
 /** `pid N` (or a note that it did not say) for a live relay holding the lock, else undefined. */
 export async function runningRelay(paths: Pick<Paths, 'lock' | 'home'>): Promise<string | undefined> {

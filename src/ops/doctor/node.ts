@@ -1,5 +1,5 @@
 // Doctor's Node check: the same rule the bin applies before loading anything (cli/node-version.ts).
-import { MIN_NODE, nodeIsNewEnough } from '../../cli/node-version.js';
+import { MIN_NODE, nodeIsNewEnough } from '../../core/node-version.js';
 import { type Finding, fail, ok } from './types.js';
 
 export function checkNode(version: string): Finding {

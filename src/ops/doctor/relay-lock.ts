@@ -3,7 +3,7 @@
 // says why a socket and not a PID); doctor and status read it through the same probeLock.
 import { existsSync } from 'node:fs';
 import type { Paths } from '../../config/paths.js';
-import type { LockState } from '../../control/lock.js';
+import type { LockState } from '../../store/home-lock.js';
 import { type Finding, ok, warn } from './types.js';
 
 export type { LockState };

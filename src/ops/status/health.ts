@@ -1,6 +1,8 @@
 // One health word for monitors and humans. "Linked" alone is not health (a relay can hold creds and
 // still have no live socket), so only a `connected` state counts as up.
-import type { Health } from './snapshot.js';
+
+/** The relay's overall state, as `/healthz` and `status` show it. */
+export type Health = 'ok' | 'degraded' | 'down';
 
 export function healthOf(relayRunning: boolean, channels: readonly { state: string }[]): Health {
   if (!relayRunning) return 'down';

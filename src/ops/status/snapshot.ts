@@ -7,12 +7,12 @@ import type { ChannelState, ProbeResult } from '../../channels/types.js';
 import { type ChannelName, parseChatKey } from '../../core/types.js';
 import { cleanText, maskId } from '../../log.js';
 import type { DailyUsage } from '../../store/runs.js';
-import { healthOf } from './health.js';
+import { type Health, healthOf } from './health.js';
 
 /** Bumped only on a breaking change; fields may be added without a bump. */
 export const STATUS_SCHEMA_VERSION = 1 as const;
 
-export type Health = 'ok' | 'degraded' | 'down';
+export type { Health } from './health.js';
 
 export interface ChannelView {
   name: ChannelName;

@@ -7,11 +7,11 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configSchema } from '../../../src/config/schema.js';
-import { acquireLock } from '../../../src/control/lock.js';
 import { MethodRegistry } from '../../../src/control/methods.js';
 import { startControlServer } from '../../../src/control/server.js';
 import { createLogger } from '../../../src/log.js';
 import { liveStatus } from '../../../src/ops/status/live.js';
+import { acquireLock } from '../../../src/store/home-lock.js';
 import { statusReader } from '../../../src/store/status-read.js';
 import { ALICE, seededStore, stateFolder, T } from './seed.js';
 

@@ -2,9 +2,10 @@
 // deliver it now. Saying "handed to the running relay" for a WhatsApp that needs a relink left the
 // sender believing it went out (issue 13, point 6). The message stays in the outbox either way and
 // goes out once the channel can take it (or at the next start).
-import { CONSOLE, channelPlugin } from '../channels/registry.js';
-import type { ChannelState } from '../channels/types.js';
+
 import type { ChannelName } from '../core/types.js';
+import { CONSOLE, channelPlugin } from './registry.js';
+import type { ChannelState } from './types.js';
 
 export interface Queued {
   /** The channel's state when the message was queued (`relink_required`, `connecting`, …). */

@@ -2,7 +2,7 @@
 // do not fire. Wall-clock time comes from Intl, so DST shifts move the window with the clock on the
 // wall (08:00 stays 08:00 local on both sides of a change), and a window whose end is before its
 // start spans midnight.
-import { dateFormat } from '../core/date-format.js';
+import { dateFormat } from './date-format.js';
 
 export interface ActiveHours {
   /** HH:MM, inclusive. */
