@@ -75,7 +75,7 @@ class BenchChannel {
 function relay() {
   const dir = mkdtempSync(join(tmpdir(), 'aw-bench-'));
   const config = configSchema.parse({
-    agent: { command: [process.execPath, FAKE] },
+    agent: { command: [process.execPath, FAKE], mode: 'cold' },
     queue: { maxConcurrentRuns: C, whileBusy: 'followup', maxPendingPerChat: 10_000 },
     whatsapp: { enabled: false },
   });

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { AGENT_KINDS, AGENT_SPECS } from '../dist/agents/registry.js';
+import { AGENT_SPECS, CLI_KINDS } from '../dist/agents/registry.js';
 import { CappedLines } from '../dist/runner/lines.js';
 import { DEFAULT_MAX_STDOUT_BYTES, toAgentResult } from '../dist/runner/run-command-reply.js';
 import { median } from './lib/stats.mjs';
@@ -138,7 +138,8 @@ function relayPath(kind, buf, progress) {
 
 export default async function () {
   const rows = [];
-  for (const kind of AGENT_KINDS) {
+  // The CLIs with a one-shot mode and captured output (an ACP agent has neither).
+  for (const kind of CLI_KINDS) {
     const { buf, lines } = streamFor(kind);
     const mb = buf.length / 1048576;
     const runs = { bare: [], relay: [], progress: [] };

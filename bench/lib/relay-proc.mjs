@@ -69,8 +69,11 @@ export async function relayHome(opts) {
       apiBaseUrl: opts.apiBaseUrl ?? 'http://127.0.0.1:9',
       webhook: { host: '127.0.0.1', port },
     },
+    // Cold: these benches measure the relay's own cost around one CLI process per message (bare
+    // spawns are the baseline); the warm bench measures warm mode.
     agent: {
       command: [process.execPath, FAKE_CLI],
+      mode: 'cold',
       timeoutSeconds: 120,
       env: fakeLog ? { FAKE_LOG: fakeLog } : {},
     },

@@ -14,7 +14,7 @@ import { register as registerHeartbeat } from './heartbeat.js';
 import { register as registerLogin } from './login.js';
 import { register as registerLogout } from './logout.js';
 import { register as registerLogs } from './logs.js';
-import { register as registerMcp } from './mcp.js';
+import { register as registerMcp } from './mcp-command.js';
 import { register as registerRelay } from './relay.js';
 import { register as registerSchedules } from './schedules.js';
 import { register as registerSend } from './send.js';

@@ -5,7 +5,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Command } from 'commander';
 import { TOOL_SERVER_NAME, TOOLS_SOCKET_ENV, TOOLS_TOKEN_ENV } from '../agents/tool-server.js';
 import { type ControlCall, callControl } from '../control/client.js';
 import { TOOLS, TOOLS_METHOD, type ToolName } from '../tools/schemas.js';
@@ -60,9 +59,3 @@ export async function serveMcp(env: NodeJS.ProcessEnv): Promise<void> {
 }
 
 /** Listed in --help; bin.ts starts `agentwire mcp` without loading the other commands. */
-export function register(program: Command): void {
-  program
-    .command('mcp')
-    .description("agentwire's MCP server over stdio (started by the agent CLI for each run; docs/tools.md)")
-    .action(() => serveMcp(process.env));
-}
