@@ -1,6 +1,6 @@
 // Whether a relay process currently owns the linked device. `login` and `logout` refuse to open a
 // second connection while one runs: two sockets on one link kick each other off (close code 440).
-// Asked through the relay lock's own probe (control/lock.ts), so a dead relay left as a zombie, or
+// Asked through the relay lock's own probe (store/home-lock.ts), so a dead relay left as a zombie, or
 // an unrelated process that reuses its PID, never counts as running.
 import type { Paths } from '../../config/paths.js';
 import { probeLock } from '../../store/home-lock.js';

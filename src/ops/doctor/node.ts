@@ -1,4 +1,4 @@
-// Doctor's Node check: the same rule the bin applies before loading anything (cli/node-version.ts).
+// Doctor's Node check: the same rule the bin applies before loading anything (core/node-version.ts).
 import { MIN_NODE, nodeIsNewEnough } from '../../core/node-version.js';
 import { type Finding, fail, ok } from './types.js';
 

@@ -1,5 +1,5 @@
 // One relay per state folder owns the WhatsApp session: a second one makes WhatsApp close both
-// ("conflict", status 440) and races on the keys. The relay listens on paths.lock (control/lock.ts
+// ("conflict", status 440) and races on the keys. The relay listens on paths.lock (store/home-lock.ts
 // says why a socket and not a PID); doctor and status read it through the same probeLock.
 import { existsSync } from 'node:fs';
 import type { Paths } from '../../config/paths.js';

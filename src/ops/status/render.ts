@@ -12,7 +12,7 @@ export function renderStatus(s: StatusSnapshot, now: number): string {
       out.push(`  this agentwire is ${s.cli.version}: restart the relay to run it`);
   } else {
     out.push('relay: not running (showing what the state folder holds; start it with `agentwire relay`)');
-    // The same words as doctor's relay check: both read the lock through control/lock.ts probeLock.
+    // The same words as doctor's relay check: both read the lock through store/home-lock.ts probeLock.
     if (s.relay.staleLock)
       out.push(
         '  the relay lock was left by a relay that is gone (killed or crashed); the next start takes it over',

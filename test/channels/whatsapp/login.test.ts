@@ -181,7 +181,7 @@ describe('runningRelay', () => {
     const holder = spawn(process.execPath, [
       '--input-type=module',
       '-e',
-      `const { acquireLock } = await import(${JSON.stringify(new URL('../../../dist/control/lock.js', import.meta.url).href)});
+      `const { acquireLock } = await import(${JSON.stringify(new URL('../../../dist/store/home-lock.js', import.meta.url).href)});
        const r = await acquireLock(${JSON.stringify(paths.lock)}, ${JSON.stringify(dir)});
        process.stdout.write('held\\n'); setInterval(() => {}, 1000);`,
     ]);
