@@ -179,7 +179,12 @@ export class Queue implements SystemRunner {
       case 'steer': {
         const run = this.lanes.get(chat);
         const warm = this.opts.warm;
-        if (run && warm) steerLater({ ...this.exec, warm, timeZone: this.opts.timeZone }, chat, run);
+        const requeued = () => {
+          this.lanes.markReady(chat);
+          this.pump();
+        };
+        if (run && warm)
+          steerLater({ ...this.exec, warm, timeZone: this.opts.timeZone, requeued }, chat, run);
         return;
       }
       case 'start':

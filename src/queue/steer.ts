@@ -21,6 +21,8 @@ export interface SteerDeps {
   log: Logger;
   warm: WarmPort;
   timeZone: string | undefined;
+  /** A row went back to waiting: the chat is marked ready, so it runs even if its run just ended. */
+  requeued?: () => void;
 }
 
 /**
@@ -63,7 +65,8 @@ export async function steerWaiting(
 ): Promise<void> {
   for (;;) {
     // Claimed before asking, so a second arrival meanwhile does not take the same row (the claim is
-    // one transaction); the run cannot finish before the steer's answer is in `run.ids`' fate below.
+    // one transaction). A run that ends meanwhile finds its driver idle: the row goes back to wait,
+    // and `requeued` makes sure the chat runs it.
     const claimed = await deps.store.claimNextRun(chat, 1, deps.now(), (waiting) => ({
       count: waiting[0] && steerable(waiting[0], run) ? 1 : 0,
     }));
@@ -78,6 +81,7 @@ export async function steerWaiting(
     }
     run.ids.splice(run.ids.indexOf(row.id), 1);
     await deps.store.requeueRun([row.id], deps.now());
+    deps.requeued?.();
     deps.log.debug({ chat: maskId(chat), id: row.id, steer: r }, 'not steered: runs as a follow-up');
     return;
   }
