@@ -1,10 +1,12 @@
 // The inbound pipeline for one update: classify → dedupe → gate → media → handler. Unknown senders
 // get nothing back (as on WhatsApp): a bot is public, and any answer tells a stranger it is live.
+
 import { rm } from 'node:fs/promises';
 import type { Update } from 'grammy/types';
 import { sanitizeLine } from '../../core/line.js';
 import type { ChannelName, InboundMessage } from '../../core/types.js';
 import { type Logger, maskId } from '../../log.js';
+import { deliverWithRetry, withAttachment } from '../inbound-common.js';
 import type { InboundHandler, InboundOutcome } from '../types.js';
 import { type GateConfig, gate } from './gate.js';
 import { fetchInbound, type MediaInDeps } from './media-in.js';
@@ -27,7 +29,6 @@ export interface InboundDeps {
 }
 
 const RECENT_MAX = 2000;
-const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
 export class Inbound {
   private handler: InboundHandler | undefined;
@@ -110,38 +111,25 @@ export class Inbound {
     if (msg.senderName) inbound.senderName = sanitizeLine(msg.senderName, 80);
     if (msg.media) {
       const got = await fetchInbound(msg.media, deps.media);
-      if (!got.ok) {
+      if (!got.ok)
         deps.log.warn({ chat: maskId(msg.chatId), error: got.log }, 'telegram media not downloaded');
-        await deps.notify(msg.chatId, got.userMessage);
-        if (!text.trim()) return undefined;
-        text = `${text}\n[The ${msg.media.kind} attached to this message could not be downloaded.]`;
-      } else {
-        inbound.media.push(got.media);
-        if (got.media.kind === 'voice' && deps.transcribe && !text.trim()) {
-          text = (await deps.transcribe(got.media.path)) ?? '';
-        }
-      }
+      const next = await withAttachment(text, msg.media.kind, got, inbound.media, {
+        notify: () => (got.ok ? Promise.resolve() : deps.notify(msg.chatId, got.userMessage)),
+        ...(deps.transcribe && { transcribe: deps.transcribe }),
+      });
+      if (next === undefined) return undefined;
+      text = next;
     }
     inbound.text = text;
     return inbound;
   }
 
   /** Calls the handler; a store failure is retried a few times before the user is told. */
-  private async deliver(msg: InboundMessage): Promise<InboundOutcome> {
-    const handler = this.handler;
-    if (!handler) return { type: 'failed', error: 'channel not started' };
-    const delays = this.deps.handlerRetryDelaysMs ?? [1_000, 5_000, 15_000];
-    const sleep = this.deps.sleep ?? realSleep;
-    for (let attempt = 0; ; attempt++) {
-      let outcome: InboundOutcome;
-      try {
-        outcome = await handler(msg);
-      } catch (err) {
-        outcome = { type: 'failed', error: (err as Error).message };
-      }
-      if (outcome.type !== 'failed' || attempt >= delays.length) return outcome;
-      this.deps.log.warn({ error: outcome.error, attempt: attempt + 1 }, 'inbound store failed, retrying');
-      await sleep(delays[attempt]!);
-    }
+  private deliver(msg: InboundMessage): Promise<InboundOutcome> {
+    return deliverWithRetry(this.handler, msg, {
+      log: this.deps.log,
+      ...(this.deps.handlerRetryDelaysMs && { delaysMs: this.deps.handlerRetryDelaysMs }),
+      ...(this.deps.sleep && { sleep: this.deps.sleep }),
+    });
   }
 }

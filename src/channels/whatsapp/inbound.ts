@@ -1,11 +1,13 @@
 // The inbound pipeline for one upsert: classify → resolve the sender → gate → media → handler →
 // read receipt. Messages of one chat are handled in order; different chats do not wait on each other.
 // The read receipt goes out only after the handler reported the message durable (stored/duplicate).
+
 import { rm } from 'node:fs/promises';
 import { jidNormalizedUser, type MessageUpsertType, type WAMessage } from '@whiskeysockets/baileys';
 import { sanitizeLine } from '../../core/line.js';
 import type { InboundMessage } from '../../core/types.js';
 import { type Logger, maskId } from '../../log.js';
+import { deliverWithRetry, withAttachment } from '../inbound-common.js';
 import type { InboundHandler, InboundOutcome } from '../types.js';
 import type { ChatJids } from './chat-jids.js';
 import { type GateConfig, gate } from './gate.js';
@@ -37,8 +39,6 @@ export interface InboundDeps {
   /** Waits between handler attempts when the store could not take the message. */
   handlerRetryDelaysMs?: readonly number[];
 }
-
-const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
 export class Inbound {
   private readonly lanes = new Map<string, Promise<void>>();
@@ -171,38 +171,25 @@ export class Inbound {
         ...deps.media,
         ...(sock ? { reupload: (m: WAMessage) => sock.updateMediaMessage(m) } : {}),
       });
-      if (!got.ok) {
+      if (!got.ok)
         deps.log.warn({ chat: maskId(c.chatJid), error: got.log }, 'whatsapp media not downloaded');
-        await deps.notify(c.chatJid, got.userMessage);
-        if (!text.trim()) return undefined;
-        text = `${text}\n[The ${c.media.kind} attached to this message could not be downloaded.]`;
-      } else {
-        inbound.media.push(got.media);
-        if (got.media.kind === 'voice' && deps.transcribe && !text.trim()) {
-          text = (await deps.transcribe(got.media.path)) ?? '';
-        }
-      }
+      const next = await withAttachment(text, c.media.kind, got, inbound.media, {
+        notify: () => (got.ok ? Promise.resolve() : deps.notify(c.chatJid, got.userMessage)),
+        ...(deps.transcribe && { transcribe: deps.transcribe }),
+      });
+      if (next === undefined) return undefined;
+      text = next;
     }
     inbound.text = text;
     return inbound;
   }
 
   /** Calls the handler; a store failure is retried a few times before the user is told. */
-  private async deliver(msg: InboundMessage): Promise<InboundOutcome> {
-    const handler = this.handler;
-    if (!handler) return { type: 'failed', error: 'channel not started' };
-    const delays = this.deps.handlerRetryDelaysMs ?? [1_000, 5_000, 15_000];
-    const sleep = this.deps.sleep ?? realSleep;
-    for (let attempt = 0; ; attempt++) {
-      let outcome: InboundOutcome;
-      try {
-        outcome = await handler(msg);
-      } catch (err) {
-        outcome = { type: 'failed', error: (err as Error).message };
-      }
-      if (outcome.type !== 'failed' || attempt >= delays.length) return outcome;
-      this.deps.log.warn({ error: outcome.error, attempt: attempt + 1 }, 'inbound store failed, retrying');
-      await sleep(delays[attempt]!);
-    }
+  private deliver(msg: InboundMessage): Promise<InboundOutcome> {
+    return deliverWithRetry(this.handler, msg, {
+      log: this.deps.log,
+      ...(this.deps.handlerRetryDelaysMs && { delaysMs: this.deps.handlerRetryDelaysMs }),
+      ...(this.deps.sleep && { sleep: this.deps.sleep }),
+    });
   }
 }
