@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nodeIsNewEnough, nodeVersionProblem } from '../../src/core/node-version.js';
 
@@ -59,6 +59,15 @@ describe('which Node is new enough', () => {
 describe('the bin', () => {
   it('is what package.json installs as `agentwire`', () => {
     expect(pkg.bin.agentwire).toBe('dist/cli/bin.js');
+  });
+
+  it('runs as a program, as `npx agentwire` in a fresh clone runs it (the build makes it executable)', () => {
+    const r = spawnSync(bin, ['--version'], {
+      encoding: 'utf8',
+      env: { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` },
+    });
+    expect(r.error).toBeUndefined();
+    expect(r.stdout).toBe(`${pkg.version}\n`);
   });
 
   it('--version prints the package version', () => {
