@@ -57,6 +57,34 @@ export interface ToolWiring {
   files?: { path: string; content: string }[];
 }
 
+/**
+ * One permission question from a warm agent mid-turn (issue 17: approvals from the phone), put in
+ * words a phone can show. Built by the driver from its protocol's request; everything in it is
+ * text the agent chose, so untrusted.
+ */
+export interface ApprovalQuestion {
+  /**
+   * The kind of tool, stable across calls of the same tool: what "allow for this chat" remembers.
+   * For example `shell`, `edit`, `fetch`, `mcp:<server>/<tool>`, or the CLI's own tool name.
+   */
+  toolKind: string;
+  /** One short line saying what the agent wants to do, e.g. `run: rm -rf build/`. */
+  summary: string;
+}
+
+/** The answer to an ApprovalQuestion. The driver answers its CLI "once" for both allows: the relay remembers `allow_chat`. */
+export type ApprovalAnswer =
+  | { type: 'allow_once' }
+  | { type: 'allow_chat' }
+  /** `reason` is told to the agent: "denied from the phone", "no answer in 10 minutes", "the relay restarted". */
+  | { type: 'deny'; reason: string };
+
+/**
+ * Asks the chat's approvers and resolves with their answer (or a deny on timeout, restart or
+ * abort). Never rejects. `signal` aborts when the turn is cancelled.
+ */
+export type Approver = (question: ApprovalQuestion, signal: AbortSignal) => Promise<ApprovalAnswer>;
+
 export interface Usage {
   inputTokens?: number;
   outputTokens?: number;
@@ -206,6 +234,8 @@ export interface AgentRequest extends BuildContext {
   onProgress?: (text: string) => void;
   /** agentwire's MCP server for this run, when the tools are on (the spec's `tools` wires it). */
   tools?: ToolServer;
+  /** Asks the chat's approvers (permissions `ask`, warm runs only); absent: the policy answers alone. */
+  approve?: Approver;
   /** Byte caps for stdout and stderr; defaults live in the runner. */
   maxStdoutBytes?: number;
   maxStderrBytes?: number;

@@ -183,6 +183,7 @@ class Pool implements WarmPool {
       timeoutMs: request.timeoutMs,
       ...(request.signal ? { signal: request.signal } : {}),
       ...(request.onProgress ? { onProgress: request.onProgress } : {}),
+      ...(request.approve ? { approve: request.approve } : {}),
     });
     entry.busy = false;
     entry.lastTurnAt = this.now();

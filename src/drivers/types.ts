@@ -1,7 +1,7 @@
 // The session driver seam (issue 16, in progress, not yet wired into the queue): one live agent
 // process spoken to over its own protocol, turn after turn. A turn ends in the same `AgentResult`
 // the cold runner returns, so nothing above a driver knows which one ran.
-import type { AgentResult, SessionRef } from '../agents/types.js';
+import type { AgentResult, Approver, SessionRef } from '../agents/types.js';
 
 /** How a driver starts its long-lived process. */
 export interface DriverProcess {
@@ -35,6 +35,8 @@ export interface TurnRequest {
   signal?: AbortSignal;
   /** Each assistant message before the final one, as the cold runner streams it. */
   onProgress?: (text: string) => void;
+  /** With policy `ask`: the person's answer to a permission request (absent: treated as deny). */
+  approve?: Approver;
 }
 
 export type OpenResult = { type: 'ok'; sessionId: string } | Extract<AgentResult, { type: 'error' }>;

@@ -16,6 +16,11 @@ export interface ToolGrant {
   cwd: string;
   /** Epoch ms after which the token is refused (the run's timeout plus a margin). */
   expiresAt: number;
+  /**
+   * True when the run is a turn of a live (warm) process, which can wait for the person: only then
+   * may `ask_user` ask. A cold run's process cannot be kept waiting on a phone.
+   */
+  interactive: boolean;
   /** Messages and files sent by this run so far. */
   sent: number;
   /** Tool calls that created something keyed by their place in the run (send, schedule). */
@@ -40,12 +45,15 @@ export class ToolTokens {
   constructor(private readonly now: () => number = Date.now) {}
 
   /** A fresh token for one run; `ttlMs` is the run's timeout (the margin is added here). */
-  mint(g: Pick<ToolGrant, 'chat' | 'runKey' | 'cwd'>, ttlMs: number): string {
+  mint(g: Pick<ToolGrant, 'chat' | 'runKey' | 'cwd'> & { interactive?: boolean }, ttlMs: number): string {
     this.sweep();
     const id = randomBytes(9).toString('base64url');
     const secret = randomBytes(32);
     const expiresAt = this.now() + ttlMs + TOKEN_MARGIN_MS;
-    this.grants.set(id, { secret, grant: { ...g, expiresAt, sent: 0, ordinal: 0 } });
+    this.grants.set(id, {
+      secret,
+      grant: { ...g, interactive: g.interactive ?? false, expiresAt, sent: 0, ordinal: 0 },
+    });
     const token = `${id}.${secret.toString('base64url')}`;
     registerCredential(token);
     this.masked.set(token, expiresAt);
