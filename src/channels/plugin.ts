@@ -104,6 +104,13 @@ export interface ChannelPlugin {
    * every log line is scrubbed of them, and `doctor` checks the files that hold them are private.
    */
   secrets?(config: Config, env: NodeJS.ProcessEnv): readonly (string | undefined)[];
+  /**
+   * Where the channel's secrets sit in what it could log, as pino redact paths: its config fields
+   * (`botToken`, `*.botToken`) and request headers (`headers["x-telegram-bot-api-secret-token"]`).
+   * Such a field is masked whatever its value, also one `secrets` cannot know (the header of a forged
+   * request). The logger is built with every registered channel's paths; src/log.ts names none.
+   */
+  readonly logRedactPaths?: readonly string[];
   /** Channel checks for `agentwire doctor` (e.g. Telegram's `getMe`), run only when enabled. */
   doctor?(deps: DoctorDeps): Promise<DoctorCheck[]>;
 }

@@ -25,6 +25,11 @@ export const enabledChannels = (config: Config): ChannelPlugin[] => CHANNELS.fil
 export const channelSecrets = (config: Config, env: NodeJS.ProcessEnv): string[] =>
   CHANNELS.flatMap((p) => p.secrets?.(config, env) ?? []).filter((s): s is string => Boolean(s));
 
+/** Every channel's log redaction paths (plugin.logRedactPaths), once each: handed to the logger. */
+export const channelRedactPaths = (plugins: readonly ChannelPlugin[] = CHANNELS): string[] => [
+  ...new Set(plugins.flatMap((p) => p.logRedactPaths ?? [])),
+];
+
 /** "whatsapp, twilio or console": for messages that list what a chat key may start with. */
 export function channelNames(withConsole = true): string {
   const names = [...CHANNELS.map((p) => p.name), ...(withConsole ? [CONSOLE] : [])];

@@ -20,7 +20,11 @@ export type ChannelState =
   | { type: 'stopped' }
   /** `lastError`/`retries`: the attempts so far failed (e.g. WhatsApp unreachable) and are being retried. */
   | { type: 'connecting'; since: number; qr?: string; lastError?: string; retries?: number }
-  | { type: 'connected'; since: number; account?: string; probe?: ProbeResult }
+  /**
+   * `account`: who the channel is connected as. Masked wherever it is shown (a phone number), unless
+   * the channel says `accountPublic`: a name anyone can look up, such as a Telegram bot's @username.
+   */
+  | { type: 'connected'; since: number; account?: string; accountPublic?: boolean; probe?: ProbeResult }
   | { type: 'degraded'; since: number; lastError: string; retries: number; probe?: ProbeResult }
   | { type: 'relink_required'; since: number; reason: string };
 

@@ -1,11 +1,18 @@
 // Start-up shared by every command: paths from the environment, the config validated once, a logger.
 import { AGENT_KINDS } from '../agents/registry.js';
-import { channelSecrets } from '../channels/registry.js';
+import { channelRedactPaths, channelSecrets } from '../channels/registry.js';
 import { formatProblem, loadConfig } from '../config/load.js';
 import { type Paths, resolvePaths } from '../config/paths.js';
 import { agentOverrides, type Config } from '../config/schema.js';
 import { configTargetProblems } from '../heartbeat/target.js';
-import { createLogger, type Logger, registerCredential, registerSecret, registerSecretEnv } from '../log.js';
+import {
+  createLogger,
+  type Logger,
+  registerCredential,
+  registerRedactPaths,
+  registerSecret,
+  registerSecretEnv,
+} from '../log.js';
 import { relayLogSetup } from '../ops/logs/setup.js';
 
 export interface Context {
@@ -52,6 +59,8 @@ export function loadContext(
   }
   const config = loaded.config;
   for (const s of channelSecrets(config, env)) registerCredential(s);
+  // Before createLogger: pino compiles its redaction paths when the logger is made.
+  registerRedactPaths(channelRedactPaths());
   // Every agent env value is kept out of the log; those named like keys are kept out of replies too.
   for (const e of [config.agent.env, ...agentOverrides(config.agents).map((a) => a?.env ?? {})]) {
     for (const v of Object.values(e)) registerSecret(v);

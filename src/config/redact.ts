@@ -1,5 +1,5 @@
 import type { EnvReference } from './load.js';
-import { agentOverrides, type Config } from './schema.js';
+import { type Config, SECRET_PATHS } from './schema.js';
 
 const MASK = '[redacted]';
 
@@ -11,17 +11,27 @@ const MASK = '[redacted]';
 export function redactConfig(config: Config, envRefs: readonly EnvReference[] = []): unknown {
   const copy = structuredClone(config) as Config;
   for (const ref of envRefs) setString(copy, ref.path, ref.template);
-  if (copy.twilio.authToken) copy.twilio.authToken = MASK;
-  if (copy.twilio.apiSecret) copy.twilio.apiSecret = MASK;
-  if (copy.telegram.botToken) copy.telegram.botToken = MASK;
-  if (copy.telegram.webhook?.secretToken) copy.telegram.webhook.secretToken = MASK;
-  copy.agent.env = maskValues(copy.agent.env);
-  for (const a of agentOverrides(copy.agents)) if (a?.env) a.env = maskValues(a.env);
+  // The secret keys are listed once, beside the sections (schema.ts): this file names no section.
+  for (const path of SECRET_PATHS) maskAt(copy, path.split('.'));
   return copy;
 }
 
-const maskValues = (env: Record<string, string>): Record<string, string> =>
-  Object.fromEntries(Object.keys(env).map((k) => [k, MASK]));
+/**
+ * Masks what `path` (`*` for every key) leads to: a non-empty string becomes the mask, and a map
+ * (an env section) keeps its names with every value masked.
+ */
+function maskAt(node: unknown, path: readonly string[]): void {
+  if (!node || typeof node !== 'object') return;
+  const parent = node as Record<string, unknown>;
+  const [key, ...rest] = path;
+  if (key === undefined) return;
+  for (const k of key === '*' ? Object.keys(parent) : [key]) {
+    if (rest.length > 0) maskAt(parent[k], rest);
+    else if (typeof parent[k] === 'string' && parent[k] !== '') parent[k] = MASK;
+    else if (parent[k] && typeof parent[k] === 'object')
+      parent[k] = Object.fromEntries(Object.keys(parent[k]).map((name) => [name, MASK]));
+  }
+}
 
 /** Replaces the string at `path`, if the resolved config still has a string there. */
 function setString(root: unknown, path: readonly (string | number)[], value: string): void {

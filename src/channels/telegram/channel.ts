@@ -176,8 +176,11 @@ export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChanne
   };
 }
 
-const connected = (me: Me): ChannelState => ({
-  type: 'connected',
-  since: Date.now(),
-  account: `@${me.username}`,
-});
+// A bot's @username is public (anyone finds it in Telegram's search), so status shows it unmasked. Only
+// when it has a username's shape: whatever else a Bot API server answered stays masked like a number.
+const PUBLIC_HANDLE = /^@[A-Za-z][A-Za-z0-9_]{3,63}$/;
+
+const connected = (me: Me): ChannelState => {
+  const account = `@${me.username}`;
+  return { type: 'connected', since: Date.now(), account, accountPublic: PUBLIC_HANDLE.test(account) };
+};

@@ -30,6 +30,15 @@ export const telegramPlugin: ChannelPlugin = {
   textRules: () => ({ limit: 4096, fences: true }),
   // The token file's contents are registered by the channel itself when it reads them.
   secrets: (c, env) => [c.telegram.botToken, c.telegram.webhook?.secretToken, env.TELEGRAM_BOT_TOKEN],
+  // The config's token fields, and the webhook's secret-token header (a forged request carries a
+  // value no config holds, so only its path can mask it).
+  logRedactPaths: [
+    'botToken',
+    'secretToken',
+    '*.botToken',
+    '*.secretToken',
+    'headers["x-telegram-bot-api-secret-token"]',
+  ],
   async doctor(deps) {
     const { telegramDoctor } = await import('./doctor.js');
     return telegramDoctor(deps);

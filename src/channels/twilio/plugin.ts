@@ -18,5 +18,7 @@ export const twilioPlugin: ChannelPlugin = {
   exampleChatId: '+15551234567',
   chatIdHelp: 'an E.164 number like +15551234567 (or whatsapp:+1555…)',
   textRules: (c) => twilioTextRules(c.twilio.chunkChars),
+  // The webhook's signature header (the auth token and API secret fields are masked by any logger).
+  logRedactPaths: ['headers["x-twilio-signature"]'],
   secrets: (c, env) => [c.twilio.authToken, c.twilio.apiSecret, env.TWILIO_AUTH_TOKEN, env.TWILIO_API_SECRET],
 };

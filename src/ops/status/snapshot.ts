@@ -19,7 +19,7 @@ export interface ChannelView {
   state: ChannelState['type'];
   /** ISO time the channel entered this state. */
   since?: string;
-  /** The linked account, masked (connected only). */
+  /** The linked account (connected only), masked unless its channel says it is public. */
   account?: string;
   /** True while a WhatsApp QR code waits to be scanned (the code itself is only on the console). */
   qrAvailable?: boolean;
@@ -299,9 +299,6 @@ const zero = (): UsageSums => ({
   runsWithCost: 0,
 });
 
-/** A bot's @username is public (anyone finds it in Telegram's search); a phone number is not. */
-const PUBLIC_HANDLE = /^@[A-Za-z][A-Za-z0-9_]{3,63}$/;
-
 export function channelView(name: ChannelName, s: ChannelState): ChannelView {
   switch (s.type) {
     case 'disabled':
@@ -321,7 +318,8 @@ export function channelView(name: ChannelName, s: ChannelState): ChannelView {
         name,
         state: s.type,
         since: iso(s.since),
-        ...(s.account && { account: PUBLIC_HANDLE.test(s.account) ? s.account : maskChat(s.account) }),
+        // Shown as is only when the channel says the name is public; a phone number stays masked.
+        ...(s.account && { account: s.accountPublic ? s.account : maskChat(s.account) }),
         ...(s.probe && { probe: probeView(s.probe) }),
       };
     case 'degraded':

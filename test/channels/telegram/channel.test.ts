@@ -27,6 +27,8 @@ describe('Telegram channel: long polling, gating, dedupe (fake Bot API on 127.0.
     const ch = await start();
     const s = ch.status();
     expect(s.type === 'connected' && s.account).toBe(`@${BOT.username}`);
+    // A bot's @username is public: the channel says so, and status shows it unmasked (snapshot.ts).
+    expect(s.type === 'connected' && s.accountPublic).toBe(true);
     const cmds = api.callsOf('setMyCommands')[0]?.params.commands as { command: string }[];
     expect(cmds.map((c) => c.command)).toEqual([
       'new',

@@ -1,9 +1,10 @@
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { channelRedactPaths } from '../../../src/channels/registry.js';
 import { telegramPlugin } from '../../../src/channels/telegram/plugin.js';
 import { resolvePaths } from '../../../src/config/paths.js';
 import { configSchema } from '../../../src/config/schema.js';
-import { createLogger } from '../../../src/log.js';
+import { createLogger, registerRedactPaths } from '../../../src/log.js';
 import { type FakeBotApi, startFakeBotApi, TOKEN } from './fake-bot-api.js';
 
 describe('telegram doctor: getMe with the token', () => {
@@ -64,6 +65,8 @@ describe('telegram doctor: getMe with the token', () => {
 
 describe('log redaction of the Telegram secrets', () => {
   it('masks botToken and secretToken fields and the webhook header', () => {
+    // The paths are the plug-in's (logRedactPaths), registered as the relay does before its logger.
+    registerRedactPaths(channelRedactPaths());
     const lines: string[] = [];
     const log = createLogger({
       destination: new Writable({

@@ -93,13 +93,24 @@ describe('buildSnapshot', () => {
     expect(s.channels[1]).toMatchObject({ state: 'degraded', retries: 3, lastError: 'HTTP 401 for …4321' });
   });
 
-  it("shows a bot's public @username as is, and masks a phone-number account", () => {
-    expect(channelView('telegram', { type: 'connected', since: T, account: '@agent_bot' }).account).toBe(
-      '@agent_bot',
-    );
-    expect(channelView('whatsapp', { type: 'connected', since: T, account: '+15551234567' }).account).toBe(
-      '…4567',
-    );
+  it('shows an account as is only when its channel says it is public, and masks every other', () => {
+    const view = (name: string, account: string, accountPublic?: boolean) =>
+      channelView(name, {
+        type: 'connected',
+        since: T,
+        account,
+        ...(accountPublic !== undefined && { accountPublic }),
+      }).account;
+    expect(view('telegram', '@agent_bot', true)).toBe('@agent_bot');
+    // The rule is the channel's field, not a shape snapshot.ts knows: any channel may use it.
+    expect(view('pigeon', '@loft_keeper', true)).toBe('@loft_keeper');
+    // WhatsApp and Twilio numbers stay masked as before.
+    expect(view('whatsapp', '+15551234567')).toBe('…4567');
+    expect(view('twilio', '+15557654321')).toBe('…4321');
+    expect(view('twilio', 'whatsapp:+15557654321')).toBe('whatsapp:…4321');
+    // A handle-shaped name from a channel that does not say it is public is masked too.
+    expect(view('whatsapp', '@agent_bot')).toBe('…_bot');
+    expect(view('pigeon', '@loft_keeper', false)).toBe('…eper');
   });
 
   it('summarises the queue, keeps only chats with work, sorts sessions newest first', () => {

@@ -1,0 +1,53 @@
+// `config print` masks every key SECRET_PATHS lists, from that one list (src/config/redact.ts names no
+// channel section), and leaves everything else as it was.
+import { describe, expect, it } from 'vitest';
+import { redactConfig } from '../../src/config/redact.js';
+import { configSchema, SECRET_PATHS } from '../../src/config/schema.js';
+
+const config = configSchema.parse({
+  agent: { env: { API_KEY: 'agent-env-value', MODE: 'production' } },
+  agents: { codex: { env: { OPENAI_API_KEY: 'codex-env-value' } } },
+  twilio: { authToken: 'twilio-auth-value', apiSecret: 'twilio-api-secret-value', accountSid: 'AC123' },
+  telegram: {
+    botToken: '123456:telegram-token-value',
+    webhook: { url: 'https://b.example.com/x', secretToken: 'telegram-webhook-secret' },
+  },
+});
+
+describe('redactConfig', () => {
+  const printed = redactConfig(config) as typeof config;
+
+  it.each([
+    ['twilio.authToken', printed.twilio.authToken],
+    ['twilio.apiSecret', printed.twilio.apiSecret],
+    ['telegram.botToken', printed.telegram.botToken],
+    ['telegram.webhook.secretToken', printed.telegram.webhook?.secretToken],
+    ['agent.env.API_KEY', printed.agent.env.API_KEY],
+    ['agent.env.MODE', printed.agent.env.MODE],
+    ['agents.codex.env.OPENAI_API_KEY', printed.agents.codex?.env?.OPENAI_API_KEY],
+  ])('masks %s', (_key, value) => expect(value).toBe('[redacted]'));
+
+  it('masks nothing else, keeps env names, and leaves the config it was given alone', () => {
+    const json = JSON.stringify(printed);
+    expect(json).not.toMatch(/-value|telegram-webhook-secret/);
+    expect(printed.twilio.accountSid).toBe('AC123');
+    expect(printed.telegram.webhook?.url).toBe('https://b.example.com/x');
+    expect(Object.keys(printed.agent.env)).toEqual(['API_KEY', 'MODE']);
+    expect(config.twilio.authToken).toBe('twilio-auth-value');
+    // Every listed key was among those checked above.
+    expect(SECRET_PATHS).toEqual([
+      'twilio.authToken',
+      'twilio.apiSecret',
+      'telegram.botToken',
+      'telegram.webhook.secretToken',
+      'agent.env',
+      'agents.*.env',
+    ]);
+  });
+
+  it('an unset secret stays unset (not a mask that looks like a value)', () => {
+    const bare = redactConfig(configSchema.parse({})) as typeof config;
+    expect(bare.twilio.authToken).toBeUndefined();
+    expect(bare.telegram.botToken).toBeUndefined();
+  });
+});
