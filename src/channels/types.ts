@@ -22,7 +22,7 @@ export type ChannelState =
   | { type: 'connecting'; since: number; qr?: string; lastError?: string; retries?: number }
   /**
    * `account`: who the channel is connected as. Masked wherever it is shown (a phone number), unless
-   * the channel says `accountPublic`: a name anyone can look up, such as a Telegram bot's @username.
+   * the channel says `accountPublic`: a name anyone can look up, such as a bot's @username.
    */
   | { type: 'connected'; since: number; account?: string; accountPublic?: boolean; probe?: ProbeResult }
   | { type: 'degraded'; since: number; lastError: string; retries: number; probe?: ProbeResult }
