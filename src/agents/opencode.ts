@@ -257,6 +257,7 @@ export const opencodeSpec: AgentSpec = {
 /**
  * opencode: `OPENCODE_CONFIG_CONTENT` is merged over the global and project configs (verified in
  * opencode 1.18's config loader), so the user's opencode.json is read as usual and never written.
+ * `timeout` is its limit in ms for each request to the server, tool calls included (default 5 s).
  */
 export function opencodeTools(server: ToolServer): ToolWiring {
   const config = {
@@ -266,6 +267,7 @@ export function opencodeTools(server: ToolServer): ToolWiring {
         command: [server.command, ...server.args],
         environment: { ...server.env },
         enabled: true,
+        timeout: server.callTimeoutMs,
       },
     },
   };
