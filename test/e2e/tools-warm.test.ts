@@ -74,7 +74,13 @@ describe('agent tools in a warm process, through agentwire chat', () => {
     expect(new Set(b.map((x) => x.pid)).size).toBe(1);
     expect(home.events().filter((e) => e.ev === 'start')).toHaveLength(1);
     expect(b.map((x) => [x.when, x.calls.map((c) => [c.name, c.isError])])).toEqual([
-      ['turn', [['send_message', false], ['chat_info', false]]],
+      [
+        'turn',
+        [
+          ['send_message', false],
+          ['chat_info', false],
+        ],
+      ],
       ['after', [['send_message', true]]],
       ['turn', [['send_message', false]]],
     ]);

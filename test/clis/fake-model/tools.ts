@@ -29,10 +29,11 @@ export function toolResultSeen(api: Api, body: Body): boolean {
       const last = list(body.contents).at(-1);
       return list(last?.parts).some((p) => 'functionResponse' in p);
     }
+    // Only since the last user message: a warm session's earlier turns hold their own tool results.
     case 'openai-chat':
-      return list(body.messages).some((m) => m.role === 'tool');
+      return sinceLastUser(list(body.messages)).some((m) => m.role === 'tool');
     case 'openai-responses':
-      return list(body.input).some((i) => String(i.type).endsWith('_call_output'));
+      return sinceLastUser(list(body.input)).some((i) => String(i.type).endsWith('_call_output'));
   }
 }
 
@@ -45,4 +46,10 @@ export function namespacedCall(body: Body, name: string): { namespace: string; n
       return { namespace: String(t.name), name: name.slice(prefix.length) };
   }
   return undefined;
+}
+
+/** The items after the last user message (all of them when there is none). */
+function sinceLastUser(items: Record<string, unknown>[]): Record<string, unknown>[] {
+  const at = items.findLastIndex((i) => i.role === 'user');
+  return items.slice(at + 1);
 }
