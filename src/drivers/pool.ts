@@ -10,7 +10,7 @@ import type { GroupGuard } from '../runner/spawn-stdio.js';
 import { type Built, buildDriver, type DriverSettings } from './factory.js';
 import { expired, fingerprint, isStartFailure, noCold, place, reuse, type Slot } from './pool-policy.js';
 import type { SessionDriver } from './types.js';
-import { bindTurn } from './warm-tools.js';
+import { bindTurn, takesTools } from './warm-tools.js';
 
 export interface WarmProcessInfo {
   lane: string;
@@ -136,7 +136,7 @@ class Pool implements WarmPool {
     settings: string,
   ): Promise<Opened> {
     // The process's own token, not the run's: the process outlives this run.
-    const tools = request.warmTools?.open(lane);
+    const tools = takesTools(kind) ? request.warmTools?.open(lane) : undefined;
     const built = (this.opts.build ?? buildDriver)(
       kind,
       { ...request, tools: tools?.server },

@@ -22,6 +22,11 @@ export interface ProcessWiring {
 
 export const NO_WIRING: ProcessWiring = { args: [], env: {}, mcpServers: [] };
 
+/** Whether a warm process of this kind can be given the server at all (pi cannot: no MCP). */
+export function takesTools(kind: AgentKind): boolean {
+  return kind === 'acp' || getSpec(kind).tools !== undefined;
+}
+
 /**
  * gemini and opencode take the server through their spec's wiring too, not ACP's `mcpServers`:
  * over ACP neither takes a tool-call timeout (ACP's stdio entry has none), and gemini 0.61 makes an

@@ -196,8 +196,10 @@ describe('warm ACP agent (any) with the tools', () => {
 
 describe('warm pi with the tools on', () => {
   it('has no MCP: started exactly as without them, no token anywhere', async () => {
-    const { start } = await twoTurns('pi');
+    const { start, tokens } = await twoTurns('pi');
     expect(start.env).toEqual({});
+    // Not even minted: a token nobody can use is one more secret in memory.
+    expect(tokens.processCount).toBe(0);
     expect(start.argv.join(' ')).not.toMatch(/mcp|agentwire/i);
   });
 });
