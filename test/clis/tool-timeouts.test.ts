@@ -1,7 +1,7 @@
 // A tool call that takes longer than a CLI's default MCP tool-call timeout (issue 17: ask_user
 // waits for the person) still gets its answer to the model, because each CLI is told the run's own
 // limit (docs/tools.md, "Timeouts"). Checked where the default is short enough to pass in a test:
-// opencode (5 s) and codex (60 s); claude's and gemini's defaults are longer than a test can wait.
+// opencode and codex (60 s each, measured); claude's and gemini's defaults are longer than a test can wait.
 // The relay side answers each call after a delay (a real tool host behind a slow control method).
 // The wiring is the same function cold and warm (warm-tools.ts passes the spec's), so one cold run
 // per CLI checks the setting takes; test/drivers/warm-tools.test.ts checks warm passes it.
@@ -66,7 +66,7 @@ afterAll(async () => {
 });
 
 const CASES: { kind: AgentKind; tool: string; delayMs: number; model?: string }[] = [
-  { kind: 'opencode', tool: 'agentwire_send_message', delayMs: 8_000 },
+  { kind: 'opencode', tool: 'agentwire_send_message', delayMs: 65_000 },
   { kind: 'codex', tool: 'mcp__agentwire__send_message', delayMs: 65_000, model: 'fake-model' },
 ];
 
