@@ -224,11 +224,13 @@ export const claudeSpec: AgentSpec = {
  * MCP tool that is not allowed is refused). The file keeps the token out of argv. Tool search is
  * turned off for the run: with it on, MCP tools are only named in the system prompt and the model
  * must load them with ToolSearch first (seen with claude-code 2.1.x against the fake model).
- * `--strict-mcp-config` means the user's own MCP servers are not loaded in relay runs.
+ * `--strict-mcp-config` means the user's own MCP servers are not loaded in relay runs. The entry's
+ * `timeout` is claude's per-server tool-call limit in ms (it overrides MCP_TOOL_TIMEOUT; 2.1.330).
  */
 export function claudeTools(server: ToolServer, runDir: string): ToolWiring {
   const file = join(runDir, 'claude-mcp.json');
-  const config = { mcpServers: { [TOOL_SERVER_NAME]: { type: 'stdio', ...stdioEntry(server) } } };
+  const entry = { type: 'stdio', ...stdioEntry(server), timeout: server.callTimeoutMs };
+  const config = { mcpServers: { [TOOL_SERVER_NAME]: entry } };
   return {
     args: [
       '--mcp-config',

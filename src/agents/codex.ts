@@ -32,7 +32,7 @@ import {
   stringValue as s,
   wordsTest,
 } from './line-forms.js';
-import { TOOL_SERVER_NAME, TOOLS_SOCKET_ENV, TOOLS_TOKEN_ENV } from './tool-server.js';
+import { TOOL_SERVER_NAME, TOOLS_SOCKET_ENV, TOOLS_TIMEOUT_ENV, TOOLS_TOKEN_ENV } from './tool-server.js';
 import type {
   AgentSpec,
   BuildContext,
@@ -201,7 +201,7 @@ export const codexSpec: AgentSpec = {
  * codex: no flag for a server, so `-c mcp_servers.agentwire.*` per run. Codex starts MCP servers
  * with a cleaned environment; `env_vars` names the variables it passes through from its own, which
  * keeps the token out of argv. Tools of this server are approved without asking (`codex exec` has
- * nobody to ask).
+ * nobody to ask). `tool_timeout_sec` (default 60) lets a call wait as long as the run may.
  */
 export function codexTools(server: ToolServer): ToolWiring {
   const key = `mcp_servers.${TOOL_SERVER_NAME}`;
@@ -212,9 +212,11 @@ export function codexTools(server: ToolServer): ToolWiring {
       '-c',
       `${key}.args=${toml(server.args)}`,
       '-c',
-      `${key}.env_vars=${toml([TOOLS_TOKEN_ENV, TOOLS_SOCKET_ENV])}`,
+      `${key}.env_vars=${toml([TOOLS_TOKEN_ENV, TOOLS_SOCKET_ENV, TOOLS_TIMEOUT_ENV])}`,
       '-c',
       `${key}.default_tools_approval_mode="approve"`,
+      '-c',
+      `${key}.tool_timeout_sec=${Math.ceil(server.callTimeoutMs / 1000)}`,
     ],
   };
 }

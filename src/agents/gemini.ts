@@ -227,10 +227,12 @@ export const geminiSpec: AgentSpec = {
  * skips the confirmation a non-interactive run cannot answer. It replaces a machine-wide system
  * settings file for these runs (rare on a personal machine; docs/tools.md says so). gemini skips a
  * settings file with a group- or world-writable folder above it (/tmp): the state folder must not be.
+ * `timeout` is the server's tool-call limit in ms (gemini's default is 10 minutes).
  */
 export function geminiTools(server: ToolServer, runDir: string): ToolWiring {
   const file = join(runDir, 'gemini-settings.json');
-  const settings = { mcpServers: { [TOOL_SERVER_NAME]: { ...stdioEntry(server), trust: true } } };
+  const entry = { ...stdioEntry(server), trust: true, timeout: server.callTimeoutMs };
+  const settings = { mcpServers: { [TOOL_SERVER_NAME]: entry } };
   return {
     args: [],
     env: { GEMINI_CLI_SYSTEM_SETTINGS_PATH: file },

@@ -257,6 +257,8 @@ export const opencodeSpec: AgentSpec = {
 /**
  * opencode: `OPENCODE_CONFIG_CONTENT` is merged over the global and project configs (verified in
  * opencode 1.18's config loader), so the user's opencode.json is read as usual and never written.
+ * `timeout` is its limit in ms for each request to the server, tool calls included (without it a
+ * tool call was cut off within 65 s on 1.18.33, although its schema says 5 s).
  */
 export function opencodeTools(server: ToolServer): ToolWiring {
   const config = {
@@ -266,6 +268,7 @@ export function opencodeTools(server: ToolServer): ToolWiring {
         command: [server.command, ...server.args],
         environment: { ...server.env },
         enabled: true,
+        timeout: server.callTimeoutMs,
       },
     },
   };

@@ -14,6 +14,8 @@ export const TOOL_SERVER_NAME = 'agentwire';
 /** Environment the MCP server reads: the run's token and the socket of the process that minted it. */
 export const TOOLS_TOKEN_ENV = 'AGENTWIRE_TOOLS_TOKEN';
 export const TOOLS_SOCKET_ENV = 'AGENTWIRE_TOOLS_SOCKET';
+/** How long the MCP server waits for the relay's answer to one call (ToolServer.callTimeoutMs). */
+export const TOOLS_TIMEOUT_ENV = 'AGENTWIRE_TOOLS_TIMEOUT_MS';
 
 /** A folder for one run's files, inside the agent's state folder. */
 export const toolRunDir = (stateDir: string, runId: string): string => join(stateDir, 'tool-runs', runId);

@@ -47,6 +47,33 @@ export interface ToolServer {
   env: Readonly<Record<string, string>>;
   /** Our tool names, for CLIs that must allow each one explicitly. */
   tools: readonly string[];
+  /**
+   * How long one tool call may take before the CLI gives up on it: `ask_user` waits for the person.
+   * Given to each CLI as its MCP tool-call timeout (docs/tools.md, "Timeouts").
+   */
+  callTimeoutMs: number;
+}
+
+/**
+ * agentwire's MCP server for a warm process (issue 17), which outlives its runs: started once with
+ * a token of its own, which acts only while a turn has bound it to that turn's run.
+ */
+export interface ProcessTools {
+  /** The lane (session scope) the process serves: a run of another lane cannot bind it. */
+  lane: string;
+  server: ToolServer;
+  /** The process closed: its token is refused from now on. */
+  close(): void;
+}
+
+export type ToolBinding = { type: 'bound'; unbind(): void } | { type: 'refused'; reason: string };
+
+/** This run's tools as a warm process takes them (the pool opens a process's, binds it per turn). */
+export interface WarmTools {
+  /** A token (and its server) for a new process in `lane`: refused until a turn binds it. */
+  open(lane: string): ProcessTools;
+  /** Binds the process's token to this run for one turn (interactive while bound). */
+  bind(process: ProcessTools): ToolBinding;
 }
 
 /** What a spec adds to one run for the tools: flags, environment, and files written before it starts. */
@@ -234,6 +261,8 @@ export interface AgentRequest extends BuildContext {
   onProgress?: (text: string) => void;
   /** agentwire's MCP server for this run, when the tools are on (the spec's `tools` wires it). */
   tools?: ToolServer;
+  /** The same tools for a warm process (src/drivers/pool.ts); set with `tools`. */
+  warmTools?: WarmTools;
   /** Asks the chat's approvers (permissions `ask`, warm runs only); absent: the policy answers alone. */
   approve?: Approver;
   /** Byte caps for stdout and stderr; defaults live in the runner. */

@@ -5,7 +5,12 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { TOOL_SERVER_NAME, TOOLS_SOCKET_ENV, TOOLS_TOKEN_ENV } from '../agents/tool-server.js';
+import {
+  TOOL_SERVER_NAME,
+  TOOLS_SOCKET_ENV,
+  TOOLS_TIMEOUT_ENV,
+  TOOLS_TOKEN_ENV,
+} from '../agents/tool-server.js';
 import { type ControlCall, callControl } from '../control/client.js';
 import { TOOLS, TOOLS_METHOD, type ToolName } from '../tools/schemas.js';
 import { VERSION } from '../version.js';
@@ -17,15 +22,32 @@ export const NOT_RUNNING =
 /** The relay may still be opening its socket when a run it recovered at start calls a tool. */
 const RETRY_MS = [100, 300, 600, 1000];
 
-async function callRelay(env: NodeJS.ProcessEnv, tool: ToolName, args: unknown): Promise<CallToolResult> {
+/**
+ * How long one call waits for the relay: the run's own limit (TOOLS_TIMEOUT_ENV, as the CLI was
+ * told), since `ask_user` waits for the person; without it (an older relay), eleven minutes.
+ */
+export function callTimeoutMs(env: NodeJS.ProcessEnv): number {
+  const n = Number(env[TOOLS_TIMEOUT_ENV]);
+  return Number.isSafeInteger(n) && n > 0 ? n : 11 * 60_000;
+}
+
+async function callRelay(
+  env: NodeJS.ProcessEnv,
+  tool: ToolName,
+  args: unknown,
+  signal?: AbortSignal,
+): Promise<CallToolResult> {
   const token = env[TOOLS_TOKEN_ENV];
   const socket = env[TOOLS_SOCKET_ENV];
   if (!token || !socket) return error(NOT_IN_RUN);
-  let r: ControlCall = await callControl(socket, TOOLS_METHOD, { token, tool, args }, { timeoutMs: 60_000 });
+  // The CLI may give up on the call first (its own timeout, or the turn stopped): the connection
+  // is closed then, so nothing waits on an answer nobody will read.
+  const opts = { timeoutMs: callTimeoutMs(env), ...(signal && { signal }) };
+  let r: ControlCall = await callControl(socket, TOOLS_METHOD, { token, tool, args }, opts);
   for (const wait of RETRY_MS) {
     if (r.ok || !r.notRunning) break;
     await new Promise((resolve) => setTimeout(resolve, wait));
-    r = await callControl(socket, TOOLS_METHOD, { token, tool, args }, { timeoutMs: 60_000 });
+    r = await callControl(socket, TOOLS_METHOD, { token, tool, args }, opts);
   }
   if (r.ok)
     return { content: [{ type: 'text', text: String((r.result as { text?: unknown })?.text ?? '') }] };
@@ -38,8 +60,10 @@ const error = (text: string): CallToolResult => ({ content: [{ type: 'text', tex
 export function createMcpServer(env: NodeJS.ProcessEnv): McpServer {
   const server = new McpServer({ name: TOOL_SERVER_NAME, version: VERSION });
   for (const [name, tool] of Object.entries(TOOLS) as [ToolName, (typeof TOOLS)[ToolName]][]) {
-    server.registerTool(name, { description: tool.description, inputSchema: tool.input }, (args: unknown) =>
-      callRelay(env, name, args ?? {}),
+    server.registerTool(
+      name,
+      { description: tool.description, inputSchema: tool.input },
+      (args: unknown, extra: { signal?: AbortSignal }) => callRelay(env, name, args ?? {}, extra?.signal),
     );
   }
   return server;

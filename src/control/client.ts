@@ -8,7 +8,7 @@ export function callControl(
   path: string,
   method: string,
   params?: unknown,
-  opts: { timeoutMs?: number } = {},
+  opts: { timeoutMs?: number; signal?: AbortSignal } = {},
 ): Promise<ControlCall> {
   return new Promise((resolve) => {
     let settled = false;
@@ -17,14 +17,18 @@ export function callControl(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
       socket.destroy();
       resolve(r);
     };
+    const onAbort = () => done({ ok: false, error: 'the call was cancelled', notRunning: false });
     const socket = connect(path);
     const timer = setTimeout(
       () => done({ ok: false, error: 'the relay did not answer in time', notRunning: false }),
       opts.timeoutMs ?? 10_000,
     );
+    if (opts.signal?.aborted) onAbort();
+    else opts.signal?.addEventListener('abort', onAbort, { once: true });
     socket.setEncoding('utf8');
     socket.on('connect', () => socket.write(`${JSON.stringify({ id: 1, method, params })}\n`));
     socket.on('data', (chunk: string) => {

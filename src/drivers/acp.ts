@@ -7,6 +7,7 @@ import {
   type AgentCapabilities,
   type ClientConnection,
   client,
+  type McpServerStdio,
   methods,
   PROTOCOL_VERSION,
   RequestError,
@@ -48,6 +49,8 @@ interface Turn {
 
 export interface AcpDriverOptions extends DriverOptions {
   guard?: GroupGuard;
+  /** Given to every session this process opens (agentwire's tools for an agent with no other way). */
+  mcpServers?: McpServerStdio[];
   /** Sees every protocol message both ways (fixture captures). */
   tap?: Tap;
 }
@@ -90,6 +93,7 @@ class AcpDriver implements SessionDriver {
     const started = await this.start(t0);
     if (started) return started;
     const cwd = this.opts.process.cwd;
+    const mcpServers = this.opts.mcpServers ?? [];
     const ctx = (this.conn as ClientConnection).agent;
     if (session.type === 'resume') {
       if (!this.capabilities?.loadSession) {
@@ -98,7 +102,7 @@ class AcpDriver implements SessionDriver {
         });
       }
       const r = await this.settle(
-        ctx.request(methods.agent.session.load, { sessionId: session.id, cwd, mcpServers: [] }),
+        ctx.request(methods.agent.session.load, { sessionId: session.id, cwd, mcpServers }),
         this.startTimeoutMs(),
       );
       if (r.type === 'value') {
@@ -111,7 +115,7 @@ class AcpDriver implements SessionDriver {
       return this.failure(r, t0, 'session/load', 'session_not_found');
     }
     const r = await this.settle(
-      ctx.request(methods.agent.session.new, { cwd, mcpServers: [] }),
+      ctx.request(methods.agent.session.new, { cwd, mcpServers }),
       this.startTimeoutMs(),
     );
     if (r.type === 'value') {

@@ -42,6 +42,8 @@ export interface ClaudeDriverOptions extends DriverOptions {
   /** Sees every protocol message both ways (fixture captures). */
   tap?: Tap;
   maxMessageBytes?: number;
+  /** After the cold flags: agentwire's MCP server for this process (warm-tools.ts). */
+  toolArgs?: readonly string[];
 }
 
 /** How a control request of ours ended. */
@@ -116,6 +118,7 @@ class ClaudeDriver implements SessionDriver {
         ...(this.opts.thinking ? { thinking: this.opts.thinking } : {}),
         ...(this.opts.systemText ? { systemText: this.opts.systemText } : {}),
       });
+      argv.push(...(this.opts.toolArgs ?? []));
     } catch (e) {
       return errorResult(this.opts.name, 'exit', t0, { detail: (e as Error).message });
     }

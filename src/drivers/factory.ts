@@ -1,24 +1,36 @@
 // From an agent request (the resolved agent's settings: command, cwd, env, model, thinking, system
 // text, state folder) to the warm driver of its kind, started with the same effect as that CLI's
-// cold flags (docs/agents.md, docs/warm-agents.md). Pure: it starts nothing; `open` does.
+// cold flags (docs/agents.md, docs/warm-agents.md), agentwire's tools included (warm-tools.ts).
+// Pure: it starts nothing; `open` does (and `prepare`, which writes the tools' files).
 import { basename, join } from 'node:path';
 import { safeArg } from '../agents/common.js';
 import { getSpec } from '../agents/registry.js';
-import type { AgentKind, AgentRequest } from '../agents/types.js';
+import type { AgentKind, AgentRequest, ToolServer } from '../agents/types.js';
 import type { GroupGuard } from '../runner/spawn-stdio.js';
 import { acpDriver } from './acp.js';
 import { claudeDriver } from './claude.js';
 import { APP_SERVER_ARGS, codexDriver } from './codex.js';
 import { piDriver } from './pi.js';
 import type { PermissionPolicy, SessionDriver } from './types.js';
+import { processWiring } from './warm-tools.js';
 
-/** What a driver is built from: the request minus this turn's prompt, session and callbacks. */
+/**
+ * What a driver is built from: the request minus this turn's prompt, session and callbacks, and the
+ * process's own tool server (not the run's: a warm process outlives its runs).
+ */
 export type DriverSettings = Pick<
   AgentRequest,
   'command' | 'cwd' | 'env' | 'model' | 'thinking' | 'systemText' | 'stateDir'
->;
+> & { tools?: ToolServer };
 
-export type Built = { type: 'driver'; driver: SessionDriver } | { type: 'cold_only'; reason: string };
+export type Built =
+  | {
+      type: 'driver';
+      driver: SessionDriver;
+      /** Writes the tools' files before the process starts; the result removes them when it closed. */
+      prepare?: () => () => void;
+    }
+  | { type: 'cold_only'; reason: string };
 
 /**
  * Every CLI gets `deny`. A cold run is headless: none of the five asks a question in its one-shot
@@ -37,7 +49,9 @@ export function driverName(kind: AgentKind, command: readonly string[]): string 
 export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGuard): Built {
   const name = driverName(kind, s.command);
   const permission = WARM_PERMISSION;
-  const proc = (argv: readonly string[]) => ({ argv, cwd: s.cwd, env: s.env });
+  const tools = processWiring(kind, s.tools, s.stateDir);
+  const proc = (argv: readonly string[]) => ({ argv, cwd: s.cwd, env: { ...s.env, ...tools.env } });
+  const prep = tools.prepare ? { prepare: tools.prepare } : {};
   const extras = {
     ...(s.model !== undefined ? { model: s.model } : {}),
     ...(s.thinking !== undefined ? { thinking: s.thinking } : {}),
@@ -50,7 +64,14 @@ export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGua
         // The driver builds the cold spec's argv itself (claudeWarmArgv), with the session.
         return {
           type: 'driver',
-          driver: claudeDriver({ name, permission, process: proc(s.command), ...extras }),
+          driver: claudeDriver({
+            name,
+            permission,
+            process: proc(s.command),
+            toolArgs: tools.args,
+            ...extras,
+          }),
+          ...prep,
         };
       case 'codex':
         return {
@@ -58,9 +79,10 @@ export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGua
           driver: codexDriver({
             name,
             permission,
-            process: proc([...s.command, ...APP_SERVER_ARGS]),
+            process: proc([...s.command, ...APP_SERVER_ARGS, ...tools.args]),
             ...extras,
           }),
+          ...prep,
         };
       case 'pi':
         return {
@@ -80,7 +102,8 @@ export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGua
         if (s.model !== undefined) argv.push('--model', safeArg(s.model, 'model'));
         return {
           type: 'driver',
-          driver: acpDriver({ name, permission, process: proc(argv), ...guardOf(guard) }),
+          driver: acpDriver({ name, permission, process: proc([...argv, ...tools.args]), ...guardOf(guard) }),
+          ...prep,
         };
       }
       case 'opencode':
@@ -91,12 +114,24 @@ export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGua
         }
         return {
           type: 'driver',
-          driver: acpDriver({ name, permission, process: proc([...s.command, 'acp']), ...guardOf(guard) }),
+          driver: acpDriver({
+            name,
+            permission,
+            process: proc([...s.command, 'acp', ...tools.args]),
+            ...guardOf(guard),
+          }),
+          ...prep,
         };
       case 'acp':
         return {
           type: 'driver',
-          driver: acpDriver({ name, permission, process: proc(s.command), ...guardOf(guard) }),
+          driver: acpDriver({
+            name,
+            permission,
+            process: proc(s.command),
+            mcpServers: tools.mcpServers,
+            ...guardOf(guard),
+          }),
         };
       default:
         // A CLI registered since (agents/registry.ts) without a warm driver here: it runs cold.

@@ -2,6 +2,7 @@
 // test/drivers/pool-policy.test.ts): where a turn goes, which process makes room, which are idle
 // past their time, and whether a failed warm start means "run this CLI cold from now on".
 import type { AgentKind, AgentResult, SessionRef } from '../agents/types.js';
+import type { DriverSettings } from './factory.js';
 import type { DriverFault } from './types.js';
 
 /** What the policy sees of one live process. */
@@ -92,4 +93,22 @@ export function isStartFailure(
       // session request, e.g. a bad model) it is the settings, which cold would hit as well.
       return fault !== undefined;
   }
+}
+
+/**
+ * The settings a process is started with; another value means another process. Tools on or off
+ * count, the token does not: it is the process's own, minted when it starts (not each turn's).
+ */
+export function fingerprint(r: DriverSettings, tools: boolean): string {
+  return JSON.stringify([r.command, r.cwd, r.model ?? null, r.thinking ?? null, r.systemText ?? null, tools]);
+}
+
+/** The answer when a kind with no cold mode (an ACP agent) cannot start warm. */
+export function noCold(kind: AgentKind): AgentResult {
+  return {
+    type: 'error',
+    kind: 'exit',
+    message: `The ${kind} agent has no cold mode and could not start warm.`,
+    durationMs: 0,
+  };
 }

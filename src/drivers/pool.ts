@@ -2,14 +2,15 @@
 // `global`), at most `maxProcesses` of them. The decisions are pool-policy.ts's; this file holds the
 // processes, their timers and the order of turns in a lane. `run` never throws: every failure is
 // an AgentResult, and a warm start that cannot work makes that CLI run cold (logged once).
-import type { AgentKind, AgentRequest, AgentResult } from '../agents/types.js';
+import type { AgentKind, AgentRequest, AgentResult, ProcessTools } from '../agents/types.js';
 import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
 import { groupRssBytes } from '../runner/rss.js';
 import type { GroupGuard } from '../runner/spawn-stdio.js';
 import { type Built, buildDriver, type DriverSettings } from './factory.js';
-import { expired, isStartFailure, place, reuse, type Slot } from './pool-policy.js';
+import { expired, fingerprint, isStartFailure, noCold, place, reuse, type Slot } from './pool-policy.js';
 import type { SessionDriver } from './types.js';
+import { bindTurn, takesTools } from './warm-tools.js';
 
 export interface WarmProcessInfo {
   lane: string;
@@ -59,6 +60,10 @@ interface Entry {
   /** Texts steered into the running turn: a turn run again in a new process must carry them. */
   steered: string[];
   timer?: NodeJS.Timeout;
+  /** agentwire's tools for this process: its own token, bound to each turn's run (docs/tools.md). */
+  tools?: ProcessTools;
+  /** Removes the tools' files once the process closed. */
+  cleanup?: () => void;
 }
 
 type Opened = { type: 'entry'; entry: Entry } | { type: 'result'; result: AgentResult };
@@ -110,7 +115,7 @@ class Pool implements WarmPool {
     retry: boolean,
   ): Promise<AgentResult> {
     if (this.closing || this.fellBack.has(kind)) return this.cold(kind, request);
-    const settings = fingerprint(request);
+    const settings = fingerprint(request, request.warmTools !== undefined);
     let entry = this.entries.get(lane);
     if (entry && !reuse(serving(entry), kind, settings, request.session)) {
       await this.remove(entry);
@@ -130,10 +135,19 @@ class Pool implements WarmPool {
     request: AgentRequest,
     settings: string,
   ): Promise<Opened> {
-    const built = (this.opts.build ?? buildDriver)(kind, request, this.opts.guard?.());
-    if (built.type === 'cold_only')
+    // The process's own token, not the run's: the process outlives this run.
+    const tools = takesTools(kind) ? request.warmTools?.open(lane) : undefined;
+    const built = (this.opts.build ?? buildDriver)(
+      kind,
+      { ...request, tools: tools?.server },
+      this.opts.guard?.(),
+    );
+    if (built.type === 'cold_only') {
+      tools?.close();
       return { type: 'result', result: await this.fallBack(kind, built.reason, request) };
+    }
     if (!(await this.room(request.signal))) {
+      tools?.close();
       return {
         type: 'result',
         result: { type: 'error', kind: 'aborted', message: 'Stopped.', durationMs: 0 },
@@ -152,8 +166,10 @@ class Pool implements WarmPool {
       reserved: true,
       closeAfterTurn: false,
       steered: [],
+      ...(tools && { tools }),
     };
     this.entries.set(lane, entry);
+    if (built.prepare) entry.cleanup = built.prepare();
     const r = await built.driver.open(request.session);
     if (r.type === 'ok') {
       entry.sessionId = r.sessionId;
@@ -178,13 +194,25 @@ class Pool implements WarmPool {
     entry.busy = true;
     entry.steered = [];
     clearTimeout(entry.timer);
-    const r = await entry.driver.turn({
-      prompt: request.prompt,
-      timeoutMs: request.timeoutMs,
-      ...(request.signal ? { signal: request.signal } : {}),
-      ...(request.onProgress ? { onProgress: request.onProgress } : {}),
-      ...(request.approve ? { approve: request.approve } : {}),
-    });
+    const bound = bindTurn(entry.tools, request.warmTools, (reason) =>
+      this.opts.log.warn(
+        { lane: maskId(entry.lane), agent: entry.kind, reason },
+        "warm turn runs without agentwire's tools",
+      ),
+    );
+    let r: AgentResult;
+    try {
+      r = await entry.driver.turn({
+        prompt: request.prompt,
+        timeoutMs: request.timeoutMs,
+        ...(request.signal ? { signal: request.signal } : {}),
+        ...(request.onProgress ? { onProgress: request.onProgress } : {}),
+        ...(request.approve ? { approve: request.approve } : {}),
+      });
+    } finally {
+      // Between turns the process's token is refused again.
+      bound?.();
+    }
     entry.busy = false;
     entry.lastTurnAt = this.now();
     const st = entry.driver.state();
@@ -280,6 +308,10 @@ class Pool implements WarmPool {
     try {
       await entry.driver.close();
     } finally {
+      // The token is refused from the moment the process is gone, and its files go with it.
+      entry.tools?.close();
+      entry.cleanup?.();
+      entry.cleanup = undefined;
       if (this.entries.get(entry.lane) === entry) this.entries.delete(entry.lane);
       this.wake();
     }
@@ -356,11 +388,6 @@ class Pool implements WarmPool {
   }
 }
 
-/** The settings a process is started with; another value means another process. */
-function fingerprint(r: DriverSettings): string {
-  return JSON.stringify([r.command, r.cwd, r.model ?? null, r.thinking ?? null, r.systemText ?? null]);
-}
-
 function serving(e: Entry) {
   const st = e.driver.state();
   return {
@@ -368,14 +395,5 @@ function serving(e: Entry) {
     settings: e.settings,
     sessionId: e.sessionId,
     usable: st.type === 'idle' && !e.reserved,
-  };
-}
-
-function noCold(kind: AgentKind): AgentResult {
-  return {
-    type: 'error',
-    kind: 'exit',
-    message: `The ${kind} agent has no cold mode and could not start warm.`,
-    durationMs: 0,
   };
 }

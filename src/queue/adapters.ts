@@ -69,8 +69,12 @@ function warmRun(r: Resolved, warm: WarmRunner): AgentRun {
     if (ctx.session === 'chat') return warm.run(ctx.lane, r.kind, request);
     if (!r.spec.warmOnly) return runCommandReply(r.spec, request);
     const lane = `${ctx.session}:${ctx.lane}`;
+    // The process is this run's alone, in a pool lane of its own: its tool token is minted for the
+    // run's lane, which is the lane a run may bind.
+    const tools = request.warmTools;
+    const own = tools && { ...tools, open: () => tools.open(ctx.lane) };
     try {
-      return await warm.run(lane, r.kind, request);
+      return await warm.run(lane, r.kind, own ? { ...request, warmTools: own } : request);
     } finally {
       await warm.close(lane);
     }

@@ -96,7 +96,13 @@ export async function execute(
   // agent layer throw, at its expiry: the run's timeout plus a margin).
   const grant =
     opts.runKey !== undefined
-      ? deps.tools?.({ chat, runKey: opts.runKey, cwd: agent.base.cwd, timeoutMs: agent.base.timeoutMs })
+      ? deps.tools?.({
+          chat,
+          lane: scope,
+          runKey: opts.runKey,
+          cwd: agent.base.cwd,
+          timeoutMs: agent.base.timeoutMs,
+        })
       : undefined;
   const done = <T>(outcome: T): T => {
     grant?.release();
@@ -106,7 +112,7 @@ export async function execute(
     agent.run(
       {
         ...agent.base,
-        ...(grant && { tools: grant.server }),
+        ...(grant && { tools: grant.server, warmTools: grant.warm }),
         ...(opts.model !== undefined && { model: opts.model }),
         prompt,
         session,

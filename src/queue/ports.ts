@@ -1,7 +1,7 @@
 // What the queue needs from the world, injected so tests can hand it fakes at the edges: the agent
 // layer (resolved per kind, with its run function), the media policy, the channels, and a clock.
 import type { ResolvedAgent } from '../agents/resolve.js';
-import type { AgentKind, ToolServer } from '../agents/types.js';
+import type { AgentKind, ToolServer, WarmTools } from '../agents/types.js';
 import type { Channel } from '../channels/types.js';
 import type { ChannelName, ChatKey, OutboundItem } from '../core/types.js';
 
@@ -60,13 +60,16 @@ export type Clock = () => number;
 
 /**
  * Gives one run agentwire's tools: the MCP server its CLI is told about (with a fresh per-run
- * token), and `release`, called when the run ends, after which the token is refused. Undefined when
- * the tools are off.
+ * token), the same for a warm process (`warm`: a token per process, bound to this run per turn),
+ * and `release`, called when the run ends, after which the token is refused. Undefined when the
+ * tools are off.
  */
 export type ToolGrantor = (run: {
   chat: ChatKey;
+  /** The run's lane (session scope): only a warm process of this lane may be bound to it. */
+  lane: string;
   /** Stable when the same run is redone after a crash (`in:<last message id>`). */
   runKey: string;
   cwd: string;
   timeoutMs: number;
-}) => { server: ToolServer; release(): void } | undefined;
+}) => { server: ToolServer; warm: WarmTools; release(): void } | undefined;

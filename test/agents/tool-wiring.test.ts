@@ -16,6 +16,7 @@ const server: ToolServer = {
   args: ['/opt/agentwire/dist/cli/bin.js', 'mcp'],
   env: { AGENTWIRE_TOOLS_TOKEN: TOKEN, AGENTWIRE_TOOLS_SOCKET: '/s/relay.sock' },
   tools: ['send_message', 'chat_info'],
+  callTimeoutMs: 660_000,
 };
 const ctx: BuildContext = {
   prompt: 'hi',
@@ -45,7 +46,14 @@ describe('tool wiring per CLI', () => {
     expect(wiring?.files?.map((f) => f.path)).toEqual([file]);
     expect(JSON.parse(wiring?.files?.[0]?.content ?? '{}')).toEqual({
       mcpServers: {
-        agentwire: { type: 'stdio', command: server.command, args: [...server.args], env: server.env },
+        agentwire: {
+          type: 'stdio',
+          command: server.command,
+          args: [...server.args],
+          env: server.env,
+          // claude's per-server tool-call limit (ms): ask_user may wait as long as the run.
+          timeout: 660_000,
+        },
       },
     });
   });
@@ -57,8 +65,13 @@ describe('tool wiring per CLI', () => {
       ...inv.argv.slice(0, end),
       ...['-c', 'mcp_servers.agentwire.command="/usr/bin/node"'],
       ...['-c', 'mcp_servers.agentwire.args=["/opt/agentwire/dist/cli/bin.js","mcp"]'],
-      ...['-c', 'mcp_servers.agentwire.env_vars=["AGENTWIRE_TOOLS_TOKEN","AGENTWIRE_TOOLS_SOCKET"]'],
+      ...[
+        '-c',
+        'mcp_servers.agentwire.env_vars=["AGENTWIRE_TOOLS_TOKEN","AGENTWIRE_TOOLS_SOCKET","AGENTWIRE_TOOLS_TIMEOUT_MS"]',
+      ],
       ...['-c', 'mcp_servers.agentwire.default_tools_approval_mode="approve"'],
+      // codex's default is 60 s: too short for ask_user.
+      ...['-c', 'mcp_servers.agentwire.tool_timeout_sec=660'],
       ...inv.argv.slice(end),
     ]);
     expect(merged?.env).toMatchObject(server.env);
@@ -71,7 +84,13 @@ describe('tool wiring per CLI', () => {
     expect(merged?.env).toMatchObject({ GEMINI_CLI_SYSTEM_SETTINGS_PATH: file });
     expect(JSON.parse(wiring?.files?.[0]?.content ?? '{}')).toEqual({
       mcpServers: {
-        agentwire: { command: server.command, args: [...server.args], env: server.env, trust: true },
+        agentwire: {
+          command: server.command,
+          args: [...server.args],
+          env: server.env,
+          trust: true,
+          timeout: 660_000,
+        },
       },
     });
   });
@@ -87,6 +106,7 @@ describe('tool wiring per CLI', () => {
           command: [server.command, ...server.args],
           environment: server.env,
           enabled: true,
+          timeout: 660_000,
         },
       },
     });

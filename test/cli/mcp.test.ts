@@ -7,7 +7,11 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { NOT_IN_RUN, NOT_RUNNING } from '../../src/cli/mcp.js';
+import { callTimeoutMs, NOT_IN_RUN, NOT_RUNNING } from '../../src/cli/mcp.js';
+import { MethodRegistry } from '../../src/control/methods.js';
+import { startControlServer } from '../../src/control/server.js';
+import { createLogger } from '../../src/log.js';
+import { TOOLS_METHOD } from '../../src/tools/schemas.js';
 
 const BIN = join(process.cwd(), 'dist/cli/bin.js');
 let client: Client | undefined;
@@ -62,5 +66,42 @@ describe('agentwire mcp', () => {
     const c = await connect({ AGENTWIRE_TOOLS_TOKEN: 'a.b', AGENTWIRE_TOOLS_SOCKET: join(dir, 'gone.sock') });
     const r = await c.callTool({ name: 'send_message', arguments: { text: 'hi' } });
     expect({ isError: r.isError, text: text(r) }).toEqual({ isError: true, text: NOT_RUNNING });
+  });
+
+  it('waits for the relay as long as the run may (AGENTWIRE_TOOLS_TIMEOUT_MS), then says it did not answer', async () => {
+    // ask_user keeps a call open while the person answers: the wait is the run's, not a fixed minute.
+    dir = mkdtempSync(join(tmpdir(), 'aw-mcp-'));
+    const socket = join(dir, 'relay.sock');
+    const control = new MethodRegistry();
+    control.register(TOOLS_METHOD, async () => {
+      await new Promise((r) => setTimeout(r, 1500));
+      return { text: 'answered late' };
+    });
+    const server = await startControlServer(socket, control, createLogger({ level: 'silent' }));
+    try {
+      const env = { AGENTWIRE_TOOLS_TOKEN: 'a.b', AGENTWIRE_TOOLS_SOCKET: socket };
+      const patient = await connect({ ...env, AGENTWIRE_TOOLS_TIMEOUT_MS: '20000' });
+      const ok = await patient.callTool({ name: 'chat_info', arguments: {} });
+      expect({ isError: ok.isError, text: text(ok) }).toEqual({ isError: undefined, text: 'answered late' });
+      await patient.close();
+      const hasty = await connect({ ...env, AGENTWIRE_TOOLS_TIMEOUT_MS: '300' });
+      const late = await hasty.callTool({ name: 'chat_info', arguments: {} });
+      expect({ isError: late.isError, text: text(late) }).toEqual({
+        isError: true,
+        text: 'the relay did not answer in time',
+      });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it.each([
+    ['660000', 660_000],
+    [undefined, 660_000],
+    ['nonsense', 660_000],
+    ['-5', 660_000],
+    ['1500', 1500],
+  ])('call timeout from %s: %d ms', (value, ms) => {
+    expect(callTimeoutMs(value === undefined ? {} : { AGENTWIRE_TOOLS_TIMEOUT_MS: value })).toBe(ms);
   });
 });

@@ -45,6 +45,15 @@ export interface WarmSettings {
   idleMinutes?: number;
 }
 
+/** What a rig may add: agentwire's tools (`agentwire mcp` from dist/), a model, its own relay home. */
+export interface RigOptions {
+  /** The built entry point (`dist/cli/bin.js`): runs get the tools through it. */
+  toolsEntry?: { command: string; args: string[] };
+  model?: string;
+  /** The relay home (default: inside the CLI's temp folder). gemini skips settings under /tmp. */
+  dir?: string;
+}
+
 export interface RelayRig {
   /** The state folder (relay home) and the CLI's private folder (HOME, work). */
   dir: string;
@@ -63,9 +72,9 @@ export interface RelayRig {
 }
 
 /** A relay home running `kind` warm against `base` (a fake model scenario's URL). */
-export function relayRig(kind: AgentKind, base: string): RelayRig {
+export function relayRig(kind: AgentKind, base: string, opts: RigOptions = {}): RelayRig {
   const state = stateDir(kind);
-  const dir = join(state, 'relay');
+  const dir = opts.dir ?? join(state, 'relay');
   mkdirSync(dir, { recursive: true });
   const marker = `aw-warm-relay-${randomUUID()}`;
   const bin = join(inject('clisDir'), 'bin');
@@ -104,6 +113,7 @@ export function relayRig(kind: AgentKind, base: string): RelayRig {
           cwd: join(state, 'work'),
           timeoutSeconds: 120,
           env,
+          ...(opts.model !== undefined && { model: opts.model }),
         },
         agents: { warm: { maxProcesses: warm.maxProcesses ?? 4, idleMinutes: warm.idleMinutes ?? 15 } },
       };
@@ -119,6 +129,7 @@ export function relayRig(kind: AgentKind, base: string): RelayRig {
       const relay = await startRelay(ctx, {
         services: [],
         channels: [{ name: 'twilio', enabled: () => true, create: () => channel }],
+        ...(opts.toolsEntry && { toolsEntry: opts.toolsEntry }),
       });
       running = { relay, channel };
     },

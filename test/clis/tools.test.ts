@@ -87,7 +87,7 @@ function agentState(): string {
 }
 
 function grant(runKey: string, timeoutMs: number): ToolServer {
-  const g = host.grantor?.({ chat: CHAT, runKey, cwd: dir, timeoutMs });
+  const g = host.grantor?.({ chat: CHAT, lane: CHAT, runKey, cwd: dir, timeoutMs });
   if (!g) throw new Error('tools are off');
   return g.server;
 }

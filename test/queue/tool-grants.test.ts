@@ -16,8 +16,18 @@ function recorder() {
   const grantor: ToolGrantor = (run) => {
     const n = events.filter((e) => e.startsWith('grant')).length + 1;
     events.push(`grant ${n} ${run.chat} ${run.runKey} ${run.cwd} ${run.timeoutMs}`);
-    const server: ToolServer = { command: 'node', args: [`token-${n}`], env: {}, tools: ['send_message'] };
-    return { server, release: () => events.push(`release ${n}`) };
+    const server: ToolServer = {
+      command: 'node',
+      args: [`token-${n}`],
+      env: {},
+      tools: ['send_message'],
+      callTimeoutMs: 1000,
+    };
+    const warm = {
+      open: () => ({ lane: run.lane, server, close: () => undefined }),
+      bind: () => ({ type: 'bound' as const, unbind: () => undefined }),
+    };
+    return { server, warm, release: () => events.push(`release ${n}`) };
   };
   return { events, grantor };
 }

@@ -185,9 +185,15 @@ describe('tools.call', () => {
       timeZone: 'UTC',
     });
     expect(off.grantor).toBeUndefined();
-    const on = host.grantor?.({ chat: CHAT, runKey: 'in:1', cwd: dir, timeoutMs: 1000 });
+    const on = host.grantor?.({ chat: CHAT, lane: CHAT, runKey: 'in:1', cwd: dir, timeoutMs: 1000 });
     expect(on?.server.args).toEqual(['/x/bin.js', 'mcp']);
-    expect(Object.keys(on?.server.env ?? {})).toEqual(['AGENTWIRE_TOOLS_TOKEN', 'AGENTWIRE_TOOLS_SOCKET']);
+    expect(Object.keys(on?.server.env ?? {})).toEqual([
+      'AGENTWIRE_TOOLS_TOKEN',
+      'AGENTWIRE_TOOLS_SOCKET',
+      'AGENTWIRE_TOOLS_TIMEOUT_MS',
+    ]);
+    // A call may last as long as the run may, plus the token's margin.
+    expect(on?.server.callTimeoutMs).toBe(61_000);
     // The run's end revokes its token.
     const token = on?.server.env.AGENTWIRE_TOOLS_TOKEN as string;
     expect(host.tokens.check(token).ok).toBe(true);

@@ -29,10 +29,14 @@ export function toolResultSeen(api: Api, body: Body): boolean {
       const last = list(body.contents).at(-1);
       return list(last?.parts).some((p) => 'functionResponse' in p);
     }
+    // Only since the last final answer: a warm session's earlier turns hold their own tool results
+    // (a message steered in mid-turn is a user message after this turn's result: still seen).
     case 'openai-chat':
-      return list(body.messages).some((m) => m.role === 'tool');
+      return sinceLastAnswer(list(body.messages), isChatAnswer).some((m) => m.role === 'tool');
     case 'openai-responses':
-      return list(body.input).some((i) => String(i.type).endsWith('_call_output'));
+      return sinceLastAnswer(list(body.input), (i) => i.type === 'message' && i.role === 'assistant').some(
+        (i) => String(i.type).endsWith('_call_output'),
+      );
   }
 }
 
@@ -46,3 +50,17 @@ export function namespacedCall(body: Body, name: string): { namespace: string; n
   }
   return undefined;
 }
+
+/** The items after the last one `answer` matches (all of them when none does). */
+function sinceLastAnswer(
+  items: Record<string, unknown>[],
+  answer: (i: Record<string, unknown>) => boolean,
+): Record<string, unknown>[] {
+  return items.slice(items.findLastIndex(answer) + 1);
+}
+
+/** A Chat Completions assistant message that answered (text, no tool call). */
+const isChatAnswer = (m: Record<string, unknown>): boolean =>
+  m.role === 'assistant' &&
+  !list(m.tool_calls).length &&
+  (typeof m.content === 'string' ? m.content !== '' : list(m.content).length > 0);
