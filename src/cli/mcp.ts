@@ -17,15 +17,26 @@ export const NOT_RUNNING =
 /** The relay may still be opening its socket when a run it recovered at start calls a tool. */
 const RETRY_MS = [100, 300, 600, 1000];
 
+/** How long a call may take before this process gives up on the relay. */
+const CALL_MS = 60_000;
+/**
+ * ask_user waits for a person: the relay answers it by itself (the answer, its own timeout,
+ * tools.askTimeoutMinutes once shown, or the run's end) and a relay that dies closes the socket, so
+ * this only bounds a relay that hangs. It must outlast the longest wait the relay allows (a question
+ * may first wait its turn behind others in the chat).
+ */
+const ASK_CALL_MS = 24 * 60 * 60_000;
+
 async function callRelay(env: NodeJS.ProcessEnv, tool: ToolName, args: unknown): Promise<CallToolResult> {
   const token = env[TOOLS_TOKEN_ENV];
   const socket = env[TOOLS_SOCKET_ENV];
   if (!token || !socket) return error(NOT_IN_RUN);
-  let r: ControlCall = await callControl(socket, TOOLS_METHOD, { token, tool, args }, { timeoutMs: 60_000 });
+  const timeoutMs = tool === 'ask_user' ? ASK_CALL_MS : CALL_MS;
+  let r: ControlCall = await callControl(socket, TOOLS_METHOD, { token, tool, args }, { timeoutMs });
   for (const wait of RETRY_MS) {
     if (r.ok || !r.notRunning) break;
     await new Promise((resolve) => setTimeout(resolve, wait));
-    r = await callControl(socket, TOOLS_METHOD, { token, tool, args }, { timeoutMs: 60_000 });
+    r = await callControl(socket, TOOLS_METHOD, { token, tool, args }, { timeoutMs });
   }
   if (r.ok)
     return { content: [{ type: 'text', text: String((r.result as { text?: unknown })?.text ?? '') }] };

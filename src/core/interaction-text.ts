@@ -61,9 +61,9 @@ export function questionMessage(i: Pick<PendingLine, 'asker' | 'text' | 'choices
   return [`${agentLine(i.asker, 30)} asks: ${cut}`, ...choices, how].join('\n');
 }
 
-const minutes = (ms: number): string => {
+const ago = (ms: number): string => {
   const m = Math.max(0, Math.round(ms / 60_000));
-  return m < 1 ? 'just now' : `${m} min`;
+  return m < 1 ? 'just now' : `${m} min ago`;
 };
 
 /** /status and /approvals: what waits, the one on screen first. */
@@ -74,7 +74,7 @@ export function pendingStatusLines(pending: readonly PendingLine[], now: number,
       i.type === 'approval'
         ? shortApproval(i, 80)
         : `${agentLine(i.asker, 30)} asks: ${agentLine(i.text, 80)}`;
-    const state = i.shownAt !== undefined ? `asked ${minutes(now - i.shownAt)} ago` : 'waiting its turn';
+    const state = i.shownAt !== undefined ? `asked ${ago(now - i.shownAt)}` : 'waiting its turn';
     return `${withIds ? `${i.id}: ` : ''}${what} (${state})`;
   };
   return [`Waiting for an answer (${pending.length}):`, ...pending.map(line)];
