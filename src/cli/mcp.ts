@@ -25,13 +25,16 @@ const CALL_MS = 60_000;
  * this only bounds a relay that hangs. It must outlast the longest wait the relay allows (a question
  * may first wait its turn behind others in the chat).
  */
-const ASK_CALL_MS = 24 * 60 * 60_000;
+const ASK_CALL_MS = 48 * 60 * 60_000;
+
+/** How long this process waits for the relay's answer to one call of `tool`. */
+export const callTimeoutMs = (tool: ToolName): number => (tool === 'ask_user' ? ASK_CALL_MS : CALL_MS);
 
 async function callRelay(env: NodeJS.ProcessEnv, tool: ToolName, args: unknown): Promise<CallToolResult> {
   const token = env[TOOLS_TOKEN_ENV];
   const socket = env[TOOLS_SOCKET_ENV];
   if (!token || !socket) return error(NOT_IN_RUN);
-  const timeoutMs = tool === 'ask_user' ? ASK_CALL_MS : CALL_MS;
+  const timeoutMs = callTimeoutMs(tool);
   let r: ControlCall = await callControl(socket, TOOLS_METHOD, { token, tool, args }, { timeoutMs });
   for (const wait of RETRY_MS) {
     if (r.ok || !r.notRunning) break;

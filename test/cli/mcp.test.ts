@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { NOT_IN_RUN, NOT_RUNNING } from '../../src/cli/mcp.js';
+import { callTimeoutMs, NOT_IN_RUN, NOT_RUNNING } from '../../src/cli/mcp.js';
+import { configSchema } from '../../src/config/schema.js';
 
 const BIN = join(process.cwd(), 'dist/cli/bin.js');
 let client: Client | undefined;
@@ -41,14 +42,23 @@ describe('agentwire mcp', () => {
     const c = await connect({});
     const tools = (await c.listTools()).tools;
     expect(tools.map((t) => t.name).sort()).toEqual(
-      ['cancel_task', 'chat_info', 'list_tasks', 'schedule_task', 'send_file', 'send_message'].sort(),
+      ['ask_user', 'cancel_task', 'chat_info', 'list_tasks', 'schedule_task', 'send_file', 'send_message'].sort(),
     );
+    expect(tools.find((t) => t.name === 'ask_user')?.inputSchema).toMatchObject({ required: ['question'] });
     expect(tools.find((t) => t.name === 'send_message')?.inputSchema).toMatchObject({
       required: ['text'],
     });
     const bad = await c.callTool({ name: 'send_message', arguments: { text: 42 } });
     expect(bad.isError).toBe(true);
     expect(text(bad)).toMatch(/send_message.*text/);
+  });
+
+  it('waits for ask_user longer than the relay can keep a question open; other tools a minute', () => {
+    // No config lets a question (or an approval it waits behind) stay open as long as the call waits.
+    const minutes = callTimeoutMs('ask_user') / 60_000;
+    expect(configSchema.safeParse({ tools: { askTimeoutMinutes: minutes } }).success).toBe(false);
+    expect(configSchema.safeParse({ permissions: { timeoutMinutes: minutes } }).success).toBe(false);
+    expect(callTimeoutMs('send_message')).toBe(60_000);
   });
 
   it('outside a run (no token) it says so', async () => {
