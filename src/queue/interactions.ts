@@ -117,7 +117,7 @@ export class Interactions {
    */
   approver(chat: ChatKey, runKey: string, asker: AgentKind): Approver {
     this.scope(chat, runKey, asker);
-    return (q, signal) => this.approve(chat, runKey, q, signal);
+    return (q, signal) => this.approve(chat, runKey, asker, q, signal);
   }
 
   /** `ask_user`: the answer's text, or undefined after `timeoutMs` (or when the run ended). */
@@ -194,6 +194,7 @@ export class Interactions {
   private async approve(
     chat: ChatKey,
     runKey: string,
+    asker: AgentKind,
     q: ApprovalQuestion,
     signal: AbortSignal,
   ): Promise<ApprovalAnswer> {
@@ -207,7 +208,7 @@ export class Interactions {
           chat,
           type: 'approval',
           runKey,
-          asker: this.runs.get(runKey)?.asker ?? 'the agent',
+          asker,
           toolKind: q.toolKind,
           text: q.summary,
         },
