@@ -196,6 +196,8 @@ export async function openDirectRunner(ctx: Context): Promise<{
 export interface RunningRelay {
   queue: Queue;
   channels: ChannelMap;
+  /** The agent tools this relay serves (its tokens: tests mint one as a run would). */
+  tools: ToolHost;
   /** Stops taking work, lets runs finish up to `graceMs`, kills the rest, closes everything. */
   stop(graceMs: number): Promise<void>;
 }
@@ -285,6 +287,7 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
     return {
       queue,
       channels,
+      tools,
       stop: (graceMs) => {
         stopping ??= (async () => {
           log.info({ graceMs }, 'relay stopping');

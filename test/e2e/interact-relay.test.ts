@@ -6,7 +6,10 @@
 // the (fake) Twilio API, and a restart over the same state folder. Needs `npm run build` first.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { TOOLS_SOCKET_ENV, TOOLS_TOKEN_ENV } from '../../src/agents/tool-server.js';
 import type { ApprovalAnswer } from '../../src/agents/types.js';
 import { CHANNELS } from '../../src/channels/registry.js';
 import type { TwilioChannel } from '../../src/channels/twilio/index.js';
@@ -145,5 +148,58 @@ describe('approvals and ask_user through the relay (Twilio)', () => {
         10_000,
       ),
     ).toBe(true);
+  }, 60_000);
+
+  it('ask_user in an interactive turn: `agentwire mcp` waits, the question goes out by SMS, the reply is the answer', async () => {
+    fake = await startFakeTwilio();
+    home = makeHome({ agent: { command: [process.execPath, TOOL_CLI] }, twilio: fakeTwilioSection(fake) });
+    const { relay: r, url } = await start(home);
+    const bodies = (): string[] => fake?.created.map((m) => m.body ?? '') ?? [];
+    // What a warm turn's grant looks like (the warm MCP wiring is another branch's): interactive.
+    const token = r.tools.tokens.mint(
+      { chat: CHAT, runKey: 'in:77', cwd: home.dir, interactive: true },
+      120_000,
+    );
+    const client = new Client({ name: 'e2e', version: '0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, 'mcp'],
+        env: {
+          PATH: process.env.PATH ?? '',
+          [TOOLS_TOKEN_ENV]: token,
+          [TOOLS_SOCKET_ENV]: home.ctx().paths.socket,
+        },
+        stderr: 'ignore',
+      }),
+    );
+    try {
+      const call = client.callTool(
+        { name: 'ask_user', arguments: { question: 'Deploy where?', choices: ['staging', 'prod'] } },
+        undefined,
+        { timeout: 60_000 },
+      );
+      expect(
+        await waitFor(
+          () =>
+            bodies().includes(
+              'the agent asks: Deploy where?\n1 staging\n2 prod\nReply with a number, or in your own words.',
+            ),
+          15_000,
+        ),
+      ).toBe(true);
+      expect((await twilioPost(url, smsParams({ MessageSid: nextSid(), Body: '2' }))).status).toBe(200);
+      const res = await call;
+      expect({ isError: Boolean(res.isError), text: (res.content as { text: string }[])[0]?.text }).toEqual({
+        isError: false,
+        text: 'prod',
+      });
+      expect(await waitFor(() => bodies().includes('Answer passed to the agent.'), 10_000)).toBe(true);
+      // The answer was not a message to run.
+      await r.queue.whenIdle();
+      expect(bodies().some((b) => b.startsWith('reply: '))).toBe(false);
+    } finally {
+      await client.close();
+    }
   }, 60_000);
 });
