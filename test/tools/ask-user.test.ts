@@ -105,7 +105,8 @@ describe('ask_user', () => {
       args: { question: 'Sure?' },
     });
     expect(r.text).toMatch(/^no answer \(nobody replied within 3 minutes/);
-    expect((asked[0]?.q as { runSender?: string }).runSender).toBeUndefined();
+    expect(asked).toHaveLength(1);
+    expect(asked[0]?.q).not.toHaveProperty('runSender');
   });
 
   it('bad arguments are an error the agent reads', async () => {
