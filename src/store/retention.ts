@@ -66,7 +66,8 @@ function prune(db: Db, textCutoff: number, idCutoff: number): RetentionResult {
     seen: Number(db.prepare('DELETE FROM channel_seen WHERE at < ?').run(idCutoff).changes),
     // A closed question holds the agent's words and the person's answer: message text like any other.
     questions: Number(
-      db.prepare(`DELETE FROM interactions WHERE status != 'pending' AND closed_at < ?`).run(textCutoff).changes,
+      db.prepare(`DELETE FROM interactions WHERE status != 'pending' AND closed_at < ?`).run(textCutoff)
+        .changes,
     ),
   }));
 }
