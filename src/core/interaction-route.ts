@@ -22,6 +22,8 @@ export interface RouteInput {
   shown: ShownInteraction | undefined;
   /** An approval of this chat was closed a short while ago (a late `1` gets a word, not a run). */
   recentlyClosedApproval: boolean;
+  /** The message's attachments as lines for the agent (`[image attached: …]`); they join an answer. */
+  attachments?: readonly string[];
 }
 
 export type ApprovalChoice = 'allow_once' | 'allow_chat' | 'deny';
@@ -88,5 +90,8 @@ export function routeMessage(r: RouteInput): Route {
       reply: `No choice ${n}: answer 1 to ${choices.length}, or in your own words.`,
     };
   }
+  const attached = r.attachments ?? [];
+  if (attached.length > 0)
+    return { type: 'answer', id: shown.id, answer: [text, ...attached].filter(Boolean).join('\n') };
   return { type: 'answer', id: shown.id, answer: text || '(no text: the person sent only an attachment)' };
 }

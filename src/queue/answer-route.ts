@@ -6,6 +6,7 @@ import type { InboundOutcome } from '../channels/types.js';
 import type { ChatCommand } from '../core/commands.js';
 import { routeMessage } from '../core/interaction-route.js';
 import { agentLine } from '../core/interaction-text.js';
+import { mediaLines } from '../core/prompt.js';
 import type { ChatKey, InboundMessage } from '../core/types.js';
 import { maskId } from '../log.js';
 import type { Interactions } from './interactions.js';
@@ -31,6 +32,12 @@ export async function answerRoute(
     approver: it.isApprover(msg.channel, msg.senderId),
     shown,
     recentlyClosedApproval,
+    // Files the channel already downloaded are named for the agent, as in a prompt; links it would
+    // fetch just before a run are not fetched for an answer.
+    attachments: [
+      ...mediaLines(msg.media),
+      ...(msg.remoteMedia?.length ? ['(an attachment came with the answer but could not be passed on)'] : []),
+    ],
   });
   const key = `ans:${msg.channel}:${msg.messageId}`;
   switch (route.type) {

@@ -125,6 +125,11 @@ describe('routeMessage', () => {
       { shown: question, text: '  ' },
       { type: 'answer', id: 8, answer: '(no text: the person sent only an attachment)' },
     ],
+    [
+      'question: a photo with a caption is named for the agent',
+      { shown: question, text: 'this one', attachments: ['[image attached: /in/a.jpg (image/jpeg, 3 KB)]'] },
+      { type: 'answer', id: 8, answer: 'this one\n[image attached: /in/a.jpg (image/jpeg, 3 KB)]' },
+    ],
   ])('%s', (_name, over, want) => {
     expect(routeMessage({ ...base, ...over })).toEqual(want);
   });
