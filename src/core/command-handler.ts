@@ -6,7 +6,7 @@
 import type { AgentKind } from '../agents/types.js';
 import { type ChatCommand, type CommandSettings, helpText } from './commands.js';
 import type { ApprovalChoice } from './interaction-route.js';
-import { type PendingLine, pendingStatusLines, shortApproval } from './interaction-text.js';
+import { agentLine, type PendingLine, pendingStatusLines, shortApproval } from './interaction-text.js';
 import { type TaskLike, taskLine } from './task-line.js';
 
 /** The chat's stored session for its current agent, as far as a command needs it. */
@@ -165,7 +165,7 @@ function answerApproval(
     choice === 'deny'
       ? `Denied: ${what}.`
       : choice === 'allow_chat'
-        ? `Allowed for this chat from now on: ${target.toolKind ?? 'this tool'} (${p}approvals reset to undo).`
+        ? `Allowed for this chat from now on: ${agentLine(target.toolKind ?? 'this tool', 60)} (${p}approvals reset to undo).`
         : `Allowed once: ${what}.`;
   return say(reply, {
     type: 'answer_approval',
@@ -190,7 +190,7 @@ function approvalsCommand(s: CommandState, cmd: Extract<ChatCommand, { type: 'ap
   }
   const lines = [
     allowed.length > 0
-      ? `Allowed for this chat: ${allowed.join(', ')} (${p}approvals reset forgets them).`
+      ? `Allowed for this chat: ${allowed.map((k) => agentLine(k, 60)).join(', ')} (${p}approvals reset forgets them).`
       : 'Nothing is allowed for this chat: the agent asks each time.',
     ...pendingStatusLines(s.pending ?? [], s.now, true),
   ];

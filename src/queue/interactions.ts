@@ -68,6 +68,16 @@ interface RunScope {
 
 /** An approval closed this long ago still makes a bare `1` worth a word rather than a run. */
 const RECENT_MS = 10 * 60_000;
+/**
+ * Questions one chat may have waiting at once. An agent is untrusted: past this, a request is denied
+ * (a question gets no answer) at once instead of piling up in the store behind the one shown.
+ */
+export const MAX_WAITING_PER_CHAT = 10;
+/** What of an agent's text is kept (the chat is shown less, see core/interaction-text.ts). */
+const KEEP_CHARS = 2000;
+const KIND_CHARS = 200;
+/** An answer longer than this is cut: it goes back to the agent as a tool result. */
+const ANSWER_CHARS = 10_000;
 
 export class Interactions {
   private readonly waiters = new Map<number, Waiter>();
@@ -75,6 +85,8 @@ export class Interactions {
   private readonly lines = new Map<ChatKey, number[]>();
   private readonly runs = new Map<string, RunScope>();
   private readonly closedApproval = new Map<ChatKey, number>();
+  /** Asks under way per chat, waiting or about to (see MAX_WAITING_PER_CHAT). */
+  private readonly reserved = new Map<ChatKey, number>();
   private readonly timer: Timer;
 
   readonly store: InteractionStore;
@@ -126,14 +138,29 @@ export class Interactions {
     timeoutMs: number,
   ): Promise<string | undefined> {
     const scope = this.runs.get(q.runKey);
+    if (!this.reserve(q.chat)) return undefined;
+    try {
+      return await this.askQuestion(q, timeoutMs, scope?.asker);
+    } finally {
+      this.release(q.chat);
+    }
+  }
+
+  private async askQuestion(
+    q: { chat: ChatKey; runKey: string; question: string; choices?: readonly string[]; runSender?: string },
+    timeoutMs: number,
+    asker: string | undefined,
+  ): Promise<string | undefined> {
     const i = await this.d.store.add(
       {
         chat: q.chat,
         type: 'question',
         runKey: q.runKey,
-        asker: scope?.asker ?? 'the agent',
-        text: q.question,
-        ...(q.choices?.length && { choices: q.choices.slice(0, MAX_CHOICES) }),
+        asker: asker ?? 'the agent',
+        text: q.question.slice(0, KEEP_CHARS),
+        ...(q.choices?.length && {
+          choices: q.choices.slice(0, MAX_CHOICES).map((c) => c.slice(0, KEEP_CHARS)),
+        }),
       },
       this.d.now(),
     );
@@ -174,7 +201,22 @@ export class Interactions {
   /** The store recorded an answer: the run waiting on it goes on. */
   answered(id: number, answer: ApprovalChoice | string): void {
     const w = this.waiters.get(id);
-    if (w && !w.closing) this.finish(w, { type: 'answered', answer });
+    const cut = answer.length > ANSWER_CHARS ? `${answer.slice(0, ANSWER_CHARS)}…` : answer;
+    if (w && !w.closing) this.finish(w, { type: 'answered', answer: cut });
+  }
+
+  /** Takes one of the chat's places, before anything is awaited (asks come in parallel). */
+  private reserve(chat: ChatKey): boolean {
+    const n = this.reserved.get(chat) ?? 0;
+    if (n >= MAX_WAITING_PER_CHAT) return false;
+    this.reserved.set(chat, n + 1);
+    return true;
+  }
+
+  private release(chat: ChatKey): void {
+    const n = (this.reserved.get(chat) ?? 1) - 1;
+    if (n > 0) this.reserved.set(chat, n);
+    else this.reserved.delete(chat);
   }
 
   /** How many wait on this process (tests, status). */
@@ -199,18 +241,21 @@ export class Interactions {
     signal: AbortSignal,
   ): Promise<ApprovalAnswer> {
     const minutes = Math.round(this.d.approvalTimeoutMs / 60_000);
+    if (signal.aborted) return { type: 'deny', reason: 'the turn was cancelled' };
+    if (!this.reserve(chat))
+      return { type: 'deny', reason: 'too many requests are waiting for an answer in this chat' };
     try {
-      if (signal.aborted) return { type: 'deny', reason: 'the turn was cancelled' };
       // Remembered for this chat: answered at once, as "once" (the driver's CLI is asked each time).
-      if (await this.d.store.allowed(chat, q.toolKind)) return { type: 'allow_once' };
+      const toolKind = q.toolKind.slice(0, KIND_CHARS);
+      if (await this.d.store.allowed(chat, toolKind)) return { type: 'allow_once' };
       const i = await this.d.store.add(
         {
           chat,
           type: 'approval',
           runKey,
           asker,
-          toolKind: q.toolKind,
-          text: q.summary,
+          toolKind,
+          text: q.summary.slice(0, KEEP_CHARS),
         },
         this.d.now(),
       );
@@ -229,6 +274,8 @@ export class Interactions {
       // Never rejects (the contract): a store that fails means nobody was asked, so the answer is no.
       this.d.log.error({ err, chat: maskId(chat) }, 'could not ask for an approval; denied');
       return { type: 'deny', reason: 'the relay could not ask' };
+    } finally {
+      this.release(chat);
     }
   }
 

@@ -153,6 +153,25 @@ describe('approvals from the chat', () => {
     await waitText(/^allow_once,allow_once$/);
   });
 
+  it('an agent that floods the chat with requests: past 10 waiting, the rest are denied at once', async () => {
+    const many = Array.from({ length: 12 }, (_, i) => ({ toolKind: `k${i}`, summary: `run: job ${i}` }));
+    const { agent, answers } = askingAgent(many, true);
+    setup({ agent });
+    await h.send('go');
+    await waitText(/wants to run: job 0/);
+    await vi.waitFor(() => expect(h.queue.interactions?.waiting).toBe(10));
+    expect((await interactionStore(h.store.db).pending(chat)).length).toBe(10);
+    await h.send('/stop');
+    await vi.waitFor(() => expect(answers).toHaveLength(12));
+    expect(
+      answers.filter(
+        (a) => a.type === 'deny' && a.reason === 'too many requests are waiting for an answer in this chat',
+      ),
+    ).toHaveLength(2);
+    // Only the first was ever shown.
+    expect(texts().filter((t) => t.includes('wants to run: job'))).toHaveLength(1);
+  });
+
   it('no answer in time: denied, the chat told, and a late 1 gets a word instead of a run', async () => {
     const { agent, answers } = askingAgent([shell]);
     const t = setup({ agent });
