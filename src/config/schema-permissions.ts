@@ -16,7 +16,7 @@ export const permissionsSchema = z
       .max(100)
       .optional()
       .describe(
-        'Who may answer approvals: sender ids as the channel gives them ("+15551234567", a Telegram user id), "<channel>:<id>" for one channel only, or "*" for anyone who may talk in the chat. Default: the owner (the linked WhatsApp number; else the first allowFrom entry of the channel; the person at the terminal in `agentwire chat`).',
+        'Who may answer approvals: sender ids as the channel gives them ("+15551234567", a numeric user id), "<channel>:<id>" for one channel only, or "*" for anyone who may talk in the chat. Default: the owner (the linked number of a channel that has one; else the first allowFrom entry of the channel; the person at the terminal in `agentwire chat`).',
       ),
     timeoutMinutes: z
       .number()

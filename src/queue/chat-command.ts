@@ -73,6 +73,12 @@ export async function applyCommand(
     ),
   );
   if (res.type === 'duplicate') return res;
+  if (
+    (cmd.type === 'approve' || cmd.type === 'deny') &&
+    !deps.interactions?.isApprover(msg.channel, msg.senderId)
+  )
+    // No body and no number at info: which chat, and why it was not taken.
+    deps.log.info({ chat: maskId(chat), why: 'not_approver' }, 'answer not taken');
   // Only once the answer is durable does the run waiting on it go on.
   for (const e of res.plan.effects)
     if (e.type === 'answer_approval') deps.interactions?.answered(e.id, e.choice);

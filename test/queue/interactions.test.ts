@@ -218,7 +218,8 @@ describe('approvals from the chat', () => {
     await h.send('1', { senderId: 'someone', isGroup: true });
     expect(await h.queue.opts.store.countPending(chat)).toBe(1);
     const logged = h.lines.filter((l) => l.msg === 'answer not taken');
-    expect(logged).toHaveLength(1);
+    // The direct chat's 1 and /approve; the group's 1 went on as a message.
+    expect(logged.map((l) => l.why)).toEqual(['not_approver', 'not_approver']);
     expect(JSON.stringify(logged)).not.toContain('someone');
     await h.send('1', { senderId: 'boss', isGroup: true });
     await vi.waitFor(() => expect(answers).toEqual([{ type: 'allow_once' }]));

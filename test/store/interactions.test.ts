@@ -129,7 +129,8 @@ describe('interaction store', () => {
       },
     );
     expect(await s.allowed(chat, 'shell')).toBe(false);
-    // An empty reply writes nothing.
+    // The first command's reply was written; the second's, empty, writes nothing.
+    expect(rowsForKey(t.db, 'cmd:1').map((r) => r.item)).toEqual([{ type: 'text', text: 'ok' }]);
     expect(rowsForKey(t.db, 'cmd:2')).toHaveLength(0);
   });
 
