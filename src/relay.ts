@@ -22,6 +22,7 @@ import type { Logger } from './log.js';
 import { stagingService } from './media/staging-service.js';
 import { linkAlertService } from './ops/alert/wiring.js';
 import { agentResolver, mediaPolicy } from './queue/adapters.js';
+import { ownerOf } from './queue/owner.js';
 import type { ChannelMap } from './queue/ports.js';
 import { Queue, type QueueOptions } from './queue/queue.js';
 import { acquireLock, heldBy, LockError } from './store/home-lock.js';
@@ -88,7 +89,7 @@ export const SERVICE_FACTORIES: readonly ServiceFactory[] = [
 /** The queue over real agents and the real media policy (shared by `relay` and `chat`). */
 export function createQueue(
   ctx: Context,
-  store: Pick<Store, 'queue'>,
+  store: Pick<Store, 'queue' | 'interactions'>,
   channels: ChannelMap,
   extra: Pick<QueueOptions, 'hold' | 'textRules'> & { tools?: ToolHost } = {},
 ): Queue {
@@ -107,9 +108,20 @@ export function createQueue(
     defaultCwd: paths.workspace,
     textRules: (channel) => channelPlugin(channel)?.textRules(config),
     ...(tools?.grantor && { tools: tools.grantor }),
+    // A process that runs nothing (`hold`) asks nothing either.
+    ...(!rest.hold && {
+      interactions: {
+        store: store.interactions,
+        approvers: config.permissions.approvers,
+        approvalTimeoutMs: config.permissions.timeoutMinutes * 60_000,
+        owner: ownerOf(config, channels),
+      },
+    }),
     ...rest,
   });
   tools?.bindDelivery((chat) => queue.deliverer.kick(chat));
+  const interactions = queue.interactions;
+  if (interactions) tools?.bindAsk((q, timeoutMs) => interactions.ask(q, timeoutMs));
   return queue;
 }
 
@@ -184,6 +196,8 @@ export async function openDirectRunner(ctx: Context): Promise<{
 export interface RunningRelay {
   queue: Queue;
   channels: ChannelMap;
+  /** The agent tools this relay serves (its tokens: tests mint one as a run would). */
+  tools: ToolHost;
   /** Stops taking work, lets runs finish up to `graceMs`, kills the rest, closes everything. */
   stop(graceMs: number): Promise<void>;
 }
@@ -273,6 +287,7 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
     return {
       queue,
       channels,
+      tools,
       stop: (graceMs) => {
         stopping ??= (async () => {
           log.info({ graceMs }, 'relay stopping');

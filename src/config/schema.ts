@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { telegramSchema, twilioSchema, whatsappSchema } from './schema-channels.js';
 import { heartbeatSchema, type scheduleSchema, schedulesSchema } from './schema-checkins.js';
+import { permissionsSchema } from './schema-permissions.js';
 import { agentKind, DEFAULT_AGENT_KIND } from './schema-refine.js';
 import { acpProblems, warmSchema } from './schema-warm.js';
 
@@ -214,6 +215,14 @@ const toolsSchema = z
       .max(1440)
       .default(5)
       .describe("The shortest interval (every, or a cron's gap) of a task an agent schedules."),
+    askTimeoutMinutes: z
+      .number()
+      .positive()
+      .max(120)
+      .default(10)
+      .describe(
+        'Minutes ask_user waits for the answer once the chat is shown the question; then the agent gets "no answer".',
+      ),
   })
   .strict();
 
@@ -278,6 +287,9 @@ export const configSchema = z
     heartbeat: heartbeatSchema.default({}),
     schedules: schedulesSchema,
     tools: toolsSchema.default(toolsSchema.parse({})),
+    permissions: permissionsSchema
+      .default(permissionsSchema.parse({}))
+      .describe('Approvals from the phone: who answers them and how long they wait (docs/tools.md).'),
     console: consoleSchema.default(consoleSchema.parse({})),
     retention: retentionSchema.default(retentionSchema.parse({})),
     log: logSchema.default(logSchema.parse({})),

@@ -5,6 +5,8 @@
 // test/core/command-handler.test.ts.
 import type { AgentKind } from '../agents/types.js';
 import { type ChatCommand, type CommandSettings, helpText } from './commands.js';
+import type { ApprovalChoice } from './interaction-route.js';
+import { agentLine, type PendingLine, pendingStatusLines, shortApproval } from './interaction-text.js';
 import { type TaskLike, taskLine } from './task-line.js';
 
 /** The chat's stored session for its current agent, as far as a command needs it. */
@@ -41,6 +43,13 @@ export interface CommandState {
    * says something (a warm agent, a live process, or a fallback).
    */
   warm?: WarmLine;
+  /** The questions and approvals the chat's runs wait on, oldest first (docs/tools.md). */
+  pending?: readonly PendingLine[];
+  /** The tool kinds allowed for this chat ("2 allow for this chat"). */
+  allowances?: readonly string[];
+  /** The command's sender is one of the chat's approvers (permissions.approvers). */
+  approver?: boolean;
+  isGroup?: boolean;
 }
 
 export interface WarmLine {
@@ -61,7 +70,14 @@ export type CommandEffect =
   /** Store: an agent's scheduled task in this chat is cancelled. */
   | { type: 'cancel_task'; id: string }
   /** Store: the chat's settings. */
-  | { type: 'set_chat'; change: { agent?: AgentKind | null; thinking?: string | null; verbose?: boolean } };
+  | { type: 'set_chat'; change: { agent?: AgentKind | null; thinking?: string | null; verbose?: boolean } }
+  /**
+   * Store: the approval is answered (and `allow_chat` remembers `toolKind`); queue: the run waiting
+   * on it goes on with the answer.
+   */
+  | { type: 'answer_approval'; id: number; choice: ApprovalChoice; toolKind?: string }
+  /** Store: the chat's allowances are forgotten. */
+  | { type: 'reset_allowances' };
 
 export interface CommandPlan {
   reply: string;
@@ -113,7 +129,72 @@ export function decideCommand(cmd: ChatCommand, s: CommandState): CommandPlan {
       return setVerbose(s, cmd.value);
     case 'tasks':
       return tasksCommand(s, cmd);
+    case 'approve':
+    case 'deny':
+      return answerApproval(s, cmd);
+    case 'approvals':
+      return approvalsCommand(s, cmd);
   }
+}
+
+/**
+ * `/approve`, `/deny` (and `1`/`2`/`3`, which the queue turns into them): only an approver's count.
+ * In a group another member's is not answered at all (it may not have been meant for the relay).
+ */
+function answerApproval(
+  s: CommandState,
+  cmd: Extract<ChatCommand, { type: 'approve' | 'deny' }>,
+): CommandPlan {
+  const p = s.settings.prefix;
+  if (cmd.bad) return say(`Usage: ${p}approve [id] [chat], or ${p}deny [id].`);
+  if (!s.approver) return say(s.isGroup ? '' : 'Only an approver can answer this (permissions.approvers).');
+  const approvals = (s.pending ?? []).filter((i) => i.type === 'approval');
+  const target =
+    cmd.id !== undefined
+      ? approvals.find((i) => i.id === cmd.id)
+      : (approvals.find((i) => i.shownAt !== undefined) ?? approvals[0]);
+  if (!target)
+    return say(
+      cmd.id !== undefined
+        ? `No approval ${cmd.id} is waiting (${p}approvals lists them).`
+        : 'Nothing is waiting for approval.',
+    );
+  const choice: ApprovalChoice = cmd.type === 'deny' ? 'deny' : cmd.forChat ? 'allow_chat' : 'allow_once';
+  const what = shortApproval(target);
+  const reply =
+    choice === 'deny'
+      ? `Denied: ${what}.`
+      : choice === 'allow_chat'
+        ? `Allowed for this chat from now on: ${agentLine(target.toolKind ?? 'this tool', 60)} (${p}approvals reset to undo).`
+        : `Allowed once: ${what}.`;
+  return say(reply, {
+    type: 'answer_approval',
+    id: target.id,
+    choice,
+    ...(target.toolKind !== undefined && { toolKind: target.toolKind }),
+  });
+}
+
+function approvalsCommand(s: CommandState, cmd: Extract<ChatCommand, { type: 'approvals' }>): CommandPlan {
+  const p = s.settings.prefix;
+  if (cmd.bad) return say(`Usage: ${p}approvals, or ${p}approvals reset.`);
+  const allowed = s.allowances ?? [];
+  if (cmd.reset) {
+    if (!s.approver)
+      return say(s.isGroup ? '' : 'Only an approver can reset the allowances (permissions.approvers).');
+    return allowed.length === 0
+      ? say('Nothing was allowed for this chat.')
+      : say(`Forgot ${allowed.length} allowance${allowed.length > 1 ? 's' : ''}: the agent asks again.`, {
+          type: 'reset_allowances',
+        });
+  }
+  const lines = [
+    allowed.length > 0
+      ? `Allowed for this chat: ${allowed.map((k) => agentLine(k, 60)).join(', ')} (${p}approvals reset forgets them).`
+      : 'Nothing is allowed for this chat: the agent asks each time.',
+    ...pendingStatusLines(s.pending ?? [], s.now, true),
+  ];
+  return say(lines.join('\n'));
 }
 
 const ON = new Set(['on', 'yes', 'true', '1']);
@@ -151,6 +232,7 @@ function statusText(s: CommandState, agent: AgentKind): string {
     `Waiting messages: ${s.waiting}`,
     `Run: ${s.run ? `${s.run.label}, active for ${duration(s.now - s.run.startedAt)}` : 'idle'}`,
     ...(s.warm ? warmLines(s.warm, s.now) : []),
+    ...pendingStatusLines(s.pending ?? [], s.now, false),
   ].join('\n');
 }
 

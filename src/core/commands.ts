@@ -14,7 +14,15 @@ export type ChatCommand =
   /** `/verbose` alone shows the setting; `on` / `off` sets it (validated by the handler). */
   | { type: 'verbose'; value?: string }
   /** `/tasks` lists the tasks agents scheduled in this chat; `/tasks cancel <id>` cancels one. */
-  | { type: 'tasks'; cancel?: string; bad?: boolean };
+  | { type: 'tasks'; cancel?: string; bad?: boolean }
+  /**
+   * `/approve [id] [chat]`: allows the shown approval (or approval `id`) once, or for this chat with
+   * `chat`; `/deny [id]` denies it (docs/tools.md). `1`, `2` and `3` are the same, without a command.
+   */
+  | { type: 'approve'; id?: number; forChat: boolean; bad?: boolean }
+  | { type: 'deny'; id?: number; bad?: boolean }
+  /** `/approvals`: what is allowed for this chat and what waits; `/approvals reset` forgets the allowances. */
+  | { type: 'approvals'; reset?: boolean; bad?: boolean };
 
 export type CommandName = ChatCommand['type'];
 
@@ -27,6 +35,9 @@ export const COMMAND_NAMES: readonly CommandName[] = [
   'think',
   'verbose',
   'tasks',
+  'approve',
+  'deny',
+  'approvals',
 ];
 
 /** Built-in trigger words; `reset` is the classic alias of `new`. */
@@ -40,6 +51,9 @@ const BUILTIN: Record<string, CommandName> = {
   think: 'think',
   verbose: 'verbose',
   tasks: 'tasks',
+  approve: 'approve',
+  deny: 'deny',
+  approvals: 'approvals',
 };
 
 export interface CommandSettings {
@@ -96,7 +110,32 @@ export function parseCommand(text: string, settings: CommandSettings): ChatComma
         ? { type: 'tasks', cancel: id }
         : { type: 'tasks', bad: true };
     }
+    case 'approve':
+    case 'deny':
+      return answerCommand(name, rest);
+    case 'approvals': {
+      if (!firstWord) return { type: 'approvals' };
+      return rest.toLowerCase() === 'reset'
+        ? { type: 'approvals', reset: true }
+        : { type: 'approvals', bad: true };
+    }
   }
+}
+
+/** `/approve [#id] [chat]`, `/deny [#id]`, words in any order; anything else is `bad`. */
+function answerCommand(name: 'approve' | 'deny', rest: string): ChatCommand {
+  let id: number | undefined;
+  let forChat = false;
+  let bad = false;
+  for (const w of rest.split(/\s+/).filter(Boolean)) {
+    const m = /^#?(\d{1,12})$/.exec(w);
+    if (m && id === undefined) id = Number(m[1]);
+    else if (name === 'approve' && w.toLowerCase() === 'chat' && !forChat) forChat = true;
+    else bad = true;
+  }
+  const base = id !== undefined ? { id } : {};
+  if (name === 'deny') return { type: 'deny', ...base, ...(bad && { bad }) };
+  return { type: 'approve', ...base, forChat, ...(bad && { bad }) };
 }
 
 /** The /help text, naming the configured prefix and aliases. */
@@ -106,11 +145,13 @@ export function helpText(settings: CommandSettings): string {
     'Commands:',
     `${p}new [text] (or ${p}reset): start a fresh session; text after it is the first message`,
     `${p}stop: stop the running agent and drop the messages waiting behind it`,
-    `${p}status: agent, session age, queue and the current run`,
+    `${p}status: agent, session age, queue, the current run and what it asks you`,
     `${p}agent [kind]: show or switch this chat's agent`,
     `${p}think [level]: show or set the thinking level (off to clear)`,
     `${p}verbose [on|off]: also send what the agent says while it works, before its answer`,
     `${p}tasks: the tasks the agent scheduled in this chat; ${p}tasks cancel <id> cancels one`,
+    `${p}approve [id] [chat] / ${p}deny [id]: answer the agent's permission request (or 1, 2, 3)`,
+    `${p}approvals: what this chat allowed and what waits; ${p}approvals reset forgets the allowances`,
     `${p}help: this list`,
   ];
   const aliases = Object.entries(settings.aliases).filter(([, t]) => commandFor(t.replace(/^\//, ''), {}));

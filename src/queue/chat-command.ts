@@ -18,6 +18,7 @@ import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
 import type { CommandSnapshot, QueueStore } from '../store/queue-ops.js';
 import { scopeFor, sessionState } from '../store/sessions.js';
+import type { Interactions } from './interactions.js';
 import type { Lanes } from './lanes.js';
 import { unwrap } from './persist.js';
 import type { AgentResolver, WarmPort } from './ports.js';
@@ -34,9 +35,13 @@ export interface CommandDeps {
   textItems: (chat: ChatKey, text: string) => OutboundItem[];
   /** The warm pool, when agents run warm: /new closes the scope's process, /status shows it. */
   warm?: WarmPort;
+  /** Questions and approvals: /approve, /deny, /approvals and the /status lines. */
+  interactions?: Interactions;
 }
 
-export type CommandResult = { type: 'duplicate' } | { type: 'applied'; firstPrompt: boolean };
+export type CommandResult =
+  | { type: 'duplicate' }
+  | { type: 'applied'; firstPrompt: boolean; effects: readonly CommandPlan['effects'][number][] };
 
 export async function applyCommand(
   deps: CommandDeps,
@@ -61,18 +66,28 @@ export async function applyCommand(
         ...(firstPrompt && cmd.type === 'new' && { prompt: cmd.rest }),
       },
       (snap) => {
-        const plan = decideCommand(cmd, commandState(deps, chat, scope, snap, now));
+        const plan = decideCommand(cmd, commandState(deps, msg, chat, scope, snap, now));
         applyLaneEffects(deps, chat, plan);
         return plan;
       },
     ),
   );
   if (res.type === 'duplicate') return res;
-  return { type: 'applied', firstPrompt };
+  if (
+    (cmd.type === 'approve' || cmd.type === 'deny') &&
+    !deps.interactions?.isApprover(msg.channel, msg.senderId)
+  )
+    // No body and no number at info: which chat, and why it was not taken.
+    deps.log.info({ chat: maskId(chat), why: 'not_approver' }, 'answer not taken');
+  // Only once the answer is durable does the run waiting on it go on.
+  for (const e of res.plan.effects)
+    if (e.type === 'answer_approval') deps.interactions?.answered(e.id, e.choice);
+  return { type: 'applied', firstPrompt, effects: res.plan.effects };
 }
 
 function commandState(
   deps: CommandDeps,
+  msg: InboundMessage,
   chat: ChatKey,
   scope: string,
   snap: CommandSnapshot,
@@ -104,6 +119,10 @@ function commandState(
       return r.ok ? { ok: true, thinkingLevels: r.agent.thinkingLevels } : { ok: false, error: r.error };
     },
     ...(warm && { warm }),
+    pending: snap.pending,
+    allowances: snap.allowances,
+    approver: deps.interactions?.isApprover(msg.channel, msg.senderId) ?? false,
+    isGroup: msg.isGroup,
   };
 }
 

@@ -51,6 +51,8 @@ export function expiryNotice(retryForMs: number): string {
 
 export class Deliverer {
   private readonly busy = new Map<ChatKey, Promise<void>>();
+  /** Chats kicked while their drain was under way: it may have looked for the last time already. */
+  private readonly again = new Set<ChatKey>();
   private readonly timers = new Set<{ timer: NodeJS.Timeout; wake: () => void; chat?: ChatKey }>();
   private stopped = false;
   /** Shutting down: send what can go now, but wait for nothing (see `finish`). */
@@ -73,11 +75,20 @@ export class Deliverer {
 
   /** Starts sending a chat's unsent chunks unless that is already under way. */
   kick(chat: ChatKey): void {
-    if (this.stopped || this.busy.has(chat) || !this.owns(chat)) return;
+    if (this.stopped || !this.owns(chat)) return;
+    if (this.busy.has(chat)) {
+      // The drain may have found nothing left a moment before this row was written, and only be
+      // waiting to end: it drains once more when it does, or the row would wait for a next kick.
+      this.again.add(chat);
+      return;
+    }
     const run = this.drainChat(chat)
       // Never an unhandled rejection (it would end the relay): log it; the rows stay for the next kick.
       .catch((err) => this.log.error({ err, chat: maskId(chat) }, 'sending stopped by an error'))
-      .finally(() => this.busy.delete(chat));
+      .finally(() => {
+        this.busy.delete(chat);
+        if (this.again.delete(chat)) this.kick(chat);
+      });
     this.busy.set(chat, run);
   }
 

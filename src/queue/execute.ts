@@ -9,6 +9,7 @@ import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
 import type { KeptSession, QueueStore } from '../store/queue-ops.js';
 import { type SessionScope, scopeFor, sessionState } from '../store/sessions.js';
+import type { Interactions } from './interactions.js';
 import type { Lanes } from './lanes.js';
 import { unwrap } from './persist.js';
 import type { AgentResolver, Clock, ToolGrantor } from './ports.js';
@@ -23,6 +24,8 @@ export interface ExecuteDeps {
   now: Clock;
   log: Logger;
   tools?: ToolGrantor;
+  /** Questions and approvals to the chat (queue/interactions.ts); absent: runs ask nobody. */
+  interactions?: Interactions;
 }
 
 export type ExecuteOutcome =
@@ -104,8 +107,13 @@ export async function execute(
           timeoutMs: agent.base.timeoutMs,
         })
       : undefined;
+  // Only a warm driver under `permissions: 'ask'` calls it; any other run ignores it. Bound to the
+  // run so its questions end with it.
+  const approve =
+    opts.runKey !== undefined ? deps.interactions?.approver(chat, opts.runKey, kind) : undefined;
   const done = <T>(outcome: T): T => {
     grant?.release();
+    if (approve && opts.runKey !== undefined) deps.interactions?.closeRun(opts.runKey);
     return outcome;
   };
   const attempt = (session: SessionRef) =>
@@ -113,6 +121,7 @@ export async function execute(
       {
         ...agent.base,
         ...(grant && { tools: grant.server, warmTools: grant.warm }),
+        ...(approve && { approve }),
         ...(opts.model !== undefined && { model: opts.model }),
         prompt,
         session,

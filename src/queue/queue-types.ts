@@ -3,8 +3,10 @@ import type { Config } from '../config/schema.js';
 import type { ChunkRules } from '../core/chunk.js';
 import type { ChannelName, ChatKey } from '../core/types.js';
 import type { Logger } from '../log.js';
+import type { InteractionStore } from '../store/interactions.js';
 import type { QueueStore } from '../store/queue-ops.js';
 import type { DeliveryOptions } from './delivery.js';
+import type { Timer } from './interactions.js';
 import type { ActiveRun } from './lanes.js';
 import type {
   AgentResolver,
@@ -48,6 +50,21 @@ export interface QueueOptions {
   warm?: WarmPort;
   /** agentwire's MCP tools for each run (docs/tools.md); absent: runs get no tools. */
   tools?: ToolGrantor;
+  /**
+   * Questions and approvals to the chats (queue/interactions.ts, docs/tools.md); absent: runs ask
+   * nobody (a warm agent under `ask` is then denied by its driver's own policy).
+   */
+  interactions?: {
+    store: InteractionStore;
+    /** permissions.approvers; undefined: the owner. */
+    approvers: readonly string[] | undefined;
+    /** permissions.timeoutMinutes, in ms. */
+    approvalTimeoutMs: number;
+    /** The owner's sender id on a channel (queue/owner.ts). */
+    owner(channel: ChannelName): string | undefined;
+    /** Tests drive the timeouts. */
+    timer?: Timer;
+  };
 }
 
 export interface QueueStatus {

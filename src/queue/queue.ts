@@ -21,11 +21,13 @@ import type {
 import { chatKey, parseChatKey } from '../core/types.js';
 import { maskId } from '../log.js';
 import type { QueueStore } from '../store/queue-ops.js';
+import { answerRoute } from './answer-route.js';
 import { onArrival } from './busy-policy.js';
 import { applyCommand, type CommandDeps, stopRun } from './chat-command.js';
 import { composeItems } from './compose.js';
 import { Deliverer, deliveryOptions } from './delivery.js';
 import { currentAgent, type ExecuteDeps } from './execute.js';
+import { Interactions } from './interactions.js';
 import { Lanes } from './lanes.js';
 import { unwrap } from './persist.js';
 import type { Clock } from './ports.js';
@@ -48,6 +50,8 @@ export class Queue implements SystemRunner {
   private readonly exec: ExecuteDeps;
   private readonly commands: CommandSettings;
   private readonly commandDeps: CommandDeps;
+  /** Questions and approvals runs put to their chats; undefined when the relay asks nobody. */
+  readonly interactions: Interactions | undefined;
   private closing = false;
   /** Runs that ended and whose follow-up (what the chat runs next) is not done yet. */
   private readonly settling = new Set<Promise<unknown>>();
@@ -67,6 +71,15 @@ export class Queue implements SystemRunner {
       opts.storeRetryMs,
     );
     this.commands = opts.config.commands;
+    this.interactions =
+      opts.interactions &&
+      new Interactions({
+        ...opts.interactions,
+        kick: (chat) => this.deliverer.kick(chat),
+        textItems: (chat, text) => this.textItems(chat, text),
+        now: this.now,
+        log: opts.log,
+      });
     this.exec = {
       store: opts.store,
       resolve: opts.resolve,
@@ -77,6 +90,7 @@ export class Queue implements SystemRunner {
       now: this.now,
       log: opts.log,
       ...(opts.tools && { tools: opts.tools }),
+      ...(this.interactions && { interactions: this.interactions }),
     };
     this.commandDeps = {
       store: opts.store,
@@ -86,6 +100,7 @@ export class Queue implements SystemRunner {
       log: opts.log,
       textItems: (chat, text) => this.textItems(chat, text),
       ...(opts.warm && { warm: opts.warm }),
+      ...(this.interactions && { interactions: this.interactions }),
     };
   }
 
@@ -106,6 +121,8 @@ export class Queue implements SystemRunner {
       );
     }
     for (const chat of plan.ready) this.lanes.markReady(chat);
+    // What a previous process left waiting on a chat: its run is gone, so it is denied and said so.
+    await this.interactions?.start((chat) => this.deliverer.owns(chat));
     await this.deliverer.kickAll();
     this.pump();
   }
@@ -129,6 +146,10 @@ export class Queue implements SystemRunner {
     const chat = chatKey(msg.channel, msg.chatId);
     const cmd = parseCommand(msg.text, this.commands);
     if (cmd) return this.command(msg, chat, cmd);
+    // The answer to what a run asks the chat is recorded and handed to the run, never run itself.
+    const routed = this.interactions && (await answerRoute(this.interactions, msg, chat, this.now()));
+    if (routed?.type === 'command') return this.command(msg, chat, routed.command);
+    if (routed) return routed.outcome;
     if (!msg.text.trim() && msg.media.length === 0 && !msg.remoteMedia?.length)
       return { type: 'rejected', reason: 'empty message' };
     const max = this.opts.config.queue.maxPendingPerChat;

@@ -3,6 +3,7 @@
 import { channelStateMigration } from './channel-state.js';
 import type { Migration } from './db.js';
 import { inboxMigration } from './inbox.js';
+import { interactionsMigration } from './interactions.js';
 import { outboxMigration } from './outbox.js';
 import { runsMigration } from './runs.js';
 import { sessionsMigration } from './sessions.js';
@@ -17,4 +18,6 @@ export const CORE_MIGRATIONS: readonly Migration[] = [
   channelStateMigration,
   // Agents' scheduled tasks: the queue's /tasks command and the tools read them in every process.
   tasksMigration,
+  // Questions and approvals a run waits on, and allowances: chat commands read them in every process.
+  interactionsMigration,
 ];

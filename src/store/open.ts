@@ -7,6 +7,7 @@ import { type IncidentStore, incidentStore } from './alert-incidents.js';
 import { type ChannelStateStore, channelStateStore } from './channel-state.js';
 import { type Db, openDb } from './db.js';
 import { guarded } from './errors.js';
+import { type InteractionStore, interactionStore } from './interactions.js';
 import { type JobStateStore, jobStateStore } from './job-states.js';
 import { type MediaLinkStore, mediaLinkStore } from './media-links.js';
 import { type OutboxRow, rowsForKey, unsentFilePaths } from './outbox.js';
@@ -43,6 +44,8 @@ export interface Store {
   readonly jobStates: JobStateStore;
   /** Tasks agents scheduled with the `schedule_task` tool (docs/tools.md). */
   readonly tasks: TaskStore;
+  /** Questions and approvals runs wait on, and the chats' allowances (docs/tools.md). */
+  readonly interactions: InteractionStore;
   readonly status: StatusReader;
   /** Files named by replies not yet sent (the staged-media sweep keeps these). */
   unsentFiles(): Promise<string[]>;
@@ -73,6 +76,7 @@ export function storeOver(db: Db): Store {
     incidents: guarded(incidentStore(db)),
     jobStates: guarded(jobStateStore(db)),
     tasks: guarded(taskStore(db)),
+    interactions: guarded(interactionStore(db)),
     status: guarded(statusReader(db)),
     ...guarded({
       unsentFiles: async () => unsentFilePaths(db),

@@ -8,6 +8,7 @@ import type { CommandEffect, CommandPlan } from '../core/command-handler.js';
 import type { TaskLike } from '../core/task-line.js';
 import type { ChatKey, InboundMedia, InboundMessage, OutboundItem } from '../core/types.js';
 import type { InboxRow } from './inbox.js';
+import type { Interaction } from './interactions.js';
 import type { OutboxRow } from './outbox.js';
 import type { Written } from './result.js';
 import type { RunRecord } from './runs.js';
@@ -39,6 +40,10 @@ export interface CommandSnapshot {
   waiting: number;
   /** The tasks agents scheduled in the chat (store/tasks.ts). */
   tasks: readonly TaskLike[];
+  /** The questions and approvals the chat's runs wait on, oldest first (store/interactions.ts). */
+  pending: readonly Interaction[];
+  /** The tool kinds allowed for the chat. */
+  allowances: readonly string[];
 }
 
 export interface CommandOptions {

@@ -15,6 +15,13 @@ import {
   unfinished,
 } from './inbox.js';
 import {
+  allowancesOf,
+  clearAllowances,
+  closeInteraction,
+  openInteractions,
+  rememberAllowance,
+} from './interactions.js';
+import {
   chatsWithUnsent,
   countUnsent,
   enqueueExpiryNotice,
@@ -70,6 +77,8 @@ export function sqliteQueueStore(db: Db): QueueStore {
             session: getSession(db, opts.scope, settings.agent ?? opts.defaultAgent),
             waiting: waiting.length,
             tasks: tasksForChat(db, chat),
+            pending: openInteractions(db, chat),
+            allowances: allowancesOf(db, chat).map((a) => a.toolKind),
           });
           for (const e of plan.effects) {
             if (e.type === 'clear_session') clearSession(db, e.scope as KeptSession['scope'], e.agent);
@@ -83,8 +92,17 @@ export function sqliteQueueStore(db: Db): QueueStore {
               );
             else if (e.type === 'set_chat') setChatSettings(db, chat, e.change, now);
             else if (e.type === 'cancel_task') deleteTask(db, chat, e.id);
+            else if (e.type === 'answer_approval') {
+              if (
+                closeInteraction(db, e.id, 'answered', now, e.choice) &&
+                e.choice === 'allow_chat' &&
+                e.toolKind
+              )
+                rememberAllowance(db, chat, e.toolKind, now);
+            } else if (e.type === 'reset_allowances') clearAllowances(db, chat);
           }
-          enqueueOutbound(db, chat, `cmd:${r.id}`, opts.items(plan.reply), now);
+          // An empty reply says nothing (an approval answer from a group member who is no approver).
+          if (plan.reply) enqueueOutbound(db, chat, `cmd:${r.id}`, opts.items(plan.reply), now);
           return { type: 'applied', id: r.id, plan };
         }),
       ),

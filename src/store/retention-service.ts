@@ -18,7 +18,7 @@ export const retentionService = {
     const run = async () => {
       try {
         const r = await deps.store.pruneOldMessages(Date.now(), deps.config.retention.messageDays);
-        if (r.scrubbed + r.replies + r.deleted > 0) deps.log.info(r, 'old message text pruned');
+        if (r.scrubbed + r.replies + r.deleted + r.questions > 0) deps.log.info(r, 'old message text pruned');
       } catch (err) {
         // A busy or full store: the next pass tries again; nothing depends on pruning.
         deps.log.warn({ err }, 'pruning old messages failed');

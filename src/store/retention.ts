@@ -19,6 +19,8 @@ export interface RetentionResult {
   deleted: number;
   /** Channel ids recorded as seen, deleted with the same expiry. */
   seen: number;
+  /** Closed questions and approvals (the agent's text and the answer) deleted. */
+  questions: number;
 }
 
 const FINISHED = `status IN ('done', 'failed', 'dropped')`;
@@ -62,5 +64,10 @@ function prune(db: Db, textCutoff: number, idCutoff: number): RetentionResult {
     // The ids channel plug-ins recorded as seen (ChannelDeps.state) are dedupe records too: kept as
     // long as the inbox's, then dropped, so they do not grow for the life of the relay.
     seen: Number(db.prepare('DELETE FROM channel_seen WHERE at < ?').run(idCutoff).changes),
+    // A closed question holds the agent's words and the person's answer: message text like any other.
+    questions: Number(
+      db.prepare(`DELETE FROM interactions WHERE status != 'pending' AND closed_at < ?`).run(textCutoff)
+        .changes,
+    ),
   }));
 }

@@ -31,6 +31,8 @@ export interface StatusFacts {
   jobStates: Map<string, StoredJobState>;
   /** Tasks agents scheduled (docs/tools.md); empty without the table. */
   tasks: AgentTask[];
+  /** Questions and approvals runs wait on (never their text); empty without the table. */
+  waitingAnswers: { chat: string; type: 'approval' | 'question'; createdAt: number; shownAt?: number }[];
   /** WhatsApp's stored creds; undefined when none (or no WhatsApp table). */
   whatsappCreds?: StoredCreds;
 }
@@ -99,8 +101,23 @@ function readFacts(db: Db): StatusFacts {
     outboxFailures: hasTable(db, 'outbox') ? outboxFailures(db) : [],
     jobStates: readJobStates(db),
     tasks: hasTable(db, 'agent_tasks') ? allTasks(db) : [],
+    waitingAnswers: hasTable(db, 'interactions') ? waitingAnswers(db) : [],
     ...(creds && { whatsappCreds: creds }),
   };
+}
+
+function waitingAnswers(db: Db): StatusFacts['waitingAnswers'] {
+  const rows = db
+    .prepare(
+      `SELECT chat, type, created_at, shown_at FROM interactions WHERE status = 'pending' ORDER BY id LIMIT 100`,
+    )
+    .all() as { chat: string; type: 'approval' | 'question'; created_at: number; shown_at: number | null }[];
+  return rows.map((r) => ({
+    chat: r.chat,
+    type: r.type,
+    createdAt: r.created_at,
+    ...(r.shown_at !== null && { shownAt: r.shown_at }),
+  }));
 }
 
 /** All the facts from one snapshot of the store (a read transaction: no half-applied write between). */

@@ -8,6 +8,7 @@ import type { ChatKey } from '../core/types.js';
 import { maskId } from '../log.js';
 import type { TaskStore } from '../store/tasks.js';
 import {
+  askUserInput,
   cancelTaskInput,
   isToolName,
   scheduleTaskInput,
@@ -27,7 +28,13 @@ export interface ToolLimits {
   maxMessagesPerRun: number;
   maxTasksPerChat: number;
   minTaskIntervalMinutes: number;
+  /** How long ask_user waits once the chat is shown the question. */
+  askTimeoutMinutes: number;
 }
+
+/** ask_user in a run that cannot wait for a person (docs/tools.md). */
+export const ASK_NEEDS_WARM =
+  'ask_user needs the agent to run warm (agent.mode: warm); ask in your final answer instead.';
 
 export interface ToolDeps {
   tokens: ToolTokens;
@@ -50,6 +57,14 @@ export interface ToolDeps {
   sender(runKey: string): Promise<{ name?: string; id?: string; isGroup?: boolean } | undefined>;
   timeZone: string;
   now(): number;
+  /**
+   * Puts a question to the chat and waits (queue/interactions.ts): the answer's text, or undefined
+   * when nobody answered in `timeoutMs` or the run ended. Absent: this process asks nobody.
+   */
+  ask?(
+    q: { chat: ChatKey; runKey: string; question: string; choices?: readonly string[]; runSender?: string },
+    timeoutMs: number,
+  ): Promise<string | undefined>;
 }
 
 export async function callTool(deps: ToolDeps, raw: unknown): Promise<ToolAnswer> {
@@ -121,6 +136,28 @@ async function run(deps: ToolDeps, g: ToolGrant, tool: ToolName, raw: unknown): 
         throw new ToolError(`cancel_task: no task ${a.id.slice(0, 40)} in this chat (list_tasks shows them)`);
       deps.tasksChanged();
       return { text: `Cancelled task ${a.id}.` };
+    }
+    case 'ask_user': {
+      const a = args(askUserInput, raw, tool);
+      // A cold run's CLI cannot be kept waiting on a phone (nor may its process outlive the run).
+      if (!g.interactive || !deps.ask) throw new ToolError(ASK_NEEDS_WARM);
+      const who = await deps.sender(g.runKey);
+      const minutes = deps.limits.askTimeoutMinutes;
+      const answer = await deps.ask(
+        {
+          chat: g.chat,
+          runKey: g.runKey,
+          question: a.question,
+          ...(a.choices && { choices: a.choices }),
+          ...(who?.id !== undefined && { runSender: who.id }),
+        },
+        minutes * 60_000,
+      );
+      return {
+        text:
+          answer ??
+          `no answer (nobody replied within ${minutes} minutes, or the run was stopped): go on without it, or ask in your final answer.`,
+      };
     }
     case 'chat_info': {
       args({}, raw, tool);

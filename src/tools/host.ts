@@ -33,6 +33,8 @@ export interface ToolHost {
   call(params: unknown): Promise<ToolAnswer>;
   /** Starts sending a chat's outbox (the queue's deliverer, once it exists). */
   bindDelivery(kick: (chat: ChatKey) => void): void;
+  /** Where ask_user puts its questions (the queue's interactions, once the queue exists). */
+  bindAsk(ask: NonNullable<ToolDeps['ask']>): void;
   /** Called whenever a tool added or cancelled a task (the scheduler re-reads them). */
   onTasksChanged(listener: () => void): void;
   readonly tokens: ToolTokens;
@@ -65,12 +67,16 @@ export function createToolHost(o: ToolHostOptions): ToolHost {
     timeZone: o.timeZone,
     now,
   };
+  let ask: ToolDeps['ask'];
   return {
     grantor:
       o.enabled && o.entry
         ? toolGrantor({ tokens, socket: o.socket, command: o.entry.command, args: o.entry.args })
         : undefined,
-    call: (params) => callTool(deps, params),
+    call: (params) => callTool(ask ? { ...deps, ask } : deps, params),
+    bindAsk: (a) => {
+      ask = a;
+    },
     bindDelivery: (k) => {
       kick = k;
     },

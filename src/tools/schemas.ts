@@ -40,6 +40,17 @@ export const cancelTaskInput = {
   id: z.string().min(1).max(40).describe('The id list_tasks or schedule_task gave.'),
 };
 
+export const askUserInput = {
+  question: z.string().min(1).max(2000).describe('The question, plain text: what you need to know to go on.'),
+  choices: z
+    .array(z.string().min(1).max(100))
+    .max(9)
+    .optional()
+    .describe(
+      'Up to 9 short answers to offer, shown numbered; the person may still answer in their own words.',
+    ),
+};
+
 export const noInput = {};
 
 export const TOOLS = {
@@ -60,6 +71,11 @@ export const TOOLS = {
   },
   list_tasks: { description: 'List the tasks scheduled in this chat.', input: noInput },
   cancel_task: { description: 'Cancel a task scheduled in this chat, by id.', input: cancelTaskInput },
+  ask_user: {
+    description:
+      'Ask the person in this chat a question and wait for their answer (their next message, or the choice they pick). Use it only when you cannot go on without them; it returns "no answer" if they do not reply in time.',
+    input: askUserInput,
+  },
   chat_info: {
     description: 'This chat: its channel, who is writing, the time zone, and whether it is a group.',
     input: noInput,

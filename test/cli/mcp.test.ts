@@ -45,8 +45,17 @@ describe('agentwire mcp', () => {
     const c = await connect({});
     const tools = (await c.listTools()).tools;
     expect(tools.map((t) => t.name).sort()).toEqual(
-      ['cancel_task', 'chat_info', 'list_tasks', 'schedule_task', 'send_file', 'send_message'].sort(),
+      [
+        'ask_user',
+        'cancel_task',
+        'chat_info',
+        'list_tasks',
+        'schedule_task',
+        'send_file',
+        'send_message',
+      ].sort(),
     );
+    expect(tools.find((t) => t.name === 'ask_user')?.inputSchema).toMatchObject({ required: ['question'] });
     expect(tools.find((t) => t.name === 'send_message')?.inputSchema).toMatchObject({
       required: ['text'],
     });

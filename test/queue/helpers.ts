@@ -196,6 +196,8 @@ export function harness(
     start?: boolean;
     store?: ReturnType<typeof tempDb>;
     tools?: QueueOptions['tools'];
+    interactions?: QueueOptions['interactions'];
+    clock?: { now: number };
   } = {},
 ): Harness {
   const store = opts.store ?? tempDb();
@@ -203,7 +205,7 @@ export function harness(
   const channel = opts.channel ?? new FakeChannel();
   const { log, lines } = memoryLog();
   const config = configSchema.parse(opts.config ?? {}) as QueueConfig;
-  const clock = { now: 1_700_000_000_000 };
+  const clock = opts.clock ?? { now: 1_700_000_000_000 };
   const queue = new Queue({
     store: sqliteQueueStore(store.db),
     channels: new Map([[channel.name, channel]]),
@@ -217,6 +219,7 @@ export function harness(
     timeZone: 'UTC',
     ...(opts.warm ? { warm: opts.warm } : {}),
     ...(opts.tools && { tools: opts.tools }),
+    ...(opts.interactions && { interactions: opts.interactions }),
   });
   if (opts.start !== false) void queue.start();
   const send = (text: string, over: Partial<InboundMessage> = {}) =>

@@ -6,6 +6,7 @@ import { configSchema } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
 import { channelStateStore } from '../../src/store/channel-state.js';
 import { getInbound, type InboxStatus, insertInbound } from '../../src/store/inbox.js';
+import { interactionStore } from '../../src/store/interactions.js';
 import { storeOver } from '../../src/store/open.js';
 import { enqueueOutbound, markFailed, markSent, rowsForKey } from '../../src/store/outbox.js';
 import { KEEP_IDS_DAYS, pruneStore } from '../../src/store/retention.js';
@@ -58,8 +59,29 @@ describe('pruneStore', () => {
   it('a redelivered message within the id window is still a duplicate after its text is gone', () => {
     t = tempDb();
     message('m1', 'done', 60);
-    expect(pruneStore(t.db, NOW, 30)).toEqual({ scrubbed: 1, replies: 0, deleted: 0, seen: 0 });
+    expect(pruneStore(t.db, NOW, 30)).toEqual({ scrubbed: 1, replies: 0, deleted: 0, seen: 0, questions: 0 });
     expect(insertInbound(t.db, inbound({ messageId: 'm1' }), { now: NOW }).type).toBe('duplicate');
+  });
+
+  it('deletes closed questions and approvals past the window, never a pending one', async () => {
+    t = tempDb();
+    const s = interactionStore(t.db);
+    const base = {
+      chat: 'console:local' as const,
+      type: 'approval' as const,
+      runKey: 'in:1',
+      asker: 'codex',
+      text: 'run: secret',
+    };
+    const old = await s.add(base, NOW - 40 * DAY);
+    await s.close(old.id, 'expired', NOW - 40 * DAY);
+    const recent = await s.add(base, NOW - DAY);
+    await s.close(recent.id, 'expired', NOW - DAY);
+    const pending = await s.add(base, NOW - 400 * DAY);
+    expect(pruneStore(t.db, NOW, 30).questions).toBe(1);
+    expect(await s.get(old.id)).toBeUndefined();
+    expect((await s.get(recent.id))?.status).toBe('expired');
+    expect((await s.get(pending.id))?.status).toBe('pending');
   });
 
   it('deletes sent and failed reply chunks past the window, keeps pending and recent ones', () => {

@@ -11,6 +11,9 @@ const DESCRIPTION: Record<CommandName, string> = {
   think: 'Show or set the thinking level',
   verbose: 'Show or set tool progress messages (on/off)',
   tasks: 'List or cancel the tasks the agent scheduled',
+  approve: "Allow the agent's permission request (chat: for this chat)",
+  deny: "Deny the agent's permission request",
+  approvals: 'Show or reset what this chat allowed',
 };
 
 export function botCommands(prefix: string): { command: string; description: string }[] {

@@ -35,6 +35,10 @@ export function renderStatus(s: StatusSnapshot, now: number): string {
   }
 
   if (s.warm) out.push(...warmLines(s.warm));
+  for (const w of s.waitingAnswers ?? [])
+    out.push(
+      `  ${w.chat.padEnd(20)} waiting for an answer to ${w.type === 'approval' ? 'an approval' : 'a question'}, ${w.shownAt ? `asked ${ago(w.shownAt, now)} ago` : 'not shown yet'}`,
+    );
 
   const r = s.replies;
   if (r.unsent > 0 || r.expired > 0) {

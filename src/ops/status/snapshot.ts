@@ -126,6 +126,8 @@ export interface StatusSnapshot {
   usage: { days: UsageDayView[] };
   /** Live warm agent processes and cold fallbacks; only from a running relay. */
   warm?: WarmView;
+  /** Questions and approvals runs wait on (docs/tools.md); `shownAt` unset: waiting its turn. */
+  waitingAnswers?: { chat: string; type: 'approval' | 'question'; since: string; shownAt?: string }[];
 }
 
 /** Raw, unmasked inputs, gathered by the relay (live) or the store reader (offline). Times in ms. */
@@ -160,6 +162,7 @@ export interface StatusSources {
   replies?: { unsent: number; expired: number; lastExpiredAt?: number };
   /** The live warm pool (a running relay only), already masked by warm-view.ts. */
   warm?: WarmView;
+  waitingAnswers?: { chat: string; type: 'approval' | 'question'; createdAt: number; shownAt?: number }[];
 }
 
 const RECENT = 20;
@@ -248,6 +251,14 @@ export function buildSnapshot(src: StatusSources): StatusSnapshot {
       })),
     usage: { days: usageDays(src.usage ?? []) },
     ...(src.warm && { warm: src.warm }),
+    ...(src.waitingAnswers?.length && {
+      waitingAnswers: src.waitingAnswers.map((w) => ({
+        chat: maskChat(w.chat),
+        type: w.type,
+        since: iso(w.createdAt),
+        ...(w.shownAt !== undefined && { shownAt: iso(w.shownAt) }),
+      })),
+    }),
   };
 }
 

@@ -7,7 +7,7 @@ import type { StatusSources } from './snapshot.js';
 export type StoreSources = Required<
   Pick<StatusSources, 'lanes' | 'sessions' | 'runs' | 'failures' | 'usage'>
 > &
-  Pick<StatusSources, 'replies'>;
+  Pick<StatusSources, 'replies' | 'waitingAnswers'>;
 
 const LIMIT = 20;
 
@@ -34,6 +34,7 @@ export function readStore(facts: StatusFacts): StoreSources {
     lanes: Object.entries(facts.pending).map(([chat, pending]) => ({ chat, pending })),
     sessions: facts.sessions,
     ...(facts.replies && { replies: facts.replies }),
+    ...(facts.waitingAnswers?.length && { waitingAnswers: facts.waitingAnswers }),
     runs: runs.map((r) => ({
       at: r.startedAt,
       chat: r.chat,

@@ -39,6 +39,9 @@ describe('Telegram channel: long polling, gating, dedupe (fake Bot API on 127.0.
       'think',
       'verbose',
       'tasks',
+      'approve',
+      'deny',
+      'approvals',
     ]);
     expect(api.callsOf('deleteWebhook')).toHaveLength(1);
   });

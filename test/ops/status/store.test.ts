@@ -3,8 +3,12 @@ import { describe, expect, it } from 'vitest';
 import type { AgentResult } from '../../../src/agents/types.js';
 import { configSchema } from '../../../src/config/schema.js';
 import { liveStatus, mergeLanes } from '../../../src/ops/status/live.js';
+import { renderStatus } from '../../../src/ops/status/render.js';
+import { buildSnapshot } from '../../../src/ops/status/snapshot.js';
 import { readStore } from '../../../src/ops/status/store-reader.js';
+import { CORE_MIGRATIONS } from '../../../src/store/core.js';
 import { openDb } from '../../../src/store/db.js';
+import { interactionStore } from '../../../src/store/interactions.js';
 import { recentRuns, recordRun, runRecord, runsMigration } from '../../../src/store/runs.js';
 import { readStatusFacts, statusReader } from '../../../src/store/status-read.js';
 import { ALICE, BOB, seededStore, stateFolder, T } from './seed.js';
@@ -142,5 +146,51 @@ describe('liveStatus', () => {
         active: [{ chat: 'twilio:+1', kind: 'user', label: 'ignored', startedAt: 5, messages: 2 }],
       }),
     ).toEqual([{ chat: 'twilio:+1', pending: 3, active: { startedAt: 5, label: 'user', messages: 2 } }]);
+  });
+});
+
+describe('questions and approvals waiting for an answer', () => {
+  it('are read from the store without their text, masked in the snapshot, and rendered', async () => {
+    const db = openDb(join(stateFolder(), 'q.db'), CORE_MIGRATIONS);
+    const s = interactionStore(db);
+    const a = await s.add(
+      {
+        chat: `twilio:${ALICE}`,
+        type: 'approval',
+        runKey: 'in:1',
+        asker: 'codex',
+        toolKind: 'shell',
+        text: 'run: secret-cmd',
+      },
+      T,
+    );
+    await s.show(a.id, T + 1000, T + 600_000, { key: 'ask:1', items: [{ type: 'text', text: 'x' }] });
+    await s.add(
+      { chat: `twilio:${ALICE}`, type: 'question', runKey: 'in:1', asker: 'codex', text: 'secret question' },
+      T + 2000,
+    );
+    const facts = readStatusFacts(db);
+    expect(facts.waitingAnswers).toEqual([
+      { chat: `twilio:${ALICE}`, type: 'approval', createdAt: T, shownAt: T + 1000 },
+      { chat: `twilio:${ALICE}`, type: 'question', createdAt: T + 2000 },
+    ]);
+    const snap = buildSnapshot({
+      ...readStore(facts),
+      now: T + 61_000,
+      source: 'store',
+      relay: { running: false },
+      channels: [],
+    });
+    expect(snap.waitingAnswers?.map((w) => [w.type, w.shownAt !== undefined])).toEqual([
+      ['approval', true],
+      ['question', false],
+    ]);
+    const json = JSON.stringify(snap);
+    expect(json).not.toContain(ALICE);
+    expect(json).not.toMatch(/secret/);
+    const text = renderStatus(snap, T + 61_000);
+    expect(text).toMatch(/waiting for an answer to an approval, asked 1m 0s ago/);
+    expect(text).toMatch(/waiting for an answer to a question, not shown yet/);
+    db.close();
   });
 });

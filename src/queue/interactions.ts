@@ -1,0 +1,367 @@
+// The runs' questions to their chats (issue 17): a warm agent's permission requests (the Approver
+// on each AgentRequest) and the `ask_user` tool. Each is stored (store/interactions.ts), shown to
+// the chat one at a time per chat (the others wait their turn, in order), and settled exactly once:
+// by the chat's answer (the queue routes it here after recording it), by the timeout (an approval
+// is then denied, a question gets "no answer"; the chat is told), or by its run ending (/stop, an
+// interrupt, the turn's own end). What is waiting lives in this process's memory: a restart ends
+// every run, so `start` closes whatever a previous process left and tells the chats.
+import type { AgentKind, ApprovalAnswer, ApprovalQuestion, Approver } from '../agents/types.js';
+import { isApprover } from '../core/approvers.js';
+import type { ApprovalChoice, ShownInteraction } from '../core/interaction-route.js';
+import {
+  approvalMessage,
+  MAX_CHOICES,
+  questionMessage,
+  restartNotice,
+  timeoutNotice,
+} from '../core/interaction-text.js';
+import type { ChannelName, ChatKey, OutboundItem } from '../core/types.js';
+import type { Logger } from '../log.js';
+import { maskId } from '../log.js';
+import type { Interaction, InteractionStore } from '../store/interactions.js';
+
+/** A timer the tests can drive: returns a function that cancels it. */
+export type Timer = (fn: () => void, ms: number) => () => void;
+
+const realTimer: Timer = (fn, ms) => {
+  const t = setTimeout(fn, ms);
+  t.unref();
+  return () => clearTimeout(t);
+};
+
+export interface InteractionsDeps {
+  store: InteractionStore;
+  /** The chat's outbox has something new. */
+  kick(chat: ChatKey): void;
+  textItems(chat: ChatKey, text: string): OutboundItem[];
+  now(): number;
+  log: Logger;
+  /** permissions.timeoutMinutes, in ms. */
+  approvalTimeoutMs: number;
+  /** permissions.approvers; undefined: the owner. */
+  approvers: readonly string[] | undefined;
+  /** The owner's sender id on a channel (queue/owner.ts). */
+  owner(channel: ChannelName): string | undefined;
+  timer?: Timer;
+}
+
+/** How one wait ended. */
+type Outcome = { type: 'answered'; answer: string } | { type: 'expired' } | { type: 'cancelled' };
+
+interface Waiter {
+  i: Interaction;
+  timeoutMs: number;
+  runSender?: string;
+  shown: boolean;
+  /** Being closed (timeout, run ended): an answer arriving meanwhile is too late. */
+  closing?: boolean;
+  settle(o: Outcome): void;
+  cancelTimer?: () => void;
+}
+
+/** One run's side: who asks, and how many questions it asked so far (for the outbox keys). */
+interface RunScope {
+  chat: ChatKey;
+  asker: AgentKind;
+  asked: number;
+}
+
+/** An approval closed this long ago still makes a bare `1` worth a word rather than a run. */
+const RECENT_MS = 10 * 60_000;
+/**
+ * Questions one chat may have waiting at once. An agent is untrusted: past this, a request is denied
+ * (a question gets no answer) at once instead of piling up in the store behind the one shown.
+ */
+export const MAX_WAITING_PER_CHAT = 10;
+/** What of an agent's text is kept (the chat is shown less, see core/interaction-text.ts). */
+const KEEP_CHARS = 2000;
+const KIND_CHARS = 200;
+/** An answer longer than this is cut: it goes back to the agent as a tool result. */
+const ANSWER_CHARS = 10_000;
+
+export class Interactions {
+  private readonly waiters = new Map<number, Waiter>();
+  /** Per chat, the ids waiting in the order they were asked; the first is the one shown. */
+  private readonly lines = new Map<ChatKey, number[]>();
+  private readonly runs = new Map<string, RunScope>();
+  private readonly closedApproval = new Map<ChatKey, number>();
+  /** Asks under way per chat, waiting or about to (see MAX_WAITING_PER_CHAT). */
+  private readonly reserved = new Map<ChatKey, number>();
+  private readonly timer: Timer;
+
+  readonly store: InteractionStore;
+
+  constructor(private readonly d: InteractionsDeps) {
+    this.timer = d.timer ?? realTimer;
+    this.store = d.store;
+  }
+
+  kick(chat: ChatKey): void {
+    this.d.kick(chat);
+  }
+
+  textItems(chat: ChatKey, text: string): OutboundItem[] {
+    return this.d.textItems(chat, text);
+  }
+
+  get log(): Logger {
+    return this.d.log;
+  }
+
+  /** At start: what a previous process left waiting is closed (denied) and its chats told. */
+  async start(owns: (chat: ChatKey) => boolean): Promise<void> {
+    const closed = await this.d.store.closeLeftOver(this.d.now(), owns, (i) => ({
+      key: `ask-restart:${i.id}`,
+      items: this.d.textItems(i.chat, restartNotice(i)),
+    }));
+    if (closed.length > 0)
+      this.d.log.warn({ closed: closed.length }, 'closed questions a previous relay left');
+    for (const chat of new Set(closed.map((i) => i.chat))) this.d.kick(chat);
+  }
+
+  isApprover(channel: ChannelName, senderId: string): boolean {
+    return isApprover(this.d.approvers, channel, senderId, this.d.owner(channel));
+  }
+
+  /**
+   * The Approver of one run. `signal` is the run's: a /stop or interrupt denies what it waits on.
+   * Call `closeRun(runKey)` when the run ends.
+   */
+  approver(chat: ChatKey, runKey: string, asker: AgentKind): Approver {
+    this.scope(chat, runKey, asker);
+    return (q, signal) => this.approve(chat, runKey, asker, q, signal);
+  }
+
+  /** `ask_user`: the answer's text, or undefined after `timeoutMs` (or when the run ended). */
+  async ask(
+    q: { chat: ChatKey; runKey: string; question: string; choices?: readonly string[]; runSender?: string },
+    timeoutMs: number,
+  ): Promise<string | undefined> {
+    const scope = this.runs.get(q.runKey);
+    if (!this.reserve(q.chat)) return undefined;
+    try {
+      return await this.askQuestion(q, timeoutMs, scope?.asker);
+    } finally {
+      this.release(q.chat);
+    }
+  }
+
+  private async askQuestion(
+    q: { chat: ChatKey; runKey: string; question: string; choices?: readonly string[]; runSender?: string },
+    timeoutMs: number,
+    asker: string | undefined,
+  ): Promise<string | undefined> {
+    const i = await this.d.store.add(
+      {
+        chat: q.chat,
+        type: 'question',
+        runKey: q.runKey,
+        asker: asker ?? 'the agent',
+        text: q.question.slice(0, KEEP_CHARS),
+        ...(q.choices?.length && {
+          choices: q.choices.slice(0, MAX_CHOICES).map((c) => c.slice(0, KEEP_CHARS)),
+        }),
+      },
+      this.d.now(),
+    );
+    const o = await this.wait(i, timeoutMs, q.runSender);
+    return o.type === 'answered' ? o.answer : undefined;
+  }
+
+  /** The run ended: what it still waits on is closed. */
+  closeRun(runKey: string): void {
+    this.runs.delete(runKey);
+    for (const w of [...this.waiters.values()]) if (w.i.runKey === runKey) void this.end(w, 'cancelled');
+  }
+
+  /** For routing a message (core/interaction-route.ts): the one the chat sees now. */
+  shown(chat: ChatKey): ShownInteraction | undefined {
+    const id = this.lines.get(chat)?.[0];
+    const w = id === undefined ? undefined : this.waiters.get(id);
+    if (!w?.shown) return undefined;
+    return {
+      id: w.i.id,
+      type: w.i.type,
+      ...(w.i.choices && { choices: w.i.choices }),
+      ...(w.runSender !== undefined && { runSender: w.runSender }),
+    };
+  }
+
+  /** Who asks the shown one (`codex`). */
+  shownAsker(chat: ChatKey): string | undefined {
+    const id = this.lines.get(chat)?.[0];
+    return id === undefined ? undefined : this.waiters.get(id)?.i.asker;
+  }
+
+  recentlyClosedApproval(chat: ChatKey): boolean {
+    const at = this.closedApproval.get(chat);
+    return at !== undefined && this.d.now() - at < RECENT_MS;
+  }
+
+  /** The store recorded an answer: the run waiting on it goes on. */
+  answered(id: number, answer: ApprovalChoice | string): void {
+    const w = this.waiters.get(id);
+    const cut = answer.length > ANSWER_CHARS ? `${answer.slice(0, ANSWER_CHARS)}…` : answer;
+    if (w && !w.closing) this.finish(w, { type: 'answered', answer: cut });
+  }
+
+  /** Takes one of the chat's places, before anything is awaited (asks come in parallel). */
+  private reserve(chat: ChatKey): boolean {
+    const n = this.reserved.get(chat) ?? 0;
+    if (n >= MAX_WAITING_PER_CHAT) return false;
+    this.reserved.set(chat, n + 1);
+    return true;
+  }
+
+  private release(chat: ChatKey): void {
+    const n = (this.reserved.get(chat) ?? 1) - 1;
+    if (n > 0) this.reserved.set(chat, n);
+    else this.reserved.delete(chat);
+  }
+
+  /** How many wait on this process (tests, status). */
+  get waiting(): number {
+    return this.waiters.size;
+  }
+
+  private scope(chat: ChatKey, runKey: string, asker: AgentKind): RunScope {
+    let s = this.runs.get(runKey);
+    if (!s) {
+      s = { chat, asker, asked: 0 };
+      this.runs.set(runKey, s);
+    }
+    return s;
+  }
+
+  private async approve(
+    chat: ChatKey,
+    runKey: string,
+    asker: AgentKind,
+    q: ApprovalQuestion,
+    signal: AbortSignal,
+  ): Promise<ApprovalAnswer> {
+    const minutes = Math.round(this.d.approvalTimeoutMs / 60_000);
+    if (signal.aborted) return { type: 'deny', reason: 'the turn was cancelled' };
+    if (!this.reserve(chat))
+      return { type: 'deny', reason: 'too many requests are waiting for an answer in this chat' };
+    try {
+      // Remembered for this chat: answered at once, as "once" (the driver's CLI is asked each time).
+      const toolKind = q.toolKind.slice(0, KIND_CHARS);
+      if (await this.d.store.allowed(chat, toolKind)) return { type: 'allow_once' };
+      const i = await this.d.store.add(
+        {
+          chat,
+          type: 'approval',
+          runKey,
+          asker,
+          toolKind,
+          text: q.summary.slice(0, KEEP_CHARS),
+        },
+        this.d.now(),
+      );
+      const cancel = () => {
+        const w = this.waiters.get(i.id);
+        if (w) void this.end(w, 'cancelled');
+      };
+      signal.addEventListener('abort', cancel, { once: true });
+      const o = await this.wait(i, this.d.approvalTimeoutMs);
+      signal.removeEventListener('abort', cancel);
+      if (o.type === 'expired') return { type: 'deny', reason: `no answer in ${minutes} minutes` };
+      if (o.type === 'cancelled') return { type: 'deny', reason: 'the turn was cancelled' };
+      if (o.answer === 'allow_once' || o.answer === 'allow_chat') return { type: o.answer };
+      return { type: 'deny', reason: 'denied from the phone' };
+    } catch (err) {
+      // Never rejects (the contract): a store that fails means nobody was asked, so the answer is no.
+      this.d.log.error({ err, chat: maskId(chat) }, 'could not ask for an approval; denied');
+      return { type: 'deny', reason: 'the relay could not ask' };
+    } finally {
+      this.release(chat);
+    }
+  }
+
+  private wait(i: Interaction, timeoutMs: number, runSender?: string): Promise<Outcome> {
+    return new Promise<Outcome>((resolve) => {
+      const w: Waiter = {
+        i,
+        timeoutMs,
+        shown: false,
+        ...(runSender !== undefined && { runSender }),
+        settle: resolve,
+      };
+      this.waiters.set(i.id, w);
+      const line = this.lines.get(i.chat) ?? [];
+      line.push(i.id);
+      this.lines.set(i.chat, line);
+      if (line.length === 1) void this.show(w);
+    });
+  }
+
+  private async show(w: Waiter): Promise<void> {
+    const { i } = w;
+    const now = this.d.now();
+    const scope = this.runs.get(i.runKey);
+    const n = scope ? ++scope.asked : 0;
+    const text = i.type === 'approval' ? approvalMessage(i) : questionMessage(i);
+    try {
+      // The key names the run and the question's place in it, and the row: a run redone after a
+      // restart asks again, and that new question must be shown, not taken for the old one.
+      const ok = await this.d.store.show(i.id, now, now + w.timeoutMs, {
+        key: `ask:${i.runKey}:${n}:${i.id}`,
+        items: this.d.textItems(i.chat, text),
+      });
+      if (!ok) return this.finish(w, { type: 'cancelled' });
+    } catch (err) {
+      this.d.log.error({ err, chat: maskId(i.chat) }, 'could not show a question');
+      return this.finish(w, { type: 'cancelled' });
+    }
+    if (!this.waiters.has(i.id)) return; // settled meanwhile
+    w.shown = true;
+    w.cancelTimer = this.timer(() => void this.end(w, 'expired'), w.timeoutMs);
+    this.d.kick(i.chat);
+    this.d.log.info({ chat: maskId(i.chat), id: i.id, type: i.type }, 'asked the chat');
+  }
+
+  /** Closes it in the store (the chat told when it saw it), then lets the run go on. */
+  private async end(w: Waiter, why: 'expired' | 'cancelled'): Promise<void> {
+    if (!this.waiters.has(w.i.id) || w.closing) return;
+    w.closing = true;
+    const minutes = Math.round(w.timeoutMs / 60_000);
+    const text =
+      why === 'expired'
+        ? timeoutNotice(w.i, minutes)
+        : `(${w.i.asker} stopped waiting for an answer: its run ended.)`;
+    const notice = w.shown
+      ? { key: `ask-${why}:${w.i.id}`, items: this.d.textItems(w.i.chat, text) }
+      : undefined;
+    try {
+      // Never inside the caller's own store transaction: a /stop aborts the run (and so this) from
+      // within the transaction that records the command.
+      await Promise.resolve();
+      // Closed before the next question is shown, so the chat reads the two in that order.
+      await this.d.store.close(w.i.id, why, this.d.now(), notice);
+      if (notice) this.d.kick(w.i.chat);
+      this.d.log.info({ chat: maskId(w.i.chat), id: w.i.id, type: w.i.type, why }, 'question closed');
+    } catch (err) {
+      this.d.log.error({ err, chat: maskId(w.i.chat) }, 'could not close a question');
+    } finally {
+      // Whatever the store did, the run must not wait forever.
+      this.finish(w, { type: why });
+    }
+  }
+
+  private finish(w: Waiter, o: Outcome): void {
+    const { i } = w;
+    if (!this.waiters.delete(i.id)) return;
+    w.cancelTimer?.();
+    if (i.type === 'approval') this.closedApproval.set(i.chat, this.d.now());
+    const line = this.lines.get(i.chat) ?? [];
+    const wasShown = line[0] === i.id;
+    const rest = line.filter((id) => id !== i.id);
+    if (rest.length === 0) this.lines.delete(i.chat);
+    else this.lines.set(i.chat, rest);
+    w.settle(o);
+    // The next one in the chat's line is shown now.
+    const next = wasShown && rest[0] !== undefined ? this.waiters.get(rest[0]) : undefined;
+    if (next) void this.show(next);
+  }
+}
