@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { telegramSchema, twilioSchema, whatsappSchema } from './schema-channels.js';
 import { heartbeatSchema, type scheduleSchema, schedulesSchema } from './schema-checkins.js';
+import { permissionProblems, permissionsField } from './schema-permissions.js';
 import { agentKind, DEFAULT_AGENT_KIND } from './schema-refine.js';
 import { acpProblems, warmSchema } from './schema-warm.js';
 
@@ -36,6 +37,7 @@ const agentFields = {
     .describe(
       'warm: one live process per chat, turn after turn; cold: a new process per message. Default: warm (an agent with no one-shot mode runs warm only).',
     ),
+  permissions: permissionsField,
 };
 
 export const agentSchema = z
@@ -287,6 +289,8 @@ export const configSchema = z
   .strict()
   .superRefine((c, ctx) => {
     for (const p of acpProblems(c.agent, c.agents.acp)) ctx.addIssue({ code: 'custom', ...p });
+    for (const p of permissionProblems(c.agent, agentKindSettings(c.agents)))
+      ctx.addIssue({ code: 'custom', ...p });
   });
 
 export type Config = z.infer<typeof configSchema>;

@@ -10,7 +10,8 @@ import { reducer as claudeReducer, claudeSpec } from '../agents/claude.js';
 import type { Reducer } from '../agents/common.js';
 import type { AgentResult, SessionRef } from '../agents/types.js';
 import { type GroupGuard, type StdioChild, startStdioChild } from '../runner/spawn-stdio.js';
-import { answerControl, claudeWarmArgv } from './claude-control.js';
+import { type Asking, decide, turnAsking } from './approval.js';
+import { answerControl, claudeQuestion, claudeWarmArgv } from './claude-control.js';
 import { type ClaudeTransport, claudeTransport, type Json, type Tap } from './claude-transport.js';
 import { type ErrorResult, errorResult, faultDetail, faultKind } from './results.js';
 import { turnMessages } from './turn-messages.js';
@@ -64,6 +65,8 @@ interface Phase {
     finish: (result: AgentResult) => void;
     done: Promise<AgentResult>;
     t0: number;
+    /** Who answers this turn's `can_use_tool`; aborted by the stop, so a waiting one is cancelled. */
+    asking: Asking & { abort(): void };
   };
 }
 
@@ -80,7 +83,6 @@ class ClaudeDriver implements SessionDriver {
   private closed = false;
   /** Set by the first open, before its process exists, so a second open is refused. */
   private opened = false;
-  private cancelling = false;
   private nextId = 0;
   private pending = new Map<string, (answer: Answer) => void>();
   private ended: Promise<void> = Promise.resolve();
@@ -107,15 +109,18 @@ class ClaudeDriver implements SessionDriver {
     const id = session.type === 'resume' ? session.id : (session.id ?? randomUUID());
     let argv: string[];
     try {
-      argv = claudeWarmArgv({
-        session: session.type === 'resume' ? session : { type: 'new', id },
-        command: this.opts.process.argv,
-        cwd: this.opts.process.cwd,
-        stateDir: '',
-        ...(this.opts.model ? { model: this.opts.model } : {}),
-        ...(this.opts.thinking ? { thinking: this.opts.thinking } : {}),
-        ...(this.opts.systemText ? { systemText: this.opts.systemText } : {}),
-      });
+      argv = claudeWarmArgv(
+        {
+          session: session.type === 'resume' ? session : { type: 'new', id },
+          command: this.opts.process.argv,
+          cwd: this.opts.process.cwd,
+          stateDir: '',
+          ...(this.opts.model ? { model: this.opts.model } : {}),
+          ...(this.opts.thinking ? { thinking: this.opts.thinking } : {}),
+          ...(this.opts.systemText ? { systemText: this.opts.systemText } : {}),
+        },
+        this.opts.permission,
+      );
     } catch (e) {
       return errorResult(this.opts.name, 'exit', t0, { detail: (e as Error).message });
     }
@@ -188,7 +193,7 @@ class ClaudeDriver implements SessionDriver {
       stop: (why) => {
         if (turn.stopped || this.fault || this.phase !== phase) return;
         turn.stopped = why;
-        this.cancelling = true;
+        turn.asking.abort();
         // Answered at once; the turn then ends with a `result` (error_during_execution).
         void this.request({ subtype: 'interrupt' }, 0);
         graceTimer = setTimeout(
@@ -197,6 +202,7 @@ class ClaudeDriver implements SessionDriver {
         );
       },
       finish: (r) => finish(r),
+      asking: turnAsking(this.opts.permission, request.approve),
     };
     phase.turn = turn;
     this.phase = phase;
@@ -213,7 +219,7 @@ class ClaudeDriver implements SessionDriver {
       clearTimeout(graceTimer);
       request.signal?.removeEventListener('abort', onAbort);
       if (this.phase === phase) this.phase = undefined;
-      this.cancelling = false;
+      turn.asking.abort();
       if (this.fault) await this.child?.stop(KILL_GRACE_MS);
       return result;
     });
@@ -292,10 +298,12 @@ class ClaudeDriver implements SessionDriver {
     if (msg.type === 'control_request') {
       const id = typeof msg.request_id === 'string' ? msg.request_id : '';
       const request = msg.request && typeof msg.request === 'object' ? (msg.request as Json) : {};
-      this.transport?.send({
-        type: 'control_response',
-        response: answerControl(id, request, this.opts.permission, this.cancelling),
-      });
+      // Under `ask` this waits for the person while the CLI waits for us; the turn's stop cancels it.
+      // A request outside a turn has no Approver: the policy answers it (under `ask`, a deny).
+      const asking = this.phase?.turn?.asking ?? { policy: this.opts.permission };
+      void decide(claudeQuestion(request, this.opts.process.cwd), asking).then((verdict) =>
+        this.transport?.send({ type: 'control_response', response: answerControl(id, request, verdict) }),
+      );
       return;
     }
     // A request of ours the CLI gave up on (control_cancel_request) and keep-alives say nothing here.

@@ -4,14 +4,15 @@
 // ends with a `turn/completed` notification. A message mid-turn is `turn/steer`; /stop and the
 // timeout are `turn/interrupt`, then the process is killed if the turn does not end in time.
 // Like the cold `codex exec` (which forces approval policy "never" and takes the sandbox from the
-// user's config), threads run with `approvalPolicy: "never"` and no sandbox override; anything
-// codex still asks is answered by the configured policy (./codex-permission.ts).
+// user's config), threads run with no sandbox override and, unless the policy is `ask`, approval
+// "never"; what codex asks is answered by the policy or the person (./codex-permission.ts).
 import { classifyError, okResult, usageOf } from '../agents/common.js';
 import type { AgentResult, SessionRef, StreamEvent } from '../agents/types.js';
 import { type GroupGuard, type StdioChild, startStdioChild } from '../runner/spawn-stdio.js';
 import type { Tap } from './acp-transport.js';
+import { type Asking, decide, turnAsking } from './approval.js';
 import { itemCompleted, itemStarted } from './codex-items.js';
-import { answerCodexRequest } from './codex-permission.js';
+import { answerCodexRequest, approvalPolicy, codexQuestion } from './codex-permission.js';
 import type { ServerNotification } from './codex-protocol/index.js';
 import type { Turn as CodexTurn } from './codex-protocol/v2/Turn.js';
 import type { UserInput } from './codex-protocol/v2/UserInput.js';
@@ -62,6 +63,10 @@ interface Turn {
   /** Turns of this thread that ended before `turn/start` answered (checked once the id is known). */
   endedEarly: Map<string, CodexTurn>;
   done: Promise<AgentResult>;
+  /** Who answers this turn's approvals; aborted by the stop, so a waiting one is cancelled. */
+  asking: Asking & { abort(): void };
+  /** The paths of each file-change item seen starting, for the question about it. */
+  files: Map<string, string[]>;
 }
 
 export function codexDriver(options: CodexDriverOptions): SessionDriver {
@@ -109,7 +114,7 @@ class CodexDriver implements SessionDriver {
     const peer = this.peer as CodexPeer;
     const settings = {
       cwd: this.opts.process.cwd,
-      approvalPolicy: 'never' as const,
+      approvalPolicy: approvalPolicy(this.opts.permission),
       ...(this.opts.model ? { model: this.opts.model } : {}),
       ...(this.opts.thinking ? { config: { model_reasoning_effort: this.opts.thinking } } : {}),
       ...(this.opts.systemText ? { developerInstructions: this.opts.systemText } : {}),
@@ -200,6 +205,7 @@ class CodexDriver implements SessionDriver {
       stop: (why) => {
         if (turn.stopped || this.fault) return;
         turn.stopped = why;
+        turn.asking.abort();
         if (turn.turnId) this.interrupt(peer, turn, turn.turnId);
         graceTimer = setTimeout(
           () => this.breakWith({ type: 'unresponsive', what: 'turn/interrupt' }),
@@ -209,6 +215,8 @@ class CodexDriver implements SessionDriver {
       completed: (t) => completed(t),
       endedEarly: new Map(),
       done,
+      asking: turnAsking(this.opts.permission, req.approve),
+      files: new Map(),
     };
     const timer = setTimeout(() => turn.stop('timeout'), req.timeoutMs);
     const onAbort = () => turn.stop('aborted');
@@ -238,6 +246,7 @@ class CodexDriver implements SessionDriver {
     }
     clearTimeout(timer);
     clearTimeout(graceTimer);
+    turn.asking.abort();
     req.signal?.removeEventListener('abort', onAbort);
     // What was steered in but never seen as this turn's input waits for the next turn.
     this.carried.push(...turn.unseenSteers);
@@ -309,6 +318,11 @@ class CodexDriver implements SessionDriver {
             if (i !== -1) turn.unseenSteers.splice(i, 1);
           }
         }
+        if (n.params.item.type === 'fileChange')
+          turn.files.set(
+            n.params.item.id,
+            n.params.item.changes.map((c) => c.path),
+          );
         turn.events(itemStarted(n.params.item));
         return;
       case 'item/completed':
@@ -359,8 +373,14 @@ class CodexDriver implements SessionDriver {
       child.stdout,
       child.stdin,
       {
-        onRequest: (req) =>
-          answerCodexRequest(req, this.opts.permission, this.current?.stopped !== undefined),
+        onRequest: (req) => {
+          // A request between turns has no Approver: the policy answers (under `ask`, a deny).
+          const turn = this.current;
+          const itemId = req.method === 'item/fileChange/requestApproval' ? req.params.itemId : '';
+          const question = codexQuestion(req, turn?.files.get(itemId));
+          const asking = turn?.asking ?? { policy: this.opts.permission };
+          return decide(question, asking).then((v) => answerCodexRequest(req, v));
+        },
         onNotification: (n) => this.onNotification(n),
         onFault: (f) => this.breakWith(f),
       },

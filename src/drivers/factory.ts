@@ -7,6 +7,7 @@ import { getSpec } from '../agents/registry.js';
 import type { AgentKind, AgentRequest } from '../agents/types.js';
 import type { GroupGuard } from '../runner/spawn-stdio.js';
 import { acpDriver } from './acp.js';
+import { GEMINI_ASK_ARGS, opencodeAskConfig } from './ask-mode.js';
 import { claudeDriver } from './claude.js';
 import { APP_SERVER_ARGS, codexDriver } from './codex.js';
 import { piDriver } from './pi.js';
@@ -15,19 +16,23 @@ import type { PermissionPolicy, SessionDriver } from './types.js';
 /** What a driver is built from: the request minus this turn's prompt, session and callbacks. */
 export type DriverSettings = Pick<
   AgentRequest,
-  'command' | 'cwd' | 'env' | 'model' | 'thinking' | 'systemText' | 'stateDir'
+  'command' | 'cwd' | 'env' | 'model' | 'thinking' | 'systemText' | 'stateDir' | 'permissions'
 >;
 
 export type Built = { type: 'driver'; driver: SessionDriver } | { type: 'cold_only'; reason: string };
 
 /**
- * Every CLI gets `deny`. A cold run is headless: none of the five asks a question in its one-shot
- * mode (claude -p has no prompt tool and refuses inside the CLI; codex exec runs with approval
- * `never`; gemini -p offers no tool that would ask; pi -p has no dialogs; opencode run asks nothing
- * by default), so a question that reaches a warm driver is one cold mode could never have said yes
- * to. Until approvals from the phone exist, nothing is approved on the owner's behalf.
+ * The configured policy (`agent.permissions`), `deny` when unset. A cold run is headless: none of
+ * the five asks a question in its one-shot mode (claude -p has no prompt tool and refuses inside
+ * the CLI; codex exec runs with approval `never`; gemini -p offers no tool that would ask; pi -p has
+ * no dialogs; opencode run asks nothing by default), so a question that reaches a warm driver is
+ * one cold mode could never have said yes to: `deny` keeps warm as cold. `ask` also puts each CLI
+ * in a mode that asks (claude's prompt tool, codex's approval policy, gemini's approval mode,
+ * opencode's rules: ./ask-mode.ts), and the config check refuses it for a cold agent.
  */
-export const WARM_PERMISSION: PermissionPolicy = 'deny';
+export function permissionOf(s: Pick<DriverSettings, 'permissions'>): PermissionPolicy {
+  return s.permissions ?? 'deny';
+}
 
 /** The name errors use: the CLI's display name, or an ACP agent's program. */
 export function driverName(kind: AgentKind, command: readonly string[]): string {
@@ -36,8 +41,9 @@ export function driverName(kind: AgentKind, command: readonly string[]): string 
 
 export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGuard): Built {
   const name = driverName(kind, s.command);
-  const permission = WARM_PERMISSION;
-  const proc = (argv: readonly string[]) => ({ argv, cwd: s.cwd, env: s.env });
+  const permission = permissionOf(s);
+  const ask = permission === 'ask';
+  const proc = (argv: readonly string[], env = s.env) => ({ argv, cwd: s.cwd, env });
   const extras = {
     ...(s.model !== undefined ? { model: s.model } : {}),
     ...(s.thinking !== undefined ? { thinking: s.thinking } : {}),
@@ -76,7 +82,7 @@ export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGua
         };
       case 'gemini': {
         // As cold: --skip-trust (the owner chose the folder) and --model.
-        const argv = [...s.command, '--acp', '--skip-trust'];
+        const argv = [...s.command, '--acp', '--skip-trust', ...(ask ? GEMINI_ASK_ARGS : [])];
         if (s.model !== undefined) argv.push('--model', safeArg(s.model, 'model'));
         return {
           type: 'driver',
@@ -89,10 +95,9 @@ export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGua
         if (s.model !== undefined || s.thinking !== undefined) {
           return { type: 'cold_only', reason: 'opencode acp cannot take agents.opencode.model / thinking' };
         }
-        return {
-          type: 'driver',
-          driver: acpDriver({ name, permission, process: proc([...s.command, 'acp']), ...guardOf(guard) }),
-        };
+        return opencode(s, ask, (env) =>
+          acpDriver({ name, permission, process: proc([...s.command, 'acp'], env), ...guardOf(guard) }),
+        );
       case 'acp':
         return {
           type: 'driver',
@@ -106,6 +111,19 @@ export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGua
     // A model that reads as a flag: refused before anything starts, as cold.
     return { type: 'cold_only', reason: (err as Error).message };
   }
+}
+
+/** opencode under `ask` gets rules that ask in its inline config; one that is not JSON is not dropped. */
+function opencode(
+  s: DriverSettings,
+  ask: boolean,
+  make: (env: Record<string, string>) => SessionDriver,
+): Built {
+  if (!ask) return { type: 'driver', driver: make(s.env) };
+  const content = opencodeAskConfig(s.env.OPENCODE_CONFIG_CONTENT);
+  if (content === undefined)
+    return { type: 'cold_only', reason: 'agents.opencode.env.OPENCODE_CONFIG_CONTENT is not a JSON object' };
+  return { type: 'driver', driver: make({ ...s.env, OPENCODE_CONFIG_CONTENT: content }) };
 }
 
 const guardOf = (guard: GroupGuard | undefined) => (guard ? { guard } : {});

@@ -10,8 +10,9 @@ import { assertSafeId, classifyError, num, obj, okResult, str, usageOf } from '.
 import { reducer as piReducer, piSpec } from '../agents/pi.js';
 import type { AgentResult, SessionRef } from '../agents/types.js';
 import { type GroupGuard, type StdioChild, startStdioChild } from '../runner/spawn-stdio.js';
+import { type Asking, decide, turnAsking } from './approval.js';
 import { type PiJson, type PiResponse, type PiTap, type PiTransport, piTransport } from './pi-transport.js';
-import { answerUi } from './pi-ui.js';
+import { answerUi, piQuestion } from './pi-ui.js';
 import { type ErrorResult, errorResult, faultDetail, faultKind, rejectionKind } from './results.js';
 import { turnMessages } from './turn-messages.js';
 import type {
@@ -52,6 +53,8 @@ interface Turn {
   event: (ev: PiJson) => void;
   fault: (f: DriverFault) => void;
   done: Promise<AgentResult>;
+  /** Who answers this turn's dialogs; aborted by the stop, so a waiting one is dismissed. */
+  asking: Asking & { abort(): void };
 }
 
 type Answer =
@@ -190,6 +193,7 @@ class PiDriver implements SessionDriver {
       resolveDone = r;
     });
 
+    const asking = turnAsking(this.opts.permission, req.approve);
     const finish = (result: AgentResult) => {
       if (finished) return;
       finished = true;
@@ -198,6 +202,7 @@ class PiDriver implements SessionDriver {
       req.signal?.removeEventListener('abort', onAbort);
       this.current = undefined;
       this.cancelling = false;
+      asking.abort();
       const end = this.fault ? this.child?.stop(KILL_GRACE_MS) : undefined;
       void Promise.resolve(end).then(() => resolveDone(result));
     };
@@ -226,6 +231,7 @@ class PiDriver implements SessionDriver {
       if (stopped || finished || this.fault) return;
       stopped = why;
       this.cancelling = true;
+      asking.abort();
       // An abort before pi accepted the prompt could land before the prompt starts, which then
       // runs unstopped: it waits for the acceptance. The grace period runs from now either way.
       if (accepted) sendAbort();
@@ -272,7 +278,7 @@ class PiDriver implements SessionDriver {
     const timer = setTimeout(() => stop('timeout'), req.timeoutMs);
     const onAbort = () => stop('aborted');
     req.signal?.addEventListener('abort', onAbort, { once: true });
-    this.current = { sessionId, stop, event, fault, done };
+    this.current = { sessionId, stop, event, fault, done, asking };
 
     rpc.send({ type: 'prompt', message: req.prompt }, (r) => {
       if (finished) return;
@@ -374,8 +380,13 @@ class PiDriver implements SessionDriver {
 
   private onEvent(ev: PiJson): void {
     if (ev.type === 'extension_ui_request') {
-      const answer = answerUi(ev, this.opts.permission, this.cancelling);
-      if (answer) this.rpc?.reply(answer);
+      // Under `ask` a yes-or-no dialog waits for the person; the turn's stop dismisses it. One
+      // outside a turn has no Approver: the policy answers it (under `ask`, a deny).
+      const asking = this.current?.asking ?? { policy: this.opts.permission };
+      void decide(piQuestion(ev), asking).then((verdict) => {
+        const answer = answerUi(ev, verdict);
+        if (answer) this.rpc?.reply(answer);
+      });
       return;
     }
     // Events outside a turn (a compaction after it, queue updates) are nobody's reply.

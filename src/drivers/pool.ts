@@ -358,7 +358,16 @@ class Pool implements WarmPool {
 
 /** The settings a process is started with; another value means another process. */
 function fingerprint(r: DriverSettings): string {
-  return JSON.stringify([r.command, r.cwd, r.model ?? null, r.thinking ?? null, r.systemText ?? null]);
+  // The permission policy changes how the process starts (claude's prompt tool, gemini's approval
+  // mode, opencode's rules, codex's thread policy).
+  return JSON.stringify([
+    r.command,
+    r.cwd,
+    r.model ?? null,
+    r.thinking ?? null,
+    r.systemText ?? null,
+    r.permissions ?? 'deny',
+  ]);
 }
 
 function serving(e: Entry) {

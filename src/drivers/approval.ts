@@ -1,0 +1,79 @@
+// The one place a warm driver waits for a person (issue 17, approvals from the phone). Each
+// protocol's pure mapping turns its request into an ApprovalQuestion and a Verdict back into its
+// answer; this decides the Verdict: by the policy alone (`allow`, `deny`), or under `ask` by the
+// turn's Approver, raced against the turn's cancel so a /stop or timeout never waits on a phone.
+import type { ApprovalAnswer, ApprovalQuestion, Approver } from '../agents/types.js';
+import type { PermissionPolicy } from './types.js';
+
+/** What the driver answers its CLI: a person's (or the policy's) answer, or "the turn is being stopped". */
+export type Verdict = ApprovalAnswer | { type: 'cancelled' };
+
+export const POLICY_DENY = 'not allowed by the relay’s permission policy';
+export const NO_APPROVER = 'nobody can be asked about this turn';
+
+/** The answer a policy gives without asking anyone. */
+export function policyVerdict(policy: 'allow' | 'deny'): Verdict {
+  return policy === 'allow' ? { type: 'allow_once' } : { type: 'deny', reason: POLICY_DENY };
+}
+
+/** What a driver knows when its CLI asks: the policy, and the running turn's Approver and signal. */
+export interface Asking {
+  policy: PermissionPolicy;
+  approve?: Approver | undefined;
+  /** Aborted when the turn is stopped (/stop, timeout) or ends; absent outside a turn. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * The verdict on one request of the CLI. `question` is undefined for a request no person is asked
+ * about (it is declined). The signal's abort ends the wait at once with `cancelled`, whatever the
+ * Approver does with its own copy of the signal. Under `ask` with no Approver (a heartbeat, `agent
+ * run`, a question between turns) the answer is a deny: nobody is there to ask.
+ */
+export async function decide(question: ApprovalQuestion | undefined, asking: Asking): Promise<Verdict> {
+  const { policy, approve, signal } = asking;
+  if (signal?.aborted) return { type: 'cancelled' };
+  if (!question) return { type: 'deny', reason: POLICY_DENY };
+  if (policy !== 'ask') return policyVerdict(policy);
+  if (!approve || !signal) return { type: 'deny', reason: NO_APPROVER };
+  let onAbort = () => {};
+  const aborted = new Promise<Verdict>((resolve) => {
+    onAbort = () => resolve({ type: 'cancelled' });
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const asked = Promise.resolve()
+      .then(() => approve(question, signal))
+      .then(
+        (a): Verdict => a,
+        // The contract says an Approver never rejects; if one does, nothing is granted.
+        (): Verdict => ({ type: 'deny', reason: NO_APPROVER }),
+      );
+    const verdict = await Promise.race([asked, aborted]);
+    return signal.aborted ? { type: 'cancelled' } : verdict;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Cuts agent-chosen text to one short line for a phone: no line breaks, at most `max` characters. */
+export function oneLine(text: string, max = 120): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** A turn's Asking, with the abort its stop (or end) calls: a question still waiting is then cancelled. */
+export function turnAsking(
+  policy: PermissionPolicy,
+  approve: Approver | undefined,
+): Asking & { abort(): void } {
+  const ctl = new AbortController();
+  return { policy, approve, signal: ctl.signal, abort: () => ctl.abort() };
+}
+
+/** A path inside the agent's folder is shown relative to it: shorter on a phone, and no home path. */
+export function shortPath(path: string, cwd: string | undefined): string {
+  if (!cwd) return path;
+  const root = cwd.endsWith('/') ? cwd : `${cwd}/`;
+  return path.startsWith(root) ? path.slice(root.length) || '.' : path;
+}
