@@ -35,8 +35,8 @@ export function permissionProblems(
   const out: { path: (string | number)[]; message: string }[] = [];
   const own = kinds.find(([k]) => k === agent.kind)?.[1];
   if (agent.permissions === 'ask' && own?.permissions === undefined) {
-    const cold =
-      own?.mode === 'cold' ? `agents.${agent.kind}.mode` : agent.mode === 'cold' ? 'agent.mode' : '';
+    const mode = own?.mode ?? agent.mode;
+    const cold = mode !== 'cold' ? '' : own?.mode === 'cold' ? `agents.${agent.kind}.mode` : 'agent.mode';
     if (cold) out.push({ path: ['agent', 'permissions'], message: refusal(cold) });
   }
   for (const [kind, over] of kinds) {
