@@ -4,7 +4,8 @@
 // MCP tools (reads run). opencode decides by its `permission` rules, whose default lets bash and
 // edits run unasked (docs/warm-agents.md): OPENCODE_CONFIG_CONTENT, the inline config opencode
 // reads above the user's and the project's files, sets the rules that change something or reach
-// outside to "ask", at the top and for its two built-in agents (whose own rules would win).
+// outside to "ask", at the top and for its two built-in agents (whose own rules would win), and
+// lets a denied tool go back to the model instead of ending the turn without a reply.
 // Reads, searches and listings stay as configured: a phone is not asked about every file read,
 // as claude and codex (approval "untrusted") do not ask about reads either. Pure: table-tested.
 
@@ -43,5 +44,13 @@ export function opencodeAskConfig(existing: string | undefined): string | undefi
     const a = obj(agents[name]);
     agent[name] = { ...a, permission: rules(a.permission) };
   }
-  return JSON.stringify({ ...base, permission: rules(base.permission), agent });
+  // By default opencode ends the turn at a denied tool, with no reply; the other CLIs tell the model
+  // and it answers. `continue_loop_on_deny` does that, unless the inline config already says.
+  const experimental = obj(base.experimental);
+  return JSON.stringify({
+    ...base,
+    permission: rules(base.permission),
+    agent,
+    experimental: { continue_loop_on_deny: true, ...experimental },
+  });
 }

@@ -409,7 +409,11 @@ describe('ask modes of the ACP CLIs', () => {
     [
       'none before',
       undefined,
-      { permission: asks, agent: { build: { permission: asks }, plan: { permission: asks } } },
+      {
+        permission: asks,
+        agent: { build: { permission: asks }, plan: { permission: asks } },
+        experimental: { continue_loop_on_deny: true },
+      },
     ],
     [
       'other keys and other rules kept, ours win',
@@ -417,6 +421,7 @@ describe('ask modes of the ACP CLIs', () => {
         model: 'm',
         permission: { bash: 'allow', read: 'deny' },
         agent: { build: { steps: 3 } },
+        experimental: { continue_loop_on_deny: false },
       }),
       {
         model: 'm',
@@ -429,6 +434,8 @@ describe('ask modes of the ACP CLIs', () => {
           external_directory: 'ask',
         },
         agent: { build: { steps: 3, permission: asks }, plan: { permission: asks } },
+        // Said in the inline config already: kept.
+        experimental: { continue_loop_on_deny: false },
       },
     ],
     [
@@ -437,6 +444,7 @@ describe('ask modes of the ACP CLIs', () => {
       {
         permission: { '*': 'allow', ...asks },
         agent: { build: { permission: asks }, plan: { permission: asks } },
+        experimental: { continue_loop_on_deny: true },
       },
     ],
     ['not JSON', '{nope', undefined],
