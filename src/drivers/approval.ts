@@ -56,10 +56,21 @@ export async function decide(question: ApprovalQuestion | undefined, asking: Ask
   }
 }
 
-/** Cuts agent-chosen text to one short line for a phone: no line breaks, at most `max` characters. */
-export function oneLine(text: string, max = 120): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+// Characters that would make a phone show something other than what runs: controls (ANSI escapes
+// start with one), zero-width characters and bidi overrides that reorder the text on screen.
+const HIDDEN = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
+const TAIL = 40;
+
+/**
+ * Agent-chosen text as one short line for a phone: whitespace runs are one space, hidden and
+ * reordering characters are dropped, and a long text keeps its head and its tail around "…", so
+ * a command cannot hide what it appends behind the cut.
+ */
+export function oneLine(text: string, max = 160): string {
+  const flat = text.replace(HIDDEN, '').replace(/\s+/g, ' ').trim();
+  if (flat.length <= max) return flat;
+  const tail = Math.min(TAIL, Math.floor(max / 3));
+  return `${flat.slice(0, max - tail - 3).trimEnd()} … ${flat.slice(-tail).trimStart()}`;
 }
 
 /** A turn's Asking, with the abort its stop (or end) calls: a question still waiting is then cancelled. */

@@ -97,7 +97,11 @@ describe('decide', () => {
 describe('text for a phone', () => {
   it.each([
     ['a\n  b\tc', 120, 'a b c'],
-    ['x'.repeat(130), 120, `${'x'.repeat(119)}…`],
+    ['x'.repeat(130), 120, `${'x'.repeat(77)} … ${'x'.repeat(40)}`],
+    [`echo ${'a'.repeat(200)}; rm -rf ~`, 100, `echo ${'a'.repeat(59)} … ${'a'.repeat(23)}; rm -rf ~`],
+    ['rm \u001b[8mhidden\u001b[0m x', 120, 'rm [8mhidden[0m x'],
+    ['echo safe \u202e~ fr- mr', 120, 'echo safe ~ fr- mr'],
+    ['a\u200bb', 120, 'ab'],
   ])('oneLine(%j)', (text, max, out) => {
     expect(oneLine(text, max)).toBe(out);
   });
