@@ -7,12 +7,14 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ApprovalAnswer, ApprovalQuestion, Approver } from '../../src/agents/types.js';
+import type { AgentRequest, ApprovalAnswer, ApprovalQuestion, Approver } from '../../src/agents/types.js';
 import { acpDriver } from '../../src/drivers/acp.js';
 import { claudeDriver } from '../../src/drivers/claude.js';
 import { codexDriver } from '../../src/drivers/codex.js';
 import { piDriver } from '../../src/drivers/pi.js';
+import { createWarmPool } from '../../src/drivers/pool.js';
 import type { SessionDriver } from '../../src/drivers/types.js';
+import { createLogger } from '../../src/log.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures');
 const dir = mkdtempSync(join(tmpdir(), 'aw-ask-'));
@@ -237,5 +239,42 @@ describe('ask starts each CLI in a mode that asks', () => {
       .map((l) => JSON.parse(l))
       .find((m) => m.method === 'thread/start');
     expect(start.params.approvalPolicy).toBe(policy);
+  });
+});
+
+describe('through the warm pool, as the relay runs it', () => {
+  it('the request’s policy reaches the driver, approve reaches the turn, and another policy is another process', async () => {
+    const pool = createWarmPool({
+      maxProcesses: 2,
+      idleMs: 60_000,
+      log: createLogger({ level: 'silent' }),
+      cold: () => Promise.resolve({ type: 'error', kind: 'exit', message: 'cold ran', durationMs: 0 }),
+    });
+    try {
+      const request = (permissions: 'ask' | 'deny', approve?: Approver): AgentRequest => ({
+        prompt: 'ask',
+        session: { type: 'new' },
+        command: [process.execPath, join(fixtures, 'fake-codex-app-server.mjs')],
+        cwd: dir,
+        stateDir: dir,
+        env: { PATH, FAKE_CODEX_STATE: dir },
+        timeoutMs: 10_000,
+        permissions,
+        ...(approve ? { approve } : {}),
+      });
+      const { asked, approve } = stub({ type: 'allow_chat' });
+      const a = await pool.run('chat:p', 'codex', request('ask', approve));
+      expect(a).toMatchObject({ type: 'ok', text: 'decision: "accept"' });
+      expect(asked).toEqual([{ toolKind: 'shell', summary: 'run: touch x' }]);
+      const pid = pool.list(Date.now())[0]?.pid;
+      const b = await pool.run('chat:p', 'codex', {
+        ...request('deny'),
+        session: { type: 'resume', id: (a as { sessionId: string }).sessionId },
+      });
+      expect(b).toMatchObject({ type: 'ok', text: 'decision: "decline"' });
+      expect(pool.list(Date.now())[0]?.pid).not.toBe(pid);
+    } finally {
+      await pool.shutdown(5000);
+    }
   });
 });
