@@ -6,12 +6,12 @@
 // relay needs: a turn always ends (timeout or /stop → `interrupt` control request → kill), every
 // failure is an error result, and a process that died or stopped speaking the protocol is broken.
 import { randomUUID } from 'node:crypto';
-import { reducer as claudeReducer, claudeSpec } from '../agents/claude.js';
-import type { Reducer } from '../agents/common.js';
+import { reducer as claudeReducer } from '../agents/claude.js';
 import type { AgentResult, SessionRef } from '../agents/types.js';
 import { type GroupGuard, type StdioChild, startStdioChild } from '../runner/spawn-stdio.js';
-import { type Asking, decide, turnAsking } from './approval.js';
+import { decide, turnAsking } from './approval.js';
 import { answerControl, claudeQuestion, claudeWarmArgv } from './claude-control.js';
+import { faultResult, keepLine, type Phase, turnResult } from './claude-phase.js';
 import { type ClaudeTransport, claudeTransport, type Json, type Tap } from './claude-transport.js';
 import { type ErrorResult, errorResult, faultDetail, faultKind } from './results.js';
 import { turnMessages } from './turn-messages.js';
@@ -31,8 +31,6 @@ const KILL_GRACE_MS = 2_000;
 // After the process exited, how long stdout may take to deliver its last lines (the result that
 // says why: a missing session prints one and exits 1 before reading any input).
 const DRAIN_MS = 1_000;
-// Lines of one turn kept for the parser, as the cold runner caps stdout.
-const MAX_TURN_BYTES = 10 * 1024 * 1024;
 
 export interface ClaudeDriverOptions extends DriverOptions {
   /** Passed as in cold mode (`--model`, `--effort`, `--append-system-prompt`). */
@@ -47,28 +45,6 @@ export interface ClaudeDriverOptions extends DriverOptions {
 
 /** How a control request of ours ended. */
 type Answer = { type: 'response'; response: Json } | { type: 'fault'; fault: DriverFault };
-
-/** What is gathered while the process speaks outside our control_responses: a turn or the start-up. */
-interface Phase {
-  lines: string[];
-  bytes: number;
-  truncated: boolean;
-  /** A `result` line was seen: it says how the turn (or the start-up) ended. */
-  result?: boolean;
-  /** Set for a turn: the live reducer behind onProgress, and how the turn ends. */
-  turn?: {
-    sessionId: string;
-    live: Reducer;
-    add: (events: ReturnType<Reducer['event']>) => void;
-    stopped: 'timeout' | 'aborted' | undefined;
-    stop: (why: 'timeout' | 'aborted') => void;
-    finish: (result: AgentResult) => void;
-    done: Promise<AgentResult>;
-    t0: number;
-    /** Who answers this turn's `can_use_tool`; aborted by the stop, so a waiting one is cancelled. */
-    asking: Asking & { abort(): void };
-  };
-}
 
 export function claudeDriver(options: ClaudeDriverOptions): SessionDriver {
   return new ClaudeDriver(options);
@@ -161,7 +137,7 @@ class ClaudeDriver implements SessionDriver {
       this.breakWith({ type: 'unresponsive', what: 'initialize' });
       return errorResult(this.opts.name, 'timeout', t0, { detail: 'no answer to initialize' });
     }
-    return this.faultResult(r.fault, t0, phase, undefined);
+    return faultResult(this.opts.name, this.child?.stderrTail() ?? '', r.fault, t0, phase, undefined);
   }
 
   turn(request: TurnRequest): Promise<AgentResult> {
@@ -312,52 +288,14 @@ class ClaudeDriver implements SessionDriver {
     // Output outside a turn or the start-up (none is expected: nothing is written mid-turn) is not
     // any turn's reply.
     if (!phase) return;
-    this.keep(phase, msg, line);
+    keepLine(phase, msg, line);
     const turn = phase.turn;
     if (!turn) return;
     turn.add(turn.live.event(msg));
     if (msg.type === 'result') {
       turn.add(turn.live.event({ type: 'end' }));
-      turn.finish(this.turnResult(phase, turn));
+      turn.finish(turnResult(this.opts.name, phase, turn));
     }
-  }
-
-  /** Keeps what the cold parser reads of a line; a tool result's bulk is not among it. */
-  private keep(phase: Phase, msg: Json, line: string): void {
-    const kept =
-      msg.type === 'assistant' || msg.type === 'result'
-        ? line
-        : JSON.stringify({
-            type: msg.type,
-            ...(typeof msg.session_id === 'string' ? { session_id: msg.session_id } : {}),
-          });
-    if (msg.type !== 'result' && phase.bytes + kept.length > MAX_TURN_BYTES) {
-      phase.truncated = true;
-      return;
-    }
-    phase.bytes += kept.length;
-    phase.lines.push(kept);
-    if (msg.type === 'result') phase.result = true;
-  }
-
-  private turnResult(phase: Phase, turn: NonNullable<Phase['turn']>): AgentResult {
-    const durationMs = Math.round(performance.now() - turn.t0);
-    // Stopped in time: the process and the session stay for the next turn.
-    if (turn.stopped)
-      return errorResult(this.opts.name, turn.stopped, turn.t0, { sessionId: turn.sessionId });
-    const parsed = claudeSpec.parse({
-      stdoutLines: phase.lines,
-      stderr: '',
-      exitCode: 0,
-      signal: null,
-      truncated: phase.truncated,
-    });
-    if (parsed.type === 'ok') return { ...parsed, sessionId: parsed.sessionId ?? turn.sessionId, durationMs };
-    // The cold parser names the agent by its kind; the driver's name is the one the chat knows.
-    return errorResult(this.opts.name, parsed.kind, turn.t0, {
-      sessionId: parsed.sessionId ?? turn.sessionId,
-      ...(parsed.detail ? { detail: parsed.detail } : {}),
-    });
   }
 
   /** Sends a control request; `timeoutMs` 0 waits until its answer or a fault. */
@@ -392,41 +330,11 @@ class ClaudeDriver implements SessionDriver {
     this.pending.clear();
     for (const w of waiters) w({ type: 'fault', fault: f });
     const phase = this.phase;
-    if (phase?.turn) phase.turn.finish(this.faultResult(f, phase.turn.t0, phase, phase.turn));
-    if (fault.type !== 'exited') void this.child?.stop(KILL_GRACE_MS);
-  }
-
-  private faultResult(
-    f: DriverFault,
-    t0: number,
-    phase: Phase | undefined,
-    turn: Phase['turn'] | undefined,
-  ): ErrorResult {
-    const name = this.opts.name;
-    const sessionId = turn?.sessionId;
-    // A turn we stopped that then had to be killed still ends as the stop the user asked for.
-    if (turn?.stopped) return errorResult(name, turn.stopped, t0, { ...(sessionId ? { sessionId } : {}) });
-    const exit = f.type === 'exited' ? { exitCode: f.exitCode, signal: f.signal } : {};
-    const stderr = this.child?.stderrTail() ?? '';
-    if (f.type === 'exited' && phase?.result) {
-      // It said why before exiting (a missing session, an API error): the cold parser reads it.
-      const parsed = claudeSpec.parse({
-        stdoutLines: phase.lines,
-        stderr,
-        exitCode: f.exitCode,
-        signal: f.signal,
-        truncated: phase.truncated,
-      });
-      if (parsed.type === 'error') {
-        return errorResult(name, parsed.kind, t0, {
-          ...(parsed.detail ? { detail: parsed.detail } : {}),
-          ...(sessionId ? { sessionId } : {}),
-          ...exit,
-        });
-      }
+    if (phase?.turn) {
+      const stderr = this.child?.stderrTail() ?? '';
+      phase.turn.finish(faultResult(this.opts.name, stderr, f, phase.turn.t0, phase, phase.turn));
     }
-    const detail = f.type === 'exited' && stderr.trim() ? stderr : faultDetail(f);
-    return errorResult(name, faultKind(f), t0, { detail, ...(sessionId ? { sessionId } : {}), ...exit });
+    if (fault.type !== 'exited') void this.child?.stop(KILL_GRACE_MS);
   }
 
   private unusable(t0: number): ErrorResult {
