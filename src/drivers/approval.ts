@@ -82,6 +82,29 @@ export function turnAsking(
   return { policy, approve, signal: ctl.signal, abort: () => ctl.abort() };
 }
 
+/**
+ * One request's own Asking: aborted with the turn, or alone when the CLI withdraws the request
+ * (claude's control_cancel_request), so the person is no longer asked. `release` drops the link to
+ * the turn once the request is answered.
+ */
+export function oneRequest(asking: Asking): Asking & { abort(): void; release(): void } {
+  const ctl = new AbortController();
+  const parent = asking.signal;
+  const onAbort = () => ctl.abort();
+  if (parent?.aborted) ctl.abort();
+  else parent?.addEventListener('abort', onAbort, { once: true });
+  const release = () => parent?.removeEventListener('abort', onAbort);
+  return {
+    ...asking,
+    signal: parent ? ctl.signal : undefined,
+    abort: () => {
+      release();
+      ctl.abort();
+    },
+    release,
+  };
+}
+
 /** A path inside the agent's folder is shown relative to it: shorter on a phone, and no home path. */
 export function shortPath(path: string, cwd: string | undefined): string {
   if (!cwd) return path;

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { reducer as claudeReducer } from '../agents/claude.js';
 import type { AgentResult, SessionRef } from '../agents/types.js';
 import { type GroupGuard, type StdioChild, startStdioChild } from '../runner/spawn-stdio.js';
-import { decide, turnAsking } from './approval.js';
+import { decide, oneRequest, turnAsking } from './approval.js';
 import { answerControl, claudeQuestion, claudeWarmArgv } from './claude-control.js';
 import { faultResult, keepLine, type Phase, turnResult } from './claude-phase.js';
 import { type ClaudeTransport, claudeTransport, type Json, type Tap } from './claude-transport.js';
@@ -61,6 +61,8 @@ class ClaudeDriver implements SessionDriver {
   private opened = false;
   private nextId = 0;
   private pending = new Map<string, (answer: Answer) => void>();
+  /** The CLI's requests still waiting for an answer, by request_id (it may withdraw one). */
+  private asks = new Map<string, { abort(): void }>();
   private ended: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: ClaudeDriverOptions) {}
@@ -276,14 +278,26 @@ class ClaudeDriver implements SessionDriver {
       const request = msg.request && typeof msg.request === 'object' ? (msg.request as Json) : {};
       // Under `ask` this waits for the person while the CLI waits for us; the turn's stop cancels it.
       // A request outside a turn has no Approver: the policy answers it (under `ask`, a deny).
-      const asking = this.phase?.turn?.asking ?? { policy: this.opts.permission };
-      void decide(claudeQuestion(request, this.opts.process.cwd), asking).then((verdict) =>
-        this.transport?.send({ type: 'control_response', response: answerControl(id, request, verdict) }),
-      );
+      const asking = oneRequest(this.phase?.turn?.asking ?? { policy: this.opts.permission });
+      this.asks.set(id, asking);
+      void decide(claudeQuestion(request, this.opts.process.cwd), asking).then((verdict) => {
+        asking.release();
+        // Withdrawn by the CLI meanwhile: it reads no answer any more.
+        if (this.asks.get(id) !== asking) return;
+        this.asks.delete(id);
+        this.transport?.send({ type: 'control_response', response: answerControl(id, request, verdict) });
+      });
       return;
     }
-    // A request of ours the CLI gave up on (control_cancel_request) and keep-alives say nothing here.
-    if (msg.type === 'control_cancel_request' || msg.type === 'keep_alive') return;
+    // The CLI withdrew a request of its own: a question still waiting for the person is dropped.
+    if (msg.type === 'control_cancel_request') {
+      const id = typeof msg.request_id === 'string' ? msg.request_id : '';
+      const asking = this.asks.get(id);
+      this.asks.delete(id);
+      asking?.abort();
+      return;
+    }
+    if (msg.type === 'keep_alive') return;
     const phase = this.phase;
     // Output outside a turn or the start-up (none is expected: nothing is written mid-turn) is not
     // any turn's reply.

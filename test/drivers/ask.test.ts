@@ -278,3 +278,22 @@ describe('through the warm pool, as the relay runs it', () => {
     }
   });
 });
+
+describe('claude withdraws a request (control_cancel_request)', () => {
+  it('the person is no longer asked (the signal aborts), no answer is sent, and the turn goes on', async () => {
+    const c = cases[0] as Case;
+    const { d, sent } = await opened(c);
+    let seen: AbortSignal | undefined;
+    const approve: Approver = (_q, signal) => {
+      seen = signal;
+      return new Promise(() => {});
+    };
+    const r = await d.turn({ prompt: 'withdraw', timeoutMs: 10_000, approve });
+    expect(r).toMatchObject({ type: 'ok', text: 'withdrawn' });
+    expect(seen?.aborted).toBe(true);
+    expect(sent()).not.toContain('ask-1');
+    // The next turn is untouched by it.
+    const next = await d.turn({ prompt: 'hello', timeoutMs: 10_000, approve });
+    expect(next).toMatchObject({ type: 'ok', text: 'turn 2: hello' });
+  });
+});
