@@ -45,7 +45,7 @@ export async function decide(question: ApprovalQuestion | undefined, asking: Ask
     const asked = Promise.resolve()
       .then(() => approve(question, signal))
       .then(
-        (a): Verdict => a,
+        checked,
         // The contract says an Approver never rejects; if one does, nothing is granted.
         (): Verdict => ({ type: 'deny', reason: NO_APPROVER }),
       );
@@ -54,6 +54,14 @@ export async function decide(question: ApprovalQuestion | undefined, asking: Ask
   } finally {
     signal.removeEventListener('abort', onAbort);
   }
+}
+
+/** Only a well-formed allow grants anything: any other value an Approver hands back is a deny. */
+function checked(a: unknown): Verdict {
+  const type = (a as { type?: unknown } | null)?.type;
+  if (type === 'allow_once' || type === 'allow_chat') return { type };
+  const reason = (a as { reason?: unknown } | null)?.reason;
+  return { type: 'deny', reason: type === 'deny' && typeof reason === 'string' ? reason : NO_APPROVER };
 }
 
 // Characters that would make a phone show something other than what runs: controls (ANSI escapes
