@@ -65,7 +65,50 @@ const CLIS: Cli[] = [
   },
 ];
 
+function build(cli: Cli, state: string, base: string) {
+  const { request, marker } = turn(cli.kind, state, base, '', { type: 'new' }, 90_000);
+  const built = buildDriver(cli.kind, {
+    ...request,
+    command: [...request.command, ...(cli.extra?.() ?? [])],
+    env: { ...request.env, PATH: `${inject('clisDir')}/bin:${process.env.PATH}` },
+    permissions: 'ask',
+  });
+  if (built.type !== 'driver') throw new Error(`no warm driver: ${built.reason}`);
+  return { d: built.driver, marker };
+}
+
 describe.each(CLIS)('permission policy ask with the real $kind', (cli) => {
+  it('a stop while the person has not answered ends the turn, writes nothing, and keeps the process', async () => {
+    const id = `ask-${cli.kind}-stop`;
+    const base = await scenario(id, { mode: 'tool', reply: 'After the tool.', tool: cli.tool(cli.command) });
+    const state = stateDir(cli.kind);
+    const { d, marker } = build(cli, state, base);
+    let seen: AbortSignal | undefined;
+    const approve: Approver = (_q, signal) => {
+      seen = signal;
+      return new Promise(() => {});
+    };
+    try {
+      const o = await d.open({ type: 'new' });
+      if (o.type !== 'ok') throw new Error(`open: ${o.message} ${o.detail ?? ''}`);
+      const pid = d.pid();
+      const stop = new AbortController();
+      const running = d.turn({ prompt: 'run the tool', timeoutMs: 90_000, signal: stop.signal, approve });
+      const until = Date.now() + 60_000;
+      while (!seen && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      expect(seen, 'the CLI asked').toBeDefined();
+      stop.abort();
+      expect(await running).toMatchObject({ type: 'error', kind: 'aborted' });
+      expect(seen?.aborted).toBe(true);
+      expect(existsSync(join(state, 'work', FILE))).toBe(false);
+      expect(d.state().type).toBe('idle');
+      expect(d.pid()).toBe(pid);
+    } finally {
+      await d.close();
+    }
+    expect(await waitNoLeftovers(marker)).toEqual([]);
+  });
+
   it.each<[string, ApprovalAnswer, boolean]>([
     ['allow_once', { type: 'allow_once' }, true],
     ['deny', { type: 'deny', reason: 'denied from the phone' }, false],
@@ -73,15 +116,7 @@ describe.each(CLIS)('permission policy ask with the real $kind', (cli) => {
     const id = `ask-${cli.kind}-${name}`;
     const base = await scenario(id, { mode: 'tool', reply: 'After the tool.', tool: cli.tool(cli.command) });
     const state = stateDir(cli.kind);
-    const { request, marker } = turn(cli.kind, state, base, '', { type: 'new' }, 90_000);
-    const built = buildDriver(cli.kind, {
-      ...request,
-      command: [...request.command, ...(cli.extra?.() ?? [])],
-      env: { ...request.env, PATH: `${inject('clisDir')}/bin:${process.env.PATH}` },
-      permissions: 'ask',
-    });
-    if (built.type !== 'driver') throw new Error(`no warm driver: ${built.reason}`);
-    const d = built.driver;
+    const { d, marker } = build(cli, state, base);
     const asked: ApprovalQuestion[] = [];
     const approve: Approver = async (q) => {
       asked.push(q);
