@@ -8,7 +8,14 @@ import type { Paths } from '../config/paths.js';
 import { agentKindSettings, type Config } from '../config/schema.js';
 import { safeArg } from './common.js';
 import { getSpec } from './registry.js';
-import type { AgentKind, AgentRequest, AgentResult, AgentSpec, SessionRef } from './types.js';
+import type {
+  AgentKind,
+  AgentRequest,
+  AgentResult,
+  AgentSpec,
+  PermissionPolicy,
+  SessionRef,
+} from './types.js';
 
 /** The effective settings of one agent kind (what `resolveAgent` works out from config). */
 export interface AgentSettings {
@@ -25,6 +32,8 @@ export interface AgentSettings {
   stateDir: string;
   /** `warm`: one live process per chat (src/drivers/pool.ts); `cold`: one process per message. */
   mode: AgentMode;
+  /** How the warm process's permission questions are answered (`agent.permissions`; default deny). */
+  permissions: PermissionPolicy;
   /** Settings that were ignored, for a start-up warning. */
   warnings: string[];
 }
@@ -157,6 +166,9 @@ export function resolveAgent(
     ...(systemText !== undefined ? { systemText } : {}),
     stateDir,
     mode,
+    // As mode: `agents.<kind>` over `agent` for the agent's own kind. The config check refuses
+    // `ask` with `cold`, so `ask` here always means a warm process.
+    permissions: over?.permissions ?? own?.permissions ?? 'deny',
     warnings,
   };
 }
@@ -194,6 +206,7 @@ export function agentRequest(
     ...(agent.model !== undefined ? { model: agent.model } : {}),
     ...(agent.thinking !== undefined ? { thinking: agent.thinking } : {}),
     ...(agent.systemText !== undefined ? { systemText: agent.systemText } : {}),
+    permissions: agent.permissions,
     ...extra,
   };
 }

@@ -112,6 +112,12 @@ export type ApprovalAnswer =
  */
 export type Approver = (question: ApprovalQuestion, signal: AbortSignal) => Promise<ApprovalAnswer>;
 
+/**
+ * How a warm process's permission questions are answered (`agent.permissions`): `ask` sends each
+ * to the chat through the Approver, `allow` and `deny` answer it alone. Cold runs never ask.
+ */
+export type PermissionPolicy = 'ask' | 'allow' | 'deny';
+
 export interface Usage {
   inputTokens?: number;
   outputTokens?: number;
@@ -265,6 +271,8 @@ export interface AgentRequest extends BuildContext {
   warmTools?: WarmTools;
   /** Asks the chat's approvers (permissions `ask`, warm runs only); absent: the policy answers alone. */
   approve?: Approver;
+  /** The configured policy for the warm process's permission questions; absent: `deny`. */
+  permissions?: PermissionPolicy;
   /** Byte caps for stdout and stderr; defaults live in the runner. */
   maxStdoutBytes?: number;
   maxStderrBytes?: number;

@@ -2,6 +2,7 @@
 // `.describe()` texts are the doc comments: config.example.json5 and docs/configuration.md follow them,
 // and a test keeps the example complete against this schema.
 import { z } from 'zod';
+import { permissionProblems, permissionsField } from './schema-agent-permissions.js';
 import { telegramSchema, twilioSchema, whatsappSchema } from './schema-channels.js';
 import { heartbeatSchema, type scheduleSchema, schedulesSchema } from './schema-checkins.js';
 import { permissionsSchema } from './schema-permissions.js';
@@ -37,6 +38,7 @@ const agentFields = {
     .describe(
       'warm: one live process per chat, turn after turn; cold: a new process per message. Default: warm (an agent with no one-shot mode runs warm only).',
     ),
+  permissions: permissionsField,
 };
 
 export const agentSchema = z
@@ -299,6 +301,8 @@ export const configSchema = z
   .strict()
   .superRefine((c, ctx) => {
     for (const p of acpProblems(c.agent, c.agents.acp)) ctx.addIssue({ code: 'custom', ...p });
+    for (const p of permissionProblems(c.agent, agentKindSettings(c.agents)))
+      ctx.addIssue({ code: 'custom', ...p });
   });
 
 export type Config = z.infer<typeof configSchema>;

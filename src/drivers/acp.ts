@@ -16,9 +16,10 @@ import {
 import { okResult } from '../agents/common.js';
 import type { AgentResult, SessionRef, StreamEvent } from '../agents/types.js';
 import { type GroupGuard, type StdioChild, startStdioChild } from '../runner/spawn-stdio.js';
-import { answerPermission } from './acp-permission.js';
+import { acpQuestion, answerPermission } from './acp-permission.js';
 import { monitoredStream, type Tap } from './acp-transport.js';
 import { type UpdateReducer, updateReducer } from './acp-updates.js';
+import { type Asking, decide, turnAsking } from './approval.js';
 import { type ErrorResult, errorResult, faultDetail, faultKind, rejectionKind } from './results.js';
 import { type Settled, Trouble } from './trouble.js';
 import { turnMessages } from './turn-messages.js';
@@ -45,6 +46,8 @@ interface Turn {
   events: (events: StreamEvent[]) => void;
   stop: (why: 'timeout' | 'aborted') => void;
   done: Promise<AgentResult>;
+  /** Who answers this turn's permission requests; aborted by the stop, so a waiting one is cancelled. */
+  asking: Asking & { abort(): void };
 }
 
 export interface AcpDriverOptions extends DriverOptions {
@@ -70,7 +73,6 @@ class AcpDriver implements SessionDriver {
     () => this.closed,
   );
   private closed = false;
-  private cancelling = false;
   private lastUpdateAt = 0;
 
   constructor(private readonly opts: AcpDriverOptions) {}
@@ -171,10 +173,11 @@ class AcpDriver implements SessionDriver {
     const messages = gathered.messages;
     let stopped: 'timeout' | 'aborted' | undefined;
     let graceTimer: NodeJS.Timeout | undefined;
+    const asking = turnAsking(this.opts.permission, req.approve);
     const stop = (why: 'timeout' | 'aborted') => {
       if (stopped || this.fault) return;
       stopped = why;
-      this.cancelling = true;
+      asking.abort();
       void conn.agent.notify(methods.agent.session.cancel, { sessionId }).catch(() => {});
       graceTimer = setTimeout(
         () => this.breakWith({ type: 'unresponsive', what: 'session/cancel' }),
@@ -189,7 +192,7 @@ class AcpDriver implements SessionDriver {
     const done = new Promise<AgentResult>((r) => {
       resolveDone = r;
     });
-    this.current = { sessionId, reducer: updateReducer(), events, stop, done };
+    this.current = { sessionId, reducer: updateReducer(), events, stop, done, asking };
     const reducer = this.current.reducer;
 
     const r = await this.settle(
@@ -222,7 +225,7 @@ class AcpDriver implements SessionDriver {
       result = { ...this.failure(r, t0, 'session/prompt', 'exit', stopped), sessionId };
     }
     this.current = undefined;
-    this.cancelling = false;
+    asking.abort();
     if (this.fault) await this.child?.stop(KILL_GRACE_MS);
     resolveDone(result);
     return result;
@@ -259,9 +262,12 @@ class AcpDriver implements SessionDriver {
       this.opts.tap,
     );
     this.conn = client({ name: 'agentwire' })
-      .onRequest(methods.client.session.requestPermission, ({ params }) =>
-        answerPermission(params, this.opts.permission, this.cancelling),
-      )
+      // Under `ask` this waits for the person; the turn's stop cancels the wait. A request outside
+      // a turn has no Approver: the policy answers it (under `ask`, a deny).
+      .onRequest(methods.client.session.requestPermission, async ({ params }) => {
+        const asking = this.current?.asking ?? { policy: this.opts.permission };
+        return answerPermission(params, await decide(acpQuestion(params, this.opts.process.cwd), asking));
+      })
       .onNotification(methods.client.session.update, ({ params }) => this.onUpdate(params))
       .connect(stream);
     const r = await this.settle(

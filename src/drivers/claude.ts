@@ -6,11 +6,12 @@
 // relay needs: a turn always ends (timeout or /stop → `interrupt` control request → kill), every
 // failure is an error result, and a process that died or stopped speaking the protocol is broken.
 import { randomUUID } from 'node:crypto';
-import { reducer as claudeReducer, claudeSpec } from '../agents/claude.js';
-import type { Reducer } from '../agents/common.js';
+import { reducer as claudeReducer } from '../agents/claude.js';
 import type { AgentResult, SessionRef } from '../agents/types.js';
 import { type GroupGuard, type StdioChild, startStdioChild } from '../runner/spawn-stdio.js';
-import { answerControl, claudeWarmArgv } from './claude-control.js';
+import { decide, oneRequest, turnAsking } from './approval.js';
+import { answerControl, claudeQuestion, claudeWarmArgv } from './claude-control.js';
+import { faultResult, keepLine, type Phase, turnResult } from './claude-phase.js';
 import { type ClaudeTransport, claudeTransport, type Json, type Tap } from './claude-transport.js';
 import { type ErrorResult, errorResult, faultDetail, faultKind } from './results.js';
 import { turnMessages } from './turn-messages.js';
@@ -30,8 +31,6 @@ const KILL_GRACE_MS = 2_000;
 // After the process exited, how long stdout may take to deliver its last lines (the result that
 // says why: a missing session prints one and exits 1 before reading any input).
 const DRAIN_MS = 1_000;
-// Lines of one turn kept for the parser, as the cold runner caps stdout.
-const MAX_TURN_BYTES = 10 * 1024 * 1024;
 
 export interface ClaudeDriverOptions extends DriverOptions {
   /** Passed as in cold mode (`--model`, `--effort`, `--append-system-prompt`). */
@@ -49,26 +48,6 @@ export interface ClaudeDriverOptions extends DriverOptions {
 /** How a control request of ours ended. */
 type Answer = { type: 'response'; response: Json } | { type: 'fault'; fault: DriverFault };
 
-/** What is gathered while the process speaks outside our control_responses: a turn or the start-up. */
-interface Phase {
-  lines: string[];
-  bytes: number;
-  truncated: boolean;
-  /** A `result` line was seen: it says how the turn (or the start-up) ended. */
-  result?: boolean;
-  /** Set for a turn: the live reducer behind onProgress, and how the turn ends. */
-  turn?: {
-    sessionId: string;
-    live: Reducer;
-    add: (events: ReturnType<Reducer['event']>) => void;
-    stopped: 'timeout' | 'aborted' | undefined;
-    stop: (why: 'timeout' | 'aborted') => void;
-    finish: (result: AgentResult) => void;
-    done: Promise<AgentResult>;
-    t0: number;
-  };
-}
-
 export function claudeDriver(options: ClaudeDriverOptions): SessionDriver {
   return new ClaudeDriver(options);
 }
@@ -82,9 +61,10 @@ class ClaudeDriver implements SessionDriver {
   private closed = false;
   /** Set by the first open, before its process exists, so a second open is refused. */
   private opened = false;
-  private cancelling = false;
   private nextId = 0;
   private pending = new Map<string, (answer: Answer) => void>();
+  /** The CLI's requests still waiting for an answer, by request_id (it may withdraw one). */
+  private asks = new Map<string, { abort(): void }>();
   private ended: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: ClaudeDriverOptions) {}
@@ -109,15 +89,18 @@ class ClaudeDriver implements SessionDriver {
     const id = session.type === 'resume' ? session.id : (session.id ?? randomUUID());
     let argv: string[];
     try {
-      argv = claudeWarmArgv({
-        session: session.type === 'resume' ? session : { type: 'new', id },
-        command: this.opts.process.argv,
-        cwd: this.opts.process.cwd,
-        stateDir: '',
-        ...(this.opts.model ? { model: this.opts.model } : {}),
-        ...(this.opts.thinking ? { thinking: this.opts.thinking } : {}),
-        ...(this.opts.systemText ? { systemText: this.opts.systemText } : {}),
-      });
+      argv = claudeWarmArgv(
+        {
+          session: session.type === 'resume' ? session : { type: 'new', id },
+          command: this.opts.process.argv,
+          cwd: this.opts.process.cwd,
+          stateDir: '',
+          ...(this.opts.model ? { model: this.opts.model } : {}),
+          ...(this.opts.thinking ? { thinking: this.opts.thinking } : {}),
+          ...(this.opts.systemText ? { systemText: this.opts.systemText } : {}),
+        },
+        this.opts.permission,
+      );
       argv.push(...(this.opts.toolArgs ?? []));
     } catch (e) {
       return errorResult(this.opts.name, 'exit', t0, { detail: (e as Error).message });
@@ -159,7 +142,7 @@ class ClaudeDriver implements SessionDriver {
       this.breakWith({ type: 'unresponsive', what: 'initialize' });
       return errorResult(this.opts.name, 'timeout', t0, { detail: 'no answer to initialize' });
     }
-    return this.faultResult(r.fault, t0, phase, undefined);
+    return faultResult(this.opts.name, this.child?.stderrTail() ?? '', r.fault, t0, phase, undefined);
   }
 
   turn(request: TurnRequest): Promise<AgentResult> {
@@ -191,7 +174,7 @@ class ClaudeDriver implements SessionDriver {
       stop: (why) => {
         if (turn.stopped || this.fault || this.phase !== phase) return;
         turn.stopped = why;
-        this.cancelling = true;
+        turn.asking.abort();
         // Answered at once; the turn then ends with a `result` (error_during_execution).
         void this.request({ subtype: 'interrupt' }, 0);
         graceTimer = setTimeout(
@@ -200,6 +183,7 @@ class ClaudeDriver implements SessionDriver {
         );
       },
       finish: (r) => finish(r),
+      asking: turnAsking(this.opts.permission, request.approve),
     };
     phase.turn = turn;
     this.phase = phase;
@@ -216,7 +200,7 @@ class ClaudeDriver implements SessionDriver {
       clearTimeout(graceTimer);
       request.signal?.removeEventListener('abort', onAbort);
       if (this.phase === phase) this.phase = undefined;
-      this.cancelling = false;
+      turn.asking.abort();
       if (this.fault) await this.child?.stop(KILL_GRACE_MS);
       return result;
     });
@@ -295,64 +279,40 @@ class ClaudeDriver implements SessionDriver {
     if (msg.type === 'control_request') {
       const id = typeof msg.request_id === 'string' ? msg.request_id : '';
       const request = msg.request && typeof msg.request === 'object' ? (msg.request as Json) : {};
-      this.transport?.send({
-        type: 'control_response',
-        response: answerControl(id, request, this.opts.permission, this.cancelling),
+      // Under `ask` this waits for the person while the CLI waits for us; the turn's stop cancels it.
+      // A request outside a turn has no Approver: the policy answers it (under `ask`, a deny).
+      const asking = oneRequest(this.phase?.turn?.asking ?? { policy: this.opts.permission });
+      this.asks.set(id, asking);
+      void decide(claudeQuestion(request, this.opts.process.cwd), asking).then((verdict) => {
+        asking.release();
+        // Withdrawn by the CLI meanwhile: it reads no answer any more.
+        if (this.asks.get(id) !== asking) return;
+        this.asks.delete(id);
+        this.transport?.send({ type: 'control_response', response: answerControl(id, request, verdict) });
       });
       return;
     }
-    // A request of ours the CLI gave up on (control_cancel_request) and keep-alives say nothing here.
-    if (msg.type === 'control_cancel_request' || msg.type === 'keep_alive') return;
+    // The CLI withdrew a request of its own: a question still waiting for the person is dropped.
+    if (msg.type === 'control_cancel_request') {
+      const id = typeof msg.request_id === 'string' ? msg.request_id : '';
+      const asking = this.asks.get(id);
+      this.asks.delete(id);
+      asking?.abort();
+      return;
+    }
+    if (msg.type === 'keep_alive') return;
     const phase = this.phase;
     // Output outside a turn or the start-up (none is expected: nothing is written mid-turn) is not
     // any turn's reply.
     if (!phase) return;
-    this.keep(phase, msg, line);
+    keepLine(phase, msg, line);
     const turn = phase.turn;
     if (!turn) return;
     turn.add(turn.live.event(msg));
     if (msg.type === 'result') {
       turn.add(turn.live.event({ type: 'end' }));
-      turn.finish(this.turnResult(phase, turn));
+      turn.finish(turnResult(this.opts.name, phase, turn));
     }
-  }
-
-  /** Keeps what the cold parser reads of a line; a tool result's bulk is not among it. */
-  private keep(phase: Phase, msg: Json, line: string): void {
-    const kept =
-      msg.type === 'assistant' || msg.type === 'result'
-        ? line
-        : JSON.stringify({
-            type: msg.type,
-            ...(typeof msg.session_id === 'string' ? { session_id: msg.session_id } : {}),
-          });
-    if (msg.type !== 'result' && phase.bytes + kept.length > MAX_TURN_BYTES) {
-      phase.truncated = true;
-      return;
-    }
-    phase.bytes += kept.length;
-    phase.lines.push(kept);
-    if (msg.type === 'result') phase.result = true;
-  }
-
-  private turnResult(phase: Phase, turn: NonNullable<Phase['turn']>): AgentResult {
-    const durationMs = Math.round(performance.now() - turn.t0);
-    // Stopped in time: the process and the session stay for the next turn.
-    if (turn.stopped)
-      return errorResult(this.opts.name, turn.stopped, turn.t0, { sessionId: turn.sessionId });
-    const parsed = claudeSpec.parse({
-      stdoutLines: phase.lines,
-      stderr: '',
-      exitCode: 0,
-      signal: null,
-      truncated: phase.truncated,
-    });
-    if (parsed.type === 'ok') return { ...parsed, sessionId: parsed.sessionId ?? turn.sessionId, durationMs };
-    // The cold parser names the agent by its kind; the driver's name is the one the chat knows.
-    return errorResult(this.opts.name, parsed.kind, turn.t0, {
-      sessionId: parsed.sessionId ?? turn.sessionId,
-      ...(parsed.detail ? { detail: parsed.detail } : {}),
-    });
   }
 
   /** Sends a control request; `timeoutMs` 0 waits until its answer or a fault. */
@@ -387,41 +347,11 @@ class ClaudeDriver implements SessionDriver {
     this.pending.clear();
     for (const w of waiters) w({ type: 'fault', fault: f });
     const phase = this.phase;
-    if (phase?.turn) phase.turn.finish(this.faultResult(f, phase.turn.t0, phase, phase.turn));
-    if (fault.type !== 'exited') void this.child?.stop(KILL_GRACE_MS);
-  }
-
-  private faultResult(
-    f: DriverFault,
-    t0: number,
-    phase: Phase | undefined,
-    turn: Phase['turn'] | undefined,
-  ): ErrorResult {
-    const name = this.opts.name;
-    const sessionId = turn?.sessionId;
-    // A turn we stopped that then had to be killed still ends as the stop the user asked for.
-    if (turn?.stopped) return errorResult(name, turn.stopped, t0, { ...(sessionId ? { sessionId } : {}) });
-    const exit = f.type === 'exited' ? { exitCode: f.exitCode, signal: f.signal } : {};
-    const stderr = this.child?.stderrTail() ?? '';
-    if (f.type === 'exited' && phase?.result) {
-      // It said why before exiting (a missing session, an API error): the cold parser reads it.
-      const parsed = claudeSpec.parse({
-        stdoutLines: phase.lines,
-        stderr,
-        exitCode: f.exitCode,
-        signal: f.signal,
-        truncated: phase.truncated,
-      });
-      if (parsed.type === 'error') {
-        return errorResult(name, parsed.kind, t0, {
-          ...(parsed.detail ? { detail: parsed.detail } : {}),
-          ...(sessionId ? { sessionId } : {}),
-          ...exit,
-        });
-      }
+    if (phase?.turn) {
+      const stderr = this.child?.stderrTail() ?? '';
+      phase.turn.finish(faultResult(this.opts.name, stderr, f, phase.turn.t0, phase, phase.turn));
     }
-    const detail = f.type === 'exited' && stderr.trim() ? stderr : faultDetail(f);
-    return errorResult(name, faultKind(f), t0, { detail, ...(sessionId ? { sessionId } : {}), ...exit });
+    if (fault.type !== 'exited') void this.child?.stop(KILL_GRACE_MS);
   }
 
   private unusable(t0: number): ErrorResult {

@@ -1,8 +1,12 @@
-// Answers every request `codex app-server` can send its client, without a person: the configured
-// policy decides approvals, and a question only a person could answer (user input, an MCP form)
-// is declined, so a turn never waits on it. Answers are one-time ("accept", never
-// "acceptForSession"), so nothing the relay says on its own changes a thread's lasting rules.
-// While a turn is being interrupted every approval is answered "cancel". Pure: table-tested.
+// Every request `codex app-server` can send its client, in two pure halves (table-tested): the
+// question a person would be asked (`codexQuestion`: the five approval requests, v2 and v1), and
+// the protocol's answer to a Verdict (`answerCodexRequest`). The driver decides the Verdict in
+// between (./approval.ts): by the policy, or under `ask` by the person. Answers are one-time
+// ("accept", never "acceptForSession"), so the relay never changes a thread's lasting rules (it
+// remembers "allow for this chat" itself). A stopped turn's approvals are answered "cancel". A
+// question only a person could fill in (user input, an MCP form) is declined, so no turn waits.
+import type { ApprovalQuestion } from '../agents/types.js';
+import { oneLine, type Verdict } from './approval.js';
 import type {
   ApplyPatchApprovalResponse,
   CommandExecutionRequestApprovalResponse,
@@ -14,17 +18,74 @@ import type {
   ServerRequest,
   ToolRequestUserInputResponse,
 } from './codex-protocol/index.js';
+import type { AskForApproval } from './codex-protocol/v2/AskForApproval.js';
 import type { Answer } from './codex-rpc.js';
 import type { PermissionPolicy } from './types.js';
 
-const DENIED = 'the relay answers approvals by its configured policy, which denies this';
+/**
+ * The thread's approval policy. `deny` and `allow` run as cold `codex exec` does (it forces
+ * "never": codex asks nothing and the sandbox from the user's config decides). `ask` makes codex
+ * ask before anything but its known-safe read-only commands ("untrusted"), so a person sees each
+ * command that could change something; the sandbox is still the user's.
+ */
+export function approvalPolicy(policy: PermissionPolicy): AskForApproval {
+  return policy === 'ask' ? 'untrusted' : 'never';
+}
 
-export function answerCodexRequest(
+/**
+ * The question behind an approval request, or undefined for a request that is not one. `files`
+ * are the paths of the file-change item the request is about, when the driver saw it start (v2's
+ * request names only the item).
+ */
+export function codexQuestion(
   req: ServerRequest,
-  policy: PermissionPolicy,
-  cancelling: boolean,
-): Answer {
-  const allow = policy === 'allow' && !cancelling;
+  files: readonly string[] = [],
+): ApprovalQuestion | undefined {
+  switch (req.method) {
+    case 'item/commandExecution/requestApproval': {
+      const p = req.params;
+      const host = p.networkApprovalContext?.host;
+      if (host && !p.command) return { toolKind: 'network', summary: oneLine(`connect to: ${host}`) };
+      return { toolKind: 'shell', summary: withReason(`run: ${p.command ?? 'a command'}`, p.reason) };
+    }
+    case 'execCommandApproval':
+      return {
+        toolKind: 'shell',
+        summary: withReason(`run: ${shellWords(req.params.command)}`, req.params.reason),
+      };
+    case 'item/fileChange/requestApproval':
+      return {
+        toolKind: 'edit',
+        summary: withReason(editSummary(files, req.params.grantRoot), req.params.reason),
+      };
+    case 'applyPatchApproval':
+      return {
+        toolKind: 'edit',
+        summary: withReason(
+          editSummary(Object.keys(req.params.fileChanges), req.params.grantRoot),
+          req.params.reason,
+        ),
+      };
+    case 'item/permissions/requestApproval': {
+      const asked = req.params.permissions;
+      const what = [asked.network ? 'network access' : '', asked.fileSystem ? 'file system access' : '']
+        .filter(Boolean)
+        .join(' and ');
+      return {
+        toolKind: 'permissions',
+        summary: withReason(`get ${what || 'more permissions'}`, req.params.reason),
+      };
+    }
+    default:
+      return undefined;
+  }
+}
+
+const DENIED = 'denied by the relay';
+
+export function answerCodexRequest(req: ServerRequest, verdict: Verdict): Answer {
+  const cancelling = verdict.type === 'cancelled';
+  const allow = verdict.type === 'allow_once' || verdict.type === 'allow_chat';
   switch (req.method) {
     case 'item/commandExecution/requestApproval':
     case 'item/fileChange/requestApproval':
@@ -49,7 +110,11 @@ export function answerCodexRequest(
       // The v1 forms of the two approvals above.
       return {
         result: {
-          decision: cancelling ? 'abort' : allow ? 'approved' : { denied: { rejection: DENIED } },
+          decision: cancelling
+            ? 'abort'
+            : allow
+              ? 'approved'
+              : { denied: { rejection: verdict.type === 'deny' ? oneLine(verdict.reason, 200) : DENIED } },
         } satisfies ExecCommandApprovalResponse & ApplyPatchApprovalResponse,
       };
     case 'item/tool/requestUserInput':
@@ -75,4 +140,23 @@ export function answerCodexRequest(
       // Account token refresh, attestation, and methods newer than the pinned schema.
       return { error: { code: -32601, message: `${(req as { method: string }).method} is not supported` } };
   }
+}
+
+function withReason(summary: string, reason: string | null | undefined): string {
+  return oneLine(reason ? `${summary} (${reason})` : summary);
+}
+
+function editSummary(files: readonly string[], grantRoot: string | null | undefined): string {
+  if (grantRoot) return `write under: ${grantRoot}`;
+  if (files.length === 0) return 'edit files';
+  const [first, ...rest] = files;
+  return rest.length ? `edit: ${first} and ${rest.length} more` : `edit: ${first}`;
+}
+
+/** argv as one shell-like line (words with spaces quoted), for reading only. */
+function shellWords(argv: readonly string[]): string {
+  return (
+    argv.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ') ||
+    'a command'
+  );
 }

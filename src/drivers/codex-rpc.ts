@@ -57,7 +57,8 @@ export interface CodexPeer {
 }
 
 export interface PeerHandlers {
-  onRequest(req: ServerRequest): Answer;
+  /** May wait (a person's approval): the reader goes on meanwhile, and the answer is sent when ready. */
+  onRequest(req: ServerRequest): Answer | Promise<Answer>;
   onNotification(n: ServerNotification): void;
   onFault(f: DriverFault): void;
 }
@@ -77,13 +78,16 @@ export function codexPeer(input: Readable, output: Writable, h: PeerHandlers, ta
       if (r.done) break;
       const m = r.value as Record<string, unknown>;
       if (typeof m.method === 'string' && 'id' in m) {
-        let answer: Answer;
+        const id = m.id;
+        const failed = (e: unknown): Answer => ({ error: { code: -32603, message: (e as Error).message } });
+        let answer: Answer | Promise<Answer>;
         try {
           answer = h.onRequest(m as unknown as ServerRequest);
         } catch (e) {
-          answer = { error: { code: -32603, message: (e as Error).message } };
+          answer = failed(e);
         }
-        send({ id: m.id, ...answer });
+        if (answer instanceof Promise) void answer.then((a) => a, failed).then((a) => send({ id, ...a }));
+        else send({ id, ...answer });
       } else if (typeof m.method === 'string') {
         h.onNotification(m as unknown as ServerNotification);
       } else if (typeof m.id === 'number') {

@@ -1,22 +1,15 @@
-// The codex driver: one live `codex app-server` speaking its JSON-RPC over stdio, typed from codex's
-// own generated schema (./codex-protocol/). `initialize` → `initialized` → `thread/start` or
-// `thread/resume` → a `turn/start` per turn, which answers at once with the turn's id; the turn
-// ends with a `turn/completed` notification. A message mid-turn is `turn/steer`; /stop and the
-// timeout are `turn/interrupt`, then the process is killed if the turn does not end in time.
-// Like the cold `codex exec` (which forces approval policy "never" and takes the sandbox from the
-// user's config), threads run with `approvalPolicy: "never"` and no sandbox override; anything
-// codex still asks is answered by the configured policy (./codex-permission.ts).
-import { classifyError, okResult, usageOf } from '../agents/common.js';
-import type { AgentResult, SessionRef, StreamEvent } from '../agents/types.js';
+import type { AgentResult, SessionRef } from '../agents/types.js';
 import { type GroupGuard, type StdioChild, startStdioChild } from '../runner/spawn-stdio.js';
 import type { Tap } from './acp-transport.js';
+import { decide, turnAsking } from './approval.js';
 import { itemCompleted, itemStarted } from './codex-items.js';
-import { answerCodexRequest } from './codex-permission.js';
+import { answerCodexRequest, approvalPolicy, codexQuestion } from './codex-permission.js';
 import type { ServerNotification } from './codex-protocol/index.js';
 import type { Turn as CodexTurn } from './codex-protocol/v2/Turn.js';
 import type { UserInput } from './codex-protocol/v2/UserInput.js';
 import { type CodexPeer, codexPeer, RpcError } from './codex-rpc.js';
-import { type ErrorResult, errorResult, faultDetail, faultKind, rejectionKind } from './results.js';
+import { failureResult, type Turn, turnResult } from './codex-turn.js';
+import { type ErrorResult, errorResult, faultDetail, faultKind } from './results.js';
 import { type Settled, Trouble } from './trouble.js';
 import { turnMessages } from './turn-messages.js';
 import type {
@@ -44,24 +37,6 @@ export interface CodexDriverOptions extends DriverOptions {
   model?: string;
   thinking?: string;
   systemText?: string;
-}
-
-interface Turn {
-  threadId: string;
-  /** Known once `turn/start` answers; notifications of other turns are ignored. */
-  turnId?: string;
-  events: (events: StreamEvent[]) => void;
-  usage: { input: number; output: number; seen: boolean };
-  /** Texts steered in, until codex shows them as a user message of this turn. */
-  unseenSteers: string[];
-  /** Steers given before the turn's id was known; sent when it is. */
-  queuedSteers: string[];
-  stopped?: 'timeout' | 'aborted';
-  stop: (why: 'timeout' | 'aborted') => void;
-  completed: (turn: CodexTurn) => void;
-  /** Turns of this thread that ended before `turn/start` answered (checked once the id is known). */
-  endedEarly: Map<string, CodexTurn>;
-  done: Promise<AgentResult>;
 }
 
 export function codexDriver(options: CodexDriverOptions): SessionDriver {
@@ -109,7 +84,7 @@ class CodexDriver implements SessionDriver {
     const peer = this.peer as CodexPeer;
     const settings = {
       cwd: this.opts.process.cwd,
-      approvalPolicy: 'never' as const,
+      approvalPolicy: approvalPolicy(this.opts.permission),
       ...(this.opts.model ? { model: this.opts.model } : {}),
       ...(this.opts.thinking ? { config: { model_reasoning_effort: this.opts.thinking } } : {}),
       ...(this.opts.systemText ? { developerInstructions: this.opts.systemText } : {}),
@@ -200,6 +175,7 @@ class CodexDriver implements SessionDriver {
       stop: (why) => {
         if (turn.stopped || this.fault) return;
         turn.stopped = why;
+        turn.asking.abort();
         if (turn.turnId) this.interrupt(peer, turn, turn.turnId);
         graceTimer = setTimeout(
           () => this.breakWith({ type: 'unresponsive', what: 'turn/interrupt' }),
@@ -209,6 +185,8 @@ class CodexDriver implements SessionDriver {
       completed: (t) => completed(t),
       endedEarly: new Map(),
       done,
+      asking: turnAsking(this.opts.permission, req.approve),
+      files: new Map(),
     };
     const timer = setTimeout(() => turn.stop('timeout'), req.timeoutMs);
     const onAbort = () => turn.stop('aborted');
@@ -238,41 +216,19 @@ class CodexDriver implements SessionDriver {
     }
     clearTimeout(timer);
     clearTimeout(graceTimer);
+    turn.asking.abort();
     req.signal?.removeEventListener('abort', onAbort);
     // What was steered in but never seen as this turn's input waits for the next turn.
     this.carried.push(...turn.unseenSteers);
 
-    const result = this.resultOf(r, turn, gathered.messages, t0);
+    const result = turnResult(this.opts.name, r, turn, gathered.messages, t0, (f) =>
+      this.failure(f, t0, 'turn/start', 'exit', turn.stopped),
+    );
     if (turn.turnId) this.endedTurnId = turn.turnId;
     this.current = undefined;
     if (this.fault) await this.child?.stop(KILL_GRACE_MS);
     resolveDone(result);
     return result;
-  }
-
-  private resultOf(r: Settled<CodexTurn>, turn: Turn, messages: string[], t0: number): AgentResult {
-    const name = this.opts.name;
-    const sessionId = turn.threadId;
-    if (r.type !== 'value') {
-      // A turn codex refused to start (or a stop that had to kill) keeps the user's stop reason.
-      return { ...this.failure(r, t0, 'turn/start', 'exit', turn.stopped), sessionId };
-    }
-    const t = r.value;
-    if (turn.stopped || t.status === 'interrupted') {
-      return errorResult(name, turn.stopped ?? 'aborted', t0, { sessionId });
-    }
-    if (t.status === 'failed') {
-      const text = [t.error?.message, t.error?.additionalDetails].filter(Boolean).join(' ');
-      return errorResult(name, classifyError(text) ?? 'exit', t0, {
-        sessionId,
-        detail: text || 'the turn failed',
-      });
-    }
-    const usage = turn.usage.seen ? usageOf(turn.usage.input, turn.usage.output) : undefined;
-    return {
-      ...okResult(messages, { sessionId, usage, truncated: false }),
-      durationMs: ms(t0),
-    };
   }
 
   private sendSteer(turn: Turn, turnId: string, text: string): void {
@@ -309,6 +265,11 @@ class CodexDriver implements SessionDriver {
             if (i !== -1) turn.unseenSteers.splice(i, 1);
           }
         }
+        if (n.params.item.type === 'fileChange')
+          turn.files.set(
+            n.params.item.id,
+            n.params.item.changes.map((c) => c.path),
+          );
         turn.events(itemStarted(n.params.item));
         return;
       case 'item/completed':
@@ -359,8 +320,14 @@ class CodexDriver implements SessionDriver {
       child.stdout,
       child.stdin,
       {
-        onRequest: (req) =>
-          answerCodexRequest(req, this.opts.permission, this.current?.stopped !== undefined),
+        onRequest: (req) => {
+          // A request between turns has no Approver: the policy answers (under `ask`, a deny).
+          const turn = this.current;
+          const itemId = req.method === 'item/fileChange/requestApproval' ? req.params.itemId : '';
+          const question = codexQuestion(req, turn?.files.get(itemId));
+          const asking = turn?.asking ?? { policy: this.opts.permission };
+          return decide(question, asking).then((v) => answerCodexRequest(req, v));
+        },
         onNotification: (n) => this.onNotification(n),
         onFault: (f) => this.breakWith(f),
       },
@@ -398,6 +365,7 @@ class CodexDriver implements SessionDriver {
     return this.trouble.settle(p, timeoutMs);
   }
 
+  /** An error result for a request that did not answer; one that timed out breaks the process. */
   private failure(
     r: Exclude<Settled<unknown>, { type: 'value' }>,
     t0: number,
@@ -405,23 +373,9 @@ class CodexDriver implements SessionDriver {
     rejectedKind: ErrorResult['kind'],
     stopped?: 'timeout' | 'aborted',
   ): ErrorResult {
-    const name = this.opts.name;
-    if (r.type === 'timeout') {
-      this.breakWith({ type: 'unresponsive', what });
-      return errorResult(name, 'timeout', t0, { detail: `no answer to ${what}` });
-    }
-    if (r.type === 'fault') {
-      const f = r.fault;
-      const exit = f.type === 'exited' ? { exitCode: f.exitCode, signal: f.signal } : {};
-      const stderr = this.child?.stderrTail() ?? '';
-      const detail = f.type === 'exited' && stderr.trim() ? stderr : faultDetail(f);
-      return errorResult(name, stopped ?? faultKind(f), t0, { detail, ...exit });
-    }
-    const e = r.error as Error;
-    const data = e instanceof RpcError && e.data !== undefined ? JSON.stringify(e.data) : '';
-    return errorResult(name, stopped ?? rejectionKind(`${e.message} ${data}`, rejectedKind), t0, {
-      detail: e.message,
-    });
+    if (r.type === 'timeout') this.breakWith({ type: 'unresponsive', what });
+    const stderr = this.child?.stderrTail() ?? '';
+    return failureResult(this.opts.name, stderr, r, t0, what, rejectedKind, stopped);
   }
 
   private unusable(t0: number): ErrorResult {
@@ -434,5 +388,5 @@ class CodexDriver implements SessionDriver {
   }
 }
 
-const ms = (t0: number) => Math.round(performance.now() - t0);
+const _ms = (t0: number) => Math.round(performance.now() - t0);
 const delay = (n: number) => new Promise<undefined>((r) => setTimeout(() => r(undefined), n).unref());

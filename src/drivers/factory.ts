@@ -8,6 +8,7 @@ import { getSpec } from '../agents/registry.js';
 import type { AgentKind, AgentRequest, ToolServer } from '../agents/types.js';
 import type { GroupGuard } from '../runner/spawn-stdio.js';
 import { acpDriver } from './acp.js';
+import { GEMINI_ASK_ARGS, opencodeAskConfig } from './ask-mode.js';
 import { claudeDriver } from './claude.js';
 import { APP_SERVER_ARGS, codexDriver } from './codex.js';
 import { piDriver } from './pi.js';
@@ -20,7 +21,7 @@ import { processWiring } from './warm-tools.js';
  */
 export type DriverSettings = Pick<
   AgentRequest,
-  'command' | 'cwd' | 'env' | 'model' | 'thinking' | 'systemText' | 'stateDir'
+  'command' | 'cwd' | 'env' | 'model' | 'thinking' | 'systemText' | 'stateDir' | 'permissions'
 > & { tools?: ToolServer };
 
 export type Built =
@@ -33,13 +34,17 @@ export type Built =
   | { type: 'cold_only'; reason: string };
 
 /**
- * Every CLI gets `deny`. A cold run is headless: none of the five asks a question in its one-shot
- * mode (claude -p has no prompt tool and refuses inside the CLI; codex exec runs with approval
- * `never`; gemini -p offers no tool that would ask; pi -p has no dialogs; opencode run asks nothing
- * by default), so a question that reaches a warm driver is one cold mode could never have said yes
- * to. Until approvals from the phone exist, nothing is approved on the owner's behalf.
+ * The configured policy (`agent.permissions`), `deny` when unset. A cold run is headless: none of
+ * the five asks a question in its one-shot mode (claude -p has no prompt tool and refuses inside
+ * the CLI; codex exec runs with approval `never`; gemini -p offers no tool that would ask; pi -p has
+ * no dialogs; opencode run asks nothing by default), so a question that reaches a warm driver is
+ * one cold mode could never have said yes to: `deny` keeps warm as cold. `ask` also puts each CLI
+ * in a mode that asks (claude's prompt tool, codex's approval policy, gemini's approval mode,
+ * opencode's rules: ./ask-mode.ts), and the config check refuses it for a cold agent.
  */
-export const WARM_PERMISSION: PermissionPolicy = 'deny';
+export function permissionOf(s: Pick<DriverSettings, 'permissions'>): PermissionPolicy {
+  return s.permissions ?? 'deny';
+}
 
 /** The name errors use: the CLI's display name, or an ACP agent's program. */
 export function driverName(kind: AgentKind, command: readonly string[]): string {
@@ -48,9 +53,12 @@ export function driverName(kind: AgentKind, command: readonly string[]): string 
 
 export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGuard): Built {
   const name = driverName(kind, s.command);
-  const permission = WARM_PERMISSION;
+  const permission = permissionOf(s);
+  const ask = permission === 'ask';
   const tools = processWiring(kind, s.tools, s.stateDir);
-  const proc = (argv: readonly string[]) => ({ argv, cwd: s.cwd, env: { ...s.env, ...tools.env } });
+  // The tools' environment (opencode's inline config among it) first: `ask` merges over it.
+  const withTools = { ...s.env, ...tools.env };
+  const proc = (argv: readonly string[], env = withTools) => ({ argv, cwd: s.cwd, env });
   const prep = tools.prepare ? { prepare: tools.prepare } : {};
   const extras = {
     ...(s.model !== undefined ? { model: s.model } : {}),
@@ -98,7 +106,7 @@ export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGua
         };
       case 'gemini': {
         // As cold: --skip-trust (the owner chose the folder) and --model.
-        const argv = [...s.command, '--acp', '--skip-trust'];
+        const argv = [...s.command, '--acp', '--skip-trust', ...(ask ? GEMINI_ASK_ARGS : [])];
         if (s.model !== undefined) argv.push('--model', safeArg(s.model, 'model'));
         return {
           type: 'driver',
@@ -112,16 +120,14 @@ export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGua
         if (s.model !== undefined || s.thinking !== undefined) {
           return { type: 'cold_only', reason: 'opencode acp cannot take agents.opencode.model / thinking' };
         }
-        return {
-          type: 'driver',
-          driver: acpDriver({
+        return opencode(withTools, ask, prep, (env) =>
+          acpDriver({
             name,
             permission,
-            process: proc([...s.command, 'acp', ...tools.args]),
+            process: proc([...s.command, 'acp', ...tools.args], env),
             ...guardOf(guard),
           }),
-          ...prep,
-        };
+        );
       case 'acp':
         return {
           type: 'driver',
@@ -141,6 +147,20 @@ export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGua
     // A model that reads as a flag: refused before anything starts, as cold.
     return { type: 'cold_only', reason: (err as Error).message };
   }
+}
+
+/** opencode under `ask` gets rules that ask in its inline config; one that is not JSON is not dropped. */
+function opencode(
+  env: Record<string, string>,
+  ask: boolean,
+  prep: { prepare?: () => () => void },
+  make: (env: Record<string, string>) => SessionDriver,
+): Built {
+  if (!ask) return { type: 'driver', driver: make(env), ...prep };
+  const content = opencodeAskConfig(env.OPENCODE_CONFIG_CONTENT);
+  if (content === undefined)
+    return { type: 'cold_only', reason: 'agents.opencode.env.OPENCODE_CONFIG_CONTENT is not a JSON object' };
+  return { type: 'driver', driver: make({ ...env, OPENCODE_CONFIG_CONTENT: content }), ...prep };
 }
 
 const guardOf = (guard: GroupGuard | undefined) => (guard ? { guard } : {});

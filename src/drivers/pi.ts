@@ -6,14 +6,15 @@
 // assistant message is a message; one that stopped for tool use is progress).
 import { randomUUID } from 'node:crypto';
 import { isAbsolute, join } from 'node:path';
-import { assertSafeId, classifyError, num, obj, okResult, str, usageOf } from '../agents/common.js';
-import { reducer as piReducer, piSpec } from '../agents/pi.js';
+import { assertSafeId, obj, str } from '../agents/common.js';
+import { piSpec } from '../agents/pi.js';
 import type { AgentResult, SessionRef } from '../agents/types.js';
 import { type GroupGuard, type StdioChild, startStdioChild } from '../runner/spawn-stdio.js';
+import { type Asking, decide, turnAsking } from './approval.js';
 import { type PiJson, type PiResponse, type PiTap, type PiTransport, piTransport } from './pi-transport.js';
-import { answerUi } from './pi-ui.js';
+import { handledResult, piFaultResult, piTally } from './pi-turn.js';
+import { answerUi, piQuestion } from './pi-ui.js';
 import { type ErrorResult, errorResult, faultDetail, faultKind, rejectionKind } from './results.js';
-import { turnMessages } from './turn-messages.js';
 import type {
   DriverFault,
   DriverOptions,
@@ -52,6 +53,8 @@ interface Turn {
   event: (ev: PiJson) => void;
   fault: (f: DriverFault) => void;
   done: Promise<AgentResult>;
+  /** Who answers this turn's dialogs; aborted by the stop, so a waiting one is dismissed. */
+  asking: Asking & { abort(): void };
 }
 
 type Answer =
@@ -171,12 +174,7 @@ class PiDriver implements SessionDriver {
   }
 
   private runTurn(rpc: PiTransport, sessionId: string, req: TurnRequest, t0: number): Promise<AgentResult> {
-    const gathered = turnMessages(req.onProgress);
-    const reduce = piReducer();
-    let last: PiJson | undefined;
-    let input = 0;
-    let output = 0;
-    let cost = 0;
+    const tally = piTally(req.onProgress);
     let stopped: 'timeout' | 'aborted' | undefined;
     let accepted = false;
     let abortPending = false;
@@ -190,6 +188,7 @@ class PiDriver implements SessionDriver {
       resolveDone = r;
     });
 
+    const asking = turnAsking(this.opts.permission, req.approve);
     const finish = (result: AgentResult) => {
       if (finished) return;
       finished = true;
@@ -198,27 +197,16 @@ class PiDriver implements SessionDriver {
       req.signal?.removeEventListener('abort', onAbort);
       this.current = undefined;
       this.cancelling = false;
+      asking.abort();
       const end = this.fault ? this.child?.stop(KILL_GRACE_MS) : undefined;
       void Promise.resolve(end).then(() => resolveDone(result));
     };
-    const ended = () => {
-      if (stopped) return finish(errorResult(this.opts.name, stopped, t0, { sessionId }));
-      const usage = usageOf(input || undefined, output || undefined, cost || undefined);
-      if (last && (last.stopReason === 'error' || last.stopReason === 'aborted')) {
-        const text = str(last.errorMessage) ?? 'the model call failed';
-        const kind = last.stopReason === 'aborted' ? 'aborted' : (classifyError(text) ?? 'exit');
-        return finish(errorResult(this.opts.name, kind, t0, { sessionId, detail: text }));
-      }
-      if (!last) {
-        return finish(
-          errorResult(this.opts.name, 'unparseable', t0, {
-            sessionId,
-            detail: 'the turn ended without a reply',
-          }),
-        );
-      }
-      finish({ ...okResult(gathered.messages, { sessionId, usage, truncated: false }), durationMs: ms(t0) });
-    };
+    const ended = () =>
+      finish(
+        stopped
+          ? errorResult(this.opts.name, stopped, t0, { sessionId })
+          : tally.result(this.opts.name, sessionId, t0),
+      );
     // pi answers an abort once the run has stopped (after its `agent_end`), also when it was
     // waiting to retry and no further `agent_end` comes.
     const sendAbort = () => rpc.send({ type: 'abort' }, () => ended());
@@ -226,6 +214,7 @@ class PiDriver implements SessionDriver {
       if (stopped || finished || this.fault) return;
       stopped = why;
       this.cancelling = true;
+      asking.abort();
       // An abort before pi accepted the prompt could land before the prompt starts, which then
       // runs unstopped: it waits for the acceptance. The grace period runs from now either way.
       if (accepted) sendAbort();
@@ -238,20 +227,13 @@ class PiDriver implements SessionDriver {
     const event = (ev: PiJson) => {
       if (finished) return;
       if (ev.type === 'message_end') {
-        const m = obj(ev.message);
-        if (m?.role !== 'assistant') return;
-        last = m;
-        const u = obj(m.usage);
-        input += num(u?.input) ?? 0;
-        output += num(u?.output) ?? 0;
-        cost += num(obj(u?.cost)?.total) ?? 0;
-        gathered.add(reduce.event(ev));
+        tally.message(ev);
       } else if (ev.type === 'agent_start') {
         sawStart = true;
       } else if (ev.type === 'auto_retry_start') {
         retrying = true;
       } else if (ev.type === 'agent_end') {
-        if (stopped || last?.stopReason !== 'error') return ended();
+        if (stopped || tally.last()?.stopReason !== 'error') return ended();
         // A retryable error is followed, in the same tick inside pi, by `auto_retry_start`; an
         // answer to a command sent now comes after it. Until then the turn may go on.
         retrying = false;
@@ -261,18 +243,13 @@ class PiDriver implements SessionDriver {
         });
       }
     };
-    const fault = (f: DriverFault) => {
-      const stderr = this.child?.stderrTail() ?? '';
-      const exit = f.type === 'exited' ? { exitCode: f.exitCode, signal: f.signal } : {};
-      const detail = f.type === 'exited' && stderr.trim() ? stderr : faultDetail(f);
-      // A turn we stopped that then had to be killed still ends as the stop the user asked for.
-      finish(errorResult(this.opts.name, stopped ?? faultKind(f), t0, { sessionId, detail, ...exit }));
-    };
+    const fault = (f: DriverFault) =>
+      finish(piFaultResult(this.opts.name, this.child?.stderrTail() ?? '', f, t0, sessionId, stopped));
 
     const timer = setTimeout(() => stop('timeout'), req.timeoutMs);
     const onAbort = () => stop('aborted');
     req.signal?.addEventListener('abort', onAbort, { once: true });
-    this.current = { sessionId, stop, event, fault, done };
+    this.current = { sessionId, stop, event, fault, done, asking };
 
     rpc.send({ type: 'prompt', message: req.prompt }, (r) => {
       if (finished) return;
@@ -298,15 +275,10 @@ class PiDriver implements SessionDriver {
         });
       };
       handledWithoutRun(() =>
-        setTimeout(() => handledWithoutRun(() => finish(this.handled(sessionId, t0))), HANDLED_RECHECK_MS),
+        setTimeout(() => handledWithoutRun(() => finish(handledResult(sessionId, t0))), HANDLED_RECHECK_MS),
       );
     });
     return done;
-  }
-
-  /** A prompt an extension took without a run: done, with nothing to say (as ACP's empty end_turn). */
-  private handled(sessionId: string, t0: number): AgentResult {
-    return { ...okResult([], { sessionId, truncated: false }), durationMs: ms(t0) };
   }
 
   /** Ends the live process without breaking the driver (to start another on a session id). */
@@ -374,8 +346,13 @@ class PiDriver implements SessionDriver {
 
   private onEvent(ev: PiJson): void {
     if (ev.type === 'extension_ui_request') {
-      const answer = answerUi(ev, this.opts.permission, this.cancelling);
-      if (answer) this.rpc?.reply(answer);
+      // Under `ask` a yes-or-no dialog waits for the person; the turn's stop dismisses it. One
+      // outside a turn has no Approver: the policy answers it (under `ask`, a deny).
+      const asking = this.current?.asking ?? { policy: this.opts.permission };
+      void decide(piQuestion(ev), asking).then((verdict) => {
+        const answer = answerUi(ev, verdict);
+        if (answer) this.rpc?.reply(answer);
+      });
       return;
     }
     // Events outside a turn (a compaction after it, queue updates) are nobody's reply.
@@ -461,8 +438,6 @@ class PiDriver implements SessionDriver {
     return this.opts.startTimeoutMs ?? START_TIMEOUT_MS;
   }
 }
-
-const ms = (t0: number) => Math.round(performance.now() - t0);
 
 function safeId(id: string): boolean {
   try {

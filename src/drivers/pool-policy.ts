@@ -100,7 +100,17 @@ export function isStartFailure(
  * count, the token does not: it is the process's own, minted when it starts (not each turn's).
  */
 export function fingerprint(r: DriverSettings, tools: boolean): string {
-  return JSON.stringify([r.command, r.cwd, r.model ?? null, r.thinking ?? null, r.systemText ?? null, tools]);
+  // The permission policy changes how the process starts (claude's prompt tool, gemini's approval
+  // mode, opencode's rules, codex's thread policy).
+  return JSON.stringify([
+    r.command,
+    r.cwd,
+    r.model ?? null,
+    r.thinking ?? null,
+    r.systemText ?? null,
+    tools,
+    r.permissions ?? 'deny',
+  ]);
 }
 
 /** The answer when a kind with no cold mode (an ACP agent) cannot start warm. */

@@ -1,7 +1,9 @@
 // The session driver seam (issue 16, in progress, not yet wired into the queue): one live agent
 // process spoken to over its own protocol, turn after turn. A turn ends in the same `AgentResult`
 // the cold runner returns, so nothing above a driver knows which one ran.
-import type { AgentResult, Approver, SessionRef } from '../agents/types.js';
+import type { AgentResult, Approver, PermissionPolicy, SessionRef } from '../agents/types.js';
+
+export type { PermissionPolicy };
 
 /** How a driver starts its long-lived process. */
 export interface DriverProcess {
@@ -20,12 +22,12 @@ export interface DriverOptions {
   startTimeoutMs?: number;
   /** After a cancel (timeout, /stop), how long the turn may take to end before the process is killed. */
   cancelGraceMs?: number;
-  /** Answers the agent's permission requests, so a turn never waits on a question nobody sees. */
+  /**
+   * How the agent's permission requests are answered: `allow` / `deny` at once, `ask` through the
+   * turn's `approve` (src/drivers/approval.ts), so a turn never waits on a question nobody sees.
+   */
   permission: PermissionPolicy;
 }
-
-/** What the configured mode allows, decided without a person (approvals from the phone come later). */
-export type PermissionPolicy = 'allow' | 'deny';
 
 export interface TurnRequest {
   prompt: string;

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { answerPermission } from '../../src/drivers/acp-permission.js';
-import type { PermissionPolicy } from '../../src/drivers/types.js';
+import { policyVerdict, type Verdict } from '../../src/drivers/approval.js';
+
+type PermissionPolicy = 'allow' | 'deny';
+/** The verdict the old (policy, cancelling) pair stands for. */
+const v = (policy: PermissionPolicy, cancelling: boolean): Verdict =>
+  cancelling ? { type: 'cancelled' } : policyVerdict(policy);
 
 const opt = (optionId: string, kind: string) => ({ optionId, name: optionId, kind }) as never;
 // gemini 0.61's options for a shell command, in its order (fixtures/agents/gemini/warm/acp-tool-deny.json).
@@ -53,6 +58,6 @@ describe('answerPermission', () => {
     ['unknown kinds are never picked', [opt('x', 'allow_forever')], 'allow', false, { outcome: 'cancelled' }],
     ['while cancelling, every question is cancelled', gemini, 'allow', true, { outcome: 'cancelled' }],
   ])('%s', (_name, options, policy, cancelling, outcome) => {
-    expect(answerPermission({ options: options as never }, policy, cancelling)).toEqual({ outcome });
+    expect(answerPermission({ options: options as never }, v(policy, cancelling))).toEqual({ outcome });
   });
 });

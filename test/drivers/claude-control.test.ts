@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { policyVerdict, type Verdict } from '../../src/drivers/approval.js';
 import { answerControl, claudeWarmArgv } from '../../src/drivers/claude-control.js';
-import type { PermissionPolicy } from '../../src/drivers/types.js';
+
+type PermissionPolicy = 'allow' | 'deny';
+/** The verdict the old (policy, cancelling) pair stands for. */
+const v = (policy: PermissionPolicy, cancelling: boolean): Verdict =>
+  cancelling ? { type: 'cancelled' } : policyVerdict(policy);
 
 const base = { command: ['claude'], cwd: '/w', stateDir: '/s' };
 const STREAM = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose'];
@@ -99,6 +104,6 @@ describe('answerControl', () => {
       { subtype: 'error', request_id: 'r', error: 'agentwire does not support control request unknown' },
     ],
   ])('%s', (_name, request, policy, cancelling, expected) => {
-    expect(answerControl('r', request, policy, cancelling)).toEqual(expected);
+    expect(answerControl('r', request, v(policy, cancelling))).toEqual(expected);
   });
 });

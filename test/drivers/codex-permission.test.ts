@@ -1,8 +1,13 @@
 // Every request codex app-server can send its client, answered without a person: table-tested.
 import { describe, expect, it } from 'vitest';
+import { policyVerdict, type Verdict } from '../../src/drivers/approval.js';
 import { answerCodexRequest } from '../../src/drivers/codex-permission.js';
 import type { ServerRequest } from '../../src/drivers/codex-protocol/index.js';
-import type { PermissionPolicy } from '../../src/drivers/types.js';
+
+type PermissionPolicy = 'allow' | 'deny';
+/** The verdict the old (policy, cancelling) pair stands for. */
+const v = (policy: PermissionPolicy, cancelling: boolean): Verdict =>
+  cancelling ? { type: 'cancelled' } : policyVerdict(policy);
 
 const base = { threadId: 't', turnId: 'u', itemId: 'i', startedAtMs: 0 };
 const req = (method: string, params: object = base) =>
@@ -108,6 +113,6 @@ const rows: Row[] = [
 
 describe('answerCodexRequest', () => {
   it.each(rows)('%s', (_name, request, policy, cancelling, expected) => {
-    expect(answerCodexRequest(request, policy, cancelling)).toEqual(expected);
+    expect(answerCodexRequest(request, v(policy, cancelling))).toEqual(expected);
   });
 });

@@ -1,7 +1,12 @@
 // pi's extension dialogs answered without a person: the policy decides, free text is dismissed.
 import { describe, expect, it } from 'vitest';
+import { policyVerdict, type Verdict } from '../../src/drivers/approval.js';
 import { answerUi } from '../../src/drivers/pi-ui.js';
-import type { PermissionPolicy } from '../../src/drivers/types.js';
+
+type PermissionPolicy = 'allow' | 'deny';
+/** The verdict the old (policy, cancelling) pair stands for. */
+const v = (policy: PermissionPolicy, cancelling: boolean): Verdict =>
+  cancelling ? { type: 'cancelled' } : policyVerdict(policy);
 
 const confirm = {
   type: 'extension_ui_request',
@@ -44,6 +49,6 @@ describe('answerUi', () => {
     ],
     ['a dialog without an id', { method: 'confirm', title: 'x' }, 'allow', false, undefined],
   ])('%s', (_name, request, policy, cancelling, expected) => {
-    expect(answerUi(request, policy, cancelling)).toEqual(expected);
+    expect(answerUi(request, v(policy, cancelling))).toEqual(expected);
   });
 });
