@@ -153,7 +153,7 @@ export function createTools(
     textLimit: (channel) => channels.get(channel)?.textLimit ?? 1600,
     socket,
     ...(entry && { entry }),
-    timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+    timeZone: () => Intl.DateTimeFormat().resolvedOptions().timeZone,
   });
 }
 

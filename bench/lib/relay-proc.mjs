@@ -78,6 +78,10 @@ export async function relayHome(opts) {
       env: fakeLog ? { FAKE_LOG: fakeLog } : {},
     },
   };
+  // BENCH_RELAY_CONFIG (a JSON object, merged over the top-level sections) is for experiments, e.g.
+  // '{"tools":{"enabled":false}}' to see what a feature costs per message.
+  const extra = JSON.parse(process.env.BENCH_RELAY_CONFIG ?? '{}');
+  for (const [k, v] of Object.entries(extra)) config[k] = { ...config[k], ...v };
   writeFileSync(join(dir, 'agentwire.json5'), JSON.stringify(config, null, 2));
   const url = `http://127.0.0.1:${port}/twilio/inbound`;
   let child;

@@ -3,6 +3,7 @@
 // rule for merging the wiring into the built invocation. Nothing here writes the user's own CLI
 // config: flags, environment, or files in a folder of our state folder that lives for one run.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdir, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Invocation, ToolServer, ToolWiring } from './types.js';
 
@@ -49,4 +50,30 @@ export function writeToolFiles(runDir: string, files: ToolWiring['files']): () =
   mkdirSync(runDir, { recursive: true, mode: 0o700 });
   for (const f of files) writeFileSync(f.path, f.content, { mode: 0o600 });
   return () => rmSync(runDir, { recursive: true, force: true });
+}
+
+/**
+ * `writeToolFiles` for a cold run, off the event loop: a folder and a file made and removed per
+ * message would otherwise block the relay 1–4 ms each on a busy disk (bench/relay-overhead's
+ * profile), and every webhook and every other chat's run waited for it. The folder holds only the
+ * files written here, so they are unlinked by name instead of a recursive removal.
+ */
+export async function writeToolFilesAsync(
+  runDir: string,
+  files: ToolWiring['files'],
+): Promise<() => Promise<void>> {
+  if (!files?.length) return async () => undefined;
+  await mkdir(runDir, { recursive: true, mode: 0o700 });
+  const remove = async () => {
+    await Promise.all(files.map((f) => unlink(f.path).catch(() => undefined)));
+    // A file someone else left there keeps rmdir from working: then the folder goes with it.
+    await rmdir(runDir).catch(() => rm(runDir, { recursive: true, force: true }));
+  };
+  try {
+    for (const f of files) await writeFile(f.path, f.content, { mode: 0o600 });
+  } catch (err) {
+    await remove();
+    throw err;
+  }
+  return remove;
 }

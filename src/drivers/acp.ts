@@ -3,20 +3,18 @@
 // The library does the JSON-RPC; this file keeps the promises a relay needs around it: a turn
 // always ends (timeout → `session/cancel` → kill), every failure is an error result, and a process
 // that died or stopped speaking the protocol is marked broken so the pool replaces it.
-import {
-  type AgentCapabilities,
-  type ClientConnection,
-  client,
-  type McpServerStdio,
-  methods,
-  PROTOCOL_VERSION,
+import type {
+  AgentCapabilities,
+  ClientConnection,
+  McpServerStdio,
   RequestError,
-  type SessionNotification,
+  SessionNotification,
 } from '@agentclientprotocol/sdk';
 import { okResult } from '../agents/common.js';
 import type { AgentResult, SessionRef, StreamEvent } from '../agents/types.js';
 import { type GroupGuard, type StdioChild, startStdioChild } from '../runner/spawn-stdio.js';
 import { acpQuestion, answerPermission } from './acp-permission.js';
+import { acpSdk, isAcpRequestError, loadedAcpSdk } from './acp-sdk.js';
 import { monitoredStream, type Tap } from './acp-transport.js';
 import { type UpdateReducer, updateReducer } from './acp-updates.js';
 import { type Asking, decide, turnAsking } from './approval.js';
@@ -68,10 +66,7 @@ class AcpDriver implements SessionDriver {
   private capabilities: AgentCapabilities | undefined;
   private sessionId: string | undefined;
   private current: Turn | undefined;
-  private readonly trouble = new Trouble(
-    (error) => error instanceof RequestError,
-    () => this.closed,
-  );
+  private readonly trouble = new Trouble(isAcpRequestError, () => this.closed);
   private closed = false;
   private lastUpdateAt = 0;
 
@@ -94,6 +89,7 @@ class AcpDriver implements SessionDriver {
     if (this.current) return errorResult(this.opts.name, 'exit', t0, { detail: 'a turn is running' });
     const started = await this.start(t0);
     if (started) return started;
+    const { methods } = loadedAcpSdk();
     const cwd = this.opts.process.cwd;
     const mcpServers = this.opts.mcpServers ?? [];
     const ctx = (this.conn as ClientConnection).agent;
@@ -168,6 +164,7 @@ class AcpDriver implements SessionDriver {
   }
 
   private async runTurn(conn: ClientConnection, sessionId: string, req: TurnRequest, t0: number) {
+    const { methods } = loadedAcpSdk();
     const gathered = turnMessages(req.onProgress);
     const events = (evs: StreamEvent[]) => gathered.add(evs);
     const messages = gathered.messages;
@@ -234,6 +231,7 @@ class AcpDriver implements SessionDriver {
   /** Starts the process and says hello; undefined when ready, else the error that stopped it. */
   private async start(t0: number): Promise<ErrorResult | undefined> {
     if (this.conn) return undefined;
+    const { client, methods, PROTOCOL_VERSION } = await acpSdk();
     const [file, ...args] = this.opts.process.argv;
     if (!file) return errorResult(this.opts.name, 'exit', t0, { detail: 'no agent command configured' });
     const s = await startStdioChild({

@@ -4,7 +4,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { shortDetail } from '../agents/common.js';
-import { toolRunDir, withTools, writeToolFiles } from '../agents/tool-server.js';
+import { toolRunDir, withTools, writeToolFilesAsync } from '../agents/tool-server.js';
 import type {
   AgentRequest,
   AgentResult,
@@ -29,14 +29,14 @@ export async function runCommandReply(spec: AgentSpec, request: AgentRequest): P
     // A session id or model that could be read as a flag is refused before anything runs.
     return { type: 'error', kind: 'exit', message: (err as Error).message, durationMs: 0 };
   }
-  let cleanup: () => void = () => undefined;
+  let cleanup: () => Promise<void> = async () => undefined;
   if (request.tools && spec.tools) {
     // The tools' flags and per-run files; without tools the invocation is exactly what build made.
     const runDir = toolRunDir(request.stateDir, randomUUID());
     try {
       const wiring = spec.tools(request.tools, runDir);
       inv = withTools(inv, request.tools, wiring);
-      cleanup = writeToolFiles(runDir, wiring.files);
+      cleanup = await writeToolFilesAsync(runDir, wiring.files);
     } catch (err) {
       return {
         type: 'error',
@@ -50,7 +50,7 @@ export async function runCommandReply(spec: AgentSpec, request: AgentRequest): P
   try {
     return await spawnAndRead(spec, request, inv);
   } finally {
-    cleanup();
+    await cleanup();
   }
 }
 

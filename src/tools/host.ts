@@ -22,7 +22,11 @@ export interface ToolHostOptions {
   socket: string;
   /** This Node and agentwire's entry point (`…/cli/bin.js`); undefined: not built, no tools. */
   entry?: { command: string; args: readonly string[] };
-  timeZone: string;
+  /**
+   * The zone `chat_info` reports. A function is asked on first use only: asking the machine's zone
+   * (Intl) maps ICU's zone data, about 5.5 MiB of the relay's resident memory (bench/startup).
+   */
+  timeZone: string | (() => string);
   now?: () => number;
 }
 
@@ -45,6 +49,8 @@ export function createToolHost(o: ToolHostOptions): ToolHost {
   const tokens = new ToolTokens(now);
   let kick: (chat: ChatKey) => void = () => undefined;
   const listeners: (() => void)[] = [];
+  const zone = o.timeZone;
+  let timeZone = typeof zone === 'string' ? zone : undefined;
   const deps: ToolDeps = {
     tokens,
     limits: o.limits,
@@ -64,7 +70,10 @@ export function createToolHost(o: ToolHostOptions): ToolHost {
       const row = m ? await o.store.queue.message(Number(m[1])) : undefined;
       return row ? { name: row.senderName, id: row.senderId, isGroup: row.isGroup } : undefined;
     },
-    timeZone: o.timeZone,
+    get timeZone() {
+      timeZone ??= typeof zone === 'string' ? zone : zone();
+      return timeZone;
+    },
     now,
   };
   let ask: ToolDeps['ask'];

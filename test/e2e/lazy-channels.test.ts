@@ -65,6 +65,8 @@ describe('channel libraries load only for an enabled channel', () => {
     ]);
     expect(from(files, 'libsignal')).toEqual([]);
     expect(from(files, 'grammy')).toEqual([]);
+    // Nor the library of an agent it does not run: ACP's loads with the first ACP process.
+    expect(from(files, '@agentclientprotocol/sdk')).toEqual([]);
   });
 
   it.each([['status'], ['doctor', '--json'], ['schedules']])(
