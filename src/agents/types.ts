@@ -271,6 +271,11 @@ export interface AgentRequest extends BuildContext {
   warmTools?: WarmTools;
   /** Asks the chat's approvers (permissions `ask`, warm runs only); absent: the policy answers alone. */
   approve?: Approver;
+  /**
+   * How long this run has waited for a person so far (approvals, `ask_user`), growing while a wait
+   * is open. A warm turn's timeout does not count it (drivers/turn-timer.ts).
+   */
+  personWaitMs?: () => number;
   /** The configured policy for the warm process's permission questions; absent: `deny`. */
   permissions?: PermissionPolicy;
   /** Byte caps for stdout and stderr; defaults live in the runner. */

@@ -21,6 +21,7 @@ import { type Asking, decide, turnAsking } from './approval.js';
 import { type ErrorResult, errorResult, faultDetail, faultKind, rejectionKind } from './results.js';
 import { type Settled, Trouble } from './trouble.js';
 import { turnMessages } from './turn-messages.js';
+import { turnTimer } from './turn-timer.js';
 import type {
   DriverFault,
   DriverOptions,
@@ -181,7 +182,7 @@ class AcpDriver implements SessionDriver {
         this.opts.cancelGraceMs ?? CANCEL_GRACE_MS,
       );
     };
-    const timer = setTimeout(() => stop('timeout'), req.timeoutMs);
+    const timer = turnTimer(req.timeoutMs, req.personWaitMs, () => stop('timeout'));
     const onAbort = () => stop('aborted');
     req.signal?.addEventListener('abort', onAbort, { once: true });
 
@@ -199,7 +200,7 @@ class AcpDriver implements SessionDriver {
       }),
       0,
     );
-    clearTimeout(timer);
+    timer.clear();
     clearTimeout(graceTimer);
     req.signal?.removeEventListener('abort', onAbort);
     events(reducer.end());

@@ -15,6 +15,7 @@ import { faultResult, keepLine, type Phase, turnResult } from './claude-phase.js
 import { type ClaudeTransport, claudeTransport, type Json, type Tap } from './claude-transport.js';
 import { type ErrorResult, errorResult, faultDetail, faultKind } from './results.js';
 import { turnMessages } from './turn-messages.js';
+import { turnTimer } from './turn-timer.js';
 import type {
   DriverFault,
   DriverOptions,
@@ -187,7 +188,7 @@ class ClaudeDriver implements SessionDriver {
     };
     phase.turn = turn;
     this.phase = phase;
-    const timer = setTimeout(() => turn.stop('timeout'), request.timeoutMs);
+    const timer = turnTimer(request.timeoutMs, request.personWaitMs, () => turn.stop('timeout'));
     const onAbort = () => turn.stop('aborted');
     request.signal?.addEventListener('abort', onAbort, { once: true });
 
@@ -196,7 +197,7 @@ class ClaudeDriver implements SessionDriver {
       message: { role: 'user', content: [{ type: 'text', text: request.prompt }] },
     });
     return done.then(async (result) => {
-      clearTimeout(timer);
+      timer.clear();
       clearTimeout(graceTimer);
       request.signal?.removeEventListener('abort', onAbort);
       if (this.phase === phase) this.phase = undefined;

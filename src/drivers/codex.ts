@@ -1,3 +1,12 @@
+// The codex driver: one live `codex app-server` speaking its JSON-RPC over stdio, typed from codex's
+// own generated schema (./codex-protocol/). `initialize` → `initialized` → `thread/start` or
+// `thread/resume` → a `turn/start` per turn, which answers at once with the turn's id; the turn
+// ends with a `turn/completed` notification. A message mid-turn is `turn/steer`; /stop and the
+// timeout are `turn/interrupt`, then the process is killed if the turn does not end in time.
+// Like the cold `codex exec` (which forces approval policy "never" and takes the sandbox from the
+// user's config), threads run with `approvalPolicy: "never"` and no sandbox override, except under
+// permissions `ask` ("untrusted": codex asks, and the chat answers); anything codex asks is answered
+// through ./codex-permission.ts.
 import type { AgentResult, SessionRef } from '../agents/types.js';
 import { type GroupGuard, type StdioChild, startStdioChild } from '../runner/spawn-stdio.js';
 import type { Tap } from './acp-transport.js';
@@ -12,6 +21,7 @@ import { failureResult, type Turn, turnResult } from './codex-turn.js';
 import { type ErrorResult, errorResult, faultDetail, faultKind } from './results.js';
 import { type Settled, Trouble } from './trouble.js';
 import { turnMessages } from './turn-messages.js';
+import { turnTimer } from './turn-timer.js';
 import type {
   DriverFault,
   DriverOptions,
@@ -188,7 +198,7 @@ class CodexDriver implements SessionDriver {
       asking: turnAsking(this.opts.permission, req.approve),
       files: new Map(),
     };
-    const timer = setTimeout(() => turn.stop('timeout'), req.timeoutMs);
+    const timer = turnTimer(req.timeoutMs, req.personWaitMs, () => turn.stop('timeout'));
     const onAbort = () => turn.stop('aborted');
     req.signal?.addEventListener('abort', onAbort, { once: true });
     this.current = turn;
@@ -214,7 +224,7 @@ class CodexDriver implements SessionDriver {
       this.carried.unshift(...carried);
       r = started;
     }
-    clearTimeout(timer);
+    timer.clear();
     clearTimeout(graceTimer);
     turn.asking.abort();
     req.signal?.removeEventListener('abort', onAbort);

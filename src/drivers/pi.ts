@@ -15,6 +15,7 @@ import { type PiJson, type PiResponse, type PiTap, type PiTransport, piTransport
 import { handledResult, piFaultResult, piTally } from './pi-turn.js';
 import { answerUi, piQuestion } from './pi-ui.js';
 import { type ErrorResult, errorResult, faultDetail, faultKind, rejectionKind } from './results.js';
+import { turnTimer } from './turn-timer.js';
 import type {
   DriverFault,
   DriverOptions,
@@ -192,7 +193,7 @@ class PiDriver implements SessionDriver {
     const finish = (result: AgentResult) => {
       if (finished) return;
       finished = true;
-      clearTimeout(timer);
+      timer.clear();
       clearTimeout(graceTimer);
       req.signal?.removeEventListener('abort', onAbort);
       this.current = undefined;
@@ -246,7 +247,7 @@ class PiDriver implements SessionDriver {
     const fault = (f: DriverFault) =>
       finish(piFaultResult(this.opts.name, this.child?.stderrTail() ?? '', f, t0, sessionId, stopped));
 
-    const timer = setTimeout(() => stop('timeout'), req.timeoutMs);
+    const timer = turnTimer(req.timeoutMs, req.personWaitMs, () => stop('timeout'));
     const onAbort = () => stop('aborted');
     req.signal?.addEventListener('abort', onAbort, { once: true });
     this.current = { sessionId, stop, event, fault, done, asking };

@@ -208,6 +208,7 @@ class Pool implements WarmPool {
         ...(request.signal ? { signal: request.signal } : {}),
         ...(request.onProgress ? { onProgress: request.onProgress } : {}),
         ...(request.approve ? { approve: request.approve } : {}),
+        ...(request.personWaitMs ? { personWaitMs: request.personWaitMs } : {}),
       });
     } finally {
       // Between turns the process's token is refused again.

@@ -39,6 +39,8 @@ export interface TurnRequest {
   onProgress?: (text: string) => void;
   /** With policy `ask`: the person's answer to a permission request (absent: treated as deny). */
   approve?: Approver;
+  /** Time the run has waited for a person so far: not counted against `timeoutMs`. */
+  personWaitMs?: () => number;
 }
 
 export type OpenResult = { type: 'ok'; sessionId: string } | Extract<AgentResult, { type: 'error' }>;

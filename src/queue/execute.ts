@@ -95,22 +95,28 @@ export async function execute(
     settings.thinking && agent.thinkingLevels.includes(settings.thinking)
       ? settings.thinking
       : agent.base.thinking;
-  // One tool token for the whole run, retry included; revoked when the run is done (or, should the
-  // agent layer throw, at its expiry: the run's timeout plus a margin).
-  const grant =
-    opts.runKey !== undefined
-      ? deps.tools?.({
-          chat,
-          lane: scope,
-          runKey: opts.runKey,
-          cwd: agent.base.cwd,
-          timeoutMs: agent.base.timeoutMs,
-        })
-      : undefined;
   // Only a warm driver under `permissions: 'ask'` calls it; any other run ignores it. Bound to the
   // run so its questions end with it.
   const approve =
     opts.runKey !== undefined ? deps.interactions?.approver(chat, opts.runKey, kind) : undefined;
+  // Time spent waiting for the person (approvals, ask_user) does not count against the turn's
+  // timeout, nor against its tool token's life.
+  const runKey = opts.runKey;
+  const interactions = deps.interactions;
+  const personWaitMs = runKey !== undefined && interactions ? () => interactions.waitedMs(runKey) : undefined;
+  // One tool token for the whole run, retry included; revoked when the run is done (or, should the
+  // agent layer throw, at its expiry: the run's timeout plus a margin).
+  const grant =
+    runKey !== undefined
+      ? deps.tools?.({
+          chat,
+          lane: scope,
+          runKey,
+          cwd: agent.base.cwd,
+          timeoutMs: agent.base.timeoutMs,
+          ...(personWaitMs && { personWaitMs }),
+        })
+      : undefined;
   const done = <T>(outcome: T): T => {
     grant?.release();
     if (approve && opts.runKey !== undefined) deps.interactions?.closeRun(opts.runKey);
@@ -122,6 +128,7 @@ export async function execute(
         ...agent.base,
         ...(grant && { tools: grant.server, warmTools: grant.warm }),
         ...(approve && { approve }),
+        ...(personWaitMs && { personWaitMs }),
         ...(opts.model !== undefined && { model: opts.model }),
         prompt,
         session,

@@ -88,6 +88,8 @@ export class Interactions {
   /** Asks under way per chat, waiting or about to (see MAX_WAITING_PER_CHAT). */
   private readonly reserved = new Map<ChatKey, number>();
   private readonly timer: Timer;
+  /** Per run: how long it has waited for a person (see waitedMs). */
+  private readonly clocks = new Map<string, { open: number; since: number; total: number }>();
 
   readonly store: InteractionStore;
 
@@ -168,9 +170,34 @@ export class Interactions {
     return o.type === 'answered' ? o.answer : undefined;
   }
 
+  /**
+   * How long the run has waited for a person so far: the time during which at least one of its
+   * questions or approvals was open (waiting its turn or shown). A warm turn's timeout does not
+   * count it (drivers/turn-timer.ts), so a question left unanswered ends in "no answer" or a deny,
+   * not in a killed turn.
+   */
+  waitedMs(runKey: string): number {
+    const c = this.clocks.get(runKey);
+    if (!c) return 0;
+    return c.total + (c.open > 0 ? this.d.now() - c.since : 0);
+  }
+
+  private waitStarted(runKey: string): void {
+    const c = this.clocks.get(runKey) ?? { open: 0, since: 0, total: 0 };
+    if (c.open++ === 0) c.since = this.d.now();
+    this.clocks.set(runKey, c);
+  }
+
+  private waitEnded(runKey: string): void {
+    const c = this.clocks.get(runKey);
+    if (!c || c.open === 0) return;
+    if (--c.open === 0) c.total += this.d.now() - c.since;
+  }
+
   /** The run ended: what it still waits on is closed. */
   closeRun(runKey: string): void {
     this.runs.delete(runKey);
+    this.clocks.delete(runKey);
     for (const w of [...this.waiters.values()]) if (w.i.runKey === runKey) void this.end(w, 'cancelled');
   }
 
@@ -289,6 +316,7 @@ export class Interactions {
         settle: resolve,
       };
       this.waiters.set(i.id, w);
+      this.waitStarted(i.runKey);
       const line = this.lines.get(i.chat) ?? [];
       line.push(i.id);
       this.lines.set(i.chat, line);
@@ -352,6 +380,7 @@ export class Interactions {
   private finish(w: Waiter, o: Outcome): void {
     const { i } = w;
     if (!this.waiters.delete(i.id)) return;
+    this.waitEnded(i.runKey);
     w.cancelTimer?.();
     if (i.type === 'approval') this.closedApproval.set(i.chat, this.d.now());
     const line = this.lines.get(i.chat) ?? [];

@@ -72,4 +72,6 @@ export type ToolGrantor = (run: {
   runKey: string;
   cwd: string;
   timeoutMs: number;
+  /** Time the run has waited for a person so far: the grant lives that much longer. */
+  personWaitMs?: () => number;
 }) => { server: ToolServer; warm: WarmTools; release(): void } | undefined;

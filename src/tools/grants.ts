@@ -32,7 +32,15 @@ export function toolGrantor(d: GrantorDeps): ToolGrantor {
       tools: TOOL_NAMES,
       callTimeoutMs,
     });
-    const token = d.tokens.mint({ chat: run.chat, runKey: run.runKey, cwd: run.cwd }, run.timeoutMs);
+    const token = d.tokens.mint(
+      {
+        chat: run.chat,
+        runKey: run.runKey,
+        cwd: run.cwd,
+        ...(run.personWaitMs && { personWaitMs: run.personWaitMs }),
+      },
+      run.timeoutMs,
+    );
     const tokenOf = (p: ProcessTools) => p.server.env[TOOLS_TOKEN_ENV] ?? '';
     const warm: WarmTools = {
       open: (lane) => {

@@ -26,6 +26,11 @@ export interface ToolGrant {
    * may `ask_user` ask. A cold run's process cannot be kept waiting on a phone.
    */
   interactive: boolean;
+  /**
+   * How long the run has waited for a person so far (queue/interactions.ts): a warm turn's timeout
+   * does not count that time (drivers/turn-timer.ts), so neither does the grant's expiry.
+   */
+  personWaitMs?: () => number;
   /** Messages and files sent by this run so far. */
   sent: number;
   /** Tool calls that created something keyed by their place in the run (send, schedule). */
@@ -68,7 +73,10 @@ export class ToolTokens {
   constructor(private readonly now: () => number = Date.now) {}
 
   /** A fresh token for one run; `ttlMs` is the run's timeout (the margin is added here). */
-  mint(g: Pick<ToolGrant, 'chat' | 'runKey' | 'cwd'> & { interactive?: boolean }, ttlMs: number): string {
+  mint(
+    g: Pick<ToolGrant, 'chat' | 'runKey' | 'cwd' | 'personWaitMs'> & { interactive?: boolean },
+    ttlMs: number,
+  ): string {
     this.sweep();
     const id = randomBytes(9).toString('base64url');
     const secret = randomBytes(32);
@@ -155,11 +163,11 @@ export class ToolTokens {
       if (proc.closedUntil !== undefined) return { ok: false, error: TOKEN_PROCESS_CLOSED };
       const run = proc.bound ? this.grants.get(proc.bound) : undefined;
       if (!run) return { ok: false, error: TOKEN_BETWEEN_TURNS };
-      if (this.now() > run.grant.expiresAt) return { ok: false, error: TOKEN_RUN_EXPIRED };
+      if (expired(run.grant, this.now())) return { ok: false, error: TOKEN_RUN_EXPIRED };
       return { ok: true, grant: run.grant };
     }
     if (!entry) return { ok: false, error: TOKEN_REFUSED };
-    if (this.now() > entry.grant.expiresAt) return { ok: false, error: TOKEN_REFUSED };
+    if (expired(entry.grant, this.now())) return { ok: false, error: TOKEN_REFUSED };
     return { ok: true, grant: entry.grant };
   }
 
@@ -191,11 +199,16 @@ export class ToolTokens {
 
   private sweep(): void {
     const now = this.now();
-    for (const [id, e] of this.grants) if (now > e.grant.expiresAt) this.grants.delete(id);
+    const live = new Set<string>();
+    for (const [id, e] of this.grants) {
+      if (expired(e.grant, now)) this.grants.delete(id);
+      else live.add(id);
+    }
     for (const [id, p] of this.processes)
       if (p.closedUntil !== undefined && now > p.closedUntil) this.processes.delete(id);
+    // A run token stays masked while its grant lives, however long its run waited for a person.
     for (const [token, until] of this.masked)
-      if (now > until) {
+      if (now > until && !live.has(idOf(token))) {
         this.masked.delete(token);
         forgetCredential(token);
       }
@@ -203,6 +216,11 @@ export class ToolTokens {
 }
 
 const DUMMY = randomBytes(32);
+
+/** Past its run's time, not counting what the run waited for a person. */
+function expired(g: ToolGrant, now: number): boolean {
+  return now > g.expiresAt + (g.personWaitMs?.() ?? 0);
+}
 
 /** The id half of a token (`<id>.<secret>`); empty when there is no dot. */
 function idOf(token: string): string {

@@ -172,6 +172,32 @@ describe.each(cases)('permission policy ask: $name', (c) => {
     expect(r).toMatchObject({ type: 'ok', text: expect.stringMatching(c.denied) });
   });
 
+  it.each([
+    ['not counted: the turn hears the deny and ends with a reply', true],
+    ['counted when nobody reports the wait: the turn times out', false],
+  ])('time spent waiting for the person is %s', async (_name, reported) => {
+    const { d } = await opened(c);
+    // The person answers after 1.5 s, twice the turn's 0.75 s limit.
+    let since: number | undefined;
+    let waited = 0;
+    const approve: Approver = async () => {
+      since = Date.now();
+      await new Promise((r) => setTimeout(r, 1500));
+      waited = Date.now() - since;
+      since = undefined;
+      return { type: 'deny', reason: 'no answer in 10 minutes' };
+    };
+    const personWaitMs = () => waited + (since === undefined ? 0 : Date.now() - since);
+    const r = await d.turn({
+      prompt: c.prompt,
+      timeoutMs: 750,
+      approve,
+      ...(reported && { personWaitMs }),
+    });
+    if (reported) expect(r).toMatchObject({ type: 'ok', text: expect.stringMatching(c.denied) });
+    else expect(r).toMatchObject({ type: 'error', kind: 'timeout' });
+  });
+
   it('a stop while the person has not answered cancels the wait and answers the CLI as a cancel', async () => {
     const { d, sent } = await opened(c);
     let seen: AbortSignal | undefined;

@@ -189,6 +189,33 @@ describe('approvals from the chat', () => {
     expect(agent.calls).toHaveLength(1);
   });
 
+  it("the run reports how long it waited for the person (a warm turn's timeout leaves it out)", async () => {
+    const readings: number[] = [];
+    const agent = new FakeAgent(async (req) => {
+      const waited = req.personWaitMs;
+      if (!waited || !req.approve || !req.signal) return ok('no wait clock');
+      readings.push(waited());
+      // Two questions at once: the time they overlap is counted once.
+      await Promise.all([
+        req.approve(shell, req.signal),
+        req.approve({ ...shell, toolKind: 'edit' }, req.signal),
+      ]);
+      readings.push(waited());
+      return ok('done');
+    });
+    const t = setup({ agent });
+    await h.send('go');
+    await waitText(/wants to run: rm/);
+    t.advance(4 * 60_000);
+    await h.send('1');
+    await waitText(/wants to run: rm -rf build\/\n1 allow once/);
+    await vi.waitFor(() => expect(texts().filter((x) => x.includes('wants to run')).length).toBe(2));
+    t.advance(60_000);
+    await h.send('3');
+    await waitText(/^done$/);
+    expect(readings).toEqual([0, 5 * 60_000]);
+  });
+
   it('/stop while it waits denies it (the turn was cancelled) and closes it', async () => {
     const answers: ApprovalAnswer[] = [];
     const agent = new FakeAgent(async (req) => {

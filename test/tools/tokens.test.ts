@@ -47,6 +47,21 @@ describe('ToolTokens', () => {
     expect(t.check(old)).toEqual({ ok: false, error: TOKEN_REFUSED });
   });
 
+  it('lives as much longer as its run waited for a person, and stays masked that long', () => {
+    let now = 0;
+    let waited = 0;
+    const t = new ToolTokens(() => now);
+    const token = t.mint({ ...grant, personWaitMs: () => waited }, 60_000);
+    waited = 5 * 60_000;
+    now = 60_000 + TOKEN_MARGIN_MS + waited;
+    // A mint sweeps: the waiting run's grant and its masking survive it.
+    t.mint(grant, 1000);
+    expect(t.check(token).ok).toBe(true);
+    expect(maskCredentials(`token ${token}`)).not.toContain(token);
+    now += 1;
+    expect(t.check(token)).toEqual({ ok: false, error: TOKEN_REFUSED });
+  });
+
   it('two runs get different tokens, and expired grants are swept when new ones are minted', () => {
     let now = 0;
     const t = new ToolTokens(() => now);
