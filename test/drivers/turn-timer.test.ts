@@ -43,21 +43,24 @@ describe('turnTimer', () => {
     [0, 300, 1300],
     [999, 1, 1001],
     [500, 0, 1000],
-  ])('after %i ms of work and a %i ms wait it fires at %i ms, at most one re-check late', (before, wait, at) => {
-    const w = waits();
-    const fired = vi.fn();
-    turnTimer(1000, w.ms, fired);
-    vi.advanceTimersByTime(before);
-    w.open();
-    vi.advanceTimersByTime(wait);
-    w.close();
-    const elapsed = before + wait;
-    vi.advanceTimersByTime(at - elapsed - 1);
-    expect(fired).not.toHaveBeenCalled();
-    // At most a re-check late: while a wait is open the timer looks again no sooner than 250 ms.
-    vi.advanceTimersByTime(1 + 250);
-    expect(fired).toHaveBeenCalledTimes(1);
-  });
+  ])(
+    'after %i ms of work and a %i ms wait it fires at %i ms, at most one re-check late',
+    (before, wait, at) => {
+      const w = waits();
+      const fired = vi.fn();
+      turnTimer(1000, w.ms, fired);
+      vi.advanceTimersByTime(before);
+      w.open();
+      vi.advanceTimersByTime(wait);
+      w.close();
+      const elapsed = before + wait;
+      vi.advanceTimersByTime(at - elapsed - 1);
+      expect(fired).not.toHaveBeenCalled();
+      // At most a re-check late: while a wait is open the timer looks again no sooner than 250 ms.
+      vi.advanceTimersByTime(1 + 250);
+      expect(fired).toHaveBeenCalledTimes(1);
+    },
+  );
 
   it('never fires while a wait stays open', () => {
     const w = waits();
