@@ -303,6 +303,17 @@ export const configSchema = z
     for (const p of acpProblems(c.agent, c.agents.acp)) ctx.addIssue({ code: 'custom', ...p });
     for (const p of permissionProblems(c.agent, agentKindSettings(c.agents)))
       ctx.addIssue({ code: 'custom', ...p });
+    // An empty list of approvers with an agent that asks: every request would wait out its
+    // timeout and be denied, which is `deny` with a delay, surely not what was meant.
+    const asks =
+      c.agent.permissions === 'ask' || agentKindSettings(c.agents).some(([, o]) => o?.permissions === 'ask');
+    if (asks && c.permissions.approvers?.length === 0)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['permissions', 'approvers'],
+        message:
+          "is empty, so nobody could answer an agent whose permissions are 'ask': list who may answer, leave the key out for the owner, or set permissions to 'deny'",
+      });
   });
 
 export type Config = z.infer<typeof configSchema>;

@@ -85,4 +85,19 @@ describe('permissions config', () => {
     expect(p?.message).toContain(coldKey);
     if (coldKey) expect(p?.message).toMatch(/cannot wait for an answer from the phone/);
   });
+
+  it.each([
+    ["{agent: {permissions: 'ask'},\n permissions: {\n  approvers: []}}", false],
+    ["{agents: {codex: {permissions: 'ask'}},\n permissions: {\n  approvers: []}}", false],
+    ["{agent: {permissions: 'ask'}, permissions: {approvers: ['+15551234567']}}", true],
+    ["{agent: {permissions: 'deny'}, permissions: {approvers: []}}", true],
+    ["{agent: {permissions: 'ask'}}", true],
+  ])('an empty approvers list with an agent that asks: %j accepted %s', (text, ok) => {
+    const r = parse(text);
+    expect(r.ok, r.ok ? '' : JSON.stringify(r.problems)).toBe(ok);
+    if (r.ok) return;
+    const p = r.problems.find((x) => x.path === 'permissions.approvers');
+    expect(p?.line).toBe(3);
+    expect(p?.message).toMatch(/nobody could answer/);
+  });
 });
