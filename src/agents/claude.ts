@@ -4,7 +4,6 @@
 // API errors arrive as a synthetic assistant message plus a `result` with is_error (subtype still
 // "success"), so the result line decides, not the exit code alone.
 
-import { join } from 'node:path';
 import {
   addTexts,
   arr,
@@ -227,8 +226,8 @@ export const claudeSpec: AgentSpec = {
  * `--strict-mcp-config` means the user's own MCP servers are not loaded in relay runs. The entry's
  * `timeout` is claude's per-server tool-call limit in ms (it overrides MCP_TOOL_TIMEOUT; 2.1.330).
  */
-export function claudeTools(server: ToolServer, runDir: string): ToolWiring {
-  const file = join(runDir, 'claude-mcp.json');
+export function claudeTools(server: ToolServer, runFile: (name: string) => string): ToolWiring {
+  const file = runFile('claude-mcp.json');
   const entry = { type: 'stdio', ...stdioEntry(server), timeout: server.callTimeoutMs };
   const config = { mcpServers: { [TOOL_SERVER_NAME]: entry } };
   return {

@@ -5,7 +5,6 @@
 // turn. Exit codes are the HTTP status mod 256, and exit 0 after a SIGTERM is not success: only a
 // `result` event with status "success" (or json mode's `response`) is.
 
-import { join } from 'node:path';
 import {
   addTexts,
   CONTINUED,
@@ -229,8 +228,8 @@ export const geminiSpec: AgentSpec = {
  * settings file with a group- or world-writable folder above it (/tmp): the state folder must not be.
  * `timeout` is the server's tool-call limit in ms (gemini's default is 10 minutes).
  */
-export function geminiTools(server: ToolServer, runDir: string): ToolWiring {
-  const file = join(runDir, 'gemini-settings.json');
+export function geminiTools(server: ToolServer, runFile: (name: string) => string): ToolWiring {
+  const file = runFile('gemini-settings.json');
   const entry = { ...stdioEntry(server), trust: true, timeout: server.callTimeoutMs };
   const settings = { mcpServers: { [TOOL_SERVER_NAME]: entry } };
   return {

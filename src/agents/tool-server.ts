@@ -3,8 +3,8 @@
 // rule for merging the wiring into the built invocation. Nothing here writes the user's own CLI
 // config: flags, environment, or files in a folder of our state folder that lives for one run.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { mkdir, rm, rmdir, unlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Invocation, ToolServer, ToolWiring } from './types.js';
 
 export type { ToolServer, ToolWiring } from './types.js';
@@ -18,8 +18,17 @@ export const TOOLS_SOCKET_ENV = 'AGENTWIRE_TOOLS_SOCKET';
 /** How long the MCP server waits for the relay's answer to one call (ToolServer.callTimeoutMs). */
 export const TOOLS_TIMEOUT_ENV = 'AGENTWIRE_TOOLS_TIMEOUT_MS';
 
-/** A folder for one run's files, inside the agent's state folder. */
-export const toolRunDir = (stateDir: string, runId: string): string => join(stateDir, 'tool-runs', runId);
+/** Where the tools' files live, inside the agent's state folder (0700). */
+export const toolRoot = (stateDir: string): string => join(stateDir, 'tool-runs');
+
+/** A warm process's own folder in it: its files live as long as the process. */
+export const toolRunDir = (stateDir: string, runId: string): string => join(toolRoot(stateDir), runId);
+
+/** A cold run's files sit in the root itself, named for the run: no folder per message. */
+export const runFileIn =
+  (root: string, runId: string) =>
+  (name: string): string =>
+    join(root, `${runId}.${name}`);
 
 /**
  * Pure: the invocation with the wiring merged in. Flags go before an end-of-options `--` when the
@@ -53,24 +62,28 @@ export function writeToolFiles(runDir: string, files: ToolWiring['files']): () =
 }
 
 /**
- * `writeToolFiles` for a cold run, off the event loop: a folder and a file made and removed per
- * message would otherwise block the relay 1–4 ms each on a busy disk (bench/relay-overhead's
- * profile), and every webhook and every other chat's run waited for it. The folder holds only the
- * files written here, so they are unlinked by name instead of a recursive removal.
+ * A cold run's files (paths from runFileIn: all in the tool root), written off the event loop, and
+ * the function that unlinks them. One write and one unlink per file and message: a folder made and
+ * removed per message was most of what the tools cost the relay per message (bench/relay-overhead's
+ * profile), and doing it synchronously blocked every webhook and every other chat's run 1–4 ms on a
+ * busy disk. `wx`: a file already at the path (a guess at our name) is never written through.
  */
-export async function writeToolFilesAsync(
-  runDir: string,
-  files: ToolWiring['files'],
-): Promise<() => Promise<void>> {
+export async function writeRunFiles(files: ToolWiring['files']): Promise<() => Promise<void>> {
   if (!files?.length) return async () => undefined;
-  await mkdir(runDir, { recursive: true, mode: 0o700 });
+  const written: string[] = [];
   const remove = async () => {
-    await Promise.all(files.map((f) => unlink(f.path).catch(() => undefined)));
-    // A file someone else left there keeps rmdir from working: then the folder goes with it.
-    await rmdir(runDir).catch(() => rm(runDir, { recursive: true, force: true }));
+    await Promise.all(written.map((path) => unlink(path).catch(() => undefined)));
   };
   try {
-    for (const f of files) await writeFile(f.path, f.content, { mode: 0o600 });
+    for (const f of files) {
+      await writeFile(f.path, f.content, { mode: 0o600, flag: 'wx' }).catch(async (err) => {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        // The first run of this agent (or the folder was removed): made once, then written.
+        await mkdir(dirname(f.path), { recursive: true, mode: 0o700 });
+        await writeFile(f.path, f.content, { mode: 0o600, flag: 'wx' });
+      });
+      written.push(f.path);
+    }
   } catch (err) {
     await remove();
     throw err;

@@ -80,7 +80,7 @@ export interface WarmTools {
 export interface ToolWiring {
   args: string[];
   env?: Record<string, string>;
-  /** Written with mode 0600 before the run (in `runDir`), removed after it. */
+  /** Written with mode 0600 before the run (at paths from `runFile`), removed after it. */
   files?: { path: string; content: string }[];
 }
 
@@ -233,9 +233,10 @@ export interface AgentSpec {
   build(ctx: BuildContext): Invocation;
   /**
    * How this CLI is given agentwire's MCP server for one run (docs/tools.md): flags, environment
-   * and per-run files under `runDir`. Absent: the CLI cannot take it (pi has no MCP).
+   * and per-run files, each at `runFile(name)` (a path of ours, private to this run or process).
+   * Absent: the CLI cannot take it (pi has no MCP).
    */
-  tools?(server: ToolServer, runDir: string): ToolWiring;
+  tools?(server: ToolServer, runFile: (name: string) => string): ToolWiring;
   /**
    * A fresh per-run reducer over stdout lines. It returns each assistant message (raw text, MEDIA
    * lines included) as soon as it is complete, and `continued` when the agent visibly carries on

@@ -4,6 +4,7 @@
 // spec wiring gets the server in `session/new` / `session/load` (`mcpServers`), which every ACP
 // agent must take over stdio. pi has no MCP: nothing. Never the user's own CLI config files.
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import type { McpServerStdio } from '@agentclientprotocol/sdk';
 import { getSpec } from '../agents/registry.js';
 import { TOOL_SERVER_NAME, toolRunDir, writeToolFiles } from '../agents/tool-server.js';
@@ -42,7 +43,7 @@ export function processWiring(
   const spec = getSpec(kind);
   if (!spec.tools) return NO_WIRING;
   const dir = toolRunDir(stateDir, `warm-${randomUUID()}`);
-  const w: ToolWiring = spec.tools(server, dir);
+  const w: ToolWiring = spec.tools(server, (name) => join(dir, name));
   return {
     args: [...w.args],
     // As in cold (withTools): the server's environment goes into the CLI's, which hands it down.

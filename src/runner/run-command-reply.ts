@@ -4,7 +4,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { shortDetail } from '../agents/common.js';
-import { toolRunDir, withTools, writeToolFilesAsync } from '../agents/tool-server.js';
+import { runFileIn, toolRoot, withTools, writeRunFiles } from '../agents/tool-server.js';
 import type {
   AgentRequest,
   AgentResult,
@@ -32,11 +32,11 @@ export async function runCommandReply(spec: AgentSpec, request: AgentRequest): P
   let cleanup: () => Promise<void> = async () => undefined;
   if (request.tools && spec.tools) {
     // The tools' flags and per-run files; without tools the invocation is exactly what build made.
-    const runDir = toolRunDir(request.stateDir, randomUUID());
+    const runFile = runFileIn(toolRoot(request.stateDir), randomUUID());
     try {
-      const wiring = spec.tools(request.tools, runDir);
+      const wiring = spec.tools(request.tools, runFile);
       inv = withTools(inv, request.tools, wiring);
-      cleanup = await writeToolFilesAsync(runDir, wiring.files);
+      cleanup = await writeRunFiles(wiring.files);
     } catch (err) {
       return {
         type: 'error',

@@ -29,7 +29,7 @@ const RUN_DIR = '/state/x/tool-runs/r1';
 
 const wired = (spec: AgentSpec) => {
   const inv = spec.build(ctx);
-  const wiring = spec.tools?.(server, RUN_DIR);
+  const wiring = spec.tools?.(server, (name) => join(RUN_DIR, name));
   return { inv, wiring, merged: wiring ? withTools(inv, server, wiring) : undefined };
 };
 

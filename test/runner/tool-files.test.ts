@@ -62,6 +62,8 @@ writeFileSync(${JSON.stringify(out)}, JSON.stringify({ file, mode: statSync(file
       'id.secret-secret-secret',
     );
     expect(fs.existsSync(seen.file)).toBe(false);
+    // Straight in the tool folder, named for the run: no folder made and removed per message.
+    expect(seen.file).toMatch(new RegExp(`^${join(dir, 'tool-runs')}/[0-9a-f-]{36}\\.claude-mcp\\.json$`));
     expect(fs.readdirSync(join(dir, 'tool-runs'))).toEqual([]);
     expect(fs.mkdirSync).not.toHaveBeenCalled();
     expect(fs.writeFileSync).not.toHaveBeenCalled();
