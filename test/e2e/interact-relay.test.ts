@@ -130,4 +130,37 @@ describe('approvals from the phone, through the built relay and a signed Twilio 
       'Nothing is allowed for this chat: the agent asks each time.\nNothing is waiting for an answer.',
     );
   }, 90_000);
+
+  // The other three warm drivers, each against its own fake CLI asking its own protocol's way:
+  // codex's command approval, ACP's session/request_permission, pi's confirm dialog.
+  it.each([
+    { kind: 'codex', fake: 'fake-codex-app-server.mjs', say: 'ask', allowed: 'decision: "accept"' },
+    { kind: 'acp', fake: 'fake-acp-agent.mjs', say: 'ask', allowed: 'permission: yes' },
+    {
+      kind: 'pi',
+      fake: 'fake-pi-rpc.mjs',
+      say: 'confirm',
+      allowed: 'confirm: {"type":"extension_ui_response","id":"ui-1","confirmed":true}',
+    },
+  ])(
+    "$kind: the request reaches the owner's phone and their 1 allows it",
+    async ({ kind, fake, say, allowed }) => {
+      const r = await startRig({
+        agent: warmAsk({
+          kind,
+          command: [process.execPath, join(import.meta.dirname, '..', 'fixtures', fake)],
+        }),
+      });
+      rig = r;
+      r.start();
+      expect(await r.sms(say)).toBe(200);
+      await r.sent(new RegExp(`^${kind} wants to .+\n1 allow once · 2 allow for this chat · 3 deny$`));
+      expect(r.bodies()).not.toContain(allowed);
+      expect(await r.sms('1')).toBe(200);
+      await r.sent(allowed);
+      await r.sent(/^Allowed once: /);
+      expect(r.bodies().filter((b) => b.startsWith('turn '))).toEqual([]);
+    },
+    60_000,
+  );
 });
