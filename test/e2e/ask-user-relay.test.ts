@@ -3,7 +3,8 @@
 // real MCP client (fixtures/fake-tool-claude-stream.mjs): it starts `agentwire mcp` from dist/ from
 // its --mcp-config file and calls ask_user; the question reaches the (fake) Twilio REST API, the
 // person's next SMS is the tool's result, and that SMS never becomes a run. In a cold run (the
-// one-shot fixtures/fake-tool-cli.mjs) the call is refused with the sentence the agent reads.
+// one-shot fixtures/fake-tool-cli.mjs) the call is refused with the sentence the agent reads. A
+// question nobody answers ends in "no answer" on time, past a shorter turn limit.
 // Needs `npm run build` first.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -69,6 +70,24 @@ describe('ask_user through the built relay and a signed Twilio webhook', () => {
     // One warm process served both turns.
     expect(r.home.events().filter((e) => e.ev === 'start')).toHaveLength(1);
   }, 90_000);
+
+  it('a question nobody answers: the agent gets "no answer" on time and replies, though the turn\'s limit is shorter than the wait', async () => {
+    const r = await startRig({
+      // The wait (6 s) is longer than the turn's limit (2 s): the turn timer leaves out person waits.
+      agent: { mode: 'warm', timeoutSeconds: 2, command: [process.execPath, WARM_TOOL_CLI] },
+      extra: { tools: { askTimeoutMinutes: 0.1 } },
+    });
+    rig = r;
+    r.start();
+    expect(await r.sms(ask('Deploy?', ['yes', 'no']))).toBe(200);
+    await r.sent(/^claude asks: Deploy\?\n1 yes\n2 no\n/);
+    await r.sent('No answer in 6 s: claude goes on without one.', { ms: 30_000 });
+    await r.sent(
+      'reply: ask_user ok: no answer (nobody replied within 6 seconds, or the run was stopped): go on without it, or ask in your final answer.',
+      { ms: 30_000 },
+    );
+    expect(r.bodies().some((b) => /stopped waiting|took too long/.test(b))).toBe(false);
+  }, 60_000);
 
   it('a cold run is refused ask_user with the clear sentence, and the chat is asked nothing', async () => {
     const r = await startRig({ agent: { mode: 'cold', command: [process.execPath, TOOL_CLI] } });
