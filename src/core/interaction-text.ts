@@ -81,13 +81,22 @@ export function pendingStatusLines(pending: readonly PendingLine[], now: number,
 }
 
 /** Told to the chat when nobody answered in time. */
-export function timeoutNotice(
-  i: Pick<PendingLine, 'type' | 'asker' | 'text'>,
-  minutesWaited: number,
-): string {
+export function timeoutNotice(i: Pick<PendingLine, 'type' | 'asker' | 'text'>, waitedMs: number): string {
+  const waited = waitLength(waitedMs);
   return i.type === 'approval'
-    ? `No answer in ${minutesWaited} min: denied. (${shortApproval(i, 80)})`
-    : `No answer in ${minutesWaited} min: ${agentLine(i.asker, 30)} goes on without one.`;
+    ? `No answer in ${waited}: denied. (${shortApproval(i, 80)})`
+    : `No answer in ${waited}: ${agentLine(i.asker, 30)} goes on without one.`;
+}
+
+/**
+ * How long a wait was, for the chat (`short`: "10 min", "9 s") or the agent (`long`). The timeouts
+ * are minutes in config but may be fractions: a wait under a minute is said in seconds, not "0 min".
+ */
+export function waitLength(ms: number, style: 'short' | 'long' = 'short'): string {
+  const s = Math.max(1, Math.round(ms / 1000));
+  const [n, unit] = s < 60 ? [s, 'second'] : [Math.round(s / 60), 'minute'];
+  if (style === 'short') return `${n} ${unit === 'second' ? 's' : 'min'}`;
+  return `${n} ${unit}${n === 1 ? '' : 's'}`;
 }
 
 /** Told to the chat at start for what a previous relay left waiting. */

@@ -14,6 +14,7 @@ import {
   questionMessage,
   restartNotice,
   timeoutNotice,
+  waitLength,
 } from '../core/interaction-text.js';
 import type { ChannelName, ChatKey, OutboundItem } from '../core/types.js';
 import type { Logger } from '../log.js';
@@ -267,7 +268,6 @@ export class Interactions {
     q: ApprovalQuestion,
     signal: AbortSignal,
   ): Promise<ApprovalAnswer> {
-    const minutes = Math.round(this.d.approvalTimeoutMs / 60_000);
     if (signal.aborted) return { type: 'deny', reason: 'the turn was cancelled' };
     if (!this.reserve(chat))
       return { type: 'deny', reason: 'too many requests are waiting for an answer in this chat' };
@@ -293,7 +293,8 @@ export class Interactions {
       signal.addEventListener('abort', cancel, { once: true });
       const o = await this.wait(i, this.d.approvalTimeoutMs);
       signal.removeEventListener('abort', cancel);
-      if (o.type === 'expired') return { type: 'deny', reason: `no answer in ${minutes} minutes` };
+      if (o.type === 'expired')
+        return { type: 'deny', reason: `no answer in ${waitLength(this.d.approvalTimeoutMs, 'long')}` };
       if (o.type === 'cancelled') return { type: 'deny', reason: 'the turn was cancelled' };
       if (o.answer === 'allow_once' || o.answer === 'allow_chat') return { type: o.answer };
       return { type: 'deny', reason: 'denied from the phone' };
@@ -353,10 +354,9 @@ export class Interactions {
   private async end(w: Waiter, why: 'expired' | 'cancelled'): Promise<void> {
     if (!this.waiters.has(w.i.id) || w.closing) return;
     w.closing = true;
-    const minutes = Math.round(w.timeoutMs / 60_000);
     const text =
       why === 'expired'
-        ? timeoutNotice(w.i, minutes)
+        ? timeoutNotice(w.i, w.timeoutMs)
         : `(${w.i.asker} stopped waiting for an answer: its run ended.)`;
     const notice = w.shown
       ? { key: `ask-${why}:${w.i.id}`, items: this.d.textItems(w.i.chat, text) }

@@ -3,6 +3,7 @@
 // sentences the agent reads (ToolError); nothing else of the relay leaks to it.
 import { z } from 'zod';
 import { channelPlugin } from '../channels/registry.js';
+import { waitLength } from '../core/interaction-text.js';
 import { taskLine } from '../core/task-line.js';
 import type { ChatKey } from '../core/types.js';
 import { maskId } from '../log.js';
@@ -156,7 +157,7 @@ async function run(deps: ToolDeps, g: ToolGrant, tool: ToolName, raw: unknown): 
       return {
         text:
           answer ??
-          `no answer (nobody replied within ${minutes} minutes, or the run was stopped): go on without it, or ask in your final answer.`,
+          `no answer (nobody replied within ${waitLength(minutes * 60_000, 'long')}, or the run was stopped): go on without it, or ask in your final answer.`,
       };
     }
     case 'chat_info': {

@@ -6,6 +6,7 @@ import {
   questionMessage,
   restartNotice,
   timeoutNotice,
+  waitLength,
 } from '../../src/core/interaction-text.js';
 
 describe('approvalMessage', () => {
@@ -55,12 +56,30 @@ describe('notices', () => {
   it('say what happened', () => {
     const a = { type: 'approval' as const, asker: 'codex', text: 'run: make' };
     const q = { type: 'question' as const, asker: 'claude', text: 'Deploy?' };
-    expect(timeoutNotice(a, 10)).toBe('No answer in 10 min: denied. (codex wants to run: make)');
-    expect(timeoutNotice(q, 10)).toBe('No answer in 10 min: claude goes on without one.');
+    expect(timeoutNotice(a, 600_000)).toBe('No answer in 10 min: denied. (codex wants to run: make)');
+    expect(timeoutNotice(q, 600_000)).toBe('No answer in 10 min: claude goes on without one.');
     expect(restartNotice(a)).toBe('The relay restarted: codex wants to run: make: denied.');
     expect(restartNotice(q)).toBe(
       'The relay restarted: claude\'s question "Deploy?" was closed without an answer.',
     );
+  });
+
+  it('a wait under a minute (permissions.timeoutMinutes may be a fraction) is said in seconds, not "0 min"', () => {
+    const a = { type: 'approval' as const, asker: 'codex', text: 'run: make' };
+    expect(timeoutNotice(a, 9000)).toBe('No answer in 9 s: denied. (codex wants to run: make)');
+    expect(
+      (
+        [
+          [9000, 'short'],
+          [9000, 'long'],
+          [1000, 'long'],
+          [90_000, 'short'],
+          [60_000, 'long'],
+          [600_000, 'long'],
+          [200, 'short'],
+        ] as const
+      ).map(([ms, style]) => waitLength(ms, style)),
+    ).toEqual(['9 s', '9 seconds', '1 second', '2 min', '1 minute', '10 minutes', '1 s']);
   });
 
   it('agentLine strips control and bidi characters', () => {

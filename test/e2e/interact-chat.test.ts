@@ -1,8 +1,11 @@
-// Issue 17 through the built `agentwire chat`: ask_user from a fake claude that is a real MCP
-// client (test/e2e/fixtures/fake-tool-cli.mjs) is refused with a clear sentence in a cold run, and
-// the approval commands answer in the console. A warm turn asking from the console needs the warm
-// drivers' `ask` policy and warm MCP tools (other branches): see interact-relay.test.ts and
-// test/queue/interactions.test.ts for the asking itself. Needs `npm run build` first.
+// Issue 17 through the built `agentwire chat` (its stdin and stdout): in a warm turn, a warm fake
+// claude that is a real MCP client (fixtures/fake-tool-claude-stream.mjs, starting `agentwire mcp`
+// from dist/) calls ask_user, the console shows the numbered question, and the next line typed is
+// the tool's result, not a message to run; a warm fake claude under `permissions: 'ask'`
+// (test/fixtures/fake-claude-stream.mjs) is answered by the person at the terminal. In a cold run
+// (fixtures/fake-tool-cli.mjs) ask_user is refused with a clear sentence, and the approval commands
+// answer. The same through the relay: ask-user-relay.test.ts, interact-relay.test.ts. Needs
+// `npm run build` first.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +13,9 @@ import { ASK_NEEDS_WARM } from '../../src/tools/handlers.js';
 import { type Home, MAIN, makeHome, type Proc, spawnNode, waitFor } from './helpers.js';
 
 const TOOL_CLI = join(import.meta.dirname, 'fixtures', 'fake-tool-cli.mjs');
+const WARM_TOOL_CLI = join(import.meta.dirname, 'fixtures', 'fake-tool-claude-stream.mjs');
+const CLAUDE = join(import.meta.dirname, '..', 'fixtures', 'fake-claude-stream.mjs');
+const count = (haystack: string, needle: string) => haystack.split(needle).length - 1;
 
 let home: Home | undefined;
 let chat: Proc | undefined;
@@ -44,5 +50,67 @@ describe('ask_user and approvals through agentwire chat', () => {
     expect(await waitFor(() => p.stdout().includes('reply: 2'), 30_000)).toBe(true);
     p.child.stdin?.end();
     expect((await p.exit).code).toBe(0);
+  }, 60_000);
+
+  it('a warm turn asks: the next line typed is the answer ("2" picks a choice, free text as typed), never a run', async () => {
+    home = makeHome({ agent: { mode: 'warm', command: [process.execPath, WARM_TOOL_CLI] } });
+    const p = spawnNode([MAIN, 'chat'], home.env);
+    chat = p;
+    const ask = (question: string, choices?: string[]) =>
+      `TOOLS: ${JSON.stringify([{ name: 'ask_user', arguments: { question, ...(choices && { choices }) } }])}`;
+    say(p, ask('Deploy where?', ['staging', 'prod']));
+    expect(
+      await waitFor(
+        () =>
+          p
+            .stdout()
+            .includes(
+              'claude asks: Deploy where?\n1 staging\n2 prod\nReply with a number, or in your own words.',
+            ),
+        30_000,
+      ),
+      p.stderr(),
+    ).toBe(true);
+    expect(p.stdout()).not.toContain('reply: ');
+    say(p, '2');
+    expect(await waitFor(() => p.stdout().includes('reply: ask_user ok: prod'), 30_000), p.stderr()).toBe(
+      true,
+    );
+    expect(p.stdout()).toContain('Answer passed to claude.');
+
+    say(p, ask('What shall we call it?'));
+    expect(await waitFor(() => p.stdout().includes('claude asks: What shall we call it?'), 30_000)).toBe(
+      true,
+    );
+    say(p, 'call it Atlas');
+    expect(await waitFor(() => p.stdout().includes('reply: ask_user ok: call it Atlas'), 30_000)).toBe(true);
+    p.child.stdin?.end();
+    expect((await p.exit).code).toBe(0);
+    // The fake replies "reply: <text>" to any message it is handed: neither answer was one.
+    expect(count(p.stdout(), 'reply: ')).toBe(2);
+    expect(home.events().filter((e) => e.ev === 'start')).toHaveLength(1);
+  }, 90_000);
+
+  it("under permissions 'ask', the person at the terminal answers a warm claude's permission request", async () => {
+    home = makeHome({ agent: { mode: 'warm', permissions: 'ask', command: [process.execPath, CLAUDE] } });
+    const p = spawnNode([MAIN, 'chat'], home.env);
+    chat = p;
+    say(p, 'ask now');
+    expect(
+      await waitFor(
+        () =>
+          p.stdout().includes('claude wants to run: touch x\n1 allow once · 2 allow for this chat · 3 deny'),
+        30_000,
+      ),
+      p.stderr(),
+    ).toBe(true);
+    expect(p.stdout()).not.toContain('answered');
+    say(p, '1');
+    expect(await waitFor(() => p.stdout().includes('answered allow'), 30_000), p.stderr()).toBe(true);
+    expect(p.stdout()).toContain('Allowed once: claude wants to run: touch x.');
+    p.child.stdin?.end();
+    expect((await p.exit).code).toBe(0);
+    // The "1" was an answer, not a prompt (the fake answers a prompt "turn N: …").
+    expect(p.stdout()).not.toContain('turn ');
   }, 60_000);
 });

@@ -1,205 +1,166 @@
-// Approvals and ask_user through the relay and a signed Twilio webhook (issue 17). The warm drivers
-// that call the Approver under `permissions: 'ask'` are another branch's (approvals); here the test
-// stands in for that driver and calls the relay's own Approver while a real run of a fake claude (a
-// real MCP client, fixtures/fake-tool-cli.mjs) is under way. Everything else is real: the webhook
-// and its signature, the Twilio channel's dedupe, the routing of the answer, the store, the outbox,
-// the (fake) Twilio API, and a restart over the same state folder. Needs `npm run build` first.
+// Approvals from the phone end to end (issue 17): the built relay (`agentwire relay` from dist/, a
+// real child process) takes signed Twilio webhooks; its agent is a warm fake claude
+// (test/fixtures/fake-claude-stream.mjs, mode `ask`) under `agent.permissions: 'ask'`, which asks
+// can_use_tool for `Bash: touch x` mid-turn and replies with what it was answered ("answered allow"
+// or "answered deny"). Nothing stands in for the driver, the Approver, the routing or the store: the
+// question reaches the (fake) Twilio REST API, the answer comes back as a webhook, and the CLI's own
+// reply proves what it was told. Needs `npm run build` first.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { TOOLS_SOCKET_ENV, TOOLS_TOKEN_ENV } from '../../src/agents/tool-server.js';
-import type { ApprovalAnswer } from '../../src/agents/types.js';
-import { CHANNELS } from '../../src/channels/registry.js';
-import type { TwilioChannel } from '../../src/channels/twilio/index.js';
-import type { ChatKey } from '../../src/core/types.js';
-import { type RunningRelay, startRelay } from '../../src/relay.js';
-import { ASK_NEEDS_WARM } from '../../src/tools/handlers.js';
-import {
-  type FakeTwilio,
-  fakeTwilioSection,
-  startFakeTwilio,
-} from '../channels/twilio/helpers/fake-twilio.js';
-import { smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
-import { type Home, makeHome, ROOT, waitFor } from './helpers.js';
+import { MAIN } from './helpers.js';
+import { OWNER, type Rig, startRig } from './interact-rig.js';
 
-const BIN = join(ROOT, 'dist/cli/bin.js');
-const TOOL_CLI = join(import.meta.dirname, 'fixtures', 'fake-tool-cli.mjs');
-const CHAT = 'twilio:+15551234567' as ChatKey;
+const CLAUDE = join(import.meta.dirname, '..', 'fixtures', 'fake-claude-stream.mjs');
+const ASKED = 'claude wants to run: touch x\n1 allow once · 2 allow for this chat · 3 deny';
+const OTHER = '+15557654321';
 
-let home: Home | undefined;
-let relay: RunningRelay | undefined;
-let fake: FakeTwilio | undefined;
+let rig: Rig | undefined;
 afterEach(async () => {
-  await relay?.stop(0);
-  await fake?.close();
-  home?.cleanup();
-  relay = undefined;
-  fake = undefined;
-  home = undefined;
+  await rig?.close();
+  rig = undefined;
 });
 beforeAll(() => {
-  expect(existsSync(BIN), 'build first: npm run build').toBe(true);
+  expect(existsSync(MAIN), 'build first: npm run build').toBe(true);
 });
 
-const tools = (calls: unknown[]) => `TOOLS: ${JSON.stringify(calls)}`;
-let sid = 0;
-const nextSid = () => `SM${String(++sid).padStart(32, '0')}`;
+const warmAsk = (over: Record<string, unknown> = {}) => ({
+  kind: 'claude',
+  mode: 'warm',
+  permissions: 'ask',
+  command: [process.execPath, CLAUDE],
+  ...over,
+});
+/** The fake replies "turn N: <text>" to a message it was handed as a prompt: an answer never is. */
+const ranAsPrompt = (r: Rig, to = OWNER) => r.bodies(to).filter((b) => b.startsWith('turn '));
+const count = (r: Rig, body: string, to = OWNER) => r.bodies(to).filter((b) => b === body).length;
 
-async function start(h: Home): Promise<{ relay: RunningRelay; url: string }> {
-  const r = await startRelay(h.ctx(), {
-    channels: CHANNELS.filter((f) => f.name === 'twilio'),
-    services: [],
-    toolsEntry: { command: process.execPath, args: [BIN] },
-  });
-  relay = r;
-  return {
-    relay: r,
-    url: `http://127.0.0.1:${(r.channels.get('twilio') as TwilioChannel).port()}/twilio/inbound`,
-  };
-}
+describe('approvals from the phone, through the built relay and a signed Twilio webhook', () => {
+  it('the owner answers 1 (once, despite a redelivered webhook), 2 (remembered until /approvals reset) and 3 (denied)', async () => {
+    const r = await startRig({ agent: warmAsk() });
+    rig = r;
+    const relay = r.start();
 
-describe('approvals and ask_user through the relay (Twilio)', () => {
-  it('the owner answers 1 by SMS once; a redelivered webhook answers nothing; a cold run is refused ask_user', async () => {
-    fake = await startFakeTwilio();
-    home = makeHome({ agent: { command: [process.execPath, TOOL_CLI] }, twilio: fakeTwilioSection(fake) });
-    const { relay: r, url } = await start(home);
-    const bodies = (): string[] => fake?.created.map((m) => m.body ?? '') ?? [];
-    // A run that works a while, then tries ask_user (cold here: refused).
-    const prompt = tools([{ sleep: 4000 }, { name: 'ask_user', arguments: { question: 'Deploy?' } }]);
-    expect((await twilioPost(url, smsParams({ MessageSid: nextSid(), Body: prompt }))).status).toBe(200);
-    expect(await waitFor(() => Boolean(r.queue.lanes.get(CHAT)), 10_000)).toBe(true);
+    // 1: allowed once. Twilio redelivers the answer's webhook: it answers nothing twice.
+    expect(await r.sms('ask first')).toBe(200);
+    await r.sent(ASKED);
+    expect(r.bodies()).not.toContain('answered allow');
+    const one = 'SM00000000000000000000000000000001';
+    expect(await r.sms('1', { messageSid: one })).toBe(200);
+    expect(await r.sms('1', { messageSid: one })).toBe(200);
+    await r.sent('answered allow');
+    await r.sent('Allowed once: claude wants to run: touch x.');
 
-    // The warm driver's part: ask the run's Approver.
-    const approve = r.queue.interactions?.approver(CHAT, 'in:1', 'codex');
-    expect(approve).toBeDefined();
-    const answer: Promise<ApprovalAnswer> | undefined = approve?.(
-      { toolKind: 'shell', summary: 'run: rm -rf build/' },
-      new AbortController().signal,
+    // Once means once: the next request is asked again. 2: allowed, and remembered for the chat.
+    expect(await r.sms('ask second')).toBe(200);
+    await r.sent(ASKED, { times: 2 });
+    expect(await r.sms('2')).toBe(200);
+    await r.sent('answered allow', { times: 2 });
+    await r.sent('Allowed for this chat from now on: shell (/approvals reset to undo).');
+    // The next request of that kind is not asked: the CLI is answered allow at once.
+    expect(await r.sms('ask third')).toBe(200);
+    await r.sent('answered allow', { times: 3 });
+    expect(count(r, ASKED)).toBe(2);
+    expect(await r.sms('/approvals')).toBe(200);
+    await r.sent(
+      'Allowed for this chat: shell (/approvals reset forgets them).\nNothing is waiting for an answer.',
     );
-    expect(
-      await waitFor(
-        () =>
-          bodies().includes(
-            'codex wants to run: rm -rf build/\n1 allow once · 2 allow for this chat · 3 deny',
-          ),
-        10_000,
-      ),
-    ).toBe(true);
+    expect(await r.sms('/approvals reset')).toBe(200);
+    await r.sent('Forgot 1 allowance: the agent asks again.');
 
-    const one = smsParams({ MessageSid: nextSid(), Body: '1' });
-    expect((await twilioPost(url, one)).status).toBe(200);
-    expect(await answer).toEqual({ type: 'allow_once' });
-    // Twilio retries a webhook it thinks failed: the same message answers nothing again.
-    expect((await twilioPost(url, one)).status).toBe(200);
+    // Forgotten: asked again. 3: denied, and the agent still replies.
+    expect(await r.sms('ask fourth')).toBe(200);
+    await r.sent(ASKED, { times: 3 });
+    expect(await r.sms('3')).toBe(200);
+    await r.sent('answered deny');
+    await r.sent('Denied: claude wants to run: touch x.');
 
-    expect(await waitFor(() => bodies().some((b) => b.startsWith('reply: ')), 30_000)).toBe(true);
-    const reply = bodies().find((b) => b.startsWith('reply: ')) ?? '';
-    expect(reply).toContain(`ask_user error: ${ASK_NEEDS_WARM}`);
-    expect(
-      bodies().filter((b) => b.startsWith('Allowed once: codex wants to run: rm -rf build/')),
-    ).toHaveLength(1);
-    // The 1 never became a run of its own.
-    await r.queue.whenIdle();
-    expect(bodies().filter((b) => b.startsWith('reply: '))).toHaveLength(1);
-  }, 60_000);
+    // Each answer was one acknowledgement, never a message the agent ran, and one warm process served all.
+    expect(count(r, 'Allowed once: claude wants to run: touch x.')).toBe(1);
+    expect(count(r, 'answered allow')).toBe(3);
+    expect(ranAsPrompt(r)).toEqual([]);
+    expect(r.home.events()).toHaveLength(1);
+    relay.child.kill('SIGTERM');
+    expect((await relay.exit).code).toBe(0);
+  }, 120_000);
 
-  it('a restart denies the approval left waiting and says so by SMS; /approvals and /status show the state', async () => {
-    fake = await startFakeTwilio();
-    home = makeHome({ agent: { command: [process.execPath, TOOL_CLI] }, twilio: fakeTwilioSection(fake) });
-    const first = await start(home);
-    const bodies = (): string[] => fake?.created.map((m) => m.body ?? '') ?? [];
-    void first.relay.queue.interactions?.approver(
-      CHAT,
-      'in:9',
-      'codex',
-    )({ toolKind: 'shell', summary: 'run: make deploy' }, new AbortController().signal);
-    expect(
-      await waitFor(() => bodies().some((b) => b.startsWith('codex wants to run: make deploy')), 10_000),
-    ).toBe(true);
-    await twilioPost(first.url, smsParams({ MessageSid: nextSid(), Body: '/status' }));
-    expect(
-      await waitFor(
-        () =>
-          bodies().some((b) =>
-            /Waiting for an answer \(1\):\ncodex wants to run: make deploy \(asked/.test(b),
-          ),
-        10_000,
-      ),
-    ).toBe(true);
+  it("a non-approver's 1 in their own chat is refused with one line; unanswered, the request is denied on time and the turn still replies, though the run's timeout is shorter than the wait", async () => {
+    const r = await startRig({
+      // The wait (9 s) is longer than the turn's limit (2 s): the turn timer leaves out person waits.
+      agent: warmAsk({ timeoutSeconds: 2 }),
+      extra: { permissions: { timeoutMinutes: 0.15 } },
+      twilio: { allowFrom: [OWNER, OTHER] },
+    });
+    rig = r;
+    r.start();
+    expect(await r.sms('ask please', { from: OTHER })).toBe(200);
+    await r.sent(ASKED, { to: OTHER });
+    expect(await r.sms('1', { from: OTHER })).toBe(200);
+    await r.sent('Only an approver can answer this (permissions.approvers).', { to: OTHER });
+    expect(r.bodies(OTHER)).not.toContain('answered allow');
 
-    await first.relay.stop(0);
-    relay = undefined;
-    const second = await start(home);
-    expect(
-      await waitFor(
-        () => bodies().includes('The relay restarted: codex wants to run: make deploy: denied.'),
-        10_000,
-      ),
-    ).toBe(true);
-    await twilioPost(second.url, smsParams({ MessageSid: nextSid(), Body: '/approvals' }));
-    expect(
-      await waitFor(
-        () =>
-          bodies().includes(
-            'Nothing is allowed for this chat: the agent asks each time.\nNothing is waiting for an answer.',
-          ),
-        10_000,
-      ),
-    ).toBe(true);
-  }, 60_000);
+    await r.sent('No answer in 9 s: denied. (claude wants to run: touch x)', { to: OTHER, ms: 30_000 });
+    await r.sent('answered deny', { to: OTHER, ms: 30_000 });
+    expect(r.bodies(OTHER)).not.toContain('answered allow');
+    expect(r.bodies(OTHER).some((b) => /stopped waiting|timed out|took too long/i.test(b))).toBe(false);
+    expect(ranAsPrompt(r, OTHER)).toEqual([]);
+    // The owner was asked nothing: the request belongs to the chat whose run asked it.
+    expect(r.bodies(OWNER)).toEqual([]);
+  }, 90_000);
 
-  it('ask_user in an interactive turn: `agentwire mcp` waits, the question goes out by SMS, the reply is the answer', async () => {
-    fake = await startFakeTwilio();
-    home = makeHome({ agent: { command: [process.execPath, TOOL_CLI] }, twilio: fakeTwilioSection(fake) });
-    const { relay: r, url } = await start(home);
-    const bodies = (): string[] => fake?.created.map((m) => m.body ?? '') ?? [];
-    // What a warm turn's grant looks like (the warm MCP wiring is another branch's): interactive.
-    const token = r.tools.tokens.mint(
-      { chat: CHAT, runKey: 'in:77', cwd: home.dir, interactive: true },
-      120_000,
+  it('a relay killed (SIGKILL) with an approval waiting: the restarted relay denies it and tells the chat', async () => {
+    const r = await startRig({ agent: warmAsk() });
+    rig = r;
+    const first = r.start();
+    expect(await r.sms('ask before the crash')).toBe(200);
+    await r.sent(ASKED);
+    first.child.kill('SIGKILL');
+    await first.exit;
+
+    r.start();
+    await r.sent('The relay restarted: claude wants to run: touch x: denied.');
+    // The run the crash cut off is redone from its message: the CLI asks again, and is answered.
+    await r.sent(ASKED, { times: 2 });
+    expect(await r.sms('3')).toBe(200);
+    await r.sent('answered deny');
+    expect(r.bodies()).not.toContain('answered allow');
+    expect(ranAsPrompt(r)).toEqual([]);
+    expect(await r.sms('/approvals')).toBe(200);
+    await r.sent(
+      'Nothing is allowed for this chat: the agent asks each time.\nNothing is waiting for an answer.',
     );
-    const client = new Client({ name: 'e2e', version: '0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [BIN, 'mcp'],
-        env: {
-          PATH: process.env.PATH ?? '',
-          [TOOLS_TOKEN_ENV]: token,
-          [TOOLS_SOCKET_ENV]: home.ctx().paths.socket,
-        },
-        stderr: 'ignore',
-      }),
-    );
-    try {
-      const call = client.callTool(
-        { name: 'ask_user', arguments: { question: 'Deploy where?', choices: ['staging', 'prod'] } },
-        undefined,
-        { timeout: 60_000 },
-      );
-      expect(
-        await waitFor(
-          () =>
-            bodies().includes(
-              'the agent asks: Deploy where?\n1 staging\n2 prod\nReply with a number, or in your own words.',
-            ),
-          15_000,
-        ),
-      ).toBe(true);
-      expect((await twilioPost(url, smsParams({ MessageSid: nextSid(), Body: '2' }))).status).toBe(200);
-      const res = await call;
-      expect({ isError: Boolean(res.isError), text: (res.content as { text: string }[])[0]?.text }).toEqual({
-        isError: false,
-        text: 'prod',
+  }, 90_000);
+
+  // The other three warm drivers, each against its own fake CLI asking its own protocol's way:
+  // codex's command approval, ACP's session/request_permission, pi's confirm dialog.
+  it.each([
+    { kind: 'codex', fake: 'fake-codex-app-server.mjs', say: 'ask', allowed: 'decision: "accept"' },
+    { kind: 'acp', fake: 'fake-acp-agent.mjs', say: 'ask', allowed: 'permission: yes' },
+    {
+      kind: 'pi',
+      fake: 'fake-pi-rpc.mjs',
+      say: 'confirm',
+      allowed: 'confirm: {"type":"extension_ui_response","id":"ui-1","confirmed":true}',
+    },
+  ])(
+    "$kind: the request reaches the owner's phone and their 1 allows it",
+    async ({ kind, fake, say, allowed }) => {
+      const r = await startRig({
+        agent: warmAsk({
+          kind,
+          command: [process.execPath, join(import.meta.dirname, '..', 'fixtures', fake)],
+        }),
       });
-      expect(await waitFor(() => bodies().includes('Answer passed to the agent.'), 10_000)).toBe(true);
-      // The answer was not a message to run.
-      await r.queue.whenIdle();
-      expect(bodies().some((b) => b.startsWith('reply: '))).toBe(false);
-    } finally {
-      await client.close();
-    }
-  }, 60_000);
+      rig = r;
+      r.start();
+      expect(await r.sms(say)).toBe(200);
+      await r.sent(new RegExp(`^${kind} wants to .+\n1 allow once · 2 allow for this chat · 3 deny$`));
+      expect(r.bodies()).not.toContain(allowed);
+      expect(await r.sms('1')).toBe(200);
+      await r.sent(allowed);
+      await r.sent(/^Allowed once: /);
+      expect(r.bodies().filter((b) => b.startsWith('turn '))).toEqual([]);
+    },
+    60_000,
+  );
 });
