@@ -52,6 +52,12 @@ export interface RigOptions {
   model?: string;
   /** The relay home (default: inside the CLI's temp folder). gemini skips settings under /tmp. */
   dir?: string;
+  /** agent.permissions (`ask`: the chat's approvers answer the CLI's permission requests). */
+  permissions?: 'ask' | 'allow' | 'deny';
+  /** Arguments after the CLI's program in agent.command (pi: the extension that asks). */
+  args?: string[];
+  /** The top-level `permissions` section (approvers, timeoutMinutes). */
+  approvals?: { approvers?: string[]; timeoutMinutes?: number };
 }
 
 export interface RelayRig {
@@ -109,12 +115,14 @@ export function relayRig(kind: AgentKind, base: string, opts: RigOptions = {}): 
         agent: {
           kind,
           mode: 'warm',
-          command: [join(bin, kind)],
+          command: [join(bin, kind), ...(opts.args ?? [])],
           cwd: join(state, 'work'),
           timeoutSeconds: 120,
           env,
           ...(opts.model !== undefined && { model: opts.model }),
+          ...(opts.permissions !== undefined && { permissions: opts.permissions }),
         },
+        ...(opts.approvals !== undefined && { permissions: opts.approvals }),
         agents: { warm: { maxProcesses: warm.maxProcesses ?? 4, idleMinutes: warm.idleMinutes ?? 15 } },
       };
       writeFileSync(join(dir, 'agentwire.json5'), JSON.stringify(raw, null, 2));
@@ -178,4 +186,21 @@ function leaders(marker: string): number[] {
     }
   }
   return found;
+}
+
+/** The first message sent after the first `from` ones that `match`es; throws after `ms`. */
+export async function waitSent(
+  rig: Pick<RelayRig, 'sent'>,
+  from: number,
+  match: (text: string) => boolean,
+  ms: number,
+): Promise<Sent> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const found = rig.sent.slice(from).find((s) => match(s.text));
+    if (found) return found;
+    if (Date.now() > until)
+      throw new Error(`not sent within ${ms} ms; sent: ${JSON.stringify(rig.sent.slice(from))}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
