@@ -63,6 +63,8 @@ export interface RigOptions {
 export interface RelayRig {
   /** The state folder (relay home) and the CLI's private folder (HOME, work). */
   dir: string;
+  /** The agent's working folder (agent.cwd). */
+  work: string;
   /** Everything every relay on this folder sent, in order. */
   sent: Sent[];
   start(warm?: WarmSettings): Promise<void>;
@@ -108,6 +110,7 @@ export function relayRig(kind: AgentKind, base: string, opts: RigOptions = {}): 
   };
   return {
     dir,
+    work: join(state, 'work'),
     sent,
     async start(warm = {}) {
       const raw = {
@@ -188,19 +191,24 @@ function leaders(marker: string): number[] {
   return found;
 }
 
-/** The first message sent after the first `from` ones that `match`es; throws after `ms`. */
+/**
+ * The first message sent after the first `from` ones that `match`es. Throws after `ms`, or as soon
+ * as a message matching `end` (the turn's final reply) came first: the wait is then over.
+ */
 export async function waitSent(
   rig: Pick<RelayRig, 'sent'>,
   from: number,
   match: (text: string) => boolean,
   ms: number,
+  end?: (text: string) => boolean,
 ): Promise<Sent> {
   const until = Date.now() + ms;
   for (;;) {
-    const found = rig.sent.slice(from).find((s) => match(s.text));
+    const after = rig.sent.slice(from);
+    const found = after.find((s) => match(s.text));
     if (found) return found;
-    if (Date.now() > until)
-      throw new Error(`not sent within ${ms} ms; sent: ${JSON.stringify(rig.sent.slice(from))}`);
+    if (Date.now() > until || (end && after.some((s) => end(s.text))))
+      throw new Error(`not sent (waited up to ${ms} ms); sent: ${JSON.stringify(after)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -72,11 +72,15 @@ const isChatAnswer = (m: Record<string, unknown>): boolean =>
 export function toolResults(api: Api, body: Body): string {
   switch (api) {
     case 'anthropic':
-      return JSON.stringify(list(list(body.messages).at(-1)?.content).filter((b) => b.type === 'tool_result'));
+      return JSON.stringify(
+        list(list(body.messages).at(-1)?.content).filter((b) => b.type === 'tool_result'),
+      );
     case 'gemini':
       return JSON.stringify(list(list(body.contents).at(-1)?.parts).filter((p) => 'functionResponse' in p));
     case 'openai-chat':
-      return JSON.stringify(sinceLastAnswer(list(body.messages), isChatAnswer).filter((m) => m.role === 'tool'));
+      return JSON.stringify(
+        sinceLastAnswer(list(body.messages), isChatAnswer).filter((m) => m.role === 'tool'),
+      );
     case 'openai-responses':
       return JSON.stringify(
         sinceLastAnswer(list(body.input), (i) => i.type === 'message' && i.role === 'assistant').filter((i) =>
