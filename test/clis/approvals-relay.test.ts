@@ -133,4 +133,28 @@ describe.each(CLIS)('$kind warm (real CLI), permissions ask: approvals from the 
       { text: '1', status: 'done', note: 'approve' },
     ]);
   });
+
+  it('2 allows for this chat: the file is created, and the next call of that kind is not asked', {
+    timeout: CASE_MS,
+  }, async () => {
+    const file = `remembered-${cli.kind}`;
+    const { after, result } = await turnAnswered(file, '2');
+    expect(after.some((t) => t.startsWith('Allowed for this chat from now on: '))).toBe(true);
+    expect(after.at(-1)).toBe('After the tool.');
+    const until = Date.now() + 15_000;
+    while (!existsSync(join(rig.work, file)) && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(existsSync(join(rig.work, file)), `the tool's result: ${result}`).toBe(true);
+
+    // The next turn's shell call runs without a question.
+    const again = `unasked-${cli.kind}`;
+    await scenario(id, { mode: 'tool', tool: cli.tool(cli.command(again)), reply: 'After the tool.' });
+    const n = rig.sent.length;
+    await rig.say(A, `make ${again}`);
+    expect(rig.sent.slice(n).map((s) => s.text)).toEqual(['After the tool.']);
+    const until2 = Date.now() + 15_000;
+    while (!existsSync(join(rig.work, again)) && Date.now() < until2)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(existsSync(join(rig.work, again))).toBe(true);
+  });
 });
