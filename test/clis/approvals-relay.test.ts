@@ -37,7 +37,13 @@ const CLIS: Cli[] = [
     tool: (command) => ({ name: 'Bash', input: { command, description: 'Run the scripted tool command' } }),
     command: touch,
   },
-  { kind: 'codex', tool: (cmd) => ({ name: 'exec_command', input: { cmd } }), command: touch },
+  {
+    kind: 'codex',
+    // codex hands the model "still running" after yield_time_ms (10 s by default): on a loaded
+    // machine a slow start of the shell must not end the turn before the command has run.
+    tool: (cmd) => ({ name: 'exec_command', input: { cmd, yield_time_ms: 60_000 } }),
+    command: touch,
+  },
   {
     kind: 'gemini',
     tool: (command) => ({
