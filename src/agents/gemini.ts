@@ -25,7 +25,7 @@ import {
   usageOf,
 } from './common.js';
 import { jsonPattern, lineForm, NUMBER, readForm, STRING, stringValue, wordsTest } from './line-forms.js';
-import { stdioEntry, TOOL_SERVER_NAME } from './tool-server.js';
+import { stdioEntry, TOOL_SERVER_NAME, TOOLS_RENAME_ENV } from './tool-server.js';
 import type {
   AgentSpec,
   BuildContext,
@@ -227,10 +227,21 @@ export const geminiSpec: AgentSpec = {
  * settings file for these runs (rare on a personal machine; docs/tools.md says so). gemini skips a
  * settings file with a group- or world-writable folder above it (/tmp): the state folder must not be.
  * `timeout` is the server's tool-call limit in ms (gemini's default is 10 minutes).
+ * gemini 0.61 drops from the model's tools, in ACP and headless runs (all of ours), every tool whose
+ * name without the server's prefix is `ask_user` (its own tool of that name needs its terminal UI):
+ * ours is listed to gemini as `ask_person` (found by the real-CLI suite, test/clis/ask-user-relay).
  */
+export const GEMINI_RENAMES = { ask_user: 'ask_person' } as const;
+
 export function geminiTools(server: ToolServer, runFile: (name: string) => string): ToolWiring {
   const file = runFile('gemini-settings.json');
-  const entry = { ...stdioEntry(server), trust: true, timeout: server.callTimeoutMs };
+  const base = stdioEntry(server);
+  const entry = {
+    ...base,
+    env: { ...base.env, [TOOLS_RENAME_ENV]: JSON.stringify(GEMINI_RENAMES) },
+    trust: true,
+    timeout: server.callTimeoutMs,
+  };
   const settings = { mcpServers: { [TOOL_SERVER_NAME]: entry } };
   return {
     args: [],

@@ -17,6 +17,11 @@ export const TOOLS_TOKEN_ENV = 'AGENTWIRE_TOOLS_TOKEN';
 export const TOOLS_SOCKET_ENV = 'AGENTWIRE_TOOLS_SOCKET';
 /** How long the MCP server waits for the relay's answer to one call (ToolServer.callTimeoutMs). */
 export const TOOLS_TIMEOUT_ENV = 'AGENTWIRE_TOOLS_TIMEOUT_MS';
+/**
+ * JSON `{tool: name}`: tools the MCP server lists under another name, for a CLI that hides a tool
+ * of ours whose name clashes with one of its own (gemini and `ask_user`, see agents/gemini.ts).
+ */
+export const TOOLS_RENAME_ENV = 'AGENTWIRE_TOOLS_RENAME';
 
 /** Where the tools' files live, inside the agent's state folder (0700). */
 export const toolRoot = (stateDir: string): string => join(stateDir, 'tool-runs');

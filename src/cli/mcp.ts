@@ -7,12 +7,13 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
   TOOL_SERVER_NAME,
+  TOOLS_RENAME_ENV,
   TOOLS_SOCKET_ENV,
   TOOLS_TIMEOUT_ENV,
   TOOLS_TOKEN_ENV,
 } from '../agents/tool-server.js';
 import { type ControlCall, callControl } from '../control/client.js';
-import { TOOLS, TOOLS_METHOD, type ToolName } from '../tools/schemas.js';
+import { isToolName, TOOLS, TOOLS_METHOD, type ToolName } from '../tools/schemas.js';
 import { VERSION } from '../version.js';
 
 export const NOT_IN_RUN = `agentwire's tools work only inside a run agentwire started (${TOOLS_TOKEN_ENV} is not set).`;
@@ -56,12 +57,35 @@ async function callRelay(
 
 const error = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
 
+/**
+ * Pure: the name each tool is listed under (TOOLS_RENAME_ENV). Only our own tools are renamed, to a
+ * plain name no other tool has; anything else in the value is ignored (the tool keeps its name).
+ */
+export function listedNames(env: NodeJS.ProcessEnv): Record<ToolName, string> {
+  const names = Object.fromEntries(Object.keys(TOOLS).map((t) => [t, t])) as Record<ToolName, string>;
+  let asked: unknown;
+  try {
+    asked = JSON.parse(env[TOOLS_RENAME_ENV] ?? '{}');
+  } catch {
+    return names;
+  }
+  if (typeof asked !== 'object' || asked === null) return names;
+  for (const [tool, to] of Object.entries(asked)) {
+    if (!isToolName(tool) || typeof to !== 'string' || !/^[a-z][a-z0-9_]{0,39}$/.test(to)) continue;
+    if (Object.values(names).includes(to)) continue;
+    names[tool] = to;
+  }
+  return names;
+}
+
 /** The server with every tool registered; `env` carries the run's token and socket. */
 export function createMcpServer(env: NodeJS.ProcessEnv): McpServer {
   const server = new McpServer({ name: TOOL_SERVER_NAME, version: VERSION });
+  const listed = listedNames(env);
   for (const [name, tool] of Object.entries(TOOLS) as [ToolName, (typeof TOOLS)[ToolName]][]) {
+    // The relay is always asked for the tool by its own name, whatever the CLI calls it.
     server.registerTool(
-      name,
+      listed[name],
       { description: tool.description, inputSchema: tool.input },
       (args: unknown, extra: { signal?: AbortSignal }) => callRelay(env, name, args ?? {}, extra?.signal),
     );

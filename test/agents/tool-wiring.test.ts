@@ -87,7 +87,8 @@ describe('tool wiring per CLI', () => {
         agentwire: {
           command: server.command,
           args: [...server.args],
-          env: server.env,
+          // gemini hides a tool named ask_user (its own needs its terminal): ours goes by another name.
+          env: { ...server.env, AGENTWIRE_TOOLS_RENAME: '{"ask_user":"ask_person"}' },
           trust: true,
           timeout: 660_000,
         },

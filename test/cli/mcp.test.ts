@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { callTimeoutMs, NOT_IN_RUN, NOT_RUNNING } from '../../src/cli/mcp.js';
+import { callTimeoutMs, listedNames, NOT_IN_RUN, NOT_RUNNING } from '../../src/cli/mcp.js';
 import { MethodRegistry } from '../../src/control/methods.js';
 import { startControlServer } from '../../src/control/server.js';
 import { createLogger } from '../../src/log.js';
@@ -62,6 +62,46 @@ describe('agentwire mcp', () => {
     const bad = await c.callTool({ name: 'send_message', arguments: { text: 42 } });
     expect(bad.isError).toBe(true);
     expect(text(bad)).toMatch(/send_message.*text/);
+  });
+
+  it('lists a tool under the name AGENTWIRE_TOOLS_RENAME gives (gemini), and calls the relay by its own', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'aw-mcp-'));
+    const socket = join(dir, 'relay.sock');
+    const control = new MethodRegistry();
+    const called: unknown[] = [];
+    control.register(TOOLS_METHOD, async (params) => {
+      called.push((params as { tool: string }).tool);
+      return { text: 'blue' };
+    });
+    const server = await startControlServer(socket, control, createLogger({ level: 'silent' }));
+    try {
+      const c = await connect({
+        AGENTWIRE_TOOLS_TOKEN: 'a.b',
+        AGENTWIRE_TOOLS_SOCKET: socket,
+        AGENTWIRE_TOOLS_RENAME: '{"ask_user":"ask_person"}',
+      });
+      const names = (await c.listTools()).tools.map((t) => t.name);
+      expect(names).toContain('ask_person');
+      expect(names).not.toContain('ask_user');
+      const r = await c.callTool({ name: 'ask_person', arguments: { question: 'Which?' } });
+      expect(text(r)).toBe('blue');
+      expect(called).toEqual(['ask_user']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it.each<[string, string | undefined, string]>([
+    ['a rename', '{"ask_user":"ask_person"}', 'ask_person'],
+    ['no value', undefined, 'ask_user'],
+    ['not JSON', 'ask_user=x', 'ask_user'],
+    ['a name another tool has', '{"ask_user":"send_message"}', 'ask_user'],
+    ['a name with other characters', '{"ask_user":"Ask User!"}', 'ask_user'],
+    ['a number', '{"ask_user":5}', 'ask_user'],
+  ])('listed names from %s', (_what, value, askName) => {
+    const names = listedNames(value === undefined ? {} : { AGENTWIRE_TOOLS_RENAME: value });
+    expect(names.ask_user).toBe(askName);
+    expect(names.send_message).toBe('send_message');
   });
 
   it('outside a run (no token) it says so', async () => {

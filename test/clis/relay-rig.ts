@@ -52,11 +52,19 @@ export interface RigOptions {
   model?: string;
   /** The relay home (default: inside the CLI's temp folder). gemini skips settings under /tmp. */
   dir?: string;
+  /** agent.permissions (`ask`: the chat's approvers answer the CLI's permission requests). */
+  permissions?: 'ask' | 'allow' | 'deny';
+  /** Arguments after the CLI's program in agent.command (pi: the extension that asks). */
+  args?: string[];
+  /** The top-level `permissions` section (approvers, timeoutMinutes). */
+  approvals?: { approvers?: string[]; timeoutMinutes?: number };
 }
 
 export interface RelayRig {
   /** The state folder (relay home) and the CLI's private folder (HOME, work). */
   dir: string;
+  /** The agent's working folder (agent.cwd). */
+  work: string;
   /** Everything every relay on this folder sent, in order. */
   sent: Sent[];
   start(warm?: WarmSettings): Promise<void>;
@@ -102,6 +110,7 @@ export function relayRig(kind: AgentKind, base: string, opts: RigOptions = {}): 
   };
   return {
     dir,
+    work: join(state, 'work'),
     sent,
     async start(warm = {}) {
       const raw = {
@@ -109,12 +118,14 @@ export function relayRig(kind: AgentKind, base: string, opts: RigOptions = {}): 
         agent: {
           kind,
           mode: 'warm',
-          command: [join(bin, kind)],
+          command: [join(bin, kind), ...(opts.args ?? [])],
           cwd: join(state, 'work'),
           timeoutSeconds: 120,
           env,
           ...(opts.model !== undefined && { model: opts.model }),
+          ...(opts.permissions !== undefined && { permissions: opts.permissions }),
         },
+        ...(opts.approvals !== undefined && { permissions: opts.approvals }),
         agents: { warm: { maxProcesses: warm.maxProcesses ?? 4, idleMinutes: warm.idleMinutes ?? 15 } },
       };
       writeFileSync(join(dir, 'agentwire.json5'), JSON.stringify(raw, null, 2));
@@ -178,4 +189,26 @@ function leaders(marker: string): number[] {
     }
   }
   return found;
+}
+
+/**
+ * The first message sent after the first `from` ones that `match`es. Throws after `ms`, or as soon
+ * as a message matching `end` (the turn's final reply) came first: the wait is then over.
+ */
+export async function waitSent(
+  rig: Pick<RelayRig, 'sent'>,
+  from: number,
+  match: (text: string) => boolean,
+  ms: number,
+  end?: (text: string) => boolean,
+): Promise<Sent> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const after = rig.sent.slice(from);
+    const found = after.find((s) => match(s.text));
+    if (found) return found;
+    if (Date.now() > until || (end && after.some((s) => end(s.text))))
+      throw new Error(`not sent (waited up to ${ms} ms); sent: ${JSON.stringify(after)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Api } from './scenario.js';
 import { type FakeModel, routeOf, startFakeModel } from './server.js';
+import { toolResults } from './tools.js';
 
 let fake: FakeModel;
 beforeAll(async () => {
@@ -148,6 +149,11 @@ describe.each(Object.entries(APIS))('%s', (api, a) => {
     expect(a.tool(events(await (await post(id, a.path, a.first)).text()))).toEqual(tool);
     expect(a.text(events(await (await post(id, a.path, a.second)).text()))).toBe('Ran it.');
     expect(fake.requests(id).map((r) => r.answer)).toEqual(['tool Bash', 'text']);
+  });
+
+  it("reads the tool results a request carries, not the model's call", () => {
+    expect(toolResults(api as Api, a.first)).toBe('[]');
+    expect(JSON.parse(toolResults(api as Api, a.second))).toHaveLength(1);
   });
 
   it('tool mode with a tool the CLI did not offer says so in the reply', async () => {

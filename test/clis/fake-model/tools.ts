@@ -64,3 +64,28 @@ const isChatAnswer = (m: Record<string, unknown>): boolean =>
   m.role === 'assistant' &&
   !list(m.tool_calls).length &&
   (typeof m.content === 'string' ? m.content !== '' : list(m.content).length > 0);
+
+/**
+ * The tool results the request carries for the model's last call, as JSON (tests look for an
+ * answer in them): only the results, not the call, whose arguments may hold the same words.
+ */
+export function toolResults(api: Api, body: Body): string {
+  switch (api) {
+    case 'anthropic':
+      return JSON.stringify(
+        list(list(body.messages).at(-1)?.content).filter((b) => b.type === 'tool_result'),
+      );
+    case 'gemini':
+      return JSON.stringify(list(list(body.contents).at(-1)?.parts).filter((p) => 'functionResponse' in p));
+    case 'openai-chat':
+      return JSON.stringify(
+        sinceLastAnswer(list(body.messages), isChatAnswer).filter((m) => m.role === 'tool'),
+      );
+    case 'openai-responses':
+      return JSON.stringify(
+        sinceLastAnswer(list(body.input), (i) => i.type === 'message' && i.role === 'assistant').filter((i) =>
+          String(i.type).endsWith('_call_output'),
+        ),
+      );
+  }
+}
