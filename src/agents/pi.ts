@@ -27,7 +27,15 @@ import {
   usageOf,
 } from './common.js';
 import { wordsTest } from './line-forms.js';
-import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
+import type {
+  AgentSpec,
+  BuildContext,
+  Invocation,
+  RunOutput,
+  StreamEvent,
+  ToolServer,
+  ToolWiring,
+} from './types.js';
 
 const NAME = 'pi';
 // Where the session goes on the command line (AgentSpec.session).
@@ -162,6 +170,16 @@ function parse(out: RunOutput): Parsed {
   return errorResult(NAME, 'unparseable', base);
 }
 
+/**
+ * pi has no MCP: agentwire's tools come as a pi extension (src/cli/pi-extension.ts), loaded for this
+ * run only by `-e` (nothing is written to pi's settings). It runs inside pi, so the run's token and
+ * socket reach it through pi's own environment (withTools puts server.env there), never argv. An
+ * install without the built extension gives pi no tools, as before.
+ */
+function tools(server: ToolServer): ToolWiring {
+  return server.piExtension ? { args: ['--extension', server.piExtension] } : { args: [] };
+}
+
 export const piSpec: AgentSpec = {
   kind: 'pi',
   displayName: NAME,
@@ -190,6 +208,7 @@ export const piSpec: AgentSpec = {
   thinkingLevels: THINKING,
   sessionGone,
   build,
+  tools,
   messageStream,
   keepLine,
   parse,

@@ -16,7 +16,7 @@ import { type ControlServer, startControlServer } from '../../src/control/server
 import type { ChatKey } from '../../src/core/types.js';
 import { createLogger } from '../../src/log.js';
 import { mediaPolicy } from '../../src/queue/adapters.js';
-import { registerToolsMethod } from '../../src/relay.js';
+import { entryAt, registerToolsMethod } from '../../src/relay.js';
 import { runCommandReply } from '../../src/runner/run-command-reply.js';
 import { CORE_MIGRATIONS } from '../../src/store/core.js';
 import { type Db, openDb } from '../../src/store/db.js';
@@ -46,7 +46,7 @@ beforeAll(async () => {
     mediaPolicy: mediaPolicy(config, join(dir, 'staged')),
     textLimit: () => 1600,
     socket,
-    entry: { command: process.execPath, args: [MAIN] },
+    entry: entryAt(MAIN),
     timeZone: 'UTC',
   });
   const control = new MethodRegistry();
@@ -60,12 +60,13 @@ afterAll(async () => {
   rmSync(join(homedir(), '.cache', 'agentwire-test-tool-runs'), { recursive: true, force: true });
 });
 
-/** The name each CLI gives our tool in the model's request (pi has no MCP). */
+/** The name each CLI gives our tool in the model's request (pi: its extension's own names). */
 const EXPOSED: Partial<Record<AgentKind, (tool: string) => string>> = {
   claude: (t) => `mcp__agentwire__${t}`,
   codex: (t) => `mcp__agentwire__${t}`,
   gemini: (t) => `mcp_agentwire_${t}`,
   opencode: (t) => `agentwire_${t}`,
+  pi: (t) => t,
 };
 
 /**

@@ -12,6 +12,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentKind } from '../../src/agents/types.js';
 import { resolvePaths } from '../../src/config/paths.js';
+import { entryAt } from '../../src/relay.js';
 import { requests, scenario } from './harness.js';
 import { type RelayRig, relayRig } from './relay-rig.js';
 
@@ -20,12 +21,13 @@ const A = '+15550000001';
 const CASE_MS = 240_000;
 const ROOT = join(homedir(), '.cache', 'agentwire-test-warm-tools');
 
-/** The name each CLI gives our tool in the model's request (pi has no MCP). */
+/** The name each CLI gives our tool in the model's request (pi: its extension's own names). */
 const EXPOSED: Partial<Record<AgentKind, (tool: string) => string>> = {
   claude: (t) => `mcp__agentwire__${t}`,
   codex: (t) => `mcp__agentwire__${t}`,
   gemini: (t) => `mcp_agentwire_${t}`,
   opencode: (t) => `agentwire_${t}`,
+  pi: (t) => t,
 };
 /** codex offers MCP tools directly only to a model outside its catalog (see test/clis/tools.test.ts). */
 const MODEL: Partial<Record<AgentKind, string>> = { codex: 'fake-model' };
@@ -46,7 +48,7 @@ for (const [kind, exposed] of Object.entries(EXPOSED) as [AgentKind, (t: string)
       const model = MODEL[kind];
       rig = relayRig(kind, await set({ reply: 'Noted.' }), {
         dir,
-        toolsEntry: { command: process.execPath, args: [MAIN] },
+        toolsEntry: entryAt(MAIN),
         ...(model !== undefined && { model }),
       });
       await rig.start();
