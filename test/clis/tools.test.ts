@@ -116,6 +116,19 @@ for (const [kind, exposed] of Object.entries(EXPOSED) as [AgentKind, (t: string)
       expect(r).toMatchObject({ type: 'ok', text: 'Done.' });
       const seen = await requests(sc);
       expect(seen.map((q) => q.answer)).toContain(`tool ${exposed('send_message')}`);
+      if (kind === 'pi') {
+        // pi's extension tools reach the model with our schemas (OpenAI chat completions here).
+        const offered = (seen[0]?.body as { tools?: { function: { name: string; parameters: unknown } }[] })
+          .tools;
+        expect(offered?.map((t) => t.function.name)).toEqual(
+          expect.arrayContaining(['send_message', 'ask_user']),
+        );
+        expect(offered?.find((t) => t.function.name === 'send_message')?.function.parameters).toMatchObject({
+          type: 'object',
+          required: ['text'],
+          properties: { text: { type: 'string' } },
+        });
+      }
       // The tool's answer came back to the model.
       expect(JSON.stringify(seen.at(-1)?.body)).toContain('more this run');
       expect(rowsForKey(db, `tool:${runKey}:msg:1`).map((row) => [row.chat, row.item])).toEqual([
