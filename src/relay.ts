@@ -3,7 +3,6 @@
 // SERVICE_FACTORIES below; nothing else in the core knows which channels exist.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChannelDeps, ChannelPlugin } from './channels/plugin.js';
 import { CHANNELS, channelNames, channelPlugin } from './channels/registry.js';
@@ -126,23 +125,10 @@ export function createQueue(
   return queue;
 }
 
-/** How a run's CLI reaches agentwire's tools: `agentwire mcp`, and pi's extension beside it. */
-export interface ToolsEntry {
-  command: string;
-  args: string[];
-  piExtension?: string;
-}
-
-/** The tools of the built entry point `bin` (…/cli/bin.js), run by this Node. */
-export function entryAt(bin: string): ToolsEntry {
-  const piExtension = join(dirname(bin), 'pi-extension.js');
-  return { command: process.execPath, args: [bin], ...(existsSync(piExtension) && { piExtension }) };
-}
-
 /** `agentwire mcp` as this install runs it: this Node and the built entry point, when there is one. */
-export function agentwireEntry(): ToolsEntry | undefined {
+export function agentwireEntry(): { command: string; args: string[] } | undefined {
   const bin = fileURLToPath(new URL('./cli/bin.js', import.meta.url));
-  return existsSync(bin) ? entryAt(bin) : undefined;
+  return existsSync(bin) ? { command: process.execPath, args: [bin] } : undefined;
 }
 
 /**
@@ -220,7 +206,7 @@ export interface RelayOptions {
   channels?: readonly ChannelFactory[];
   services?: readonly ServiceFactory[];
   /** How runs start `agentwire mcp` (tests running from source point it at dist/). */
-  toolsEntry?: ToolsEntry;
+  toolsEntry?: { command: string; args: string[] };
 }
 
 /** Starts the relay, or throws ExitError with a clear sentence when it cannot. */

@@ -5,7 +5,7 @@
 // assistant `message_end` (stopReason "error" + errorMessage) decides.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import {
   addTexts,
   arr,
@@ -171,13 +171,16 @@ function parse(out: RunOutput): Parsed {
 }
 
 /**
- * pi has no MCP: agentwire's tools come as a pi extension (src/cli/pi-extension.ts), loaded for this
- * run only by `-e` (nothing is written to pi's settings). It runs inside pi, so the run's token and
- * socket reach it through pi's own environment (withTools puts server.env there), never argv. An
- * install without the built extension gives pi no tools, as before.
+ * agentwire's tools as a pi extension (src/cli/tool-extension.ts), built beside the entry point the
+ * server runs (`args[0]`: …/dist/cli/bin.js): pi has no MCP. Loaded for this run only by
+ * `--extension`; nothing is written to pi's settings. It runs inside pi, so the run's token and
+ * socket reach it through pi's own environment (withTools puts server.env there), never argv.
  */
+export const TOOL_EXTENSION = 'tool-extension.js';
+
 function tools(server: ToolServer): ToolWiring {
-  return server.piExtension ? { args: ['--extension', server.piExtension] } : { args: [] };
+  const entry = server.args[0];
+  return entry ? { args: ['--extension', join(dirname(entry), TOOL_EXTENSION)] } : { args: [] };
 }
 
 export const piSpec: AgentSpec = {

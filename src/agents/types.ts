@@ -52,11 +52,6 @@ export interface ToolServer {
    * Given to each CLI as its MCP tool-call timeout (docs/tools.md, "Timeouts").
    */
   callTimeoutMs: number;
-  /**
-   * The same tools as a pi extension (dist/cli/pi-extension.js, beside the entry point), for pi,
-   * which has no MCP; undefined when this install has none (then pi runs without the tools).
-   */
-  piExtension?: string;
 }
 
 /**

@@ -14,8 +14,6 @@ export interface GrantorDeps {
   /** This Node and the agentwire entry point: `agentwire mcp` is `[command, ...args, 'mcp']`. */
   command: string;
   args: readonly string[];
-  /** The pi extension beside the entry point (ToolServer.piExtension), when there is one. */
-  piExtension?: string;
 }
 
 export function toolGrantor(d: GrantorDeps): ToolGrantor {
@@ -33,7 +31,6 @@ export function toolGrantor(d: GrantorDeps): ToolGrantor {
       },
       tools: TOOL_NAMES,
       callTimeoutMs,
-      ...(d.piExtension && { piExtension: d.piExtension }),
     });
     const token = d.tokens.mint(
       {

@@ -17,7 +17,6 @@ const server: ToolServer = {
   env: { AGENTWIRE_TOOLS_TOKEN: TOKEN, AGENTWIRE_TOOLS_SOCKET: '/s/relay.sock' },
   tools: ['send_message', 'chat_info'],
   callTimeoutMs: 660_000,
-  piExtension: '/opt/agentwire/dist/cli/pi-extension.js',
 };
 const ctx: BuildContext = {
   prompt: 'hi',
@@ -115,18 +114,11 @@ describe('tool wiring per CLI', () => {
 
   it('pi (no MCP): our extension loaded for this run by --extension, the token in its env only', () => {
     const { inv, wiring, merged } = wired(getSpec('pi'));
-    expect(merged?.argv).toEqual([...inv.argv, '--extension', '/opt/agentwire/dist/cli/pi-extension.js']);
+    // Beside the entry point `agentwire mcp` runs from.
+    expect(merged?.argv).toEqual([...inv.argv, '--extension', '/opt/agentwire/dist/cli/tool-extension.js']);
     expect(merged?.env).toMatchObject(server.env);
     // Nothing written: not pi's settings, not a file of ours.
     expect(wiring?.files).toBeUndefined();
-  });
-
-  it('pi, on an install without the built extension: the run is exactly as without tools', () => {
-    const { piExtension: _, ...noExtension } = server;
-    const inv = getSpec('pi').build(ctx);
-    const wiring = getSpec('pi').tools?.(noExtension, (name) => join(RUN_DIR, name));
-    expect(wiring?.args).toEqual([]);
-    expect(wiring && withTools(inv, noExtension, wiring).argv).toEqual(inv.argv);
   });
 
   it.each(SPECS.filter((s) => s.tools))('$kind: the token is never in argv', (spec) => {

@@ -12,7 +12,7 @@ import type { Channel, InboundHandler } from '../../src/channels/types.js';
 import { resolvePaths } from '../../src/config/paths.js';
 import { configSchema } from '../../src/config/schema.js';
 import type { OutboundItem } from '../../src/core/types.js';
-import { type RunningRelay, startRelay, type ToolsEntry } from '../../src/relay.js';
+import { type RunningRelay, startRelay } from '../../src/relay.js';
 import { memoryLog } from '../queue/helpers.js';
 import { cliEnv } from './cli-env.js';
 import { stateDir } from './harness.js';
@@ -48,7 +48,7 @@ export interface WarmSettings {
 /** What a rig may add: agentwire's tools (`agentwire mcp` from dist/), a model, its own relay home. */
 export interface RigOptions {
   /** The built entry point (`dist/cli/bin.js`): runs get the tools through it. */
-  toolsEntry?: ToolsEntry;
+  toolsEntry?: { command: string; args: string[] };
   model?: string;
   /** The relay home (default: inside the CLI's temp folder). gemini skips settings under /tmp. */
   dir?: string;

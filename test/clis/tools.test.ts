@@ -16,7 +16,7 @@ import { type ControlServer, startControlServer } from '../../src/control/server
 import type { ChatKey } from '../../src/core/types.js';
 import { createLogger } from '../../src/log.js';
 import { mediaPolicy } from '../../src/queue/adapters.js';
-import { entryAt, registerToolsMethod } from '../../src/relay.js';
+import { registerToolsMethod } from '../../src/relay.js';
 import { runCommandReply } from '../../src/runner/run-command-reply.js';
 import { CORE_MIGRATIONS } from '../../src/store/core.js';
 import { type Db, openDb } from '../../src/store/db.js';
@@ -46,7 +46,7 @@ beforeAll(async () => {
     mediaPolicy: mediaPolicy(config, join(dir, 'staged')),
     textLimit: () => 1600,
     socket,
-    entry: entryAt(MAIN),
+    entry: { command: process.execPath, args: [MAIN] },
     timeZone: 'UTC',
   });
   const control = new MethodRegistry();
@@ -118,8 +118,8 @@ for (const [kind, exposed] of Object.entries(EXPOSED) as [AgentKind, (t: string)
       expect(seen.map((q) => q.answer)).toContain(`tool ${exposed('send_message')}`);
       if (kind === 'pi') {
         // pi's extension tools reach the model with our schemas (OpenAI chat completions here).
-        const offered = (seen[0]?.body as { tools?: { function: { name: string; parameters: unknown } }[] })
-          .tools;
+        type Offered = { tools?: { function: { name: string; parameters: unknown } }[] };
+        const offered = ((seen[0]?.body ?? {}) as Offered).tools;
         expect(offered?.map((t) => t.function.name)).toEqual(
           expect.arrayContaining(['send_message', 'ask_user']),
         );

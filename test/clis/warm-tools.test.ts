@@ -12,7 +12,6 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentKind } from '../../src/agents/types.js';
 import { resolvePaths } from '../../src/config/paths.js';
-import { entryAt } from '../../src/relay.js';
 import { requests, scenario } from './harness.js';
 import { type RelayRig, relayRig } from './relay-rig.js';
 
@@ -48,7 +47,7 @@ for (const [kind, exposed] of Object.entries(EXPOSED) as [AgentKind, (t: string)
       const model = MODEL[kind];
       rig = relayRig(kind, await set({ reply: 'Noted.' }), {
         dir,
-        toolsEntry: entryAt(MAIN),
+        toolsEntry: { command: process.execPath, args: [MAIN] },
         ...(model !== undefined && { model }),
       });
       await rig.start();

@@ -46,7 +46,6 @@ function setup(kind: AgentKind) {
     socket: '/s/relay.sock',
     command: '/usr/bin/node',
     args: ['/x/bin.js'],
-    piExtension: '/x/pi-extension.js',
   });
   const record = join(dir, `${kind}-${Math.random().toString(36).slice(2)}`);
   const p = createWarmPool({
@@ -198,7 +197,7 @@ describe('warm ACP agent (any) with the tools', () => {
 describe('warm pi with the tools on', () => {
   it('is started once with our extension (--extension) and a process token of its own in its env, never argv', async () => {
     const { start, tokens, p, runs } = await twoTurns('pi');
-    expect(start.argv.slice(0, 4)).toEqual(['--extension', '/x/pi-extension.js', '--mode', 'rpc']);
+    expect(start.argv.slice(0, 4)).toEqual(['--extension', '/x/tool-extension.js', '--mode', 'rpc']);
     const token = start.env.AGENTWIRE_TOOLS_TOKEN as string;
     expect(token).toMatch(/^[\w-]+\.[\w-]+$/);
     expect(runs).not.toContain(token);

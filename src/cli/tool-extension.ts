@@ -1,16 +1,17 @@
-// agentwire's tools as a pi extension (pi has no MCP): pi loads this file, built to
-// dist/cli/pi-extension.js, with `-e <path>` on a run agentwire starts (src/agents/pi.ts), and the
-// model sees send_message, schedule_task and the rest under their own names, with the same argument
-// schemas as `agentwire mcp` offers. It runs inside pi's process, whose environment carries the
-// run's token and socket (never its argv), and forwards each call to the relay exactly as
-// `agentwire mcp` does (tool-call.ts). pi loads extensions with jiti, which imports plain ESM, so
-// this file is our compiled module and imports the rest of dist/ by relative path.
+// agentwire's tools as an in-process extension, for pi (which has no MCP): pi loads this file,
+// built to dist/cli/tool-extension.js beside the entry point (the name src/agents/pi.ts looks for), with `--extension <path>` on a run
+// agentwire starts (src/agents/pi.ts), and the model sees send_message, schedule_task and the rest
+// under their own names, with the same argument schemas as `agentwire mcp` offers. It runs inside
+// pi's process, whose environment carries the run's token and socket (never its argv), and
+// forwards each call to the relay exactly as `agentwire mcp` does (tool-call.ts). pi loads
+// extensions with jiti, which imports plain ESM: this is our compiled module, importing the rest of
+// dist/ (and our zod) by relative path. Named for what it is, not the CLI (kind-literals.test.ts).
 import { z } from 'zod';
 import { TOOLS, type ToolName } from '../tools/schemas.js';
 import { callRelay } from './tool-call.js';
 
 /** The part of pi's ExtensionAPI this uses (pi's own types are not a dependency of agentwire). */
-export interface PiToolApi {
+export interface ExtensionApi {
   registerTool(tool: {
     name: string;
     label: string;
@@ -34,10 +35,10 @@ export function parametersOf(input: z.ZodRawShape): Record<string, unknown> {
   return schema;
 }
 
-/** pi's entry: each of agentwire's tools, forwarded to the relay. */
-export default function agentwireTools(pi: PiToolApi, env: NodeJS.ProcessEnv = process.env): void {
+/** The extension's entry (pi calls the default export with its API): each tool, forwarded to the relay. */
+export default function agentwireTools(api: ExtensionApi, env: NodeJS.ProcessEnv = process.env): void {
   for (const [name, tool] of Object.entries(TOOLS) as [ToolName, (typeof TOOLS)[ToolName]][]) {
-    pi.registerTool({
+    api.registerTool({
       name,
       label: name,
       description: tool.description,
