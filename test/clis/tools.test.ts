@@ -3,7 +3,7 @@
 // model server calls our tool by the name the CLI exposes it under, and the test checks the effect
 // in the store: a message in the outbox, a task stored. The relay side here is a real tool host on
 // a real control socket and a temp SQLite store.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +23,7 @@ import { type Db, openDb } from '../../src/store/db.js';
 import { storeOver } from '../../src/store/open.js';
 import { rowsForKey } from '../../src/store/outbox.js';
 import { tasksForChat } from '../../src/store/tasks.js';
+import { ASK_NEEDS_WARM } from '../../src/tools/handlers.js';
 import { createToolHost, type ToolHost } from '../../src/tools/host.js';
 import { requests, scenario, stateDir, turn } from './harness.js';
 
@@ -135,6 +136,37 @@ for (const [kind, exposed] of Object.entries(EXPOSED) as [AgentKind, (t: string)
         [CHAT, { type: 'text', text: 'halfway there' }],
       ]);
     });
+
+    // A refusal through pi's extension: thrown, so pi hands the model a failed tool call with the
+    // relay's sentence (the MCP CLIs get the same sentence as an MCP error result).
+    it.runIf(kind === 'pi')(
+      'the model calls ask_user in a cold run: refused, and the model reads why',
+      async () => {
+        const state = stateDir(kind);
+        const sc = `${kind}-tool-ask-${Date.now()}`;
+        const base = await scenario(sc, {
+          mode: 'tool',
+          tool: { name: exposed('ask_user'), input: { question: 'which branch?' } },
+          reply: 'I will ask in my answer.',
+        });
+        const t = turn(kind, state, base, 'deploy it', newSession(spec), 90_000);
+        const r = await runCommandReply(spec, {
+          ...t.request,
+          stateDir: agentState(),
+          tools: grant(`in:${sc}`, 90_000),
+        });
+        expect(r).toMatchObject({ type: 'ok', text: 'I will ask in my answer.' });
+        const last = JSON.stringify((await requests(sc)).at(-1)?.body);
+        expect(last).toContain(ASK_NEEDS_WARM);
+        // And pi recorded it as a failed call (its session file: the relay-chosen session id).
+        const results = readFileSync(String(r.sessionId), 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l).message)
+          .filter((m) => m?.role === 'toolResult');
+        expect(results.map((m) => [m.toolName, m.isError])).toEqual([['ask_user', true]]);
+      },
+    );
 
     it('the model calls schedule_task: the task is stored for the chat', async () => {
       const state = stateDir(kind);
