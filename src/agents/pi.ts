@@ -5,7 +5,7 @@
 // assistant `message_end` (stopReason "error" + errorMessage) decides.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import {
   addTexts,
   arr,
@@ -27,7 +27,15 @@ import {
   usageOf,
 } from './common.js';
 import { wordsTest } from './line-forms.js';
-import type { AgentSpec, BuildContext, Invocation, RunOutput, StreamEvent } from './types.js';
+import type {
+  AgentSpec,
+  BuildContext,
+  Invocation,
+  RunOutput,
+  StreamEvent,
+  ToolServer,
+  ToolWiring,
+} from './types.js';
 
 const NAME = 'pi';
 // Where the session goes on the command line (AgentSpec.session).
@@ -162,6 +170,19 @@ function parse(out: RunOutput): Parsed {
   return errorResult(NAME, 'unparseable', base);
 }
 
+/**
+ * agentwire's tools as a pi extension (src/cli/tool-extension.ts), built beside the entry point the
+ * server runs (`args[0]`: …/dist/cli/bin.js): pi has no MCP. Loaded for this run only by
+ * `--extension`; nothing is written to pi's settings. It runs inside pi, so the run's token and
+ * socket reach it through pi's own environment (withTools puts server.env there), never argv.
+ */
+export const TOOL_EXTENSION = 'tool-extension.js';
+
+function tools(server: ToolServer): ToolWiring {
+  const entry = server.args[0];
+  return entry ? { args: ['--extension', join(dirname(entry), TOOL_EXTENSION)] } : { args: [] };
+}
+
 export const piSpec: AgentSpec = {
   kind: 'pi',
   displayName: NAME,
@@ -190,6 +211,7 @@ export const piSpec: AgentSpec = {
   thinkingLevels: THINKING,
   sessionGone,
   build,
+  tools,
   messageStream,
   keepLine,
   parse,

@@ -5,57 +5,17 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import {
-  TOOL_SERVER_NAME,
-  TOOLS_RENAME_ENV,
-  TOOLS_SOCKET_ENV,
-  TOOLS_TIMEOUT_ENV,
-  TOOLS_TOKEN_ENV,
-} from '../agents/tool-server.js';
-import { type ControlCall, callControl } from '../control/client.js';
-import { isToolName, TOOLS, TOOLS_METHOD, type ToolName } from '../tools/schemas.js';
+import { TOOL_SERVER_NAME, TOOLS_RENAME_ENV } from '../agents/tool-server.js';
+import { isToolName, TOOLS, type ToolName } from '../tools/schemas.js';
 import { VERSION } from '../version.js';
+import { callRelay, type ToolCallAnswer } from './tool-call.js';
 
-export const NOT_IN_RUN = `agentwire's tools work only inside a run agentwire started (${TOOLS_TOKEN_ENV} is not set).`;
-export const NOT_RUNNING =
-  'agentwire is not running any more (the relay or `agentwire chat` that started this run has stopped), so this tool cannot act.';
+export { callTimeoutMs, NOT_IN_RUN, NOT_RUNNING } from './tool-call.js';
 
-/** The relay may still be opening its socket when a run it recovered at start calls a tool. */
-const RETRY_MS = [100, 300, 600, 1000];
-
-/**
- * How long one call waits for the relay: the run's own limit (TOOLS_TIMEOUT_ENV, as the CLI was
- * told), since `ask_user` waits for the person; without it (an older relay), eleven minutes.
- */
-export function callTimeoutMs(env: NodeJS.ProcessEnv): number {
-  const n = Number(env[TOOLS_TIMEOUT_ENV]);
-  return Number.isSafeInteger(n) && n > 0 ? n : 11 * 60_000;
-}
-
-async function callRelay(
-  env: NodeJS.ProcessEnv,
-  tool: ToolName,
-  args: unknown,
-  signal?: AbortSignal,
-): Promise<CallToolResult> {
-  const token = env[TOOLS_TOKEN_ENV];
-  const socket = env[TOOLS_SOCKET_ENV];
-  if (!token || !socket) return error(NOT_IN_RUN);
-  // The CLI may give up on the call first (its own timeout, or the turn stopped): the connection
-  // is closed then, so nothing waits on an answer nobody will read.
-  const opts = { timeoutMs: callTimeoutMs(env), ...(signal && { signal }) };
-  let r: ControlCall = await callControl(socket, TOOLS_METHOD, { token, tool, args }, opts);
-  for (const wait of RETRY_MS) {
-    if (r.ok || !r.notRunning) break;
-    await new Promise((resolve) => setTimeout(resolve, wait));
-    r = await callControl(socket, TOOLS_METHOD, { token, tool, args }, opts);
-  }
-  if (r.ok)
-    return { content: [{ type: 'text', text: String((r.result as { text?: unknown })?.text ?? '') }] };
-  return error(r.notRunning ? NOT_RUNNING : r.error);
-}
-
-const error = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
+const result = (a: ToolCallAnswer): CallToolResult => ({
+  content: [{ type: 'text', text: a.text }],
+  ...(a.isError && { isError: true }),
+});
 
 /**
  * Pure: the name each tool is listed under (TOOLS_RENAME_ENV). Only our own tools are renamed, to a
@@ -87,7 +47,8 @@ export function createMcpServer(env: NodeJS.ProcessEnv): McpServer {
     server.registerTool(
       listed[name],
       { description: tool.description, inputSchema: tool.input },
-      (args: unknown, extra: { signal?: AbortSignal }) => callRelay(env, name, args ?? {}, extra?.signal),
+      async (args: unknown, extra: { signal?: AbortSignal }) =>
+        result(await callRelay(env, name, args ?? {}, extra?.signal)),
     );
   }
   return server;

@@ -98,7 +98,7 @@ export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGua
           driver: piDriver({
             name,
             permission,
-            process: proc([...s.command, ...piFlags(s)]),
+            process: proc([...s.command, ...piFlags(s), ...tools.args]),
             // Where the cold spec puts a new session's file, so cold and warm share sessions.
             sessionDir: join(s.stateDir, 'pi-sessions'),
             ...(guard ? { guard } : {}),

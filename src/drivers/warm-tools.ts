@@ -2,7 +2,8 @@
 // same wiring as the CLI's cold runs (its spec's `tools`: flags, environment, files), with the
 // process's own token and a folder of files that lives as long as the process. An ACP agent with no
 // spec wiring gets the server in `session/new` / `session/load` (`mcpServers`), which every ACP
-// agent must take over stdio. pi has no MCP: nothing. Never the user's own CLI config files.
+// agent must take over stdio. pi has no MCP: its spec's wiring loads our pi extension (`--extension`)
+// instead, with the process's token in its environment. Never the user's own CLI config files.
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { McpServerStdio } from '@agentclientprotocol/sdk';
@@ -23,7 +24,7 @@ export interface ProcessWiring {
 
 export const NO_WIRING: ProcessWiring = { args: [], env: {}, mcpServers: [] };
 
-/** Whether a warm process of this kind can be given the server at all (pi cannot: no MCP). */
+/** Whether a warm process of this kind can be given the tools at all (pi: through its extension). */
 export function takesTools(kind: AgentKind): boolean {
   return kind === 'acp' || getSpec(kind).tools !== undefined;
 }

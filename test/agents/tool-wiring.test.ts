@@ -113,8 +113,13 @@ describe('tool wiring per CLI', () => {
     });
   });
 
-  it('pi has no MCP: no wiring', () => {
-    expect(getSpec('pi').tools).toBeUndefined();
+  it('pi (no MCP): our extension loaded for this run by --extension, the token in its env only', () => {
+    const { inv, wiring, merged } = wired(getSpec('pi'));
+    // Beside the entry point `agentwire mcp` runs from.
+    expect(merged?.argv).toEqual([...inv.argv, '--extension', '/opt/agentwire/dist/cli/tool-extension.js']);
+    expect(merged?.env).toMatchObject(server.env);
+    // Nothing written: not pi's settings, not a file of ours.
+    expect(wiring?.files).toBeUndefined();
   });
 
   it.each(SPECS.filter((s) => s.tools))('$kind: the token is never in argv', (spec) => {

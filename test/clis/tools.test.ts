@@ -3,7 +3,7 @@
 // model server calls our tool by the name the CLI exposes it under, and the test checks the effect
 // in the store: a message in the outbox, a task stored. The relay side here is a real tool host on
 // a real control socket and a temp SQLite store.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +23,7 @@ import { type Db, openDb } from '../../src/store/db.js';
 import { storeOver } from '../../src/store/open.js';
 import { rowsForKey } from '../../src/store/outbox.js';
 import { tasksForChat } from '../../src/store/tasks.js';
+import { ASK_NEEDS_WARM } from '../../src/tools/handlers.js';
 import { createToolHost, type ToolHost } from '../../src/tools/host.js';
 import { requests, scenario, stateDir, turn } from './harness.js';
 
@@ -60,12 +61,13 @@ afterAll(async () => {
   rmSync(join(homedir(), '.cache', 'agentwire-test-tool-runs'), { recursive: true, force: true });
 });
 
-/** The name each CLI gives our tool in the model's request (pi has no MCP). */
+/** The name each CLI gives our tool in the model's request (pi: its extension's own names). */
 const EXPOSED: Partial<Record<AgentKind, (tool: string) => string>> = {
   claude: (t) => `mcp__agentwire__${t}`,
   codex: (t) => `mcp__agentwire__${t}`,
   gemini: (t) => `mcp_agentwire_${t}`,
   opencode: (t) => `agentwire_${t}`,
+  pi: (t) => t,
 };
 
 /**
@@ -115,12 +117,56 @@ for (const [kind, exposed] of Object.entries(EXPOSED) as [AgentKind, (t: string)
       expect(r).toMatchObject({ type: 'ok', text: 'Done.' });
       const seen = await requests(sc);
       expect(seen.map((q) => q.answer)).toContain(`tool ${exposed('send_message')}`);
+      if (kind === 'pi') {
+        // pi's extension tools reach the model with our schemas (OpenAI chat completions here).
+        type Offered = { tools?: { function: { name: string; parameters: unknown } }[] };
+        const offered = ((seen[0]?.body ?? {}) as Offered).tools;
+        expect(offered?.map((t) => t.function.name)).toEqual(
+          expect.arrayContaining(['send_message', 'ask_user']),
+        );
+        expect(offered?.find((t) => t.function.name === 'send_message')?.function.parameters).toMatchObject({
+          type: 'object',
+          required: ['text'],
+          properties: { text: { type: 'string' } },
+        });
+      }
       // The tool's answer came back to the model.
       expect(JSON.stringify(seen.at(-1)?.body)).toContain('more this run');
       expect(rowsForKey(db, `tool:${runKey}:msg:1`).map((row) => [row.chat, row.item])).toEqual([
         [CHAT, { type: 'text', text: 'halfway there' }],
       ]);
     });
+
+    // A refusal through pi's extension: thrown, so pi hands the model a failed tool call with the
+    // relay's sentence (the MCP CLIs get the same sentence as an MCP error result).
+    it.runIf(kind === 'pi')(
+      'the model calls ask_user in a cold run: refused, and the model reads why',
+      async () => {
+        const state = stateDir(kind);
+        const sc = `${kind}-tool-ask-${Date.now()}`;
+        const base = await scenario(sc, {
+          mode: 'tool',
+          tool: { name: exposed('ask_user'), input: { question: 'which branch?' } },
+          reply: 'I will ask in my answer.',
+        });
+        const t = turn(kind, state, base, 'deploy it', newSession(spec), 90_000);
+        const r = await runCommandReply(spec, {
+          ...t.request,
+          stateDir: agentState(),
+          tools: grant(`in:${sc}`, 90_000),
+        });
+        expect(r).toMatchObject({ type: 'ok', text: 'I will ask in my answer.' });
+        const last = JSON.stringify((await requests(sc)).at(-1)?.body);
+        expect(last).toContain(ASK_NEEDS_WARM);
+        // And pi recorded it as a failed call (its session file: the relay-chosen session id).
+        const results = readFileSync(String(r.sessionId), 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l).message)
+          .filter((m) => m?.role === 'toolResult');
+        expect(results.map((m) => [m.toolName, m.isError])).toEqual([['ask_user', true]]);
+      },
+    );
 
     it('the model calls schedule_task: the task is stored for the chat', async () => {
       const state = stateDir(kind);

@@ -20,12 +20,13 @@ const A = '+15550000001';
 const CASE_MS = 240_000;
 const ROOT = join(homedir(), '.cache', 'agentwire-test-warm-tools');
 
-/** The name each CLI gives our tool in the model's request (pi has no MCP). */
+/** The name each CLI gives our tool in the model's request (pi: its extension's own names). */
 const EXPOSED: Partial<Record<AgentKind, (tool: string) => string>> = {
   claude: (t) => `mcp__agentwire__${t}`,
   codex: (t) => `mcp__agentwire__${t}`,
   gemini: (t) => `mcp_agentwire_${t}`,
   opencode: (t) => `agentwire_${t}`,
+  pi: (t) => t,
 };
 /** codex offers MCP tools directly only to a model outside its catalog (see test/clis/tools.test.ts). */
 const MODEL: Partial<Record<AgentKind, string>> = { codex: 'fake-model' };

@@ -195,11 +195,19 @@ describe('warm ACP agent (any) with the tools', () => {
 });
 
 describe('warm pi with the tools on', () => {
-  it('has no MCP: started exactly as without them, no token anywhere', async () => {
-    const { start, tokens } = await twoTurns('pi');
-    expect(start.env).toEqual({});
-    // Not even minted: a token nobody can use is one more secret in memory.
-    expect(tokens.processCount).toBe(0);
-    expect(start.argv.join(' ')).not.toMatch(/mcp|agentwire/i);
+  it('is started once with our extension (--extension) and a process token of its own in its env, never argv', async () => {
+    const { start, tokens, p, runs } = await twoTurns('pi');
+    expect(start.argv.slice(0, 4)).toEqual(['--extension', '/x/tool-extension.js', '--mode', 'rpc']);
+    const token = start.env.AGENTWIRE_TOOLS_TOKEN as string;
+    expect(token).toMatch(/^[\w-]+\.[\w-]+$/);
+    expect(runs).not.toContain(token);
+    expect(start.argv.join(' ')).not.toContain(token);
+    expect(start.env.AGENTWIRE_TOOLS_SOCKET).toBe('/s/relay.sock');
+    expect(start.env.AGENTWIRE_TOOLS_TIMEOUT_MS).toBe('90000');
+    expect(tokens.check(token)).toEqual({ ok: false, error: TOKEN_BETWEEN_TURNS });
+    // Nothing written for pi: the extension is agentwire's own built file.
+    expect(Object.keys(start.files)).toEqual([]);
+    await p.shutdown(5000);
+    expect(tokens.check(token)).toEqual({ ok: false, error: TOKEN_PROCESS_CLOSED });
   });
 });

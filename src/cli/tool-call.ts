@@ -1,0 +1,51 @@
+// One tool call from a CLI's side to the relay: the run's token and socket from the environment,
+// the relay's `tools.call` over the control socket, its sentence back. `agentwire mcp` (mcp.ts)
+// and the pi extension (tool-extension.ts, loaded inside pi's own process) both call through here,
+// so the two doors answer alike.
+import { TOOLS_SOCKET_ENV, TOOLS_TIMEOUT_ENV, TOOLS_TOKEN_ENV } from '../agents/tool-server.js';
+import { type ControlCall, callControl } from '../control/client.js';
+import { TOOLS_METHOD, type ToolName } from '../tools/schemas.js';
+
+export const NOT_IN_RUN = `agentwire's tools work only inside a run agentwire started (${TOOLS_TOKEN_ENV} is not set).`;
+export const NOT_RUNNING =
+  'agentwire is not running any more (the relay or `agentwire chat` that started this run has stopped), so this tool cannot act.';
+
+/** The relay may still be opening its socket when a run it recovered at start calls a tool. */
+const RETRY_MS = [100, 300, 600, 1000];
+
+/** What the agent reads: the relay's sentence, or why the call did not act. */
+export interface ToolCallAnswer {
+  text: string;
+  isError: boolean;
+}
+
+/**
+ * How long one call waits for the relay: the run's own limit (TOOLS_TIMEOUT_ENV, as the CLI was
+ * told), since `ask_user` waits for the person; without it (an older relay), eleven minutes.
+ */
+export function callTimeoutMs(env: NodeJS.ProcessEnv): number {
+  const n = Number(env[TOOLS_TIMEOUT_ENV]);
+  return Number.isSafeInteger(n) && n > 0 ? n : 11 * 60_000;
+}
+
+export async function callRelay(
+  env: NodeJS.ProcessEnv,
+  tool: ToolName,
+  args: unknown,
+  signal?: AbortSignal,
+): Promise<ToolCallAnswer> {
+  const token = env[TOOLS_TOKEN_ENV];
+  const socket = env[TOOLS_SOCKET_ENV];
+  if (!token || !socket) return { text: NOT_IN_RUN, isError: true };
+  // The CLI may give up on the call first (its own timeout, or the turn stopped): the connection
+  // is closed then, so nothing waits on an answer nobody will read.
+  const opts = { timeoutMs: callTimeoutMs(env), ...(signal && { signal }) };
+  let r: ControlCall = await callControl(socket, TOOLS_METHOD, { token, tool, args }, opts);
+  for (const wait of RETRY_MS) {
+    if (r.ok || !r.notRunning) break;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    r = await callControl(socket, TOOLS_METHOD, { token, tool, args }, opts);
+  }
+  if (r.ok) return { text: String((r.result as { text?: unknown })?.text ?? ''), isError: false };
+  return { text: r.notRunning ? NOT_RUNNING : r.error, isError: true };
+}
