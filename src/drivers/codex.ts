@@ -1,12 +1,9 @@
-// The codex driver: one live `codex app-server` speaking its JSON-RPC over stdio, typed from codex's
-// own generated schema (./codex-protocol/). `initialize` → `initialized` → `thread/start` or
-// `thread/resume` → a `turn/start` per turn, which answers at once with the turn's id; the turn
-// ends with a `turn/completed` notification. A message mid-turn is `turn/steer`; /stop and the
-// timeout are `turn/interrupt`, then the process is killed if the turn does not end in time.
-// Like the cold `codex exec` (which forces approval policy "never" and takes the sandbox from the
-// user's config), threads run with `approvalPolicy: "never"` and no sandbox override, except under
-// permissions `ask` ("untrusted": codex asks, and the chat answers); anything codex asks is answered
-// through ./codex-permission.ts.
+// The codex driver: one live `codex app-server` speaking JSON-RPC over stdio, typed from codex's own
+// schema (./codex-protocol/). `initialize` → `thread/start` or `thread/resume` → `turn/start` per turn,
+// ended by `turn/completed`; a message mid-turn is `turn/steer`, /stop and the timeout `turn/interrupt`
+// (then a kill if the turn does not end). As `codex exec`, threads run with approval "never" and the
+// user's sandbox, except under permissions `ask` ("untrusted": codex asks, the chat answers through
+// ./codex-permission.ts).
 import type { AgentResult, SessionRef } from '../agents/types.js';
 import { type GroupGuard, type StdioChild, startStdioChild } from '../runner/spawn-stdio.js';
 import type { Tap } from './acp-transport.js';
