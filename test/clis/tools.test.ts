@@ -3,62 +3,33 @@
 // model server calls our tool by the name the CLI exposes it under, and the test checks the effect
 // in the store: a message in the outbox, a task stored. The relay side here is a real tool host on
 // a real control socket and a temp SQLite store.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getSpec } from '../../src/agents/registry.js';
 import { newSession } from '../../src/agents/resolve.js';
 import type { AgentKind, ToolServer } from '../../src/agents/types.js';
-import { configSchema } from '../../src/config/schema.js';
-import { MethodRegistry } from '../../src/control/methods.js';
-import { type ControlServer, startControlServer } from '../../src/control/server.js';
 import type { ChatKey } from '../../src/core/types.js';
-import { createLogger } from '../../src/log.js';
-import { mediaPolicy } from '../../src/queue/adapters.js';
-import { registerToolsMethod } from '../../src/relay.js';
 import { runCommandReply } from '../../src/runner/run-command-reply.js';
-import { CORE_MIGRATIONS } from '../../src/store/core.js';
-import { type Db, openDb } from '../../src/store/db.js';
-import { storeOver } from '../../src/store/open.js';
+import type { Db } from '../../src/store/db.js';
 import { rowsForKey } from '../../src/store/outbox.js';
 import { tasksForChat } from '../../src/store/tasks.js';
 import { ASK_NEEDS_WARM } from '../../src/tools/handlers.js';
-import { createToolHost, type ToolHost } from '../../src/tools/host.js';
 import { requests, scenario, stateDir, turn } from './harness.js';
+import { startToolHost, type ToolHostRig } from './tool-host-rig.js';
 
-const MAIN = join(process.cwd(), 'dist/cli/bin.js');
+const _MAIN = join(process.cwd(), 'dist/cli/bin.js');
 const CHAT: ChatKey = 'twilio:+15550001111';
 
-let dir: string;
+let rig: ToolHostRig;
 let db: Db;
-let host: ToolHost;
-let server: ControlServer;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'aw-clis-tools-'));
-  db = openDb(join(dir, 'db.sqlite'), CORE_MIGRATIONS);
-  const config = configSchema.parse({ whatsapp: { enabled: false } });
-  const socket = join(dir, 's.sock');
-  host = createToolHost({
-    enabled: true,
-    limits: config.tools,
-    store: storeOver(db),
-    mediaPolicy: mediaPolicy(config, join(dir, 'staged')),
-    textLimit: () => 1600,
-    socket,
-    entry: { command: process.execPath, args: [MAIN] },
-    timeZone: 'UTC',
-  });
-  const control = new MethodRegistry();
-  registerToolsMethod(control, host);
-  server = await startControlServer(socket, control, createLogger({ level: 'silent' }));
+  rig = await startToolHost('tool-runs');
+  db = rig.db;
 });
 afterAll(async () => {
-  await server?.close();
-  db?.close();
-  rmSync(dir, { recursive: true, force: true });
-  rmSync(join(homedir(), '.cache', 'agentwire-test-tool-runs'), { recursive: true, force: true });
+  await rig?.close();
 });
 
 /** The name each CLI gives our tool in the model's request (pi: its extension's own names). */
@@ -77,22 +48,8 @@ const EXPOSED: Partial<Record<AgentKind, (tool: string) => string>> = {
  */
 const MODEL: Partial<Record<AgentKind, { model: string }>> = { codex: { model: 'fake-model' } };
 
-/**
- * agentwire's own per-run files live in the agent's state folder. gemini skips a settings file
- * whose folder has a world-writable ancestor (such as /tmp), as a real state folder (~/.agentwire)
- * has not: so the state folder here is under the home folder, as in real use.
- */
-function agentState(): string {
-  const root = join(homedir(), '.cache', 'agentwire-test-tool-runs');
-  mkdirSync(root, { recursive: true, mode: 0o700 });
-  return mkdtempSync(join(root, 'run-'));
-}
-
-function grant(runKey: string, timeoutMs: number): ToolServer {
-  const g = host.grantor?.({ chat: CHAT, lane: CHAT, runKey, cwd: dir, timeoutMs });
-  if (!g) throw new Error('tools are off');
-  return g.server;
-}
+const agentState = () => rig.agentState();
+const grant = (runKey: string, timeoutMs: number): ToolServer => rig.grant(CHAT, runKey, timeoutMs).server;
 
 for (const [kind, exposed] of Object.entries(EXPOSED) as [AgentKind, (t: string) => string][]) {
   describe(`${kind} (real CLI) with agentwire's tools`, () => {
