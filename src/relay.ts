@@ -214,7 +214,7 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
   const { config, paths, log } = ctx;
   const enabled = (opts.channels ?? CHANNELS).filter((f) => f.enabled(config));
   if (enabled.length === 0) {
-    const sections = channelNames(false).replace(/\w[\w-]*/g, (n) => `${n}.enabled`);
+    const sections = channelNames(false, (n) => `${n}.enabled`);
     throw new ExitError(
       1,
       `No channel is enabled in ${paths.configFile}: set ${sections} to true.\n` +

@@ -111,6 +111,12 @@ export interface ChannelPlugin {
    * request). The logger is built with every registered channel's paths; src/log.ts names none.
    */
   readonly logRedactPaths?: readonly string[];
+  /**
+   * What keeps the enabled channel from starting that can be known without the network (a missing
+   * or malformed bot token): every config load refuses it at its key, so `config check` never passes
+   * a config that `doctor` and the relay would fail. Pure but for reading a token file.
+   */
+  configProblems?(config: Config, env: NodeJS.ProcessEnv): readonly { path: (string | number)[]; message: string }[];
   /** Channel checks for `agentwire doctor` (e.g. Telegram's `getMe`), run only when enabled. */
   doctor?(deps: DoctorDeps): Promise<DoctorCheck[]>;
 }

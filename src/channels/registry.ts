@@ -31,8 +31,8 @@ export const channelRedactPaths = (plugins: readonly ChannelPlugin[] = CHANNELS)
 ];
 
 /** "whatsapp, twilio or console": for messages that list what a chat key may start with. */
-export function channelNames(withConsole = true): string {
-  const names = [...CHANNELS.map((p) => p.name), ...(withConsole ? [CONSOLE] : [])];
+export function channelNames(withConsole = true, each: (name: string) => string = (n) => n): string {
+  const names = [...CHANNELS.map((p) => p.name), ...(withConsole ? [CONSOLE] : [])].map(each);
   return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
 }
 

@@ -4,7 +4,7 @@ import { enabledChannels } from '../channels/registry.js';
 import { formatProblem, loadConfig } from '../config/load.js';
 import { resolvePaths } from '../config/paths.js';
 import { redactConfig } from '../config/redact.js';
-import { configTargetProblems } from '../heartbeat/target.js';
+import { configProblems } from '../heartbeat/target.js';
 import { registerSecretEnv, scrub } from '../log.js';
 import { ExitError, type GlobalOptions } from './context.js';
 
@@ -21,7 +21,7 @@ export function register(program: Command): void {
         paths.configExplicit,
         process.env,
         AGENT_KINDS,
-        configTargetProblems,
+        configProblems,
       );
       if (!loaded.ok) throw new ExitError(1, loaded.problems.map(formatProblem).join('\n'));
       const c = loaded.config;
@@ -48,7 +48,7 @@ export function register(program: Command): void {
         paths.configExplicit,
         process.env,
         AGENT_KINDS,
-        configTargetProblems,
+        configProblems,
       );
       if (!loaded.ok) throw new ExitError(1, loaded.problems.map(formatProblem).join('\n'));
       // Last line of defence: secret-looking environment values and key shapes typed in by hand.

@@ -4,7 +4,7 @@ import { channelRedactPaths, channelSecrets } from '../channels/registry.js';
 import { formatProblem, loadConfig } from '../config/load.js';
 import { type Paths, resolvePaths } from '../config/paths.js';
 import { agentOverrides, type Config } from '../config/schema.js';
-import { configTargetProblems } from '../heartbeat/target.js';
+import { configProblems } from '../heartbeat/target.js';
 import {
   createLogger,
   type Logger,
@@ -50,7 +50,7 @@ export function loadContext(
   options: ContextOptions = {},
 ): Context {
   const paths = resolvePaths(env, opts.config);
-  const loaded = loadConfig(paths.configFile, paths.configExplicit, env, AGENT_KINDS, configTargetProblems);
+  const loaded = loadConfig(paths.configFile, paths.configExplicit, env, AGENT_KINDS, configProblems);
   if (!loaded.ok) {
     throw new ExitError(
       1,

@@ -22,7 +22,7 @@ import { register as registerService } from './service.js';
 import { register as registerStatus } from './status.js';
 
 const program = new Command('agentwire')
-  .description('Text your own coding agent over WhatsApp or Twilio.')
+  .description('Text your own coding agent over WhatsApp, Telegram or SMS (Twilio).')
   .version(VERSION, '-v, --version', 'print the agentwire version')
   .option('-c, --config <file>', 'config file (default: $AGENTWIRE_CONFIG or ~/.agentwire/agentwire.json5)')
   .showHelpAfterError()

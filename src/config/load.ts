@@ -37,7 +37,10 @@ export function formatProblem(p: ConfigProblem): string {
  * Checks of a parsed config that need knowledge above the config layer (the channel plug-ins decide
  * which chat keys exist): passed in by the caller, reported like the schema's own problems.
  */
-export type ConfigCheck = (config: Config) => readonly { path: (string | number)[]; message: string }[];
+export type ConfigCheck = (
+  config: Config,
+  env: NodeJS.ProcessEnv,
+) => readonly { path: (string | number)[]; message: string }[];
 
 /**
  * Reads and validates the config file; a missing file is the all-defaults config unless it was named.
@@ -135,7 +138,7 @@ function parseConfigValue(
   }
   if (problems.length > 0) return { ok: false, problems };
   const config = finish(parsed.data as Config, env);
-  for (const p of check?.(config) ?? [])
+  for (const p of check?.(config, env) ?? [])
     problems.push({ file, path: p.path.join('.'), message: p.message, ...locateNearest(text, p.path) });
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, config, file, envRefs };

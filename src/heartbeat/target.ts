@@ -97,6 +97,20 @@ export function configTargetProblems(
   return out;
 }
 
+/**
+ * Everything loadConfig must check beyond the schema that needs the channel plug-ins: the targets
+ * above, and what keeps an enabled channel from starting (plugin.configProblems).
+ */
+export function configProblems(
+  config: Config,
+  env: NodeJS.ProcessEnv,
+  plugins: readonly ChannelPlugin[] = CHANNELS,
+): { path: (string | number)[]; message: string }[] {
+  const out = configTargetProblems(config, plugins);
+  for (const p of plugins) if (p.enabled(config)) out.push(...(p.configProblems?.(config, env) ?? []));
+  return out;
+}
+
 export function noTargetMessage(plugins: readonly ChannelPlugin[] = CHANNELS): string {
   const first = plugins[0];
   const example = first ? ` (e.g. "${first.name}:${first.exampleChatId}")` : '';

@@ -4,10 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { AGENT_KINDS } from '../../src/agents/registry.js';
 import { parseConfigText } from '../../src/config/load.js';
-import { configTargetProblems } from '../../src/heartbeat/target.js';
+import { configProblems } from '../../src/heartbeat/target.js';
 
 const problems = (text: string) => {
-  const r = parseConfigText(text, 'c.json5', {}, AGENT_KINDS, configTargetProblems);
+  const r = parseConfigText(text, 'c.json5', {}, AGENT_KINDS, configProblems);
   return r.ok ? [] : r.problems.map((p) => `${p.path}: ${p.message}`);
 };
 
@@ -106,7 +106,7 @@ describe('heartbeat and schedules config', () => {
       'c.json5',
       {},
       AGENT_KINDS,
-      configTargetProblems,
+      configProblems,
     );
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.problems[0]).toMatchObject({ path: 'heartbeat.target', line: 3 });

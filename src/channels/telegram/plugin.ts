@@ -2,6 +2,7 @@
 // only, when Telegram is enabled. A chat id is the Bot API's numeric chat id: positive for a person,
 // negative for a group or supergroup (`-100…`).
 import type { ChannelPlugin } from '../plugin.js';
+import { resolveToken } from './settings.js';
 
 export const telegramPlugin: ChannelPlugin = {
   name: 'telegram',
@@ -28,6 +29,12 @@ export const telegramPlugin: ChannelPlugin = {
   chatIdHelp:
     'a numeric Telegram chat id like 123456789 (a person) or -1001234567890 (a group), never a @username',
   textRules: () => ({ limit: 4096, fences: true }),
+  configProblems(config, env) {
+    const t = resolveToken(config.telegram, env);
+    if (t.ok) return [];
+    const key = config.telegram.tokenFile && !config.telegram.botToken ? 'tokenFile' : 'botToken';
+    return [{ path: ['telegram', key], message: t.error }];
+  },
   // The token file's contents are registered by the channel itself when it reads them.
   secrets: (c, env) => [c.telegram.botToken, c.telegram.webhook?.secretToken, env.TELEGRAM_BOT_TOKEN],
   // The config's token fields, and the webhook's secret-token header (a forged request carries a

@@ -4,11 +4,11 @@ import { AGENT_KINDS } from '../../agents/registry.js';
 import { formatProblem, loadConfig } from '../../config/load.js';
 import type { Paths } from '../../config/paths.js';
 import type { Config } from '../../config/schema.js';
-import { configTargetProblems } from '../../heartbeat/target.js';
+import { configProblems } from '../../heartbeat/target.js';
 import { type Finding, fail, ok } from './types.js';
 
 export function checkConfig(paths: Paths, env: NodeJS.ProcessEnv): { finding: Finding; config?: Config } {
-  const loaded = loadConfig(paths.configFile, paths.configExplicit, env, AGENT_KINDS, configTargetProblems);
+  const loaded = loadConfig(paths.configFile, paths.configExplicit, env, AGENT_KINDS, configProblems);
   if (!loaded.ok) {
     return {
       finding: fail(
