@@ -1,7 +1,7 @@
 // `agentwire mcp` from dist/, spoken to by the SDK's own client over stdio: it lists the tools with
 // their input schemas, refuses bad arguments with an error the agent reads, and says clearly when
 // it was started outside a run or when the process that started the run is gone.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -62,6 +62,11 @@ describe('agentwire mcp', () => {
     const bad = await c.callTool({ name: 'send_message', arguments: { text: 42 } });
     expect(bad.isError).toBe(true);
     expect(text(bad)).toMatch(/send_message.*text/);
+    // docs/tools.md quotes the error for a call without its text: it must be the real one.
+    const missing = await c.callTool({ name: 'send_message', arguments: {} });
+    expect(missing.isError).toBe(true);
+    const quoted = /for example\s+`([^`]+)`/.exec(readFileSync('docs/tools.md', 'utf8'))?.[1];
+    expect(quoted?.replace(/\s+/g, ' ')).toBe(text(missing)?.replace(/\s+/g, ' '));
   });
 
   it('lists a tool under the name AGENTWIRE_TOOLS_RENAME gives (gemini), and calls the relay by its own', async () => {
