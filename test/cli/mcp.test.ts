@@ -65,7 +65,7 @@ describe('agentwire mcp', () => {
     // docs/tools.md quotes the error for a call without its text: it must be the real one.
     const missing = await c.callTool({ name: 'send_message', arguments: {} });
     expect(missing.isError).toBe(true);
-    const quoted = /for example\s+`([^`]+)`/.exec(readFileSync('docs/tools.md', 'utf8'))?.[1];
+    const quoted = /without its text: `([^`]+)`/.exec(readFileSync('docs/tools.md', 'utf8'))?.[1];
     expect(quoted?.replace(/\s+/g, ' ')).toBe(text(missing)?.replace(/\s+/g, ' '));
   });
 
