@@ -112,6 +112,9 @@ export async function runLogin(deps: LoginDeps): Promise<LoginResult> {
   const run = async (): Promise<LoginResult> => {
     let failures = 0;
     let restarts = 0;
+    // Offline, the first socket takes seconds to fail and the retries below tens more: say what is
+    // going on before the wait, not only its outcome.
+    deps.out('Connecting to WhatsApp…\n');
     for (;;) {
       const r = await attempt(auth, deps, showCode);
       if (r.type === 'open') {
@@ -130,6 +133,7 @@ export async function runLogin(deps: LoginDeps): Promise<LoginResult> {
       if (action.type === 'restart') restarts += 1;
       else if (action.type === 'retry' && action.attempt <= 3) {
         failures = action.attempt;
+        deps.out(`${action.reason}. Trying again in ${Math.max(1, Math.round(action.delayMs / 1000))} s…\n`);
         await (deps.sleep ?? ((ms) => new Promise((res) => setTimeout(res, ms))))(action.delayMs);
       } else {
         return {

@@ -110,6 +110,10 @@ describe('runLogin', () => {
     expect(!r.ok && r.error).toMatch(/unreachable: .*EAI_AGAIN/);
     expect(!r.ok && r.error).not.toMatch(/QR/);
     expect(e.sockets.length).toBeGreaterThan(1);
+    // Never silent while it waits: it says it is connecting, then each failure and the next try.
+    const said = e.out.join('');
+    expect(said.startsWith('Connecting to WhatsApp…\n')).toBe(true);
+    expect(said).toMatch(/WhatsApp is unreachable: .*EAI_AGAIN.*\. Trying again in \d+ s…\n/);
   });
 
   it('stops when the credentials cannot be saved', async () => {
