@@ -116,7 +116,10 @@ export interface ChannelPlugin {
    * or malformed bot token): every config load refuses it at its key, so `config check` never passes
    * a config that `doctor` and the relay would fail. Pure but for reading a token file.
    */
-  configProblems?(config: Config, env: NodeJS.ProcessEnv): readonly { path: (string | number)[]; message: string }[];
+  configProblems?(
+    config: Config,
+    env: NodeJS.ProcessEnv,
+  ): readonly { path: (string | number)[]; message: string }[];
   /** Channel checks for `agentwire doctor` (e.g. Telegram's `getMe`), run only when enabled. */
   doctor?(deps: DoctorDeps): Promise<DoctorCheck[]>;
 }

@@ -15,7 +15,6 @@ import { chatKey, parseChatKey } from '../core/types.js';
 import { systemClock } from '../heartbeat/clock.js';
 import { createRunCheck } from '../heartbeat/run-check.js';
 import { createScheduler } from '../heartbeat/scheduler.js';
-import { createLogger } from '../log.js';
 import { createQueue, createTools, registerToolsMethod } from '../relay.js';
 import { openStore } from '../store/open.js';
 import { type GlobalOptions, loadContext } from './context.js';
@@ -25,12 +24,9 @@ export function register(program: Command): void {
     .command('chat')
     .description('talk to the agent from this terminal (one message per line; Ctrl-D to quit)')
     .action(async () => {
-      const loaded = loadContext(program.opts<GlobalOptions>());
-      // Logs share the terminal with the conversation: only warnings unless a level was asked for.
-      const level =
-        process.env.AGENTWIRE_LOG_LEVEL ??
-        (loaded.config.log.level === 'info' ? 'warn' : loaded.config.log.level);
-      const ctx = { ...loaded, log: createLogger({ level }) };
+      // Logs share the terminal with the conversation: there only warnings unless a level was asked
+      // for; the log file (`agentwire logs`) gets every line at the configured level.
+      const ctx = loadContext(program.opts<GlobalOptions>(), process.env, { logFile: 'conversation' });
       const store = await openStore(ctx.paths.db);
       const chat = chatKey('console', CONSOLE_CHAT_ID);
       let ending = false;

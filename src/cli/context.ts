@@ -13,7 +13,8 @@ import {
   registerSecret,
   registerSecretEnv,
 } from '../log.js';
-import { relayLogSetup } from '../ops/logs/setup.js';
+import { formatLogLine } from '../ops/logs/format.js';
+import { type LogMode, relayLogSetup } from '../ops/logs/setup.js';
 
 export interface Context {
   paths: Paths;
@@ -38,10 +39,10 @@ export class ExitError extends Error {
 
 export interface ContextOptions {
   /**
-   * The long-running relay: also log JSON lines to the rotated file in <state>/logs (0600), and keep
-   * stderr to warnings when no one watches a terminal (see ops/logs/setup.ts).
+   * Also log JSON lines to the rotated file in <state>/logs (0600), so `agentwire logs` shows them:
+   * what stderr shows besides depends on the mode (see ops/logs/setup.ts).
    */
-  logFile?: boolean;
+  logFile?: LogMode;
 }
 
 export function loadContext(
@@ -67,10 +68,15 @@ export function loadContext(
     registerSecretEnv(e);
   }
   registerSecretEnv(env);
+  const tty = Boolean(process.stderr.isTTY);
   const log = createLogger(
     options.logFile
-      ? relayLogSetup(paths, config, env, Boolean(process.stderr.isTTY))
-      : { level: env.AGENTWIRE_LOG_LEVEL ?? config.log.level },
+      ? relayLogSetup(paths, config, env, tty, options.logFile)
+      : // A person at a terminal reads lines as `agentwire logs` prints them, never raw JSON.
+        {
+          level: env.AGENTWIRE_LOG_LEVEL ?? config.log.level,
+          ...(tty ? { stderrFormat: formatLogLine } : {}),
+        },
   );
   return { paths, config, log, env };
 }

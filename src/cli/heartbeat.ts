@@ -51,7 +51,7 @@ export function register(program: Command, deps: HeartbeatCliDeps = {}): void {
     .option('--dry-run', 'run the agent but send nothing; print what would be sent')
     .option('--json', 'print the outcome as JSON')
     .action(async (opts: Options) => {
-      const ctx = loadContext(program.opts<GlobalOptions>());
+      const ctx = loadContext(program.opts<GlobalOptions>(), process.env, { logFile: 'command' });
       if (opts.to !== undefined) {
         const t = checkHeartbeatTarget(opts.to);
         if (!t.ok) throw new ExitError(2, `--to: ${t.message}`);

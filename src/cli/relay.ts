@@ -10,7 +10,7 @@ export function register(program: Command): void {
     .command('relay')
     .description('run the relay: every enabled channel over one store and one queue')
     .action(async () => {
-      const ctx = loadContext(program.opts<GlobalOptions>(), process.env, { logFile: true });
+      const ctx = loadContext(program.opts<GlobalOptions>(), process.env, { logFile: 'relay' });
       const relay = await startRelay(ctx);
       await stopOnSignals(relay, ctx.config.queue.shutdownGraceSeconds * 1000, ctx.log);
     });

@@ -53,7 +53,7 @@ describe('log redaction paths come from the channel plug-ins', () => {
   it("the relay's logger masks every field log.ts masked before the paths moved to the plug-ins", () => {
     const home = mkdtempSync(join(tmpdir(), 'aw-redact-'));
     dirs.push(home);
-    const ctx = loadContext({}, { AGENTWIRE_HOME: home }, { logFile: true });
+    const ctx = loadContext({}, { AGENTWIRE_HOME: home }, { logFile: 'relay' });
     // Each path the old list in log.ts had (Telegram's and Twilio's among them), with a value no
     // registered secret matches: only the path can mask it.
     const v = (n: number) => `plain-value-${n}`;

@@ -21,8 +21,18 @@ const problems = (text: string, env: NodeJS.ProcessEnv = {}) => {
 describe('channel problems at config load', () => {
   it.each([
     ['no token anywhere', '{\n telegram: {enabled: true},\n}', {}, [/^2:telegram\.botToken: no bot token/]],
-    ['a malformed token', '{\n telegram: {enabled: true,\n  botToken: "nope"},\n}', {}, [/^3:telegram\.botToken: .*does not look like/]],
-    ['an unreadable token file', `{telegram: {enabled: true, tokenFile: "${join(dir, 'absent')}"}}`, {}, [/telegram\.tokenFile: telegram\.tokenFile could not be read \(ENOENT\)/]],
+    [
+      'a malformed token',
+      '{\n telegram: {enabled: true,\n  botToken: "nope"},\n}',
+      {},
+      [/^3:telegram\.botToken: .*does not look like/],
+    ],
+    [
+      'an unreadable token file',
+      `{telegram: {enabled: true, tokenFile: "${join(dir, 'absent')}"}}`,
+      {},
+      [/telegram\.tokenFile: telegram\.tokenFile could not be read \(ENOENT\)/],
+    ],
     ['the token from the environment', '{telegram: {enabled: true}}', { TELEGRAM_BOT_TOKEN: TOKEN }, []],
     ['a token in the file', `{telegram: {enabled: true, botToken: "${TOKEN}"}}`, {}, []],
     ['telegram off, no token', '{telegram: {enabled: false}}', {}, []],

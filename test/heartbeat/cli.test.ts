@@ -2,7 +2,7 @@
 // process, a real config file and state folder, and for the relay path a control socket served by
 // this test with the real `heartbeat` method over a scheduler (the SystemRunner is the double).
 import { execFile } from 'node:child_process';
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -159,6 +159,11 @@ describe('agentwire heartbeat', () => {
     check.close();
     expect(pending.length).toBe(2);
     expect(pending.every((p) => p.chat === chat && p.status === 'pending')).toBe(true);
+    // Its run is in the log file that `agentwire logs` reads, as the relay's would be.
+    const logged = readFileSync(join(tmp.dir, 'logs', 'agentwire.log'), 'utf8')
+      .trim()
+      .split('\n');
+    expect(logged.some((l) => (JSON.parse(l) as { level: number }).level >= 30)).toBe(true);
   });
 
   it('refuses a group for --to before asking anyone', async () => {

@@ -150,7 +150,7 @@ describe('the relay logger (loadContext with logFile)', () => {
     expect(
       relayLogSetup(resolvePaths({ AGENTWIRE_HOME: home }), configSchema.parse({}), {}, true).stderrLevel,
     ).toBe('info');
-    const ctx = loadContext({}, { AGENTWIRE_HOME: home }, { logFile: true });
+    const ctx = loadContext({}, { AGENTWIRE_HOME: home }, { logFile: 'relay' });
     ctx.log.child({ sub: 'queue' }).debug({ chat: 'whatsapp:…4567' }, 'lane idle');
     ctx.log.flush();
     const line = readFileSync(join(home, 'logs', LOG_FILE_NAME), 'utf8').trim();
