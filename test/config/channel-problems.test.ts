@@ -39,7 +39,7 @@ describe('channel problems at config load', () => {
   ] as const)('%s', (_name, text, env, want) => {
     const got = problems(text, env);
     expect(got).toHaveLength(want.length);
-    want.forEach((re, i) => expect(got[i]).toMatch(re));
+    for (const [i, re] of want.entries()) expect(got[i]).toMatch(re);
   });
 
   it('`agentwire config check` (the built binary) refuses it naming file, line and key', () => {
