@@ -7,7 +7,7 @@
 // answers at once). Prints one JSON object per measured relay on stderr (`burst-raw `), its rows as
 // one JSON line on stdout; progress goes to stderr.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -48,6 +48,16 @@ function storeCounts(db) {
   };
 }
 
+/** Lines holding `needle` in the relay's log files (agentwire.log and its rotated copies). */
+function countLines(dir, needle) {
+  if (!existsSync(dir)) return 0;
+  let n = 0;
+  for (const f of readdirSync(dir).filter((f) => f.startsWith('agentwire.log'))) {
+    for (const line of readFileSync(join(dir, f), 'utf8').split('\n')) if (line.includes(needle)) n++;
+  }
+  return n;
+}
+
 /**
  * One relay from start to exit: `drive(relay)` posts and returns the ack times; then every message
  * is answered. The relay's own CPU is sampled from /proc; the agents' is what this process's reaped
@@ -62,6 +72,8 @@ async function measure(kind, { mode, whileBusy, label }, model, fake, drive) {
   const relay = await relayHome({
     apiBaseUrl: fake.url,
     queue: { maxConcurrentRuns: SLOTS, whileBusy, maxPendingPerChat: 100 },
+    // info: the pool logs each warm process it starts, the exact count of warm starts.
+    logLevel: 'info',
     agent: { kind, mode, command: [join(BIN, kind)], cwd: join(state, 'work'), timeoutSeconds: 300, env },
   });
   const kids0 = childrenCpuMs();
@@ -79,7 +91,8 @@ async function measure(kind, { mode, whileBusy, label }, model, fake, drive) {
     await until(
       () => {
         c = storeCounts(db);
-        return c.open === 0 && c.unsent === 0 && fake.count() - before >= c.runs - c.failed;
+        // The run history is written just after the reply is handed to the outbox: wait for both.
+        return c.open === 0 && c.unsent === 0 && c.runs >= fake.count() - before;
       },
       `every message of ${label} answered`,
       LIMIT_MS,
@@ -87,6 +100,7 @@ async function measure(kind, { mode, whileBusy, label }, model, fake, drive) {
     );
     const wallMs = fake.received[fake.received.length - 1].at - t0;
     const seen = tree.stop();
+    const warmStarts = countLines(join(relay.dir, 'logs'), '"warm process started"');
     tree = undefined;
     db.close();
     db = undefined;
@@ -103,7 +117,9 @@ async function measure(kind, { mode, whileBusy, label }, model, fake, drive) {
       ...c,
       replies: fake.count() - before,
       modelRequests: requests,
-      starts: seen.starts,
+      // Cold: one process per turn by construction. Warm: the pool's own log lines.
+      starts: mode === 'warm' ? warmStarts : c.runs,
+      startsSeen: seen.starts,
       peakAgents: seen.peakAgents,
       peakRssMiB: seen.peakRssKb / 1024,
       relayCpuMs: seen.rootCpuMs,
@@ -156,8 +172,8 @@ function rowsFor(r, baseline) {
   const name = `${r.kind} ${r.label}`;
   const rows = [
     {
-      metric: `${name}: wall / turns for ${r.messages} messages / process starts / peak live agents / failed`,
-      value: `${(r.wallMs / 1000).toFixed(1)} s / ${r.runs} / ${r.starts} / ${r.peakAgents} / ${r.failed + r.sendFailed}`,
+      metric: `${name}: wall / turns for ${r.messages} messages / process starts (seen in /proc) / peak live agents / failed`,
+      value: `${(r.wallMs / 1000).toFixed(1)} s / ${r.runs} / ${r.starts} (${r.startsSeen}) / ${r.peakAgents} / ${r.failed + r.sendFailed}`,
       unit: '',
     },
     {
@@ -189,7 +205,10 @@ function rowsFor(r, baseline) {
 const model = await startFakeModelProc();
 const fake = await startFakeTwilio();
 const rows = [];
-const raw = (r) => process.stderr.write(`burst-raw ${JSON.stringify({ ...r, acks: undefined })}\n`);
+const raw = (r) =>
+  process.stderr.write(
+    `burst-raw ${JSON.stringify({ ...r, acks: undefined, ackP50: median(r.acks), ackP99: p99(r.acks) })}\n`,
+  );
 try {
   for (const kind of CLIS) {
     say(`${kind}: one warm chat, ${BASE_TURNS} turns one at a time (load ${load()})`);

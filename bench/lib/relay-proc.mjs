@@ -50,7 +50,8 @@ export function probe(url) {
 /**
  * Writes the home and config; `start()` spawns the relay and resolves once the webhook answers.
  * `opts.queue` is merged over the queue section; `opts.fakeLog` makes the fake CLI log its runs;
- * `opts.agent` and `opts.agents` replace the fake CLI and the default warm pool.
+ * `opts.agent` and `opts.agents` replace the fake CLI and the default warm pool; `opts.logLevel`
+ * the relay's log level (its log file is `<dir>/logs/agentwire.log`).
  */
 export async function relayHome(opts) {
   const dir = mkdtempSync(join(tmpdir(), 'aw-bench-relay-'));
@@ -59,7 +60,7 @@ export async function relayHome(opts) {
   const config = {
     whatsapp: { enabled: false },
     console: { enabled: opts.console ?? false, host: '127.0.0.1', port: 0 },
-    log: { level: 'warn' },
+    log: { level: opts.logLevel ?? 'warn' },
     queue: { shutdownGraceSeconds: 0, ...opts.queue },
     twilio: {
       enabled: true,
