@@ -4,7 +4,7 @@
 // model (it answers at once), warm and cold, `whileBusy` collect and followup. Per relay: wall time
 // to the last reply, ack median / p99, process starts, agent CPU per turn against one warm chat's
 // in the same run, relay CPU per turn, peak RSS of the relay's process tree, the load average.
-// Long (tens of minutes), so it runs only when asked: `npm run bench -- --burst`, BENCH_BURST=1, or
+// Long (10-30 minutes), so it runs only when asked: `npm run bench -- --burst`, BENCH_BURST=1, or
 // by name (`node bench/run.mjs burst`). Only inside the loopback-only namespace (test/clis/netns.sh,
 // entered by the bench itself) and with the pinned CLIs installed; otherwise one row says why not.
 // BENCH_BURST_CLIS, _SIZES (10x4,20x5), _MODES (warm,cold), _QUEUES (collect,followup),
@@ -17,7 +17,7 @@ export default async function () {
   if (process.env.BENCH_BURST !== '1')
     return [
       {
-        metric: 'skipped: the real-CLI burst takes 20-60 minutes; `npm run bench -- --burst` runs it',
+        metric: 'skipped: the real-CLI burst takes 10-30 minutes; `npm run bench -- --burst` runs it',
         value: '',
         unit: '',
       },

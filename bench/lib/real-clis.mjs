@@ -27,6 +27,7 @@ export function notInstalled(cli, dir = clisDir()) {
 export function noNamespace() {
   if (process.env.AGENTWIRE_CLIS_NETNS === '1') return undefined;
   const check = spawnSync('sh', [join(ROOT, 'test/clis/netns.sh'), '--check'], { encoding: 'utf8' });
+  if (check.error) return `cannot run test/clis/netns.sh: ${check.error.message}`;
   if (check.status !== 0)
     return (check.stderr.trim().split('\n')[0] ?? 'netns.sh --check failed').replace(/^test:clis: /, '');
   return undefined;
