@@ -3,7 +3,7 @@
 // chat through a cold relay, then the same through a warm one, against the fake model (it answers
 // at once). Prints its rows as one JSON line on stdout; progress goes to stderr.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliEnv } from '../../test/clis/cli-env.ts';
@@ -68,6 +68,9 @@ async function phase(kind, mode, model) {
     return { ms, at, rssKb };
   } finally {
     await r.stop();
+    // The relay's home and the CLI's state (its HOME, sessions, work folder) are this phase's only.
+    rmSync(home.dir, { recursive: true, force: true });
+    rmSync(state, { recursive: true, force: true });
   }
 }
 
