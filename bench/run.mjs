@@ -2,12 +2,17 @@
 // Runs every bench/*.bench.mjs (each default-exports an async function returning result rows) and
 // prints one table. A row: {metric, value, unit, target?, pass?}. `npm run bench` builds first;
 // benches import the built code from dist/. Pass names to run only some: `node bench/run.mjs relay`.
+// `--burst` also runs the real-CLI burst (long; see bench/burst.bench.mjs).
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const only = process.argv.slice(2);
+// `--burst` (`npm run bench -- --burst`) adds the long real-CLI burst rows; naming `burst` does too.
+const args = process.argv.slice(2);
+const only = args.filter((a) => !a.startsWith('--'));
+if (args.includes('--burst') || only.some((o) => 'burst.bench.mjs'.includes(o)))
+  process.env.BENCH_BURST = '1';
 const files = readdirSync(here)
   .filter((f) => f.endsWith('.bench.mjs'))
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))

@@ -7,32 +7,22 @@
 // installs them into AGENTWIRE_CLIS_DIR, default ~/.cache/agentwire-clis) and a loopback-only network
 // namespace (test/clis/netns.sh); otherwise one row says why it skipped. Heavy: nice'd, one CLI at a
 // time. BENCH_WARM_CLIS=claude,pi picks CLIs; BENCH_WARM_TURNS changes the 20.
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { PINS } from '../test/clis/install/pins.mjs';
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+import { clisDir, inNamespace, noNamespace, notInstalled, ROOT } from './lib/real-clis.mjs';
 
 /** Why the real CLIs cannot run here, or undefined when they can. */
 function cannotRun(dir) {
-  for (const { cli, pkg, version } of PINS) {
-    const manifest = join(dir, cli, 'node_modules', pkg, 'package.json');
-    const have = existsSync(manifest) ? JSON.parse(readFileSync(manifest, 'utf8')).version : 'none';
-    if (have !== version || !existsSync(join(dir, 'bin', cli)))
-      return `${pkg}@${version} is not installed in ${dir} (found ${have}); \`npm run test:clis\` installs it`;
+  for (const { cli } of PINS) {
+    const why = notInstalled(cli, dir);
+    if (why) return why;
   }
-  if (process.env.AGENTWIRE_CLIS_NETNS === '1') return undefined;
-  const check = spawnSync('sh', [join(ROOT, 'test/clis/netns.sh'), '--check'], { encoding: 'utf8' });
-  if (check.status !== 0)
-    return (check.stderr.trim().split('\n')[0] ?? 'netns.sh --check failed').replace(/^test:clis: /, '');
-  return undefined;
+  return noNamespace();
 }
 
 export default async function () {
-  const dir = process.env.AGENTWIRE_CLIS_DIR ?? join(homedir(), '.cache', 'agentwire-clis');
+  const dir = clisDir();
   const why = cannotRun(dir);
   if (why) return [{ metric: `skipped: ${why}`, value: '', unit: '' }];
   const run = [
@@ -41,8 +31,7 @@ export default async function () {
     join(ROOT, 'bench/lib/ts-hook.mjs'),
     join(ROOT, 'bench/lib/warm-run.mjs'),
   ];
-  const argv =
-    process.env.AGENTWIRE_CLIS_NETNS === '1' ? run : ['sh', join(ROOT, 'test/clis/netns.sh'), ...run];
+  const argv = inNamespace(run);
   const child = spawn('nice', ['-n', '10', ...argv], {
     cwd: ROOT,
     env: { ...process.env, AGENTWIRE_CLIS_DIR: dir },

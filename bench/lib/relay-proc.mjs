@@ -49,7 +49,9 @@ export function probe(url) {
 
 /**
  * Writes the home and config; `start()` spawns the relay and resolves once the webhook answers.
- * `opts.queue` is merged over the queue section; `opts.fakeLog` makes the fake CLI log its runs.
+ * `opts.queue` is merged over the queue section; `opts.fakeLog` makes the fake CLI log its runs;
+ * `opts.agent` and `opts.agents` replace the fake CLI and the default warm pool; `opts.logLevel`
+ * the relay's log level (its log file is `<dir>/logs/agentwire.log`).
  */
 export async function relayHome(opts) {
   const dir = mkdtempSync(join(tmpdir(), 'aw-bench-relay-'));
@@ -58,7 +60,7 @@ export async function relayHome(opts) {
   const config = {
     whatsapp: { enabled: false },
     console: { enabled: opts.console ?? false, host: '127.0.0.1', port: 0 },
-    log: { level: 'warn' },
+    log: { level: opts.logLevel ?? 'warn' },
     queue: { shutdownGraceSeconds: 0, ...opts.queue },
     twilio: {
       enabled: true,
@@ -71,12 +73,14 @@ export async function relayHome(opts) {
     },
     // Cold: these benches measure the relay's own cost around one CLI process per message (bare
     // spawns are the baseline); the warm bench measures warm mode.
-    agent: {
+    agent: opts.agent ?? {
       command: [process.execPath, FAKE_CLI],
       mode: 'cold',
       timeoutSeconds: 120,
       env: fakeLog ? { FAKE_LOG: fakeLog } : {},
     },
+    // The burst bench runs a real CLI (`opts.agent`) and sizes the warm pool (`opts.agents`).
+    ...(opts.agents ? { agents: opts.agents } : {}),
   };
   // BENCH_RELAY_CONFIG (a JSON object, merged over the top-level sections) is for experiments, e.g.
   // '{"tools":{"enabled":false}}' to see what a feature costs per message.

@@ -2,18 +2,16 @@
 // `--import ./bench/lib/ts-hook.mjs`). For each real CLI, one CLI at a time: TURNS messages in one
 // chat through a cold relay, then the same through a warm one, against the fake model (it answers
 // at once). Prints its rows as one JSON line on stdout; progress goes to stderr.
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { cliEnv } from '../../test/clis/cli-env.ts';
+import { startFakeModelProc } from './fake-model-client.mjs';
 import { groupUsage, leadersWith } from './proc-group.mjs';
 import { childrenCpuMs, median, quantile, sleep } from './stats.mjs';
 import { relayHome, startBenchRelay } from './warm-relay.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const TURNS = Number(process.env.BENCH_WARM_TURNS ?? 20);
 const ALL = ['claude', 'codex', 'pi', 'opencode', 'gemini'];
 const CLIS = process.env.BENCH_WARM_CLIS ? process.env.BENCH_WARM_CLIS.split(',') : ALL;
@@ -26,26 +24,6 @@ const ownCpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
-
-async function fakeModel() {
-  const child = spawn(
-    process.execPath,
-    ['--import', join(here, 'ts-hook.mjs'), join(here, 'fake-model-proc.mjs')],
-    {
-      stdio: ['pipe', 'pipe', 'inherit'],
-    },
-  );
-  const url = await new Promise((resolve, reject) => {
-    child.stdout.once('data', (d) => resolve(String(d).trim()));
-    child.once('exit', (code) => reject(new Error(`fake model exited ${code}`)));
-  });
-  const put = async (id, sc) => {
-    const r = await fetch(`${url}/_control/scenarios/${id}`, { method: 'PUT', body: JSON.stringify(sc) });
-    if (!r.ok) throw new Error(`scenario ${id}: ${await r.text()}`);
-    return `${url}/s/${id}`;
-  };
-  return { put, close: () => child.stdin.end() };
-}
 
 /** TURNS turns in one chat through a relay in `mode`; times, CPU and (warm) the idle group's RSS. */
 async function phase(kind, mode, model) {
@@ -90,6 +68,9 @@ async function phase(kind, mode, model) {
     return { ms, at, rssKb };
   } finally {
     await r.stop();
+    // The relay's home and the CLI's state (its HOME, sessions, work folder) are this phase's only.
+    rmSync(home.dir, { recursive: true, force: true });
+    rmSync(state, { recursive: true, force: true });
   }
 }
 
@@ -159,7 +140,7 @@ function rowsFor(kind, cold, warm) {
   ];
 }
 
-const model = await fakeModel();
+const model = await startFakeModelProc();
 const rows = [];
 try {
   for (const kind of CLIS) {

@@ -1,0 +1,261 @@
+// The burst bench proper (bench/burst.bench.mjs starts it inside the loopback-only namespace, with
+// `--import ./bench/lib/ts-hook.mjs`). For each real CLI: first one chat, BASE_TURNS messages one at
+// a time through a warm relay (the single warm chat every burst's agent CPU is compared with); then
+// each burst: S senders × M messages, a sender's messages GAP_MS apart and all senders at once, as
+// signed Twilio webhooks into the built `agentwire relay` (its own process; 4 run slots and the
+// default warm pool), warm and cold, `whileBusy` collect and followup, against the fake model (it
+// answers at once). Prints one JSON object per measured relay on stderr (`burst-raw `), its rows as
+// one JSON line on stdout; progress goes to stderr.
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { cliEnv } from '../../test/clis/cli-env.ts';
+import { startFakeModelProc } from './fake-model-client.mjs';
+import { startFakeTwilio } from './fake-twilio.mjs';
+import { sampleTree } from './proc-tree.mjs';
+import { relayHome } from './relay-proc.mjs';
+import { childrenCpuMs, median, p99, sleep, until } from './stats.mjs';
+import { chat, closeAgent, post, smsParams } from './webhook.mjs';
+
+const list = (name, dflt) => (process.env[name] ?? dflt).split(',').filter(Boolean);
+const CLIS = list('BENCH_BURST_CLIS', 'claude,codex');
+const SIZES = list('BENCH_BURST_SIZES', '10x4,20x5').map((s) => s.split('x').map(Number));
+const MODES = list('BENCH_BURST_MODES', 'warm,cold');
+const QUEUES = list('BENCH_BURST_QUEUES', 'collect,followup');
+const BASE_TURNS = Number(process.env.BENCH_BURST_BASE_TURNS ?? 5);
+/** Longest one relay may take to answer everything before its row is given up as an error. */
+const LIMIT_MS = Number(process.env.BENCH_BURST_LIMIT_S ?? 600) * 1000;
+const GAP_MS = 50;
+const SLOTS = 4;
+const BIN = join(process.env.AGENTWIRE_CLIS_DIR, 'bin');
+const MARK = 'AGENTWIRE_BENCH_MARK';
+
+const say = (m) => process.stderr.write(`burst: ${m}\n`);
+const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+
+/** What the relay's store says: messages in, still open, failed; runs; replies still to send. */
+function storeCounts(db) {
+  const one = (sql) => Object.values(db.prepare(sql).get())[0];
+  return {
+    messages: one(`SELECT count(*) FROM inbox WHERE kind = 'message'`),
+    open: one(`SELECT count(*) FROM inbox WHERE kind = 'message' AND status IN ('pending', 'running')`),
+    failed: one(`SELECT count(*) FROM inbox WHERE kind = 'message' AND status IN ('failed', 'dropped')`),
+    runs: one('SELECT count(*) FROM runs'),
+    unsent: one(`SELECT count(*) FROM outbox WHERE status = 'pending'`),
+    sendFailed: one(`SELECT count(*) FROM outbox WHERE status = 'failed'`),
+  };
+}
+
+/** Lines holding `needle` in the relay's log files (agentwire.log and its rotated copies). */
+function countLines(dir, needle) {
+  if (!existsSync(dir)) return 0;
+  let n = 0;
+  for (const f of readdirSync(dir).filter((f) => f.startsWith('agentwire.log'))) {
+    for (const line of readFileSync(join(dir, f), 'utf8').split('\n')) if (line.includes(needle)) n++;
+  }
+  return n;
+}
+
+/**
+ * One relay from start to exit: `drive(relay)` posts and returns the ack times; then every message
+ * is answered. The relay's own CPU is sampled from /proc; the agents' is what this process's reaped
+ * children used (the relay, and through its cutime every CLI it reaped) minus the relay's own.
+ */
+async function measure(kind, { mode, whileBusy, label }, model, fake, drive) {
+  const id = `${kind}-${label}-${randomUUID().slice(0, 8)}`.replace(/[^\w.-]/g, '-');
+  const base = await model.put(id, { mode: 'ok', reply: 'OK.' });
+  const state = mkdtempSync(join(tmpdir(), `aw-bench-burst-${kind}-`));
+  const mark = randomUUID();
+  const env = { ...cliEnv(kind, state, base, BIN), [MARK]: mark };
+  const relay = await relayHome({
+    apiBaseUrl: fake.url,
+    queue: { maxConcurrentRuns: SLOTS, whileBusy, maxPendingPerChat: 100 },
+    // info: the pool logs each warm process it starts, the exact count of warm starts.
+    logLevel: 'info',
+    agent: { kind, mode, command: [join(BIN, kind)], cwd: join(state, 'work'), timeoutSeconds: 300, env },
+  });
+  const kids0 = childrenCpuMs();
+  const loadBefore = load();
+  let db;
+  let tree;
+  try {
+    await relay.start(60_000);
+    tree = sampleTree(relay.pid(), `${MARK}=${mark}`);
+    db = new DatabaseSync(join(relay.dir, 'agentwire.db'), { readOnly: true });
+    const before = fake.count();
+    const t0 = performance.now();
+    const acks = await drive(relay);
+    let c = storeCounts(db);
+    await until(
+      () => {
+        c = storeCounts(db);
+        // The run history is written just after the reply is handed to the outbox: wait for both.
+        return c.open === 0 && c.unsent === 0 && c.runs >= fake.count() - before;
+      },
+      `every message of ${label} answered`,
+      LIMIT_MS,
+      100,
+    );
+    const wallMs = fake.received[fake.received.length - 1].at - t0;
+    const seen = tree.stop();
+    const warmStarts = countLines(join(relay.dir, 'logs'), '"warm process started"');
+    tree = undefined;
+    db.close();
+    db = undefined;
+    await relay.stop();
+    const totalMs = childrenCpuMs() - kids0;
+    const requests = await model.requests(id);
+    return {
+      kind,
+      label,
+      mode,
+      whileBusy,
+      wallMs,
+      acks,
+      ...c,
+      replies: fake.count() - before,
+      modelRequests: requests,
+      // Cold: one process per turn by construction. Warm: the pool's own log lines.
+      starts: mode === 'warm' ? warmStarts : c.runs,
+      startsSeen: seen.starts,
+      peakAgents: seen.peakAgents,
+      peakRssMiB: seen.peakRssKb / 1024,
+      relayCpuMs: seen.rootCpuMs,
+      relayStartCpuMs: seen.firstRootCpuMs,
+      agentCpuMs: totalMs - seen.rootCpuMs,
+      load: `${loadBefore} → ${load()}`,
+    };
+  } finally {
+    tree?.stop();
+    db?.close();
+    closeAgent();
+    await relay.stop();
+    rmSync(state, { recursive: true, force: true });
+  }
+}
+
+/** S senders × M messages, GAP_MS apart per sender, all senders at once; the ack time of each. */
+const burstOf = (senders, per) => async (relay) => {
+  const acks = [];
+  await Promise.all(
+    Array.from({ length: senders }, async (_, s) => {
+      for (let m = 0; m < per; m++) {
+        if (m > 0) await sleep(GAP_MS);
+        const r = await post(relay.url, smsParams(chat(s), `Sender ${s}, message ${m}: say OK.`));
+        if (r.status !== 200) throw new Error(`webhook answered ${r.status}`);
+        acks.push(r.ms);
+      }
+    }),
+  );
+  return acks;
+};
+
+/** One chat, `turns` messages, each sent once the previous one's reply arrived. */
+const oneChat = (fake, turns) => async (relay) => {
+  const acks = [];
+  for (let i = 0; i < turns; i++) {
+    const before = fake.count();
+    const r = await post(relay.url, smsParams(chat(0), `Message ${i}: say OK.`));
+    if (r.status !== 200) throw new Error(`webhook answered ${r.status}`);
+    acks.push(r.ms);
+    await until(() => fake.count() > before, `reply ${i}`, LIMIT_MS, 20);
+  }
+  return acks;
+};
+
+const perTurn = (r) => r.agentCpuMs / Math.max(1, r.runs);
+const f0 = (x) => x.toFixed(0);
+
+function rowsFor(r, baseline) {
+  const name = `${r.kind} ${r.label}`;
+  const rows = [
+    {
+      metric: `${name}: wall / turns for ${r.messages} messages / process starts (seen in /proc) / peak live agents / failed`,
+      value: `${(r.wallMs / 1000).toFixed(1)} s / ${r.runs} / ${r.starts} (${r.startsSeen}) / ${r.peakAgents} / ${r.failed + r.sendFailed}`,
+      unit: '',
+    },
+    {
+      metric: `${name}: agent CPU per turn (relay CPU per turn after its start; peak RSS of relay + agents; load avg)`,
+      value: `${f0(perTurn(r))} ms (${f0((r.relayCpuMs - r.relayStartCpuMs) / Math.max(1, r.runs))} ms; ${f0(r.peakRssMiB)} MiB; ${r.load})`,
+      unit: '',
+    },
+    {
+      metric: `${name}: ack median / p99 (${r.acks.length} webhooks)`,
+      value: `${median(r.acks).toFixed(1)} / ${p99(r.acks).toFixed(1)}`,
+      unit: 'ms',
+      target: 'p99 < 50 ms',
+      pass: p99(r.acks) < 50,
+    },
+  ];
+  if (baseline && r.mode === 'warm') {
+    const x = perTurn(r) / perTurn(baseline);
+    rows.push({
+      metric: `${name}: agent CPU per turn / the single warm chat's`,
+      value: x,
+      unit: '',
+      target: '<= 2',
+      pass: x <= 2,
+    });
+  }
+  return rows;
+}
+
+const model = await startFakeModelProc();
+const fake = await startFakeTwilio();
+const rows = [];
+const raw = (r) =>
+  process.stderr.write(
+    `burst-raw ${JSON.stringify({ ...r, acks: undefined, ackP50: median(r.acks), ackP99: p99(r.acks) })}\n`,
+  );
+try {
+  for (const kind of CLIS) {
+    say(`${kind}: one warm chat, ${BASE_TURNS} turns one at a time (load ${load()})`);
+    let baseline;
+    try {
+      baseline = await measure(
+        kind,
+        { mode: 'warm', whileBusy: 'followup', label: `one warm chat × ${BASE_TURNS}` },
+        model,
+        fake,
+        oneChat(fake, BASE_TURNS),
+      );
+      raw(baseline);
+      rows.push(...rowsFor(baseline));
+    } catch (err) {
+      rows.push({ metric: `${kind} one warm chat: error: ${err.message}`, value: '', unit: '' });
+    }
+    for (const [senders, per] of SIZES) {
+      for (const mode of MODES) {
+        const walls = {};
+        for (const whileBusy of QUEUES) {
+          const label = `${mode} ${whileBusy} ${senders}×${per}`;
+          say(`${kind}: ${label} (load ${load()})`);
+          try {
+            const r = await measure(kind, { mode, whileBusy, label }, model, fake, burstOf(senders, per));
+            raw(r);
+            walls[whileBusy] = r.wallMs;
+            rows.push(...rowsFor(r, baseline));
+          } catch (err) {
+            rows.push({ metric: `${kind} ${label}: error: ${err.message}`, value: '', unit: '' });
+          }
+        }
+        if (walls.collect && walls.followup) {
+          const x = walls.followup / walls.collect;
+          rows.push({
+            metric: `${kind} ${mode} ${senders}×${per}: wall followup / collect`,
+            value: x,
+            unit: '',
+            target: '<= 1.5',
+            pass: x <= 1.5,
+          });
+        }
+      }
+    }
+  }
+} finally {
+  model.close();
+  await fake.close();
+}
+process.stdout.write(`${JSON.stringify(rows)}\n`);
