@@ -228,7 +228,9 @@ describe('callRelay', () => {
     expect(await callRelay(sock, 'heartbeat', {}, 2000)).toEqual({ type: 'no_relay' });
     server = createServer((conn) => {
       conn.on('data', (c) => {
-        const req = JSON.parse(c.toString()) as { id: number; params: { fail?: boolean } };
+        // The request is the line after the caller's hello.
+        const line = c.toString().trim().split('\n').at(-1) ?? '';
+        const req = JSON.parse(line) as { id: number; params: { fail?: boolean } };
         const res = req.params.fail
           ? { id: req.id, ok: false, error: 'heartbeat failed; see the relay log' }
           : { id: req.id, ok: true, result: { type: 'silent', chat: 'console:local' } };
