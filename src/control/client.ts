@@ -80,9 +80,9 @@ function exchange(
           done({ ok: false, error: 'the relay sent an unreadable answer', notRunning: false });
           return;
         }
-        // A relay from before the hello answers it as a bad request (id null): the answer to the
-        // call is the line with its id.
-        if (r.id === null && r.error !== 'request too large') continue;
+        // A relay from before the hello answers it as a bad request (without our id): the answer
+        // to the call is the line with its id.
+        if (r.id !== 1 && r.error !== 'request too large') continue;
         done(
           r.ok ? { ok: true, result: r.result } : { ok: false, error: String(r.error), notRunning: false },
         );

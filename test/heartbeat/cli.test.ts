@@ -188,9 +188,10 @@ describe('agentwire heartbeat', () => {
       let buf = '';
       conn.on('data', async (c) => {
         buf += c.toString();
-        const nl = buf.indexOf('\n');
-        if (nl < 0) return;
-        const req = JSON.parse(buf.slice(0, nl)) as { id: number; method: string; params: unknown };
+        // The caller says who it is first (a hello line): the request is the line after it.
+        const lines = buf.split('\n').filter((l) => l && !l.startsWith('{"hello"'));
+        if (!buf.endsWith('\n') || lines.length === 0) return;
+        const req = JSON.parse(lines[0] ?? '') as { id: number; method: string; params: unknown };
         received.push(req);
         const res =
           req.method === 'heartbeat'
