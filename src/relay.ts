@@ -248,14 +248,17 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
     // The splitter's rules: the started channels' own plug-ins first, then the registry's.
     const textRules = (name: ChannelName) =>
       (enabled.find((f) => f.name === name)?.textRules ?? channelPlugin(name)?.textRules)?.(config);
-    const tools = createTools(ctx, store, channels, paths.socket, opts.toolsEntry ?? agentwireEntry());
+    // The runs' tools answer on a socket of their own: a run's environment never names the
+    // control socket, whose `send` reaches any number with any file.
+    const tools = createTools(ctx, store, channels, paths.toolsSocket, opts.toolsEntry ?? agentwireEntry());
     const queue = createQueue(ctx, store, channels, { textRules, tools });
     // Recovery before any channel delivers: a message left mid-run must run before newer ones.
     await queue.start();
     cleanup.push(() => queue.shutdown(0));
     const control = new MethodRegistry();
     registerCoreMethods(control, { queue, channels, startedAt: Date.now(), newKey: () => randomUUID() });
-    registerToolsMethod(control, tools);
+    const toolsControl = new MethodRegistry();
+    registerToolsMethod(toolsControl, tools);
     const running: RelayService[] = [];
     for (const s of services)
       running.push(
@@ -277,10 +280,21 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
       await s.start();
       cleanup.push(() => s.stop());
     }
+    const toolsServer = await startControlServer(
+      paths.toolsSocket,
+      toolsControl,
+      log.child({ sub: 'tools' }),
+    );
+    cleanup.push(() => toolsServer.close());
+    // The owner's controls: a call from an agent's run (its environment or a parent's carries a
+    // run mark) is refused, so a prompt cannot talk the agent into them.
     const server: ControlServer = await startControlServer(
       paths.socket,
       control,
       log.child({ sub: 'control' }),
+      {
+        callers: 'owner',
+      },
     );
     log.info({ channels: [...channels.keys()], pid: process.pid }, 'relay started');
     let stopping: Promise<void> | undefined;
@@ -294,6 +308,8 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
           await server.close();
           for (const s of running) await s.stop().catch((err) => log.error({ err }, 'service stop failed'));
           await queue.shutdown(graceMs);
+          // After the runs: a run finishing in the grace period may still call a tool.
+          await toolsServer.close();
           for (const ch of channels.values())
             await ch.stop().catch((err) => log.error({ err }, 'channel stop failed'));
           await store.close();

@@ -2,8 +2,8 @@
 // relay when there is one (control socket method `heartbeat`, so it uses the relay's lanes and
 // outbox and never runs beside a user run); otherwise in this process, when a direct runner is
 // wired in; otherwise it says that a relay is needed.
-import { connect } from 'node:net';
 import type { Command } from 'commander';
+import { callControl } from '../control/client.js';
 import type { ChatKey, SystemRunner } from '../core/types.js';
 import { systemClock } from '../heartbeat/clock.js';
 import { fireHeartbeatOnce, HEARTBEAT_METHOD, type HeartbeatMethodResult } from '../heartbeat/control.js';
@@ -187,44 +187,20 @@ function skipText(
 }
 
 /**
- * One request over the relay's control socket: a JSON line `{id, method, params}` out, a JSON line
- * `{id, ok: true, result}` or `{id, ok: false, error}` back (the core's control protocol).
+ * One request over the relay's control socket (control/client.ts: the core's protocol, with the
+ * hello that says which process calls), its answer as this command reads it.
  */
-export function callRelay(
+export async function callRelay(
   socket: string,
   method: string,
   params: unknown,
   timeoutMs: number,
 ): Promise<RelayCall> {
-  return new Promise((resolve) => {
-    const conn = connect(socket);
-    let buf = '';
-    let settled = false;
-    const done = (r: RelayCall) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      conn.destroy();
-      resolve(r);
-    };
-    const timer = setTimeout(() => done({ type: 'error', message: 'no answer in time' }), timeoutMs);
-    conn.on('connect', () => conn.write(`${JSON.stringify({ id: 1, method, params })}\n`));
-    conn.on('data', (chunk) => {
-      buf += chunk.toString('utf8');
-      const nl = buf.indexOf('\n');
-      if (nl < 0) return;
-      try {
-        const msg = JSON.parse(buf.slice(0, nl)) as { ok?: boolean; result?: unknown; error?: unknown };
-        if (msg.ok === false || msg.error !== undefined) done({ type: 'error', message: String(msg.error) });
-        else done({ type: 'ok', result: msg.result });
-      } catch {
-        done({ type: 'error', message: 'the relay sent an unreadable answer' });
-      }
-    });
-    conn.on('error', (err: NodeJS.ErrnoException) => {
-      const absent = err.code === 'ENOENT' || err.code === 'ECONNREFUSED';
-      done(absent ? { type: 'no_relay' } : { type: 'error', message: err.message });
-    });
-    conn.on('close', () => done({ type: 'error', message: 'the relay closed the connection' }));
-  });
+  const r = await callControl(socket, method, params, { timeoutMs });
+  if (r.ok) return { type: 'ok', result: r.result };
+  if (r.notRunning) return { type: 'no_relay' };
+  return {
+    type: 'error',
+    message: r.error === 'the relay did not answer in time' ? 'no answer in time' : r.error,
+  };
 }

@@ -1,5 +1,5 @@
 // `agentwire mcp`: the MCP server (stdio) an agent CLI starts for one run. It is a thin process:
-// each tool call goes, with the run's token from the environment, over the control socket to the
+// each tool call goes, with the run's token from the environment, over the tools socket to the
 // process that started the run (the relay, or `agentwire chat`), which does the work and answers
 // with one sentence. Its stdout belongs to the MCP protocol: nothing else may be written there.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';

@@ -1,5 +1,5 @@
 // One tool call from a CLI's side to the relay: the run's token and socket from the environment,
-// the relay's `tools.call` over the control socket, its sentence back. `agentwire mcp` (mcp.ts)
+// the relay's `tools.call` over its tools socket, its sentence back. `agentwire mcp` (mcp.ts)
 // and the pi extension (tool-extension.ts, loaded inside pi's own process) both call through here,
 // so the two doors answer alike.
 import { TOOLS_SOCKET_ENV, TOOLS_TIMEOUT_ENV, TOOLS_TOKEN_ENV } from '../agents/tool-server.js';

@@ -16,8 +16,13 @@ export interface Paths {
   stagedMedia: string;
   agentState: string;
   logs: string;
-  /** Local control socket of a running relay (private permissions). */
+  /** Local control socket of a running relay (private permissions): the owner's, never an agent's. */
   socket: string;
+  /**
+   * The socket the agent tools of the relay's runs call (`tools.call` only, each call checked
+   * against its run's token): what a run's environment names instead of the control socket.
+   */
+  toolsSocket: string;
   /** Held by the one relay process that owns the channels. */
   lock: string;
 }
@@ -36,6 +41,7 @@ export function resolvePaths(env: NodeJS.ProcessEnv, configOverride?: string): P
     agentState: join(home, 'agents'),
     logs: join(home, 'logs'),
     socket: join(home, 'relay.sock'),
+    toolsSocket: join(home, 'tools.sock'),
     lock: join(home, 'relay.lock'),
   };
 }

@@ -1,14 +1,51 @@
 // Calls a method on the running relay's control socket. Errors are values: a missing or refusing
-// socket means no relay is running, which callers report in their own words.
-import { connect } from 'node:net';
+// socket means no relay is running, which callers report in their own words. Every call first says
+// which process calls (a hello with the proof caller.ts checks): the relay's own socket refuses
+// a call that does not, and a socket that does not ask lets the hello pass.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { connect, createServer, type Server } from 'node:net';
 
 export type ControlCall = { ok: true; result: unknown } | { ok: false; error: string; notRunning: boolean };
 
-export function callControl(
+export async function callControl(
   path: string,
   method: string,
   params?: unknown,
   opts: { timeoutMs?: number; signal?: AbortSignal } = {},
+): Promise<ControlCall> {
+  const proof = await listenForProof();
+  try {
+    return await exchange(path, `${proof?.hello ?? ''}${JSON.stringify({ id: 1, method, params })}\n`, opts);
+  } finally {
+    proof?.server.close();
+  }
+}
+
+/**
+ * An abstract socket (no file; Linux only) that answers each connection with this call's secret.
+ * Where it cannot listen, the call goes without a hello and only a socket that does not ask takes it.
+ */
+function listenForProof(): Promise<{ server: Server; hello: string } | undefined> {
+  if (process.platform !== 'linux') return Promise.resolve(undefined);
+  const name = `agentwire-peer-${randomUUID()}`;
+  const secret = randomBytes(24).toString('hex');
+  const server = createServer((s) => {
+    s.on('error', () => undefined);
+    s.end(`${secret}\n`);
+  });
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(undefined));
+    server.listen(`\0${name}`, () => {
+      server.unref();
+      resolve({ server, hello: `${JSON.stringify({ hello: { pid: process.pid, name, secret } })}\n` });
+    });
+  });
+}
+
+function exchange(
+  path: string,
+  lines: string,
+  opts: { timeoutMs?: number; signal?: AbortSignal },
 ): Promise<ControlCall> {
   return new Promise((resolve) => {
     let settled = false;
@@ -30,18 +67,26 @@ export function callControl(
     if (opts.signal?.aborted) onAbort();
     else opts.signal?.addEventListener('abort', onAbort, { once: true });
     socket.setEncoding('utf8');
-    socket.on('connect', () => socket.write(`${JSON.stringify({ id: 1, method, params })}\n`));
+    socket.on('connect', () => socket.write(lines));
     socket.on('data', (chunk: string) => {
       buf += chunk;
-      const nl = buf.indexOf('\n');
-      if (nl < 0) return;
-      try {
-        const r = JSON.parse(buf.slice(0, nl)) as { ok: boolean; result?: unknown; error?: string };
+      for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        let r: { id?: unknown; ok: boolean; result?: unknown; error?: string };
+        try {
+          r = JSON.parse(line) as typeof r;
+        } catch {
+          done({ ok: false, error: 'the relay sent an unreadable answer', notRunning: false });
+          return;
+        }
+        // A relay from before the hello answers it as a bad request (without our id): the answer
+        // to the call is the line with its id.
+        if (r.id !== 1 && r.error !== 'request too large') continue;
         done(
           r.ok ? { ok: true, result: r.result } : { ok: false, error: String(r.error), notRunning: false },
         );
-      } catch {
-        done({ ok: false, error: 'the relay sent an unreadable answer', notRunning: false });
+        return;
       }
     });
     socket.on('error', (err: NodeJS.ErrnoException) => {

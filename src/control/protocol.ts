@@ -31,3 +31,36 @@ export function parseRequest(
   if (typeof r.method !== 'string' || !r.method) return { ok: false, error: 'method must be a string' };
   return { ok: true, request: { id: r.id, method: r.method, params: r.params } };
 }
+
+/**
+ * A caller's first line on a socket that asks who calls (the relay's own control socket): its
+ * process id, the abstract socket it listens on and the secret that socket answers (caller.ts).
+ */
+export interface Hello {
+  pid: number;
+  name: string;
+  secret: string;
+}
+
+/** Pure: a parsed line is a hello, or undefined when it is something else (a request). */
+export function parseHello(line: string): Hello | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  const h = (v as { hello?: unknown } | null)?.hello as Partial<Hello> | undefined;
+  if (!h || typeof h !== 'object') return undefined;
+  const ok =
+    Number.isSafeInteger(h.pid) &&
+    (h.pid as number) > 0 &&
+    typeof h.name === 'string' &&
+    /^agentwire-peer-[0-9a-f-]{36}$/.test(h.name) &&
+    typeof h.secret === 'string' &&
+    /^[0-9a-f]{32,64}$/.test(h.secret);
+  return ok ? { pid: h.pid as number, name: h.name as string, secret: h.secret as string } : undefined;
+}
+
+/** Whether a line is meant as a hello at all (then a malformed one is refused, not run). */
+export const isHelloLine = (line: string): boolean => line.startsWith('{"hello"');

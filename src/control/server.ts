@@ -1,29 +1,47 @@
-// The running relay's local control socket: a unix socket in the state folder, mode 0600, speaking
-// newline-delimited JSON. Only the relay that holds the lock creates it, so an existing socket file
-// at start is a leftover from a relay that died and is replaced.
+// The running relay's local sockets: a unix socket in the state folder, mode 0600, speaking
+// newline-delimited JSON. Only the relay that holds the lock creates them, so an existing socket
+// file at start is a leftover from a relay that died and is replaced. The owner's control socket
+// (`callers: 'owner'`) answers only a caller that proved it is not an agent's run (caller.ts); the
+// agent tools' socket (`any`) answers anyone, since each of its calls carries a run's token.
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import type { Logger } from '../log.js';
+import { canFindMarked, RUN_MARK_ENV } from '../runner/run-mark.js';
+import { type CallerCheck, checkCaller } from './caller.js';
 import { MethodError, type MethodRegistry } from './methods.js';
-import { type ControlResponse, MAX_LINE_BYTES, parseRequest } from './protocol.js';
+import { type ControlResponse, isHelloLine, MAX_LINE_BYTES, parseHello, parseRequest } from './protocol.js';
 
 export interface ControlServer {
   close(): Promise<void>;
+}
+
+export interface ControlServerOptions {
+  /**
+   * `owner`: the owner's controls; a caller must prove its process id first (caller.ts), and an
+   * agent's run (a run mark in its environment or its parents') is refused. `any`: a socket whose
+   * every method checks a token of its own (the agent tools' socket).
+   */
+  callers?: 'owner' | 'any';
 }
 
 export async function startControlServer(
   path: string,
   registry: MethodRegistry,
   log: Logger,
+  opts: ControlServerOptions = {},
 ): Promise<ControlServer> {
+  // Without /proc (macOS, the BSDs) nothing can be checked; docs/tools.md says what that leaves.
+  const guard = opts.callers === 'owner' && canFindMarked();
+  if (opts.callers === 'owner' && !guard)
+    log.warn('this system has no /proc: the control socket cannot refuse calls from agent runs');
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   rmSync(path, { force: true });
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
-    serve(socket, registry, log);
+    serve(socket, registry, log, guard);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -53,8 +71,9 @@ export async function startControlServer(
   };
 }
 
-function serve(socket: Socket, registry: MethodRegistry, log: Logger): void {
+function serve(socket: Socket, registry: MethodRegistry, log: Logger, guard: boolean): void {
   let buf = '';
+  let caller: Promise<CallerCheck> | undefined;
   socket.setEncoding('utf8');
   const reply = (r: ControlResponse) => {
     if (!socket.destroyed) socket.write(`${JSON.stringify(r)}\n`);
@@ -70,9 +89,58 @@ function serve(socket: Socket, registry: MethodRegistry, log: Logger): void {
     for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
       const line = buf.slice(0, nl).trim();
       buf = buf.slice(nl + 1);
-      if (line) void handle(line, registry, log).then(reply);
+      if (!line) continue;
+      if (isHelloLine(line)) {
+        // A socket that does not ask (`any`) lets a hello pass unanswered: the same client serves both.
+        if (guard && !caller) caller = identify(line);
+        continue;
+      }
+      if (!guard) {
+        void handle(line, registry, log).then(reply);
+        continue;
+      }
+      const who =
+        caller ?? Promise.resolve<CallerCheck>({ type: 'unproven', reason: 'it did not say who it is' });
+      void who
+        .then((c) => (c.type === 'owner' ? handle(line, registry, log) : refuse(line, c, log)))
+        .then(reply);
     }
   });
+}
+
+function identify(line: string): Promise<CallerCheck> {
+  const hello = parseHello(line);
+  if (!hello) return Promise.resolve({ type: 'unproven', reason: 'its hello was malformed' });
+  return checkCaller(hello, { ownMark: process.env[RUN_MARK_ENV] }).catch(
+    (err: unknown): CallerCheck => ({ type: 'unproven', reason: `checking it failed (${String(err)})` }),
+  );
+}
+
+/** The caller's short reason, and a log line saying why (the method only: never params, bodies or numbers). */
+function refuse(line: string, c: Exclude<CallerCheck, { type: 'owner' }>, log: Logger): ControlResponse {
+  const parsed = parseRequest(line);
+  const id = parsed.ok ? parsed.request.id : null;
+  const method = parsed.ok ? parsed.request.method.slice(0, 40) : undefined;
+  if (c.type === 'agent_run') {
+    log.warn(
+      { method, pid: c.pid, markedPid: c.markedPid },
+      "control request refused: the caller is an agent run (a run mark in its environment or a parent's)",
+    );
+    const whose = c.markedPid === c.pid ? 'carries' : `descends from process ${c.markedPid}, which carries`;
+    return {
+      id,
+      ok: false,
+      error:
+        `the relay refuses control requests from an agent's run: process ${c.pid} ${whose} an agentwire ` +
+        'run mark. Run it from your own terminal, not from inside the agent.',
+    };
+  }
+  log.warn({ method, reason: c.reason }, 'control request refused: the caller could not be identified');
+  return {
+    id,
+    ok: false,
+    error: `the relay could not tell which process is calling (${c.reason}), so it refuses; use this install's agentwire command`,
+  };
 }
 
 async function handle(line: string, registry: MethodRegistry, log: Logger): Promise<ControlResponse> {

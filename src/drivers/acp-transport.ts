@@ -1,7 +1,8 @@
 // The stdio transport under the ACP library: NDJSON both ways, plus the checks the library does
 // not make. On bad input the library answers a parse error and carries on, and drops a response
 // to a request it never sent with a console line; for a relay either means the process is not
-// speaking the protocol any more, so each becomes a fault and nothing after it is delivered.
+// speaking the protocol any more, so each becomes a fault and nothing after it is delivered. A
+// misfit we know to be harmless (harmlessMisfit) is dropped instead, so it prints nothing.
 import type { Readable, Writable } from 'node:stream';
 import type { AnyMessage, Stream } from '@agentclientprotocol/sdk';
 import type { DriverFault } from './types.js';
@@ -25,6 +26,7 @@ export function monitoredStream(
   onFault: (fault: DriverFault) => void,
   maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES,
   tap?: Tap,
+  onDropped?: (what: string) => void,
 ): MonitoredStream {
   const outstanding = new Set<string>();
   const answered: string[] = [];
@@ -61,6 +63,11 @@ export function monitoredStream(
         }
         tap?.('in', msg);
         const m = msg as Record<string, unknown>;
+        const harmless = harmlessMisfit(m);
+        if (harmless) {
+          onDropped?.(harmless);
+          return;
+        }
         if (!('method' in m) && 'id' in m) {
           const id = idKey(m.id);
           if (!outstanding.delete(id)) {
@@ -124,4 +131,18 @@ export function monitoredStream(
 
 function idKey(id: unknown): string {
   return `${typeof id}:${String(id)}`;
+}
+
+/**
+ * Pure: why a message the library would refuse is harmless to drop, or undefined. claude-agent-acp
+ * sends `usage_update` with `"used": null` every turn; the library answers a notification that does
+ * not fit its schema with an "Invalid params" line on stderr. We never read usage updates, so one
+ * whose numbers are missing is dropped here (the driver logs it at debug) and nothing else changes.
+ */
+export function harmlessMisfit(m: Record<string, unknown>): string | undefined {
+  if (m.method !== 'session/update' || 'id' in m) return undefined;
+  const update = (m.params as { update?: Record<string, unknown> } | undefined)?.update;
+  if (update?.sessionUpdate !== 'usage_update') return undefined;
+  const count = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+  return count(update.used) && count(update.size) ? undefined : 'a usage_update without its numbers';
 }

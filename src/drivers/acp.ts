@@ -12,6 +12,7 @@ import type {
 } from '@agentclientprotocol/sdk';
 import { okResult } from '../agents/common.js';
 import type { AgentResult, SessionRef, StreamEvent } from '../agents/types.js';
+import type { Logger } from '../log.js';
 import { type GroupGuard, type StdioChild, startStdioChild } from '../runner/spawn-stdio.js';
 import { acpQuestion, answerPermission } from './acp-permission.js';
 import { acpSdk, isAcpRequestError, loadedAcpSdk } from './acp-sdk.js';
@@ -47,7 +48,18 @@ interface Turn {
   done: Promise<AgentResult>;
   /** Who answers this turn's permission requests; aborted by the stop, so a waiting one is cancelled. */
   asking: Asking & { abort(): void };
+  /** Updates that show the model at work (text, thought, tool call, plan) during this turn. */
+  activity: number;
 }
+
+/** The updates that show the model answering; a usage or mode update does not. */
+const ACTIVITY = new Set([
+  'agent_message_chunk',
+  'agent_thought_chunk',
+  'tool_call',
+  'tool_call_update',
+  'plan',
+]);
 
 export interface AcpDriverOptions extends DriverOptions {
   guard?: GroupGuard;
@@ -55,6 +67,8 @@ export interface AcpDriverOptions extends DriverOptions {
   mcpServers?: McpServerStdio[];
   /** Sees every protocol message both ways (fixture captures). */
   tap?: Tap;
+  /** Debug notes: a harmless misfit dropped, a stale end re-sent. */
+  log?: Logger;
 }
 
 export function acpDriver(options: AcpDriverOptions): SessionDriver {
@@ -70,6 +84,8 @@ class AcpDriver implements SessionDriver {
   private readonly trouble = new Trouble(isAcpRequestError, () => this.closed);
   private closed = false;
   private lastUpdateAt = 0;
+  /** The last turn was cancelled (/stop, timeout): the next one may get that cancel's stale end. */
+  private afterCancel = false;
 
   constructor(private readonly opts: AcpDriverOptions) {}
 
@@ -190,16 +206,32 @@ class AcpDriver implements SessionDriver {
     const done = new Promise<AgentResult>((r) => {
       resolveDone = r;
     });
-    this.current = { sessionId, reducer: updateReducer(), events, stop, done, asking };
-    const reducer = this.current.reducer;
+    const turn: Turn = { sessionId, reducer: updateReducer(), events, stop, done, asking, activity: 0 };
+    this.current = turn;
+    const reducer = turn.reducer;
 
-    const r = await this.settle(
-      conn.agent.request(methods.agent.session.prompt, {
-        sessionId,
-        prompt: [{ type: 'text', text: req.prompt }],
-      }),
-      0,
-    );
+    const prompt = () =>
+      this.settle(
+        conn.agent.request(methods.agent.session.prompt, {
+          sessionId,
+          prompt: [{ type: 'text', text: req.prompt }],
+        }),
+        0,
+      );
+    let r = await prompt();
+    // claude-agent-acp answers the first prompt after a cancel with an instant, empty end_turn (the
+    // cancelled run's own end, read late), which would make every later reply one message late.
+    // An empty end right after a cancel, with no sign of the model at work, is taken for that and
+    // the prompt sent once more.
+    const stale = this.afterCancel && r.type === 'value' && r.value.stopReason === 'end_turn';
+    if (stale && !stopped && turn.activity === 0) {
+      this.opts.log?.debug(
+        { agent: this.opts.name },
+        'ACP: an empty end right after a cancel; prompt sent again',
+      );
+      r = await prompt();
+    }
+    this.afterCancel = stopped !== undefined;
     timer.clear();
     clearTimeout(graceTimer);
     req.signal?.removeEventListener('abort', onAbort);
@@ -259,6 +291,7 @@ class AcpDriver implements SessionDriver {
       (f) => this.breakWith(f),
       undefined,
       this.opts.tap,
+      (what) => this.opts.log?.debug({ agent: this.opts.name, what }, 'ACP: dropped a harmless misfit'),
     );
     this.conn = client({ name: 'agentwire' })
       // Under `ask` this waits for the person; the turn's stop cancels the wait. A request outside
@@ -290,6 +323,7 @@ class AcpDriver implements SessionDriver {
     const turn = this.current;
     // Updates outside a turn (the history `session/load` replays) are not this turn's reply.
     if (!turn || n.sessionId !== turn.sessionId) return;
+    if (ACTIVITY.has(n.update.sessionUpdate)) turn.activity++;
     turn.events(turn.reducer.update(n.update));
   }
 

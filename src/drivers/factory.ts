@@ -6,6 +6,7 @@ import { basename, join } from 'node:path';
 import { safeArg } from '../agents/common.js';
 import { getSpec } from '../agents/registry.js';
 import type { AgentKind, AgentRequest, ToolServer } from '../agents/types.js';
+import type { Logger } from '../log.js';
 import type { GroupGuard } from '../runner/spawn-stdio.js';
 import { acpDriver } from './acp.js';
 import { GEMINI_ASK_ARGS, opencodeAskConfig } from './ask-mode.js';
@@ -51,7 +52,7 @@ export function driverName(kind: AgentKind, command: readonly string[]): string 
   return kind === 'acp' ? `ACP agent ${basename(command[0] ?? 'agent')}` : getSpec(kind).displayName;
 }
 
-export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGuard): Built {
+export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGuard, log?: Logger): Built {
   const name = driverName(kind, s.command);
   const permission = permissionOf(s);
   const ask = permission === 'ask';
@@ -110,7 +111,13 @@ export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGua
         if (s.model !== undefined) argv.push('--model', safeArg(s.model, 'model'));
         return {
           type: 'driver',
-          driver: acpDriver({ name, permission, process: proc([...argv, ...tools.args]), ...guardOf(guard) }),
+          driver: acpDriver({
+            name,
+            permission,
+            process: proc([...argv, ...tools.args]),
+            ...guardOf(guard),
+            ...logOf(log),
+          }),
           ...prep,
         };
       }
@@ -126,6 +133,7 @@ export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGua
             permission,
             process: proc([...s.command, 'acp', ...tools.args], env),
             ...guardOf(guard),
+            ...logOf(log),
           }),
         );
       case 'acp':
@@ -137,6 +145,7 @@ export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGua
             process: proc(s.command),
             mcpServers: tools.mcpServers,
             ...guardOf(guard),
+            ...logOf(log),
           }),
         };
       default:
@@ -164,6 +173,7 @@ function opencode(
 }
 
 const guardOf = (guard: GroupGuard | undefined) => (guard ? { guard } : {});
+const logOf = (log: Logger | undefined) => (log ? { log } : {});
 
 /** pi's cold flags for model, thinking and system text (src/agents/pi.ts); --mode/--session are the driver's. */
 function piFlags(s: DriverSettings): string[] {

@@ -141,6 +141,7 @@ class Pool implements WarmPool {
       kind,
       { ...request, tools: tools?.server },
       this.opts.guard?.(),
+      this.opts.log,
     );
     if (built.type === 'cold_only') {
       tools?.close();

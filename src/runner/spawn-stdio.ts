@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
+import { newRunMark, RUN_MARK_ENV } from './run-mark.js';
 import { killGroup, NESTED_AGENT_ENV, trackGroup, untrackGroup } from './spawn.js';
 
 /** Something that kills registered groups if this process dies without doing it (see reaper.ts). */
@@ -48,6 +49,9 @@ export type StdioStart =
 export function startStdioChild(opts: StdioChildOptions): Promise<StdioStart> {
   const env = { ...opts.env };
   for (const k of NESTED_AGENT_ENV) delete env[k];
+  // Marked as a cold run is (run-mark.ts), over anything inherited: the relay's control socket
+  // refuses a caller that carries a mark, so a warm agent cannot drive the owner's controls either.
+  env[RUN_MARK_ENV] = newRunMark();
   if (opts.cwd !== undefined && !isDirectory(opts.cwd)) {
     return Promise.resolve({ type: 'spawn_failed', message: `working folder ${opts.cwd} does not exist` });
   }

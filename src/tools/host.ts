@@ -1,5 +1,5 @@
 // The tools in a process that runs agents (the relay, `agentwire chat`): the tokens, the grantor
-// the queue hands each run, and the handler behind the control socket's `tools.call`. Built before
+// the queue hands each run, and the handler behind the tools socket's `tools.call`. Built before
 // the queue (which needs the grantor) and bound to it afterwards (sends start its outbox).
 import type { ChannelName, ChatKey } from '../core/types.js';
 import type { MediaPolicy, ToolGrantor } from '../queue/ports.js';
@@ -18,7 +18,7 @@ export interface ToolHostOptions {
   store: { queue: Pick<QueueStore, 'enqueueReply' | 'message'>; tasks: TaskStore };
   mediaPolicy: MediaPolicy;
   textLimit(channel: ChannelName): number;
-  /** The control socket this process answers `tools.call` on. */
+  /** The socket this process answers `tools.call` on. */
   socket: string;
   /** This Node and agentwire's entry point (`…/cli/bin.js`); undefined: not built, no tools. */
   entry?: { command: string; args: readonly string[] };

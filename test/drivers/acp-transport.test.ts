@@ -1,7 +1,7 @@
 // The stream under the ACP library, fed bytes by hand: what it delivers, and what it calls a fault.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { monitoredStream } from '../../src/drivers/acp-transport.js';
+import { harmlessMisfit, monitoredStream } from '../../src/drivers/acp-transport.js';
 import type { DriverFault } from '../../src/drivers/types.js';
 
 async function feed(chunks: (string | Buffer)[], sent: object[] = [], max?: number) {
@@ -82,5 +82,54 @@ describe('monitoredStream after the reader is gone', () => {
       process.off('uncaughtException', onError);
     }
     expect(errors).toEqual([]);
+  });
+});
+
+describe('harmlessMisfit', () => {
+  const update = (u: object, extra: object = {}) => ({
+    jsonrpc: '2.0',
+    method: 'session/update',
+    params: { sessionId: 's', update: u },
+    ...extra,
+  });
+  it.each([
+    [
+      'used null (claude-agent-acp)',
+      update({ sessionUpdate: 'usage_update', used: null, size: 200000 }),
+      true,
+    ],
+    ['size missing', update({ sessionUpdate: 'usage_update', used: 5 }), true],
+    ['negative used', update({ sessionUpdate: 'usage_update', used: -1, size: 10 }), true],
+    ['a usage_update that fits', update({ sessionUpdate: 'usage_update', used: 5, size: 10 }), false],
+    ['another update with a null', update({ sessionUpdate: 'agent_message_chunk', used: null }), false],
+    [
+      'a request, not a notification',
+      update({ sessionUpdate: 'usage_update', used: null }, { id: 1 }),
+      false,
+    ],
+    ['another method', { jsonrpc: '2.0', method: 'session/other', params: {} }, false],
+  ])('%s', (_name, msg, dropped) => {
+    expect(harmlessMisfit(msg as Record<string, unknown>) !== undefined).toBe(dropped);
+  });
+
+  it('is dropped before the library sees it, and reported', async () => {
+    const input = new PassThrough();
+    const dropped: string[] = [];
+    const { stream } = monitoredStream(
+      input,
+      new PassThrough(),
+      () => undefined,
+      undefined,
+      undefined,
+      (w) => dropped.push(w),
+    );
+    const bad = update({ sessionUpdate: 'usage_update', used: null, size: 1 });
+    const good = update({ sessionUpdate: 'usage_update', used: 1, size: 1 });
+    input.end(`${JSON.stringify(bad)}\n${JSON.stringify(good)}\n`);
+    const reader = stream.readable.getReader();
+    const got: unknown[] = [];
+    for (let r = await reader.read(); !r.done; r = await reader.read()) got.push(r.value);
+    expect(got).toEqual([good]);
+    expect(dropped).toEqual(['a usage_update without its numbers']);
   });
 });

@@ -101,6 +101,31 @@ describe('ACP driver', () => {
     expect(d.pid()).toBe(pid);
   });
 
+  it('after a cancel, an empty end with no model activity is sent again once, never more', async () => {
+    const log = join(dir, 'stale.log');
+    const d = driver({ log });
+    await opened(d);
+    const stop = new AbortController();
+    const running = d.turn({ prompt: 'hang', timeoutMs: 30_000, signal: stop.signal });
+    await waitFor(() => readLog(log).includes('session/prompt hang'));
+    stop.abort();
+    await running;
+    // A turn that is empty for real (this fake's `quiet`) is asked twice, then taken as it is.
+    expect(await d.turn({ prompt: 'quiet', timeoutMs: 10_000 })).toMatchObject({ type: 'ok', text: '' });
+    expect(
+      readLog(log)
+        .split('\n')
+        .filter((l) => l === 'session/prompt quiet'),
+    ).toHaveLength(2);
+    // Only right after a cancel: the next empty turn is asked once.
+    expect(await d.turn({ prompt: 'quiet', timeoutMs: 10_000 })).toMatchObject({ type: 'ok', text: '' });
+    expect(
+      readLog(log)
+        .split('\n')
+        .filter((l) => l === 'session/prompt quiet'),
+    ).toHaveLength(3);
+  });
+
   it('cancels at the timeout and keeps a process that stops', async () => {
     const d = driver();
     await opened(d);

@@ -193,9 +193,10 @@ describe('agentwire heartbeat', () => {
       let buf = '';
       conn.on('data', async (c) => {
         buf += c.toString();
-        const nl = buf.indexOf('\n');
-        if (nl < 0) return;
-        const req = JSON.parse(buf.slice(0, nl)) as { id: number; method: string; params: unknown };
+        // The caller says who it is first (a hello line): the request is the line after it.
+        const lines = buf.split('\n').filter((l) => l && !l.startsWith('{"hello"'));
+        if (!buf.endsWith('\n') || lines.length === 0) return;
+        const req = JSON.parse(lines[0] ?? '') as { id: number; method: string; params: unknown };
         received.push(req);
         const res =
           req.method === 'heartbeat'
@@ -233,7 +234,9 @@ describe('callRelay', () => {
     expect(await callRelay(sock, 'heartbeat', {}, 2000)).toEqual({ type: 'no_relay' });
     server = createServer((conn) => {
       conn.on('data', (c) => {
-        const req = JSON.parse(c.toString()) as { id: number; params: { fail?: boolean } };
+        // The request is the line after the caller's hello.
+        const line = c.toString().trim().split('\n').at(-1) ?? '';
+        const req = JSON.parse(line) as { id: number; params: { fail?: boolean } };
         const res = req.params.fail
           ? { id: req.id, ok: false, error: 'heartbeat failed; see the relay log' }
           : { id: req.id, ok: true, result: { type: 'silent', chat: 'console:local' } };

@@ -30,8 +30,8 @@ export function privatePaths(paths: Paths): { dirs: string[]; files: string[] } 
     }
   }
   const kept = files.filter(isFile);
-  // Whoever can connect to the control socket can drive the relay.
-  if (existsSync(paths.socket)) kept.push(paths.socket);
+  // Whoever can connect to the control socket can drive the relay; the tools socket acts for runs.
+  for (const sock of [paths.socket, paths.toolsSocket]) if (existsSync(sock)) kept.push(sock);
   return { dirs: dirs.filter((d) => existsSync(d)), files: kept };
 }
 
