@@ -6,7 +6,7 @@
 // connection at all. Properties: no file outside the allowed root is opened or stat'ed, no connection
 // goes anywhere but the fake Twilio REST server, Baileys is never handed a `{ url }`, nothing throws.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -129,6 +129,7 @@ afterAll(async () => {
   await twilio.stop();
   await fake.close();
   await new Promise((r) => listener.close(r));
+  rmSync(wa.dir, { recursive: true, force: true });
 });
 
 // ---- generators ----

@@ -7,7 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export default function setup(): () => void {
+  // Inherited by each project of the config: the first one sets the folder up, the rest leave it.
+  if (process.env.AGENTWIRE_TESTS_TMP) return () => undefined;
   const dir = mkdtempSync(join(tmpdir(), 'aw-tests-'));
+  process.env.AGENTWIRE_TESTS_TMP = dir;
   process.env.TMPDIR = dir;
   return () => {
     const left = readdirSync(dir).sort();
