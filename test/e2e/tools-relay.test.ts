@@ -60,7 +60,7 @@ describe('agent tools through the relay (Twilio)', () => {
     ]);
     expect((await twilioPost(url, smsParams({ Body: body }))).status).toBe(200);
     const bodies = (): string[] => fake?.created.map((m) => m.body ?? '') ?? [];
-    expect(await waitFor(() => bodies().some((b) => b.startsWith('reply: ')), 30_000)).toBe(true);
+    expect(await waitFor(() => bodies().some((b) => b.startsWith('reply: ')), 45_000)).toBe(true);
     expect(bodies().filter((b) => b === 'working on it')).toHaveLength(1);
     expect(bodies().indexOf('working on it')).toBeLessThan(
       bodies().findIndex((b) => b.startsWith('reply: ')),
@@ -78,7 +78,7 @@ describe('agent tools through the relay (Twilio)', () => {
     expect(storeTasks()).toHaveLength(1);
 
     expect(await waitFor(() => bodies().includes('task fired'), 90_000)).toBe(true);
-    expect(await waitFor(() => storeTasks().length === 0, 20_000)).toBe(true);
+    expect(await waitFor(() => storeTasks().length === 0, 45_000)).toBe(true);
     expect(bodies().filter((b) => b === 'task fired')).toHaveLength(1);
   }, 180_000);
 });
