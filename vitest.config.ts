@@ -1,14 +1,78 @@
+// README's `npm test`. Two projects, both picking up new files by folder:
+// - `shared`: the folders of in-process tests (policy, store, channels against fakes, CLI commands).
+//   They run with `isolate: false`: a worker runs file after file with its modules already loaded,
+//   instead of a new process and a fresh import of zod, express, twilio and Baileys per file (about
+//   1.3 s of start-up each, most of the suite's time on two cores).
+// - `isolated` (and `set-apart`): the suites that drive relay processes, fake CLIs and the process tree (e2e, faults,
+//   hostile, drivers, queue, runner, secrets), and the few files elsewhere that change process-wide
+//   state (module mocks, spies on globals, environment, umask, registered secrets): one fresh worker
+//   per file, as before.
 import { defineConfig } from 'vitest/config';
+
+// The real-CLI suite, the stress suites and the browser test have their own routes (npm run
+// test:clis, test:stress, test:browser): they need installed CLIs, minutes, or a Chromium, and
+// `npm test` must pass on a machine with only Node.
+const OTHER_ROUTES = ['test/clis/*.test.ts', 'test/stress/**', 'test/web/browser.test.ts'];
+
+const SHARED = [
+  'test/*.test.ts',
+  'test/agents/**/*.test.ts',
+  'test/channels/**/*.test.ts',
+  'test/cli/**/*.test.ts',
+  'test/config/**/*.test.ts',
+  'test/control/**/*.test.ts',
+  'test/core/**/*.test.ts',
+  'test/heartbeat/**/*.test.ts',
+  'test/media/**/*.test.ts',
+  'test/ops/**/*.test.ts',
+  'test/store/**/*.test.ts',
+  'test/tools/**/*.test.ts',
+  'test/web/**/*.test.ts',
+];
+
+// Files in those folders that change what a later file in the same worker would see.
+const NEEDS_ISOLATION = [
+  'test/log.test.ts', // registers secrets, which mask those words in every later log line
+  'test/agents/reading.test.ts', // spies on JSON.parse
+  'test/agents/sixth-cli.test.ts', // mocks the agent registry, stubs the environment
+  'test/channels/twilio/direct.test.ts', // sets TWILIO_EDGE
+  'test/control/server-umask.test.ts', // mocks node:fs
+  'test/ops/logs.test.ts', // registers a secret, spies on stderr
+  'test/ops/status/snapshot.test.ts', // registers a secret
+  'test/tools/host-zone.test.ts', // spies on Intl.DateTimeFormat
+];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // The real-CLI suite, the stress suites and the browser test have their own routes (npm run
-    // test:clis, test:stress, test:browser): they need installed CLIs, minutes, or a Chromium, and
-    // `npm test` must pass on a machine with only Node.
-    exclude: ['test/clis/*.test.ts', 'test/stress/**', 'test/web/browser.test.ts', 'node_modules/**'],
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
+    globalSetup: ['test/setup/compile-cache.ts', 'test/setup/tmp-guard.ts'],
+    // Bounds, not delays: a passing test never waits them out, and on a machine loaded by other
+    // jobs a test that starts the built relay or a few Node children can need more than 20 s.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     pool: 'forks',
+    // Most of the suite waits on child processes, sockets and timers rather than computing: two
+    // cores keep four files going (vitest's default here would be one at a time).
+    maxWorkers: 4,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'shared',
+          include: SHARED,
+          exclude: [...OTHER_ROUTES, ...NEEDS_ISOLATION, 'node_modules/**'],
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        // Every other folder, a new one included.
+        test: {
+          name: 'isolated',
+          include: ['test/**/*.test.ts'],
+          exclude: [...OTHER_ROUTES, ...SHARED, 'node_modules/**'],
+        },
+      },
+      { extends: true, test: { name: 'set-apart', include: NEEDS_ISOLATION } },
+    ],
   },
 });

@@ -1,8 +1,7 @@
 // agentwire send with no relay, over WhatsApp: holds the lock, connects the linked device (a fake
 // Baileys socket at the far edge), delivers through the real outbox on real SQLite, stores what
 // arrives meanwhile without running it, and lets go of everything afterwards.
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sendWithoutRelay } from '../src/send-once.js';
@@ -14,6 +13,7 @@ import { fakeSockets } from './channels/whatsapp/fake-socket.js';
 import { seedLinkedCreds } from './channels/whatsapp/harness.js';
 import { text } from './channels/whatsapp/messages.js';
 import { type Home, makeHome } from './e2e/helpers.js';
+import { tempDir } from './helpers/tmp.js';
 
 let home: Home | undefined;
 afterEach(() => {
@@ -32,7 +32,7 @@ async function linkedHome(): Promise<Home> {
 describe('sendWithoutRelay over WhatsApp', () => {
   it('connects, sends text and an owner file once, stores an arriving message without running it', async () => {
     home = await linkedHome();
-    const file = join(mkdtempSync(join(tmpdir(), 'aw-owner-')), 'notes.txt');
+    const file = join(tempDir('aw-owner-'), 'notes.txt');
     writeFileSync(file, 'notes');
     const { makeSocket, sockets } = fakeSockets((s) =>
       setTimeout(() => {

@@ -1,13 +1,13 @@
-import { mkdtempSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getSpec } from '../../src/agents/registry.js';
 import { agentRequest, buildAgentEnv, newSession, resolveAgent } from '../../src/agents/resolve.js';
 import { resolvePaths } from '../../src/config/paths.js';
 import { type Config, configSchema } from '../../src/config/schema.js';
+import { tempDir } from '../helpers/tmp.js';
 
-const home = mkdtempSync(join(tmpdir(), 'aw-resolve-'));
+const home = tempDir('aw-resolve-');
 const paths = resolvePaths({ AGENTWIRE_HOME: home });
 const cfg = (raw: unknown): Config => configSchema.parse(raw);
 const env = {

@@ -1,14 +1,14 @@
 // `agentwire agent run | argv | parse`, through the built binary as a user runs it.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/tmp.js';
 
 const bin = new URL('../../dist/cli/main.js', import.meta.url).pathname;
 const fixtures = new URL('../../fixtures/agents/', import.meta.url).pathname;
 const replay = new URL('../fixtures/replay-cli.mjs', import.meta.url).pathname;
-const home = mkdtempSync(join(tmpdir(), 'aw-cli-agent-'));
+const home = tempDir('aw-cli-agent-');
 
 function run(args: string[], input?: string) {
   const r = spawnSync(process.execPath, [bin, ...args], {

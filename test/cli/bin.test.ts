@@ -1,18 +1,18 @@
 // The `agentwire` bin (dist/cli/bin.js) as a user runs it: on a Node too old for node:sqlite it says
 // so in one line for every command, and `--version` names the package version.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nodeIsNewEnough, nodeVersionProblem } from '../../src/core/node-version.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const bin = new URL('../../dist/cli/bin.js', import.meta.url).pathname;
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
   bin: Record<string, string>;
 };
-const home = mkdtempSync(join(tmpdir(), 'aw-cli-bin-'));
+const home = tempDir('aw-cli-bin-');
 
 function run(node: string, args: string[]) {
   const r = spawnSync(node, [bin, ...args], {

@@ -1,9 +1,9 @@
 // Runs the built binary, as a user would.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const bin = new URL('../../dist/cli/main.js', import.meta.url).pathname;
 let home: string;
@@ -20,6 +20,7 @@ beforeAll(() => {
   home = mkdtempSync(join(tmpdir(), 'aw-cli-'));
   execFileSync(process.execPath, ['-e', `require('node:fs').accessSync(${JSON.stringify(bin)})`]);
 });
+afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 describe('agentwire config', () => {
   it('check with no file at all says so: the defaults are in use', () => {

@@ -1,8 +1,7 @@
 // agentwire send: the target and file checks (pure), then the built binary through a running relay
 // (a real relay process with a test channel) and on its own against a fake Twilio REST server.
 
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { channelNames } from '../../src/channels/registry.js';
@@ -10,6 +9,7 @@ import { parseTarget, resolveMedia } from '../../src/cli/send.js';
 import { configSchema } from '../../src/config/schema.js';
 import { ACCOUNT, startFakeTwilio, TOKEN } from '../channels/twilio/helpers/fake-twilio.js';
 import { type Home, MAIN, makeHome, type Proc, RELAY_SCRIPT, spawnNode, waitFor } from '../e2e/helpers.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const both = configSchema.parse({ twilio: { enabled: true } });
 const twilioOnly = configSchema.parse({ whatsapp: { enabled: false }, twilio: { enabled: true } });
@@ -38,7 +38,7 @@ describe('parseTarget', () => {
 
 describe('resolveMedia', () => {
   it('resolves files to real paths, keeps https URLs, refuses the rest', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'aw-send-'));
+    const dir = tempDir('aw-send-');
     writeFileSync(join(dir, 'a.txt'), 'a');
     symlinkSync(join(dir, 'a.txt'), join(dir, 'link.txt'));
     mkdirSync(join(dir, 'sub'));
@@ -67,7 +67,7 @@ describe('agentwire send (built binary)', () => {
     const relay = spawnNode([RELAY_SCRIPT, join(home.dir, 'in.sock'), sent], home.env);
     procs.push(relay);
     expect(await waitFor(() => relay.stdout().includes('ready'))).toBe(true);
-    const file = join(mkdtempSync(join(tmpdir(), 'aw-owner-')), 'report.pdf');
+    const file = join(tempDir('aw-owner-'), 'report.pdf');
     writeFileSync(file, '%PDF-1.4 test');
     const p = spawnNode(
       [MAIN, 'send', '--to', 'twilio:+15550002222', '-m', 'build is green', '--media', file],

@@ -1,8 +1,7 @@
 // `agentwire login` / `logout` as a user runs them (the built binary). Only paths that never open a
 // connection are exercised here; linking itself is tested with a fake socket in test/channels.
 import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { accessSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { linkState, loadAuth } from '../../src/channels/whatsapp/auth-store.js';
@@ -10,6 +9,7 @@ import { openDb } from '../../src/store/db.js';
 import { acquireLock } from '../../src/store/home-lock.js';
 import { whatsappAuthStore, whatsappMigration } from '../../src/store/whatsapp-auth.js';
 import { seedLinkedCreds } from '../channels/whatsapp/harness.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const bin = new URL('../../dist/cli/main.js', import.meta.url).pathname;
 
@@ -42,7 +42,7 @@ async function holdLock(home: string): Promise<() => Promise<void>> {
   return lock.release;
 }
 
-const newHome = () => mkdtempSync(join(tmpdir(), 'aw-cli-wa-'));
+const newHome = () => tempDir('aw-cli-wa-');
 
 beforeAll(() => accessSync(bin));
 

@@ -1,11 +1,11 @@
 // Per-test plumbing for the real-CLI suite: a scenario on the shared fake model server, a fresh
 // state folder set up for one CLI (cli-env.ts), and the request log the server kept.
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { getSpec } from '../../src/agents/registry.js';
 import type { AgentKind, AgentRequest, SessionRef } from '../../src/agents/types.js';
+import { tempDir } from '../helpers/tmp.js';
 import { cliEnv } from './cli-env.js';
 import type { LoggedRequest } from './fake-model/log.js';
 import type { Scenario } from './fake-model/scenario.js';
@@ -28,7 +28,7 @@ export async function requests(id: string): Promise<LoggedRequest[]> {
 
 /** A state folder (HOME, config, cwd) for one CLI, shared by the turns of one session. */
 export function stateDir(kind: AgentKind): string {
-  return mkdtempSync(join(tmpdir(), `aw-clis-${kind}-`));
+  return tempDir(`aw-clis-${kind}-`);
 }
 
 /** The request for one turn: cliEnv's environment is the whole environment (plus a marker). */

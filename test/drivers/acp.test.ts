@@ -1,14 +1,14 @@
 // The ACP driver against a real child process: a fake agent built with the library's agent side
 // (test/fixtures/fake-acp-agent.mjs), which behaves or misbehaves as each prompt asks.
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acpDriver } from '../../src/drivers/acp.js';
 import type { PermissionPolicy, SessionDriver } from '../../src/drivers/types.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const fake = join(import.meta.dirname, '..', 'fixtures', 'fake-acp-agent.mjs');
-const dir = mkdtempSync(join(tmpdir(), 'aw-acp-'));
+const dir = tempDir('aw-acp-');
 const drivers: SessionDriver[] = [];
 
 function driver(opts: { permission?: PermissionPolicy; cancelGraceMs?: number; log?: string } = {}) {

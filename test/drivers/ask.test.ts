@@ -3,8 +3,7 @@
 // the person's answer goes back one-time (allow_chat is "allow once" on the wire: the relay
 // remembers it), a missing Approver is a deny, and a /stop while the person has not answered
 // cancels the wait (the Approver's signal aborts) and answers the CLI as its protocol wants.
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentRequest, ApprovalAnswer, ApprovalQuestion, Approver } from '../../src/agents/types.js';
@@ -15,9 +14,10 @@ import { piDriver } from '../../src/drivers/pi.js';
 import { createWarmPool } from '../../src/drivers/pool.js';
 import type { SessionDriver } from '../../src/drivers/types.js';
 import { createLogger } from '../../src/log.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures');
-const dir = mkdtempSync(join(tmpdir(), 'aw-ask-'));
+const dir = tempDir('aw-ask-');
 const PATH = process.env.PATH ?? '/usr/bin:/bin';
 const drivers: SessionDriver[] = [];
 let n = 0;

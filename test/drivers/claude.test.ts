@@ -1,15 +1,15 @@
 // The claude stream-json driver against a real child process: a fake CLI speaking the pinned
 // CLI's wire format (test/fixtures/fake-claude-stream.mjs), which behaves or misbehaves as each
 // message asks.
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { claudeDriver } from '../../src/drivers/claude.js';
 import type { PermissionPolicy, SessionDriver } from '../../src/drivers/types.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const fake = join(import.meta.dirname, '..', 'fixtures', 'fake-claude-stream.mjs');
-const dir = mkdtempSync(join(tmpdir(), 'aw-claude-drv-'));
+const dir = tempDir('aw-claude-drv-');
 const drivers: SessionDriver[] = [];
 let n = 0;
 

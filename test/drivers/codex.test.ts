@@ -1,14 +1,14 @@
 // The codex driver against a real child process: a fake `codex app-server`
 // (test/fixtures/fake-codex-app-server.mjs) that behaves or misbehaves as each prompt asks.
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { codexDriver } from '../../src/drivers/codex.js';
 import type { PermissionPolicy, SessionDriver } from '../../src/drivers/types.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const fake = join(import.meta.dirname, '..', 'fixtures', 'fake-codex-app-server.mjs');
-const dir = mkdtempSync(join(tmpdir(), 'aw-codex-drv-'));
+const dir = tempDir('aw-codex-drv-');
 const drivers: SessionDriver[] = [];
 
 function driver(opts: { permission?: PermissionPolicy; cancelGraceMs?: number; log?: string } = {}) {

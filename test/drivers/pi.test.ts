@@ -1,14 +1,14 @@
 // The pi RPC driver against a real child process: a fake `pi --mode rpc` (test/fixtures/
 // fake-pi-rpc.mjs) that behaves or misbehaves as each prompt asks.
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { piDriver } from '../../src/drivers/pi.js';
 import type { PermissionPolicy, SessionDriver } from '../../src/drivers/types.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const fake = join(import.meta.dirname, '..', 'fixtures', 'fake-pi-rpc.mjs');
-const dir = mkdtempSync(join(tmpdir(), 'aw-pi-drv-'));
+const dir = tempDir('aw-pi-drv-');
 const drivers: SessionDriver[] = [];
 
 function driver(

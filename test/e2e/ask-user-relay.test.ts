@@ -69,7 +69,7 @@ describe('ask_user through the built relay and a signed Twilio webhook', () => {
     ]);
     // One warm process served both turns.
     expect(r.home.events().filter((e) => e.ev === 'start')).toHaveLength(1);
-  }, 90_000);
+  }, 180_000);
 
   it('a question nobody answers: the agent gets "no answer" on time and replies, though the turn\'s limit is shorter than the wait', async () => {
     const r = await startRig({
@@ -87,7 +87,7 @@ describe('ask_user through the built relay and a signed Twilio webhook', () => {
       { ms: 30_000 },
     );
     expect(r.bodies().some((b) => /stopped waiting|took too long/.test(b))).toBe(false);
-  }, 60_000);
+  }, 180_000);
 
   it('a cold run is refused ask_user with the clear sentence, and the chat is asked nothing', async () => {
     const r = await startRig({ agent: { mode: 'cold', command: [process.execPath, TOOL_CLI] } });
@@ -96,5 +96,5 @@ describe('ask_user through the built relay and a signed Twilio webhook', () => {
     expect(await r.sms(ask('Deploy?', ['a', 'b']))).toBe(200);
     await r.sent(`reply: ask_user error: ${ASK_NEEDS_WARM}`);
     expect(r.bodies().filter((b) => b.includes('asks: '))).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 });

@@ -5,11 +5,25 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { alive, type Home, killOrphanGroup, MAIN, makeHome, spawnNode, waitFor } from './helpers.js';
+import {
+  alive,
+  type Home,
+  killOrphanGroup,
+  MAIN,
+  makeHome,
+  type Proc,
+  spawnNode,
+  waitFor,
+} from './helpers.js';
 
 const run = promisify(execFile);
 let home: Home;
-afterEach(() => home?.cleanup());
+// A relay a failed wait left running is killed before its home is removed, so it writes nothing back.
+const procs: Proc[] = [];
+afterEach(() => {
+  for (const p of procs.splice(0)) p.child.kill('SIGKILL');
+  home?.cleanup();
+});
 beforeAll(() => {
   expect(existsSync(MAIN), 'build first: npm run build').toBe(true);
 });
@@ -69,6 +83,7 @@ describe('agentwire chat', () => {
   it('a SIGKILL mid-run, then a restart, answers every message exactly once', async () => {
     home = makeHome({ queue: { whileBusy: 'followup' } });
     const first = spawnNode([MAIN, 'chat'], home.env);
+    procs.push(first);
     first.child.stdin?.write('one\n');
     expect(await waitFor(() => first.stdout().includes('reply: one'))).toBe(true);
     first.child.stdin?.write('two sleeponce:60000\nthree\n');

@@ -115,8 +115,12 @@ export function killOrphanGroup(pid: number): void {
   }
 }
 
-/** Polls `check` every 10 ms until it returns true or `ms` passed; returns whether it did. */
-export async function waitFor(check: () => boolean, ms = 15_000): Promise<boolean> {
+/**
+ * Polls `check` every 10 ms until it returns true or `ms` passed; returns whether it did. The
+ * default bound is for a machine loaded by other jobs, where starting the built relay and a fake
+ * CLI alone can take over 15 s; a passing test never waits it out.
+ */
+export async function waitFor(check: () => boolean, ms = 45_000): Promise<boolean> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     if (check()) return true;

@@ -39,18 +39,18 @@ describe('ask_user and approvals through agentwire chat', () => {
       p,
       `TOOLS: ${JSON.stringify([{ name: 'ask_user', arguments: { question: 'Deploy?', choices: ['a', 'b'] } }])}`,
     );
-    expect(await waitFor(() => p.stdout().includes('reply: '), 30_000)).toBe(true);
+    expect(await waitFor(() => p.stdout().includes('reply: '), 45_000)).toBe(true);
     expect(p.stdout()).toContain(`ask_user error: ${ASK_NEEDS_WARM}`);
     say(p, '/approvals');
-    expect(await waitFor(() => p.stdout().includes('Nothing is allowed for this chat'), 10_000)).toBe(true);
+    expect(await waitFor(() => p.stdout().includes('Nothing is allowed for this chat'), 45_000)).toBe(true);
     say(p, '/approve');
-    expect(await waitFor(() => p.stdout().includes('Nothing is waiting for approval.'), 10_000)).toBe(true);
+    expect(await waitFor(() => p.stdout().includes('Nothing is waiting for approval.'), 45_000)).toBe(true);
     // With nothing asked, a bare number is an ordinary message for the agent.
     say(p, '2');
-    expect(await waitFor(() => p.stdout().includes('reply: 2'), 30_000)).toBe(true);
+    expect(await waitFor(() => p.stdout().includes('reply: 2'), 45_000)).toBe(true);
     p.child.stdin?.end();
     expect((await p.exit).code).toBe(0);
-  }, 60_000);
+  }, 180_000);
 
   it('a warm turn asks: the next line typed is the answer ("2" picks a choice, free text as typed), never a run', async () => {
     home = makeHome({ agent: { mode: 'warm', command: [process.execPath, WARM_TOOL_CLI] } });
@@ -73,23 +73,23 @@ describe('ask_user and approvals through agentwire chat', () => {
     ).toBe(true);
     expect(p.stdout()).not.toContain('reply: ');
     say(p, '2');
-    expect(await waitFor(() => p.stdout().includes('reply: ask_user ok: prod'), 30_000), p.stderr()).toBe(
+    expect(await waitFor(() => p.stdout().includes('reply: ask_user ok: prod'), 45_000), p.stderr()).toBe(
       true,
     );
     expect(p.stdout()).toContain('Answer passed to claude.');
 
     say(p, ask('What shall we call it?'));
-    expect(await waitFor(() => p.stdout().includes('claude asks: What shall we call it?'), 30_000)).toBe(
+    expect(await waitFor(() => p.stdout().includes('claude asks: What shall we call it?'), 45_000)).toBe(
       true,
     );
     say(p, 'call it Atlas');
-    expect(await waitFor(() => p.stdout().includes('reply: ask_user ok: call it Atlas'), 30_000)).toBe(true);
+    expect(await waitFor(() => p.stdout().includes('reply: ask_user ok: call it Atlas'), 45_000)).toBe(true);
     p.child.stdin?.end();
     expect((await p.exit).code).toBe(0);
     // The fake replies "reply: <text>" to any message it is handed: neither answer was one.
     expect(count(p.stdout(), 'reply: ')).toBe(2);
     expect(home.events().filter((e) => e.ev === 'start')).toHaveLength(1);
-  }, 90_000);
+  }, 180_000);
 
   it("under permissions 'ask', the person at the terminal answers a warm claude's permission request", async () => {
     home = makeHome({ agent: { mode: 'warm', permissions: 'ask', command: [process.execPath, CLAUDE] } });
@@ -106,11 +106,11 @@ describe('ask_user and approvals through agentwire chat', () => {
     ).toBe(true);
     expect(p.stdout()).not.toContain('answered');
     say(p, '1');
-    expect(await waitFor(() => p.stdout().includes('answered allow'), 30_000), p.stderr()).toBe(true);
+    expect(await waitFor(() => p.stdout().includes('answered allow'), 45_000), p.stderr()).toBe(true);
     expect(p.stdout()).toContain('Allowed once: claude wants to run: touch x.');
     p.child.stdin?.end();
     expect((await p.exit).code).toBe(0);
     // The "1" was an answer, not a prompt (the fake answers a prompt "turn N: …").
     expect(p.stdout()).not.toContain('turn ');
-  }, 60_000);
+  }, 180_000);
 });

@@ -106,7 +106,7 @@ describe('approvals from the phone, through the built relay and a signed Twilio 
     expect(ranAsPrompt(r, OTHER)).toEqual([]);
     // The owner was asked nothing: the request belongs to the chat whose run asked it.
     expect(r.bodies(OWNER)).toEqual([]);
-  }, 90_000);
+  }, 180_000);
 
   it('a relay killed (SIGKILL) with an approval waiting: the restarted relay denies it and tells the chat', async () => {
     const r = await startRig({ agent: warmAsk() });
@@ -129,7 +129,7 @@ describe('approvals from the phone, through the built relay and a signed Twilio 
     await r.sent(
       'Nothing is allowed for this chat: the agent asks each time.\nNothing is waiting for an answer.',
     );
-  }, 90_000);
+  }, 180_000);
 
   // The other three warm drivers, each against its own fake CLI asking its own protocol's way:
   // codex's command approval, ACP's session/request_permission, pi's confirm dialog.

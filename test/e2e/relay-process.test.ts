@@ -39,7 +39,7 @@ async function startRelay(): Promise<Proc> {
   const p = spawnNode([RELAY_SCRIPT, inboundSock(), sentFile()], home.env);
   procs.push(p);
   const ready = await Promise.race([
-    waitFor(() => p.stdout().includes('ready'), 15_000),
+    waitFor(() => p.stdout().includes('ready'), 45_000),
     p.exit.then(() => false),
   ]);
   expect(ready, `relay did not start: ${p.stderr()}`).toBe(true);
@@ -136,10 +136,10 @@ describe('a real relay process', () => {
       out += d;
     });
     try {
-      expect(await waitFor(() => out.includes('ready'), 15_000), out).toBe(true);
+      expect(await waitFor(() => out.includes('ready'), 45_000), out).toBe(true);
       const zombie = Number(/pid (\d+)/.exec(out)?.[1]);
       process.kill(zombie, 'SIGKILL');
-      expect(await waitFor(() => procState(zombie) === 'Z', 10_000)).toBe(true);
+      expect(await waitFor(() => procState(zombie) === 'Z', 45_000)).toBe(true);
       // kill(pid, 0) still says the zombie exists: the reason a PID lock refused here.
       expect(() => process.kill(zombie, 0)).not.toThrow();
       const next = await startRelay();

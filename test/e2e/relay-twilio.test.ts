@@ -160,8 +160,12 @@ describe('agentwire relay start-up failures', () => {
   });
 });
 
+// Three relay processes one after another, each loading the whole built relay: on a loaded machine
+// that alone can take most of the default 20 s, so each wait is bounded by what a slow start needs.
+const SLOW = 45_000;
+
 describe('agentwire relay process killed between "agent finished" and "sent"', () => {
-  it('the reply goes out exactly once after the restart', async () => {
+  it('the reply goes out exactly once after the restart', { timeout: 4 * SLOW }, async () => {
     fake = await startFakeTwilio();
     // Twilio is down: every create fails with a 5xx until the test says otherwise.
     fake.failNext(...Array.from({ length: 500 }, () => ({ status: 503, code: 20500 })));
@@ -180,15 +184,15 @@ describe('agentwire relay process killed between "agent finished" and "sent"', (
     const url = `http://127.0.0.1:${port}/twilio/inbound`;
     expect((await postWhenUp(url, smsParams({ Body: 'hello agent' }))).status).toBe(200);
     // The agent finished and the reply was tried (and refused by Twilio): now the relay dies.
-    expect(await waitFor(() => home.events().some((e) => e.ev === 'end'))).toBe(true);
-    expect(await waitFor(() => (fake?.attempts.length ?? 0) >= 2)).toBe(true);
+    expect(await waitFor(() => home.events().some((e) => e.ev === 'end'), SLOW), a.stderr()).toBe(true);
+    expect(await waitFor(() => (fake?.attempts.length ?? 0) >= 2, SLOW), a.stderr()).toBe(true);
     a.child.kill('SIGKILL');
     await a.exit;
     expect(fake.created).toEqual([]);
 
     fake.clearFailures();
     const b = startProc();
-    expect(await waitFor(() => (fake?.created.length ?? 0) >= 1, 30_000), b.stderr()).toBe(true);
+    expect(await waitFor(() => (fake?.created.length ?? 0) >= 1, SLOW), b.stderr()).toBe(true);
     b.child.kill('SIGTERM');
     expect((await b.exit).code).toBe(0);
     // A third start finds nothing left to send.
@@ -198,7 +202,7 @@ describe('agentwire relay process killed between "agent finished" and "sent"', (
         (r) => r.status,
       ),
     ).toBe(200);
-    expect(await waitFor(() => (fake?.created.length ?? 0) >= 2, 30_000)).toBe(true);
+    expect(await waitFor(() => (fake?.created.length ?? 0) >= 2, SLOW), c.stderr()).toBe(true);
     c.child.kill('SIGTERM');
     expect((await c.exit).code).toBe(0);
 

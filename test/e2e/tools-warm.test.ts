@@ -54,16 +54,16 @@ describe('agent tools in a warm process, through agentwire chat', () => {
         { name: 'send_message', arguments: { text: 'too late' }, after: true },
       ]),
     );
-    expect(await waitFor(() => p.stdout().includes('reply: send_message ok'), 30_000), p.stderr()).toBe(true);
+    expect(await waitFor(() => p.stdout().includes('reply: send_message ok'), 45_000), p.stderr()).toBe(true);
     // The call made after the turn ended, before the next: refused, in words the agent can read.
-    expect(await waitFor(() => batches(home).some((b) => b.when === 'after'), 10_000)).toBe(true);
+    expect(await waitFor(() => batches(home).some((b) => b.when === 'after'), 45_000)).toBe(true);
     // While the process lives, its MCP config is a 0600 file in the state folder.
     const runs = join(home.dir, 'agents', 'claude', 'tool-runs');
     const live = readdirSync(runs);
     expect(live).toHaveLength(1);
 
     say(p, tools([{ name: 'send_message', arguments: { text: 'second turn note' } }]));
-    expect(await waitFor(() => count(p.stdout(), 'reply: send_message ok') === 2, 30_000), p.stderr()).toBe(
+    expect(await waitFor(() => count(p.stdout(), 'reply: send_message ok') === 2, 45_000), p.stderr()).toBe(
       true,
     );
     p.child.stdin?.end();
@@ -94,5 +94,5 @@ describe('agent tools in a warm process, through agentwire chat', () => {
     expect(out).not.toContain('too late\n');
     // The process closed with the chat: its config file went with it.
     expect(readdirSync(runs)).toEqual([]);
-  }, 90_000);
+  }, 180_000);
 });

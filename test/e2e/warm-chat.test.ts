@@ -87,7 +87,7 @@ describe.skipIf(process.platform !== 'linux')('warm agents through agentwire cha
     first.child.kill('SIGKILL');
     await first.exit;
     // The watchdog saw the relay's end of the pipe close and killed the agent's group.
-    expect(await waitFor(() => !alive(agent) && agentsOf(state).length === 0, 10_000)).toBe(true);
+    expect(await waitFor(() => !alive(agent) && agentsOf(state).length === 0, 45_000)).toBe(true);
 
     const second = spawnNode([MAIN, 'chat'], home.env);
     // Recovery re-runs the interrupted message in a new process (turn 1) that resumed the thread

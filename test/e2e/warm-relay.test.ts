@@ -83,7 +83,7 @@ describe.skipIf(process.platform !== 'linux')('warm relay', () => {
     const sent = join(dir, 'sent.jsonl');
     const relay = spawnNode([RELAY_SCRIPT, sock, sent], home.env);
     procs.push(relay);
-    expect(await waitFor(() => relay.stdout().includes('ready'), 15_000), relay.stderr()).toBe(true);
+    expect(await waitFor(() => relay.stdout().includes('ready'), 45_000), relay.stderr()).toBe(true);
     const chat = '+15550009876';
     expect(await deliver(sock, 'hello', 'SMW1', chat)).toMatchObject({ type: 'stored' });
     expect(
@@ -144,7 +144,7 @@ describe.skipIf(process.platform !== 'linux')('warm relay', () => {
     const start = async () => {
       const r = spawnNode([RELAY_SCRIPT, sock, sent], (home as Home).env);
       procs.push(r);
-      expect(await waitFor(() => r.stdout().includes('ready'), 15_000), r.stderr()).toBe(true);
+      expect(await waitFor(() => r.stdout().includes('ready'), 45_000), r.stderr()).toBe(true);
       return r;
     };
     const sentText = () => (existsSync(sent) ? readFileSync(sent, 'utf8') : '');
@@ -157,7 +157,7 @@ describe.skipIf(process.platform !== 'linux')('warm relay', () => {
     const agent = Number(readFileSync(join(state, 'hung-once'), 'utf8'));
     first.child.kill('SIGKILL');
     await first.exit;
-    expect(await waitFor(() => !alive(agent) && agentsOf(state).length === 0, 10_000)).toBe(true);
+    expect(await waitFor(() => !alive(agent) && agentsOf(state).length === 0, 45_000)).toBe(true);
 
     const second = await start();
     expect(await waitFor(() => sentText().includes('hangonce now (seen 2)'))).toBe(true);

@@ -3,8 +3,7 @@
 // stdin and replays a real capture. For every one of the five agent specs: the text arrives on stdin
 // byte for byte, argv is exactly what the same run with a harmless prompt would get (so no text ever
 // becomes a flag or an argument), no shell runs it, and nothing throws.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -16,9 +15,10 @@ import { createLogger } from '../../src/log.js';
 import { agentResolver } from '../../src/queue/adapters.js';
 import type { ResolvedAgent } from '../../src/queue/ports.js';
 import { FIXTURES_DIR } from '../agents/fixtures.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const REPLAY = join(import.meta.dirname, '..', 'fixtures', 'replay-cli.mjs');
-const dir = mkdtempSync(join(tmpdir(), 'aw-hostile-argv-'));
+const dir = tempDir('aw-hostile-argv-');
 const work = join(dir, 'work');
 mkdirSync(work);
 // If anything ever ran the text through a shell, these commands would leave this file behind.

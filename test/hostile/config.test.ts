@@ -2,14 +2,14 @@
 // answers either a config or problems that name the file, and a line:col that points at the key when
 // the key was written; a config it accepts holds every value that was written, unchanged (a value is
 // taken as written or refused, never replaced by a default — so never a looser setting than asked).
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import JSON5 from 'json5';
 import { describe, expect, it } from 'vitest';
 import { AGENT_KINDS } from '../../src/agents/registry.js';
 import { type ConfigProblem, loadConfig, parseConfigText } from '../../src/config/load.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const FILE = '/etc/agentwire/test.json5';
 const HOME = '/home/tester';
@@ -256,7 +256,7 @@ describe('hostile config files', () => {
   });
 
   it('a file on disk: the same answers through loadConfig, never a throw', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'aw-hostile-config-'));
+    const dir = tempDir('aw-hostile-config-');
     fc.assert(
       fc.property(
         fc.oneof(

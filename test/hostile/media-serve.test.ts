@@ -2,8 +2,7 @@
 // own files; the relay hosts them for Twilio to fetch, at a URL anyone holding it can open in a
 // browser. Real path end to end: the media policy stages the file, the Twilio channel hosts it and
 // hands the URL to the fake REST server, and the real express app answers GET and HEAD on 127.0.0.1.
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
@@ -12,8 +11,9 @@ import { mediaPolicy } from '../../src/queue/adapters.js';
 import { composeItems } from '../../src/queue/compose.js';
 import { type FakeTwilio, startFakeTwilio } from '../channels/twilio/helpers/fake-twilio.js';
 import { createInbox, startChannel, twilioConfig } from '../channels/twilio/helpers/harness.js';
+import { tempDir } from '../helpers/tmp.js';
 
-const base = realpathSync(mkdtempSync(join(tmpdir(), 'aw-serve-')));
+const base = realpathSync(tempDir('aw-serve-'));
 const root = join(base, 'work');
 mkdirSync(root);
 const FILES: Record<string, string> = {

@@ -158,6 +158,8 @@ afterAll(async () => {
   racer?.kill('SIGKILL');
   await twilio.stop();
   await fake.close();
+  rmSync(wa.dir, { recursive: true, force: true });
+  rmSync(base, { recursive: true, force: true });
 });
 
 async function check(ref: string): Promise<OutboundItem[]> {

@@ -6,9 +6,8 @@
 // connection at all. Properties: no file outside the allowed root is opened or stat'ed, no connection
 // goes anywhere but the fake Twilio REST server, Baileys is never handed a `{ url }`, nothing throws.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -21,6 +20,7 @@ import { composeRunReply } from '../../src/queue/compose.js';
 import { type FakeTwilio, startFakeTwilio } from '../channels/twilio/helpers/fake-twilio.js';
 import { createInbox, startChannel, twilioConfig } from '../channels/twilio/helpers/harness.js';
 import { setup as waSetup } from '../channels/whatsapp/harness.js';
+import { tempDir } from '../helpers/tmp.js';
 import { fsCalls, inside, realOf, recordConnections } from './spy.js';
 
 vi.mock('node:fs/promises', async (importOriginal) => {
@@ -60,7 +60,7 @@ vi.mock('node:dns/promises', () => {
 });
 
 // Layout: base/work is the allowed root (and the agent's cwd); base/outside holds the secrets.
-const base = realpathSync(mkdtempSync(join(tmpdir(), 'aw-hostile-media-')));
+const base = realpathSync(tempDir('aw-hostile-media-'));
 const root = join(base, 'work');
 const outside = join(base, 'outside');
 mkdirSync(join(root, 'sub'), { recursive: true });
@@ -129,6 +129,7 @@ afterAll(async () => {
   await twilio.stop();
   await fake.close();
   await new Promise((r) => listener.close(r));
+  rmSync(wa.dir, { recursive: true, force: true });
 });
 
 // ---- generators ----

@@ -3,11 +3,9 @@
 // between check and connect; and a signed webhook replayed many times. Through the whole relay (real
 // queue, fake claude as a child process) where the bug was seen; the DNS and connection edge is faked
 // only where a public address is needed (Twilio's CDN).
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TwilioChannel } from '../../src/channels/twilio/index.js';
 import { downloadAll } from '../../src/channels/twilio/media-download.js';
@@ -23,6 +21,7 @@ import {
 } from '../channels/twilio/helpers/fake-twilio.js';
 import { smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
 import { type Home, makeHome, waitFor } from '../e2e/helpers.js';
+import { tempDir } from '../helpers/tmp.js';
 
 let home: Home | undefined;
 let relay: RunningRelay | undefined;
@@ -108,7 +107,7 @@ describe('inbound attachment redirects', () => {
 
 describe('each hop is checked, and the connection goes to the checked address', () => {
   const creds = { accountSid: ACCOUNT, username: ACCOUNT, password: TOKEN };
-  const dir = () => mkdtempSync(join(tmpdir(), 'aw-hostile-media-'));
+  const dir = () => tempDir('aw-hostile-media-');
 
   /** The far edge: every connection is made to the local CDN server, recording where it was meant to go. */
   async function cdnEdge() {

@@ -1,14 +1,14 @@
-import { existsSync, mkdtempSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { describe, expect, it } from 'vitest';
 import { createMediaHost } from '../../src/media/host.js';
 import { openDb } from '../../src/store/db.js';
 import { mediaHostMigration, mediaLinkStore } from '../../src/store/media-links.js';
+import { tempDir } from '../helpers/tmp.js';
 
 function setup(ttlSeconds = 60) {
-  const root = mkdtempSync(join(tmpdir(), 'aw-host-'));
+  const root = tempDir('aw-host-');
   let clock = 1_000_000;
   const db = openDb(join(root, 'db.sqlite'), [mediaHostMigration]);
   const dir = join(root, 'outbound');

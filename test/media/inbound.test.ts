@@ -1,9 +1,8 @@
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { extensionFor, mediaKindFor, saveInbound } from '../../src/media/inbound.js';
+import { tempDir } from '../helpers/tmp.js';
 
 function* chunks(n: number, size: number) {
   for (let i = 0; i < n; i++) yield Buffer.alloc(size, 97);
@@ -11,7 +10,7 @@ function* chunks(n: number, size: number) {
 
 describe('saveInbound', () => {
   it('writes a file under a generated name with mode 0600', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'aw-in-'));
+    const dir = tempDir('aw-in-');
     const r = await saveInbound(Readable.from(chunks(3, 10)), { dir, maxBytes: 100, mimeType: 'image/png' });
     expect(r.ok).toBe(true);
     if (!r.ok) return;
@@ -22,7 +21,7 @@ describe('saveInbound', () => {
   });
 
   it('aborts by bytes read, whatever was declared, and leaves no file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'aw-in-'));
+    const dir = tempDir('aw-in-');
     const r = await saveInbound(Readable.from(chunks(1000, 1024)), {
       dir,
       maxBytes: 5000,
@@ -33,7 +32,7 @@ describe('saveInbound', () => {
   });
 
   it('reports a failing source and leaves no file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'aw-in-'));
+    const dir = tempDir('aw-in-');
     async function* broken() {
       yield Buffer.from('x');
       throw new Error('socket hang up');

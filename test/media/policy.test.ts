@@ -1,22 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import {
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkMedia, checkReference, type MediaPolicy, mimeTypeFor } from '../../src/media/policy.js';
+import { tempDir } from '../helpers/tmp.js';
 
 // Layout: base/work is the root; base/outside holds a secret reachable through symlinks. `path` in
 // the table is where the approved file really is (`source`); what is sent is a copy of it.
-const base = realpathSync(mkdtempSync(join(tmpdir(), 'aw-policy-')));
+const base = realpathSync(tempDir('aw-policy-'));
 const root = join(base, 'work');
 const outside = join(base, 'outside');
 mkdirSync(join(root, 'sub', 'deeper'), { recursive: true });

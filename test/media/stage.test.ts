@@ -7,7 +7,6 @@ import {
   existsSync,
   linkSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   realpathSync,
@@ -18,12 +17,12 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stageChecked, sweepStaged, whereOpened } from '../../src/media/stage.js';
+import { tempDir } from '../helpers/tmp.js';
 
-const base = realpathSync(mkdtempSync(join(tmpdir(), 'aw-stage-')));
+const base = realpathSync(tempDir('aw-stage-'));
 const root = join(base, 'work');
 const outside = join(base, 'outside');
 mkdirSync(join(root, 'd'), { recursive: true });

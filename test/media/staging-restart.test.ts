@@ -5,7 +5,6 @@
 import {
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   realpathSync,
   renameSync,
@@ -14,7 +13,6 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolvePaths } from '../../src/config/paths.js';
@@ -28,6 +26,7 @@ import { openDb } from '../../src/store/db.js';
 import { storeOver } from '../../src/store/open.js';
 import { enqueueOutbound, markSent, nextPending } from '../../src/store/outbox.js';
 import { setup as waSetup } from '../channels/whatsapp/harness.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const ALICE = '+15557654321';
 const log = createLogger({ level: 'silent' });
@@ -45,7 +44,7 @@ async function sweep(db: ReturnType<typeof openDb>, paths: ReturnType<typeof res
 
 describe('staged media across a restart', () => {
   it('is sent from the copy after a restart, and swept once sent', async () => {
-    const base = realpathSync(mkdtempSync(join(tmpdir(), 'aw-staged-')));
+    const base = realpathSync(tempDir('aw-staged-'));
     const paths = resolvePaths({ AGENTWIRE_HOME: join(base, 'home') });
     const work = join(base, 'work');
     mkdirSync(join(work, 'd'), { recursive: true });

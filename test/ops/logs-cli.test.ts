@@ -1,10 +1,9 @@
 // `agentwire logs` as a user runs it (the built binary) over real rotated files.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RotatingFileStream } from '../../src/log-rotate.js';
+import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from './wait.js';
 
 const bin = new URL('../../dist/cli/main.js', import.meta.url).pathname;
@@ -12,7 +11,7 @@ const line = (i: number, level = 30) =>
   `${JSON.stringify({ level, time: Date.UTC(2026, 0, 1, 0, 0, i), sub: 'queue', msg: `event ${i}` })}\n`;
 
 function home(): string {
-  return mkdtempSync(join(tmpdir(), 'aw-logcli-'));
+  return tempDir('aw-logcli-');
 }
 const run = (h: string, args: string[]) =>
   spawnSync(process.execPath, [bin, 'logs', ...args], {

@@ -1,5 +1,4 @@
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { loadContext } from '../../src/cli/context.js';
@@ -10,9 +9,10 @@ import { LOG_FILE_NAME, RotatingFileStream } from '../../src/log-rotate.js';
 import { formatLogLine, levelOf } from '../../src/ops/logs/format.js';
 import { followLines, followStart, tailLines } from '../../src/ops/logs/read.js';
 import { relayLogSetup } from '../../src/ops/logs/setup.js';
+import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from './wait.js';
 
-const tmp = () => mkdtempSync(join(tmpdir(), 'aw-logs-'));
+const tmp = () => tempDir('aw-logs-');
 const mode = (p: string) => statSync(p).mode & 0o777;
 
 describe('RotatingFileStream', () => {

@@ -1,23 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { installService, uninstallService } from '../../src/ops/service/install.js';
 import { renderLaunchdPlist } from '../../src/ops/service/launchd.js';
 import { type ServiceSpec, serviceEnv } from '../../src/ops/service/spec.js';
 import { renderSystemdUnit } from '../../src/ops/service/systemd.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const bin = new URL('../../dist/cli/bin.js', import.meta.url).pathname;
-const tmp = () => mkdtempSync(join(tmpdir(), 'aw-svc-'));
+const tmp = () => tempDir('aw-svc-');
 
 const spec: ServiceSpec = {
   nodePath: '/opt/node 24/bin/node',

@@ -10,6 +10,7 @@ import { createWarmPool, type WarmPool } from '../../src/drivers/pool.js';
 import { createLogger } from '../../src/log.js';
 import { agentResolver } from '../../src/queue/adapters.js';
 import { steerable } from '../../src/queue/steer.js';
+import { tempDir } from '../helpers/tmp.js';
 import { type Harness, harness } from './helpers.js';
 
 const FIX = join(import.meta.dirname, '..', 'fixtures');
@@ -45,7 +46,7 @@ describe('queue.whileBusy steer', () => {
     const x = setup({
       kind: 'codex',
       command: [process.execPath, join(FIX, 'fake-codex-app-server.mjs')],
-      env: { FAKE_CODEX_STATE: mkdtempSync(join(tmpdir(), 'aw-steer-state-')) },
+      env: { FAKE_CODEX_STATE: tempDir('aw-steer-state-') },
     });
     await x.send('slow');
     await busy();

@@ -1,13 +1,12 @@
 // Progress lines stream to a chat with /verbose: a credential the agent quotes in one is masked as in
 // the final reply. Its own file: registered credentials are process-wide for the test worker.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getSpec } from '../../src/agents/registry.js';
 import { registerCredential } from '../../src/log.js';
 import { runCommandReply } from '../../src/runner/run-command-reply.js';
 import { FIXTURES_DIR } from '../agents/fixtures.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const REPLAY = join(import.meta.dirname, '..', 'fixtures', 'replay-cli.mjs');
 
@@ -15,7 +14,7 @@ describe('streamed progress', () => {
   it('masks registered credentials before a line leaves the runner', async () => {
     // The capture's progress line is "Let me check."; pretend its first words are a key.
     registerCredential('Let me check');
-    const dir = mkdtempSync(join(tmpdir(), 'aw-mask-'));
+    const dir = tempDir('aw-mask-');
     const progress: string[] = [];
     const r = await runCommandReply(getSpec('claude'), {
       prompt: 'chart',

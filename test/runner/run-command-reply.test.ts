@@ -1,8 +1,8 @@
 // runCommandReply end to end with a stand-in CLI that replays real captures (test/fixtures/replay-cli.mjs).
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { getSpec } from '../../src/agents/registry.js';
 import type { AgentKind, AgentRequest, SessionRef } from '../../src/agents/types.js';
 import { runCommandReply } from '../../src/runner/run-command-reply.js';
@@ -13,6 +13,7 @@ const dir = mkdtempSync(join(tmpdir(), 'aw-rcr-'));
 const cwd = join(dir, 'work');
 mkdirSync(cwd);
 let n = 0;
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 interface Record {
   argv: string[];
@@ -40,6 +41,21 @@ function setup(kind: AgentKind, capture: string, extraEnv: { [k: string]: string
   });
   const recorded = (): Record => JSON.parse(readFileSync(record, 'utf8')) as Record;
   return { spec: getSpec(kind), request, recorded };
+}
+
+/**
+ * Runs a hanging CLI with a timeout of 1 s, doubled (up to 16 s) while the CLI had not printed all
+ * its lines by then: the timeout counts from the spawn, and on a loaded machine a Node CLI can take
+ * longer than a second to start. The result is then always the one the test is about.
+ */
+async function timedOutAfterPrinting<T>(
+  run: (timeoutMs: number, printed: string) => Promise<T>,
+): Promise<{ r: T; timeoutMs: number }> {
+  for (let timeoutMs = 1000; ; timeoutMs *= 2) {
+    const printed = join(dir, `printed-${n + 1}`);
+    const r = await run(timeoutMs, printed);
+    if (existsSync(printed) || timeoutMs >= 16_000) return { r, timeoutMs };
+  }
 }
 
 function alive(pid: number): boolean {
@@ -105,28 +121,42 @@ describe('runCommandReply', () => {
   });
 
   it('kills a hung run at the timeout and keeps the session id it printed', async () => {
-    const { spec, request, recorded } = setup('codex', 'hang', { REPLAY_HANG: '1' });
-    const r = await runCommandReply(spec, request({ timeoutMs: 1000 }));
+    let last!: ReturnType<typeof setup>;
+    const { r, timeoutMs } = await timedOutAfterPrinting((timeoutMs, printed) => {
+      last = setup('codex', 'hang', { REPLAY_HANG: '1', REPLAY_PRINTED: printed });
+      return runCommandReply(last.spec, last.request({ timeoutMs }));
+    });
+    const { recorded } = last;
     expect(r).toMatchObject({
       type: 'error',
       kind: 'timeout',
-      message: 'Codex timed out after 1 s.',
+      message: `Codex timed out after ${timeoutMs / 1000} s.`,
       sessionId: '01a20191-a598-7a20-93f2-c2f787ed8ace',
     });
     expect(alive(recorded().pid)).toBe(false);
   });
 
   it('does not take gemini exiting 0 after our SIGTERM for success', async () => {
-    const { spec, request } = setup('gemini', 'new', { REPLAY_HANG: '1', REPLAY_TERM: 'exit0' });
-    const r = await runCommandReply(spec, request({ timeoutMs: 1000 }));
+    const { r } = await timedOutAfterPrinting((timeoutMs, printed) => {
+      const { spec, request } = setup('gemini', 'new', {
+        REPLAY_HANG: '1',
+        REPLAY_TERM: 'exit0',
+        REPLAY_PRINTED: printed,
+      });
+      return runCommandReply(spec, request({ timeoutMs }));
+    });
     expect(r).toMatchObject({ type: 'error', kind: 'timeout', exitCode: 0 });
   });
 
   it('reports an abort as aborted', async () => {
-    const { spec, request } = setup('opencode', 'new', { REPLAY_HANG: '1' });
+    // Aborted once the CLI has printed its session id, not after a fixed delay: on a loaded machine
+    // the CLI may not even have started 300 ms after the spawn, and then no session id is known.
+    const printed = join(dir, `printed-${n + 1}`);
+    const { spec, request } = setup('opencode', 'new', { REPLAY_HANG: '1', REPLAY_PRINTED: printed });
     const ac = new AbortController();
     const pending = runCommandReply(spec, request({ signal: ac.signal }));
-    setTimeout(() => ac.abort(), 300);
+    await vi.waitFor(() => expect(existsSync(printed)).toBe(true), { timeout: 15_000, interval: 10 });
+    ac.abort();
     expect(await pending).toMatchObject({
       type: 'error',
       kind: 'aborted',

@@ -1,11 +1,11 @@
 // The long-lived child beside spawnProcess: started by the same rules, handed back with live pipes.
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startStdioChild } from '../../src/runner/spawn-stdio.js';
+import { tempDir } from '../helpers/tmp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'aw-stdio-'));
+const dir = tempDir('aw-stdio-');
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 const strays: number[] = [];
 afterAll(() => {

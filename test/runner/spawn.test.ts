@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import v8 from 'node:v8';
@@ -41,6 +41,22 @@ function alive(pid: number): boolean {
   }
 }
 
+/**
+ * Runs with a timeout of 500 ms, doubled (up to 8 s) while `ready()` was still false when the run
+ * ended: the timeout counts from the spawn, and on a loaded machine a Node child (and its own
+ * child) can take longer than that to start. The run that counts is one that timed out after the
+ * processes it is about were up.
+ */
+async function timedOutWhenReady<T>(
+  ready: () => boolean,
+  run: (timeoutMs: number) => Promise<T>,
+): Promise<T> {
+  for (let timeoutMs = 500; ; timeoutMs *= 2) {
+    const r = await run(timeoutMs);
+    if (ready() || timeoutMs >= 8000) return r;
+  }
+}
+
 async function waitGone(pid: number): Promise<boolean> {
   for (let i = 0; i < 100; i++) {
     if (!alive(pid)) return true;
@@ -50,6 +66,7 @@ async function waitGone(pid: number): Promise<boolean> {
 }
 
 afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
   for (const pid of strays) {
     try {
       process.kill(pid, 'SIGKILL');
@@ -148,17 +165,21 @@ describe('spawnProcess', () => {
        setInterval(() => {}, 1000);`,
     );
     let grandPid = 0;
-    const r = await spawnProcess({
-      file: node,
-      args: [parent],
-      env,
-      timeoutMs: 500,
-      killGraceMs: 300,
-      onStdoutLine: (l) => {
-        const m = /^grandchild (\d+)$/.exec(l);
-        if (m) grandPid = Number(m[1]);
-      },
-    });
+    const r = await timedOutWhenReady(
+      () => grandPid > 0,
+      (timeoutMs) =>
+        spawnProcess({
+          file: node,
+          args: [parent],
+          env,
+          timeoutMs,
+          killGraceMs: 300,
+          onStdoutLine: (l) => {
+            const m = /^grandchild (\d+)$/.exec(l);
+            if (m) grandPid = Number(m[1]);
+          },
+        }),
+    );
     expect(r.type).toBe('timeout');
     expect(grandPid).toBeGreaterThan(0);
     strays.push(grandPid);
@@ -169,33 +190,41 @@ describe('spawnProcess', () => {
   it.skipIf(process.platform !== 'linux').each(['timeout', 'abort'] as const)(
     'on %s also kills a grandchild that left the group with setsid and ignores SIGTERM',
     async (how) => {
-      const grand = script('daemon.js', 'process.on("SIGTERM", () => {}); setInterval(() => {}, 1000);');
+      const grand = script(
+        'daemon.js',
+        'process.on("SIGTERM", () => {}); process.send("up"); setInterval(() => {}, 1000);',
+      );
       // The helper leads its own session (node's `detached` is setsid(2)) and holds none of our pipes,
-      // so neither the group kill nor the pipes can reach it: only the run's mark can.
+      // so neither the group kill nor the pipes can reach it: only the run's mark can. It is named
+      // once it ignores SIGTERM (it says so over IPC, which the parent then closes).
       const parent = script(
         `setsid-${how}.js`,
         `const { spawn } = require('node:child_process');
-         const c = spawn(process.execPath, [${JSON.stringify(grand)}], { stdio: 'ignore', detached: true });
+         const c = spawn(process.execPath, [${JSON.stringify(grand)}], { stdio: ['ignore', 'ignore', 'ignore', 'ipc'], detached: true });
          c.unref();
-         console.log("daemon " + c.pid);
+         c.once('message', () => { c.disconnect(); console.log("daemon " + c.pid); });
          setInterval(() => {}, 1000);`,
       );
       let daemon = 0;
       const ac = new AbortController();
-      const r = await spawnProcess({
-        file: node,
-        args: [parent],
-        env,
-        killGraceMs: 200,
-        ...(how === 'timeout' ? { timeoutMs: 500 } : { signal: ac.signal }),
-        onStdoutLine: (l) => {
-          const m = /^daemon (\d+)$/.exec(l);
-          if (m) {
-            daemon = Number(m[1]);
-            if (how === 'abort') setTimeout(() => ac.abort(), 100);
-          }
-        },
-      });
+      const r = await timedOutWhenReady(
+        () => daemon > 0,
+        (timeoutMs) =>
+          spawnProcess({
+            file: node,
+            args: [parent],
+            env,
+            killGraceMs: 200,
+            ...(how === 'timeout' ? { timeoutMs } : { signal: ac.signal }),
+            onStdoutLine: (l) => {
+              const m = /^daemon (\d+)$/.exec(l);
+              if (m) {
+                daemon = Number(m[1]);
+                if (how === 'abort') ac.abort();
+              }
+            },
+          }),
+      );
       expect(r.type).toBe(how === 'timeout' ? 'timeout' : 'aborted');
       expect(daemon).toBeGreaterThan(0);
       strays.push(daemon);
@@ -204,12 +233,17 @@ describe('spawnProcess', () => {
   );
 
   it('settles when a grandchild outside the group keeps the pipes open', async () => {
-    const grand = script('escape.js', 'console.log("escaped " + process.pid); setInterval(() => {}, 1000);');
+    // The parent exits once the grandchild said it is up (over IPC), not after a fixed delay that a
+    // loaded machine can outlast before the grandchild has even started.
+    const grand = script(
+      'escape.js',
+      'console.log("escaped " + process.pid); process.send("up"); setInterval(() => {}, 1000);',
+    );
     const parent = script(
       'leave.js',
       `const { spawn } = require('node:child_process');
-       spawn(process.execPath, [${JSON.stringify(grand)}], { stdio: 'inherit', detached: true }).unref();
-       setTimeout(() => process.exit(0), 200);`,
+       const c = spawn(process.execPath, [${JSON.stringify(grand)}], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'], detached: true });
+       c.on('message', () => process.exit(0));`,
     );
     let escaped = 0;
     const r = await spawnProcess({

@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
@@ -8,9 +7,10 @@ import { backupStore } from '../../src/store/backup.js';
 import { CORE_MIGRATIONS } from '../../src/store/core.js';
 import { openDb } from '../../src/store/db.js';
 import { saveSession } from '../../src/store/sessions.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const bin = new URL('../../dist/cli/main.js', import.meta.url).pathname;
-const tmp = () => mkdtempSync(join(tmpdir(), 'aw-backup-'));
+const tmp = () => tempDir('aw-backup-');
 
 describe('backupStore', () => {
   it('copies a consistent snapshot while another connection holds a write open, as a 0600 file', async () => {

@@ -1,7 +1,6 @@
 // The store's ports (store/open.ts) over a real SQLite file: each operation is a Promise, each write
 // one transaction, and a failure is a StoreError saying whether waiting helps, never an engine code.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nextStatus } from '../../src/channels/twilio/status.js';
@@ -10,6 +9,7 @@ import { StoreError } from '../../src/store/errors.js';
 import { type Store, storeOver } from '../../src/store/open.js';
 import { ALL_MIGRATIONS } from '../../src/store/schema.js';
 import { readStatusFile, readWhatsAppCredsFile } from '../../src/store/status-read.js';
+import { tempDir } from '../helpers/tmp.js';
 
 let store: Store | undefined;
 /** The connection under `store`: a full disk is set per connection. */
@@ -20,7 +20,7 @@ afterEach(async () => {
 });
 
 async function fresh(): Promise<{ store: Store; file: string }> {
-  const file = join(mkdtempSync(join(tmpdir(), 'aw-ports-')), 'agentwire.db');
+  const file = join(tempDir('aw-ports-'), 'agentwire.db');
   handle = openDb(file, ALL_MIGRATIONS);
   store = storeOver(handle);
   return { store, file };
@@ -129,7 +129,7 @@ describe('store ports', () => {
 
 describe('read-only readers', () => {
   it('read nothing from a missing file, and call an unreadable one unreadable', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'aw-ports-'));
+    const dir = tempDir('aw-ports-');
     expect(await readStatusFile(join(dir, 'none.db'))).toBeUndefined();
     expect(await readWhatsAppCredsFile(join(dir, 'none.db'))).toBeUndefined();
     writeFileSync(join(dir, 'junk.db'), 'this is not a database, just some text long enough to matter');

@@ -1,12 +1,12 @@
 // The console over real HTTP on 127.0.0.1: the token gate, the cookie hand-off, /healthz, the JSON.
-import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildSnapshot } from '../../src/ops/status/snapshot.js';
 import { startWebConsole, type WebConsole } from '../../src/web/server.js';
 import { ensureConsoleToken } from '../../src/web/token.js';
+import { tempDir } from '../helpers/tmp.js';
 import { FakeWhatsapp, fakeStatus } from './fake-status.js';
 
 const TOKEN = 'test-token-0123456789abcdef';
@@ -35,18 +35,18 @@ async function start(
 
 describe('ensureConsoleToken', () => {
   it('makes a random token once, private, and keeps it across restarts', () => {
-    const home = join(mkdtempSync(join(tmpdir(), 'aw-web-')), 'state');
+    const home = join(tempDir('aw-web-'), 'state');
     const a = ensureConsoleToken(home);
     expect(a).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(statSync(join(home, 'console.token')).mode & 0o777).toBe(0o600);
     expect(statSync(home).mode & 0o777).toBe(0o700);
     expect(ensureConsoleToken(home)).toBe(a);
-    const other = join(mkdtempSync(join(tmpdir(), 'aw-web-')), 'state');
+    const other = join(tempDir('aw-web-'), 'state');
     expect(ensureConsoleToken(other)).not.toBe(a);
   });
 
   it('replaces a damaged token file', () => {
-    const home = mkdtempSync(join(tmpdir(), 'aw-web-'));
+    const home = tempDir('aw-web-');
     writeFileSync(join(home, 'console.token'), 'x\n', { mode: 0o644 });
     const t = ensureConsoleToken(home);
     expect(t.length).toBeGreaterThanOrEqual(32);

@@ -1,7 +1,6 @@
 // A real relay in this process (store, queue, control socket, lock, the web console service) whose
 // only fake is at the far edge: WhatsApp's servers, replaced by the fake Baileys socket.
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createWhatsAppChannel } from '../../src/channels/whatsapp/index.js';
 import type { Context } from '../../src/cli/context.js';
@@ -11,6 +10,7 @@ import { createLogger } from '../../src/log.js';
 import { type ChannelFactory, type RunningRelay, startRelay } from '../../src/relay.js';
 import { webConsoleService } from '../../src/web/service.js';
 import { type FakeSocket, fakeSockets } from '../channels/whatsapp/fake-socket.js';
+import { tempDir } from '../helpers/tmp.js';
 
 export interface TestRelay {
   home: string;
@@ -24,7 +24,8 @@ export interface TestRelay {
 }
 
 export async function startTestRelay(config: Record<string, unknown> = {}): Promise<TestRelay> {
-  const home = join(mkdtempSync(join(tmpdir(), 'aw-relay-')), 'state');
+  const top = tempDir('aw-relay-');
+  const home = join(top, 'state');
   mkdirSync(home, { mode: 0o700 });
   const env = { AGENTWIRE_HOME: home, PATH: process.env.PATH ?? '', HOME: home };
   const ctx: Context = {
@@ -66,6 +67,10 @@ export async function startTestRelay(config: Record<string, unknown> = {}): Prom
       if (!s) throw new Error('no WhatsApp socket was made');
       return s;
     },
-    stop: () => relay.stop(0),
+    // Also removes the state folder: a relay started in a beforeAll outlives any one test.
+    stop: async () => {
+      await relay.stop(0);
+      rmSync(top, { recursive: true, force: true });
+    },
   };
 }

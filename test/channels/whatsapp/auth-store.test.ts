@@ -1,7 +1,6 @@
 // Auth state in real SQLite. A full disk is simulated by SQLite itself (PRAGMA max_page_count makes
 // every write past the limit fail with SQLITE_FULL), and by a store wrapper that throws mid-write.
-import { mkdtempSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { proto, type SignalDataSet } from '@whiskeysockets/baileys';
 import { describe, expect, it } from 'vitest';
@@ -13,10 +12,11 @@ import {
 } from '../../../src/channels/whatsapp/auth-store.js';
 import { type Db, openDb } from '../../../src/store/db.js';
 import { whatsappAuthStore, whatsappMigration } from '../../../src/store/whatsapp-auth.js';
+import { tempDir } from '../../helpers/tmp.js';
 import { seedLinkedCreds, setup } from './harness.js';
 
 function freshDb(): { db: Db; file: string } {
-  const file = join(mkdtempSync(join(tmpdir(), 'aw-auth-')), 'agentwire.db');
+  const file = join(tempDir('aw-auth-'), 'agentwire.db');
   return { db: openDb(file, [whatsappMigration]), file };
 }
 

@@ -1,7 +1,5 @@
 // A WhatsApp channel over real SQLite in a temp folder, driven through a fake socket and a manual
 // scheduler (no real timers, no network).
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { proto } from '@whiskeysockets/baileys';
 import type { ChannelState, InboundOutcome } from '../../../src/channels/types.js';
@@ -15,6 +13,7 @@ import { createLogger } from '../../../src/log.js';
 import { type Db, openDb } from '../../../src/store/db.js';
 import { storeOver } from '../../../src/store/open.js';
 import { whatsappAuthStore, whatsappMigration } from '../../../src/store/whatsapp-auth.js';
+import { tempDir } from '../../helpers/tmp.js';
 import { type FakeSocket, fakeSockets, OWNER_LID, OWNER_PN } from './fake-socket.js';
 
 export class ManualScheduler implements Scheduler, Timers {
@@ -108,7 +107,7 @@ export interface SetupOptions {
 }
 
 export async function setup(opts: SetupOptions = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'aw-wa-'));
+  const dir = tempDir('aw-wa-');
   const db = openDb(join(dir, 'agentwire.db'), [whatsappMigration]);
   if (opts.linked !== false) await seedLinkedCreds(db);
   const logs: Record<string, unknown>[] = [];

@@ -1,7 +1,6 @@
 // Linking and unlinking with a fake socket standing in for WhatsApp's servers; real SQLite.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { proto } from '@whiskeysockets/baileys';
 import { describe, expect, it } from 'vitest';
@@ -12,13 +11,14 @@ import { createLogger } from '../../../src/log.js';
 import { openDb } from '../../../src/store/db.js';
 import { storeOver } from '../../../src/store/open.js';
 import { whatsappAuthStore, whatsappMigration } from '../../../src/store/whatsapp-auth.js';
+import { tempDir } from '../../helpers/tmp.js';
 import { type FakeSocket, fakeSockets } from './fake-socket.js';
 import { seedLinkedCreds } from './harness.js';
 
 const log = createLogger({ level: 'silent' });
 
 function env(onCreate: (s: FakeSocket, n: number) => void) {
-  const db = openDb(join(mkdtempSync(join(tmpdir(), 'aw-login-')), 'agentwire.db'), [whatsappMigration]);
+  const db = openDb(join(tempDir('aw-login-'), 'agentwire.db'), [whatsappMigration]);
   const out: string[] = [];
   let n = 0;
   const { makeSocket, sockets } = fakeSockets((s) => {
@@ -174,7 +174,7 @@ describe('runLogout', () => {
 
 describe('runningRelay', () => {
   it('names a live holder, and ignores a missing lock, a leftover file, or a live PID written in it', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'aw-lock-'));
+    const dir = tempDir('aw-lock-');
     const paths = { home: dir, lock: join(dir, 'relay.lock') };
     expect(await runningRelay(paths)).toBeUndefined();
     // A PID file naming a live process (our parent) is not a relay holding the lock.

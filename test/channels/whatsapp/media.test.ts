@@ -1,14 +1,14 @@
 // Inbound media end to end: media encrypted with Baileys' own encryptedStream, served by a real HTTP
 // server on 127.0.0.1 standing in for WhatsApp's CDN, downloaded, decrypted and capped by the channel.
 // The URLs stay on https://mmg.whatsapp.net; only DNS and the connection are faked (cdn.ts).
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encryptedStream, type MediaType, type proto, type WAMessage } from '@whiskeysockets/baileys';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloadMedia } from '../../../src/channels/whatsapp/media-download.js';
+import { tempDir } from '../../helpers/tmp.js';
 import { CDN, CDN_ADDRESS, cdnEdge } from './cdn.js';
 import { setup } from './harness.js';
 import { waMessage } from './messages.js';
@@ -220,7 +220,7 @@ describe('WhatsApp inbound media', () => {
 
   it('gives up on a download that stalls, at its time limit, and saves nothing', async () => {
     routes.set('/stall', { status: 200, stall: true });
-    const dir = mkdtempSync(join(tmpdir(), 'aw-wa-stall-'));
+    const dir = tempDir('aw-wa-stall-');
     const out = await downloadMedia(
       {
         kind: 'image',
@@ -295,7 +295,7 @@ describe('WhatsApp inbound media', () => {
   it('transcribes a voice note with media.transcribe.command; the output becomes the text', async () => {
     const plain = Buffer.from('OggS fake opus data');
     const key = await serve('/voice', plain, 'audio');
-    const script = join(mkdtempSync(join(tmpdir(), 'aw-tr-')), 'transcribe.mjs');
+    const script = join(tempDir('aw-tr-'), 'transcribe.mjs');
     writeFileSync(
       script,
       "import { statSync } from 'node:fs';\nconst p = process.argv[2];\nconsole.log(`transcript of ${statSync(p).size} bytes at ${p.endsWith('.ogg') ? 'an ogg file' : p}`);\n",

@@ -3,12 +3,12 @@
 // run). Runs in `npm test`: no CLI is installed and nothing leaves 127.0.0.1.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from '../../helpers/tmp.js';
 
 const root = new URL('../../../', import.meta.url).pathname;
-const tmp = mkdtempSync(join(tmpdir(), 'aw-clis-canrun-'));
+const tmp = tempDir('aw-clis-canrun-');
 
 /** The whole PATH: the few real tools run.sh needs, and fake commands (name → shell body). */
 function fakePath(fakes: Record<string, string>): string {

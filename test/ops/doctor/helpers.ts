@@ -1,12 +1,12 @@
 // Real temp state folders, real fake CLIs (shell scripts) and a doctor run with the real checks.
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolvePaths } from '../../../src/config/paths.js';
 import { linkStateFromStore } from '../../../src/ops/doctor/link-state.js';
 import { readLock } from '../../../src/ops/doctor/lock-file.js';
 import { probeCommand } from '../../../src/ops/doctor/probe.js';
 import { type DoctorDeps, runDoctor } from '../../../src/ops/doctor/run.js';
+import { tempDir } from '../../helpers/tmp.js';
 
 export interface Setup {
   home: string;
@@ -16,7 +16,7 @@ export interface Setup {
 
 /** A private state folder, an empty bin folder on PATH, and a config file. */
 export function setup(config: string = '{whatsapp: {enabled: false}, console: {port: 0}}'): Setup {
-  const root = mkdtempSync(join(tmpdir(), 'aw-doc-'));
+  const root = tempDir('aw-doc-');
   const home = join(root, 'state');
   const bin = join(root, 'bin');
   mkdirSync(home, { mode: 0o700 });

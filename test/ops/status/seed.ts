@@ -1,6 +1,5 @@
 // A real store in a temp state folder, filled through the modules' own functions.
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { InboundMessage } from '../../../src/core/types.js';
 import { CORE_MIGRATIONS } from '../../../src/store/core.js';
@@ -11,6 +10,7 @@ import { enqueueOutbound, markFailed, nextPending } from '../../../src/store/out
 import { recordRun, runsMigration } from '../../../src/store/runs.js';
 import { saveSession } from '../../../src/store/sessions.js';
 import { whatsappMigration } from '../../../src/store/whatsapp-auth.js';
+import { tempDir } from '../../helpers/tmp.js';
 
 export const ALL_MIGRATIONS = [...CORE_MIGRATIONS, whatsappMigration, scheduleMigration, runsMigration];
 export const T = Date.UTC(2026, 0, 15, 12, 0, 0);
@@ -31,7 +31,7 @@ const msg = (chatId: string, text = 'hello'): InboundMessage => ({
 });
 
 export function stateFolder(): string {
-  const home = join(mkdtempSync(join(tmpdir(), 'aw-status-')), 'state');
+  const home = join(tempDir('aw-status-'), 'state');
   mkdirSync(home, { mode: 0o700 });
   return home;
 }

@@ -1,9 +1,7 @@
 // Real things in the middle: a real SQLite file in a temp folder, the real express app on 127.0.0.1,
 // requests signed with the twilio SDK's own signing code, and a tiny real inbox table standing in for
 // the core's (insert-if-absent on (channel, message_id), so concurrent duplicates make one row).
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import twilio from 'twilio';
 import { createTwilioChannel, type TwilioChannel } from '../../../../src/channels/twilio/index.js';
@@ -16,6 +14,7 @@ import { type Db, migrate, openDb } from '../../../../src/store/db.js';
 import { mediaHostMigration } from '../../../../src/store/media-links.js';
 import { storeOver } from '../../../../src/store/open.js';
 import { twilioMigration } from '../../../../src/store/twilio-sends.js';
+import { tempDir } from '../../../helpers/tmp.js';
 import { ACCOUNT, TOKEN } from './fake-twilio.js';
 
 export interface LogCapture {
@@ -36,7 +35,7 @@ export function captureLog() {
 }
 
 export function tempPaths(): Paths {
-  const home = mkdtempSync(join(tmpdir(), 'aw-twilio-'));
+  const home = tempDir('aw-twilio-');
   return resolvePaths({ AGENTWIRE_HOME: home });
 }
 
@@ -99,6 +98,8 @@ export async function startChannel(
   opts: { env?: NodeJS.ProcessEnv; paths?: Paths; db?: Db } = {},
 ): Promise<Harness & { handler: InboundHandler }> {
   const paths = opts.paths ?? tempPaths();
+  // A folder made here goes with stop(): a channel started in a beforeAll outlives any one test.
+  const made = opts.paths ? undefined : paths.home;
   const db = opts.db ?? openDb(paths.db, []);
   migrate(db, [twilioMigration, mediaHostMigration]);
   const { log, capture } = captureLog();
@@ -120,7 +121,10 @@ export async function startChannel(
     capture,
     handler: h,
     base: `http://127.0.0.1:${channel.port()}`,
-    stop: () => channel.stop(),
+    stop: async () => {
+      await channel.stop();
+      if (made) rmSync(made, { recursive: true, force: true });
+    },
   };
 }
 
@@ -165,11 +169,13 @@ export function smsParams(over: Record<string, string> = {}): Record<string, str
 
 /** Posts until the relay process listens (it is starting up), then returns the response. */
 export async function postWhenUp(url: string, params: Record<string, string>): Promise<Response> {
-  for (let i = 0; ; i++) {
+  // Bounded by time, not by tries: a relay process on a loaded machine can take many seconds to listen.
+  const end = Date.now() + 45_000;
+  for (;;) {
     try {
       return await twilioPost(url, params);
     } catch (err) {
-      if (i > 1500) throw err;
+      if (Date.now() > end) throw err;
       await new Promise((r) => setTimeout(r, 10));
     }
   }
