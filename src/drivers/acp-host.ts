@@ -171,7 +171,13 @@ export class AcpHost implements SharedHost {
     this.child = child;
     if (this.closed) child.stdin.end();
     void child.exited.then((e) => this.raise({ type: 'exited', exitCode: e.exitCode, signal: e.signal }));
-    const { stream } = monitoredStream(child.stdout, child.stdin, (f) => this.kill(f), undefined, this.opts.tap);
+    const { stream } = monitoredStream(
+      child.stdout,
+      child.stdin,
+      (f) => this.kill(f),
+      undefined,
+      this.opts.tap,
+    );
     this.conn = client({ name: 'agentwire' })
       .onRequest(methods.client.session.requestPermission, async ({ params }) => {
         const link = this.find(params.sessionId);
@@ -180,7 +186,9 @@ export class AcpHost implements SharedHost {
         const q = acpQuestion(params, this.opts.process.cwd);
         return answerPermission(params, await decide(q, { policy: this.opts.permission }));
       })
-      .onNotification(methods.client.session.update, ({ params }) => this.find(params.sessionId)?.onUpdate(params))
+      .onNotification(methods.client.session.update, ({ params }) =>
+        this.find(params.sessionId)?.onUpdate(params),
+      )
       .connect(stream);
     const r = await this.trouble.settle(
       this.conn.agent.request(methods.agent.initialize, {

@@ -386,4 +386,3 @@ class CodexDriver implements SessionDriver {
     return this.opts.startTimeoutMs ?? START_TIMEOUT_MS;
   }
 }
-

@@ -7,10 +7,11 @@ import { safeArg } from '../agents/common.js';
 import { getSpec } from '../agents/registry.js';
 import type { AgentKind, AgentRequest, ToolServer } from '../agents/types.js';
 import type { GroupGuard } from '../runner/spawn-stdio.js';
-import { acpDriver } from './acp.js';
+import { type AcpDriverOptions, acpDriver, acpHost } from './acp.js';
 import { GEMINI_ASK_ARGS, opencodeAskConfig } from './ask-mode.js';
 import { claudeDriver } from './claude.js';
-import { APP_SERVER_ARGS, codexDriver } from './codex.js';
+import { APP_SERVER_ARGS, type CodexDriverOptions, codexDriver, codexHost } from './codex.js';
+import { type HostRegistry, hostKey } from './hosts.js';
 import { piDriver } from './pi.js';
 import type { PermissionPolicy, SessionDriver } from './types.js';
 import { processWiring } from './warm-tools.js';
@@ -28,6 +29,8 @@ export type Built =
   | {
       type: 'driver';
       driver: SessionDriver;
+      /** The process the session runs in, when other sessions may share it (the pool counts processes by it). */
+      host?: string;
       /** Writes the tools' files before the process starts; the result removes them when it closed. */
       prepare?: () => () => void;
     }
@@ -51,7 +54,16 @@ export function driverName(kind: AgentKind, command: readonly string[]): string 
   return kind === 'acp' ? `ACP agent ${basename(command[0] ?? 'agent')}` : getSpec(kind).displayName;
 }
 
-export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGuard): Built {
+/**
+ * @param hosts where codex and ACP sessions find a process to share (./hosts.ts); without it each
+ *   session starts its own, as claude's and pi's always do (their protocols hold one session a process).
+ */
+export function buildDriver(
+  kind: AgentKind,
+  s: DriverSettings,
+  guard?: GroupGuard,
+  hosts?: HostRegistry,
+): Built {
   const name = driverName(kind, s.command);
   const permission = permissionOf(s);
   const ask = permission === 'ask';
@@ -83,8 +95,7 @@ export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGua
         };
       case 'codex':
         return {
-          type: 'driver',
-          driver: codexDriver({
+          ...codexOn(hosts, {
             name,
             permission,
             process: proc([...s.command, ...APP_SERVER_ARGS, ...tools.args]),
@@ -109,8 +120,12 @@ export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGua
         const argv = [...s.command, '--acp', '--skip-trust', ...(ask ? GEMINI_ASK_ARGS : [])];
         if (s.model !== undefined) argv.push('--model', safeArg(s.model, 'model'));
         return {
-          type: 'driver',
-          driver: acpDriver({ name, permission, process: proc([...argv, ...tools.args]), ...guardOf(guard) }),
+          ...acpOn(hosts, kind, {
+            name,
+            permission,
+            process: proc([...argv, ...tools.args]),
+            ...guardOf(guard),
+          }),
           ...prep,
         };
       }
@@ -121,7 +136,7 @@ export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGua
           return { type: 'cold_only', reason: 'opencode acp cannot take agents.opencode.model / thinking' };
         }
         return opencode(withTools, ask, prep, (env) =>
-          acpDriver({
+          acpOn(hosts, kind, {
             name,
             permission,
             process: proc([...s.command, 'acp', ...tools.args], env),
@@ -129,16 +144,14 @@ export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGua
           }),
         );
       case 'acp':
-        return {
-          type: 'driver',
-          driver: acpDriver({
-            name,
-            permission,
-            process: proc(s.command),
-            mcpServers: tools.mcpServers,
-            ...guardOf(guard),
-          }),
-        };
+        // The tools (and their token) go in each session's `mcpServers`: chats can share the process.
+        return acpOn(hosts, kind, {
+          name,
+          permission,
+          process: proc(s.command),
+          mcpServers: tools.mcpServers,
+          ...guardOf(guard),
+        });
       default:
         // A CLI registered since (agents/registry.ts) without a warm driver here: it runs cold.
         return { type: 'cold_only', reason: `${name} has no warm mode` };
@@ -154,13 +167,35 @@ function opencode(
   env: Record<string, string>,
   ask: boolean,
   prep: { prepare?: () => () => void },
-  make: (env: Record<string, string>) => SessionDriver,
+  make: (env: Record<string, string>) => Built,
 ): Built {
-  if (!ask) return { type: 'driver', driver: make(env), ...prep };
+  if (!ask) return { ...make(env), ...prep };
   const content = opencodeAskConfig(env.OPENCODE_CONFIG_CONTENT);
   if (content === undefined)
     return { type: 'cold_only', reason: 'agents.opencode.env.OPENCODE_CONFIG_CONTENT is not a JSON object' };
-  return { type: 'driver', driver: make({ ...env, OPENCODE_CONFIG_CONTENT: content }), ...prep };
+  return { ...make({ ...env, OPENCODE_CONFIG_CONTENT: content }), ...prep };
+}
+
+/**
+ * The host key of a codex or ACP process: its argv and environment (the tools' token among it,
+ * where the CLI takes the tools per process, so those chats never share), and the permission
+ * policy its requests of no open session are answered by. Not the working folder: `thread/start`
+ * and `session/new` give each session its own.
+ */
+function keyOf(o: { process: { argv: readonly string[]; env: Record<string, string> }; permission: string }) {
+  return `${o.permission}\n${hostKey(o.process.argv, o.process.env)}`;
+}
+
+function codexOn(hosts: HostRegistry | undefined, o: CodexDriverOptions): Built {
+  const host = hosts?.acquire('codex', keyOf(o), () => codexHost(o));
+  const driver = codexDriver({ ...o, ...(host && { host }) });
+  return { type: 'driver', driver, host: driver.hostId() };
+}
+
+function acpOn(hosts: HostRegistry | undefined, kind: AgentKind, o: AcpDriverOptions): Built {
+  const host = hosts?.acquire(kind, keyOf(o), () => acpHost(o));
+  const driver = acpDriver({ ...o, ...(host && { host }) });
+  return { type: 'driver', driver, host: driver.hostId() };
 }
 
 const guardOf = (guard: GroupGuard | undefined) => (guard ? { guard } : {});
