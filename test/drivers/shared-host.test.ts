@@ -66,7 +66,10 @@ function setUp(k: Kind, n: number, grace?: number) {
   const starts = join(dir, `starts-${++seq}`);
   const ds = k.make(n, starts, grace);
   drivers.push(...ds);
-  return { ds, starts: () => (existsSync(starts) ? readFileSync(starts, 'utf8').split('\n').filter(Boolean) : []) };
+  return {
+    ds,
+    starts: () => (existsSync(starts) ? readFileSync(starts, 'utf8').split('\n').filter(Boolean) : []),
+  };
 }
 
 async function open(d: SessionDriver): Promise<string> {
