@@ -48,6 +48,8 @@ export interface CodexDriverOptions extends DriverOptions {
   systemText?: string;
   /** The process this thread runs in (shared with other chats'); its own one when absent. */
   host?: CodexHost;
+  /** Config overrides of this thread alone: agentwire's tools with this chat's token. */
+  threadConfig?: Record<string, string | number | string[] | object>;
 }
 
 export function codexDriver(options: CodexDriverOptions): SessionDriver & { hostId(): string } {
@@ -123,7 +125,14 @@ class CodexDriver implements SessionDriver {
       cwd: this.opts.process.cwd,
       approvalPolicy: approvalPolicy(this.opts.permission),
       ...(this.opts.model ? { model: this.opts.model } : {}),
-      ...(this.opts.thinking ? { config: { model_reasoning_effort: this.opts.thinking } } : {}),
+      ...(this.opts.thinking || this.opts.threadConfig
+        ? {
+            config: {
+              ...this.opts.threadConfig,
+              ...(this.opts.thinking ? { model_reasoning_effort: this.opts.thinking } : {}),
+            },
+          }
+        : {}),
       ...(this.opts.systemText ? { developerInstructions: this.opts.systemText } : {}),
     };
     if (session.type === 'resume') {

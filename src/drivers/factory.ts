@@ -3,6 +3,7 @@
 // cold flags (docs/agents.md, docs/warm-agents.md), agentwire's tools included (warm-tools.ts).
 // Pure: it starts nothing; `open` does (and `prepare`, which writes the tools' files).
 import { basename, join } from 'node:path';
+import { codexThreadTools } from '../agents/codex.js';
 import { safeArg } from '../agents/common.js';
 import { getSpec } from '../agents/registry.js';
 import type { AgentKind, AgentRequest, ToolServer } from '../agents/types.js';
@@ -14,7 +15,7 @@ import { APP_SERVER_ARGS, type CodexDriverOptions, codexDriver, codexHost } from
 import { type HostRegistry, hostKey } from './hosts.js';
 import { piDriver } from './pi.js';
 import type { PermissionPolicy, SessionDriver } from './types.js';
-import { processWiring } from './warm-tools.js';
+import { NO_WIRING, processWiring } from './warm-tools.js';
 
 /**
  * What a driver is built from: the request minus this turn's prompt, session and callbacks, and the
@@ -67,7 +68,8 @@ export function buildDriver(
   const name = driverName(kind, s.command);
   const permission = permissionOf(s);
   const ask = permission === 'ask';
-  const tools = processWiring(kind, s.tools, s.stateDir);
+  // codex takes the tools per thread (codexThreadTools), so its process has none of its own.
+  const tools = kind === 'codex' ? NO_WIRING : processWiring(kind, s.tools, s.stateDir);
   // The tools' environment (opencode's inline config among it) first: `ask` merges over it.
   const withTools = { ...s.env, ...tools.env };
   const proc = (argv: readonly string[], env = withTools) => ({ argv, cwd: s.cwd, env });
@@ -98,7 +100,8 @@ export function buildDriver(
           ...codexOn(hosts, {
             name,
             permission,
-            process: proc([...s.command, ...APP_SERVER_ARGS, ...tools.args]),
+            process: proc([...s.command, ...APP_SERVER_ARGS]),
+            ...(s.tools && { threadConfig: codexThreadTools(s.tools) }),
             ...extras,
           }),
           ...prep,

@@ -68,10 +68,8 @@ describe.skipIf(process.platform !== 'linux')('warm relay sharing codex processe
         command: [process.execPath, CODEX],
         env: { FAKE_CODEX_STATE: state, FAKE_CODEX_STARTS: join(state, 'starts') },
       },
+      // With agentwire's tools on (the default): codex takes them per thread, each chat its token.
       agents: { warm: { sessionsPerProcess: 2 } },
-      // codex takes agentwire's tools per process (their token in its environment), so chats with
-      // tools never share one; this relay runs without them.
-      tools: { enabled: false },
     });
     const sock = join(home.dir, 'inbound.sock');
     const sent = join(home.dir, 'sent.jsonl');
