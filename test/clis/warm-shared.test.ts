@@ -1,8 +1,8 @@
 // Two chats served by one live process of a real CLI, each in its own session (codex app-server
-// threads; ACP sessions of gemini), through the whole relay (relay-rig.ts), in the netns against
+// threads; ACP sessions of gemini and opencode), through the whole relay (relay-rig.ts), in the netns against
 // the fake model server: one process for both chats, and each chat's model request carries its
 // own words and never the other chat's. codex has agentwire's tools on (it takes them per thread);
-// gemini runs without them, since it takes them per process (docs/warm-agents.md), and a process
+// gemini and opencode run without them, since they take them per process (docs/warm-agents.md), and a process
 // holding one chat's token is never shared.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,7 @@ const CASE_MS = 240_000;
 describe.each([
   { kind: 'codex' as const, tools: true },
   { kind: 'gemini' as const, tools: false },
+  { kind: 'opencode' as const, tools: false },
 ])('$kind: two chats, one process, two sessions (real CLI)', ({ kind, tools }) => {
   const id = `${kind}-shared-${randomUUID().slice(0, 8)}`;
   const wordA = `papaya-${randomUUID().slice(0, 6)}`;
