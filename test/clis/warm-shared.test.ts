@@ -5,6 +5,7 @@
 // gemini and opencode run without them, since they take them per process (docs/warm-agents.md), and a process
 // holding one chat's token is never shared.
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requests, scenario } from './harness.js';
 import { type RelayRig, relayRig } from './relay-rig.js';
@@ -12,6 +13,7 @@ import { type RelayRig, relayRig } from './relay-rig.js';
 const A = '+15550000011';
 const B = '+15550000012';
 const CASE_MS = 240_000;
+const MAIN = join(process.cwd(), 'dist/cli/bin.js');
 
 describe.each([
   { kind: 'codex' as const, tools: true },
@@ -23,11 +25,14 @@ describe.each([
   const wordB = `quince-${randomUUID().slice(0, 6)}`;
   let rig: RelayRig;
   const set = (reply: string) => scenario(id, { reply });
+  let procs: number[] = [];
   const lastBody = async () => JSON.stringify((await requests(id)).at(-1)?.body ?? '');
   const heardSince = (n: number) => rig.sent.slice(n).map((s) => `${s.chatId} ${s.text}`);
 
   beforeAll(async () => {
-    rig = relayRig(kind, await set('Noted.'), { tools });
+    // codex offers MCP tools directly only to a model outside its catalog (test/clis/tools.test.ts).
+    const withTools = { toolsEntry: { command: process.execPath, args: [MAIN] }, model: 'fake-model' };
+    rig = relayRig(kind, await set('Noted.'), tools ? withTools : { tools });
     await rig.start({ sessionsPerProcess: 2 });
   });
   afterAll(async () => {
@@ -38,7 +43,7 @@ describe.each([
     let n = rig.sent.length;
     await rig.say(A, `Remember ${wordA}.`);
     expect(heardSince(n)).toEqual([`${A} Noted.`]);
-    const procs = rig.processes();
+    procs = rig.processes();
     expect(procs).toHaveLength(1);
 
     n = rig.sent.length;
@@ -60,4 +65,27 @@ describe.each([
     expect(body).toContain('Which word?');
     expect(body).not.toContain(wordB);
   });
+
+  it.runIf(tools)(
+    "a tool call acts for its own chat: each thread has its chat's token",
+    {
+      timeout: CASE_MS,
+    },
+    async () => {
+      for (const [chat, text] of [
+        [B, 'for B only'],
+        [A, 'for A only'],
+      ] as const) {
+        await scenario(id, {
+          mode: 'tool',
+          tool: { name: 'mcp__agentwire__send_message', input: { text } },
+          reply: 'Done.',
+        });
+        const n = rig.sent.length;
+        await rig.say(chat, 'work on it');
+        expect(heardSince(n)).toEqual([`${chat} ${text}`, `${chat} Done.`]);
+      }
+      expect(rig.processes()).toEqual(procs);
+    },
+  );
 });
