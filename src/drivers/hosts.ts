@@ -5,7 +5,6 @@
 // working folder where the protocol cannot set it per session), at most `cap` a process, so one
 // crash or one slow process never takes every chat. claude (stream-json) and pi (rpc) hold one
 // session a process: they are never given a registry.
-import type { Slot } from './pool-policy.js';
 
 /** What the registry needs of a live (or starting) process. */
 export interface SharedHost {
@@ -68,24 +67,6 @@ export function hostRegistry(cap: number): HostRegistry {
       return host;
     },
   };
-}
-
-/**
- * The pool's sessions as one slot a process (named by its host), for the cap: busy or reserved
- * if any session on it is, last used when any was. Evicting the slot closes all its sessions.
- */
-export function processSlots(sessions: readonly (Slot & { host: string })[]): Slot[] {
-  const by = new Map<string, Slot>();
-  for (const e of sessions) {
-    const s = by.get(e.host);
-    if (!s) by.set(e.host, { lane: e.host, busy: e.busy, reserved: !!e.reserved, lastTurnAt: e.lastTurnAt });
-    else {
-      s.busy ||= e.busy;
-      s.reserved ||= !!e.reserved;
-      s.lastTurnAt = Math.max(s.lastTurnAt, e.lastTurnAt);
-    }
-  }
-  return [...by.values()];
 }
 
 /** The host key of a process: everything it is started with, so two keys match only for twins. */

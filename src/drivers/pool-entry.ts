@@ -1,6 +1,7 @@
 // One session the warm pool holds (./pool.ts), and what the pool's decisions and /status see of it.
 import type { AgentKind, ProcessTools } from '../agents/types.js';
 import { groupRssBytes } from '../runner/rss.js';
+import type { Slot } from './pool-policy.js';
 import type { SessionDriver } from './types.js';
 
 export interface WarmProcessInfo {
@@ -63,4 +64,22 @@ export function entryInfo(e: Entry, now: number): WarmProcessInfo {
     busy: e.busy,
     ...(rss !== undefined ? { rssBytes: rss } : {}),
   };
+}
+
+/**
+ * The pool's sessions as one slot a process (named by its host), for the cap: busy or reserved
+ * if any session on it is, last used when any was. Evicting the slot closes all its sessions.
+ */
+export function processSlots(sessions: readonly (Slot & { host: string })[]): Slot[] {
+  const by = new Map<string, Slot>();
+  for (const e of sessions) {
+    const s = by.get(e.host);
+    if (!s) by.set(e.host, { lane: e.host, busy: e.busy, reserved: !!e.reserved, lastTurnAt: e.lastTurnAt });
+    else {
+      s.busy ||= e.busy;
+      s.reserved ||= !!e.reserved;
+      s.lastTurnAt = Math.max(s.lastTurnAt, e.lastTurnAt);
+    }
+  }
+  return [...by.values()];
 }

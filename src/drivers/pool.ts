@@ -8,8 +8,8 @@ import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
 import type { GroupGuard } from '../runner/spawn-stdio.js';
 import { type Built, buildDriver, type DriverSettings } from './factory.js';
-import { type HostRegistry, hostRegistry, processSlots } from './hosts.js';
-import { type Entry, entryInfo, serving, type WarmProcessInfo } from './pool-entry.js';
+import { type HostRegistry, hostRegistry } from './hosts.js';
+import { type Entry, entryInfo, processSlots, serving, type WarmProcessInfo } from './pool-entry.js';
 import { expired, fingerprint, isStartFailure, noCold, place, reuse, type Slot } from './pool-policy.js';
 import { bindTurn, takesTools } from './warm-tools.js';
 

@@ -1,14 +1,8 @@
 // The host policy as tables: which live process a new session joins, the pool's sessions seen as one
 // slot a process, and the host key (what makes two processes twins).
 import { describe, expect, it } from 'vitest';
-import {
-  type HostView,
-  hostKey,
-  hostRegistry,
-  pickHost,
-  processSlots,
-  type SharedHost,
-} from '../../src/drivers/hosts.js';
+import { type HostView, hostKey, hostRegistry, pickHost, type SharedHost } from '../../src/drivers/hosts.js';
+import { processSlots } from '../../src/drivers/pool-entry.js';
 
 const h = (key: string, attached: number, accepting = true): HostView => ({ key, attached, accepting });
 

@@ -22,7 +22,7 @@ afterEach(async () => {
   await Promise.all(pools.splice(0).map((p) => p.shutdown(5000)));
 });
 
-const LANE = 'twilio:+15550000001';
+const LANE = 'twilio:+15550000001' as const;
 const FAKES: Record<string, string> = {
   claude: 'fake-claude-stream.mjs',
   codex: 'fake-codex-app-server.mjs',
@@ -57,7 +57,7 @@ function setup(kind: AgentKind) {
   });
   pools.push(p);
   const runs: string[] = [];
-  const req = (runKey: string, session: SessionRef, lane = LANE): AgentRequest => {
+  const req = (runKey: string, session: SessionRef, lane: `${string}:${string}` = LANE): AgentRequest => {
     const g = grantor({ chat: lane, lane, runKey, cwd: dir, timeoutMs: 30_000 });
     if (!g) throw new Error('no grant');
     runs.push(g.server.env.AGENTWIRE_TOOLS_TOKEN as string);
