@@ -78,9 +78,12 @@ export class CodexHost implements SharedHost {
     if (!this.links.delete(link)) return;
     const threadId = link.threadId();
     if (this.links.size > 0) {
-      // Lets codex unload the thread; the others go on.
-      if (threadId && this.peer && !this.trouble.fault)
-        void this.peer.request('thread/unsubscribe', { threadId }).catch(() => {});
+      // Lets codex unload the thread while the others go on. Awaited (briefly): a reopen of the same
+      // thread (a /think change) must find it unloaded, so it resumes with its new settings.
+      if (threadId && this.peer && !this.trouble.fault) {
+        const bye = this.peer.request('thread/unsubscribe', { threadId }).catch(() => {});
+        await Promise.race([bye, delay(KILL_GRACE_MS)]);
+      }
       this.reap();
       return;
     }

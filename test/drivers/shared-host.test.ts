@@ -32,7 +32,7 @@ const base = (fake: string, starts: string, startsEnv: string, grace = 2000) => 
   process: {
     argv: [process.execPath, join(FIX, fake)],
     cwd: dir,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', [startsEnv]: starts },
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', [startsEnv]: starts, FAKE_CODEX_LOG: `${starts}.log` },
   },
   cancelGraceMs: grace,
   startTimeoutMs: 15_000,
@@ -66,9 +66,11 @@ function setUp(k: Kind, n: number, grace?: number) {
   const starts = join(dir, `starts-${++seq}`);
   const ds = k.make(n, starts, grace);
   drivers.push(...ds);
+  const lines = (f: string) => (existsSync(f) ? readFileSync(f, 'utf8').split('\n').filter(Boolean) : []);
   return {
     ds,
-    starts: () => (existsSync(starts) ? readFileSync(starts, 'utf8').split('\n').filter(Boolean) : []),
+    starts: () => lines(starts),
+    codexLog: () => lines(`${starts}.log`).map((l) => JSON.parse(l)),
   };
 }
 
@@ -180,13 +182,18 @@ describe.each(KINDS)('$name: sessions sharing one process', (k) => {
   });
 
   it('the process ends with its last session, not before', async () => {
-    const { ds } = setUp(k, 2);
+    const { ds, codexLog } = setUp(k, 2);
     const [a, b] = ds as [SessionDriver, SessionDriver];
-    await open(a);
+    const sa = await open(a);
     await open(b);
     const pid = a.pid() as number;
     await a.close();
     expect(alive(pid)).toBe(true);
+    // codex is told to unload the closed chat's thread (ACP v1 has no such request).
+    if (k.name === 'codex')
+      expect(codexLog().filter((m) => m.method === 'thread/unsubscribe')).toEqual([
+        expect.objectContaining({ params: { threadId: sa } }),
+      ]);
     expect(text(await turn(b, 'still here'))).toContain('still here');
     await b.close();
     await until('the process gone', () => !alive(pid));
