@@ -107,20 +107,29 @@ export class AcpHost implements SharedHost {
     return this.starting;
   }
 
-  /** As codex's host: kill now when no other session is mid-turn, else once none is. */
+  /**
+   * One session's turn will not stop (or a request of its timed out): the process is given up. It
+   * is killed now if no other session on it is mid-turn; else it takes no new sessions and no new
+   * turns (its idle sessions break, and the pool reopens them elsewhere on their sessions), and is
+   * killed as soon as the turns still running have ended.
+   */
   giveUp(link: AcpLink): void {
     this.retired = true;
-    if (![...this.links].some((l) => l !== link && l.busy()))
-      this.kill({ type: 'unresponsive', what: 'a turn that would not stop' });
+    this.reap(link);
   }
 
+  /** A session's turn ended: a retired process loses that session, and is killed once none runs. */
   turnEnded(): void {
+    // After the caller has looked at its result, so that turn is not taken for one the kill ended.
     setImmediate(() => this.reap());
   }
 
-  private reap(): void {
-    if (this.retired && ![...this.links].some((l) => l.busy()))
-      this.kill({ type: 'unresponsive', what: 'a turn that would not stop' });
+  private reap(giver?: AcpLink): void {
+    if (!this.retired) return;
+    const f: DriverFault = { type: 'unresponsive', what: 'a turn that would not stop' };
+    const others = [...this.links].filter((l) => l !== giver);
+    for (const l of others) if (!l.busy()) l.onFault(f);
+    if (!others.some((l) => l.busy())) this.kill(f);
   }
 
   private kill(fault: DriverFault): void {

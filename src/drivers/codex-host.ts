@@ -114,24 +114,28 @@ export class CodexHost implements SharedHost {
   }
 
   /**
-   * One session's turn will not stop (or a request of its timed out): kill the process now if no
-   * other session on it is mid-turn, else retire it until they are done.
+   * One session's turn will not stop (or a request of its timed out): the process is given up. It
+   * is killed now if no other session on it is mid-turn; else it takes no new sessions and no new
+   * turns (its idle sessions break, and the pool reopens them elsewhere on their sessions), and is
+   * killed as soon as the turns still running have ended.
    */
   giveUp(link: CodexLink): void {
     this.retired = true;
-    const others = [...this.links].some((l) => l !== link && l.busy());
-    if (!others) this.kill({ type: 'unresponsive', what: 'a turn that would not stop' });
+    this.reap(link);
   }
 
-  /** A session's turn ended: a retired process is killed once nothing runs on it. */
+  /** A session's turn ended: a retired process loses that session, and is killed once none runs. */
   turnEnded(): void {
     // After the caller has looked at its result, so that turn is not taken for one the kill ended.
     setImmediate(() => this.reap());
   }
 
-  private reap(): void {
-    if (this.retired && ![...this.links].some((l) => l.busy()))
-      this.kill({ type: 'unresponsive', what: 'a turn that would not stop' });
+  private reap(giver?: CodexLink): void {
+    if (!this.retired) return;
+    const f: DriverFault = { type: 'unresponsive', what: 'a turn that would not stop' };
+    const others = [...this.links].filter((l) => l !== giver);
+    for (const l of others) if (!l.busy()) l.onFault(f);
+    if (!others.some((l) => l.busy())) this.kill(f);
   }
 
   private kill(fault: DriverFault): void {

@@ -145,10 +145,11 @@ describe.each(KINDS)('$name: sessions sharing one process', (k) => {
   });
 
   it("a turn that will not stop breaks its session only; the process waits for the other's turn", async () => {
-    const { ds } = setUp(k, 2, 300);
-    const [a, b] = ds as [SessionDriver, SessionDriver];
+    const { ds } = setUp(k, 3, 300);
+    const [a, b, c] = ds as [SessionDriver, SessionDriver, SessionDriver];
     await open(a);
     await open(b);
+    await open(c);
     const pid = a.pid() as number;
     const bHang = new AbortController();
     const bTurn = turn(b, 'hang', { signal: bHang.signal });
@@ -158,6 +159,8 @@ describe.each(KINDS)('$name: sessions sharing one process', (k) => {
     expect(a.state().type).toBe('broken');
     expect(b.state().type).toBe('busy');
     expect(alive(pid)).toBe(true);
+    // c was idle: it takes no new turn on a process given up (the pool reopens it elsewhere).
+    expect(c.state().type).toBe('broken');
     // b ends its turn normally (here: stopped in time), then the process is killed.
     bHang.abort();
     expect(await bTurn).toMatchObject({ type: 'error', kind: 'aborted' });
