@@ -82,9 +82,9 @@ export interface SessionDriver {
   steer(text: string): SteerResult;
   /** Cancels the running turn; resolves when it ended (or the process was killed). */
   cancel(): Promise<void>;
-  /** Ends the session and the process (TERM, then KILL to the whole group). */
+  /** Ends the session, and the process with its last session (TERM, then KILL to the whole group). */
   close(): Promise<void>;
   state(): DriverState;
-  /** The process id while one runs (for /status: age, RSS). */
+  /** The process id while one runs (for /status: age, RSS); sessions sharing a process share it. */
   pid(): number | undefined;
 }
