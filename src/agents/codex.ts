@@ -220,3 +220,20 @@ export function codexTools(server: ToolServer): ToolWiring {
     ],
   };
 }
+
+/**
+ * The same server for one warm thread, as `thread/start` / `thread/resume` config overrides: codex
+ * starts a thread's MCP servers with the thread's config, so each chat's thread on a shared
+ * app-server gets its own token, and the process itself is started without one (chats can share
+ * it). The token travels in the request on stdin, never in argv.
+ */
+export function codexThreadTools(server: ToolServer): Record<string, string | number | string[] | object> {
+  const key = `mcp_servers.${TOOL_SERVER_NAME}`;
+  return {
+    [`${key}.command`]: server.command,
+    [`${key}.args`]: [...server.args],
+    [`${key}.env`]: { ...server.env },
+    [`${key}.default_tools_approval_mode`]: 'approve',
+    [`${key}.tool_timeout_sec`]: Math.ceil(server.callTimeoutMs / 1000),
+  };
+}

@@ -7,6 +7,11 @@ import { z } from 'zod';
 // (opencode, ~507 MB) of idle memory: claude ~225 MB, pi ~167 MB, gemini ~254 MB (docs/warm-agents.md).
 export const WARM_MAX_PROCESSES = 4;
 
+// Four chats a codex or ACP process by default: with the default four processes, sixteen chats stay
+// warm in the memory of four, while one crash or one slow process still touches at most four chats.
+// The queue's default `maxConcurrentRuns` (4) means a process rarely has more than that mid-turn.
+export const WARM_SESSIONS_PER_PROCESS = 4;
+
 export const warmSchema = z
   .object({
     maxProcesses: z
@@ -17,6 +22,15 @@ export const warmSchema = z
       .default(WARM_MAX_PROCESSES)
       .describe(
         'At most this many live warm agent processes, over all chats (each holds 150-500 MB; see docs/warm-agents.md).',
+      ),
+    sessionsPerProcess: z
+      .number()
+      .int()
+      .min(1)
+      .max(64)
+      .default(WARM_SESSIONS_PER_PROCESS)
+      .describe(
+        'Chats one codex or ACP process may serve, each in its own session (claude and pi: always 1; 1 = a process per chat).',
       ),
     idleMinutes: z
       .number()

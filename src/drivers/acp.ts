@@ -2,21 +2,23 @@
 // (`gemini --acp`, `opencode acp`, or any agent a user brings), through the official library.
 // The library does the JSON-RPC; this file keeps the promises a relay needs around it: a turn
 // always ends (timeout → `session/cancel` → kill), every failure is an error result, and a process
-// that died or stopped speaking the protocol is marked broken so the pool replaces it.
+// that died or stopped speaking the protocol is marked broken so the pool replaces it. This is one
+// session; the process is its host (./acp-host.ts), which other chats' sessions may share.
 import type {
-  AgentCapabilities,
   ClientConnection,
   McpServerStdio,
   RequestError,
+  RequestPermissionRequest,
   SessionNotification,
 } from '@agentclientprotocol/sdk';
 import { okResult } from '../agents/common.js';
 import type { AgentResult, SessionRef, StreamEvent } from '../agents/types.js';
 import type { Logger } from '../log.js';
-import { type GroupGuard, type StdioChild, startStdioChild } from '../runner/spawn-stdio.js';
+import type { GroupGuard } from '../runner/spawn-stdio.js';
+import { AcpHost, type AcpLink } from './acp-host.js';
 import { acpQuestion, answerPermission } from './acp-permission.js';
-import { acpSdk, isAcpRequestError, loadedAcpSdk } from './acp-sdk.js';
-import { monitoredStream, type Tap } from './acp-transport.js';
+import { isAcpRequestError, loadedAcpSdk } from './acp-sdk.js';
+import type { Tap } from './acp-transport.js';
 import { type UpdateReducer, updateReducer } from './acp-updates.js';
 import { type Asking, decide, turnAsking } from './approval.js';
 import { type ErrorResult, errorResult, faultDetail, faultKind, rejectionKind } from './results.js';
@@ -35,7 +37,6 @@ import type {
 
 const START_TIMEOUT_MS = 60_000;
 const CANCEL_GRACE_MS = 5_000;
-const KILL_GRACE_MS = 2_000;
 // After session/load: no update for this long means the replayed history is over (capped).
 const REPLAY_QUIET_MS = 150;
 const REPLAY_MAX_MS = 5_000;
@@ -67,27 +68,56 @@ export interface AcpDriverOptions extends DriverOptions {
   mcpServers?: McpServerStdio[];
   /** Sees every protocol message both ways (fixture captures). */
   tap?: Tap;
-  /** Debug notes: a harmless misfit dropped, a stale end re-sent. */
+  /** The process this session runs in (shared with other chats'); its own one when absent. */
+  host?: AcpHost;
+  /** Debug notes: a harmless misfit dropped, a stale end seen. */
   log?: Logger;
 }
 
-export function acpDriver(options: AcpDriverOptions): SessionDriver {
+export function acpDriver(options: AcpDriverOptions): SessionDriver & { hostId(): string } {
   return new AcpDriver(options);
 }
 
+/** A process for ACP sessions started as `options` says. */
+export function acpHost(options: AcpDriverOptions): AcpHost {
+  return new AcpHost({
+    name: options.name,
+    process: options.process,
+    permission: options.permission,
+    ...(options.startTimeoutMs !== undefined ? { startTimeoutMs: options.startTimeoutMs } : {}),
+    ...(options.guard ? { guard: options.guard } : {}),
+    ...(options.tap ? { tap: options.tap } : {}),
+    ...(options.log ? { log: options.log } : {}),
+  });
+}
+
 class AcpDriver implements SessionDriver {
-  private child: StdioChild | undefined;
-  private conn: ClientConnection | undefined;
-  private capabilities: AgentCapabilities | undefined;
+  private readonly host: AcpHost;
+  private readonly link: AcpLink = {
+    // While `session/load` runs, the replay it sends is routed here too (and ignored: no turn runs).
+    sessionId: () => this.sessionId ?? this.loading,
+    busy: () => this.current !== undefined,
+    onUpdate: (n) => this.onUpdate(n),
+    onPermission: (p) => this.onPermission(p),
+    onFault: (f) => this.trouble.raise(f),
+  };
   private sessionId: string | undefined;
   private current: Turn | undefined;
   private readonly trouble = new Trouble(isAcpRequestError, () => this.closed);
   private closed = false;
   private lastUpdateAt = 0;
-  /** The last turn was cancelled (/stop, timeout): the next one may get that cancel's stale end. */
+  private loading: string | undefined;
+  /** The last turn was stopped (/stop, timeout): the next one may get that stop's stale end. */
   private afterCancel = false;
 
-  constructor(private readonly opts: AcpDriverOptions) {}
+  constructor(private readonly opts: AcpDriverOptions) {
+    this.host = opts.host ?? acpHost(opts);
+    this.host.attach(this.link);
+  }
+
+  hostId(): string {
+    return this.host.id;
+  }
 
   state(): DriverState {
     if (this.closed) return { type: 'closed' };
@@ -97,29 +127,34 @@ class AcpDriver implements SessionDriver {
   }
 
   pid(): number | undefined {
-    return this.fault || this.closed ? undefined : this.child?.pid;
+    return this.fault || this.closed ? undefined : this.host.pid();
   }
 
   async open(session: SessionRef): Promise<OpenResult> {
     const t0 = performance.now();
     if (this.closed || this.fault) return this.unusable(t0);
     if (this.current) return errorResult(this.opts.name, 'exit', t0, { detail: 'a turn is running' });
-    const started = await this.start(t0);
+    const started = await this.host.start(t0);
     if (started) return started;
+    const conn = this.host.connection();
+    if (!conn || this.fault) return this.unusable(t0);
     const { methods } = loadedAcpSdk();
+    // The session's own folder and tools: both are per session in ACP, not the process's.
     const cwd = this.opts.process.cwd;
     const mcpServers = this.opts.mcpServers ?? [];
-    const ctx = (this.conn as ClientConnection).agent;
+    const ctx = conn.agent;
     if (session.type === 'resume') {
-      if (!this.capabilities?.loadSession) {
+      if (!this.host.loadsSessions()) {
         return errorResult(this.opts.name, 'session_not_found', t0, {
           detail: 'the agent cannot load sessions (no loadSession capability)',
         });
       }
+      this.loading = session.id;
       const r = await this.settle(
         ctx.request(methods.agent.session.load, { sessionId: session.id, cwd, mcpServers }),
         this.startTimeoutMs(),
       );
+      this.loading = undefined;
       if (r.type === 'value') {
         this.sessionId = session.id;
         // gemini 0.61 replays the history after its answer to session/load, not before it as the
@@ -145,12 +180,13 @@ class AcpDriver implements SessionDriver {
     if (this.closed || this.fault) return Promise.resolve(this.unusable(t0));
     if (this.current) return Promise.resolve(errorResult(this.opts.name, 'exit', t0, { detail: 'busy' }));
     const sessionId = this.sessionId;
-    if (!sessionId || !this.conn) {
+    const conn = this.host.connection();
+    if (!sessionId || !conn) {
       return Promise.resolve(errorResult(this.opts.name, 'exit', t0, { detail: 'no session is open' }));
     }
     if (request.signal?.aborted)
       return Promise.resolve(errorResult(this.opts.name, 'aborted', t0, { sessionId }));
-    return this.runTurn(this.conn, sessionId, request, t0);
+    return this.runTurn(conn, sessionId, request, t0);
   }
 
   steer(): SteerResult {
@@ -167,17 +203,16 @@ class AcpDriver implements SessionDriver {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    this.closed = true;
     const turn = this.current;
-    if (turn) turn.stop('aborted');
-    this.conn?.close();
-    const child = this.child;
-    if (!child) return;
-    // End of input is how a stdio agent learns its client is gone; TERM and KILL if it lingers.
-    child.stdin.end();
-    const quick = await Promise.race([child.exited, delay(KILL_GRACE_MS)]);
-    if (!quick) await child.stop(KILL_GRACE_MS);
-    if (turn) await turn.done;
+    // A running turn is cancelled first (other sessions on the process go on); one that does not
+    // stop within the grace gives the process up (./acp-host.ts).
+    if (turn) {
+      turn.stop('aborted');
+      await turn.done;
+    }
+    this.closed = true;
+    // The last session on the process ends it (end of input, then TERM and KILL).
+    await this.host.detach(this.link);
   }
 
   private async runTurn(conn: ClientConnection, sessionId: string, req: TurnRequest, t0: number) {
@@ -210,35 +245,39 @@ class AcpDriver implements SessionDriver {
     this.current = turn;
     const reducer = turn.reducer;
 
-    const prompt = () =>
-      this.settle(
-        conn.agent.request(methods.agent.session.prompt, {
-          sessionId,
-          prompt: [{ type: 'text', text: req.prompt }],
-        }),
-        0,
-      );
-    let r = await prompt();
-    // claude-agent-acp answers the first prompt after a cancel with an instant, empty end_turn (the
-    // cancelled run's own end, read late), which would make every later reply one message late.
-    // An empty end right after a cancel, with no sign of the model at work, is taken for that and
-    // the prompt sent once more.
-    const stale = this.afterCancel && r.type === 'value' && r.value.stopReason === 'end_turn';
-    if (stale && !stopped && turn.activity === 0) {
-      this.opts.log?.debug(
-        { agent: this.opts.name },
-        'ACP: an empty end right after a cancel; prompt sent again',
-      );
-      r = await prompt();
-    }
-    this.afterCancel = stopped !== undefined;
+    const r = await this.settle(
+      conn.agent.request(methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: 'text', text: req.prompt }],
+      }),
+      0,
+    );
     timer.clear();
     clearTimeout(graceTimer);
     req.signal?.removeEventListener('abort', onAbort);
     events(reducer.end());
 
+    // claude-agent-acp answers the first prompt after a cancel with an instant, empty end_turn: the
+    // cancelled run's own end, read late from a stream that still holds this prompt's real answer,
+    // so every later reply would come one message late. Sending the prompt again would only move
+    // the lag one message on (the copy is answered too, and read by the next prompt). So an empty
+    // end right after a stop, with no sign of the model at work, breaks this session: the pool
+    // resumes it in a fresh `session/load` (a new run of the agent's own stream) and runs the
+    // message again, once; the process that holds the stale stream is given up (./acp-host.ts).
+    const stale =
+      this.afterCancel &&
+      !stopped &&
+      turn.activity === 0 &&
+      r.type === 'value' &&
+      r.value.stopReason === 'end_turn';
+    this.afterCancel = stopped !== undefined;
     let result: AgentResult;
-    if (r.type === 'value' && !stopped && r.value.stopReason !== 'cancelled') {
+    if (stale) {
+      const detail = 'an empty end right after a stop (a stale answer); the session is loaded again';
+      this.opts.log?.debug({ agent: this.opts.name }, `ACP: ${detail}`);
+      this.breakWith({ type: 'stale', detail });
+      result = errorResult(this.opts.name, 'exit', t0, { sessionId, detail });
+    } else if (r.type === 'value' && !stopped && r.value.stopReason !== 'cancelled') {
       // A turn that ended normally is a reply even when empty (a turn of tool calls only), as the
       // cold parsers treat a finished run; other stop reasons without text say nothing true.
       result =
@@ -256,66 +295,15 @@ class AcpDriver implements SessionDriver {
     }
     this.current = undefined;
     asking.abort();
-    if (this.fault) await this.child?.stop(KILL_GRACE_MS);
+    this.host.turnEnded();
     resolveDone(result);
     return result;
   }
 
-  /** Starts the process and says hello; undefined when ready, else the error that stopped it. */
-  private async start(t0: number): Promise<ErrorResult | undefined> {
-    if (this.conn) return undefined;
-    const { client, methods, PROTOCOL_VERSION } = await acpSdk();
-    const [file, ...args] = this.opts.process.argv;
-    if (!file) return errorResult(this.opts.name, 'exit', t0, { detail: 'no agent command configured' });
-    const s = await startStdioChild({
-      file,
-      args,
-      cwd: this.opts.process.cwd,
-      env: this.opts.process.env,
-      ...(this.opts.guard ? { guard: this.opts.guard } : {}),
-    });
-    if (s.type === 'not_found') {
-      this.fault = { type: 'start_failed', detail: s.message };
-      return errorResult(this.opts.name, 'not_installed', t0, { detail: `"${file}" was not found on PATH` });
-    }
-    if (s.type === 'spawn_failed') {
-      this.fault = { type: 'start_failed', detail: s.message };
-      return errorResult(this.opts.name, 'exit', t0, { detail: s.message });
-    }
-    const child = s.child;
-    this.child = child;
-    void child.exited.then((e) => this.breakWith({ type: 'exited', exitCode: e.exitCode, signal: e.signal }));
-    const { stream } = monitoredStream(
-      child.stdout,
-      child.stdin,
-      (f) => this.breakWith(f),
-      undefined,
-      this.opts.tap,
-      (what) => this.opts.log?.debug({ agent: this.opts.name, what }, 'ACP: dropped a harmless misfit'),
-    );
-    this.conn = client({ name: 'agentwire' })
-      // Under `ask` this waits for the person; the turn's stop cancels the wait. A request outside
-      // a turn has no Approver: the policy answers it (under `ask`, a deny).
-      .onRequest(methods.client.session.requestPermission, async ({ params }) => {
-        const asking = this.current?.asking ?? { policy: this.opts.permission };
-        return answerPermission(params, await decide(acpQuestion(params, this.opts.process.cwd), asking));
-      })
-      .onNotification(methods.client.session.update, ({ params }) => this.onUpdate(params))
-      .connect(stream);
-    const r = await this.settle(
-      this.conn.agent.request(methods.agent.initialize, {
-        protocolVersion: PROTOCOL_VERSION,
-        // No file system or terminal of ours: the agent uses its own tools in its own folder.
-        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-        clientInfo: { name: 'agentwire', version: '0' },
-      }),
-      this.startTimeoutMs(),
-    );
-    if (r.type === 'value') {
-      this.capabilities = r.value.agentCapabilities;
-      return undefined;
-    }
-    return this.failure(r, t0, 'initialize', 'exit');
+  /** Under `ask` this waits for the person; the turn's stop cancels the wait. Outside a turn the policy answers. */
+  private async onPermission(params: RequestPermissionRequest) {
+    const asking = this.current?.asking ?? { policy: this.opts.permission };
+    return answerPermission(params, await decide(acpQuestion(params, this.opts.process.cwd), asking));
   }
 
   private onUpdate(n: SessionNotification): void {
@@ -327,11 +315,11 @@ class AcpDriver implements SessionDriver {
     turn.events(turn.reducer.update(n.update));
   }
 
-  /** Marks the process broken (once) and wakes whatever waits on it. */
+  /** This session cannot be trusted any more: broken, and the process given up as ./acp-host.ts decides. */
   private breakWith(fault: DriverFault): void {
-    if (this.closed && fault.type === 'exited') return;
+    if (this.fault) return;
     this.trouble.raise(fault);
-    if (fault.type !== 'exited') void this.child?.stop(KILL_GRACE_MS);
+    this.host.giveUp(this.link);
   }
 
   /** The process's first fault, if any: from then on it is broken. */
@@ -373,7 +361,7 @@ class AcpDriver implements SessionDriver {
     if (r.type === 'fault') {
       const f = r.fault;
       const exit = f.type === 'exited' ? { exitCode: f.exitCode, signal: f.signal } : {};
-      const stderr = this.child?.stderrTail() ?? '';
+      const stderr = this.host.stderrTail();
       const detail = f.type === 'exited' && stderr.trim() ? stderr : faultDetail(f);
       // A turn we stopped that then had to be killed still ends as the stop the user asked for.
       return errorResult(name, stopped ?? faultKind(f), t0, { detail, ...exit });

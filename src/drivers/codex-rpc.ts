@@ -28,6 +28,8 @@ interface Responses {
   'turn/start': TurnStartResponse;
   'turn/steer': TurnSteerResponse;
   'turn/interrupt': TurnInterruptResponse;
+  // Its response type is not in the generated closure; nothing is read from it.
+  'thread/unsubscribe': unknown;
 }
 export type Method = keyof Responses;
 export type ParamsOf<M extends Method> = Extract<ClientRequest, { method: M }>['params'];

@@ -3,17 +3,20 @@
 // ended by `turn/completed`; a message mid-turn is `turn/steer`, /stop and the timeout `turn/interrupt`
 // (then a kill if the turn does not end). As `codex exec`, threads run with approval "never" and the
 // user's sandbox, except under permissions `ask` ("untrusted": codex asks, the chat answers through
-// ./codex-permission.ts).
+// ./codex-permission.ts). This is one session (thread); the process is its host (./codex-host.ts),
+// which other chats' threads may share.
 import type { AgentResult, SessionRef } from '../agents/types.js';
-import { type GroupGuard, type StdioChild, startStdioChild } from '../runner/spawn-stdio.js';
+import type { GroupGuard } from '../runner/spawn-stdio.js';
 import type { Tap } from './acp-transport.js';
 import { decide, turnAsking } from './approval.js';
+import { CodexHost, type CodexLink } from './codex-host.js';
 import { itemCompleted, itemStarted } from './codex-items.js';
 import { answerCodexRequest, approvalPolicy, codexQuestion } from './codex-permission.js';
-import type { ServerNotification } from './codex-protocol/index.js';
+import type { ServerNotification, ServerRequest } from './codex-protocol/index.js';
 import type { Turn as CodexTurn } from './codex-protocol/v2/Turn.js';
 import type { UserInput } from './codex-protocol/v2/UserInput.js';
-import { type CodexPeer, codexPeer, RpcError } from './codex-rpc.js';
+import type { Answer, CodexPeer } from './codex-rpc.js';
+import { RpcError } from './codex-rpc.js';
 import { failureResult, type Turn, turnResult } from './codex-turn.js';
 import { type ErrorResult, errorResult, faultDetail, faultKind } from './results.js';
 import { type Settled, Trouble } from './trouble.js';
@@ -34,7 +37,6 @@ export const APP_SERVER_ARGS = ['app-server'] as const;
 
 const START_TIMEOUT_MS = 60_000;
 const CANCEL_GRACE_MS = 5_000;
-const KILL_GRACE_MS = 2_000;
 
 export interface CodexDriverOptions extends DriverOptions {
   guard?: GroupGuard;
@@ -44,15 +46,37 @@ export interface CodexDriverOptions extends DriverOptions {
   model?: string;
   thinking?: string;
   systemText?: string;
+  /** The process this thread runs in (shared with other chats'); its own one when absent. */
+  host?: CodexHost;
+  /** Config overrides of this thread alone: agentwire's tools with this chat's token. */
+  threadConfig?: Record<string, string | number | string[] | object>;
 }
 
-export function codexDriver(options: CodexDriverOptions): SessionDriver {
+export function codexDriver(options: CodexDriverOptions): SessionDriver & { hostId(): string } {
   return new CodexDriver(options);
 }
 
+/** A process for codex sessions started as `options` says. */
+export function codexHost(options: CodexDriverOptions): CodexHost {
+  return new CodexHost({
+    name: options.name,
+    process: options.process,
+    permission: options.permission,
+    ...(options.startTimeoutMs !== undefined ? { startTimeoutMs: options.startTimeoutMs } : {}),
+    ...(options.guard ? { guard: options.guard } : {}),
+    ...(options.tap ? { tap: options.tap } : {}),
+  });
+}
+
 class CodexDriver implements SessionDriver {
-  private child: StdioChild | undefined;
-  private peer: CodexPeer | undefined;
+  private readonly host: CodexHost;
+  private readonly link: CodexLink = {
+    threadId: () => this.threadId,
+    busy: () => this.current !== undefined,
+    onNotification: (n) => this.onNotification(n),
+    onRequest: (req) => this.onRequest(req),
+    onFault: (f) => this.trouble.raise(f),
+  };
   private threadId: string | undefined;
   private current: Turn | undefined;
   private readonly trouble = new Trouble(
@@ -69,7 +93,14 @@ class CodexDriver implements SessionDriver {
   /** The last turn that ended: its stragglers must not open the next turn's reply. */
   private endedTurnId: string | undefined;
 
-  constructor(private readonly opts: CodexDriverOptions) {}
+  constructor(private readonly opts: CodexDriverOptions) {
+    this.host = opts.host ?? codexHost(opts);
+    this.host.attach(this.link);
+  }
+
+  hostId(): string {
+    return this.host.id;
+  }
 
   state(): DriverState {
     if (this.closed) return { type: 'closed' };
@@ -79,21 +110,29 @@ class CodexDriver implements SessionDriver {
   }
 
   pid(): number | undefined {
-    return this.fault || this.closed ? undefined : this.child?.pid;
+    return this.fault || this.closed ? undefined : this.host.pid();
   }
 
   async open(session: SessionRef): Promise<OpenResult> {
     const t0 = performance.now();
     if (this.closed || this.fault) return this.unusable(t0);
     if (this.current) return errorResult(this.opts.name, 'exit', t0, { detail: 'a turn is running' });
-    const started = await this.start(t0);
+    const started = await this.host.start(t0);
     if (started) return started;
-    const peer = this.peer as CodexPeer;
+    const peer = this.host.connection();
+    if (!peer || this.fault) return this.unusable(t0);
     const settings = {
       cwd: this.opts.process.cwd,
       approvalPolicy: approvalPolicy(this.opts.permission),
       ...(this.opts.model ? { model: this.opts.model } : {}),
-      ...(this.opts.thinking ? { config: { model_reasoning_effort: this.opts.thinking } } : {}),
+      ...(this.opts.thinking || this.opts.threadConfig
+        ? {
+            config: {
+              ...this.opts.threadConfig,
+              ...(this.opts.thinking ? { model_reasoning_effort: this.opts.thinking } : {}),
+            },
+          }
+        : {}),
       ...(this.opts.systemText ? { developerInstructions: this.opts.systemText } : {}),
     };
     if (session.type === 'resume') {
@@ -121,12 +160,13 @@ class CodexDriver implements SessionDriver {
     if (this.closed || this.fault) return Promise.resolve(this.unusable(t0));
     if (this.current) return Promise.resolve(errorResult(this.opts.name, 'exit', t0, { detail: 'busy' }));
     const threadId = this.threadId;
-    if (!threadId || !this.peer) {
+    const peer = this.host.connection();
+    if (!threadId || !peer) {
       return Promise.resolve(errorResult(this.opts.name, 'exit', t0, { detail: 'no session is open' }));
     }
     if (request.signal?.aborted)
       return Promise.resolve(errorResult(this.opts.name, 'aborted', t0, { sessionId: threadId }));
-    return this.runTurn(this.peer, threadId, request, t0);
+    return this.runTurn(peer, threadId, request, t0);
   }
 
   steer(text: string): SteerResult {
@@ -149,17 +189,17 @@ class CodexDriver implements SessionDriver {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    this.closed = true;
     const turn = this.current;
-    if (turn) turn.stop('aborted');
-    const child = this.child;
-    if (!child) return;
-    // End of input is how app-server learns its client is gone (it exits 0); TERM and KILL if not.
-    child.stdin.end();
-    const quick = await Promise.race([child.exited, delay(KILL_GRACE_MS)]);
-    if (!quick) await child.stop(KILL_GRACE_MS);
-    this.breakWith({ type: 'exited', exitCode: null, signal: null });
-    if (turn) await turn.done;
+    // A running turn is interrupted first (other threads on the process go on); one that does not
+    // stop within the grace gives the process up (./codex-host.ts).
+    if (turn) {
+      turn.stop('aborted');
+      await turn.done;
+    }
+    this.closed = true;
+    // The last session on the process ends it (end of input, then TERM and KILL).
+    await this.host.detach(this.link);
+    this.trouble.raise({ type: 'exited', exitCode: null, signal: null });
   }
 
   private async runTurn(peer: CodexPeer, threadId: string, req: TurnRequest, t0: number) {
@@ -233,13 +273,14 @@ class CodexDriver implements SessionDriver {
     );
     if (turn.turnId) this.endedTurnId = turn.turnId;
     this.current = undefined;
-    if (this.fault) await this.child?.stop(KILL_GRACE_MS);
+    this.host.turnEnded();
     resolveDone(result);
     return result;
   }
 
   private sendSteer(turn: Turn, turnId: string, text: string): void {
-    const peer = this.peer as CodexPeer;
+    const peer = this.host.connection();
+    if (!peer) return;
     peer
       .request('turn/steer', {
         threadId: turn.threadId,
@@ -300,63 +341,23 @@ class CodexDriver implements SessionDriver {
     return turn.turnId === undefined ? turnId !== this.endedTurnId : turnId === turn.turnId;
   }
 
-  /** Starts the process and says hello; undefined when ready, else the error that stopped it. */
-  private async start(t0: number): Promise<ErrorResult | undefined> {
-    if (this.peer) return undefined;
-    const [file, ...args] = this.opts.process.argv;
-    if (!file) return errorResult(this.opts.name, 'exit', t0, { detail: 'no agent command configured' });
-    const s = await startStdioChild({
-      file,
-      args,
-      cwd: this.opts.process.cwd,
-      env: this.opts.process.env,
-      ...(this.opts.guard ? { guard: this.opts.guard } : {}),
-    });
-    if (s.type === 'not_found') {
-      this.fault = { type: 'start_failed', detail: s.message };
-      return errorResult(this.opts.name, 'not_installed', t0, { detail: `"${file}" was not found on PATH` });
-    }
-    if (s.type === 'spawn_failed') {
-      this.fault = { type: 'start_failed', detail: s.message };
-      return errorResult(this.opts.name, 'exit', t0, { detail: s.message });
-    }
-    const child = s.child;
-    this.child = child;
-    void child.exited.then((e) => this.breakWith({ type: 'exited', exitCode: e.exitCode, signal: e.signal }));
-    this.peer = codexPeer(
-      child.stdout,
-      child.stdin,
-      {
-        onRequest: (req) => {
-          // A request between turns has no Approver: the policy answers (under `ask`, a deny).
-          const turn = this.current;
-          const itemId = req.method === 'item/fileChange/requestApproval' ? req.params.itemId : '';
-          const question = codexQuestion(req, turn?.files.get(itemId));
-          const asking = turn?.asking ?? { policy: this.opts.permission };
-          return decide(question, asking).then((v) => answerCodexRequest(req, v));
-        },
-        onNotification: (n) => this.onNotification(n),
-        onFault: (f) => this.breakWith(f),
-      },
-      this.opts.tap,
-    );
-    const r = await this.settle(
-      this.peer.request('initialize', {
-        clientInfo: { name: 'agentwire', title: null, version: '0' },
-        capabilities: null,
-      }),
-      this.startTimeoutMs(),
-    );
-    if (r.type !== 'value') return this.failure(r, t0, 'initialize', 'exit');
-    this.peer.notifyInitialized();
-    return undefined;
+  /** A request of this thread: a person may be asked while a turn runs; else the policy answers. */
+  private onRequest(req: ServerRequest): Promise<Answer> {
+    const turn = this.current;
+    const itemId = req.method === 'item/fileChange/requestApproval' ? req.params.itemId : '';
+    const question = codexQuestion(req, turn?.files.get(itemId));
+    const asking = turn?.asking ?? { policy: this.opts.permission };
+    return decide(question, asking).then((v) => answerCodexRequest(req, v));
   }
 
-  /** Marks the process broken (once) and wakes whatever waits on it. */
+  /**
+   * This session cannot be trusted any more (its turn would not stop, a request timed out): it is
+   * broken, and the process is given up as ./codex-host.ts decides.
+   */
   private breakWith(fault: DriverFault): void {
-    if (this.closed && fault.type === 'exited' && this.fault) return;
+    if (this.fault) return;
     this.trouble.raise(fault);
-    if (fault.type !== 'exited') void this.child?.stop(KILL_GRACE_MS);
+    this.host.giveUp(this.link);
   }
 
   /** The process's first fault, if any: from then on it is broken. */
@@ -381,7 +382,7 @@ class CodexDriver implements SessionDriver {
     stopped?: 'timeout' | 'aborted',
   ): ErrorResult {
     if (r.type === 'timeout') this.breakWith({ type: 'unresponsive', what });
-    const stderr = this.child?.stderrTail() ?? '';
+    const stderr = this.host.stderrTail();
     return failureResult(this.opts.name, stderr, r, t0, what, rejectedKind, stopped);
   }
 
@@ -394,6 +395,3 @@ class CodexDriver implements SessionDriver {
     return this.opts.startTimeoutMs ?? START_TIMEOUT_MS;
   }
 }
-
-const _ms = (t0: number) => Math.round(performance.now() - t0);
-const delay = (n: number) => new Promise<undefined>((r) => setTimeout(() => r(undefined), n).unref());

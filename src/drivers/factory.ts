@@ -3,18 +3,20 @@
 // cold flags (docs/agents.md, docs/warm-agents.md), agentwire's tools included (warm-tools.ts).
 // Pure: it starts nothing; `open` does (and `prepare`, which writes the tools' files).
 import { basename, join } from 'node:path';
+import { codexThreadTools } from '../agents/codex.js';
 import { safeArg } from '../agents/common.js';
 import { getSpec } from '../agents/registry.js';
 import type { AgentKind, AgentRequest, ToolServer } from '../agents/types.js';
 import type { Logger } from '../log.js';
 import type { GroupGuard } from '../runner/spawn-stdio.js';
-import { acpDriver } from './acp.js';
+import { type AcpDriverOptions, acpDriver, acpHost } from './acp.js';
 import { GEMINI_ASK_ARGS, opencodeAskConfig } from './ask-mode.js';
 import { claudeDriver } from './claude.js';
-import { APP_SERVER_ARGS, codexDriver } from './codex.js';
+import { APP_SERVER_ARGS, type CodexDriverOptions, codexDriver, codexHost } from './codex.js';
+import { type HostRegistry, hostKey } from './hosts.js';
 import { piDriver } from './pi.js';
 import type { PermissionPolicy, SessionDriver } from './types.js';
-import { processWiring } from './warm-tools.js';
+import { NO_WIRING, processWiring } from './warm-tools.js';
 
 /**
  * What a driver is built from: the request minus this turn's prompt, session and callbacks, and the
@@ -29,6 +31,8 @@ export type Built =
   | {
       type: 'driver';
       driver: SessionDriver;
+      /** The process the session runs in, when other sessions may share it (the pool counts processes by it). */
+      host?: string;
       /** Writes the tools' files before the process starts; the result removes them when it closed. */
       prepare?: () => () => void;
     }
@@ -52,11 +56,23 @@ export function driverName(kind: AgentKind, command: readonly string[]): string 
   return kind === 'acp' ? `ACP agent ${basename(command[0] ?? 'agent')}` : getSpec(kind).displayName;
 }
 
-export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGuard, log?: Logger): Built {
+/**
+ * @param hosts where codex and ACP sessions find a process to share (./hosts.ts); without it each
+ *   session starts its own, as claude's and pi's always do (their protocols hold one session a process).
+ * @param log for the ACP driver's debug notes (a harmless misfit dropped, a stale end).
+ */
+export function buildDriver(
+  kind: AgentKind,
+  s: DriverSettings,
+  guard?: GroupGuard,
+  hosts?: HostRegistry,
+  log?: Logger,
+): Built {
   const name = driverName(kind, s.command);
   const permission = permissionOf(s);
   const ask = permission === 'ask';
-  const tools = processWiring(kind, s.tools, s.stateDir);
+  // codex takes the tools per thread (codexThreadTools), so its process has none of its own.
+  const tools = kind === 'codex' ? NO_WIRING : processWiring(kind, s.tools, s.stateDir);
   // The tools' environment (opencode's inline config among it) first: `ask` merges over it.
   const withTools = { ...s.env, ...tools.env };
   const proc = (argv: readonly string[], env = withTools) => ({ argv, cwd: s.cwd, env });
@@ -84,11 +100,11 @@ export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGua
         };
       case 'codex':
         return {
-          type: 'driver',
-          driver: codexDriver({
+          ...codexOn(hosts, {
             name,
             permission,
-            process: proc([...s.command, ...APP_SERVER_ARGS, ...tools.args]),
+            process: proc([...s.command, ...APP_SERVER_ARGS]),
+            ...(s.tools && { threadConfig: codexThreadTools(s.tools) }),
             ...extras,
           }),
           ...prep,
@@ -110,14 +126,17 @@ export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGua
         const argv = [...s.command, '--acp', '--skip-trust', ...(ask ? GEMINI_ASK_ARGS : [])];
         if (s.model !== undefined) argv.push('--model', safeArg(s.model, 'model'));
         return {
-          type: 'driver',
-          driver: acpDriver({
-            name,
-            permission,
-            process: proc([...argv, ...tools.args]),
-            ...guardOf(guard),
-            ...logOf(log),
-          }),
+          ...acpOn(
+            hosts,
+            kind,
+            {
+              name,
+              permission,
+              process: proc([...argv, ...tools.args]),
+              ...guardOf(guard),
+            },
+            log,
+          ),
           ...prep,
         };
       }
@@ -128,26 +147,32 @@ export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGua
           return { type: 'cold_only', reason: 'opencode acp cannot take agents.opencode.model / thinking' };
         }
         return opencode(withTools, ask, prep, (env) =>
-          acpDriver({
-            name,
-            permission,
-            process: proc([...s.command, 'acp', ...tools.args], env),
-            ...guardOf(guard),
-            ...logOf(log),
-          }),
+          acpOn(
+            hosts,
+            kind,
+            {
+              name,
+              permission,
+              process: proc([...s.command, 'acp', ...tools.args], env),
+              ...guardOf(guard),
+            },
+            log,
+          ),
         );
       case 'acp':
-        return {
-          type: 'driver',
-          driver: acpDriver({
+        // The tools (and their token) go in each session's `mcpServers`: chats can share the process.
+        return acpOn(
+          hosts,
+          kind,
+          {
             name,
             permission,
             process: proc(s.command),
             mcpServers: tools.mcpServers,
             ...guardOf(guard),
-            ...logOf(log),
-          }),
-        };
+          },
+          log,
+        );
       default:
         // A CLI registered since (agents/registry.ts) without a warm driver here: it runs cold.
         return { type: 'cold_only', reason: `${name} has no warm mode` };
@@ -163,17 +188,44 @@ function opencode(
   env: Record<string, string>,
   ask: boolean,
   prep: { prepare?: () => () => void },
-  make: (env: Record<string, string>) => SessionDriver,
+  make: (env: Record<string, string>) => Built,
 ): Built {
-  if (!ask) return { type: 'driver', driver: make(env), ...prep };
+  if (!ask) return { ...make(env), ...prep };
   const content = opencodeAskConfig(env.OPENCODE_CONFIG_CONTENT);
   if (content === undefined)
     return { type: 'cold_only', reason: 'agents.opencode.env.OPENCODE_CONFIG_CONTENT is not a JSON object' };
-  return { type: 'driver', driver: make({ ...env, OPENCODE_CONFIG_CONTENT: content }), ...prep };
+  return { ...make({ ...env, OPENCODE_CONFIG_CONTENT: content }), ...prep };
+}
+
+/**
+ * The host key of a codex or ACP process: its argv and environment (the tools' token among it,
+ * where the CLI takes the tools per process, so those chats never share), and the permission
+ * policy its requests of no open session are answered by. Not the working folder: `thread/start`
+ * and `session/new` give each session its own.
+ */
+function keyOf(o: { process: { argv: readonly string[]; env: Record<string, string> }; permission: string }) {
+  return `${o.permission}\n${hostKey(o.process.argv, o.process.env)}`;
+}
+
+function codexOn(hosts: HostRegistry | undefined, o: CodexDriverOptions): Built {
+  const host = hosts?.acquire('codex', keyOf(o), () => codexHost(o));
+  const driver = codexDriver({ ...o, ...(host && { host }) });
+  return { type: 'driver', driver, host: driver.hostId() };
+}
+
+function acpOn(
+  hosts: HostRegistry | undefined,
+  kind: AgentKind,
+  given: AcpDriverOptions,
+  log?: Logger,
+): Built {
+  const o: AcpDriverOptions = log ? { ...given, log } : given;
+  const host = hosts?.acquire(kind, keyOf(o), () => acpHost(o));
+  const driver = acpDriver({ ...o, ...(host && { host }) });
+  return { type: 'driver', driver, host: driver.hostId() };
 }
 
 const guardOf = (guard: GroupGuard | undefined) => (guard ? { guard } : {});
-const logOf = (log: Logger | undefined) => (log ? { log } : {});
 
 /** pi's cold flags for model, thinking and system text (src/agents/pi.ts); --mode/--session are the driver's. */
 function piFlags(s: DriverSettings): string[] {

@@ -1,26 +1,19 @@
-// The warm pool (issue 16): one live agent process per lane (the queue's session scope: a chat, or
-// `global`), at most `maxProcesses` of them. The decisions are pool-policy.ts's; this file holds the
-// processes, their timers and the order of turns in a lane. `run` never throws: every failure is
-// an AgentResult, and a warm start that cannot work makes that CLI run cold (logged once).
-import type { AgentKind, AgentRequest, AgentResult, ProcessTools } from '../agents/types.js';
+// The warm pool: one live agent session per lane (a chat, or `global`) in at most `maxProcesses`
+// processes, a codex or ACP one holding up to `sessionsPerProcess` sessions (./hosts.ts). The
+// decisions are pool-policy.ts's; this file holds the sessions, their timers and the order of turns
+// in a lane. `run` never throws: every failure is an AgentResult, and a warm start that cannot work
+// makes that CLI run cold (logged once).
+import type { AgentKind, AgentRequest, AgentResult } from '../agents/types.js';
 import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
-import { groupRssBytes } from '../runner/rss.js';
 import type { GroupGuard } from '../runner/spawn-stdio.js';
 import { type Built, buildDriver, type DriverSettings } from './factory.js';
+import { type HostRegistry, hostRegistry } from './hosts.js';
+import { type Entry, entryInfo, processSlots, serving, type WarmProcessInfo } from './pool-entry.js';
 import { expired, fingerprint, isStartFailure, noCold, place, reuse, type Slot } from './pool-policy.js';
-import type { SessionDriver } from './types.js';
 import { bindTurn, takesTools } from './warm-tools.js';
 
-export interface WarmProcessInfo {
-  lane: string;
-  kind: AgentKind;
-  pid?: number;
-  startedAt: number;
-  lastTurnAt: number;
-  busy: boolean;
-  rssBytes?: number;
-}
+export type { WarmProcessInfo };
 
 export interface WarmPool {
   /** One turn in the lane's live process; opens/resumes/replaces as needed. Never throws. */
@@ -35,35 +28,22 @@ export interface WarmPool {
 
 export interface PoolOptions {
   maxProcesses: number;
+  /** Sessions one codex or ACP process may hold (other CLIs: one); 1 when unset. */
+  sessionsPerProcess?: number;
   idleMs: number;
   log: Logger;
   /** The one-shot run of a kind, for fallback; undefined for a kind with no cold mode (acp). */
   cold: (kind: AgentKind, request: AgentRequest) => Promise<AgentResult> | undefined;
   /** Registers each process group with the relay's watchdog (started on first use). */
   guard?: () => GroupGuard | undefined;
-  build?: (kind: AgentKind, settings: DriverSettings, guard?: GroupGuard) => Built;
+  build?: (
+    kind: AgentKind,
+    settings: DriverSettings,
+    guard?: GroupGuard,
+    hosts?: HostRegistry,
+    log?: Logger,
+  ) => Built;
   now?: () => number;
-}
-
-interface Entry {
-  lane: string;
-  kind: AgentKind;
-  settings: string;
-  driver: SessionDriver;
-  sessionId: string | undefined;
-  startedAt: number;
-  lastTurnAt: number;
-  busy: boolean;
-  /** Starting, or being closed: counts against the cap, never evicted. */
-  reserved: boolean;
-  closeAfterTurn: boolean;
-  /** Texts steered into the running turn: a turn run again in a new process must carry them. */
-  steered: string[];
-  timer?: NodeJS.Timeout;
-  /** agentwire's tools for this process: its own token, bound to each turn's run (docs/tools.md). */
-  tools?: ProcessTools;
-  /** Removes the tools' files once the process closed. */
-  cleanup?: () => void;
 }
 
 type Opened = { type: 'entry'; entry: Entry } | { type: 'result'; result: AgentResult };
@@ -79,9 +59,11 @@ class Pool implements WarmPool {
   private readonly fellBack = new Map<AgentKind, string>();
   private closing = false;
   private readonly now: () => number;
+  private readonly hosts: HostRegistry;
 
   constructor(private readonly opts: PoolOptions) {
     this.now = opts.now ?? Date.now;
+    this.hosts = hostRegistry(opts.sessionsPerProcess ?? 1);
   }
 
   run(lane: string, kind: AgentKind, request: AgentRequest): Promise<AgentResult> {
@@ -141,13 +123,16 @@ class Pool implements WarmPool {
       kind,
       { ...request, tools: tools?.server },
       this.opts.guard?.(),
+      this.hosts,
       this.opts.log,
     );
     if (built.type === 'cold_only') {
       tools?.close();
       return { type: 'result', result: await this.fallBack(kind, built.reason, request) };
     }
-    if (!(await this.room(request.signal))) {
+    const host = built.host ?? `lane:${lane}`;
+    if (!(await this.room(request.signal, host))) {
+      void built.driver.close(); // gives its seat on a shared process back
       tools?.close();
       return {
         type: 'result',
@@ -160,6 +145,7 @@ class Pool implements WarmPool {
       kind,
       settings,
       driver: built.driver,
+      host,
       sessionId: undefined,
       startedAt: now,
       lastTurnAt: now,
@@ -176,8 +162,8 @@ class Pool implements WarmPool {
       entry.sessionId = r.sessionId;
       entry.reserved = false;
       this.opts.log.info(
-        { lane: maskId(lane), agent: kind, pid: built.driver.pid() },
-        'warm process started',
+        { lane: maskId(lane), agent: kind, pid: built.driver.pid(), shared: this.sharing(host) },
+        'warm session opened',
       );
       return { type: 'entry', entry };
     }
@@ -228,9 +214,10 @@ class Pool implements WarmPool {
         'warm process replaced',
       );
       await this.remove(entry);
-      // The CLI died under a turn nobody stopped (killed from outside, out of memory): once, a new
-      // process resumes the session and the message runs again, so it is answered once.
-      const died = st.type === 'broken' && st.fault.type === 'exited';
+      // The CLI died under a turn nobody stopped (killed from outside, out of memory), or answered
+      // it with a stale end: once, a new process resumes the session and the message runs again, so
+      // it is answered once.
+      const died = st.type === 'broken' && (st.fault.type === 'exited' || st.fault.type === 'stale');
       if (retry && died && !request.signal?.aborted && !this.closing && entry.sessionId) {
         // What was steered into the lost turn goes with it, so the new process hears all of it.
         const prompt = [request.prompt, ...entry.steered].join('\n\n');
@@ -247,21 +234,17 @@ class Pool implements WarmPool {
     return sessionId !== undefined ? { ...r, sessionId } : r;
   }
 
-  /** Waits for room under the cap, closing the least recently used idle process when full. */
-  private async room(signal: AbortSignal | undefined): Promise<boolean> {
+  /** Room under the cap (none needed to join a live process): full, the LRU idle process closes. */
+  private async room(signal: AbortSignal | undefined, host: string): Promise<boolean> {
     for (;;) {
       if (signal?.aborted) return false;
-      const p = place(this.slots(), this.opts.maxProcesses);
+      if (this.sharing(host) > 0) return true;
+      const p = place(processSlots([...this.entries.values()]), this.opts.maxProcesses);
       if (p.type === 'open') return true;
       if (p.type === 'evict') {
-        const victim = this.entries.get(p.lane);
-        if (victim) {
-          this.opts.log.info(
-            { lane: maskId(victim.lane), agent: victim.kind },
-            'warm pool full: closing the least recently used idle process',
-          );
-          await this.remove(victim);
-        }
+        const victims = [...this.entries.values()].filter((e) => e.host === p.lane);
+        this.opts.log.info({ sessions: victims.length }, 'warm pool full: closing the LRU idle process');
+        await Promise.all(victims.map((v) => this.remove(v)));
         continue;
       }
       await new Promise<void>((resolve) => {
@@ -282,6 +265,10 @@ class Pool implements WarmPool {
       reserved: e.reserved,
       lastTurnAt: e.lastTurnAt,
     }));
+  }
+
+  private sharing(host: string): number {
+    return [...this.entries.values()].filter((e) => e.host === host).length;
   }
 
   private arm(entry: Entry, ms = this.opts.idleMs): void {
@@ -363,19 +350,7 @@ class Pool implements WarmPool {
   }
 
   list(now: number): WarmProcessInfo[] {
-    return [...this.entries.values()].map((e) => {
-      const pid = e.driver.pid();
-      const rss = pid !== undefined ? groupRssBytes(pid) : undefined;
-      return {
-        lane: e.lane,
-        kind: e.kind,
-        ...(pid !== undefined ? { pid } : {}),
-        startedAt: e.startedAt,
-        lastTurnAt: Math.min(e.lastTurnAt, now),
-        busy: e.busy,
-        ...(rss !== undefined ? { rssBytes: rss } : {}),
-      };
-    });
+    return [...this.entries.values()].map((e) => entryInfo(e, now));
   }
 
   fallbacks(): { kind: AgentKind; reason: string }[] {
@@ -388,14 +363,4 @@ class Pool implements WarmPool {
     const all = Promise.all([...this.entries.values()].map((e) => this.remove(e)));
     await Promise.race([all, new Promise<void>((r) => setTimeout(r, graceMs).unref())]);
   }
-}
-
-function serving(e: Entry) {
-  const st = e.driver.state();
-  return {
-    kind: e.kind,
-    settings: e.settings,
-    sessionId: e.sessionId,
-    usable: st.type === 'idle' && !e.reserved,
-  };
 }

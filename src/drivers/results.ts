@@ -47,6 +47,7 @@ export function faultKind(fault: DriverFault): AgentErrorKind {
   switch (fault.type) {
     case 'exited':
     case 'start_failed':
+    case 'stale':
       return 'exit';
     case 'unresponsive':
       return 'timeout';
@@ -76,6 +77,7 @@ export function faultDetail(fault: DriverFault): string {
     case 'unresponsive':
       return `no answer to ${fault.what}`;
     case 'start_failed':
+    case 'stale':
       return fault.detail;
   }
 }

@@ -64,7 +64,9 @@ export type DriverFault =
   | { type: 'too_large'; bytes: number }
   | { type: 'exited'; exitCode: number | null; signal: string | null }
   | { type: 'unresponsive'; what: string }
-  | { type: 'start_failed'; detail: string };
+  | { type: 'start_failed'; detail: string }
+  /** The agent ended a turn with another turn's end (a stale answer): its session must be reloaded. */
+  | { type: 'stale'; detail: string };
 
 export type DriverState =
   | { type: 'idle'; sessionId?: string }
@@ -82,9 +84,9 @@ export interface SessionDriver {
   steer(text: string): SteerResult;
   /** Cancels the running turn; resolves when it ended (or the process was killed). */
   cancel(): Promise<void>;
-  /** Ends the session and the process (TERM, then KILL to the whole group). */
+  /** Ends the session, and the process with its last session (TERM, then KILL to the whole group). */
   close(): Promise<void>;
   state(): DriverState;
-  /** The process id while one runs (for /status: age, RSS). */
+  /** The process id while one runs (for /status: age, RSS); sessions sharing a process share it. */
   pid(): number | undefined;
 }

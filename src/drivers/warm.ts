@@ -9,6 +9,8 @@ import { createWarmPool, type WarmPool } from './pool.js';
 
 export interface WarmSettings {
   maxProcesses: number;
+  /** Sessions a codex or ACP process may hold (./hosts.ts); absent: 1. */
+  sessionsPerProcess?: number;
   idleMinutes: number;
 }
 
@@ -29,6 +31,7 @@ export function startWarmPool(settings: WarmSettings, log: Logger): RelayWarmPoo
   );
   const pool = createWarmPool({
     maxProcesses: settings.maxProcesses,
+    ...(settings.sessionsPerProcess !== undefined && { sessionsPerProcess: settings.sessionsPerProcess }),
     idleMs: settings.idleMinutes * 60_000,
     log,
     guard: () => keeper,

@@ -43,6 +43,8 @@ class RecordingChannel implements Channel {
 export interface WarmSettings {
   maxProcesses?: number;
   idleMinutes?: number;
+  /** Chats a codex or ACP process may serve; 1 here unless a test says (a process per chat). */
+  sessionsPerProcess?: number;
 }
 
 /** What a rig may add: agentwire's tools (`agentwire mcp` from dist/), a model, its own relay home. */
@@ -58,6 +60,8 @@ export interface RigOptions {
   args?: string[];
   /** The top-level `permissions` section (approvers, timeoutMinutes). */
   approvals?: { approvers?: string[]; timeoutMinutes?: number };
+  /** false: runs without agentwire's tools (`tools.enabled`). */
+  tools?: boolean;
 }
 
 export interface RelayRig {
@@ -126,7 +130,14 @@ export function relayRig(kind: AgentKind, base: string, opts: RigOptions = {}): 
           ...(opts.permissions !== undefined && { permissions: opts.permissions }),
         },
         ...(opts.approvals !== undefined && { permissions: opts.approvals }),
-        agents: { warm: { maxProcesses: warm.maxProcesses ?? 4, idleMinutes: warm.idleMinutes ?? 15 } },
+        agents: {
+          warm: {
+            maxProcesses: warm.maxProcesses ?? 4,
+            idleMinutes: warm.idleMinutes ?? 15,
+            sessionsPerProcess: warm.sessionsPerProcess ?? 1,
+          },
+        },
+        ...(opts.tools === false && { tools: { enabled: false } }),
       };
       writeFileSync(join(dir, 'agentwire.json5'), JSON.stringify(raw, null, 2));
       const channel = new RecordingChannel();

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { AGENT_KINDS } from '../../src/agents/registry.js';
 import { resolveAgent } from '../../src/agents/resolve.js';
 import { parseConfigText } from '../../src/config/load.js';
-import { WARM_MAX_PROCESSES } from '../../src/config/schema-warm.js';
+import { WARM_MAX_PROCESSES, WARM_SESSIONS_PER_PROCESS } from '../../src/config/schema-warm.js';
 
 const parse = (text: string) => parseConfigText(text, 'c.json5', {}, AGENT_KINDS);
 const paths = {
@@ -13,13 +13,27 @@ const paths = {
 } as never;
 
 describe('warm config', () => {
-  it('defaults: a pool of 4, 15 idle minutes, every CLI warm', () => {
+  it('defaults: a pool of 4 processes, 4 chats a shared process, 15 idle minutes, every CLI warm', () => {
     const r = parse('{}');
     if (!r.ok) throw new Error(JSON.stringify(r.problems));
-    expect(r.config.agents.warm).toEqual({ maxProcesses: WARM_MAX_PROCESSES, idleMinutes: 15 });
+    expect(r.config.agents.warm).toEqual({
+      maxProcesses: WARM_MAX_PROCESSES,
+      sessionsPerProcess: WARM_SESSIONS_PER_PROCESS,
+      idleMinutes: 15,
+    });
     expect(WARM_MAX_PROCESSES).toBe(4);
+    expect(WARM_SESSIONS_PER_PROCESS).toBe(4);
     for (const kind of ['claude', 'codex', 'pi', 'opencode', 'gemini'] as const)
       expect(resolveAgent(r.config, paths, kind, { createDirs: false }).mode).toBe('warm');
+  });
+
+  it('sessionsPerProcess: a whole number from 1 to 64', () => {
+    const one = parse('{agents: {warm: {sessionsPerProcess: 1}}}');
+    expect(one.ok && one.config.agents.warm.sessionsPerProcess).toBe(1);
+    for (const bad of ['0', '2.5', '65', "'4'"]) {
+      const r = parse(`{agents: {warm: {sessionsPerProcess: ${bad}}}}`);
+      expect(r.ok, bad).toBe(false);
+    }
   });
 
   it('agents.<kind>.mode wins over agent.mode', () => {

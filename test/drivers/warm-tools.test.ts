@@ -22,7 +22,7 @@ afterEach(async () => {
   await Promise.all(pools.splice(0).map((p) => p.shutdown(5000)));
 });
 
-const LANE = 'twilio:+15550000001';
+const LANE = 'twilio:+15550000001' as const;
 const FAKES: Record<string, string> = {
   claude: 'fake-claude-stream.mjs',
   codex: 'fake-codex-app-server.mjs',
@@ -50,14 +50,15 @@ function setup(kind: AgentKind) {
   const record = join(dir, `${kind}-${Math.random().toString(36).slice(2)}`);
   const p = createWarmPool({
     maxProcesses: 2,
+    sessionsPerProcess: 4,
     idleMs: 60_000,
     log: createLogger({ level: 'silent' }),
     cold: () => undefined,
   });
   pools.push(p);
   const runs: string[] = [];
-  const req = (runKey: string, session: SessionRef): AgentRequest => {
-    const g = grantor({ chat: LANE, lane: LANE, runKey, cwd: dir, timeoutMs: 30_000 });
+  const req = (runKey: string, session: SessionRef, lane: `${string}:${string}` = LANE): AgentRequest => {
+    const g = grantor({ chat: lane, lane, runKey, cwd: dir, timeoutMs: 30_000 });
     if (!g) throw new Error('no grant');
     runs.push(g.server.env.AGENTWIRE_TOOLS_TOKEN as string);
     return {
@@ -71,6 +72,7 @@ function setup(kind: AgentKind) {
         FAKE_CODEX_STATE: dir,
         RECORD_START: record,
         FAKE_ACP_LOG: `${record}.acp`,
+        FAKE_CODEX_LOG: `${record}.codex`,
       },
       timeoutMs: 10_000,
       tools: g.server,
@@ -85,7 +87,14 @@ function setup(kind: AgentKind) {
           .map((l) => JSON.parse(l))
       : [];
   const acpLog = () => (existsSync(`${record}.acp`) ? readFileSync(`${record}.acp`, 'utf8') : '');
-  return { tokens, p, req, starts, acpLog, runs };
+  const codexLog = (): { method?: string; params?: Record<string, unknown> }[] =>
+    existsSync(`${record}.codex`)
+      ? readFileSync(`${record}.codex`, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l))
+      : [];
+  return { tokens, p, req, starts, acpLog, codexLog, runs };
 }
 
 /** Two turns in one process; returns what the process was started with and its own token. */
@@ -102,7 +111,7 @@ async function twoTurns(kind: AgentKind) {
   return { ...s, start };
 }
 
-describe.each(['claude', 'codex', 'gemini', 'opencode'] as const)('warm %s with the tools', (kind) => {
+describe.each(['claude', 'gemini', 'opencode'] as const)('warm %s with the tools', (kind) => {
   it('is started once with a process token of its own in the cold wiring, refused between turns and after close', async () => {
     const { start, tokens, p, runs } = await twoTurns(kind);
     const token = start.env.AGENTWIRE_TOOLS_TOKEN as string;
@@ -124,14 +133,6 @@ describe.each(['claude', 'codex', 'gemini', 'opencode'] as const)('warm %s with 
       ]);
       expect(start.argv).toContain('--input-format');
       expect(start.env.ENABLE_TOOL_SEARCH).toBe('false');
-    }
-    if (kind === 'codex') {
-      expect(start.argv.slice(0, 3)).toEqual([
-        'app-server',
-        '-c',
-        'mcp_servers.agentwire.command="/usr/bin/node"',
-      ]);
-      expect(start.argv).toContain('mcp_servers.agentwire.tool_timeout_sec=90');
     }
     if (kind === 'gemini') expect(start.argv).toEqual(['--acp', '--skip-trust']);
     if (kind === 'opencode') {
@@ -161,6 +162,45 @@ describe.each(['claude', 'codex', 'gemini', 'opencode'] as const)('warm %s with 
       await p.shutdown(5000);
     }
     expect(tokens.check(token)).toEqual({ ok: false, error: TOKEN_PROCESS_CLOSED });
+  });
+});
+
+describe('warm codex with the tools', () => {
+  it("gets the server per thread (thread/start config), each chat's token its own; the shared process has none", async () => {
+    const s = setup('codex');
+    const other = 'twilio:+15550000002';
+    const a = await s.p.run(LANE, 'codex', s.req('in:1', { type: 'new' }));
+    const b = await s.p.run(other, 'codex', s.req('in:2', { type: 'new' }, other));
+    expect(a.type, JSON.stringify(a)).toBe('ok');
+    expect(b.type, JSON.stringify(b)).toBe('ok');
+    // One process for both chats, started with neither chat's token.
+    const starts = s.starts();
+    expect(starts).toHaveLength(1);
+    const start = starts[0] as Start;
+    expect(start.argv).toEqual(['app-server']);
+    expect(start.env.AGENTWIRE_TOOLS_TOKEN).toBeUndefined();
+    const threads = s.codexLog().filter((m) => m.method === 'thread/start');
+    expect(threads).toHaveLength(2);
+    const cfg = (i: number) => threads[i]?.params?.config as Record<string, unknown>;
+    expect(cfg(0)).toMatchObject({
+      'mcp_servers.agentwire.command': '/usr/bin/node',
+      'mcp_servers.agentwire.args': ['/x/bin.js', 'mcp'],
+      'mcp_servers.agentwire.default_tools_approval_mode': 'approve',
+      'mcp_servers.agentwire.tool_timeout_sec': 90,
+    });
+    const env = (i: number) => cfg(i)['mcp_servers.agentwire.env'] as Record<string, string>;
+    expect(env(0).AGENTWIRE_TOOLS_SOCKET).toBe('/s/relay.sock');
+    const [ta, tb] = [env(0).AGENTWIRE_TOOLS_TOKEN as string, env(1).AGENTWIRE_TOOLS_TOKEN as string];
+    expect(ta).toMatch(/^[\w-]+\.[\w-]+$/);
+    expect(tb).not.toBe(ta);
+    // Each is its session's own, not a run's; refused between turns, then as closed.
+    expect(s.runs).not.toContain(ta);
+    expect(s.tokens.check(ta)).toEqual({ ok: false, error: TOKEN_BETWEEN_TURNS });
+    await s.p.close(LANE);
+    expect(s.tokens.check(ta)).toEqual({ ok: false, error: TOKEN_PROCESS_CLOSED });
+    expect(s.tokens.check(tb)).toEqual({ ok: false, error: TOKEN_BETWEEN_TURNS });
+    await s.p.shutdown(5000);
+    expect(s.tokens.check(tb)).toEqual({ ok: false, error: TOKEN_PROCESS_CLOSED });
   });
 });
 

@@ -138,9 +138,12 @@ export function probeText(c: ChannelView, now: number): string {
   return `; last check ${ago(c.probe.at, now)} ago: ${c.probe.ok ? '' : 'failed, '}${c.probe.detail}`;
 }
 
-/** Each live warm process (chat masked, CLI, age, idle time, memory) and the CLIs running cold. */
+/** Each chat's warm session (chat masked, CLI, its process, age, idle time, memory) and the CLIs running cold. */
 function warmLines(w: WarmView): string[] {
-  const out = ['', `Warm agents: ${w.processes.length} of ${w.maxProcesses} live`];
+  // Chats may share a process (agents.warm.sessionsPerProcess): the cap counts processes.
+  const live = new Set(w.processes.map((p, i) => p.pid ?? `?${i}`)).size;
+  const chats = w.processes.length > live ? `, serving ${w.processes.length} chats` : '';
+  const out = ['', `Warm agents: ${live} of ${w.maxProcesses} live${chats}`];
   for (const p of w.processes) {
     const mb = p.rssBytes !== undefined ? `, ${Math.round(p.rssBytes / 1048576)} MB` : '';
     const state = p.busy ? 'busy' : `idle ${span(p.idleSeconds * 1000)}`;
