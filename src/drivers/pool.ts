@@ -1,70 +1,28 @@
-// The warm pool (issue 16): one live agent process per lane (the queue's session scope: a chat, or
-// `global`), at most `maxProcesses` of them. The decisions are pool-policy.ts's; this file holds the
-// processes, their timers and the order of turns in a lane. `run` never throws: every failure is
-// an AgentResult, and a warm start that cannot work makes that CLI run cold (logged once).
-import type { AgentKind, AgentRequest, AgentResult, ProcessTools } from '../agents/types.js';
-import type { Logger } from '../log.js';
+// The warm pool: one live agent process per lane (the queue's session scope: a chat, or `global`),
+// at most `maxProcesses` of them within a memory budget. The decisions are pool-policy.ts's; this
+// file holds the processes, their timers, their memory samples and the order of turns in a lane.
+// `run` never throws: every failure is an AgentResult, and a warm start that cannot work makes that
+// CLI run cold (logged once).
+import type { AgentKind, AgentRequest, AgentResult } from '../agents/types.js';
 import { maskId } from '../log.js';
-import { groupRssBytes } from '../runner/rss.js';
-import type { GroupGuard } from '../runner/spawn-stdio.js';
-import { type Built, buildDriver, type DriverSettings } from './factory.js';
-import { expired, fingerprint, isStartFailure, noCold, place, reuse, type Slot } from './pool-policy.js';
-import type { SessionDriver } from './types.js';
+import { treeRssBytes } from '../runner/rss.js';
+import { buildDriver } from './factory.js';
+import { Fallbacks } from './pool-fallback.js';
+import {
+  expectBytes,
+  expired,
+  fingerprint,
+  isStartFailure,
+  overLimit,
+  place,
+  reuse,
+  type Slot,
+} from './pool-policy.js';
+import { type Demand, Waiters } from './pool-room.js';
+import { type Entry, type PoolOptions, serving, type WarmPool, type WarmProcessInfo } from './pool-types.js';
 import { bindTurn, takesTools } from './warm-tools.js';
 
-export interface WarmProcessInfo {
-  lane: string;
-  kind: AgentKind;
-  pid?: number;
-  startedAt: number;
-  lastTurnAt: number;
-  busy: boolean;
-  rssBytes?: number;
-}
-
-export interface WarmPool {
-  /** One turn in the lane's live process; opens/resumes/replaces as needed. Never throws. */
-  run(lane: string, kind: AgentKind, request: AgentRequest): Promise<AgentResult>;
-  steer(lane: string, text: string): Promise<'steered' | 'unsupported' | 'idle'>;
-  /** /new: closes the lane's process (after its running turn, if one runs). */
-  close(lane: string): Promise<void>;
-  list(now: number): WarmProcessInfo[];
-  fallbacks(): { kind: AgentKind; reason: string }[];
-  shutdown(graceMs: number): Promise<void>;
-}
-
-export interface PoolOptions {
-  maxProcesses: number;
-  idleMs: number;
-  log: Logger;
-  /** The one-shot run of a kind, for fallback; undefined for a kind with no cold mode (acp). */
-  cold: (kind: AgentKind, request: AgentRequest) => Promise<AgentResult> | undefined;
-  /** Registers each process group with the relay's watchdog (started on first use). */
-  guard?: () => GroupGuard | undefined;
-  build?: (kind: AgentKind, settings: DriverSettings, guard?: GroupGuard) => Built;
-  now?: () => number;
-}
-
-interface Entry {
-  lane: string;
-  kind: AgentKind;
-  settings: string;
-  driver: SessionDriver;
-  sessionId: string | undefined;
-  startedAt: number;
-  lastTurnAt: number;
-  busy: boolean;
-  /** Starting, or being closed: counts against the cap, never evicted. */
-  reserved: boolean;
-  closeAfterTurn: boolean;
-  /** Texts steered into the running turn: a turn run again in a new process must carry them. */
-  steered: string[];
-  timer?: NodeJS.Timeout;
-  /** agentwire's tools for this process: its own token, bound to each turn's run (docs/tools.md). */
-  tools?: ProcessTools;
-  /** Removes the tools' files once the process closed. */
-  cleanup?: () => void;
-}
+export type { PoolOptions, WarmPool, WarmProcessInfo } from './pool-types.js';
 
 type Opened = { type: 'entry'; entry: Entry } | { type: 'result'; result: AgentResult };
 
@@ -75,13 +33,34 @@ export function createWarmPool(opts: PoolOptions): WarmPool {
 class Pool implements WarmPool {
   private readonly entries = new Map<string, Entry>();
   private readonly chains = new Map<string, Promise<void>>();
-  private waiters: (() => void)[] = [];
-  private readonly fellBack = new Map<AgentKind, string>();
+  private readonly waiters = new Waiters();
+  private readonly fellBack: Fallbacks;
+  /** The last sampled size of a process of each CLI: the estimate for its next start. */
+  private readonly measured = new Map<AgentKind, number>();
+  private demand: Demand | undefined;
+  private started = 0;
   private closing = false;
   private readonly now: () => number;
 
   constructor(private readonly opts: PoolOptions) {
     this.now = opts.now ?? Date.now;
+    this.fellBack = new Fallbacks(opts.cold, opts.log);
+  }
+
+  attach(demand: Demand): void {
+    this.demand = demand;
+  }
+
+  demandChanged(): void {
+    this.waiters.wake();
+  }
+
+  live(lane: string): boolean {
+    return this.entries.has(lane);
+  }
+
+  starts(): number {
+    return this.started;
   }
 
   run(lane: string, kind: AgentKind, request: AgentRequest): Promise<AgentResult> {
@@ -114,7 +93,7 @@ class Pool implements WarmPool {
     request: AgentRequest,
     retry: boolean,
   ): Promise<AgentResult> {
-    if (this.closing || this.fellBack.has(kind)) return this.cold(kind, request);
+    if (this.closing || this.fellBack.has(kind)) return this.fellBack.cold(kind, request);
     const settings = fingerprint(request, request.warmTools !== undefined);
     let entry = this.entries.get(lane);
     if (entry && !reuse(serving(entry), kind, settings, request.session)) {
@@ -144,9 +123,9 @@ class Pool implements WarmPool {
     );
     if (built.type === 'cold_only') {
       tools?.close();
-      return { type: 'result', result: await this.fallBack(kind, built.reason, request) };
+      return { type: 'result', result: await this.fellBack.fallBack(kind, built.reason, request) };
     }
-    if (!(await this.room(request.signal))) {
+    if (!(await this.room(lane, kind, request.signal))) {
       tools?.close();
       return {
         type: 'result',
@@ -170,10 +149,14 @@ class Pool implements WarmPool {
     };
     this.entries.set(lane, entry);
     if (built.prepare) entry.cleanup = built.prepare();
+    // The fork and the CLI's start-up CPU wait for the webhooks in hand, like a cold run's spawn.
+    await this.opts.startGate?.();
+    this.started++;
     const r = await built.driver.open(request.session);
     if (r.type === 'ok') {
       entry.sessionId = r.sessionId;
       entry.reserved = false;
+      this.sampleLater(entry);
       this.opts.log.info(
         { lane: maskId(lane), agent: kind, pid: built.driver.pid() },
         'warm process started',
@@ -185,7 +168,7 @@ class Pool implements WarmPool {
     await this.remove(entry);
     if (!this.closing && isStartFailure(r, fault)) {
       const why = `${r.kind}${r.detail ? `: ${r.detail}` : ''}`;
-      return { type: 'result', result: await this.fallBack(kind, why, request, r) };
+      return { type: 'result', result: await this.fellBack.fallBack(kind, why, request, r) };
     }
     return { type: 'result', result: r };
   }
@@ -240,37 +223,40 @@ class Pool implements WarmPool {
       await this.remove(entry);
     } else {
       this.arm(entry);
-      this.wake();
+      this.sampleLater(entry);
+      this.waiters.wake();
     }
     const sessionId = r.sessionId ?? entry.sessionId;
     return sessionId !== undefined ? { ...r, sessionId } : r;
   }
 
-  /** Waits for room under the cap, closing the least recently used idle process when full. */
-  private async room(signal: AbortSignal | undefined): Promise<boolean> {
+  /** Waits for room under the cap and the budget, closing idle processes nobody waits for. */
+  private async room(lane: string, kind: AgentKind, signal: AbortSignal | undefined): Promise<boolean> {
+    const since = this.demand?.since(lane) ?? this.now();
     for (;;) {
       if (signal?.aborted) return false;
-      const p = place(this.slots(), this.opts.maxProcesses);
+      const now = this.now();
+      const p = place(this.slots(), {
+        maxProcesses: this.opts.maxProcesses,
+        maxMemoryBytes: this.opts.maxMemoryBytes ?? Number.POSITIVE_INFINITY,
+        expectBytes: expectBytes(kind, this.measured.get(kind)),
+        since,
+        now,
+        fairWaitMs: this.opts.fairWaitMs ?? 30_000,
+      });
       if (p.type === 'open') return true;
       if (p.type === 'evict') {
         const victim = this.entries.get(p.lane);
         if (victim) {
           this.opts.log.info(
-            { lane: maskId(victim.lane), agent: victim.kind },
-            'warm pool full: closing the least recently used idle process',
+            { lane: maskId(victim.lane), agent: victim.kind, waited: now - since },
+            'warm pool full: closing an idle process',
           );
           await this.remove(victim);
         }
         continue;
       }
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          signal?.removeEventListener('abort', done);
-          resolve();
-        };
-        this.waiters.push(done);
-        signal?.addEventListener('abort', done, { once: true });
-      });
+      await this.waiters.wait(signal, p.until, now);
     }
   }
 
@@ -280,7 +266,34 @@ class Pool implements WarmPool {
       busy: e.busy,
       reserved: e.reserved,
       lastTurnAt: e.lastTurnAt,
+      wanted: this.demand?.wanted(e.lane) ?? false,
+      ...(e.rssBytes !== undefined && { rssBytes: e.rssBytes }),
+      expectBytes: expectBytes(e.kind, this.measured.get(e.kind)),
     }));
+  }
+
+  /**
+   * Its memory, sampled between turns (after the reply went back, off the turn's path): for the
+   * budget, the next start's estimate, and its own limit, past which it is closed while idle so
+   * its chat's next turn starts a fresh process on the same session.
+   */
+  private sampleLater(entry: Entry): void {
+    setImmediate(() => {
+      const pid = entry.driver.pid();
+      if (pid === undefined || this.entries.get(entry.lane) !== entry) return;
+      const rss = (this.opts.rss ?? treeRssBytes)(pid);
+      if (rss === undefined) return;
+      entry.rssBytes = rss;
+      this.measured.set(entry.kind, rss);
+      this.waiters.wake();
+      if (!overLimit(rss, this.opts.maxProcessBytes ?? Number.POSITIVE_INFINITY)) return;
+      this.opts.log.info(
+        { lane: maskId(entry.lane), agent: entry.kind, rssMb: Math.round(rss / 2 ** 20) },
+        'warm process over its memory limit: recycled',
+      );
+      if (entry.busy || entry.reserved) entry.closeAfterTurn = true;
+      else void this.remove(entry);
+    }).unref();
   }
 
   private arm(entry: Entry, ms = this.opts.idleMs): void {
@@ -314,35 +327,8 @@ class Pool implements WarmPool {
       entry.cleanup?.();
       entry.cleanup = undefined;
       if (this.entries.get(entry.lane) === entry) this.entries.delete(entry.lane);
-      this.wake();
+      this.waiters.wake();
     }
-  }
-
-  private wake(): void {
-    const w = this.waiters;
-    this.waiters = [];
-    for (const f of w) f();
-  }
-
-  private cold(kind: AgentKind, request: AgentRequest): Promise<AgentResult> {
-    return this.opts.cold(kind, request) ?? Promise.resolve(noCold(kind));
-  }
-
-  /** From now on this kind runs cold (logged once); this request too, so it is still answered. */
-  private async fallBack(
-    kind: AgentKind,
-    reason: string,
-    request: AgentRequest,
-    failed?: AgentResult,
-  ): Promise<AgentResult> {
-    const cold = this.opts.cold(kind, request);
-    // No cold mode (an ACP agent): the start's own error is the answer.
-    if (!cold) return failed ?? noCold(kind);
-    if (!this.fellBack.has(kind)) {
-      this.fellBack.set(kind, reason);
-      this.opts.log.warn({ agent: kind, reason }, 'warm start failed: this agent runs cold from now on');
-    }
-    return cold;
   }
 
   async steer(lane: string, text: string): Promise<'steered' | 'unsupported' | 'idle'> {
@@ -364,7 +350,8 @@ class Pool implements WarmPool {
   list(now: number): WarmProcessInfo[] {
     return [...this.entries.values()].map((e) => {
       const pid = e.driver.pid();
-      const rss = pid !== undefined ? groupRssBytes(pid) : undefined;
+      const rss = pid !== undefined ? treeRssBytes(pid) : undefined;
+      if (rss !== undefined) e.rssBytes = rss;
       return {
         lane: e.lane,
         kind: e.kind,
@@ -378,23 +365,13 @@ class Pool implements WarmPool {
   }
 
   fallbacks(): { kind: AgentKind; reason: string }[] {
-    return [...this.fellBack].map(([kind, reason]) => ({ kind, reason }));
+    return this.fellBack.list();
   }
 
   async shutdown(graceMs: number): Promise<void> {
     this.closing = true;
-    this.wake();
+    this.waiters.wake();
     const all = Promise.all([...this.entries.values()].map((e) => this.remove(e)));
     await Promise.race([all, new Promise<void>((r) => setTimeout(r, graceMs).unref())]);
   }
-}
-
-function serving(e: Entry) {
-  const st = e.driver.state();
-  return {
-    kind: e.kind,
-    settings: e.settings,
-    sessionId: e.sessionId,
-    usable: st.type === 'idle' && !e.reserved,
-  };
 }

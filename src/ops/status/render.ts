@@ -138,9 +138,15 @@ export function probeText(c: ChannelView, now: number): string {
   return `; last check ${ago(c.probe.at, now)} ago: ${c.probe.ok ? '' : 'failed, '}${c.probe.detail}`;
 }
 
-/** Each live warm process (chat masked, CLI, age, idle time, memory) and the CLIs running cold. */
+/** The pool's budget, each live warm process (chat masked, CLI, age, idle time, memory) and the CLIs running cold. */
 function warmLines(w: WarmView): string[] {
-  const out = ['', `Warm agents: ${w.processes.length} of ${w.maxProcesses} live`];
+  const mib = (b: number) => `${Math.round(b / 1048576)} MB`;
+  const budget =
+    w.maxMemoryBytes !== undefined
+      ? `, ${mib(w.usedBytes ?? 0)} of ${mib(w.maxMemoryBytes)}${w.maxProcessBytes !== undefined ? ` (${mib(w.maxProcessBytes)} a process)` : ''}`
+      : '';
+  const starts = w.starts !== undefined ? `, ${w.starts} started` : '';
+  const out = ['', `Warm agents: ${w.processes.length} of ${w.maxProcesses} live${budget}${starts}`];
   for (const p of w.processes) {
     const mb = p.rssBytes !== undefined ? `, ${Math.round(p.rssBytes / 1048576)} MB` : '';
     const state = p.busy ? 'busy' : `idle ${span(p.idleSeconds * 1000)}`;
