@@ -1,11 +1,12 @@
 // The warm pool as the relay, `agentwire chat` and a direct heartbeat run it: the relay's watchdog
 // (started with the first warm process, restarted if it dies) guards every process group, a
-// process starts only once the webhooks in hand are answered, and a CLI that cannot start warm
-// runs cold through the one-shot runner.
+// process starts only once the webhooks in hand are answered, at a lower CPU priority, and a CLI
+// that cannot start warm runs cold through the one-shot runner.
 import { totalmem } from 'node:os';
 import { getSpec } from '../agents/registry.js';
 import { type WarmConfig, warmMemory } from '../config/schema-warm.js';
 import type { Logger } from '../log.js';
+import { lowered } from '../runner/nice.js';
 import { reaperKeeper } from '../runner/reaper-keeper.js';
 import { runCommandReply } from '../runner/run-command-reply.js';
 import { spawnTurn } from '../runner/spawn-turn.js';
@@ -43,7 +44,8 @@ export function startWarmPool(settings: WarmSettings, log: Logger, total = total
     fairWaitMs: (settings.fairWaitSeconds ?? 30) * 1000,
     idleMs: settings.idleMinutes * 60_000,
     log,
-    guard: () => keeper,
+    // Each process starts at a lower CPU priority: its start-up CPU yields to the relay's acks.
+    guard: () => lowered(keeper),
     startGate: spawnTurn,
     cold: (kind, request) => {
       const spec = getSpec(kind);
