@@ -300,9 +300,11 @@ class Pool implements WarmPool {
     clearTimeout(entry.timer);
     entry.timer = setTimeout(() => {
       this.sweep();
-      // A timer may fire a hair early: an entry not yet past its time is looked at again.
+      // A timer may fire a hair early: an entry not yet past its time is looked at again. One kept
+      // past it because its chat has work waiting is looked at again a whole idle time later.
+      const left = entry.lastTurnAt + this.opts.idleMs - this.now();
       if (this.entries.get(entry.lane) === entry && !entry.busy && !entry.reserved)
-        this.arm(entry, Math.max(1, entry.lastTurnAt + this.opts.idleMs - this.now()));
+        this.arm(entry, left > 0 ? left : this.opts.idleMs);
     }, ms);
     entry.timer.unref();
   }

@@ -36,7 +36,7 @@ import { recover } from './recovery.js';
 import { runChat } from './run.js';
 import { steerLater } from './steer.js';
 import { runSystem } from './system-run.js';
-import { nextReady, warmDemand } from './warm-demand.js';
+import { nextReady, Settling, warmDemand } from './warm-demand.js';
 
 export type { QueueConfig, QueueOptions, QueueStatus } from './queue-types.js';
 
@@ -57,7 +57,7 @@ export class Queue implements SystemRunner {
   /** Runs that ended and whose follow-up (what the chat runs next) is not done yet. */
   private readonly settling = new Set<Promise<unknown>>();
   /** Their chats: still the warm pool's demand until the follow-up is decided. */
-  private readonly settlingChats = new Set<ChatKey>();
+  private readonly settlingChats = new Settling();
   /** Recovery at start: nothing is accepted before what a previous process left is back in order. */
   private started: Promise<void> = Promise.resolve();
 
@@ -260,7 +260,7 @@ export class Queue implements SystemRunner {
       try {
         if (!this.closing && (await this.store.countPending(chat)) > 0) this.lanes.markReady(chat);
       } finally {
-        this.settlingChats.delete(chat);
+        this.settlingChats.done(chat);
       }
       if (!this.lanes.isReady(chat)) this.opts.warm?.demandChanged?.();
       this.deliverer.kick(chat);

@@ -24,9 +24,28 @@ export function nextReady(
   return nextChat(ready, now, config.agents.warm.fairWaitSeconds * 1000);
 }
 
+/** Chats whose run's follow-up is not decided yet, counted (a run's follow-up may overlap the next's). */
+export class Settling {
+  private readonly n = new Map<ChatKey, number>();
+  get size(): number {
+    return this.n.size;
+  }
+  has(chat: ChatKey): boolean {
+    return this.n.has(chat);
+  }
+  add(chat: ChatKey): void {
+    this.n.set(chat, (this.n.get(chat) ?? 0) + 1);
+  }
+  done(chat: ChatKey): void {
+    const left = (this.n.get(chat) ?? 1) - 1;
+    if (left > 0) this.n.set(chat, left);
+    else this.n.delete(chat);
+  }
+}
+
 export function warmDemand(
   lanes: Lanes,
-  settling: ReadonlySet<ChatKey>,
+  settling: Pick<Settling, 'has' | 'size'>,
   scope: 'per-chat' | 'global',
 ): WarmDemand {
   return {
