@@ -69,7 +69,11 @@ export default async function warmNice() {
       wake();
     }
   });
-  const next = () => new Promise((r) => (events.length ? r() : (wake = r))).then(() => events.shift());
+  const next = () =>
+    new Promise((r) => {
+      if (events.length) r();
+      else wake = r;
+    }).then(() => events.shift());
   const { port } = await next();
   const agent = new Agent({ keepAlive: true, maxSockets: RATE > 0 ? 64 : P });
   const post = () =>
@@ -107,7 +111,7 @@ export default async function warmNice() {
       });
       if (RATE > 0) {
         const inflight = [];
-        for (let k = 0; !done; k++) {
+        while (!done) {
           inflight.push(post().then((ms) => samples[mode].push(ms)));
           await new Promise((r) => setTimeout(r, 1000 / RATE));
         }
