@@ -155,3 +155,33 @@ describe('warm pool: a process whose chat has work waiting', () => {
     expect(p.live('a')).toBe(true);
   });
 });
+
+describe('warm pool: acks first', () => {
+  it('a process starts only once the start gate (the webhooks in hand answered) lets it', async () => {
+    const f = fakes();
+    let opened = 0;
+    const build = () => {
+      const b = f.build();
+      const open = b.driver.open.bind(b.driver);
+      b.driver.open = (s) => {
+        opened++;
+        return open(s);
+      };
+      return b;
+    };
+    let letGo!: () => void;
+    const gate = new Promise<void>((r) => {
+      letGo = r;
+    });
+    const { p } = pool({ build, startGate: () => gate });
+    const turn = p.run('a', 'claude', req('a'));
+    await until(() => p.live('a'));
+    expect(opened).toBe(0);
+    letGo();
+    expect(await turn).toMatchObject({ text: 'pid 100' });
+    expect(opened).toBe(1);
+    // A turn in the live process does not wait at the gate again.
+    expect(await p.run('a', 'claude', req('a'))).toMatchObject({ text: 'pid 100' });
+    expect(opened).toBe(1);
+  });
+});
