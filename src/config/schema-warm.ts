@@ -2,10 +2,26 @@
 // needs. Kept apart from schema.ts so that file stays one screenful per section.
 import { z } from 'zod';
 
-// Four by default: the queue's default `maxConcurrentRuns`, so no turn waits for the pool that would
-// not wait for the queue anyway, and at most about 0.6 GB (codex, ~143 MB a process) to 2 GB
-// (opencode, ~507 MB) of idle memory: claude ~225 MB, pi ~167 MB, gemini ~254 MB (docs/warm-agents.md).
-export const WARM_MAX_PROCESSES = 4;
+// The count is a backstop (file handles, pids), not the limit that matters: memory is. An idle warm
+// process group holds about 150 MB (codex) to 600 MB (opencode), so a count says nothing of what
+// the machine can hold (docs/warm-agents.md). Sixteen leaves the memory budget to decide on any
+// machine with less than about 20-40 GB, and still bounds a machine with more.
+export const WARM_MAX_PROCESSES = 16;
+
+/**
+ * The default memory budget: a quarter of the machine's memory. The relay runs on the owner's own
+ * computer beside their editor, browser and the builds and tests the agents run (children of the
+ * agents, in the processes the budget measures, but mostly between turns gone); a quarter leaves
+ * three for those and still holds 4 claude processes on a 4 GB machine, 14 on 16 GB.
+ */
+export const WARM_MEMORY_SHARE = 0.25;
+
+/**
+ * The default limit of one process: 2 GB, about three times the largest idle CLI measured
+ * (opencode, ~600 MB). A process past it has grown (a long session's history, a leak); a new one
+ * resuming the session gives the memory back at the cost of one start.
+ */
+export const WARM_PROCESS_MB = 2048;
 
 // Four chats a codex or ACP process by default: with the default four processes, sixteen chats stay
 // warm in the memory of four, while one crash or one slow process still touches at most four chats.
@@ -21,7 +37,31 @@ export const warmSchema = z
       .max(64)
       .default(WARM_MAX_PROCESSES)
       .describe(
-        'At most this many live warm agent processes, over all chats (each holds 150-500 MB; see docs/warm-agents.md).',
+        'At most this many live warm agent processes, over all chats; memory (maxMemoryMb) is the limit that usually decides.',
+      ),
+    maxMemoryMb: z
+      .number()
+      .int()
+      .min(64)
+      .optional()
+      .describe(
+        "The memory budget of all live warm processes (each process tree's resident memory, sampled between turns); default: a quarter of the machine's memory. A new process that would pass it waits for, or closes, an idle one; the first always starts.",
+      ),
+    maxProcessMemoryMb: z
+      .number()
+      .int()
+      .min(64)
+      .optional()
+      .describe(
+        'One warm process above this much resident memory is closed after its turn; the next turn resumes the session in a new one. Default: 2048, or maxMemoryMb if smaller.',
+      ),
+    fairWaitSeconds: z
+      .number()
+      .positive()
+      .max(3600)
+      .default(30)
+      .describe(
+        'How long a chat may wait while chats with a live process (and messages waiting) go first; after it, an idle process is recycled for it.',
       ),
     sessionsPerProcess: z
       .number()
@@ -40,6 +80,21 @@ export const warmSchema = z
       .describe("A chat's warm process is closed after this many minutes without a turn."),
   })
   .strict();
+
+/** The byte limits the pool runs with: the configured ones, else the defaults for this machine. */
+export function warmMemory(
+  w: Pick<WarmConfig, 'maxMemoryMb' | 'maxProcessMemoryMb'>,
+  totalBytes: number,
+): { maxMemoryBytes: number; maxProcessBytes: number } {
+  const mb = 1024 * 1024;
+  const maxMemoryBytes =
+    w.maxMemoryMb !== undefined ? w.maxMemoryMb * mb : Math.floor(totalBytes * WARM_MEMORY_SHARE);
+  const maxProcessBytes =
+    w.maxProcessMemoryMb !== undefined
+      ? w.maxProcessMemoryMb * mb
+      : Math.min(WARM_PROCESS_MB * mb, maxMemoryBytes);
+  return { maxMemoryBytes, maxProcessBytes };
+}
 
 export type WarmConfig = z.infer<typeof warmSchema>;
 

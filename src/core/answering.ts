@@ -2,7 +2,7 @@
 // event loop for several milliseconds (libuv forks the whole relay, then waits for the child's
 // exec: about 5 ms at the relay's ~120 MB, measured in bench/webhook-ack's burst profile), and a
 // provider like Twilio is waiting on each of those answers. So a run's start waits until every
-// webhook already in hand is answered (queue/spawn-turn.ts), for a bounded time: a steady stream of
+// webhook already in hand is answered (runner/spawn-turn.ts), for a bounded time: a steady stream of
 // webhooks may delay a start, never stop it.
 let open = 0;
 let lastAnswered = Number.NEGATIVE_INFINITY;

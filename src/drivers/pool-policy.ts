@@ -12,34 +12,103 @@ export interface Slot {
   /** Start-up or a turn under way, or a close already decided: never taken to make room. */
   reserved?: boolean;
   lastTurnAt: number;
+  /**
+   * The lane's chat has work in the queue (messages waiting, or a run between claim and turn):
+   * its process is about to be used, so closing it would only make that chat start another.
+   */
+  wanted?: boolean;
+  /** Resident memory of its process group at the last sample; undefined: not measured yet. */
+  rssBytes?: number;
+  /** What a process of its CLI is expected to hold until it is measured. */
+  expectBytes: number;
+}
+
+/**
+ * What an idle warm process group of each CLI held after a few turns (docs/warm-agents.md, the
+ * pinned versions), rounded up: the estimate until the pool has measured one of its own.
+ */
+const IDLE_MB: Record<string, number> = { claude: 290, codex: 150, pi: 170, gemini: 270, opencode: 600 };
+/** Any other agent (an ACP agent we never measured): as large as the larger CLIs. */
+const UNKNOWN_MB = 600;
+
+/** The expected size of a new process: the largest of its CLI measured here, else the table. */
+export function expectBytes(kind: AgentKind, measured: number | undefined): number {
+  return measured ?? (IDLE_MB[kind] ?? UNKNOWN_MB) * 1024 * 1024;
+}
+
+/** What a new process asks of the pool. */
+export interface Ask {
+  maxProcesses: number;
+  /** The memory budget over all live processes (agents.warm.maxMemoryMb). */
+  maxMemoryBytes: number;
+  /** What the new process is expected to hold (its CLI's largest measured, else a table). */
+  expectBytes: number;
+  /** Since when the chat asking has been waiting (its work became ready in the queue). */
+  since: number;
+  now: number;
+  /** How long a chat waits for processes held by chats with work waiting (agents.warm.fairWaitSeconds). */
+  fairWaitMs: number;
 }
 
 export type Placement =
   /** A process may start now. */
   | { type: 'open' }
-  /** Close this idle lane's process first, then start. */
+  /** Close this idle lane's process first, then ask again. */
   | { type: 'evict'; lane: string }
-  /** Every process is busy: wait until one ends its turn or closes. */
-  | { type: 'wait' };
+  /** Wait until a turn ends, a process closes, a chat's work is done, or `until` (the fair wait's end). */
+  | { type: 'wait'; until?: number };
+
+/** Memory a slot counts for: its last sample, else what its CLI is expected to hold. */
+export const slotBytes = (s: Slot): number => s.rssBytes ?? s.expectBytes;
 
 /**
- * Room for a new process: under the cap, start; at the cap, close the least recently used idle
- * process; a busy one is never closed to make room, so the new turn waits (as the queue's global
- * cap makes a message wait).
+ * Room for a new process, under the count and the memory budget (the first process always starts,
+ * whatever its size: a budget smaller than one CLI would otherwise run nothing warm). When full:
+ * 1. the least recently used idle process whose chat has no work waiting is closed;
+ * 2. a process whose chat has work waiting is not: the new chat waits, as a message waits for the
+ *    queue's global cap, until one of them is done with its backlog;
+ * 3. after `fairWaitMs` the new chat stops waiting: the least recently used idle process whose chat
+ *    has had a turn since the new chat began waiting is recycled (each backlog got its turn first);
+ * 4. and when no process is in a turn or starting, waiting cannot end by itself (every run slot may
+ *    be held by chats waiting here), so past the fair wait the least recently used idle one goes.
+ * A busy or starting process is never closed to make room.
  */
-export function place(slots: readonly Slot[], max: number): Placement {
-  if (slots.length < max) return { type: 'open' };
-  let lru: Slot | undefined;
-  for (const s of slots) {
-    if (s.busy || s.reserved) continue;
-    if (!lru || s.lastTurnAt < lru.lastTurnAt) lru = s;
-  }
-  return lru ? { type: 'evict', lane: lru.lane } : { type: 'wait' };
+export function place(slots: readonly Slot[], ask: Ask): Placement {
+  const used = slots.reduce((n, s) => n + slotBytes(s), 0);
+  const fits =
+    slots.length < ask.maxProcesses && (slots.length === 0 || used + ask.expectBytes <= ask.maxMemoryBytes);
+  if (fits) return { type: 'open' };
+  const idle = slots.filter((s) => !s.busy && !s.reserved);
+  const free = lru(idle.filter((s) => !s.wanted));
+  if (free) return { type: 'evict', lane: free.lane };
+  const until = ask.since + ask.fairWaitMs;
+  if (ask.now < until) return { type: 'wait', until };
+  const served = lru(idle.filter((s) => s.lastTurnAt >= ask.since));
+  if (served) return { type: 'evict', lane: served.lane };
+  const stuck = !slots.some((s) => s.busy || s.reserved);
+  const any = stuck ? lru(idle) : undefined;
+  return any ? { type: 'evict', lane: any.lane } : { type: 'wait' };
 }
 
-/** Lanes whose idle process has had no turn for `idleMs` (busy and reserved ones never). */
+function lru(slots: readonly Slot[]): Slot | undefined {
+  let out: Slot | undefined;
+  for (const s of slots) if (!out || s.lastTurnAt < out.lastTurnAt) out = s;
+  return out;
+}
+
+/**
+ * A process over its own limit is recycled between turns: closed once its turn ended, so its
+ * chat's next turn starts a new one resuming the session (a long session's history, a leak).
+ */
+export function overLimit(rssBytes: number | undefined, maxProcessBytes: number): boolean {
+  return rssBytes !== undefined && rssBytes > maxProcessBytes;
+}
+
+/** Lanes whose idle process has had no turn for `idleMs` (busy, reserved and wanted ones never). */
 export function expired(slots: readonly Slot[], now: number, idleMs: number): string[] {
-  return slots.filter((s) => !s.busy && !s.reserved && now - s.lastTurnAt >= idleMs).map((s) => s.lane);
+  return slots
+    .filter((s) => !s.busy && !s.reserved && !s.wanted && now - s.lastTurnAt >= idleMs)
+    .map((s) => s.lane);
 }
 
 /** What a lane's live process serves, to compare with what a turn asks for. */

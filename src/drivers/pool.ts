@@ -1,50 +1,31 @@
-// The warm pool: one live agent session per lane (a chat, or `global`) in at most `maxProcesses`
-// processes, a codex or ACP one holding up to `sessionsPerProcess` sessions (./hosts.ts). The
-// decisions are pool-policy.ts's; this file holds the sessions, their timers and the order of turns
-// in a lane. `run` never throws: every failure is an AgentResult, and a warm start that cannot work
-// makes that CLI run cold (logged once).
+// The warm pool: one live agent session per lane (the queue's session scope: a chat, or `global`),
+// in at most `maxProcesses` processes within a memory budget, a codex or ACP process holding up to
+// `sessionsPerProcess` sessions (./hosts.ts). The decisions are pool-policy.ts's; this file holds
+// the sessions, their timers, their memory samples and the order of turns in a lane.
+// `run` never throws: every failure is an AgentResult, and a warm start that cannot work makes that
+// CLI run cold (logged once).
 import type { AgentKind, AgentRequest, AgentResult } from '../agents/types.js';
-import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
-import type { GroupGuard } from '../runner/spawn-stdio.js';
-import { type Built, buildDriver, type DriverSettings } from './factory.js';
+import { treeRssBytes } from '../runner/rss.js';
+import { buildDriver } from './factory.js';
 import { type HostRegistry, hostRegistry } from './hosts.js';
-import { type Entry, entryInfo, processSlots, serving, type WarmProcessInfo } from './pool-entry.js';
-import { expired, fingerprint, isStartFailure, noCold, place, reuse, type Slot } from './pool-policy.js';
+import { entryInfo, processSlots } from './pool-entry.js';
+import { Fallbacks } from './pool-fallback.js';
+import {
+  expectBytes,
+  expired,
+  fingerprint,
+  isStartFailure,
+  overLimit,
+  place,
+  reuse,
+  type Slot,
+} from './pool-policy.js';
+import { type Demand, Waiters } from './pool-room.js';
+import { type Entry, type PoolOptions, serving, type WarmPool, type WarmProcessInfo } from './pool-types.js';
 import { bindTurn, takesTools } from './warm-tools.js';
 
-export type { WarmProcessInfo };
-
-export interface WarmPool {
-  /** One turn in the lane's live process; opens/resumes/replaces as needed. Never throws. */
-  run(lane: string, kind: AgentKind, request: AgentRequest): Promise<AgentResult>;
-  steer(lane: string, text: string): Promise<'steered' | 'unsupported' | 'idle'>;
-  /** /new: closes the lane's process (after its running turn, if one runs). */
-  close(lane: string): Promise<void>;
-  list(now: number): WarmProcessInfo[];
-  fallbacks(): { kind: AgentKind; reason: string }[];
-  shutdown(graceMs: number): Promise<void>;
-}
-
-export interface PoolOptions {
-  maxProcesses: number;
-  /** Sessions one codex or ACP process may hold (other CLIs: one); 1 when unset. */
-  sessionsPerProcess?: number;
-  idleMs: number;
-  log: Logger;
-  /** The one-shot run of a kind, for fallback; undefined for a kind with no cold mode (acp). */
-  cold: (kind: AgentKind, request: AgentRequest) => Promise<AgentResult> | undefined;
-  /** Registers each process group with the relay's watchdog (started on first use). */
-  guard?: () => GroupGuard | undefined;
-  build?: (
-    kind: AgentKind,
-    settings: DriverSettings,
-    guard?: GroupGuard,
-    hosts?: HostRegistry,
-    log?: Logger,
-  ) => Built;
-  now?: () => number;
-}
+export type { PoolOptions, WarmPool, WarmProcessInfo } from './pool-types.js';
 
 type Opened = { type: 'entry'; entry: Entry } | { type: 'result'; result: AgentResult };
 
@@ -55,8 +36,12 @@ export function createWarmPool(opts: PoolOptions): WarmPool {
 class Pool implements WarmPool {
   private readonly entries = new Map<string, Entry>();
   private readonly chains = new Map<string, Promise<void>>();
-  private waiters: (() => void)[] = [];
-  private readonly fellBack = new Map<AgentKind, string>();
+  private readonly waiters = new Waiters();
+  private readonly fellBack: Fallbacks;
+  /** The last sampled size of a process of each CLI: the estimate for its next start. */
+  private readonly measured = new Map<AgentKind, number>();
+  private demand: Demand | undefined;
+  private started = 0;
   private closing = false;
   private readonly now: () => number;
   private readonly hosts: HostRegistry;
@@ -64,6 +49,23 @@ class Pool implements WarmPool {
   constructor(private readonly opts: PoolOptions) {
     this.now = opts.now ?? Date.now;
     this.hosts = hostRegistry(opts.sessionsPerProcess ?? 1);
+    this.fellBack = new Fallbacks(opts.cold, opts.log);
+  }
+
+  attach(demand: Demand): void {
+    this.demand = demand;
+  }
+
+  demandChanged(): void {
+    this.waiters.wake();
+  }
+
+  live(lane: string): boolean {
+    return this.entries.has(lane);
+  }
+
+  starts(): number {
+    return this.started;
   }
 
   run(lane: string, kind: AgentKind, request: AgentRequest): Promise<AgentResult> {
@@ -96,7 +98,7 @@ class Pool implements WarmPool {
     request: AgentRequest,
     retry: boolean,
   ): Promise<AgentResult> {
-    if (this.closing || this.fellBack.has(kind)) return this.cold(kind, request);
+    if (this.closing || this.fellBack.has(kind)) return this.fellBack.cold(kind, request);
     const settings = fingerprint(request, request.warmTools !== undefined);
     let entry = this.entries.get(lane);
     if (entry && !reuse(serving(entry), kind, settings, request.session)) {
@@ -128,10 +130,12 @@ class Pool implements WarmPool {
     );
     if (built.type === 'cold_only') {
       tools?.close();
-      return { type: 'result', result: await this.fallBack(kind, built.reason, request) };
+      return { type: 'result', result: await this.fellBack.fallBack(kind, built.reason, request) };
     }
     const host = built.host ?? `lane:${lane}`;
-    if (!(await this.room(request.signal, host))) {
+    // Joining a live process starts nothing: no room to wait for, no gate, no start counted.
+    const joins = this.sharing(host) > 0;
+    if (!joins && !(await this.room(lane, kind, request.signal))) {
       void built.driver.close(); // gives its seat on a shared process back
       tools?.close();
       return {
@@ -157,13 +161,21 @@ class Pool implements WarmPool {
     };
     this.entries.set(lane, entry);
     if (built.prepare) entry.cleanup = built.prepare();
+    if (!joins) {
+      // The fork and the CLI's start-up CPU wait for the webhooks in hand, like a cold run's spawn.
+      await this.opts.startGate?.();
+      this.started++;
+    }
     const r = await built.driver.open(request.session);
     if (r.type === 'ok') {
       entry.sessionId = r.sessionId;
       entry.reserved = false;
+      this.sampleLater(entry);
+      // `warm process started` is a process start (bench/ counts these lines); a session that
+      // joined a live process says so instead.
       this.opts.log.info(
         { lane: maskId(lane), agent: kind, pid: built.driver.pid(), shared: this.sharing(host) },
-        'warm session opened',
+        joins ? 'warm session opened on a live process' : 'warm process started',
       );
       return { type: 'entry', entry };
     }
@@ -172,7 +184,7 @@ class Pool implements WarmPool {
     await this.remove(entry);
     if (!this.closing && isStartFailure(r, fault)) {
       const why = `${r.kind}${r.detail ? `: ${r.detail}` : ''}`;
-      return { type: 'result', result: await this.fallBack(kind, why, request, r) };
+      return { type: 'result', result: await this.fellBack.fallBack(kind, why, request, r) };
     }
     return { type: 'result', result: r };
   }
@@ -228,62 +240,109 @@ class Pool implements WarmPool {
       await this.remove(entry);
     } else {
       this.arm(entry);
-      this.wake();
+      this.sampleLater(entry);
+      this.waiters.wake();
     }
     const sessionId = r.sessionId ?? entry.sessionId;
     return sessionId !== undefined ? { ...r, sessionId } : r;
   }
 
-  /** Room under the cap (none needed to join a live process): full, the LRU idle process closes. */
-  private async room(signal: AbortSignal | undefined, host: string): Promise<boolean> {
+  /** Waits for room under the cap and the budget, closing idle processes nobody waits for. */
+  private async room(lane: string, kind: AgentKind, signal: AbortSignal | undefined): Promise<boolean> {
+    const since = this.demand?.since(lane) ?? this.now();
     for (;;) {
       if (signal?.aborted) return false;
-      if (this.sharing(host) > 0) return true;
-      const p = place(processSlots([...this.entries.values()]), this.opts.maxProcesses);
+      const now = this.now();
+      const p = place(this.slots(), {
+        maxProcesses: this.opts.maxProcesses,
+        maxMemoryBytes: this.opts.maxMemoryBytes ?? Number.POSITIVE_INFINITY,
+        expectBytes: expectBytes(kind, this.measured.get(kind)),
+        since,
+        now,
+        fairWaitMs: this.opts.fairWaitMs ?? 30_000,
+      });
       if (p.type === 'open') return true;
       if (p.type === 'evict') {
+        // A slot is a process: closing it closes every session on it.
         const victims = [...this.entries.values()].filter((e) => e.host === p.lane);
-        this.opts.log.info({ sessions: victims.length }, 'warm pool full: closing the LRU idle process');
+        this.opts.log.info(
+          { sessions: victims.length, agent: victims[0]?.kind, waited: now - since },
+          'warm pool full: closing an idle process',
+        );
         await Promise.all(victims.map((v) => this.remove(v)));
         continue;
       }
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          signal?.removeEventListener('abort', done);
-          resolve();
-        };
-        this.waiters.push(done);
-        signal?.addEventListener('abort', done, { once: true });
-      });
+      await this.waiters.wait(signal, p.until, now);
     }
   }
 
+  /** One slot a process (sessions sharing one count once): what the cap and the budget count. */
   private slots(): Slot[] {
+    return processSlots(this.sessionSlots());
+  }
+
+  private sessionSlots(): (Slot & { host: string })[] {
     return [...this.entries.values()].map((e) => ({
+      host: e.host,
       lane: e.lane,
       busy: e.busy,
       reserved: e.reserved,
       lastTurnAt: e.lastTurnAt,
+      wanted: this.demand?.wanted(e.lane) ?? false,
+      ...(e.rssBytes !== undefined && { rssBytes: e.rssBytes }),
+      expectBytes: expectBytes(e.kind, this.measured.get(e.kind)),
     }));
   }
 
+  /**
+   * Its memory, sampled between turns (after the reply went back, off the turn's path): for the
+   * budget, the next start's estimate, and its own limit, past which it is closed while idle so
+   * its chat's next turn starts a fresh process on the same session.
+   */
+  private sampleLater(entry: Entry): void {
+    setImmediate(() => {
+      const pid = entry.driver.pid();
+      if (pid === undefined || this.entries.get(entry.lane) !== entry) return;
+      const rss = (this.opts.rss ?? treeRssBytes)(pid);
+      if (rss === undefined) return;
+      entry.rssBytes = rss;
+      this.measured.set(entry.kind, rss);
+      this.waiters.wake();
+      if (!overLimit(rss, this.opts.maxProcessBytes ?? Number.POSITIVE_INFINITY)) return;
+      this.opts.log.info(
+        { lane: maskId(entry.lane), agent: entry.kind, rssMb: Math.round(rss / 2 ** 20) },
+        'warm process over its memory limit: recycled',
+      );
+      // Every session on the process goes (each after its turn): the process ends with the last.
+      for (const e of this.entries.values()) {
+        if (e.host !== entry.host) continue;
+        if (e.busy || e.reserved) e.closeAfterTurn = true;
+        else void this.remove(e);
+      }
+    }).unref();
+  }
+
   private sharing(host: string): number {
-    return [...this.entries.values()].filter((e) => e.host === host).length;
+    let n = 0;
+    for (const e of this.entries.values()) if (e.host === host) n++;
+    return n;
   }
 
   private arm(entry: Entry, ms = this.opts.idleMs): void {
     clearTimeout(entry.timer);
     entry.timer = setTimeout(() => {
       this.sweep();
-      // A timer may fire a hair early: an entry not yet past its time is looked at again.
+      // A timer may fire a hair early: an entry not yet past its time is looked at again. One kept
+      // past it because its chat has work waiting is looked at again a whole idle time later.
+      const left = entry.lastTurnAt + this.opts.idleMs - this.now();
       if (this.entries.get(entry.lane) === entry && !entry.busy && !entry.reserved)
-        this.arm(entry, Math.max(1, entry.lastTurnAt + this.opts.idleMs - this.now()));
+        this.arm(entry, left > 0 ? left : this.opts.idleMs);
     }, ms);
     entry.timer.unref();
   }
 
   private sweep(): void {
-    for (const lane of expired(this.slots(), this.now(), this.opts.idleMs)) {
+    for (const lane of expired(this.sessionSlots(), this.now(), this.opts.idleMs)) {
       const e = this.entries.get(lane);
       if (!e) continue;
       this.opts.log.info({ lane: maskId(lane), agent: e.kind }, 'warm process idle: closed');
@@ -302,35 +361,8 @@ class Pool implements WarmPool {
       entry.cleanup?.();
       entry.cleanup = undefined;
       if (this.entries.get(entry.lane) === entry) this.entries.delete(entry.lane);
-      this.wake();
+      this.waiters.wake();
     }
-  }
-
-  private wake(): void {
-    const w = this.waiters;
-    this.waiters = [];
-    for (const f of w) f();
-  }
-
-  private cold(kind: AgentKind, request: AgentRequest): Promise<AgentResult> {
-    return this.opts.cold(kind, request) ?? Promise.resolve(noCold(kind));
-  }
-
-  /** From now on this kind runs cold (logged once); this request too, so it is still answered. */
-  private async fallBack(
-    kind: AgentKind,
-    reason: string,
-    request: AgentRequest,
-    failed?: AgentResult,
-  ): Promise<AgentResult> {
-    const cold = this.opts.cold(kind, request);
-    // No cold mode (an ACP agent): the start's own error is the answer.
-    if (!cold) return failed ?? noCold(kind);
-    if (!this.fellBack.has(kind)) {
-      this.fellBack.set(kind, reason);
-      this.opts.log.warn({ agent: kind, reason }, 'warm start failed: this agent runs cold from now on');
-    }
-    return cold;
   }
 
   async steer(lane: string, text: string): Promise<'steered' | 'unsupported' | 'idle'> {
@@ -354,12 +386,12 @@ class Pool implements WarmPool {
   }
 
   fallbacks(): { kind: AgentKind; reason: string }[] {
-    return [...this.fellBack].map(([kind, reason]) => ({ kind, reason }));
+    return this.fellBack.list();
   }
 
   async shutdown(graceMs: number): Promise<void> {
     this.closing = true;
-    this.wake();
+    this.waiters.wake();
     const all = Promise.all([...this.entries.values()].map((e) => this.remove(e)));
     await Promise.race([all, new Promise<void>((r) => setTimeout(r, graceMs).unref())]);
   }

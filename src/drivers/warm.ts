@@ -1,40 +1,53 @@
 // The warm pool as the relay, `agentwire chat` and a direct heartbeat run it: the relay's watchdog
-// (started with the first warm process, restarted if it dies) guards every process group, and a
-// CLI that cannot start warm runs cold through the one-shot runner.
+// (started with the first warm process, restarted if it dies) guards every process group, a
+// process starts only once the webhooks in hand are answered, at a lower CPU priority, and a CLI
+// that cannot start warm runs cold through the one-shot runner.
+import { totalmem } from 'node:os';
 import { getSpec } from '../agents/registry.js';
+import { type WarmConfig, warmMemory } from '../config/schema-warm.js';
 import type { Logger } from '../log.js';
+import { lowered } from '../runner/nice.js';
 import { reaperKeeper } from '../runner/reaper-keeper.js';
 import { runCommandReply } from '../runner/run-command-reply.js';
+import { spawnTurn } from '../runner/spawn-turn.js';
 import { createWarmPool, type WarmPool } from './pool.js';
 
-export interface WarmSettings {
+export type WarmSettings = Pick<WarmConfig, 'maxProcesses' | 'idleMinutes'> &
+  Partial<Pick<WarmConfig, 'maxMemoryMb' | 'maxProcessMemoryMb' | 'fairWaitSeconds' | 'sessionsPerProcess'>>;
+
+/** What /status and `agentwire status` show of the pool. */
+export interface WarmPoolStatus {
   maxProcesses: number;
-  /** Sessions a codex or ACP process may hold (./hosts.ts); absent: 1. */
-  sessionsPerProcess?: number;
-  idleMinutes: number;
+  /** The memory budget over all live processes, and one process's limit. */
+  maxMemoryBytes: number;
+  maxProcessBytes: number;
+  /** Processes started since the relay started. */
+  starts: number;
+  processes: ReturnType<WarmPool['list']>;
+  fallbacks: ReturnType<WarmPool['fallbacks']>;
 }
 
 export interface RelayWarmPool extends WarmPool {
   /** The watchdog's pid while one runs. */
   reaperPid(): number | undefined;
-  /** What /status and `agentwire status` show. */
-  status(now: number): {
-    maxProcesses: number;
-    processes: ReturnType<WarmPool['list']>;
-    fallbacks: ReturnType<WarmPool['fallbacks']>;
-  };
+  status(now: number): WarmPoolStatus;
 }
 
-export function startWarmPool(settings: WarmSettings, log: Logger): RelayWarmPool {
+export function startWarmPool(settings: WarmSettings, log: Logger, total = totalmem()): RelayWarmPool {
   const keeper = reaperKeeper(({ pid }) =>
     log.warn({ reaper: pid }, 'the warm-process watchdog died: started again'),
   );
+  const memory = warmMemory(settings, total);
   const pool = createWarmPool({
     maxProcesses: settings.maxProcesses,
     ...(settings.sessionsPerProcess !== undefined && { sessionsPerProcess: settings.sessionsPerProcess }),
+    ...memory,
+    fairWaitMs: (settings.fairWaitSeconds ?? 30) * 1000,
     idleMs: settings.idleMinutes * 60_000,
     log,
-    guard: () => keeper,
+    // Each process starts at a lower CPU priority: its start-up CPU yields to the relay's acks.
+    guard: () => lowered(keeper),
+    startGate: spawnTurn,
     cold: (kind, request) => {
       const spec = getSpec(kind);
       return spec.warmOnly ? undefined : runCommandReply(spec, request);
@@ -46,9 +59,15 @@ export function startWarmPool(settings: WarmSettings, log: Logger): RelayWarmPoo
     close: (lane) => pool.close(lane),
     list: (now) => pool.list(now),
     fallbacks: () => pool.fallbacks(),
+    live: (lane) => pool.live(lane),
+    attach: (demand) => pool.attach(demand),
+    demandChanged: () => pool.demandChanged(),
+    starts: () => pool.starts(),
     reaperPid: () => keeper.pid(),
     status: (now) => ({
       maxProcesses: settings.maxProcesses,
+      ...memory,
+      starts: pool.starts(),
       processes: pool.list(now),
       fallbacks: pool.fallbacks(),
     }),

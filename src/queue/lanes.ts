@@ -25,12 +25,17 @@ const STRENGTH: Record<AbortReason, number> = { interrupt: 0, shutdown: 1, stop:
 
 export class Lanes {
   private readonly active = new Map<ChatKey, ActiveRun>();
-  /** Chats with waiting work, in the order they became ready (a Set keeps insertion order). */
-  private readonly ready = new Set<ChatKey>();
+  /** Chats with waiting work and since when, in the order they became ready (a Map keeps it). */
+  private readonly ready = new Map<ChatKey, number>();
+  /** An active run's chat: since when its work had waited before the run began. */
+  private readonly since = new Map<ChatKey, number>();
   private readonly dropNoticeSent = new Set<ChatKey>();
   private readonly epochs = new Map<string, number>();
 
-  constructor(readonly maxConcurrent: number) {}
+  constructor(
+    readonly maxConcurrent: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   get activeCount(): number {
     return this.active.size;
@@ -49,30 +54,55 @@ export class Lanes {
   }
 
   markReady(chat: ChatKey): void {
-    if (!this.active.has(chat)) this.ready.add(chat);
+    if (!this.active.has(chat) && !this.ready.has(chat)) this.ready.set(chat, this.now());
   }
 
   readyCount(): number {
     return this.ready.size;
   }
 
-  /** The chat that has waited longest for a slot, removed from the ready set. */
-  takeReady(): ChatKey | undefined {
-    for (const chat of this.ready) {
-      this.ready.delete(chat);
-      if (!this.active.has(chat)) return chat;
-    }
-    return undefined;
+  isReady(chat: ChatKey): boolean {
+    return this.ready.has(chat);
+  }
+
+  /** The chats waiting for a slot, longest waiting first. */
+  readyList(): { chat: ChatKey; since: number }[] {
+    return [...this.ready]
+      .filter(([chat]) => !this.active.has(chat))
+      .map(([chat, since]) => ({ chat, since }));
+  }
+
+  /**
+   * Removes a chat from the ready set and returns it: `chat` (the queue's choice, queue/affinity.ts)
+   * if it is ready, else the chat that has waited longest.
+   */
+  takeReady(chat?: ChatKey): ChatKey | undefined {
+    const pick = chat !== undefined && this.ready.has(chat) ? chat : this.ready.keys().next().value;
+    if (pick === undefined) return undefined;
+    const since = this.ready.get(pick) as number;
+    this.ready.delete(pick);
+    // Never ready while running (markReady skips it); kept as the old loop was, to be safe.
+    if (this.active.has(pick)) return this.takeReady();
+    this.since.set(pick, since);
+    return pick;
+  }
+
+  /** Since when the chat's work has waited: while ready, and through the run that took it. */
+  waitingSince(chat: ChatKey): number | undefined {
+    return this.ready.get(chat) ?? this.since.get(chat);
   }
 
   begin(chat: ChatKey, run: ActiveRun): void {
     if (this.active.has(chat)) throw new Error('a chat lane runs one thing at a time');
+    if (!this.since.has(chat)) this.since.set(chat, this.ready.get(chat) ?? run.startedAt);
     this.ready.delete(chat);
     this.active.set(chat, run);
   }
 
   end(chat: ChatKey, run: ActiveRun): void {
-    if (this.active.get(chat) === run) this.active.delete(chat);
+    if (this.active.get(chat) !== run) return;
+    this.active.delete(chat);
+    this.since.delete(chat);
   }
 
   /** Aborts the chat's run; returns the run that was told to stop, if any. */

@@ -19,10 +19,32 @@ export interface WarmPort {
   shutdown(graceMs: number): Promise<void>;
   /** For /status and `agentwire status`: the live processes and the CLIs that fell back to cold. */
   status?(now: number): WarmStatus;
+  /** Whether the lane has a live process: the queue runs such chats first (queue/affinity.ts). */
+  live?(lane: string): boolean;
+  /** Handed the queue's work once, so a process whose chat has work waiting is not closed. */
+  attach?(demand: WarmDemand): void;
+  /** A chat's work is done (nothing waits): its process may now be closed to make room. */
+  demandChanged?(): void;
+}
+
+/**
+ * The queue's work as the warm pool sees it (queue/warm-demand.ts builds it; the pool's
+ * drivers/pool-room.ts `Demand` has the same shape): a process whose chat has work waiting or
+ * under way is not closed to make room.
+ */
+export interface WarmDemand {
+  wanted(lane: string): boolean;
+  /** Since when the lane's current work has waited; undefined: not known. */
+  since(lane: string): number | undefined;
 }
 
 export interface WarmStatus {
   maxProcesses: number;
+  /** The memory budget over all live processes, and one process's limit (bytes). */
+  maxMemoryBytes?: number;
+  maxProcessBytes?: number;
+  /** Processes started since the relay started. */
+  starts?: number;
   /** `lane` is the session scope (a chat key, or `*` for the one global session): unmasked here. */
   processes: {
     lane: string;

@@ -36,6 +36,7 @@ import { recover } from './recovery.js';
 import { runChat } from './run.js';
 import { steerLater } from './steer.js';
 import { runSystem } from './system-run.js';
+import { nextReady, Settling, warmDemand } from './warm-demand.js';
 
 export type { QueueConfig, QueueOptions, QueueStatus } from './queue-types.js';
 
@@ -55,13 +56,16 @@ export class Queue implements SystemRunner {
   private closing = false;
   /** Runs that ended and whose follow-up (what the chat runs next) is not done yet. */
   private readonly settling = new Set<Promise<unknown>>();
+  /** Their chats: still the warm pool's demand until the follow-up is decided. */
+  private readonly settlingChats = new Settling();
   /** Recovery at start: nothing is accepted before what a previous process left is back in order. */
   private started: Promise<void> = Promise.resolve();
 
   constructor(readonly opts: QueueOptions) {
     this.now = opts.now ?? Date.now;
     this.store = opts.store;
-    this.lanes = new Lanes(opts.config.queue.maxConcurrentRuns);
+    this.lanes = new Lanes(opts.config.queue.maxConcurrentRuns, this.now);
+    opts.warm?.attach?.(warmDemand(this.lanes, this.settlingChats, opts.config.sessions.scope));
     this.deliverer = new Deliverer(
       opts.store,
       opts.channels,
@@ -221,7 +225,7 @@ export class Queue implements SystemRunner {
 
   private pump(): void {
     while (!this.closing && this.lanes.hasSlot()) {
-      const chat = this.lanes.takeReady();
+      const chat = this.lanes.takeReady(nextReady(this.lanes, this.opts.warm, this.opts.config, this.now()));
       if (!chat) return;
       // runChat takes the lane before it awaits anything, so this loop never passes the cap.
       // Never an unhandled rejection (it would end the relay): a store gone mid-run (closed at
@@ -251,8 +255,14 @@ export class Queue implements SystemRunner {
 
   /** After a run (of either kind): the chat is ready again if messages wait, and its replies go out. */
   private settle<T>(chat: ChatKey, run: Promise<T>): Promise<T> {
+    this.settlingChats.add(chat);
     const after = run.finally(async () => {
-      if (!this.closing && (await this.store.countPending(chat)) > 0) this.lanes.markReady(chat);
+      try {
+        if (!this.closing && (await this.store.countPending(chat)) > 0) this.lanes.markReady(chat);
+      } finally {
+        this.settlingChats.done(chat);
+      }
+      if (!this.lanes.isReady(chat)) this.opts.warm?.demandChanged?.();
       this.deliverer.kick(chat);
       this.pump();
     });

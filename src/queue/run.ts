@@ -13,6 +13,7 @@ import { NOTICE, replyChunks, tooLongNotice } from '../core/reply.js';
 import type { ChatKey, OutboundItem } from '../core/types.js';
 import { parseChatKey } from '../core/types.js';
 import { maskId } from '../log.js';
+import { spawnTurn } from '../runner/spawn-turn.js';
 import type { InboxRow } from '../store/inbox.js';
 import { runRecord } from '../store/runs.js';
 import { chooseRun, runLimit, type WhileBusy } from './busy-policy.js';
@@ -22,7 +23,6 @@ import { fetchRemoteMedia } from './fetch-media.js';
 import type { ActiveRun } from './lanes.js';
 import { persist } from './persist.js';
 import type { MediaPolicy } from './ports.js';
-import { spawnTurn } from './spawn-turn.js';
 
 export interface RunDeps {
   exec: ExecuteDeps;

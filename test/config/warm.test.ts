@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { AGENT_KINDS } from '../../src/agents/registry.js';
 import { resolveAgent } from '../../src/agents/resolve.js';
 import { parseConfigText } from '../../src/config/load.js';
-import { WARM_MAX_PROCESSES, WARM_SESSIONS_PER_PROCESS } from '../../src/config/schema-warm.js';
+import { WARM_MAX_PROCESSES, WARM_SESSIONS_PER_PROCESS, warmMemory } from '../../src/config/schema-warm.js';
 
 const parse = (text: string) => parseConfigText(text, 'c.json5', {}, AGENT_KINDS);
 const paths = {
@@ -13,15 +13,16 @@ const paths = {
 } as never;
 
 describe('warm config', () => {
-  it('defaults: a pool of 4 processes, 4 chats a shared process, 15 idle minutes, every CLI warm', () => {
+  it('defaults: a pool of up to 16 processes within a memory budget, 4 chats a shared process, a 30 s fair wait, 15 idle minutes, every CLI warm', () => {
     const r = parse('{}');
     if (!r.ok) throw new Error(JSON.stringify(r.problems));
     expect(r.config.agents.warm).toEqual({
       maxProcesses: WARM_MAX_PROCESSES,
       sessionsPerProcess: WARM_SESSIONS_PER_PROCESS,
+      fairWaitSeconds: 30,
       idleMinutes: 15,
     });
-    expect(WARM_MAX_PROCESSES).toBe(4);
+    expect(WARM_MAX_PROCESSES).toBe(16);
     expect(WARM_SESSIONS_PER_PROCESS).toBe(4);
     for (const kind of ['claude', 'codex', 'pi', 'opencode', 'gemini'] as const)
       expect(resolveAgent(r.config, paths, kind, { createDirs: false }).mode).toBe('warm');
@@ -60,6 +61,10 @@ describe('warm config', () => {
     ["{agents: {acp: {command: ['a'], mode: 'cold'}}}", 'agents.acp.mode', 'warm only'],
     ['{agents: {warm: {maxProcesses: 0}}}', 'agents.warm.maxProcesses', ''],
     ['{agents: {warm: {idle: 3}}}', 'agents.warm.idle', ''],
+    ['{agents: {warm: {maxMemoryMb: 10}}}', 'agents.warm.maxMemoryMb', ''],
+    ["{agents: {warm: {maxMemoryMb: '2G'}}}", 'agents.warm.maxMemoryMb', ''],
+    ['{agents: {warm: {maxProcessMemoryMb: 1.5}}}', 'agents.warm.maxProcessMemoryMb', ''],
+    ['{agents: {warm: {fairWaitSeconds: 0}}}', 'agents.warm.fairWaitSeconds', ''],
     ["{agents: {cursor: {mode: 'warm'}}}", 'agents.cursor', ''],
     ["{agent: {mode: 'hot'}}", 'agent.mode', ''],
   ])('refuses %s at %s', (text, path, words) => {
@@ -70,5 +75,18 @@ describe('warm config', () => {
     expect(p, JSON.stringify(r.problems)).toBeDefined();
     expect(p?.line).toBeGreaterThan(0);
     expect(p?.message).toContain(words);
+  });
+});
+
+describe('warmMemory: the byte limits the pool runs with', () => {
+  const MB = 1024 * 1024;
+  const GB = 1024 * MB;
+  it.each<[string, { maxMemoryMb?: number; maxProcessMemoryMb?: number }, number, [number, number]]>([
+    ['default on 16 GB: a quarter, 2 GB a process', {}, 16 * GB, [4 * GB, 2 * GB]],
+    ['default on 4 GB: a quarter; a process may use all of it', {}, 4 * GB, [1 * GB, 1 * GB]],
+    ['set budget, default process limit within it', { maxMemoryMb: 1500 }, 16 * GB, [1500 * MB, 1500 * MB]],
+    ['both set', { maxMemoryMb: 8000, maxProcessMemoryMb: 700 }, 4 * GB, [8000 * MB, 700 * MB]],
+  ])('%s', (_n, w, total, [budget, one]) => {
+    expect(warmMemory(w, total)).toEqual({ maxMemoryBytes: budget, maxProcessBytes: one });
   });
 });

@@ -1,47 +1,187 @@
 // The warm pool's pure decisions, as tables.
 import { describe, expect, it } from 'vitest';
 import type { AgentErrorKind, AgentResult } from '../../src/agents/types.js';
-import { expired, isStartFailure, place, reuse, type Slot } from '../../src/drivers/pool-policy.js';
+import {
+  type Ask,
+  expectBytes,
+  expired,
+  isStartFailure,
+  overLimit,
+  place,
+  reuse,
+  type Slot,
+} from '../../src/drivers/pool-policy.js';
 import type { DriverFault } from '../../src/drivers/types.js';
 
-const slot = (lane: string, lastTurnAt: number, busy = false, reserved = false): Slot => ({
+const MB = 1024 * 1024;
+const slot = (
+  lane: string,
+  lastTurnAt: number,
+  busy = false,
+  reserved = false,
+  more: Partial<Slot> = {},
+): Slot => ({
   lane,
   lastTurnAt,
   busy,
   reserved,
+  expectBytes: 100 * MB,
+  ...more,
+});
+/** An idle process whose chat has work waiting in the queue. */
+const held = (lane: string, lastTurnAt: number, more: Partial<Slot> = {}) =>
+  slot(lane, lastTurnAt, false, false, { wanted: true, ...more });
+const ask = (maxProcesses: number, more: Partial<Ask> = {}): Ask => ({
+  maxProcesses,
+  maxMemoryBytes: Number.POSITIVE_INFINITY,
+  expectBytes: 100 * MB,
+  since: 100,
+  now: 100,
+  fairWaitMs: 30,
+  ...more,
 });
 
 describe('place', () => {
-  it.each<[string, Slot[], number, ReturnType<typeof place>]>([
-    ['empty pool', [], 2, { type: 'open' }],
-    ['under the cap', [slot('a', 1)], 2, { type: 'open' }],
+  it.each<[string, Slot[], Ask, ReturnType<typeof place>]>([
+    ['empty pool', [], ask(2), { type: 'open' }],
+    ['under the cap', [slot('a', 1)], ask(2), { type: 'open' }],
     [
       'full: the least recently used idle one goes',
       [slot('a', 5), slot('b', 2), slot('c', 9)],
-      3,
+      ask(3),
       { type: 'evict', lane: 'b' },
     ],
     [
       'full: a busy one is never closed, even if older',
       [slot('a', 1, true), slot('b', 7)],
-      2,
+      ask(2),
       { type: 'evict', lane: 'b' },
     ],
-    ['full and all busy: wait', [slot('a', 1, true), slot('b', 2, true)], 2, { type: 'wait' }],
+    [
+      'full and all busy: wait',
+      [slot('a', 1, true), slot('b', 2, true)],
+      ask(2),
+      { type: 'wait', until: 130 },
+    ],
     [
       'full: starting/closing ones are not taken',
       [slot('a', 1, false, true), slot('b', 2, true)],
-      2,
-      { type: 'wait' },
+      ask(2),
+      { type: 'wait', until: 130 },
     ],
     [
       'over the cap (a lower cap): still evicts',
       [slot('a', 1), slot('b', 2)],
-      1,
+      ask(1),
       { type: 'evict', lane: 'a' },
     ],
-  ])('%s', (_name, slots, max, want) => {
-    expect(place(slots, max)).toEqual(want);
+    // No thrash: a process whose chat has work waiting is not idle.
+    [
+      'full: the LRU process has work waiting, so the next one goes',
+      [held('a', 1), slot('b', 5), held('c', 3)],
+      ask(3),
+      { type: 'evict', lane: 'b' },
+    ],
+    [
+      'full, every idle process has work waiting: the new chat waits, until its fair wait ends',
+      [held('a', 1), held('b', 2), slot('c', 3, true)],
+      ask(3, { since: 90, now: 100 }),
+      { type: 'wait', until: 120 },
+    ],
+    [
+      'past the fair wait: the LRU process whose chat had a turn since the new one began waiting',
+      [held('a', 95), held('b', 110), held('c', 80)],
+      ask(3, { since: 90, now: 125 }),
+      { type: 'evict', lane: 'a' },
+    ],
+    [
+      'past the fair wait, served since only while busy: the served idle one, not the busy',
+      [slot('a', 120, true, false, { wanted: true }), held('b', 110), held('c', 80)],
+      ask(3, { since: 90, now: 125 }),
+      { type: 'evict', lane: 'b' },
+    ],
+    [
+      'past the fair wait, nobody served since but a turn runs: wait for it',
+      [held('a', 50), held('b', 60), slot('c', 70, true, false, { wanted: true })],
+      ask(3, { since: 90, now: 200 }),
+      { type: 'wait' },
+    ],
+    [
+      'past the fair wait, nobody served since and no turn runs or starts: the LRU idle one (nothing else would end the wait)',
+      [held('a', 50), held('b', 40)],
+      ask(2, { since: 90, now: 200 }),
+      { type: 'evict', lane: 'b' },
+    ],
+    [
+      'within the fair wait, nobody in a turn: still waits (a run between claim and turn is coming)',
+      [held('a', 50), held('b', 40)],
+      ask(2, { since: 90, now: 100 }),
+      { type: 'wait', until: 120 },
+    ],
+    // Memory: the budget as well as the count.
+    [
+      'under the count, over the budget: the LRU idle one goes',
+      [
+        slot('a', 5, false, false, { rssBytes: 300 * MB }),
+        slot('b', 2, false, false, { rssBytes: 300 * MB }),
+      ],
+      ask(8, { maxMemoryBytes: 650 * MB, expectBytes: 100 * MB }),
+      { type: 'evict', lane: 'b' },
+    ],
+    [
+      'within the budget: opens',
+      [
+        slot('a', 5, false, false, { rssBytes: 300 * MB }),
+        slot('b', 2, false, false, { rssBytes: 200 * MB }),
+      ],
+      ask(8, { maxMemoryBytes: 600 * MB, expectBytes: 100 * MB }),
+      { type: 'open' },
+    ],
+    [
+      'an unmeasured (starting) process counts as its expected size',
+      [
+        slot('a', 5, false, true, { expectBytes: 500 * MB }),
+        slot('b', 2, false, false, { rssBytes: 100 * MB }),
+      ],
+      ask(8, { maxMemoryBytes: 650 * MB, expectBytes: 100 * MB }),
+      { type: 'evict', lane: 'b' },
+    ],
+    [
+      'over the budget and every idle process has work waiting: waits',
+      [held('a', 5, { rssBytes: 400 * MB }), held('b', 2, { rssBytes: 200 * MB })],
+      ask(8, { maxMemoryBytes: 650 * MB, expectBytes: 100 * MB }),
+      { type: 'wait', until: 130 },
+    ],
+    [
+      'a budget smaller than one process: the first still starts',
+      [],
+      ask(8, { maxMemoryBytes: 50 * MB, expectBytes: 600 * MB }),
+      { type: 'open' },
+    ],
+  ])('%s', (_name, slots, a, want) => {
+    expect(place(slots, a)).toEqual(want);
+  });
+});
+
+describe('overLimit: a process above its own limit is recycled between turns', () => {
+  it.each<[number | undefined, number, boolean]>([
+    [undefined, 100, false],
+    [100, 100, false],
+    [101, 100, true],
+  ])('%s of %s → %s', (rss, max, want) => {
+    expect(overLimit(rss, max)).toBe(want);
+  });
+});
+
+describe('expectBytes: what a new process is expected to hold', () => {
+  it.each<[string, number | undefined, number]>([
+    ['claude, never measured: the table', undefined, 290 * MB],
+    ['claude, measured here: the measurement', 123 * MB, 123 * MB],
+  ])('%s', (_n, measured, want) => {
+    expect(expectBytes('claude', measured)).toBe(want);
+  });
+  it('an agent we never measured counts as a large one', () => {
+    expect(expectBytes('my-acp-agent', undefined)).toBe(600 * MB);
   });
 });
 
@@ -51,6 +191,7 @@ describe('expired', () => {
     ['exactly the idle time', [slot('a', 0)], 100, ['a']],
     ['busy never expires', [slot('a', 0, true)], 100, []],
     ['reserved never expires', [slot('a', 0, false, true)], 100, []],
+    ['a process whose chat has work waiting never expires', [held('a', 0)], 100, []],
     ['several', [slot('a', 0), slot('b', 99), slot('c', 10)], 100, ['a', 'c']],
   ])('%s', (_n, slots, idleMs, want) => {
     expect(expired(slots, 110, idleMs)).toEqual(want);

@@ -95,7 +95,7 @@ describe.skipIf(process.platform !== 'linux')('warm relay', () => {
     const snap = JSON.parse(json.stdout()) as {
       warm?: { maxProcesses: number; processes: Record<string, unknown>[]; fallbacks: unknown[] };
     };
-    expect(snap.warm?.maxProcesses).toBe(4);
+    expect(snap.warm?.maxProcesses).toBe(16);
     expect(snap.warm?.processes).toEqual([
       expect.objectContaining({
         agent: 'codex',
@@ -119,7 +119,7 @@ describe.skipIf(process.platform !== 'linux')('warm relay', () => {
     const text = spawnNode([MAIN, 'status'], home.env);
     await text.exit;
     expect(text.stdout()).toMatch(
-      /Warm agents: 1 of 4 live\n\s+twilio:\S+\s+codex \(pid \d+\), up \S+, idle \S+, \d+ MB/,
+      /Warm agents: 1 of 16 live, \d+ MB of \d+ MB \(\d+ MB a process\), 1 started\n\s+twilio:\S+\s+codex \(pid \d+\), up \S+, idle \S+, \d+ MB/,
     );
 
     relay.child.kill('SIGTERM');

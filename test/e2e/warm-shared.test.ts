@@ -69,7 +69,7 @@ describe.skipIf(process.platform !== 'linux')('warm relay sharing codex processe
         env: { FAKE_CODEX_STATE: state, FAKE_CODEX_STARTS: join(state, 'starts') },
       },
       // With agentwire's tools on (the default): codex takes them per thread, each chat its token.
-      agents: { warm: { sessionsPerProcess: 2 } },
+      agents: { warm: { sessionsPerProcess: 2, maxProcesses: 4 } },
     });
     const sock = join(home.dir, 'inbound.sock');
     const sent = join(home.dir, 'sent.jsonl');

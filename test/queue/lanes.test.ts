@@ -219,3 +219,41 @@ describe('Lanes.abort', () => {
     expect(new Lanes(1).abort('console:local', 'stop')).toBeUndefined();
   });
 });
+
+describe('Lanes: ready chats and since when they wait', () => {
+  const run = (startedAt: number) => ({
+    kind: 'user' as const,
+    label: 'message',
+    ids: [],
+    startedAt,
+    controller: new AbortController(),
+    done: Promise.resolve(),
+  });
+  it('keeps the first ready time, hands out the chosen chat, and the time through its run', () => {
+    let t = 10;
+    const lanes = new Lanes(2, () => t);
+    lanes.markReady('console:a');
+    t = 20;
+    lanes.markReady('console:b');
+    lanes.markReady('console:a');
+    expect(lanes.readyList()).toEqual([
+      { chat: 'console:a', since: 10 },
+      { chat: 'console:b', since: 20 },
+    ]);
+    t = 30;
+    expect(lanes.takeReady('console:b')).toBe('console:b');
+    lanes.begin('console:b', run(30));
+    expect(lanes.waitingSince('console:b')).toBe(20);
+    expect(lanes.isReady('console:b')).toBe(false);
+    expect(lanes.takeReady('console:zzz')).toBe('console:a');
+    expect(lanes.takeReady()).toBeUndefined();
+  });
+  it('a run that was never ready (a heartbeat) waited since it started; the time goes with the run', () => {
+    const lanes = new Lanes(1, () => 5);
+    const r = run(42);
+    lanes.begin('console:a', r);
+    expect(lanes.waitingSince('console:a')).toBe(42);
+    lanes.end('console:a', r);
+    expect(lanes.waitingSince('console:a')).toBeUndefined();
+  });
+});

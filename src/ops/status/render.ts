@@ -138,12 +138,18 @@ export function probeText(c: ChannelView, now: number): string {
   return `; last check ${ago(c.probe.at, now)} ago: ${c.probe.ok ? '' : 'failed, '}${c.probe.detail}`;
 }
 
-/** Each chat's warm session (chat masked, CLI, its process, age, idle time, memory) and the CLIs running cold. */
+/** The pool's budget, each chat's warm session (chat masked, CLI, its process, age, idle time, memory) and the CLIs running cold. */
 function warmLines(w: WarmView): string[] {
+  const mib = (b: number) => `${Math.round(b / 1048576)} MB`;
+  const budget =
+    w.maxMemoryBytes !== undefined
+      ? `, ${mib(w.usedBytes ?? 0)} of ${mib(w.maxMemoryBytes)}${w.maxProcessBytes !== undefined ? ` (${mib(w.maxProcessBytes)} a process)` : ''}`
+      : '';
+  const starts = w.starts !== undefined ? `, ${w.starts} started` : '';
   // Chats may share a process (agents.warm.sessionsPerProcess): the cap counts processes.
   const live = new Set(w.processes.map((p, i) => p.pid ?? `?${i}`)).size;
   const chats = w.processes.length > live ? `, serving ${w.processes.length} chats` : '';
-  const out = ['', `Warm agents: ${live} of ${w.maxProcesses} live${chats}`];
+  const out = ['', `Warm agents: ${live} of ${w.maxProcesses} live${chats}${budget}${starts}`];
   for (const p of w.processes) {
     const mb = p.rssBytes !== undefined ? `, ${Math.round(p.rssBytes / 1048576)} MB` : '';
     const state = p.busy ? 'busy' : `idle ${span(p.idleSeconds * 1000)}`;

@@ -264,6 +264,13 @@ export function buildSnapshot(src: StatusSources): StatusSnapshot {
 
 export interface WarmView {
   maxProcesses: number;
+  /** The memory budget over all live processes and one process's limit (agents.warm.maxMemoryMb, maxProcessMemoryMb). */
+  maxMemoryBytes?: number;
+  maxProcessBytes?: number;
+  /** What the live processes hold now: their samples summed. */
+  usedBytes?: number;
+  /** Processes started since the relay started (a burst costs one per chat that needed one). */
+  starts?: number;
   processes: {
     /** The session scope, masked as chats are: a chat key, or `*` for the one global session. */
     chat: string;
@@ -274,7 +281,7 @@ export interface WarmView {
     ageSeconds: number;
     idleSeconds: number;
     busy: boolean;
-    /** Resident memory summed over the process group (Linux /proc; absent elsewhere). */
+    /** Resident memory summed over the process and its descendants (Linux /proc; absent elsewhere). */
     rssBytes?: number;
   }[];
   fallbacks: { agent: string; reason: string }[];

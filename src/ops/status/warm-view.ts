@@ -1,13 +1,19 @@
-// The warm pool in `agentwire status` (JSON; render.ts draws the text): each live process with its chat (masked),
-// CLI, age, idle time and memory, and the CLIs that run cold because their warm start failed.
+// The warm pool in `agentwire status` (JSON; render.ts draws the text): its memory budget and use,
+// the processes started so far, each live process with its chat (masked), CLI, age, idle time and
+// memory, and the CLIs that run cold because their warm start failed.
 import type { WarmStatus } from '../../queue/ports.js';
 import { cleanText, maskChat, type WarmView } from './snapshot.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 export function warmView(w: WarmStatus, now: number): WarmView {
+  const sampled = w.processes.filter((p) => p.rssBytes !== undefined);
   return {
     maxProcesses: w.maxProcesses,
+    ...(w.maxMemoryBytes !== undefined && { maxMemoryBytes: w.maxMemoryBytes }),
+    ...(w.maxProcessBytes !== undefined && { maxProcessBytes: w.maxProcessBytes }),
+    ...(sampled.length > 0 && { usedBytes: sampled.reduce((n, p) => n + (p.rssBytes ?? 0), 0) }),
+    ...(w.starts !== undefined && { starts: w.starts }),
     processes: w.processes.map((p) => ({
       chat: maskChat(p.lane),
       agent: p.kind,

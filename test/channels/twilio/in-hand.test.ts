@@ -1,5 +1,5 @@
 // The webhook counts each request from the moment it is in hand until its answer is written, so an
-// agent start waits for the answers (core/answering.ts, queue/spawn-turn.ts).
+// agent start waits for the answers (core/answering.ts, runner/spawn-turn.ts).
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InboundOutcome } from '../../../src/channels/types.js';
 import { unanswered } from '../../../src/core/answering.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { answering } from '../../src/core/answering.js';
-import { spawnTurn } from '../../src/queue/spawn-turn.js';
+import { spawnTurn } from '../../src/runner/spawn-turn.js';
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
