@@ -15,17 +15,18 @@ export function limitText(maxBytes: number): string {
 }
 
 /**
- * A size in MB, rounded up with as few decimals as keep it above `maxBytes` as limitText shows it:
- * 26 MB over a 25 MB limit, 25.1 MB (not "25 MB") for a file a few bytes over.
+ * A size in MB, to the nearest tenth under 10 MB and whole above, with more decimals (at most two,
+ * then rounded up) while it would not read as more than the limit: a file a byte over a 25 MB limit
+ * reads 25.01 MB, never "25 MB is over the 25 MB limit".
  */
 export function sizeText(sizeBytes: number, maxBytes: number): string {
+  const mb = sizeBytes / MB;
   const shownMax = Number(plain(maxBytes / MB, 2));
-  for (const decimals of [0, 1, 2]) {
-    const f = 10 ** decimals;
-    const shown = Math.ceil((sizeBytes / MB) * f) / f;
+  for (let decimals = mb < 10 ? 1 : 0; decimals <= 2; decimals++) {
+    const shown = Number(mb.toFixed(decimals));
     if (shown > shownMax) return `${plain(shown, decimals)} MB`;
   }
-  return `${plain(sizeBytes / MB, 3)} MB`;
+  return `${plain(Math.ceil(mb * 100) / 100, 2)} MB`;
 }
 
 /** The reason a file is refused for its size: "26 MB is over the 25 MB limit". */
