@@ -11,7 +11,13 @@ function plain(n: number, decimals: number): string {
 
 /** A limit in bytes as its configured number of MB: 25 MB, 0.5 MB (floor(cfg × 1,048,576) reads back as cfg). */
 export function limitText(maxBytes: number): string {
-  return `${plain(maxBytes / MB, 2)} MB`;
+  return `${shownLimit(maxBytes)} MB`;
+}
+
+/** Two decimals, or two significant digits for a limit under 0.01 MB (which two decimals would show as 0). */
+function shownLimit(maxBytes: number): number {
+  const v = maxBytes / MB;
+  return v >= 0.01 ? Number(v.toFixed(2)) : Number(v.toPrecision(2));
 }
 
 /**
@@ -21,12 +27,12 @@ export function limitText(maxBytes: number): string {
  */
 export function sizeText(sizeBytes: number, maxBytes: number): string {
   const mb = sizeBytes / MB;
-  const shownMax = Number(plain(maxBytes / MB, 2));
+  const shownMax = shownLimit(maxBytes);
   for (let decimals = mb < 10 ? 1 : 0; decimals <= 2; decimals++) {
     const shown = Number(mb.toFixed(decimals));
     if (shown > shownMax) return `${plain(shown, decimals)} MB`;
   }
-  return `${plain(Math.ceil(mb * 100) / 100, 2)} MB`;
+  return `${mb >= 0.01 ? plain(Math.ceil(mb * 100) / 100, 2) : String(Number(mb.toPrecision(2)))} MB`;
 }
 
 /** The reason a file is refused for its size: "26 MB is over the 25 MB limit". */

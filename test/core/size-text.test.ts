@@ -15,6 +15,7 @@ describe('size text: one unit (MB as the config counts it), the configured numbe
     [2049 * MB, 2048, '2049 MB is over the 2048 MB limit'],
     [1.26 * MB, 1.25, '1.3 MB is over the 1.25 MB limit'],
     [3.04 * MB, 1, '3 MB is over the 1 MB limit'],
+    [2000, 0.001, '0.0019 MB is over the 0.001 MB limit'],
   ])('%d bytes over %d MB: %s', (size, configured, text) => {
     // As the relay turns the config into bytes (media.maxOutboundMb × 1,048,576, floored).
     expect(overLimit(size, Math.floor(configured * MB))).toBe(text);
@@ -33,6 +34,7 @@ describe('size text: one unit (MB as the config counts it), the configured numbe
     [16, '16 MB'],
     [20, '20 MB'],
     [2.25, '2.25 MB'],
+    [0.001, '0.001 MB'],
   ])('a limit of %d MB reads "%s"', (mb, text) => {
     expect(limitText(Math.floor(mb * MB))).toBe(text);
   });
