@@ -49,14 +49,13 @@ function databaseBytes(h: Home): string {
     .join('\n');
 }
 
-/** No secret, nor its first or last half (a cut between two chunks), in `where`. */
+/** No secret, nor its first or last 8 characters (what a cut between two chunks leaves), in `where`. */
 function expectClean(where: string, secrets: readonly string[], what: string): void {
   for (const s of secrets) {
     expect(s.length, 'a secret to look for').toBeGreaterThan(15);
-    const half = Math.floor(s.length / 2);
     expect(where.includes(s), `${what} holds a secret in clear`).toBe(false);
-    expect(where.includes(s.slice(0, half)), `${what} holds the first half of a secret`).toBe(false);
-    expect(where.includes(s.slice(half)), `${what} holds the second half of a secret`).toBe(false);
+    expect(where.includes(s.slice(0, 8)), `${what} holds the head of a secret`).toBe(false);
+    expect(where.includes(s.slice(-8)), `${what} holds the tail of a secret`).toBe(false);
   }
 }
 
@@ -160,6 +159,13 @@ describe('an agent quoting secrets to its chat, through the built relay', () => 
     expect(await r.sms('3')).toBe(200);
     await r.sent('answered deny');
     await r.sent(/^Denied: claude wants to run: curl -u \[redacted\]/);
+    // A long command is shown as head … tail (drivers/approval.ts oneLine): its head ends 10
+    // characters into the token, so a mask applied after the cut would leave "test-auth-" behind.
+    const long = `echo ${'a'.repeat(96)} ${TOKEN} ${'b'.repeat(100)}`;
+    expect(await r.sms(`ask b64:${b64(long)}`)).toBe(200);
+    await r.sent(/^claude wants to run: echo a{96} \[redacted\] … b{40}\n1 allow once/);
+    expect(await r.sms('3')).toBe(200);
+    await r.sent('answered deny', { times: 2 });
     expectClean(r.bodies().join('\n'), [TOKEN], 'Twilio');
     expectClean(databaseBytes(r.home), [TOKEN], 'agentwire.db');
   }, 60_000);
