@@ -92,11 +92,13 @@ describe('an agent quoting secrets to its chat, through the built relay', () => 
     mkdirSync(workspace, { recursive: true });
     writeFileSync(join(workspace, 'report.txt'), 'a report\n');
     r.start();
-    // A message long enough to be cut into chunks, with the secrets where the cut may fall.
-    const long = `${'x'.repeat(1590)} ${SECRETS} ${'y'.repeat(200)}`;
+    // Messages longer than one SMS (1,600 characters) with nowhere to break but inside a secret: a
+    // mask applied to each chunk after the cut would leave its two halves in clear.
+    const cutIn = (secret: string) => `${'x'.repeat(1590)}${secret}${'y'.repeat(200)}`;
     const body = tools([
       { name: 'send_message', arguments: { text: `tool message ${SECRETS}` } },
-      { name: 'send_message', arguments: { text: long } },
+      { name: 'send_message', arguments: { text: cutIn('@@env:AGENTWIRE_TOOLS_TOKEN@@') } },
+      { name: 'send_message', arguments: { text: cutIn(`@@b64:${b64(TOKEN)}@@`) } },
       {
         name: 'send_file',
         arguments: { path: join(workspace, 'report.txt'), caption: `caption ${SECRETS}` },
@@ -107,6 +109,7 @@ describe('an agent quoting secrets to its chat, through the built relay', () => 
     await r.sent(/^reply: /);
     await r.sent(/^tool message tool=\[redacted\] auth=\[redacted\]$/);
     await r.sent(/^caption tool=\[redacted\] auth=\[redacted\]$/);
+    await r.sent(/^x{1590}\[redacte/, { times: 2 });
     await r.sent(/final reply tool=\[redacted\] auth=\[redacted\]/);
     expect(r.fake.created.some((m) => m.mediaUrl.length === 1)).toBe(true);
 
