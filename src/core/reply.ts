@@ -2,6 +2,7 @@
 // nothing raw (JSON, stderr, stack traces) reaches a chat, and a reply is never an empty message.
 import type { AgentResult } from '../agents/types.js';
 import { type ChunkRules, chunkText } from './chunk.js';
+import { redactOutbound } from './outbound-redact.js';
 
 type AgentError = Extract<AgentResult, { type: 'error' }>;
 
@@ -101,8 +102,12 @@ export function replyChunks(
 ): string[] {
   const limit = typeof rules === 'number' ? rules : rules.limit;
   // Cut the input first so a flood costs time proportional to what is sent, not what was printed.
+  // Masked before it is split: a credential cut across two chunks would pass the store's redaction
+  // of each chunk (store/outbox.ts) as two harmless-looking halves. The cut keeps a margin longer
+  // than any credential, so one that straddles `room` is masked whole before the second cut.
   const room = limit * (maxChunks + 1);
-  const chunks = chunkText(text.length > room ? text.slice(0, room) : text, rules);
+  const masked = redactOutbound(text.length > room ? text.slice(0, room + 512) : text);
+  const chunks = chunkText(masked.length > room ? masked.slice(0, room) : masked, rules);
   if (chunks.length <= maxChunks) return chunks;
   const kept = chunks.slice(0, maxChunks - 1);
   const notice = `(Reply cut after ${kept.length} messages: the rest was too long to send here.)`;

@@ -2,7 +2,9 @@
 // protocol's pure mapping turns its request into an ApprovalQuestion and a Verdict back into its
 // answer; this decides the Verdict: by the policy alone (`allow`, `deny`), or under `ask` by the
 // turn's Approver, raced against the turn's cancel so a /stop or timeout never waits on a phone.
+
 import type { ApprovalAnswer, ApprovalQuestion, Approver } from '../agents/types.js';
+import { redactOutbound } from '../core/outbound-redact.js';
 import type { PermissionPolicy } from './types.js';
 
 /** What the driver answers its CLI: a person's (or the policy's) answer, or "the turn is being stopped". */
@@ -72,10 +74,11 @@ const TAIL = 40;
 /**
  * Agent-chosen text as one short line for a phone: whitespace runs are one space, hidden and
  * reordering characters are dropped, and a long text keeps its head and its tail around "…", so
- * a command cannot hide what it appends behind the cut.
+ * a command cannot hide what it appends behind the cut. Registered credentials are masked first.
  */
 export function oneLine(text: string, max = 160): string {
-  const flat = text.replace(HIDDEN, '').replace(/\s+/g, ' ').trim();
+  // Masked before the cut: a credential cut in two here would reach the store's redaction as halves.
+  const flat = redactOutbound(text).replace(HIDDEN, '').replace(/\s+/g, ' ').trim();
   if (flat.length <= max) return flat;
   const tail = Math.min(TAIL, Math.floor(max / 3));
   return `${flat.slice(0, max - tail - 3).trimEnd()} … ${flat.slice(-tail).trimStart()}`;

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { limitText } from '../core/size-text.js';
 import type { InboundMediaKind } from '../core/types.js';
 
 export type SaveResult =
@@ -72,7 +73,7 @@ export async function saveInbound(
   } catch (err) {
     await rm(path, { force: true });
     if (err instanceof TooLarge) {
-      return { ok: false, reason: 'too_large', message: `larger than ${Math.round(max / 1048576)} MB` };
+      return { ok: false, reason: 'too_large', message: `larger than ${limitText(max)}` };
     }
     return { ok: false, reason: 'failed', message: (err as Error).message };
   }

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { chmod, type FileHandle, mkdir, open, readdir, readlink, realpath, rm, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
+import { overLimit } from '../core/size-text.js';
 
 export type StageRefusal = {
   ok: false;
@@ -59,7 +60,7 @@ export async function stageChecked(opts: {
   try {
     const st = await handle.stat();
     if (!st.isFile()) return refuse('not_a_file', 'not a regular file');
-    if (st.size > opts.maxBytes) return refuse('too_large', tooLarge(st.size, opts.maxBytes));
+    if (st.size > opts.maxBytes) return refuse('too_large', overLimit(st.size, opts.maxBytes));
     const where = await whereOpened(handle, opts.path, st);
     if (where === undefined) return refuse('not_found', CHANGED);
     if (!opts.roots.some((root) => inside(where, root)))
@@ -124,7 +125,7 @@ async function copyOut(
         await out.close();
         out = undefined;
         await rm(target, { force: true });
-        return total > opts.maxBytes ? refuse('too_large', tooLarge(total, opts.maxBytes)) : full();
+        return total > opts.maxBytes ? refuse('too_large', overLimit(total, opts.maxBytes)) : full();
       }
       await out.write(buf, 0, bytesRead);
     }
@@ -184,7 +185,3 @@ function refuse(code: StageRefusal['code'], reason: string): StageRefusal {
 
 const full = () =>
   refuse('staging_full', 'too many attachments are waiting to be sent; try again once they are');
-
-function tooLarge(size: number, max: number): string {
-  return `${Math.ceil(size / 1e6)} MB is over the ${Math.floor(max / 1e6)} MB limit`;
-}

@@ -6,6 +6,7 @@
 // The answer to a question is an inbound message: it is recorded here with the message's dedupe row
 // (store/inbox.ts, as a `command` row that never runs) in one transaction, so a redelivered webhook
 // finds the row and answers nothing twice.
+import { redactOutbound } from '../core/outbound-redact.js';
 import type { ChatKey, InboundMessage, OutboundItem } from '../core/types.js';
 import { type Db, type Migration, prepared, transaction } from './db.js';
 import { insertInbound } from './inbox.js';
@@ -232,8 +233,9 @@ export function interactionStore(db: Db): InteractionStore {
         i.runKey,
         i.asker,
         i.toolKind ?? null,
-        i.text,
-        i.choices ? JSON.stringify(i.choices) : null,
+        // Masked as the outbox masks what it sends: the question is shown from this row, and kept.
+        redactOutbound(i.text),
+        i.choices ? JSON.stringify(i.choices.map(redactOutbound)) : null,
         now,
       ) as unknown as Row;
       return toInteraction(r);

@@ -3,6 +3,7 @@
 // marked sent stays sent. What is left is a crash between the provider accepting a chunk and markSent
 // committing: for a channel that can ask its provider (Twilio), `attempt_at` says a send had begun
 // and the channel checks before sending it again; one that cannot (WhatsApp) resends that chunk.
+import { redactItem } from '../core/outbound-redact.js';
 import type { ChatKey, OutboundItem } from '../core/types.js';
 import { type Db, type Migration, prepared } from './db.js';
 
@@ -81,7 +82,11 @@ const toRow = (r: RawRow): OutboxRow => ({
 
 const COLUMNS = 'id, key, idx, chat, item, status, tries, error, attempt_at, created_at, next_at';
 
-/** Writes the items of one delivery; returns how many were new (0 when `key` was written before). */
+/**
+ * Writes the items of one delivery; returns how many were new (0 when `key` was written before).
+ * Every row of the outbox is written here, so this is where a credential quoted in any text bound
+ * for a chat is masked: it reaches neither the database file nor the channel.
+ */
 export function enqueueOutbound(
   db: Db,
   chat: ChatKey,
@@ -96,7 +101,7 @@ export function enqueueOutbound(
   );
   let added = 0;
   items.forEach((item, idx) => {
-    added += Number(st.run(key, idx, chat, JSON.stringify(item), now).changes);
+    added += Number(st.run(key, idx, chat, JSON.stringify(redactItem(item)), now).changes);
   });
   return added;
 }

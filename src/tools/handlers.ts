@@ -93,7 +93,13 @@ async function run(deps: ToolDeps, g: ToolGrant, tool: ToolName, raw: unknown): 
     case 'send_message': {
       const a = args(sendMessageInput, raw, tool);
       const key = nextSendKey(deps, g, 'msg');
-      await deps.send(g.chat, key, a.text, [], g.cwd);
+      const r = await deps.send(g.chat, key, a.text, [], g.cwd);
+      // "Sent" only once the message is stored (the outbox then sends it exactly once); a store that
+      // refused it (a full disk) is the agent's to know, or the text is lost while the run goes on.
+      if (r.refused) {
+        unsend(g);
+        throw new ToolError(`send_message: not sent: ${r.refused}`);
+      }
       return { text: `Sent (${sentLeft(deps, g)}).` };
     }
     case 'send_file': {
@@ -101,7 +107,7 @@ async function run(deps: ToolDeps, g: ToolGrant, tool: ToolName, raw: unknown): 
       const key = nextSendKey(deps, g, 'file');
       const r = await deps.send(g.chat, key, a.caption ?? '', [a.path], g.cwd);
       if (r.refused) {
-        g.sent--; // nothing went out: a refused file does not use up the run's messages
+        unsend(g);
         throw new ToolError(`send_file: not sent: ${r.refused}`);
       }
       return { text: `Sent ${a.path} (${sentLeft(deps, g)}).` };
@@ -188,6 +194,15 @@ function nextSendKey(deps: ToolDeps, g: ToolGrant, kind: 'msg' | 'file'): string
   g.sent++;
   g.ordinal++;
   return `tool:${g.runKey}:${kind}:${g.ordinal}`;
+}
+
+/**
+ * Takes back a send that stored nothing: it does not use up the run's messages, and its key is
+ * given to the next send, so a redo after a crash names the sends that were stored the same way.
+ */
+function unsend(g: ToolGrant): void {
+  g.sent--;
+  g.ordinal--;
 }
 
 const sentLeft = (deps: ToolDeps, g: ToolGrant): string =>

@@ -39,7 +39,12 @@ export function toolSender(d: SenderDeps): ToolDeps['send'] {
     if (items.length === 0) return { refused: 'nothing to send' };
     // Keyed: a run redone after a crash writes nothing the second time.
     const stored = await d.store.enqueueReply(chat, key, items, d.now());
-    if (!stored.ok) return { refused: 'the message could not be stored; try again' };
+    if (!stored.ok)
+      return {
+        refused: stored.retryable
+          ? 'the relay could not store it just now (its disk may be full); try again in a moment'
+          : 'the relay could not store it',
+      };
     d.kick(chat);
     return {};
   };

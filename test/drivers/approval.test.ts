@@ -11,6 +11,7 @@ import {
   type Verdict,
 } from '../../src/drivers/approval.js';
 import { GEMINI_ASK_ARGS, opencodeAskConfig } from '../../src/drivers/ask-mode.js';
+import { forgetCredential, registerCredential } from '../../src/log.js';
 
 const q: ApprovalQuestion = { toolKind: 'shell', summary: 'run: ls' };
 const answering =
@@ -115,6 +116,18 @@ describe('text for a phone', () => {
     ['a\u200bb', 120, 'ab'],
   ])('oneLine(%j)', (text, max, out) => {
     expect(oneLine(text, max)).toBe(out);
+  });
+  it('masks a registered credential before it cuts, so no half of one is left on either side', () => {
+    const secret = 'zzAPPROVALzz-7c2d9e4f1a';
+    registerCredential(secret);
+    try {
+      // The cut falls inside the credential: 100 - 33 - 3 = 64 characters are kept before the "…".
+      const line = oneLine(`curl -u ${'a'.repeat(50)}${secret} ${'b'.repeat(80)}`, 100);
+      expect(line).not.toContain(secret.slice(0, 6));
+      expect(line).toContain('[redac');
+    } finally {
+      forgetCredential(secret);
+    }
   });
   it.each([
     ['/w/src/a.ts', '/w', 'src/a.ts'],

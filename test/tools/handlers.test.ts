@@ -15,6 +15,7 @@ import { rowsForKey } from '../../src/store/outbox.js';
 import { tasksForChat } from '../../src/store/tasks.js';
 import { ToolError } from '../../src/tools/handlers.js';
 import { createToolHost, type ToolHost } from '../../src/tools/host.js';
+import { type FullDisk, fullDisk } from '../faults/full-disk.js';
 
 const CHAT: ChatKey = 'twilio:+15550001111';
 const OTHER: ChatKey = 'twilio:+15550002222';
@@ -25,12 +26,12 @@ let kicked: ChatKey[];
 let changed: number;
 let now: number;
 
-function setup(tools: Record<string, unknown> = {}) {
+function setup(tools: Record<string, unknown> = {}, over: Db = db) {
   const config = configSchema.parse({ whatsapp: { enabled: false }, tools });
   host = createToolHost({
     enabled: true,
     limits: config.tools,
-    store: storeOver(db),
+    store: storeOver(over),
     mediaPolicy: mediaPolicy(config, join(dir, 'staged')),
     textLimit: () => 1600,
     socket: join(dir, 'relay.sock'),
@@ -129,6 +130,30 @@ describe('tools.call', () => {
     // The next run has its own allowance.
     await call(mint('in:8'), 'send_message', { text: 'again' });
     expect(rowsForKey(db, 'tool:in:8:msg:1')).toHaveLength(1);
+  });
+
+  it('send_message on a store that refuses the write: the agent is told, and the send is given back', async () => {
+    const disk: FullDisk = fullDisk(db as never);
+    setup({}, disk.db);
+    const token = mint();
+    disk.fill(/INSERT INTO outbox/);
+    expect(await refusal(call(token, 'send_message', { text: 'lost?' }))).toMatch(
+      /^send_message: not sent: .*disk may be full.*try again/,
+    );
+    expect(kicked).toEqual([]);
+    disk.free();
+    // The refused call used neither the run's allowance nor its key: the next send is msg:1.
+    expect((await call(token, 'send_message', { text: 'stored' })).text).toMatch(/9 more this run/);
+    expect(rowsForKey(db, 'tool:in:7:msg:1').map((r) => r.item)).toEqual([{ type: 'text', text: 'stored' }]);
+    expect(kicked).toEqual([CHAT]);
+  });
+
+  it('a credential the agent quotes (its own tool token) is masked before the row is written', async () => {
+    const token = mint();
+    await call(token, 'send_message', { text: `my token is ${token}.` });
+    expect(rowsForKey(db, 'tool:in:7:msg:1').map((r) => r.item)).toEqual([
+      { type: 'text', text: 'my token is [redacted].' },
+    ]);
   });
 
   it('send_file: a file in the working folder goes out; a path that escapes is refused with the MEDIA: reason', async () => {

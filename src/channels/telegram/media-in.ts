@@ -3,6 +3,7 @@
 // inbound folder and capped by bytes read, since a declared size can be missing or wrong.
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { limitText } from '../../core/size-text.js';
 import type { InboundMedia } from '../../core/types.js';
 import { saveInbound } from '../../media/inbound.js';
 import type { FileRef } from './normalize.js';
@@ -32,14 +33,12 @@ const LABEL: Record<InboundMedia['kind'], string> = {
   sticker: 'sticker',
 };
 
-const mb = (bytes: number) => `${Math.round(bytes / 1048576)} MB`;
-
 export async function fetchInbound(ref: FileRef, deps: MediaInDeps): Promise<MediaOutcome> {
   const label = LABEL[ref.kind];
   const cap = Math.min(deps.maxBytes, BOT_API_DOWNLOAD_MAX);
   const tooLarge = (size: number | undefined): MediaOutcome => ({
     ok: false,
-    userMessage: `Your ${label} is over the ${mb(cap)} limit, so it was not passed on.`,
+    userMessage: `Your ${label} is over the ${limitText(cap)} limit, so it was not passed on.`,
     log: `too_large: ${size ?? 'unknown'} bytes`,
   });
   if (ref.tooLarge || (ref.sizeBytes !== undefined && ref.sizeBytes > cap)) return tooLarge(ref.sizeBytes);

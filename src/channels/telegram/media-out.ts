@@ -4,6 +4,7 @@ import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { sanitizeLine } from '../../core/line.js';
+import { limitText, sizeText } from '../../core/size-text.js';
 
 export type SendMethod = 'sendPhoto' | 'sendVideo' | 'sendVoice' | 'sendAudio' | 'sendDocument';
 
@@ -47,10 +48,8 @@ export async function openForUpload(path: string, maxBytes: number): Promise<Ope
   }
 }
 
-const mb = (bytes: number): string => `${Math.max(1, Math.round(bytes / 1048576))} MB`;
-
 export const oversizeNotice = (fileName: string, sizeBytes: number, maxBytes: number): string =>
-  `(Attachment "${sanitizeLine(fileName, 100)}" not sent: it is ${mb(sizeBytes)}, over the ${mb(maxBytes)} limit.)`;
+  `(Attachment "${sanitizeLine(fileName, 100)}" not sent: it is ${sizeText(sizeBytes, maxBytes)}, over the ${limitText(maxBytes)} limit.)`;
 
 export const failedNotice = (fileName: string): string =>
   `(Attachment "${sanitizeLine(fileName, 100)}" could not be sent.)`;

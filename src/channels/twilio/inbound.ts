@@ -3,6 +3,7 @@
 // links. The caller acknowledges Twilio only on `accepted`, i.e. once the message is durable (or known
 // to be a duplicate). The attachments are downloaded later, before the run (fetchInboundMedia).
 import { placeText } from '../../core/shared-place.js';
+import { limitText } from '../../core/size-text.js';
 import type { FetchedMedia, InboundMessage, RemoteMedia } from '../../core/types.js';
 import { type Logger, maskId } from '../../log.js';
 import type { InboundHandler, InboundOutcome } from '../types.js';
@@ -146,7 +147,7 @@ export async function fetchInboundMedia(
 
 function noticeFor(problems: { reason: string }[], maxBytes: number): string {
   if (problems.some((p) => p.reason === 'too_large')) {
-    return `Your attachment was too large (limit ${Math.round(maxBytes / 1048576)} MB) and was not received.`;
+    return `Your attachment was too large (limit ${limitText(maxBytes)}) and was not received.`;
   }
   return 'An attachment could not be received. Please send it again.';
 }

@@ -4,6 +4,8 @@
 // the inbound folder and cut off by bytes actually read; all of one message's files share one deadline.
 // Twilio answers a media URL with a redirect to its CDN: every hop must pass the outbound address rules
 // (guarded-get.ts), and the credentials never leave the first origin.
+
+import { limitText } from '../../core/size-text.js';
 import type { InboundMedia } from '../../core/types.js';
 import type { Resolver } from '../../media/address.js';
 import { guardedGet, type Transport } from '../../media/guarded-get.js';
@@ -86,14 +88,14 @@ async function downloadOne(
     if (!res.ok) return fail('host', res.message);
     if (res.status < 200 || res.status > 299) return fail('failed', `HTTP ${res.status}`);
     const declared = Number(res.headers['content-length'] ?? Number.NaN);
-    if (declared > opts.maxBytes) return fail('too_large', `larger than ${mb(opts.maxBytes)} MB`);
+    if (declared > opts.maxBytes) return fail('too_large', `larger than ${limitText(opts.maxBytes)}`);
     const saved = await saveInbound(res.body, { dir: opts.dir, maxBytes: opts.maxBytes, mimeType });
     if (saved.ok) {
       return {
         media: { kind: mediaKindFor(mimeType), path: saved.path, mimeType, sizeBytes: saved.sizeBytes },
       };
     }
-    if (saved.reason === 'too_large') return fail('too_large', `larger than ${mb(opts.maxBytes)} MB`);
+    if (saved.reason === 'too_large') return fail('too_large', `larger than ${limitText(opts.maxBytes)}`);
     return deadline.aborted ? fail('timeout', 'download took too long') : fail('failed', 'download failed');
   } catch {
     return deadline.aborted ? fail('timeout', 'download took too long') : fail('failed', 'download failed');
@@ -102,8 +104,6 @@ async function downloadOne(
     local.abort();
   }
 }
-
-const mb = (bytes: number) => Math.round((bytes / 1048576) * 10) / 10;
 
 /** A line for the agent (and the user) about an attachment that did not arrive. */
 export function problemNote(p: MediaProblem): string {

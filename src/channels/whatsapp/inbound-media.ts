@@ -1,6 +1,7 @@
 // One inbound attachment to disk: downloaded (capped), re-requested from the phone once when
 // WhatsApp's server no longer has it, optionally transcribed when it is a voice note.
 import type { WAMessage } from '@whiskeysockets/baileys';
+import { limitText } from '../../core/size-text.js';
 import type { InboundMedia } from '../../core/types.js';
 import type { DownloadResult } from './media-download.js';
 import { classify, type MediaRef, type NormalizeContext } from './normalize.js';
@@ -58,7 +59,7 @@ export async function fetchInboundMedia(
   }
   const userMessage =
     result.reason === 'too_large'
-      ? `Your ${label} is over the ${Math.round(deps.maxBytes / 1048576)} MB limit, so it was not passed on.`
+      ? `Your ${label} is over the ${limitText(deps.maxBytes)} limit, so it was not passed on.`
       : result.reason === 'expired'
         ? `Your ${label} is no longer available on WhatsApp's servers. Please send it again.`
         : `Your ${label} could not be downloaded. Please send it again.`;

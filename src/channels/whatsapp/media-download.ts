@@ -8,6 +8,7 @@
 // or rebinding DNS answer for a WhatsApp name cannot point the download at this machine or the LAN.
 import { createDecipheriv, createHmac, timingSafeEqual } from 'node:crypto';
 import { getMediaKeys, getUrlFromDirectPath } from '@whiskeysockets/baileys';
+import { limitText } from '../../core/size-text.js';
 import type { Resolver } from '../../media/address.js';
 import { guardedGet, type Transport } from '../../media/guarded-get.js';
 import { type SaveResult, saveInbound } from '../../media/inbound.js';
@@ -106,7 +107,7 @@ export async function downloadMedia(ref: MediaRef, opts: DownloadOptions): Promi
       return {
         ok: false,
         reason: 'too_large',
-        message: `larger than ${Math.round(opts.maxBytes / 1048576)} MB`,
+        message: `larger than ${limitText(opts.maxBytes)}`,
       };
     }
     const keys = await getMediaKeys(mediaKey, ref.mediaType);

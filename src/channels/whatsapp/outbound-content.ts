@@ -3,6 +3,7 @@
 // local paths and fetches any address).
 import type { AnyMessageContent } from '@whiskeysockets/baileys';
 import { sanitizeLine } from '../../core/line.js';
+import { limitText, sizeText } from '../../core/size-text.js';
 import type { SendResult } from '../../core/types.js';
 import { closeCodeOf } from './close-policy.js';
 
@@ -63,10 +64,8 @@ export function contentForFile(f: FileForSend): { content: AnyMessageContent; ca
   }
 }
 
-const mb = (bytes: number): string => `${Math.max(1, Math.round(bytes / 1048576))} MB`;
-
 export function oversizeNotice(fileName: string, sizeBytes: number, maxBytes: number): string {
-  return `(Attachment "${sanitizeLine(fileName, 100)}" not sent: it is ${mb(sizeBytes)}, over the ${mb(maxBytes)} limit.)`;
+  return `(Attachment "${sanitizeLine(fileName, 100)}" not sent: it is ${sizeText(sizeBytes, maxBytes)}, over the ${limitText(maxBytes)} limit.)`;
 }
 
 export function failedNotice(fileName: string): string {
