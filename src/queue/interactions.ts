@@ -7,13 +7,15 @@
 // every run, so `start` closes whatever a previous process left and tells the chats.
 import type { AgentKind, ApprovalAnswer, ApprovalQuestion, Approver } from '../agents/types.js';
 import { isApprover } from '../core/approvers.js';
-import type { ApprovalChoice, ShownInteraction } from '../core/interaction-route.js';
+import type { ApprovalChoice, LastChange, ShownInteraction } from '../core/interaction-route.js';
 import {
   approvalMessage,
   MAX_CHOICES,
   questionMessage,
   restartNotice,
+  shownApproval,
   timeoutNotice,
+  tooLongNotice,
   waitLength,
 } from '../core/interaction-text.js';
 import type { ChannelName, ChatKey, OutboundItem } from '../core/types.js';
@@ -39,6 +41,8 @@ export interface InteractionsDeps {
   log: Logger;
   /** permissions.timeoutMinutes, in ms. */
   approvalTimeoutMs: number;
+  /** permissions.settleSeconds, in ms (core/interaction-route.ts). Default 0: no settling. */
+  settleMs?: number;
   /** permissions.approvers; undefined: the owner. */
   approvers: readonly string[] | undefined;
   /** The owner's sender id on a channel (queue/owner.ts). */
@@ -56,6 +60,8 @@ interface Waiter {
   shown: boolean;
   /** Being closed (timeout, run ended): an answer arriving meanwhile is too late. */
   closing?: boolean;
+  /** Shown again after an answer came too soon: the next answer counts. */
+  reshown?: boolean;
   settle(o: Outcome): void;
   cancelTimer?: () => void;
 }
@@ -67,8 +73,6 @@ interface RunScope {
   asked: number;
 }
 
-/** An approval closed this long ago still makes a bare `1` worth a word rather than a run. */
-const RECENT_MS = 10 * 60_000;
 /**
  * Questions one chat may have waiting at once. An agent is untrusted: past this, a request is denied
  * (a question gets no answer) at once instead of piling up in the store behind the one shown.
@@ -85,7 +89,8 @@ export class Interactions {
   /** Per chat, the ids waiting in the order they were asked; the first is the one shown. */
   private readonly lines = new Map<ChatKey, number[]>();
   private readonly runs = new Map<string, RunScope>();
-  private readonly closedApproval = new Map<ChatKey, number>();
+  /** Per chat: when a shown question last closed, and whose run asked it (see lastChange). */
+  private readonly changes = new Map<ChatKey, { at: number; runKey: string }>();
   /** Asks under way per chat, waiting or about to (see MAX_WAITING_PER_CHAT). */
   private readonly reserved = new Map<ChatKey, number>();
   private readonly timer: Timer;
@@ -206,13 +211,40 @@ export class Interactions {
   shown(chat: ChatKey): ShownInteraction | undefined {
     const id = this.lines.get(chat)?.[0];
     const w = id === undefined ? undefined : this.waiters.get(id);
-    if (!w?.shown) return undefined;
+    // One being closed takes no answer: it counts as a change (lastChange).
+    if (!w?.shown || w.closing) return undefined;
     return {
       id: w.i.id,
       type: w.i.type,
       ...(w.i.choices && { choices: w.i.choices }),
       ...(w.runSender !== undefined && { runSender: w.runSender }),
+      ...(w.reshown && { reshown: true }),
     };
+  }
+
+  /** The message that shows one, as the chat gets it (an approval as code: never read as Markdown). */
+  private showItems(i: Interaction, lead?: string): OutboundItem[] {
+    const head = lead ? this.d.textItems(i.chat, lead) : [];
+    if (i.type === 'question') return [...head, ...this.d.textItems(i.chat, questionMessage(i))];
+    const ask = approvalMessage(i) ?? tooLongNotice(i);
+    return [
+      ...head,
+      ...this.d
+        .textItems(i.chat, ask)
+        .map((t): OutboundItem => (t.type === 'text' ? { ...t, code: true } : t)),
+    ];
+  }
+
+  /** The chat's shown one again, after `lead`; undefined when it is not shown any more. */
+  reshowItems(chat: ChatKey, id: number, lead: string): OutboundItem[] | undefined {
+    const w = this.waiters.get(id);
+    return w?.shown && !w.closing && w.i.chat === chat ? this.showItems(w.i, lead) : undefined;
+  }
+
+  /** The chat was shown it again: its next answer counts. */
+  reshown(id: number): void {
+    const w = this.waiters.get(id);
+    if (w) w.reshown = true;
   }
 
   /** Who asks the shown one (`codex`). */
@@ -221,9 +253,24 @@ export class Interactions {
     return id === undefined ? undefined : this.waiters.get(id)?.i.asker;
   }
 
-  recentlyClosedApproval(chat: ChatKey): boolean {
-    const at = this.closedApproval.get(chat);
-    return at !== undefined && this.d.now() - at < RECENT_MS;
+  /** How long the settle time allows an answer (core/interaction-route.ts). */
+  get settleMs(): number {
+    return this.d.settleMs ?? 0;
+  }
+
+  /** When the question the chat saw last changed, while that still matters (within settleMs). */
+  lastChange(chat: ChatKey): LastChange | undefined {
+    const first = this.waiters.get(this.lines.get(chat)?.[0] ?? -1);
+    if (first?.shown && first.closing) return { agoMs: 0, runGoing: true };
+    const c = this.changes.get(chat);
+    if (!c) return undefined;
+    const agoMs = this.d.now() - c.at;
+    if (agoMs >= this.settleMs) {
+      this.changes.delete(chat);
+      return undefined;
+    }
+    // A run that ended has no clock left (closeRun): its reply is what the chat reads now.
+    return { agoMs, runGoing: this.clocks.has(c.runKey) };
   }
 
   /** The store recorded an answer: the run waiting on it goes on. */
@@ -275,6 +322,8 @@ export class Interactions {
       // Remembered for this chat: answered at once, as "once" (the driver's CLI is asked each time).
       const toolKind = q.toolKind.slice(0, KIND_CHARS);
       if (await this.d.store.allowed(chat, toolKind)) return { type: 'allow_once' };
+      // Shown whole or not at all: a cut would show less than runs.
+      if (shownApproval(q.summary) === undefined) return await this.tooLong(chat, runKey, asker, q);
       const i = await this.d.store.add(
         {
           chat,
@@ -307,6 +356,37 @@ export class Interactions {
     }
   }
 
+  /** Not asked: recorded as closed, the chat told, and the agent denied. */
+  private async tooLong(
+    chat: ChatKey,
+    runKey: string,
+    asker: AgentKind,
+    q: ApprovalQuestion,
+  ): Promise<ApprovalAnswer> {
+    const now = this.d.now();
+    const i = await this.d.store.add(
+      {
+        chat,
+        type: 'approval',
+        runKey,
+        asker,
+        toolKind: q.toolKind.slice(0, KIND_CHARS),
+        text: q.summary.slice(0, KEEP_CHARS),
+      },
+      now,
+    );
+    await this.d.store.close(i.id, 'cancelled', now, {
+      key: `ask-toolong:${i.id}`,
+      items: this.d.textItems(chat, tooLongNotice({ asker, text: q.summary })),
+    });
+    this.d.kick(chat);
+    this.d.log.info({ chat: maskId(chat), id: i.id }, 'approval too long to show: denied');
+    return {
+      type: 'deny',
+      reason: 'the request is too long to show on a phone; split it into smaller steps',
+    };
+  }
+
   private wait(i: Interaction, timeoutMs: number, runSender?: string): Promise<Outcome> {
     return new Promise<Outcome>((resolve) => {
       const w: Waiter = {
@@ -330,13 +410,12 @@ export class Interactions {
     const now = this.d.now();
     const scope = this.runs.get(i.runKey);
     const n = scope ? ++scope.asked : 0;
-    const text = i.type === 'approval' ? approvalMessage(i) : questionMessage(i);
     try {
       // The key names the run and the question's place in it, and the row: a run redone after a
       // restart asks again, and that new question must be shown, not taken for the old one.
       const ok = await this.d.store.show(i.id, now, now + w.timeoutMs, {
         key: `ask:${i.runKey}:${n}:${i.id}`,
-        items: this.d.textItems(i.chat, text),
+        items: this.showItems(i),
       });
       if (!ok) return this.finish(w, { type: 'cancelled' });
     } catch (err) {
@@ -382,7 +461,8 @@ export class Interactions {
     if (!this.waiters.delete(i.id)) return;
     this.waitEnded(i.runKey);
     w.cancelTimer?.();
-    if (i.type === 'approval') this.closedApproval.set(i.chat, this.d.now());
+    // What the chat saw changed: an answer typed for it may still be on its way (see lastChange).
+    if (w.shown) this.changes.set(i.chat, { at: this.d.now(), runKey: i.runKey });
     const line = this.lines.get(i.chat) ?? [];
     const wasShown = line[0] === i.id;
     const rest = line.filter((id) => id !== i.id);
