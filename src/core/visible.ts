@@ -23,6 +23,7 @@ const SELECTORS: readonly [number, number][] = [
   [0x180b, 0x180f],
 ];
 const MARK = /\p{M}/u;
+const PICTOGRAPH = /\p{Extended_Pictographic}/u;
 /** Combining marks one visible character may carry before the rest are written out (zalgo text). */
 const MARKS_PER_BASE = 2;
 
@@ -48,6 +49,11 @@ export function visible(text: string): string {
   const chars = [...text];
   chars.forEach((ch, i) => {
     const cp = ch.codePointAt(0) ?? 0;
+    // Text or emoji presentation right after a pictograph (⚠️) only picks how it is drawn.
+    if ((cp === 0xfe0e || cp === 0xfe0f) && PICTOGRAPH.test(chars[i - 1] ?? '')) {
+      out += ch;
+      return;
+    }
     if (isHidden(ch) || (ch === '<' && chars[i + 1] === 'U' && chars[i + 2] === '+')) {
       out += code(cp);
       marks = -1;

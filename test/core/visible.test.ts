@@ -12,6 +12,7 @@ describe('visible', () => {
       'café cafe\u0301 Ünïcödé',
     ],
     ['CJK, emoji with skin tone stay', '漢字 👍🏽', '漢字 👍🏽'],
+    ['an emoji presentation selector on a pictograph stays', '⚠️ x', '⚠️ x'],
     ['newline, tab, CR (Cc): one line stays one line', 'a\nb\tc\rd', 'a<U+000A>b<U+0009>c<U+000D>d'],
     ['ANSI escape (Cc)', '\u001b[2Jx', '<U+001B>[2Jx'],
     [
