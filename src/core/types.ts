@@ -68,7 +68,7 @@ export interface InboundMessage {
 export type OutboundItem =
   /**
    * `code`: shown exactly as written, never read as Markdown (an approval's command): as code where
-   * the channel has code formatting (core/verbatim.ts), plain text elsewhere.
+   * the channel has code formatting (channels/verbatim.ts), plain text elsewhere.
    */
   | { type: 'text'; text: string; code?: true }
   | { type: 'file'; path: string; mimeType: string; fileName: string; sizeBytes: number; caption?: string }

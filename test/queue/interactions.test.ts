@@ -220,7 +220,8 @@ describe('approvals from the chat', () => {
   });
 
   it('a number a moment after the question closed, its run still going, is not taken; later it is a message', async () => {
-    const gate = Promise.withResolvers<void>();
+    let open = () => {};
+    const gate = { promise: new Promise<void>((r) => (open = r)), resolve: () => open() };
     const agent = new FakeAgent(async (req) => {
       if (req.prompt !== 'go' || !req.approve || !req.signal) return ok(`prompt: ${req.prompt}`);
       const a = await req.approve(shell, req.signal);

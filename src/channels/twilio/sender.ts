@@ -6,10 +6,10 @@
 import { createHash } from 'node:crypto';
 import { chunkText } from '../../core/chunk.js';
 import type { OutboundItem, SendResult } from '../../core/types.js';
-import { whatsappVerbatim } from '../../core/verbatim.js';
 import { type Logger, maskId } from '../../log.js';
 import type { MediaHost } from '../../media/host.js';
 import type { SendOptions } from '../types.js';
+import { whatsappVerbatim } from '../verbatim.js';
 import { findAccepted } from './accepted.js';
 import { parseRecipient, senderFor } from './address.js';
 import { classifyFailure, describeCode } from './errors.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { whatsappVerbatim } from '../../src/core/verbatim.js';
+import { whatsappVerbatim } from '../../src/channels/verbatim.js';
 
 describe('whatsappVerbatim', () => {
   it.each([

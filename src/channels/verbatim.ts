@@ -2,7 +2,7 @@
 // a chat app that reads its own marks in plain text: WhatsApp shows *bold*, _italic_, ~strike~ and
 // ```mono```, and inside ```mono``` nothing else. So the text goes inside one; a text that holds ```
 // itself cannot be fenced, and its marks are then swapped for look-alikes, so none of it can be hidden
-// in bold or struck through. Pure; tested in test/core/verbatim.test.ts.
+// in bold or struck through. Pure; tested in test/channels/verbatim.test.ts.
 
 const LOOK_ALIKE: Record<string, string> = { '*': '∗', _: 'ˍ', '~': '∼', '`': 'ˋ' };
 
