@@ -32,7 +32,7 @@ export const permissionsSchema = z
       .max(600)
       .default(5)
       .describe(
-        'An answer that arrives this soon after the question on screen changed (the one before timed out, was withdrawn or answered) is not taken: it may have been typed for the one before. The new question is shown again.',
+        'A bare number (1, a choice) that arrives this soon after the question on screen changed (the one before timed out, was withdrawn or answered) is not taken: it may have been typed for the one before. The new question is shown again.',
       ),
   })
   .strict();

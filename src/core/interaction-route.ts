@@ -6,7 +6,7 @@
 // An answer must be bound to the question the person read. A person types `1` for what is on their
 // screen; if the relay changed the question meanwhile (the one they read timed out, was withdrawn or
 // answered, and the next one took its place), their `1` would land on a question they never saw.
-// So an answer arriving within `settleMs` of the change is not taken: the person is told, and the
+// So a bare number arriving within `settleMs` of the change is not taken: the person is told, and the
 // question now shown is shown again (after which their next answer counts). A bare number is an
 // answer only while a question is shown; otherwise it is a message for the agent.
 
@@ -72,8 +72,6 @@ export const APPROVAL_HINT = 'Answer 1 (allow once), 2 (allow for this chat) or 
 /** The question changed so recently that an answer may have been typed for the one before. */
 const tooSoon = (r: RouteInput): boolean => r.lastChange !== undefined && r.lastChange.agoMs < r.settleMs;
 
-const said = (n: number | undefined) => (n !== undefined ? `your ${n}` : 'your answer');
-
 export function routeMessage(r: RouteInput): Route {
   const n = bareNumber(r.text);
   const shown = r.shown;
@@ -84,7 +82,7 @@ export function routeMessage(r: RouteInput): Route {
       ? {
           type: 'ignore',
           why: 'changed',
-          reply: `The question on your screen closed just now, so ${said(n)} was not taken. Send it again if it was meant for the agent.`,
+          reply: `The question on your screen closed just now, so your ${n} was not taken. Send it again if it was meant for the agent.`,
         }
       : { type: 'normal' };
   }
@@ -112,11 +110,11 @@ export function routeMessage(r: RouteInput): Route {
   const mayAnswer =
     !r.isGroup || r.approver || (shown.runSender !== undefined && shown.runSender === r.senderId);
   if (!mayAnswer) return { type: 'normal' };
-  // Words typed for the question before are no answer to this one either.
-  if (tooSoon(r) && !shown.reshown) return reshow(shown, n);
   const text = r.text.trim();
   const choices = shown.choices ?? [];
   if (n !== undefined && choices.length > 0) {
+    // Words say what they answer; a bare number does not.
+    if (tooSoon(r) && !shown.reshown) return reshow(shown, n);
     const picked = choices[n - 1];
     if (picked !== undefined) return { type: 'answer', id: shown.id, answer: picked };
     return {
@@ -131,10 +129,10 @@ export function routeMessage(r: RouteInput): Route {
   return { type: 'answer', id: shown.id, answer: text || '(no text: the person sent only an attachment)' };
 }
 
-function reshow(shown: ShownInteraction, n: number | undefined): Route {
+function reshow(shown: ShownInteraction, n: number): Route {
   return {
     type: 'reshow',
     id: shown.id,
-    lead: `The question changed just as ${said(n)} came in, so it was not taken. If it is your answer to this one, send it again:`,
+    lead: `The question changed just as your ${n} came in, so it was not taken. If it is your answer to this one, send it again:`,
   };
 }

@@ -103,14 +103,19 @@ describe('routeMessage', () => {
       RESHOW(8, 'your 2'),
     ],
     [
-      'question: words within the settle time',
-      { shown: question, text: 'blue', ...changed(300) },
-      RESHOW(8, 'your answer'),
+      'question: words within the settle time answer (they say what they answer)',
+      { shown: withChoices, text: 'blue', ...changed(300) },
+      { type: 'answer', id: 8, answer: 'blue' },
     ],
     [
-      'question: shown again, words count',
-      { shown: { ...question, reshown: true }, text: 'blue', ...changed(300) },
-      { type: 'answer', id: 8, answer: 'blue' },
+      'question without choices: a number within the settle time is text',
+      { shown: question, text: '5', ...changed(300) },
+      { type: 'answer', id: 8, answer: '5' },
+    ],
+    [
+      'question: shown again, a choice number counts',
+      { shown: { ...withChoices, reshown: true }, text: '1', ...changed(300) },
+      { type: 'answer', id: 8, answer: 'red' },
     ],
     // An approval is shown.
     ['approver 1: allow once', {}, { type: 'approve', id: 7, choice: 'allow_once' }],
