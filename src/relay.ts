@@ -114,6 +114,7 @@ export function createQueue(
         store: store.interactions,
         approvers: config.permissions.approvers,
         approvalTimeoutMs: config.permissions.timeoutMinutes * 60_000,
+        settleMs: config.permissions.settleSeconds * 1000,
         owner: ownerOf(config, channels),
       },
     }),

@@ -26,5 +26,13 @@ export const permissionsSchema = z
       .describe(
         'Minutes a permission request waits for an answer once the chat is shown it; then it is denied.',
       ),
+    settleSeconds: z
+      .number()
+      .min(0)
+      .max(600)
+      .default(5)
+      .describe(
+        'A bare number (1, a choice) that arrives this soon after the question on screen changed (the one before timed out, was withdrawn or answered) is not taken: it may have been typed for the one before. The new question is shown again.',
+      ),
   })
   .strict();

@@ -1,7 +1,14 @@
-// Where a chat's message goes while a run waits on the chat (issue 17): the answer to the question
-// or approval shown, an answer from someone who may not give it, or an ordinary message. Pure;
-// table-tested in test/core/interaction-route.test.ts. The queue applies the decision
-// (queue/interactions.ts) and records the message either way, so a redelivery answers nothing twice.
+// Where a chat's message goes while a run waits on the chat: the answer to the question or approval
+// shown, an answer from someone who may not give it, or an ordinary message. Pure; table-tested in
+// test/core/interaction-route.test.ts. The queue applies the decision (queue/interactions.ts) and
+// records the message either way, so a redelivery answers nothing twice.
+//
+// An answer must be bound to the question the person read. A person types `1` for what is on their
+// screen; if the relay changed the question meanwhile (the one they read timed out, was withdrawn or
+// answered, and the next one took its place), their `1` would land on a question they never saw.
+// So a bare number arriving within `settleMs` of the change is not taken: the person is told, and the
+// question now shown is shown again (after which their next answer counts). A bare number is an
+// answer only while a question is shown; otherwise it is a message for the agent.
 
 /** The one question or approval the chat is shown now (others wait their turn). */
 export interface ShownInteraction {
@@ -10,6 +17,16 @@ export interface ShownInteraction {
   choices?: readonly string[];
   /** Questions in a group: the sender of the message the run answers may answer too. */
   runSender?: string;
+  /** The chat was shown it again after an answer came too soon: its next answer counts. */
+  reshown?: boolean;
+}
+
+/** The last time what the chat was shown changed: a shown question closed (any reason). */
+export interface LastChange {
+  /** How long ago, in ms. */
+  agoMs: number;
+  /** The run that asked it still goes on (so it may ask again, or is about to show its next one). */
+  runGoing: boolean;
 }
 
 export interface RouteInput {
@@ -20,8 +37,10 @@ export interface RouteInput {
   /** True when the sender is one of the chat's approvers (permissions.approvers). */
   approver: boolean;
   shown: ShownInteraction | undefined;
-  /** An approval of this chat was closed a short while ago (a late `1` gets a word, not a run). */
-  recentlyClosedApproval: boolean;
+  /** Undefined: no question was shown in this chat lately. */
+  lastChange?: LastChange | undefined;
+  /** An answer this soon after a change is not taken (permissions.settleSeconds, in ms). */
+  settleMs: number;
   /** The message's attachments as lines for the agent (`[image attached: …]`); they join an answer. */
   attachments?: readonly string[];
 }
@@ -35,8 +54,10 @@ export type Route =
   | { type: 'approve'; id: number; choice: ApprovalChoice }
   /** Answers the shown question with this text (a choice's text for its number). */
   | { type: 'answer'; id: number; answer: string }
+  /** Came too soon after the question changed: not taken; `lead` then the shown question again. */
+  | { type: 'reshow'; id: number; lead: string }
   /** Not acted on: recorded, logged, and `reply` (when set) sent back. */
-  | { type: 'ignore'; why: 'not_approver' | 'no_match' | 'nothing_pending'; reply?: string };
+  | { type: 'ignore'; why: 'not_approver' | 'no_match' | 'changed'; reply?: string };
 
 const CHOICES: Record<string, ApprovalChoice> = { '1': 'allow_once', '2': 'allow_chat', '3': 'deny' };
 
@@ -48,12 +69,21 @@ export function bareNumber(text: string): number | undefined {
 
 export const APPROVAL_HINT = 'Answer 1 (allow once), 2 (allow for this chat) or 3 (deny).';
 
+/** The question changed so recently that an answer may have been typed for the one before. */
+const tooSoon = (r: RouteInput): boolean => r.lastChange !== undefined && r.lastChange.agoMs < r.settleMs;
+
 export function routeMessage(r: RouteInput): Route {
   const n = bareNumber(r.text);
   const shown = r.shown;
   if (!shown) {
-    return n !== undefined && n >= 1 && n <= 3 && r.recentlyClosedApproval
-      ? { type: 'ignore', why: 'nothing_pending', reply: 'Nothing is waiting for approval any more.' }
+    // Nothing shown: a number is a message for the agent (its own reply may list numbered choices),
+    // unless the question it was surely typed for closed a moment ago while its run still goes on.
+    return n !== undefined && tooSoon(r) && r.lastChange?.runGoing
+      ? {
+          type: 'ignore',
+          why: 'changed',
+          reply: `The question on your screen closed just now, so your ${n} was not taken. Send it again if it was meant for the agent.`,
+        }
       : { type: 'normal' };
   }
   if (shown.type === 'approval') {
@@ -69,6 +99,7 @@ export function routeMessage(r: RouteInput): Route {
             reply: 'Only an approver can answer this (permissions.approvers).',
           };
     }
+    if (tooSoon(r) && !shown.reshown) return reshow(shown, n);
     const choice = CHOICES[String(n)];
     return choice
       ? { type: 'approve', id: shown.id, choice }
@@ -82,6 +113,8 @@ export function routeMessage(r: RouteInput): Route {
   const text = r.text.trim();
   const choices = shown.choices ?? [];
   if (n !== undefined && choices.length > 0) {
+    // Words say what they answer; a bare number does not.
+    if (tooSoon(r) && !shown.reshown) return reshow(shown, n);
     const picked = choices[n - 1];
     if (picked !== undefined) return { type: 'answer', id: shown.id, answer: picked };
     return {
@@ -94,4 +127,12 @@ export function routeMessage(r: RouteInput): Route {
   if (attached.length > 0)
     return { type: 'answer', id: shown.id, answer: [text, ...attached].filter(Boolean).join('\n') };
   return { type: 'answer', id: shown.id, answer: text || '(no text: the person sent only an attachment)' };
+}
+
+function reshow(shown: ShownInteraction, n: number): Route {
+  return {
+    type: 'reshow',
+    id: shown.id,
+    lead: `The question changed just as your ${n} came in, so it was not taken. If it is your answer to this one, send it again:`,
+  };
 }

@@ -1,10 +1,12 @@
-// What the chat reads about questions and approvals (issue 17). Everything in them the agent chose
-// (the summary, the question, the choices, even its tool kind) is untrusted: it is kept to one line
-// (a question to a few), cut short, and the characters chat apps read as formatting are swapped for
-// look-alikes, so an agent cannot draw a fake "1 allow once" line, hide part of a command in bold
-// or strike-through, or push the real choices off the screen. Pure; tested in
-// test/core/interaction-text.test.ts.
+// What the chat reads about questions and approvals. Everything in them the agent chose (the summary,
+// the question, the choices, even its tool kind) is untrusted. The approval that asks is the exact
+// command, whole: hidden characters written out (core/visible.ts), never cut (one too long to show is
+// not asked at all), and sent as code, never read as Markdown (OutboundItem `code`). Elsewhere agent
+// text is kept to one line (a question to a few), cut short, and the characters chat apps read as
+// formatting are swapped for look-alikes, so an agent cannot draw a fake "1 allow once" line or
+// push the real choices off the screen. Pure; tested in test/core/interaction-text.test.ts.
 import { sanitizeLine } from './line.js';
+import { visible } from './visible.js';
 
 /** A question or approval as a chat command and /status see it. */
 export interface PendingLine {
@@ -39,9 +41,29 @@ export function shortApproval(i: Pick<PendingLine, 'asker' | 'text'>, max = SUMM
   return `${agentLine(i.asker, 30)} wants to ${agentLine(i.text, max)}`;
 }
 
-/** The message that asks for an approval. */
-export function approvalMessage(i: Pick<PendingLine, 'asker' | 'text'>): string {
-  return `${shortApproval(i)}\n1 allow once · 2 allow for this chat · 3 deny`;
+/**
+ * The longest approval text the chat is shown (hidden characters written out). A longer one is not
+ * asked: any cut would show less than runs, and a long enough text hides its middle on a phone.
+ */
+export const MAX_SHOWN_CHARS = 1000;
+
+/** The approval's text as shown: exact and whole; undefined when too long to show. */
+export function shownApproval(text: string): string | undefined {
+  const shown = visible(text);
+  return shown.length > MAX_SHOWN_CHARS ? undefined : shown;
+}
+
+/** The message that asks for an approval (sent as code); undefined when too long to show. */
+export function approvalMessage(i: Pick<PendingLine, 'asker' | 'text'>): string | undefined {
+  const shown = shownApproval(i.text);
+  if (shown === undefined) return undefined;
+  return `${agentLine(i.asker, 30)} wants to ${shown}\n1 allow once · 2 allow for this chat · 3 deny`;
+}
+
+/** Told to the chat instead of asking, when the approval is too long to show. */
+export function tooLongNotice(i: Pick<PendingLine, 'asker' | 'text'>): string {
+  const n = visible(i.text).length;
+  return `${agentLine(i.asker, 30)} asked for approval of something too long to show here (${n} characters, at most ${MAX_SHOWN_CHARS}): denied.`;
 }
 
 /** The message that asks the agent's question; the choices numbered. */

@@ -66,7 +66,11 @@ export interface InboundMessage {
 
 /** One unit the outbox delivers: a text chunk or one attachment already approved by the media policy. */
 export type OutboundItem =
-  | { type: 'text'; text: string }
+  /**
+   * `code`: shown exactly as written, never read as Markdown (an approval's command): as code where
+   * the channel has code formatting (channels/verbatim.ts), plain text elsewhere.
+   */
+  | { type: 'text'; text: string; code?: true }
   | { type: 'file'; path: string; mimeType: string; fileName: string; sizeBytes: number; caption?: string }
   | { type: 'url'; url: string; caption?: string };
 

@@ -33,7 +33,8 @@ export function acpQuestion(
   const locations = Array.isArray(call.locations) ? call.locations : [];
   const path = str(obj(locations[0]).path) ?? str(raw.file_path) ?? str(raw.path) ?? str(raw.filePath);
   const at = path ? shortPath(path, cwd) : (title ?? 'a file');
-  const q = (toolKind: string, summary: string) => ({ toolKind, summary: oneLine(summary) });
+  // The summary whole and exact: the chat is shown what runs or nothing (core/interaction-text.ts).
+  const q = (toolKind: string, summary: string) => ({ toolKind, summary });
   switch (call.kind) {
     case 'execute':
       return q('shell', `run: ${str(raw.command) ?? title ?? 'a command'}`);

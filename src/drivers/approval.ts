@@ -72,9 +72,10 @@ const HIDDEN = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u20
 const TAIL = 40;
 
 /**
- * Agent-chosen text as one short line for a phone: whitespace runs are one space, hidden and
- * reordering characters are dropped, and a long text keeps its head and its tail around "…", so
- * a command cannot hide what it appends behind the cut. Registered credentials are masked first.
+ * Agent-chosen text as one short line, for a name or a reason (never an approval's summary, which
+ * goes whole to core/interaction-text.ts): whitespace runs are one space, hidden and reordering
+ * characters are dropped, and a long text keeps its head and its tail around "…". Registered
+ * credentials are masked first.
  */
 export function oneLine(text: string, max = 160): string {
   // Masked before the cut: a credential cut in two here would reach the store's redaction as halves.

@@ -39,7 +39,8 @@ export function claudeQuestion(request: Json, cwd?: string): ApprovalQuestion | 
   const input = request.input && typeof request.input === 'object' ? (request.input as Json) : {};
   const path = str(input.file_path) ?? str(input.notebook_path) ?? str(request.blocked_path);
   const at = (p: string | undefined) => (p ? shortPath(p, cwd) : 'a file');
-  const q = (toolKind: string, summary: string) => ({ toolKind, summary: oneLine(summary) });
+  // The summary whole and exact: the chat is shown what runs or nothing (core/interaction-text.ts).
+  const q = (toolKind: string, summary: string) => ({ toolKind, summary });
   const mcp = /^mcp__(.+?)__(.+)$/.exec(tool);
   if (mcp) return q(`mcp:${mcp[1]}/${mcp[2]}`, `use mcp tool ${mcp[1]}/${mcp[2]}`);
   switch (tool) {

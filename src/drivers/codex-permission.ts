@@ -45,7 +45,7 @@ export function codexQuestion(
     case 'item/commandExecution/requestApproval': {
       const p = req.params;
       const host = p.networkApprovalContext?.host;
-      if (host && !p.command) return { toolKind: 'network', summary: oneLine(`connect to: ${host}`) };
+      if (host && !p.command) return { toolKind: 'network', summary: `connect to: ${host}` };
       return { toolKind: 'shell', summary: withReason(`run: ${p.command ?? 'a command'}`, p.reason) };
     }
     case 'execCommandApproval':
@@ -142,8 +142,9 @@ export function answerCodexRequest(req: ServerRequest, verdict: Verdict): Answer
   }
 }
 
+/** Whole and exact: the chat is shown what runs or nothing (core/interaction-text.ts). */
 function withReason(summary: string, reason: string | null | undefined): string {
-  return oneLine(reason ? `${summary} (${reason})` : summary);
+  return reason ? `${summary} (${reason})` : summary;
 }
 
 function editSummary(files: readonly string[], grantRoot: string | null | undefined): string {

@@ -39,7 +39,8 @@ export function piQuestion(request: Record<string, unknown>): ApprovalQuestion |
     if (!options.some((o) => WORDS.allow.test(o) || WORDS.deny.test(o))) return undefined;
   } else if (request.method !== 'confirm') return undefined;
   const head = oneLine(title.split('\n')[0] || message.split('\n')[0] || 'confirm', 60);
-  const summary = oneLine([title, message].filter(Boolean).join(': ') || 'confirm an extension’s question');
+  // Whole and exact: the chat is shown what the dialog says or nothing (core/interaction-text.ts).
+  const summary = [title, message].filter(Boolean).join(': ') || 'confirm an extension’s question';
   return { toolKind: `pi:${head}`, summary };
 }
 

@@ -1,4 +1,4 @@
-// A chat's message while a run waits on the chat (issue 17): routed by core/interaction-route.ts and
+// A chat's message while a run waits on the chat: routed by core/interaction-route.ts and
 // recorded here. Every such message is stored with its dedupe row like any other (a redelivered
 // webhook answers nothing twice), but never as a message to run, so it is never steered into the
 // turn either. An approval answer is a chat command (/approve, /deny), so it takes that path.
@@ -23,15 +23,16 @@ export async function answerRoute(
   now: number,
 ): Promise<Routed | undefined> {
   const shown = it.shown(chat);
-  const recentlyClosedApproval = it.recentlyClosedApproval(chat);
-  if (!shown && !recentlyClosedApproval) return undefined;
+  const lastChange = it.lastChange(chat);
+  if (!shown && !lastChange) return undefined;
   const route = routeMessage({
     text: msg.text,
     senderId: msg.senderId,
     isGroup: msg.isGroup,
     approver: it.isApprover(msg.channel, msg.senderId),
     shown,
-    recentlyClosedApproval,
+    lastChange,
+    settleMs: it.settleMs,
     // Files the channel already downloaded are named for the agent, as in a prompt; links it would
     // fetch just before a run are not fetched for an answer.
     attachments: [
@@ -63,6 +64,16 @@ export async function answerRoute(
       it.answered(route.id, route.answer);
       it.kick(chat);
       it.log.info({ chat: maskId(chat), id: route.id }, 'question answered');
+      return { type: 'done', outcome: { type: 'command' } };
+    }
+    case 'reshow': {
+      // Closing meanwhile: the lead alone says the answer was not taken.
+      const items = it.reshowItems(chat, route.id, route.lead) ?? it.textItems(chat, route.lead);
+      const fresh = await it.store.swallow(msg, now, 'answer_changed', { key, items });
+      if (!fresh) return { type: 'done', outcome: { type: 'duplicate' } };
+      it.reshown(route.id);
+      it.kick(chat);
+      it.log.info({ chat: maskId(chat), id: route.id }, 'answer came as the question changed: shown again');
       return { type: 'done', outcome: { type: 'command' } };
     }
     case 'ignore': {

@@ -7,12 +7,11 @@
 // every run, so `start` closes whatever a previous process left and tells the chats.
 import type { AgentKind, ApprovalAnswer, ApprovalQuestion, Approver } from '../agents/types.js';
 import { isApprover } from '../core/approvers.js';
-import type { ApprovalChoice, ShownInteraction } from '../core/interaction-route.js';
+import type { ApprovalChoice, LastChange, ShownInteraction } from '../core/interaction-route.js';
 import {
-  approvalMessage,
   MAX_CHOICES,
-  questionMessage,
   restartNotice,
+  shownApproval,
   timeoutNotice,
   waitLength,
 } from '../core/interaction-text.js';
@@ -20,15 +19,10 @@ import type { ChannelName, ChatKey, OutboundItem } from '../core/types.js';
 import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
 import type { Interaction, InteractionStore } from '../store/interactions.js';
+import { denyTooLong, showItems } from './ask-items.js';
+import { ChatPlaces, realTimer, ScreenChanges, type Timer, WaitClocks } from './wait-books.js';
 
-/** A timer the tests can drive: returns a function that cancels it. */
-export type Timer = (fn: () => void, ms: number) => () => void;
-
-const realTimer: Timer = (fn, ms) => {
-  const t = setTimeout(fn, ms);
-  t.unref();
-  return () => clearTimeout(t);
-};
+export type { Timer } from './wait-books.js';
 
 export interface InteractionsDeps {
   store: InteractionStore;
@@ -39,6 +33,8 @@ export interface InteractionsDeps {
   log: Logger;
   /** permissions.timeoutMinutes, in ms. */
   approvalTimeoutMs: number;
+  /** permissions.settleSeconds, in ms (core/interaction-route.ts). Default 0: no settling. */
+  settleMs?: number;
   /** permissions.approvers; undefined: the owner. */
   approvers: readonly string[] | undefined;
   /** The owner's sender id on a channel (queue/owner.ts). */
@@ -56,6 +52,8 @@ interface Waiter {
   shown: boolean;
   /** Being closed (timeout, run ended): an answer arriving meanwhile is too late. */
   closing?: boolean;
+  /** Shown again after an answer came too soon: the next answer counts. */
+  reshown?: boolean;
   settle(o: Outcome): void;
   cancelTimer?: () => void;
 }
@@ -67,8 +65,6 @@ interface RunScope {
   asked: number;
 }
 
-/** An approval closed this long ago still makes a bare `1` worth a word rather than a run. */
-const RECENT_MS = 10 * 60_000;
 /**
  * Questions one chat may have waiting at once. An agent is untrusted: past this, a request is denied
  * (a question gets no answer) at once instead of piling up in the store behind the one shown.
@@ -85,17 +81,21 @@ export class Interactions {
   /** Per chat, the ids waiting in the order they were asked; the first is the one shown. */
   private readonly lines = new Map<ChatKey, number[]>();
   private readonly runs = new Map<string, RunScope>();
-  private readonly closedApproval = new Map<ChatKey, number>();
+  /** Per chat: when a shown question last closed (see lastChange). */
+  private readonly changes: ScreenChanges;
   /** Asks under way per chat, waiting or about to (see MAX_WAITING_PER_CHAT). */
-  private readonly reserved = new Map<ChatKey, number>();
+  private readonly places = new ChatPlaces(MAX_WAITING_PER_CHAT);
   private readonly timer: Timer;
   /** Per run: how long it has waited for a person (see waitedMs). */
-  private readonly clocks = new Map<string, { open: number; since: number; total: number }>();
+  private readonly clocks: WaitClocks;
 
   readonly store: InteractionStore;
+  private readonly items = (chat: ChatKey, text: string) => this.d.textItems(chat, text);
 
   constructor(private readonly d: InteractionsDeps) {
     this.timer = d.timer ?? realTimer;
+    this.clocks = new WaitClocks(d.now);
+    this.changes = new ScreenChanges(d.now);
     this.store = d.store;
   }
 
@@ -141,11 +141,11 @@ export class Interactions {
     timeoutMs: number,
   ): Promise<string | undefined> {
     const scope = this.runs.get(q.runKey);
-    if (!this.reserve(q.chat)) return undefined;
+    if (!this.places.take(q.chat)) return undefined;
     try {
       return await this.askQuestion(q, timeoutMs, scope?.asker);
     } finally {
-      this.release(q.chat);
+      this.places.give(q.chat);
     }
   }
 
@@ -178,27 +178,13 @@ export class Interactions {
    * not in a killed turn.
    */
   waitedMs(runKey: string): number {
-    const c = this.clocks.get(runKey);
-    if (!c) return 0;
-    return c.total + (c.open > 0 ? this.d.now() - c.since : 0);
-  }
-
-  private waitStarted(runKey: string): void {
-    const c = this.clocks.get(runKey) ?? { open: 0, since: 0, total: 0 };
-    if (c.open++ === 0) c.since = this.d.now();
-    this.clocks.set(runKey, c);
-  }
-
-  private waitEnded(runKey: string): void {
-    const c = this.clocks.get(runKey);
-    if (!c || c.open === 0) return;
-    if (--c.open === 0) c.total += this.d.now() - c.since;
+    return this.clocks.waitedMs(runKey);
   }
 
   /** The run ended: what it still waits on is closed. */
   closeRun(runKey: string): void {
     this.runs.delete(runKey);
-    this.clocks.delete(runKey);
+    this.clocks.drop(runKey);
     for (const w of [...this.waiters.values()]) if (w.i.runKey === runKey) void this.end(w, 'cancelled');
   }
 
@@ -206,13 +192,27 @@ export class Interactions {
   shown(chat: ChatKey): ShownInteraction | undefined {
     const id = this.lines.get(chat)?.[0];
     const w = id === undefined ? undefined : this.waiters.get(id);
-    if (!w?.shown) return undefined;
+    // One being closed takes no answer: it counts as a change (lastChange).
+    if (!w?.shown || w.closing) return undefined;
     return {
       id: w.i.id,
       type: w.i.type,
       ...(w.i.choices && { choices: w.i.choices }),
       ...(w.runSender !== undefined && { runSender: w.runSender }),
+      ...(w.reshown && { reshown: true }),
     };
+  }
+
+  /** The chat's shown one again, after `lead`; undefined when it is not shown any more. */
+  reshowItems(chat: ChatKey, id: number, lead: string): OutboundItem[] | undefined {
+    const w = this.waiters.get(id);
+    return w?.shown && !w.closing && w.i.chat === chat ? showItems(this.items, w.i, lead) : undefined;
+  }
+
+  /** The chat was shown it again: its next answer counts. */
+  reshown(id: number): void {
+    const w = this.waiters.get(id);
+    if (w) w.reshown = true;
   }
 
   /** Who asks the shown one (`codex`). */
@@ -221,9 +221,17 @@ export class Interactions {
     return id === undefined ? undefined : this.waiters.get(id)?.i.asker;
   }
 
-  recentlyClosedApproval(chat: ChatKey): boolean {
-    const at = this.closedApproval.get(chat);
-    return at !== undefined && this.d.now() - at < RECENT_MS;
+  /** How long the settle time allows an answer (core/interaction-route.ts). */
+  get settleMs(): number {
+    return this.d.settleMs ?? 0;
+  }
+
+  /** When the question the chat saw last changed, while that still matters (within settleMs). */
+  lastChange(chat: ChatKey): LastChange | undefined {
+    const first = this.waiters.get(this.lines.get(chat)?.[0] ?? -1);
+    if (first?.shown && first.closing) return { agoMs: 0, runGoing: true };
+    // A run that ended has no clock left (closeRun): its reply is what the chat reads now.
+    return this.changes.last(chat, this.settleMs, (runKey) => this.clocks.has(runKey));
   }
 
   /** The store recorded an answer: the run waiting on it goes on. */
@@ -231,20 +239,6 @@ export class Interactions {
     const w = this.waiters.get(id);
     const cut = answer.length > ANSWER_CHARS ? `${answer.slice(0, ANSWER_CHARS)}…` : answer;
     if (w && !w.closing) this.finish(w, { type: 'answered', answer: cut });
-  }
-
-  /** Takes one of the chat's places, before anything is awaited (asks come in parallel). */
-  private reserve(chat: ChatKey): boolean {
-    const n = this.reserved.get(chat) ?? 0;
-    if (n >= MAX_WAITING_PER_CHAT) return false;
-    this.reserved.set(chat, n + 1);
-    return true;
-  }
-
-  private release(chat: ChatKey): void {
-    const n = (this.reserved.get(chat) ?? 1) - 1;
-    if (n > 0) this.reserved.set(chat, n);
-    else this.reserved.delete(chat);
   }
 
   /** How many wait on this process (tests, status). */
@@ -269,12 +263,21 @@ export class Interactions {
     signal: AbortSignal,
   ): Promise<ApprovalAnswer> {
     if (signal.aborted) return { type: 'deny', reason: 'the turn was cancelled' };
-    if (!this.reserve(chat))
+    if (!this.places.take(chat))
       return { type: 'deny', reason: 'too many requests are waiting for an answer in this chat' };
     try {
       // Remembered for this chat: answered at once, as "once" (the driver's CLI is asked each time).
       const toolKind = q.toolKind.slice(0, KIND_CHARS);
       if (await this.d.store.allowed(chat, toolKind)) return { type: 'allow_once' };
+      // Shown whole or not at all: a cut would show less than runs.
+      if (shownApproval(q.summary) === undefined)
+        return await denyTooLong(this.d, chat, {
+          runKey,
+          asker,
+          toolKind,
+          question: q,
+          keepChars: KEEP_CHARS,
+        });
       const i = await this.d.store.add(
         {
           chat,
@@ -303,7 +306,7 @@ export class Interactions {
       this.d.log.error({ err, chat: maskId(chat) }, 'could not ask for an approval; denied');
       return { type: 'deny', reason: 'the relay could not ask' };
     } finally {
-      this.release(chat);
+      this.places.give(chat);
     }
   }
 
@@ -317,7 +320,7 @@ export class Interactions {
         settle: resolve,
       };
       this.waiters.set(i.id, w);
-      this.waitStarted(i.runKey);
+      this.clocks.started(i.runKey);
       const line = this.lines.get(i.chat) ?? [];
       line.push(i.id);
       this.lines.set(i.chat, line);
@@ -330,13 +333,12 @@ export class Interactions {
     const now = this.d.now();
     const scope = this.runs.get(i.runKey);
     const n = scope ? ++scope.asked : 0;
-    const text = i.type === 'approval' ? approvalMessage(i) : questionMessage(i);
     try {
       // The key names the run and the question's place in it, and the row: a run redone after a
       // restart asks again, and that new question must be shown, not taken for the old one.
       const ok = await this.d.store.show(i.id, now, now + w.timeoutMs, {
         key: `ask:${i.runKey}:${n}:${i.id}`,
-        items: this.d.textItems(i.chat, text),
+        items: showItems(this.items, i),
       });
       if (!ok) return this.finish(w, { type: 'cancelled' });
     } catch (err) {
@@ -380,9 +382,10 @@ export class Interactions {
   private finish(w: Waiter, o: Outcome): void {
     const { i } = w;
     if (!this.waiters.delete(i.id)) return;
-    this.waitEnded(i.runKey);
+    this.clocks.ended(i.runKey);
     w.cancelTimer?.();
-    if (i.type === 'approval') this.closedApproval.set(i.chat, this.d.now());
+    // What the chat saw changed: an answer typed for it may still be on its way (see lastChange).
+    if (w.shown) this.changes.closed(i.chat, i.runKey);
     const line = this.lines.get(i.chat) ?? [];
     const wasShown = line[0] === i.id;
     const rest = line.filter((id) => id !== i.id);

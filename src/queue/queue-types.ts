@@ -60,6 +60,8 @@ export interface QueueOptions {
     approvers: readonly string[] | undefined;
     /** permissions.timeoutMinutes, in ms. */
     approvalTimeoutMs: number;
+    /** permissions.settleSeconds, in ms. */
+    settleMs?: number;
     /** The owner's sender id on a channel (queue/owner.ts). */
     owner(channel: ChannelName): string | undefined;
     /** Tests drive the timeouts. */

@@ -11,8 +11,21 @@ const base: RouteInput = {
   isGroup: false,
   approver: true,
   shown: approval,
-  recentlyClosedApproval: false,
+  settleMs: 5000,
 };
+
+/** What the chat saw changed this long ago, its run still going (or not). */
+const changed = (agoMs: number, runGoing = true) => ({ lastChange: { agoMs, runGoing } });
+const RESHOW = (id: number, what = 'your 1') => ({
+  type: 'reshow' as const,
+  id,
+  lead: `The question changed just as ${what} came in, so it was not taken. If it is your answer to this one, send it again:`,
+});
+const CLOSED = (n: number) => ({
+  type: 'ignore' as const,
+  why: 'changed' as const,
+  reply: `The question on your screen closed just now, so your ${n} was not taken. Send it again if it was meant for the agent.`,
+});
 
 describe('bareNumber', () => {
   it.each([
@@ -35,15 +48,74 @@ describe('routeMessage', () => {
     // Nothing pending.
     ['no question: a message', { shown: undefined, text: 'hello' }, { type: 'normal' }],
     ['no question: a bare 1 is a message too', { shown: undefined }, { type: 'normal' }],
+    // Nothing shown, a question closed lately.
     [
-      'a late 1 just after an approval closed gets a word',
-      { shown: undefined, recentlyClosedApproval: true },
-      { type: 'ignore', why: 'nothing_pending', reply: 'Nothing is waiting for approval any more.' },
+      'a 2 after the run that asked ended: a message for the agent',
+      { shown: undefined, ...changed(100, false) },
+      { type: 'normal' },
     ],
     [
-      'a late 4 after an approval is a message',
-      { shown: undefined, recentlyClosedApproval: true, text: '4' },
+      'a 2 after the settle time: a message for the agent',
+      { shown: undefined, text: '2', ...changed(5000) },
       { type: 'normal' },
+    ],
+    [
+      'a 1 a moment after the question closed, its run going: not taken, said so',
+      { shown: undefined, ...changed(300) },
+      CLOSED(1),
+    ],
+    [
+      'words a moment after the question closed: a message',
+      { shown: undefined, text: 'ok', ...changed(300) },
+      { type: 'normal' },
+    ],
+    // The question shown changed a moment ago (timed out, withdrawn, answered: the next one shown).
+    ['approval: a 1 within the settle time is not taken; shown again', changed(300), RESHOW(7)],
+    ['approval: a 3 within the settle time too', { text: '3', ...changed(4999) }, RESHOW(7, 'your 3')],
+    [
+      'approval: a 1 at the settle time counts',
+      changed(5000),
+      { type: 'approve', id: 7, choice: 'allow_once' },
+    ],
+    [
+      'approval: shown again, the next 1 counts',
+      { shown: { ...approval, reshown: true }, ...changed(300) },
+      { type: 'approve', id: 7, choice: 'allow_once' },
+    ],
+    [
+      'approval: no settle time configured',
+      { settleMs: 0, ...changed(0) },
+      { type: 'approve', id: 7, choice: 'allow_once' },
+    ],
+    [
+      'approval: words within the settle time are a message',
+      { text: 'wait', ...changed(300) },
+      { type: 'normal' },
+    ],
+    [
+      'approval: a non-approver in a group is not told anything',
+      { approver: false, isGroup: true, ...changed(300) },
+      { type: 'normal' },
+    ],
+    [
+      'question: a choice number within the settle time',
+      { shown: withChoices, text: '2', ...changed(300) },
+      RESHOW(8, 'your 2'),
+    ],
+    [
+      'question: words within the settle time answer (they say what they answer)',
+      { shown: withChoices, text: 'blue', ...changed(300) },
+      { type: 'answer', id: 8, answer: 'blue' },
+    ],
+    [
+      'question without choices: a number within the settle time is text',
+      { shown: question, text: '5', ...changed(300) },
+      { type: 'answer', id: 8, answer: '5' },
+    ],
+    [
+      'question: shown again, a choice number counts',
+      { shown: { ...withChoices, reshown: true }, text: '1', ...changed(300) },
+      { type: 'answer', id: 8, answer: 'red' },
     ],
     // An approval is shown.
     ['approver 1: allow once', {}, { type: 'approve', id: 7, choice: 'allow_once' }],

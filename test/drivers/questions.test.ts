@@ -39,7 +39,8 @@ describe('claudeQuestion', () => {
       { toolKind: 'mcp:github/create_issue', summary: 'use mcp tool github/create_issue' },
     ],
     ['another tool', ask('Task', { prompt: 'x' }), { toolKind: 'tool:Task', summary: 'use Task' }],
-    ['a multi-line command', ask('Bash', { command: 'a\nb' }), { toolKind: 'shell', summary: 'run: a b' }],
+    // Whole and exact: the chat shows the new line written out (core/visible.ts).
+    ['a multi-line command', ask('Bash', { command: 'a\nb' }), { toolKind: 'shell', summary: 'run: a\nb' }],
     [
       'no input',
       { subtype: 'can_use_tool', tool_name: 'Bash' },
@@ -266,7 +267,10 @@ describe('piQuestion', () => {
         title: '⚠️ Dangerous command:\n\n  rm -rf x\n\nAllow?',
         options: ['Yes', 'No'],
       },
-      { toolKind: 'pi:⚠️ Dangerous command:', summary: '⚠️ Dangerous command: rm -rf x Allow?' },
+      {
+        toolKind: 'pi:⚠️ Dangerous command:',
+        summary: '⚠️ Dangerous command:\n\n  rm -rf x\n\nAllow?',
+      },
     ],
     [
       'a select of other things',

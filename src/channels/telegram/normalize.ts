@@ -52,10 +52,14 @@ function addressesBot(text: string, entities: readonly MessageEntity[] | undefin
 }
 
 /**
- * `/new@our_bot rest` → `/new rest`: the relay's command parser knows no bot names. And `/start`, which
- * every Telegram app sends when a person first opens the bot, becomes `/help` rather than a prompt.
+ * `/new@our_bot rest` → `/new rest`: the relay's command parser knows no bot names. `@our_bot 1` →
+ * `1`: in a group a person addresses the bot by a mention, which is no part of what they say (so a
+ * bare number still answers an approval). And `/start`, which every Telegram app sends when a person
+ * first opens the bot, becomes `/help` rather than a prompt.
  */
-function commandText(text: string, me: Me): string {
+function commandText(raw: string, me: Me): string {
+  const lead = /^@([A-Za-z0-9_]{3,64})[\s,:]+(?=\S)/.exec(raw);
+  const text = lead && lead[1]!.toLowerCase() === me.username.toLowerCase() ? raw.slice(lead[0].length) : raw;
   const m = /^(\/[A-Za-z0-9_]{1,32})@([A-Za-z0-9_]{3,64})(?=\s|$)/.exec(text);
   const own = m && m[2]!.toLowerCase() === me.username.toLowerCase() ? m[1]! + text.slice(m[0].length) : text;
   return /^\/start(?:\s|$)/i.test(own) ? '/help' : own;

@@ -3,7 +3,7 @@
 // fallback when Telegram refuses the formatting. Cuts go through the core's one splitter; a piece
 // whose HTML still runs over is cut again, smaller, until it fits.
 import { chunkText } from '../../core/chunk.js';
-import { markdownToTelegramHtml } from './format.js';
+import { escapeHtml, markdownToTelegramHtml } from './format.js';
 
 /** Telegram's limit for one text message (and 1,024 for a caption). */
 export const TELEGRAM_TEXT_LIMIT = 4096;
@@ -31,5 +31,24 @@ export function render(markdown: string, limit = TELEGRAM_TEXT_LIMIT): Rendered[
     for (const p of chunkText(piece, smaller)) place(p, smaller);
   };
   for (const piece of chunkText(markdown, limit)) place(piece, limit);
+  return out;
+}
+
+/**
+ * Text shown exactly (OutboundItem `code`): never read as Markdown, each piece one `<pre>` block.
+ * Escaping makes a character at most 5 (`&amp;`), so pieces of a fifth of the limit always fit.
+ */
+export function renderCode(text: string, limit = TELEGRAM_TEXT_LIMIT): Rendered[] {
+  const size = Math.floor((limit - '<pre></pre>'.length) / 5);
+  const out: Rendered[] = [];
+  let at = 0;
+  while (at < text.length) {
+    // Never between the two halves of a surrogate pair.
+    let end = Math.min(text.length, at + size);
+    if (end < text.length && /[\ud800-\udbff]/.test(text[end - 1] ?? '')) end--;
+    const piece = text.slice(at, end);
+    out.push({ html: `<pre>${escapeHtml(piece)}</pre>`, plain: piece });
+    at = end;
+  }
   return out;
 }

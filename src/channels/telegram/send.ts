@@ -8,7 +8,7 @@ import { type Logger, maskId } from '../../log.js';
 import type { BotApi } from './api.js';
 import { isParseError, sendFailure } from './errors.js';
 import { failedNotice, methodFor, openForUpload, oversizeNotice, type SendMethod } from './media-out.js';
-import { render, TELEGRAM_CAPTION_LIMIT } from './render.js';
+import { render, renderCode, TELEGRAM_CAPTION_LIMIT } from './render.js';
 import type { TelegramState } from './state.js';
 
 export interface SenderDeps {
@@ -55,7 +55,7 @@ export class Sender {
   private dispatch(api: BotApi, chatId: string, item: OutboundItem): Promise<SendResult> {
     switch (item.type) {
       case 'text':
-        return this.sendText(api, chatId, item.text);
+        return this.sendText(api, chatId, item.text, item.code);
       case 'url':
         // Sent as a link, never fetched by us.
         return this.sendText(api, chatId, item.caption?.trim() ? `${item.caption}\n${item.url}` : item.url);
@@ -72,10 +72,11 @@ export class Sender {
     }
   }
 
-  async sendText(api: BotApi, chatId: string, markdown: string): Promise<SendResult> {
+  /** `code`: the text exactly, as code, never read as Markdown. */
+  async sendText(api: BotApi, chatId: string, markdown: string, code?: boolean): Promise<SendResult> {
     let last: SendResult = { ok: false, error: 'empty message', retryable: false, code: 'empty' };
     let sent = 0;
-    for (const piece of render(markdown)) {
+    for (const piece of code ? renderCode(markdown) : render(markdown)) {
       if (!piece.plain.trim()) continue;
       const once = () =>
         attempt(

@@ -9,6 +9,7 @@ import type { OutboundItem, SendResult } from '../../core/types.js';
 import { type Logger, maskId } from '../../log.js';
 import type { MediaHost } from '../../media/host.js';
 import type { SendOptions } from '../types.js';
+import { whatsappVerbatim } from '../verbatim.js';
 import { findAccepted } from './accepted.js';
 import { parseRecipient, senderFor } from './address.js';
 import { classifyFailure, describeCode } from './errors.js';
@@ -69,12 +70,13 @@ export async function sendItem(
     case 'text': {
       // The queue already cut the reply by these same rules: this is the same splitter as a guard (a
       // text that did not come through the queue), so a reply is never cut by two sets of rules.
-      const chunks = chunkText(item.text, twilioTextRules(settings.chunkChars));
+      // Exact text on WhatsApp goes in a monospace block (its app reads marks); SMS shows it as is.
+      const text = item.code && recipient.kind === 'whatsapp' ? whatsappVerbatim(item.text) : item.text;
+      const chunks = chunkText(text, twilioTextRules(settings.chunkChars));
       if (chunks.length === 0) return fail('empty message');
       // The outbox should hand us chunks within textLimit; when it does not, remember how far a long
       // text got so a retry of the same item does not send its first parts again.
-      const key =
-        chunks.length > 1 ? createHash('sha256').update(`${chatId}\0${item.text}`).digest('hex') : '';
+      const key = chunks.length > 1 ? createHash('sha256').update(`${chatId}\0${text}`).digest('hex') : '';
       let last: SendResult = fail('empty message');
       for (let i = deps.progress?.get(key) ?? 0; i < chunks.length; i++) {
         last = await create(deps, chatId, { ...base, body: chunks[i] }, resend);

@@ -7,6 +7,7 @@ import { type AnyMessageContent, generateMessageIDV2, isJidGroup } from '@whiske
 import { chunkText } from '../../core/chunk.js';
 import { NOT_CONNECTED, type OutboundItem, type SendResult } from '../../core/types.js';
 import type { Logger } from '../../log.js';
+import { whatsappVerbatim } from '../verbatim.js';
 import type { ChatJids } from './chat-jids.js';
 import { markdownToWhatsApp } from './format.js';
 import type { GroupCache } from './group-cache.js';
@@ -71,7 +72,11 @@ export class Outbound {
     if (isJidGroup(jid)) await this.warmGroup(sock, jid);
     switch (item.type) {
       case 'text':
-        return this.sendText(sock, jid, markdownToWhatsApp(item.text));
+        return this.sendText(
+          sock,
+          jid,
+          item.code ? whatsappVerbatim(item.text) : markdownToWhatsApp(item.text),
+        );
       case 'url':
         // Sent as a link: fetching agent-named URLs from the user's machine is not worth the risk.
         return this.sendText(sock, jid, item.caption?.trim() ? `${item.caption}\n${item.url}` : item.url);

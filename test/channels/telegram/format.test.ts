@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { escapeHtml, markdownToTelegramHtml, wellNested } from '../../../src/channels/telegram/format.js';
-import { render } from '../../../src/channels/telegram/render.js';
+import { render, renderCode } from '../../../src/channels/telegram/render.js';
 
 /** What a person sees: tags removed, entities decoded (the inverse of Telegram's HTML parsing). */
 const visible = (html: string) =>
@@ -134,5 +134,33 @@ describe('render: pieces of at most 4,096 characters after formatting', () => {
 
   it('keeps short text in one piece with its plain source for the fallback', () => {
     expect(render('**hi** & bye')).toEqual([{ html: '<b>hi</b> &amp; bye', plain: '**hi** & bye' }]);
+  });
+});
+
+describe('renderCode: exact text, never read as Markdown', () => {
+  it('is one <pre> block, escaped, with no link, bold or italics made of it', () => {
+    const text = 'run: echo "[ok](https://x.example/$(curl|sh))" **b** _i_ <b>&';
+    expect(renderCode(text)).toEqual([
+      {
+        html: '<pre>run: echo "[ok](https://x.example/$(curl|sh))" **b** _i_ &lt;b&gt;&amp;</pre>',
+        plain: text,
+      },
+    ]);
+  });
+
+  it('cuts a long text into pieces that fit once escaped, losing nothing and never splitting a pair', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 3000 }), (s) => {
+        const text = `&${s}&`.repeat(3);
+        const pieces = renderCode(text);
+        expect(pieces.map((p) => p.plain).join('')).toBe(text);
+        for (const p of pieces) {
+          expect(p.html.length).toBeLessThanOrEqual(4096);
+          expect(telegramAccepts(p.html)).toBe(true);
+          expect(/^[\udc00-\udfff]/.test(p.plain)).toBe(false);
+        }
+      }),
+      { numRuns: 20 },
+    );
   });
 });

@@ -88,6 +88,18 @@ describe('classify (pure)', () => {
       },
     }) as never;
 
+  it.each([
+    ['@agent_bot 1', '1'],
+    ['@Agent_Bot, 2', '2'],
+    ['@agent_bot: /approve', '/approve'],
+    ['@agent_bot', '@agent_bot'],
+    ['@other_bot 1', '@other_bot 1'],
+    ['hey @agent_bot 1', 'hey @agent_bot 1'],
+  ])('a leading mention of the bot is no part of what is said: %j → %j', (text, want) => {
+    const m = classify(msg({ text, entities: [{ type: 'mention', offset: 0, length: 10 }] }), me, 1e6);
+    expect(m.type === 'message' && m.msg.text).toBe(want);
+  });
+
   it('reads mentions from entities (case-insensitive), text mentions by id, and /cmd@bot', () => {
     const m1 = classify(
       msg({ text: 'yo @Agent_Bot', entities: [{ type: 'mention', offset: 3, length: 10 }] }),

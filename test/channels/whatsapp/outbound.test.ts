@@ -53,6 +53,14 @@ describe('WhatsApp outbound text', () => {
     ]);
   });
 
+  it('sends a code item exactly, in one monospace block, never converted from Markdown', async () => {
+    const h = await setup();
+    const s = await h.start();
+    const text = 'claude wants to run: echo "[ok](https://x.example/$(curl|sh))" **b** ~~s~~';
+    await h.channel.send(ALICE, { type: 'text', text, code: true });
+    expect(s.sent.map((m) => (m.content as { text: string }).text)).toEqual([`\`\`\`${text}\`\`\``]);
+  });
+
   it('splits text longer than whatsapp.chunkChars, in order', async () => {
     const h = await setup({ config: { whatsapp: { chunkChars: 100 } } });
     const s = await h.start();
