@@ -12,6 +12,7 @@ import { GEMINI_ASK_ARGS, opencodeAskConfig } from './ask-mode.js';
 import { claudeDriver } from './claude.js';
 import { APP_SERVER_ARGS, codexDriver } from './codex.js';
 import { piDriver } from './pi.js';
+import { endsStoppedTurns } from './stopped-turn.js';
 import type { PermissionPolicy, SessionDriver } from './types.js';
 import { processWiring } from './warm-tools.js';
 
@@ -52,6 +53,14 @@ export function driverName(kind: AgentKind, command: readonly string[]): string 
 }
 
 export function buildDriver(kind: AgentKind, s: DriverSettings, guard?: GroupGuard): Built {
+  const b = buildBare(kind, s, guard);
+  if (b.type !== 'driver') return b;
+  // Every driver ends what a stopped turn started (./stopped-turn.ts), but not our tool server.
+  const server = s.tools ? [s.tools.command, ...s.tools.args] : undefined;
+  return { ...b, driver: endsStoppedTurns(b.driver, server) };
+}
+
+function buildBare(kind: AgentKind, s: DriverSettings, guard?: GroupGuard): Built {
   const name = driverName(kind, s.command);
   const permission = permissionOf(s);
   const ask = permission === 'ask';
