@@ -89,26 +89,24 @@ export function turnBegins(leader: number, mark: string | undefined): TurnProces
 
 /**
  * Kills (SIGKILL) what the turn started and left running: the turn was stopped, and its CLI had its
- * grace to end its own commands. Three passes, as signalMarked: a process may fork between the scan
+ * grace to end its own commands. Returns how many processes it signalled. Three passes, as signalMarked: a process may fork between the scan
  * and the kill, and its child (marked, and newer than the turn) is found on the next.
  */
-export function endTurnProcesses(
-  t: TurnProcesses,
-  isHelper?: (argv: readonly string[]) => boolean,
-): number {
-  let ended = 0;
+export function endTurnProcesses(t: TurnProcesses, isHelper?: (argv: readonly string[]) => boolean): number {
+  const ended = new Set<number>();
   for (let pass = 0; pass < 3; pass++) {
     const procs = findMarked(t.mark).flatMap((pid) => readProc(pid) ?? []);
-    const pids = turnLeftovers(procs, t, isHelper);
+    // One killed a moment ago may still be on its way out: only new ones make another pass.
+    const pids = turnLeftovers(procs, t, isHelper).filter((pid) => !ended.has(pid));
     if (pids.length === 0) break;
     for (const pid of pids) {
       try {
         process.kill(pid, 'SIGKILL');
-        ended++;
+        ended.add(pid);
       } catch {
         // ESRCH: gone already.
       }
     }
   }
-  return ended;
+  return ended.size;
 }

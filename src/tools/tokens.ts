@@ -148,7 +148,7 @@ export class ToolTokens {
     if (p.lane !== lane)
       return { ok: false, error: "a warm process's tool token cannot be bound to a run of another chat" };
     const run = this.processes.has(idOf(runToken))
-      ? ({ ok: false, error: TOKEN_REFUSED } as const)
+      ? ({ ok: false, error: TOKEN_INVALID } as const)
       : this.check(runToken);
     if (!run.ok) return run;
     this.release(p);
