@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RUN_MARK_ENV } from '../../src/runner/run-mark.js';
 import { startStdioChild } from '../../src/runner/spawn-stdio.js';
-import { alive, waitFor } from '../e2e/helpers.js';
+import { waitFor } from '../e2e/helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'aw-stdio-'));
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
