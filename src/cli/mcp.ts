@@ -8,7 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TOOL_SERVER_NAME, TOOLS_RENAME_ENV } from '../agents/tool-server.js';
 import { isToolName, TOOLS, type ToolName } from '../tools/schemas.js';
 import { VERSION } from '../version.js';
-import { callRelay, type ToolCallAnswer } from './tool-call.js';
+import { callRelay, callStamp, type ToolCallAnswer } from './tool-call.js';
 
 export { callTimeoutMs, NOT_IN_RUN, NOT_RUNNING } from './tool-call.js';
 
@@ -47,8 +47,11 @@ export function createMcpServer(env: NodeJS.ProcessEnv): McpServer {
     server.registerTool(
       listed[name],
       { description: tool.description, inputSchema: tool.input },
-      async (args: unknown, extra: { signal?: AbortSignal }) =>
-        result(await callRelay(env, name, args ?? {}, extra?.signal)),
+      async (args: unknown, extra: { signal?: AbortSignal }) => {
+        // Stamped first: the call belongs to the turn that was running when the CLI made it.
+        const issued = callStamp();
+        return result(await callRelay(env, name, args ?? {}, extra?.signal, issued));
+      },
     );
   }
   return server;

@@ -13,6 +13,13 @@ export const NOT_RUNNING =
 /** The relay may still be opening its socket when a run it recovered at start calls a tool. */
 const RETRY_MS = [100, 300, 600, 1000];
 
+/**
+ * When a call was made, for the relay to tell which turn of a warm process made it (tools/tokens.ts):
+ * the system's monotonic clock in ns, which every process on the machine reads alike. Taken the
+ * moment the CLI hands the call over, before anything is awaited.
+ */
+export const callStamp = (): string => process.hrtime.bigint().toString();
+
 /** What the agent reads: the relay's sentence, or why the call did not act. */
 export interface ToolCallAnswer {
   text: string;
@@ -33,6 +40,7 @@ export async function callRelay(
   tool: ToolName,
   args: unknown,
   signal?: AbortSignal,
+  issued: string = callStamp(),
 ): Promise<ToolCallAnswer> {
   const token = env[TOOLS_TOKEN_ENV];
   const socket = env[TOOLS_SOCKET_ENV];
@@ -40,11 +48,12 @@ export async function callRelay(
   // The CLI may give up on the call first (its own timeout, or the turn stopped): the connection
   // is closed then, so nothing waits on an answer nobody will read.
   const opts = { timeoutMs: callTimeoutMs(env), ...(signal && { signal }) };
-  let r: ControlCall = await callControl(socket, TOOLS_METHOD, { token, tool, args }, opts);
+  const params = { token, tool, args, issued };
+  let r: ControlCall = await callControl(socket, TOOLS_METHOD, params, opts);
   for (const wait of RETRY_MS) {
     if (r.ok || !r.notRunning) break;
     await new Promise((resolve) => setTimeout(resolve, wait));
-    r = await callControl(socket, TOOLS_METHOD, { token, tool, args }, opts);
+    r = await callControl(socket, TOOLS_METHOD, params, opts);
   }
   if (r.ok) return { text: String((r.result as { text?: unknown })?.text ?? ''), isError: false };
   return { text: r.notRunning ? NOT_RUNNING : r.error, isError: true };

@@ -8,7 +8,7 @@
 // dist/ (and our zod) by relative path. Named for what it is, not the CLI (kind-literals.test.ts).
 import { z } from 'zod';
 import { TOOLS, type ToolName } from '../tools/schemas.js';
-import { callRelay } from './tool-call.js';
+import { callRelay, callStamp } from './tool-call.js';
 
 /** The part of pi's ExtensionAPI this uses (pi's own types are not a dependency of agentwire). */
 export interface ExtensionApi {
@@ -44,7 +44,7 @@ export default function agentwireTools(api: ExtensionApi, env: NodeJS.ProcessEnv
       description: tool.description,
       parameters: parametersOf(tool.input),
       async execute(_id, params, signal) {
-        const a = await callRelay(env, name, params ?? {}, signal);
+        const a = await callRelay(env, name, params ?? {}, signal, callStamp());
         // pi marks a tool's result as an error (and tells the model so) only when execute throws.
         if (a.isError) throw new Error(a.text);
         return { content: [{ type: 'text', text: a.text }], details: {} };

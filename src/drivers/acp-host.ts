@@ -61,6 +61,13 @@ export class AcpHost implements SharedHost {
 
   constructor(private readonly opts: AcpHostOptions) {}
 
+  /** Sessions on it now mid-turn. */
+  busySessions(): number {
+    let n = 0;
+    for (const l of this.links) if (l.busy()) n++;
+    return n;
+  }
+
   attached(): number {
     return this.links.size;
   }

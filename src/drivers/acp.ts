@@ -74,7 +74,9 @@ export interface AcpDriverOptions extends DriverOptions {
   log?: Logger;
 }
 
-export function acpDriver(options: AcpDriverOptions): SessionDriver & { hostId(): string } {
+export function acpDriver(
+  options: AcpDriverOptions,
+): SessionDriver & { hostId(): string; othersBusy(): boolean } {
   return new AcpDriver(options);
 }
 
@@ -113,6 +115,11 @@ class AcpDriver implements SessionDriver {
   constructor(private readonly opts: AcpDriverOptions) {
     this.host = opts.host ?? acpHost(opts);
     this.host.attach(this.link);
+  }
+
+  /** Another session on this process is mid-turn (this one's turn, if any, counts too). */
+  othersBusy(): boolean {
+    return this.host.busySessions() > (this.current ? 1 : 0);
   }
 
   hostId(): string {

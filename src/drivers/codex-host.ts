@@ -60,6 +60,13 @@ export class CodexHost implements SharedHost {
 
   constructor(private readonly opts: CodexHostOptions) {}
 
+  /** Sessions on it now mid-turn. */
+  busySessions(): number {
+    let n = 0;
+    for (const l of this.links) if (l.busy()) n++;
+    return n;
+  }
+
   attached(): number {
     return this.links.size;
   }

@@ -52,7 +52,9 @@ export interface CodexDriverOptions extends DriverOptions {
   threadConfig?: Record<string, string | number | string[] | object>;
 }
 
-export function codexDriver(options: CodexDriverOptions): SessionDriver & { hostId(): string } {
+export function codexDriver(
+  options: CodexDriverOptions,
+): SessionDriver & { hostId(): string; othersBusy(): boolean } {
   return new CodexDriver(options);
 }
 
@@ -96,6 +98,11 @@ class CodexDriver implements SessionDriver {
   constructor(private readonly opts: CodexDriverOptions) {
     this.host = opts.host ?? codexHost(opts);
     this.host.attach(this.link);
+  }
+
+  /** Another session on this process is mid-turn (this one's turn, if any, counts too). */
+  othersBusy(): boolean {
+    return this.host.busySessions() > (this.current ? 1 : 0);
   }
 
   hostId(): string {

@@ -15,6 +15,7 @@ import { claudeDriver } from './claude.js';
 import { APP_SERVER_ARGS, type CodexDriverOptions, codexDriver, codexHost } from './codex.js';
 import { type HostRegistry, hostKey } from './hosts.js';
 import { piDriver } from './pi.js';
+import { endsStoppedTurns } from './stopped-turn.js';
 import type { PermissionPolicy, SessionDriver } from './types.js';
 import { NO_WIRING, processWiring } from './warm-tools.js';
 
@@ -33,6 +34,8 @@ export type Built =
       driver: SessionDriver;
       /** The process the session runs in, when other sessions may share it (the pool counts processes by it). */
       host?: string;
+      /** Another session on the same process is mid-turn (a stopped turn must not end its processes). */
+      othersBusy?: () => boolean;
       /** Writes the tools' files before the process starts; the result removes them when it closed. */
       prepare?: () => () => void;
     }
@@ -62,6 +65,20 @@ export function driverName(kind: AgentKind, command: readonly string[]): string 
  * @param log for the ACP driver's debug notes (a harmless misfit dropped, a stale end).
  */
 export function buildDriver(
+  kind: AgentKind,
+  s: DriverSettings,
+  guard?: GroupGuard,
+  hosts?: HostRegistry,
+  log?: Logger,
+): Built {
+  const b = buildBare(kind, s, guard, hosts, log);
+  if (b.type !== 'driver') return b;
+  // Every driver ends what a stopped turn started (./stopped-turn.ts), but not our tool server.
+  const server = s.tools ? [s.tools.command, ...s.tools.args] : undefined;
+  return { ...b, driver: endsStoppedTurns(b.driver, server, b.othersBusy) };
+}
+
+function buildBare(
   kind: AgentKind,
   s: DriverSettings,
   guard?: GroupGuard,
@@ -210,7 +227,7 @@ function keyOf(o: { process: { argv: readonly string[]; env: Record<string, stri
 function codexOn(hosts: HostRegistry | undefined, o: CodexDriverOptions): Built {
   const host = hosts?.acquire('codex', keyOf(o), () => codexHost(o));
   const driver = codexDriver({ ...o, ...(host && { host }) });
-  return { type: 'driver', driver, host: driver.hostId() };
+  return { type: 'driver', driver, host: driver.hostId(), othersBusy: () => driver.othersBusy() };
 }
 
 function acpOn(
@@ -222,7 +239,7 @@ function acpOn(
   const o: AcpDriverOptions = log ? { ...given, log } : given;
   const host = hosts?.acquire(kind, keyOf(o), () => acpHost(o));
   const driver = acpDriver({ ...o, ...(host && { host }) });
-  return { type: 'driver', driver, host: driver.hostId() };
+  return { type: 'driver', driver, host: driver.hostId(), othersBusy: () => driver.othersBusy() };
 }
 
 const guardOf = (guard: GroupGuard | undefined) => (guard ? { guard } : {});

@@ -1,5 +1,5 @@
 // The relay's one watchdog (reaper.ts), started when the first warm process starts, and started
-// again if it dies (someone killed it): the new one is told every group still alive, so a relay
+// again if it dies (someone killed it): the new one is told every group and mark still alive, so a relay
 // killed later still takes its agents with it.
 import { type Reaper, startReaper } from './reaper.js';
 import type { GroupGuard } from './spawn-stdio.js';
@@ -15,7 +15,7 @@ export function reaperKeeper(
   onRestart: (info: { pid: number | undefined }) => void = () => {},
   start: (onDeath: () => void) => Reaper = (onDeath) => startReaper('/bin/sh', onDeath),
 ): ReaperKeeper {
-  const groups = new Set<number>();
+  const groups = new Map<number, string | undefined>();
   let reaper: Reaper | undefined;
   let closed = false;
   const ensure = (): Reaper | undefined => {
@@ -25,7 +25,7 @@ export function reaperKeeper(
         if (reaper !== r || closed) return;
         reaper = undefined;
         const next = ensure();
-        for (const g of groups) next?.watch(g);
+        for (const [g, mark] of groups) next?.watch(g, mark);
         onRestart({ pid: next?.pid });
       });
       reaper = r;
@@ -33,9 +33,9 @@ export function reaperKeeper(
     return reaper;
   };
   return {
-    watch(pid) {
-      groups.add(pid);
-      ensure()?.watch(pid);
+    watch(pid, mark) {
+      groups.set(pid, mark);
+      ensure()?.watch(pid, mark);
     },
     forget(pid) {
       groups.delete(pid);

@@ -19,6 +19,10 @@ export const RUN_MARK_ENV = 'AGENTWIRE_RUN';
 
 export const newRunMark = (): string => randomUUID();
 
+/** A mark as newRunMark makes it: the only form the watchdog's script accepts (reaper.ts). */
+export const isRunMark = (v: string): boolean =>
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(v);
+
 /** Whether this system lets us read other processes' environments (Linux /proc). */
 let procWorks: boolean | undefined;
 export function canFindMarked(procDir = '/proc'): boolean {

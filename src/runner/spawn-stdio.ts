@@ -1,16 +1,20 @@
 // A long-lived child spoken to over stdin/stdout (a warm agent), started by spawn.ts's rules: argv
 // only (no shell), an explicit environment without the nested-agent variables, the child leading
 // its own process group so a stop kills everything it started (TERM, then KILL), and stderr kept
-// only as a capped tail for error details. Unlike spawnProcess it hands back the live pipes.
+// only as a capped tail for error details. Unlike spawnProcess it hands back the live pipes. Its
+// environment carries a run mark of its own (run-mark.ts) for the process's whole life: when the
+// process ends, everything that carries the mark ends too, wherever it moved (a `setsid` helper),
+// and the relay's watchdog knows the mark, so a relay killed with SIGKILL takes them along as well.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { newRunMark, RUN_MARK_ENV } from './run-mark.js';
-import { killGroup, NESTED_AGENT_ENV, trackGroup, untrackGroup } from './spawn.js';
+import { killRun, NESTED_AGENT_ENV, trackGroup, untrackGroup } from './spawn.js';
 
 /** Something that kills registered groups if this process dies without doing it (see reaper.ts). */
 export interface GroupGuard {
-  watch(pid: number): void;
+  /** `mark`: also every process carrying this run mark, wherever it moved. */
+  watch(pid: number, mark?: string): void;
   forget(pid: number): void;
 }
 
@@ -31,13 +35,15 @@ export interface Exit {
 
 export interface StdioChild {
   pid: number;
+  /** The run mark in its environment, inherited by everything it starts. */
+  mark: string;
   stdin: Writable;
   stdout: Readable;
   /** Resolves once, when the process has exited. */
   exited: Promise<Exit>;
   /** The last bytes of stderr, for an error's detail (never shown raw to a chat). */
   stderrTail(): string;
-  /** TERM to the whole group, KILL after `graceMs`; resolves when the leader exited. */
+  /** TERM to the whole group and the mark, KILL after `graceMs`; resolves when the leader exited. */
   stop(graceMs: number): Promise<Exit>;
 }
 
@@ -49,9 +55,12 @@ export type StdioStart =
 export function startStdioChild(opts: StdioChildOptions): Promise<StdioStart> {
   const env = { ...opts.env };
   for (const k of NESTED_AGENT_ENV) delete env[k];
-  // Marked as a cold run is (run-mark.ts), over anything inherited: the relay's control socket
-  // refuses a caller that carries a mark, so a warm agent cannot drive the owner's controls either.
-  env[RUN_MARK_ENV] = newRunMark();
+  // Marked as a cold run is (run-mark.ts), set last, over anything inherited: the relay's control
+  // socket refuses a caller that carries a mark, so a warm agent cannot drive the owner's controls
+  // either; and a relay started inside an agent's run must not pass that run's mark on (ending this
+  // process would end the run that started the relay).
+  const mark = newRunMark();
+  env[RUN_MARK_ENV] = mark;
   if (opts.cwd !== undefined && !isDirectory(opts.cwd)) {
     return Promise.resolve({ type: 'spawn_failed', message: `working folder ${opts.cwd} does not exist` });
   }
@@ -74,14 +83,14 @@ export function startStdioChild(opts: StdioChildOptions): Promise<StdioStart> {
       if (e.code === 'ENOENT') resolve({ type: 'not_found', file: opts.file, message: e.message });
       else resolve({ type: 'spawn_failed', message: e.message });
     });
-    child.once('spawn', () => resolve({ type: 'started', child: wrap(child, opts) }));
+    child.once('spawn', () => resolve({ type: 'started', child: wrap(child, mark, opts) }));
   });
 }
 
-function wrap(child: ChildProcess, opts: StdioChildOptions): StdioChild {
+function wrap(child: ChildProcess, mark: string, opts: StdioChildOptions): StdioChild {
   const pid = child.pid as number;
-  trackGroup(pid);
-  opts.guard?.watch(pid);
+  trackGroup(pid, mark);
+  opts.guard?.watch(pid, mark);
   const max = opts.maxStderrBytes ?? 16 * 1024;
   let tail = '';
   child.stderr?.setEncoding('utf8');
@@ -92,8 +101,9 @@ function wrap(child: ChildProcess, opts: StdioChildOptions): StdioChild {
   child.stdin?.on('error', () => {});
   const exited = new Promise<Exit>((resolve) => {
     child.once('exit', (code, signal) => {
-      // The leader is gone; anything it left in its group is killed with it, so nothing lingers.
-      killGroup(pid, 'SIGKILL');
+      // The leader is gone; anything it left in its group, or that carries its mark (moved out of
+      // the group with setsid, ignoring TERM), is killed with it, so nothing lingers.
+      killRun(pid, mark, 'SIGKILL');
       untrackGroup(pid);
       opts.guard?.forget(pid);
       resolve({ exitCode: code, signal });
@@ -102,14 +112,15 @@ function wrap(child: ChildProcess, opts: StdioChildOptions): StdioChild {
   let stopping: Promise<Exit> | undefined;
   return {
     pid,
+    mark,
     stdin: child.stdin as Writable,
     stdout: child.stdout as Readable,
     exited,
     stderrTail: () => tail,
     stop(graceMs) {
       stopping ??= (async () => {
-        killGroup(pid, 'SIGTERM');
-        const timer = setTimeout(() => killGroup(pid, 'SIGKILL'), graceMs);
+        killRun(pid, mark, 'SIGTERM');
+        const timer = setTimeout(() => killRun(pid, mark, 'SIGKILL'), graceMs);
         const exit = await exited;
         clearTimeout(timer);
         return exit;

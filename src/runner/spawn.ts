@@ -65,7 +65,7 @@ const DEFAULT_STDERR = 1024 * 1024;
 
 // Runs still going (group leader's pid → run mark): killed if this process exits, so a crash or a
 // shutdown leaves no agent behind, nor anything it moved out of its group. A long-lived child
-// (spawn-stdio.ts) is tracked by its group alone: it has no mark.
+// (spawn-stdio.ts) has a mark of its own too, for its whole life.
 const liveRuns = new Map<number, string | undefined>();
 let exitHookInstalled = false;
 function trackRun(pid: number, mark: string | undefined): void {
@@ -77,9 +77,14 @@ function trackRun(pid: number, mark: string | undefined): void {
   });
 }
 
-/** Tracks a long-lived child's group (see spawn-stdio.ts): killed if this process exits. */
-export function trackGroup(pid: number): void {
-  trackRun(pid, undefined);
+/** Tracks a long-lived child's group and mark (see spawn-stdio.ts): killed if this process exits. */
+export function trackGroup(pid: number, mark?: string): void {
+  trackRun(pid, mark);
+}
+
+/** The run mark of a tracked child, by its leader's pid (a warm turn's processes: turn-processes.ts). */
+export function markOf(pid: number): string | undefined {
+  return liveRuns.get(pid);
 }
 
 /** Forgets a group that ended on its own (long-lived children, see spawn-stdio.ts). */
@@ -88,7 +93,7 @@ export function untrackGroup(pid: number): void {
 }
 
 /** Signals a run's group and every process that carries its mark, wherever it moved. */
-function killRun(pid: number, mark: string | undefined, signal: NodeJS.Signals): void {
+export function killRun(pid: number, mark: string | undefined, signal: NodeJS.Signals): void {
   killGroup(pid, signal);
   if (mark) signalMarked(mark, signal);
 }

@@ -71,7 +71,8 @@ export interface ToolDeps {
 export async function callTool(deps: ToolDeps, raw: unknown): Promise<ToolAnswer> {
   const p = toolCallParams.safeParse(raw);
   if (!p.success) throw new ToolError(`invalid tool call: ${firstIssue(p.error)}`);
-  const checked = deps.tokens.check(p.data.token);
+  const issued = p.data.issued === undefined ? undefined : BigInt(p.data.issued);
+  const checked = deps.tokens.check(p.data.token, issued);
   if (!checked.ok) throw new ToolError(checked.error);
   if (!isToolName(p.data.tool)) throw new ToolError(`unknown tool ${p.data.tool.slice(0, 40)}`);
   return run(deps, checked.grant, p.data.tool, p.data.args);

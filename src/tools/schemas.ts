@@ -87,7 +87,7 @@ export const TOOL_NAMES = Object.keys(TOOLS) as ToolName[];
 
 export const isToolName = (v: unknown): v is ToolName => typeof v === 'string' && Object.hasOwn(TOOLS, v);
 
-/** The control method the MCP server calls for every tool: `{token, tool, args}` → `{text}`. */
+/** The control method the MCP server calls for every tool: `{token, tool, args, issued}` → `{text}`. */
 export const TOOLS_METHOD = 'tools.call';
 
 export const toolCallParams = z
@@ -95,6 +95,11 @@ export const toolCallParams = z
     token: z.string().min(1).max(200),
     tool: z.string().min(1).max(40),
     args: z.record(z.string(), z.unknown()).default({}),
+    /** When the CLI made the call: the system's monotonic clock in ns (cli/tool-call.ts callStamp). */
+    issued: z
+      .string()
+      .regex(/^\d{1,20}$/)
+      .optional(),
   })
   .strict();
 

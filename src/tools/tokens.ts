@@ -7,6 +7,18 @@
 // exactly as the run's own token would (same grant: chat, runKey, cwd, counters). Between turns,
 // for another lane's run, or after the process closed, it is refused with a sentence saying which.
 //
+// A call belongs to the turn that made it, not to whichever turn is bound when it lands: with
+// `sessions.scope: 'global'` one process serves every chat, and a call of A's turn still in flight
+// when that turn ends would otherwise act for B's turn, bound by then, and send A's text to B. The
+// token cannot say which turn (it is the process's, fixed when the process started), so each call
+// carries when it was made: `agentwire mcp` (and pi's extension) stamp it with the system's
+// monotonic clock (process.hrtime, the same clock in every process on the machine) the moment the
+// CLI hands it over, before it travels to the relay. The relay keeps each process's recent turns
+// (bound from, unbound at, by the same clock) and lets a call act only for the turn in which it was
+// made, while that turn runs; one made in a turn that has ended is refused. What this cannot see: a
+// call the CLI wrote during A's turn that our server reads only after B's turn began (a CPU-starved
+// server, for longer than a turn's hand-over takes); the stamp would then place it in B's turn.
+//
 // A token is `<id>.<secret>`: the id finds the grant, the secret is compared in constant time, so
 // neither a lookup nor a comparison tells a caller how much of a guess was right.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
@@ -42,7 +54,12 @@ export type TokenCheck = { ok: true; grant: ToolGrant } | { ok: false; error: st
 /** Beyond the run's own timeout: a tool call just before the kill still gets its answer. */
 export const TOKEN_MARGIN_MS = 60_000;
 
+/** A token that never was one of ours (or whose secret is wrong): nothing more is said. */
+export const TOKEN_INVALID = 'this tool token is not valid';
+/** A run token whose run ended (or ran out of time), told for a margin after the run. */
 export const TOKEN_REFUSED = 'this tool token is not valid (the run it belonged to has ended)';
+export const TOKEN_TURN_ENDED =
+  "this tool call was made during a turn that has ended, so it no longer acts: agentwire's tools act only for the turn that made the call";
 export const TOKEN_BETWEEN_TURNS =
   "this agent is between turns: agentwire's tools act only while it is answering a message";
 export const TOKEN_PROCESS_CLOSED =
@@ -51,12 +68,20 @@ export const TOKEN_RUN_EXPIRED = 'this tool token is not valid (the run it is bo
 
 export type BindResult = { ok: true } | { ok: false; error: string };
 
+/** One turn of a warm process, on the monotonic clock: a call made in it acts only while it runs. */
+interface Turn {
+  from: bigint;
+  to?: bigint;
+}
+
 /** A warm process's token: bound to one run's grant (by the run token's id) for one turn at a time. */
 interface ProcessEntry {
   secret: Buffer;
   lane: string;
   /** The id of the run token whose grant this process acts under, during a turn. */
   bound?: string;
+  /** Its latest turns, oldest first (a few: a late call is late by moments, not by turns). */
+  turns: Turn[];
   /** Kept a margin after the process closed, so a late call is told why. */
   closedUntil?: number;
 }
@@ -64,13 +89,19 @@ interface ProcessEntry {
 export class ToolTokens {
   private readonly grants = new Map<string, { secret: Buffer; grant: ToolGrant }>();
   private readonly processes = new Map<string, ProcessEntry>();
+  /** Ended runs' secrets, kept a margin so a late call hears that its run ended (not "not valid"). */
+  private readonly ended = new Map<string, { secret: Buffer; until: number }>();
   /**
    * Every live token is a registered credential, so a CLI that prints its environment (or the
    * token) never puts it in a log line or a reply. Forgotten a margin after its run, by the next mint.
    */
   private readonly masked = new Map<string, number>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    /** The clock calls are stamped with (tool-call.ts): the system's monotonic clock, in ns. */
+    private readonly mono: () => bigint = process.hrtime.bigint,
+  ) {}
 
   /** A fresh token for one run; `ttlMs` is the run's timeout (the margin is added here). */
   mint(
@@ -99,7 +130,7 @@ export class ToolTokens {
     this.sweep();
     const id = randomBytes(9).toString('base64url');
     const secret = randomBytes(32);
-    this.processes.set(id, { secret, lane });
+    this.processes.set(id, { secret, lane, turns: [] });
     const token = `${id}.${secret.toString('base64url')}`;
     registerCredential(token);
     this.masked.set(token, Number.POSITIVE_INFINITY);
@@ -117,11 +148,13 @@ export class ToolTokens {
     if (p.lane !== lane)
       return { ok: false, error: "a warm process's tool token cannot be bound to a run of another chat" };
     const run = this.processes.has(idOf(runToken))
-      ? ({ ok: false, error: TOKEN_REFUSED } as const)
+      ? ({ ok: false, error: TOKEN_INVALID } as const)
       : this.check(runToken);
     if (!run.ok) return run;
     this.release(p);
     p.bound = idOf(runToken);
+    p.turns.push({ from: this.mono() });
+    if (p.turns.length > MAX_TURNS) p.turns.shift();
     run.grant.interactive = true;
     return { ok: true };
   }
@@ -137,6 +170,8 @@ export class ToolTokens {
   private release(p: ProcessEntry): void {
     const run = p.bound ? this.grants.get(p.bound) : undefined;
     if (run) run.grant.interactive = false;
+    const turn = p.turns.at(-1);
+    if (p.bound !== undefined && turn && turn.to === undefined) turn.to = this.mono();
     p.bound = undefined;
   }
 
@@ -149,25 +184,32 @@ export class ToolTokens {
     if (this.masked.has(processToken)) this.masked.set(processToken, p.closedUntil);
   }
 
-  check(token: unknown): TokenCheck {
-    if (typeof token !== 'string' || token.length > 200) return { ok: false, error: TOKEN_REFUSED };
+  /**
+   * `issued`: when the call was made (the monotonic stamp `agentwire mcp` puts on it). A warm
+   * process's call acts only for the turn it was made in, and only while that turn runs; without a
+   * stamp it is taken as made now.
+   */
+  check(token: unknown, issued?: bigint): TokenCheck {
+    if (typeof token !== 'string' || token.length > 200) return { ok: false, error: TOKEN_INVALID };
     const id = idOf(token);
     const proc = this.processes.get(id);
     const entry = proc ? undefined : this.grants.get(id);
+    const gone = proc || entry ? undefined : this.ended.get(id);
     const given = Buffer.from(token.slice(id.length + 1), 'base64url');
     // Compared even when nothing matched, against a dummy, so a miss costs what a hit costs.
-    const secret = proc?.secret ?? entry?.secret ?? DUMMY;
+    const secret = proc?.secret ?? entry?.secret ?? gone?.secret ?? DUMMY;
     const same = given.length === secret.length && timingSafeEqual(given, secret);
-    if (!same) return { ok: false, error: TOKEN_REFUSED };
+    if (!same) return { ok: false, error: TOKEN_INVALID };
     if (proc) {
       if (proc.closedUntil !== undefined) return { ok: false, error: TOKEN_PROCESS_CLOSED };
-      const run = proc.bound ? this.grants.get(proc.bound) : undefined;
+      const made = turnOf(proc.turns, issued === undefined ? undefined : min(issued, this.mono()));
+      if (made && made.to !== undefined) return { ok: false, error: TOKEN_TURN_ENDED };
+      const run = proc.bound && made ? this.grants.get(proc.bound) : undefined;
       if (!run) return { ok: false, error: TOKEN_BETWEEN_TURNS };
       if (expired(run.grant, this.now())) return { ok: false, error: TOKEN_RUN_EXPIRED };
       return { ok: true, grant: run.grant };
     }
-    if (!entry) return { ok: false, error: TOKEN_REFUSED };
-    if (expired(entry.grant, this.now())) return { ok: false, error: TOKEN_REFUSED };
+    if (!entry || expired(entry.grant, this.now())) return { ok: false, error: TOKEN_REFUSED };
     return { ok: true, grant: entry.grant };
   }
 
@@ -180,8 +222,10 @@ export class ToolTokens {
 
   /** The run ended: its token is refused from now on. */
   revoke(token: string): void {
-    const dot = token.indexOf('.');
-    if (dot > 0) this.grants.delete(token.slice(0, dot));
+    const id = idOf(token);
+    const e = this.grants.get(id);
+    if (e) this.ended.set(id, { secret: e.secret, until: this.now() + TOKEN_MARGIN_MS });
+    this.grants.delete(id);
     // Still masked for a while: the run's last output may be logged after it ended.
     if (this.masked.has(token)) this.masked.set(token, this.now() + TOKEN_MARGIN_MS);
   }
@@ -201,9 +245,12 @@ export class ToolTokens {
     const now = this.now();
     const live = new Set<string>();
     for (const [id, e] of this.grants) {
-      if (expired(e.grant, now)) this.grants.delete(id);
-      else live.add(id);
+      if (expired(e.grant, now)) {
+        this.grants.delete(id);
+        this.ended.set(id, { secret: e.secret, until: now + TOKEN_MARGIN_MS });
+      } else live.add(id);
     }
+    for (const [id, e] of this.ended) if (now > e.until) this.ended.delete(id);
     for (const [id, p] of this.processes)
       if (p.closedUntil !== undefined && now > p.closedUntil) this.processes.delete(id);
     // A run token stays masked while its grant lives, however long its run waited for a person.
@@ -216,6 +263,25 @@ export class ToolTokens {
 }
 
 const DUMMY = randomBytes(32);
+const MAX_TURNS = 8;
+
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
+
+/**
+ * The turn a call made at `at` belongs to: the latest that began at or before it, unless that one
+ * had ended by then (made between turns: none). Without `at`: the current turn, if one runs.
+ */
+function turnOf(turns: readonly Turn[], at: bigint | undefined): Turn | undefined {
+  if (at === undefined) {
+    const last = turns.at(-1);
+    return last && last.to === undefined ? last : undefined;
+  }
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const t = turns[i] as Turn;
+    if (t.from <= at) return t.to === undefined || at < t.to ? t : undefined;
+  }
+  return undefined;
+}
 
 /** Past its run's time, not counting what the run waited for a person. */
 function expired(g: ToolGrant, now: number): boolean {

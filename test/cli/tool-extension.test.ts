@@ -85,7 +85,15 @@ describe('the pi extension', () => {
       const send = tools.get('send_message') as Registered;
       const r = await send.execute('call-1', { text: 'halfway there' });
       expect(r.content).toEqual([{ type: 'text', text: 'Sent (9 more this run).' }]);
-      expect(seen).toEqual([{ token: 'tok.en', tool: 'send_message', args: { text: 'halfway there' } }]);
+      // Stamped with the monotonic clock when pi handed the call over (the turn that made it).
+      expect(seen).toEqual([
+        {
+          token: 'tok.en',
+          tool: 'send_message',
+          args: { text: 'halfway there' },
+          issued: expect.stringMatching(/^\d+$/),
+        },
+      ]);
       await expect(send.execute('call-2', { text: 'no' })).rejects.toThrow(
         'send_message: refused for the test',
       );

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REAPER_SCRIPT } from '../../src/runner/reaper.js';
+import { newRunMark, RUN_MARK_ENV } from '../../src/runner/run-mark.js';
 
 const relayScript = join(import.meta.dirname, '..', 'fixtures', 'warm-relay.mjs');
 const strays: number[] = [];
@@ -93,5 +94,32 @@ describe('reaper', () => {
     await exited;
     await settled(() => !alive(g), survives ? 300 : 10_000);
     expect(alive(g)).toBe(survives);
+  });
+
+  // A process that left the group (its own session here, as setsid makes it) is found by its mark.
+  it.each([
+    ['a process carrying a listed mark is killed at end of input', (m: string) => [`+${m}`], false],
+    ['a forgotten mark is left alone', (m: string) => [`+${m}`, `-${m}`], true],
+    ['another mark is left alone', () => [`+${newRunMark()}`], true],
+    [
+      'lines that are not a whole mark are ignored',
+      (m: string) => [`+${m.slice(0, -1)}`, `+${m}x`, `+${m.toUpperCase()}`, `+${m.slice(0, 8)}`],
+      true,
+    ],
+  ])('%s', async (_name, lines, survives) => {
+    const mark = newRunMark();
+    const marked = spawn('sleep', ['300'], {
+      detached: true,
+      stdio: 'ignore',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', [RUN_MARK_ENV]: mark },
+    });
+    const pid = marked.pid as number;
+    strays.push(pid);
+    const reaper = spawn('/bin/sh', ['-c', REAPER_SCRIPT], { stdio: ['pipe', 'ignore', 'inherit'] });
+    const exited = new Promise((r) => reaper.once('exit', r));
+    reaper.stdin.end(`${lines(mark).join('\n')}\n`);
+    await exited;
+    await settled(() => !alive(pid), survives ? 300 : 10_000);
+    expect(alive(pid)).toBe(survives);
   });
 });

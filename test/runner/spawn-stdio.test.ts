@@ -2,7 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { RUN_MARK_ENV } from '../../src/runner/run-mark.js';
 import { startStdioChild } from '../../src/runner/spawn-stdio.js';
+import { waitFor } from '../e2e/helpers.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const dir = tempDir('aw-stdio-');
@@ -105,3 +107,35 @@ describe('startStdioChild', () => {
     expect(s.type).toBe(type);
   });
 });
+
+describe.skipIf(process.platform !== 'linux')(
+  'startStdioChild and what its child moved out of the group',
+  () => {
+    it('carries a mark of its own, and ends a setsid, TERM-ignoring grandchild when it stops', async () => {
+      const sleeper = `process.on('SIGTERM', () => {}); setInterval(() => {}, 1000);`;
+      const agent = `
+      const c = require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(sleeper)}], { detached: true, stdio: 'ignore' });
+      console.log(c.pid);
+      process.stdin.on('data', () => {});
+    `;
+      const s = await startStdioChild({
+        file: process.execPath,
+        args: ['-e', agent],
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', [RUN_MARK_ENV]: 'inherited-from-an-outer-run' },
+      });
+      if (s.type !== 'started') throw new Error(s.type);
+      const pid = await new Promise<number>((resolve) =>
+        s.child.stdout.once('data', (d) => resolve(Number(String(d)))),
+      );
+      try {
+        // A fresh mark, set over any inherited one, and the grandchild carries it.
+        expect(s.child.mark).not.toBe('inherited-from-an-outer-run');
+        expect(readFileSync(`/proc/${pid}/environ`, 'utf8')).toContain(`${RUN_MARK_ENV}=${s.child.mark}\0`);
+        await s.child.stop(200);
+        expect(await waitFor(() => !alive(pid), 5000)).toBe(true);
+      } finally {
+        if (alive(pid)) process.kill(pid, 'SIGKILL');
+      }
+    });
+  },
+);

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { maskCredentials } from '../../src/log.js';
 import {
   TOKEN_BETWEEN_TURNS,
+  TOKEN_INVALID,
   TOKEN_MARGIN_MS,
   TOKEN_PROCESS_CLOSED,
   TOKEN_REFUSED,
@@ -101,7 +102,7 @@ describe('a warm process token', () => {
     // Long after, the closed token is forgotten: plainly not valid.
     now = 2 * TOKEN_MARGIN_MS;
     t.mint(run(A, 'in:2'), 60_000); // sweeps
-    expect(t.check(proc)).toEqual({ ok: false, error: TOKEN_REFUSED });
+    expect(t.check(proc)).toEqual({ ok: false, error: TOKEN_INVALID });
   });
 
   it('refuses a forged secret, and a process token where a run token is expected', () => {
@@ -110,10 +111,10 @@ describe('a warm process token', () => {
     const r = t.mint(run(A, 'in:1'), 60_000);
     t.bind(proc, r, A);
     const forged = `${proc.split('.')[0]}.${r.split('.')[1]}`;
-    expect(t.check(forged)).toEqual({ ok: false, error: TOKEN_REFUSED });
+    expect(t.check(forged)).toEqual({ ok: false, error: TOKEN_INVALID });
     expect(t.bind(forged, r, A)).toEqual({ ok: false, error: TOKEN_PROCESS_CLOSED });
     const other = t.mintProcess(A);
-    expect(t.bind(other, proc, A)).toEqual({ ok: false, error: TOKEN_REFUSED });
+    expect(t.bind(other, proc, A)).toEqual({ ok: false, error: TOKEN_INVALID });
   });
 
   it('is a masked credential while the process lives, and for a margin after it closed', () => {

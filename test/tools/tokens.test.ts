@@ -1,7 +1,7 @@
 // Per-run tool tokens: only the run's own, live token is accepted, and it names only its chat.
 import { describe, expect, it } from 'vitest';
 import { maskCredentials } from '../../src/log.js';
-import { TOKEN_MARGIN_MS, TOKEN_REFUSED, ToolTokens } from '../../src/tools/tokens.js';
+import { TOKEN_INVALID, TOKEN_MARGIN_MS, TOKEN_REFUSED, ToolTokens } from '../../src/tools/tokens.js';
 
 const grant = { chat: 'console:local' as const, runKey: 'in:1', cwd: '/w' };
 
@@ -26,7 +26,7 @@ describe('ToolTokens', () => {
     const t = new ToolTokens(() => 0);
     const a = t.mint(grant, 60_000);
     const b = t.mint({ ...grant, chat: 'twilio:+15550001111', runKey: 'in:2' }, 60_000);
-    expect(t.check(forge(a, b))).toEqual({ ok: false, error: TOKEN_REFUSED });
+    expect(t.check(forge(a, b))).toEqual({ ok: false, error: TOKEN_INVALID });
   });
 
   it('refuses non-strings and absurd lengths', () => {
@@ -34,17 +34,34 @@ describe('ToolTokens', () => {
     for (const v of [undefined, 42, {}, 'x'.repeat(500)]) expect(t.check(v).ok).toBe(false);
   });
 
-  it('refuses the token of an ended run (revoked) and an expired one', () => {
+  it('refuses the token of an ended run (revoked) and an expired one, saying the run ended', () => {
     let now = 0;
     const t = new ToolTokens(() => now);
     const ended = t.mint(grant, 60_000);
     t.revoke(ended);
-    expect(t.check(ended).ok).toBe(false);
+    expect(t.check(ended)).toEqual({ ok: false, error: TOKEN_REFUSED });
+    // With another secret under the same id it is no token of that run: just not valid.
+    expect(t.check(`${ended.split('.')[0]}.${'A'.repeat(43)}`)).toEqual({ ok: false, error: TOKEN_INVALID });
     const old = t.mint(grant, 60_000);
     now = 60_000 + TOKEN_MARGIN_MS;
     expect(t.check(old).ok).toBe(true);
     now += 1;
     expect(t.check(old)).toEqual({ ok: false, error: TOKEN_REFUSED });
+    // Swept by the next mint, it is still told as ended for a margin, then forgotten: not valid.
+    t.mint(grant, 60_000);
+    expect(t.check(old)).toEqual({ ok: false, error: TOKEN_REFUSED });
+    // The revoked one ended a margin ago (at 0): forgotten.
+    expect(t.check(ended)).toEqual({ ok: false, error: TOKEN_INVALID });
+    now += TOKEN_MARGIN_MS + 1;
+    t.mint(grant, 60_000);
+    expect(t.check(old)).toEqual({ ok: false, error: TOKEN_INVALID });
+  });
+
+  it('says a token that never existed is not valid, naming no run', () => {
+    const t = new ToolTokens();
+    t.mint(grant, 60_000);
+    expect(t.check(`AAAAAAAAAAAA.${'B'.repeat(43)}`)).toEqual({ ok: false, error: TOKEN_INVALID });
+    expect(TOKEN_INVALID).not.toMatch(/ended|run/);
   });
 
   it('lives as much longer as its run waited for a person, and stays masked that long', () => {
