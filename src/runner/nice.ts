@@ -19,13 +19,14 @@ export function lowered(
   set: (pid: number, priority: number) => void = setPriority,
 ): GroupGuard {
   return {
-    watch(pid) {
+    watch(pid, mark) {
       try {
         set(pid, AGENT_NICE);
       } catch {
         // Not allowed or not supported here: the process runs at the relay's priority.
       }
-      guard?.watch(pid);
+      // The run mark goes on to the watchdog: it ends what the process moved out of its group.
+      guard?.watch(pid, mark);
     },
     forget(pid) {
       guard?.forget(pid);

@@ -154,6 +154,8 @@ describe('an agent quoting secrets to its chat, through the built relay', () => 
   it('warm: an approval request quoting the channel auth token reaches neither Twilio nor the database in clear', async () => {
     const r = await startRig({
       agent: { kind: 'claude', mode: 'warm', permissions: 'ask', command: [process.execPath, CLAUDE] },
+      // The test answers faster than a person reads: no settle time after a question closes.
+      extra: { permissions: { settleSeconds: 0 } },
     });
     rig = r;
     r.start();
@@ -162,11 +164,12 @@ describe('an agent quoting secrets to its chat, through the built relay', () => 
     expect(await r.sms('3')).toBe(200);
     await r.sent('answered deny');
     await r.sent(/^Denied: claude wants to run: curl -u \[redacted\]/);
-    // A long command is shown as head … tail (drivers/approval.ts oneLine): its head ends 10
-    // characters into the token, so a mask applied after the cut would leave "test-auth-" behind.
+    // A long command is shown whole (never cut in its middle), the token masked; the line that
+    // reports the answer keeps head … tail (drivers/approval.ts oneLine), its head ending 10
+    // characters into the token, so a mask applied after that cut would leave "test-auth-" behind.
     const long = `echo ${'a'.repeat(96)} ${TOKEN} ${'b'.repeat(100)}`;
     expect(await r.sms(`ask b64:${b64(long)}`)).toBe(200);
-    await r.sent(/^claude wants to run: echo a{96} \[redacted\] … b{40}\n1 allow once/);
+    await r.sent(/^claude wants to run: echo a{96} \[redacted\] b{100}\n1 allow once/);
     expect(await r.sms('3')).toBe(200);
     await r.sent('answered deny', { times: 2 });
     expectClean(r.bodies().join('\n'), [TOKEN], 'Twilio');

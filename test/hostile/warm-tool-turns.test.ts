@@ -84,7 +84,8 @@ describe('warm tool calls and the turn that made them', () => {
   it('a tool token that never existed is refused as not valid, naming no run', async () => {
     const r = await startRelayProc({});
     rig = r;
-    const socket = r.home.ctx().paths.socket;
+    // The runs' tools are served on their own socket (the control socket refuses tools.call).
+    const socket = r.home.ctx().paths.toolsSocket;
     const made = 'AAAAAAAAAAAA.' + 'B'.repeat(43);
     const call = await callControl(socket, 'tools.call', { token: made, tool: 'chat_info', args: {} });
     expect(call).toMatchObject({ ok: false, error: 'this tool token is not valid' });

@@ -13,7 +13,7 @@ const niceOf = (pid: number) => {
 
 describe('lowered', () => {
   it.skipIf(process.platform !== 'linux')('a warm process and what it starts run at nice 10', async () => {
-    const watched: number[] = [];
+    const watched: [number, string | undefined][] = [];
     const s = await startStdioChild({
       file: process.execPath,
       args: [
@@ -21,14 +21,15 @@ describe('lowered', () => {
         "const c = require('node:child_process').spawn('sleep', ['30'], { stdio: 'ignore' }); console.log(c.pid); setInterval(() => {}, 1000);",
       ],
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-      guard: lowered({ watch: (pid) => watched.push(pid), forget: () => {} }),
+      guard: lowered({ watch: (pid, mark) => watched.push([pid, mark]), forget: () => {} }),
     });
     if (s.type !== 'started') throw new Error(s.type);
     try {
       const helper = await new Promise<number>((resolve) =>
         s.child.stdout.once('data', (d) => resolve(Number(String(d).trim()))),
       );
-      expect(watched).toEqual([s.child.pid]);
+      // The watchdog hears of the process with its run mark (it ends what left the group).
+      expect(watched).toEqual([[s.child.pid, s.child.mark]]);
       expect(niceOf(s.child.pid)).toBe(AGENT_NICE);
       expect(niceOf(helper)).toBe(AGENT_NICE);
     } finally {

@@ -126,7 +126,7 @@ describe('ask_user', () => {
   it('the askTimeoutMinutes key is validated', () => {
     expect(configSchema.parse({}).tools.askTimeoutMinutes).toBe(10);
     expect(configSchema.safeParse({ tools: { askTimeoutMinutes: 0 } }).success).toBe(false);
-    expect(configSchema.parse({}).permissions).toEqual({ timeoutMinutes: 10 });
+    expect(configSchema.parse({}).permissions).toEqual({ timeoutMinutes: 10, settleSeconds: 5 });
     expect(configSchema.safeParse({ permissions: { approvers: ['+1 555'] } }).success).toBe(false);
     expect(configSchema.safeParse({ permissions: { approver: [] } }).success).toBe(false);
   });
