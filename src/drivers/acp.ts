@@ -21,6 +21,7 @@ import { isAcpRequestError, loadedAcpSdk } from './acp-sdk.js';
 import type { Tap } from './acp-transport.js';
 import { type UpdateReducer, updateReducer } from './acp-updates.js';
 import { type Asking, decide, turnAsking } from './approval.js';
+import type { HostedDriver } from './hosts.js';
 import { type ErrorResult, errorResult, faultDetail, faultKind, rejectionKind } from './results.js';
 import { type Settled, Trouble } from './trouble.js';
 import { turnMessages } from './turn-messages.js';
@@ -74,9 +75,7 @@ export interface AcpDriverOptions extends DriverOptions {
   log?: Logger;
 }
 
-export function acpDriver(
-  options: AcpDriverOptions,
-): SessionDriver & { hostId(): string; othersBusy(): boolean } {
+export function acpDriver(options: AcpDriverOptions): HostedDriver {
   return new AcpDriver(options);
 }
 

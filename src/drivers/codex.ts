@@ -18,6 +18,7 @@ import type { UserInput } from './codex-protocol/v2/UserInput.js';
 import type { Answer, CodexPeer } from './codex-rpc.js';
 import { RpcError } from './codex-rpc.js';
 import { failureResult, type Turn, turnResult } from './codex-turn.js';
+import type { HostedDriver } from './hosts.js';
 import { type ErrorResult, errorResult, faultDetail, faultKind } from './results.js';
 import { type Settled, Trouble } from './trouble.js';
 import { turnMessages } from './turn-messages.js';
@@ -52,9 +53,7 @@ export interface CodexDriverOptions extends DriverOptions {
   threadConfig?: Record<string, string | number | string[] | object>;
 }
 
-export function codexDriver(
-  options: CodexDriverOptions,
-): SessionDriver & { hostId(): string; othersBusy(): boolean } {
+export function codexDriver(options: CodexDriverOptions): HostedDriver {
   return new CodexDriver(options);
 }
 
@@ -65,8 +64,8 @@ export function codexHost(options: CodexDriverOptions): CodexHost {
     process: options.process,
     permission: options.permission,
     ...(options.startTimeoutMs !== undefined ? { startTimeoutMs: options.startTimeoutMs } : {}),
-    ...(options.guard ? { guard: options.guard } : {}),
-    ...(options.tap ? { tap: options.tap } : {}),
+    ...(options.guard && { guard: options.guard }),
+    ...(options.tap && { tap: options.tap }),
   });
 }
 
@@ -101,9 +100,7 @@ class CodexDriver implements SessionDriver {
   }
 
   /** Another session on this process is mid-turn (this one's turn, if any, counts too). */
-  othersBusy(): boolean {
-    return this.host.busySessions() > (this.current ? 1 : 0);
-  }
+  othersBusy = (): boolean => this.host.busySessions() > (this.current ? 1 : 0);
 
   hostId(): string {
     return this.host.id;
@@ -197,8 +194,7 @@ class CodexDriver implements SessionDriver {
   async close(): Promise<void> {
     if (this.closed) return;
     const turn = this.current;
-    // A running turn is interrupted first (other threads on the process go on); one that does not
-    // stop within the grace gives the process up (./codex-host.ts).
+    // A running turn is interrupted first (other threads go on); one that will not stop gives the process up.
     if (turn) {
       turn.stop('aborted');
       await turn.done;

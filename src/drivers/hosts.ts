@@ -5,6 +5,10 @@
 // working folder where the protocol cannot set it per session), at most `cap` a process, so one
 // crash or one slow process never takes every chat. claude (stream-json) and pi (rpc) hold one
 // session a process: they are never given a registry.
+import type { SessionDriver } from './types.js';
+
+/** A session on a host: the pool counts processes by `hostId`; see stopped-turn.ts for `othersBusy`. */
+export type HostedDriver = SessionDriver & { hostId(): string; othersBusy(): boolean };
 
 /** What the registry needs of a live (or starting) process. */
 export interface SharedHost {
