@@ -66,12 +66,12 @@ describe.each([
     expect(body).not.toContain(wordB);
   });
 
-  it.runIf(tools)(
-    "a tool call acts for its own chat: each thread has its chat's token",
-    {
+  // Only the CLI that takes the tools per session (codex) has a tool row: gemini and opencode run
+  // without them here (see the header), so the row is not defined for them rather than skipped.
+  if (tools)
+    it("a tool call acts for its own chat: each thread has its chat's token", {
       timeout: CASE_MS,
-    },
-    async () => {
+    }, async () => {
       for (const [chat, text] of [
         [B, 'for B only'],
         [A, 'for A only'],
@@ -86,6 +86,5 @@ describe.each([
         expect(heardSince(n)).toEqual([`${chat} ${text}`, `${chat} Done.`]);
       }
       expect(rig.processes()).toEqual(procs);
-    },
-  );
+    });
 });
