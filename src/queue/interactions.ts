@@ -384,8 +384,10 @@ export class Interactions {
     if (!this.waiters.delete(i.id)) return;
     this.clocks.ended(i.runKey);
     w.cancelTimer?.();
-    // What the chat saw changed: an answer typed for it may still be on its way (see lastChange).
-    if (w.shown) this.changes.closed(i.chat, i.runKey);
+    // What the chat saw changed under the person (it ran out of time, or the agent withdrew it): an
+    // answer typed for it may still be on its way (see lastChange). A question the chat answered
+    // changed nothing behind the person's back: the next number is for the next question shown.
+    if (w.shown && o.type !== 'answered') this.changes.closed(i.chat, i.runKey);
     const line = this.lines.get(i.chat) ?? [];
     const wasShown = line[0] === i.id;
     const rest = line.filter((id) => id !== i.id);

@@ -219,6 +219,23 @@ describe('approvals from the chat', () => {
     expect(agent.calls).toHaveLength(1);
   });
 
+  it('a question the chat answered changes nothing behind its back: a quick number answers the next one', async () => {
+    const { agent, answers } = askingAgent([
+      { toolKind: 'shell', summary: 'run: ls' },
+      { toolKind: 'shell', summary: 'run: pwd' },
+    ]);
+    const t = setup({ agent, settleMs: 5000 });
+    await h.send('go');
+    await waitText(/wants to run: ls\n/);
+    await h.send('1');
+    await waitText(/wants to run: pwd\n/);
+    t.advance(300);
+    await h.send('3');
+    await waitText(/^allow_once,deny$/);
+    expect(answers.map((a) => a.type)).toEqual(['allow_once', 'deny']);
+    expect(texts().some((x) => x.startsWith('The question changed'))).toBe(false);
+  });
+
   it('a number a moment after the question closed, its run still going, is not taken; later it is a message', async () => {
     let open = () => {};
     const gate = { promise: new Promise<void>((r) => (open = r)), resolve: () => open() };
