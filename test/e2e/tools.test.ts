@@ -67,7 +67,13 @@ describe('agent tools through agentwire chat', () => {
         { name: 'chat_info' },
       ]),
     );
-    expect(await waitFor(() => p.stdout().includes('reply: '), 45_000)).toBe(true);
+    // Seen once in about six full runs to wait out its 45 s under load: the failure says what the
+    // chat, the fake CLI and its tool calls had done by then.
+    const replied = await waitFor(() => p.stdout().includes('reply: '), 45_000);
+    expect(
+      replied,
+      `no reply; stderr: ${p.stderr()}; tool calls: ${JSON.stringify(toolLog(home))}; events: ${JSON.stringify(home.events())}`,
+    ).toBe(true);
     p.child.stdin?.end();
     expect((await p.exit).code).toBe(0);
     const out = p.stdout();
