@@ -1,25 +1,31 @@
 #!/usr/bin/env node
-// Regenerates src/drivers/codex-protocol/ from codex's own schema: `codex app-server generate-ts`
-// (offline, under a second) into a temp folder, then only the files the codex driver's roots need
-// (their import closure: ~440 of ~785 files), with `.js` added to relative imports so they resolve
-// under NodeNext. Nothing else is changed. The folder is excluded from biome (generated code).
+// Regenerates src/drivers/codex-protocol.d.ts from codex's own schema: `codex app-server generate-ts`
+// (offline, under a second) into a temp folder, then only the types the codex driver's roots need
+// (their import closure: ~470 of ~785 files), bundled into ONE declaration file. A `.d.ts` is types
+// only, so the build emits nothing for it: the package carries no empty `.js` per protocol type.
+// The few names codex defines twice (v1 and v2 of the same shape) keep their v1 name; the v2 one is
+// prefixed `V2` wherever it is used. Nothing else is changed. The file is excluded from biome.
 //   node scripts/codex-protocol.mjs [path/to/codex]   (default: codex from ~/.cache/agentwire-clis, else PATH)
+//   node scripts/codex-protocol.mjs --from DIR [--version TEXT]   (bundle an already generated tree)
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { dirname, join, normalize, relative } from 'node:path';
+import { basename, dirname, join, normalize, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const OUT = join(ROOT, 'src/drivers/codex-protocol');
+const OUT = join(ROOT, 'src/drivers/codex-protocol.d.ts');
 // What the driver speaks: every message union (so method names are checked), and each params /
-// response type it sends or answers.
+// response type it sends, answers or reads.
 const ROOTS = [
   'ClientRequest.ts',
   'ClientNotification.ts',
   'ServerRequest.ts',
   'ServerNotification.ts',
   'v2/ThreadItem.ts',
+  'v2/Turn.ts',
+  'v2/UserInput.ts',
+  'v2/AskForApproval.ts',
   'InitializeResponse.ts',
   'ApplyPatchApprovalResponse.ts',
   'ExecCommandApprovalResponse.ts',
@@ -35,38 +41,66 @@ const ROOTS = [
   'v2/McpServerElicitationRequestResponse.ts',
   'v2/DynamicToolCallResponse.ts',
 ];
+const IMPORT = /^import type \{ (\w+) \} from "(\.[^"]+?)(?:\.js)?";\n/gm;
 
-const cliDir = process.env.AGENTWIRE_CLIS_DIR ?? join(homedir(), '.cache/agentwire-clis');
-const codex =
-  process.argv[2] ?? (existsSync(join(cliDir, 'bin/codex')) ? join(cliDir, 'bin/codex') : 'codex');
-const version = execFileSync(codex, ['--version'], { encoding: 'utf8' }).trim();
-const tmp = mkdtempSync(join(tmpdir(), 'codex-ts-'));
-try {
+const args = process.argv.slice(2);
+const from = args[0] === '--from' ? args[1] : undefined;
+let version;
+let tmp;
+if (from) {
+  version = args[2] === '--version' ? args[3] : 'an earlier generated tree';
+} else {
+  const cliDir = process.env.AGENTWIRE_CLIS_DIR ?? join(homedir(), '.cache/agentwire-clis');
+  const codex = args[0] ?? (existsSync(join(cliDir, 'bin/codex')) ? join(cliDir, 'bin/codex') : 'codex');
+  version = execFileSync(codex, ['--version'], { encoding: 'utf8' }).trim();
+  tmp = mkdtempSync(join(tmpdir(), 'codex-ts-'));
   execFileSync(codex, ['app-server', 'generate-ts', '--out', tmp], { stdio: 'inherit' });
-  const keep = new Set();
+}
+try {
+  const src = from ?? tmp;
+  const texts = new Map();
   const visit = (rel) => {
-    if (keep.has(rel)) return;
-    keep.add(rel);
-    const text = readFileSync(join(tmp, rel), 'utf8');
-    for (const m of text.matchAll(/from "(\.[^"]+)"/g)) visit(normalize(join(dirname(rel), m[1])) + '.ts');
+    if (texts.has(rel)) return;
+    const text = readFileSync(join(src, rel), 'utf8');
+    texts.set(rel, text);
+    for (const m of text.matchAll(IMPORT)) visit(normalize(join(dirname(rel), m[2])) + '.ts');
   };
   for (const r of ROOTS) visit(r);
-  rmSync(OUT, { recursive: true, force: true });
+  const files = [...texts.keys()].sort();
+  // One name per file: its own, unless a file outside a subfolder already has it.
+  const taken = new Set(files.filter((f) => !f.includes('/')).map((f) => basename(f, '.ts')));
+  const nameOf = new Map(
+    files.map((f) => {
+      const own = basename(f, '.ts');
+      const dir = dirname(f);
+      return [
+        f,
+        dir !== '.' && taken.has(own)
+          ? `${dir.replace(/\W/g, '').replace(/^./, (c) => c.toUpperCase())}${own}`
+          : own,
+      ];
+    }),
+  );
+  const renameIn = (body, from, to) =>
+    from === to ? body : body.replace(new RegExp(`\\b${from}\\b`, 'g'), to);
+  const parts = files.map((rel) => {
+    let body = readFileSync(join(src, rel), 'utf8');
+    const renames = [[basename(rel, '.ts'), nameOf.get(rel)]];
+    for (const m of body.matchAll(IMPORT))
+      renames.push([m[1], nameOf.get(normalize(join(dirname(rel), m[2])) + '.ts')]);
+    body = body
+      .replace(IMPORT, '')
+      .replace(/^\/\/ (GENERATED CODE|This file was generated|Generated by).*\n/gm, '')
+      .trim();
+    for (const [a, b] of renames) body = renameIn(body, a, b);
+    return `// ${rel}\n${body}\n`;
+  });
   const header =
     `// Generated by scripts/codex-protocol.mjs (npm run codex-protocol) from \`codex app-server generate-ts\`\n` +
-    `// of ${version}; only the import closure of the driver's roots, relative imports given \`.js\`.\n`;
-  for (const rel of [...keep].sort()) {
-    const text = readFileSync(join(tmp, rel), 'utf8').replace(/from "(\.[^"]+)"/g, 'from "$1.js"');
-    const dest = join(OUT, rel);
-    mkdirSync(dirname(dest), { recursive: true });
-    writeFileSync(dest, header + text);
-  }
-  const index = ROOTS.map((r) => {
-    const name = r.replace(/^.*\//, '').replace(/\.ts$/, '');
-    return `export type { ${name} } from './${r.replace(/\.ts$/, '.js')}';\n`;
-  }).join('');
-  writeFileSync(join(OUT, 'index.ts'), header + index);
-  console.log(`${keep.size} files from ${version} into ${relative(ROOT, OUT)}`);
+    `// of ${version}: the import closure of the codex driver's roots (${files.length} generated files) in one\n` +
+    `// declaration file, so the build emits nothing for it. Do not edit by hand: regenerate.\n\n`;
+  writeFileSync(OUT, header + parts.join('\n'));
+  console.log(`${files.length} types from ${version} into ${relative(ROOT, OUT)}`);
 } finally {
-  rmSync(tmp, { recursive: true, force: true });
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
 }

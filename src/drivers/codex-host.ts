@@ -13,7 +13,7 @@ import { type GroupGuard, type StdioChild, startStdioChild } from '../runner/spa
 import type { Tap } from './acp-transport.js';
 import { decide } from './approval.js';
 import { answerCodexRequest, codexQuestion } from './codex-permission.js';
-import type { ServerNotification, ServerRequest } from './codex-protocol/index.js';
+import type { ServerNotification, ServerRequest } from './codex-protocol.js';
 import { type Answer, type CodexPeer, codexPeer, RpcError } from './codex-rpc.js';
 import { failureResult } from './codex-turn.js';
 import type { SharedHost } from './hosts.js';

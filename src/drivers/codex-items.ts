@@ -5,7 +5,7 @@
 // prompt, or a steer) is an item here but not in exec's output, and says nothing either way.
 import { CONTINUED, message, NONE } from '../agents/common.js';
 import type { StreamEvent } from '../agents/types.js';
-import type { ThreadItem } from './codex-protocol/index.js';
+import type { ThreadItem } from './codex-protocol.js';
 
 const QUIET: ReadonlySet<ThreadItem['type']> = new Set([
   'agentMessage',

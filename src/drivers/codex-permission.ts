@@ -9,6 +9,7 @@ import type { ApprovalQuestion } from '../agents/types.js';
 import { oneLine, type Verdict } from './approval.js';
 import type {
   ApplyPatchApprovalResponse,
+  AskForApproval,
   CommandExecutionRequestApprovalResponse,
   DynamicToolCallResponse,
   ExecCommandApprovalResponse,
@@ -17,8 +18,7 @@ import type {
   PermissionsRequestApprovalResponse,
   ServerRequest,
   ToolRequestUserInputResponse,
-} from './codex-protocol/index.js';
-import type { AskForApproval } from './codex-protocol/v2/AskForApproval.js';
+} from './codex-protocol.js';
 import type { Answer } from './codex-rpc.js';
 import type { PermissionPolicy } from './types.js';
 

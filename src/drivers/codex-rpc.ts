@@ -1,5 +1,5 @@
 // JSON-RPC as `codex app-server` speaks it: one JSON object a line, with no `"jsonrpc"` field.
-// Methods and payloads are typed from codex's own generated schema (./codex-protocol/), so a
+// Methods and payloads are typed from codex's own generated schema (./codex-protocol.d.ts), so a
 // method name or field the pinned codex does not have fails the typecheck. The line checks
 // (garbage, a response to a request never sent or answered twice, oversize lines) are the ACP
 // transport's, shared: on any of them the peer stops delivering and the driver sees a fault.
@@ -17,7 +17,7 @@ import type {
   TurnInterruptResponse,
   TurnStartResponse,
   TurnSteerResponse,
-} from './codex-protocol/index.js';
+} from './codex-protocol.js';
 import type { DriverFault } from './types.js';
 
 /** The client requests this driver sends, each with the response type codex's schema gives it. */

@@ -3,7 +3,7 @@
 import { classifyError, okResult, usageOf } from '../agents/common.js';
 import type { AgentResult, StreamEvent } from '../agents/types.js';
 import type { Asking } from './approval.js';
-import type { Turn as CodexTurn } from './codex-protocol/v2/Turn.js';
+import type { Turn as CodexTurn } from './codex-protocol.js';
 import { RpcError } from './codex-rpc.js';
 import { type ErrorResult, errorResult, faultDetail, faultKind, rejectionKind } from './results.js';
 import type { Settled } from './trouble.js';

@@ -1,5 +1,5 @@
 // The codex driver: one live `codex app-server` speaking JSON-RPC over stdio, typed from codex's own
-// schema (./codex-protocol/). `initialize` → `thread/start` or `thread/resume` → `turn/start` per turn,
+// schema (./codex-protocol.d.ts). `initialize` → `thread/start` or `thread/resume` → `turn/start` per turn,
 // ended by `turn/completed`; a message mid-turn is `turn/steer`, /stop and the timeout `turn/interrupt`
 // (then a kill if the turn does not end). As `codex exec`, threads run with approval "never" and the
 // user's sandbox, except under permissions `ask` ("untrusted": codex asks, the chat answers through
@@ -12,9 +12,7 @@ import { decide, turnAsking } from './approval.js';
 import { CodexHost, type CodexLink } from './codex-host.js';
 import { itemCompleted, itemStarted } from './codex-items.js';
 import { answerCodexRequest, approvalPolicy, codexQuestion } from './codex-permission.js';
-import type { ServerNotification, ServerRequest } from './codex-protocol/index.js';
-import type { Turn as CodexTurn } from './codex-protocol/v2/Turn.js';
-import type { UserInput } from './codex-protocol/v2/UserInput.js';
+import type { Turn as CodexTurn, ServerNotification, ServerRequest, UserInput } from './codex-protocol.js';
 import type { Answer, CodexPeer } from './codex-rpc.js';
 import { RpcError } from './codex-rpc.js';
 import { failureResult, type Turn, turnResult } from './codex-turn.js';

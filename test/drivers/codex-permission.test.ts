@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { policyVerdict, type Verdict } from '../../src/drivers/approval.js';
 import { answerCodexRequest } from '../../src/drivers/codex-permission.js';
-import type { ServerRequest } from '../../src/drivers/codex-protocol/index.js';
+import type { ServerRequest } from '../../src/drivers/codex-protocol.js';
 
 type PermissionPolicy = 'allow' | 'deny';
 /** The verdict the old (policy, cancelling) pair stands for. */

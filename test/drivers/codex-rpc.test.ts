@@ -3,7 +3,7 @@
 // still open when the connection closes.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { ServerNotification } from '../../src/drivers/codex-protocol/index.js';
+import type { ServerNotification } from '../../src/drivers/codex-protocol.js';
 import { codexPeer, RpcClosed, RpcError } from '../../src/drivers/codex-rpc.js';
 import type { DriverFault } from '../../src/drivers/types.js';
 

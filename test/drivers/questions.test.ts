@@ -5,7 +5,7 @@ import type { ApprovalQuestion } from '../../src/agents/types.js';
 import { acpQuestion, answerPermission } from '../../src/drivers/acp-permission.js';
 import { answerControl, claudeQuestion, claudeWarmArgv } from '../../src/drivers/claude-control.js';
 import { answerCodexRequest, approvalPolicy, codexQuestion } from '../../src/drivers/codex-permission.js';
-import type { ServerRequest } from '../../src/drivers/codex-protocol/index.js';
+import type { ServerRequest } from '../../src/drivers/codex-protocol.js';
 import { answerUi, piQuestion } from '../../src/drivers/pi-ui.js';
 
 describe('claudeQuestion', () => {
