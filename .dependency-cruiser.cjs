@@ -136,6 +136,6 @@ module.exports = {
     tsConfig: { fileName: 'tsconfig.json' },
     doNotFollow: { path: 'node_modules' },
     // Generated protocol types, not code of ours to layer.
-    exclude: { path: '^src/drivers/codex-protocol/' },
+    exclude: { path: '^src/drivers/codex-protocol' },
   },
 };

@@ -4,6 +4,11 @@
 // a call that does not, and a socket that does not ask lets the hello pass.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { connect, createServer, type Server } from 'node:net';
+import { frameLines } from '../core/ndjson.js';
+
+// An answer is one JSON line; a status of many chats stays far below this, and a peer that never
+// ends its line cannot make the caller hold more.
+const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
 export type ControlCall = { ok: true; result: unknown } | { ok: false; error: string; notRunning: boolean };
 
@@ -49,7 +54,6 @@ function exchange(
 ): Promise<ControlCall> {
   return new Promise((resolve) => {
     let settled = false;
-    let buf = '';
     const done = (r: ControlCall) => {
       if (settled) return;
       settled = true;
@@ -66,13 +70,13 @@ function exchange(
     );
     if (opts.signal?.aborted) onAbort();
     else opts.signal?.addEventListener('abort', onAbort, { once: true });
-    socket.setEncoding('utf8');
     socket.on('connect', () => socket.write(lines));
-    socket.on('data', (chunk: string) => {
-      buf += chunk;
-      for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
+    frameLines(socket, {
+      maxLineBytes: MAX_ANSWER_BYTES,
+      onTooLarge: () =>
+        done({ ok: false, error: 'the relay sent an answer too large to read', notRunning: false }),
+      onLine: (line) => {
+        if (settled) return;
         let r: { id?: unknown; ok: boolean; result?: unknown; error?: string };
         try {
           r = JSON.parse(line) as typeof r;
@@ -82,12 +86,11 @@ function exchange(
         }
         // A relay from before the hello answers it as a bad request (without our id): the answer
         // to the call is the line with its id.
-        if (r.id !== 1 && r.error !== 'request too large') continue;
+        if (r.id !== 1 && r.error !== 'request too large') return;
         done(
           r.ok ? { ok: true, result: r.result } : { ok: false, error: String(r.error), notRunning: false },
         );
-        return;
-      }
+      },
     });
     socket.on('error', (err: NodeJS.ErrnoException) => {
       const gone = err.code === 'ENOENT' || err.code === 'ECONNREFUSED';

@@ -6,6 +6,7 @@
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
+import { frameLines } from '../core/ndjson.js';
 import type { Logger } from '../log.js';
 import { canFindMarked, RUN_MARK_ENV } from '../runner/run-mark.js';
 import { type CallerCheck, checkCaller } from './caller.js';
@@ -72,39 +73,37 @@ export async function startControlServer(
 }
 
 function serve(socket: Socket, registry: MethodRegistry, log: Logger, guard: boolean): void {
-  let buf = '';
   let caller: Promise<CallerCheck> | undefined;
-  socket.setEncoding('utf8');
   const reply = (r: ControlResponse) => {
     if (!socket.destroyed) socket.write(`${JSON.stringify(r)}\n`);
   };
   socket.on('error', () => undefined); // a client that went away is not the relay's problem
-  socket.on('data', (chunk: string) => {
-    buf += chunk;
-    if (Buffer.byteLength(buf) > MAX_LINE_BYTES && !buf.includes('\n')) {
+  frameLines(socket, {
+    maxLineBytes: MAX_LINE_BYTES,
+    onTooLarge: () => {
       reply({ id: null, ok: false, error: 'request too large' });
       socket.destroy();
-      return;
-    }
-    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
-      const line = buf.slice(0, nl).trim();
-      buf = buf.slice(nl + 1);
-      if (!line) continue;
+    },
+    onLine: (record) => {
+      // Lines after a refused one in the same chunk are not served: the connection is over.
+      if (socket.destroyed) return;
+      const line = record.trim();
+      if (!line) return;
       if (isHelloLine(line)) {
         // A socket that does not ask (`any`) lets a hello pass unanswered: the same client serves both.
         if (guard && !caller) caller = identify(line);
-        continue;
+        return;
       }
       if (!guard) {
         void handle(line, registry, log).then(reply);
-        continue;
+        return;
       }
       const who =
         caller ?? Promise.resolve<CallerCheck>({ type: 'unproven', reason: 'it did not say who it is' });
       void who
         .then((c) => (c.type === 'owner' ? handle(line, registry, log) : refuse(line, c, log)))
         .then(reply);
-    }
+    },
   });
 }
 

@@ -5,6 +5,7 @@
 // misfit we know to be harmless (harmlessMisfit) is dropped instead, so it prints nothing.
 import type { Readable, Writable } from 'node:stream';
 import type { AnyMessage, Stream } from '@agentclientprotocol/sdk';
+import { frameLines } from '../core/ndjson.js';
 import type { DriverFault } from './types.js';
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -42,12 +43,9 @@ export function monitoredStream(
 
   const readable = new ReadableStream<AnyMessage>({
     start(controller) {
-      let parts: Buffer[] = [];
-      let size = 0;
-      const line = (bytes: Buffer) => {
+      const line = (record: string) => {
         if (faulted || readerGone) return;
-        // JSON-RPC over stdio splits records on LF only: U+2028 inside a string is not a break.
-        const text = bytes.toString('utf8').trim();
+        const text = record.trim();
         if (!text) return;
         let msg: unknown;
         try {
@@ -83,30 +81,15 @@ export function monitoredStream(
         }
         controller.enqueue(m as AnyMessage);
       };
-      input.on('data', (chunk: Buffer) => {
-        let start = 0;
-        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, start)) {
-          parts.push(chunk.subarray(start, i));
-          line(parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts));
-          parts = [];
-          size = 0;
-          start = i + 1;
-        }
-        if (start < chunk.length) {
-          parts.push(chunk.subarray(start));
-          size += chunk.length - start;
-          if (size > maxMessageBytes) {
-            fault({ type: 'too_large', bytes: size });
-            parts = [];
-            size = 0;
-          }
-        }
-      });
-      input.once('close', () => {
-        if (parts.length) line(Buffer.concat(parts));
-        parts = [];
-        if (!readerGone) controller.close();
-        readerGone = true;
+      // JSON-RPC over stdio splits records on LF only: U+2028 inside a string is not a break.
+      frameLines(input, {
+        maxLineBytes: maxMessageBytes,
+        onLine: line,
+        onTooLarge: (bytes) => fault({ type: 'too_large', bytes }),
+        onEnd: () => {
+          if (!readerGone) controller.close();
+          readerGone = true;
+        },
       });
     },
     cancel() {

@@ -1,4 +1,4 @@
-// The one place a warm driver waits for a person (issue 17, approvals from the phone). Each
+// The one place a warm driver waits for a person (approvals from the phone). Each
 // protocol's pure mapping turns its request into an ApprovalQuestion and a Verdict back into its
 // answer; this decides the Verdict: by the policy alone (`allow`, `deny`), or under `ask` by the
 // turn's Approver, raced against the turn's cancel so a /stop or timeout never waits on a phone.

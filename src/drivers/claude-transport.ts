@@ -1,8 +1,9 @@
-// The stdio transport under the claude stream-json driver: NDJSON both ways, split on LF only, with
-// the checks a relay needs. A line that is not a JSON object, a message over the size cap, and a
+// The stdio transport under the claude stream-json driver: NDJSON both ways (framed by
+// core/ndjson.ts), with the checks a relay needs. A line that is not a JSON object, a message over the size cap, and a
 // `control_response` to a request never sent (or answered already) each mean the process is no
 // longer speaking the protocol: a fault, after which nothing more is delivered.
 import type { Readable, Writable } from 'node:stream';
+import { frameLines } from '../core/ndjson.js';
 import type { DriverFault } from './types.js';
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -47,10 +48,9 @@ export function claudeTransport(
     events.onFault(f);
   };
 
-  const line = (bytes: Buffer) => {
+  const line = (record: string) => {
     if (faulted) return;
-    // U+2028 inside a JSON string is not a record break (Node's readline would split there).
-    const text = bytes.toString('utf8').trim();
+    const text = record.trim();
     if (!text) return;
     let msg: unknown;
     try {
@@ -85,31 +85,11 @@ export function claudeTransport(
     events.onMessage(m, text);
   };
 
-  let parts: Buffer[] = [];
-  let size = 0;
-  input.on('data', (chunk: Buffer) => {
-    let start = 0;
-    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, start)) {
-      parts.push(chunk.subarray(start, i));
-      line(parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts));
-      parts = [];
-      size = 0;
-      start = i + 1;
-    }
-    if (start < chunk.length) {
-      parts.push(chunk.subarray(start));
-      size += chunk.length - start;
-      if (size > maxMessageBytes) {
-        fault({ type: 'too_large', bytes: size });
-        parts = [];
-        size = 0;
-      }
-    }
-  });
-  input.once('close', () => {
-    if (parts.length) line(Buffer.concat(parts));
-    parts = [];
-    events.onEnd();
+  frameLines(input, {
+    maxLineBytes: maxMessageBytes,
+    onLine: line,
+    onTooLarge: (bytes) => fault({ type: 'too_large', bytes }),
+    onEnd: () => events.onEnd(),
   });
 
   const send = (msg: Json) => {

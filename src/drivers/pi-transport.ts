@@ -1,11 +1,11 @@
 // The stdio transport of `pi --mode rpc`: one JSON object per line both ways, records split on LF
-// only. pi's own client warns that Node's `readline` is not protocol-compliant (it also breaks
-// lines at U+2028 / U+2029, which JSON allows raw inside strings), so lines are cut here by byte.
+// only by core/ndjson.ts (pi's own client warns that Node's `readline` is not protocol-compliant).
 // Commands carry our own ids and are answered by `{"type":"response","id",...}`; everything else
 // is an event. A line that is not a JSON object, a response to nothing we asked, a second
 // response, or one record over the size cap means the process no longer speaks the protocol: a
 // fault, and nothing after it is delivered.
 import type { Readable, Writable } from 'node:stream';
+import { frameLines } from '../core/ndjson.js';
 import type { DriverFault } from './types.js';
 
 export const DEFAULT_MAX_RECORD_BYTES = 16 * 1024 * 1024;
@@ -93,38 +93,11 @@ export function piTransport(opts: PiTransportOptions): PiTransport {
     );
   };
 
-  let parts: Buffer[] = [];
-  let size = 0;
-  let skipping = false;
-  opts.input.on('data', (chunk: Buffer) => {
-    let start = 0;
-    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, start)) {
-      const bytes = size + i - start;
-      if (!skipping && bytes > max) fault({ type: 'too_large', bytes });
-      else if (!skipping) {
-        parts.push(chunk.subarray(start, i));
-        const line = (parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts)).toString('utf8');
-        record(line.endsWith('\r') ? line.slice(0, -1) : line);
-      }
-      parts = [];
-      size = 0;
-      skipping = false;
-      start = i + 1;
-    }
-    if (start < chunk.length && !skipping) {
-      parts.push(chunk.subarray(start));
-      size += chunk.length - start;
-      if (size > max) {
-        fault({ type: 'too_large', bytes: size });
-        parts = [];
-        size = 0;
-        skipping = true;
-      }
-    }
-  });
-  opts.input.once('end', () => {
-    if (parts.length && !skipping) record(Buffer.concat(parts).toString('utf8'));
-    parts = [];
+  frameLines(opts.input, {
+    maxLineBytes: max,
+    onLine: record,
+    onTooLarge: (bytes) => fault({ type: 'too_large', bytes }),
+    endOn: 'end',
   });
 
   const write = (msg: PiJson) => {

@@ -1,4 +1,4 @@
-// The session driver seam (issue 16, in progress, not yet wired into the queue): one live agent
+// The session driver seam (the warm pool runs every warm turn through it): one live agent
 // process spoken to over its own protocol, turn after turn. A turn ends in the same `AgentResult`
 // the cold runner returns, so nothing above a driver knows which one ran.
 import type { AgentResult, Approver, PermissionPolicy, SessionRef } from '../agents/types.js';

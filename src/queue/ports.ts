@@ -4,6 +4,7 @@ import type { ResolvedAgent } from '../agents/resolve.js';
 import type { AgentKind, ToolServer, WarmTools } from '../agents/types.js';
 import type { Channel } from '../channels/types.js';
 import type { ChannelName, ChatKey, OutboundItem } from '../core/types.js';
+import type { WarmProcessInfo } from '../drivers/pool-types.js';
 
 export type { AgentRun, ResolvedAgent, RunContext } from '../agents/resolve.js';
 
@@ -45,16 +46,11 @@ export interface WarmStatus {
   maxProcessBytes?: number;
   /** Processes started since the relay started. */
   starts?: number;
-  /** `lane` is the session scope (a chat key, or `*` for the one global session): unmasked here. */
-  processes: {
-    lane: string;
-    kind: AgentKind;
-    pid?: number;
-    startedAt: number;
-    lastTurnAt: number;
-    busy: boolean;
-    rssBytes?: number;
-  }[];
+  /**
+   * The pool's own record of each process (`lane` is the session scope: a chat key, or `*` for the
+   * one global session, unmasked here); which process hosts a lane is not shown.
+   */
+  processes: Omit<WarmProcessInfo, 'host'>[];
   fallbacks: { kind: AgentKind; reason: string }[];
 }
 
