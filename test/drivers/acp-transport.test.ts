@@ -63,6 +63,16 @@ describe('monitoredStream', () => {
     const r = await feed(['{"jsonrpc":"2.0","method":"x","params":"', 'a'.repeat(200)], [], 100);
     expect(r.faults.map((f) => f.type)).toEqual(['too_large']);
   });
+
+  it('a whole message over the cap in one chunk is a fault too, and is not delivered', async () => {
+    const r = await feed(
+      [`${JSON.stringify({ jsonrpc: '2.0', method: 'x', params: 'a'.repeat(200) })}\n`],
+      [],
+      100,
+    );
+    expect(r.faults.map((f) => f.type)).toEqual(['too_large']);
+    expect(r.got).toEqual([]);
+  });
 });
 
 describe('monitoredStream after the reader is gone', () => {

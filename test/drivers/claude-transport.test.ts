@@ -94,4 +94,12 @@ describe('claudeTransport', () => {
     await tick();
     expect(got.faults).toEqual([{ type: 'too_large', bytes: expect.any(Number) }]);
   });
+
+  it('a whole record over the cap in one chunk is a fault too, and is not delivered', async () => {
+    const { input, got } = setup(1024);
+    input.write(`${JSON.stringify({ type: 'assistant', pad: 'x'.repeat(2000) })}\n`);
+    await tick();
+    expect(got.faults).toEqual([{ type: 'too_large', bytes: 2029 }]);
+    expect(got.messages).toEqual([]);
+  });
 });
