@@ -22,7 +22,14 @@ import type { Tap } from './acp-transport.js';
 import { type UpdateReducer, updateReducer } from './acp-updates.js';
 import { type Asking, decide, turnAsking } from './approval.js';
 import type { HostedDriver } from './hosts.js';
-import { type ErrorResult, errorResult, faultDetail, faultKind, rejectionKind } from './results.js';
+import {
+  type ErrorResult,
+  errorResult,
+  faultDetail,
+  faultKind,
+  rejectionKind,
+  unusableResult,
+} from './results.js';
 import { type Settled, Trouble } from './trouble.js';
 import { turnMessages } from './turn-messages.js';
 import { turnTimer } from './turn-timer.js';
@@ -378,8 +385,7 @@ class AcpDriver implements SessionDriver {
   }
 
   private unusable(t0: number): ErrorResult {
-    const detail = this.fault ? faultDetail(this.fault) : 'closed';
-    return errorResult(this.opts.name, this.fault ? faultKind(this.fault) : 'exit', t0, { detail });
+    return unusableResult(this.opts.name, this.fault, t0);
   }
 
   private startTimeoutMs(): number {

@@ -8,12 +8,12 @@
 import { randomUUID } from 'node:crypto';
 import { reducer as claudeReducer } from '../agents/claude.js';
 import type { AgentResult, SessionRef } from '../agents/types.js';
-import { type GroupGuard, type StdioChild, startStdioChild } from '../runner/spawn-stdio.js';
+import type { GroupGuard, StdioChild } from '../runner/spawn-stdio.js';
 import { decide, oneRequest, turnAsking } from './approval.js';
 import { answerControl, claudeQuestion, claudeWarmArgv } from './claude-control.js';
 import { faultResult, keepLine, type Phase, turnResult } from './claude-phase.js';
 import { type ClaudeTransport, claudeTransport, type Json, type Tap } from './claude-transport.js';
-import { type ErrorResult, errorResult, faultDetail, faultKind } from './results.js';
+import { type ErrorResult, errorResult, unusableResult } from './results.js';
 import { turnMessages } from './turn-messages.js';
 import { turnTimer } from './turn-timer.js';
 import type {
@@ -25,6 +25,7 @@ import type {
   SteerResult,
   TurnRequest,
 } from './types.js';
+import { delay, endChild, startWarmChild } from './warm-child.js';
 
 const START_TIMEOUT_MS = 60_000;
 const CANCEL_GRACE_MS = 5_000;
@@ -106,21 +107,18 @@ class ClaudeDriver implements SessionDriver {
     } catch (e) {
       return errorResult(this.opts.name, 'exit', t0, { detail: (e as Error).message });
     }
-    const [file, ...args] = argv;
-    if (!file) return errorResult(this.opts.name, 'exit', t0, { detail: 'no agent command configured' });
-    this.opened = true;
-    const s = await startStdioChild({
-      file,
-      args,
-      cwd: this.opts.process.cwd,
-      env: this.opts.process.env,
-      ...(this.opts.guard ? { guard: this.opts.guard } : {}),
+    // Set before the start is awaited, so a second open meanwhile is refused.
+    this.opened = argv.length > 0;
+    const s = await startWarmChild({
+      name: this.opts.name,
+      argv,
+      process: this.opts.process,
+      guard: this.opts.guard,
+      t0,
     });
-    if (s.type !== 'started') {
-      this.fault = { type: 'start_failed', detail: s.message };
-      return s.type === 'not_found'
-        ? errorResult(this.opts.name, 'not_installed', t0, { detail: `"${file}" was not found on PATH` })
-        : errorResult(this.opts.name, 'exit', t0, { detail: s.message });
+    if (s.type === 'failed') {
+      if (s.fault) this.fault = s.fault;
+      return s.result;
     }
     this.connect(s.child);
     // The start-up phase gathers what the CLI prints before answering (a missing session's result).
@@ -230,10 +228,8 @@ class ClaudeDriver implements SessionDriver {
     const child = this.child;
     if (!child) return;
     // End of input ends an idle claude (exit 0); it first finishes a queued turn, so a running one
-    // was interrupted above. TERM and KILL if it lingers.
-    child.stdin.end();
-    const quick = await Promise.race([child.exited, delay(KILL_GRACE_MS)]);
-    const exit = quick ?? (await child.stop(KILL_GRACE_MS));
+    // was interrupted above.
+    const exit = await endChild(child, KILL_GRACE_MS);
     // A request still waiting (an open under way) will get no answer now: it ends with the exit.
     const waiters = [...this.pending.values()];
     this.pending.clear();
@@ -356,9 +352,6 @@ class ClaudeDriver implements SessionDriver {
   }
 
   private unusable(t0: number): ErrorResult {
-    const detail = this.fault ? faultDetail(this.fault) : 'closed';
-    return errorResult(this.opts.name, this.fault ? faultKind(this.fault) : 'exit', t0, { detail });
+    return unusableResult(this.opts.name, this.fault, t0);
   }
 }
-
-const delay = (n: number) => new Promise<undefined>((r) => setTimeout(() => r(undefined), n).unref());

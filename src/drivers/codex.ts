@@ -17,7 +17,7 @@ import type { Answer, CodexPeer } from './codex-rpc.js';
 import { RpcError } from './codex-rpc.js';
 import { failureResult, type Turn, turnResult } from './codex-turn.js';
 import type { HostedDriver } from './hosts.js';
-import { type ErrorResult, errorResult, faultDetail, faultKind } from './results.js';
+import { type ErrorResult, errorResult, unusableResult } from './results.js';
 import { type Settled, Trouble } from './trouble.js';
 import { turnMessages } from './turn-messages.js';
 import { turnTimer } from './turn-timer.js';
@@ -388,8 +388,7 @@ class CodexDriver implements SessionDriver {
   }
 
   private unusable(t0: number): ErrorResult {
-    const detail = this.fault ? faultDetail(this.fault) : 'closed';
-    return errorResult(this.opts.name, this.fault ? faultKind(this.fault) : 'exit', t0, { detail });
+    return unusableResult(this.opts.name, this.fault, t0);
   }
 
   private startTimeoutMs(): number {

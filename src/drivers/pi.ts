@@ -9,12 +9,19 @@ import { isAbsolute, join } from 'node:path';
 import { assertSafeId, obj, str } from '../agents/common.js';
 import { piSpec } from '../agents/pi.js';
 import type { AgentResult, SessionRef } from '../agents/types.js';
-import { type GroupGuard, type StdioChild, startStdioChild } from '../runner/spawn-stdio.js';
+import type { GroupGuard, StdioChild } from '../runner/spawn-stdio.js';
 import { type Asking, decide, turnAsking } from './approval.js';
 import { type PiJson, type PiResponse, type PiTap, type PiTransport, piTransport } from './pi-transport.js';
 import { handledResult, piFaultResult, piTally } from './pi-turn.js';
 import { answerUi, piQuestion } from './pi-ui.js';
-import { type ErrorResult, errorResult, faultDetail, faultKind, rejectionKind } from './results.js';
+import {
+  type ErrorResult,
+  errorResult,
+  faultDetail,
+  faultKind,
+  rejectionKind,
+  unusableResult,
+} from './results.js';
 import { turnTimer } from './turn-timer.js';
 import type {
   DriverFault,
@@ -25,6 +32,7 @@ import type {
   SteerResult,
   TurnRequest,
 } from './types.js';
+import { endChild, startWarmChild } from './warm-child.js';
 
 const START_TIMEOUT_MS = 60_000;
 const CANCEL_GRACE_MS = 5_000;
@@ -165,10 +173,8 @@ class PiDriver implements SessionDriver {
     turn?.stop('aborted');
     const child = this.child;
     if (!child) return;
-    // End of input makes an idle pi exit 0 (it saves as it goes); TERM and KILL if it lingers.
-    child.stdin.end();
-    const quick = await Promise.race([child.exited, delay(KILL_GRACE_MS)]);
-    if (!quick) await child.stop(KILL_GRACE_MS);
+    // End of input makes an idle pi exit 0 (it saves as it goes).
+    await endChild(child, KILL_GRACE_MS);
     // The exit wakes a running turn (as `exited`, reported as the stop it was).
     this.wake({ type: 'exited', exitCode: null, signal: null });
     if (turn) await turn.done;
@@ -288,10 +294,7 @@ class PiDriver implements SessionDriver {
     this.child = undefined;
     this.rpc = undefined;
     this.sessionFile = undefined;
-    if (!child) return;
-    child.stdin.end();
-    const quick = await Promise.race([child.exited, delay(KILL_GRACE_MS)]);
-    if (!quick) await child.stop(KILL_GRACE_MS);
+    if (child) await endChild(child, KILL_GRACE_MS);
   }
 
   /** Starts `pi --mode rpc --session FILE` and waits until it answers with its session file. */
@@ -299,24 +302,18 @@ class PiDriver implements SessionDriver {
     file: string,
     t0: number,
   ): Promise<{ type: 'ready'; sessionFile: string | undefined } | ErrorResult> {
-    const [program, ...fixed] = this.opts.process.argv;
-    if (!program) return errorResult(this.opts.name, 'exit', t0, { detail: 'no agent command configured' });
-    const s = await startStdioChild({
-      file: program,
-      args: [...fixed, '--mode', 'rpc', '--session', file],
-      cwd: this.opts.process.cwd,
-      env: this.opts.process.env,
-      ...(this.opts.guard ? { guard: this.opts.guard } : {}),
+    const command = this.opts.process.argv;
+    const s = await startWarmChild({
+      name: this.opts.name,
+      // No program configured: nothing to add flags to (the start says so).
+      argv: command.length ? [...command, '--mode', 'rpc', '--session', file] : [],
+      process: this.opts.process,
+      guard: this.opts.guard,
+      t0,
     });
-    if (s.type === 'not_found') {
-      this.fault = { type: 'start_failed', detail: s.message };
-      return errorResult(this.opts.name, 'not_installed', t0, {
-        detail: `"${program}" was not found on PATH`,
-      });
-    }
-    if (s.type === 'spawn_failed') {
-      this.fault = { type: 'start_failed', detail: s.message };
-      return errorResult(this.opts.name, 'exit', t0, { detail: s.message });
+    if (s.type === 'failed') {
+      if (s.fault) this.fault = s.fault;
+      return s.result;
     }
     const child = s.child;
     this.child = child;
@@ -431,8 +428,7 @@ class PiDriver implements SessionDriver {
   }
 
   private unusable(t0: number): ErrorResult {
-    const detail = this.fault ? faultDetail(this.fault) : 'closed';
-    return errorResult(this.opts.name, this.fault ? faultKind(this.fault) : 'exit', t0, { detail });
+    return unusableResult(this.opts.name, this.fault, t0);
   }
 
   private startTimeoutMs(): number {
@@ -448,4 +444,3 @@ function safeId(id: string): boolean {
     return false;
   }
 }
-const delay = (n: number) => new Promise<undefined>((r) => setTimeout(() => r(undefined), n).unref());

@@ -23,6 +23,13 @@ interface Exit {
   signal: string | null;
 }
 
+/** A turn or open asked of a driver that is closed, or broken by `fault`. */
+export function unusableResult(name: string, fault: DriverFault | undefined, startedAt: number): ErrorResult {
+  return errorResult(name, fault ? faultKind(fault) : 'exit', startedAt, {
+    detail: fault ? faultDetail(fault) : 'closed',
+  });
+}
+
 export function errorResult(
   name: string,
   kind: AgentErrorKind,

@@ -1,0 +1,68 @@
+// How every warm driver starts its long-lived process: the argv it built (program first) in the
+// configured folder and environment, through the one stdio spawn helper (runner/spawn-stdio.ts).
+// A start that fails comes back as the two things a driver needs of it: the fault it keeps (the
+// process never ran, so nothing will be read) and the result the turn or open reports.
+import { type Exit, type GroupGuard, type StdioChild, startStdioChild } from '../runner/spawn-stdio.js';
+import { type ErrorResult, errorResult } from './results.js';
+import type { DriverFault, DriverProcess } from './types.js';
+
+export type WarmStart =
+  | { type: 'started'; child: StdioChild }
+  | { type: 'failed'; result: ErrorResult; fault?: DriverFault };
+
+export interface WarmStartOptions {
+  /** The agent's name in error messages. */
+  name: string;
+  /** Program first; never passed through a shell. */
+  argv: readonly string[];
+  process: Pick<DriverProcess, 'cwd' | 'env'>;
+  guard?: GroupGuard | undefined;
+  /** When the turn or open began, for the result's duration. */
+  t0: number;
+}
+
+export async function startWarmChild(o: WarmStartOptions): Promise<WarmStart> {
+  const [file, ...args] = o.argv;
+  // Nothing was started: no fault to keep, the next open may have a command.
+  if (!file)
+    return {
+      type: 'failed',
+      result: errorResult(o.name, 'exit', o.t0, { detail: 'no agent command configured' }),
+    };
+  const s = await startStdioChild({
+    file,
+    args,
+    cwd: o.process.cwd,
+    env: o.process.env,
+    ...(o.guard ? { guard: o.guard } : {}),
+  });
+  switch (s.type) {
+    case 'started':
+      return s;
+    case 'not_found':
+      return {
+        type: 'failed',
+        fault: { type: 'start_failed', detail: s.message },
+        result: errorResult(o.name, 'not_installed', o.t0, { detail: `"${file}" was not found on PATH` }),
+      };
+    case 'spawn_failed':
+      return {
+        type: 'failed',
+        fault: { type: 'start_failed', detail: s.message },
+        result: errorResult(o.name, 'exit', o.t0, { detail: s.message }),
+      };
+  }
+}
+
+/**
+ * Ends a live process the polite way: end of input, which every warm CLI takes as its client
+ * leaving (an idle one exits 0), then TERM and KILL to the whole group if it lingers past `graceMs`.
+ */
+export async function endChild(child: StdioChild, graceMs: number): Promise<Exit> {
+  child.stdin.end();
+  const quick = await Promise.race([child.exited, delay(graceMs)]);
+  return quick ?? (await child.stop(graceMs));
+}
+
+/** Resolves undefined after `n` ms, without keeping the relay alive. */
+export const delay = (n: number) => new Promise<undefined>((r) => setTimeout(() => r(undefined), n).unref());
