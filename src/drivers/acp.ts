@@ -23,6 +23,7 @@ import { type UpdateReducer, updateReducer } from './acp-updates.js';
 import { type Asking, decide, turnAsking } from './approval.js';
 import type { HostedDriver } from './hosts.js';
 import {
+  driverState,
   type ErrorResult,
   errorResult,
   faultDetail,
@@ -133,10 +134,8 @@ class AcpDriver implements SessionDriver {
   }
 
   state(): DriverState {
-    if (this.closed) return { type: 'closed' };
-    if (this.fault) return { type: 'broken', fault: this.fault };
-    if (this.current) return { type: 'busy', sessionId: this.current.sessionId };
-    return this.sessionId ? { type: 'idle', sessionId: this.sessionId } : { type: 'idle' };
+    const { closed, fault, sessionId: session } = this;
+    return driverState({ closed, fault, busy: this.current?.sessionId, session });
   }
 
   pid(): number | undefined {

@@ -13,7 +13,7 @@ import { decide, oneRequest, turnAsking } from './approval.js';
 import { answerControl, claudeQuestion, claudeWarmArgv } from './claude-control.js';
 import { faultResult, keepLine, type Phase, turnResult } from './claude-phase.js';
 import { type ClaudeTransport, claudeTransport, type Json, type Tap } from './claude-transport.js';
-import { type ErrorResult, errorResult, unusableResult } from './results.js';
+import { driverState, type ErrorResult, errorResult, unusableResult } from './results.js';
 import { turnMessages } from './turn-messages.js';
 import { turnTimer } from './turn-timer.js';
 import type {
@@ -72,11 +72,8 @@ class ClaudeDriver implements SessionDriver {
   constructor(private readonly opts: ClaudeDriverOptions) {}
 
   state(): DriverState {
-    if (this.closed) return { type: 'closed' };
-    if (this.fault) return { type: 'broken', fault: this.fault };
-    const turn = this.phase?.turn;
-    if (turn) return { type: 'busy', sessionId: turn.sessionId };
-    return this.sessionId ? { type: 'idle', sessionId: this.sessionId } : { type: 'idle' };
+    const { closed, fault, sessionId: session } = this;
+    return driverState({ closed, fault, busy: this.phase?.turn?.sessionId, session });
   }
 
   pid(): number | undefined {
@@ -109,17 +106,8 @@ class ClaudeDriver implements SessionDriver {
     }
     // Set before the start is awaited, so a second open meanwhile is refused.
     this.opened = argv.length > 0;
-    const s = await startWarmChild({
-      name: this.opts.name,
-      argv,
-      process: this.opts.process,
-      guard: this.opts.guard,
-      t0,
-    });
-    if (s.type === 'failed') {
-      if (s.fault) this.fault = s.fault;
-      return s.result;
-    }
+    const s = await startWarmChild(this.opts, argv, t0);
+    if (s.type === 'failed') return this.startFailed(s);
     this.connect(s.child);
     // The start-up phase gathers what the CLI prints before answering (a missing session's result).
     this.phase = { lines: [], bytes: 0, truncated: false };
@@ -349,6 +337,11 @@ class ClaudeDriver implements SessionDriver {
       phase.turn.finish(faultResult(this.opts.name, stderr, f, phase.turn.t0, phase, phase.turn));
     }
     if (fault.type !== 'exited') void this.child?.stop(KILL_GRACE_MS);
+  }
+
+  private startFailed(s: { result: ErrorResult; fault?: DriverFault }): ErrorResult {
+    if (s.fault) this.fault = s.fault;
+    return s.result;
   }
 
   private unusable(t0: number): ErrorResult {

@@ -17,7 +17,7 @@ import type { Answer, CodexPeer } from './codex-rpc.js';
 import { RpcError } from './codex-rpc.js';
 import { failureResult, type Turn, turnResult } from './codex-turn.js';
 import type { HostedDriver } from './hosts.js';
-import { type ErrorResult, errorResult, unusableResult } from './results.js';
+import { driverState, type ErrorResult, errorResult, unusableResult } from './results.js';
 import { type Settled, Trouble } from './trouble.js';
 import { turnMessages } from './turn-messages.js';
 import { turnTimer } from './turn-timer.js';
@@ -105,10 +105,8 @@ class CodexDriver implements SessionDriver {
   }
 
   state(): DriverState {
-    if (this.closed) return { type: 'closed' };
-    if (this.fault) return { type: 'broken', fault: this.fault };
-    if (this.current) return { type: 'busy', sessionId: this.current.threadId };
-    return this.threadId ? { type: 'idle', sessionId: this.threadId } : { type: 'idle' };
+    const { closed, fault, threadId: session } = this;
+    return driverState({ closed, fault, busy: this.current?.threadId, session });
   }
 
   pid(): number | undefined {

@@ -159,7 +159,7 @@ export abstract class HostBase<L extends HostLink> implements SharedHost {
 
   private async startNow(t0: number): Promise<ErrorResult | undefined> {
     await this.prepare();
-    const s = await startWarmChild({ ...this.base, argv: this.base.process.argv, t0 });
+    const s = await startWarmChild(this.base, this.base.process.argv, t0);
     if (s.type === 'failed') {
       if (s.fault) this.raise(s.fault);
       return s.result;

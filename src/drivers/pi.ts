@@ -11,17 +11,11 @@ import { piSpec } from '../agents/pi.js';
 import type { AgentResult, SessionRef } from '../agents/types.js';
 import type { GroupGuard, StdioChild } from '../runner/spawn-stdio.js';
 import { type Asking, decide, turnAsking } from './approval.js';
-import { type PiJson, type PiResponse, type PiTap, type PiTransport, piTransport } from './pi-transport.js';
+import { type PiAnswer, PiWaits, piRefusal } from './pi-commands.js';
+import { type PiJson, type PiTap, type PiTransport, piTransport } from './pi-transport.js';
 import { handledResult, piFaultResult, piTally } from './pi-turn.js';
 import { answerUi, piQuestion } from './pi-ui.js';
-import {
-  type ErrorResult,
-  errorResult,
-  faultDetail,
-  faultKind,
-  rejectionKind,
-  unusableResult,
-} from './results.js';
+import { driverState, type ErrorResult, errorResult, rejectionKind, unusableResult } from './results.js';
 import { turnTimer } from './turn-timer.js';
 import type {
   DriverFault,
@@ -66,11 +60,6 @@ interface Turn {
   asking: Asking & { abort(): void };
 }
 
-type Answer =
-  | { type: 'response'; response: PiResponse }
-  | { type: 'fault'; fault: DriverFault }
-  | { type: 'timeout' };
-
 class PiDriver implements SessionDriver {
   private child: StdioChild | undefined;
   private rpc: PiTransport | undefined;
@@ -79,15 +68,13 @@ class PiDriver implements SessionDriver {
   private fault: DriverFault | undefined;
   private closed = false;
   private cancelling = false;
-  private onTrouble: ((f: DriverFault) => void)[] = [];
+  private readonly waits = new PiWaits();
 
   constructor(private readonly opts: PiDriverOptions) {}
 
   state(): DriverState {
-    if (this.closed) return { type: 'closed' };
-    if (this.fault) return { type: 'broken', fault: this.fault };
-    if (this.current) return { type: 'busy', sessionId: this.current.sessionId };
-    return this.sessionFile ? { type: 'idle', sessionId: this.sessionFile } : { type: 'idle' };
+    const { closed, fault, sessionFile: session } = this;
+    return driverState({ closed, fault, busy: this.current?.sessionId, session });
   }
 
   pid(): number | undefined {
@@ -303,16 +290,11 @@ class PiDriver implements SessionDriver {
     t0: number,
   ): Promise<{ type: 'ready'; sessionFile: string | undefined } | ErrorResult> {
     const command = this.opts.process.argv;
-    const s = await startWarmChild({
-      name: this.opts.name,
-      // No program configured: nothing to add flags to (the start says so).
-      argv: command.length ? [...command, '--mode', 'rpc', '--session', file] : [],
-      process: this.opts.process,
-      guard: this.opts.guard,
-      t0,
-    });
+    // No program configured: nothing to add flags to (the start says so).
+    const argv = command.length ? [...command, '--mode', 'rpc', '--session', file] : [];
+    const s = await startWarmChild(this.opts, argv, t0);
     if (s.type === 'failed') {
-      if (s.fault) this.fault = s.fault;
+      this.fault = s.fault;
       return s.result;
     }
     const child = s.child;
@@ -370,61 +352,17 @@ class PiDriver implements SessionDriver {
 
   private wake(fault: DriverFault): void {
     this.current?.fault(fault);
-    const waiters = this.onTrouble;
-    this.onTrouble = [];
-    for (const w of waiters) w(fault);
+    this.waits.wake(fault);
   }
 
-  /** Sends a command and waits for its answer, a fault, or the timeout. */
-  private ask(command: PiJson, timeoutMs: number): Promise<Answer> {
-    return new Promise((resolve) => {
-      if (this.fault || !this.rpc) {
-        resolve({ type: 'fault', fault: this.fault ?? { type: 'start_failed', detail: 'not started' } });
-        return;
-      }
-      const waiter = (fault: DriverFault) => {
-        clearTimeout(timer);
-        resolve({ type: 'fault', fault });
-      };
-      this.onTrouble.push(waiter);
-      const forget = () => {
-        clearTimeout(timer);
-        this.onTrouble = this.onTrouble.filter((w) => w !== waiter);
-      };
-      const timer = setTimeout(() => {
-        forget();
-        resolve({ type: 'timeout' });
-      }, timeoutMs);
-      this.rpc.send(command, (response) => {
-        forget();
-        resolve({ type: 'response', response });
-      });
-    });
+  private ask(command: PiJson, timeoutMs: number): Promise<PiAnswer> {
+    return this.waits.ask(this.rpc, this.fault, command, timeoutMs);
   }
 
-  /** The error an answer means, or undefined when it was a success. */
-  private refused(
-    r: Answer,
-    t0: number,
-    what: string,
-    refusedKind: ErrorResult['kind'],
-  ): ErrorResult | undefined {
-    const name = this.opts.name;
-    if (r.type === 'response') {
-      if (r.response.success) return undefined;
-      return errorResult(name, rejectionKind(r.response.error, refusedKind), t0, {
-        detail: r.response.error,
-      });
-    }
-    if (r.type === 'timeout') {
-      this.breakWith({ type: 'unresponsive', what });
-      return errorResult(name, 'timeout', t0, { detail: `no answer to ${what}` });
-    }
-    const f = r.fault;
-    const exit = f.type === 'exited' ? { exitCode: f.exitCode, signal: f.signal } : {};
-    const stderr = this.child?.stderrTail() ?? '';
-    const detail = f.type === 'exited' && stderr.trim() ? stderr : faultDetail(f);
-    return errorResult(name, faultKind(f), t0, { detail, ...exit });
+  /** The error an answer means, or undefined; no answer in time gives the process up. */
+  private refused(r: PiAnswer, t0: number, what: string, kind: ErrorResult['kind']): ErrorResult | undefined {
+    if (r.type === 'timeout') this.breakWith({ type: 'unresponsive', what });
+    return piRefusal(this.opts.name, r, t0, what, kind, this.child?.stderrTail() ?? '');
   }
 
   private unusable(t0: number): ErrorResult {

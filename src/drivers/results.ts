@@ -2,7 +2,7 @@
 // agent's own text only in `detail` (masked), and a fault named there for the logs.
 import { classifyError, errorMessageFor, shortDetail } from '../agents/common.js';
 import type { AgentErrorKind, AgentResult } from '../agents/types.js';
-import type { DriverFault } from './types.js';
+import type { DriverFault, DriverState } from './types.js';
 
 export type ErrorResult = Extract<AgentResult, { type: 'error' }>;
 
@@ -21,6 +21,22 @@ export function errorText(name: string, kind: AgentErrorKind, exit?: Partial<Exi
 interface Exit {
   exitCode: number | null;
   signal: string | null;
+}
+
+/**
+ * Pure: what a driver reports of itself, in order of precedence: closed, broken by its fault, busy
+ * with a turn in `busy` (its session), idle on `session` (or none open yet).
+ */
+export function driverState(s: {
+  closed: boolean;
+  fault?: DriverFault | undefined;
+  busy?: string | undefined;
+  session?: string | undefined;
+}): DriverState {
+  if (s.closed) return { type: 'closed' };
+  if (s.fault) return { type: 'broken', fault: s.fault };
+  if (s.busy !== undefined) return { type: 'busy', sessionId: s.busy };
+  return s.session ? { type: 'idle', sessionId: s.session } : { type: 'idle' };
 }
 
 /** A turn or open asked of a driver that is closed, or broken by `fault`. */

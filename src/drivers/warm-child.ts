@@ -10,24 +10,25 @@ export type WarmStart =
   | { type: 'started'; child: StdioChild }
   | { type: 'failed'; result: ErrorResult; fault?: DriverFault };
 
+/** A driver's options as far as starting goes: its name in error messages, folder, environment, guard. */
 export interface WarmStartOptions {
-  /** The agent's name in error messages. */
   name: string;
-  /** Program first; never passed through a shell. */
-  argv: readonly string[];
   process: Pick<DriverProcess, 'cwd' | 'env'>;
   guard?: GroupGuard | undefined;
-  /** When the turn or open began, for the result's duration. */
-  t0: number;
 }
 
-export async function startWarmChild(o: WarmStartOptions): Promise<WarmStart> {
-  const [file, ...args] = o.argv;
+/** `argv`: program first, never passed through a shell; `t0`: when the open began, for the result. */
+export async function startWarmChild(
+  o: WarmStartOptions,
+  argv: readonly string[],
+  t0: number,
+): Promise<WarmStart> {
+  const [file, ...args] = argv;
   // Nothing was started: no fault to keep, the next open may have a command.
   if (!file)
     return {
       type: 'failed',
-      result: errorResult(o.name, 'exit', o.t0, { detail: 'no agent command configured' }),
+      result: errorResult(o.name, 'exit', t0, { detail: 'no agent command configured' }),
     };
   const s = await startStdioChild({
     file,
@@ -43,13 +44,13 @@ export async function startWarmChild(o: WarmStartOptions): Promise<WarmStart> {
       return {
         type: 'failed',
         fault: { type: 'start_failed', detail: s.message },
-        result: errorResult(o.name, 'not_installed', o.t0, { detail: `"${file}" was not found on PATH` }),
+        result: errorResult(o.name, 'not_installed', t0, { detail: `"${file}" was not found on PATH` }),
       };
     case 'spawn_failed':
       return {
         type: 'failed',
         fault: { type: 'start_failed', detail: s.message },
-        result: errorResult(o.name, 'exit', o.t0, { detail: s.message }),
+        result: errorResult(o.name, 'exit', t0, { detail: s.message }),
       };
   }
 }

@@ -73,20 +73,6 @@ describe('pi RPC driver', () => {
     expect(d.state().type).toBe('idle');
   });
 
-  it('streams progress and media like the cold runner', async () => {
-    const d = driver();
-    await opened(d);
-    const progress: string[] = [];
-    const r = await d.turn({ prompt: 'tool', timeoutMs: 10_000, onProgress: (t) => progress.push(t) });
-    expect(r).toMatchObject({
-      type: 'ok',
-      text: 'Done.',
-      media: ['./a.png'],
-      progress: ['Looking at the files.'],
-    });
-    expect(progress).toEqual(['Looking at the files.']);
-  });
-
   it('waits through pi auto-retry instead of ending on the first failed attempt', async () => {
     const d = driver();
     await opened(d);
@@ -113,19 +99,6 @@ describe('pi RPC driver', () => {
     expect(await turn(d, 'next')).toMatchObject({ type: 'ok', text: 'turn 1 (history 1): next' });
   });
 
-  it('cancels a turn on /stop, keeps the process, and runs the next turn in it', async () => {
-    const d = driver();
-    await opened(d);
-    const pid = d.pid();
-    const stop = new AbortController();
-    const running = turn(d, 'hang', { timeoutMs: 30_000, signal: stop.signal });
-    await waitFor(() => d.state().type === 'busy');
-    stop.abort();
-    expect(await running).toMatchObject({ type: 'error', kind: 'aborted' });
-    expect(await turn(d, 'after')).toMatchObject({ type: 'ok', text: 'turn 2 (history 2): after' });
-    expect(d.pid()).toBe(pid);
-  });
-
   it('gives a steer to the running turn', async () => {
     const d = driver();
     await opened(d);
@@ -147,25 +120,6 @@ describe('pi RPC driver', () => {
     expect(await turn(d, 'next')).toMatchObject({ type: 'ok', text: 'turn 2 (history 3): next + also this' });
   });
 
-  it('cancels at the timeout and keeps a process that stops', async () => {
-    const d = driver();
-    await opened(d);
-    expect(await turn(d, 'hang', { timeoutMs: 300 })).toMatchObject({ type: 'error', kind: 'timeout' });
-    expect(d.state().type).toBe('idle');
-  });
-
-  it('kills a process that stays silent after the abort, and says it must be replaced', async () => {
-    const d = driver({ cancelGraceMs: 300 });
-    await opened(d);
-    const pid = d.pid() as number;
-    // Its run never ends and the abort is never answered (pi answers once the run stopped).
-    const r = await turn(d, 'deaf', { timeoutMs: 300 });
-    expect(r).toMatchObject({ type: 'error', kind: 'timeout' });
-    expect(d.state()).toMatchObject({ type: 'broken', fault: { type: 'unresponsive' } });
-    await waitFor(() => !alive(pid));
-    expect(await turn(d, 'next', { timeoutMs: 1000 })).toMatchObject({ type: 'error' });
-  });
-
   it('kills a process that never accepts the prompt once the timeout and the grace are over', async () => {
     const d = driver({ cancelGraceMs: 300 });
     await opened(d);
@@ -174,18 +128,8 @@ describe('pi RPC driver', () => {
     expect(d.state()).toMatchObject({ type: 'broken', fault: { type: 'unresponsive', what: 'prompt' } });
   });
 
-  it('ends the turn with an exit error when the process dies mid-turn', async () => {
-    const d = driver();
-    await opened(d);
-    const r = await turn(d, 'die');
-    expect(r).toMatchObject({ type: 'error', kind: 'exit', exitCode: 3, detail: 'boom' });
-    expect(d.state()).toMatchObject({ type: 'broken', fault: { type: 'exited', exitCode: 3 } });
-  });
-
   it.each([
-    ['garbage', 'garbage'],
-    ['unknown', 'unknown_response'],
-    ['dup', 'duplicate_response'],
+    // garbage, unknown, dup: the shared table (warm-drivers.test.ts); here the record cap.
     ['huge', 'too_large'],
   ])('ends the turn when pi sends %s, and kills the process', async (prompt, fault) => {
     const d = driver({ maxRecordBytes: 2048 });
@@ -275,37 +219,6 @@ describe('pi RPC driver', () => {
     });
     expect(d.pid()).toBeUndefined();
     expect(existsSync(gone)).toBe(false);
-  });
-
-  it('reports a missing program as not installed', async () => {
-    const d = piDriver({
-      name: 'pi',
-      process: { argv: ['aw-no-such-pi-xyz'], cwd: dir, env: { PATH: '/nonexistent' } },
-      sessionDir: dir,
-      permission: 'deny',
-    });
-    expect(await d.open({ type: 'new' })).toMatchObject({ type: 'error', kind: 'not_installed' });
-  });
-
-  it('close() during a turn ends the turn and the process', async () => {
-    const d = driver();
-    await opened(d);
-    const pid = d.pid() as number;
-    const running = turn(d, 'deaf', { timeoutMs: 30_000 });
-    await waitFor(() => d.state().type === 'busy');
-    await d.close();
-    expect(await running).toMatchObject({ type: 'error', kind: 'aborted' });
-    expect(alive(pid)).toBe(false);
-    expect(d.state()).toEqual({ type: 'closed' });
-  });
-
-  it('close ends an idle process by end of input', async () => {
-    const d = driver();
-    await opened(d);
-    const pid = d.pid() as number;
-    await d.close();
-    expect(alive(pid)).toBe(false);
-    expect(d.state()).toEqual({ type: 'closed' });
   });
 });
 
