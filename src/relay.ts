@@ -257,7 +257,13 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
     await queue.start();
     cleanup.push(() => queue.shutdown(0));
     const control = new MethodRegistry();
-    registerCoreMethods(control, { queue, channels, startedAt: Date.now(), newKey: () => randomUUID() });
+    registerCoreMethods(control, {
+      queue,
+      channels,
+      startedAt: Date.now(),
+      newKey: () => randomUUID(),
+      parts: (key) => store.repliesFor(key),
+    });
     const toolsControl = new MethodRegistry();
     registerToolsMethod(toolsControl, tools);
     const running: RelayService[] = [];

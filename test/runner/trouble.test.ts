@@ -85,7 +85,8 @@ describe('runCommandReply with codex offline and signed out', () => {
     expect(r).toMatchObject({
       type: 'error',
       kind: 'auth',
-      message: 'Codex is not signed in on this machine: run `codex login` there, then send your message again.',
+      message:
+        'Codex is not signed in on this machine: run `codex login` there, then send your message again.',
       sessionId: '01a221df-5562-7242-b4ac-d79a81f700a6',
     });
     // The first retry line comes 16.6 s into the real run (0.8 s at this pace); "waiting for

@@ -39,7 +39,12 @@ function version() {
   return null;
 }
 const t0 = performance.now();
-const child = spawn(bin, args, { cwd: path.join(state, 'work'), env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+const child = spawn(bin, args, {
+  cwd: path.join(state, 'work'),
+  env,
+  stdio: ['pipe', 'pipe', 'pipe'],
+  detached: true,
+});
 child.stdin.end('hello\n');
 let out = '';
 let err = '';
