@@ -14,6 +14,7 @@ import type { Paths } from './config/paths.js';
 import type { Config } from './config/schema.js';
 import { MethodError, MethodRegistry, registerCoreMethods } from './control/methods.js';
 import { type ControlServer, startControlServer } from './control/server.js';
+import { type ChunkRules, channelRules } from './core/chunk.js';
 import type { ChannelName, ChatKey, SystemRunner } from './core/types.js';
 import { startWarmPool } from './drivers/warm.js';
 import { storedDefaultTarget } from './heartbeat/target.js';
@@ -135,6 +136,8 @@ export function agentwireEntry(): { command: string; args: string[] } | undefine
 /**
  * The tools for the runs of this process, answering on `socket` (docs/tools.md). `entry` defaults
  * to this install's; without one (running from source) runs get no tools, and the log says so.
+ * `textRules` are the channels' splitter rules (default: the registry's plug-ins), the same the
+ * queue cuts replies by, so send_message's text is cut exactly like a reply.
  */
 export function createTools(
   ctx: Context,
@@ -142,6 +145,8 @@ export function createTools(
   channels: ChannelMap,
   socket: string,
   entry = agentwireEntry(),
+  textRules: (channel: ChannelName) => ChunkRules | undefined = (channel) =>
+    channelPlugin(channel)?.textRules(ctx.config),
 ): ToolHost {
   const { config, paths, log } = ctx;
   if (config.tools.enabled && !entry)
@@ -151,7 +156,7 @@ export function createTools(
     limits: config.tools,
     store,
     mediaPolicy: mediaPolicy(config, paths.stagedMedia),
-    textLimit: (channel) => channels.get(channel)?.textLimit ?? 1600,
+    textRules: (channel) => channelRules(channels.get(channel)?.textLimit, textRules(channel)),
     socket,
     ...(entry && { entry }),
     timeZone: () => Intl.DateTimeFormat().resolvedOptions().timeZone,
@@ -251,13 +256,26 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
       (enabled.find((f) => f.name === name)?.textRules ?? channelPlugin(name)?.textRules)?.(config);
     // The runs' tools answer on a socket of their own: a run's environment never names the
     // control socket, whose `send` reaches any number with any file.
-    const tools = createTools(ctx, store, channels, paths.toolsSocket, opts.toolsEntry ?? agentwireEntry());
+    const tools = createTools(
+      ctx,
+      store,
+      channels,
+      paths.toolsSocket,
+      opts.toolsEntry ?? agentwireEntry(),
+      textRules,
+    );
     const queue = createQueue(ctx, store, channels, { textRules, tools });
     // Recovery before any channel delivers: a message left mid-run must run before newer ones.
     await queue.start();
     cleanup.push(() => queue.shutdown(0));
     const control = new MethodRegistry();
-    registerCoreMethods(control, { queue, channels, startedAt: Date.now(), newKey: () => randomUUID() });
+    registerCoreMethods(control, {
+      queue,
+      channels,
+      startedAt: Date.now(),
+      newKey: () => randomUUID(),
+      parts: (key) => store.repliesFor(key),
+    });
     const toolsControl = new MethodRegistry();
     registerToolsMethod(toolsControl, tools);
     const running: RelayService[] = [];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AGENT_KINDS } from '../src/agents/registry.js';
-import { locate, parseConfigText } from '../src/config/load.js';
+import { parseConfigText } from '../src/config/load.js';
+import { locate } from '../src/config/locate.js';
 
 describe('parseConfigText', () => {
   it('accepts an empty object with every default filled in', () => {

@@ -41,6 +41,7 @@ import type {
   StreamEvent,
   ToolServer,
   ToolWiring,
+  Trouble,
 } from './types.js';
 
 const NAME = 'Codex';
@@ -158,6 +159,24 @@ function parse(out: RunOutput): Parsed {
   return errorResult(NAME, 'unparseable', base);
 }
 
+/**
+ * Codex retries a refused key five times (about 6 s) and an unreachable provider forever: offline,
+ * its retries fail name lookups from about 16 s in and it says `waiting for network` after about
+ * 70 s, then waits with nothing more on stdout (fixtures/agents/codex/no-credentials.json). Both
+ * show in its `Reconnecting...` error lines; a refused key never becomes a good one by retrying.
+ */
+function trouble(line: string): Trouble | undefined {
+  if (!line.includes('Reconnecting')) return undefined;
+  const ev = jsonLine(line);
+  const text = ev?.type === 'error' ? str(ev.message) : undefined;
+  if (!text?.startsWith('Reconnecting')) return undefined;
+  if (/\b401\b|unauthorized/i.test(text)) return { kind: 'auth', stop: true, detail: text };
+  if (/waiting for network/i.test(text)) return { kind: 'offline', stop: true, detail: text };
+  if (/lookup address|error sending request|connection (failed|refused)|network is unreachable/i.test(text))
+    return { kind: 'offline', stop: false, detail: text };
+  return undefined;
+}
+
 function stripBacktrace(stderr: string): string {
   return stderr
     .split('\n')
@@ -192,6 +211,9 @@ export const codexSpec: AgentSpec = {
   tools: codexTools,
   build,
   messageStream,
+  trouble,
+  // `codex login status` exits 1 with `Not logged in` (fixtures/agents/codex/login-status-no-credentials.json).
+  signIn: { args: ['login', 'status'], signedOut: /^not logged in\b/im, login: 'codex login' },
   parse,
 };
 

@@ -94,6 +94,11 @@ export function errorMessageFor(
   }
 }
 
+/** The CLI has no login or key at all on this machine: what to run there (`codex login`). */
+export function notSignedInMessage(name: string, how: string): string {
+  return `${name} is not signed in on this machine: ${how} there, then send your message again.`;
+}
+
 /** First meaningful line, cut short, with registered secrets and key-like tokens masked. */
 export function shortDetail(text: string): string {
   const line =
@@ -112,13 +117,20 @@ export function shortDetail(text: string): string {
 export function errorResult(
   name: string,
   kind: AgentErrorKind,
-  extra: { detail?: string; sessionId?: string | undefined; exitCode: number | null; signal: string | null },
+  extra: {
+    detail?: string;
+    sessionId?: string | undefined;
+    exitCode: number | null;
+    signal: string | null;
+    /** Said instead of the kind's usual sentence, when the CLI said more precisely what is wrong. */
+    message?: string;
+  },
 ): Parsed {
   const detail = extra.detail ? shortDetail(extra.detail) : '';
   return {
     type: 'error',
     kind,
-    message: errorMessageFor(name, kind, extra),
+    message: extra.message ?? errorMessageFor(name, kind, extra),
     ...(detail ? { detail } : {}),
     ...(extra.sessionId ? { sessionId: extra.sessionId } : {}),
     exitCode: extra.exitCode,

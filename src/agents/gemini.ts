@@ -14,6 +14,7 @@ import {
   jsonLine,
   message,
   NONE,
+  notSignedInMessage,
   num,
   obj,
   okResult,
@@ -168,6 +169,14 @@ function parse(out: RunOutput): Parsed {
     const reply = whole ? [str(whole.response) ?? ''] : messages;
     return okResult(reply, { sessionId, usage, truncated: out.truncated });
   }
+  // No key, no login and no auth method chosen: exit 41 and this one line on stderr
+  // (fixtures/agents/gemini/no-credentials.json), where the owner needs to be told what to do.
+  if (out.exitCode === 41 && /please set an auth method/i.test(out.stderr))
+    return errorResult(NAME, 'auth', {
+      ...base,
+      detail: lastLines(out.stderr),
+      message: notSignedInMessage(NAME, 'run `gemini` once to sign in (or set GEMINI_API_KEY)'),
+    });
   const error = obj(result?.error) ?? obj(whole?.error) ?? obj(errJson?.error);
   const status = num(error?.code) ?? STATUS_BY_EXIT.get(out.exitCode ?? -1);
   const text = [str(error?.message), out.stderr].filter(Boolean).join('\n');

@@ -181,6 +181,29 @@ export interface RunOutput {
 
 export type StreamEvent = { type: 'message'; text: string } | { type: 'continued' };
 
+/**
+ * A line a CLI prints while it retries, read for what it says about how the run will end: `auth`
+ * (its key was refused: retrying cannot help) or `offline` (it cannot reach its provider). `stop`
+ * says the CLI will not get past it by itself, so the runner ends the run now instead of at its
+ * time limit; either way the runner asks the CLI whether it is signed in (AgentSpec.signIn).
+ */
+export interface Trouble {
+  kind: 'auth' | 'offline';
+  stop: boolean;
+  /** The CLI's own words, for `detail` (masked and cut short before it is kept). */
+  detail: string;
+}
+
+/** How to ask a CLI whether it is signed in on this machine, and what to tell the owner if not. */
+export interface SignInCheck {
+  /** Arguments after the configured command (`login status`). */
+  args: readonly string[];
+  /** Matches the check's output (stdout and stderr) when it is not signed in. */
+  signedOut: RegExp;
+  /** The command the owner runs to sign in (`codex login`). */
+  login: string;
+}
+
 export interface AgentSpec {
   /** The name config, store and chat commands use: lower-case letters, digits and `-`. */
   kind: AgentKind;
@@ -244,6 +267,10 @@ export interface AgentSpec {
    * runner streams `progress` from it while the run goes on; `parse` reads the same messages.
    */
   messageStream(): (line: string) => StreamEvent[];
+  /** Reads a stdout line for trouble the CLI would otherwise retry until the run's time limit. */
+  trouble?(line: string): Trouble | undefined;
+  /** Asked once a run shows trouble, so "not signed in" is said as such. */
+  signIn?: SignInCheck;
   /**
    * Which stdout lines `parse` needs kept. Streaming deltas that repeat the whole message so far
    * (pi) would otherwise fill the byte cap quadratically; they are still streamed to messageStream.

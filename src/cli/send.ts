@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { channelNames, channelPlugin, enabledChannels } from '../channels/registry.js';
 import type { Config } from '../config/schema.js';
 import { callControl } from '../control/client.js';
-import type { SendAnswer } from '../control/methods.js';
+import { SEND_WAIT_MS, type SendAnswer } from '../control/methods.js';
 import type { ChannelName } from '../core/types.js';
 import { sendWithoutRelay } from '../send-once.js';
 import { ExitError, type GlobalOptions, loadContext } from './context.js';
@@ -53,16 +53,38 @@ export function resolveMedia(refs: readonly string[]): string[] | string {
 }
 
 /**
- * What the sender is told once the running relay took the message: sent on, or queued in its
- * outbox and why (the channel cannot deliver now), so "handed over" never hides a message that waits.
+ * What the sender is told once the running relay took the message, and whether that is a failure:
+ * sent, refused (a chat that blocked the bot), still on its way after the wait, or queued in its
+ * outbox and why (the channel cannot deliver now). "Handed over" never hides a message that waits
+ * or one that will never arrive.
  */
-export function handedText(to: string, result: unknown): string {
-  const queued = (result as Partial<SendAnswer> | undefined)?.queued;
-  if (!queued) return `Handed to the running relay for ${to}.\n`;
-  return (
-    `Queued in the running relay's outbox for ${to}, not sent yet: ${queued.reason}.\n` +
-    'It goes out as soon as the channel can take it (it is kept across restarts).\n'
-  );
+export function handedText(to: string, result: unknown): { text: string; failed: boolean } {
+  const answer = result as Partial<SendAnswer> | undefined;
+  const queued = answer?.queued;
+  if (queued)
+    return {
+      text:
+        `Queued in the running relay's outbox for ${to}, not sent yet: ${queued.reason}.\n` +
+        'It goes out as soon as the channel can take it (it is kept across restarts).\n',
+      failed: false,
+    };
+  const o = answer?.outcome;
+  switch (o?.type) {
+    case undefined:
+      // A relay from before the outcome was part of the answer.
+      return { text: `Handed to the running relay for ${to}.\n`, failed: false };
+    case 'sent':
+      return { text: `Sent to ${to} by the running relay.\n`, failed: false };
+    case 'failed':
+      return { text: `Not sent to ${to}: ${o.error}.\n`, failed: true };
+    case 'pending':
+      return {
+        text:
+          `Handed to the running relay for ${to}, not delivered yet after ${Math.round(o.waitedMs / 1000)} s; ` +
+          'it keeps trying (`agentwire status` shows the outbox).\n',
+        failed: false,
+      };
+  }
 }
 
 export function register(program: Command): void {
@@ -84,9 +106,14 @@ export function register(program: Command): void {
         if (!opts.message.trim() && media.length === 0)
           throw new ExitError(2, 'nothing to send: give --message or --media');
         const params = { ...target, text: opts.message, media, ownerFiles: true };
-        const call = await callControl(ctx.paths.socket, 'send', params);
+        // The relay waits up to SEND_WAIT_MS for the first delivery outcome; the call a while longer.
+        const call = await callControl(ctx.paths.socket, 'send', params, {
+          timeoutMs: SEND_WAIT_MS + 10_000,
+        });
         if (call.ok) {
-          process.stdout.write(handedText(`${target.channel}:${target.to}`, call.result));
+          const told = handedText(`${target.channel}:${target.to}`, call.result);
+          if (told.failed) throw new ExitError(1, told.text.trimEnd());
+          process.stdout.write(told.text);
           return;
         }
         if (!call.notRunning) throw new ExitError(1, `The relay refused: ${call.error}`);

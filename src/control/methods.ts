@@ -8,6 +8,7 @@ import type { Channel, ChannelState } from '../channels/types.js';
 import { CHANNEL_NAME, type ChannelName, chatKey } from '../core/types.js';
 import type { Queue, QueueStatus } from '../queue/queue.js';
 import { VERSION } from '../version.js';
+import { type PartState, type SendOutcome, waitForOutcome } from './send-outcome.js';
 
 export type MethodHandler = (params: unknown) => Promise<unknown>;
 
@@ -31,11 +32,19 @@ export class MethodRegistry {
   }
 }
 
-/** The `send` method's answer: `queued` when the channel cannot deliver now (the outbox keeps it). */
+/**
+ * The `send` method's answer: `queued` when the channel cannot deliver now (the outbox keeps it);
+ * otherwise `outcome`, what the first tries gave within the wait (absent from relays before it).
+ */
 export interface SendAnswer {
   key: string;
   queued?: Queued;
+  outcome?: SendOutcome;
 }
+
+/** How long `send` waits for its message's first delivery outcome by default, and at most. */
+export const SEND_WAIT_MS = 5_000;
+const SEND_WAIT_MAX_MS = 30_000;
 
 export interface RelayStatus {
   pid: number;
@@ -56,6 +65,8 @@ const sendParams = z
     ownerFiles: z.boolean().default(false),
     /** Idempotency key: the same key is delivered once, however often it is sent. */
     key: z.string().min(1).max(200).optional(),
+    /** How long to wait for the delivery outcome before answering `pending`. */
+    waitMs: z.number().int().min(0).max(SEND_WAIT_MAX_MS).default(SEND_WAIT_MS),
   })
   .strict()
   .refine((p) => p.text.trim() !== '' || p.media.length > 0, { message: 'text or media is required' });
@@ -68,6 +79,8 @@ export function registerCoreMethods(
     channels: ReadonlyMap<ChannelName, Channel>;
     startedAt: number;
     newKey: () => string;
+    /** The stored parts (outbox rows) of a delivery key: what `send` waits on. */
+    parts: (key: string) => Promise<readonly PartState[]>;
   },
 ): void {
   registry.register('status', async (): Promise<RelayStatus> => {
@@ -99,6 +112,8 @@ export function registerCoreMethods(
     });
     const channel = deps.channels.get(p.channel);
     const queued = channel ? queuedBecause(p.channel, channel.status()) : undefined;
-    return queued ? { key, queued } : { key };
+    if (queued) return { key, queued };
+    const outcome = await waitForOutcome(() => deps.parts(`sys:send:${key}`), p.waitMs);
+    return { key, outcome };
   });
 }

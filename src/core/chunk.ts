@@ -35,6 +35,18 @@ export interface ChunkRules {
   fences?: boolean;
 }
 
+/** A channel that declares no rules: SMS's concatenated-message size, the smallest of ours. */
+export const FALLBACK_TEXT_LIMIT = 1600;
+
+/**
+ * The rules a chat's text is cut by, for the queue's replies and the agent's send_message alike:
+ * the channel plug-in's, with a running channel's own textLimit winning (a test's fake channel,
+ * the console).
+ */
+export function channelRules(running: number | undefined, plugin: ChunkRules | undefined): ChunkRules {
+  return { limit: running ?? plugin?.limit ?? FALLBACK_TEXT_LIMIT, fences: plugin?.fences ?? true };
+}
+
 export function chunkText(text: string, rules: number | ChunkRules): string[] {
   const { limit, fences = true } = typeof rules === 'number' ? { limit: rules } : rules;
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`chunk limit must be ≥ 1, got ${limit}`);

@@ -3,6 +3,7 @@
 import type { AgentResult } from '../agents/types.js';
 import { type ChunkRules, chunkText } from './chunk.js';
 import { redactOutbound } from './outbound-redact.js';
+import type { OutboundItem } from './types.js';
 
 type AgentError = Extract<AgentResult, { type: 'error' }>;
 
@@ -112,4 +113,9 @@ export function replyChunks(
   const kept = chunks.slice(0, maxChunks - 1);
   const notice = `(Reply cut after ${kept.length} messages: the rest was too long to send here.)`;
   return [...kept, ...chunkText(notice, rules)];
+}
+
+/** A chat's text as the outbox items it is sent in: the one way text reaches the outbox. */
+export function textItems(text: string, rules: ChunkRules): OutboundItem[] {
+  return replyChunks(text, rules).map((t) => ({ type: 'text', text: t }));
 }

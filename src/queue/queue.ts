@@ -6,9 +6,9 @@
 import { dirname, isAbsolute } from 'node:path';
 import type { AgentKind } from '../agents/types.js';
 import type { InboundHandler, InboundOutcome } from '../channels/types.js';
-import type { ChunkRules } from '../core/chunk.js';
+import { type ChunkRules, channelRules } from '../core/chunk.js';
 import { type ChatCommand, type CommandSettings, parseCommand } from '../core/commands.js';
-import { NOTICE, replyChunks } from '../core/reply.js';
+import { NOTICE, textItems } from '../core/reply.js';
 import type {
   ChannelName,
   ChatKey,
@@ -41,7 +41,6 @@ import { nextReady, Settling, warmDemand } from './warm-demand.js';
 export type { QueueConfig, QueueOptions, QueueStatus } from './queue-types.js';
 
 /** The text limit for a chat of a channel no plug-in knows (the console, or a test's fake). */
-const FALLBACK_TEXT_LIMIT = 1600;
 
 export class Queue implements SystemRunner {
   readonly lanes: Lanes;
@@ -282,14 +281,12 @@ export class Queue implements SystemRunner {
    * A running channel's own textLimit wins (a test's fake channel, the console).
    */
   private textLimit(channel: ChannelName): ChunkRules {
-    const rules = this.opts.textRules?.(channel);
-    const running = this.opts.channels.get(channel)?.textLimit;
-    return { limit: running ?? rules?.limit ?? FALLBACK_TEXT_LIMIT, fences: rules?.fences ?? true };
+    return channelRules(this.opts.channels.get(channel)?.textLimit, this.opts.textRules?.(channel));
   }
 
   private textItems(chat: ChatKey, text: string): OutboundItem[] {
     const channel = (parseChatKey(chat) as { channel: ChannelName }).channel;
-    return replyChunks(text, this.textLimit(channel)).map((t) => ({ type: 'text', text: t }));
+    return textItems(text, this.textLimit(channel));
   }
 
   // SystemRunner: heartbeats and schedules.

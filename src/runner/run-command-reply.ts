@@ -17,6 +17,7 @@ import type {
 import { maskCredentials } from '../log.js';
 import { extractMedia } from '../media/parse.js';
 import { type SpawnResult, spawnProcess } from './spawn.js';
+import { watchTrouble } from './trouble.js';
 
 export const DEFAULT_MAX_STDOUT_BYTES = 10 * 1024 * 1024;
 export const DEFAULT_MAX_STDERR_BYTES = 1024 * 1024;
@@ -59,8 +60,10 @@ async function spawnAndRead(spec: AgentSpec, request: AgentRequest, inv: Invocat
   if (!file) return { type: 'error', kind: 'exit', message: 'No agent command configured.', durationMs: 0 };
 
   const nextMessages = spec.messageStream();
+  const trouble = watchTrouble(spec, request);
   let pending: string | undefined;
   const onStdoutLine = (line: string) => {
+    trouble?.line(line);
     if (!request.onProgress) return;
     // A message is known not to be the final reply once the agent carries on or says more.
     for (const ev of safeEvents(nextMessages, line)) {
@@ -76,14 +79,23 @@ async function spawnAndRead(spec: AgentSpec, request: AgentRequest, inv: Invocat
     env: { ...request.env, ...inv.env },
     ...(inv.stdin !== undefined ? { input: inv.stdin } : {}),
     timeoutMs: request.timeoutMs,
-    ...(request.signal ? { signal: request.signal } : {}),
+    ...signalOf(request.signal, trouble?.signal),
     onStdoutLine,
     ...(spec.keepLine ? { keepStdoutLine: spec.keepLine } : {}),
     maxStdoutBytes: request.maxStdoutBytes ?? DEFAULT_MAX_STDOUT_BYTES,
     maxStderrBytes: request.maxStderrBytes ?? DEFAULT_MAX_STDERR_BYTES,
   });
 
-  return toAgentResult(spec, inv, r);
+  const stopped = r.type === 'aborted' ? await trouble?.result(r.durationMs) : undefined;
+  if (r.type !== 'aborted' || !stopped) return toAgentResult(spec, inv, r);
+  // The session the CLI began before it got stuck is still the chat's to resume.
+  const sessionId = inv.sessionId ?? spec.parse(toRunOutput(r)).sessionId;
+  return sessionId ? { ...stopped, sessionId } : stopped;
+}
+
+function signalOf(a: AbortSignal | undefined, b: AbortSignal | undefined): { signal?: AbortSignal } {
+  const signal = a && b ? AbortSignal.any([a, b]) : (a ?? b);
+  return signal ? { signal } : {};
 }
 
 /** What a finished spawn means as an agent result (pure; also used on captured fixtures). */

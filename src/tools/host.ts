@@ -1,6 +1,7 @@
 // The tools in a process that runs agents (the relay, `agentwire chat`): the tokens, the grantor
 // the queue hands each run, and the handler behind the tools socket's `tools.call`. Built before
 // the queue (which needs the grantor) and bound to it afterwards (sends start its outbox).
+import type { ChunkRules } from '../core/chunk.js';
 import type { ChannelName, ChatKey } from '../core/types.js';
 import type { MediaPolicy, ToolGrantor } from '../queue/ports.js';
 import type { QueueStore } from '../store/queue-ops.js';
@@ -17,7 +18,8 @@ export interface ToolHostOptions {
   /** The outbox (sends) and the message a run answers (chat_info), and where tasks are kept. */
   store: { queue: Pick<QueueStore, 'enqueueReply' | 'message'>; tasks: TaskStore };
   mediaPolicy: MediaPolicy;
-  textLimit(channel: ChannelName): number;
+  /** The channel's splitter rules (core/chunk.ts channelRules), as the queue cuts its replies. */
+  textRules(channel: ChannelName): ChunkRules;
   /** The socket this process answers `tools.call` on. */
   socket: string;
   /** This Node and agentwire's entry point (`…/cli/bin.js`); undefined: not built, no tools. */
@@ -57,7 +59,7 @@ export function createToolHost(o: ToolHostOptions): ToolHost {
     send: toolSender({
       store: o.store.queue,
       mediaPolicy: o.mediaPolicy,
-      textLimit: o.textLimit,
+      textRules: o.textRules,
       kick: (chat) => kick(chat),
       now,
     }),

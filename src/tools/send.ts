@@ -2,7 +2,8 @@
 // (allowed roots, no escaping them, size, https only); unlike a MEDIA: line, a refused file is not
 // turned into a notice in the chat: the agent is told why, and may say so itself.
 
-import { replyChunks } from '../core/reply.js';
+import type { ChunkRules } from '../core/chunk.js';
+import { textItems } from '../core/reply.js';
 import type { ChannelName, ChatKey, OutboundItem } from '../core/types.js';
 import { parseChatKey } from '../core/types.js';
 import type { MediaPolicy } from '../queue/ports.js';
@@ -12,7 +13,8 @@ import type { ToolDeps } from './handlers.js';
 export interface SenderDeps {
   store: Pick<QueueStore, 'enqueueReply'>;
   mediaPolicy: MediaPolicy;
-  textLimit(channel: ChannelName): number;
+  /** The channel's splitter rules, the same the queue cuts a reply by. */
+  textRules(channel: ChannelName): ChunkRules;
   /** Starts sending the chat's outbox. */
   kick(chat: ChatKey): void;
   now(): number;
@@ -22,9 +24,7 @@ export function toolSender(d: SenderDeps): ToolDeps['send'] {
   return async (chat, key, text, media, cwd) => {
     const target = parseChatKey(chat);
     if (!target) return { refused: 'this chat cannot be reached' };
-    const items: OutboundItem[] = text.trim()
-      ? replyChunks(text, d.textLimit(target.channel)).map((t) => ({ type: 'text', text: t }))
-      : [];
+    const items: OutboundItem[] = text.trim() ? textItems(text, d.textRules(target.channel)) : [];
     if (media.length > 0) {
       const decisions = await d
         .mediaPolicy(media, { cwd, channel: target.channel })

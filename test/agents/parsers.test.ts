@@ -57,6 +57,10 @@ const EXPECTED: Record<string, Expect> = {
   'codex/stale-session': err('session_not_found'),
   'codex/hang': err('timeout', '01a20191-a598-7a20-93f2-c2f787ed8ace'),
   'codex/dashdash': { ...chart, sessionId: '01a20191-ba2e-7fc1-b4b7-50dee9422947' },
+  // No credentials, offline: codex retries until our timeout (the runner's trouble watch stops it
+  // sooner: test/runner/trouble.test.ts). Not a run: `codex login status` on that machine.
+  'codex/no-credentials': err('timeout', '01a221df-5562-7242-b4ac-d79a81f700a6'),
+  'codex/login-status-no-credentials': err('auth'),
 
   'pi/new': { ...chart, sessionId: '01a20191-e649-7776-b19a-408a321bef54' },
   'pi/resume': { ...chart, sessionId: '01a20191-e649-7776-b19a-408a321bef54' },
@@ -88,6 +92,7 @@ const EXPECTED: Record<string, Expect> = {
   'gemini/media': { ...files, sessionId: 'agentwire-media' },
   'gemini/tool': { ...chart, progress: ['Let me check.'], sessionId: 'agentwire-tool' },
   'gemini/auth': err('auth', 'agentwire-auth'),
+  'gemini/no-credentials': err('auth'),
   'gemini/server-error-400': err('auth', 'agentwire-400'),
   'gemini/server-error-403': err('auth', 'agentwire-403'),
   // Killed by our timeout while still retrying; gemini then exits 0, which is not success.
@@ -141,6 +146,14 @@ describe('parsers over real captures', () => {
         expect(got.message).toContain('model provider did not answer in time');
     }
     expect(got.sessionId).toBe(want.sessionId);
+  });
+
+  it('tells the owner how to sign gemini in when it has no credentials at all', () => {
+    const c = captures.find((x) => x.kind === 'gemini' && x.name === 'no-credentials');
+    expect(c && resultOf(c)).toMatchObject({
+      message:
+        'Gemini CLI is not signed in on this machine: run `gemini` once to sign in (or set GEMINI_API_KEY) there, then send your message again.',
+    });
   });
 
   it('never turns reasoning or thinking into text or media', () => {

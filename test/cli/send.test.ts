@@ -74,7 +74,7 @@ describe('agentwire send (built binary)', () => {
       home.env,
     );
     expect(await p.exit).toEqual({ code: 0, signal: null });
-    expect(p.stdout()).toContain('Handed to the running relay');
+    expect(p.stdout()).toContain('Sent to twilio:+15550002222 by the running relay.');
     expect(await waitFor(() => readSent(sent).length === 2)).toBe(true);
     const items = readSent(sent);
     expect(items[0]).toMatchObject({

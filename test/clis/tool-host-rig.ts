@@ -48,7 +48,7 @@ export async function startToolHost(name: string, delayMs?: () => number): Promi
     limits: config.tools,
     store: storeOver(db),
     mediaPolicy: mediaPolicy(config, join(dir, 'staged')),
-    textLimit: () => 1600,
+    textRules: () => ({ limit: 1600 }),
     socket,
     entry: { command: process.execPath, args: [MAIN] },
     timeZone: 'UTC',

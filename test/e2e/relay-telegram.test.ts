@@ -8,7 +8,7 @@ import { channelStateStore } from '../../src/store/channel-state.js';
 import { CORE_MIGRATIONS } from '../../src/store/core.js';
 import { openDb } from '../../src/store/db.js';
 import { dm, type FakeBotApi, startFakeBotApi, TOKEN } from '../channels/telegram/fake-bot-api.js';
-import { type Home, makeHome, waitFor } from './helpers.js';
+import { type Home, MAIN, makeHome, spawnNode, waitFor } from './helpers.js';
 
 let home: Home | undefined;
 let relay: RunningRelay | undefined;
@@ -52,5 +52,30 @@ describe('agentwire relay with the Telegram channel', () => {
     await relay.queue.whenIdle();
     expect(texts(api)).toEqual(['reply: hello agent', 'reply: second']);
     expect(home.events().filter((e) => e.ev === 'start')).toHaveLength(2);
+  });
+
+  it('`agentwire send` to a chat that blocked the bot says it was not sent, and exits 1', async () => {
+    api = await startFakeBotApi();
+    home = makeHome({ telegram: { enabled: true, apiRoot: api.url, allowFrom: [42] } });
+    const ctx = home.ctx();
+    relay = await startRelay({ ...ctx, env: { ...ctx.env, TELEGRAM_BOT_TOKEN: TOKEN } });
+    // Telegram's answer to a bot whose user blocked it.
+    api.failNext('sendMessage', { error_code: 403, description: 'Forbidden: bot was blocked by the user' });
+    const p = spawnNode([MAIN, 'send', '--to', 'telegram:42', '-m', 'the build is green'], {
+      ...home.env,
+      TELEGRAM_BOT_TOKEN: TOKEN,
+    });
+    expect(await p.exit).toEqual({ code: 1, signal: null });
+    expect(p.stderr()).toContain('Not sent to telegram:42: this Telegram chat blocked the bot or removed it');
+    expect(p.stdout()).not.toContain('Handed');
+    expect(api.callsOf('sendMessage')).toHaveLength(1);
+    // The next send to it is refused without asking Telegram again.
+    const again = spawnNode([MAIN, 'send', '--to', 'telegram:42', '-m', 'again'], {
+      ...home.env,
+      TELEGRAM_BOT_TOKEN: TOKEN,
+    });
+    expect(await again.exit).toEqual({ code: 1, signal: null });
+    expect(again.stderr()).toContain('blocked the bot');
+    expect(api.callsOf('sendMessage')).toHaveLength(1);
   });
 });

@@ -128,7 +128,7 @@ describe('the control socket and an agent run', () => {
     const mine = spawnNode([BIN, 'send', '--to', 'twilio:+15550002222', '-m', 'from my terminal'], h.env);
     const code = (await mine.exit).code;
     expect(code, mine.stderr()).toBe(0);
-    expect(mine.stdout()).toContain('Handed to the running relay');
+    expect(mine.stdout()).toContain('Sent to twilio:+15550002222 by the running relay.');
     expect(await waitFor(() => sent(h).some((s) => s.item.text === 'from my terminal'), 15_000)).toBe(true);
     expect(await waitFor(() => sent(h).some((s) => s.item.text === 'probed'), 15_000)).toBe(true);
     // Nothing the agent asked for went out.

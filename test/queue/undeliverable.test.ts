@@ -1,5 +1,7 @@
-// A message the relay takes while its channel cannot deliver (issue 13, point 6): `send` says it is
-// queued and why, and a shutdown no longer waits its whole grace period for a reply nobody can send.
+// A message the relay takes while its channel cannot deliver: `send` says it is queued and why
+// (saying "handed to the running relay" left the sender believing it went out), says so when the
+// channel refused it (a chat that blocked the bot), and a shutdown no longer waits its whole grace
+// period for a reply nobody can send.
 import { afterEach, describe, expect, it } from 'vitest';
 import { queuedBecause } from '../../src/channels/send-state.js';
 import type { ChannelState } from '../../src/channels/types.js';
@@ -29,6 +31,7 @@ function relay(channel: StatefulChannel) {
     channels: new Map([[channel.name, channel]]),
     startedAt: 0,
     newKey: () => 'k1',
+    parts: async (key) => rowsForKey(h!.store.db, key),
   });
   const send = registry.get('send');
   if (!send) throw new Error('no send method');
@@ -46,22 +49,59 @@ describe('send while the channel cannot deliver', () => {
       key: 'k1',
       queued: { state: 'relink_required', reason: expect.stringContaining('needs to be linked again') },
     });
-    expect(handedText('whatsapp:+15550001111', answer)).toMatch(
+    expect(handedText('whatsapp:+15550001111', answer).text).toMatch(
       /^Queued in the running relay's outbox for whatsapp:\+15550001111, not sent yet: WhatsApp needs to be linked again/,
     );
     expect(rowsForKey(h.store.db, 'sys:send:k1').map((r) => r.status)).toEqual(['pending']);
     expect(channel.sent).toHaveLength(0);
   });
 
-  it('answers handed over when the channel is connected', async () => {
+  it('answers sent once the connected channel took it', async () => {
     const channel = new StatefulChannel('whatsapp');
     channel.state = { type: 'connected', since: 0 };
     const { send } = relay(channel);
     const answer = await send({ channel: 'whatsapp', to: '+15550001111', text: 'hello' });
-    expect(answer).toEqual({ key: 'k1' });
-    expect(handedText('whatsapp:+15550001111', answer)).toBe(
-      'Handed to the running relay for whatsapp:+15550001111.\n',
-    );
+    expect(answer).toEqual({ key: 'k1', outcome: { type: 'sent', parts: 1 } });
+    expect(handedText('whatsapp:+15550001111', answer)).toEqual({
+      text: 'Sent to whatsapp:+15550001111 by the running relay.\n',
+      failed: false,
+    });
+    expect(channel.sent).toHaveLength(1);
+  });
+
+  it('answers not sent, with the reason, when the channel refused it for good', async () => {
+    const channel = new StatefulChannel('whatsapp');
+    channel.state = { type: 'connected', since: 0 };
+    channel.failNext = [{ ok: false, error: 'this chat blocked the bot', retryable: false, code: 'blocked' }];
+    const { send } = relay(channel);
+    const answer = await send({ channel: 'whatsapp', to: '+15550001111', text: 'hello' });
+    expect(answer).toMatchObject({
+      outcome: { type: 'failed', error: expect.stringContaining('blocked the bot') },
+    });
+    expect(handedText('whatsapp:+15550001111', answer)).toEqual({
+      text: expect.stringMatching(/^Not sent to whatsapp:\+15550001111: this chat blocked the bot/),
+      failed: true,
+    });
+  });
+
+  it('answers not delivered yet when the send outlasts the wait', async () => {
+    let release = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    class SlowChannel extends StatefulChannel {
+      override async send(...args: Parameters<StatefulChannel['send']>) {
+        await held;
+        return super.send(...args);
+      }
+    }
+    const channel = new SlowChannel('whatsapp');
+    channel.state = { type: 'connected', since: 0 };
+    const { send } = relay(channel);
+    const answer = await send({ channel: 'whatsapp', to: '+15550001111', text: 'hello', waitMs: 200 });
+    release();
+    expect(answer).toMatchObject({ outcome: { type: 'pending' } });
+    expect(handedText('whatsapp:+15550001111', answer).text).toContain('not delivered yet');
     await channel.untilSent(1);
   });
 

@@ -30,7 +30,7 @@ beforeEach(() => {
     limits: config.tools,
     store: storeOver(db),
     mediaPolicy: async () => [],
-    textLimit: () => 1600,
+    textRules: () => ({ limit: 1600 }),
     socket: join(dir, 'relay.sock'),
     entry: { command: process.execPath, args: ['/x/bin.js'] },
     timeZone: 'UTC',

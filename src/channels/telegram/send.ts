@@ -27,12 +27,12 @@ const MAX_CONTINUATION_WAIT_MS = 60_000;
 const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
 const NO_PREVIEW = { link_preview_options: { is_disabled: true } } as const;
-const BLOCKED: SendResult = {
+const BLOCKED = {
   ok: false,
   error: 'this Telegram chat blocked the bot or removed it',
   retryable: false,
   code: 'blocked',
-};
+} as const satisfies SendResult;
 
 export class Sender {
   constructor(private readonly deps: SenderDeps) {}
@@ -48,6 +48,8 @@ export class Sender {
         { chat: maskId(chatId) },
         'telegram chat blocked the bot or removed it: sends to it stop',
       );
+      // Said in the same words as every later send to it, with Telegram's own after them.
+      return { ...BLOCKED, error: `${BLOCKED.error} (${r.error})` };
     }
     return r;
   }
