@@ -182,7 +182,7 @@ export class Deliverer {
       if (channel.checksResends) {
         const noted = await this.store.markChunkAttempt(row.id, this.now());
         if (!noted.ok)
-          this.log.warn({ err: noted.error, chat: maskId(chat) }, 'could not note the send attempt');
+          this.log.warn({ err: noted.message, chat: maskId(chat) }, 'could not note the send attempt');
       }
       let r: SendResult;
       try {

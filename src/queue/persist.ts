@@ -2,8 +2,9 @@
 // store refuses it for a passing reason (a full disk, an I/O error, a lock held too long) instead of
 // crashing the relay or losing the answer: the chat waits, in order, and carries on once the store
 // takes writes again. Any other refusal is a bug and is thrown at once, never retried in a loop.
-// What counts as passing is the store's to say (`retryable`, store/result.ts).
+// What counts as passing is the store's to say (`retryable`, store/errors.ts).
 import type { Logger } from '../log.js';
+import { StoreError } from '../store/errors.js';
 import type { Written } from '../store/queue-ops.js';
 
 const MAX_DELAY_MS = 30_000;
@@ -22,12 +23,9 @@ export interface PersistOptions {
 
 export type Persisted<T> = { ok: true; value: T } | { ok: false };
 
-/** A store refusal that is not a passing one: a bug, reported as an error. */
-export class StoreError extends Error {}
-
 /** The value of a write, or a thrown StoreError when the store refused it. */
 export function unwrap<T>(w: Written<T>): T {
-  if (!w.ok) throw new StoreError(w.error);
+  if (!w.ok) throw new StoreError(w);
   return w.value;
 }
 
@@ -38,11 +36,11 @@ export async function persist<T>(
   for (let attempt = 1; ; attempt++) {
     const w = await write();
     if (w.ok) return { ok: true, value: w.value };
-    if (!w.retryable) throw new StoreError(w.error);
+    if (!w.retryable) throw new StoreError(w);
     if (opts.signal?.aborted) return { ok: false };
     const wait = Math.min(MAX_DELAY_MS, opts.baseMs * 2 ** Math.min(attempt - 1, 20));
     opts.log.error(
-      { ...opts.fields, err: w.error, attempt, retryInMs: wait },
+      { ...opts.fields, err: w.message, reason: w.reason, attempt, retryInMs: wait },
       `the store refused to ${opts.what}; retrying`,
     );
     if (!(await sleep(wait, opts.signal))) return { ok: false };

@@ -193,7 +193,7 @@ async function finish(run: Run, out: ExecuteOutcome | undefined): Promise<void> 
             ...(session && { session }),
           })
         : await store.requeueRun(ids, now(), session);
-    if (!w.ok) log.error({ err: w.error, chat: maskId(chat), ids }, 'could not record the stopped run');
+    if (!w.ok) log.error({ err: w.message, chat: maskId(chat), ids }, 'could not record the stopped run');
     log.info({ chat: maskId(chat), ids, reason }, 'run aborted');
     return;
   }
@@ -244,7 +244,7 @@ async function finish(run: Run, out: ExecuteOutcome | undefined): Promise<void> 
   const result = out.type === 'ran' ? out.result : undefined;
   if (result) {
     const history = await store.recordRun(runRecord(chat, out.agent, 'user', result, now(), deps.timeZone));
-    if (!history.ok) log.warn({ error: history.error }, 'could not record the run history');
+    if (!history.ok) log.warn({ error: history.message }, 'could not record the run history');
   }
   log.info(
     {
@@ -286,7 +286,7 @@ function progressSink(run: Run): (said: string) => void {
       .enqueueReply(chat, `progress:${ids[ids.length - 1]}:${n}`, text(cut, deps.limit), now())
       .then((w) => {
         if (w.ok) deps.deliverer.kick(chat);
-        else log.warn({ err: w.error, chat: maskId(chat), ids }, 'could not store a progress message');
+        else log.warn({ err: w.message, chat: maskId(chat), ids }, 'could not store a progress message');
       });
   };
 }

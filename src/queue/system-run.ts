@@ -3,6 +3,7 @@
 // Like run.ts it calls nothing of the queue: it takes the lane at call time and gives it back.
 import { randomUUID } from 'node:crypto';
 import type { ChatKey, SystemRunOptions, SystemRunOutcome } from '../core/types.js';
+import { StoreError } from '../store/errors.js';
 import { runRecord } from '../store/runs.js';
 import { type ExecuteDeps, execute, keptSession } from './execute.js';
 import type { ActiveRun } from './lanes.js';
@@ -46,12 +47,12 @@ export async function runSystem(
         const session = keptSession(lanes, out, opts.touchIdle);
         if (session) {
           const kept = await store.keepSession(session, now());
-          if (!kept.ok) throw new Error(kept.error);
+          if (!kept.ok) throw new StoreError(kept);
         }
         const recorded = await store.recordRun(
           runRecord(chat, out.agent, opts.label, out.result, now(), timeZone),
         );
-        if (!recorded.ok) log.warn({ error: recorded.error }, 'could not record the run history');
+        if (!recorded.ok) log.warn({ error: recorded.message }, 'could not record the run history');
         return { type: 'ran', result: out.result };
       }
     }

@@ -3,6 +3,7 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { StoreError, storeFailure } from './errors.js';
 
 export type Db = DatabaseSync;
 
@@ -26,10 +27,23 @@ export function openDb(file: string, migrations: readonly Migration[]): Db {
   db.exec(
     'PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;',
   );
-  migrate(db, migrations);
+  try {
+    migrate(db, migrations);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   for (const suffix of ['-wal', '-shm'])
     if (file !== ':memory:' && existsSync(file + suffix)) chmodSync(file + suffix, 0o600);
   return db;
+}
+
+/** The one sentence a store written by a newer agentwire is refused with. */
+export function newerSchema(module: string, found: number, known: number): string {
+  return (
+    `The store was written by a newer agentwire: its ${module} tables are at schema version ${found}, ` +
+    `and this agentwire knows version ${known} at most; upgrade agentwire to open it.`
+  );
 }
 
 export function migrate(db: Db, migrations: readonly Migration[]): void {
@@ -39,6 +53,13 @@ export function migrate(db: Db, migrations: readonly Migration[]): void {
     'INSERT INTO schema_migrations (module, version) VALUES (?, ?) ON CONFLICT(module) DO UPDATE SET version = excluded.version',
   );
   const version = (module: string) => (get.get(module) as { version: number } | undefined)?.version ?? 0;
+  // A newer agentwire may have changed a table in a way this code would misread or undo: refuse the
+  // file before writing anything rather than open it silently.
+  for (const m of migrations) {
+    const found = version(m.module);
+    if (found > m.steps.length)
+      throw new StoreError(storeFailure('other', newerSchema(m.module, found, m.steps.length)));
+  }
   for (const m of migrations) {
     for (let v = version(m.module); v < m.steps.length; v++) {
       transaction(db, () => {

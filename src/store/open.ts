@@ -6,7 +6,6 @@
 import { type IncidentStore, incidentStore } from './alert-incidents.js';
 import { type ChannelStateStore, channelStateStore } from './channel-state.js';
 import { type Db, openDb } from './db.js';
-import { guarded } from './errors.js';
 import { type InteractionStore, interactionStore } from './interactions.js';
 import { type JobStateStore, jobStateStore } from './job-states.js';
 import { type MediaLinkStore, mediaLinkStore } from './media-links.js';
@@ -15,6 +14,7 @@ import type { QueueStore } from './queue-ops.js';
 import { sqliteQueueStore } from './queue-sqlite.js';
 import { pruneStore, type RetentionResult } from './retention.js';
 import { ALL_MIGRATIONS } from './schema.js';
+import { guarded } from './sqlite-errors.js';
 import { type StatusReader, statusReader } from './status-read.js';
 import { type TaskStore, taskStore } from './tasks.js';
 import { type TwilioSendStore, twilioSendStore } from './twilio-sends.js';

@@ -1,20 +1,20 @@
 // The store as the queue sees it: operations named for what they mean, each one transaction, each
 // returning a Promise so an engine with an asynchronous client can stand in. Writes resolve with a
-// `Written` value (a full disk is `{ ok: false, retryable: true }`, never an error code); reads
+// `Written` value (a full disk is `{ ok: false, reason: 'full', retryable: true }`, never an error code); reads
 // reject only when the store is broken. The queue never sees a connection, a statement or a
 // transaction. The SQLite implementation is store/queue-sqlite.ts.
 
 import type { CommandEffect, CommandPlan } from '../core/command-handler.js';
 import type { TaskLike } from '../core/task-line.js';
 import type { ChatKey, InboundMedia, InboundMessage, OutboundItem } from '../core/types.js';
+import type { Written } from './errors.js';
 import type { InboxRow } from './inbox.js';
 import type { Interaction } from './interactions.js';
 import type { OutboxRow } from './outbox.js';
-import type { Written } from './result.js';
 import type { RunRecord } from './runs.js';
 import type { ChatSettings, SessionRow, SessionScope } from './sessions.js';
 
-export type { Written } from './result.js';
+export type { StoreFailure, StoreFailureReason, Written } from './errors.js';
 /** An agent kind as the store keeps it (the agent layer defines the names). */
 export type AgentName = NonNullable<ChatSettings['agent']>;
 

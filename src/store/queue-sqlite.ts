@@ -1,7 +1,7 @@
 // The queue's store operations (store/queue-ops.ts) on SQLite. Each operation is one transaction
-// (BEGIN IMMEDIATE) and runs at call time, so the returned Promise is already settled: a write is in
-// the store when the call returns, as the lanes count on.
+// (BEGIN IMMEDIATE); node:sqlite runs it at call time and returns a settled Promise.
 import { type Db, transaction } from './db.js';
+import { storeFailure } from './errors.js';
 import {
   countPending,
   getInbound,
@@ -38,9 +38,18 @@ import type { KeptSession, QueueStore } from './queue-ops.js';
 import { read, written } from './result.js';
 import { recordRun } from './runs.js';
 import { clearSession, getChatSettings, getSession, saveSession, setChatSettings } from './sessions.js';
+import { guarded } from './sqlite-errors.js';
 import { deleteTask, tasksForChat } from './tasks.js';
 
+/**
+ * The queue's port over `db`. Guarded like every other port: whatever node:sqlite throws leaves as a
+ * StoreError (a read's rejection) or a `Written` refusal (a write's value), never as its own error.
+ */
 export function sqliteQueueStore(db: Db): QueueStore {
+  return guarded(queueOps(db));
+}
+
+function queueOps(db: Db): QueueStore {
   const keep = (s: KeptSession | undefined, now: number) => {
     if (s) saveSession(db, s.scope, s.agent, s.id, now, s.touch, s.confirmed);
   };
@@ -150,7 +159,7 @@ export function sqliteQueueStore(db: Db): QueueStore {
     message: (id) => read(() => getInbound(db, id)),
     recordRun: async (record) => {
       const r = recordRun(db, record);
-      return r.ok ? { ok: true, value: undefined } : { ok: false, retryable: false, error: r.error };
+      return r.ok ? { ok: true, value: undefined } : storeFailure('other', r.error);
     },
 
     unfinished: () => read(() => unfinished(db)),

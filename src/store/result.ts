@@ -1,45 +1,25 @@
-// What a store write returns instead of throwing: the queue retries a write the store refused for a
-// passing reason (a full disk, an I/O error, a lock held too long) and treats anything else as a bug.
-// Only the store knows what an engine's errors mean; the queue sees `retryable`, never an error code.
+// The SQLite engine's way of answering the queue's operations: a write resolves with a `Written`
+// value (store/errors.ts) instead of throwing, a read rejects with a StoreError. Only the store knows
+// what an engine's errors mean; the queue sees `reason` and `retryable`, never an error code.
+import { StoreError, type Written } from './errors.js';
+import { sqliteFailure } from './sqlite-errors.js';
 
-export type Written<T> = { ok: true; value: T } | { ok: false; retryable: boolean; error: string };
+export type { Written } from './errors.js';
 
-// SQLite primary result codes (the low byte of an extended code) that go away by themselves.
-const SQLITE_BUSY = 5;
-const SQLITE_LOCKED = 6;
-const SQLITE_IOERR = 10;
-const SQLITE_FULL = 13;
-const TRANSIENT = new Set([SQLITE_BUSY, SQLITE_LOCKED, SQLITE_IOERR, SQLITE_FULL]);
-
-/** True for an error node:sqlite (or the file system under it) raises when the disk is full or busy. */
-export function isTransientStoreError(err: unknown): boolean {
-  const e = err as { code?: unknown; errcode?: unknown } | undefined;
-  if (typeof e?.errcode === 'number') return TRANSIENT.has(e.errcode & 0xff);
-  return e?.code === 'ENOSPC' || e?.code === 'EIO' || e?.code === 'EDQUOT';
-}
-
-/**
- * Runs a synchronous write and resolves with its value or the refusal as a value. The SQL runs at
- * call time, before the Promise is returned: callers that count on a write being in the store when
- * the call returns (the lane order) keep that with this engine.
- */
+/** Runs a synchronous write and resolves with its value or the store's refusal as a value. */
 export function written<T>(write: () => T): Promise<Written<T>> {
   try {
     return Promise.resolve({ ok: true, value: write() });
   } catch (err) {
-    return Promise.resolve({
-      ok: false,
-      retryable: isTransientStoreError(err),
-      error: (err as Error)?.message ?? String(err),
-    });
+    return Promise.resolve(sqliteFailure(err));
   }
 }
 
-/** A read: resolves with its value, or rejects (a read that fails is a broken store, not a full disk). */
+/** A read: resolves with its value, or rejects with a StoreError. */
 export function read<T>(fn: () => T): Promise<T> {
   try {
     return Promise.resolve(fn());
   } catch (err) {
-    return Promise.reject(err);
+    return Promise.reject(new StoreError(sqliteFailure(err)));
   }
 }

@@ -3,8 +3,13 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { resolvePaths } from '../../src/config/paths.js';
+import { openDb } from '../../src/store/db.js';
+import { outboxMigration } from '../../src/store/outbox.js';
+import { ALL_MIGRATIONS } from '../../src/store/schema.js';
 import {
   alive,
   type Home,
@@ -117,6 +122,39 @@ describe('agentwire relay refuses to start without a usable channel', () => {
     // Every channel's key named whole, the list joined in words (it once read "or.enabled telegram.enabled").
     expect(p.stderr()).toMatch(/set whatsapp\.enabled, twilio\.enabled or telegram\.enabled to true\./);
     expect(p.stderr()).toContain('agentwire chat');
+  });
+});
+
+describe('agentwire relay refuses a store written by a newer agentwire', () => {
+  it('exits 1 with one sentence naming the version found and the one known, and leaves the file as it was', async () => {
+    home = makeHome({
+      twilio: {
+        enabled: true,
+        accountSid: `AC${'0'.repeat(32)}`,
+        authToken: 'a'.repeat(32),
+        from: '+15550000000',
+        allowFrom: ['+15551234567'],
+        apiBaseUrl: 'http://127.0.0.1:9',
+        webhook: { host: '127.0.0.1', port: 0 },
+      },
+    });
+    const file = resolvePaths(home.env).db;
+    const db = openDb(file, ALL_MIGRATIONS);
+    db.prepare("UPDATE schema_migrations SET version = 99 WHERE module = 'outbox'").run();
+    db.close();
+    const p = spawnNode([MAIN, 'relay'], home.env);
+    procs.push(p);
+    expect((await p.exit).code).toBe(1);
+    const known = outboxMigration.steps.length;
+    expect(p.stderr().trim()).toBe(
+      'agentwire: The store was written by a newer agentwire: its outbox tables are at schema version 99, ' +
+        `and this agentwire knows version ${known} at most; upgrade agentwire to open it.`,
+    );
+    const after = new DatabaseSync(file, { readOnly: true });
+    expect(after.prepare("SELECT version FROM schema_migrations WHERE module = 'outbox'").get()).toEqual({
+      version: 99,
+    });
+    after.close();
   });
 });
 

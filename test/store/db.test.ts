@@ -1,6 +1,9 @@
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { prepared } from '../../src/store/db.js';
+import { CORE_MIGRATIONS } from '../../src/store/core.js';
+import { openDb, prepared } from '../../src/store/db.js';
+import { StoreError } from '../../src/store/errors.js';
+import { inboxMigration } from '../../src/store/inbox.js';
 import { tempDb } from './helpers.js';
 
 describe('prepared', () => {
@@ -61,5 +64,31 @@ describe('prepared', () => {
     expect(read()).toEqual([]);
     db.exec("ALTER TABLE t ADD COLUMN y TEXT; INSERT INTO t (x, y) VALUES (1, 'a')");
     expect(read()).toEqual([{ x: 1, y: 'a' }]);
+  });
+});
+
+describe('migrate: a store written by a newer agentwire', () => {
+  it('is refused, naming the version found and the version known, and nothing is written', () => {
+    const t = tempDb();
+    try {
+      t.db.prepare("UPDATE schema_migrations SET version = 99 WHERE module = 'inbox'").run();
+      const known = inboxMigration.steps.length;
+      const err = (() => {
+        try {
+          openDb(t.file, CORE_MIGRATIONS);
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(err).toBeInstanceOf(StoreError);
+      expect((err as Error).message).toBe(
+        `The store was written by a newer agentwire: its inbox tables are at schema version 99, ` +
+          `and this agentwire knows version ${known} at most; upgrade agentwire to open it.`,
+      );
+      const versions = t.db.prepare('SELECT module, version FROM schema_migrations').all();
+      expect(versions).toContainEqual({ module: 'inbox', version: 99 });
+    } finally {
+      t.cleanup();
+    }
   });
 });

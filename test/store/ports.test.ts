@@ -2,6 +2,7 @@
 // one transaction, and a failure is a StoreError saying whether waiting helps, never an engine code.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nextStatus } from '../../src/channels/twilio/status.js';
 import { type Db, openDb } from '../../src/store/db.js';
@@ -124,6 +125,54 @@ describe('store ports', () => {
     expect((await s.whatsapp.auth.readKeys('session', ['a'])).size).toBe(0);
     expect(await s.whatsapp.sent.get('ID1')).toBeUndefined();
     expect(await s.whatsapp.chats.jidFor('+1555')).toBeUndefined();
+  });
+});
+
+describe("the queue port fails in the store's words, never node:sqlite's", () => {
+  const msg = {
+    channel: 'console',
+    chatId: 'local',
+    senderId: 'local',
+    messageId: 'm1',
+    text: 'hello',
+    media: [],
+    isGroup: false,
+    mentioned: false,
+    at: 1,
+  };
+
+  it('a full disk (max_page_count reached): the write is refused as full, retryable', async () => {
+    const { store: s } = await fresh();
+    fillDisk(s);
+    const w = await s.queue.acceptInbound({ ...msg, text: 'y'.repeat(20_000) }, { now: 1, maxPending: 10 });
+    expect(w).toMatchObject({ ok: false, reason: 'full', retryable: true });
+    expect(w).not.toHaveProperty('errcode');
+    expect(await s.queue.countPending('console:local')).toBe(0);
+  });
+
+  it('a read that hits an SQLite error rejects with a StoreError, not ERR_SQLITE_ERROR', async () => {
+    const { store: s } = await fresh();
+    handle?.exec('DROP TABLE inbox');
+    const err = await s.queue.countPending('console:local').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StoreError);
+    expect(err).toMatchObject({ reason: 'other', retryable: false });
+    expect(err).not.toHaveProperty('errcode');
+    expect((err as { code?: unknown }).code).not.toBe('ERR_SQLITE_ERROR');
+  });
+
+  it('a read-only file: writes are refused as unavailable (retryable), at every port', async () => {
+    const { store: s, file } = await fresh();
+    await s.close();
+    const ro = new DatabaseSync(file, { readOnly: true });
+    store = storeOver(ro);
+    const w = await store.queue.acceptInbound(msg, { now: 1, maxPending: 10 });
+    expect(w).toMatchObject({ ok: false, reason: 'unavailable', retryable: true });
+    const err = await store.jobStates
+      .save('heartbeat', { fingerprint: 'f', failureStreak: 0, attempts: 0, done: false }, 1)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StoreError);
+    expect(err).toMatchObject({ reason: 'unavailable', retryable: true });
+    expect(await store.queue.countPending('console:local')).toBe(0);
   });
 });
 
