@@ -26,6 +26,7 @@ import { agentResolver, mediaPolicy } from './queue/adapters.js';
 import { ownerOf } from './queue/owner.js';
 import type { ChannelMap } from './queue/ports.js';
 import { Queue, type QueueOptions } from './queue/queue.js';
+import { compileCacheDir, compileCacheEnv } from './runner/compile-cache.js';
 import { acquireLock, heldBy, LockError } from './store/home-lock.js';
 import { openStore, type Store } from './store/open.js';
 import { retentionService } from './store/retention-service.js';
@@ -158,7 +159,9 @@ export function createTools(
     mediaPolicy: mediaPolicy(config, paths.stagedMedia),
     textRules: (channel) => channelRules(channels.get(channel)?.textLimit, textRules(channel)),
     socket,
-    ...(entry && { entry }),
+    // The helper is a Node program started once per agent process: it gets the compile cache too
+    // (codex starts its MCP servers with a short list of variables, not the agent's environment).
+    ...(entry && { entry: { ...entry, env: compileCacheEnv(compileCacheDir(paths.home), ctx.env) } }),
     timeZone: () => Intl.DateTimeFormat().resolvedOptions().timeZone,
   });
 }

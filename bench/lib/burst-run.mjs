@@ -6,8 +6,9 @@
 // default warm pool), warm and cold, `whileBusy` collect and followup, against the fake model (it
 // answers at once). Prints one JSON object per measured relay on stderr (`burst-raw `), its rows as
 // one JSON line on stdout; progress goes to stderr.
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -15,6 +16,7 @@ import { cliEnv } from '../../test/clis/cli-env.ts';
 import { startFakeModelProc } from './fake-model-client.mjs';
 import { startFakeTwilio } from './fake-twilio.mjs';
 import { sampleTree } from './proc-tree.mjs';
+import { ROOT } from './real-clis.mjs';
 import { relayHome } from './relay-proc.mjs';
 import { childrenCpuMs, median, p99, sleep, until } from './stats.mjs';
 import { chat, closeAgent, post, smsParams } from './webhook.mjs';
@@ -33,6 +35,12 @@ const BIN = join(process.env.AGENTWIRE_CLIS_DIR, 'bin');
 const MARK = 'AGENTWIRE_BENCH_MARK';
 
 const say = (m) => process.stderr.write(`burst: ${m}\n`);
+/**
+ * One Node compile cache for every relay of the run, linked in as each relay's own
+ * (`<home>/cache/node-compile`): a relay that has run before has a warm cache, and a fresh home per
+ * relay would make every burst pay the first compile. A relay without the cache ignores the link.
+ */
+const COMPILE_CACHE = mkdtempSync(join(tmpdir(), 'aw-bench-burst-cache-'));
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
 /** What the relay's store says: messages in, still open, failed; runs; replies still to send. */
@@ -76,6 +84,8 @@ async function measure(kind, { mode, whileBusy, label }, model, fake, drive) {
     logLevel: 'info',
     agent: { kind, mode, command: [join(BIN, kind)], cwd: join(state, 'work'), timeoutSeconds: 300, env },
   });
+  mkdirSync(join(relay.dir, 'cache'), { recursive: true });
+  symlinkSync(COMPILE_CACHE, join(relay.dir, 'cache', 'node-compile'));
   const kids0 = childrenCpuMs();
   const loadBefore = load();
   let db;
@@ -202,6 +212,13 @@ function rowsFor(r, baseline) {
   return rows;
 }
 
+// Warm the shared cache once, as a relay's first agent process would (the MCP helper flushes its
+// cache right after loading, then exits at the end of its input).
+spawnSync(process.execPath, [join(ROOT, 'dist/cli/bin.js'), 'mcp'], {
+  env: { PATH: process.env.PATH, NODE_COMPILE_CACHE: COMPILE_CACHE },
+  input: '',
+  timeout: 30_000,
+});
 const model = await startFakeModelProc();
 const fake = await startFakeTwilio();
 const rows = [];
@@ -257,5 +274,6 @@ try {
 } finally {
   model.close();
   await fake.close();
+  rmSync(COMPILE_CACHE, { recursive: true, force: true });
 }
 process.stdout.write(`${JSON.stringify(rows)}\n`);

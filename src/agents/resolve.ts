@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Paths } from '../config/paths.js';
 import { agentKindSettings, type Config } from '../config/schema.js';
+import { compileCacheDir, compileCacheEnv, makeCompileCacheDir } from '../runner/compile-cache.js';
 import { safeArg } from './common.js';
 import { getSpec } from './registry.js';
 import type {
@@ -148,11 +149,14 @@ export function resolveAgent(
   // Warm by default: every CLI's warm driver passes its real-CLI suite (docs/warm-agents.md). An
   // ACP agent has no cold mode (the config check refuses `cold` for it).
   const mode: AgentMode = spec.warmOnly ? 'warm' : (over?.mode ?? own?.mode ?? 'warm');
+  const from = opts.env ?? process.env;
+  const cache = compileCacheDir(paths.home);
 
   if (opts.createDirs !== false) {
     // Private: the workspace and session files hold the conversation.
     mkdirSync(cwd, { recursive: true, mode: 0o700 });
     mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+    makeCompileCacheDir(cache);
   }
   return {
     kind: k,
@@ -160,7 +164,12 @@ export function resolveAgent(
     command: [...(over?.command ?? own?.command ?? [spec.program])],
     cwd,
     timeoutMs: (over?.timeoutSeconds ?? config.agent.timeoutSeconds) * 1000,
-    env: buildAgentEnv(spec, { ...config.agent.env, ...(over?.env ?? {}) }, opts.env ?? process.env),
+    // The Node compile cache first, so a config `env` may point it elsewhere (runner/compile-cache.ts).
+    env: buildAgentEnv(
+      spec,
+      { ...compileCacheEnv(cache, from), ...config.agent.env, ...(over?.env ?? {}) },
+      from,
+    ),
     ...(model !== undefined ? { model } : {}),
     ...(thinking !== undefined ? { thinking } : {}),
     ...(systemText !== undefined ? { systemText } : {}),

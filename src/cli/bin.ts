@@ -5,6 +5,7 @@
 // ERR_UNKNOWN_BUILTIN_MODULE with a stack trace before any check could run, even for --help and
 // `doctor`. So this file imports nothing that reaches the store, and main.js only once the Node
 // version is known to be good. Keep it tiny and in plain syntax an old Node still parses.
+import * as nodeModule from 'node:module';
 import { nodeVersionProblem } from '../core/node-version.js';
 
 const problem = nodeVersionProblem(process.version, process.execPath);
@@ -15,6 +16,10 @@ if (problem) {
   // Started by the agent CLI at the top of every run: only the MCP server, not every command
   // (about a second less on a busy machine; docs/tools.md).
   const { serveMcp } = await import('./mcp.js');
+  // With NODE_COMPILE_CACHE set (the relay sets it; runner/compile-cache.ts), the code compiled so
+  // far is written now rather than at exit: the CLI ends this helper with its own process, often
+  // by a signal, and a process killed by a signal never writes its cache.
+  nodeModule.flushCompileCache?.();
   await serveMcp(process.env);
 } else {
   await import('./main.js');

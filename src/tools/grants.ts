@@ -14,6 +14,8 @@ export interface GrantorDeps {
   /** This Node and the agentwire entry point: `agentwire mcp` is `[command, ...args, 'mcp']`. */
   command: string;
   args: readonly string[];
+  /** More environment for `agentwire mcp` (the Node compile cache; runner/compile-cache.ts). */
+  env?: Record<string, string>;
 }
 
 export function toolGrantor(d: GrantorDeps): ToolGrantor {
@@ -25,6 +27,7 @@ export function toolGrantor(d: GrantorDeps): ToolGrantor {
       command: d.command,
       args: [...d.args, 'mcp'],
       env: {
+        ...d.env,
         [TOOLS_TOKEN_ENV]: token,
         [TOOLS_SOCKET_ENV]: d.socket,
         [TOOLS_TIMEOUT_ENV]: String(callTimeoutMs),

@@ -23,7 +23,7 @@ export interface ToolHostOptions {
   /** The socket this process answers `tools.call` on. */
   socket: string;
   /** This Node and agentwire's entry point (`…/cli/bin.js`); undefined: not built, no tools. */
-  entry?: { command: string; args: readonly string[] };
+  entry?: { command: string; args: readonly string[]; env?: Record<string, string> };
   /**
    * The zone `chat_info` reports. A function is asked on first use only: asking the machine's zone
    * (Intl) maps ICU's zone data, about 5.5 MiB of the relay's resident memory (bench/startup).
@@ -80,10 +80,7 @@ export function createToolHost(o: ToolHostOptions): ToolHost {
   };
   let ask: ToolDeps['ask'];
   return {
-    grantor:
-      o.enabled && o.entry
-        ? toolGrantor({ tokens, socket: o.socket, command: o.entry.command, args: o.entry.args })
-        : undefined,
+    grantor: o.enabled && o.entry ? toolGrantor({ tokens, socket: o.socket, ...o.entry }) : undefined,
     call: (params) => callTool(ask ? { ...deps, ask } : deps, params),
     bindAsk: (a) => {
       ask = a;
