@@ -12,6 +12,7 @@ import type { Context } from './cli/context.js';
 import { ExitError } from './cli/context.js';
 import type { Paths } from './config/paths.js';
 import type { Config } from './config/schema.js';
+import { configWarnings } from './config/warnings.js';
 import { MethodError, MethodRegistry, registerCoreMethods } from './control/methods.js';
 import { type ControlServer, startControlServer } from './control/server.js';
 import type { ChannelName, ChatKey, SystemRunner } from './core/types.js';
@@ -21,6 +22,7 @@ import { heartbeatService } from './heartbeat/wiring.js';
 import type { Logger } from './log.js';
 import { stagingService } from './media/staging-service.js';
 import { linkAlertService } from './ops/alert/wiring.js';
+import { confinedRoots, roleResolver, routeResolver } from './queue/access.js';
 import { agentResolver, mediaPolicy } from './queue/adapters.js';
 import { ownerOf } from './queue/owner.js';
 import type { ChannelMap } from './queue/ports.js';
@@ -102,8 +104,10 @@ export function createQueue(
     channels,
     resolve: agentResolver(config, paths, env, log.child({ sub: 'agent' }), warm),
     warm,
-    mediaPolicy: mediaPolicy(config, paths.stagedMedia),
+    mediaPolicy: mediaPolicy(config, paths.stagedMedia, confinedRoots(config, paths)),
     config,
+    route: routeResolver(config),
+    roles: roleResolver(config, channels),
     log: log.child({ sub: 'queue' }),
     defaultCwd: paths.workspace,
     textRules: (channel) => channelPlugin(channel)?.textRules(config),
@@ -116,6 +120,7 @@ export function createQueue(
         approvalTimeoutMs: config.permissions.timeoutMinutes * 60_000,
         settleMs: config.permissions.settleSeconds * 1000,
         owner: ownerOf(config, channels),
+        owners: config.access.owners,
       },
     }),
     ...rest,
@@ -150,7 +155,7 @@ export function createTools(
     enabled: config.tools.enabled,
     limits: config.tools,
     store,
-    mediaPolicy: mediaPolicy(config, paths.stagedMedia),
+    mediaPolicy: mediaPolicy(config, paths.stagedMedia, confinedRoots(config, paths)),
     textLimit: (channel) => channels.get(channel)?.textLimit ?? 1600,
     socket,
     ...(entry && { entry }),
@@ -232,6 +237,7 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
       `Another relay (${heldBy(lock)}) is already running for ${paths.home}; only one may own the channels.`,
     );
   }
+  for (const w of configWarnings(config)) log.warn({ key: w.path }, w.message);
   const cleanup: (() => Promise<void> | void)[] = [() => lock.release()];
   const undo = async () => {
     for (const f of cleanup.reverse()) await f();

@@ -177,6 +177,8 @@ export const codexSpec: AgentSpec = {
   // Text mode writes a header on stderr (fixtures/agents/codex/new-text.json).
   textSessionId: /^session id: ([0-9A-Za-z][0-9A-Za-z-]{7,})\s*$/m,
   choosesSessionId: 'cli',
+  // CODEX_HOME replaces ~/.codex: config.toml, auth.json, sessions/.
+  homeEnv: (dir) => ({ CODEX_HOME: dir }),
   passEnv: [
     'OPENAI_API_KEY',
     'CODEX_API_KEY',

@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Paths } from '../config/paths.js';
 import { agentKindSettings, type Config } from '../config/schema.js';
+import { folderOf } from '../config/schema-agents-list.js';
 import { safeArg } from './common.js';
 import { getSpec } from './registry.js';
 import type {
@@ -36,6 +37,12 @@ export interface AgentSettings {
   permissions: PermissionPolicy;
   /** Settings that were ignored, for a start-up warning. */
   warnings: string[];
+  /** `per-chat`: each chat runs in its own folder under `cwd` (agents/named.ts `placeFor`). */
+  workspace: 'shared' | 'per-chat';
+  /** Where the CLI keeps its own state: the user's (`global`), the agent's, or each chat's. */
+  cliHome: 'global' | 'agent' | 'chat';
+  /** Member and guest runs' permissions (`profiles`); an owner's use `permissions`. */
+  profiles: { member?: { permissions?: PermissionPolicy }; guest?: { permissions?: PermissionPolicy } };
 }
 
 /**
@@ -66,6 +73,10 @@ export interface ResolvedAgent {
   run: AgentRun;
   /** `warm` when its chat runs go to the warm pool (shown by /status). */
   mode?: 'warm' | 'cold';
+  /** A chat's own folder and environment (`workspace: 'per-chat'`); absent: `base` for every chat. */
+  place?: (chat: string) => { cwd: string; env: Record<string, string> };
+  /** Member and guest runs' permissions; absent: `deny` for them. */
+  profiles?: AgentSettings['profiles'];
 }
 
 export type AgentMode = 'warm' | 'cold';
@@ -125,7 +136,7 @@ export function resolveAgent(
   const over = config.agents[k];
   const warnings: string[] = [];
   const base = dirname(paths.configFile);
-  const cwdSetting = over?.cwd ?? config.agent.cwd;
+  const cwdSetting = folderOf(over ?? {}) ?? folderOf(config.agent);
   const cwd = cwdSetting
     ? isAbsolute(cwdSetting)
       ? cwdSetting
@@ -149,10 +160,16 @@ export function resolveAgent(
   // ACP agent has no cold mode (the config check refuses `cold` for it).
   const mode: AgentMode = spec.warmOnly ? 'warm' : (over?.mode ?? own?.mode ?? 'warm');
 
+  const workspace = (over?.workspace ?? own?.workspace) === 'per-chat' ? 'per-chat' : 'shared';
+  const cliHome = over?.cliHome ?? own?.cliHome ?? 'global';
+  const homeEnv = cliHome === 'agent' && spec.homeEnv ? spec.homeEnv(join(stateDir, 'home')) : undefined;
+  if (cliHome !== 'global' && !spec.homeEnv)
+    warnings.push(`${k} has no setting for its own state folder; cliHome "${cliHome}" ignored`);
   if (opts.createDirs !== false) {
     // Private: the workspace and session files hold the conversation.
     mkdirSync(cwd, { recursive: true, mode: 0o700 });
     mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+    if (homeEnv) mkdirSync(join(stateDir, 'home'), { recursive: true, mode: 0o700 });
   }
   return {
     kind: k,
@@ -160,7 +177,10 @@ export function resolveAgent(
     command: [...(over?.command ?? own?.command ?? [spec.program])],
     cwd,
     timeoutMs: (over?.timeoutSeconds ?? config.agent.timeoutSeconds) * 1000,
-    env: buildAgentEnv(spec, { ...config.agent.env, ...(over?.env ?? {}) }, opts.env ?? process.env),
+    env: {
+      ...buildAgentEnv(spec, { ...config.agent.env, ...(over?.env ?? {}) }, opts.env ?? process.env),
+      ...homeEnv,
+    },
     ...(model !== undefined ? { model } : {}),
     ...(thinking !== undefined ? { thinking } : {}),
     ...(systemText !== undefined ? { systemText } : {}),
@@ -170,6 +190,9 @@ export function resolveAgent(
     // `ask` with `cold`, so `ask` here always means a warm process.
     permissions: over?.permissions ?? own?.permissions ?? 'deny',
     warnings,
+    workspace,
+    cliHome,
+    profiles: over?.profiles ?? own?.profiles ?? {},
   };
 }
 

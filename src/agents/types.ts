@@ -222,6 +222,11 @@ export interface AgentSpec {
   choosesSessionId: 'relay-uuid' | 'relay-file' | 'cli';
   /** Environment variable names passed through from the relay's environment when set. */
   passEnv: readonly string[];
+  /**
+   * The environment that moves the CLI's own config, credentials and sessions into `dir`
+   * (`cliHome: 'agent' | 'chat'`, docs/access.md); absent: the CLI has no such variable.
+   */
+  homeEnv?: (dir: string) => Record<string, string>;
   /** Thinking levels the CLI understands; empty when it has none. */
   thinkingLevels: readonly string[];
   /**
