@@ -160,8 +160,10 @@ export function resolveAgent(
   // ACP agent has no cold mode (the config check refuses `cold` for it).
   const mode: AgentMode = spec.warmOnly ? 'warm' : (over?.mode ?? own?.mode ?? 'warm');
 
-  const workspace = (over?.workspace ?? own?.workspace) === 'per-chat' ? 'per-chat' : 'shared';
-  const cliHome = over?.cliHome ?? own?.cliHome ?? 'global';
+  // Where the folder is and how chats share it carry over from `agent` as cwd does: a chat that
+  // switches kind with /agent stays in its own folder.
+  const workspace = (over?.workspace ?? config.agent.workspace) === 'per-chat' ? 'per-chat' : 'shared';
+  const cliHome = over?.cliHome ?? config.agent.cliHome ?? 'global';
   const homeEnv = cliHome === 'agent' && spec.homeEnv ? spec.homeEnv(join(stateDir, 'home')) : undefined;
   if (cliHome !== 'global' && !spec.homeEnv)
     warnings.push(`${k} has no setting for its own state folder; cliHome "${cliHome}" ignored`);
@@ -192,7 +194,7 @@ export function resolveAgent(
     warnings,
     workspace,
     cliHome,
-    profiles: over?.profiles ?? own?.profiles ?? {},
+    profiles: over?.profiles ?? config.agent.profiles ?? {},
   };
 }
 
