@@ -81,7 +81,9 @@ async function reply(to: string, n: number): Promise<string> {
 }
 
 describe('two senders on one Twilio number, per-chat folders', () => {
-  it('each runs in its own folder with its own session; one cannot send the other its files; /agent from a member is refused', { timeout: 4 * SLOW }, async () => {
+  it('each runs in its own folder with its own session; one cannot send the other its files; /agent from a member is refused', {
+    timeout: 4 * SLOW,
+  }, async () => {
     const send = await start({
       agent: { workspace: 'per-chat' },
       agents: { codex: { mode: 'cold', command: [process.execPath, PLACE_CLI] } },
@@ -105,10 +107,11 @@ describe('two senders on one Twilio number, per-chat folders', () => {
     expect(first).toContain('Attachment not sent');
     await send(MEMBER, `media:${join(ownerDir, 'secret.txt')}`);
     expect(await reply(MEMBER, 2)).toContain('Attachment not sent');
-    expect(events().filter((e) => e.prompt.includes('media:')).map((e) => e.cwd)).toEqual([
-      memberDir,
-      memberDir,
-    ]);
+    expect(
+      events()
+        .filter((e) => e.prompt.includes('media:'))
+        .map((e) => e.cwd),
+    ).toEqual([memberDir, memberDir]);
     expect(statSync(memberDir).mode & 0o777).toBe(0o700);
     for (const m of fake?.created ?? []) expect(m.mediaUrl).toEqual([]);
     for (const body of repliesTo(MEMBER)) expect(body).not.toContain('owner-only');
@@ -141,12 +144,20 @@ describe('two senders on one Twilio number, per-chat folders', () => {
 });
 
 describe('two named agents routed by chat', () => {
-  it('each chat runs its own agent, with its CLI kind, in its own folder', { timeout: 3 * SLOW }, async () => {
+  it('each chat runs its own agent, with its CLI kind, in its own folder', {
+    timeout: 3 * SLOW,
+  }, async () => {
     const send = await start({
       agents: {
         list: [
           { name: 'work', kind: 'claude', command: [process.execPath, PLACE_CLI], mode: 'cold' },
-          { name: 'home', kind: 'codex', command: [process.execPath, PLACE_CLI], mode: 'cold', cliHome: 'agent' },
+          {
+            name: 'home',
+            kind: 'codex',
+            command: [process.execPath, PLACE_CLI],
+            mode: 'cold',
+            cliHome: 'agent',
+          },
         ],
       },
       routes: [{ channel: 'twilio', chats: [MEMBER], agent: 'home' }, { agent: 'work' }],
@@ -159,7 +170,9 @@ describe('two named agents routed by chat', () => {
     expect(byPrompt('hello work')?.cwd).toBe(join(home!.dir, 'workspaces', 'work'));
     expect(byPrompt('hello home')?.cwd).toBe(join(home!.dir, 'workspaces', 'home'));
     // cliHome 'agent': codex keeps its state in the agent's own folder, not ~/.codex.
-    expect(byPrompt('hello home')?.home).toEqual({ CODEX_HOME: join(home!.dir, 'agents', 'named', 'home', 'home') });
+    expect(byPrompt('hello home')?.home).toEqual({
+      CODEX_HOME: join(home!.dir, 'agents', 'named', 'home', 'home'),
+    });
     expect(byPrompt('hello work')?.home).toEqual({});
     // A second message resumes each agent's own session.
     await send(MEMBER, 'again home');
