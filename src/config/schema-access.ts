@@ -16,7 +16,7 @@ export const accessSchema = z
       .array(sender)
       .default([])
       .describe(
-        "Owners besides each channel's own (the linked WhatsApp number, the first allowFrom entry): a sender id, or '<channel>:<id>' for one channel. Owners may use every command.",
+        "Owners besides each channel's own (its linked number, else the first allowFrom entry): a sender id, or '<channel>:<id>' for one channel. Owners may use every command.",
       ),
     guests: z
       .array(sender)

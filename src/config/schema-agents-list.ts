@@ -59,7 +59,7 @@ export function namedAgentSchema<T extends z.ZodRawShape>(overrideShape: T) {
 
 export const routeSchema = z
   .object({
-    channel: z.string().min(1).optional().describe('The channel (whatsapp, twilio, telegram…). Unset: any.'),
+    channel: z.string().min(1).optional().describe("The channel's name. Unset: any."),
     chats: z
       .array(z.string().min(1))
       .optional()

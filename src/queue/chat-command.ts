@@ -111,13 +111,15 @@ function commandState(
   const current = chatAgent({ ...deps.exec, defaultAgent }, chat, snap.settings.agent);
   const warm = warmLine(deps, current, scope, now);
   const { agent: _chosen, ...chatSettings } = snap.settings;
+  const named = cfg.agents.list.map((a) => a.name);
   return {
     now,
     settings: cfg.commands as CommandSettings,
     chat: current === defaultAgent ? chatSettings : { ...chatSettings, agent: current },
     defaultAgent,
     configuredAgents: route.allowed,
-    knownAgents: [...new Set([...AGENT_KINDS, ...route.allowed])],
+    knownAgents: [...new Set([...AGENT_KINDS, ...route.allowed, ...named])],
+    routed: named.length > 0 || (cfg.routes?.length ?? 0) > 0,
     shared: cfg.sessions.scope === 'global',
     scope,
     session:

@@ -21,7 +21,7 @@ import type {
 } from './ports.js';
 
 export type QueueConfig = Pick<Config, 'agent' | 'agents' | 'queue' | 'sessions' | 'commands' | 'delivery'> &
-  Partial<Pick<Config, 'access'>>;
+  Partial<Pick<Config, 'access' | 'routes'>>;
 
 export interface QueueOptions {
   /** The durable state, through the queue's store operations (store/queue-sqlite.ts for SQLite). */
