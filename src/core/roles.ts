@@ -75,7 +75,24 @@ export const OWNER_ONLY: readonly CommandName[] = ['agent', 'think', 'verbose'];
 /** Decided by the approver check (core/approvers.ts), whatever the role. */
 const APPROVER_COMMANDS: readonly CommandName[] = ['approve', 'deny'];
 
-export type CommandAccess = { type: 'allowed' } | { type: 'refused'; reason: 'owner_only' | 'not_granted' };
+export type RefusalReason = 'owner_only' | 'not_granted' | 'not_yours';
+export type CommandAccess = { type: 'allowed' } | { type: 'refused'; reason: RefusalReason };
+
+/**
+ * A member's or guest's `/stop` (once the command is theirs to give): only a run whose every message
+ * is their own, so one person in a group cannot stop another's work. No run: allowed (it answers
+ * "Nothing is running").
+ */
+export function stopAccess(
+  role: Role,
+  runSenders: readonly string[] | undefined,
+  sender: string,
+): CommandAccess {
+  if (role === 'owner' || runSenders === undefined) return { type: 'allowed' };
+  return runSenders.every((s) => s === sender)
+    ? { type: 'allowed' }
+    : { type: 'refused', reason: 'not_yours' };
+}
 
 /**
  * Whether `role` may give `cmd`. `sub` marks the form of a command that changes state where the

@@ -13,7 +13,7 @@ import {
   type WarmLine,
 } from '../core/command-handler.js';
 import type { ChatCommand, CommandSettings } from '../core/commands.js';
-import { commandAccess } from '../core/roles.js';
+import { commandAccess, type RefusalReason, stopAccess } from '../core/roles.js';
 import type { ChatKey, InboundMessage, OutboundItem } from '../core/types.js';
 import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
@@ -59,7 +59,9 @@ export async function applyCommand(
     cmd.type === 'new' && (cmd.rest !== '' || msg.media.length > 0 || Boolean(msg.remoteMedia?.length));
   const scope = scopeFor(chat, deps.config.sessions.scope);
   const role = deps.exec?.roles?.(msg) ?? 'owner';
-  const access = commandAccess(role, cmd.type, deps.config.access?.guestCommands ?? [], changesState(cmd));
+  let access = commandAccess(role, cmd.type, deps.config.access?.guestCommands ?? [], changesState(cmd));
+  if (access.type === 'allowed' && cmd.type === 'stop')
+    access = stopAccess(role, deps.lanes.get(chat)?.senders, msg.senderId);
   const res = unwrap(
     await deps.store.acceptCommand(
       msg,
@@ -73,7 +75,12 @@ export async function applyCommand(
       },
       (snap) => {
         if (access.type === 'refused') return { reply: refusalText(cmd.type, access.reason), effects: [] };
-        const plan = decideCommand(cmd, commandState(deps, msg, chat, scope, snap, now));
+        const decided = decideCommand(cmd, commandState(deps, msg, chat, scope, snap, now));
+        // A member's /stop in a group drops no one else's waiting messages.
+        const plan =
+          role !== 'owner' && msg.isGroup
+            ? { ...decided, effects: decided.effects.filter((e) => e.type !== 'drop_waiting') }
+            : decided;
         applyLaneEffects(deps, chat, plan);
         return plan;
       },
@@ -159,10 +166,15 @@ function changesState(cmd: ChatCommand): boolean {
 }
 
 /** One short sentence, the same for every refused attempt: it tells a prober nothing more. */
-function refusalText(name: string, reason: 'owner_only' | 'not_granted'): string {
-  return reason === 'owner_only'
-    ? `Only the owner can use /${name}.`
-    : `/${name} is not available to you here.`;
+function refusalText(name: string, reason: RefusalReason): string {
+  switch (reason) {
+    case 'owner_only':
+      return `Only the owner can use /${name}.`;
+    case 'not_granted':
+      return `/${name} is not available to you here.`;
+    case 'not_yours':
+      return 'You can only stop a run of your own messages.';
+  }
 }
 
 /** What /status says of the warm pool: only where it says something. */

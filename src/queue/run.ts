@@ -99,6 +99,7 @@ export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
     if (!claimed.ok || !claimed.value) return;
     const { rows, plan } = claimed.value;
     active.ids.push(...rows.map((r) => r.id));
+    active.senders = rows.map((r) => r.senderId);
     if (rows.length > 1) active.label = `${rows.length} messages`;
     lanes.clearDropNotice(chat);
     typing(deps.channel, chatId, true);

@@ -8,6 +8,7 @@ import {
   type Role,
   type RoleInput,
   roleOf,
+  stopAccess,
 } from '../../src/core/roles.js';
 
 const base: RoleInput = {
@@ -118,5 +119,19 @@ describe('directAllowList', () => {
 
   it('unset with no owners or guests keeps WhatsApp\'s "only the linked number"', () => {
     expect(directAllowList('allowlist', undefined, { owners: [], guests: [] }, 'whatsapp')).toBeUndefined();
+  });
+});
+
+describe('stopAccess', () => {
+  it.each<[Role, string[] | undefined, string, boolean]>([
+    ['owner', ['+2'], '+1', true],
+    ['member', undefined, '+1', true],
+    ['member', ['+1'], '+1', true],
+    ['member', ['+1', '+1'], '+1', true],
+    ['member', ['+1', '+2'], '+1', false],
+    ['member', ['+2'], '+1', false],
+    ['guest', ['+2'], '+1', false],
+  ])('%s stopping a run of %j as %s: %s', (role, senders, sender, want) => {
+    expect(stopAccess(role, senders, sender).type === 'allowed').toBe(want);
   });
 });

@@ -79,6 +79,35 @@ describe('roles in the queue', () => {
   });
 });
 
+describe('/stop by a member', () => {
+  const group = (sender: string) => ({ ...from(sender), chatId: 'group1', isGroup: true });
+
+  it("cannot stop another sender's run in a group, nor drop their waiting messages; can stop their own", async () => {
+    const agent = new FakeAgent();
+    h = harness({
+      channel: new FakeChannel('twilio', 1600),
+      roles,
+      agent,
+      config: { queue: { whileBusy: 'followup' } },
+    });
+    await h.send('owner work', group(OWNER));
+    await h.agent.untilCalls(1);
+    await h.send('owner next', group(OWNER));
+    await h.send('/stop', group(MEMBER));
+    await h.channel.untilSent(1);
+    expect(h.channel.texts()).toEqual(['You can only stop a run of your own messages.']);
+    h.agent.pending[0]?.finish(ok('first done'));
+    await h.agent.untilCalls(2);
+    expect(h.agent.calls[1]?.request.prompt).toContain('owner next');
+    h.agent.pending[0]?.finish(ok('second done'));
+    await h.send('member work', group(MEMBER));
+    await h.agent.untilCalls(3);
+    await h.send('/stop', group(MEMBER));
+    await h.queue.whenIdle();
+    expect(h.channel.texts()).toContain('Stopped the agent.');
+  });
+});
+
 describe('per-chat places and agents keyed sessions', () => {
   it("each chat runs in its own place; a switched agent never resumes the other's session", async () => {
     const agent = new FakeAgent(() => ok('done', { sessionId: undefined }));
