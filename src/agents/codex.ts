@@ -60,6 +60,8 @@ function build(ctx: BuildContext): Invocation {
   if (ctx.thinking)
     argv.push('-c', `model_reasoning_effort=${toml(safeArg(ctx.thinking, 'thinking level'))}`);
   if (ctx.systemText) argv.push('-c', `developer_instructions=${toml(ctx.systemText)}`);
+  // `-c`, not `--sandbox`: `exec resume` takes no `--sandbox` flag (codex 0.169), and both take `-c`.
+  if (ctx.readOnly) argv.push('-c', 'sandbox_mode="read-only"');
   argv.push('--');
   if (ctx.session.type === 'resume') argv.push(assertSafeId(ctx.session.id, 'session id'));
   argv.push('-');

@@ -42,7 +42,7 @@ export interface AgentSettings {
   /** Where the CLI keeps its own state: the user's (`global`), the agent's, or each chat's. */
   cliHome: 'global' | 'agent' | 'chat';
   /** Member and guest runs' permissions (`profiles`); an owner's use `permissions`. */
-  profiles: { member?: { permissions?: PermissionPolicy }; guest?: { permissions?: PermissionPolicy } };
+  profiles: { member?: Profile; guest?: Profile };
 }
 
 /**
@@ -80,6 +80,12 @@ export interface ResolvedAgent {
 }
 
 export type AgentMode = 'warm' | 'cold';
+
+/** A member's or guest's runs (`profiles`): their permissions and whether they run read-only. */
+export interface Profile {
+  permissions?: PermissionPolicy;
+  readOnly?: boolean;
+}
 
 /** Always passed through when set: what any program needs to find itself, its home and its locale. */
 export const BASE_ENV: readonly string[] = [

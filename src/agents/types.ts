@@ -23,6 +23,11 @@ export interface BuildContext {
   systemText?: string;
   /** The state folder for this agent (e.g. where pi session files live). */
   stateDir: string;
+  /**
+   * Run under the CLI's read-only sandbox where it has one (codex: `sandbox_mode = "read-only"`);
+   * a member's or guest's run by default (docs/access.md). CLIs without one ignore it.
+   */
+  readOnly?: boolean;
 }
 
 export interface Invocation {

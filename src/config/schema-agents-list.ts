@@ -11,6 +11,19 @@ const agentName = z
   .string()
   .regex(AGENT_KIND_NAME, 'an agent name is lower-case letters, digits and -, starting with a letter');
 
+const profileSchema = z
+  .object({
+    permissions: z
+      .enum(['ask', 'allow', 'deny'])
+      .optional()
+      .describe("How the run's permission questions are answered. Default: deny."),
+    readOnly: z
+      .boolean()
+      .optional()
+      .describe("The CLI's read-only sandbox where it has one (codex). Default: true."),
+  })
+  .strict();
+
 /** The per-agent keys every agent has (agent, agents.<kind>, agents.list[]). */
 export const workspaceFields = {
   workspace: z
@@ -28,16 +41,8 @@ export const workspaceFields = {
     ),
   profiles: z
     .object({
-      member: z
-        .object({ permissions: z.enum(['ask', 'allow', 'deny']).optional() })
-        .strict()
-        .optional()
-        .describe("A member's runs. Default: permissions deny."),
-      guest: z
-        .object({ permissions: z.enum(['ask', 'allow', 'deny']).optional() })
-        .strict()
-        .optional()
-        .describe("A guest's runs. Default: permissions deny."),
+      member: profileSchema.optional().describe("A member's runs. Default: permissions deny, read-only."),
+      guest: profileSchema.optional().describe("A guest's runs. Default: permissions deny, read-only."),
     })
     .strict()
     .optional()

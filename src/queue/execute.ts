@@ -257,7 +257,7 @@ function withPlace(agent: ResolvedAgent, chat: ChatKey, role: Role | undefined):
     base: {
       ...agent.base,
       ...(place && { cwd: place.cwd, env: place.env }),
-      ...(profile && { permissions: profile.permissions ?? 'deny' }),
+      ...(profile && { permissions: profile.permissions ?? 'deny', readOnly: profile.readOnly ?? true }),
     },
   };
 }

@@ -75,7 +75,11 @@ describe('roles in the queue', () => {
     await h.queue.whenIdle();
     await h.send('hi', { ...from(GUEST), chatId: 'group', isGroup: true });
     await h.queue.whenIdle();
-    expect(h.agent.calls.map((c) => c.request.permissions)).toEqual(['allow', 'ask', 'deny']);
+    expect(h.agent.calls.map((c) => [c.request.permissions, c.request.readOnly])).toEqual([
+      ['allow', true],
+      ['ask', undefined],
+      ['deny', true],
+    ]);
   });
 });
 
