@@ -20,7 +20,7 @@ const profileSchema = z
     readOnly: z
       .boolean()
       .optional()
-      .describe("The CLI's read-only sandbox where it has one (codex). Default: true."),
+      .describe("The CLI's own read-only sandbox, where it has one (docs/access.md). Default: true."),
   })
   .strict();
 
