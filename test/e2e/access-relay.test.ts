@@ -1,7 +1,7 @@
 // Several people and several agents through the built relay (dist/, a process of its own): signed
 // Twilio webhooks on 127.0.0.1, the fake Twilio REST API (the far edge), and a fake CLI that answers
 // as claude or codex and logs where it ran (fixtures/fake-place-cli.mjs). Needs `npm run build`.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chatFolderName } from '../../src/core/workspace.js';
@@ -179,5 +179,34 @@ describe('two named agents routed by chat', () => {
     expect(await reply(MEMBER, 2)).toBe('reply(codex): again home');
     expect(byPrompt('again home')?.resume).toBe(true);
     expect(byPrompt('again home')?.session).toBe(byPrompt('hello home')?.session);
+  });
+});
+
+describe('send_file from a per-chat agent, through the MCP tools of the built relay', () => {
+  it("sends a file from its own chat's folder, and refuses one from another chat's", {
+    timeout: 3 * SLOW,
+  }, async () => {
+    const toolCli = join(import.meta.dirname, 'fixtures', 'fake-tool-cli.mjs');
+    const send = await start({ agent: { command: [process.execPath, toolCli], workspace: 'per-chat' } });
+    const ws = () => join(home!.dir, 'workspace');
+    const ownerDir = () => join(ws(), chatFolderName(`twilio:${OWNER}`));
+    const memberDir = () => join(ws(), chatFolderName(`twilio:${MEMBER}`));
+    const call = (path: string) => `TOOLS: ${JSON.stringify([{ name: 'send_file', arguments: { path } }])}`;
+    // The first message makes the member's folder (and the relay is up once it is answered).
+    await send(MEMBER, 'hello');
+    await reply(MEMBER, 1);
+    await send(OWNER, 'hello');
+    await reply(OWNER, 1);
+    writeFileSync(join(ownerDir(), 'secret.txt'), 'owner-only');
+    writeFileSync(join(memberDir(), 'mine.txt'), 'member-file');
+    await send(MEMBER, call(join(ownerDir(), 'secret.txt')));
+    expect(await reply(MEMBER, 2)).toMatch(/send_file error: .*(outside|allowed)/);
+    await send(MEMBER, call(`../${chatFolderName(`twilio:${OWNER}`)}/secret.txt`));
+    expect(await reply(MEMBER, 3)).toMatch(/send_file error: .*(outside|allowed)/);
+    // Its own file passes the check (sending it over Twilio then needs a public URL, which this
+    // test has none of: that notice is the channel's, after the check).
+    await send(MEMBER, call('mine.txt'));
+    expect(await waitFor(() => repliesTo(MEMBER).some((b) => b.includes('send_file ok')), SLOW)).toBe(true);
+    expect(repliesTo(MEMBER).join('\n')).not.toContain('owner-only');
   });
 });
