@@ -87,7 +87,7 @@ export async function applyCommand(
     ),
   );
   if (res.type === 'duplicate') return res;
-  // Who tried is for the owner to see at debug; at info only the chat (masked), the command and why.
+  // No number and no text at info: the chat (masked), the command, the role and why.
   if (access.type === 'refused')
     deps.log.info({ chat: maskId(chat), command: cmd.type, role, why: access.reason }, 'command refused');
   if (

@@ -245,8 +245,8 @@ export function keptSession(
 
 /**
  * The agent as it runs for this chat and this sender: in the chat's own folder (per-chat), and with
- * its member or guest profile's permissions when the run is not the owner's (`deny` unless the
- * profile says otherwise). A run with no role (a heartbeat, a schedule) is the owner's.
+ * its member or guest profile when the run is not the owner's (permissions `deny` and read-only
+ * unless the profile says otherwise). A run with no role (a heartbeat, a schedule) is the owner's.
  */
 function withPlace(agent: ResolvedAgent, chat: ChatKey, role: Role | undefined): ResolvedAgent {
   const place = agent.place?.(chat);
