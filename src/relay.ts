@@ -12,6 +12,7 @@ import type { Context } from './cli/context.js';
 import { ExitError } from './cli/context.js';
 import type { Paths } from './config/paths.js';
 import type { Config } from './config/schema.js';
+import { configWarnings } from './config/warnings.js';
 import { MethodError, MethodRegistry, registerCoreMethods } from './control/methods.js';
 import { type ControlServer, startControlServer } from './control/server.js';
 import { type ChunkRules, channelRules } from './core/chunk.js';
@@ -22,6 +23,7 @@ import { heartbeatService } from './heartbeat/wiring.js';
 import type { Logger } from './log.js';
 import { stagingService } from './media/staging-service.js';
 import { linkAlertService } from './ops/alert/wiring.js';
+import { confinedRoots, roleResolver, routeResolver } from './queue/access.js';
 import { agentResolver, mediaPolicy } from './queue/adapters.js';
 import { ownerOf } from './queue/owner.js';
 import type { ChannelMap } from './queue/ports.js';
@@ -104,8 +106,10 @@ export function createQueue(
     channels,
     resolve: agentResolver(config, paths, env, log.child({ sub: 'agent' }), warm),
     warm,
-    mediaPolicy: mediaPolicy(config, paths.stagedMedia),
+    mediaPolicy: mediaPolicy(config, paths.stagedMedia, confinedRoots(config, paths)),
     config,
+    route: routeResolver(config),
+    roles: roleResolver(config, channels),
     log: log.child({ sub: 'queue' }),
     defaultCwd: paths.workspace,
     textRules: (channel) => channelPlugin(channel)?.textRules(config),
@@ -118,6 +122,7 @@ export function createQueue(
         approvalTimeoutMs: config.permissions.timeoutMinutes * 60_000,
         settleMs: config.permissions.settleSeconds * 1000,
         owner: ownerOf(config, channels),
+        owners: config.access.owners,
       },
     }),
     ...rest,
@@ -156,7 +161,7 @@ export function createTools(
     enabled: config.tools.enabled,
     limits: config.tools,
     store,
-    mediaPolicy: mediaPolicy(config, paths.stagedMedia),
+    mediaPolicy: mediaPolicy(config, paths.stagedMedia, confinedRoots(config, paths)),
     textRules: (channel) => channelRules(channels.get(channel)?.textLimit, textRules(channel)),
     socket,
     // The helper is a Node program started once per agent process: it gets the compile cache too
@@ -240,6 +245,7 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
       `Another relay (${heldBy(lock)}) is already running for ${paths.home}; only one may own the channels.`,
     );
   }
+  for (const w of configWarnings(config)) log.warn({ key: w.path }, w.message);
   const cleanup: (() => Promise<void> | void)[] = [() => lock.release()];
   const undo = async () => {
     for (const f of cleanup.reverse()) await f();

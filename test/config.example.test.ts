@@ -69,8 +69,8 @@ describe('config.example.json5', () => {
 
   it('shows every key the schema knows, so each one is documented', () => {
     const present = new Set(presentPaths(JSON5.parse(full), ''));
-    // agents.<kind> share one shape: the example shows one kind in full.
-    const wanted = keyPaths(configSchema, '').filter((p) => !/^agents\.(?!codex|warm)/.test(p));
+    // agents.<kind> share one shape: the example shows one kind in full (and the named agents).
+    const wanted = keyPaths(configSchema, '').filter((p) => !/^agents\.(?!codex|warm|list)/.test(p));
     expect(wanted.length).toBeGreaterThan(50);
     expect(wanted.filter((p) => !present.has(p))).toEqual([]);
   });
@@ -80,7 +80,8 @@ describe('config.example.json5', () => {
     const original = text.split('\n');
     let inSchedules = false;
     const bare = lines.flatMap((line, i) => {
-      if (/^\s*schedules:/.test(line)) inSchedules = true;
+      // The list examples (schedules, named agents, routes) explain each entry, not each key.
+      if (/^\s*(schedules|list|routes):/.test(line)) inSchedules = true;
       if (inSchedules && /^\s*\],?$/.test(line)) inSchedules = false;
       const m = /^\s*([A-Za-z_]\w*)\s*:/.exec(line);
       if (!m || inSchedules) return [];

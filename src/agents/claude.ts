@@ -192,6 +192,8 @@ export const claudeSpec: AgentSpec = {
   session: SESSION,
   nestedEnv: ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'CLAUDE_CODE_SSE_PORT'],
   choosesSessionId: 'relay-uuid',
+  // CLAUDE_CONFIG_DIR replaces ~/.claude (and ~/.claude.json): settings, credentials, transcripts.
+  homeEnv: (dir) => ({ CLAUDE_CONFIG_DIR: dir }),
   passEnv: [
     'ANTHROPIC_API_KEY',
     'ANTHROPIC_AUTH_TOKEN',

@@ -61,6 +61,8 @@ function build(ctx: BuildContext): Invocation {
   if (ctx.thinking)
     argv.push('-c', `model_reasoning_effort=${toml(safeArg(ctx.thinking, 'thinking level'))}`);
   if (ctx.systemText) argv.push('-c', `developer_instructions=${toml(ctx.systemText)}`);
+  // `-c`, not `--sandbox`: `exec resume` takes no `--sandbox` flag (codex 0.169), and both take `-c`.
+  if (ctx.readOnly) argv.push('-c', 'sandbox_mode="read-only"');
   argv.push('--');
   if (ctx.session.type === 'resume') argv.push(assertSafeId(ctx.session.id, 'session id'));
   argv.push('-');
@@ -196,6 +198,8 @@ export const codexSpec: AgentSpec = {
   // Text mode writes a header on stderr (fixtures/agents/codex/new-text.json).
   textSessionId: /^session id: ([0-9A-Za-z][0-9A-Za-z-]{7,})\s*$/m,
   choosesSessionId: 'cli',
+  // CODEX_HOME replaces ~/.codex: config.toml, auth.json, sessions/.
+  homeEnv: (dir) => ({ CODEX_HOME: dir }),
   passEnv: [
     'OPENAI_API_KEY',
     'CODEX_API_KEY',

@@ -206,6 +206,8 @@ export const geminiSpec: AgentSpec = {
   session: SESSION,
   nestedEnv: ['GEMINI_CLI'],
   choosesSessionId: 'relay-uuid',
+  // GEMINI_CLI_HOME stands in for the home folder: ~/.gemini (settings, OAuth creds, chats) moves under it.
+  homeEnv: (dir) => ({ GEMINI_CLI_HOME: dir }),
   passEnv: [
     'GEMINI_API_KEY',
     'GOOGLE_API_KEY',

@@ -229,6 +229,13 @@ export const opencodeSpec: AgentSpec = {
   session: SESSION,
   nestedEnv: ['OPENCODE'],
   choosesSessionId: 'cli',
+  // No folder variable of its own: it follows the XDG base folders (auth.json and sessions in data).
+  homeEnv: (dir) => ({
+    XDG_CONFIG_HOME: `${dir}/config`,
+    XDG_DATA_HOME: `${dir}/data`,
+    XDG_STATE_HOME: `${dir}/state`,
+    XDG_CACHE_HOME: `${dir}/cache`,
+  }),
   passEnv: [
     'OPENCODE_CONFIG',
     'OPENCODE_CONFIG_DIR',

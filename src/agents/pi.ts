@@ -193,6 +193,8 @@ export const piSpec: AgentSpec = {
   session: SESSION,
   nestedEnv: [],
   choosesSessionId: 'relay-file',
+  // PI_CODING_AGENT_DIR replaces ~/.pi/agent (settings, auth, models); sessions are in stateDir already.
+  homeEnv: (dir) => ({ PI_CODING_AGENT_DIR: dir }),
   passEnv: [
     'PI_CODING_AGENT_DIR',
     'PI_OFFLINE',

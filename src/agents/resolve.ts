@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Paths } from '../config/paths.js';
 import { agentKindSettings, type Config } from '../config/schema.js';
+import { folderOf } from '../config/schema-agents-list.js';
 import { compileCacheDir, compileCacheEnv, makeCompileCacheDir } from '../runner/compile-cache.js';
 import { safeArg } from './common.js';
 import { getSpec } from './registry.js';
@@ -37,6 +38,12 @@ export interface AgentSettings {
   permissions: PermissionPolicy;
   /** Settings that were ignored, for a start-up warning. */
   warnings: string[];
+  /** `per-chat`: each chat runs in its own folder under `cwd` (agents/named.ts `placeFor`). */
+  workspace: 'shared' | 'per-chat';
+  /** Where the CLI keeps its own state: the user's (`global`), the agent's, or each chat's. */
+  cliHome: 'global' | 'agent' | 'chat';
+  /** Member and guest runs' permissions (`profiles`); an owner's use `permissions`. */
+  profiles: { member?: Profile; guest?: Profile };
 }
 
 /**
@@ -67,9 +74,19 @@ export interface ResolvedAgent {
   run: AgentRun;
   /** `warm` when its chat runs go to the warm pool (shown by /status). */
   mode?: 'warm' | 'cold';
+  /** A chat's own folder and environment (`workspace: 'per-chat'`); absent: `base` for every chat. */
+  place?: (chat: string) => { cwd: string; env: Record<string, string> };
+  /** Member and guest runs' permissions; absent: `deny` for them. */
+  profiles?: AgentSettings['profiles'];
 }
 
 export type AgentMode = 'warm' | 'cold';
+
+/** A member's or guest's runs (`profiles`): their permissions and whether they run read-only. */
+export interface Profile {
+  permissions?: PermissionPolicy;
+  readOnly?: boolean;
+}
 
 /** Always passed through when set: what any program needs to find itself, its home and its locale. */
 export const BASE_ENV: readonly string[] = [
@@ -126,7 +143,7 @@ export function resolveAgent(
   const over = config.agents[k];
   const warnings: string[] = [];
   const base = dirname(paths.configFile);
-  const cwdSetting = over?.cwd ?? config.agent.cwd;
+  const cwdSetting = folderOf(over ?? {}) ?? folderOf(config.agent);
   const cwd = cwdSetting
     ? isAbsolute(cwdSetting)
       ? cwdSetting
@@ -152,11 +169,19 @@ export function resolveAgent(
   const from = opts.env ?? process.env;
   const cache = compileCacheDir(paths.home);
 
+  // Where the folder is and how chats share it carry over from `agent` as cwd does: a chat that
+  // switches kind with /agent stays in its own folder.
+  const workspace = (over?.workspace ?? config.agent.workspace) === 'per-chat' ? 'per-chat' : 'shared';
+  const cliHome = over?.cliHome ?? config.agent.cliHome ?? 'global';
+  const homeEnv = cliHome === 'agent' && spec.homeEnv ? spec.homeEnv(join(stateDir, 'home')) : undefined;
+  if (cliHome !== 'global' && !spec.homeEnv)
+    warnings.push(`${k} has no setting for its own state folder; cliHome "${cliHome}" ignored`);
   if (opts.createDirs !== false) {
     // Private: the workspace and session files hold the conversation.
     mkdirSync(cwd, { recursive: true, mode: 0o700 });
     mkdirSync(stateDir, { recursive: true, mode: 0o700 });
     makeCompileCacheDir(cache);
+    if (homeEnv) mkdirSync(join(stateDir, 'home'), { recursive: true, mode: 0o700 });
   }
   return {
     kind: k,
@@ -165,11 +190,14 @@ export function resolveAgent(
     cwd,
     timeoutMs: (over?.timeoutSeconds ?? config.agent.timeoutSeconds) * 1000,
     // The Node compile cache first, so a config `env` may point it elsewhere (runner/compile-cache.ts).
-    env: buildAgentEnv(
-      spec,
-      { ...compileCacheEnv(cache, from), ...config.agent.env, ...(over?.env ?? {}) },
-      from,
-    ),
+    env: {
+      ...buildAgentEnv(
+        spec,
+        { ...compileCacheEnv(cache, from), ...config.agent.env, ...(over?.env ?? {}) },
+        from,
+      ),
+      ...homeEnv,
+    },
     ...(model !== undefined ? { model } : {}),
     ...(thinking !== undefined ? { thinking } : {}),
     ...(systemText !== undefined ? { systemText } : {}),
@@ -179,6 +207,9 @@ export function resolveAgent(
     // `ask` with `cold`, so `ask` here always means a warm process.
     permissions: over?.permissions ?? own?.permissions ?? 'deny',
     warnings,
+    workspace,
+    cliHome,
+    profiles: over?.profiles ?? config.agent.profiles ?? {},
   };
 }
 

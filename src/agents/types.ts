@@ -23,6 +23,11 @@ export interface BuildContext {
   systemText?: string;
   /** The state folder for this agent (e.g. where pi session files live). */
   stateDir: string;
+  /**
+   * Run under the CLI's read-only sandbox where it has one (codex: `sandbox_mode = "read-only"`);
+   * a member's or guest's run by default (docs/access.md). CLIs without one ignore it.
+   */
+  readOnly?: boolean;
 }
 
 export interface Invocation {
@@ -245,6 +250,11 @@ export interface AgentSpec {
   choosesSessionId: 'relay-uuid' | 'relay-file' | 'cli';
   /** Environment variable names passed through from the relay's environment when set. */
   passEnv: readonly string[];
+  /**
+   * The environment that moves the CLI's own config, credentials and sessions into `dir`
+   * (`cliHome: 'agent' | 'chat'`, docs/access.md); absent: the CLI has no such variable.
+   */
+  homeEnv?: (dir: string) => Record<string, string>;
   /** Thinking levels the CLI understands; empty when it has none. */
   thinkingLevels: readonly string[];
   /**

@@ -4,6 +4,7 @@ import { enabledChannels } from '../channels/registry.js';
 import { formatProblem, loadConfig } from '../config/load.js';
 import { resolvePaths } from '../config/paths.js';
 import { redactConfig } from '../config/redact.js';
+import { configWarnings } from '../config/warnings.js';
 import { configProblems } from '../heartbeat/target.js';
 import { registerSecretEnv, scrub } from '../log.js';
 import { ExitError, type GlobalOptions } from './context.js';
@@ -33,8 +34,11 @@ export function register(program: Command): void {
         loaded.file === undefined
           ? `No config file found at ${paths.configFile}; the defaults are in use.`
           : `${loaded.file}: ok`;
+      const warnings = configWarnings(c).map((w) => `warning: ${w.path} ${w.message}\n`);
+      const named =
+        c.agents.list.length > 0 ? `, named agents: ${c.agents.list.map((a) => a.name).join(', ')}` : '';
       process.stdout.write(
-        `${head}\n  agent: ${c.agent.kind}, channels: ${channels}, schedules: ${c.schedules.length}\n`,
+        `${head}\n  agent: ${c.agent.kind}${named}, channels: ${channels}, schedules: ${c.schedules.length}\n${warnings.join('')}`,
       );
     });
   cmd

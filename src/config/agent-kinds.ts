@@ -3,6 +3,7 @@
 // and a new spec needs no change here. Run once, by the loader, right after the schema.
 import { nearestKey } from './hints.js';
 import { agentsSchema, type Config } from './schema.js';
+import { agentNameProblems } from './schema-agents-list.js';
 
 export interface KindProblem {
   path: (string | number)[];
@@ -19,8 +20,15 @@ export function agentKindProblems(config: Config, known: readonly string[]): Kin
   check(['agent', 'kind'], config.agent.kind);
   const settings = Object.keys(agentsSchema.shape);
   for (const kind of Object.keys(config.agents)) if (!settings.includes(kind)) check(['agents', kind], kind);
-  check(['heartbeat', 'agent'], config.heartbeat.agent);
-  for (const [i, s] of config.schedules.entries()) check(['schedules', i, 'agent'], s.agent);
+  for (const [i, a] of config.agents.list.entries()) check(['agents', 'list', i, 'kind'], a.kind);
+  // A check-in may name a named agent as well as a kind.
+  const names = config.agents.list.map((a) => a.name);
+  const named = (path: (string | number)[], v: string | undefined) => {
+    if (v === undefined || !names.includes(v)) check(path, v);
+  };
+  named(['heartbeat', 'agent'], config.heartbeat.agent);
+  for (const [i, s] of config.schedules.entries()) named(['schedules', i, 'agent'], s.agent);
+  problems.push(...agentNameProblems(config.agents.list, config.routes, known));
   return problems;
 }
 

@@ -172,8 +172,11 @@ function finish(config: Config, env: NodeJS.ProcessEnv): Config {
   t.apiSecret ??= env.TWILIO_API_SECRET || undefined;
   const home = env.HOME || homedir();
   const expand = (p: string) => (p === '~' ? home : p.startsWith('~/') ? join(home, p.slice(2)) : p);
-  if (config.agent.cwd) config.agent.cwd = expand(config.agent.cwd);
-  for (const a of agentOverrides(config.agents)) if (a?.cwd) a.cwd = expand(a.cwd);
+  for (const a of [config.agent, ...agentOverrides(config.agents)]) {
+    if (a?.cwd) a.cwd = expand(a.cwd);
+    if (a?.workspace && a.workspace !== 'shared' && a.workspace !== 'per-chat')
+      a.workspace = expand(a.workspace);
+  }
   if (config.media.allowedRoots) config.media.allowedRoots = config.media.allowedRoots.map(expand);
   return config;
 }

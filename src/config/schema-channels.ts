@@ -1,5 +1,6 @@
 // The WhatsApp and Twilio sections of the config schema (src/config/schema.ts composes them).
 import { z } from 'zod';
+import { dmField } from './schema-access.js';
 
 const e164 = z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number like +15551234567');
 const allowList = z
@@ -32,6 +33,7 @@ export const whatsappSchema = z
       .boolean()
       .default(true)
       .describe('The WhatsApp Web channel (turn off if you only use Twilio).'),
+    dm: dmField,
     allowFrom: allowList
       .optional()
       .describe('Who may talk in direct chats. Default: only the linked number (self-chat).'),
@@ -141,6 +143,7 @@ export const twilioSchema = z
       .default('webhook')
       .describe('Receive by webhook, or by polling when there is no public URL.'),
     pollSeconds: z.number().int().min(2).max(3600).default(10).describe('Poll interval in poll mode.'),
+    dm: dmField,
     allowFrom: allowList
       .default([])
       .describe('Who may text the agent (E.164 or "*"; whatsapp: prefixes are ignored). Default: nobody.'),
@@ -230,6 +233,7 @@ export const telegramSchema = z
       .string()
       .optional()
       .describe('A file holding the bot token (first line), instead of botToken.'),
+    dm: dmField,
     allowFrom: telegramList
       .default([])
       .describe('Numeric user ids allowed to talk to the bot in private chats, or "*". Default: nobody.'),

@@ -2,7 +2,9 @@
 // `.describe()` texts are the doc comments: config.example.json5 and docs/configuration.md follow them,
 // and a test keeps the example complete against this schema.
 import { z } from 'zod';
+import { accessSchema } from './schema-access.js';
 import { permissionProblems, permissionsField } from './schema-agent-permissions.js';
+import { agentListProblems, namedAgentSchema, routesSchema, workspaceFields } from './schema-agents-list.js';
 import { telegramSchema, twilioSchema, whatsappSchema } from './schema-channels.js';
 import { heartbeatSchema, type scheduleSchema, schedulesSchema } from './schema-checkins.js';
 import { permissionsSchema } from './schema-permissions.js';
@@ -39,6 +41,7 @@ const agentFields = {
       'warm: one live process per chat, turn after turn; cold: a new process per message. Default: warm (an agent with no one-shot mode runs warm only).',
     ),
   permissions: permissionsField,
+  ...workspaceFields,
 };
 
 export const agentSchema = z
@@ -264,8 +267,17 @@ const logSchema = z
  * business, checked on load: config/agent-kinds.ts). Keys in the shape are settings that are not a
  * kind (`warm`: the pool of live agent processes); the kind check skips them.
  */
+export const namedAgent = namedAgentSchema(agentOverrideSchema.shape);
 export const agentsSchema = z
-  .object({ warm: warmSchema.default(warmSchema.parse({})) })
+  .object({
+    warm: warmSchema.default(warmSchema.parse({})),
+    list: z
+      .array(namedAgent)
+      .default([])
+      .describe(
+        'Named agents, each with its CLI kind, folder, sessions and settings; routes bind chats to them (docs/access.md).',
+      ),
+  })
   .strict()
   .catchall(agentOverrideSchema.optional());
 
@@ -278,6 +290,10 @@ export const configSchema = z
       .describe(
         'Per-kind settings for the other CLIs a chat may switch to with /agent, and `warm`: the pool of live agent processes.',
       ),
+    routes: routesSchema,
+    access: accessSchema
+      .default(accessSchema.parse({}))
+      .describe('Roles: owners and guests besides the allow-lists, and what guests may do (docs/access.md).'),
     queue: queueSchema.default(queueSchema.parse({})),
     delivery: deliverySchema.default(deliverySchema.parse({})),
     sessions: sessionsSchema.default(sessionsSchema.parse({})),
@@ -301,6 +317,14 @@ export const configSchema = z
   .strict()
   .superRefine((c, ctx) => {
     for (const p of acpProblems(c.agent, c.agents.acp)) ctx.addIssue({ code: 'custom', ...p });
+    const list = c.agents.list;
+    for (const p of agentListProblems({
+      agent: c.agent,
+      list,
+      routes: c.routes,
+      sessionsScope: c.sessions.scope,
+    }))
+      ctx.addIssue({ code: 'custom', ...p });
     for (const p of permissionProblems(c.agent, agentKindSettings(c.agents)))
       ctx.addIssue({ code: 'custom', ...p });
     // An empty list of approvers with an agent that asks: every request would wait out its
@@ -318,9 +342,9 @@ export const configSchema = z
 
 export type Config = z.infer<typeof configSchema>;
 
-/** The per-kind settings under `agents` (not `agents.warm`), set or not. */
+/** The per-kind settings under `agents` (not `agents.warm`), set or not, and every named agent. */
 export function agentOverrides(agents: Config['agents']): (AgentOverride | undefined)[] {
-  return agentKindSettings(agents).map(([, v]) => v);
+  return [...agentKindSettings(agents).map(([, v]) => v), ...agents.list];
 }
 
 /** Each `agents.<kind>` entry with its kind: every key but the settings in the shape (`warm`). */
@@ -330,6 +354,7 @@ export function agentKindSettings(agents: Config['agents']): [string, AgentOverr
     .map(([k, v]) => [k, v as AgentOverride | undefined]);
 }
 export type AgentOverride = z.infer<typeof agentOverrideSchema>;
+export type NamedAgent = z.infer<typeof namedAgent>;
 export type AgentConfig = z.infer<typeof agentSchema>;
 export type ScheduleConfig = z.infer<typeof scheduleSchema>;
 
@@ -341,4 +366,5 @@ export const SECRET_PATHS: readonly string[] = [
   'telegram.webhook.secretToken',
   'agent.env',
   'agents.*.env',
+  'agents.list.*.env',
 ];

@@ -6,14 +6,19 @@
 // the chat. Without the key the approver is the owner: the channel says who that is (the linked
 // WhatsApp number, the first `allowFrom` entry, the person at the terminal), see queue/owner.ts.
 
+import { listedSender } from './roles.js';
+
 export function isApprover(
   entries: readonly string[] | undefined,
   channel: string,
   senderId: string,
   owner: string | undefined,
+  /** `access.owners`: owners besides the channel's own, approvers by default like it. */
+  owners: readonly string[] = [],
 ): boolean {
   if (!senderId) return false;
-  if (entries === undefined) return owner !== undefined && owner === senderId;
+  if (entries === undefined)
+    return (owner !== undefined && owner === senderId) || listedSender(owners, channel, senderId);
   return entries.some((e) => {
     if (e === '*') return true;
     const i = e.indexOf(':');

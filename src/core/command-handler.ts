@@ -26,8 +26,10 @@ export interface CommandState {
   defaultAgent: AgentKind;
   /** Kinds the config sets up: `agent.kind` and every key under `agents`. */
   configuredAgents: readonly AgentKind[];
-  /** Every kind the agent registry knows (handed down: core sits below the agents layer). */
+  /** Every kind the agent registry knows (handed down: core sits below the agents layer), and every named agent. */
   knownAgents: readonly AgentKind[];
+  /** The chat's agents come from named agents and routes: a refusal points there, not at `agents.<kind>`. */
+  routed?: boolean;
   /** `global`: one session shared by all chats. */
   shared: boolean;
   /** The session scope of the chat (a chat key, or `*` when shared). */
@@ -255,7 +257,9 @@ function switchAgent(s: CommandState, current: AgentKind, wanted?: string): Comm
   if (!kind) return say(`Unknown agent "${wanted.slice(0, 20)}". Configured agents: ${list}.`);
   if (!s.configuredAgents.includes(kind)) {
     return say(
-      `${kind} is not configured here (add agents.${kind} to the config). Configured agents: ${list}.`,
+      s.routed
+        ? `${kind} is not one of this chat's agents (its route in the config says which). Agents here: ${list}.`
+        : `${kind} is not configured here (add agents.${kind} to the config). Configured agents: ${list}.`,
     );
   }
   if (kind === current) return say(`This chat already uses ${kind}.`);

@@ -49,6 +49,8 @@ export interface CodexDriverOptions extends DriverOptions {
   host?: CodexHost;
   /** Config overrides of this thread alone: agentwire's tools with this chat's token. */
   threadConfig?: Record<string, string | number | string[] | object>;
+  /** A member's or guest's thread: codex's read-only sandbox, whatever the user's config says. */
+  sandbox?: 'read-only';
 }
 
 export function codexDriver(options: CodexDriverOptions): HostedDriver {
@@ -134,6 +136,7 @@ class CodexDriver implements SessionDriver {
           }
         : {}),
       ...(this.opts.systemText ? { developerInstructions: this.opts.systemText } : {}),
+      ...(this.opts.sandbox ? { sandbox: this.opts.sandbox } : {}),
     };
     if (session.type === 'resume') {
       const r = await this.settle(

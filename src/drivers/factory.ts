@@ -25,7 +25,7 @@ import { NO_WIRING, processWiring } from './warm-tools.js';
  */
 export type DriverSettings = Pick<
   AgentRequest,
-  'command' | 'cwd' | 'env' | 'model' | 'thinking' | 'systemText' | 'stateDir' | 'permissions'
+  'command' | 'cwd' | 'env' | 'model' | 'thinking' | 'systemText' | 'stateDir' | 'permissions' | 'readOnly'
 > & { tools?: ToolServer };
 
 export type Built =
@@ -122,6 +122,7 @@ function buildBare(
             permission,
             process: proc([...s.command, ...APP_SERVER_ARGS]),
             ...(s.tools && { threadConfig: codexThreadTools(s.tools) }),
+            ...(s.readOnly && { sandbox: 'read-only' as const }),
             ...extras,
           }),
           ...prep,

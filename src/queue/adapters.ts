@@ -1,6 +1,8 @@
 // The real agent layer and media policy behind the queue's ports. Kept apart from the queue so its
 // tests can hand it fakes, and so relay, chat and heartbeat build the agent the same way.
-import { agentRequest, type AgentSettings as Resolved, resolveAgent } from '../agents/resolve.js';
+import { isAbsolute, relative, resolve } from 'node:path';
+import { placeFor, resolveAgentId } from '../agents/named.js';
+import { agentRequest, type AgentSettings as Resolved } from '../agents/resolve.js';
 import type { AgentKind, AgentRequest } from '../agents/types.js';
 import type { Paths } from '../config/paths.js';
 import type { Config } from '../config/schema.js';
@@ -19,7 +21,10 @@ export interface WarmRunner {
   close(lane: string): Promise<void>;
 }
 
-/** Resolves each kind once (config does not change while running); warnings are logged once. */
+/**
+ * Resolves each agent once (config does not change while running); warnings are logged once. The
+ * key is an agent id: a name from `agents.list`, or a CLI kind as before named agents.
+ */
 export function agentResolver(
   config: Config,
   paths: Paths,
@@ -33,14 +38,16 @@ export function agentResolver(
     if (hit) return hit;
     let out: AgentResolution;
     try {
-      const r = resolveAgent(config, paths, kind, { env });
+      const r = resolveAgentId(config, paths, kind, { env });
       for (const w of r.warnings) log.warn({ agent: kind }, w);
       const { prompt: _p, session: _s, ...base } = agentRequest(r, '', { type: 'new' });
       out = {
         ok: true,
         agent: {
-          kind,
+          kind: r.kind,
           choosesSessionId: r.spec.choosesSessionId,
+          ...(r.workspace === 'per-chat' && { place: (chat: string) => placeFor(r, chat) }),
+          profiles: r.profiles,
           thinkingLevels: r.spec.thinkingLevels,
           ...(r.spec.sessionGone ? { sessionGone: r.spec.sessionGone } : {}),
           base,
@@ -81,14 +88,28 @@ function warmRun(r: Resolved, warm: WarmRunner): AgentRun {
   };
 }
 
+const isInside = (dir: string, root: string): boolean => {
+  const rel = relative(resolve(root), resolve(dir));
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+};
+
 /**
  * `media.*` settings applied to an agent's MEDIA: references; roots default to its working folder.
  * Approved files are copied into `stagingDir` (Paths.stagedMedia) as they are checked.
  */
-export function mediaPolicy(config: Config, stagingDir: string): MediaPolicy {
+export function mediaPolicy(
+  config: Config,
+  stagingDir: string,
+  /** The folders of per-chat agents: a run inside one may send from its own chat's folder only. */
+  confinedRoots: readonly string[] = [],
+): MediaPolicy {
   return async (refs, ctx) => {
+    // media.allowedRoots would let one chat's agent send another chat's files: a per-chat run's
+    // roots are its own folder, whatever the config lists.
+    const confined = confinedRoots.some((r) => isInside(ctx.cwd, r));
+    const roots = confined ? [ctx.cwd] : (config.media.allowedRoots ?? [ctx.cwd]);
     const decisions = await checkMedia(refs, {
-      allowedRoots: [...(config.media.allowedRoots ?? [ctx.cwd]), ...(ctx.extraRoots ?? [])],
+      allowedRoots: [...roots, ...(ctx.extraRoots ?? [])],
       baseDir: ctx.cwd,
       maxBytes: Math.floor(config.media.maxOutboundMb * 1024 * 1024),
       allowUrls: config.media.allowUrls,

@@ -13,11 +13,13 @@ import {
   type WarmLine,
 } from '../core/command-handler.js';
 import type { ChatCommand, CommandSettings } from '../core/commands.js';
+import { commandAccess, type RefusalReason, stopAccess } from '../core/roles.js';
 import type { ChatKey, InboundMessage, OutboundItem } from '../core/types.js';
 import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
 import type { CommandSnapshot, QueueStore } from '../store/queue-ops.js';
 import { scopeFor, sessionState } from '../store/sessions.js';
+import { chatAgent, type ExecuteDeps } from './execute.js';
 import type { Interactions } from './interactions.js';
 import type { Lanes } from './lanes.js';
 import { unwrap } from './persist.js';
@@ -26,6 +28,8 @@ import type { QueueConfig } from './queue-types.js';
 import { warmFor } from './warm-hooks.js';
 
 export interface CommandDeps {
+  /** The chat's route and who the sender is (absent: `agent.kind`, and everyone an owner). */
+  exec?: Pick<ExecuteDeps, 'defaultAgent' | 'route' | 'roles'>;
   store: QueueStore;
   lanes: Lanes;
   resolve: AgentResolver;
@@ -54,25 +58,38 @@ export async function applyCommand(
   const firstPrompt =
     cmd.type === 'new' && (cmd.rest !== '' || msg.media.length > 0 || Boolean(msg.remoteMedia?.length));
   const scope = scopeFor(chat, deps.config.sessions.scope);
+  const role = deps.exec?.roles?.(msg) ?? 'owner';
+  let access = commandAccess(role, cmd.type, deps.config.access?.guestCommands ?? [], changesState(cmd));
+  if (access.type === 'allowed' && cmd.type === 'stop')
+    access = stopAccess(role, deps.lanes.get(chat)?.senders, msg.senderId);
   const res = unwrap(
     await deps.store.acceptCommand(
       msg,
       {
         now,
         scope,
-        defaultAgent: deps.config.agent.kind as AgentKind,
+        defaultAgent: routed(deps, chat).agent,
         note: cmd.type,
         items: (reply) => deps.textItems(chat, reply),
         ...(firstPrompt && cmd.type === 'new' && { prompt: cmd.rest }),
       },
       (snap) => {
-        const plan = decideCommand(cmd, commandState(deps, msg, chat, scope, snap, now));
+        if (access.type === 'refused') return { reply: refusalText(cmd.type, access.reason), effects: [] };
+        const decided = decideCommand(cmd, commandState(deps, msg, chat, scope, snap, now));
+        // A member's /stop in a group drops no one else's waiting messages.
+        const plan =
+          role !== 'owner' && msg.isGroup
+            ? { ...decided, effects: decided.effects.filter((e) => e.type !== 'drop_waiting') }
+            : decided;
         applyLaneEffects(deps, chat, plan);
         return plan;
       },
     ),
   );
   if (res.type === 'duplicate') return res;
+  // No number and no text at info: the chat (masked), the command, the role and why.
+  if (access.type === 'refused')
+    deps.log.info({ chat: maskId(chat), command: cmd.type, role, why: access.reason }, 'command refused');
   if (
     (cmd.type === 'approve' || cmd.type === 'deny') &&
     !deps.interactions?.isApprover(msg.channel, msg.senderId)
@@ -94,17 +111,22 @@ function commandState(
   now: number,
 ): CommandState {
   const cfg = deps.config;
-  const defaultAgent = cfg.agent.kind as AgentKind;
+  const route = routed(deps, chat);
+  const defaultAgent = route.agent;
   const state = sessionState(snap.session, now, cfg.sessions.idleMinutes);
   const run = deps.lanes.get(chat);
-  const warm = warmLine(deps, snap.settings.agent ?? defaultAgent, scope, now);
+  const current = chatAgent({ ...deps.exec, defaultAgent }, chat, snap.settings.agent);
+  const warm = warmLine(deps, current, scope, now);
+  const { agent: _chosen, ...chatSettings } = snap.settings;
+  const named = cfg.agents.list.map((a) => a.name);
   return {
     now,
     settings: cfg.commands as CommandSettings,
-    chat: snap.settings,
+    chat: current === defaultAgent ? chatSettings : { ...chatSettings, agent: current },
     defaultAgent,
-    configuredAgents: configuredKinds(cfg),
-    knownAgents: AGENT_KINDS,
+    configuredAgents: route.allowed,
+    knownAgents: [...new Set([...AGENT_KINDS, ...route.allowed, ...named])],
+    routed: named.length > 0 || (cfg.routes?.length ?? 0) > 0,
     shared: cfg.sessions.scope === 'global',
     scope,
     session:
@@ -124,6 +146,35 @@ function commandState(
     approver: deps.interactions?.isApprover(msg.channel, msg.senderId) ?? false,
     isGroup: msg.isGroup,
   };
+}
+
+/** The chat's route, or `agent.kind` with every configured kind as before routes. */
+function routed(deps: CommandDeps, chat: ChatKey): { agent: AgentKind; allowed: readonly AgentKind[] } {
+  return (
+    deps.exec?.route?.(chat) ?? {
+      agent: deps.exec?.defaultAgent ?? (deps.config.agent.kind as AgentKind),
+      allowed: configuredKinds(deps.config),
+    }
+  );
+}
+
+/** The form of a command that changes state where its bare form only shows it. */
+function changesState(cmd: ChatCommand): boolean {
+  return (
+    (cmd.type === 'tasks' && cmd.cancel !== undefined) || (cmd.type === 'approvals' && cmd.reset === true)
+  );
+}
+
+/** One short sentence, the same for every refused attempt: it tells a prober nothing more. */
+function refusalText(name: string, reason: RefusalReason): string {
+  switch (reason) {
+    case 'owner_only':
+      return `Only the owner can use /${name}.`;
+    case 'not_granted':
+      return `/${name} is not available to you here.`;
+    case 'not_yours':
+      return 'You can only stop a run of your own messages.';
+  }
 }
 
 /** What /status says of the warm pool: only where it says something. */

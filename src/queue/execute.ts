@@ -4,6 +4,7 @@
 // a chat gets stuck forever).
 import { newSession } from '../agents/resolve.js';
 import type { AgentKind, AgentResult, SessionRef } from '../agents/types.js';
+import type { Role } from '../core/roles.js';
 import type { ChatKey, SystemSession } from '../core/types.js';
 import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
@@ -12,7 +13,14 @@ import { type SessionScope, scopeFor, sessionState } from '../store/sessions.js'
 import type { Interactions } from './interactions.js';
 import type { Lanes } from './lanes.js';
 import { unwrap } from './persist.js';
-import type { AgentResolver, Clock, ToolGrantor } from './ports.js';
+import type {
+  AgentResolver,
+  Clock,
+  ResolvedAgent,
+  RoleResolver,
+  RouteResolver,
+  ToolGrantor,
+} from './ports.js';
 
 export interface ExecuteDeps {
   store: QueueStore;
@@ -26,6 +34,10 @@ export interface ExecuteDeps {
   tools?: ToolGrantor;
   /** Questions and approvals to the chat (queue/interactions.ts); absent: runs ask nobody. */
   interactions?: Interactions;
+  /** The chat's route (core/routes.ts): its agent and the agents it may switch to; absent: defaultAgent. */
+  route?: RouteResolver;
+  /** Who a sender is (core/roles.ts); absent: everyone is the owner, as before roles. */
+  roles?: RoleResolver;
 }
 
 export type ExecuteOutcome =
@@ -59,13 +71,29 @@ export interface ExecuteOptions {
   onProgress?: (text: string) => void;
   /** Names the run for its tools (outbox keys of send_message): the same when a crash redoes it. */
   runKey?: string;
+  /** Who asked (the least trusted sender of the run): a member's or guest's run uses its profile. */
+  role?: Role;
 }
 
 export async function currentAgent(
-  deps: Pick<ExecuteDeps, 'store' | 'defaultAgent'>,
+  deps: Pick<ExecuteDeps, 'store' | 'defaultAgent' | 'route'>,
   chat: ChatKey,
 ): Promise<AgentKind> {
-  return (await deps.store.chatSettings(chat)).agent ?? deps.defaultAgent;
+  return chatAgent(deps, chat, (await deps.store.chatSettings(chat)).agent);
+}
+
+/**
+ * The chat's agent: its `/agent` choice while its route still allows it (the config may have
+ * changed since), else the route's agent.
+ */
+export function chatAgent(
+  deps: Pick<ExecuteDeps, 'defaultAgent' | 'route'>,
+  chat: ChatKey,
+  chosen: AgentKind | undefined,
+): AgentKind {
+  const route = deps.route?.(chat);
+  if (!route) return chosen ?? deps.defaultAgent;
+  return chosen !== undefined && route.allowed.includes(chosen) ? chosen : route.agent;
 }
 
 export async function execute(
@@ -75,10 +103,10 @@ export async function execute(
   opts: ExecuteOptions,
 ): Promise<ExecuteOutcome> {
   const settings = await deps.store.chatSettings(chat);
-  const kind = opts.agent ?? settings.agent ?? deps.defaultAgent;
+  const kind = opts.agent ?? chatAgent(deps, chat, settings.agent);
   const resolved = deps.resolve(kind);
   if (!resolved.ok) return { type: 'unavailable', agent: kind, error: resolved.error };
-  const agent = resolved.agent;
+  const agent = withPlace(resolved.agent, chat, opts.role);
   const mode = opts.session ?? { type: 'chat' };
   const scope: SessionScope = mode.type === 'own' ? `own:${mode.key}` : scopeFor(chat, deps.scope);
   // A job's own session, or a fresh one, is the job's to start: only the chat's is never started
@@ -213,4 +241,23 @@ export function keptSession(
       touch: touch || own,
     }
   );
+}
+
+/**
+ * The agent as it runs for this chat and this sender: in the chat's own folder (per-chat), and with
+ * its member or guest profile when the run is not the owner's (permissions `deny` and read-only
+ * unless the profile says otherwise). A run with no role (a heartbeat, a schedule) is the owner's.
+ */
+function withPlace(agent: ResolvedAgent, chat: ChatKey, role: Role | undefined): ResolvedAgent {
+  const place = agent.place?.(chat);
+  const profile = role === 'member' || role === 'guest' ? (agent.profiles?.[role] ?? {}) : undefined;
+  if (!place && !profile) return agent;
+  return {
+    ...agent,
+    base: {
+      ...agent.base,
+      ...(place && { cwd: place.cwd, env: place.env }),
+      ...(profile && { permissions: profile.permissions ?? 'deny', readOnly: profile.readOnly ?? true }),
+    },
+  };
 }

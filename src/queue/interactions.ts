@@ -39,6 +39,8 @@ export interface InteractionsDeps {
   approvers: readonly string[] | undefined;
   /** The owner's sender id on a channel (queue/owner.ts). */
   owner(channel: ChannelName): string | undefined;
+  /** `access.owners`: approvers by default too. */
+  owners?: readonly string[];
   timer?: Timer;
 }
 
@@ -123,7 +125,7 @@ export class Interactions {
   }
 
   isApprover(channel: ChannelName, senderId: string): boolean {
-    return isApprover(this.d.approvers, channel, senderId, this.d.owner(channel));
+    return isApprover(this.d.approvers, channel, senderId, this.d.owner(channel), this.d.owners);
   }
 
   /**

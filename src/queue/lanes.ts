@@ -9,6 +9,8 @@ export interface ActiveRun {
   label: string;
   /** Inbox rows this run answers (empty for system runs). */
   ids: number[];
+  /** Who sent them: a member may /stop only a run of their own messages. */
+  senders?: string[];
   startedAt: number;
   controller: AbortController;
   /** Why the run was told to stop; the strongest reason when several came (see `abort`). */

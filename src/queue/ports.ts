@@ -3,6 +3,7 @@
 import type { ResolvedAgent } from '../agents/resolve.js';
 import type { AgentKind, ToolServer, WarmTools } from '../agents/types.js';
 import type { Channel } from '../channels/types.js';
+import type { Role } from '../core/roles.js';
 import type { ChannelName, ChatKey, OutboundItem } from '../core/types.js';
 import type { WarmProcessInfo } from '../drivers/pool-types.js';
 
@@ -53,6 +54,12 @@ export interface WarmStatus {
   processes: Omit<WarmProcessInfo, 'host'>[];
   fallbacks: { kind: AgentKind; reason: string }[];
 }
+
+/** A chat's agent by its route (core/routes.ts), and the agents `/agent` may switch it to. */
+export type RouteResolver = (chat: ChatKey) => { agent: AgentKind; allowed: readonly AgentKind[] };
+
+/** Who a sender is in a chat (core/roles.ts): owner, member or guest. */
+export type RoleResolver = (who: { channel: ChannelName; senderId: string; isGroup: boolean }) => Role;
 
 export type AgentResolution = { ok: true; agent: ResolvedAgent } | { ok: false; error: string };
 

@@ -13,12 +13,15 @@ import type {
   ChannelMap,
   Clock,
   MediaPolicy,
+  RoleResolver,
+  RouteResolver,
   ToolGrantor,
   WarmPort,
   WarmStatus,
 } from './ports.js';
 
-export type QueueConfig = Pick<Config, 'agent' | 'agents' | 'queue' | 'sessions' | 'commands' | 'delivery'>;
+export type QueueConfig = Pick<Config, 'agent' | 'agents' | 'queue' | 'sessions' | 'commands' | 'delivery'> &
+  Partial<Pick<Config, 'access' | 'routes'>>;
 
 export interface QueueOptions {
   /** The durable state, through the queue's store operations (store/queue-sqlite.ts for SQLite). */
@@ -48,6 +51,10 @@ export interface QueueOptions {
   textRules?: (channel: ChannelName) => ChunkRules | undefined;
   /** The warm pool, when agents run warm: /new closes a lane's process, shutdown ends them all. */
   warm?: WarmPort;
+  /** Each chat's agent by its route (`routes`); absent: `agent.kind`, as before routes. */
+  route?: RouteResolver;
+  /** Who a sender is (owner, member, guest); absent: everyone is the owner, as before roles. */
+  roles?: RoleResolver;
   /** agentwire's MCP tools for each run (docs/tools.md); absent: runs get no tools. */
   tools?: ToolGrantor;
   /**
@@ -64,6 +71,8 @@ export interface QueueOptions {
     settleMs?: number;
     /** The owner's sender id on a channel (queue/owner.ts). */
     owner(channel: ChannelName): string | undefined;
+    /** `access.owners`: approvers by default too. */
+    owners?: readonly string[];
     /** Tests drive the timeouts. */
     timer?: Timer;
   };

@@ -1,8 +1,7 @@
 // The relay core's queue: inbound messages become durable inbox rows, chat lanes run them one at a
-// time per chat under a global cap, and every answer goes through the outbox. Channels call
-// `handleInbound`; heartbeats use the SystemRunner half. A run itself, from claim to reply, is
-// run.ts (system-run.ts for heartbeats); what a message and a command do is decided by pure
-// functions (busy-policy.ts, core/command-handler.ts) and applied here and by the store.
+// time per chat under a global cap, every answer goes through the outbox. Channels call `handleInbound`;
+// heartbeats the SystemRunner half. A run, claim to reply, is run.ts (system-run.ts for heartbeats); what
+// a message and a command do is decided by pure functions (busy-policy.ts, core/command-handler.ts).
 import { dirname, isAbsolute } from 'node:path';
 import type { AgentKind } from '../agents/types.js';
 import type { InboundHandler, InboundOutcome } from '../channels/types.js';
@@ -94,8 +93,11 @@ export class Queue implements SystemRunner {
       log: opts.log,
       ...(opts.tools && { tools: opts.tools }),
       ...(this.interactions && { interactions: this.interactions }),
+      ...(opts.route && { route: opts.route }),
+      ...(opts.roles && { roles: opts.roles }),
     };
     this.commandDeps = {
+      exec: this.exec,
       store: opts.store,
       lanes: this.lanes,
       resolve: opts.resolve,

@@ -10,6 +10,7 @@ import type { ChunkRules } from '../core/chunk.js';
 import { cutText } from '../core/line.js';
 import { buildPrompt, type PromptMessage } from '../core/prompt.js';
 import { NOTICE, replyChunks, tooLongNotice } from '../core/reply.js';
+import { leastRole, type Role } from '../core/roles.js';
 import type { ChatKey, OutboundItem } from '../core/types.js';
 import { parseChatKey } from '../core/types.js';
 import { maskId } from '../log.js';
@@ -98,6 +99,7 @@ export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
     if (!claimed.ok || !claimed.value) return;
     const { rows, plan } = claimed.value;
     active.ids.push(...rows.map((r) => r.id));
+    active.senders = rows.map((r) => r.senderId);
     if (rows.length > 1) active.label = `${rows.length} messages`;
     lanes.clearDropNotice(chat);
     typing(deps.channel, chatId, true);
@@ -129,6 +131,7 @@ export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
           // The tools' outbox keys: the same when a crash redoes the run.
           runKey: `in:${run.ids[run.ids.length - 1]}`,
           ...(onProgress ? { onProgress } : {}),
+          ...runRole(deps.exec, chat, rows),
         });
     await finish(run, out);
   } catch (err) {
@@ -139,6 +142,18 @@ export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
     lanes.end(chat, active);
     finished();
   }
+}
+
+/** The least trusted sender of the run's messages decides its profile (core/roles.ts). */
+function runRole(
+  exec: ExecuteDeps,
+  chat: ChatKey,
+  rows: readonly { senderId: string; isGroup: boolean }[],
+): { role?: Role } {
+  const channel = parseChatKey(chat)?.channel;
+  if (!exec.roles || !channel) return {};
+  const roles = exec.roles;
+  return { role: leastRole(rows.map((r) => roles({ channel, senderId: r.senderId, isGroup: r.isGroup }))) };
 }
 
 const promptOpts = (deps: RunDeps) => (deps.timeZone ? { timeZone: deps.timeZone } : {});

@@ -43,6 +43,17 @@ const table: { kind: AgentKind; over: Partial<BuildContext>; argv: string[] }[] 
     argv: ['exec', 'resume', '--json', '--skip-git-repo-check', '--', '01a2-thread', '-'],
   },
   {
+    // A member's run: codex's read-only sandbox, by `-c` (which `exec resume` takes, `--sandbox` not).
+    kind: 'codex',
+    over: { session: { type: 'resume', id: '01a2-thread' }, readOnly: true },
+    argv: [
+      ...['exec', 'resume', '--json', '--skip-git-repo-check'],
+      ...['-c', 'sandbox_mode="read-only"', '--', '01a2-thread', '-'],
+    ],
+  },
+  // A CLI with no read-only sandbox ignores it.
+  { kind: 'opencode', over: { readOnly: true }, argv: ['run', '--format', 'json'] },
+  {
     kind: 'pi',
     over: { session: { type: 'resume', id: '/state/x/pi-sessions/a.jsonl' }, thinking: 'off' },
     argv: ['--mode', 'json', '-p', '--session', '/state/x/pi-sessions/a.jsonl', '--thinking', 'off'],

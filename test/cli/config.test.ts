@@ -49,6 +49,22 @@ describe('agentwire config', () => {
     expect(run(['config', 'check', file]).stderr).toContain('did you mean maxConcurrentRuns?');
   });
 
+  it('check refuses a route to an unknown agent at its line, and warns about dm everyone', () => {
+    const file = join(home, 'routes.json5');
+    writeFileSync(file, '{\n  whatsapp: {enabled: false},\n  routes: [\n    {agent: "nobody"},\n  ],\n}\n');
+    const bad = run(['config', 'check', file]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(new RegExp(`${file}:4:\\d+ routes\\.0\\.agent: unknown agent "nobody"`));
+    writeFileSync(
+      file,
+      '{whatsapp: {enabled: false}, twilio: {enabled: true, dm: "everyone"}, agents: {list: [{name: "home", kind: "codex"}]}, routes: [{agent: "home"}]}',
+    );
+    const open = run(['config', 'check', file]);
+    expect(open.code, open.stderr).toBe(0);
+    expect(open.stdout).toContain('named agents: home');
+    expect(open.stdout).toContain("warning: twilio.dm is 'everyone': anyone who finds this number");
+  });
+
   it('check lists every problem as FILE:LINE:COL key: message and exits 1', () => {
     const file = join(home, 'bad.json5');
     writeFileSync(file, '{\n  queue: {maxConcurrentRuns: 0},\n  bogus: true,\n}\n');

@@ -6,7 +6,10 @@ import { configSchema, SECRET_PATHS } from '../../src/config/schema.js';
 
 const config = configSchema.parse({
   agent: { env: { API_KEY: 'agent-env-value', MODE: 'production' } },
-  agents: { codex: { env: { OPENAI_API_KEY: 'codex-env-value' } } },
+  agents: {
+    codex: { env: { OPENAI_API_KEY: 'codex-env-value' } },
+    list: [{ name: 'work', kind: 'claude', env: { ANTHROPIC_API_KEY: 'named-env-value' } }],
+  },
   twilio: { authToken: 'twilio-auth-value', apiSecret: 'twilio-api-secret-value', accountSid: 'AC123' },
   telegram: {
     botToken: '123456:telegram-token-value',
@@ -25,6 +28,7 @@ describe('redactConfig', () => {
     ['agent.env.API_KEY', printed.agent.env.API_KEY],
     ['agent.env.MODE', printed.agent.env.MODE],
     ['agents.codex.env.OPENAI_API_KEY', printed.agents.codex?.env?.OPENAI_API_KEY],
+    ['agents.list.0.env.ANTHROPIC_API_KEY', printed.agents.list[0]?.env?.ANTHROPIC_API_KEY],
   ])('masks %s', (_key, value) => expect(value).toBe('[redacted]'));
 
   it('masks nothing else, keeps env names, and leaves the config it was given alone', () => {
@@ -42,6 +46,7 @@ describe('redactConfig', () => {
       'telegram.webhook.secretToken',
       'agent.env',
       'agents.*.env',
+      'agents.list.*.env',
     ]);
   });
 

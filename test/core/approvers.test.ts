@@ -17,4 +17,14 @@ describe('isApprover', () => {
   ])('%s', (_n, entries, channel, sender, owner, want) => {
     expect(isApprover(entries, channel, sender, owner)).toBe(want);
   });
+
+  it.each<[string, readonly string[] | undefined, string, boolean]>([
+    ['default: access.owners answer too', undefined, '+15550009', true],
+    ['default: an owner of another channel does not', undefined, '+15550008', false],
+    ['a list replaces the owners too', ['+15550001'], '+15550009', false],
+  ])('%s', (_n, entries, sender, want) => {
+    expect(isApprover(entries, 'twilio', sender, '+15550001', ['+15550009', 'telegram:+15550008'])).toBe(
+      want,
+    );
+  });
 });

@@ -121,6 +121,25 @@ describe('codex app-server driver', () => {
     expect(sent(log, 'thread/resume')[0]?.params).toEqual({ threadId: sid, ...expected });
   });
 
+  it("a member's thread asks for codex's read-only sandbox on start and resume", async () => {
+    const log = join(dir, 'read-only.log');
+    const d = codexDriver({
+      name: 'Codex',
+      process: {
+        argv: [process.execPath, fake],
+        cwd: dir,
+        env: { FAKE_CODEX_LOG: log, FAKE_CODEX_STATE: dir },
+      },
+      permission: 'deny',
+      sandbox: 'read-only',
+    });
+    drivers.push(d);
+    const sid = await opened(d);
+    expect(await d.open({ type: 'resume', id: sid })).toEqual({ type: 'ok', sessionId: sid });
+    expect(sent(log, 'thread/start')[0]?.params).toMatchObject({ sandbox: 'read-only' });
+    expect(sent(log, 'thread/resume')[0]?.params).toMatchObject({ threadId: sid, sandbox: 'read-only' });
+  });
+
   it('waits for the turn even when turn/completed comes before the turn/start answer', async () => {
     const d = driver();
     await opened(d);

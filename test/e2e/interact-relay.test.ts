@@ -89,7 +89,8 @@ describe('approvals from the phone, through the built relay and a signed Twilio 
   it("a non-approver's 1 in their own chat is refused with one line; unanswered, the request is denied on time and the turn still replies, though the run's timeout is shorter than the wait", async () => {
     const r = await startRig({
       // The wait (9 s) is longer than the turn's limit (2 s): the turn timer leaves out person waits.
-      agent: warmAsk({ timeoutSeconds: 2 }),
+      // OTHER is a member: a member's runs ask only where the member profile says so.
+      agent: warmAsk({ timeoutSeconds: 2, profiles: { member: { permissions: 'ask' } } }),
       extra: { permissions: { timeoutMinutes: 0.15 } },
       twilio: { allowFrom: [OWNER, OTHER] },
     });

@@ -198,6 +198,8 @@ export function harness(
     tools?: QueueOptions['tools'];
     interactions?: QueueOptions['interactions'];
     clock?: { now: number };
+    route?: QueueOptions['route'];
+    roles?: QueueOptions['roles'];
   } = {},
 ): Harness {
   const store = opts.store ?? tempDb();
@@ -220,6 +222,8 @@ export function harness(
     ...(opts.warm ? { warm: opts.warm } : {}),
     ...(opts.tools && { tools: opts.tools }),
     ...(opts.interactions && { interactions: opts.interactions }),
+    ...(opts.route && { route: opts.route }),
+    ...(opts.roles && { roles: opts.roles }),
   });
   if (opts.start !== false) void queue.start();
   const send = (text: string, over: Partial<InboundMessage> = {}) =>

@@ -65,7 +65,7 @@ export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChanne
     ...(deps.sleep ? { sleep: deps.sleep } : {}),
   });
   const inbound = new Inbound({
-    gate: gateConfig(tg, compilePatterns(tg.mentionPatterns)),
+    gate: gateConfig(tg, compilePatterns(tg.mentionPatterns), config.access),
     me: () => me,
     state: store,
     media: {

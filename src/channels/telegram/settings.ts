@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Config } from '../../config/schema.js';
+import { directAllowList } from '../../core/roles.js';
 import type { GateConfig } from './gate.js';
 
 export type TokenResult = { ok: true; token: string } | { ok: false; error: string };
@@ -46,9 +47,14 @@ export function webhookSecret(cfg: Config['telegram'], token: string): string {
   );
 }
 
-export function gateConfig(cfg: Config['telegram'], patterns: readonly RegExp[]): GateConfig {
+export function gateConfig(
+  cfg: Config['telegram'],
+  patterns: readonly RegExp[],
+  access: Config['access'] = { owners: [], guests: [], guestCommands: [] },
+): GateConfig {
   return {
-    allowFrom: cfg.allowFrom,
+    // `dm` and access.owners / access.guests widen or narrow direct chats only (core/roles.ts).
+    allowFrom: directAllowList(cfg.dm, cfg.allowFrom, access, 'telegram') ?? [],
     groups: cfg.groups,
     groupAllowFrom: cfg.groupAllowFrom ?? cfg.allowFrom,
     groupAlways: cfg.groupAlways,

@@ -2,6 +2,7 @@
 // URLs Twilio calls (which signatures are checked against), and the local routes behind them.
 
 import type { Config } from '../../config/schema.js';
+import { directAllowList } from '../../core/roles.js';
 import type { TextRules } from '../plugin.js';
 
 export const TWILIO_API = 'https://api.twilio.com';
@@ -67,7 +68,8 @@ export function resolveTwilioSettings(config: Config, env: NodeJS.ProcessEnv): T
     apiBaseUrl: (t.apiBaseUrl ?? TWILIO_API).replace(/\/+$/, ''),
     from: t.from,
     messagingServiceSid: t.messagingServiceSid,
-    allowFrom: t.allowFrom,
+    // `dm` and access.owners / access.guests widen or narrow it (core/roles.ts).
+    allowFrom: directAllowList(t.dm, t.allowFrom, config.access, 'twilio') ?? [],
     refusalText: t.refusalText,
     chunkChars: t.chunkChars,
     mediaTimeoutMs: t.mediaTimeoutSeconds * 1000,

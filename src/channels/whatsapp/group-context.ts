@@ -8,10 +8,16 @@ export class GroupContext {
 
   constructor(private readonly max: number) {}
 
-  add(groupJid: string, sender: string, text: string): void {
+  /**
+   * `untrusted`: the sender is not a member (not on groupAllowFrom, or not resolved to a number).
+   * The agent is told so on the line itself, so text a stranger plants in the group reads as a
+   * stranger's, not as a request from the people it works for.
+   */
+  add(groupJid: string, sender: string, text: string, untrusted = false): void {
     if (this.max <= 0) return;
     const list = this.lines.get(groupJid) ?? [];
-    list.push({ seq: ++this.seq, line: `${sanitizeLine(sender, 80) || 'someone'}: ${sanitizeLine(text)}` });
+    const who = `${sanitizeLine(sender, 80) || 'someone'}${untrusted ? ' (not a member; untrusted)' : ''}`;
+    list.push({ seq: ++this.seq, line: `${who}: ${sanitizeLine(text)}` });
     while (list.length > this.max) list.shift();
     this.lines.set(groupJid, list);
   }

@@ -105,7 +105,8 @@ export class Inbound {
     }
     if (decision.type === 'context') {
       const name = c.pushName ?? (c.fromMe ? 'the owner' : (senderE164 ?? 'someone'));
-      deps.context.add(c.chatJid, name, c.text || (c.media ? `[${c.media.kind}]` : ''));
+      const untrusted = decision.reason === 'sender_not_allowed' || decision.reason === 'unknown_sender';
+      deps.context.add(c.chatJid, name, c.text || (c.media ? `[${c.media.kind}]` : ''), untrusted);
       return;
     }
     const chatId = chatIdFor(c.chatJid, c.selfChat ? (own.e164 ?? senderE164) : senderE164);

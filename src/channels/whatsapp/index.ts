@@ -3,6 +3,7 @@
 import type { WAMessageKey } from '@whiskeysockets/baileys';
 import type { Paths } from '../../config/paths.js';
 import type { Config } from '../../config/schema.js';
+import { directAllowList } from '../../core/roles.js';
 import type { Logger } from '../../log.js';
 import type { WhatsAppStore } from '../../store/open.js';
 import type { Channel, ChannelState, InboundHandler } from '../types.js';
@@ -114,7 +115,7 @@ export function createWhatsAppChannel(deps: WhatsAppChannelDeps): WhatsAppChanne
   const transcribe = deps.transcribe ?? makeTranscriber(config.media.transcribe, log);
   const inbound = new Inbound({
     gate: {
-      ...(wa.allowFrom !== undefined ? { allowFrom: wa.allowFrom } : {}),
+      ...withAllowFrom(directAllowList(wa.dm, wa.allowFrom, config.access, 'whatsapp')),
       ...(wa.groupAllowFrom !== undefined ? { groupAllowFrom: wa.groupAllowFrom } : {}),
       groups: wa.groups,
       groupAlways: wa.groupAlways,
@@ -282,4 +283,9 @@ export function withLiveness(s: ChannelState, liveness: Liveness): ChannelState 
   }
   if ((s.type === 'connected' || s.type === 'degraded') && probe) return { ...s, probe };
   return s;
+}
+
+/** The gate's `allowFrom` only when set: unset keeps WhatsApp's "only the linked number". */
+function withAllowFrom(list: '*' | string[] | undefined): { allowFrom?: '*' | string[] } {
+  return list === undefined ? {} : { allowFrom: list };
 }

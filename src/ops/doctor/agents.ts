@@ -3,7 +3,8 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
-import { type AgentSettings, configuredKinds, resolveAgent } from '../../agents/resolve.js';
+import { agentIds, resolveAgentId } from '../../agents/named.js';
+import type { AgentSettings } from '../../agents/resolve.js';
 import type { AgentKind } from '../../agents/types.js';
 import type { Paths } from '../../config/paths.js';
 import type { Config } from '../../config/schema.js';
@@ -13,6 +14,8 @@ import { type Finding, fail, ok } from './types.js';
 
 /** Which setting chose the command, for messages: the same precedence resolveAgent applies. */
 function commandKey(config: Config, kind: AgentKind): string {
+  const named = config.agents.list.findIndex((a) => a.name === kind);
+  if (named >= 0) return config.agents.list[named]?.command ? `agents.list.${named}.command` : '';
   if (config.agents[kind]?.command) return `agents.${kind}.command`;
   if (kind === config.agent.kind && config.agent.command) return 'agent.command';
   return '';
@@ -40,12 +43,13 @@ export async function checkAgents(
   timeoutMs: number,
 ): Promise<Finding[]> {
   const out: Finding[] = [];
-  for (const kind of configuredKinds(config)) {
+  // Every agent a chat may run: the configured kinds and each named agent (agents/named.ts).
+  for (const kind of agentIds(config)) {
     const check = `agent:${kind}`;
     let agent: AgentSettings;
     try {
       // Exactly the command and environment the relay would run it with.
-      agent = resolveAgent(config, paths, kind, { env, createDirs: false });
+      agent = resolveAgentId(config, paths, kind, { env, createDirs: false });
     } catch (err) {
       out.push(
         fail(
@@ -61,7 +65,14 @@ export async function checkAgents(
     // A relative command is resolved from the agent's working folder, as the spawn will.
     const where = findProgram(program, agent.env.PATH ?? '', agent.cwd);
     const setting = key ? `${key} names` : 'the default program is';
-    const fixKey = key || (kind === config.agent.kind ? 'agent.command' : `agents.${kind}.command`);
+    const named = config.agents.list.findIndex((a) => a.name === kind);
+    const fixKey =
+      key ||
+      (named >= 0
+        ? `agents.list.${named}.command`
+        : kind === config.agent.kind
+          ? 'agent.command'
+          : `agents.${kind}.command`);
     const install = agent.spec.install.hint;
     if (!where) {
       out.push(

@@ -248,3 +248,50 @@ describe('URLs', () => {
     expect(configSchema.safeParse({ twilio: { apiBaseUrl: url } }).success).toBe(ok);
   });
 });
+
+describe('who the gate lets in on Twilio (dm, access.owners, access.guests)', () => {
+  it.each<[string, Record<string, unknown>, string, boolean]>([
+    ['allowlist: a listed number', { twilio: { allowFrom: ['+15550001'] } }, '+15550001', true],
+    ['allowlist: a stranger', { twilio: { allowFrom: ['+15550001'] } }, '+15559999', false],
+    [
+      'allowlist: a guest',
+      { twilio: { allowFrom: ['+15550001'] }, access: { guests: ['+15559999'] } },
+      '+15559999',
+      true,
+    ],
+    [
+      'allowlist: a guest of another channel only',
+      { twilio: { allowFrom: ['+15550001'] }, access: { guests: ['telegram:+15559999'] } },
+      '+15559999',
+      false,
+    ],
+    [
+      'allowlist: an extra owner',
+      { twilio: { allowFrom: [] }, access: { owners: ['twilio:+15559999'] } },
+      '+15559999',
+      true,
+    ],
+    ['everyone: a stranger', { twilio: { allowFrom: [], dm: 'everyone' } }, '+15559999', true],
+    [
+      'none: the first allowFrom entry (the owner)',
+      { twilio: { allowFrom: ['+15550001', '+15550002'], dm: 'none' } },
+      '+15550001',
+      true,
+    ],
+    [
+      'none: another listed number',
+      { twilio: { allowFrom: ['+15550001', '+15550002'], dm: 'none' } },
+      '+15550002',
+      false,
+    ],
+    [
+      'none: a guest',
+      { twilio: { allowFrom: ['+15550001'], dm: 'none' }, access: { guests: ['+15559999'] } },
+      '+15559999',
+      false,
+    ],
+  ])('%s', (_n, raw, sender, want) => {
+    const s = resolveTwilioSettings(configSchema.parse(raw), {});
+    expect(isAllowed(s.allowFrom, sender)).toBe(want);
+  });
+});

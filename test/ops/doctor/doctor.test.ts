@@ -158,6 +158,23 @@ describe('agent CLIs', () => {
     ]);
     expect(findings.find((f) => f.check === 'agent:pi')?.fix).toContain('agents.pi.command');
   });
+
+  it('checks each named agent with its own command, a missing one naming its key', async () => {
+    const s = setup(
+      '{whatsapp: {enabled: false}, console: {port: 0}, agents: {list: [{name: "work", kind: "codex"}, {name: "home", kind: "pi", command: ["nopi"]}]}}',
+    );
+    fakeCli(s, 'claude', CLAUDE_OK);
+    fakeCli(s, 'codex', 'echo "codex-cli 0.50.0"');
+    const findings = await doctor(s);
+    expect(findings.filter((f) => f.check.startsWith('agent:')).map((f) => [f.check, f.status])).toEqual([
+      ['agent:work', 'ok'],
+      ['agent:home', 'fail'],
+      ['agent:claude', 'ok'],
+    ]);
+    expect(findings.find((f) => f.check === 'agent:home')?.message).toContain(
+      'agents.list.1.command names nopi',
+    );
+  });
 });
 
 describe('an ACP agent', () => {
