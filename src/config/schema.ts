@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { permissionProblems, permissionsField } from './schema-agent-permissions.js';
 import { telegramSchema, twilioSchema, whatsappSchema } from './schema-channels.js';
 import { heartbeatSchema, type scheduleSchema, schedulesSchema } from './schema-checkins.js';
+import { eventsSchema, hooksSchema, targetsSchema } from './schema-events.js';
 import { permissionsSchema } from './schema-permissions.js';
 import { agentKind, DEFAULT_AGENT_KIND } from './schema-refine.js';
 import { acpProblems, warmSchema } from './schema-warm.js';
@@ -288,6 +289,9 @@ export const configSchema = z
     telegram: telegramSchema.default(telegramSchema.parse({})),
     heartbeat: heartbeatSchema.default({}),
     schedules: schedulesSchema,
+    targets: targetsSchema,
+    events: eventsSchema.default(eventsSchema.parse({})),
+    hooks: hooksSchema,
     tools: toolsSchema.default(toolsSchema.parse({})),
     permissions: permissionsSchema
       .default(permissionsSchema.parse({}))
@@ -341,4 +345,5 @@ export const SECRET_PATHS: readonly string[] = [
   'telegram.webhook.secretToken',
   'agent.env',
   'agents.*.env',
+  'hooks.*.secret',
 ];
