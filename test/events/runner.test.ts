@@ -11,7 +11,7 @@ import { EventRunner } from '../../src/events/runner.js';
 import { systemClock } from '../../src/heartbeat/clock.js';
 import type { NewEvent } from '../../src/store/events.js';
 import { openStore, type Store } from '../../src/store/open.js';
-import { memoryLog } from '../queue/helpers.js';
+import { fail, memoryLog, ok } from '../queue/helpers.js';
 
 let dir: string;
 let store: Store;
@@ -41,8 +41,7 @@ class ScriptedRunner implements SystemRunner {
   readonly runs: { chat: ChatKey; prompt: string; opts: SystemRunOptions }[] = [];
   readonly delivered: { chat: ChatKey; key: string; text: string }[] = [];
   busyFor = 0;
-  reply: (prompt: string) => AgentResult = (p) =>
-    ({ type: 'ok', text: `reply to ${p.slice(-12)}`, media: [], durationMs: 1 }) as AgentResult;
+  reply: (prompt: string) => AgentResult = (p) => ok(`reply to ${p.slice(-12)}`);
   async runIfIdle(chat: ChatKey, prompt: string, opts: SystemRunOptions): Promise<SystemRunOutcome> {
     if (this.busyFor > 0) {
       this.busyFor--;
@@ -121,13 +120,7 @@ describe('EventRunner', () => {
       1,
     );
     const r = new ScriptedRunner();
-    r.reply = (p) =>
-      ({
-        type: 'ok',
-        text: p === 'calm' ? '**HEARTBEAT_OK**' : 'Build is red',
-        media: [],
-        durationMs: 1,
-      }) as AgentResult;
+    r.reply = (p) => ok(p === 'calm' ? '**HEARTBEAT_OK**' : 'Build is red');
     start(r);
     expect(
       await waitFor(async () => (await store.events.open()).length === 0 && r.runs.length === 2, 5000),
@@ -181,8 +174,7 @@ describe('EventRunner', () => {
   it('a failed run tells the chat in one sentence', async () => {
     await store.events.addAll([ev('telegram:1', 'x')], 1);
     const r = new ScriptedRunner();
-    r.reply = () =>
-      ({ type: 'error', kind: 'exit', message: 'the CLI exited with code 3.', durationMs: 1 }) as AgentResult;
+    r.reply = () => fail('exit', 'the CLI exited with code 3.');
     start(r);
     expect(await waitFor(() => r.delivered.length === 1, 5000)).toBe(true);
     expect(r.delivered[0]?.text).toBe('An event (trigger) failed: the CLI exited with code 3.');
