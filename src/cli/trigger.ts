@@ -20,7 +20,7 @@ export function register(program: Command): void {
   program
     .command('trigger')
     .description('wake the agent in a chat with an event, through the running relay')
-    .argument('<chat>', 'chat key like telegram:123456789, or a name from targets')
+    .argument('<chat>', 'a chat key (<channel>:<chat id>) or a name from targets')
     .requiredOption('-m, --message <text>', 'what the agent is told')
     .option('--at <time>', 'ISO time with an offset or Z, e.g. 2026-07-01T09:00:00+02:00; default now')
     .option('--quiet', 'the agent may answer HEARTBEAT_OK to send nothing')

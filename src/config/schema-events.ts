@@ -6,7 +6,10 @@ import { agentKind } from './schema-refine.js';
 /** A hook's or target's name: it appears in a URL path (`/hooks/<name>`) and in event files. */
 export const EVENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
-const chatRef = z.string().min(1).describe('A chat key like "telegram:123456789", or a name from `targets`.');
+const chatRef = z
+  .string()
+  .min(1)
+  .describe('A chat key ("<channel>:<chat id>", as for heartbeat.target), or a name from `targets`.');
 
 export const eventsSchema = z
   .object({
@@ -82,4 +85,6 @@ export const targetsSchema = z
     z.string().refine((v) => parseChatKey(v.trim()) !== undefined, 'a chat key like "<channel>:<chat id>"'),
   )
   .default({})
-  .describe('Names for chats, usable where events and hooks name a chat, e.g. {ci: "telegram:123"}.');
+  .describe(
+    'Names for chats, usable where events and hooks name a chat, each a chat key "<channel>:<chat id>".',
+  );

@@ -12,6 +12,7 @@ const config = configSchema.parse({
     botToken: '123456:telegram-token-value',
     webhook: { url: 'https://b.example.com/x', secretToken: 'telegram-webhook-secret' },
   },
+  hooks: { ci: { secret: 'hook-secret-value-0123', chat: 'telegram:1', prompt: 'p' } },
 });
 
 describe('redactConfig', () => {
@@ -25,6 +26,7 @@ describe('redactConfig', () => {
     ['agent.env.API_KEY', printed.agent.env.API_KEY],
     ['agent.env.MODE', printed.agent.env.MODE],
     ['agents.codex.env.OPENAI_API_KEY', printed.agents.codex?.env?.OPENAI_API_KEY],
+    ['hooks.ci.secret', printed.hooks.ci?.secret],
   ])('masks %s', (_key, value) => expect(value).toBe('[redacted]'));
 
   it('masks nothing else, keeps env names, and leaves the config it was given alone', () => {
@@ -42,6 +44,7 @@ describe('redactConfig', () => {
       'telegram.webhook.secretToken',
       'agent.env',
       'agents.*.env',
+      'hooks.*.secret',
     ]);
   });
 
