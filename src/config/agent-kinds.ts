@@ -21,6 +21,7 @@ export function agentKindProblems(config: Config, known: readonly string[]): Kin
   for (const kind of Object.keys(config.agents)) if (!settings.includes(kind)) check(['agents', kind], kind);
   check(['heartbeat', 'agent'], config.heartbeat.agent);
   for (const [i, s] of config.schedules.entries()) check(['schedules', i, 'agent'], s.agent);
+  for (const [name, h] of Object.entries(config.hooks ?? {})) check(['hooks', name, 'agent'], h.agent);
   return problems;
 }
 

@@ -35,3 +35,13 @@ describe('events config', () => {
     expect(configSchema.safeParse(raw).success).toBe(false);
   });
 });
+
+describe('a hook naming an agent', () => {
+  it('an unknown kind is refused at load with the nearest name', async () => {
+    const { agentKindProblems } = await import('../../src/config/agent-kinds.js');
+    const c = configSchema.parse({ targets: { ci: 'telegram:1' }, hooks: { a: { ...hook, agent: 'codx' } } });
+    expect(agentKindProblems(c, ['claude', 'codex'])).toEqual([
+      { path: ['hooks', 'a', 'agent'], message: expect.stringContaining('did you mean codex?') },
+    ]);
+  });
+});
