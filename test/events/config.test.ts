@@ -1,6 +1,7 @@
 // The config of events: hook secrets are redacted, a hook's or target's chat is checked against the
 // channels at load, and the schema refuses what the docs say it refuses.
 import { describe, expect, it } from 'vitest';
+import { agentKindProblems } from '../../src/config/agent-kinds.js';
 import { redactConfig } from '../../src/config/redact.js';
 import { configSchema } from '../../src/config/schema.js';
 import { configTargetProblems } from '../../src/heartbeat/target.js';
@@ -37,8 +38,7 @@ describe('events config', () => {
 });
 
 describe('a hook naming an agent', () => {
-  it('an unknown kind is refused at load with the nearest name', async () => {
-    const { agentKindProblems } = await import('../../src/config/agent-kinds.js');
+  it('an unknown kind is refused at load with the nearest name', () => {
     const c = configSchema.parse({ targets: { ci: 'telegram:1' }, hooks: { a: { ...hook, agent: 'codx' } } });
     expect(agentKindProblems(c, ['claude', 'codex'])).toEqual([
       { path: ['hooks', 'a', 'agent'], message: expect.stringContaining('did you mean codex?') },
