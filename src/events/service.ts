@@ -61,6 +61,8 @@ export const eventsService = {
       }
       hooks[name] = { ...hook, resolved: chat.chat };
     }
+    if (Object.keys(hooks).length > 0 && !config.console.enabled)
+      log.warn('hooks: console.enabled is false, so nothing serves POST /hooks/<name>');
     const handler = createHookHandler({ hooks, store, now: Date.now, log, stored });
     deps.http.add(HOOKS_PREFIX, (req, res, rest) => handler(req, res, decodeURIComponentSafe(rest)));
     deps.control.register(
