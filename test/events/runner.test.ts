@@ -102,6 +102,26 @@ describe('EventRunner', () => {
     expect((await store.events.open()).length).toBe(0);
   });
 
+  it('1,000 events in two chats each run once, in the stored order, the chats side by side', async () => {
+    const n = 1000;
+    await store.events.addAll(
+      Array.from({ length: n }, (_, i) =>
+        ev(i % 2 ? 'telegram:1' : 'telegram:2', `e${String(i).padStart(4, '0')}`, { dueAt: 10 }),
+      ),
+      1,
+    );
+    const r = new ScriptedRunner();
+    start(r);
+    expect(await waitFor(() => r.delivered.length === n, 60_000)).toBe(true);
+    for (const chat of ['telegram:1', 'telegram:2']) {
+      const order = r.runs.filter((x) => x.chat === chat).map((x) => x.prompt);
+      expect(order).toEqual([...order].sort());
+      expect(order).toHaveLength(n / 2);
+    }
+    expect(new Set(r.delivered.map((d) => d.key)).size).toBe(n);
+    expect(await store.events.open()).toEqual([]);
+  }, 90_000);
+
   it('a busy chat is tried again until it is free; nothing is lost', async () => {
     await store.events.addAll([ev('telegram:1', 'x')], 1);
     const r = new ScriptedRunner();
