@@ -21,6 +21,8 @@ export const BUSY_RETRY_MS = 1000;
 const MAX_SLEEP_MS = 60_000;
 /** Finished events (and the keys that stop a replay) are kept this long. */
 export const KEEP_DONE_MS = 7 * 24 * 3600_000;
+/** A chat's next events read at once (more than one: some may wait for active hours). */
+const NEXT_BATCH = 20;
 
 export interface EventRunnerDeps {
   store: EventStore;
@@ -80,10 +82,20 @@ export class EventRunner {
       this.again = false;
       if (this.stopped) return;
       const now = this.d.clock.now();
-      const inHours = this.d.activeHours ? isWithinActiveHours(now, this.d.activeHours) : true;
-      const plan = planEvents(await this.d.store.open(), now, new Set(this.working.keys()), inHours);
-      for (const e of plan.start) this.launch(e);
-      this.arm(plan.wakeAt);
+      let wakeAt: number | undefined;
+      try {
+        const plan = planEvents(
+          await this.d.store.open(),
+          now,
+          new Set(this.working.keys()),
+          this.inHours(now),
+        );
+        for (const e of plan.start) this.launch(e);
+        wakeAt = plan.wakeAt;
+      } finally {
+        // Also after a failed read: the next look comes at the latest a minute later.
+        this.arm(wakeAt);
+      }
     } while (this.again);
   }
 
@@ -95,16 +107,35 @@ export class EventRunner {
   }
 
   private launch(e: StoredEvent): void {
-    const work = this.runOne(e)
-      .then(async (outcome) => {
-        if (outcome === 'busy') await this.pause(this.d.busyRetryMs ?? BUSY_RETRY_MS);
-      })
+    const work = this.drain(e)
       .catch((err: unknown) => this.d.log.error({ event: e.id, err }, 'events: run threw'))
       .finally(() => {
         this.working.delete(e.chat);
         this.kick();
       });
     this.working.set(e.chat, work);
+  }
+
+  /**
+   * Runs the chat's events one after another, asking the store only for that chat's next ones, so
+   * a backlog of a thousand costs a thousand small reads, not a thousand reads of everything.
+   */
+  private async drain(first: StoredEvent): Promise<void> {
+    let e: StoredEvent | undefined = first;
+    while (e && !this.stopped) {
+      const outcome = await this.runOne(e);
+      if (outcome === 'cut_off') return;
+      if (outcome === 'busy') await this.pause(this.d.busyRetryMs ?? BUSY_RETRY_MS);
+      const now = this.d.clock.now();
+      const inHours = this.inHours(now);
+      e = (await this.d.store.dueFor(first.chat, now, NEXT_BATCH)).find(
+        (x) => !eventOptions(x).activeHours || inHours,
+      );
+    }
+  }
+
+  private inHours(now: number): boolean {
+    return this.d.activeHours ? isWithinActiveHours(now, this.d.activeHours) : true;
   }
 
   private pause(ms: number): Promise<void> {

@@ -26,7 +26,8 @@ export const eventsMigration: Migration = {
       created_at INTEGER NOT NULL,
       finished_at INTEGER
     );
-    CREATE INDEX outside_events_due ON outside_events (state, due_at, order_name, id);`,
+    CREATE INDEX outside_events_due ON outside_events (state, due_at, order_name, id);
+    CREATE INDEX outside_events_chat ON outside_events (chat, state, due_at, order_name, id);`,
   ],
 };
 
@@ -85,6 +86,8 @@ export interface EventStore {
   addAll(events: readonly (NewEvent & { key: string })[], now: number): Promise<AddEventResult[]>;
   /** Waiting and running events, in run order: due time, then name, then arrival. */
   open(): Promise<StoredEvent[]>;
+  /** The first `limit` open events of one chat due by `now`, in run order (a chat's next ones). */
+  dueFor(chat: string, now: number, limit: number): Promise<StoredEvent[]>;
   /** Saves that a run begins (before the agent starts), counting the attempt. */
   begin(id: number): Promise<StoredEvent | undefined>;
   /** Back to waiting (the chat was busy, or the relay stopped before the run began). */
@@ -122,6 +125,14 @@ export function eventStore(db: Db): EventStore {
           db,
           `SELECT ${COLUMNS} FROM outside_events WHERE state != 'done' ORDER BY due_at, order_name, id`,
         ).all() as unknown as Row[]
+      ).map(toEvent),
+    dueFor: async (chat, now, limit) =>
+      (
+        prepared(
+          db,
+          `SELECT ${COLUMNS} FROM outside_events WHERE chat = ? AND state IN ('waiting', 'running') AND due_at <= ?
+           ORDER BY due_at, order_name, id LIMIT ?`,
+        ).all(chat, now, limit) as unknown as Row[]
       ).map(toEvent),
     begin: async (id) =>
       transaction(db, () => {
