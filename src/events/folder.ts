@@ -5,7 +5,9 @@
 // mtime, content hash) is already stored, so it is deleted without a second event.
 //
 // Names starting with a dot and names not ending in `.json` are left alone: a writer writes under
-// such a name and renames when done, so a half-written file is never read.
+// such a name and renames when done, so a half-written file is never read. A writer that writes in
+// place is given `settleMs`: a file that does not parse and was written within it is looked at
+// again by a later scan rather than rejected half-written.
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../log.js';
@@ -26,12 +28,18 @@ export interface FolderDeps {
   knownAgent: (kind: string) => boolean;
   now: () => number;
   log: Logger;
+  /** A fresh file that does not parse waits this long before it is rejected (default 2 s). */
+  settleMs?: number;
 }
+
+export const SETTLE_MS = 2000;
 
 export interface ScanResult {
   stored: number;
   duplicate: number;
   rejected: number;
+  /** Fresh files that do not parse yet: perhaps still being written. */
+  waiting: number;
 }
 
 /** The stored form of a checked event (files and `agentwire trigger` alike). */
@@ -47,7 +55,7 @@ export function storedEvent(source: string, e: CheckedEvent, orderName: string, 
 }
 
 export async function scanFolder(d: FolderDeps): Promise<ScanResult> {
-  const out: ScanResult = { stored: 0, duplicate: 0, rejected: 0 };
+  const out: ScanResult = { stored: 0, duplicate: 0, rejected: 0, waiting: 0 };
   let names: string[];
   try {
     names = (await fs.readdir(d.dir)).filter((n) => n.endsWith('.json') && !n.startsWith('.')).sort();
@@ -68,6 +76,11 @@ export async function scanFolder(d: FolderDeps): Promise<ScanResult> {
       continue;
     }
     const c = checkEventText(r.text, d.resolve, d.knownAgent, now);
+    // The wall clock, not `now`: how long ago the file system says the file was written.
+    if (!c.ok && Date.now() - r.mtimeMs < (d.settleMs ?? SETTLE_MS)) {
+      out.waiting++;
+      continue;
+    }
     if (!c.ok) {
       await reject(d, name, c.error);
       out.rejected++;

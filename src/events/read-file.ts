@@ -11,6 +11,8 @@ export type ReadEvent =
       text: string;
       /** Same file, same key: a file read again after a crash (stored, not yet deleted) is a duplicate. */
       key: string;
+      /** When it was last written (a file still being written is not judged yet). */
+      mtimeMs: number;
     }
   | { ok: false; error: string }
   /** Gone before it could be read (another scan took it): nothing to do. */
@@ -47,7 +49,7 @@ export async function readEventFile(path: string, name: string, maxBytes: number
       return { ok: false, error: 'not UTF-8 text' };
     }
     const hash = createHash('sha256').update(body).digest('hex').slice(0, 32);
-    return { ok: true, text, key: `file:${name}:${st.ino}:${st.mtimeMs}:${hash}` };
+    return { ok: true, text, key: `file:${name}:${st.ino}:${st.mtimeMs}:${hash}`, mtimeMs: st.mtimeMs };
   } finally {
     await fh.close();
   }

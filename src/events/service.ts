@@ -12,7 +12,7 @@ import type { ChannelName, ChatKey, SystemRunner } from '../core/types.js';
 import { systemClock } from '../heartbeat/clock.js';
 import { type Logger, registerCredential } from '../log.js';
 import type { EventStore } from '../store/events.js';
-import { REJECTED, scanFolder } from './folder.js';
+import { REJECTED, SETTLE_MS, scanFolder } from './folder.js';
 import { createHookHandler } from './hooks.js';
 import { chatResolver } from './resolve.js';
 import { EventRunner } from './runner.js';
@@ -90,6 +90,8 @@ export const eventsService = {
             });
             if (r.stored + r.duplicate + r.rejected > 0) log.info(r, 'events: folder read');
             if (r.stored > 0) runner.kick();
+            // A file that may still be written is looked at again once it has settled.
+            if (r.waiting > 0) setTimeout(() => watcher?.poke(), SETTLE_MS).unref();
           },
           config.events.rescanSeconds * 1000,
           log,

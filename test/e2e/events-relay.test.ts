@@ -175,10 +175,16 @@ describe('events from outside, through the built relay', () => {
     expect(runsWith('HOOK-BODY-1')[0]?.prompt).toContain(`\`\`\`\n${body}\n\`\`\``);
   }, 180_000);
 
-  it('a bad file is moved to rejected/ with its reason, and nothing runs', async () => {
+  it('a bad file is moved to rejected/ with its reason, a bad trigger is refused, and nothing runs', async () => {
     const port = await freePort();
     home = makeHome({ console: { port }, events: { rescanSeconds: 1 } });
+    const before = spawnNode([MAIN, 'trigger', 'twilio:+15550003333', '-m', 'x'], home.env);
+    expect((await before.exit).code).toBe(1);
+    expect(before.stderr()).toContain('No relay is running');
     await startRelay();
+    const unknown = spawnNode([MAIN, 'trigger', 'nobody', '-m', 'x'], home.env);
+    expect((await unknown.exit).code).toBe(2);
+    expect(unknown.stderr()).toContain('Not an event: chat: "nobody" is not a name in targets');
     writeFileSync(
       join(home.dir, 'events', 'bad.json'),
       JSON.stringify({ chat: 'twilio:+15550003333', text: 'x', when: 'now' }),

@@ -44,6 +44,7 @@ const deps = (over: Partial<Parameters<typeof scanFolder>[0]> = {}) => ({
   knownAgent: (k: string) => k === 'claude',
   now: () => NOW,
   log: memoryLog().log,
+  settleMs: 0,
   ...over,
 });
 const drop = (name: string, body: unknown) =>
@@ -53,7 +54,7 @@ const rejected = (name: string) => readFileSync(join(events, 'rejected', `${name
 describe('scanFolder', () => {
   it('stores a good file, then deletes it', async () => {
     drop('ci.json', { chat: 'ci', text: 'CI failed on main' });
-    expect(await scanFolder(deps())).toEqual({ stored: 1, duplicate: 0, rejected: 0 });
+    expect(await scanFolder(deps())).toEqual({ stored: 1, duplicate: 0, rejected: 0, waiting: 0 });
     expect(existsSync(join(events, 'ci.json'))).toBe(false);
     const [e] = await store.events.open();
     expect(e).toMatchObject({
@@ -68,7 +69,7 @@ describe('scanFolder', () => {
   it('leaves names being written (dot names, other endings) alone', async () => {
     drop('.ci.json.tmp', '{"chat": "ci"');
     drop('ci.json.part', '{"chat"');
-    expect(await scanFolder(deps())).toEqual({ stored: 0, duplicate: 0, rejected: 0 });
+    expect(await scanFolder(deps())).toEqual({ stored: 0, duplicate: 0, rejected: 0, waiting: 0 });
     expect(readdirSync(events).sort()).toEqual(['.ci.json.tmp', 'ci.json.part']);
   });
 
@@ -99,11 +100,24 @@ describe('scanFolder', () => {
   ];
   it.each(bad)('rejects %s: moved to rejected/ with the reason, nothing stored', async (_n, make, why) => {
     make();
-    expect(await scanFolder(deps())).toEqual({ stored: 0, duplicate: 0, rejected: 1 });
+    expect(await scanFolder(deps())).toEqual({ stored: 0, duplicate: 0, rejected: 1, waiting: 0 });
     expect(existsSync(join(events, 'x.json'))).toBe(false);
     expect(readdirSync(join(events, 'rejected')).sort()).toEqual(['x.json', 'x.json.error']);
     expect(rejected('x.json')).toMatch(why);
     expect(await store.events.open()).toEqual([]);
+  });
+
+  it('a fresh file that does not parse yet is left for a later scan (a writer may still be writing it)', async () => {
+    drop('x.json', '{"chat": "ci", "te');
+    expect(await scanFolder(deps({ settleMs: 60_000 }))).toEqual({
+      stored: 0,
+      duplicate: 0,
+      rejected: 0,
+      waiting: 1,
+    });
+    expect(existsSync(join(events, 'x.json'))).toBe(true);
+    drop('x.json', JSON.stringify({ chat: 'ci', text: 'done writing' }));
+    expect(await scanFolder(deps({ settleMs: 60_000 }))).toMatchObject({ stored: 1, waiting: 0 });
   });
 
   it('keeps an earlier rejected file of the same name', async () => {
@@ -153,7 +167,7 @@ describe('scanFolder', () => {
     });
     await expect(scanFolder(keep)).rejects.toThrow('killed');
     expect(readFileSync(join(events, 'ci.json'))).toEqual(body);
-    expect(await scanFolder(deps())).toEqual({ stored: 0, duplicate: 1, rejected: 0 });
+    expect(await scanFolder(deps())).toEqual({ stored: 0, duplicate: 1, rejected: 0, waiting: 0 });
     expect(existsSync(join(events, 'ci.json'))).toBe(false);
     expect(await store.events.open()).toHaveLength(1);
   });

@@ -191,6 +191,23 @@ describe('EventRunner', () => {
     expect((await store.events.get(twice.id))?.outcome).toBe('gave_up');
   });
 
+  it('an event for later survives a restart and runs once, not before its time', async () => {
+    const dueAt = Date.now() + 300;
+    await store.events.addAll([ev('telegram:1', 'later', { dueAt })], 1);
+    const first = new ScriptedRunner();
+    start(first);
+    runner?.stop();
+    await runner?.whenIdle();
+    await store.close();
+    store = await openStore(join(dir, 'agentwire.db'));
+    const second = new ScriptedRunner();
+    start(second);
+    expect(await waitFor(() => second.delivered.length === 1, 5000)).toBe(true);
+    expect(first.runs).toEqual([]);
+    expect(second.runs.map((x) => x.prompt)).toEqual(['later']);
+    expect(Date.now()).toBeGreaterThanOrEqual(dueAt);
+  });
+
   it('a failed run tells the chat in one sentence', async () => {
     await store.events.addAll([ev('telegram:1', 'x')], 1);
     const r = new ScriptedRunner();
