@@ -4,6 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
 import type { ChatKey } from '../../src/core/types.js';
@@ -11,7 +12,7 @@ import { mediaPolicy } from '../../src/queue/adapters.js';
 import { type Db, openDb } from '../../src/store/db.js';
 import { storeOver } from '../../src/store/open.js';
 import { ALL_MIGRATIONS } from '../../src/store/schema.js';
-import { type AgentTask, tasksForChat } from '../../src/store/tasks.js';
+import { type AgentTask, allTasks, tasksForChat, tasksMigration } from '../../src/store/tasks.js';
 import { ToolError } from '../../src/tools/handlers.js';
 import { createToolHost, type ToolHost } from '../../src/tools/host.js';
 import { planUpdate } from '../../src/tools/update-task.js';
@@ -159,5 +160,24 @@ describe('planUpdate', () => {
   ];
   it.each(rows)('%s', (_n, req, want) => {
     expect(planUpdate(task, req, 5 * 60_000, NOW)).toMatchObject(want);
+  });
+});
+
+describe('a store file from before pause_task', () => {
+  it('is still listed read-only (status, schedules) before a relay migrates it', () => {
+    const file = join(dir, 'old.sqlite');
+    const old = openDb(file, [{ ...tasksMigration, steps: tasksMigration.steps.slice(0, 1) }]);
+    old
+      .prepare(
+        "INSERT INTO agent_tasks (id, chat, call_key, prompt, every, created_at) VALUES ('t1', ?, 'k', 'water', '1h', 1)",
+      )
+      .run(CHAT);
+    old.close();
+    const ro = new DatabaseSync(file, { readOnly: true });
+    try {
+      expect(allTasks(ro)).toEqual([{ id: 't1', chat: CHAT, prompt: 'water', every: '1h', createdAt: 1 }]);
+    } finally {
+      ro.close();
+    }
   });
 });
