@@ -18,8 +18,8 @@ const LAYERS = [
   { name: 'agents', paths: ['agents', 'runner', 'drivers', 'media'] },
   // WhatsApp, Twilio, console
   { name: 'channels', paths: ['channels'] },
-  // what runs turns: the chat lanes, the heartbeat/schedule jobs, and the agent's tools (tools/)
-  { name: 'queue', paths: ['queue', 'heartbeat', 'tools'] },
+  // what runs turns: the chat lanes, the heartbeat/schedule jobs, events from outside, and the agent's tools
+  { name: 'queue', paths: ['queue', 'heartbeat', 'tools', 'events'] },
   // what watches and steers a running relay: control socket, status/doctor/alerts, web console
   { name: 'ops', paths: ['control', 'ops', 'web'] },
   // composition roots and commands

@@ -18,6 +18,7 @@ import { type ControlServer, startControlServer } from './control/server.js';
 import { type ChunkRules, channelRules } from './core/chunk.js';
 import type { ChannelName, ChatKey, SystemRunner } from './core/types.js';
 import { startWarmPool } from './drivers/warm.js';
+import { eventsService } from './events/service.js';
 import { storedDefaultTarget } from './heartbeat/target.js';
 import { heartbeatService } from './heartbeat/wiring.js';
 import type { Logger } from './log.js';
@@ -35,6 +36,7 @@ import { retentionService } from './store/retention-service.js';
 import { ToolError } from './tools/handlers.js';
 import { createToolHost, type ToolHost } from './tools/host.js';
 import { TOOLS_METHOD } from './tools/schemas.js';
+import { HttpRoutes } from './web/routes.js';
 import { webConsoleService } from './web/service.js';
 
 /** What every part the relay starts is handed. */
@@ -63,6 +65,8 @@ export interface ServiceDeps extends RelayDeps {
   control: MethodRegistry;
   /** Called with a listener for "an agent's stored tasks changed" (the tools, docs/tools.md). */
   onTasksChanged: (listener: () => void) => void;
+  /** Routes served on the web console's HTTP server before its token check (the hooks). */
+  http: HttpRoutes;
 }
 
 export interface RelayService {
@@ -84,6 +88,7 @@ export interface ServiceFactory {
 export const SERVICE_FACTORIES: readonly ServiceFactory[] = [
   webConsoleService(),
   heartbeatService,
+  eventsService,
   retentionService,
   stagingService,
   linkAlertService,
@@ -288,6 +293,7 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
     const toolsControl = new MethodRegistry();
     registerToolsMethod(toolsControl, tools);
     const running: RelayService[] = [];
+    const http = new HttpRoutes();
     for (const s of services)
       running.push(
         await s.create({
@@ -297,6 +303,7 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
           channels,
           control,
           onTasksChanged: tools.onTasksChanged,
+          http,
         }),
       );
     for (const ch of channels.values()) {

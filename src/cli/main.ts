@@ -20,6 +20,7 @@ import { register as registerSchedules } from './schedules.js';
 import { register as registerSend } from './send.js';
 import { register as registerService } from './service.js';
 import { register as registerStatus } from './status.js';
+import { register as registerTrigger } from './trigger.js';
 
 const program = new Command('agentwire')
   .description('Text your own coding agent over WhatsApp, Telegram or SMS (Twilio).')
@@ -33,6 +34,7 @@ registerAgent(program);
 registerRelay(program);
 registerChat(program);
 registerSend(program);
+registerTrigger(program);
 registerHeartbeat(program, { directRunner: (ctx) => openDirectRunner(ctx) });
 registerSchedules(program);
 registerStatus(program);

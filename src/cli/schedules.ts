@@ -24,16 +24,32 @@ export function register(program: Command): void {
       // Read-only: listing never creates or migrates the store.
       const facts = await readStatusFile(ctx.paths.db);
       const tasks = (facts?.tasks ?? []).map(taskSchedule);
-      const listing: Listing = buildListing(
-        { ...ctx.config, schedules: [...ctx.config.schedules, ...tasks] },
-        (job) => facts?.jobStates.get(job),
-        now,
-        () => storedDefaultTarget(ctx.config, facts),
+      const paused = new Set(
+        (facts?.tasks ?? []).filter((t) => t.pausedAt !== undefined).map((t) => taskSchedule(t).id),
+      );
+      const listing: Listing = markPaused(
+        buildListing(
+          { ...ctx.config, schedules: [...ctx.config.schedules, ...tasks] },
+          (job) => facts?.jobStates.get(job),
+          now,
+          () => storedDefaultTarget(ctx.config, facts),
+        ),
+        paused,
       );
       process.stdout.write(
         opts.json ? `${JSON.stringify(toJson(listing), null, 2)}\n` : renderListing(listing, now),
       );
     });
+}
+
+/** Tasks paused with pause_task: shown as paused, with no next time. */
+export function markPaused(l: Listing, ids: ReadonlySet<string>): Listing {
+  return {
+    ...l,
+    schedules: l.schedules.map((r) =>
+      ids.has(r.id) ? { ...r, state: 'paused' as const, nextAt: undefined } : r,
+    ),
+  };
 }
 
 /** Chat keys are masked as everywhere else (`whatsapp:…4567`); the default-target label stays words. */
@@ -55,6 +71,8 @@ function when(row: Pick<JobRow, 'state' | 'nextAt' | 'timeZone'>, now: number): 
       return 'given up (cut off twice by a stop)';
     case 'never':
       return 'never fires again';
+    case 'paused':
+      return 'paused (resume_task resumes it)';
   }
 }
 

@@ -28,6 +28,7 @@ export function agentKindProblems(config: Config, known: readonly string[]): Kin
   };
   named(['heartbeat', 'agent'], config.heartbeat.agent);
   for (const [i, s] of config.schedules.entries()) named(['schedules', i, 'agent'], s.agent);
+  for (const [name, h] of Object.entries(config.hooks ?? {})) named(['hooks', name, 'agent'], h.agent);
   problems.push(...agentNameProblems(config.agents.list, config.routes, known));
   return problems;
 }

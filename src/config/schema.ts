@@ -7,6 +7,7 @@ import { permissionProblems, permissionsField } from './schema-agent-permissions
 import { agentListProblems, namedAgentSchema, routesSchema, workspaceFields } from './schema-agents-list.js';
 import { telegramSchema, twilioSchema, whatsappSchema } from './schema-channels.js';
 import { heartbeatSchema, type scheduleSchema, schedulesSchema } from './schema-checkins.js';
+import { eventsSchema, hooksSchema, targetsSchema } from './schema-events.js';
 import { permissionsSchema } from './schema-permissions.js';
 import { agentKind, DEFAULT_AGENT_KIND } from './schema-refine.js';
 import { acpProblems, warmSchema } from './schema-warm.js';
@@ -304,6 +305,9 @@ export const configSchema = z
     telegram: telegramSchema.default(telegramSchema.parse({})),
     heartbeat: heartbeatSchema.default({}),
     schedules: schedulesSchema,
+    targets: targetsSchema,
+    events: eventsSchema.default(eventsSchema.parse({})),
+    hooks: hooksSchema,
     tools: toolsSchema.default(toolsSchema.parse({})),
     permissions: permissionsSchema
       .default(permissionsSchema.parse({}))
@@ -367,4 +371,5 @@ export const SECRET_PATHS: readonly string[] = [
   'agent.env',
   'agents.*.env',
   'agents.list.*.env',
+  'hooks.*.secret',
 ];

@@ -8,6 +8,7 @@ export interface TaskLike {
   every?: string;
   at?: string;
   timeZone?: string;
+  pausedAt?: number;
 }
 
 const PROMPT_CHARS = 80;
@@ -18,5 +19,5 @@ export function taskLine(t: TaskLike): string {
   const zone = t.timeZone ? ` (${t.timeZone})` : '';
   const prompt = t.prompt.replace(/\s+/g, ' ').trim();
   const cut = prompt.length > PROMPT_CHARS ? `${prompt.slice(0, PROMPT_CHARS - 1)}…` : prompt;
-  return `${t.id}: ${timing}${zone}: ${cut}`;
+  return `${t.id}: ${timing}${zone}${t.pausedAt !== undefined ? ' (paused)' : ''}: ${cut}`;
 }

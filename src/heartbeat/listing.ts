@@ -15,7 +15,8 @@ import {
 import { HEARTBEAT_JOB, scheduleJob } from './state.js';
 import { hasDefaultTarget } from './target.js';
 
-export type NextState = 'scheduled' | 'due_now' | 'done' | 'given_up' | 'never';
+/** `paused`: an agent's task paused with pause_task (it keeps its place until resumed). */
+export type NextState = 'scheduled' | 'due_now' | 'done' | 'given_up' | 'never' | 'paused';
 
 export interface JobRow {
   id: string;

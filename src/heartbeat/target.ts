@@ -94,6 +94,16 @@ export function configTargetProblems(
     const t = checkScheduleTarget(s.target, plugins);
     if (!t.ok) out.push({ path: ['schedules', i, 'target'], message: t.message });
   });
+  // Named chats and the chats hooks wake (docs/events.md): a hook may name a target instead.
+  for (const [name, key] of Object.entries(config.targets ?? {})) {
+    const t = checkScheduleTarget(key, plugins);
+    if (!t.ok) out.push({ path: ['targets', name], message: t.message });
+  }
+  for (const [name, hook] of Object.entries(config.hooks ?? {})) {
+    if (config.targets?.[hook.chat] !== undefined) continue;
+    const t = checkScheduleTarget(hook.chat, plugins);
+    if (!t.ok) out.push({ path: ['hooks', name, 'chat'], message: `${t.message} (nor a name in targets)` });
+  }
   return out;
 }
 

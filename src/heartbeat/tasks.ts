@@ -1,12 +1,16 @@
 // Tasks agents scheduled (the `schedule_task` tool, src/store/tasks.ts) as schedules: each stored
 // task becomes a ScheduleJob like a config schedule, with the id `task:<id>`, aimed at the chat that
-// scheduled it. The set follows the store: a task added or cancelled (by the tool or `/tasks
-// cancel`) is picked up at the next sync, and a one-shot that has run is removed from the store.
+// scheduled it. The set follows the store: a task added, cancelled (by the tool or `/tasks
+// cancel`), paused, resumed or changed (pause_task, resume_task, update_task) is picked up at the
+// next sync, and a one-shot that has run is removed from the store. A task keeps its id across its
+// firings (its series id), so a change or a pause applies to every later firing.
 import type { ChatKey } from '../core/types.js';
 import type { AgentTask } from '../store/tasks.js';
 import type { JobDeps } from './jobs.js';
+import type { JobState } from './plan.js';
 import { ScheduleJob } from './schedule-job.js';
 import { DEFAULT_CHECK_TIMEOUT_SECONDS, resolveSchedule, type ScheduleConfig } from './settings.js';
+import { scheduleJob } from './state.js';
 
 export const TASK_PREFIX = 'task:';
 
@@ -32,8 +36,17 @@ export interface TaskSource {
 }
 
 /** The task jobs of one scheduler, kept in step with the store by `sync`. */
+/** What a task's job is built from: a change to any of it rebuilds the job. */
+const shape = (t: AgentTask): string => JSON.stringify([t.prompt, t.cron, t.every, t.at, t.timeZone]);
+
 export class TaskJobs {
   private readonly jobs = new Map<string, ScheduleJob>();
+  private readonly shapes = new Map<string, string>();
+  /**
+   * The state of a job let go (paused, or changed): the job built again starts from it, not from
+   * the states read at start, so a recurring task that already fired since does not fire twice.
+   */
+  private readonly kept = new Map<string, JobState>();
 
   constructor(
     private readonly d: JobDeps,
@@ -46,20 +59,28 @@ export class TaskJobs {
 
   /** `busy(job)`: a job firing now is left alone until it is done (removed at the next sync). */
   async sync(busy: (job: ScheduleJob) => boolean): Promise<void> {
-    let tasks: AgentTask[];
+    let stored: AgentTask[];
     try {
-      tasks = (await this.source.all()).filter((t) => this.source.serves(t.chat));
+      stored = (await this.source.all()).filter((t) => this.source.serves(t.chat));
     } catch (err) {
       this.d.log.error({ err }, 'could not read the scheduled tasks');
       return;
     }
+    // A paused task is as good as absent until it is resumed (its last state is kept meanwhile).
+    const tasks = stored.filter((t) => t.pausedAt === undefined);
     const seen = new Set<string>();
     for (const t of tasks) {
       seen.add(t.id);
       const job = this.jobs.get(t.id);
       if (job) {
-        if (!busy(job) && job.snapshot.state.done) await this.finished(t.id);
-        continue;
+        if (busy(job)) continue;
+        if (job.snapshot.state.done) {
+          await this.finished(t.id);
+          continue;
+        }
+        if (this.shapes.get(t.id) === shape(t)) continue;
+        // Changed by update_task: rebuilt below (a new timing starts from a fresh state).
+        this.letGo(t.id, job);
       }
       const r = resolveSchedule(taskSchedule(t));
       if (!r.ok) {
@@ -67,9 +88,22 @@ export class TaskJobs {
         this.d.log.warn({ task: t.id, error: r.error }, 'a scheduled task cannot run');
         continue;
       }
-      this.jobs.set(t.id, new ScheduleJob(this.d, r.spec));
+      const kept = this.kept.get(t.id);
+      const d = kept
+        ? { ...this.d, stored: new Map([...this.d.stored, [scheduleJob(r.spec.id), kept]]) }
+        : this.d;
+      this.jobs.set(t.id, new ScheduleJob(d, r.spec));
+      this.shapes.set(t.id, shape(t));
     }
-    for (const [id, job] of this.jobs) if (!seen.has(id) && !busy(job)) this.jobs.delete(id);
+    for (const [id, job] of this.jobs) if (!seen.has(id) && !busy(job)) this.letGo(id, job);
+    const present = new Set(stored.map((t) => t.id));
+    for (const id of this.kept.keys()) if (!present.has(id)) this.kept.delete(id);
+  }
+
+  private letGo(id: string, job: ScheduleJob): void {
+    this.kept.set(id, job.snapshot.state);
+    this.jobs.delete(id);
+    this.shapes.delete(id);
   }
 
   private async finished(id: string): Promise<void> {

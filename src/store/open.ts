@@ -6,6 +6,7 @@
 import { type IncidentStore, incidentStore } from './alert-incidents.js';
 import { type ChannelStateStore, channelStateStore } from './channel-state.js';
 import { type Db, openDb } from './db.js';
+import { type EventStore, eventStore } from './events.js';
 import { type InteractionStore, interactionStore } from './interactions.js';
 import { type JobStateStore, jobStateStore } from './job-states.js';
 import { type MediaLinkStore, mediaLinkStore } from './media-links.js';
@@ -44,6 +45,8 @@ export interface Store {
   readonly jobStates: JobStateStore;
   /** Tasks agents scheduled with the `schedule_task` tool (docs/tools.md). */
   readonly tasks: TaskStore;
+  /** Events from outside (files, hooks, `agentwire trigger`) waiting to run (docs/events.md). */
+  readonly events: EventStore;
   /** Questions and approvals runs wait on, and the chats' allowances (docs/tools.md). */
   readonly interactions: InteractionStore;
   readonly status: StatusReader;
@@ -76,6 +79,7 @@ export function storeOver(db: Db): Store {
     incidents: guarded(incidentStore(db)),
     jobStates: guarded(jobStateStore(db)),
     tasks: guarded(taskStore(db)),
+    events: guarded(eventStore(db)),
     interactions: guarded(interactionStore(db)),
     status: guarded(statusReader(db)),
     ...guarded({

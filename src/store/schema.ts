@@ -4,6 +4,7 @@
 import { alertMigration } from './alert-incidents.js';
 import { CORE_MIGRATIONS } from './core.js';
 import type { Migration } from './db.js';
+import { eventsMigration } from './events.js';
 import { scheduleMigration } from './job-states.js';
 import { mediaHostMigration } from './media-links.js';
 import { twilioMigration } from './twilio-sends.js';
@@ -16,4 +17,5 @@ export const ALL_MIGRATIONS: readonly Migration[] = [
   mediaHostMigration,
   scheduleMigration,
   alertMigration,
+  eventsMigration,
 ];

@@ -17,10 +17,13 @@ import {
   sendMessageInput,
   type ToolAnswer,
   type ToolName,
+  taskIdInput,
   toolCallParams,
+  updateTaskInput,
 } from './schemas.js';
 import { checkTask } from './task-policy.js';
 import type { ToolGrant, ToolTokens } from './tokens.js';
+import { planUpdate } from './update-task.js';
 
 /** A refusal the agent should read as is. */
 export class ToolError extends Error {}
@@ -144,6 +147,33 @@ async function run(deps: ToolDeps, g: ToolGrant, tool: ToolName, raw: unknown): 
         throw new ToolError(`cancel_task: no task ${a.id.slice(0, 40)} in this chat (list_tasks shows them)`);
       deps.tasksChanged();
       return { text: `Cancelled task ${a.id}.` };
+    }
+    case 'pause_task':
+    case 'resume_task': {
+      const a = args(taskIdInput, raw, tool);
+      const pause = tool === 'pause_task';
+      const before = (await deps.tasks.list(g.chat)).find((t) => t.id === a.id);
+      if (!before)
+        throw new ToolError(`${tool}: no task ${a.id.slice(0, 40)} in this chat (list_tasks shows them)`);
+      if (pause === (before.pausedAt !== undefined))
+        return { text: `Task ${a.id} is already ${pause ? 'paused' : 'running'}.` };
+      await deps.tasks.setPaused(g.chat, a.id, pause ? deps.now() : undefined);
+      deps.tasksChanged();
+      return { text: `${pause ? 'Paused' : 'Resumed'} task ${a.id}.` };
+    }
+    case 'update_task': {
+      const { id, ...a } = args(updateTaskInput, raw, tool);
+      const task = (await deps.tasks.list(g.chat)).find((t) => t.id === id);
+      if (!task)
+        throw new ToolError(`update_task: no task ${id.slice(0, 40)} in this chat (list_tasks shows them)`);
+      const plan = planUpdate(task, a, deps.limits.minTaskIntervalMinutes * 60_000, deps.now());
+      if (!plan.ok) throw new ToolError(`update_task: ${plan.error}`);
+      const updated = await deps.tasks.update(g.chat, id, plan.change);
+      if (!updated)
+        throw new ToolError(`update_task: no task ${id.slice(0, 40)} in this chat (list_tasks shows them)`);
+      deps.tasksChanged();
+      const next = plan.nextAt === undefined ? '' : `; next run ${iso(plan.nextAt)}`;
+      return { text: `Updated ${taskLine(updated)}${next}.` };
     }
     case 'ask_user': {
       const a = args(askUserInput, raw, tool);

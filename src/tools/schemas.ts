@@ -40,6 +40,19 @@ export const cancelTaskInput = {
   id: z.string().min(1).max(40).describe('The id list_tasks or schedule_task gave.'),
 };
 
+export const taskIdInput = {
+  id: z.string().min(1).max(40).describe("The task's id (its series id: the same for every firing)."),
+};
+
+export const updateTaskInput = {
+  id: taskIdInput.id,
+  prompt: scheduleTaskInput.prompt.optional(),
+  cron: scheduleTaskInput.cron,
+  every: scheduleTaskInput.every,
+  at: scheduleTaskInput.at,
+  timeZone: scheduleTaskInput.timeZone,
+};
+
 export const askUserInput = {
   question: z.string().min(1).max(2000).describe('The question, plain text: what you need to know to go on.'),
   choices: z
@@ -71,6 +84,16 @@ export const TOOLS = {
   },
   list_tasks: { description: 'List the tasks scheduled in this chat.', input: noInput },
   cancel_task: { description: 'Cancel a task scheduled in this chat, by id.', input: cancelTaskInput },
+  pause_task: {
+    description: 'Pause a task of this chat, by id: it does not fire until resume_task.',
+    input: taskIdInput,
+  },
+  resume_task: { description: 'Resume a paused task of this chat, by id.', input: taskIdInput },
+  update_task: {
+    description:
+      'Change a task of this chat in place, by id: a new prompt, and/or new timing (one of cron, every or at, with timeZone). The id stays.',
+    input: updateTaskInput,
+  },
   ask_user: {
     description:
       'Ask the person in this chat a question and wait for their answer (their next message, or the choice they pick). Use it only when you cannot go on without them; it returns "no answer" if they do not reply in time.',

@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import type { StatusSnapshot } from '../ops/status/snapshot.js';
 import { requireToken } from './auth.js';
 import { type ConsoleData, renderPage } from './page.js';
+import type { HttpRoutes } from './routes.js';
 
 export interface WebConsoleDeps {
   host: string;
@@ -23,6 +24,8 @@ export interface WebConsoleDeps {
   /** Starts linking WhatsApp again when its link is dead (the relay's `whatsapp.link`). */
   whatsappLink?: () => Promise<unknown>;
   log?: Logger;
+  /** Other services' routes (hooks), each with its own authentication. */
+  routes?: Pick<HttpRoutes, 'match'>;
   /** How often the page polls. */
   pollMs?: number;
 }
@@ -74,6 +77,16 @@ export async function startWebConsole(deps: WebConsoleDeps): Promise<WebConsole>
       deps.log?.warn({ err }, 'console: status unavailable');
       res.status(503).json({ status: 'down', channels: {} });
     }
+  });
+
+  // Before the token: a hook authenticates itself (a signature or its own bearer secret).
+  app.use((req, res, next) => {
+    const route = deps.routes?.match(req.path);
+    if (!route) {
+      next();
+      return;
+    }
+    route.handler(req, res, route.rest);
   });
 
   app.use(requireToken(deps.token));

@@ -15,6 +15,7 @@ import type { QueueStatus } from '../queue/queue.js';
 import type { StatusReader } from '../store/status-read.js';
 import { VERSION } from '../version.js';
 import { qrOf } from './qr.js';
+import type { HttpRoutes } from './routes.js';
 import { startWebConsole, type WebConsole } from './server.js';
 import { ensureConsoleToken, TOKEN_FILE } from './token.js';
 
@@ -34,6 +35,8 @@ export interface WebConsoleDeps {
   runner: SystemRunner;
   channels: ReadonlyMap<ChannelName, Channel>;
   store: { status: StatusReader };
+  /** Routes other services added (the hooks), served before the token check. */
+  http?: Pick<HttpRoutes, 'match'>;
 }
 
 interface Service {
@@ -80,6 +83,7 @@ function create(deps: WebConsoleDeps, opts: WebConsoleServiceOptions): Service {
           whatsappQr: () => (whatsapp ? qrOf(whatsapp.status()) : undefined),
           ...(isLinkable(whatsapp) && { whatsappLink: () => whatsapp.link() }),
           log,
+          ...(deps.http && { routes: deps.http }),
           pollMs: opts.pollMs,
         });
       } catch (err) {

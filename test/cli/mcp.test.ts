@@ -50,9 +50,12 @@ describe('agentwire mcp', () => {
         'cancel_task',
         'chat_info',
         'list_tasks',
+        'pause_task',
+        'resume_task',
         'schedule_task',
         'send_file',
         'send_message',
+        'update_task',
       ].sort(),
     );
     expect(tools.find((t) => t.name === 'ask_user')?.inputSchema).toMatchObject({ required: ['question'] });

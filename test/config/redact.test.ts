@@ -15,6 +15,7 @@ const config = configSchema.parse({
     botToken: '123456:telegram-token-value',
     webhook: { url: 'https://b.example.com/x', secretToken: 'telegram-webhook-secret' },
   },
+  hooks: { ci: { secret: 'hook-secret-value-0123', chat: 'telegram:1', prompt: 'p' } },
 });
 
 describe('redactConfig', () => {
@@ -29,6 +30,7 @@ describe('redactConfig', () => {
     ['agent.env.MODE', printed.agent.env.MODE],
     ['agents.codex.env.OPENAI_API_KEY', printed.agents.codex?.env?.OPENAI_API_KEY],
     ['agents.list.0.env.ANTHROPIC_API_KEY', printed.agents.list[0]?.env?.ANTHROPIC_API_KEY],
+    ['hooks.ci.secret', printed.hooks.ci?.secret],
   ])('masks %s', (_key, value) => expect(value).toBe('[redacted]'));
 
   it('masks nothing else, keeps env names, and leaves the config it was given alone', () => {
@@ -47,6 +49,7 @@ describe('redactConfig', () => {
       'agent.env',
       'agents.*.env',
       'agents.list.*.env',
+      'hooks.*.secret',
     ]);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderListing } from '../../src/cli/schedules.js';
+import { markPaused, renderListing } from '../../src/cli/schedules.js';
 import { fingerprint } from '../../src/core/timing.js';
 import { buildListing } from '../../src/heartbeat/listing.js';
 import type { JobState } from '../../src/heartbeat/plan.js';
@@ -138,5 +138,25 @@ describe('buildListing', () => {
         '',
       ].join('\n'),
     );
+  });
+});
+
+describe('a paused task in the listing', () => {
+  it('shows as paused, with no next time', () => {
+    const l = buildListing(
+      {
+        heartbeat: { everyMinutes: 0 },
+        schedules: [sched({ id: 'task:t1', every: '1h' }), sched({ id: 'task:t2', every: '1h' })],
+      },
+      () => undefined,
+      NOW,
+    );
+    const shown = renderListing(markPaused(l, new Set(['task:t1'])), NOW).split('\n');
+    expect(shown.slice(1, 4)).toEqual([
+      'task:t1: every 1h → whatsapp:…4567',
+      '    paused (resume_task resumes it)',
+      '    last: never ran',
+    ]);
+    expect(shown[5]).toMatch(/^ {4}next /);
   });
 });
