@@ -1,0 +1,50 @@
+// The record checks every warm transport shares, as tables: what a framed line is, and what an
+// answer to a request id is.
+import { describe, expect, it } from 'vitest';
+import { garbage, Pending, recordOf } from '../../src/drivers/records.js';
+
+describe('recordOf', () => {
+  it.each<[string, string, object]>([
+    ['an object', '{"type":"x"}', { type: 'message', msg: { type: 'x' }, text: '{"type":"x"}' }],
+    ['white space around an object', ' \t{"a":1}\r ', { type: 'message', msg: { a: 1 }, text: '{"a":1}' }],
+    ['a blank line', '   ', { type: 'blank' }],
+    ['not JSON', 'hello', { type: 'not_json', text: 'hello' }],
+    ['half a JSON line', '{"a":', { type: 'not_json', text: '{"a":' }],
+    ['an array (a batch)', '[1,2]', { type: 'not_object', value: [1, 2] }],
+    ['a bare number', '42', { type: 'not_object', value: 42 }],
+    ['null', 'null', { type: 'not_object', value: null }],
+  ])('%s', (_name, line, want) => {
+    expect(recordOf(line)).toEqual(want);
+  });
+
+  it('names the fault for each kind of garbage', () => {
+    expect(garbage('not_json')).toEqual({ type: 'garbage', detail: 'a line that is not JSON' });
+    expect(garbage('not_object', 'a pi record')).toEqual({
+      type: 'garbage',
+      detail: 'a JSON value that is not a pi record',
+    });
+  });
+});
+
+describe('Pending', () => {
+  it('takes one answer per request sent; a second is a duplicate, one to nothing a stranger', () => {
+    const p = new Pending();
+    p.sent('1');
+    p.sent('2');
+    expect(p.size()).toBe(2);
+    expect(p.answer('1')).toBe('ok');
+    expect(p.answer('1', 'one')).toEqual({ type: 'duplicate_response', id: 'one' });
+    expect(p.answer('9')).toEqual({ type: 'unknown_response', id: '9' });
+    expect(p.size()).toBe(1);
+  });
+
+  it('remembers the last 256 answered ids; an older one answered again is a stranger', () => {
+    const p = new Pending();
+    for (let i = 0; i < 257; i++) {
+      p.sent(String(i));
+      expect(p.answer(String(i))).toBe('ok');
+    }
+    expect(p.answer('1')).toEqual({ type: 'duplicate_response', id: '1' });
+    expect(p.answer('0')).toEqual({ type: 'unknown_response', id: '0' });
+  });
+});
