@@ -6,7 +6,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { AnyMessage, Stream } from '@agentclientprotocol/sdk';
 import { frameLines } from '../core/ndjson.js';
-import { garbage, Pending, recordOf } from './records.js';
+import { Pending, readMessage } from './records.js';
 import type { DriverFault } from './types.js';
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -43,11 +43,8 @@ export function monitoredStream(
     start(controller) {
       const line = (record: string) => {
         if (faulted || readerGone) return;
-        const r = recordOf(record);
-        if (r.type === 'blank') return;
-        if (r.type === 'not_json') tap?.('in', r.text);
-        if (r.type !== 'message') return fault(garbage(r.type));
-        tap?.('in', r.msg);
+        const r = readMessage(record, fault, tap);
+        if (!r) return;
         const m = r.msg;
         const harmless = harmlessMisfit(m);
         if (harmless) {

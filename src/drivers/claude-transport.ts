@@ -4,7 +4,7 @@
 // longer speaking the protocol: a fault, after which nothing more is delivered.
 import type { Readable, Writable } from 'node:stream';
 import { frameLines } from '../core/ndjson.js';
-import { garbage, type Json, Pending, recordOf } from './records.js';
+import { type Json, Pending, readMessage } from './records.js';
 import type { DriverFault } from './types.js';
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -47,11 +47,8 @@ export function claudeTransport(
 
   const line = (record: string) => {
     if (faulted) return;
-    const r = recordOf(record);
-    if (r.type === 'blank') return;
-    if (r.type === 'not_json') tap?.('in', r.text);
-    if (r.type !== 'message') return fault(garbage(r.type));
-    tap?.('in', r.msg);
+    const r = readMessage(record, fault, tap);
+    if (!r) return;
     const m = r.msg;
     if (m.type === 'control_response') {
       const response = m.response as Json | undefined;

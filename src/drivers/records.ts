@@ -36,6 +36,26 @@ export function garbage(kind: 'not_json' | 'not_object', what = 'a message'): Dr
   return { type: 'garbage', detail };
 }
 
+/**
+ * The message a line holds, shown to `tap` (a line that is not JSON as its text); a line that holds
+ * none is reported to `fault` and gives undefined, as does a blank one.
+ */
+export function readMessage(
+  line: string,
+  fault: (f: DriverFault) => void,
+  tap?: (direction: 'in', message: unknown) => void,
+): Extract<JsonRecord, { type: 'message' }> | undefined {
+  const r = recordOf(line);
+  if (r.type === 'blank') return undefined;
+  if (r.type === 'not_json') tap?.('in', r.text);
+  if (r.type !== 'message') {
+    fault(garbage(r.type));
+    return undefined;
+  }
+  tap?.('in', r.msg);
+  return r;
+}
+
 /** Requests sent and not answered yet, and the ids answered lately. */
 export class Pending {
   private readonly open = new Set<string>();

@@ -1,7 +1,8 @@
 // The record checks every warm transport shares, as tables: what a framed line is, and what an
 // answer to a request id is.
 import { describe, expect, it } from 'vitest';
-import { garbage, Pending, recordOf } from '../../src/drivers/records.js';
+import { garbage, Pending, readMessage, recordOf } from '../../src/drivers/records.js';
+import type { DriverFault } from '../../src/drivers/types.js';
 
 describe('recordOf', () => {
   it.each<[string, string, object]>([
@@ -23,6 +24,26 @@ describe('recordOf', () => {
       type: 'garbage',
       detail: 'a JSON value that is not a pi record',
     });
+  });
+});
+
+describe('readMessage', () => {
+  it.each<[string, string, unknown[], DriverFault[]]>([
+    ['a message, seen by the tap', '{"a":1}', [{ a: 1 }], []],
+    ['a blank line: nothing', '  ', [], []],
+    ['not JSON: its text to the tap, a fault', 'oops', ['oops'], [garbage('not_json')]],
+    ['a bare value: a fault, nothing to the tap', '7', [], [garbage('not_object')]],
+  ])('%s', (_name, line, tapped, faults) => {
+    const seen: unknown[] = [];
+    const got: DriverFault[] = [];
+    const r = readMessage(
+      line,
+      (f) => got.push(f),
+      (_d, m) => seen.push(m),
+    );
+    expect(r?.msg).toEqual(tapped.length && !faults.length ? tapped[0] : undefined);
+    expect(seen).toEqual(tapped);
+    expect(got).toEqual(faults);
   });
 });
 
