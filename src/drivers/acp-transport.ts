@@ -6,11 +6,10 @@
 import type { Readable, Writable } from 'node:stream';
 import type { AnyMessage, Stream } from '@agentclientprotocol/sdk';
 import { frameLines } from '../core/ndjson.js';
+import { Pending, readMessage } from './records.js';
 import type { DriverFault } from './types.js';
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
-// Ids of answered requests remembered to tell a duplicate from a stranger; both are faults.
-const ANSWERED_MEMORY = 256;
 
 /** Sees every message both ways (captures, debugging); a line that is not JSON comes as a string. */
 export type Tap = (direction: 'in' | 'out', message: unknown) => void;
@@ -29,8 +28,7 @@ export function monitoredStream(
   tap?: Tap,
   onDropped?: (what: string) => void,
 ): MonitoredStream {
-  const outstanding = new Set<string>();
-  const answered: string[] = [];
+  const pending = new Pending();
   let faulted = false;
   // Set once the library cancelled its reader (its connection closed): the child may still write,
   // and enqueueing into a cancelled stream throws inside a 'data' handler, i.e. crashes the relay.
@@ -45,39 +43,17 @@ export function monitoredStream(
     start(controller) {
       const line = (record: string) => {
         if (faulted || readerGone) return;
-        const text = record.trim();
-        if (!text) return;
-        let msg: unknown;
-        try {
-          msg = JSON.parse(text);
-        } catch {
-          tap?.('in', text);
-          fault({ type: 'garbage', detail: 'a line that is not JSON' });
-          return;
-        }
-        if (!msg || typeof msg !== 'object' || Array.isArray(msg)) {
-          fault({ type: 'garbage', detail: 'a JSON value that is not a message' });
-          return;
-        }
-        tap?.('in', msg);
-        const m = msg as Record<string, unknown>;
+        const r = readMessage(record, fault, tap);
+        if (!r) return;
+        const m = r.msg;
         const harmless = harmlessMisfit(m);
         if (harmless) {
           onDropped?.(harmless);
           return;
         }
         if (!('method' in m) && 'id' in m) {
-          const id = idKey(m.id);
-          if (!outstanding.delete(id)) {
-            fault(
-              answered.includes(id)
-                ? { type: 'duplicate_response', id: String(m.id) }
-                : { type: 'unknown_response', id: String(m.id) },
-            );
-            return;
-          }
-          answered.push(id);
-          if (answered.length > ANSWERED_MEMORY) answered.shift();
+          const answer = pending.answer(idKey(m.id), String(m.id));
+          if (answer !== 'ok') return fault(answer);
         }
         controller.enqueue(m as AnyMessage);
       };
@@ -101,7 +77,7 @@ export function monitoredStream(
     write(msg) {
       tap?.('out', msg);
       const m = msg as Record<string, unknown>;
-      if ('method' in m && 'id' in m) outstanding.add(idKey(m.id));
+      if ('method' in m && 'id' in m) pending.sent(idKey(m.id));
       return new Promise<void>((resolve) => {
         // A dead child fails the write (EPIPE); its exit is what reports that, not this promise.
         output.write(`${JSON.stringify(msg)}\n`, () => resolve());
@@ -109,7 +85,7 @@ export function monitoredStream(
     },
   });
 
-  return { stream: { readable, writable }, outstanding: () => outstanding.size };
+  return { stream: { readable, writable }, outstanding: () => pending.size() };
 }
 
 function idKey(id: unknown): string {

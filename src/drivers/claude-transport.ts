@@ -4,13 +4,11 @@
 // longer speaking the protocol: a fault, after which nothing more is delivered.
 import type { Readable, Writable } from 'node:stream';
 import { frameLines } from '../core/ndjson.js';
+import { type Json, Pending, readMessage } from './records.js';
 import type { DriverFault } from './types.js';
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
-// Ids of answered requests remembered to tell a duplicate from a stranger; both are faults.
-const ANSWERED_MEMORY = 256;
-
-export type Json = Record<string, unknown>;
+export type { Json };
 
 /** Sees every message both ways (captures, debugging); a line that is not JSON comes as a string. */
 export type Tap = (direction: 'in' | 'out', message: unknown) => void;
@@ -39,8 +37,7 @@ export function claudeTransport(
   maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES,
   tap?: Tap,
 ): ClaudeTransport {
-  const outstanding = new Set<string>();
-  const answered: string[] = [];
+  const pending = new Pending();
   let faulted = false;
   const fault = (f: DriverFault) => {
     if (faulted) return;
@@ -50,22 +47,9 @@ export function claudeTransport(
 
   const line = (record: string) => {
     if (faulted) return;
-    const text = record.trim();
-    if (!text) return;
-    let msg: unknown;
-    try {
-      msg = JSON.parse(text);
-    } catch {
-      tap?.('in', text);
-      fault({ type: 'garbage', detail: 'a line that is not JSON' });
-      return;
-    }
-    if (!msg || typeof msg !== 'object' || Array.isArray(msg)) {
-      fault({ type: 'garbage', detail: 'a JSON value that is not a message' });
-      return;
-    }
-    tap?.('in', msg);
-    const m = msg as Json;
+    const r = readMessage(record, fault, tap);
+    if (!r) return;
+    const m = r.msg;
     if (m.type === 'control_response') {
       const response = m.response as Json | undefined;
       const id = response && typeof response === 'object' ? response.request_id : undefined;
@@ -73,16 +57,12 @@ export function claudeTransport(
         fault({ type: 'garbage', detail: 'a control_response without a request_id' });
         return;
       }
-      if (!outstanding.delete(id)) {
-        fault(answered.includes(id) ? { type: 'duplicate_response', id } : { type: 'unknown_response', id });
-        return;
-      }
-      answered.push(id);
-      if (answered.length > ANSWERED_MEMORY) answered.shift();
+      const answer = pending.answer(id);
+      if (answer !== 'ok') return fault(answer);
       events.onResponse(id, response as Json);
       return;
     }
-    events.onMessage(m, text);
+    events.onMessage(m, r.text);
   };
 
   frameLines(input, {
@@ -100,7 +80,7 @@ export function claudeTransport(
   return {
     send,
     request(requestId, request) {
-      outstanding.add(requestId);
+      pending.sent(requestId);
       send({ type: 'control_request', request_id: requestId, request });
     },
   };

@@ -6,11 +6,10 @@
 // fault, and nothing after it is delivered.
 import type { Readable, Writable } from 'node:stream';
 import { frameLines } from '../core/ndjson.js';
+import { garbage, Pending, recordOf } from './records.js';
 import type { DriverFault } from './types.js';
 
 export const DEFAULT_MAX_RECORD_BYTES = 16 * 1024 * 1024;
-// Ids of answered commands remembered to tell a duplicate from a stranger; both are faults.
-const ANSWERED_MEMORY = 256;
 
 export type PiJson = Record<string, unknown>;
 
@@ -41,7 +40,7 @@ export interface PiTransportOptions {
 export function piTransport(opts: PiTransportOptions): PiTransport {
   const max = opts.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
   const waiting = new Map<string, ((r: PiResponse) => void) | undefined>();
-  const answered: string[] = [];
+  const pending = new Pending();
   let nextId = 1;
   let faulted = false;
   const fault = (f: DriverFault) => {
@@ -52,40 +51,27 @@ export function piTransport(opts: PiTransportOptions): PiTransport {
 
   const record = (text: string) => {
     if (faulted) return;
-    if (!text.trim()) return;
-    let msg: unknown;
-    try {
-      msg = JSON.parse(text);
-    } catch {
+    const r = recordOf(text);
+    if (r.type === 'blank') return;
+    if (r.type === 'not_json') {
       opts.tap?.('in', text);
-      fault({ type: 'garbage', detail: 'a line that is not JSON' });
-      return;
+      return fault(garbage(r.type));
     }
-    opts.tap?.('in', msg);
-    if (!msg || typeof msg !== 'object' || Array.isArray(msg) || typeof (msg as PiJson).type !== 'string') {
-      fault({ type: 'garbage', detail: 'a JSON value that is not a pi record' });
-      return;
-    }
-    const m = msg as PiJson;
+    opts.tap?.('in', r.type === 'message' ? r.msg : r.value);
+    if (r.type !== 'message' || typeof r.msg.type !== 'string')
+      return fault(garbage('not_object', 'a pi record'));
+    const m = r.msg;
     if (m.type !== 'response') {
       opts.onEvent(m);
       return;
     }
     // pi answers a line it could not parse, or a command it does not know, without an id.
     const id = typeof m.id === 'string' ? m.id : undefined;
-    if (id === undefined || !waiting.has(id)) {
-      const shown = id ?? String(m.command ?? 'none');
-      fault(
-        id !== undefined && answered.includes(id)
-          ? { type: 'duplicate_response', id: shown }
-          : { type: 'unknown_response', id: shown },
-      );
-      return;
-    }
+    if (id === undefined) return fault({ type: 'unknown_response', id: String(m.command ?? 'none') });
+    const answer = pending.answer(id);
+    if (answer !== 'ok') return fault(answer);
     const done = waiting.get(id);
     waiting.delete(id);
-    answered.push(id);
-    if (answered.length > ANSWERED_MEMORY) answered.shift();
     done?.(
       m.success === true
         ? { success: true, data: m.data }
@@ -110,6 +96,7 @@ export function piTransport(opts: PiTransportOptions): PiTransport {
     send(command, onResponse) {
       const id = `aw-${nextId++}`;
       waiting.set(id, onResponse);
+      pending.sent(id);
       write({ ...command, id });
     },
     reply: write,

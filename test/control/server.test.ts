@@ -82,6 +82,17 @@ describe('control socket', () => {
     ]);
   });
 
+  it('the caller refuses an answer over 16 MiB instead of holding all of it', async () => {
+    const { path, registry } = await start();
+    registry.register('big', async () => 'x'.repeat(17 * 1024 * 1024));
+    expect(await callControl(path, 'big', undefined, { timeoutMs: 30_000 })).toEqual({
+      ok: false,
+      error: 'the relay sent an answer too large to read',
+      notRunning: false,
+    });
+    expect(await callControl(path, 'echo', 1)).toEqual({ ok: true, result: { echoed: 1 } });
+  });
+
   it('a registry refuses a method registered twice', async () => {
     const { registry } = await start();
     expect(() => registry.register('echo', async () => 1)).toThrow('registered twice');

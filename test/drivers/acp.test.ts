@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { acpDriver } from '../../src/drivers/acp.js';
 import type { PermissionPolicy, SessionDriver } from '../../src/drivers/types.js';
 import { tempDir } from '../helpers/tmp.js';
+import { waitFor } from './helpers.js';
 
 const fake = join(import.meta.dirname, '..', 'fixtures', 'fake-acp-agent.mjs');
 const dir = tempDir('aw-acp-');
@@ -165,13 +166,5 @@ function readLog(file: string): string {
     return readFileSync(file, 'utf8');
   } catch {
     return '';
-  }
-}
-
-async function waitFor(ok: () => boolean, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
   }
 }

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { claudeDriver } from '../../src/drivers/claude.js';
 import type { PermissionPolicy, SessionDriver } from '../../src/drivers/types.js';
 import { tempDir } from '../helpers/tmp.js';
+import { alive, waitFor } from './helpers.js';
 
 const fake = join(import.meta.dirname, '..', 'fixtures', 'fake-claude-stream.mjs');
 const dir = tempDir('aw-claude-drv-');
@@ -49,15 +50,6 @@ function driver(
 afterEach(async () => {
   await Promise.all(drivers.splice(0).map((d) => d.close()));
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function opened(d: SessionDriver, id?: string): Promise<string> {
   const o = await d.open(id ? { type: 'new', id } : { type: 'new' });
@@ -207,7 +199,7 @@ describe('claude stream-json driver', () => {
     expect(r).toMatchObject({ type: 'error', kind });
     expect(d.state()).toMatchObject({ type: 'broken', fault });
     expect(d.pid()).toBeUndefined();
-    await waitUntil(() => !alive(pid));
+    await waitFor(() => !alive(pid));
     // A broken driver refuses turns at once rather than write to a dead or lying process.
     expect(await d.turn({ prompt: 'hello', timeoutMs: 10_000 })).toMatchObject({ type: 'error', kind });
   });
@@ -241,7 +233,7 @@ describe('claude stream-json driver', () => {
   it('close() during an open that waits for its hello ends the open at once', async () => {
     const { d } = driver({ silent: true, startTimeoutMs: 60_000 });
     const opening = d.open({ type: 'new' });
-    await waitUntil(() => d.pid() !== undefined);
+    await waitFor(() => d.pid() !== undefined);
     await d.close();
     expect(await opening).toMatchObject({ type: 'error', kind: 'exit' });
     expect(d.state()).toEqual({ type: 'closed' });
@@ -255,11 +247,3 @@ describe('claude stream-json driver', () => {
     expect(await d.open({ type: 'new' })).toMatchObject({ type: 'error', kind: 'exit' });
   });
 });
-
-async function waitUntil(ok: () => boolean, ms = 5000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

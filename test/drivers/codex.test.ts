@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { codexDriver } from '../../src/drivers/codex.js';
 import type { PermissionPolicy, SessionDriver } from '../../src/drivers/types.js';
 import { tempDir } from '../helpers/tmp.js';
+import { waitFor } from './helpers.js';
 
 const fake = join(import.meta.dirname, '..', 'fixtures', 'fake-codex-app-server.mjs');
 const dir = tempDir('aw-codex-drv-');
@@ -246,11 +247,3 @@ describe('codex app-server driver', () => {
     });
   });
 });
-
-async function waitFor(ok: () => boolean, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { piDriver } from '../../src/drivers/pi.js';
 import type { PermissionPolicy, SessionDriver } from '../../src/drivers/types.js';
 import { tempDir } from '../helpers/tmp.js';
+import { alive, waitFor } from './helpers.js';
 
 const fake = join(import.meta.dirname, '..', 'fixtures', 'fake-pi-rpc.mjs');
 const dir = tempDir('aw-pi-drv-');
@@ -30,15 +31,6 @@ function driver(
 afterEach(async () => {
   await Promise.all(drivers.splice(0).map((d) => d.close()));
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function opened(d: SessionDriver, id?: string): Promise<string> {
   const o = await d.open(id ? { type: 'new', id } : { type: 'new' });
@@ -221,11 +213,3 @@ describe('pi RPC driver', () => {
     expect(existsSync(gone)).toBe(false);
   });
 });
-
-async function waitFor(ok: () => boolean, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

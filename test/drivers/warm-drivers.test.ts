@@ -12,6 +12,7 @@ import { codexDriver } from '../../src/drivers/codex.js';
 import { piDriver } from '../../src/drivers/pi.js';
 import type { DriverProcess, SessionDriver } from '../../src/drivers/types.js';
 import { tempDir } from '../helpers/tmp.js';
+import { alive, waitFor } from './helpers.js';
 
 const FIX = join(import.meta.dirname, '..', 'fixtures');
 
@@ -46,6 +47,13 @@ const common = (o: Made) => ({
   startTimeoutMs: 15_000,
 });
 
+// The fakes' words for a line that is not JSON, a response to a request never sent, and a second one.
+const BREAKS: Kind['broken'] = [
+  ['garbage', 'garbage'],
+  ['stranger', 'unknown_response'],
+  ['duplicate', 'duplicate_response'],
+];
+
 const KINDS: Kind[] = [
   {
     name: 'claude',
@@ -54,11 +62,7 @@ const KINDS: Kind[] = [
     reply: (n, p) => `turn ${n}: ${p}`,
     afterStop: 'turn 2: after',
     tool: { media: './a.png', progress: 'Looking at the files.' },
-    broken: [
-      ['garbage', 'garbage'],
-      ['stranger', 'unknown_response'],
-      ['duplicate', 'duplicate_response'],
-    ],
+    broken: BREAKS,
   },
   {
     name: 'pi',
@@ -89,11 +93,7 @@ const KINDS: Kind[] = [
     reply: (n, p) => `turn ${n}: ${p} (seen ${n})`,
     afterStop: 'turn 2: after (seen 1)',
     tool: { media: './out.png', progress: 'Let me look.' },
-    broken: [
-      ['garbage', 'garbage'],
-      ['stranger', 'unknown_response'],
-      ['duplicate', 'duplicate_response'],
-    ],
+    broken: BREAKS,
   },
   {
     name: 'ACP',
@@ -102,11 +102,7 @@ const KINDS: Kind[] = [
     reply: (n, p) => `turn ${n}: ${p}`,
     afterStop: 'turn 2: after',
     tool: { media: './a.png', progress: 'Looking at the files.' },
-    broken: [
-      ['garbage', 'garbage'],
-      ['stranger', 'unknown_response'],
-      ['duplicate', 'duplicate_response'],
-    ],
+    broken: BREAKS,
   },
 ];
 
@@ -114,23 +110,6 @@ const drivers: SessionDriver[] = [];
 afterEach(async () => {
   await Promise.all(drivers.splice(0).map((d) => d.close()));
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function waitFor(ok: () => boolean, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe.each(KINDS)('every warm driver: $name', (k) => {
   const make = (o: Made = {}) => {
