@@ -6,8 +6,10 @@ import { mkdirSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Paths } from '../config/paths.js';
 import { agentKindSettings, type Config } from '../config/schema.js';
+import type { Sandbox } from '../core/sandbox.js';
 import { safeArg } from './common.js';
 import { getSpec } from './registry.js';
+import { makeSandbox } from './sandbox-plan.js';
 import type {
   AgentKind,
   AgentRequest,
@@ -34,6 +36,8 @@ export interface AgentSettings {
   mode: AgentMode;
   /** How the warm process's permission questions are answered (`agent.permissions`; default deny). */
   permissions: PermissionPolicy;
+  /** `agent.sandbox: bwrap`: the plan, or why it cannot be made (then the agent does not run). */
+  sandbox?: Sandbox;
   /** Settings that were ignored, for a start-up warning. */
   warnings: string[];
 }
@@ -154,13 +158,20 @@ export function resolveAgent(
     mkdirSync(cwd, { recursive: true, mode: 0o700 });
     mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   }
+  const command = [...(over?.command ?? own?.command ?? [spec.program])];
+  const env = buildAgentEnv(spec, { ...config.agent.env, ...(over?.env ?? {}) }, opts.env ?? process.env);
+  // As cwd: `agents.<kind>` over `agent` for every kind, so one `agent.sandbox` covers them all.
+  const sandbox =
+    (over?.sandbox ?? config.agent.sandbox) === 'bwrap'
+      ? sandboxOf(k, { cwd, env, stateDir, command, paths, createDirs: opts.createDirs !== false })
+      : undefined;
   return {
     kind: k,
     spec,
-    command: [...(over?.command ?? own?.command ?? [spec.program])],
+    command,
     cwd,
     timeoutMs: (over?.timeoutSeconds ?? config.agent.timeoutSeconds) * 1000,
-    env: buildAgentEnv(spec, { ...config.agent.env, ...(over?.env ?? {}) }, opts.env ?? process.env),
+    env,
     ...(model !== undefined ? { model } : {}),
     ...(thinking !== undefined ? { thinking } : {}),
     ...(systemText !== undefined ? { systemText } : {}),
@@ -169,8 +180,33 @@ export function resolveAgent(
     // As mode: `agents.<kind>` over `agent` for the agent's own kind. The config check refuses
     // `ask` with `cold`, so `ask` here always means a warm process.
     permissions: over?.permissions ?? own?.permissions ?? 'deny',
+    ...(sandbox ? { sandbox } : {}),
     warnings,
   };
+}
+
+function sandboxOf(
+  kind: AgentKind,
+  o: {
+    cwd: string;
+    env: Record<string, string>;
+    stateDir: string;
+    command: string[];
+    paths: Paths;
+    createDirs: boolean;
+  },
+): Sandbox {
+  const made = makeSandbox(kind, {
+    cwd: o.cwd,
+    env: o.env,
+    stateDir: o.stateDir,
+    command: o.command,
+    inboundMedia: o.paths.inboundMedia,
+    // The relay's own files: never in the sandbox, nor any folder that holds them.
+    hidden: [o.paths.home, o.paths.configFile, o.paths.db, o.paths.socket],
+    createDirs: o.createDirs,
+  });
+  return made.ok ? { type: 'bwrap', plan: made.plan } : { type: 'unavailable', error: made.error };
 }
 
 /** The kinds the config may run: the default agent and every kind with its own settings. */
@@ -207,6 +243,7 @@ export function agentRequest(
     ...(agent.thinking !== undefined ? { thinking: agent.thinking } : {}),
     ...(agent.systemText !== undefined ? { systemText: agent.systemText } : {}),
     permissions: agent.permissions,
+    ...(agent.sandbox ? { sandbox: agent.sandbox } : {}),
     ...extra,
   };
 }

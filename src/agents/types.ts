@@ -1,4 +1,6 @@
 // The agent layer's contract: an AgentSpec describes one CLI as data plus two small functions.
+import type { Sandbox } from '../core/sandbox.js';
+
 
 /**
  * A CLI's name in the config, the store and `/agent`: whatever an AgentSpec in agents/registry.ts
@@ -133,6 +135,8 @@ export type AgentErrorKind =
   | 'aborted'
   | 'session_not_found'
   | 'exit'
+  /** The CLI's sandbox could not be made (bwrap missing or refused): never run without it. */
+  | 'sandbox'
   | 'unparseable';
 
 export type AgentResult =
@@ -279,6 +283,8 @@ export interface AgentRequest extends BuildContext {
   personWaitMs?: () => number;
   /** The configured policy for the warm process's permission questions; absent: `deny`. */
   permissions?: PermissionPolicy;
+  /** The agent's sandbox (`agent.sandbox: bwrap`): every process of the run starts inside it. */
+  sandbox?: Sandbox;
   /** Byte caps for stdout and stderr; defaults live in the runner. */
   maxStdoutBytes?: number;
   maxStderrBytes?: number;

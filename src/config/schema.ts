@@ -39,6 +39,12 @@ const agentFields = {
       'warm: one live process per chat, turn after turn; cold: a new process per message. Default: warm (an agent with no one-shot mode runs warm only).',
     ),
   permissions: permissionsField,
+  sandbox: z
+    .enum(['none', 'bwrap'])
+    .optional()
+    .describe(
+      "bwrap: the CLI runs inside bubblewrap, seeing only its workspace, its own state folders and the system's programs, never the relay's files (docs/access.md). Default: none.",
+    ),
 };
 
 export const agentSchema = z

@@ -177,6 +177,7 @@ export class AcpHost implements SharedHost {
       cwd: this.opts.process.cwd,
       env: this.opts.process.env,
       ...(this.opts.guard ? { guard: this.opts.guard } : {}),
+      ...(this.opts.process.sandbox ? { sandbox: this.opts.process.sandbox } : {}),
     });
     if (s.type === 'not_found') {
       this.raise({ type: 'start_failed', detail: s.message });
@@ -184,7 +185,7 @@ export class AcpHost implements SharedHost {
     }
     if (s.type === 'spawn_failed') {
       this.raise({ type: 'start_failed', detail: s.message });
-      return errorResult(name, 'exit', t0, { detail: s.message });
+      return errorResult(name, s.sandbox ? 'sandbox' : 'exit', t0, { detail: s.message });
     }
     const child = s.child;
     this.child = child;

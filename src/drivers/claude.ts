@@ -115,12 +115,13 @@ class ClaudeDriver implements SessionDriver {
       cwd: this.opts.process.cwd,
       env: this.opts.process.env,
       ...(this.opts.guard ? { guard: this.opts.guard } : {}),
+      ...(this.opts.process.sandbox ? { sandbox: this.opts.process.sandbox } : {}),
     });
     if (s.type !== 'started') {
       this.fault = { type: 'start_failed', detail: s.message };
       return s.type === 'not_found'
         ? errorResult(this.opts.name, 'not_installed', t0, { detail: `"${file}" was not found on PATH` })
-        : errorResult(this.opts.name, 'exit', t0, { detail: s.message });
+        : errorResult(this.opts.name, s.sandbox ? 'sandbox' : 'exit', t0, { detail: s.message });
     }
     this.connect(s.child);
     // The start-up phase gathers what the CLI prints before answering (a missing session's result).

@@ -307,6 +307,7 @@ class PiDriver implements SessionDriver {
       cwd: this.opts.process.cwd,
       env: this.opts.process.env,
       ...(this.opts.guard ? { guard: this.opts.guard } : {}),
+      ...(this.opts.process.sandbox ? { sandbox: this.opts.process.sandbox } : {}),
     });
     if (s.type === 'not_found') {
       this.fault = { type: 'start_failed', detail: s.message };
@@ -316,7 +317,7 @@ class PiDriver implements SessionDriver {
     }
     if (s.type === 'spawn_failed') {
       this.fault = { type: 'start_failed', detail: s.message };
-      return errorResult(this.opts.name, 'exit', t0, { detail: s.message });
+      return errorResult(this.opts.name, s.sandbox ? 'sandbox' : 'exit', t0, { detail: s.message });
     }
     const child = s.child;
     this.child = child;

@@ -179,6 +179,7 @@ export function fingerprint(r: DriverSettings, tools: boolean): string {
     r.systemText ?? null,
     tools,
     r.permissions ?? 'deny',
+    r.sandbox?.type ?? 'none',
   ]);
 }
 

@@ -1,6 +1,7 @@
 // The session driver seam (issue 16, in progress, not yet wired into the queue): one live agent
 // process spoken to over its own protocol, turn after turn. A turn ends in the same `AgentResult`
 // the cold runner returns, so nothing above a driver knows which one ran.
+import type { Sandbox } from '../core/sandbox.js';
 import type { AgentResult, Approver, PermissionPolicy, SessionRef } from '../agents/types.js';
 
 export type { PermissionPolicy };
@@ -12,6 +13,8 @@ export interface DriverProcess {
   cwd: string;
   /** The whole environment of the child: nothing is inherited. */
   env: Record<string, string>;
+  /** The agent's sandbox, the process's tools in it (agent.sandbox: bwrap). */
+  sandbox?: Sandbox;
 }
 
 export interface DriverOptions {
