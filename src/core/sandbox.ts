@@ -51,7 +51,7 @@ export function bwrapArgv(
   plan: SandboxPlan,
   launch: Launch,
   cwd?: string,
-  opts: { statusFd?: number } = {},
+  opts: { readyFd?: number } = {},
 ): SandboxArgv {
   const mounts: { path: string; args: string[] }[] = [];
   const bad = (path: string, what: string) =>
@@ -93,13 +93,21 @@ export function bwrapArgv(
     ...ordered.flatMap((m) => m.args),
     ...Object.entries(plan.setEnv).flatMap(([k, v]) => ['--setenv', k, v]),
     ...(cwd !== undefined ? ['--chdir', cwd] : []),
-    // bwrap writes {"child-pid": N} there once the sandbox is made: a start that fails says so first.
-    ...(opts.statusFd !== undefined ? ['--json-status-fd', String(opts.statusFd)] : []),
     '--',
+    ...(opts.readyFd !== undefined ? readyShim(opts.readyFd) : []),
     launch.file,
     ...launch.args,
   ];
   return { ok: true, launch: { file: plan.bwrap, args } };
+}
+
+/**
+ * Inside the sandbox, once bwrap made it, a shell says so on `fd` and becomes the CLI (same pid, the
+ * pipe closed for it). bwrap's own status pipe cannot say this: it reports the child's pid before
+ * the child sets up its mounts, so a sandbox that fails still looks started there.
+ */
+function readyShim(fd: number): string[] {
+  return ['/bin/sh', '-c', `printf . >&${fd} && exec "$@" ${fd}>&-`, 'sh'];
 }
 
 function tmpfsFirst(a: { args: string[] }, b: { args: string[] }): number {

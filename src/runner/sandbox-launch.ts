@@ -8,7 +8,7 @@ export function launchIn(
   sandbox: Sandbox | undefined,
   launch: Launch,
   cwd: string | undefined,
-  opts: { statusFd?: number } = {},
+  opts: { readyFd?: number } = {},
 ): Launched {
   if (!sandbox) return { ok: true, launch };
   switch (sandbox.type) {

@@ -57,8 +57,8 @@ export type StdioStart =
   /** `sandbox`: the sandbox could not be made, so the program did not run. */
   | { type: 'spawn_failed'; message: string; sandbox?: true };
 
-/** The pipe bwrap reports on once the sandbox is made (stdin, stdout, stderr, then this). */
-const STATUS_FD = 3;
+/** The pipe the sandbox says it is made on (stdin, stdout, stderr, then this): core/sandbox.ts. */
+const READY_FD = 3;
 
 export function startStdioChild(opts: StdioChildOptions): Promise<StdioStart> {
   const env = { ...opts.env };
@@ -73,7 +73,7 @@ export function startStdioChild(opts: StdioChildOptions): Promise<StdioStart> {
     return Promise.resolve({ type: 'spawn_failed', message: `working folder ${opts.cwd} does not exist` });
   }
   const launched = launchIn(opts.sandbox, { file: opts.file, args: opts.args }, opts.cwd, {
-    statusFd: STATUS_FD,
+    readyFd: READY_FD,
   });
   if (!launched.ok) return Promise.resolve({ type: 'spawn_failed', message: launched.error, sandbox: true });
   const { launch } = launched;
@@ -117,24 +117,19 @@ export function startStdioChild(opts: StdioChildOptions): Promise<StdioStart> {
   });
 }
 
-/** True once bwrap reported the sandboxed child's pid; false when it closed the pipe first. */
+/** True once the sandbox said it is made; false when the pipe closed first (bwrap gave up). */
 function sandboxReady(child: ChildProcess): Promise<boolean> {
-  const status = child.stdio[STATUS_FD] as Readable | null;
-  if (!status) return Promise.resolve(false);
+  const ready = child.stdio[READY_FD] as Readable | null;
+  if (!ready) return Promise.resolve(false);
   return new Promise((resolve) => {
-    let buf = '';
-    status.setEncoding('utf8');
-    const done = (v: boolean) => {
-      status.removeAllListeners('data');
-      status.resume();
-      resolve(v);
-    };
-    status.on('data', (c: string) => {
-      buf += c;
-      if (buf.includes('"child-pid"')) done(true);
+    let said = false;
+    ready.once('data', () => {
+      said = true;
+      resolve(true);
     });
-    status.once('close', () => done(buf.includes('"child-pid"')));
-    status.once('error', () => done(false));
+    ready.once('close', () => resolve(said));
+    ready.once('error', () => resolve(said));
+    ready.resume();
   });
 }
 
