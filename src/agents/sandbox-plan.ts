@@ -10,7 +10,7 @@ import { delimiter, dirname, isAbsolute, join, sep } from 'node:path';
 import type { SandboxPlan } from '../core/sandbox.js';
 import { within } from '../core/sandbox.js';
 import { cliState, stateFolders } from './sandbox-state.js';
-import { toolRoot, TOOLS_SOCKET_ENV } from './tool-server.js';
+import { TOOLS_SOCKET_ENV, toolRoot } from './tool-server.js';
 import type { AgentKind, ToolServer } from './types.js';
 
 /** Root entries that are links into /usr on merged-/usr systems, or folders elsewhere. */
@@ -128,7 +128,8 @@ export function makeSandbox(kind: AgentKind, p: SandboxPlaces): MadeSandbox {
   const state = cliState(kind, p.env);
   // Private, as resolveAgent makes the workspace: made here so bwrap does not make them 0755.
   if (p.createDirs !== false) {
-    for (const d of [...stateFolders(state), toolRoot(p.stateDir)]) mkdirSync(d, { recursive: true, mode: 0o700 });
+    for (const d of [...stateFolders(state), toolRoot(p.stateDir)])
+      mkdirSync(d, { recursive: true, mode: 0o700 });
     // A file the CLI would make on its first run must exist to be bound, else it is made in the
     // private HOME and lost with it. The only one (claude's ~/.claude.json) is JSON.
     for (const f of state.files) if (!existsSync(f)) writeFileSync(f, '{}\n', { mode: 0o600, flag: 'wx' });
@@ -142,9 +143,7 @@ export function makeSandbox(kind: AgentKind, p: SandboxPlaces): MadeSandbox {
   const pathDirs = (p.env.PATH ?? '').split(delimiter).filter((d) => isAbsolute(d) && existsSync(d));
   const program = p.command[0] ? onPath(p.command[0], p.env.PATH) : undefined;
   const node = onPath('node', p.env.PATH);
-  const installs = [program, node]
-    .filter((f): f is string => f !== undefined)
-    .map((f) => installOf(f));
+  const installs = [program, node].filter((f): f is string => f !== undefined).map((f) => installOf(f));
   return {
     ok: true,
     plan: sandboxPlan({

@@ -1,7 +1,6 @@
 // The agent layer's contract: an AgentSpec describes one CLI as data plus two small functions.
 import type { Sandbox } from '../core/sandbox.js';
 
-
 /**
  * A CLI's name in the config, the store and `/agent`: whatever an AgentSpec in agents/registry.ts
  * registers. Not a closed union, so that adding a CLI is one spec file and one registry line (the

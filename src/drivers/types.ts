@@ -1,8 +1,9 @@
 // The session driver seam (issue 16, in progress, not yet wired into the queue): one live agent
 // process spoken to over its own protocol, turn after turn. A turn ends in the same `AgentResult`
 // the cold runner returns, so nothing above a driver knows which one ran.
-import type { Sandbox } from '../core/sandbox.js';
+
 import type { AgentResult, Approver, PermissionPolicy, SessionRef } from '../agents/types.js';
+import type { Sandbox } from '../core/sandbox.js';
 
 export type { PermissionPolicy };
 

@@ -4,6 +4,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { errorMessageFor, shortDetail } from '../agents/common.js';
+import { toolInstalls, withToolsIn } from '../agents/sandbox-plan.js';
 import { runFileIn, toolRoot, withTools, writeRunFiles } from '../agents/tool-server.js';
 import type {
   AgentRequest,
@@ -15,7 +16,6 @@ import type {
   StreamEvent,
 } from '../agents/types.js';
 import { maskCredentials } from '../log.js';
-import { toolInstalls, withToolsIn } from '../agents/sandbox-plan.js';
 import { extractMedia } from '../media/parse.js';
 import { type SpawnResult, spawnProcess } from './spawn.js';
 
@@ -42,7 +42,10 @@ export async function runCommandReply(spec: AgentSpec, request: AgentRequest): P
       // The MCP helper runs inside too: it sees agentwire's install, this run's files and the tools socket.
       if (sandbox?.type === 'bwrap') {
         const files = (wiring.files ?? []).map((f) => f.path);
-        sandbox = { ...sandbox, plan: withToolsIn(sandbox.plan, request.tools, toolInstalls(request.tools), files) };
+        sandbox = {
+          ...sandbox,
+          plan: withToolsIn(sandbox.plan, request.tools, toolInstalls(request.tools), files),
+        };
       }
     } catch (err) {
       return {

@@ -110,7 +110,11 @@ export function startStdioChild(opts: StdioChildOptions): Promise<StdioStart> {
         // bwrap exited before making the sandbox: its own line says why (no user namespaces…).
         void wrapped.exited.then(() => {
           const line = bwrapError(wrapped.stderrTail()) ?? wrapped.stderrTail().trim().slice(-300);
-          resolve({ type: 'spawn_failed', message: line || 'bwrap exited before starting the agent', sandbox: true });
+          resolve({
+            type: 'spawn_failed',
+            message: line || 'bwrap exited before starting the agent',
+            sandbox: true,
+          });
         });
       });
     });

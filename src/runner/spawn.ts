@@ -218,7 +218,8 @@ export function spawnProcess(opts: SpawnOptions): Promise<SpawnResult> {
       };
       // bwrap exits 1 with its own "bwrap: …" line when it cannot make the sandbox or exec the CLI.
       const refused = opts.sandbox && !stopReason && exit?.code === 1 ? bwrapError(fin.stderr) : undefined;
-      if (refused) finish({ type: 'spawn_failed', message: refused, durationMs: fin.durationMs, sandbox: true });
+      if (refused)
+        finish({ type: 'spawn_failed', message: refused, durationMs: fin.durationMs, sandbox: true });
       else if (stopReason === 'timeout') finish({ type: 'timeout', timeoutMs: opts.timeoutMs ?? 0, ...fin });
       else if (stopReason === 'aborted') finish({ type: 'aborted', ...fin });
       else finish({ type: 'exited', ...fin });

@@ -65,71 +65,111 @@ function hanging(): { args: string[]; child: string; main: string } {
   return { args: ['-c', `sleep ${child} & sleep ${main}`], child, main };
 }
 
-describe.skipIf(missing)(`the spawn helpers with a bwrap sandbox${missing ? ` (skipped: ${missing})` : ''}`, () => {
-  it('cold: a hanging CLI is killed at its timeout, its background child with it', async () => {
-    const dir = tempDir('aw-sbspawn-');
-    const { sandbox, env } = sandboxIn(dir);
-    const h = hanging();
-    const run = spawnProcess({ file: 'sh', args: h.args, cwd: join(dir, 'work'), env, sandbox, timeoutMs: 1500, killGraceMs: 500 });
-    // Both are running inside before the timeout.
-    expect(await until(() => running(h.child).length === 1 && running(h.main).length === 1)).toBe(true);
-    const r = await run;
-    expect(r.type).toBe('timeout');
-    expect(await until(() => running(h.child).length === 0 && running(h.main).length === 0, 5000)).toBe(true);
-  });
-
-  it('cold: an abort (/stop) ends it the same way', async () => {
-    const dir = tempDir('aw-sbspawn-');
-    const { sandbox, env } = sandboxIn(dir);
-    const h = hanging();
-    const ac = new AbortController();
-    const run = spawnProcess({ file: 'sh', args: h.args, cwd: join(dir, 'work'), env, sandbox, signal: ac.signal, killGraceMs: 500 });
-    expect(await until(() => running(h.child).length === 1)).toBe(true);
-    ac.abort();
-    expect((await run).type).toBe('aborted');
-    expect(await until(() => running(h.child).length === 0 && running(h.main).length === 0, 5000)).toBe(true);
-  });
-
-  it('warm: a sandboxed long-lived child answers on its pipes and is stopped with its children', async () => {
-    const dir = tempDir('aw-sbspawn-');
-    const { sandbox, env } = sandboxIn(dir);
-    const h = hanging();
-    const s = await startStdioChild({
-      file: 'sh',
-      args: ['-c', `sleep ${h.child} & read line; echo "got $line"; sleep ${h.main}`],
-      cwd: join(dir, 'work'),
-      env,
-      sandbox,
+describe.skipIf(missing)(
+  `the spawn helpers with a bwrap sandbox${missing ? ` (skipped: ${missing})` : ''}`,
+  () => {
+    it('cold: a hanging CLI is killed at its timeout, its background child with it', async () => {
+      const dir = tempDir('aw-sbspawn-');
+      const { sandbox, env } = sandboxIn(dir);
+      const h = hanging();
+      const run = spawnProcess({
+        file: 'sh',
+        args: h.args,
+        cwd: join(dir, 'work'),
+        env,
+        sandbox,
+        timeoutMs: 1500,
+        killGraceMs: 500,
+      });
+      // Both are running inside before the timeout.
+      expect(await until(() => running(h.child).length === 1 && running(h.main).length === 1)).toBe(true);
+      const r = await run;
+      expect(r.type).toBe('timeout');
+      expect(await until(() => running(h.child).length === 0 && running(h.main).length === 0, 5000)).toBe(
+        true,
+      );
     });
-    expect(s.type).toBe('started');
-    if (s.type !== 'started') return;
-    let out = '';
-    s.child.stdout.setEncoding('utf8');
-    s.child.stdout.on('data', (d: string) => {
-      out += d;
-    });
-    s.child.stdin.write('hello\n');
-    expect(await until(() => out.includes('got hello'))).toBe(true);
-    expect(await until(() => running(h.main).length === 1)).toBe(true);
-    await s.child.stop(500);
-    expect(await until(() => running(h.child).length === 0 && running(h.main).length === 0, 5000)).toBe(true);
-  });
 
-  it("a sandbox bwrap cannot make: bwrap's own reason, marked, and the program never ran", async () => {
-    const dir = tempDir('aw-sbspawn-');
-    const { sandbox, env } = sandboxIn(dir);
-    if (sandbox.type !== 'bwrap') throw new Error('no plan');
-    const broken: Sandbox = { type: 'bwrap', plan: { ...sandbox.plan, ro: [...sandbox.plan.ro, join(dir, 'gone')] } };
-    const marker = join(dir, 'work', 'ran');
-    const cold = await spawnProcess({ file: 'sh', args: ['-c', `touch ${marker}`], cwd: join(dir, 'work'), env, sandbox: broken });
-    expect(cold).toMatchObject({ type: 'spawn_failed', sandbox: true });
-    expect(cold.type === 'spawn_failed' && cold.message).toMatch(/^bwrap: Can't find source path .*gone/);
-    const warm = await startStdioChild({ file: 'sh', args: ['-c', `touch ${marker}`], cwd: join(dir, 'work'), env, sandbox: broken });
-    expect(warm).toMatchObject({ type: 'spawn_failed', sandbox: true });
-    expect(warm.type === 'spawn_failed' && warm.message).toMatch(/^bwrap: Can't find source path .*gone/);
-    expect(readdirSync(join(dir, 'work'))).not.toContain('ran');
-  });
-});
+    it('cold: an abort (/stop) ends it the same way', async () => {
+      const dir = tempDir('aw-sbspawn-');
+      const { sandbox, env } = sandboxIn(dir);
+      const h = hanging();
+      const ac = new AbortController();
+      const run = spawnProcess({
+        file: 'sh',
+        args: h.args,
+        cwd: join(dir, 'work'),
+        env,
+        sandbox,
+        signal: ac.signal,
+        killGraceMs: 500,
+      });
+      expect(await until(() => running(h.child).length === 1)).toBe(true);
+      ac.abort();
+      expect((await run).type).toBe('aborted');
+      expect(await until(() => running(h.child).length === 0 && running(h.main).length === 0, 5000)).toBe(
+        true,
+      );
+    });
+
+    it('warm: a sandboxed long-lived child answers on its pipes and is stopped with its children', async () => {
+      const dir = tempDir('aw-sbspawn-');
+      const { sandbox, env } = sandboxIn(dir);
+      const h = hanging();
+      const s = await startStdioChild({
+        file: 'sh',
+        args: ['-c', `sleep ${h.child} & read line; echo "got $line"; sleep ${h.main}`],
+        cwd: join(dir, 'work'),
+        env,
+        sandbox,
+      });
+      expect(s.type).toBe('started');
+      if (s.type !== 'started') return;
+      let out = '';
+      s.child.stdout.setEncoding('utf8');
+      s.child.stdout.on('data', (d: string) => {
+        out += d;
+      });
+      s.child.stdin.write('hello\n');
+      expect(await until(() => out.includes('got hello'))).toBe(true);
+      expect(await until(() => running(h.main).length === 1)).toBe(true);
+      await s.child.stop(500);
+      expect(await until(() => running(h.child).length === 0 && running(h.main).length === 0, 5000)).toBe(
+        true,
+      );
+    });
+
+    it("a sandbox bwrap cannot make: bwrap's own reason, marked, and the program never ran", async () => {
+      const dir = tempDir('aw-sbspawn-');
+      const { sandbox, env } = sandboxIn(dir);
+      if (sandbox.type !== 'bwrap') throw new Error('no plan');
+      const broken: Sandbox = {
+        type: 'bwrap',
+        plan: { ...sandbox.plan, ro: [...sandbox.plan.ro, join(dir, 'gone')] },
+      };
+      const marker = join(dir, 'work', 'ran');
+      const cold = await spawnProcess({
+        file: 'sh',
+        args: ['-c', `touch ${marker}`],
+        cwd: join(dir, 'work'),
+        env,
+        sandbox: broken,
+      });
+      expect(cold).toMatchObject({ type: 'spawn_failed', sandbox: true });
+      expect(cold.type === 'spawn_failed' && cold.message).toMatch(/^bwrap: Can't find source path .*gone/);
+      const warm = await startStdioChild({
+        file: 'sh',
+        args: ['-c', `touch ${marker}`],
+        cwd: join(dir, 'work'),
+        env,
+        sandbox: broken,
+      });
+      expect(warm).toMatchObject({ type: 'spawn_failed', sandbox: true });
+      expect(warm.type === 'spawn_failed' && warm.message).toMatch(/^bwrap: Can't find source path .*gone/);
+      expect(readdirSync(join(dir, 'work'))).not.toContain('ran');
+    });
+  },
+);
 
 describe('the spawn helpers with a sandbox that could not be planned', () => {
   it('start nothing and say why (no fallback to running bare)', async () => {
