@@ -62,6 +62,8 @@ export interface RigOptions {
   approvals?: { approvers?: string[]; timeoutMinutes?: number };
   /** false: runs without agentwire's tools (`tools.enabled`). */
   tools?: boolean;
+  /** agent.sandbox: `bwrap` runs the CLI (and its MCP helper) inside bubblewrap. */
+  sandbox?: 'bwrap';
 }
 
 export interface RelayRig {
@@ -128,6 +130,7 @@ export function relayRig(kind: AgentKind, base: string, opts: RigOptions = {}): 
           env,
           ...(opts.model !== undefined && { model: opts.model }),
           ...(opts.permissions !== undefined && { permissions: opts.permissions }),
+          ...(opts.sandbox !== undefined && { sandbox: opts.sandbox }),
         },
         ...(opts.approvals !== undefined && { permissions: opts.approvals }),
         agents: {
