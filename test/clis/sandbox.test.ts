@@ -13,6 +13,7 @@ import type { AgentKind } from '../../src/agents/types.js';
 import { bwrapMissing } from '../helpers/bwrap.js';
 import { requests, scenario } from './harness.js';
 import { type RelayRig, relayRig } from './relay-rig.js';
+import { geminiNextMinute } from './warm-relay.js';
 
 const MAIN = join(process.cwd(), 'dist/cli/bin.js');
 const A = '+15550000001';
@@ -41,6 +42,7 @@ for (const [kind, exposed] of Object.entries(EXPOSED)) {
       const word = `quince-${randomUUID().slice(0, 6)}`;
       let rig: RelayRig;
       let pid = 0;
+      let lastReply = 0;
       const set = (sc: Parameters<typeof scenario>[1]) => scenario(id, sc);
 
       beforeAll(async () => {
@@ -86,11 +88,13 @@ for (const [kind, exposed] of Object.entries(EXPOSED)) {
         await rig.say(A, 'Which word?');
         expect(rig.sent.slice(n).map((s) => `${s.chatId} ${s.text}`)).toEqual([`${A} It was the fruit.`]);
         expect(rig.processes()).toEqual([pid]);
+        lastReply = Date.now();
         expect(JSON.stringify((await requests(id)).at(-1)?.body ?? '')).toContain(word);
       });
 
       it('a relay restart resumes the session in a new sandboxed process', { timeout: CASE_MS }, async () => {
         await rig.stop();
+        await geminiNextMinute(kind as AgentKind, lastReply);
         await rig.start();
         await set({ reply: 'Back after the restart.' });
         const n = rig.sent.length;
