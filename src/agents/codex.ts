@@ -4,6 +4,7 @@
 // (`thread.started.thread_id`). The reply is the last `agent_message` item; `reasoning` items are
 // never text. `{"type":"error"}` lines also appear while it retries, so only `turn.failed` (or a
 // non-zero exit) is a failure.
+import { join } from 'node:path';
 import {
   addTexts,
   assertSafeId,
@@ -177,6 +178,8 @@ export const codexSpec: AgentSpec = {
   // Text mode writes a header on stderr (fixtures/agents/codex/new-text.json).
   textSessionId: /^session id: ([0-9A-Za-z][0-9A-Za-z-]{7,})\s*$/m,
   choosesSessionId: 'cli',
+  // Its sessions, settings and login: bound read-write by the bwrap sandbox.
+  state: (env, home) => ({ dirs: [env.CODEX_HOME || join(home, '.codex')], files: [], readFiles: [] }),
   passEnv: [
     'OPENAI_API_KEY',
     'CODEX_API_KEY',

@@ -193,6 +193,8 @@ export const piSpec: AgentSpec = {
   session: SESSION,
   nestedEnv: [],
   choosesSessionId: 'relay-file',
+  // Its settings and login: bound read-write by the bwrap sandbox.
+  state: (env, home) => ({ dirs: [env.PI_CODING_AGENT_DIR || join(home, '.pi')], files: [], readFiles: [] }),
   passEnv: [
     'PI_CODING_AGENT_DIR',
     'PI_OFFLINE',

@@ -26,6 +26,16 @@ export interface BuildContext {
   stateDir: string;
 }
 
+/** A CLI's own state, as the sandbox binds it. */
+export interface CliState {
+  /** Folders the CLI writes (made 0700 before binding when missing). */
+  dirs: string[];
+  /** Single files it keeps beside them (claude's ~/.claude.json), made when missing. */
+  files: string[];
+  /** Files it only reads, named by the environment (a credentials file). */
+  readFiles: string[];
+}
+
 export interface Invocation {
   argv: string[];
   /** Fed to stdin then closed; stdin is ignored when absent. */
@@ -225,6 +235,11 @@ export interface AgentSpec {
   choosesSessionId: 'relay-uuid' | 'relay-file' | 'cli';
   /** Environment variable names passed through from the relay's environment when set. */
   passEnv: readonly string[];
+  /**
+   * Where the CLI keeps its own state (sessions, settings, its login), from the run's environment
+   * and HOME: what the bwrap sandbox binds read-write (agents/sandbox-state.ts). Absent: nothing.
+   */
+  state?: (env: Readonly<Record<string, string | undefined>>, home: string) => CliState;
   /** Thinking levels the CLI understands; empty when it has none. */
   thinkingLevels: readonly string[];
   /**
