@@ -1,9 +1,12 @@
 // The bwrap sandbox's cost per turn (agent.sandbox: bwrap), beside no sandbox, in one process:
 // cold, a turn is one process of the e2e fake claude (node, reading the prompt, printing the
 // captured stream-json), started with and without the sandbox, alternately; warm, the start of a
-// live process (a node echo loop) and then one turn over its pipes. Wall time per turn (median) and
-// CPU per turn (this process plus its reaped children, from /proc/self/stat), each with the ratio
-// sandboxed / bare. Skips, saying why, where bwrap cannot make a sandbox.
+// live process (a node echo loop) and then one turn over its pipes. Wall time per turn (median),
+// with the ratio sandboxed / bare. CPU: a sandboxed CLI's CPU never reaches this process's
+// children's times (bwrap's init in the new PID namespace reaps it, and bwrap exits without reaping
+// the init), so the sandbox's CPU is measured on its own: the same plan around `true`, with
+// --as-pid-1 (no init: the process that makes the sandbox is the one bwrap reaps), beside `true`
+// alone; a sandboxed turn costs the bare turn plus that. Skips, saying why, where bwrap cannot run.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,6 +34,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 export default async function () {
   const { findBwrap, makeSandbox } = await import(join(ROOT, 'dist/agents/sandbox-plan.js'));
   const { spawnProcess } = await import(join(ROOT, 'dist/runner/spawn.js'));
+  const { bwrapArgv } = await import(join(ROOT, 'dist/core/sandbox.js'));
   const { startStdioChild } = await import(join(ROOT, 'dist/runner/spawn-stdio.js'));
   const bwrap = findBwrap(process.env.PATH);
   const probe = bwrap && spawnSync(bwrap, ['--unshare-all', '--share-net', '--ro-bind', '/', '/', 'true']);
@@ -87,6 +91,23 @@ export default async function () {
       await coldTurn('bwrap');
     }
 
+    // The sandbox's own CPU per start: the plan around `true` (as-pid-1) beside `true` alone.
+    const setup = { bare: 0, bwrap: 0 };
+    const made1 = bwrapArgv(sandbox.plan, { file: 'true', args: [] }, work);
+    if (!made1.ok) throw new Error(made1.error);
+    const alone = ['--as-pid-1', ...made1.launch.args];
+    for (let i = 0; i < COLD; i++) {
+      for (const which of ['bare', 'bwrap']) {
+        const c0 = cpuMs();
+        const r =
+          which === 'bare'
+            ? spawnSync('true', [], { env })
+            : spawnSync(made1.launch.file, alone, { env, cwd: work });
+        if (r.status !== 0) throw new Error(`setup ${which}: ${String(r.stderr)}`);
+        setup[which] += cpuMs() - c0;
+      }
+    }
+
     const warm = { bare: { start: [], turn: [], cpu: 0 }, bwrap: { start: [], turn: [], cpu: 0 } };
     const warmRound = async (which) => {
       const t0 = performance.now();
@@ -116,14 +137,15 @@ export default async function () {
       };
       await turn(0);
       warm[which].start.push(performance.now() - t0);
-      const c0 = cpuMs();
+      const c0 = process.cpuUsage();
       for (let n = 1; n <= WARM_TURNS; n++) {
         const t = performance.now();
         await turn(n);
         warm[which].turn.push(performance.now() - t);
       }
+      const c = process.cpuUsage(c0);
+      warm[which].cpu += (c.user + c.system) / 1000;
       await s.child.stop(1000);
-      warm[which].cpu += cpuMs() - c0;
     };
     for (let i = 0; i < WARM_STARTS; i++) {
       await warmRound('bare');
@@ -134,7 +156,8 @@ export default async function () {
     const coldBare = median(cold.bare.wall);
     const coldBwrap = median(cold.bwrap.wall);
     const cpuBare = cold.bare.cpu / COLD;
-    const cpuBwrap = cold.bwrap.cpu / COLD;
+    const setupCpu = (setup.bwrap - setup.bare) / COLD;
+    const cpuBwrap = cpuBare + setupCpu;
     const startBare = median(warm.bare.start);
     const startBwrap = median(warm.bwrap.start);
     const turnBare = median(warm.bare.turn);
@@ -146,7 +169,7 @@ export default async function () {
       row('cold turn, bwrap (median wall)', coldBwrap, 'ms'),
       row('cold turn wall, bwrap / none', coldBwrap / coldBare, 'x'),
       row('cold turn CPU, no sandbox', cpuBare, 'ms'),
-      row('cold turn CPU, bwrap', cpuBwrap, 'ms'),
+      row('sandbox setup CPU per start (bwrap around true, less true)', setupCpu, 'ms'),
       row('cold turn CPU, bwrap / none', cpuBwrap / cpuBare, 'x'),
       row('warm start, no sandbox (median wall)', startBare, 'ms'),
       row('warm start, bwrap (median wall)', startBwrap, 'ms'),
@@ -154,7 +177,8 @@ export default async function () {
       row('warm turn, no sandbox (median wall)', turnBare, 'ms'),
       row('warm turn, bwrap (median wall)', turnBwrap, 'ms'),
       row('warm turn wall, bwrap / none', turnBwrap / turnBare, 'x'),
-      row('warm turn CPU, bwrap / none', wcpuBwrap / wcpuBare, 'x'),
+      // Between start and stop the relay's side only: the sandboxed child's CPU is not counted (above).
+      row('warm turn relay CPU, bwrap / none', wcpuBwrap / wcpuBare, 'x'),
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });
