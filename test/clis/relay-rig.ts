@@ -64,6 +64,8 @@ export interface RigOptions {
   tools?: boolean;
   /** agent.sandbox: `bwrap` runs the CLI (and its MCP helper) inside bubblewrap. */
   sandbox?: 'bwrap';
+  /** agent.mode (default warm). */
+  mode?: 'cold';
 }
 
 export interface RelayRig {
@@ -123,7 +125,7 @@ export function relayRig(kind: AgentKind, base: string, opts: RigOptions = {}): 
         whatsapp: { enabled: false },
         agent: {
           kind,
-          mode: 'warm',
+          mode: opts.mode ?? 'warm',
           command: [join(bin, kind), ...(opts.args ?? [])],
           cwd: join(state, 'work'),
           timeoutSeconds: 120,

@@ -113,3 +113,54 @@ for (const [kind, exposed] of Object.entries(EXPOSED)) {
     },
   );
 }
+
+// Cold (one process per message; heartbeats and schedules run this way even for a warm agent): the
+// tool files of the run are shown to the CLI inside, and the next message resumes its session.
+for (const kind of ['claude', 'codex'] as const) {
+  if (only && !only.includes(kind)) continue;
+  describe.skipIf(missing)(
+    `${kind} cold inside the bwrap sandbox (real CLI)${missing ? ` (skipped: ${missing})` : ''}`,
+    () => {
+      const id = `${kind}-sandbox-cold-${randomUUID().slice(0, 8)}`;
+      const word = `medlar-${randomUUID().slice(0, 6)}`;
+      let rig: RelayRig;
+      const set = (sc: Parameters<typeof scenario>[1]) => scenario(id, sc);
+
+      beforeAll(async () => {
+        mkdirSync(ROOT, { recursive: true, mode: 0o700 });
+        const dir = mkdtempSync(join(ROOT, `${kind}-cold-`));
+        const model = MODEL[kind];
+        rig = relayRig(kind, await set({ reply: 'Noted.' }), {
+          dir,
+          toolsEntry: { command: process.execPath, args: [MAIN] },
+          sandbox: 'bwrap',
+          mode: 'cold',
+          ...(model !== undefined && { model }),
+        });
+        await rig.start();
+      });
+      afterAll(async () => {
+        await rig?.stop();
+      });
+
+      it('a tool call, then a resumed turn that sees it', { timeout: CASE_MS }, async () => {
+        await set({
+          mode: 'tool',
+          tool: { name: EXPOSED[kind]?.('send_message') ?? '', input: { text: `remember ${word}` } },
+          reply: 'Done.',
+        });
+        let n = rig.sent.length;
+        await rig.say(A, `Remember ${word}.`);
+        expect(rig.sent.slice(n).map((s) => `${s.chatId} ${s.text}`)).toEqual([
+          `${A} remember ${word}`,
+          `${A} Done.`,
+        ]);
+        await set({ reply: 'It was the fruit.' });
+        n = rig.sent.length;
+        await rig.say(A, 'Which word?');
+        expect(rig.sent.slice(n).map((s) => `${s.chatId} ${s.text}`)).toEqual([`${A} It was the fruit.`]);
+        expect(JSON.stringify((await requests(id)).at(-1)?.body ?? '')).toContain(word);
+      });
+    },
+  );
+}

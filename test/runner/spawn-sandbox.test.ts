@@ -5,7 +5,7 @@
 import { randomInt } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { makeSandbox } from '../../src/agents/sandbox-plan.js';
 import type { Sandbox } from '../../src/core/sandbox.js';
 import { spawnProcess } from '../../src/runner/spawn.js';
@@ -62,8 +62,22 @@ function hanging(): { args: string[]; child: string; main: string } {
   const n = randomInt(1e9);
   const child = `5000.${n}1`;
   const main = `5000.${n}2`;
+  started.push(child, main);
   return { args: ['-c', `sleep ${child} & sleep ${main}`], child, main };
 }
+
+// A failing test must not leave its sleepers behind.
+const started: string[] = [];
+afterEach(() => {
+  for (const needle of started.splice(0))
+    for (const pid of running(needle)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+});
 
 describe.skipIf(missing)(
   `the spawn helpers with a bwrap sandbox${missing ? ` (skipped: ${missing})` : ''}`,
