@@ -10,7 +10,7 @@ import { statSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { bwrapError, type Sandbox } from '../core/sandbox.js';
 import { newRunMark, RUN_MARK_ENV } from './run-mark.js';
-import { launchIn } from './sandbox-launch.js';
+import { launchIn, termRun } from './sandbox-launch.js';
 import { killRun, NESTED_AGENT_ENV, trackGroup, untrackGroup } from './spawn.js';
 
 /** Something that kills registered groups if this process dies without doing it (see reaper.ts). */
@@ -72,7 +72,8 @@ export function startStdioChild(opts: StdioChildOptions): Promise<StdioStart> {
   if (opts.cwd !== undefined && !isDirectory(opts.cwd)) {
     return Promise.resolve({ type: 'spawn_failed', message: `working folder ${opts.cwd} does not exist` });
   }
-  const launched = launchIn(opts.sandbox, { file: opts.file, args: opts.args }, opts.cwd, {
+  // Sandboxed, the mark moves from bwrap's environment to the CLI's (sandbox-launch.ts).
+  const launched = launchIn(opts.sandbox, { file: opts.file, args: opts.args }, opts.cwd, env, {
     readyFd: READY_FD,
   });
   if (!launched.ok) return Promise.resolve({ type: 'spawn_failed', message: launched.error, sandbox: true });
@@ -169,7 +170,7 @@ function wrap(child: ChildProcess, mark: string, opts: StdioChildOptions): Stdio
     stderrTail: () => tail,
     stop(graceMs) {
       stopping ??= (async () => {
-        killRun(pid, mark, 'SIGTERM');
+        termRun(opts.sandbox !== undefined, pid, mark, killRun);
         const timer = setTimeout(() => killRun(pid, mark, 'SIGKILL'), graceMs);
         const exit = await exited;
         clearTimeout(timer);

@@ -10,7 +10,7 @@ import { NESTED_AGENT_ENV } from '../agents/registry.js';
 import { bwrapError, type Sandbox } from '../core/sandbox.js';
 import { CappedLines } from './lines.js';
 import { newRunMark, RUN_MARK_ENV, signalMarked } from './run-mark.js';
-import { launchIn } from './sandbox-launch.js';
+import { launchIn, termRun } from './sandbox-launch.js';
 
 export interface SpawnOptions {
   /** The program (looked up on `env.PATH` when it has no slash). */
@@ -139,7 +139,8 @@ export function spawnProcess(opts: SpawnOptions): Promise<SpawnResult> {
       resolve({ type: 'spawn_failed', message: `working folder ${opts.cwd} does not exist`, durationMs: 0 });
       return;
     }
-    const launched = launchIn(opts.sandbox, { file: opts.file, args: opts.args }, opts.cwd);
+    // Sandboxed, the mark moves from bwrap's environment to the CLI's (sandbox-launch.ts).
+    const launched = launchIn(opts.sandbox, { file: opts.file, args: opts.args }, opts.cwd, env);
     if (!launched.ok) {
       resolve({ type: 'spawn_failed', message: launched.error, durationMs: 0, sandbox: true });
       return;
@@ -230,7 +231,7 @@ export function spawnProcess(opts: SpawnOptions): Promise<SpawnResult> {
       if (done || stopReason || exit) return;
       stopReason = reason;
       if (pid === undefined) return;
-      killRun(pid, mark, 'SIGTERM');
+      termRun(opts.sandbox !== undefined, pid, mark, killRun);
       timers.push(
         setTimeout(() => {
           killSent = true;

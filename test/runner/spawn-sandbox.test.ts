@@ -153,6 +153,32 @@ describe.skipIf(missing)(
       );
     });
 
+    it('warm: a stop gives the CLI its TERM first (it can save its session), then bwrap ends', async () => {
+      const dir = tempDir('aw-sbspawn-');
+      const { sandbox, env } = sandboxIn(dir);
+      const work = join(dir, 'work');
+      const h = hanging();
+      const s = await startStdioChild({
+        file: 'sh',
+        args: ['-c', `trap 'echo saved > ${work}/bye; exit 0' TERM; echo up; sleep ${h.main} & wait`],
+        cwd: work,
+        env,
+        sandbox,
+      });
+      if (s.type !== 'started') throw new Error(s.type);
+      let out = '';
+      s.child.stdout.setEncoding('utf8');
+      s.child.stdout.on('data', (d: string) => {
+        out += d;
+      });
+      expect(await until(() => out.includes('up') && running(h.main).length === 1)).toBe(true);
+      const exit = await s.child.stop(5000);
+      // Ended by its own exit after TERM, not by the KILL after the grace.
+      expect(readFileSync(join(work, 'bye'), 'utf8')).toBe('saved\n');
+      expect(exit.signal).toBeNull();
+      expect(await until(() => running(h.main).length === 0, 5000)).toBe(true);
+    });
+
     it("a sandbox bwrap cannot make: bwrap's own reason, marked, and the program never ran", async () => {
       const dir = tempDir('aw-sbspawn-');
       const { sandbox, env } = sandboxIn(dir);
