@@ -128,7 +128,9 @@ export function makeSandbox(kind: AgentKind, p: SandboxPlaces): MadeSandbox {
   const state = cliState(kind, p.env);
   // Private, as resolveAgent makes the workspace: made here so bwrap does not make them 0755.
   if (p.createDirs !== false) {
-    for (const d of [...stateFolders(state), toolRoot(p.stateDir)])
+    // The received-files folder too: made later by the first download, it would be missing from a
+    // plan made at start (the plan is made once per agent), and its files unseen until a restart.
+    for (const d of [...stateFolders(state), toolRoot(p.stateDir), p.inboundMedia])
       mkdirSync(d, { recursive: true, mode: 0o700 });
     // A file the CLI would make on its first run must exist to be bound, else it is made in the
     // private HOME and lost with it. The only one (claude's ~/.claude.json) is JSON.

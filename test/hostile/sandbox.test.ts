@@ -130,7 +130,7 @@ describe.skipIf(missing)(
       }
       // The state folder shows only what was bound into it: the workspace, the agent's state and the
       // tools socket; never the database, config, control socket or other chats.
-      expect(got.state_listing).toBe('read: agents,tools.sock,workspace');
+      expect(got.state_listing).toBe('read: agents,media,tools.sock,workspace');
       expect(controlCalls).toEqual([]);
       expect(JSON.stringify(got)).not.toMatch(/SECRET/);
 
