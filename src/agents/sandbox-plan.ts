@@ -146,21 +146,36 @@ export function makeSandbox(kind: AgentKind, p: SandboxPlaces): MadeSandbox {
   const program = p.command[0] ? onPath(p.command[0], p.env.PATH) : undefined;
   const node = onPath('node', p.env.PATH);
   const installs = [program, node].filter((f): f is string => f !== undefined).map((f) => installOf(f));
-  return {
-    ok: true,
-    plan: sandboxPlan({
-      kind,
-      bwrap,
-      cwd: p.cwd,
-      env: p.env,
-      stateDir: p.stateDir,
-      root,
-      installs,
-      pathDirs,
-      ...(existsSync(p.inboundMedia) ? { inboundMedia: p.inboundMedia } : {}),
-      hidden: p.hidden,
-    }),
-  };
+  const plan = sandboxPlan({
+    kind,
+    bwrap,
+    cwd: p.cwd,
+    env: p.env,
+    stateDir: p.stateDir,
+    root,
+    installs,
+    pathDirs,
+    ...(existsSync(p.inboundMedia) ? { inboundMedia: p.inboundMedia } : {}),
+    hidden: p.hidden,
+  });
+  const through = throughLink(plan);
+  return through ? { ok: false, error: through } : { ok: true, plan };
+}
+
+/**
+ * bwrap binds what a path's links lead to: a working folder that is a link to the state folder
+ * passes bwrapArgv's check on the path as written, so the real paths are checked here too.
+ */
+function throughLink(plan: SandboxPlan): string | undefined {
+  const real = (f: string) => (existsSync(f) ? realpathSync(f) : f);
+  const hidden = plan.hidden.map(real);
+  for (const p of [...plan.rw, ...plan.ro]) {
+    const r = real(p);
+    const h = hidden.find((x) => within(x, r));
+    if (h)
+      return `the sandbox would show ${p} (really ${r}), which holds ${h} (the relay's own files); set the agent's cwd, HOME or PATH elsewhere`;
+  }
+  return undefined;
 }
 
 /** The install folders of the tool server: its program (node) and agentwire's package. */

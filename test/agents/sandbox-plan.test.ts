@@ -4,7 +4,14 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveAgent } from '../../src/agents/resolve.js';
-import { installOf, type SandboxInputs, sandboxPlan, withToolsIn } from '../../src/agents/sandbox-plan.js';
+import {
+  findBwrap,
+  installOf,
+  makeSandbox,
+  type SandboxInputs,
+  sandboxPlan,
+  withToolsIn,
+} from '../../src/agents/sandbox-plan.js';
 import { cliState } from '../../src/agents/sandbox-state.js';
 import { resolvePaths } from '../../src/config/paths.js';
 import { configSchema } from '../../src/config/schema.js';
@@ -94,6 +101,28 @@ describe('cliState', () => {
     expect(s.dirs).toEqual(dirs);
     expect(s.files).toEqual(files);
   });
+});
+
+describe('makeSandbox', () => {
+  it.skipIf(!findBwrap(process.env.PATH))(
+    'refuses a working folder that is a link to the state folder (bwrap would bind what it leads to)',
+    () => {
+      const d = tempDir('aw-sb-link-');
+      const state = join(d, 'state');
+      mkdirSync(state);
+      symlinkSync(state, join(d, 'work'));
+      const made = makeSandbox('codex', {
+        cwd: join(d, 'work'),
+        env: { HOME: join(d, 'home'), PATH: '/usr/bin:/bin' },
+        stateDir: join(d, 'agents', 'codex'),
+        command: ['codex'],
+        inboundMedia: join(d, 'media'),
+        hidden: [state],
+      });
+      expect(made.ok).toBe(false);
+      expect(!made.ok && made.error).toMatch(/would show .*work \(really .*state\), which holds/);
+    },
+  );
 });
 
 describe('installOf', () => {
