@@ -171,7 +171,8 @@ function throughLink(plan: SandboxPlan): string | undefined {
   const hidden = plan.hidden.map(real);
   for (const p of [...plan.rw, ...plan.ro]) {
     const r = real(p);
-    const h = hidden.find((x) => within(x, r));
+    // A path that is no link is bwrapArgv's to refuse, in its own words.
+    const h = r === p ? undefined : hidden.find((x) => within(x, r));
     if (h)
       return `the sandbox would show ${p} (really ${r}), which holds ${h} (the relay's own files); set the agent's cwd, HOME or PATH elsewhere`;
   }
