@@ -4,6 +4,7 @@
 // API errors arrive as a synthetic assistant message plus a `result` with is_error (subtype still
 // "success"), so the result line decides, not the exit code alone.
 
+import { join } from 'node:path';
 import {
   addTexts,
   arr,
@@ -194,6 +195,11 @@ export const claudeSpec: AgentSpec = {
   choosesSessionId: 'relay-uuid',
   // CLAUDE_CONFIG_DIR replaces ~/.claude (and ~/.claude.json): settings, credentials, transcripts.
   homeEnv: (dir) => ({ CLAUDE_CONFIG_DIR: dir }),
+  // Its sessions, settings and login: bound read-write by the bwrap sandbox.
+  state: (env, home) =>
+    env.CLAUDE_CONFIG_DIR
+      ? { dirs: [env.CLAUDE_CONFIG_DIR], files: [], readFiles: [] }
+      : { dirs: [join(home, '.claude')], files: [join(home, '.claude.json')], readFiles: [] },
   passEnv: [
     'ANTHROPIC_API_KEY',
     'ANTHROPIC_AUTH_TOKEN',

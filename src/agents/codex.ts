@@ -4,6 +4,7 @@
 // (`thread.started.thread_id`). The reply is the last `agent_message` item; `reasoning` items are
 // never text. `{"type":"error"}` lines also appear while it retries, so only `turn.failed` (or a
 // non-zero exit) is a failure.
+import { join } from 'node:path';
 import {
   addTexts,
   assertSafeId,
@@ -200,6 +201,8 @@ export const codexSpec: AgentSpec = {
   choosesSessionId: 'cli',
   // CODEX_HOME replaces ~/.codex: config.toml, auth.json, sessions/.
   homeEnv: (dir) => ({ CODEX_HOME: dir }),
+  // Its sessions, settings and login: bound read-write by the bwrap sandbox.
+  state: (env, home) => ({ dirs: [env.CODEX_HOME || join(home, '.codex')], files: [], readFiles: [] }),
   passEnv: [
     'OPENAI_API_KEY',
     'CODEX_API_KEY',

@@ -88,6 +88,8 @@ export function errorMessageFor(
       return `${name} was stopped.`;
     case 'unparseable':
       return `${name} finished without a reply agentwire could read.`;
+    case 'sandbox':
+      return `${name} could not start inside its bwrap sandbox, so it did not run; the relay log says why.`;
     case 'exit':
       if (exit?.signal) return `${name} stopped unexpectedly (${exit.signal}).`;
       return exit?.exitCode != null ? `${name} failed (exit code ${exit.exitCode}).` : `${name} failed.`;

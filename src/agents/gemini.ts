@@ -5,6 +5,7 @@
 // turn. Exit codes are the HTTP status mod 256, and exit 0 after a SIGTERM is not success: only a
 // `result` event with status "success" (or json mode's `response`) is.
 
+import { join } from 'node:path';
 import {
   addTexts,
   CONTINUED,
@@ -208,6 +209,12 @@ export const geminiSpec: AgentSpec = {
   choosesSessionId: 'relay-uuid',
   // GEMINI_CLI_HOME stands in for the home folder: ~/.gemini (settings, OAuth creds, chats) moves under it.
   homeEnv: (dir) => ({ GEMINI_CLI_HOME: dir }),
+  // Its sessions, settings and login: bound read-write by the bwrap sandbox.
+  state: (env, home) => ({
+    dirs: [join(env.GEMINI_CLI_HOME || home, '.gemini')],
+    files: [],
+    readFiles: env.GOOGLE_APPLICATION_CREDENTIALS ? [env.GOOGLE_APPLICATION_CREDENTIALS] : [],
+  }),
   passEnv: [
     'GEMINI_API_KEY',
     'GOOGLE_API_KEY',

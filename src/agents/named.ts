@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import type { Paths } from '../config/paths.js';
 import type { Config } from '../config/schema.js';
 import { folderOf } from '../config/schema-agents-list.js';
+import type { Sandbox } from '../core/sandbox.js';
 import { chatFolderName } from '../core/workspace.js';
-import { type AgentSettings, configuredKinds, resolveAgent } from './resolve.js';
+import { type AgentPlace, type AgentSettings, configuredKinds, resolveAgent } from './resolve.js';
 import type { AgentKind } from './types.js';
 
 /** Settings with the agent id (a list name, or the kind itself for the older configs). */
@@ -62,7 +63,10 @@ export function resolveAgentId(
     mkdirSync(stateDir, { recursive: true, mode: 0o700 });
     if (settings.cliHome === 'agent') mkdirSync(join(stateDir, 'home'), { recursive: true, mode: 0o700 });
   }
-  return out;
+  // The kind's sandbox was planned for the kind's folders: plan it again for this agent's own.
+  if (!settings.sandboxAt) return out;
+  const boxed = settings.sandboxAt({ cwd: out.cwd, env: out.env, stateDir }, opts.createDirs !== false);
+  return { ...out, env: boxed.env, sandbox: boxed.sandbox };
 }
 
 function kindHome(s: AgentSettings, dir: string): Record<string, string> {
@@ -74,16 +78,25 @@ function kindHome(s: AgentSettings, dir: string): Record<string, string> {
  * use, private) and its environment (cliHome `chat`: the CLI's own state folder of that chat).
  */
 export function placeFor(
-  agent: Pick<AgentSettings, 'cwd' | 'env' | 'stateDir' | 'workspace' | 'cliHome' | 'spec'>,
+  agent: Pick<AgentSettings, 'cwd' | 'env' | 'stateDir' | 'workspace' | 'cliHome' | 'spec' | 'sandboxAt'>,
   chat: string,
-): { cwd: string; env: Record<string, string> } {
-  if (agent.workspace !== 'per-chat') return { cwd: agent.cwd, env: agent.env };
+): AgentPlace & { sandbox?: Sandbox } {
+  if (agent.workspace !== 'per-chat') return { cwd: agent.cwd, env: agent.env, stateDir: agent.stateDir };
   const folder = chatFolderName(chat);
   const cwd = join(agent.cwd, folder);
   // 0700: another local user never reads a chat's files; the sandbox (where on) hides the siblings.
   mkdirSync(cwd, { recursive: true, mode: 0o700 });
-  if (agent.cliHome !== 'chat' || !agent.spec.homeEnv) return { cwd, env: agent.env };
-  const home = join(agent.stateDir, 'chats', folder);
-  mkdirSync(home, { recursive: true, mode: 0o700 });
-  return { cwd, env: { ...agent.env, ...agent.spec.homeEnv(home) } };
+  // The chat's own agentwire state (pi's session files, the tool files of its runs, its CLI home):
+  // a sandboxed run binds its state folder read-write, so a shared one would show every chat's.
+  const stateDir = join(agent.stateDir, 'chats', folder);
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  let env = agent.env;
+  if (agent.cliHome === 'chat' && agent.spec.homeEnv) {
+    const home = join(stateDir, 'home');
+    mkdirSync(home, { recursive: true, mode: 0o700 });
+    env = { ...agent.env, ...agent.spec.homeEnv(home) };
+  }
+  if (!agent.sandboxAt) return { cwd, env, stateDir };
+  const boxed = agent.sandboxAt({ cwd, env, stateDir }, true);
+  return { cwd, env: boxed.env, stateDir, sandbox: boxed.sandbox };
 }

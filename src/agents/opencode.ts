@@ -4,6 +4,7 @@
 // chooses ids (invented ones fail with "Session not found"); every event carries `sessionID`. Text
 // comes whole per part; the reply is the text of the step that finished with reason "stop", and
 // text of steps that ended in tool calls is progress. `reasoning` parts are never text.
+import { join } from 'node:path';
 import {
   addTexts,
   CONTINUED,
@@ -235,6 +236,18 @@ export const opencodeSpec: AgentSpec = {
     XDG_DATA_HOME: `${dir}/data`,
     XDG_STATE_HOME: `${dir}/state`,
     XDG_CACHE_HOME: `${dir}/cache`,
+  }),
+  // Its sessions, settings and login (the XDG folders): bound read-write by the bwrap sandbox.
+  state: (env, home) => ({
+    dirs: [
+      join(env.XDG_DATA_HOME || join(home, '.local/share'), 'opencode'),
+      join(env.XDG_CONFIG_HOME || join(home, '.config'), 'opencode'),
+      join(env.XDG_STATE_HOME || join(home, '.local/state'), 'opencode'),
+      join(env.XDG_CACHE_HOME || join(home, '.cache'), 'opencode'),
+      ...(env.OPENCODE_CONFIG_DIR ? [env.OPENCODE_CONFIG_DIR] : []),
+    ],
+    files: [],
+    readFiles: env.OPENCODE_CONFIG ? [env.OPENCODE_CONFIG] : [],
   }),
   passEnv: [
     'OPENCODE_CONFIG',

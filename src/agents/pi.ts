@@ -195,6 +195,8 @@ export const piSpec: AgentSpec = {
   choosesSessionId: 'relay-file',
   // PI_CODING_AGENT_DIR replaces ~/.pi/agent (settings, auth, models); sessions are in stateDir already.
   homeEnv: (dir) => ({ PI_CODING_AGENT_DIR: dir }),
+  // Its settings and login: bound read-write by the bwrap sandbox.
+  state: (env, home) => ({ dirs: [env.PI_CODING_AGENT_DIR || join(home, '.pi')], files: [], readFiles: [] }),
   passEnv: [
     'PI_CODING_AGENT_DIR',
     'PI_OFFLINE',

@@ -7,9 +7,16 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Paths } from '../config/paths.js';
 import { agentKindSettings, type Config } from '../config/schema.js';
 import { folderOf } from '../config/schema-agents-list.js';
-import { compileCacheDir, compileCacheEnv, makeCompileCacheDir } from '../runner/compile-cache.js';
+import type { Sandbox } from '../core/sandbox.js';
+import {
+  COMPILE_CACHE_ENV,
+  compileCacheDir,
+  compileCacheEnv,
+  makeCompileCacheDir,
+} from '../runner/compile-cache.js';
 import { safeArg } from './common.js';
 import { getSpec } from './registry.js';
+import { makeSandbox } from './sandbox-plan.js';
 import type {
   AgentKind,
   AgentRequest,
@@ -36,6 +43,10 @@ export interface AgentSettings {
   mode: AgentMode;
   /** How the warm process's permission questions are answered (`agent.permissions`; default deny). */
   permissions: PermissionPolicy;
+  /** `agent.sandbox: bwrap`: the plan, or why it cannot be made (then the agent does not run). */
+  sandbox?: Sandbox;
+  /** With a sandbox: the plan for another place of this agent (a named agent's, a chat's own). */
+  sandboxAt?: SandboxAt;
   /** Settings that were ignored, for a start-up warning. */
   warnings: string[];
   /** `per-chat`: each chat runs in its own folder under `cwd` (agents/named.ts `placeFor`). */
@@ -74,8 +85,11 @@ export interface ResolvedAgent {
   run: AgentRun;
   /** `warm` when its chat runs go to the warm pool (shown by /status). */
   mode?: 'warm' | 'cold';
-  /** A chat's own folder and environment (`workspace: 'per-chat'`); absent: `base` for every chat. */
-  place?: (chat: string) => { cwd: string; env: Record<string, string> };
+  /**
+   * A chat's own folder, environment and state folder (`workspace: 'per-chat'`), with its own
+   * sandbox plan when sandboxed; absent: `base` for every chat.
+   */
+  place?: (chat: string) => AgentPlace & { sandbox?: Sandbox };
   /** Member and guest runs' permissions; absent: `deny` for them. */
   profiles?: AgentSettings['profiles'];
 }
@@ -183,21 +197,31 @@ export function resolveAgent(
     makeCompileCacheDir(cache);
     if (homeEnv) mkdirSync(join(stateDir, 'home'), { recursive: true, mode: 0o700 });
   }
+  const command = [...(over?.command ?? own?.command ?? [spec.program])];
+  // The Node compile cache first, so a config `env` may point it elsewhere (runner/compile-cache.ts).
+  const baseEnv = {
+    ...buildAgentEnv(
+      spec,
+      { ...compileCacheEnv(cache, from), ...config.agent.env, ...(over?.env ?? {}) },
+      from,
+    ),
+    ...homeEnv,
+  };
+  // As cwd: `agents.<kind>` over `agent` for every kind, so one `agent.sandbox` covers them all.
+  const sandboxAt: SandboxAt | undefined =
+    (over?.sandbox ?? config.agent.sandbox) === 'bwrap'
+      ? (place, createDirs) => sandboxOf(k, { ...place, command, paths, createDirs })
+      : undefined;
+  const boxed = sandboxAt?.({ cwd, env: baseEnv, stateDir }, opts.createDirs !== false);
+  const env = boxed?.env ?? baseEnv;
+  const sandbox = boxed?.sandbox;
   return {
     kind: k,
     spec,
-    command: [...(over?.command ?? own?.command ?? [spec.program])],
+    command,
     cwd,
     timeoutMs: (over?.timeoutSeconds ?? config.agent.timeoutSeconds) * 1000,
-    // The Node compile cache first, so a config `env` may point it elsewhere (runner/compile-cache.ts).
-    env: {
-      ...buildAgentEnv(
-        spec,
-        { ...compileCacheEnv(cache, from), ...config.agent.env, ...(over?.env ?? {}) },
-        from,
-      ),
-      ...homeEnv,
-    },
+    env,
     ...(model !== undefined ? { model } : {}),
     ...(thinking !== undefined ? { thinking } : {}),
     ...(systemText !== undefined ? { systemText } : {}),
@@ -206,10 +230,51 @@ export function resolveAgent(
     // As mode: `agents.<kind>` over `agent` for the agent's own kind. The config check refuses
     // `ask` with `cold`, so `ask` here always means a warm process.
     permissions: over?.permissions ?? own?.permissions ?? 'deny',
+    ...(sandbox ? { sandbox } : {}),
+    ...(sandboxAt ? { sandboxAt } : {}),
     warnings,
     workspace,
     cliHome,
     profiles: over?.profiles ?? config.agent.profiles ?? {},
+  };
+}
+
+/** Where one run of an agent happens: its folder, its environment and agentwire's state for it. */
+export interface AgentPlace {
+  cwd: string;
+  env: Record<string, string>;
+  stateDir: string;
+}
+
+/** The sandbox for one place, and the environment the run takes into it. */
+export type SandboxAt = (
+  place: AgentPlace,
+  createDirs: boolean,
+) => { sandbox: Sandbox; env: Record<string, string> };
+
+function sandboxOf(
+  kind: AgentKind,
+  o: AgentPlace & { command: string[]; paths: Paths; createDirs: boolean },
+): { sandbox: Sandbox; env: Record<string, string> } {
+  // A sandboxed run's Node compile cache is its own, in its state folder: one cache written by two
+  // sandboxes would let one agent plant compiled code that another agent's CLI loads.
+  const env = o.env[COMPILE_CACHE_ENV]
+    ? { ...o.env, [COMPILE_CACHE_ENV]: join(o.stateDir, 'node-compile') }
+    : o.env;
+  if (o.createDirs && env[COMPILE_CACHE_ENV]) makeCompileCacheDir(env[COMPILE_CACHE_ENV]);
+  const made = makeSandbox(kind, {
+    cwd: o.cwd,
+    env,
+    stateDir: o.stateDir,
+    command: o.command,
+    inboundMedia: o.paths.inboundMedia,
+    // The relay's own files: never in the sandbox, nor any folder that holds them.
+    hidden: [o.paths.home, o.paths.configFile, o.paths.db, o.paths.socket],
+    createDirs: o.createDirs,
+  });
+  return {
+    sandbox: made.ok ? { type: 'bwrap', plan: made.plan } : { type: 'unavailable', error: made.error },
+    env,
   };
 }
 
@@ -247,6 +312,7 @@ export function agentRequest(
     ...(agent.thinking !== undefined ? { thinking: agent.thinking } : {}),
     ...(agent.systemText !== undefined ? { systemText: agent.systemText } : {}),
     permissions: agent.permissions,
+    ...(agent.sandbox ? { sandbox: agent.sandbox } : {}),
     ...extra,
   };
 }

@@ -1,4 +1,5 @@
 // The agent layer's contract: an AgentSpec describes one CLI as data plus two small functions.
+import type { Sandbox } from '../core/sandbox.js';
 
 /**
  * A CLI's name in the config, the store and `/agent`: whatever an AgentSpec in agents/registry.ts
@@ -28,6 +29,16 @@ export interface BuildContext {
    * a member's or guest's run by default (docs/access.md). CLIs without one ignore it.
    */
   readOnly?: boolean;
+}
+
+/** A CLI's own state, as the sandbox binds it. */
+export interface CliState {
+  /** Folders the CLI writes (made 0700 before binding when missing). */
+  dirs: string[];
+  /** Single files it keeps beside them (claude's ~/.claude.json), made when missing. */
+  files: string[];
+  /** Files it only reads, named by the environment (a credentials file). */
+  readFiles: string[];
 }
 
 export interface Invocation {
@@ -138,6 +149,8 @@ export type AgentErrorKind =
   | 'aborted'
   | 'session_not_found'
   | 'exit'
+  /** The CLI's sandbox could not be made (bwrap missing or refused): never run without it. */
+  | 'sandbox'
   | 'unparseable';
 
 export type AgentResult =
@@ -255,6 +268,11 @@ export interface AgentSpec {
    * (`cliHome: 'agent' | 'chat'`, docs/access.md); absent: the CLI has no such variable.
    */
   homeEnv?: (dir: string) => Record<string, string>;
+  /**
+   * Where the CLI keeps its own state (sessions, settings, its login), from the run's environment
+   * and HOME: what the bwrap sandbox binds read-write (agents/sandbox-state.ts). Absent: nothing.
+   */
+  state?: (env: Readonly<Record<string, string | undefined>>, home: string) => CliState;
   /** Thinking levels the CLI understands; empty when it has none. */
   thinkingLevels: readonly string[];
   /**
@@ -316,6 +334,8 @@ export interface AgentRequest extends BuildContext {
   personWaitMs?: () => number;
   /** The configured policy for the warm process's permission questions; absent: `deny`. */
   permissions?: PermissionPolicy;
+  /** The agent's sandbox (`agent.sandbox: bwrap`): every process of the run starts inside it. */
+  sandbox?: Sandbox;
   /** Byte caps for stdout and stderr; defaults live in the runner. */
   maxStdoutBytes?: number;
   maxStderrBytes?: number;

@@ -43,6 +43,12 @@ const agentFields = {
     ),
   permissions: permissionsField,
   ...workspaceFields,
+  sandbox: z
+    .enum(['none', 'bwrap'])
+    .optional()
+    .describe(
+      "bwrap: the CLI runs inside bubblewrap, seeing only its workspace, its own state folders and the system's programs, never the relay's files (docs/access.md). Default: none.",
+    ),
 };
 
 export const agentSchema = z

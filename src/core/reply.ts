@@ -52,6 +52,8 @@ function fallback(r: AgentError, agent: string): string {
         : `The agent (${agent}) exited with code ${r.exitCode}.`;
     case 'unparseable':
       return "The agent's output could not be read.";
+    case 'sandbox':
+      return `The agent (${agent}) could not start inside its bwrap sandbox, so it did not run.`;
   }
 }
 

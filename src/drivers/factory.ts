@@ -6,6 +6,7 @@ import { basename, join } from 'node:path';
 import { codexThreadTools } from '../agents/codex.js';
 import { safeArg } from '../agents/common.js';
 import { getSpec } from '../agents/registry.js';
+import { toolInstalls, withToolsIn } from '../agents/sandbox-plan.js';
 import type { AgentKind, AgentRequest, ToolServer } from '../agents/types.js';
 import type { Logger } from '../log.js';
 import type { GroupGuard } from '../runner/spawn-stdio.js';
@@ -25,7 +26,16 @@ import { NO_WIRING, processWiring } from './warm-tools.js';
  */
 export type DriverSettings = Pick<
   AgentRequest,
-  'command' | 'cwd' | 'env' | 'model' | 'thinking' | 'systemText' | 'stateDir' | 'permissions' | 'readOnly'
+  | 'command'
+  | 'cwd'
+  | 'env'
+  | 'model'
+  | 'thinking'
+  | 'systemText'
+  | 'stateDir'
+  | 'permissions'
+  | 'readOnly'
+  | 'sandbox'
 > & { tools?: ToolServer };
 
 export type Built =
@@ -92,7 +102,18 @@ function buildBare(
   const tools = kind === 'codex' ? NO_WIRING : processWiring(kind, s.tools, s.stateDir);
   // The tools' environment (opencode's inline config among it) first: `ask` merges over it.
   const withTools = { ...s.env, ...tools.env };
-  const proc = (argv: readonly string[], env = withTools) => ({ argv, cwd: s.cwd, env });
+  // Sandboxed, the MCP helper the CLI starts runs inside too: agentwire's install, the tools socket
+  // and this process's tool files are shown to it, read-only.
+  const sandbox =
+    s.sandbox?.type === 'bwrap' && s.tools
+      ? { ...s.sandbox, plan: withToolsIn(s.sandbox.plan, s.tools, toolInstalls(s.tools), tools.files) }
+      : s.sandbox;
+  const proc = (argv: readonly string[], env = withTools) => ({
+    argv,
+    cwd: s.cwd,
+    env,
+    ...(sandbox ? { sandbox } : {}),
+  });
   const prep = tools.prepare ? { prepare: tools.prepare } : {};
   const extras = {
     ...(s.model !== undefined ? { model: s.model } : {}),

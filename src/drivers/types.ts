@@ -1,7 +1,9 @@
 // The session driver seam (the warm pool runs every warm turn through it): one live agent
 // process spoken to over its own protocol, turn after turn. A turn ends in the same `AgentResult`
 // the cold runner returns, so nothing above a driver knows which one ran.
+
 import type { AgentResult, Approver, PermissionPolicy, SessionRef } from '../agents/types.js';
+import type { Sandbox } from '../core/sandbox.js';
 
 export type { PermissionPolicy };
 
@@ -12,6 +14,8 @@ export interface DriverProcess {
   cwd: string;
   /** The whole environment of the child: nothing is inherited. */
   env: Record<string, string>;
+  /** The agent's sandbox, the process's tools in it (agent.sandbox: bwrap). */
+  sandbox?: Sandbox;
 }
 
 export interface DriverOptions {

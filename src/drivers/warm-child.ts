@@ -13,7 +13,7 @@ export type WarmStart =
 /** A driver's options as far as starting goes: its name in error messages, folder, environment, guard. */
 export interface WarmStartOptions {
   name: string;
-  process: Pick<DriverProcess, 'cwd' | 'env'>;
+  process: Pick<DriverProcess, 'cwd' | 'env' | 'sandbox'>;
   guard?: GroupGuard | undefined;
 }
 
@@ -36,6 +36,7 @@ export async function startWarmChild(
     cwd: o.process.cwd,
     env: o.process.env,
     ...(o.guard ? { guard: o.guard } : {}),
+    ...(o.process.sandbox ? { sandbox: o.process.sandbox } : {}),
   });
   switch (s.type) {
     case 'started':
@@ -50,7 +51,8 @@ export async function startWarmChild(
       return {
         type: 'failed',
         fault: { type: 'start_failed', detail: s.message },
-        result: errorResult(o.name, 'exit', t0, { detail: s.message }),
+        // A sandbox that could not be made is said as such, never run without it.
+        result: errorResult(o.name, s.sandbox ? 'sandbox' : 'exit', t0, { detail: s.message }),
       };
   }
 }

@@ -20,9 +20,11 @@ export interface ProcessWiring {
   mcpServers: McpServerStdio[];
   /** Writes the files (folder 0700, files 0600) before the process starts; the result removes them. */
   prepare?: () => () => void;
+  /** Where those files are (a sandbox shows the CLI this folder alone of the tools' files). */
+  files: string[];
 }
 
-export const NO_WIRING: ProcessWiring = { args: [], env: {}, mcpServers: [] };
+export const NO_WIRING: ProcessWiring = { args: [], env: {}, mcpServers: [], files: [] };
 
 /** Whether a warm process of this kind can be given the tools at all (pi: through its extension). */
 export function takesTools(kind: AgentKind): boolean {
@@ -50,6 +52,7 @@ export function processWiring(
     // As in cold (withTools): the server's environment goes into the CLI's, which hands it down.
     env: { ...server.env, ...w.env },
     mcpServers: [],
+    files: w.files?.length ? [dir] : [],
     ...(w.files?.length ? { prepare: () => writeToolFiles(dir, w.files) } : {}),
   };
 }

@@ -256,7 +256,8 @@ function withPlace(agent: ResolvedAgent, chat: ChatKey, role: Role | undefined):
     ...agent,
     base: {
       ...agent.base,
-      ...(place && { cwd: place.cwd, env: place.env }),
+      ...(place && { cwd: place.cwd, env: place.env, stateDir: place.stateDir }),
+      ...(place?.sandbox && { sandbox: place.sandbox }),
       ...(profile && { permissions: profile.permissions ?? 'deny', readOnly: profile.readOnly ?? true }),
     },
   };

@@ -3,7 +3,8 @@
 // for one, exits 0 after our own SIGTERM.
 
 import { randomUUID } from 'node:crypto';
-import { shortDetail } from '../agents/common.js';
+import { errorMessageFor, shortDetail } from '../agents/common.js';
+import { toolInstalls, withToolsIn } from '../agents/sandbox-plan.js';
 import { runFileIn, toolRoot, withTools, writeRunFiles } from '../agents/tool-server.js';
 import type {
   AgentRequest,
@@ -31,6 +32,7 @@ export async function runCommandReply(spec: AgentSpec, request: AgentRequest): P
     return { type: 'error', kind: 'exit', message: (err as Error).message, durationMs: 0 };
   }
   let cleanup: () => Promise<void> = async () => undefined;
+  let sandbox = request.sandbox;
   if (request.tools && spec.tools) {
     // The tools' flags and per-run files; without tools the invocation is exactly what build made.
     const runFile = runFileIn(toolRoot(request.stateDir), randomUUID());
@@ -38,6 +40,14 @@ export async function runCommandReply(spec: AgentSpec, request: AgentRequest): P
       const wiring = spec.tools(request.tools, runFile);
       inv = withTools(inv, request.tools, wiring);
       cleanup = await writeRunFiles(wiring.files);
+      // The MCP helper runs inside too: it sees agentwire's install, this run's files and the tools socket.
+      if (sandbox?.type === 'bwrap') {
+        const files = (wiring.files ?? []).map((f) => f.path);
+        sandbox = {
+          ...sandbox,
+          plan: withToolsIn(sandbox.plan, request.tools, toolInstalls(request.tools), files),
+        };
+      }
     } catch (err) {
       return {
         type: 'error',
@@ -49,7 +59,7 @@ export async function runCommandReply(spec: AgentSpec, request: AgentRequest): P
     }
   }
   try {
-    return await spawnAndRead(spec, request, inv);
+    return await spawnAndRead(spec, sandbox ? { ...request, sandbox } : request, inv);
   } finally {
     await cleanup();
   }
@@ -84,6 +94,7 @@ async function spawnAndRead(spec: AgentSpec, request: AgentRequest, inv: Invocat
     ...(spec.keepLine ? { keepStdoutLine: spec.keepLine } : {}),
     maxStdoutBytes: request.maxStdoutBytes ?? DEFAULT_MAX_STDOUT_BYTES,
     maxStderrBytes: request.maxStderrBytes ?? DEFAULT_MAX_STDERR_BYTES,
+    ...(request.sandbox ? { sandbox: request.sandbox } : {}),
   });
 
   const stopped = r.type === 'aborted' ? await trouble?.result(r.durationMs) : undefined;
@@ -110,6 +121,14 @@ export function toAgentResult(spec: AgentSpec, inv: Invocation, r: SpawnResult):
         durationMs: r.durationMs,
       };
     case 'spawn_failed':
+      if (r.sandbox)
+        return {
+          type: 'error',
+          kind: 'sandbox',
+          message: errorMessageFor(spec.displayName, 'sandbox'),
+          detail: shortDetail(r.message),
+          durationMs: r.durationMs,
+        };
       return {
         type: 'error',
         kind: 'exit',

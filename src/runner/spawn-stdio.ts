@@ -8,7 +8,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
+import { bwrapError, type Sandbox } from '../core/sandbox.js';
 import { newRunMark, RUN_MARK_ENV } from './run-mark.js';
+import { launchIn, termRun } from './sandbox-launch.js';
 import { killRun, NESTED_AGENT_ENV, trackGroup, untrackGroup } from './spawn.js';
 
 /** Something that kills registered groups if this process dies without doing it (see reaper.ts). */
@@ -26,6 +28,8 @@ export interface StdioChildOptions {
   /** How much of stderr's tail is kept for error details. */
   maxStderrBytes?: number;
   guard?: GroupGuard;
+  /** Run inside this sandbox (the agent's `sandbox`); unavailable: nothing starts. */
+  sandbox?: Sandbox;
 }
 
 export interface Exit {
@@ -50,7 +54,11 @@ export interface StdioChild {
 export type StdioStart =
   | { type: 'started'; child: StdioChild }
   | { type: 'not_found'; file: string; message: string }
-  | { type: 'spawn_failed'; message: string };
+  /** `sandbox`: the sandbox could not be made, so the program did not run. */
+  | { type: 'spawn_failed'; message: string; sandbox?: true };
+
+/** The pipe the sandbox says it is made on (stdin, stdout, stderr, then this): core/sandbox.ts. */
+const READY_FD = 3;
 
 export function startStdioChild(opts: StdioChildOptions): Promise<StdioStart> {
   const env = { ...opts.env };
@@ -64,14 +72,20 @@ export function startStdioChild(opts: StdioChildOptions): Promise<StdioStart> {
   if (opts.cwd !== undefined && !isDirectory(opts.cwd)) {
     return Promise.resolve({ type: 'spawn_failed', message: `working folder ${opts.cwd} does not exist` });
   }
+  // Sandboxed, the mark moves from bwrap's environment to the CLI's (sandbox-launch.ts).
+  const launched = launchIn(opts.sandbox, { file: opts.file, args: opts.args }, opts.cwd, env, {
+    readyFd: READY_FD,
+  });
+  if (!launched.ok) return Promise.resolve({ type: 'spawn_failed', message: launched.error, sandbox: true });
+  const { launch } = launched;
   let child: ChildProcess;
   try {
-    child = spawn(opts.file, [...opts.args], {
+    child = spawn(launch.file, [...launch.args], {
       cwd: opts.cwd,
       env,
       shell: false,
       detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: opts.sandbox ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
     });
   } catch (e) {
     // A NUL byte in argv or env throws here and starts nothing.
@@ -83,7 +97,44 @@ export function startStdioChild(opts: StdioChildOptions): Promise<StdioStart> {
       if (e.code === 'ENOENT') resolve({ type: 'not_found', file: opts.file, message: e.message });
       else resolve({ type: 'spawn_failed', message: e.message });
     });
-    child.once('spawn', () => resolve({ type: 'started', child: wrap(child, mark, opts) }));
+    if (!opts.sandbox) {
+      child.once('spawn', () => resolve({ type: 'started', child: wrap(child, mark, opts) }));
+      return;
+    }
+    child.once('spawn', () => {
+      const wrapped = wrap(child, mark, opts);
+      void sandboxReady(child).then((ready) => {
+        if (ready) {
+          resolve({ type: 'started', child: wrapped });
+          return;
+        }
+        // bwrap exited before making the sandbox: its own line says why (no user namespaces…).
+        void wrapped.exited.then(() => {
+          const line = bwrapError(wrapped.stderrTail()) ?? wrapped.stderrTail().trim().slice(-300);
+          resolve({
+            type: 'spawn_failed',
+            message: line || 'bwrap exited before starting the agent',
+            sandbox: true,
+          });
+        });
+      });
+    });
+  });
+}
+
+/** True once the sandbox said it is made; false when the pipe closed first (bwrap gave up). */
+function sandboxReady(child: ChildProcess): Promise<boolean> {
+  const ready = child.stdio[READY_FD] as Readable | null;
+  if (!ready) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    let said = false;
+    ready.once('data', () => {
+      said = true;
+      resolve(true);
+    });
+    ready.once('close', () => resolve(said));
+    ready.once('error', () => resolve(said));
+    ready.resume();
   });
 }
 
@@ -119,7 +170,7 @@ function wrap(child: ChildProcess, mark: string, opts: StdioChildOptions): Stdio
     stderrTail: () => tail,
     stop(graceMs) {
       stopping ??= (async () => {
-        killRun(pid, mark, 'SIGTERM');
+        termRun(opts.sandbox !== undefined, pid, mark, killRun);
         const timer = setTimeout(() => killRun(pid, mark, 'SIGKILL'), graceMs);
         const exit = await exited;
         clearTimeout(timer);

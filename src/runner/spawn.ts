@@ -7,8 +7,10 @@ import type { ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { execa } from 'execa';
 import { NESTED_AGENT_ENV } from '../agents/registry.js';
+import { bwrapError, type Sandbox } from '../core/sandbox.js';
 import { CappedLines } from './lines.js';
 import { newRunMark, RUN_MARK_ENV, signalMarked } from './run-mark.js';
+import { launchIn, termRun } from './sandbox-launch.js';
 
 export interface SpawnOptions {
   /** The program (looked up on `env.PATH` when it has no slash). */
@@ -31,6 +33,8 @@ export interface SpawnOptions {
   killGraceMs?: number;
   /** After the child exited, how long pipes still held by a grandchild may stay open. */
   pipeGraceMs?: number;
+  /** Run inside this sandbox (the agent's `sandbox`); unavailable: nothing starts. */
+  sandbox?: Sandbox;
 }
 
 interface Finished {
@@ -52,7 +56,8 @@ export type SpawnResult =
   | ({ type: 'timeout'; timeoutMs: number } & Finished)
   | ({ type: 'aborted' } & Finished)
   | { type: 'not_found'; file: string; message: string; durationMs: number }
-  | { type: 'spawn_failed'; message: string; durationMs: number };
+  /** `sandbox`: the sandbox could not be made, so the program did not run. */
+  | { type: 'spawn_failed'; message: string; durationMs: number; sandbox?: true };
 
 /**
  * Variables that make a CLI act differently when it believes it runs inside another agent: every
@@ -134,9 +139,16 @@ export function spawnProcess(opts: SpawnOptions): Promise<SpawnResult> {
       resolve({ type: 'spawn_failed', message: `working folder ${opts.cwd} does not exist`, durationMs: 0 });
       return;
     }
+    // Sandboxed, the mark moves from bwrap's environment to the CLI's (sandbox-launch.ts).
+    const launched = launchIn(opts.sandbox, { file: opts.file, args: opts.args }, opts.cwd, env);
+    if (!launched.ok) {
+      resolve({ type: 'spawn_failed', message: launched.error, durationMs: 0, sandbox: true });
+      return;
+    }
+    const { launch } = launched;
     let sub: ReturnType<typeof execa>;
     try {
-      sub = execa(opts.file, [...opts.args], {
+      sub = execa(launch.file, [...launch.args], {
         cwd: opts.cwd,
         env,
         extendEnv: false,
@@ -205,7 +217,11 @@ export function spawnProcess(opts: SpawnOptions): Promise<SpawnResult> {
         signal: exit?.signal ?? null,
         durationMs: elapsed(),
       };
-      if (stopReason === 'timeout') finish({ type: 'timeout', timeoutMs: opts.timeoutMs ?? 0, ...fin });
+      // bwrap exits 1 with its own "bwrap: …" line when it cannot make the sandbox or exec the CLI.
+      const refused = opts.sandbox && !stopReason && exit?.code === 1 ? bwrapError(fin.stderr) : undefined;
+      if (refused)
+        finish({ type: 'spawn_failed', message: refused, durationMs: fin.durationMs, sandbox: true });
+      else if (stopReason === 'timeout') finish({ type: 'timeout', timeoutMs: opts.timeoutMs ?? 0, ...fin });
       else if (stopReason === 'aborted') finish({ type: 'aborted', ...fin });
       else finish({ type: 'exited', ...fin });
     };
@@ -215,7 +231,7 @@ export function spawnProcess(opts: SpawnOptions): Promise<SpawnResult> {
       if (done || stopReason || exit) return;
       stopReason = reason;
       if (pid === undefined) return;
-      killRun(pid, mark, 'SIGTERM');
+      termRun(opts.sandbox !== undefined, pid, mark, killRun);
       timers.push(
         setTimeout(() => {
           killSent = true;
@@ -258,7 +274,10 @@ export function spawnProcess(opts: SpawnOptions): Promise<SpawnResult> {
         if (done || exit || !r.failed) return;
         const code = (r.cause as NodeJS.ErrnoException | undefined)?.code ?? (r as { code?: string }).code;
         const message = r.shortMessage ?? r.message ?? 'could not start';
-        if (code === 'ENOENT' && pid === undefined) {
+        if (code === 'ENOENT' && pid === undefined && opts.sandbox) {
+          // bwrap itself went missing since the plan found it.
+          finish({ type: 'spawn_failed', message, durationMs: elapsed(), sandbox: true });
+        } else if (code === 'ENOENT' && pid === undefined) {
           finish({ type: 'not_found', file: opts.file, message, durationMs: elapsed() });
         } else if (pid === undefined) {
           finish({ type: 'spawn_failed', message, durationMs: elapsed() });

@@ -62,6 +62,10 @@ export interface RigOptions {
   approvals?: { approvers?: string[]; timeoutMinutes?: number };
   /** false: runs without agentwire's tools (`tools.enabled`). */
   tools?: boolean;
+  /** agent.sandbox: `bwrap` runs the CLI (and its MCP helper) inside bubblewrap. */
+  sandbox?: 'bwrap';
+  /** agent.mode (default warm). */
+  mode?: 'cold';
 }
 
 export interface RelayRig {
@@ -121,13 +125,14 @@ export function relayRig(kind: AgentKind, base: string, opts: RigOptions = {}): 
         whatsapp: { enabled: false },
         agent: {
           kind,
-          mode: 'warm',
+          mode: opts.mode ?? 'warm',
           command: [join(bin, kind), ...(opts.args ?? [])],
           cwd: join(state, 'work'),
           timeoutSeconds: 120,
           env,
           ...(opts.model !== undefined && { model: opts.model }),
           ...(opts.permissions !== undefined && { permissions: opts.permissions }),
+          ...(opts.sandbox !== undefined && { sandbox: opts.sandbox }),
         },
         ...(opts.approvals !== undefined && { permissions: opts.approvals }),
         agents: {

@@ -160,7 +160,7 @@ async function waitFor(ok: () => Promise<boolean>, ms = 60_000): Promise<boolean
  * gemini 0.61 cannot load a session in the wall-clock minute its last process wrote it in (see
  * test/clis/acp.test.ts, geminiNextMinute): wait for the minute after `since`.
  */
-async function geminiNextMinute(kind: AgentKind, since: number): Promise<void> {
+export async function geminiNextMinute(kind: AgentKind, since: number): Promise<void> {
   if (kind !== 'gemini') return;
   const next = (Math.floor(since / 60_000) + 1) * 60_000 + 1000;
   if (next > Date.now()) await new Promise((r) => setTimeout(r, next - Date.now()));

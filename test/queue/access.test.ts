@@ -30,7 +30,11 @@ function resolver(agent: FakeAgent): AgentResolver {
         ...r.agent,
         base: { ...r.agent.base, permissions: 'ask' },
         profiles: { member: { permissions: 'allow' } },
-        place: (chat) => ({ cwd: `/work/${id}/${chat}`, env: { WHERE: chat } }),
+        place: (chat) => ({
+          cwd: `/work/${id}/${chat}`,
+          env: { WHERE: chat },
+          stateDir: `/state/${id}/${chat}`,
+        }),
       },
     };
   };

@@ -1,0 +1,48 @@
+// The launch transform both spawn helpers apply: a run whose agent is sandboxed starts bwrap with
+// the CLI inside; one whose sandbox cannot be made does not start at all (never bare instead).
+//
+// The run mark goes inside only (bwrap's --setenv), never on bwrap itself: bwrap dies at once on
+// SIGTERM and takes the sandbox with it (SIGKILL, --die-with-parent), so a stop's TERM goes to the
+// marked processes alone, which lets the CLI end its turn and save its session; KILL, after the
+// grace, goes to bwrap's group and the marks as for any run.
+import { bwrapArgv, type Launch, type Sandbox } from '../core/sandbox.js';
+import { RUN_MARK_ENV, signalMarked } from './run-mark.js';
+
+export type Launched = { ok: true; launch: Launch } | { ok: false; error: string };
+
+export function launchIn(
+  sandbox: Sandbox | undefined,
+  launch: Launch,
+  cwd: string | undefined,
+  env: Record<string, string>,
+  opts: { readyFd?: number } = {},
+): Launched {
+  if (!sandbox) return { ok: true, launch };
+  switch (sandbox.type) {
+    case 'unavailable':
+      return { ok: false, error: sandbox.error };
+    case 'bwrap': {
+      const mark = env[RUN_MARK_ENV];
+      delete env[RUN_MARK_ENV];
+      const plan = mark
+        ? { ...sandbox.plan, setEnv: { ...sandbox.plan.setEnv, [RUN_MARK_ENV]: mark } }
+        : sandbox.plan;
+      const r = bwrapArgv(plan, launch, cwd, opts);
+      return r.ok ? r : { ok: false, error: r.error };
+    }
+  }
+}
+
+/**
+ * A stop's first signal: TERM to the run's group and marks, or, sandboxed, to the marked processes
+ * inside alone (see above). `kill` is the helpers' killRun.
+ */
+export function termRun(
+  sandboxed: boolean,
+  pid: number,
+  mark: string,
+  kill: (pid: number, mark: string, signal: NodeJS.Signals) => void,
+): void {
+  if (sandboxed) signalMarked(mark, 'SIGTERM');
+  else kill(pid, mark, 'SIGTERM');
+}

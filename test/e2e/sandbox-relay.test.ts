@@ -1,0 +1,87 @@
+// agent.sandbox: bwrap through the real relay (startRelay, the Twilio channel against a fake
+// Twilio API, the queue, the cold runner, the tool host): a sandboxed fake claude that is a real
+// MCP client starts `agentwire mcp` inside the sandbox, and its mid-run message and its answer reach
+// the person. A sandbox that cannot be made (here: the agent's folder set to the state folder
+// itself, which would show the database) stops the run with one sentence to the person and bwrap's
+// or the plan's reason in the log; the CLI never runs. Needs `npm run build` first.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CHANNELS } from '../../src/channels/registry.js';
+import type { TwilioChannel } from '../../src/channels/twilio/index.js';
+import { type RunningRelay, startRelay } from '../../src/relay.js';
+import {
+  type FakeTwilio,
+  fakeTwilioSection,
+  startFakeTwilio,
+} from '../channels/twilio/helpers/fake-twilio.js';
+import { smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
+import { bwrapMissing } from '../helpers/bwrap.js';
+import { type Home, makeHome, ROOT, waitFor } from './helpers.js';
+
+const BIN = join(ROOT, 'dist/cli/bin.js');
+const TOOL_CLI = join(import.meta.dirname, 'fixtures', 'fake-tool-cli.mjs');
+const missing = bwrapMissing();
+
+let home: Home | undefined;
+let relay: RunningRelay | undefined;
+let fake: FakeTwilio | undefined;
+afterEach(async () => {
+  await relay?.stop(0);
+  await fake?.close();
+  home?.cleanup();
+  relay = undefined;
+  fake = undefined;
+  home = undefined;
+});
+beforeAll(() => {
+  expect(existsSync(BIN), 'build first: npm run build').toBe(true);
+});
+
+async function start(
+  agent: Record<string, unknown>,
+): Promise<{ url: string; bodies: () => string[]; lines: Record<string, unknown>[] }> {
+  fake = await startFakeTwilio();
+  home = makeHome({ agent, twilio: fakeTwilioSection(fake) });
+  const ctx = home.ctx();
+  relay = await startRelay(ctx, {
+    channels: CHANNELS.filter((f) => f.name === 'twilio'),
+    services: [],
+    toolsEntry: { command: process.execPath, args: [BIN] },
+  });
+  const url = `http://127.0.0.1:${(relay.channels.get('twilio') as TwilioChannel).port()}/twilio/inbound`;
+  return { url, bodies: () => fake?.created.map((m) => m.body ?? '') ?? [], lines: ctx.lines };
+}
+
+describe('a sandboxed agent through the relay', () => {
+  it.skipIf(missing)(
+    `runs inside bwrap and its tool reaches the person${missing ? ` (skipped: ${missing})` : ''}`,
+    async () => {
+      const { url, bodies } = await start({ command: [process.execPath, TOOL_CLI], sandbox: 'bwrap' });
+      const body = `TOOLS: ${JSON.stringify([{ name: 'send_message', arguments: { text: 'from inside' } }])}`;
+      expect((await twilioPost(url, smsParams({ Body: body }))).status).toBe(200);
+      expect(await waitFor(() => bodies().some((b) => b.startsWith('reply: ')), 45_000)).toBe(true);
+      expect(bodies().filter((b) => b === 'from inside')).toHaveLength(1);
+      expect(bodies().find((b) => b.startsWith('reply: '))).toMatch(/send_message ok/);
+    },
+  );
+
+  it('that cannot be sandboxed does not run: one sentence to the person, the reason in the log', async () => {
+    // A relative cwd is taken from the config file's folder: the state folder itself.
+    const { url, bodies, lines } = await start({ sandbox: 'bwrap', cwd: '.' });
+    expect((await twilioPost(url, smsParams({ Body: 'hello' }))).status).toBe(200);
+    expect(await waitFor(() => bodies().length > 0, 45_000)).toBe(true);
+    expect(bodies()).toEqual([
+      'Claude Code could not start inside its bwrap sandbox, so it did not run; the relay log says why.',
+    ]);
+    // The fake CLI never started.
+    expect(home?.events()).toEqual([]);
+    const done = lines.find((l) => l.msg === 'run finished');
+    expect(done?.outcome).toBe('sandbox');
+    expect(String(done?.detail)).toMatch(
+      missing
+        ? /bwrap is not installed/
+        : /^the sandbox would bind \/\S+aw-e2e-\w+, which holds .*\(the relay's own files\)/,
+    );
+  });
+});
