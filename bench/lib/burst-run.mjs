@@ -146,6 +146,13 @@ async function measure(kind, { mode, whileBusy, label }, model, fake, drive) {
   }
 }
 
+/**
+ * Each webhook's send time (epoch ms) and time to its 200, printed in the relay's `burst-raw` line
+ * with BENCH_ACK_LOG=1 (for bench/lib/loop-probe-report.mjs).
+ */
+const ACK_LOG = process.env.BENCH_ACK_LOG === '1';
+const ackLog = [];
+
 /** S senders × M messages, GAP_MS apart per sender, all senders at once; the ack time of each. */
 const burstOf = (senders, per) => async (relay) => {
   const acks = [];
@@ -153,9 +160,11 @@ const burstOf = (senders, per) => async (relay) => {
     Array.from({ length: senders }, async (_, s) => {
       for (let m = 0; m < per; m++) {
         if (m > 0) await sleep(GAP_MS);
+        const at = Date.now();
         const r = await post(relay.url, smsParams(chat(s), `Sender ${s}, message ${m}: say OK.`));
         if (r.status !== 200) throw new Error(`webhook answered ${r.status}`);
         acks.push(r.ms);
+        if (ACK_LOG) ackLog.push([at, Math.round(r.ms)]);
       }
     }),
   );
@@ -224,7 +233,7 @@ const fake = await startFakeTwilio();
 const rows = [];
 const raw = (r) =>
   process.stderr.write(
-    `burst-raw ${JSON.stringify({ ...r, acks: undefined, ackP50: median(r.acks), ackP99: p99(r.acks) })}\n`,
+    `burst-raw ${JSON.stringify({ ...r, acks: undefined, ackP50: median(r.acks), ackP99: p99(r.acks), ...(ACK_LOG && { ackLog: ackLog.splice(0) }) })}\n`,
   );
 try {
   for (const kind of CLIS) {

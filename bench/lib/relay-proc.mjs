@@ -95,7 +95,13 @@ export async function relayHome(opts) {
     // BENCH_RELAY_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) is for profiling the relay.
     const nodeArgs = (process.env.BENCH_RELAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
     child = spawn(process.execPath, [...nodeArgs, MAIN, 'relay'], {
-      env: { PATH: process.env.PATH, HOME: dir, AGENTWIRE_HOME: dir },
+      // BENCH_NO_COMPILE_CACHE=1: the relay gives its runs no Node compile cache (an A/B of it).
+      env: {
+        PATH: process.env.PATH,
+        HOME: dir,
+        AGENTWIRE_HOME: dir,
+        ...(process.env.BENCH_NO_COMPILE_CACHE === '1' && { NODE_DISABLE_COMPILE_CACHE: '1' }),
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     live.add(child.pid);

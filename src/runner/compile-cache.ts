@@ -1,12 +1,12 @@
 // Node's on-disk compile cache for the Node programs a run starts: gemini and pi (their bundles are
 // tens of MB of JavaScript that V8 compiles again at every start) and agentwire's own `agentwire mcp`
 // helper, started by the CLI once per process (per thread with codex). Measured on this 2-core
-// machine (docs/performance.md): CPU per start gemini 1.80 → 1.33 s, pi 0.82 → 0.71 s, the helper
-// 0.24 → 0.20 s. claude and opencode are native executables and codex's launcher is a few lines in
-// front of a native binary: the variable does nothing for them. The cache holds V8 code keyed by
-// each file's contents and the Node version, so it cannot change what a program does; it lives in
-// agentwire's state folder, private, never in the shared temp folder, where another local user
-// could plant code in it.
+// machine (docs/performance.md), CPU of `gemini --version` 1.80 → 1.33 s, of `pi --version`
+// 0.82 → 0.71 s, of a helper start 0.24 → 0.20 s. claude and opencode are native executables and
+// codex's launcher is a few lines in front of a native binary: the variable does nothing for them.
+// The cache holds V8 code keyed by each file's contents and the Node version, so it cannot change
+// what a program does; it lives in agentwire's state folder, private, never in the shared temp
+// folder, where another local user could plant code in it.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 

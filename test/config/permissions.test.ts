@@ -8,6 +8,7 @@ import { permissionOf } from '../../src/drivers/factory.js';
 
 const parse = (text: string) => parseConfigText(text, 'c.json5', {}, AGENT_KINDS);
 const paths = {
+  home: '/tmp/aw-perm-test',
   configFile: '/tmp/aw-perm-test/agentwire.json5',
   workspace: '/tmp/aw-perm-test/ws',
   agentState: '/tmp/aw-perm-test/agents',

@@ -7,6 +7,7 @@ import { WARM_MAX_PROCESSES, WARM_SESSIONS_PER_PROCESS, warmMemory } from '../..
 
 const parse = (text: string) => parseConfigText(text, 'c.json5', {}, AGENT_KINDS);
 const paths = {
+  home: '/tmp/aw-warm-test',
   configFile: '/tmp/aw-warm-test/agentwire.json5',
   workspace: '/tmp/aw-warm-test/ws',
   agentState: '/tmp/aw-warm-test/agents',

@@ -13,6 +13,7 @@ import type { AgentResolution } from '../../src/queue/ports.js';
 const dir = mkdtempSync(join(tmpdir(), 'aw-adapt-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const paths = {
+  home: dir,
   configFile: join(dir, 'c.json5'),
   workspace: join(dir, 'ws'),
   agentState: join(dir, 'st'),

@@ -29,7 +29,12 @@ function setup(agent: Record<string, unknown>) {
   const config = configSchema.parse(raw);
   const log = createLogger({ level: 'silent' });
   pool = createWarmPool({ maxProcesses: 2, idleMs: 60_000, log, cold: () => undefined });
-  const paths = { configFile: join(dir, 'c.json5'), workspace: dir, agentState: join(dir, 'st') } as never;
+  const paths = {
+    home: dir,
+    configFile: join(dir, 'c.json5'),
+    workspace: dir,
+    agentState: join(dir, 'st'),
+  } as never;
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
   h = harness({ config: raw, resolver: agentResolver(config, paths, env, log, pool), warm: pool });
   return h;

@@ -34,7 +34,12 @@ function setup(timeoutSeconds = 60) {
   };
   const log = createLogger({ level: 'silent' });
   pool = createWarmPool({ maxProcesses: 2, idleMs: 60_000, log, cold: () => undefined });
-  const paths = { configFile: join(dir, 'c.json5'), workspace: dir, agentState: join(dir, 'st') } as never;
+  const paths = {
+    home: dir,
+    configFile: join(dir, 'c.json5'),
+    workspace: dir,
+    agentState: join(dir, 'st'),
+  } as never;
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
   h = harness({
     config: raw,
