@@ -1,6 +1,6 @@
 // Finding every process a run started, wherever it moved. Killing the child's process group misses a
 // descendant that left it: a CLI tool started with `setsid` (or node's `detached`, or a daemonising
-// server) has its own session and group, and survived a timeout or /stop (issue 14). So each run's
+// server) has its own session and group, and survived a timeout or /stop. So each run's
 // environment carries a unique mark, inherited by everything the run starts, and a stop also ends
 // every process whose environment (/proc/<pid>/environ, as it was at exec) holds that mark.
 //
