@@ -60,7 +60,7 @@ export function scrub(text: string): string {
 
 // Field names that hold a secret in any subsystem's log line, masked whatever their value. The paths a
 // channel adds (its own header and config field names) come from its plug-in through
-// registerRedactPaths, so this file names no channel (issue 15).
+// registerRedactPaths, so this file names no channel.
 const BASE_REDACT_PATHS: readonly string[] = [
   'authToken',
   'apiSecret',

@@ -71,7 +71,7 @@ export interface ToolServer {
 }
 
 /**
- * agentwire's MCP server for a warm process (issue 17), which outlives its runs: started once with
+ * agentwire's MCP server for a warm process, which outlives its runs: started once with
  * a token of its own, which acts only while a turn has bound it to that turn's run.
  */
 export interface ProcessTools {
@@ -101,7 +101,7 @@ export interface ToolWiring {
 }
 
 /**
- * One permission question from a warm agent mid-turn (issue 17: approvals from the phone), put in
+ * One permission question from a warm agent mid-turn (approvals from the phone), put in
  * words a phone can show. Built by the driver from its protocol's request; everything in it is
  * text the agent chose, so untrusted.
  */

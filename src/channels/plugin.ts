@@ -1,5 +1,5 @@
 // What a channel is to the rest of agentwire: one folder, `src/channels/<name>/`, exporting one
-// ChannelPlugin from its `plugin.ts`, listed by one line in `src/channels/registry.ts` (issue 15).
+// ChannelPlugin from its `plugin.ts`, listed by one line in `src/channels/registry.ts`.
 // Everything the middle needs to know about a channel is asked of its plugin: which chat ids it has,
 // which of them a heartbeat or schedule may address, how long a message may be, what `doctor` checks,
 // which chat is the default check-in target. Nothing outside the folder names the channel.

@@ -1,6 +1,6 @@
 // What `agentwire send` tells the sender when the relay took the message but its channel cannot
 // deliver it now. Saying "handed to the running relay" for a WhatsApp that needs a relink left the
-// sender believing it went out (issue 13, point 6). The message stays in the outbox either way and
+// sender believing it went out. The message stays in the outbox either way and
 // goes out once the channel can take it (or at the next start).
 
 import type { ChannelName } from '../core/types.js';

@@ -1,4 +1,4 @@
-// `agentwire login` while the relay runs (issue 13): the relay owns the WhatsApp link, so the login
+// `agentwire login` while the relay runs: the relay owns the WhatsApp link, so the login
 // asks it to start linking (`whatsapp.link` on the control socket) and follows the QR code in its
 // `status` answers, drawing each new code in the terminal, until the link opens or fails. Baileys is
 // not loaded here: the relay holds the socket.

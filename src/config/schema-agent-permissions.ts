@@ -1,4 +1,4 @@
-// `agent.permissions` / `agents.<kind>.permissions` (issue 17, approvals from the phone): how a warm
+// `agent.permissions` / `agents.<kind>.permissions` (approvals from the phone): how a warm
 // process's permission questions are answered, and the check that refuses `ask` where no question
 // can ever be asked. Kept apart from schema.ts, as the warm keys are (schema-warm.ts).
 import { z } from 'zod';

@@ -27,7 +27,7 @@ const activeHours = z
       ctx.addIssue({ code: 'custom', path: ['timeZone'], message: `unknown time zone "${h.timeZone}"` });
   }, ALWAYS);
 
-// How a heartbeat or schedule runs (issue 13, point 20): check-ins that do not burn tokens.
+// How a heartbeat or schedule runs: check-ins that do not burn tokens.
 const runFields = {
   agent: agentKind
     .optional()

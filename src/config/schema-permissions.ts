@@ -1,4 +1,4 @@
-// The `permissions` section (issue 17): who may answer a warm agent's permission request from the
+// The `permissions` section: who may answer a warm agent's permission request from the
 // phone, and how long a request waits. Whether agents ask at all is `agent.permissions` (per agent).
 import { z } from 'zod';
 

@@ -1,4 +1,4 @@
-// The warm-agent keys (issue 16): the pool of live agent processes, and the checks an ACP agent
+// The warm-agent keys: the pool of live agent processes, and the checks an ACP agent
 // needs. Kept apart from schema.ts so that file stays one screenful per section.
 import { z } from 'zod';
 

@@ -1,6 +1,8 @@
-// The running relay's local sockets: a unix socket in the state folder, mode 0600, speaking
-// newline-delimited JSON. Only the relay that holds the lock creates them, so an existing socket
-// file at start is a leftover from a relay that died and is replaced. The owner's control socket
+// The local sockets of a process that runs agents: a unix socket in the state folder, mode 0600,
+// speaking newline-delimited JSON. Each path has one owner: the relay that holds the lock creates
+// `agentwire.sock` and its tools socket, and each `agentwire chat` a tools socket named by its own
+// pid (`chat-<pid>.sock`). So an existing file at a path being opened is a leftover from an owner
+// that died, and is replaced. The owner's control socket
 // (`callers: 'owner'`) answers only a caller that proved it is not an agent's run (caller.ts); the
 // agent tools' socket (`any`) answers anyone, since each of its calls carries a run's token.
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';

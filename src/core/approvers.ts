@@ -1,4 +1,4 @@
-// Who may answer an approval (permissions.approvers, issue 17). Pure; table-tested in
+// Who may answer an approval (permissions.approvers). Pure; table-tested in
 // test/core/approvers.test.ts.
 //
 // An entry is a sender id as the channel gives it (`+15551234567`, a Telegram user id), which counts

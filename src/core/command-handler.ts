@@ -245,7 +245,8 @@ function warmLines(w: WarmLine, now: number): string[] {
     ? `Warm process: ${p.kind}, up ${duration(now - p.startedAt)}, ${p.busy ? 'busy' : `idle ${duration(now - p.lastTurnAt)}`}${mb}`
     : 'Warm process: none (the next message starts one)';
   const cold = w.fallbacks.map(
-    (f) => `${f.kind} runs cold: its warm start failed (${f.reason.slice(0, 120)})`,
+    (f) =>
+      `${f.kind} runs cold: its warm start failed (${f.reason.slice(0, 120)}); warm again once the relay restarts`,
   );
   return [line, ...cold];
 }

@@ -55,6 +55,8 @@ export interface PoolOptions {
    * (runner/spawn-turn.ts). Awaited right before each start, after any wait for room.
    */
   startGate?: () => Promise<void>;
+  /** How long a start may go unanswered before the CLI runs cold; default START_LIMIT_MS. */
+  startLimitMs?: number;
   /** A process tree's resident memory (runner/rss.ts); tests hand in their own. */
   rss?: (pid: number) => number | undefined;
   idleMs: number;

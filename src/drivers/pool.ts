@@ -10,7 +10,7 @@ import { treeRssBytes } from '../runner/rss.js';
 import { buildDriver } from './factory.js';
 import { type HostRegistry, hostRegistry } from './hosts.js';
 import { entryInfo, processSlots } from './pool-entry.js';
-import { Fallbacks } from './pool-fallback.js';
+import { Fallbacks, openWithin, START_LIMIT_MS } from './pool-fallback.js';
 import {
   expectBytes,
   expired,
@@ -166,7 +166,8 @@ class Pool implements WarmPool {
       await this.opts.startGate?.();
       this.started++;
     }
-    const r = await built.driver.open(request.session);
+    const opened = await openWithin(built.driver, request.session, this.opts.startLimitMs ?? START_LIMIT_MS);
+    const r = opened.result;
     if (r.type === 'ok') {
       entry.sessionId = r.sessionId;
       entry.reserved = false;
@@ -182,7 +183,7 @@ class Pool implements WarmPool {
     const st = built.driver.state();
     const fault = st.type === 'broken' ? st.fault : undefined;
     await this.remove(entry);
-    if (!this.closing && isStartFailure(r, fault)) {
+    if (!this.closing && (opened.silent || isStartFailure(r, fault))) {
       const why = `${r.kind}${r.detail ? `: ${r.detail}` : ''}`;
       return { type: 'result', result: await this.fellBack.fallBack(kind, why, request, r) };
     }

@@ -11,12 +11,13 @@
 //   session (and may start one there), so check-ins never grow the conversation's context.
 
 import { isWithinActiveHours } from '../core/hours.js';
+import type { JobState } from '../core/job-state.js';
 import type { Timing } from '../core/timing.js';
 import type { ChatKey } from '../core/types.js';
 import { maskId } from '../log.js';
 import { checkGate } from './check.js';
 import { type Job, type JobDeps, loadOrFresh, persist } from './jobs.js';
-import { dueDecision, type JobState, nextAfter, planAtStart } from './plan.js';
+import { dueDecision, nextAfter, planAtStart } from './plan.js';
 import { type FailureReason, failureText, heartbeatPrompt, MAX_CHECK_OUTPUT_CHARS } from './prompt.js';
 import { type HeartbeatSettings, runOptions } from './settings.js';
 import { HEARTBEAT_JOB } from './state.js';

@@ -1,11 +1,12 @@
 // What the heartbeat and the schedules share: their dependencies, and the small contract the loop
 // drives them through.
+
+import type { JobState } from '../core/job-state.js';
 import type { SystemRunner } from '../core/types.js';
 import type { Logger } from '../log.js';
 import type { JobStateStore } from '../store/job-states.js';
 import type { RunCheck } from './check.js';
 import type { Clock } from './clock.js';
-import type { JobState } from './plan.js';
 
 export interface JobDeps {
   runner: SystemRunner;

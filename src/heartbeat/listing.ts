@@ -2,8 +2,8 @@
 // the stored state with the same rules the scheduler applies at start (plan.ts), so the listing
 // and the relay never disagree.
 import { firstActiveTick } from '../core/hours.js';
+import type { JobState } from '../core/job-state.js';
 import { describeTiming, fingerprint, type Timing } from '../core/timing.js';
-import type { JobState } from './plan.js';
 import { dueDecision, nextAfter, planAtStart } from './plan.js';
 import {
   type HeartbeatConfig,

@@ -6,30 +6,13 @@
 //   of runs at once.
 // - A one-shot is never lost: missed while stopped, it fires once at start, late, and says so. If
 //   the relay died during its run, it is tried once more; after a second unfinished try it is given up.
+import type { JobState } from '../core/job-state.js';
 import { lastOccurrence, nextOccurrence, type Timing } from '../core/timing.js';
 
 export const MISSED_GRACE_MS = 10 * 60_000;
 /** Firing more than this after the occurrence counts as late (and the prompt says so). */
 export const LATE_AFTER_MS = 60_000;
 export const MAX_ONE_SHOT_ATTEMPTS = 2;
-
-export interface JobState {
-  /** The timing as configured when this state was written (see timing.fingerprint). */
-  fingerprint: string;
-  lastRunAt?: number;
-  /** The occurrence the job waits for next. */
-  nextRunAt?: number;
-  lastOutcome?: string;
-  lastDetail?: string;
-  /** Consecutive failures: only the first of a streak is reported to the chat. */
-  failureStreak: number;
-  /** Tries of the current one-shot occurrence that began. */
-  attempts: number;
-  /** Set while a run is under way; still set at start means the relay died during it. */
-  runningSince?: number;
-  /** A one-shot that has fired (or was given up). */
-  done: boolean;
-}
 
 export type StartPlan =
   | { type: 'idle'; reason: 'done' | 'gave_up' | 'no_occurrence' }

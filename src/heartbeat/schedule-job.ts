@@ -8,11 +8,12 @@
 // State is saved before the agent runs (next occurrence, run begun), so a restart neither fires a
 // recurring occurrence twice nor loses a one-shot (see plan.ts).
 
+import type { JobState } from '../core/job-state.js';
 import { fingerprint } from '../core/timing.js';
 import { maskId } from '../log.js';
 import { checkGate } from './check.js';
 import { type Job, type JobDeps, loadOrFresh, persist } from './jobs.js';
-import { dueDecision, isLate, type JobState, nextAfter, planAtStart } from './plan.js';
+import { dueDecision, isLate, nextAfter, planAtStart } from './plan.js';
 import { type FailureReason, failureText, lateNote, schedulePrompt } from './prompt.js';
 import { runOptions, type ScheduleSpec } from './settings.js';
 import { scheduleJob } from './state.js';

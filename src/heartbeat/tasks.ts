@@ -4,10 +4,11 @@
 // cancel`), paused, resumed or changed (pause_task, resume_task, update_task) is picked up at the
 // next sync, and a one-shot that has run is removed from the store. A task keeps its id across its
 // firings (its series id), so a change or a pause applies to every later firing.
+
+import type { JobState } from '../core/job-state.js';
 import type { ChatKey } from '../core/types.js';
 import type { AgentTask } from '../store/tasks.js';
 import type { JobDeps } from './jobs.js';
-import type { JobState } from './plan.js';
 import { ScheduleJob } from './schedule-job.js';
 import { DEFAULT_CHECK_TIMEOUT_SECONDS, resolveSchedule, type ScheduleConfig } from './settings.js';
 import { scheduleJob } from './state.js';

@@ -10,6 +10,7 @@ import { queuedBecause } from '../channels/send-state.js';
 import type { Channel } from '../channels/types.js';
 import type { Paths } from '../config/paths.js';
 import type { Config } from '../config/schema.js';
+import type { JobState } from '../core/job-state.js';
 import { type ChannelName, type ChatKey, chatKey, parseChatKey, type SystemRunner } from '../core/types.js';
 import type { Logger } from '../log.js';
 import type { JobStateStore } from '../store/job-states.js';
@@ -17,7 +18,6 @@ import type { StatusFacts, StatusReader } from '../store/status-read.js';
 import type { TaskStore } from '../store/tasks.js';
 import { systemClock } from './clock.js';
 import { HEARTBEAT_METHOD, type HeartbeatMethodResult, heartbeatMethod } from './control.js';
-import type { JobState } from './plan.js';
 import { checkEnv, createRunCheck } from './run-check.js';
 import { createScheduler, type Scheduler } from './scheduler.js';
 

@@ -1,6 +1,6 @@
 // The media check and the copy are one step. A path is a name, checked once and read later: between
 // the two any of its folders can become a symlink (O_NOFOLLOW guards only the last part), so a file
-// approved as `workspace/d/passwd` could be read as /etc/passwd at send time (issue 14). Here the file
+// approved as `workspace/d/passwd` could be read as /etc/passwd at send time. Here the file
 // is opened once, the OPEN DESCRIPTOR is verified (where it really is, that it is a regular file, its
 // size), and its bytes are copied at once into the relay's private staging folder. Every channel
 // sends that copy; what the path names afterwards no longer matters.

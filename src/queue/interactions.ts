@@ -1,4 +1,4 @@
-// The runs' questions to their chats (issue 17): a warm agent's permission requests (the Approver
+// The runs' questions to their chats: a warm agent's permission requests (the Approver
 // on each AgentRequest) and the `ask_user` tool. Each is stored (store/interactions.ts), shown to
 // the chat one at a time per chat (the others wait their turn, in order), and settled exactly once:
 // by the chat's answer (the queue routes it here after recording it), by the timeout (an approval

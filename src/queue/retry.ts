@@ -3,7 +3,7 @@
 // Pure; table-tested in test/queue/retry.test.ts.
 //
 // Retrying for a time rather than a number of tries: six tries 1-16 s apart gave up after about
-// 40 s, so a Twilio incident of a minute lost every reply written during it (issue 14). Provider
+// 40 s, so a Twilio incident of a minute lost every reply written during it. Provider
 // outages last minutes to hours; a capped backoff keeps trying through them at a bounded rate.
 
 export interface RetryPolicy {

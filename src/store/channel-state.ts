@@ -1,6 +1,6 @@
 // Small durable state a channel keeps for itself: offsets, dedupe ids, a setting it learned. One
 // table for every channel, namespaced by the channel's name, so a new channel needs no migration of
-// its own for this (issue 15: "a channel is one folder plus one line in a registry"). Values are JSON.
+// its own for this ("a channel is one folder plus one line in a registry"). Values are JSON.
 // Every operation returns a Promise, so an engine with an asynchronous client can stand in.
 import { type Db, type Migration, prepared } from './db.js';
 

@@ -1,4 +1,4 @@
-// Questions a run put to its chat and is waiting on (issue 17): a permission request from a warm
+// Questions a run put to its chat and is waiting on: a permission request from a warm
 // agent (`approval`) or the `ask_user` tool (`question`), and the tool kinds a chat allowed for good
 // ("2 allow for this chat"). Durable so that a restart can tell each chat what it never got an
 // answer to (the waiting run died with the process), and so /status and /approvals read them.

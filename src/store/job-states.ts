@@ -1,6 +1,7 @@
 // Heartbeat and schedule state: last run, next run, last outcome, and what a restart needs (is a
 // one-shot done, did a run begin and never end). One row per job; the heartbeat's job id is
 // "heartbeat", a schedule's is "schedule:<id>". The scheduler plans from it (heartbeat/), status reads it.
+import type { JobState } from '../core/job-state.js';
 import { type Db, type Migration, prepared, transaction } from './db.js';
 
 export const scheduleMigration: Migration = {
@@ -22,23 +23,10 @@ export const scheduleMigration: Migration = {
   ],
 };
 
-/** One job's stored state (the scheduler's JobState, heartbeat/plan.ts, has this shape). */
-export interface StoredJobState {
-  fingerprint: string;
-  lastRunAt?: number;
-  nextRunAt?: number;
-  lastOutcome?: string;
-  lastDetail?: string;
-  failureStreak: number;
-  attempts: number;
-  runningSince?: number;
-  done: boolean;
-}
-
 export interface JobStateStore {
   /** Every stored job's state, by job id (read once when the scheduler starts, and by status). */
-  loadAll(): Promise<Map<string, StoredJobState>>;
-  save(job: string, state: StoredJobState, at: number): Promise<void>;
+  loadAll(): Promise<Map<string, JobState>>;
+  save(job: string, state: JobState, at: number): Promise<void>;
 }
 
 interface Row {
@@ -56,7 +44,7 @@ interface Row {
 
 const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
 
-function fromRow(row: Row): StoredJobState {
+function fromRow(row: Row): JobState {
   return {
     fingerprint: row.fingerprint,
     lastRunAt: opt(row.last_run_at),
@@ -71,8 +59,8 @@ function fromRow(row: Row): StoredJobState {
 }
 
 /** Every job's state, or an empty map when the table is absent (a store read without migrating). */
-export function readJobStates(db: Db): Map<string, StoredJobState> {
-  const out = new Map<string, StoredJobState>();
+export function readJobStates(db: Db): Map<string, JobState> {
+  const out = new Map<string, JobState>();
   const table = db
     .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schedule_state'")
     .get();

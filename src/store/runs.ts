@@ -20,7 +20,7 @@ export const runsMigration: Migration = {
       error TEXT
     );
     CREATE INDEX runs_started ON runs (started_at);`,
-    // Usage and cost per run where the CLI reports them (issue 13, point 20), and their sums per
+    // Usage and cost per run where the CLI reports them (what a check-in costs), and their sums per
     // day and label, kept apart from the runs table because that one is pruned to KEEP rows.
     `ALTER TABLE runs ADD COLUMN input_tokens INTEGER;
     ALTER TABLE runs ADD COLUMN output_tokens INTEGER;

@@ -6,9 +6,10 @@
 
 import { existsSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
+import type { JobState } from '../core/job-state.js';
 import type { Db } from './db.js';
 import { pendingByChat } from './inbox.js';
-import { readJobStates, type StoredJobState } from './job-states.js';
+import { readJobStates } from './job-states.js';
 import { countUnsent, expiredStats } from './outbox.js';
 import { type DailyUsage, dailyUsage, type RunRecord, recentRuns } from './runs.js';
 import { type AgentTask, allTasks } from './tasks.js';
@@ -28,7 +29,7 @@ export interface StatusFacts {
   inboxFailures: { chat: string; note: string | null; at: number; n: number }[];
   /** Replies given up; `expired` set when they ran out of retry time. */
   outboxFailures: { chat: string; error: string | null; at: number; expired: number | null }[];
-  jobStates: Map<string, StoredJobState>;
+  jobStates: Map<string, JobState>;
   /** Tasks agents scheduled (docs/tools.md); empty without the table. */
   tasks: AgentTask[];
   /** Questions and approvals runs wait on (never their text); empty without the table. */

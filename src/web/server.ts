@@ -112,7 +112,7 @@ export async function startWebConsole(deps: WebConsoleDeps): Promise<WebConsole>
     }
   });
 
-  // Relinking from the console (issue 13): the page's button posts here, and the new QR code then
+  // Relinking from the console: the page's button posts here, and the new QR code then
   // shows in the status as usual. A custom header is required besides the token: a form or a
   // cross-site request cannot set one without a preflight this server never answers.
   app.post('/api/whatsapp/link', async (req, res, next) => {

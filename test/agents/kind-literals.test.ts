@@ -25,7 +25,7 @@ const ALLOWED: Record<string, string> = {
   // The product's default CLI when the config names none (DEFAULT_AGENT_KIND); config sits below the
   // agents layer, so it cannot ask the registry. A test below checks that the kind is registered.
   'src/config/schema-refine.ts': 'the default agent.kind',
-  // The warm drivers (issue 16, docs/warm-agents.md) speak each CLI's own live protocol (claude's
+  // The warm drivers (docs/warm-agents.md) speak each CLI's own live protocol (claude's
   // stream-json control, codex app-server and its generated protocol types, pi's RPC): per-CLI code
   // like a spec. A CLI without a driver runs cold, so a new CLI needs none.
   'src/drivers/': 'the warm drivers, one per CLI protocol',

@@ -1,5 +1,5 @@
 // The logger's field redaction is built from what the channel plug-ins declare (plugin.logRedactPaths),
-// so src/log.ts names no channel (issue 15) and a new channel's secret fields are masked without an
+// so src/log.ts names no channel and a new channel's secret fields are masked without an
 // edit there. The relay's own logger (loadContext) still masks every path log.ts listed before.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

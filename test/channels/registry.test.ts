@@ -1,4 +1,4 @@
-// "A channel is one folder plus one line in a registry" (issue 15), tested: a channel src/ has never
+// "A channel is one folder plus one line in a registry", tested: a channel src/ has never
 // heard of runs end to end through the same plug-in shape, and src/ outside src/channels/ names no
 // channel except where listed below with its reason.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -116,7 +116,7 @@ describe('a reply is cut once', () => {
 
 // src/ files outside src/channels/ whose code (comments aside) names a channel. Each is a channel's
 // config section, or a feature only WhatsApp or Twilio has; none is a place a new channel must edit
-// (the pigeon above runs without any of them). Before issue 15 there were 44 such files, and a new
+// (the pigeon above runs without any of them). When every channel was wired by hand there were 44 such files, and a new
 // channel had to edit 11 of them (docs/architecture.md lists them).
 const ALLOWED: Record<string, string> = {
   // the channels' config sections (a new channel adds its own section: allowed by the goal)
@@ -153,8 +153,8 @@ const ALLOWED: Record<string, string> = {
   'src/ops/doctor/whatsapp.ts': "WhatsApp's doctor checks",
   'src/ops/doctor/whatsapp-live.ts': "WhatsApp's doctor checks against a running relay",
   'src/ops/doctor/link-state.ts': "WhatsApp's link state for doctor",
-  // The store ports for the tables WhatsApp and Twilio had before the generic channel state (issue 15:
-  // channel state goes through the store seam); a new channel keeps its state in ChannelDeps.state
+  // The store ports for the tables WhatsApp and Twilio had before the generic channel state (a
+  // channel's state goes through the store seam); a new channel keeps its state in ChannelDeps.state
   'src/store/open.ts': "the Store's `whatsapp` and `twilio` ports",
   'src/store/schema.ts': "the WhatsApp and Twilio tables' migrations",
   'src/store/status-read.ts': "`status` reads WhatsApp's stored credentials (the linked account)",

@@ -1,4 +1,4 @@
-// Approvals from the phone end to end with each real CLI (issue 17): the whole relay (relay-rig.ts:
+// Approvals from the phone end to end with each real CLI: the whole relay (relay-rig.ts:
 // startRelay, queue, warm pool, the interactions desk that builds the Approver, outbox, store) with
 // `agent.permissions: 'ask'`, in the netns against the fake model server's `tool` mode. The model
 // makes the CLI run its own shell tool to create a file; the CLI asks (claude's permission prompt,

@@ -1,4 +1,4 @@
-// `ask_user` from a warm process of each real CLI that takes MCP (issue 17), through the whole relay
+// `ask_user` from a warm process of each real CLI that takes MCP, through the whole relay
 // (relay-rig.ts: startRelay, queue, warm pool, the tool host, the interactions desk, outbox, store)
 // with `agentwire mcp` from dist/, in the netns against the fake model server's `tool` mode. The
 // model asks with two choices; the chat gets the numbered question; the person answers `2` with an

@@ -1,4 +1,4 @@
-// agentwire's tools from a warm process of each real CLI (issue 17), through the whole relay
+// agentwire's tools from a warm process of each real CLI, through the whole relay
 // (relay-rig.ts: startRelay, queue, warm pool, tool host on the relay's control socket, outbox,
 // store) with `agentwire mcp` from dist/, in the netns against the fake model server's `tool` mode.
 // In one chat, one process: the first turn's model calls send_message (the message reaches the

@@ -1,4 +1,4 @@
-// agent.permissions / agents.<kind>.permissions (issue 17): default deny, the per-kind key wins, the
+// agent.permissions / agents.<kind>.permissions: default deny, the per-kind key wins, the
 // resolved agent carries it to the request, and `ask` for a cold agent is refused at file, line and key.
 import { describe, expect, it } from 'vitest';
 import { AGENT_KINDS } from '../../src/agents/registry.js';

@@ -1,4 +1,4 @@
-// The warm-agent keys (issue 16): defaults, and the ACP checks naming file, line and key.
+// The warm-agent keys: defaults, and the ACP checks naming file, line and key.
 import { describe, expect, it } from 'vitest';
 import { AGENT_KINDS } from '../../src/agents/registry.js';
 import { resolveAgent } from '../../src/agents/resolve.js';

@@ -1,5 +1,5 @@
 // `ask_user` end to end through the built relay (`agentwire relay` from dist/, a real child process)
-// and signed Twilio webhooks (issue 17). In a warm turn, the agent is a warm fake claude that is a
+// and signed Twilio webhooks. In a warm turn, the agent is a warm fake claude that is a
 // real MCP client (fixtures/fake-tool-claude-stream.mjs): it starts `agentwire mcp` from dist/ from
 // its --mcp-config file and calls ask_user; the question reaches the (fake) Twilio REST API, the
 // person's next SMS is the tool's result, and that SMS never becomes a run. In a cold run (the

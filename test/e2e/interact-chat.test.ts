@@ -1,4 +1,4 @@
-// Issue 17 through the built `agentwire chat` (its stdin and stdout): in a warm turn, a warm fake
+// Approvals and ask_user through the built `agentwire chat` (its stdin and stdout): in a warm turn, a warm fake
 // claude that is a real MCP client (fixtures/fake-tool-claude-stream.mjs, starting `agentwire mcp`
 // from dist/) calls ask_user, the console shows the numbered question, and the next line typed is
 // the tool's result, not a message to run; a warm fake claude under `permissions: 'ask'`

@@ -1,4 +1,4 @@
-// Approvals from the phone end to end (issue 17): the built relay (`agentwire relay` from dist/, a
+// Approvals from the phone end to end: the built relay (`agentwire relay` from dist/, a
 // real child process) takes signed Twilio webhooks; its agent is a warm fake claude
 // (test/fixtures/fake-claude-stream.mjs, mode `ask`) under `agent.permissions: 'ask'`, which asks
 // can_use_tool for `Bash: touch x` mid-turn and replies with what it was answered ("answered allow"

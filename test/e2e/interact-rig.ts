@@ -1,6 +1,6 @@
 // A built relay process (`agentwire relay` from dist/) on a temp state folder, taking signed Twilio
 // webhooks on 127.0.0.1 and replying through the fake Twilio REST server, with a warm fake CLI as
-// the agent: the rig of the issue 17 end-to-end tests (approvals and ask_user from the phone). The
+// the agent: the rig of the end-to-end tests of approvals and ask_user from the phone. The
 // relay is a real child process, so a test can SIGKILL it and start another on the same folder and
 // port. Only processes this rig started (the relays, and the fake CLIs that logged their PID) are
 // stopped, by PID.

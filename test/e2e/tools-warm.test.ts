@@ -1,4 +1,4 @@
-// The agent's tools in warm mode end to end (issue 17): the built `agentwire chat` with a warm fake
+// The agent's tools in warm mode end to end: the built `agentwire chat` with a warm fake
 // claude (test/e2e/fixtures/fake-tool-claude-stream.mjs) that is a real MCP client, starting the
 // real `agentwire mcp` from dist/ once from the --mcp-config file its process was started with,
 // and keeping it across turns. Two turns in one process: each sends to the chat once, with the

@@ -180,6 +180,10 @@ describe('agent tools through agentwire chat', () => {
     };
     expect(await waitFor(() => first.stdout().includes('working on it'), 45_000)).toBe(true);
     expect(await waitFor(() => sent().join() === 'sent', 45_000)).toBe(true);
+    // And the fake CLI has begun its one sleep: killed before it marks that (its tool call answered,
+    // the marker not yet written, as happened under load), the redone run would sleep too, past the
+    // run's time limit.
+    expect(await waitFor(() => existsSync(`${home.fakeLog}.slept`), 45_000)).toBe(true);
     first.child.kill('SIGKILL');
     await first.exit;
     // The fake CLI of the killed run is left sleeping; stop it (only the PIDs the test started).

@@ -1,4 +1,4 @@
-// The crash suite's tools row (issue 17): the built relay takes a signed Twilio webhook, the fake claude
+// The crash suite's tools row: the built relay takes a signed Twilio webhook, the fake claude
 // (a real MCP client starting `agentwire mcp` from dist/) calls send_message and then blocks, and the
 // relay is killed with SIGKILL between the send and the end of the run. After a restart the run is
 // redone from the start, calls send_message again, and ends. Whatever the moment of the kill, the

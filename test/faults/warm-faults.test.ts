@@ -1,4 +1,4 @@
-// Faults of a WARM agent process (issue 16, "Bad input"), through the relay (startRelay, queue,
+// Faults of a WARM agent process ("Bad input"), through the relay (startRelay, queue,
 // pool, store, outbox; warm-rig.ts) with the fake claude stream-json CLI as a real child process.
 // Each row: one good turn (the process is up), then the fault. Every row checks:
 //   true kind   the turn ends with the true error kind (the inbox note) and its exact sentence

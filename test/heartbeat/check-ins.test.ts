@@ -1,4 +1,4 @@
-// Check-ins that do not burn tokens (issue 13, point 20), at the scheduler: the heartbeat's
+// Check-ins that do not burn tokens, at the scheduler: the heartbeat's
 // pre-check (real child processes), and the agent, model and session a heartbeat or schedule asks
 // the runner for. The runner's side (own/fresh sessions, usage) is in test/queue/check-in-runs.test.ts.
 import { chmodSync, writeFileSync } from 'node:fs';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { markPaused, renderListing } from '../../src/cli/schedules.js';
+import type { JobState } from '../../src/core/job-state.js';
 import { fingerprint } from '../../src/core/timing.js';
 import { buildListing } from '../../src/heartbeat/listing.js';
-import type { JobState } from '../../src/heartbeat/plan.js';
 import type { ScheduleConfig } from '../../src/heartbeat/settings.js';
 
 const NOW = Date.parse('2026-07-01T03:10:00Z'); // 05:10 in Berlin

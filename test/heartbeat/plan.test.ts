@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { JobState } from '../../src/core/job-state.js';
 import { parseTiming, type Timing } from '../../src/core/timing.js';
-import {
-  dueDecision,
-  type JobState,
-  MISSED_GRACE_MS,
-  nextAfter,
-  planAtStart,
-} from '../../src/heartbeat/plan.js';
+import { dueDecision, MISSED_GRACE_MS, nextAfter, planAtStart } from '../../src/heartbeat/plan.js';
 
 const at = (iso: string) => Date.parse(iso);
 const MIN = 60_000;

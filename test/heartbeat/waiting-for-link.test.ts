@@ -1,4 +1,4 @@
-// Issue 13, point 7: with no heartbeat.target and WhatsApp not linked, every tick is skipped
+// With no heartbeat.target and WhatsApp not linked, every tick is skipped
 // (`no_target`); `status` and `schedules` must say so, not "next in 29m → the WhatsApp self-chat".
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

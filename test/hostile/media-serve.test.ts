@@ -1,4 +1,4 @@
-// Agent-written HTML and SVG on the relay's public media URL (issue 14, item 3). The agent names its
+// Agent-written HTML and SVG on the relay's public media URL. The agent names its
 // own files; the relay hosts them for Twilio to fetch, at a URL anyone holding it can open in a
 // browser. Real path end to end: the media policy stages the file, the Twilio channel hosts it and
 // hands the URL to the fake REST server, and the real express app answers GET and HEAD on 127.0.0.1.

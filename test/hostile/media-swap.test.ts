@@ -1,4 +1,4 @@
-// Path-component swaps between the media check and the send (issue 14, item 1). The check approves
+// Path-component swaps between the media check and the send. The check approves
 // `run/a/b/f.png`; then any component (a folder or the file) is swapped for a symlink out of the
 // root, to /etc, to a secret file, replaced by a hard link to a secret, renamed away or put back, in
 // any order. Whatever any channel then

@@ -1,4 +1,4 @@
-// Check-ins that do not burn tokens (issue 13, point 20), through the real queue and store: a job's
+// Check-ins that do not burn tokens, through the real queue and store: a job's
 // own session or a fresh one, another agent and model, and usage recorded per run and per day.
 import { afterEach, describe, expect, it } from 'vitest';
 import { getSpec } from '../../src/agents/registry.js';

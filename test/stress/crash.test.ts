@@ -306,7 +306,7 @@ describe('crash and restart', () => {
     expect(got).toEqual(['reply: p1', 'p2 p2p2p2', 'p3 p3p3p3']);
   });
 
-  // Issue 14: the outbox gave up after 6 tries (1-16 s apart, about 40 s), so a longer Twilio outage
+  // The outbox once gave up after 6 tries (1-16 s apart, about 40 s), so a longer Twilio outage
   // lost every reply written during it, and a restart did not bring them back. Here Twilio answers
   // 503 to every send for 50 s of real time (longer than that old give-up), the relay is killed and
   // restarted in the middle of it, and the backoff is capped at 2 s (delivery.maxRetryDelaySeconds)

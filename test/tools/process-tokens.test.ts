@@ -1,4 +1,4 @@
-// A warm process's tool token (issue 17): minted when the process starts, it acts only while a
+// A warm process's tool token: minted when the process starts, it acts only while a
 // turn has bound it to that turn's run, and then exactly as the run's own token (same grant, so
 // the same chat, outbox keys and counters, fresh each run). Between turns, for another lane's run,
 // after its run expired or after the process closed, it is refused with a sentence saying which.

@@ -1,4 +1,4 @@
-// The console's usage view (issue 13, point 20): tokens and cost of the last runs, and the sums per
+// The console's usage view: tokens and cost of the last runs, and the sums per
 // day and label, rendered on the server from the same snapshot the JSON endpoint serves.
 import { describe, expect, it } from 'vitest';
 import { buildSnapshot } from '../../src/ops/status/snapshot.js';

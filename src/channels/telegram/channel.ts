@@ -7,6 +7,7 @@ import type { Logger } from '../../log.js';
 import { registerCredential } from '../../log.js';
 import type { ChannelStateStore } from '../../store/channel-state.js';
 import type { Channel, ChannelState, InboundHandler } from '../types.js';
+import { type Timers, Typing } from '../typing.js';
 import { type BotApi, fileUrl, makeApi } from './api.js';
 import { botCommands } from './commands.js';
 import { describeFailure, whoAmI } from './connect.js';
@@ -18,7 +19,6 @@ import { Sender } from './send.js';
 import { compilePatterns, gateConfig, resolveToken } from './settings.js';
 import { TelegramState } from './state.js';
 import { openTransport, type Transport } from './transport.js';
-import { type Timers, Typing } from './typing.js';
 
 export interface TelegramChannelDeps {
   config: Config;
@@ -84,7 +84,7 @@ export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChanne
     ...(deps.handlerRetryDelaysMs ? { handlerRetryDelaysMs: deps.handlerRetryDelaysMs } : {}),
   });
   const typing = new Typing(
-    (chatId) => api!.sendChatAction(chatId, 'typing'),
+    { show: (chatId) => api!.sendChatAction(chatId, 'typing') },
     tg.typingIntervalSeconds * 1000,
     deps.typingTimers,
     (err) => log.debug({ err: (err as Error).message }, 'telegram chat action failed'),
@@ -158,7 +158,7 @@ export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChanne
     },
     async stop() {
       abort.abort();
-      typing.clear();
+      await typing.clear();
       await connecting;
       await transport?.stop();
       transport = undefined;

@@ -120,7 +120,7 @@ export function decideOnClose(input: CloseInput, s: BackoffSettings = DEFAULT_BA
       if (input.restartsInRow < s.maxRestarts) return { type: 'restart' };
       break;
     case DisconnectReason.timedOut:
-      // A QR that was never shown cannot have expired: without one, 408 is the network (issue 13).
+      // A QR that was never shown cannot have expired: without one, 408 is the network.
       if (!input.linked && input.qrShown && !isNetworkFailure(code, input.message)) {
         return {
           type: 'qr_expired',

@@ -193,7 +193,7 @@ export class Connection {
       this.deps.backoff ?? DEFAULT_BACKOFF,
     );
     // The reason names the network error (e.g. getaddrinfo EAI_AGAIN web.whatsapp.com), never a
-    // number: at warn level, so "unreachable" is visible without debug logging (issue 13).
+    // number: at warn level, so "unreachable" is visible without debug logging.
     const reason = action.type === 'retry' ? action.reason : undefined;
     this.deps.log.warn(
       { code, action: action.type, ...(reason && { reason }) },

@@ -7,6 +7,7 @@ import { directAllowList } from '../../core/roles.js';
 import type { Logger } from '../../log.js';
 import type { WhatsAppStore } from '../../store/open.js';
 import type { Channel, ChannelState, InboundHandler } from '../types.js';
+import { type Timers, Typing } from '../typing.js';
 import { loadAuth } from './auth-store.js';
 import { createChatJids } from './chat-jids.js';
 import type { BackoffSettings } from './close-policy.js';
@@ -24,7 +25,6 @@ import { probeOwnDevice } from './probe.js';
 import { createSentStore } from './sent-store.js';
 import { defaultMakeSocket, type MakeSocket, memoryCache, type WaSocket } from './socket.js';
 import { makeTranscriber } from './transcribe.js';
-import { type Timers, Typing } from './typing.js';
 
 // What the relay's composition root needs besides the factory.
 export { type LinkState, linkedAccount, linkState } from './auth-store.js';
@@ -148,8 +148,9 @@ export function createWhatsAppChannel(deps: WhatsAppChannelDeps): WhatsAppChanne
     ...(deps.handlerRetryDelaysMs ? { handlerRetryDelaysMs: deps.handlerRetryDelaysMs } : {}),
   });
   const typing = new Typing(
-    async (type, jid) => {
-      await socket()?.sendPresenceUpdate(type, jid);
+    {
+      show: async (jid) => socket()?.sendPresenceUpdate('composing', jid),
+      stop: async (jid) => socket()?.sendPresenceUpdate('paused', jid),
     },
     wa.typingIntervalSeconds * 1000,
     deps.typingTimers,

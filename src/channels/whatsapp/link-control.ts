@@ -1,4 +1,4 @@
-// Relinking while the relay runs (issue 13): `agentwire login` cannot open a second connection on
+// Relinking while the relay runs: `agentwire login` cannot open a second connection on
 // the relay's link (the two would kick each other off), so it asks the running relay through the
 // control socket's `whatsapp.link` method, then follows the QR code in the `status` answers. The web
 // console shows the same QR. This file imports no Baileys: the method is registered in every relay.

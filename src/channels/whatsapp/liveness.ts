@@ -1,4 +1,4 @@
-// The liveness watchdog (issue 19). A WhatsApp Web link can look open while nothing arrives: keep-
+// The liveness watchdog. A WhatsApp Web link can look open while nothing arrives: keep-
 // alives still succeed on a socket whose message stream died, or the phone dropped the link without
 // a close event. After `quietMs` without any proof of life (an inbound event, or a probe answered),
 // one probe runs; a failed probe forces a reconnect, and failures in a row make the channel

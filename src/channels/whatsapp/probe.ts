@@ -1,6 +1,6 @@
 // The liveness probe: a device-list query (USync, `devices` protocol) about the account itself.
 //
-// Why this query and not another (issue 19):
+// Why this query and not another:
 // - Baileys' own keep-alive is an `iq xmlns="w:p"` ping answered at WhatsApp's edge; it succeeds on a
 //   socket whose message stream has died (openclaw#62258, Baileys#1640), so it proves nothing more.
 // - A message to the self-chat would show up in the owner's chats, and it never comes back to the

@@ -1,4 +1,4 @@
-// Pure: when WhatsApp is down long enough to tell the owner by another route (issue 19). One
+// Pure: when WhatsApp is down long enough to tell the owner by another route. One
 // incident is one stretch of `degraded` or `relink_required`; it gets at most one alert and, if it
 // was alerted, one recovery notice. `connecting` and `stopped` neither open nor close an incident, so
 // a relay restarted in the middle of one (state `stopped`, then `connecting`) does not start over,

@@ -1,4 +1,4 @@
-// The alert by another route (issue 19): when WhatsApp stays degraded or needs a relink for longer
+// The alert by another route: when WhatsApp stays degraded or needs a relink for longer
 // than `whatsapp.liveness.alertAfterMinutes`, one SMS through Twilio tells the owner, and one more
 // when it works again. The decision is policy.ts; this file stores the incident and sends.
 import type { ChannelState } from '../../channels/types.js';

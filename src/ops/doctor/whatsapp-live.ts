@@ -1,6 +1,6 @@
 // What the running relay says about its WhatsApp link: the one place doctor can see whether the
-// socket is up, whether WhatsApp can be reached, and what the liveness watchdog's last check found
-// (issue 19). Stored credentials alone (whatsapp.ts) say none of that.
+// socket is up, whether WhatsApp can be reached, and what the liveness watchdog's last check found.
+// Stored credentials alone (whatsapp.ts) say none of that.
 import type { ChannelState, ProbeResult } from '../../channels/types.js';
 import type { Paths } from '../../config/paths.js';
 import { callControl } from '../../control/client.js';

@@ -157,7 +157,10 @@ function warmLines(w: WarmView): string[] {
       `  ${p.chat.padEnd(20)} ${p.agent} (pid ${p.pid ?? '?'}), up ${span(p.ageSeconds * 1000)}, ${state}${mb}`,
     );
   }
-  for (const f of w.fallbacks) out.push(`  ${f.agent} runs cold: its warm start failed (${f.reason})`);
+  for (const f of w.fallbacks)
+    out.push(
+      `  ${f.agent} runs cold: its warm start failed (${f.reason}); warm again once the relay restarts`,
+    );
   return out;
 }
 

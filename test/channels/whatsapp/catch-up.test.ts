@@ -1,4 +1,4 @@
-// Catch-up after a reconnect (issue 19), through the real queue and inbox (real SQLite): WhatsApp
+// Catch-up after a reconnect, through the real queue and inbox (real SQLite): WhatsApp
 // replays what it queued during an outage as `append` upserts. Every message inside the outage runs
 // exactly once, however often it is replayed; nothing from before the outage runs.
 import { join } from 'node:path';

@@ -38,7 +38,7 @@ describe('decideOnClose (table)', () => {
     expect(decideOnClose({ ...notLinked, code: 428 })).toMatchObject({ type: 'retry' });
   });
 
-  // Not yet linked, the network fails before any QR (issue 13): Baileys closes with 408 for every
+  // Not yet linked, the network fails before any QR: Baileys closes with 408 for every
   // socket error whose code starts with E (getCodeFromWSError), 500 for the rest.
   it.each([
     [408, 'WebSocket Error (getaddrinfo EAI_AGAIN web.whatsapp.com)', false],

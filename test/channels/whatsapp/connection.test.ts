@@ -154,7 +154,7 @@ describe('WhatsApp connection lifecycle', () => {
     expect(h.scheduler.pending.size).toBe(0);
   });
 
-  it('not linked and offline: retried with backoff and reported unreachable, never as an expired QR (issue 13)', async () => {
+  it('not linked and offline: retried with backoff and reported unreachable, never as an expired QR', async () => {
     const h = await setup({ linked: false });
     await h.channel.start(async () => ({ type: 'duplicate' }));
     // Baileys' close when DNS fails: a 408 (getCodeFromWSError), before any QR was shown.

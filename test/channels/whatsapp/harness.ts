@@ -3,10 +3,10 @@
 import { join } from 'node:path';
 import { proto } from '@whiskeysockets/baileys';
 import type { ChannelState, InboundOutcome } from '../../../src/channels/types.js';
+import type { Timers } from '../../../src/channels/typing.js';
 import { loadAuth } from '../../../src/channels/whatsapp/auth-store.js';
 import type { Scheduler } from '../../../src/channels/whatsapp/connection.js';
 import { createWhatsAppChannel, type WhatsAppChannelDeps } from '../../../src/channels/whatsapp/index.js';
-import type { Timers } from '../../../src/channels/whatsapp/typing.js';
 import { configSchema } from '../../../src/config/schema.js';
 import type { InboundMessage } from '../../../src/core/types.js';
 import { createLogger } from '../../../src/log.js';

@@ -1,4 +1,4 @@
-// `agentwire login` while the relay runs (issue 13): through the real control socket to the real
+// `agentwire login` while the relay runs: through the real control socket to the real
 // WhatsApp channel (fake socket at the edge), which starts linking again and publishes its QR codes
 // in `status`; the login follows them until the link opens.
 import { join } from 'node:path';

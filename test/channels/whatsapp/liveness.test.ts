@@ -1,4 +1,4 @@
-// The liveness watchdog (issue 19, research D19) over the real channel, a fake socket and a virtual
+// The liveness watchdog over the real channel, a fake socket and a virtual
 // clock: a link that answers keep-alives but delivers nothing is found and reconnected; a healthy
 // quiet link is probed but never reconnected; the probe never reaches a chat or the agent.
 import { describe, expect, it } from 'vitest';

@@ -102,7 +102,7 @@ describe('runLogin', () => {
     expect(await linkState(whatsappAuthStore(e.db))).toBe('unlinked');
   });
 
-  it('offline: retries, then says WhatsApp is unreachable, never that a QR expired (issue 13)', async () => {
+  it('offline: retries, then says WhatsApp is unreachable, never that a QR expired', async () => {
     // What Baileys closes with when DNS fails: getCodeFromWSError maps every E* error to 408.
     const e = env((s) => s.close(408, 'WebSocket Error (getaddrinfo EAI_AGAIN web.whatsapp.com)'));
     const r = await runLogin(e.deps);

@@ -1,4 +1,4 @@
-// The alert by another route (issue 19): the real WhatsApp channel over a fake socket, the real
+// The alert by another route: the real WhatsApp channel over a fake socket, the real
 // incident store (SQLite), and SMS through the real Twilio REST client to the fake Twilio server.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,0 +1,86 @@
+// A warm start that never answers (an `agent.command` wrapper that does not pass the protocol
+// through: it waits on its input, silent): the pool gives it START_LIMIT_MS, not the drivers' own
+// minute, then kills it and answers the message cold, telling the chat what happened, what runs
+// now and until when. Over a real child process that never speaks.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import type { AgentRequest, AgentResult } from '../../src/agents/types.js';
+import { createWarmPool, type WarmPool } from '../../src/drivers/pool.js';
+import { fallbackNotice, START_LIMIT_MS } from '../../src/drivers/pool-fallback.js';
+import { createLogger } from '../../src/log.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'aw-pool-limit-'));
+const pools: WarmPool[] = [];
+const logLines: string[] = [];
+const log = createLogger({ level: 'info', destination: { write: (l: string) => logLines.push(l) } as never });
+afterEach(async () => {
+  await Promise.all(pools.splice(0).map((p) => p.shutdown(5000)));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// Silent for good, as a wrapper waiting for its input to end; its pid in a file so the test can check it is gone.
+const PID_FILE = join(dir, 'silent.pid');
+const SCRIPT = join(dir, 'silent.mjs');
+writeFileSync(
+  SCRIPT,
+  `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(PID_FILE)}, String(process.pid));\nsetInterval(() => {}, 1000);\n`,
+);
+const SILENT = [process.execPath, SCRIPT];
+
+const req = (prompt: string): AgentRequest => ({
+  prompt,
+  session: { type: 'new' },
+  command: SILENT,
+  cwd: dir,
+  stateDir: dir,
+  env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+  timeoutMs: 10_000,
+});
+
+const coldOk = (): AgentResult => ({
+  type: 'ok',
+  text: 'cold answer',
+  progress: [],
+  media: [],
+  truncated: false,
+  durationMs: 1,
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('warm pool: a start that never answers', () => {
+  it('is given the start limit, not a minute, then killed; the message is answered cold and the chat told', async () => {
+    expect(START_LIMIT_MS).toBeLessThanOrEqual(20_000);
+    const cold = vi.fn(async () => coldOk());
+    const p = createWarmPool({ maxProcesses: 2, idleMs: 60_000, log, cold, startLimitMs: 1000 });
+    pools.push(p);
+    const t0 = performance.now();
+    const first = await p.run('chat:w', 'claude', req('hi'));
+    // Well under the drivers' own 60 s: the limit (1 s) plus the kill.
+    expect(performance.now() - t0).toBeLessThan(15_000);
+    const reason = 'timeout: no answer to its start within 1 s';
+    expect(p.fallbacks()).toEqual([{ kind: 'claude', reason }]);
+    expect(first).toMatchObject({ type: 'ok', text: `${fallbackNotice('claude', reason)}\n\ncold answer` });
+    expect(fallbackNotice('claude', reason)).toMatch(
+      /^\(Claude Code could not start as a live process: it did not answer its start in time\. /,
+    );
+    expect(fallbackNotice('claude', reason)).toContain('until the relay restarts');
+    // The silent process was killed with its session.
+    const pid = Number(readFileSync(PID_FILE, 'utf8'));
+    expect(alive(pid)).toBe(false);
+    // The next message runs cold at once, without the notice.
+    const second = await p.run('chat:w', 'claude', req('again'));
+    expect(second).toMatchObject({ type: 'ok', text: 'cold answer' });
+    expect(cold).toHaveBeenCalledTimes(2);
+    expect(logLines.filter((l) => l.includes('could not start warm')).length).toBe(1);
+  });
+});
