@@ -183,9 +183,13 @@ describe('a real relay process', () => {
       },
     });
     const params = { channel: 'twilio', to: '+15550002222', text: 'hello from send', key: 'k1' };
-    expect(await callControl(socket, 'send', params)).toEqual({ ok: true, result: { key: 'k1' } });
-    expect(await callControl(socket, 'send', params)).toEqual({ ok: true, result: { key: 'k1' } });
+    // The relay waits for the first delivery outcome and says it; the same key again is the same
+    // message, already sent, never a second one.
+    const sent = { ok: true, result: { key: 'k1', outcome: { type: 'sent', parts: 1 } } };
+    expect(await callControl(socket, 'send', params)).toEqual(sent);
+    expect(await callControl(socket, 'send', params)).toEqual(sent);
     expect(await waitFor(() => sentTexts().includes('hello from send'))).toBe(true);
+    expect(sentTexts().filter((t) => t === 'hello from send')).toHaveLength(1);
     expect(await callControl(socket, 'send', { ...params, channel: 'whatsapp' })).toEqual({
       ok: false,
       error: 'the whatsapp channel is not running in this relay',
