@@ -1,8 +1,11 @@
 // A chat command through the queue: the store records it (the dedupe row), reads the chat's state and
-// applies what core/command-handler.ts decides, with the reply, in one transaction. The lane effects
-// (abort the run, reset the session epoch) are applied here, as the decision is made: the store calls
-// `decide` once, for a command it has not seen, inside that transaction. Applied any later, a run
-// finishing in between could save the session a /new has just cleared.
+// applies what core/command-handler.ts decides, with the reply, in one transaction. The in-memory
+// effects (abort the run, close a warm process) are applied here once that transaction committed,
+// never inside `decide`: the store may run `decide` more than once, and runs it whenever the
+// transaction happens to run. What must hold whatever the timing is durable and checked by the
+// store: /new bumps the scope's session generation, so a run that started before it cannot save
+// its old session; /stop marks the running messages stopped, so an interrupted run cannot queue
+// them again.
 import { AGENT_KINDS } from '../agents/registry.js';
 import { configuredKinds } from '../agents/resolve.js';
 import type { AgentKind } from '../agents/types.js';
@@ -65,14 +68,12 @@ export async function applyCommand(
         items: (reply) => deps.textItems(chat, reply),
         ...(firstPrompt && cmd.type === 'new' && { prompt: cmd.rest }),
       },
-      (snap) => {
-        const plan = decideCommand(cmd, commandState(deps, msg, chat, scope, snap, now));
-        applyLaneEffects(deps, chat, plan);
-        return plan;
-      },
+      // Pure: the store may call it more than once (a retried transaction), or not at all.
+      (snap) => decideCommand(cmd, commandState(deps, msg, chat, scope, snap, now)),
     ),
   );
   if (res.type === 'duplicate') return res;
+  applyLaneEffects(deps, chat, res.plan);
   if (
     (cmd.type === 'approve' || cmd.type === 'deny') &&
     !deps.interactions?.isApprover(msg.channel, msg.senderId)
@@ -139,7 +140,6 @@ function warmLine(deps: CommandDeps, kind: AgentKind, scope: string, now: number
 function applyLaneEffects(deps: CommandDeps, chat: ChatKey, plan: CommandPlan): void {
   for (const e of plan.effects) {
     if (e.type === 'reset_scope') {
-      deps.lanes.bumpEpoch(e.scope);
       // /new: the scope's warm process ends with its session (after a turn still running).
       deps.warm?.close(e.scope).catch((err) => deps.log.warn({ err }, 'could not close a warm process'));
     } else if (e.type === 'stop_run') stopRun(deps, chat);

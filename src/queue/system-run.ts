@@ -44,7 +44,7 @@ export async function runSystem(
           result: { type: 'error', kind: 'not_installed', message: out.error, durationMs: 0 },
         };
       case 'ran': {
-        const session = keptSession(lanes, out, opts.touchIdle);
+        const session = keptSession(out, opts.touchIdle);
         if (session) {
           const kept = await store.keepSession(session, now());
           if (!kept.ok) throw new StoreError(kept);

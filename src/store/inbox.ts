@@ -213,6 +213,18 @@ export function markFinished(
 }
 
 /**
+ * /stop: the chat's running messages are done, `stopped`, in the transaction that records the
+ * command. The run they belong to may still requeue them (an interrupt that came first), which then
+ * finds nothing running: stopped messages never run again, whenever the run learns of the stop.
+ */
+export function stopRunning(db: Db, chat: ChatKey, now: number): void {
+  prepared(
+    db,
+    `UPDATE inbox SET status = 'done', finished_at = ?, note = 'stopped' WHERE chat = ? AND status = 'running'`,
+  ).run(now, chat);
+}
+
+/**
  * running → pending. `uncount` takes the try back: used when the relay itself stopped the run on
  * shutdown, which must not count as the crash that a second time marks the message failed.
  */

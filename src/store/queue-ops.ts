@@ -65,9 +65,16 @@ export interface KeptSession {
   scope: SessionScope;
   agent: AgentName;
   id: string;
+  /** The scope's generation the run started in: kept only if no /new bumped it since. */
+  generation: number;
   confirmed: boolean;
   /** False: the idle clock stays where it was (heartbeats). */
   touch: boolean;
+}
+
+export interface StoredSession {
+  row: SessionRow | undefined;
+  generation: number;
 }
 
 export interface FinishedRun {
@@ -142,7 +149,8 @@ export interface QueueStore {
 
   // Sessions and chat settings.
   chatSettings(chat: ChatKey): Promise<ChatSettings>;
-  session(scope: SessionScope, agent: AgentName): Promise<SessionRow | undefined>;
+  /** The scope's session of `agent`, if any, and the scope's generation (bumped by each /new). */
+  session(scope: SessionScope, agent: AgentName): Promise<StoredSession>;
   keepSession(session: KeptSession, now: number): Promise<Written<void>>;
   forgetSession(scope: SessionScope, agent: AgentName): Promise<Written<void>>;
 

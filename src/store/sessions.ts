@@ -27,6 +27,13 @@ export const sessionsMigration: Migration = {
     `ALTER TABLE sessions ADD COLUMN confirmed INTEGER NOT NULL DEFAULT 1;`,
     // /verbose: the agent's messages before its final reply are sent to the chat as they come.
     `ALTER TABLE chat_settings ADD COLUMN verbose INTEGER NOT NULL DEFAULT 0;`,
+    // A scope's session generation: /new bumps it in the transaction that clears the sessions, and a
+    // run keeps its session only if the generation is still the one it started in. Per scope, not
+    // per session row: /new deletes the scope's rows, and the count must outlive them.
+    `CREATE TABLE session_generations (
+      scope TEXT PRIMARY KEY,
+      generation INTEGER NOT NULL
+    );`,
   ],
 };
 
@@ -98,6 +105,23 @@ export function saveSession(
        created_at = excluded.created_at, last_used_at = excluded.last_used_at,
        confirmed = excluded.confirmed`,
   ).run(scope, agent, sessionId, now, now, confirmed ? 1 : 0);
+}
+
+/** The scope's session generation: 0 until the first /new. */
+export function sessionGeneration(db: Db, scope: SessionScope): number {
+  const r = prepared(db, 'SELECT generation FROM session_generations WHERE scope = ?').get(scope) as
+    | { generation: number }
+    | undefined;
+  return r?.generation ?? 0;
+}
+
+/** /new: the scope's sessions so far are over; a run started before cannot keep its session. */
+export function bumpGeneration(db: Db, scope: SessionScope): void {
+  prepared(
+    db,
+    `INSERT INTO session_generations (scope, generation) VALUES (?, 1)
+     ON CONFLICT (scope) DO UPDATE SET generation = generation + 1`,
+  ).run(scope);
 }
 
 /** Forgets the session of one agent kind, or of every kind when `agent` is omitted. Returns rows removed. */
