@@ -3,8 +3,8 @@
 // Like run.ts it calls nothing of the queue: it takes the lane at call time and gives it back.
 import { randomUUID } from 'node:crypto';
 import type { ChatKey, SystemRunOptions, SystemRunOutcome } from '../core/types.js';
+import { runRecord } from '../store/contract/runs.js';
 import { StoreError } from '../store/errors.js';
-import { runRecord } from '../store/runs.js';
 import { type ExecuteDeps, execute, keptSession } from './execute.js';
 import type { ActiveRun } from './lanes.js';
 

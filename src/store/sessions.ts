@@ -2,7 +2,18 @@
 // chats share one session) and agent kind, so switching a chat to another CLI keeps both sessions.
 import type { AgentKind } from '../agents/types.js';
 import type { ChatKey } from '../core/types.js';
+import type { ChatSettings, SessionRow, SessionScope } from './contract/sessions.js';
 import { type Db, type Migration, prepared } from './db.js';
+
+export {
+  type ChatSettings,
+  GLOBAL_SCOPE,
+  type SessionRow,
+  type SessionScope,
+  type SessionState,
+  scopeFor,
+  sessionState,
+} from './contract/sessions.js';
 
 export const sessionsMigration: Migration = {
   module: 'sessions',
@@ -36,26 +47,6 @@ export const sessionsMigration: Migration = {
     );`,
   ],
 };
-
-/** The scope a chat's session lives under. */
-export const GLOBAL_SCOPE = '*';
-/** `own:<key>`: a session a heartbeat or schedule keeps for itself (`session: 'own'`). */
-export type SessionScope = ChatKey | typeof GLOBAL_SCOPE | `own:${string}`;
-
-export const scopeFor = (chat: ChatKey, scope: 'per-chat' | 'global'): SessionScope =>
-  scope === 'global' ? GLOBAL_SCOPE : chat;
-
-export interface SessionRow {
-  sessionId: string;
-  createdAt: number;
-  lastUsedAt: number;
-  /**
-   * True once a run in this session succeeded. An unconfirmed session is still resumed (a first run
-   * that timed out may have left work in it), but if the CLI then says it does not exist, nothing
-   * was lost and the chat is not told that context was reset.
-   */
-  confirmed: boolean;
-}
 
 export function getSession(db: Db, scope: SessionScope, agent: AgentKind): SessionRow | undefined {
   const r = prepared(
@@ -130,24 +121,6 @@ export function clearSession(db: Db, scope: SessionScope, agent?: AgentKind): nu
     ? prepared(db, 'DELETE FROM sessions WHERE scope = ? AND agent = ?').run(scope, agent)
     : prepared(db, 'DELETE FROM sessions WHERE scope = ?').run(scope);
   return Number(r.changes);
-}
-
-export type SessionState =
-  | { type: 'none' }
-  | { type: 'expired'; row: SessionRow }
-  | { type: 'active'; row: SessionRow };
-
-/** Pure: whether a stored session may be resumed at `now`. `idleMinutes` 0 never expires. */
-export function sessionState(row: SessionRow | undefined, now: number, idleMinutes: number): SessionState {
-  if (!row) return { type: 'none' };
-  if (idleMinutes > 0 && now - row.lastUsedAt >= idleMinutes * 60_000) return { type: 'expired', row };
-  return { type: 'active', row };
-}
-
-export interface ChatSettings {
-  agent?: AgentKind;
-  thinking?: string;
-  verbose: boolean;
 }
 
 export function getChatSettings(db: Db, chat: ChatKey): ChatSettings {

@@ -1,13 +1,15 @@
 // The store as the rest of the relay sees it, whatever the engine: one object of ports, each a set of
 // operations named for what they mean. The contract every engine keeps is written in
-// docs/architecture.md ("The store contract"): each operation is one serialisable transaction and
-// returns a Promise; failures are StoreError (store/errors.ts). This file names no engine.
+// store/queue-ops.ts and docs/architecture.md ("The store contract"): each operation is one
+// serialisable transaction returning a Promise that may settle at any later turn; a callback handed
+// to one is pure and may run more than once; failures reject with a StoreError (store/errors.ts).
+// This file, store/errors.ts, store/queue-ops.ts and store/contract/ name no engine.
 import type { IncidentStore } from './alert-incidents.js';
 import type { ChannelStateStore } from './channel-state.js';
+import type { OutboxRow } from './contract/outbox.js';
 import type { InteractionStore } from './interactions.js';
 import type { JobStateStore } from './job-states.js';
 import type { MediaLinkStore } from './media-links.js';
-import type { OutboxRow } from './outbox.js';
 import type { QueueStore } from './queue-ops.js';
 import type { RetentionResult } from './retention.js';
 import type { StatusReader } from './status-read.js';
