@@ -28,10 +28,15 @@ export type { Store, WhatsAppStore } from './store.js';
  * The ports over an already open database (tests, and `openStore`). Every operation rejects with a
  * StoreError (store/errors.ts): a full disk is `{reason: 'full', retryable: true}`, never a code.
  */
-export function storeOver(db: Db): Store {
+export function storeOver(db: Db, engine: StoreEngine = defaultEngine()): Store {
   const store = sqliteStore(db);
-  return deferredWanted() ? deferredStore(store) : store;
+  return engine === 'deferred' ? deferredStore(store) : store;
 }
+
+/** `deferred`: SQLite with every operation answered a turn later (store/deferred.ts; tests only). */
+export type StoreEngine = 'sqlite' | 'deferred';
+
+const defaultEngine = (): StoreEngine => (deferredWanted() ? 'deferred' : 'sqlite');
 
 function sqliteStore(db: Db): Store {
   return {
@@ -60,6 +65,6 @@ function sqliteStore(db: Db): Store {
 }
 
 /** Opens (creating with mode 0600, and migrating) the store file; `:memory:` for a throwaway one. */
-export async function openStore(file: string): Promise<Store> {
-  return storeOver(openDb(file, ALL_MIGRATIONS));
+export async function openStore(file: string, engine: StoreEngine = defaultEngine()): Promise<Store> {
+  return storeOver(openDb(file, ALL_MIGRATIONS), engine);
 }
