@@ -157,7 +157,7 @@ const ALLOWED: Record<string, string> = {
   // channel state goes through the store seam); a new channel keeps its state in ChannelDeps.state
   'src/store/deferred.ts': "the deferred test engine wraps the Store's `whatsapp` and `twilio` ports",
   'src/store/open.ts': "the Store's `whatsapp` and `twilio` ports",
-  'src/store/store.ts': "the Store type: its `whatsapp` and `twilio` ports",
+  'src/store/store.ts': 'the Store type: its `whatsapp` and `twilio` ports',
   'src/store/schema.ts': "the WhatsApp and Twilio tables' migrations",
   'src/store/status-read.ts': "`status` reads WhatsApp's stored credentials (the linked account)",
   'src/store/twilio-sends.ts': "Twilio's send records",
