@@ -1,8 +1,8 @@
-// The store as the rest of the relay sees it: one object of ports, each a set of operations named
-// for what they mean, each one transaction and each returning a Promise (node:sqlite does the work
-// synchronously and returns a settled promise; an engine with an asynchronous client can implement
-// the same interfaces). Built once by a composition root (relay.ts, a CLI command) and handed down;
-// no database handle, statement or SQLite error code leaves src/store/.
+// Opens the store and picks its engine: SQLite through node:sqlite, or (tests only) the same behind
+// the deferred wrapper that answers every operation a turn later (store/deferred.ts). Built once by a
+// composition root (relay.ts, a CLI command) and handed down; what callers may count on is the
+// contract in store/store.ts and store/queue-ops.ts. No database handle, statement or SQLite error
+// code leaves src/store/.
 import { incidentStore } from './alert-incidents.js';
 import { channelStateStore } from './channel-state.js';
 import { type Db, openDb } from './db.js';
