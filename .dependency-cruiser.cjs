@@ -127,6 +127,20 @@ module.exports = {
       from: { path: '^src/', pathNot: '^src/store/' },
       to: { path: '^src/store/db\\.ts$' },
     },
+    {
+      // The queue runs over any engine: what it loads of store/ at run time is the engine-free
+      // contract (types, pure helpers, StoreError). Types from an engine module are erased and allowed.
+      name: 'queue-loads-no-engine',
+      comment:
+        'queue/, heartbeat/ and tools/ import values only from the store contract (store/contract/, errors.ts, deferred.ts); take a port',
+      severity: 'error',
+      from: { path: '^src/(queue|heartbeat|tools)/' },
+      to: {
+        path: '^src/store/',
+        pathNot: '^src/store/(contract/|errors\\.ts$|deferred\\.ts$|store\\.ts$|queue-ops\\.ts$)',
+        dependencyTypesNot: ['type-only'],
+      },
+    },
     ...layerRules,
   ],
   options: {

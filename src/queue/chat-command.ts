@@ -1,8 +1,11 @@
 // A chat command through the queue: the store records it (the dedupe row), reads the chat's state and
-// applies what core/command-handler.ts decides, with the reply, in one transaction. The lane effects
-// (abort the run, reset the session epoch) are applied here, as the decision is made: the store calls
-// `decide` once, for a command it has not seen, inside that transaction. Applied any later, a run
-// finishing in between could save the session a /new has just cleared.
+// applies what core/command-handler.ts decides, with the reply, in one transaction. The in-memory
+// effects (abort the run, close a warm process) are applied here once that transaction committed,
+// never inside `decide`: the store may run `decide` more than once, and runs it whenever the
+// transaction happens to run. What must hold whatever the timing is durable and checked by the
+// store: /new bumps the scope's session generation, so a run that started before it cannot save
+// its old session; /stop marks the running messages stopped, so an interrupted run cannot queue
+// them again.
 import { AGENT_KINDS } from '../agents/registry.js';
 import { configuredKinds } from '../agents/resolve.js';
 import type { AgentKind } from '../agents/types.js';
@@ -17,8 +20,8 @@ import { commandAccess, type RefusalReason, stopAccess } from '../core/roles.js'
 import type { ChatKey, InboundMessage, OutboundItem } from '../core/types.js';
 import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
+import { scopeFor, sessionState } from '../store/contract/sessions.js';
 import type { CommandSnapshot, QueueStore } from '../store/queue-ops.js';
-import { scopeFor, sessionState } from '../store/sessions.js';
 import { chatAgent, type ExecuteDeps } from './execute.js';
 import type { Interactions } from './interactions.js';
 import type { Lanes } from './lanes.js';
@@ -73,20 +76,19 @@ export async function applyCommand(
         items: (reply) => deps.textItems(chat, reply),
         ...(firstPrompt && cmd.type === 'new' && { prompt: cmd.rest }),
       },
+      // Pure: the store may call it more than once (a retried transaction), or not at all.
       (snap) => {
         if (access.type === 'refused') return { reply: refusalText(cmd.type, access.reason), effects: [] };
         const decided = decideCommand(cmd, commandState(deps, msg, chat, scope, snap, now));
         // A member's /stop in a group drops no one else's waiting messages.
-        const plan =
-          role !== 'owner' && msg.isGroup
-            ? { ...decided, effects: decided.effects.filter((e) => e.type !== 'drop_waiting') }
-            : decided;
-        applyLaneEffects(deps, chat, plan);
-        return plan;
+        return role !== 'owner' && msg.isGroup
+          ? { ...decided, effects: decided.effects.filter((e) => e.type !== 'drop_waiting') }
+          : decided;
       },
     ),
   );
   if (res.type === 'duplicate') return res;
+  applyLaneEffects(deps, chat, res.plan);
   // No number and no text at info: the chat (masked), the command, the role and why.
   if (access.type === 'refused')
     deps.log.info({ chat: maskId(chat), command: cmd.type, role, why: access.reason }, 'command refused');
@@ -190,7 +192,6 @@ function warmLine(deps: CommandDeps, kind: AgentKind, scope: string, now: number
 function applyLaneEffects(deps: CommandDeps, chat: ChatKey, plan: CommandPlan): void {
   for (const e of plan.effects) {
     if (e.type === 'reset_scope') {
-      deps.lanes.bumpEpoch(e.scope);
       // /new: the scope's warm process ends with its session (after a turn still running).
       deps.warm?.close(e.scope).catch((err) => deps.log.warn({ err }, 'could not close a warm process'));
     } else if (e.type === 'stop_run') stopRun(deps, chat);

@@ -11,7 +11,7 @@ import type { ChatKey, SendResult } from '../core/types.js';
 import { NOT_CONNECTED, parseChatKey } from '../core/types.js';
 import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
-import { isExpiryNotice, type OutboxRow } from '../store/outbox.js';
+import { isExpiryNotice, type OutboxRow } from '../store/contract/outbox.js';
 import type { QueueStore } from '../store/queue-ops.js';
 import { persist, unwrap } from './persist.js';
 import type { ChannelMap, Clock } from './ports.js';

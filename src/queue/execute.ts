@@ -8,8 +8,8 @@ import type { Role } from '../core/roles.js';
 import type { ChatKey, SystemSession } from '../core/types.js';
 import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
+import { type SessionScope, scopeFor, sessionState } from '../store/contract/sessions.js';
 import type { KeptSession, QueueStore } from '../store/queue-ops.js';
-import { type SessionScope, scopeFor, sessionState } from '../store/sessions.js';
 import type { Interactions } from './interactions.js';
 import type { Lanes } from './lanes.js';
 import { unwrap } from './persist.js';
@@ -51,8 +51,8 @@ export type ExecuteOutcome =
       /** The session the final attempt used. */
       session: SessionRef;
       scope: SessionScope;
-      /** The scope's reset epoch when the run started. */
-      epoch: number;
+      /** The scope's session generation when the run started (store/sessions.ts). */
+      generation: number;
       /** True when a stale session was dropped and the run retried in a fresh one. */
       contextReset: boolean;
       /** `session: 'fresh'`: the session is not kept for a next run. */
@@ -112,11 +112,12 @@ export async function execute(
   // A job's own session, or a fresh one, is the job's to start: only the chat's is never started
   // behind the owner's back when they say so (heartbeats).
   const allowNew = opts.allowNewSession || mode.type !== 'chat';
-  const epoch = deps.lanes.epoch(scope);
+  const stored = mode.type === 'fresh' ? undefined : await deps.store.session(scope, kind);
+  const generation = stored?.generation ?? 0;
   const state =
-    mode.type === 'fresh'
+    stored === undefined
       ? ({ type: 'none' } as const)
-      : sessionState(await deps.store.session(scope, kind), deps.now(), deps.idleMinutes);
+      : sessionState(stored.row, deps.now(), deps.idleMinutes);
   if (state.type !== 'active' && !allowNew) return { type: 'no_session', agent: kind };
   // A chat's /think choice only applies to an agent that knows the level.
   const thinking =
@@ -202,7 +203,7 @@ export async function execute(
     result,
     session,
     scope,
-    epoch,
+    generation,
     contextReset,
     ...(mode.type === 'fresh' && { discard: true }),
   });
@@ -222,13 +223,15 @@ export function sessionToKeep(
   return id ? { id, confirmed: r.type === 'ok' } : undefined;
 }
 
-/** The run's session to save, unless a /new reset the scope while it ran. */
+/**
+ * The run's session to save, in the generation it started in: the store saves it only if no /new
+ * bumped the scope's generation while it ran.
+ */
 export function keptSession(
-  lanes: Pick<Lanes, 'epoch'>,
   out: Extract<ExecuteOutcome, { type: 'ran' }>,
   touch: boolean,
 ): KeptSession | undefined {
-  if (out.discard || lanes.epoch(out.scope) !== out.epoch) return undefined;
+  if (out.discard) return undefined;
   const keep = sessionToKeep(out);
   // A job's own session counts its check-ins as its activity; only the chat's idle clock is the owner's.
   const own = out.scope.startsWith('own:');
@@ -237,6 +240,7 @@ export function keptSession(
       scope: out.scope,
       agent: out.agent,
       id: keep.id,
+      generation: out.generation,
       confirmed: keep.confirmed,
       touch: touch || own,
     }

@@ -5,7 +5,7 @@
 import type { Channel } from '../channels/types.js';
 import type { ChatKey, FetchedMedia, RemoteMedia } from '../core/types.js';
 import { maskId } from '../log.js';
-import type { InboxRow } from '../store/inbox.js';
+import type { InboxRow } from '../store/contract/inbox.js';
 import type { QueueStore } from '../store/queue-ops.js';
 import { type PersistOptions, persist } from './persist.js';
 

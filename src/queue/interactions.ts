@@ -366,9 +366,6 @@ export class Interactions {
       ? { key: `ask-${why}:${w.i.id}`, items: this.d.textItems(w.i.chat, text) }
       : undefined;
     try {
-      // Never inside the caller's own store transaction: a /stop aborts the run (and so this) from
-      // within the transaction that records the command.
-      await Promise.resolve();
       // Closed before the next question is shown, so the chat reads the two in that order.
       await this.d.store.close(w.i.id, why, this.d.now(), notice);
       if (notice) this.d.kick(w.i.chat);

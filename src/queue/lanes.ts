@@ -21,7 +21,9 @@ export interface ActiveRun {
 /**
  * What a stop means for the run's messages: an interrupt folds them into the next run, a shutdown
  * leaves them for the next start, a /stop drops them. A /stop (or a shutdown) that comes after an
- * interrupt, before the run has ended, must win, or the stopped messages would run again.
+ * interrupt, before the run has ended, wins here. That the stopped messages never run again does
+ * not hang on it: /stop marks them stopped in the store, in its own transaction, so a run that
+ * requeues them for the interrupt (it learned of the /stop too late) finds nothing to requeue.
  */
 const STRENGTH: Record<AbortReason, number> = { interrupt: 0, shutdown: 1, stop: 2 };
 
@@ -32,7 +34,6 @@ export class Lanes {
   /** An active run's chat: since when its work had waited before the run began. */
   private readonly since = new Map<ChatKey, number>();
   private readonly dropNoticeSent = new Set<ChatKey>();
-  private readonly epochs = new Map<string, number>();
 
   constructor(
     readonly maxConcurrent: number,
@@ -126,14 +127,5 @@ export class Lanes {
   /** Called when the chat's queue is below its cap again, so a later overflow is announced again. */
   clearDropNotice(chat: ChatKey): void {
     this.dropNoticeSent.delete(chat);
-  }
-
-  /** Session reset counter per scope: a run started before a /new must not save its old session. */
-  epoch(scope: string): number {
-    return this.epochs.get(scope) ?? 0;
-  }
-
-  bumpEpoch(scope: string): void {
-    this.epochs.set(scope, this.epoch(scope) + 1);
   }
 }

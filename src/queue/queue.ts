@@ -54,6 +54,11 @@ export class Queue implements SystemRunner {
   private closing = false;
   /** Runs that ended and whose follow-up (what the chat runs next) is not done yet. */
   private readonly settling = new Set<Promise<unknown>>();
+  /**
+   * Messages handed over and not yet answered: work for whenIdle, since the store may take its time
+   * (the message is stored, but the chat is not marked ready until the store has answered).
+   */
+  private readonly accepting = new Set<Promise<unknown>>();
   /** Their chats: still the warm pool's demand until the follow-up is decided. */
   private readonly settlingChats = new Settling();
   /** Recovery at start: nothing is accepted before what a previous process left is back in order. */
@@ -134,9 +139,10 @@ export class Queue implements SystemRunner {
 
   handleInbound: InboundHandler = async (msg) => {
     if (this.closing) return { type: 'failed', error: 'the relay is shutting down' };
+    const accepted = this.started.then(() => this.accept(msg));
+    this.accepting.add(accepted);
     try {
-      await this.started;
-      return await this.accept(msg);
+      return await accepted;
     } catch (err) {
       // Not stored: the channel must not acknowledge, so the peer delivers the message again.
       this.opts.log.error(
@@ -144,6 +150,8 @@ export class Queue implements SystemRunner {
         'could not store inbound message',
       );
       return { type: 'failed', error: 'could not store the message' };
+    } finally {
+      this.accepting.delete(accepted);
     }
   };
 
@@ -354,8 +362,9 @@ export class Queue implements SystemRunner {
     await this.started;
     for (;;) {
       const runs = this.lanes.runs();
-      if (runs.length > 0 || this.settling.size > 0) {
-        await Promise.all([...runs.map(([, r]) => r.done), ...this.settling]);
+      if (runs.length > 0 || this.settling.size > 0 || this.accepting.size > 0) {
+        const accepting = [...this.accepting].map((p) => p.catch(() => undefined));
+        await Promise.all([...runs.map(([, r]) => r.done), ...this.settling, ...accepting]);
         continue;
       }
       await this.deliverer.idle();

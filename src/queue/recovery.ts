@@ -3,7 +3,7 @@
 // and its chat is told, so a message that crashes the relay cannot crash it forever.
 import { NOTICE } from '../core/reply.js';
 import type { ChatKey } from '../core/types.js';
-import type { InboxRow } from '../store/inbox.js';
+import type { InboxRow } from '../store/contract/inbox.js';
 import type { QueueStore } from '../store/queue-ops.js';
 import { unwrap } from './persist.js';
 

@@ -15,8 +15,8 @@ import type { ChatKey, OutboundItem } from '../core/types.js';
 import { parseChatKey } from '../core/types.js';
 import { maskId } from '../log.js';
 import { spawnTurn } from '../runner/spawn-turn.js';
-import type { InboxRow } from '../store/inbox.js';
-import { runRecord } from '../store/runs.js';
+import type { InboxRow } from '../store/contract/inbox.js';
+import { runRecord } from '../store/contract/runs.js';
 import { chooseRun, runLimit, type WhileBusy } from './busy-policy.js';
 import { composeRunReply } from './compose.js';
 import { type ExecuteDeps, type ExecuteOutcome, execute, keptSession } from './execute.js';
@@ -187,7 +187,7 @@ async function refuseTooLong(run: Run, chars: number): Promise<void> {
 /** `out` undefined: the run was told to stop before the agent started. */
 async function finish(run: Run, out: ExecuteOutcome | undefined): Promise<void> {
   const { deps, chat, ids, active } = run;
-  const { store, lanes, now, log } = deps.exec;
+  const { store, now, log } = deps.exec;
   const reason = active.reason;
   const aborted =
     out === undefined || (out.type === 'ran' && out.result.type === 'error' && out.result.kind === 'aborted');
@@ -196,7 +196,7 @@ async function finish(run: Run, out: ExecuteOutcome | undefined): Promise<void> 
     // them with the new ones as one prompt, in arrival order; our own shutdown leaves them for
     // the next start. Neither is a crash, so the try is taken back. Not retried: the store
     // refusing this leaves the rows running, and the next start runs them again.
-    const session = out?.type === 'ran' ? keptSession(lanes, out, true) : undefined;
+    const session = out?.type === 'ran' ? keptSession(out, true) : undefined;
     const w =
       reason === 'stop'
         ? await store.finishRun({
@@ -240,7 +240,7 @@ async function finish(run: Run, out: ExecuteOutcome | undefined): Promise<void> 
   // Stopped while waiting (shutdown): the rows stay running and the next start runs them again.
   const recorded = await persist(
     () => {
-      const session = out.type === 'ran' ? keptSession(lanes, out, true) : undefined;
+      const session = out.type === 'ran' ? keptSession(out, true) : undefined;
       return store.finishRun({
         chat,
         ids,

@@ -3,8 +3,8 @@
 // Like run.ts it calls nothing of the queue: it takes the lane at call time and gives it back.
 import { randomUUID } from 'node:crypto';
 import type { ChatKey, SystemRunOptions, SystemRunOutcome } from '../core/types.js';
+import { runRecord } from '../store/contract/runs.js';
 import { StoreError } from '../store/errors.js';
-import { runRecord } from '../store/runs.js';
 import { type ExecuteDeps, execute, keptSession } from './execute.js';
 import type { ActiveRun } from './lanes.js';
 
@@ -44,7 +44,7 @@ export async function runSystem(
           result: { type: 'error', kind: 'not_installed', message: out.error, durationMs: 0 },
         };
       case 'ran': {
-        const session = keptSession(lanes, out, opts.touchIdle);
+        const session = keptSession(out, opts.touchIdle);
         if (session) {
           const kept = await store.keepSession(session, now());
           if (!kept.ok) throw new StoreError(kept);

@@ -6,7 +6,7 @@
 // thrash this prevents.
 import type { Config } from '../config/schema.js';
 import type { ChatKey } from '../core/types.js';
-import { GLOBAL_SCOPE, scopeFor } from '../store/sessions.js';
+import { GLOBAL_SCOPE, scopeFor } from '../store/contract/sessions.js';
 import { nextChat } from './affinity.js';
 import type { Lanes } from './lanes.js';
 import type { WarmDemand, WarmPort } from './ports.js';

@@ -2,7 +2,10 @@
 // constraint is the dedupe record: it survives restarts, and an INSERT … ON CONFLICT DO NOTHING is a
 // single atomic claim, so two simultaneous deliveries of one message make exactly one row.
 import type { ChatKey, InboundMedia, InboundMessage, RemoteMedia } from '../core/types.js';
+import type { InboxRow, InboxStatus } from './contract/inbox.js';
 import { type Db, type Migration, prepared } from './db.js';
+
+export type { InboxRow, InboxStatus } from './contract/inbox.js';
 
 export const inboxMigration: Migration = {
   module: 'inbox',
@@ -35,30 +38,6 @@ export const inboxMigration: Migration = {
     'ALTER TABLE inbox ADD COLUMN remote_media TEXT;',
   ],
 };
-
-export type InboxStatus = 'pending' | 'running' | 'done' | 'failed' | 'dropped';
-
-export interface InboxRow {
-  id: number;
-  chat: ChatKey;
-  kind: 'message' | 'command';
-  messageId: string;
-  senderId: string;
-  senderName?: string;
-  text: string;
-  media: InboundMedia[];
-  /** Attachments not fetched yet: the channel downloads them before the run. */
-  remoteMedia?: RemoteMedia[];
-  context?: string;
-  isGroup: boolean;
-  sentAt: number;
-  receivedAt: number;
-  status: InboxStatus;
-  tries: number;
-  startedAt?: number;
-  finishedAt?: number;
-  note?: string;
-}
 
 export type InsertOutcome = { type: 'inserted'; id: number } | { type: 'duplicate' };
 
@@ -210,6 +189,18 @@ export function markFinished(
 ): void {
   const st = prepared(db, `UPDATE inbox SET status = ?, finished_at = ?, note = ? WHERE id = ?`);
   for (const id of ids) st.run(status, now, note ?? null, id);
+}
+
+/**
+ * /stop: the chat's running messages are done, `stopped`, in the transaction that records the
+ * command. The run they belong to may still requeue them (an interrupt that came first), which then
+ * finds nothing running: stopped messages never run again, whenever the run learns of the stop.
+ */
+export function stopRunning(db: Db, chat: ChatKey, now: number): void {
+  prepared(
+    db,
+    `UPDATE inbox SET status = 'done', finished_at = ?, note = 'stopped' WHERE chat = ? AND status = 'running'`,
+  ).run(now, chat);
 }
 
 /**

@@ -1,73 +1,45 @@
-// The store as the rest of the relay sees it: one object of ports, each a set of operations named
-// for what they mean, each one transaction and each returning a Promise (node:sqlite does the work
-// synchronously and returns a settled promise; an engine with an asynchronous client can implement
-// the same interfaces). Built once by a composition root (relay.ts, a CLI command) and handed down;
-// no database handle, statement or SQLite error code leaves src/store/.
-import { type IncidentStore, incidentStore } from './alert-incidents.js';
-import { type ChannelStateStore, channelStateStore } from './channel-state.js';
+// Opens the store and picks its engine: SQLite through node:sqlite, or (tests only) the same behind
+// the deferred wrapper that answers every operation a turn later (store/deferred.ts). Built once by a
+// composition root (relay.ts, a CLI command) and handed down; what callers may count on is the
+// contract in store/store.ts and store/queue-ops.ts. No database handle, statement or SQLite error
+// code leaves src/store/.
+import { incidentStore } from './alert-incidents.js';
+import { channelStateStore } from './channel-state.js';
 import { type Db, openDb } from './db.js';
-import { type EventStore, eventStore } from './events.js';
-import { type InteractionStore, interactionStore } from './interactions.js';
-import { type JobStateStore, jobStateStore } from './job-states.js';
-import { type MediaLinkStore, mediaLinkStore } from './media-links.js';
-import { type OutboxRow, rowsForKey, unsentFilePaths } from './outbox.js';
-import type { QueueStore } from './queue-ops.js';
-import { sqliteQueueStore } from './queue-sqlite.js';
-import { pruneStore, type RetentionResult } from './retention.js';
+import { deferredStore, deferredWanted } from './deferred.js';
+import { eventStore } from './events.js';
+import { interactionStore } from './interactions.js';
+import { jobStateStore } from './job-states.js';
+import { mediaLinkStore } from './media-links.js';
+import { rowsForKey, unsentFilePaths } from './outbox.js';
+import { sqliteQueueOps } from './queue-sqlite.js';
+import { pruneStore } from './retention.js';
 import { ALL_MIGRATIONS } from './schema.js';
 import { guarded } from './sqlite-errors.js';
-import { type StatusReader, statusReader } from './status-read.js';
-import { type TaskStore, taskStore } from './tasks.js';
-import { type TwilioSendStore, twilioSendStore } from './twilio-sends.js';
-import { type WhatsAppAuthStore, whatsappAuthStore } from './whatsapp-auth.js';
-import {
-  type WhatsAppChatStore,
-  type WhatsAppSentStore,
-  whatsappChatStore,
-  whatsappSentStore,
-} from './whatsapp-messages.js';
+import { statusReader } from './status-read.js';
+import type { Store } from './store.js';
+import { taskStore } from './tasks.js';
+import { twilioSendStore } from './twilio-sends.js';
+import { whatsappAuthStore } from './whatsapp-auth.js';
+import { whatsappChatStore, whatsappSentStore } from './whatsapp-messages.js';
 
-/** The WhatsApp channel's state: credentials and keys, what it sent, the JID per chat. */
-export interface WhatsAppStore {
-  auth: WhatsAppAuthStore;
-  sent: WhatsAppSentStore;
-  chats: WhatsAppChatStore;
-}
-
-export interface Store {
-  readonly whatsapp: WhatsAppStore;
-  readonly twilio: TwilioSendStore;
-  /** Staged outbound files served by URL (Twilio media). */
-  readonly mediaLinks: MediaLinkStore;
-  /** Open alert incidents (ops/alert). */
-  readonly incidents: IncidentStore;
-  /** Heartbeat and schedule state. */
-  readonly jobStates: JobStateStore;
-  /** Tasks agents scheduled with the `schedule_task` tool (docs/tools.md). */
-  readonly tasks: TaskStore;
-  /** Events from outside (files, hooks, `agentwire trigger`) waiting to run (docs/events.md). */
-  readonly events: EventStore;
-  /** Questions and approvals runs wait on, and the chats' allowances (docs/tools.md). */
-  readonly interactions: InteractionStore;
-  readonly status: StatusReader;
-  /** Files named by replies not yet sent (the staged-media sweep keeps these). */
-  unsentFiles(): Promise<string[]>;
-  /** The reply chunks stored under one outbox key, in order (`agentwire send` reports on them). */
-  repliesFor(key: string): Promise<Pick<OutboxRow, 'status' | 'error'>[]>;
-  /** Scrubs message text older than `messageDays` (retention.messageDays). */
-  pruneOldMessages(now: number, messageDays: number): Promise<RetentionResult>;
-  /** The queue's operations (store/queue-ops.ts). */
-  readonly queue: QueueStore;
-  /** One channel's own keys in the generic channel-state table (offsets, dedupe ids, settings). */
-  channelState(channel: string): ChannelStateStore;
-  close(): Promise<void>;
-}
+export type { Store, WhatsAppStore } from './store.js';
 
 /**
  * The ports over an already open database (tests, and `openStore`). Every operation rejects with a
  * StoreError (store/errors.ts): a full disk is `{reason: 'full', retryable: true}`, never a code.
  */
-export function storeOver(db: Db): Store {
+export function storeOver(db: Db, engine: StoreEngine = defaultEngine()): Store {
+  const store = sqliteStore(db);
+  return engine === 'deferred' ? deferredStore(store) : store;
+}
+
+/** `deferred`: SQLite with every operation answered a turn later (store/deferred.ts; tests only). */
+export type StoreEngine = 'sqlite' | 'deferred';
+
+const defaultEngine = (): StoreEngine => (deferredWanted() ? 'deferred' : 'sqlite');
+
+function sqliteStore(db: Db): Store {
   return {
     whatsapp: {
       auth: guarded(whatsappAuthStore(db)),
@@ -89,12 +61,12 @@ export function storeOver(db: Db): Store {
       pruneOldMessages: async (now: number, days: number) => pruneStore(db, now, days),
       close: async () => db.close(),
     }),
-    queue: sqliteQueueStore(db),
+    queue: sqliteQueueOps(db),
     channelState: (channel: string) => guarded(channelStateStore(db, channel)),
   };
 }
 
 /** Opens (creating with mode 0600, and migrating) the store file; `:memory:` for a throwaway one. */
-export async function openStore(file: string): Promise<Store> {
-  return storeOver(openDb(file, ALL_MIGRATIONS));
+export async function openStore(file: string, engine: StoreEngine = defaultEngine()): Promise<Store> {
+  return storeOver(openDb(file, ALL_MIGRATIONS), engine);
 }

@@ -5,7 +5,10 @@
 // and the channel checks before sending it again; one that cannot (WhatsApp) resends that chunk.
 import { redactItem } from '../core/outbound-redact.js';
 import type { ChatKey, OutboundItem } from '../core/types.js';
+import { NOTICE_PREFIX, type OutboxRow } from './contract/outbox.js';
 import { type Db, type Migration, prepared } from './db.js';
+
+export { isExpiryNotice, type OutboxRow } from './contract/outbox.js';
 
 export const outboxMigration: Migration = {
   module: 'outbox',
@@ -35,22 +38,6 @@ export const outboxMigration: Migration = {
      ALTER TABLE outbox ADD COLUMN expired_at INTEGER;`,
   ],
 };
-
-export interface OutboxRow {
-  id: number;
-  key: string;
-  idx: number;
-  chat: ChatKey;
-  item: OutboundItem;
-  status: 'pending' | 'sent' | 'failed';
-  tries: number;
-  error?: string;
-  /** When a send of this chunk first began (set before the channel is called). */
-  attemptAt?: number;
-  createdAt: number;
-  /** After a failed try: when the next one is due. */
-  nextAt?: number;
-}
 
 interface RawRow {
   id: number;
@@ -167,11 +154,6 @@ export function markExpired(db: Db, id: number, error: string, now: number): voi
     `UPDATE outbox SET status = 'failed', tries = tries + 1, error = ?, expired_at = ? WHERE id = ?`,
   ).run(error, now, id);
 }
-
-const NOTICE_PREFIX = 'notice:expired:';
-
-/** True for the row that tells a chat its replies expired (it never expires itself). */
-export const isExpiryNotice = (key: string): boolean => key.startsWith(NOTICE_PREFIX);
 
 /**
  * Queues the one notice that tells a chat replies were given up, unless one is still waiting to go

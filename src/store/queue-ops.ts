@@ -1,18 +1,28 @@
-// The store as the queue sees it: operations named for what they mean, each one transaction, each
-// returning a Promise so an engine with an asynchronous client can stand in. Writes resolve with a
-// `Written` value (a full disk is `{ ok: false, reason: 'full', retryable: true }`, never an error code); reads
-// reject only when the store is broken. The queue never sees a connection, a statement or a
-// transaction. The SQLite implementation is store/queue-sqlite.ts.
+// The store as the queue sees it: operations named for what they mean. The queue never sees a
+// connection, a statement or a transaction. The SQLite implementation is store/queue-sqlite.ts; the
+// deferred test engine (store/deferred.ts) wraps it. The contract every engine keeps (also in
+// docs/architecture.md, "The store contract"):
+// - Each operation is one serialisable transaction: it sees the store as if no other ran at once,
+//   and commits whole or not at all. Its Promise settles after the commit; it may settle at any
+//   later turn of the event loop, so nothing in memory may count on it being settled at once.
+// - Ids of one chat come in arrival order: a message accepted later has a larger inbox id.
+// - A callback given to an operation (`decide`, `choose`, `owns`, `notice`) is pure: it reads what it
+//   is handed and returns a decision. It may run more than once (a retried transaction) or not at
+//   all (a duplicate); effects in memory are applied by the caller after the Promise resolved.
+// - Time is the caller's: every operation that writes a time takes `now`.
+// - Failures are the store's own (store/errors.ts): a write resolves with a `Written` value whose
+//   refusal is a StoreFailure (`{ ok: false, reason, retryable, message }`); a read rejects with a
+//   StoreError carrying the same. No engine error, code or handle leaves the store.
 
 import type { CommandEffect, CommandPlan } from '../core/command-handler.js';
 import type { TaskLike } from '../core/task-line.js';
 import type { ChatKey, InboundMedia, InboundMessage, OutboundItem } from '../core/types.js';
+import type { InboxRow } from './contract/inbox.js';
+import type { OutboxRow } from './contract/outbox.js';
+import type { RunRecord } from './contract/runs.js';
+import type { ChatSettings, SessionRow, SessionScope } from './contract/sessions.js';
 import type { Written } from './errors.js';
-import type { InboxRow } from './inbox.js';
 import type { Interaction } from './interactions.js';
-import type { OutboxRow } from './outbox.js';
-import type { RunRecord } from './runs.js';
-import type { ChatSettings, SessionRow, SessionScope } from './sessions.js';
 
 export type { StoreFailure, StoreFailureReason, Written } from './errors.js';
 /** An agent kind as the store keeps it (the agent layer defines the names). */
@@ -65,9 +75,16 @@ export interface KeptSession {
   scope: SessionScope;
   agent: AgentName;
   id: string;
+  /** The scope's generation the run started in: kept only if no /new bumped it since. */
+  generation: number;
   confirmed: boolean;
   /** False: the idle clock stays where it was (heartbeats). */
   touch: boolean;
+}
+
+export interface StoredSession {
+  row: SessionRow | undefined;
+  generation: number;
 }
 
 export interface FinishedRun {
@@ -96,8 +113,9 @@ export interface QueueStore {
   acceptInbound(msg: InboundMessage, opts: AcceptOptions): Promise<Written<AcceptOutcome>>;
   /**
    * Dedupe and apply a chat command: `decide` sees the chat's state and returns the reply and
-   * effects; the durable effects and the reply are written with the dedupe row. `decide` is called
-   * once, inside the transaction, and only for a command not seen before.
+   * effects; the durable effects and the reply are written with the dedupe row. `decide` is pure:
+   * it may be called more than once (a retried transaction) and is not called for a duplicate. The
+   * in-memory effects of the plan are the caller's, once this resolved `applied`.
    */
   acceptCommand(
     msg: InboundMessage,
@@ -142,7 +160,8 @@ export interface QueueStore {
 
   // Sessions and chat settings.
   chatSettings(chat: ChatKey): Promise<ChatSettings>;
-  session(scope: SessionScope, agent: AgentName): Promise<SessionRow | undefined>;
+  /** The scope's session of `agent`, if any, and the scope's generation (bumped by each /new). */
+  session(scope: SessionScope, agent: AgentName): Promise<StoredSession>;
   keepSession(session: KeptSession, now: number): Promise<Written<void>>;
   forgetSession(scope: SessionScope, agent: AgentName): Promise<Written<void>>;
 

@@ -1,6 +1,7 @@
 // The queue's store operations (store/queue-ops.ts) on SQLite. Each operation is one transaction
 // (BEGIN IMMEDIATE); node:sqlite runs it at call time and returns a settled Promise.
 import { type Db, transaction } from './db.js';
+import { deferredPort, deferredWanted } from './deferred.js';
 import { storeFailure } from './errors.js';
 import {
   countPending,
@@ -12,6 +13,7 @@ import {
   pendingByChat,
   pendingForChat,
   setFetchedMedia,
+  stopRunning,
   unfinished,
 } from './inbox.js';
 import {
@@ -37,7 +39,15 @@ import {
 import type { KeptSession, QueueStore } from './queue-ops.js';
 import { read, written } from './result.js';
 import { recordRun } from './runs.js';
-import { clearSession, getChatSettings, getSession, saveSession, setChatSettings } from './sessions.js';
+import {
+  bumpGeneration,
+  clearSession,
+  getChatSettings,
+  getSession,
+  saveSession,
+  sessionGeneration,
+  setChatSettings,
+} from './sessions.js';
 import { guarded } from './sqlite-errors.js';
 import { deleteTask, tasksForChat } from './tasks.js';
 
@@ -45,13 +55,21 @@ import { deleteTask, tasksForChat } from './tasks.js';
  * The queue's port over `db`. Guarded like every other port: whatever node:sqlite throws leaves as a
  * StoreError (a read's rejection) or a `Written` refusal (a write's value), never as its own error.
  */
-export function sqliteQueueStore(db: Db): QueueStore {
+export function sqliteQueueOps(db: Db): QueueStore {
   return guarded(queueOps(db));
 }
 
+/** The queue's port over `db` as tests open it: deferred when the test run asks for that engine. */
+export function sqliteQueueStore(db: Db): QueueStore {
+  const port = sqliteQueueOps(db);
+  return deferredWanted() ? deferredPort(port) : port;
+}
+
 function queueOps(db: Db): QueueStore {
+  // Kept only in the generation the run started in: a /new committed meanwhile wins.
   const keep = (s: KeptSession | undefined, now: number) => {
-    if (s) saveSession(db, s.scope, s.agent, s.id, now, s.touch, s.confirmed);
+    if (s && sessionGeneration(db, s.scope) === s.generation)
+      saveSession(db, s.scope, s.agent, s.id, now, s.touch, s.confirmed);
   };
   return {
     acceptInbound: (msg, opts) =>
@@ -91,6 +109,7 @@ function queueOps(db: Db): QueueStore {
           });
           for (const e of plan.effects) {
             if (e.type === 'clear_session') clearSession(db, e.scope as KeptSession['scope'], e.agent);
+            else if (e.type === 'reset_scope') bumpGeneration(db, e.scope as KeptSession['scope']);
             else if (e.type === 'drop_waiting')
               markFinished(
                 db,
@@ -99,6 +118,7 @@ function queueOps(db: Db): QueueStore {
                 now,
                 'stopped',
               );
+            else if (e.type === 'stop_run') stopRunning(db, chat, now);
             else if (e.type === 'set_chat') setChatSettings(db, chat, e.change, now);
             else if (e.type === 'cancel_task') deleteTask(db, chat, e.id);
             else if (e.type === 'answer_approval') {
@@ -176,7 +196,13 @@ function queueOps(db: Db): QueueStore {
       ),
 
     chatSettings: (chat) => read(() => getChatSettings(db, chat)),
-    session: (scope, agent) => read(() => getSession(db, scope, agent)),
+    session: (scope, agent) =>
+      read(() =>
+        transaction(db, () => ({
+          row: getSession(db, scope, agent),
+          generation: sessionGeneration(db, scope),
+        })),
+      ),
     keepSession: (session, now) => written(() => keep(session, now)),
     forgetSession: (scope, agent) =>
       written(() => {

@@ -2,7 +2,18 @@
 // chats share one session) and agent kind, so switching a chat to another CLI keeps both sessions.
 import type { AgentKind } from '../agents/types.js';
 import type { ChatKey } from '../core/types.js';
+import type { ChatSettings, SessionRow, SessionScope } from './contract/sessions.js';
 import { type Db, type Migration, prepared } from './db.js';
+
+export {
+  type ChatSettings,
+  GLOBAL_SCOPE,
+  type SessionRow,
+  type SessionScope,
+  type SessionState,
+  scopeFor,
+  sessionState,
+} from './contract/sessions.js';
 
 export const sessionsMigration: Migration = {
   module: 'sessions',
@@ -27,28 +38,15 @@ export const sessionsMigration: Migration = {
     `ALTER TABLE sessions ADD COLUMN confirmed INTEGER NOT NULL DEFAULT 1;`,
     // /verbose: the agent's messages before its final reply are sent to the chat as they come.
     `ALTER TABLE chat_settings ADD COLUMN verbose INTEGER NOT NULL DEFAULT 0;`,
+    // A scope's session generation: /new bumps it in the transaction that clears the sessions, and a
+    // run keeps its session only if the generation is still the one it started in. Per scope, not
+    // per session row: /new deletes the scope's rows, and the count must outlive them.
+    `CREATE TABLE session_generations (
+      scope TEXT PRIMARY KEY,
+      generation INTEGER NOT NULL
+    );`,
   ],
 };
-
-/** The scope a chat's session lives under. */
-export const GLOBAL_SCOPE = '*';
-/** `own:<key>`: a session a heartbeat or schedule keeps for itself (`session: 'own'`). */
-export type SessionScope = ChatKey | typeof GLOBAL_SCOPE | `own:${string}`;
-
-export const scopeFor = (chat: ChatKey, scope: 'per-chat' | 'global'): SessionScope =>
-  scope === 'global' ? GLOBAL_SCOPE : chat;
-
-export interface SessionRow {
-  sessionId: string;
-  createdAt: number;
-  lastUsedAt: number;
-  /**
-   * True once a run in this session succeeded. An unconfirmed session is still resumed (a first run
-   * that timed out may have left work in it), but if the CLI then says it does not exist, nothing
-   * was lost and the chat is not told that context was reset.
-   */
-  confirmed: boolean;
-}
 
 export function getSession(db: Db, scope: SessionScope, agent: AgentKind): SessionRow | undefined {
   const r = prepared(
@@ -100,30 +98,29 @@ export function saveSession(
   ).run(scope, agent, sessionId, now, now, confirmed ? 1 : 0);
 }
 
+/** The scope's session generation: 0 until the first /new. */
+export function sessionGeneration(db: Db, scope: SessionScope): number {
+  const r = prepared(db, 'SELECT generation FROM session_generations WHERE scope = ?').get(scope) as
+    | { generation: number }
+    | undefined;
+  return r?.generation ?? 0;
+}
+
+/** /new: the scope's sessions so far are over; a run started before cannot keep its session. */
+export function bumpGeneration(db: Db, scope: SessionScope): void {
+  prepared(
+    db,
+    `INSERT INTO session_generations (scope, generation) VALUES (?, 1)
+     ON CONFLICT (scope) DO UPDATE SET generation = generation + 1`,
+  ).run(scope);
+}
+
 /** Forgets the session of one agent kind, or of every kind when `agent` is omitted. Returns rows removed. */
 export function clearSession(db: Db, scope: SessionScope, agent?: AgentKind): number {
   const r = agent
     ? prepared(db, 'DELETE FROM sessions WHERE scope = ? AND agent = ?').run(scope, agent)
     : prepared(db, 'DELETE FROM sessions WHERE scope = ?').run(scope);
   return Number(r.changes);
-}
-
-export type SessionState =
-  | { type: 'none' }
-  | { type: 'expired'; row: SessionRow }
-  | { type: 'active'; row: SessionRow };
-
-/** Pure: whether a stored session may be resumed at `now`. `idleMinutes` 0 never expires. */
-export function sessionState(row: SessionRow | undefined, now: number, idleMinutes: number): SessionState {
-  if (!row) return { type: 'none' };
-  if (idleMinutes > 0 && now - row.lastUsedAt >= idleMinutes * 60_000) return { type: 'expired', row };
-  return { type: 'active', row };
-}
-
-export interface ChatSettings {
-  agent?: AgentKind;
-  thinking?: string;
-  verbose: boolean;
 }
 
 export function getChatSettings(db: Db, chat: ChatKey): ChatSettings {

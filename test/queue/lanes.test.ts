@@ -38,6 +38,8 @@ describe('lanes: order and concurrency', () => {
       await tick();
     }
     await h.channel.untilSent(10);
+    // The last reply goes out before its run has recorded its history and given the lane back.
+    await h.queue.whenIdle();
     expect(agent.maxConcurrent).toBe(3);
     expect(agent.prompts()).toEqual(Array.from({ length: 10 }, (_, c) => `hi ${c}`));
     expect(await h.queue.status()).toMatchObject({ active: [], waiting: {}, unsentReplies: 0 });

@@ -11,7 +11,7 @@ const out = (session: SessionRef, result: AgentResult): Extract<ExecuteOutcome, 
   result,
   session,
   scope: 'console:local',
-  epoch: 0,
+  generation: 0,
   contextReset: false,
 });
 

@@ -96,7 +96,14 @@ describe('finishRun', () => {
       now: NOW,
       status: 'done' as const,
       reply: { key: `in:${ids[0]}`, items: [{ type: 'text' as const, text: 'answer' }] },
-      session: { scope: CHAT, agent: 'claude' as const, id: 's1', confirmed: true, touch: true },
+      session: {
+        scope: CHAT,
+        agent: 'claude' as const,
+        id: 's1',
+        generation: 0,
+        confirmed: true,
+        touch: true,
+      },
     } as const;
     // The reply goes in, then the row update is refused: the reply must not stay without it.
     disk.failNext(1, /UPDATE inbox/);
@@ -158,5 +165,52 @@ describe('acceptCommand', () => {
     expect(getChatSettings(t.db, CHAT).verbose).toBe(true);
     if (out.type !== 'applied') throw new Error('not applied');
     expect(rowsForKey(t.db, `cmd:${out.id}`).map((r) => r.item)).toEqual([{ type: 'text', text: 'ok' }]);
+  });
+
+  const cmdOpts = (note: string) => ({
+    now: NOW,
+    scope: CHAT,
+    defaultAgent: 'claude' as const,
+    note,
+    items: (reply: string) => [{ type: 'text' as const, text: reply }],
+  });
+
+  it('/stop marks the running messages stopped: a requeue after it (an interrupt that came first) finds none', async () => {
+    const { store } = setup();
+    await store.acceptInbound(inbound({ messageId: 'r' }), { now: NOW, maxPending: 10 });
+    const claim = await got(store.claimNextRun(CHAT, 5, NOW, () => ({ count: 1 })));
+    const id = claim?.rows[0]?.id ?? 0;
+    await got(
+      store.acceptCommand(inbound({ messageId: 's', text: '/stop' }), cmdOpts('stop'), () => ({
+        reply: 'Stopped the agent.',
+        effects: [{ type: 'drop_waiting' as const }, { type: 'stop_run' as const }],
+      })),
+    );
+    expect(getInbound(t.db, id)).toMatchObject({ status: 'done', note: 'stopped' });
+    await got(store.requeueRun([id], NOW));
+    expect(getInbound(t.db, id)).toMatchObject({ status: 'done', note: 'stopped' });
+    expect(await store.countPending(CHAT)).toBe(0);
+  });
+
+  it("/new bumps the scope's generation: a run that started before it keeps no session", async () => {
+    const { store } = setup();
+    const before = await store.session(CHAT, 'claude');
+    expect(before).toEqual({ row: undefined, generation: 0 });
+    await got(
+      store.acceptCommand(inbound({ messageId: 'n', text: '/new' }), cmdOpts('new'), () => ({
+        reply: 'Started a fresh session.',
+        effects: [
+          { type: 'clear_session' as const, scope: CHAT, agent: 'claude' as const },
+          { type: 'reset_scope' as const, scope: CHAT },
+        ],
+      })),
+    );
+    const kept = { scope: CHAT, agent: 'claude' as const, confirmed: true, touch: true };
+    await got(store.keepSession({ ...kept, id: 'old-run', generation: before.generation }, NOW));
+    expect(getSession(t.db, CHAT, 'claude')).toBeUndefined();
+    const after = await store.session(CHAT, 'claude');
+    expect(after.generation).toBe(1);
+    await got(store.keepSession({ ...kept, id: 'new-run', generation: after.generation }, NOW));
+    expect((await store.session(CHAT, 'claude')).row?.sessionId).toBe('new-run');
   });
 });

@@ -91,8 +91,9 @@ describe('sessions', () => {
       `CREATE TABLE sessions (scope TEXT NOT NULL, agent TEXT NOT NULL, session_id TEXT NOT NULL,
         created_at INTEGER NOT NULL, last_used_at INTEGER NOT NULL, PRIMARY KEY (scope, agent))`,
     );
-    // A version-1 database has neither that column nor chat_settings.verbose.
+    // A version-1 database has neither that column nor chat_settings.verbose, nor generations.
     t.db.exec('ALTER TABLE chat_settings DROP COLUMN verbose');
+    t.db.exec('DROP TABLE session_generations');
     t.db.exec(`UPDATE schema_migrations SET version = 1 WHERE module = 'sessions'`);
     t.db.exec(`INSERT INTO sessions VALUES ('console:local', 'claude', 'old', 1, 2)`);
     t.db.close();

@@ -3,7 +3,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { proto, type SignalDataSet } from '@whiskeysockets/baileys';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   linkedAccount,
   linkState,
@@ -191,12 +191,13 @@ describe('creds.update on a full disk, through the channel', () => {
         key: { id: `H${i}`.padEnd(200, 'y') },
       })),
     });
-    await new Promise((r) => setImmediate(r));
+    await vi.waitFor(() =>
+      expect(h.logs.find((l) => l.msg === 'could not save WhatsApp credentials (disk full?)')).toMatchObject({
+        level: 50,
+      }),
+    );
     expect(h.channel.status().type).toBe('connected');
     expect(credsRow(h.db)!.data).toBe(before);
-    expect(h.logs.find((l) => l.msg === 'could not save WhatsApp credentials (disk full?)')).toMatchObject({
-      level: 50,
-    });
   });
 });
 

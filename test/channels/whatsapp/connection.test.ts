@@ -1,5 +1,5 @@
 // Every close-code row, driven through the channel with a fake socket and a manual scheduler.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { linkState } from '../../../src/channels/whatsapp/auth-store.js';
 import { whatsappAuthStore } from '../../../src/store/whatsapp-auth.js';
 import type { FakeSocket } from './fake-socket.js';
@@ -38,7 +38,8 @@ describe('WhatsApp connection lifecycle', () => {
     expect(h.channel.status()).toMatchObject({ type: 'relink_required' });
     expect(h.scheduler.pending.size).toBe(0);
     expect(h.sockets).toHaveLength(1);
-    expect(await linkState(whatsappAuthStore(h.db))).toBe('logged_out');
+    // Marked by a write the channel does not wait for: the store may answer later.
+    await vi.waitFor(async () => expect(await linkState(whatsappAuthStore(h.db))).toBe('logged_out'));
     expect(h.db.prepare('SELECT count(*) AS n FROM wa_creds').get()).toEqual({ n: 1 });
     // Nothing retries: the log tells the operator what to do.
     expect(h.logs).toContainEqual(
@@ -189,8 +190,7 @@ describe('WhatsApp connection lifecycle', () => {
     expect(h.sockets).toHaveLength(2);
     h.sock().open();
     expect(h.channel.status()).toMatchObject({ type: 'connected', account: '+15550001111' });
-    await new Promise((r) => setImmediate(r));
-    expect(await linkState(whatsappAuthStore(h.db))).toBe('linked');
+    await vi.waitFor(async () => expect(await linkState(whatsappAuthStore(h.db))).toBe('linked'));
   });
 
   it('stop ends the socket, cancels the pending retry and reports stopped', async () => {

@@ -1,0 +1,62 @@
+// The deferred test engine: any engine's ports, each of whose operations is sent one event-loop
+// turn later (setImmediate) and answered after it ran. That is the least a networked client (a
+// PostgreSQL pool, a store in another process) adds, so code above the store that only works while
+// the store answers at once fails under it. `npm run test:deferred` runs the suites with it
+// (AGENTWIRE_TEST_STORE=deferred, read where stores are opened: store/open.ts, store/queue-sqlite.ts).
+// Operations called in order still run in that order, as over one connection.
+import type { Store } from './store.js';
+
+/** The variable that picks the deferred engine over SQLite: tests and CI only. */
+export const TEST_STORE_ENV = 'AGENTWIRE_TEST_STORE';
+
+/** True when this process was asked to answer every store operation a turn later. */
+export function deferredWanted(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env[TEST_STORE_ENV] === 'deferred';
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The same port, each operation run one turn after the call and its answer one turn after that. */
+export function deferredPort<T extends object>(port: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(port)) {
+    out[name] =
+      typeof value === 'function'
+        ? async (...args: unknown[]) => {
+            await nextTurn();
+            const answer = await (value as (...a: unknown[]) => unknown).apply(port, args);
+            await nextTurn();
+            return answer;
+          }
+        : value;
+  }
+  return out as T;
+}
+
+/** Every port of `store`, deferred (store.channelState hands out deferred ports too). */
+export function deferredStore(store: Store): Store {
+  const rest = deferredPort({
+    unsentFiles: store.unsentFiles,
+    repliesFor: store.repliesFor,
+    pruneOldMessages: store.pruneOldMessages,
+    close: store.close,
+  });
+  return {
+    whatsapp: {
+      auth: deferredPort(store.whatsapp.auth),
+      sent: deferredPort(store.whatsapp.sent),
+      chats: deferredPort(store.whatsapp.chats),
+    },
+    twilio: deferredPort(store.twilio),
+    mediaLinks: deferredPort(store.mediaLinks),
+    incidents: deferredPort(store.incidents),
+    jobStates: deferredPort(store.jobStates),
+    tasks: deferredPort(store.tasks),
+    events: deferredPort(store.events),
+    interactions: deferredPort(store.interactions),
+    status: deferredPort(store.status),
+    ...rest,
+    queue: deferredPort(store.queue),
+    channelState: (channel) => deferredPort(store.channelState(channel)),
+  };
+}
