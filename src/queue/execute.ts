@@ -13,6 +13,7 @@ import type { Interactions } from './interactions.js';
 import type { Lanes } from './lanes.js';
 import { unwrap } from './persist.js';
 import type { AgentResolver, Clock, ToolGrantor } from './ports.js';
+import type { ProcessOwner } from './process-owner.js';
 
 export interface ExecuteDeps {
   store: QueueStore;
@@ -26,6 +27,8 @@ export interface ExecuteDeps {
   tools?: ToolGrantor;
   /** Questions and approvals to the chat (queue/interactions.ts); absent: runs ask nobody. */
   interactions?: Interactions;
+  /** The chat leases when processes share the store (queue/process-owner.ts). */
+  owner?: ProcessOwner;
 }
 
 export type ExecuteOutcome =

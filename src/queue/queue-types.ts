@@ -17,6 +17,7 @@ import type {
   WarmPort,
   WarmStatus,
 } from './ports.js';
+import type { ProcessOwner } from './process-owner.js';
 
 export type QueueConfig = Pick<Config, 'agent' | 'agents' | 'queue' | 'sessions' | 'commands' | 'delivery'>;
 
@@ -48,6 +49,12 @@ export interface QueueOptions {
   textRules?: (channel: ChannelName) => ChunkRules | undefined;
   /** The warm pool, when agents run warm: /new closes a lane's process, shutdown ends them all. */
   warm?: WarmPort;
+  /**
+   * This process's ownership (queue/process-owner.ts) when other processes share the store: a chat
+   * runs only under its lease, and each run-side write carries the lease's fence. Absent: the queue
+   * is the store's one user (tests, `agentwire heartbeat`).
+   */
+  owner?: ProcessOwner;
   /** agentwire's MCP tools for each run (docs/tools.md); absent: runs get no tools. */
   tools?: ToolGrantor;
   /**

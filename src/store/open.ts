@@ -11,6 +11,8 @@ import { type InteractionStore, interactionStore } from './interactions.js';
 import { type JobStateStore, jobStateStore } from './job-states.js';
 import { type MediaLinkStore, mediaLinkStore } from './media-links.js';
 import { type OutboxRow, rowsForKey, unsentFilePaths } from './outbox.js';
+import type { OwnershipStore } from './ownership.js';
+import { ownershipStore } from './ownership-sqlite.js';
 import type { QueueStore } from './queue-ops.js';
 import { sqliteQueueStore } from './queue-sqlite.js';
 import { pruneStore, type RetentionResult } from './retention.js';
@@ -55,6 +57,8 @@ export interface Store {
   pruneOldMessages(now: number, messageDays: number): Promise<RetentionResult>;
   /** The queue's operations (store/queue-ops.ts). */
   readonly queue: QueueStore;
+  /** Processes, chat and leader leases, notifications (store/ownership.ts). */
+  readonly ownership: OwnershipStore;
   /** One channel's own keys in the generic channel-state table (offsets, dedupe ids, settings). */
   channelState(channel: string): ChannelStateStore;
   close(): Promise<void>;
@@ -86,9 +90,13 @@ export function storeOver(db: Db): Store {
       close: async () => db.close(),
     }),
     queue: sqliteQueueStore(db),
+    ownership: guarded(ownershipStore(db, SCHEMA_VERSION)),
     channelState: (channel: string) => guarded(channelStateStore(db, channel)),
   };
 }
+
+/** The schema this code knows, as one number (every module's steps): the process registry shows it. */
+const SCHEMA_VERSION = ALL_MIGRATIONS.reduce((n, m) => n + m.steps.length, 0);
 
 /** Opens (creating with mode 0600, and migrating) the store file; `:memory:` for a throwaway one. */
 export async function openStore(file: string): Promise<Store> {

@@ -2,7 +2,12 @@
 // passing reason (a full disk, an I/O error, a lock held too long) and treats anything else as a bug.
 // Only the store knows what an engine's errors mean; the queue sees `retryable`, never an error code.
 
-export type Written<T> = { ok: true; value: T } | { ok: false; retryable: boolean; error: string };
+import { FenceConflict } from './ownership.js';
+
+/** `reason: 'conflict'`: a run-side write refused because the chat's lease moved (never retried). */
+export type Written<T> =
+  | { ok: true; value: T }
+  | { ok: false; retryable: boolean; error: string; reason?: 'conflict' };
 
 // SQLite primary result codes (the low byte of an extended code) that go away by themselves.
 const SQLITE_BUSY = 5;
@@ -27,6 +32,7 @@ export function written<T>(write: () => T): Promise<Written<T>> {
   try {
     return Promise.resolve({ ok: true, value: write() });
   } catch (err) {
+    if (err instanceof FenceConflict) return Promise.resolve(err.failure);
     return Promise.resolve({
       ok: false,
       retryable: isTransientStoreError(err),

@@ -6,6 +6,7 @@ import { CORE_MIGRATIONS } from './core.js';
 import type { Migration } from './db.js';
 import { scheduleMigration } from './job-states.js';
 import { mediaHostMigration } from './media-links.js';
+import { ownershipMigration } from './ownership-sqlite.js';
 import { twilioMigration } from './twilio-sends.js';
 import { whatsappMigration } from './whatsapp-auth.js';
 
@@ -16,4 +17,6 @@ export const ALL_MIGRATIONS: readonly Migration[] = [
   mediaHostMigration,
   scheduleMigration,
   alertMigration,
+  // Leases, the process registry and notifications: after the inbox, whose rows its queries read.
+  ownershipMigration,
 ];
