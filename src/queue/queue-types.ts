@@ -7,7 +7,7 @@ import type { InteractionStore } from '../store/interactions.js';
 import type { QueueStore } from '../store/queue-ops.js';
 import type { DeliveryOptions } from './delivery.js';
 import type { Timer } from './interactions.js';
-import type { ActiveRun } from './lanes.js';
+import type { ActiveRun, Lanes } from './lanes.js';
 import type {
   AgentResolver,
   ChannelMap,
@@ -84,4 +84,27 @@ export interface QueueStatus {
   unsentReplies: number;
   /** Live warm processes and cold fallbacks, when agents run warm. */
   warm?: WarmStatus;
+}
+
+/** What `status` shows: the runs now, what waits, what is unsent, the warm processes. */
+export async function queueStatus(
+  opts: Pick<QueueOptions, 'config' | 'warm'>,
+  lanes: Lanes,
+  store: Pick<QueueStore, 'pendingByChat' | 'countUnsent'>,
+  now: number,
+): Promise<QueueStatus> {
+  return {
+    policy: opts.config.queue.whileBusy,
+    maxConcurrentRuns: lanes.maxConcurrent,
+    active: lanes.runs().map(([chat, r]) => ({
+      chat,
+      kind: r.kind,
+      label: r.label,
+      startedAt: r.startedAt,
+      messages: r.ids.length,
+    })),
+    waiting: await store.pendingByChat(),
+    unsentReplies: await store.countUnsent(),
+    ...(opts.warm?.status && { warm: opts.warm.status(now) }),
+  };
 }

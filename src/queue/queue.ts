@@ -31,10 +31,10 @@ import { Interactions } from './interactions.js';
 import { Lanes } from './lanes.js';
 import { unwrap } from './persist.js';
 import type { Clock } from './ports.js';
-import type { ProcessOwner } from './process-owner.js';
-import type { QueueOptions, QueueStatus } from './queue-types.js';
+import { type QueueOptions, type QueueStatus, queueStatus } from './queue-types.js';
 import { recover } from './recovery.js';
-import { HELD_ELSEWHERE, runChat } from './run.js';
+import { runChat } from './run.js';
+import { startShared } from './shared-start.js';
 import { steerLater } from './steer.js';
 import { runSystem } from './system-run.js';
 import { nextReady, Settling, warmDemand } from './warm-demand.js';
@@ -120,7 +120,13 @@ export class Queue implements SystemRunner {
   }
 
   private async recover(): Promise<void> {
-    if (this.opts.owner) return this.recoverShared(this.opts.owner);
+    const owner = this.opts.owner;
+    if (owner)
+      return startShared(owner, this, {
+        unfinished: () => this.store.unfinished(),
+        closing: () => this.closing,
+        pump: () => this.pump(),
+      });
     const plan = await recover(this.store, (chat) => this.deliverer.owns(chat), this.now());
     if (plan.requeue.length > 0 || plan.fail.size > 0) {
       this.opts.log.warn(
@@ -131,37 +137,6 @@ export class Queue implements SystemRunner {
     for (const chat of plan.ready) this.lanes.markReady(chat);
     // What a previous process left waiting on a chat: its run is gone, so it is denied and said so.
     await this.interactions?.start((chat) => this.deliverer.owns(chat));
-    await this.deliverer.kickAll();
-    this.pump();
-  }
-
-  /**
-   * Recovery when processes share the store: nothing is taken over here. A chat with unfinished
-   * work is made ready, and its run takes the chat's lease first: only a lease that was free,
-   * expired or its holder gone is granted, and the run then takes over what the holder left
-   * (run.ts, recoverChat). A chat another live process holds is left to it, questions included.
-   */
-  private async recoverShared(owner: ProcessOwner): Promise<void> {
-    const others = await owner.leasedByOthers();
-    const mine = (chat: ChatKey) => this.deliverer.owns(chat) && !others.has(chat);
-    const ready = (chat: ChatKey) => {
-      if (this.closing || !this.deliverer.owns(chat) || this.lanes.get(chat)) return;
-      this.lanes.markReady(chat);
-      this.pump();
-    };
-    owner.on('chat_ready', (chat, own) => {
-      if (!own) ready(chat as ChatKey);
-    });
-    owner.on('outbox', (chat, own) => {
-      if (!own) this.deliverer.kick(chat as ChatKey);
-    });
-    owner.onOrphans((chats) => {
-      for (const o of chats) ready(o.chat);
-    });
-    // Its run goes on elsewhere now: stopped here, and the store refuses whatever it still writes.
-    owner.onLost((chat) => this.lanes.abort(chat, 'shutdown'));
-    for (const row of await this.store.unfinished()) if (mine(row.chat)) this.lanes.markReady(row.chat);
-    await this.interactions?.start(mine);
     await this.deliverer.kickAll();
     this.pump();
   }
@@ -265,7 +240,7 @@ export class Queue implements SystemRunner {
       // runChat takes the lane before it awaits anything, so this loop never passes the cap.
       // Never an unhandled rejection (it would end the relay): a store gone mid-run (closed at
       // shutdown, or a disk error past the run's own handling) is logged; the rows stay for recovery.
-      this.settle(chat, runChat(this.runDeps(chat), chat), (r) => r === HELD_ELSEWHERE).catch((err) =>
+      this.settle(chat, runChat(this.runDeps(chat), chat)).catch((err) =>
         this.opts.log.error({ err, chat: maskId(chat) }, 'run stopped by an error'),
       );
     }
@@ -285,35 +260,24 @@ export class Queue implements SystemRunner {
       maxPromptChars: cfg.maxPromptChars,
       timeZone: this.opts.timeZone,
       storeRetryMs: this.opts.storeRetryMs ?? 1000,
-      ...(this.opts.owner && { owner: this.opts.owner }),
-      ...(this.interactions && {
-        closeLeftOver: (owns: (chat: ChatKey) => boolean) => (this.interactions as Interactions).start(owns),
-      }),
     };
   }
 
-  /**
-   * After a run (of either kind): the chat is ready again if messages wait, and its replies go out.
-   * `elsewhere(result)`: the run found the chat held by another process, which runs what waits.
-   */
-  private settle<T>(chat: ChatKey, run: Promise<T>, elsewhere?: (result: T) => boolean): Promise<T> {
+  /** After a run (of either kind): the chat is ready again if messages wait, and its replies go out. */
+  private settle<T>(chat: ChatKey, run: Promise<T>): Promise<T> {
     this.settlingChats.add(chat);
-    let held = false;
-    const after = run
-      .then((r) => {
-        held = elsewhere?.(r) ?? false;
-        return r;
-      })
-      .finally(async () => {
-        try {
-          if (!this.closing && !held && (await this.store.countPending(chat)) > 0) this.lanes.markReady(chat);
-        } finally {
-          this.settlingChats.done(chat);
-        }
-        if (!this.lanes.isReady(chat)) this.opts.warm?.demandChanged?.();
-        this.deliverer.kick(chat);
-        this.pump();
-      });
+    const after = run.finally(async () => {
+      try {
+        // A chat another process holds is not tried again here: its holder runs what waits.
+        const mayRun = !this.closing && !this.opts.owner?.blocked(chat);
+        if (mayRun && (await this.store.countPending(chat)) > 0) this.lanes.markReady(chat);
+      } finally {
+        this.settlingChats.done(chat);
+      }
+      if (!this.lanes.isReady(chat)) this.opts.warm?.demandChanged?.();
+      this.deliverer.kick(chat);
+      this.pump();
+    });
     const tracked = after.then(
       () => undefined,
       () => undefined,
@@ -382,20 +346,7 @@ export class Queue implements SystemRunner {
   }
 
   async status(): Promise<QueueStatus> {
-    return {
-      policy: this.opts.config.queue.whileBusy,
-      maxConcurrentRuns: this.lanes.maxConcurrent,
-      active: this.lanes.runs().map(([chat, r]) => ({
-        chat,
-        kind: r.kind,
-        label: r.label,
-        startedAt: r.startedAt,
-        messages: r.ids.length,
-      })),
-      waiting: await this.store.pendingByChat(),
-      unsentReplies: await this.store.countUnsent(),
-      ...(this.opts.warm?.status && { warm: this.opts.warm.status(this.now()) }),
-    };
+    return queueStatus(this.opts, this.lanes, this.store, this.now());
   }
 
   /** Resolves once no run is active or waiting for a slot and nothing is being sent. */

@@ -25,7 +25,6 @@ import { fetchRemoteMedia } from './fetch-media.js';
 import type { ActiveRun } from './lanes.js';
 import { persist } from './persist.js';
 import type { MediaPolicy } from './ports.js';
-import type { ProcessOwner } from './process-owner.js';
 import { recoverChat } from './recovery.js';
 
 export interface RunDeps {
@@ -44,17 +43,7 @@ export interface RunDeps {
   timeZone: string | undefined;
   /** First wait before writing again when the store refuses a write (a full disk). */
   storeRetryMs: number;
-  /**
-   * The chat leases, when processes share the store: the run takes the chat's lease before it
-   * claims anything, and every write of the run carries its fence.
-   */
-  owner?: Pick<ProcessOwner, 'take' | 'drop' | 'notify'>;
-  /** Closes what a previous holder's runs waited on, when this run takes its chat over. */
-  closeLeftOver?: (owns: (chat: ChatKey) => boolean) => Promise<void>;
 }
-
-/** How a run ended before it claimed anything because another process holds the chat. */
-export const HELD_ELSEWHERE = 'held';
 
 export const toPrompt = (r: InboxRow): PromptMessage => ({
   senderId: r.senderId,
@@ -87,7 +76,7 @@ interface Run {
  * Runs the chat's next batch, if it has one. The lane is taken before anything is awaited, so a
  * caller that starts runs while a slot is free never starts more than the cap.
  */
-export async function runChat(deps: RunDeps, chat: ChatKey): Promise<typeof HELD_ELSEWHERE | undefined> {
+export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
   const { lanes, now, log, store } = deps.exec;
   let finished!: () => void;
   const active: ActiveRun = {
@@ -106,12 +95,14 @@ export async function runChat(deps: RunDeps, chat: ChatKey): Promise<typeof HELD
   let typed = false;
   let leased = false;
   try {
-    if (deps.owner) {
-      const lease = await deps.owner.take(chat);
+    // Processes share the store: the chat's lease first, and every write of the run carries it.
+    const owner = deps.exec.owner;
+    if (owner) {
+      const lease = await owner.take(chat);
       // Another process runs the chat: it is told a message waits, and runs it after its own.
       if (!lease) {
-        await deps.owner.notify('chat_ready', chat);
-        return HELD_ELSEWHERE;
+        await owner.notify('chat_ready', chat);
+        return;
       }
       leased = true;
       run.fence = lease.fence;
@@ -176,9 +167,8 @@ export async function runChat(deps: RunDeps, chat: ChatKey): Promise<typeof HELD
     if (typed) typing(deps.channel, chatId, false);
     lanes.end(chat, active);
     finished();
-    if (leased) await deps.owner?.drop(chat);
+    if (leased) await deps.exec.owner?.drop(chat);
   }
-  return undefined;
 }
 
 /**
@@ -198,7 +188,11 @@ async function unlessMoved<T>(run: Run, write: Promise<Written<T>>): Promise<Wri
   return { ok: true, value: undefined };
 }
 
-const closer = (deps: RunDeps) => (deps.closeLeftOver ? { closeLeftOver: deps.closeLeftOver } : {});
+/** What the previous holder's runs still waited on is closed when this run takes the chat over. */
+const closer = (deps: RunDeps) => {
+  const i = deps.exec.interactions;
+  return i ? { closeLeftOver: (owns: (chat: ChatKey) => boolean) => i.start(owns) } : {};
+};
 const fenced = (run: Run) => (run.fence ? { fence: run.fence } : {});
 
 const promptOpts = (deps: RunDeps) => (deps.timeZone ? { timeZone: deps.timeZone } : {});
