@@ -101,12 +101,16 @@ describe('two agentwire chat and a relay on one state folder', () => {
     // A's own agent run has ended meanwhile (its child was not paused): A wakes with its answer.
     expect(await waitFor(() => r.home.events().filter((e) => e.ev === 'end').length >= 2, 60_000)).toBe(true);
     a.child.kill('SIGCONT');
-    expect(await waitFor(() => a.stderr().includes('writes nothing more'), 60_000), a.stderr()).toBe(true);
-    // A message typed in A afterwards is answered once, by whichever holds the chat now.
+    // A message typed in A afterwards is answered once, by whichever holds the chat now, in the
+    // session B's run kept: A's late answer (and the session it would keep) was refused.
     a.child.stdin?.write('after\n');
     expect(await waitFor(() => (a.stdout() + b.stdout()).includes('reply: after'), 60_000)).toBe(true);
+    const [, successor] = started();
+    const after = r.home.events().filter((e) => e.ev === 'start' && e.prompt === 'after');
+    expect(after.map((e) => [e.resume, e.session])).toEqual([[true, successor?.session]]);
     expect(a.stdout()).not.toContain('reply: slow');
     expect(counts(a.stdout() + b.stdout()).get('reply: slow sleep:3000')).toBe(1);
+    expect(await waitFor(() => a.stderr().includes('writes nothing more'), 60_000), a.stderr()).toBe(true);
     a.child.stdin?.end();
     b.child.stdin?.end();
     expect((await a.exit).code).toBe(0);
