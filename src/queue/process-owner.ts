@@ -264,7 +264,7 @@ export class ProcessOwner {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     await this.ticking;
-    for (const [name, l] of this.leaders) if (l.on) l.lost();
+    for (const l of this.leaders.values()) if (l.on) l.lost();
     this.held.clear();
     await this.port.deregister(this.id);
   }

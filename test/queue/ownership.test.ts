@@ -76,16 +76,6 @@ const newFile = () => {
   return join(dir, 'agentwire.db');
 };
 
-/** Polls `check` every 10 ms for up to `ms`. */
-async function until(check: () => Promise<boolean> | boolean, ms = 10_000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return check();
-}
-
 describe('two processes on one store', () => {
   it("B opening the store leaves A's running row and A's pending question alone; A answers it once", async () => {
     const file = newFile();
