@@ -59,6 +59,7 @@ type Handler = (key: string, own: boolean) => void;
 
 export class ProcessOwner {
   private readonly held = new Map<ChatKey, Held>();
+  private readonly chains = new Map<ChatKey, Promise<void>>();
   /** Fences this process lost: a late write carries them and is refused, never written unfenced. */
   private readonly lost = new Map<ChatKey, Fence>();
   /** Chats another live process holds, until when: not tried again before that or a notification. */
@@ -106,7 +107,11 @@ export class ProcessOwner {
    * The chat's lease for one more use (a run, a delivery): the fence to carry, or undefined when
    * another live process holds it (a `chat_ready` or an orphan scan says when to try again).
    */
-  async take(chat: ChatKey): Promise<{ fence: Fence; fresh: boolean } | undefined> {
+  take(chat: ChatKey): Promise<{ fence: Fence; fresh: boolean } | undefined> {
+    return this.serial(chat, () => this.takeNow(chat));
+  }
+
+  private async takeNow(chat: ChatKey): Promise<{ fence: Fence; fresh: boolean } | undefined> {
     const mine = this.held.get(chat);
     if (mine) {
       mine.uses++;
@@ -130,11 +135,30 @@ export class ProcessOwner {
   }
 
   /** One use ended; the last one gives the lease back, so a process beside this one may take the chat. */
-  async drop(chat: ChatKey): Promise<void> {
-    const mine = this.held.get(chat);
-    if (!mine || --mine.uses > 0) return;
-    this.held.delete(chat);
-    await this.port.releaseChat(mine.fence);
+  drop(chat: ChatKey): Promise<void> {
+    return this.serial(chat, async () => {
+      const mine = this.held.get(chat);
+      if (!mine || --mine.uses > 0) return;
+      this.held.delete(chat);
+      await this.port.releaseChat(mine.fence);
+    });
+  }
+
+  /**
+   * One chat's takes and drops in call order, each after the last one's store operation: with an
+   * engine that answers later, a take must not renew a lease a drop called before it then releases.
+   */
+  private serial<T>(chat: ChatKey, fn: () => Promise<T>): Promise<T> {
+    const next = (this.chains.get(chat) ?? Promise.resolve()).then(fn);
+    const tail = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.chains.set(chat, tail);
+    void tail.then(() => {
+      if (this.chains.get(chat) === tail) this.chains.delete(chat);
+    });
+    return next;
   }
 
   /** True while `fence` is still the chat's lease (renewed by asking): checked before a send. */
