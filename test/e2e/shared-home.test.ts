@@ -5,13 +5,15 @@
 // SIGSTOP past its lease is taken over by the other, and on waking writes and prints nothing.
 import { existsSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/open.js';
 import { type RelayProc, startRelayProc } from '../faults/relay-proc-rig.js';
-import { MAIN, type Proc, spawnNode, waitFor } from './helpers.js';
+import { type Home, MAIN, makeHome, type Proc, spawnNode, waitFor } from './helpers.js';
 
 /** Messages per process; the machine this runs on is shared, so the bound below is generous. */
 const N = Number(process.env.SHARED_HOME_MESSAGES ?? 100);
 
 let relay: RelayProc | undefined;
+let home: Home | undefined;
 const chats: Proc[] = [];
 
 afterEach(async () => {
@@ -24,6 +26,8 @@ afterEach(async () => {
   }
   await relay?.close();
   relay = undefined;
+  home?.cleanup();
+  home = undefined;
 });
 beforeAll(() => {
   expect(existsSync(MAIN), 'build first: npm run build').toBe(true);
@@ -31,7 +35,7 @@ beforeAll(() => {
 
 const CONFIG = { queue: { whileBusy: 'followup', maxPendingPerChat: 1000, leaseSeconds: 2 } };
 
-function chat(r: RelayProc): Proc {
+function chat(r: { home: Home }): Proc {
   const p = spawnNode([MAIN, 'chat'], r.home.env);
   chats.push(p);
   return p;
@@ -115,5 +119,42 @@ describe('two agentwire chat and a relay on one state folder', () => {
     b.child.stdin?.end();
     expect((await a.exit).code).toBe(0);
     expect((await b.exit).code).toBe(0);
+  });
+
+  it("the console chat's task fires once, in the one chat that leads its scheduler", {
+    timeout: 120_000,
+  }, async () => {
+    home = makeHome(CONFIG);
+    const h = home;
+    const store = await openStore(h.ctx().paths.db);
+    try {
+      // Far enough ahead that both chats have started on a loaded machine (a missed one-shot is not run late).
+      const at = new Date(Date.now() + 12_000).toISOString();
+      const added = await store.tasks.add(
+        { chat: 'console:local', prompt: 'tick-task', at },
+        'k1',
+        10,
+        Date.now(),
+      );
+      expect(added.type).toBe('added');
+      const [a, b] = [chat({ home: h }), chat({ home: h })];
+      const runs = () => h.events().filter((e) => e.ev === 'start' && e.prompt?.includes('tick-task'));
+      // Fired, answered (the fake's end events name no prompt: its reply is the sign), and the
+      // one-shot task removed: whatever would fire it has fired.
+      const replied = () => (a.stdout() + b.stdout()).includes('reply: tick-task');
+      expect(await waitFor(replied, 90_000), a.stderr() + b.stderr()).toBe(true);
+      const end = Date.now() + 30_000;
+      while ((await store.tasks.all()).length > 0 && Date.now() < end)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(await store.tasks.all()).toEqual([]);
+      expect(runs()).toHaveLength(1);
+      a.child.stdin?.end();
+      b.child.stdin?.end();
+      expect((await a.exit).code).toBe(0);
+      expect((await b.exit).code).toBe(0);
+      expect(runs()).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
   });
 });
