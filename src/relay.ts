@@ -10,6 +10,7 @@ import type { Channel } from './channels/types.js';
 import { whatsappLinkService } from './channels/whatsapp/link-control.js';
 import type { Context } from './cli/context.js';
 import { ExitError } from './cli/context.js';
+import { startOwner } from './cli/ownership.js';
 import type { Paths } from './config/paths.js';
 import type { Config } from './config/schema.js';
 import { configWarnings } from './config/warnings.js';
@@ -26,8 +27,10 @@ import { stagingService } from './media/staging-service.js';
 import { linkAlertService } from './ops/alert/wiring.js';
 import { confinedRoots, roleResolver, routeResolver } from './queue/access.js';
 import { agentResolver, mediaPolicy } from './queue/adapters.js';
+import { fencedReplies } from './queue/fenced-replies.js';
 import { ownerOf } from './queue/owner.js';
 import type { ChannelMap } from './queue/ports.js';
+import type { ProcessOwner } from './queue/process-owner.js';
 import { Queue, type QueueOptions } from './queue/queue.js';
 import { compileCacheDir, compileCacheEnv } from './runner/compile-cache.js';
 import { acquireLock, heldBy, LockError } from './store/home-lock.js';
@@ -100,7 +103,7 @@ export function createQueue(
   ctx: Context,
   store: Pick<Store, 'queue' | 'interactions'>,
   channels: ChannelMap,
-  extra: Pick<QueueOptions, 'hold' | 'textRules'> & { tools?: ToolHost } = {},
+  extra: Pick<QueueOptions, 'hold' | 'textRules' | 'owner'> & { tools?: ToolHost } = {},
 ): Queue {
   const { config, paths, env, log } = ctx;
   const { tools, ...rest } = extra;
@@ -158,6 +161,7 @@ export function createTools(
   entry = agentwireEntry(),
   textRules: (channel: ChannelName) => ChunkRules | undefined = (channel) =>
     channelPlugin(channel)?.textRules(ctx.config),
+  owner?: ProcessOwner,
 ): ToolHost {
   const { config, paths, log } = ctx;
   if (config.tools.enabled && !entry)
@@ -165,7 +169,8 @@ export function createTools(
   return createToolHost({
     enabled: config.tools.enabled,
     limits: config.tools,
-    store,
+    // A tool's send is a write of its run: fenced by the chat's lease when processes share the store.
+    store: owner ? { queue: fencedReplies(store.queue, owner), tasks: store.tasks } : store,
     mediaPolicy: mediaPolicy(config, paths.stagedMedia, confinedRoots(config, paths)),
     textRules: (channel) => channelRules(channels.get(channel)?.textLimit, textRules(channel)),
     socket,
@@ -259,6 +264,9 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
     const services = opts.services ?? SERVICE_FACTORIES;
     const store = await openStore(paths.db);
     cleanup.push(() => store.close());
+    // `agentwire chat` may run beside the relay on this state folder: chats are run under leases.
+    const owner = await startOwner(ctx, store, 'relay');
+    cleanup.push(() => owner.stop());
     const deps: RelayDeps = { config, paths, log, store, env: ctx.env };
     const channels = new Map<ChannelName, Channel>();
     for (const f of enabled) {
@@ -277,8 +285,9 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
       paths.toolsSocket,
       opts.toolsEntry ?? agentwireEntry(),
       textRules,
+      owner,
     );
-    const queue = createQueue(ctx, store, channels, { textRules, tools });
+    const queue = createQueue(ctx, store, channels, { textRules, tools, owner });
     // Recovery before any channel delivers: a message left mid-run must run before newer ones.
     await queue.start();
     cleanup.push(() => queue.shutdown(0));
@@ -347,6 +356,7 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
           await toolsServer.close();
           for (const ch of channels.values())
             await ch.stop().catch((err) => log.error({ err }, 'channel stop failed'));
+          await owner.stop();
           await store.close();
           await lock.release();
           log.info('relay stopped');

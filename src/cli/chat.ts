@@ -2,7 +2,9 @@
 // `console:local`, through the same inbox, lanes and outbox as WhatsApp and Twilio. Ctrl-C stops
 // the current run (or, when nothing runs, exits); Ctrl-D / EOF exits once in-flight work is
 // answered and stored. It does not take the relay lock: it owns no relay channel, and a running
-// relay never touches console chats.
+// relay never touches console chats. Several may run at once on one state folder: they share the
+// console chat, which one of them at a time runs and answers, under the chat's lease
+// (store/ownership.ts); the console chat's tasks fire in the one that leads `scheduler:console`.
 //
 // The agent's tools (docs/tools.md) reach this process, not the relay: it answers them on a control
 // socket of its own, and fires the tasks agents scheduled in the console chat while it runs.
@@ -18,6 +20,7 @@ import { createScheduler } from '../heartbeat/scheduler.js';
 import { createQueue, createTools, registerToolsMethod } from '../relay.js';
 import { openStore } from '../store/open.js';
 import { type GlobalOptions, loadContext } from './context.js';
+import { startOwner } from './ownership.js';
 
 export function register(program: Command): void {
   program
@@ -28,6 +31,7 @@ export function register(program: Command): void {
       // for; the log file (`agentwire logs`) gets every line at the configured level.
       const ctx = loadContext(program.opts<GlobalOptions>(), process.env, { logFile: 'conversation' });
       const store = await openStore(ctx.paths.db);
+      const owner = await startOwner(ctx, store, 'chat');
       const chat = chatKey('console', CONSOLE_CHAT_ID);
       let ending = false;
       let endWith: () => void = () => undefined;
@@ -54,8 +58,8 @@ export function register(program: Command): void {
       const channels = new Map([['console' as const, channel]]);
       // Per process: several `agentwire chat` may run beside a relay, each answering its own runs.
       const socket = join(dirname(ctx.paths.socket), `chat-${process.pid}.sock`);
-      const tools = createTools(ctx, store, channels, socket);
-      const queue = createQueue(ctx, store, channels, { tools });
+      const tools = createTools(ctx, store, channels, socket, undefined, undefined, owner);
+      const queue = createQueue(ctx, store, channels, { tools, owner });
       const control = new MethodRegistry();
       registerToolsMethod(control, tools);
       const server = await startControlServer(socket, control, ctx.log.child({ sub: 'control' }));
@@ -73,9 +77,18 @@ export function register(program: Command): void {
       });
       tools.onTasksChanged(() => void scheduler.syncTasks());
       process.on('SIGINT', interrupt);
-      process.on('SIGTERM', () => void queue.shutdown(0).then(() => process.exit(143)));
+      process.on(
+        'SIGTERM',
+        () =>
+          void queue
+            .shutdown(0)
+            .then(() => owner.stop())
+            .finally(() => process.exit(143)),
+      );
       await queue.start();
-      scheduler.start();
+      // One process fires the console chat's tasks, whichever `agentwire chat` runs beside it.
+      owner.lead('scheduler:console', { gained: () => scheduler.start(), lost: () => scheduler.stop() });
+      void owner.tick();
       if (process.stdin.isTTY)
         process.stderr.write('agentwire chat: one message per line; /help for commands; Ctrl-D to quit.\n');
       await channel.start(queue.handleInbound);
@@ -87,6 +100,7 @@ export function register(program: Command): void {
       await scheduler.whenIdle();
       await server.close();
       await channel.stop();
+      await owner.stop();
       await store.close();
       process.stdin.destroy();
     });

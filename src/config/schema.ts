@@ -116,6 +116,15 @@ const queueSchema = z
       .max(3600)
       .default(10)
       .describe('On stop, how long running agents may finish.'),
+    leaseSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(600)
+      .default(30)
+      .describe(
+        "How long a process's hold on a chat lasts without renewal (renewed every third of it): when processes share the state folder, a crashed or paused one's chats are taken over after this.",
+      ),
   })
   .strict();
 

@@ -5,16 +5,18 @@
 // failures outlast that is expired, and the chat gets one short notice, which waits for the channel
 // as long as it takes. A permanent failure is recorded, logged, and (for an attachment) turned into a
 // text notice. Chats whose channel is not running in this process are left for the process that runs it.
-import type { ChannelState, SendOptions } from '../channels/types.js';
+import type { Channel, ChannelState, SendOptions } from '../channels/types.js';
 import type { Config } from '../config/schema.js';
 import type { ChatKey, SendResult } from '../core/types.js';
 import { NOT_CONNECTED, parseChatKey } from '../core/types.js';
 import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
 import { isExpiryNotice, type OutboxRow } from '../store/contract/outbox.js';
+import type { Fence } from '../store/ownership.js';
 import type { QueueStore } from '../store/queue-ops.js';
 import { persist, unwrap } from './persist.js';
 import type { ChannelMap, Clock } from './ports.js';
+import type { ProcessOwner } from './process-owner.js';
 import { cappedBackoff, decideRetry, type RetryPolicy } from './retry.js';
 
 export interface DeliveryOptions extends RetryPolicy {
@@ -66,6 +68,8 @@ export class Deliverer {
     private readonly now: Clock,
     private readonly opts: DeliveryOptions = DEFAULT_DELIVERY,
     private readonly storeRetryMs = 1000,
+    /** The chat leases when processes share the store: a chat is sent to under its lease only. */
+    private readonly owner?: Pick<ProcessOwner, 'take' | 'drop' | 'notify' | 'holds'>,
   ) {}
 
   owns(chat: ChatKey): boolean {
@@ -155,6 +159,24 @@ export class Deliverer {
     const target = parseChatKey(chat);
     const channel = target && this.channels.get(target.channel);
     if (!target || !channel) return;
+    if (!this.owner) return this.drainAs(chat, target, channel, undefined);
+    const lease = await this.owner.take(chat);
+    // Another process holds the chat: it sends the chat's replies; told one waits.
+    if (!lease) return this.owner.notify('outbox', chat);
+    try {
+      await this.drainAs(chat, target, channel, lease.fence);
+    } finally {
+      await this.owner.drop(chat);
+    }
+  }
+
+  /** `fence`: the chat's lease; a chunk is marked sent under it, and refused once it moved. */
+  private async drainAs(
+    chat: ChatKey,
+    target: { channel: string; chatId: string },
+    channel: Channel,
+    fence: Fence | undefined,
+  ): Promise<void> {
     // The row whose stored next try this loop has already waited for (or just set): waited once, it
     // is tried, even when a wake cut the wait short or an injected clock does not move.
     let waited: number | undefined;
@@ -184,6 +206,13 @@ export class Deliverer {
         if (!noted.ok)
           this.log.warn({ err: noted.message, chat: maskId(chat) }, 'could not note the send attempt');
       }
+      // Looked at just before the send: a process paused past its lease finds it moved on waking and
+      // sends nothing; its successor sends the chunk. (A pause between this look and the send can
+      // still send a chunk the successor sends too: a duplicate, never an answer it did not give.)
+      if (fence && !(await this.owner?.holds(fence))) {
+        this.log.warn({ chat: maskId(chat), key: row.key }, 'the lease of the chat moved: not sending');
+        return;
+      }
       let r: SendResult;
       try {
         r = await channel.send(target.chatId, row.item, await this.resendOptions(chat, row));
@@ -194,7 +223,7 @@ export class Deliverer {
       if (r.ok) {
         // Sent: while the store refuses to note it, keep trying to note it, never send it again.
         // (Stopped before it could: the next start sends it once more; at least once, not lost.)
-        const noted = await persist(() => this.store.markChunkSent(row.id, this.now(), r.providerId), {
+        const noted = await persist(() => this.store.markChunkSent(row.id, this.now(), r.providerId, fence), {
           what: 'note a sent reply',
           log: this.log,
           fields: { chat: maskId(chat), key: row.key, idx: row.idx },

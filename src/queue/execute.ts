@@ -21,6 +21,7 @@ import type {
   RouteResolver,
   ToolGrantor,
 } from './ports.js';
+import type { ProcessOwner } from './process-owner.js';
 
 export interface ExecuteDeps {
   store: QueueStore;
@@ -38,6 +39,8 @@ export interface ExecuteDeps {
   route?: RouteResolver;
   /** Who a sender is (core/roles.ts); absent: everyone is the owner, as before roles. */
   roles?: RoleResolver;
+  /** The chat leases when processes share the store (queue/process-owner.ts). */
+  owner?: ProcessOwner;
 }
 
 export type ExecuteOutcome =

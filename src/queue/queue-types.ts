@@ -7,7 +7,7 @@ import type { InteractionStore } from '../store/interactions.js';
 import type { QueueStore } from '../store/queue-ops.js';
 import type { DeliveryOptions } from './delivery.js';
 import type { Timer } from './interactions.js';
-import type { ActiveRun } from './lanes.js';
+import type { ActiveRun, Lanes } from './lanes.js';
 import type {
   AgentResolver,
   ChannelMap,
@@ -19,6 +19,7 @@ import type {
   WarmPort,
   WarmStatus,
 } from './ports.js';
+import type { ProcessOwner } from './process-owner.js';
 
 export type QueueConfig = Pick<Config, 'agent' | 'agents' | 'queue' | 'sessions' | 'commands' | 'delivery'> &
   Partial<Pick<Config, 'access' | 'routes'>>;
@@ -55,6 +56,12 @@ export interface QueueOptions {
   route?: RouteResolver;
   /** Who a sender is (owner, member, guest); absent: everyone is the owner, as before roles. */
   roles?: RoleResolver;
+  /**
+   * This process's ownership (queue/process-owner.ts) when other processes share the store: a chat
+   * runs only under its lease, and each run-side write carries the lease's fence. Absent: the queue
+   * is the store's one user (tests, `agentwire heartbeat`).
+   */
+  owner?: ProcessOwner;
   /** agentwire's MCP tools for each run (docs/tools.md); absent: runs get no tools. */
   tools?: ToolGrantor;
   /**
@@ -86,4 +93,27 @@ export interface QueueStatus {
   unsentReplies: number;
   /** Live warm processes and cold fallbacks, when agents run warm. */
   warm?: WarmStatus;
+}
+
+/** What `status` shows: the runs now, what waits, what is unsent, the warm processes. */
+export async function queueStatus(
+  opts: Pick<QueueOptions, 'config' | 'warm'>,
+  lanes: Lanes,
+  store: Pick<QueueStore, 'pendingByChat' | 'countUnsent'>,
+  now: number,
+): Promise<QueueStatus> {
+  return {
+    policy: opts.config.queue.whileBusy,
+    maxConcurrentRuns: lanes.maxConcurrent,
+    active: lanes.runs().map(([chat, r]) => ({
+      chat,
+      kind: r.kind,
+      label: r.label,
+      startedAt: r.startedAt,
+      messages: r.ids.length,
+    })),
+    waiting: await store.pendingByChat(),
+    unsentReplies: await store.countUnsent(),
+    ...(opts.warm?.status && { warm: opts.warm.status(now) }),
+  };
 }

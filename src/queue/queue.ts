@@ -30,9 +30,10 @@ import { Interactions } from './interactions.js';
 import { Lanes } from './lanes.js';
 import { unwrap } from './persist.js';
 import type { Clock } from './ports.js';
-import type { QueueOptions, QueueStatus } from './queue-types.js';
+import { type QueueOptions, type QueueStatus, queueStatus } from './queue-types.js';
 import { recover } from './recovery.js';
 import { runChat } from './run.js';
+import { startShared } from './shared-start.js';
 import { steerLater } from './steer.js';
 import { runSystem } from './system-run.js';
 import { nextReady, Settling, warmDemand } from './warm-demand.js';
@@ -76,6 +77,7 @@ export class Queue implements SystemRunner {
       this.now,
       opts.delivery ?? deliveryOptions(opts.config.delivery),
       opts.storeRetryMs,
+      opts.owner,
     );
     this.commands = opts.config.commands;
     this.interactions =
@@ -100,6 +102,7 @@ export class Queue implements SystemRunner {
       ...(this.interactions && { interactions: this.interactions }),
       ...(opts.route && { route: opts.route }),
       ...(opts.roles && { roles: opts.roles }),
+      ...(opts.owner && { owner: opts.owner }),
     };
     this.commandDeps = {
       exec: this.exec,
@@ -123,6 +126,13 @@ export class Queue implements SystemRunner {
   }
 
   private async recover(): Promise<void> {
+    const owner = this.opts.owner;
+    if (owner)
+      return startShared(owner, this, {
+        unfinished: () => this.store.unfinished(),
+        closing: () => this.closing,
+        pump: () => this.pump(),
+      });
     const plan = await recover(this.store, (chat) => this.deliverer.owns(chat), this.now());
     if (plan.requeue.length > 0 || plan.fail.size > 0) {
       this.opts.log.warn(
@@ -267,7 +277,9 @@ export class Queue implements SystemRunner {
     this.settlingChats.add(chat);
     const after = run.finally(async () => {
       try {
-        if (!this.closing && (await this.store.countPending(chat)) > 0) this.lanes.markReady(chat);
+        // A chat another process holds is not tried again here: its holder runs what waits.
+        const mayRun = !this.closing && !this.opts.owner?.blocked(chat);
+        if (mayRun && (await this.store.countPending(chat)) > 0) this.lanes.markReady(chat);
       } finally {
         this.settlingChats.done(chat);
       }
@@ -341,20 +353,7 @@ export class Queue implements SystemRunner {
   }
 
   async status(): Promise<QueueStatus> {
-    return {
-      policy: this.opts.config.queue.whileBusy,
-      maxConcurrentRuns: this.lanes.maxConcurrent,
-      active: this.lanes.runs().map(([chat, r]) => ({
-        chat,
-        kind: r.kind,
-        label: r.label,
-        startedAt: r.startedAt,
-        messages: r.ids.length,
-      })),
-      waiting: await this.store.pendingByChat(),
-      unsentReplies: await this.store.countUnsent(),
-      ...(this.opts.warm?.status && { warm: this.opts.warm.status(this.now()) }),
-    };
+    return queueStatus(this.opts, this.lanes, this.store, this.now());
   }
 
   /** Resolves once no run is active or waiting for a slot and nothing is being sent. */

@@ -4,6 +4,7 @@
 import { NOTICE } from '../core/reply.js';
 import type { ChatKey } from '../core/types.js';
 import type { InboxRow } from '../store/contract/inbox.js';
+import type { Fence } from '../store/ownership.js';
 import type { QueueStore } from '../store/queue-ops.js';
 import { unwrap } from './persist.js';
 
@@ -51,4 +52,35 @@ export async function recover(
     }),
   );
   return plan;
+}
+
+/** What a queue needs of the chat leases (queue/process-owner.ts) to recover one chat. */
+export interface ChatRecovery {
+  store: QueueStore;
+  now: number;
+  /** Closes what the previous holder's runs still waited on (queue/interactions.ts `start`). */
+  closeLeftOver?: (owns: (chat: ChatKey) => boolean) => Promise<void>;
+}
+
+/**
+ * A chat whose lease this process just took from another holder (or found free): what that holder
+ * left running is queued again (or failed after its second try), under `fence`, so a holder that
+ * took the lease in between makes the whole write refused. Returns whether anything was recovered.
+ */
+export async function recoverChat(d: ChatRecovery, chat: ChatKey, fence: Fence): Promise<boolean> {
+  const rows = (await d.store.unfinished()).filter((r) => r.chat === chat && r.status === 'running');
+  if (rows.length > 0) {
+    const plan = planRecovery(rows);
+    unwrap(
+      await d.store.recover({
+        now: d.now,
+        requeue: plan.requeue,
+        fail: plan.fail,
+        notice: [{ type: 'text', text: NOTICE.crashedTwice }],
+        fences: [fence],
+      }),
+    );
+  }
+  await d.closeLeftOver?.((c) => c === chat);
+  return rows.length > 0;
 }

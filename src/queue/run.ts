@@ -17,6 +17,8 @@ import { maskId } from '../log.js';
 import { spawnTurn } from '../runner/spawn-turn.js';
 import type { InboxRow } from '../store/contract/inbox.js';
 import { runRecord } from '../store/contract/runs.js';
+import type { Fence } from '../store/ownership.js';
+import type { Written } from '../store/queue-ops.js';
 import { chooseRun, runLimit, type WhileBusy } from './busy-policy.js';
 import { composeRunReply } from './compose.js';
 import { type ExecuteDeps, type ExecuteOutcome, execute, keptSession } from './execute.js';
@@ -24,6 +26,7 @@ import { fetchRemoteMedia } from './fetch-media.js';
 import type { ActiveRun } from './lanes.js';
 import { persist } from './persist.js';
 import type { MediaPolicy } from './ports.js';
+import { recoverChat } from './recovery.js';
 
 export interface RunDeps {
   exec: ExecuteDeps;
@@ -64,6 +67,10 @@ interface Run {
   chat: ChatKey;
   active: ActiveRun;
   ids: number[];
+  /** The chat's lease this run holds (undefined: the store is not shared). */
+  fence?: Fence;
+  /** The store refused a write because the lease moved: nothing more of this run is written. */
+  moved?: boolean;
 }
 
 /**
@@ -87,11 +94,33 @@ export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
   const run: Run = { deps, chat, active, ids: active.ids };
   const chatId = parseChatKey(chat)?.chatId ?? '';
   let typed = false;
+  let leased = false;
   try {
+    // Processes share the store: the chat's lease first, and every write of the run carries it.
+    const owner = deps.exec.owner;
+    if (owner) {
+      const lease = await owner.take(chat);
+      // Another process runs the chat: it is told a message waits, and runs it after its own.
+      if (!lease) {
+        await owner.notify('chat_ready', chat);
+        return;
+      }
+      leased = true;
+      run.fence = lease.fence;
+      if (lease.fresh && (await recoverChat({ store, now: now(), ...closer(deps) }, chat, lease.fence)))
+        log.warn({ chat: maskId(chat) }, 'took over messages whose run never finished');
+    }
     const claimed = await persist(
       () =>
-        store.claimNextRun(chat, runLimit(deps.whileBusy, deps.maxPendingPerChat), now(), (waiting) =>
-          chooseRun(waiting.map(toPrompt), deps.maxPromptChars, promptOpts(deps)),
+        unlessMoved(
+          run,
+          store.claimNextRun(
+            chat,
+            runLimit(deps.whileBusy, deps.maxPendingPerChat),
+            now(),
+            (waiting) => chooseRun(waiting.map(toPrompt), deps.maxPromptChars, promptOpts(deps)),
+            run.fence,
+          ),
         ),
       storeOpts(run, 'start a run'),
     );
@@ -136,11 +165,12 @@ export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
     await finish(run, out);
   } catch (err) {
     log.error({ err, chat: maskId(chat), ids: run.ids }, 'run failed inside the relay');
-    if (run.ids.length > 0) await failSafely(run);
+    if (run.ids.length > 0 && !run.moved) await failSafely(run);
   } finally {
     if (typed) typing(deps.channel, chatId, false);
     lanes.end(chat, active);
     finished();
+    if (leased) await deps.exec.owner?.drop(chat);
   }
 }
 
@@ -156,6 +186,32 @@ function runRole(
   return { role: leastRole(rows.map((r) => roles({ channel, senderId: r.senderId, isGroup: r.isGroup }))) };
 }
 
+/**
+ * The store refused the write because the chat's lease moved to another process (this one was
+ * paused or cut off past its lease): that process answers the messages now, so this run writes and
+ * sends nothing more. Passed on as written-with-nothing so the steps above simply end.
+ */
+async function unlessMoved<T>(run: Run, write: Promise<Written<T>>): Promise<Written<T | undefined>> {
+  const w = await write;
+  // A fence refusal is the one `conflict` that is never retryable (store/ownership.ts); a
+  // serialisation conflict is retryable and goes back to the caller to be tried again.
+  if (w.ok || w.reason !== 'conflict' || w.retryable) return w;
+  if (!run.moved)
+    run.deps.exec.log.warn(
+      { chat: maskId(run.chat), ids: run.ids, epoch: run.fence?.epoch },
+      'the lease of the chat moved to another process: this run writes nothing more',
+    );
+  run.moved = true;
+  return { ok: true, value: undefined };
+}
+
+/** What the previous holder's runs still waited on is closed when this run takes the chat over. */
+const closer = (deps: RunDeps) => {
+  const i = deps.exec.interactions;
+  return i ? { closeLeftOver: (owns: (chat: ChatKey) => boolean) => i.start(owns) } : {};
+};
+const fenced = (run: Run) => (run.fence ? { fence: run.fence } : {});
+
 const promptOpts = (deps: RunDeps) => (deps.timeZone ? { timeZone: deps.timeZone } : {});
 const replyKey = (run: Run) => `in:${run.ids[run.ids.length - 1]}`;
 
@@ -166,17 +222,21 @@ async function refuseTooLong(run: Run, chars: number): Promise<void> {
   const items = text(tooLongNotice(chars, deps.maxPromptChars), deps.limit);
   const recorded = await persist(
     () =>
-      store.finishRun({
-        chat,
-        ids,
-        now: now(),
-        status: 'failed',
-        note: 'too_long',
-        reply: { key: replyKey(run), items },
-      }),
+      unlessMoved(
+        run,
+        store.finishRun({
+          chat,
+          ids,
+          now: now(),
+          status: 'failed',
+          note: 'too_long',
+          reply: { key: replyKey(run), items },
+          ...fenced(run),
+        }),
+      ),
     storeOpts(run, 'refuse a message that is too long'),
   );
-  if (!recorded.ok) return;
+  if (!recorded.ok || run.moved) return;
   deps.deliverer.kick(chat);
   log.warn(
     { chat: maskId(chat), ids, chars, maxPromptChars: deps.maxPromptChars },
@@ -197,17 +257,20 @@ async function finish(run: Run, out: ExecuteOutcome | undefined): Promise<void> 
     // the next start. Neither is a crash, so the try is taken back. Not retried: the store
     // refusing this leaves the rows running, and the next start runs them again.
     const session = out?.type === 'ran' ? keptSession(out, true) : undefined;
-    const w =
+    const w = await unlessMoved(
+      run,
       reason === 'stop'
-        ? await store.finishRun({
+        ? store.finishRun({
             chat,
             ids,
             now: now(),
             status: 'done',
             note: 'stopped',
             ...(session && { session }),
+            ...fenced(run),
           })
-        : await store.requeueRun(ids, now(), session);
+        : store.requeueRun(ids, now(), session, run.fence),
+    );
     if (!w.ok) log.error({ err: w.message, chat: maskId(chat), ids }, 'could not record the stopped run');
     log.info({ chat: maskId(chat), ids, reason }, 'run aborted');
     return;
@@ -241,19 +304,23 @@ async function finish(run: Run, out: ExecuteOutcome | undefined): Promise<void> 
   const recorded = await persist(
     () => {
       const session = out.type === 'ran' ? keptSession(out, true) : undefined;
-      return store.finishRun({
-        chat,
-        ids,
-        now: now(),
-        status: failed ? 'failed' : 'done',
-        ...(failed !== undefined && { note: failed }),
-        reply: { key: replyKey(run), items },
-        ...(session && { session }),
-      });
+      return unlessMoved(
+        run,
+        store.finishRun({
+          chat,
+          ids,
+          now: now(),
+          status: failed ? 'failed' : 'done',
+          ...(failed !== undefined && { note: failed }),
+          reply: { key: replyKey(run), items },
+          ...(session && { session }),
+          ...fenced(run),
+        }),
+      );
     },
     storeOpts(run, 'record the answer'),
   );
-  if (!recorded.ok) return;
+  if (!recorded.ok || run.moved) return;
   // The reply goes out now; the run history and the log line below are not worth its wait.
   deps.deliverer.kick(chat);
   const result = out.type === 'ran' ? out.result : undefined;
@@ -298,7 +365,7 @@ function progressSink(run: Run): (said: string) => void {
     n++;
     const cut = cutText(said.trim(), PROGRESS_CHARS);
     void store
-      .enqueueReply(chat, `progress:${ids[ids.length - 1]}:${n}`, text(cut, deps.limit), now())
+      .enqueueReply(chat, `progress:${ids[ids.length - 1]}:${n}`, text(cut, deps.limit), now(), run.fence)
       .then((w) => {
         if (w.ok) deps.deliverer.kick(chat);
         else log.warn({ err: w.message, chat: maskId(chat), ids }, 'could not store a progress message');
@@ -324,14 +391,18 @@ async function failSafely(run: Run): Promise<void> {
   try {
     await persist(
       () =>
-        store.finishRun({
-          chat,
-          ids,
-          now: now(),
-          status: 'failed',
-          note: 'relay_error',
-          reply: { key: replyKey(run), items: text(NOTICE.relayError, deps.limit) },
-        }),
+        unlessMoved(
+          run,
+          store.finishRun({
+            chat,
+            ids,
+            now: now(),
+            status: 'failed',
+            note: 'relay_error',
+            reply: { key: replyKey(run), items: text(NOTICE.relayError, deps.limit) },
+            ...fenced(run),
+          }),
+        ),
       storeOpts(run, 'record the failed run'),
     );
   } catch (err) {

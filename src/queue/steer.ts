@@ -13,6 +13,7 @@ import { scopeFor } from '../store/contract/sessions.js';
 import type { QueueStore } from '../store/queue-ops.js';
 import type { ActiveRun } from './lanes.js';
 import type { WarmPort } from './ports.js';
+import type { ProcessOwner } from './process-owner.js';
 import { toPrompt } from './run.js';
 
 export interface SteerDeps {
@@ -23,6 +24,8 @@ export interface SteerDeps {
   timeZone: string | undefined;
   /** A row went back to waiting: the chat is marked ready, so it runs even if its run just ended. */
   requeued?: () => void;
+  /** The chat leases when processes share the store: a steered row is claimed under the run's. */
+  owner?: Pick<ProcessOwner, 'fence'>;
 }
 
 /**
@@ -67,9 +70,15 @@ export async function steerWaiting(
     // Claimed before asking, so a second arrival meanwhile does not take the same row (the claim is
     // one transaction). A run that ends meanwhile finds its driver idle: the row goes back to wait,
     // and `requeued` makes sure the chat runs it.
-    const claimed = await deps.store.claimNextRun(chat, 1, deps.now(), (waiting) => ({
-      count: waiting[0] && steerable(waiting[0], run) ? 1 : 0,
-    }));
+    // Under the running turn's lease (this process holds it while the turn runs).
+    const fence = deps.owner?.fence(chat);
+    const claimed = await deps.store.claimNextRun(
+      chat,
+      1,
+      deps.now(),
+      (waiting) => ({ count: waiting[0] && steerable(waiting[0], run) ? 1 : 0 }),
+      fence,
+    );
     const row = claimed.ok ? claimed.value?.rows[0] : undefined;
     if (!row) return;
     run.ids.push(row.id);
@@ -80,7 +89,7 @@ export async function steerWaiting(
       continue;
     }
     run.ids.splice(run.ids.indexOf(row.id), 1);
-    await deps.store.requeueRun([row.id], deps.now());
+    await deps.store.requeueRun([row.id], deps.now(), undefined, fence);
     deps.requeued?.();
     deps.log.debug({ chat: maskId(chat), id: row.id, steer: r }, 'not steered: runs as a follow-up');
     return;

@@ -28,8 +28,14 @@ export async function runSystem(
       finished = r;
     }),
   };
+  // The lane first, before anything is awaited (the queue's cap counts on it), then the lease.
   lanes.begin(chat, run);
   try {
+    const lease = exec.owner ? await exec.owner.take(chat) : undefined;
+    // Another process holding the chat runs it: the job is busy there, like a chat in a run here.
+    if (exec.owner && !lease) return { type: 'busy' };
+    // Given back once the lane is: a run of this process waiting for the lane takes it on.
+    if (lease) void run.done.then(() => exec.owner?.drop(chat));
     const out = await execute(exec, chat, prompt, {
       ...opts,
       runKey: opts.runKey ?? `sys:${randomUUID()}`,
@@ -46,7 +52,7 @@ export async function runSystem(
       case 'ran': {
         const session = keptSession(out, opts.touchIdle);
         if (session) {
-          const kept = await store.keepSession(session, now());
+          const kept = await store.keepSession(session, now(), lease?.fence);
           if (!kept.ok) throw new StoreError(kept);
         }
         const recorded = await store.recordRun(

@@ -57,6 +57,7 @@ export function deferredStore(store: Store): Store {
     status: deferredPort(store.status),
     ...rest,
     queue: deferredPort(store.queue),
+    ownership: deferredPort(store.ownership),
     channelState: (channel) => deferredPort(store.channelState(channel)),
   };
 }

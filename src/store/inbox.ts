@@ -36,6 +36,11 @@ export const inboxMigration: Migration = {
     // Attachments stored as links, fetched before the run (a Twilio acknowledgement must not wait
     // for downloads). NULL once fetched, or when there were none.
     'ALTER TABLE inbox ADD COLUMN remote_media TEXT;',
+    // Who runs a `running` row, under which epoch of the chat's lease (store/ownership.ts): a start
+    // takes over only rows whose owner's lease ended, not those another live process is running.
+    `ALTER TABLE inbox ADD COLUMN owner TEXT;
+    ALTER TABLE inbox ADD COLUMN lease_epoch INTEGER;
+    CREATE INDEX inbox_unfinished ON inbox (status, chat);`,
   ],
 };
 
@@ -83,7 +88,7 @@ export function insertInbound(db: Db, msg: InboundMessage, opts: InsertOptions):
 }
 
 const COLUMNS = `id, chat, kind, message_id, sender_id, sender_name, text, media, context, is_group, sent_at,
-  received_at, status, tries, started_at, finished_at, note, remote_media`;
+  received_at, status, tries, started_at, finished_at, note, remote_media, owner, lease_epoch`;
 
 interface RawRow {
   id: number;
@@ -104,6 +109,8 @@ interface RawRow {
   finished_at: number | null;
   note: string | null;
   remote_media: string | null;
+  owner: string | null;
+  lease_epoch: number | null;
 }
 
 function toRow(r: RawRow): InboxRow {
@@ -126,6 +133,8 @@ function toRow(r: RawRow): InboxRow {
     startedAt: r.started_at ?? undefined,
     finishedAt: r.finished_at ?? undefined,
     note: r.note ?? undefined,
+    ...(r.owner !== null && { owner: r.owner }),
+    ...(r.lease_epoch !== null && { leaseEpoch: r.lease_epoch }),
   };
 }
 
@@ -170,13 +179,19 @@ export function unfinished(db: Db): InboxRow[] {
   return rows.map(toRow);
 }
 
-/** pending → running; counts a try. */
-export function markRunning(db: Db, ids: readonly number[], now: number): void {
+/** pending → running; counts a try. `owner`: the process and lease epoch that runs them. */
+export function markRunning(
+  db: Db,
+  ids: readonly number[],
+  now: number,
+  owner?: { holder: string; epoch: number },
+): void {
   const st = prepared(
     db,
-    `UPDATE inbox SET status = 'running', tries = tries + 1, started_at = ? WHERE id = ? AND status = 'pending'`,
+    `UPDATE inbox SET status = 'running', tries = tries + 1, started_at = ?, owner = ?, lease_epoch = ?
+     WHERE id = ? AND status = 'pending'`,
   );
-  for (const id of ids) st.run(now, id);
+  for (const id of ids) st.run(now, owner?.holder ?? null, owner?.epoch ?? null, id);
 }
 
 /** Final states. `note` says why (e.g. `stopped`, `queue_full`, an error kind). */

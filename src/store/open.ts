@@ -12,6 +12,7 @@ import { interactionStore } from './interactions.js';
 import { jobStateStore } from './job-states.js';
 import { mediaLinkStore } from './media-links.js';
 import { rowsForKey, unsentFilePaths } from './outbox.js';
+import { ownershipStore } from './ownership-sqlite.js';
 import { sqliteQueueOps } from './queue-sqlite.js';
 import { pruneStore } from './retention.js';
 import { ALL_MIGRATIONS } from './schema.js';
@@ -62,9 +63,13 @@ function sqliteStore(db: Db): Store {
       close: async () => db.close(),
     }),
     queue: sqliteQueueOps(db),
+    ownership: guarded(ownershipStore(db, SCHEMA_VERSION)),
     channelState: (channel: string) => guarded(channelStateStore(db, channel)),
   };
 }
+
+/** The schema this code knows, as one number (every module's steps): the process registry shows it. */
+const SCHEMA_VERSION = ALL_MIGRATIONS.reduce((n, m) => n + m.steps.length, 0);
 
 /** Opens (creating with mode 0600, and migrating) the store file; `:memory:` for a throwaway one. */
 export async function openStore(file: string, engine: StoreEngine = defaultEngine()): Promise<Store> {

@@ -23,6 +23,7 @@ import type { RunRecord } from './contract/runs.js';
 import type { ChatSettings, SessionRow, SessionScope } from './contract/sessions.js';
 import type { Written } from './errors.js';
 import type { Interaction } from './interactions.js';
+import type { Fence } from './ownership.js';
 
 export type { StoreFailure, StoreFailureReason, Written } from './errors.js';
 /** An agent kind as the store keeps it (the agent layer defines the names). */
@@ -96,6 +97,8 @@ export interface FinishedRun {
   /** The answer: written under `key`, unless that key was written before (a run redone after a crash). */
   reply?: { key: string; items: readonly OutboundItem[] };
   session?: KeptSession;
+  /** The chat's lease the run holds: refused, nothing written, once the lease moved. */
+  fence?: Fence;
 }
 
 export interface RecoveryWrite {
@@ -105,6 +108,8 @@ export interface RecoveryWrite {
   /** Interrupted runs given up, by chat, each chat told with `notice`. */
   fail: ReadonlyMap<ChatKey, readonly number[]>;
   notice: readonly OutboundItem[];
+  /** The leases of the chats taken over: refused, nothing written, if any moved meanwhile. */
+  fences?: readonly Fence[];
 }
 
 export interface QueueStore {
@@ -126,13 +131,15 @@ export interface QueueStore {
   // Runs.
   /**
    * The chat's next run: `choose` (pure, the busy policy) sees up to `limit` waiting messages in
-   * arrival order and says how many to take; those become `running` (a try counted).
+   * arrival order and says how many to take; those become `running` (a try counted), owned by
+   * `fence` (its holder and epoch) when given, and refused when that lease moved.
    */
   claimNextRun<P extends { count: number }>(
     chat: ChatKey,
     limit: number,
     now: number,
     choose: (waiting: readonly InboxRow[]) => P,
+    fence?: Fence,
   ): Promise<Written<{ rows: InboxRow[]; plan: P } | undefined>>;
   /** A message's remote attachments were downloaded: they join its files, the notes its text. */
   saveFetchedMedia(id: number, media: readonly InboundMedia[], text: string): Promise<Written<void>>;
@@ -140,15 +147,24 @@ export interface QueueStore {
   finishRun(run: FinishedRun): Promise<Written<void>>;
   /**
    * The run's messages wait again (an interrupt, our own shutdown): the try is taken back, since
-   * neither is a crash; `session` is kept.
+   * neither is a crash; `session` is kept. Fenced like finishRun.
    */
-  requeueRun(ids: readonly number[], now: number, session?: KeptSession): Promise<Written<void>>;
-  /** Items outside a run's answer (progress, notices, sends): a `key` written before adds nothing. */
+  requeueRun(
+    ids: readonly number[],
+    now: number,
+    session?: KeptSession,
+    fence?: Fence,
+  ): Promise<Written<void>>;
+  /**
+   * Items outside a run's answer (progress, notices, sends): a `key` written before adds nothing.
+   * `fence`: written by a run (a tool's send, progress), refused once the chat's lease moved.
+   */
   enqueueReply(
     chat: ChatKey,
     key: string,
     items: readonly OutboundItem[],
     now: number,
+    fence?: Fence,
   ): Promise<Written<number>>;
   /** One stored message, by id (who a run answers: the tools' chat_info). */
   message(id: number): Promise<InboxRow | undefined>;
@@ -162,7 +178,7 @@ export interface QueueStore {
   chatSettings(chat: ChatKey): Promise<ChatSettings>;
   /** The scope's session of `agent`, if any, and the scope's generation (bumped by each /new). */
   session(scope: SessionScope, agent: AgentName): Promise<StoredSession>;
-  keepSession(session: KeptSession, now: number): Promise<Written<void>>;
+  keepSession(session: KeptSession, now: number, fence?: Fence): Promise<Written<void>>;
   forgetSession(scope: SessionScope, agent: AgentName): Promise<Written<void>>;
 
   // Counts for lanes and status.
@@ -177,7 +193,8 @@ export interface QueueStore {
   sentProviderIds(chat: ChatKey, since: number): Promise<string[]>;
   /** A send of the chunk begins now (the first time only). */
   markChunkAttempt(id: number, now: number): Promise<Written<void>>;
-  markChunkSent(id: number, now: number, providerId?: string): Promise<Written<void>>;
+  /** `fence`: the chat's lease of the process that sent it; refused (not marked) once it moved. */
+  markChunkSent(id: number, now: number, providerId?: string, fence?: Fence): Promise<Written<void>>;
   /** A failed try, retried at `nextAt`; resolves with the tries so far. */
   markChunkRetry(id: number, error: string, nextAt: number): Promise<Written<number>>;
   /** Given up after the retry time: the chunk fails and the chat gets `notice` unless one waits already. */

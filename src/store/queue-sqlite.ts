@@ -36,6 +36,7 @@ import {
   nextPending,
   sentProviderIds,
 } from './outbox.js';
+import { assertFence, outboxChat } from './ownership-sqlite.js';
 import type { KeptSession, QueueStore } from './queue-ops.js';
 import { read, written } from './result.js';
 import { recordRun } from './runs.js';
@@ -66,6 +67,8 @@ export function sqliteQueueStore(db: Db): QueueStore {
 }
 
 function queueOps(db: Db): QueueStore {
+  // A fenced write reads the lease and writes in one transaction; an unfenced one stays one statement.
+  const fenced = <T>(fence: unknown, fn: () => T): T => (fence ? transaction(db, fn) : fn());
   // Kept only in the generation the run started in: a /new committed meanwhile wins.
   const keep = (s: KeptSession | undefined, now: number) => {
     if (s && sessionGeneration(db, s.scope) === s.generation)
@@ -136,9 +139,10 @@ function queueOps(db: Db): QueueStore {
         }),
       ),
 
-    claimNextRun: (chat, limit, now, choose) =>
+    claimNextRun: (chat, limit, now, choose, fence) =>
       written(() =>
         transaction(db, () => {
+          assertFence(db, fence);
           const waiting = pendingForChat(db, chat, limit);
           if (waiting.length === 0) return undefined;
           const plan = choose(waiting);
@@ -147,9 +151,17 @@ function queueOps(db: Db): QueueStore {
             db,
             rows.map((r) => r.id),
             now,
+            fence,
           );
+          const owned = fence ? { owner: fence.holder, leaseEpoch: fence.epoch } : {};
           return {
-            rows: rows.map((r) => ({ ...r, status: 'running' as const, tries: r.tries + 1, startedAt: now })),
+            rows: rows.map((r) => ({
+              ...r,
+              ...owned,
+              status: 'running' as const,
+              tries: r.tries + 1,
+              startedAt: now,
+            })),
             plan,
           };
         }),
@@ -160,21 +172,29 @@ function queueOps(db: Db): QueueStore {
     finishRun: (run) =>
       written(() =>
         transaction(db, () => {
+          assertFence(db, run.fence);
           if (run.reply) enqueueOutbound(db, run.chat, run.reply.key, run.reply.items, run.now);
           markFinished(db, run.ids, run.status, run.now, run.note);
           keep(run.session, run.now);
         }),
       ),
 
-    requeueRun: (ids, now, session) =>
+    requeueRun: (ids, now, session, fence) =>
       written(() =>
         transaction(db, () => {
+          assertFence(db, fence);
           markPendingAgain(db, ids, true);
           keep(session, now);
         }),
       ),
 
-    enqueueReply: (chat, key, items, now) => written(() => enqueueOutbound(db, chat, key, items, now)),
+    enqueueReply: (chat, key, items, now, fence) =>
+      written(() =>
+        fenced(fence, () => {
+          assertFence(db, fence, chat);
+          return enqueueOutbound(db, chat, key, items, now);
+        }),
+      ),
 
     message: (id) => read(() => getInbound(db, id)),
     recordRun: async (record) => {
@@ -187,6 +207,7 @@ function queueOps(db: Db): QueueStore {
     recover: (plan) =>
       written(() =>
         transaction(db, () => {
+          for (const fence of plan.fences ?? []) assertFence(db, fence);
           markPendingAgain(db, plan.requeue, false);
           for (const [chat, ids] of plan.fail) {
             markFinished(db, ids, 'failed', plan.now, 'crashed_twice');
@@ -203,7 +224,13 @@ function queueOps(db: Db): QueueStore {
           generation: sessionGeneration(db, scope),
         })),
       ),
-    keepSession: (session, now) => written(() => keep(session, now)),
+    keepSession: (session, now, fence) =>
+      written(() =>
+        fenced(fence, () => {
+          assertFence(db, fence);
+          keep(session, now);
+        }),
+      ),
     forgetSession: (scope, agent) =>
       written(() => {
         clearSession(db, scope, agent);
@@ -217,7 +244,13 @@ function queueOps(db: Db): QueueStore {
     nextUnsent: (chat) => read(() => nextPending(db, chat)),
     sentProviderIds: (chat, since) => read(() => sentProviderIds(db, chat, since)),
     markChunkAttempt: (id, now) => written(() => markAttempt(db, id, now)),
-    markChunkSent: (id, now, providerId) => written(() => markSent(db, id, now, providerId)),
+    markChunkSent: (id, now, providerId, fence) =>
+      written(() =>
+        fenced(fence, () => {
+          if (fence) assertFence(db, fence, outboxChat(db, id));
+          markSent(db, id, now, providerId);
+        }),
+      ),
     markChunkRetry: (id, error, nextAt) => written(() => markAttemptFailed(db, id, error, nextAt)),
     expireChunk: (row, error, now, notice) =>
       written(() =>

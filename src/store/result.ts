@@ -6,11 +6,15 @@ import { sqliteFailure } from './sqlite-errors.js';
 
 export type { Written } from './errors.js';
 
+import { FenceConflict } from './ownership.js';
+
 /** Runs a synchronous write and resolves with its value or the store's refusal as a value. */
 export function written<T>(write: () => T): Promise<Written<T>> {
   try {
     return Promise.resolve({ ok: true, value: write() });
   } catch (err) {
+    // A fence that no longer holds: the chat's lease moved, and the same write would be refused again.
+    if (err instanceof FenceConflict) return Promise.resolve(err.failure);
     return Promise.resolve(sqliteFailure(err));
   }
 }

@@ -7,6 +7,7 @@ import type { Migration } from './db.js';
 import { eventsMigration } from './events.js';
 import { scheduleMigration } from './job-states.js';
 import { mediaHostMigration } from './media-links.js';
+import { ownershipMigration } from './ownership-sqlite.js';
 import { twilioMigration } from './twilio-sends.js';
 import { whatsappMigration } from './whatsapp-auth.js';
 
@@ -18,4 +19,6 @@ export const ALL_MIGRATIONS: readonly Migration[] = [
   scheduleMigration,
   alertMigration,
   eventsMigration,
+  // Leases, the process registry and notifications: after the inbox, whose rows its queries read.
+  ownershipMigration,
 ];

@@ -11,6 +11,7 @@ import type { EventStore } from './events.js';
 import type { InteractionStore } from './interactions.js';
 import type { JobStateStore } from './job-states.js';
 import type { MediaLinkStore } from './media-links.js';
+import type { OwnershipStore } from './ownership.js';
 import type { QueueStore } from './queue-ops.js';
 import type { RetentionResult } from './retention.js';
 import type { StatusReader } from './status-read.js';
@@ -50,6 +51,8 @@ export interface Store {
   pruneOldMessages(now: number, messageDays: number): Promise<RetentionResult>;
   /** The queue's operations (store/queue-ops.ts). */
   readonly queue: QueueStore;
+  /** Processes, chat and leader leases, notifications (store/ownership.ts). */
+  readonly ownership: OwnershipStore;
   /** One channel's own keys in the generic channel-state table (offsets, dedupe ids, settings). */
   channelState(channel: string): ChannelStateStore;
   close(): Promise<void>;

@@ -24,4 +24,7 @@ export interface InboxRow {
   startedAt?: number;
   finishedAt?: number;
   note?: string;
+  /** A `running` row's owner process and lease epoch, when it was claimed under a lease. */
+  owner?: string;
+  leaseEpoch?: number;
 }

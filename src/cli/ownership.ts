@@ -1,0 +1,29 @@
+// This process in the store's registry (store/ownership.ts), for the commands that run chats beside
+// others on one state folder: the relay and `agentwire chat`.
+import { createHash } from 'node:crypto';
+import { redactConfig } from '../config/redact.js';
+import { ownershipTimings, ProcessOwner } from '../queue/process-owner.js';
+import type { Store } from '../store/open.js';
+import type { Context } from './context.js';
+
+/** A hash of the configuration with its secrets masked: tells two processes on different configs apart. */
+export function configFingerprint(config: Context['config']): string {
+  return createHash('sha256')
+    .update(JSON.stringify(redactConfig(config)))
+    .digest('hex')
+    .slice(0, 16);
+}
+
+/** Registers this process; `stop()` it before the store closes (it gives back every lease). */
+export function startOwner(
+  ctx: Context,
+  store: Pick<Store, 'ownership'>,
+  role: string,
+): Promise<ProcessOwner> {
+  return ProcessOwner.start(
+    store.ownership,
+    { role, fingerprint: configFingerprint(ctx.config) },
+    ownershipTimings(ctx.config.queue.leaseSeconds),
+    ctx.log.child({ sub: 'owner' }),
+  );
+}

@@ -1,0 +1,295 @@
+// One process's side of the ownership port (store/ownership.ts): it registers the process, holds the
+// leases of the chats it runs (renewed on a timer, released when the chat goes idle, so another
+// process beside it can take the chat next), keeps the leader leases it was asked for, and delivers
+// notifications: its own at once, other processes' on each poll.
+//
+// Lease timings (defaults from queue.leaseSeconds, 30 s): a lease is renewed every third of its
+// length, so two renewals may fail (a busy disk, a long GC) before it runs out; it is long enough
+// that a healthy process never loses it, and short enough that a crashed one's chats are taken over
+// within half a minute. A process that is gone on this host (its pid no longer exists) is reaped at
+// once, so a restart after a crash does not wait for the lease; a zombie or a reused pid looks alive
+// and falls back to the lease's expiry.
+import { hostname } from 'node:os';
+import type { ChatKey } from '../core/types.js';
+import type { Logger } from '../log.js';
+import type {
+  Fence,
+  NewProcess,
+  Notification,
+  OrphanChat,
+  OwnershipStore,
+  ProcessInfo,
+  Topic,
+} from '../store/ownership.js';
+import type { Clock } from './ports.js';
+
+export interface OwnershipTimings {
+  /** How long a lease lasts without renewal. */
+  leaseMs: number;
+  /** How often leases are renewed and orphans looked for. */
+  renewMs: number;
+  /** How often other processes' notifications are read. */
+  pollMs: number;
+}
+
+export function ownershipTimings(leaseSeconds: number): OwnershipTimings {
+  const leaseMs = leaseSeconds * 1000;
+  return { leaseMs, renewMs: Math.max(50, Math.floor(leaseMs / 3)), pollMs: Math.min(500, leaseMs / 4) };
+}
+
+/** True when `p` is a process of this host that no longer exists (ESRCH), or one not seen for long. */
+export function processGone(p: ProcessInfo, now: number, staleMs: number): boolean {
+  if (p.host !== hostname()) return now - p.lastSeen > staleMs;
+  if (p.pid === process.pid) return false;
+  try {
+    process.kill(p.pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+interface Held {
+  fence: Fence;
+  uses: number;
+}
+
+/** `own`: sent by this process (delivered at once, before any poll). */
+type Handler = (key: string, own: boolean) => void;
+
+export class ProcessOwner {
+  private readonly held = new Map<ChatKey, Held>();
+  private readonly chains = new Map<ChatKey, Promise<void>>();
+  /** Fences this process lost: a late write carries them and is refused, never written unfenced. */
+  private readonly lost = new Map<ChatKey, Fence>();
+  /** Chats another live process holds, until when: not tried again before that or a notification. */
+  private readonly blockedUntil = new Map<ChatKey, number>();
+  private readonly handlers = new Map<Topic, Set<Handler>>();
+  private readonly leaders = new Map<string, { on: boolean; gained(): void; lost(): void }>();
+  private lostHandler: (chat: ChatKey) => void = () => undefined;
+  private orphanHandler: (chats: OrphanChat[]) => void = () => undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private lastRenew = 0;
+  private lastNotification = 0;
+  private stopped = false;
+
+  private constructor(
+    private readonly port: OwnershipStore,
+    readonly info: ProcessInfo,
+    readonly timings: OwnershipTimings,
+    private readonly log: Logger,
+    private readonly now: Clock,
+  ) {}
+
+  get id(): string {
+    return this.info.id;
+  }
+
+  /** Registers the process, reaps the dead ones, and starts its timer. */
+  static async start(
+    port: OwnershipStore,
+    p: Omit<NewProcess, 'host' | 'pid' | 'startedAt'>,
+    timings: OwnershipTimings,
+    log: Logger,
+    now: Clock = Date.now,
+  ): Promise<ProcessOwner> {
+    const info = await port.register({ ...p, host: hostname(), pid: process.pid, startedAt: now() }, now());
+    const owner = new ProcessOwner(port, info, timings, log, now);
+    owner.lastNotification = await port.lastNotification();
+    await owner.reap();
+    owner.timer = setInterval(() => void owner.tick(), timings.pollMs);
+    owner.timer.unref();
+    return owner;
+  }
+
+  /**
+   * The chat's lease for one more use (a run, a delivery): the fence to carry, or undefined when
+   * another live process holds it (a `chat_ready` or an orphan scan says when to try again).
+   */
+  take(chat: ChatKey): Promise<{ fence: Fence; fresh: boolean } | undefined> {
+    return this.serial(chat, () => this.takeNow(chat));
+  }
+
+  private async takeNow(chat: ChatKey): Promise<{ fence: Fence; fresh: boolean } | undefined> {
+    const mine = this.held.get(chat);
+    if (mine) {
+      mine.uses++;
+      return { fence: mine.fence, fresh: false };
+    }
+    const r = await this.port.acquireChat(chat, this.id, this.now(), this.timings.leaseMs);
+    if (r.type === 'held') {
+      this.blockedUntil.set(chat, r.expiresAt);
+      return undefined;
+    }
+    // Taken meanwhile by another use of this process: one holding, counted once more.
+    const again = this.held.get(chat);
+    if (again && again.fence.epoch === r.fence.epoch) {
+      again.uses++;
+      return { fence: again.fence, fresh: false };
+    }
+    this.held.set(chat, { fence: r.fence, uses: 1 });
+    this.lost.delete(chat);
+    this.blockedUntil.delete(chat);
+    return { fence: r.fence, fresh: true };
+  }
+
+  /** One use ended; the last one gives the lease back, so a process beside this one may take the chat. */
+  drop(chat: ChatKey): Promise<void> {
+    return this.serial(chat, async () => {
+      const mine = this.held.get(chat);
+      if (!mine || --mine.uses > 0) return;
+      this.held.delete(chat);
+      await this.port.releaseChat(mine.fence);
+    });
+  }
+
+  /**
+   * One chat's takes and drops in call order, each after the last one's store operation: with an
+   * engine that answers later, a take must not renew a lease a drop called before it then releases.
+   */
+  private serial<T>(chat: ChatKey, fn: () => Promise<T>): Promise<T> {
+    const next = (this.chains.get(chat) ?? Promise.resolve()).then(fn);
+    const tail = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.chains.set(chat, tail);
+    void tail.then(() => {
+      if (this.chains.get(chat) === tail) this.chains.delete(chat);
+    });
+    return next;
+  }
+
+  /** True while `fence` is still the chat's lease (renewed by asking): checked before a send. */
+  async holds(fence: Fence): Promise<boolean> {
+    return this.port.renewChat(fence, this.now(), this.timings.leaseMs);
+  }
+
+  /** The fence this process writes the chat's run-side rows with (a lost one, so the write is refused). */
+  fence(chat: ChatKey): Fence | undefined {
+    return this.held.get(chat)?.fence ?? this.lost.get(chat);
+  }
+
+  /** True while another live process holds the chat and nothing said it may have let go. */
+  blocked(chat: ChatKey): boolean {
+    const until = this.blockedUntil.get(chat);
+    return until !== undefined && until > this.now();
+  }
+
+  /** Chats whose live lease another process holds. */
+  async leasedByOthers(): Promise<Set<ChatKey>> {
+    return new Set(await this.port.leasedByOthers(this.id, this.now()));
+  }
+
+  /** Called with a chat whose lease moved to another holder while this process held it. */
+  onLost(handler: (chat: ChatKey) => void): void {
+    this.lostHandler = handler;
+  }
+
+  /** Called on each renewal with the chats whose unfinished work nobody live holds. */
+  onOrphans(handler: (chats: OrphanChat[]) => void): void {
+    this.orphanHandler = handler;
+  }
+
+  /** Keeps trying to lead `name` (with its scope, e.g. `scheduler:console`); `gained`/`lost` on changes. */
+  lead(name: string, on: { gained(): void; lost(): void }): void {
+    this.leaders.set(name, { on: false, ...on });
+  }
+
+  /** Tells this process at once and the others on their next poll. */
+  async notify(topic: Topic, key: string): Promise<void> {
+    this.dispatch(topic, key, true);
+    await this.port.notify(topic, key, this.id, this.now());
+  }
+
+  on(topic: Topic, handler: Handler): void {
+    const set = this.handlers.get(topic) ?? new Set();
+    set.add(handler);
+    this.handlers.set(topic, set);
+  }
+
+  /** One round: notifications always; every `renewMs` the registry, the leases and the orphan scan. */
+  tick(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    this.ticking ??= this.round()
+      .catch((err) => this.log.warn({ err }, 'ownership round failed; trying again'))
+      .finally(() => {
+        this.ticking = undefined;
+      });
+    return this.ticking;
+  }
+
+  private async round(): Promise<void> {
+    await this.poll();
+    if (this.now() - this.lastRenew < this.timings.renewMs) return;
+    this.lastRenew = this.now();
+    if (!(await this.port.touch(this.id, this.now())))
+      this.log.warn({ process: this.id }, 'this process was taken for dead by another; its leases are gone');
+    await this.reap();
+    for (const [chat, h] of [...this.held]) {
+      if (await this.port.renewChat(h.fence, this.now(), this.timings.leaseMs)) continue;
+      if (this.held.get(chat) !== h) continue;
+      this.held.delete(chat);
+      this.lost.set(chat, h.fence);
+      this.log.warn({ epoch: h.fence.epoch }, 'the lease of a chat moved to another process');
+      this.lostHandler(chat);
+    }
+    for (const [name, l] of this.leaders) {
+      const r = await this.port.acquireLeader(name, this.id, this.now(), this.timings.leaseMs);
+      const on = r.type === 'granted';
+      if (on === l.on) continue;
+      l.on = on;
+      this.log.info({ leader: name, on }, on ? 'leading' : 'no longer leading');
+      if (on) l.gained();
+      else l.lost();
+    }
+    const orphans = await this.port.orphans(this.now());
+    for (const o of orphans) this.blockedUntil.delete(o.chat);
+    if (orphans.length > 0) this.orphanHandler(orphans);
+    await this.port.pruneNotifications(this.now() - 10 * this.timings.leaseMs);
+  }
+
+  private async reap(): Promise<void> {
+    const stale = 10 * this.timings.leaseMs;
+    const dead = await this.port.reap(
+      this.now(),
+      (p) => p.id !== this.id && processGone(p, this.now(), stale),
+    );
+    if (dead.length > 0)
+      this.log.warn({ pids: dead.map((p) => p.pid) }, 'released the leases of processes gone');
+  }
+
+  private async poll(): Promise<void> {
+    for (;;) {
+      const batch: Notification[] = await this.port.notifications(this.lastNotification, 100);
+      for (const n of batch) {
+        this.lastNotification = n.id;
+        if (n.origin === this.id) continue;
+        if (n.topic === 'chat_ready') this.blockedUntil.delete(n.key as ChatKey);
+        this.dispatch(n.topic, n.key, false);
+      }
+      if (batch.length < 100) return;
+    }
+  }
+
+  private dispatch(topic: Topic, key: string, own: boolean): void {
+    for (const h of this.handlers.get(topic) ?? []) {
+      try {
+        h(key, own);
+      } catch (err) {
+        this.log.warn({ err, topic }, 'a notification handler failed');
+      }
+    }
+  }
+
+  /** Stops the timer, gives back every lease and leaves the registry. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.ticking;
+    for (const l of this.leaders.values()) if (l.on) l.lost();
+    this.held.clear();
+    await this.port.deregister(this.id);
+  }
+}
