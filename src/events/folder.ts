@@ -111,7 +111,11 @@ async function reject(d: FolderDeps, name: string, error: string): Promise<void>
   // An earlier reject of the same name is kept: this one gets a time prefix.
   let target = name;
   if (await exists(join(dir, target))) target = `${d.now()}-${name}`;
-  await fs.writeFile(join(dir, `${target}.error`), `${error}\n`, { mode: 0o600 });
+  // Written aside, then renamed: whoever waits for the .error file (a script, a test) never reads
+  // it half-written.
+  const tmp = join(dir, `.${target}.error.tmp`);
+  await fs.writeFile(tmp, `${error}\n`, { mode: 0o600 });
+  await fs.rename(tmp, join(dir, `${target}.error`));
   await fs.rename(join(d.dir, name), join(dir, target)).catch((err: NodeJS.ErrnoException) => {
     if (err.code !== 'ENOENT') throw err;
   });

@@ -40,15 +40,12 @@ export type LeaseOutcome =
   /** Another process holds it and its lease runs until `expiresAt`. */
   | { type: 'held'; holder: string; expiresAt: number };
 
-/** Jobs that one process of a home does, whoever runs beside it. */
-export type LeaderName =
-  | 'scheduler'
-  | 'whatsapp_socket'
-  | 'telegram_poll'
-  | 'twilio_poll'
-  | 'retention'
-  | 'media_sweep'
-  | 'link_alert';
+/**
+ * Jobs that one process of a home does, whoever runs beside it. A channel's own job (WhatsApp's
+ * socket, Telegram's long poll, Twilio's poll mode) is `channel:<name>`, named by its plug-in: the
+ * store knows no channel by name.
+ */
+export type LeaderName = 'scheduler' | 'retention' | 'media_sweep' | 'link_alert' | `channel:${string}`;
 
 /**
  * What processes tell each other: `key` is the chat (or empty). `chat_ready`: a message waits for the
