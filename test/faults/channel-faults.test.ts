@@ -280,11 +280,14 @@ describe('Twilio: an outage outlasts the retry time', () => {
     const running = relay;
     const url = `http://127.0.0.1:${(running.channels.get('twilio') as TwilioChannel).port()}/twilio/inbound`;
     fake.outage({ status: 503, code: 20503 });
+    const r = rows(running);
     for (const [n, body] of ['hello', 'and this'].entries()) {
       const sid = `SM${String(n + 1).repeat(32)}`;
       expect((await twilioPost(url, smsParams({ MessageSid: sid, Body: body }))).status).toBe(200);
+      // Two runs, two replies: the second message waits until the first is claimed, else a store
+      // that answers later (the deferred engine) lets one run collect both.
+      expect(await waitFor(() => r.inbox()[n]?.status !== 'pending', 10_000)).toBe(true);
     }
-    const r = rows(running);
     const expired = () => r.outbox().filter((x) => x.status === 'failed').length;
     expect(await waitFor(() => expired() === 2, 30_000)).toBe(true);
     // The notice is still waiting: Twilio is down.
