@@ -141,6 +141,7 @@ export async function execute(
           lane: scope,
           runKey,
           cwd: agent.base.cwd,
+          agent: kind,
           timeoutMs: agent.base.timeoutMs,
           ...(personWaitMs && { personWaitMs }),
         })

@@ -40,6 +40,7 @@ export function toolGrantor(d: GrantorDeps): ToolGrantor {
         chat: run.chat,
         runKey: run.runKey,
         cwd: run.cwd,
+        ...(run.agent !== undefined && { agent: run.agent }),
         ...(run.personWaitMs && { personWaitMs: run.personWaitMs }),
       },
       run.timeoutMs,
