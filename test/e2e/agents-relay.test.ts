@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { InboundOutcome } from '../../src/channels/types.js';
 import {
@@ -146,6 +147,16 @@ const called = (): { name: string; isError: boolean; text: string }[] => {
     : [];
 };
 
+/** The requests send_to_agent stored (rows of the outside-events table), read from the relay's store. */
+function requests(): { source: string; state: string; outcome: string | null }[] {
+  const db = new DatabaseSync(home.ctx().paths.db, { readOnly: true });
+  try {
+    return db.prepare('SELECT source, state, outcome FROM outside_events ORDER BY id').all() as never;
+  } finally {
+    db.close();
+  }
+}
+
 describe('send_to_agent through the built relay', () => {
   it('reaches the other agent once, in its own folder and owner chat, across a SIGKILL between the call and the run', async () => {
     home = makeHome(config());
@@ -173,6 +184,11 @@ describe('send_to_agent through the built relay', () => {
     // The redo of work's run made the call again, which stored nothing new.
     expect(await waitFor(() => sentWith('send_to_agent ok').length > 0, SLOW)).toBe(true);
     expect(called().filter((c) => c.name === 'send_to_agent' && !c.isError)).toHaveLength(2);
+    // Every stored request has run: one request, though the call was made twice.
+    expect(
+      await waitFor(() => requests().length > 0 && requests().every((r) => r.state === 'done'), SLOW),
+    ).toBe(true);
+    expect(requests()).toEqual([{ source: 'agent:work', state: 'done', outcome: 'sent' }]);
     // home ran it once, in its own folder, told who asked; its answer went to its owner's chat.
     const homeRuns = toolRuns().filter((e) => e.prompt.includes('agent "work" through'));
     expect(homeRuns.map((e) => e.cwd.split('/').at(-1))).toEqual(['home']);
@@ -199,6 +215,8 @@ describe('send_to_agent through the built relay', () => {
       .filter((e) => e.prompt.includes("through agentwire's send_to_agent"))
       .map((e) => `${e.cwd.split('/').at(-1)}@${/hop (\d+)/.exec(e.prompt)?.[1]}`);
     expect(hops).toEqual(['home@1', 'work@2', 'home@3']);
+    expect(await waitFor(() => requests().every((r) => r.state === 'done'), SLOW)).toBe(true);
+    expect(requests().map((r) => r.source)).toEqual(['agent:work', 'agent:home', 'agent:work']);
     // home at hop 3 was refused: no fourth run, and nothing ran LOOP-END.
     expect(sentWith('tools.maxAgentHops 3').map((s) => s.chatId)).toEqual([HOME_CHAT]);
     expect(toolRuns().some((e) => e.prompt.includes('\n\nLOOP-END'))).toBe(false);
