@@ -142,6 +142,7 @@ export async function execute(
           runKey,
           cwd: agent.base.cwd,
           agent: kind,
+          ...(opts.role !== undefined && { role: opts.role }),
           timeoutMs: agent.base.timeoutMs,
           ...(personWaitMs && { personWaitMs }),
         })

@@ -98,6 +98,8 @@ export type ToolGrantor = (run: {
   cwd: string;
   /** The run's agent id (send_to_agent speaks for it). */
   agent?: string;
+  /** Who asked (a member's or guest's run may not reach other agents); unset: a system run. */
+  role?: 'owner' | 'member' | 'guest';
   timeoutMs: number;
   /** Time the run has waited for a person so far: the grant lives that much longer. */
   personWaitMs?: () => number;

@@ -20,6 +20,8 @@ export interface SendAsk {
   /** The calling run's agent id (a name from agents.list, or a kind); undefined: not known. */
   from: string | undefined;
   to: string;
+  /** Who asked the calling run, when a person did; unset: a system run (schedule, event…). */
+  role?: 'owner' | 'member' | 'guest' | undefined;
   /** The hop of the calling run: 0 for a run a person or a schedule started. */
   hop: number;
   maxHops: number;
@@ -31,6 +33,13 @@ export function decideSend(list: readonly AgentLinkEntry[], a: SendAsk): SendDec
     return {
       ok: false,
       error: `this agent${a.from === undefined ? '' : ` (${a.from})`} is not a named agent with talksTo in agentwire's config, so it may not send to other agents`,
+    };
+  // The target runs with its own (owner) permissions: a member's or guest's words must not reach it
+  // through an agent that merely passes them on.
+  if (a.role === 'member' || a.role === 'guest')
+    return {
+      ok: false,
+      error: `only the owner's messages may be passed to another agent; this run answers a ${a.role}`,
     };
   if (a.to === me.name) return { ok: false, error: 'an agent cannot send to itself' };
   const link = me.talksTo?.find((l) => l.agent === a.to);

@@ -41,6 +41,7 @@ export function toolGrantor(d: GrantorDeps): ToolGrantor {
         runKey: run.runKey,
         cwd: run.cwd,
         ...(run.agent !== undefined && { agent: run.agent }),
+        ...(run.role !== undefined && { role: run.role }),
         ...(run.personWaitMs && { personWaitMs: run.personWaitMs }),
       },
       run.timeoutMs,

@@ -218,7 +218,13 @@ async function run(deps: ToolDeps, g: ToolGrant, tool: ToolName, raw: unknown): 
       const links = deps.agents;
       if (!links) throw new ToolError('send_to_agent: not available in this agentwire process');
       const hop = await callerHop(links, g.runKey);
-      const d = decideSend(links.list, { from: g.agent, to: a.agent, hop, maxHops: links.maxHops });
+      const d = decideSend(links.list, {
+        from: g.agent,
+        to: a.agent,
+        role: g.role,
+        hop,
+        maxHops: links.maxHops,
+      });
       if (!d.ok) throw new ToolError(`send_to_agent: ${d.error}`);
       let chat = g.chat;
       if (d.replyTo === 'owner') {

@@ -33,6 +33,8 @@ export interface ToolGrant {
   cwd: string;
   /** The run's agent id (a name from agents.list, or a kind): who send_to_agent speaks for. */
   agent?: string;
+  /** Who asked, when a person did (the least trusted sender of the run); unset: a system run. */
+  role?: 'owner' | 'member' | 'guest';
   /** Epoch ms after which the token is refused (the run's timeout plus a margin). */
   expiresAt: number;
   /**
@@ -107,7 +109,9 @@ export class ToolTokens {
 
   /** A fresh token for one run; `ttlMs` is the run's timeout (the margin is added here). */
   mint(
-    g: Pick<ToolGrant, 'chat' | 'runKey' | 'cwd' | 'personWaitMs' | 'agent'> & { interactive?: boolean },
+    g: Pick<ToolGrant, 'chat' | 'runKey' | 'cwd' | 'personWaitMs' | 'agent' | 'role'> & {
+      interactive?: boolean;
+    },
     ttlMs: number,
   ): string {
     this.sweep();

@@ -23,6 +23,7 @@ import {
 const TOOL_CLI = join(import.meta.dirname, 'fixtures', 'fake-tool-cli.mjs');
 const WORK_CHAT = '+15550001111';
 const HOME_CHAT = '+15550002222';
+const MEMBER_CHAT = '+15550003333';
 const SLOW = 60_000;
 
 let home: Home;
@@ -44,7 +45,8 @@ const tools = (calls: unknown[]) => `TOOLS: ${JSON.stringify(calls)}`;
 const ask = (agent: string, text: string) => ({ name: 'send_to_agent', arguments: { agent, text } });
 
 function config(extra: Record<string, unknown> = {}) {
-  const cli = { command: [process.execPath, TOOL_CLI] };
+  // Cold: the fake is one process per turn (a named agent does not take agent.mode).
+  const cli = { command: [process.execPath, TOOL_CLI], mode: 'cold' };
   return {
     agents: {
       list: [
@@ -59,8 +61,10 @@ function config(extra: Record<string, unknown> = {}) {
         { name: 'other', kind: 'claude', ...cli },
       ],
     },
+    // The two chats are their owners'; anyone else the test channel lets in is a member.
+    access: { owners: [WORK_CHAT, HOME_CHAT] },
     routes: [
-      { chats: [WORK_CHAT], agent: 'work' },
+      { chats: [WORK_CHAT, MEMBER_CHAT], agent: 'work' },
       { chats: [HOME_CHAT], agent: 'home' },
     ],
     ...extra,
@@ -204,6 +208,11 @@ describe('send_to_agent through the built relay', () => {
     expect(await waitFor(() => sentWith('send_to_agent error').length > 0, SLOW)).toBe(true);
     expect(sentWith('send_to_agent error')[0]?.text).toContain('agent "work" may not send to "other"');
     expect(runsWith('not allowed')).toEqual(['work']);
+    // A member's words do not reach another agent through work, even on a linked pair.
+    await deliver(tools([ask('home', 'MEMBER-ASK')]), 'SM3', MEMBER_CHAT);
+    expect(await waitFor(() => sent().some((s) => s.chatId === MEMBER_CHAT), SLOW)).toBe(true);
+    expect(sent().find((s) => s.chatId === MEMBER_CHAT)?.text).toContain('this run answers a member');
+    expect(runsWith('MEMBER-ASK')).toEqual(['work']);
 
     // Each hop's text is the next hop's call: work → home → work → home → work (refused).
     let text = 'LOOP-END';

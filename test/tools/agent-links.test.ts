@@ -22,8 +22,33 @@ describe('decideSend', () => {
     to: string;
     hop: number;
     max?: number;
+    role?: 'owner' | 'member' | 'guest';
     want: { ok: true; hop: number; replyTo: string; ownerChat?: string } | { ok: false; has: string };
   }[] = [
+    {
+      name: "an owner's run",
+      from: 'work',
+      to: 'home',
+      role: 'owner',
+      hop: 0,
+      want: { ok: true, hop: 1, replyTo: 'asker' },
+    },
+    {
+      name: "a member's run",
+      from: 'work',
+      to: 'home',
+      role: 'member',
+      hop: 0,
+      want: { ok: false, has: 'this run answers a member' },
+    },
+    {
+      name: "a guest's run",
+      from: 'work',
+      to: 'home',
+      role: 'guest',
+      hop: 0,
+      want: { ok: false, has: "only the owner's messages" },
+    },
     {
       name: 'a linked pair, asker',
       from: 'work',
@@ -95,7 +120,7 @@ describe('decideSend', () => {
   ];
   for (const c of cases)
     it(c.name, () => {
-      const d = decideSend(LIST, { from: c.from, to: c.to, hop: c.hop, maxHops: c.max ?? 3 });
+      const d = decideSend(LIST, { from: c.from, to: c.to, role: c.role, hop: c.hop, maxHops: c.max ?? 3 });
       if (c.want.ok) expect(d).toEqual(c.want);
       else {
         expect(d.ok).toBe(false);
