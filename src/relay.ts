@@ -19,6 +19,7 @@ import { type ControlServer, startControlServer } from './control/server.js';
 import { type ChunkRules, channelRules } from './core/chunk.js';
 import type { ChannelName, ChatKey, SystemRunner } from './core/types.js';
 import { startWarmPool } from './drivers/warm.js';
+import { chatResolver } from './events/resolve.js';
 import { eventsService } from './events/service.js';
 import { storedDefaultTarget } from './heartbeat/target.js';
 import { heartbeatService } from './heartbeat/wiring.js';
@@ -68,6 +69,8 @@ export interface ServiceDeps extends RelayDeps {
   control: MethodRegistry;
   /** Called with a listener for "an agent's stored tasks changed" (the tools, docs/tools.md). */
   onTasksChanged: (listener: () => void) => void;
+  /** Called with a listener for "send_to_agent stored a request" (the events runner). */
+  onEventsStored: (listener: () => void) => void;
   /** Routes served on the web console's HTTP server before its token check (the hooks). */
   http: HttpRoutes;
 }
@@ -155,7 +158,7 @@ export function agentwireEntry(): { command: string; args: string[] } | undefine
  */
 export function createTools(
   ctx: Context,
-  store: Pick<Store, 'queue' | 'tasks'>,
+  store: Pick<Store, 'queue' | 'tasks'> & Partial<Pick<Store, 'events'>>,
   channels: ChannelMap,
   socket: string,
   entry = agentwireEntry(),
@@ -178,6 +181,15 @@ export function createTools(
     // (codex starts its MCP servers with a short list of variables, not the agent's environment).
     ...(entry && { entry: { ...entry, env: compileCacheEnv(compileCacheDir(paths.home), ctx.env) } }),
     timeZone: () => Intl.DateTimeFormat().resolvedOptions().timeZone,
+    // A request to another agent is an event addressed to a chat, stored and run by src/events/.
+    ...(store.events && {
+      agents: {
+        list: config.agents.list,
+        maxHops: config.tools.maxAgentHops,
+        events: store.events,
+        resolveChat: chatResolver(config.targets, (c) => channels.has(c)),
+      },
+    }),
   });
 }
 
@@ -312,6 +324,7 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
           channels,
           control,
           onTasksChanged: tools.onTasksChanged,
+          onEventsStored: tools.onEventsStored,
           http,
         }),
       );

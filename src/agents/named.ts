@@ -34,7 +34,7 @@ export function resolveAgentId(
 ): NamedSettings {
   const entry = namedAgent(config, id);
   if (!entry) return { ...resolveAgent(config, paths, id as AgentKind, opts), id };
-  const { name, kind, ...over } = entry;
+  const { name, kind, talksTo: _tt, ownerChat: _oc, ...over } = entry;
   const {
     kind: _k,
     command: _c,

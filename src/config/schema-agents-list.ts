@@ -51,6 +51,18 @@ export const workspaceFields = {
     ),
 };
 
+export const agentLinkSchema = z
+  .object({
+    agent: agentName.describe('A named agent (agents.list) this one may send_to_agent.'),
+    replyTo: z
+      .enum(['asker', 'owner'])
+      .default('asker')
+      .describe(
+        "Where that agent's answer goes: asker (the chat whose run asked) or owner (that agent's ownerChat). Default: asker.",
+      ),
+  })
+  .strict();
+
 /** `agents.list[]`: the override shape plus a name and a required kind. */
 export function namedAgentSchema<T extends z.ZodRawShape>(overrideShape: T) {
   return z
@@ -58,6 +70,17 @@ export function namedAgentSchema<T extends z.ZodRawShape>(overrideShape: T) {
       name: agentName.describe('What routes and /agent call it.'),
       kind: agentKind.describe('Which CLI runs it: one of the kinds in docs/agents.md.'),
       ...overrideShape,
+      talksTo: z
+        .array(agentLinkSchema)
+        .optional()
+        .describe('The agents this one may send_to_agent, and where each answer goes. Default: none.'),
+      ownerChat: z
+        .string()
+        .min(1)
+        .optional()
+        .describe(
+          "The chat of this agent's owner (a chat key or a name in targets): where its answers go when a link says replyTo owner.",
+        ),
     })
     .strict();
 }
@@ -170,7 +193,12 @@ export function agentListProblems(c: {
 
 /** Route targets and agent names against the known kinds (the loader's check, config/agent-kinds.ts). */
 export function agentNameProblems(
-  list: readonly { name: string; kind: string }[],
+  list: readonly {
+    name: string;
+    kind: string;
+    talksTo?: readonly { agent: string; replyTo: string }[] | undefined;
+    ownerChat?: string | undefined;
+  }[],
   routes: readonly { agent: string; agents?: readonly string[] | undefined }[],
   known: readonly string[],
 ): Issue[] {
@@ -184,6 +212,22 @@ export function agentNameProblems(
       });
   });
   const valid = [...names, ...known];
+  // send_to_agent reaches named agents only: a kind has no name of its own to be addressed by.
+  list.forEach((a, i) => {
+    for (const [j, link] of (a.talksTo ?? []).entries()) {
+      const target = list.find((b) => b.name === link.agent);
+      if (!target)
+        out.push({
+          path: ['agents', 'list', i, 'talksTo', j, 'agent'],
+          message: `unknown agent "${link.agent}" (named agents: ${names.join(', ') || 'none'})`,
+        });
+      else if (link.replyTo === 'owner' && target.ownerChat === undefined)
+        out.push({
+          path: ['agents', 'list', i, 'talksTo', j, 'replyTo'],
+          message: `is 'owner', but agent "${link.agent}" has no ownerChat to send its answer to`,
+        });
+    }
+  });
   routes.forEach((r, i) => {
     for (const [j, name] of [r.agent, ...(r.agents ?? [])].entries())
       if (!valid.includes(name))

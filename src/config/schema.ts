@@ -244,6 +244,15 @@ const toolsSchema = z
       .describe(
         'Minutes ask_user waits for the answer once the chat is shown the question; then the agent gets "no answer".',
       ),
+    maxAgentHops: z
+      .number()
+      .int()
+      .min(1)
+      .max(10)
+      .default(3)
+      .describe(
+        'How many send_to_agent hands one request may pass through (A to B is 1, B back to A is 2…); one more is refused, so a loop between agents ends.',
+      ),
   })
   .strict();
 

@@ -11,6 +11,8 @@ export interface EventOptions {
   quiet?: boolean;
   /** Wait for heartbeat.activeHours before running. */
   activeHours?: boolean;
+  /** send_to_agent: how many agents this request has passed through (the run's own calls add one). */
+  hop?: number;
 }
 
 export const MAX_EVENT_TEXT = 16_000;

@@ -33,6 +33,8 @@ export interface EventsServiceDeps {
   channels: ReadonlyMap<ChannelName, unknown>;
   control: { register(name: string, handler: (params: unknown) => Promise<unknown>): void };
   http: { add(prefix: string, handler: RouteHandler): void };
+  /** send_to_agent stores its requests as events: the runner is told at once. */
+  onEventsStored?: (listener: () => void) => void;
 }
 
 export const eventsDir = (paths: Pick<Paths, 'home'>): string => join(paths.home, 'events');
@@ -51,6 +53,7 @@ export const eventsService = {
       ...(config.heartbeat.activeHours && { activeHours: config.heartbeat.activeHours }),
     });
     const stored = () => runner.kick();
+    deps.onEventsStored?.(stored);
     const hooks: Record<string, HookConfig & { resolved: ChatKey }> = {};
     for (const [name, hook] of Object.entries(config.hooks)) {
       registerCredential(hook.secret);

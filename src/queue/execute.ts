@@ -145,6 +145,8 @@ export async function execute(
           lane: scope,
           runKey,
           cwd: agent.base.cwd,
+          agent: kind,
+          ...(opts.role !== undefined && { role: opts.role }),
           timeoutMs: agent.base.timeoutMs,
           ...(personWaitMs && { personWaitMs }),
         })

@@ -96,6 +96,10 @@ export type ToolGrantor = (run: {
   /** Stable when the same run is redone after a crash (`in:<last message id>`). */
   runKey: string;
   cwd: string;
+  /** The run's agent id (send_to_agent speaks for it). */
+  agent?: string;
+  /** Who asked (a member's or guest's run may not reach other agents); unset: a system run. */
+  role?: 'owner' | 'member' | 'guest';
   timeoutMs: number;
   /** Time the run has waited for a person so far: the grant lives that much longer. */
   personWaitMs?: () => number;

@@ -40,6 +40,8 @@ export function toolGrantor(d: GrantorDeps): ToolGrantor {
         chat: run.chat,
         runKey: run.runKey,
         cwd: run.cwd,
+        ...(run.agent !== undefined && { agent: run.agent }),
+        ...(run.role !== undefined && { role: run.role }),
         ...(run.personWaitMs && { personWaitMs: run.personWaitMs }),
       },
       run.timeoutMs,

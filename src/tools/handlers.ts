@@ -7,7 +7,9 @@ import { waitLength } from '../core/interaction-text.js';
 import { taskLine } from '../core/task-line.js';
 import type { ChatKey } from '../core/types.js';
 import { maskId } from '../log.js';
+import type { EventStore } from '../store/events.js';
 import type { TaskStore } from '../store/tasks.js';
+import { type AgentLinkEntry, agentPrompt, decideSend } from './agent-links.js';
 import {
   askUserInput,
   cancelTaskInput,
@@ -15,6 +17,7 @@ import {
   scheduleTaskInput,
   sendFileInput,
   sendMessageInput,
+  sendToAgentInput,
   type ToolAnswer,
   type ToolName,
   taskIdInput,
@@ -69,6 +72,19 @@ export interface ToolDeps {
     q: { chat: ChatKey; runKey: string; question: string; choices?: readonly string[]; runSender?: string },
     timeoutMs: number,
   ): Promise<string | undefined>;
+  /** Absent: send_to_agent is not served by this process. */
+  agents?: AgentLinks;
+}
+
+/** send_to_agent's config and where its requests are stored (the outside-events table). */
+export interface AgentLinks {
+  list: readonly AgentLinkEntry[];
+  maxHops: number;
+  events: Pick<EventStore, 'addAll' | 'get'>;
+  /** An ownerChat as written (a chat key or a targets name) to a chat this relay runs. */
+  resolveChat(ref: string): { ok: true; chat: ChatKey } | { ok: false; error: string };
+  /** A request was stored: the events runner looks now. */
+  stored(): void;
 }
 
 export async function callTool(deps: ToolDeps, raw: unknown): Promise<ToolAnswer> {
@@ -197,6 +213,55 @@ async function run(deps: ToolDeps, g: ToolGrant, tool: ToolName, raw: unknown): 
           `no answer (nobody replied within ${waitLength(minutes * 60_000, 'long')}, or the run was stopped): go on without it, or ask in your final answer.`,
       };
     }
+    case 'send_to_agent': {
+      const a = args(sendToAgentInput, raw, tool);
+      const links = deps.agents;
+      if (!links) throw new ToolError('send_to_agent: not available in this agentwire process');
+      const hop = await callerHop(links, g.runKey);
+      const d = decideSend(links.list, {
+        from: g.agent,
+        to: a.agent,
+        role: g.role,
+        hop,
+        maxHops: links.maxHops,
+      });
+      if (!d.ok) throw new ToolError(`send_to_agent: ${d.error}`);
+      let chat = g.chat;
+      if (d.replyTo === 'owner') {
+        const r = links.resolveChat(d.ownerChat ?? '');
+        if (!r.ok) throw new ToolError(`send_to_agent: agent "${a.agent}"'s ownerChat: ${r.error}`);
+        chat = r.chat;
+      }
+      // Keyed by the call's place in the run: a run redone after a crash stores the request once.
+      g.ordinal++;
+      const key = `tool:${g.runKey}:agent:${g.ordinal}`;
+      const now = deps.now();
+      const added = await links.events
+        .addAll(
+          [
+            {
+              key,
+              source: `agent:${g.agent ?? 'unknown'}`,
+              chat,
+              prompt: agentPrompt(g.agent ?? 'unknown', a.text, d.hop, links.maxHops, d.replyTo),
+              dueAt: now,
+              orderName: key,
+              options: JSON.stringify({ agent: a.agent, hop: d.hop }),
+            },
+          ],
+          now,
+        )
+        .catch(() => undefined);
+      if (!added) {
+        g.ordinal--;
+        throw new ToolError('send_to_agent: not sent: the relay could not store it just now; try again');
+      }
+      links.stored();
+      const where = d.replyTo === 'asker' ? 'to this chat' : `to agent "${a.agent}"'s owner`;
+      return {
+        text: `Sent to agent "${a.agent}"; it runs as soon as that chat is free, and its answer goes ${where}, not back to you.`,
+      };
+    }
     case 'chat_info': {
       args({}, raw, tool);
       const [channel, ...rest] = g.chat.split(':');
@@ -212,6 +277,20 @@ async function run(deps: ToolDeps, g: ToolGrant, tool: ToolName, raw: unknown): 
       };
       return { text: JSON.stringify(info) };
     }
+  }
+}
+
+/** The hop of the calling run: a run of a request from another agent carries it in its stored options. */
+async function callerHop(links: AgentLinks, runKey: string): Promise<number> {
+  const m = /^event:(\d+)$/.exec(runKey);
+  if (!m) return 0;
+  const e = await links.events.get(Number(m[1]));
+  if (!e) return 0;
+  try {
+    const hop = (JSON.parse(e.options) as { hop?: unknown }).hop;
+    return typeof hop === 'number' && Number.isInteger(hop) && hop > 0 ? hop : 0;
+  } catch {
+    return 0;
   }
 }
 

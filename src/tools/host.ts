@@ -7,7 +7,7 @@ import type { MediaPolicy, ToolGrantor } from '../queue/ports.js';
 import type { QueueStore } from '../store/queue-ops.js';
 import type { TaskStore } from '../store/tasks.js';
 import { toolGrantor } from './grants.js';
-import { callTool, type ToolDeps, type ToolLimits } from './handlers.js';
+import { type AgentLinks, callTool, type ToolDeps, type ToolLimits } from './handlers.js';
 import type { ToolAnswer } from './schemas.js';
 import { toolSender } from './send.js';
 import { ToolTokens } from './tokens.js';
@@ -30,6 +30,8 @@ export interface ToolHostOptions {
    */
   timeZone: string | (() => string);
   now?: () => number;
+  /** send_to_agent's links and store; absent: the tool refuses. */
+  agents?: Omit<AgentLinks, 'stored'>;
 }
 
 export interface ToolHost {
@@ -43,6 +45,8 @@ export interface ToolHost {
   bindAsk(ask: NonNullable<ToolDeps['ask']>): void;
   /** Called whenever a tool added or cancelled a task (the scheduler re-reads them). */
   onTasksChanged(listener: () => void): void;
+  /** Called whenever send_to_agent stored a request (the events runner looks at once). */
+  onEventsStored(listener: () => void): void;
   readonly tokens: ToolTokens;
 }
 
@@ -51,6 +55,7 @@ export function createToolHost(o: ToolHostOptions): ToolHost {
   const tokens = new ToolTokens(now);
   let kick: (chat: ChatKey) => void = () => undefined;
   const listeners: (() => void)[] = [];
+  const eventListeners: (() => void)[] = [];
   const zone = o.timeZone;
   let timeZone = typeof zone === 'string' ? zone : undefined;
   const deps: ToolDeps = {
@@ -77,6 +82,14 @@ export function createToolHost(o: ToolHostOptions): ToolHost {
       return timeZone;
     },
     now,
+    ...(o.agents && {
+      agents: {
+        ...o.agents,
+        stored: () => {
+          for (const l of eventListeners) l();
+        },
+      },
+    }),
   };
   let ask: ToolDeps['ask'];
   return {
@@ -89,6 +102,7 @@ export function createToolHost(o: ToolHostOptions): ToolHost {
       kick = k;
     },
     onTasksChanged: (l) => listeners.push(l),
+    onEventsStored: (l) => eventListeners.push(l),
     tokens,
   };
 }

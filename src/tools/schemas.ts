@@ -64,6 +64,14 @@ export const askUserInput = {
     ),
 };
 
+export const sendToAgentInput = {
+  agent: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{0,31}$/, 'an agent name is lower-case letters, digits and -')
+    .describe('The named agent to send to (one your config lets this agent reach).'),
+  text: z.string().min(1).max(10_000).describe('What you ask or tell that agent, plain text.'),
+};
+
 export const noInput = {};
 
 export const TOOLS = {
@@ -98,6 +106,11 @@ export const TOOLS = {
     description:
       'Ask the person in this chat a question and wait for their answer (their next message, or the choice they pick). Use it only when you cannot go on without them; it returns "no answer" if they do not reply in time.',
     input: askUserInput,
+  },
+  send_to_agent: {
+    description:
+      "Send a message to another named agent; it runs on it as a run of its own, later, and its answer goes to a chat (this one, or its owner's, as configured), not back to you. Only the pairs agentwire's config allows.",
+    input: sendToAgentInput,
   },
   chat_info: {
     description: 'This chat: its channel, who is writing, the time zone, and whether it is a group.',

@@ -31,6 +31,10 @@ export interface ToolGrant {
   runKey: string;
   /** The agent's working folder: the media policy's default root. */
   cwd: string;
+  /** The run's agent id (a name from agents.list, or a kind): who send_to_agent speaks for. */
+  agent?: string;
+  /** Who asked, when a person did (the least trusted sender of the run); unset: a system run. */
+  role?: 'owner' | 'member' | 'guest';
   /** Epoch ms after which the token is refused (the run's timeout plus a margin). */
   expiresAt: number;
   /**
@@ -105,7 +109,9 @@ export class ToolTokens {
 
   /** A fresh token for one run; `ttlMs` is the run's timeout (the margin is added here). */
   mint(
-    g: Pick<ToolGrant, 'chat' | 'runKey' | 'cwd' | 'personWaitMs'> & { interactive?: boolean },
+    g: Pick<ToolGrant, 'chat' | 'runKey' | 'cwd' | 'personWaitMs' | 'agent' | 'role'> & {
+      interactive?: boolean;
+    },
     ttlMs: number,
   ): string {
     this.sweep();

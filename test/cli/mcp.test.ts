@@ -55,6 +55,7 @@ describe('agentwire mcp', () => {
         'schedule_task',
         'send_file',
         'send_message',
+        'send_to_agent',
         'update_task',
       ].sort(),
     );

@@ -39,6 +39,27 @@ describe('named agents and routes in config check', () => {
     expect(r.ok ? [] : r.problems).toEqual([]);
   });
 
+  it('talksTo links load, replyTo defaults to asker', () => {
+    const r = check({
+      agents: {
+        list: [
+          { name: 'work', kind: 'claude', ownerChat: 'twilio:+15550001', talksTo: [{ agent: 'home' }] },
+          {
+            name: 'home',
+            kind: 'codex',
+            ownerChat: 'telegram:42',
+            talksTo: [{ agent: 'work', replyTo: 'owner' }],
+          },
+        ],
+      },
+    });
+    expect(r.ok ? [] : r.problems).toEqual([]);
+    if (r.ok) {
+      expect(r.config.agents.list[0]?.talksTo).toEqual([{ agent: 'home', replyTo: 'asker' }]);
+      expect(r.config.tools.maxAgentHops).toBe(3);
+    }
+  });
+
   it.each<[string, unknown, string]>([
     [
       'a route to an unknown agent',
@@ -52,6 +73,32 @@ describe('named agents and routes in config check', () => {
         routes: [{ agent: 'work', agents: ['ghost'] }],
       },
       'routes.0.agents.0: unknown agent "ghost"',
+    ],
+    [
+      'send_to_agent: a talksTo link to an unknown agent',
+      {
+        agents: { list: [{ name: 'work', kind: 'claude', talksTo: [{ agent: 'hme' }] }] },
+      },
+      'agents.list.0.talksTo.0.agent: unknown agent "hme" (named agents: work)',
+    ],
+    [
+      'send_to_agent: a link to a kind, not a named agent',
+      {
+        agents: { list: [{ name: 'work', kind: 'claude', talksTo: [{ agent: 'codex' }] }] },
+      },
+      'agents.list.0.talksTo.0.agent: unknown agent "codex"',
+    ],
+    [
+      'send_to_agent: replyTo owner to an agent without ownerChat',
+      {
+        agents: {
+          list: [
+            { name: 'work', kind: 'claude', talksTo: [{ agent: 'home', replyTo: 'owner' }] },
+            { name: 'home', kind: 'codex' },
+          ],
+        },
+      },
+      'agents.list.0.talksTo.0.replyTo: is \'owner\', but agent "home" has no ownerChat',
     ],
     [
       'a route that can never match',
