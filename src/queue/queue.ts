@@ -7,6 +7,7 @@ import type { AgentKind } from '../agents/types.js';
 import type { InboundHandler, InboundOutcome } from '../channels/types.js';
 import { type ChunkRules, channelRules } from '../core/chunk.js';
 import { type ChatCommand, type CommandSettings, parseCommand } from '../core/commands.js';
+import { type CustomCommand, customCommands, parseCustom } from '../core/custom-commands.js';
 import { NOTICE, textItems } from '../core/reply.js';
 import type {
   ChannelName,
@@ -18,12 +19,15 @@ import type {
   SystemRunOutcome,
 } from '../core/types.js';
 import { chatKey, parseChatKey } from '../core/types.js';
+import type { RunCheck } from '../heartbeat/check.js';
+import { checkEnv, createRunCheck } from '../heartbeat/run-check.js';
 import { maskId } from '../log.js';
 import type { QueueStore } from '../store/queue-ops.js';
 import { answerRoute } from './answer-route.js';
 import { onArrival } from './busy-policy.js';
 import { applyCommand, type CommandDeps, stopRun } from './chat-command.js';
 import { composeItems } from './compose.js';
+import { applyCustom, type CustomDeps } from './custom-command.js';
 import { Deliverer, deliveryOptions } from './delivery.js';
 import { currentAgent, type ExecuteDeps } from './execute.js';
 import { Interactions } from './interactions.js';
@@ -49,6 +53,9 @@ export class Queue implements SystemRunner {
   private readonly exec: ExecuteDeps;
   private readonly commands: CommandSettings;
   private readonly commandDeps: CommandDeps;
+  /** The user's own commands (`commands.<name>`), by lower-case name. */
+  private readonly custom: Record<string, CustomCommand>;
+  private runScript: RunCheck | undefined;
   /** Questions and approvals runs put to their chats; undefined when the relay asks nobody. */
   readonly interactions: Interactions | undefined;
   private closing = false;
@@ -73,6 +80,7 @@ export class Queue implements SystemRunner {
       opts.storeRetryMs,
     );
     this.commands = opts.config.commands;
+    this.custom = customCommands(opts.config.commands);
     this.interactions =
       opts.interactions &&
       new Interactions({
@@ -151,10 +159,33 @@ export class Queue implements SystemRunner {
     const chat = chatKey(msg.channel, msg.chatId);
     const cmd = parseCommand(msg.text, this.commands);
     if (cmd) return this.command(msg, chat, cmd);
+    const custom = parseCustom(msg.text, this.commands.prefix, Object.keys(this.custom));
+    if (custom) {
+      const def = this.custom[custom.name] as CustomCommand;
+      const res = await applyCustom(this.customDeps(), msg, chat, custom.name, custom.args, def);
+      if (res.type === 'done') return { type: res.duplicate ? 'duplicate' : 'command' };
+      // A prompt command: the expanded prompt is the chat's message from here on.
+      return this.acceptMessage(res.msg, chat);
+    }
     // The answer to what a run asks the chat is recorded and handed to the run, never run itself.
     const routed = this.interactions && (await answerRoute(this.interactions, msg, chat, this.now()));
     if (routed?.type === 'command') return this.command(msg, chat, routed.command);
     if (routed) return routed.outcome;
+    return this.acceptMessage(msg, chat);
+  }
+
+  private customDeps(): CustomDeps {
+    this.runScript ??=
+      this.opts.runScript ?? createRunCheck({ env: checkEnv(process.env), cwd: this.opts.defaultCwd });
+    return {
+      ...this.commandDeps,
+      runScript: this.runScript,
+      kick: (chat) => this.deliverer.kick(chat),
+      now: this.now,
+    };
+  }
+
+  private async acceptMessage(msg: InboundMessage, chat: ChatKey): Promise<InboundOutcome> {
     if (!msg.text.trim() && msg.media.length === 0 && !msg.remoteMedia?.length)
       return { type: 'rejected', reason: 'empty message' };
     const max = this.opts.config.queue.maxPendingPerChat;
