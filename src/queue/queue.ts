@@ -2,6 +2,7 @@
 // time per chat under a global cap, every answer goes through the outbox. Channels call `handleInbound`;
 // heartbeats the SystemRunner half. A run, claim to reply, is run.ts (system-run.ts for heartbeats); what
 // a message and a command do is decided by pure functions (busy-policy.ts, core/command-handler.ts).
+import { mkdirSync } from 'node:fs';
 import { dirname, isAbsolute } from 'node:path';
 import type { AgentKind } from '../agents/types.js';
 import type { InboundHandler, InboundOutcome } from '../channels/types.js';
@@ -175,13 +176,22 @@ export class Queue implements SystemRunner {
   }
 
   private customDeps(): CustomDeps {
-    this.runScript ??=
-      this.opts.runScript ?? createRunCheck({ env: checkEnv(process.env), cwd: this.opts.defaultCwd });
+    this.runScript ??= this.opts.runScript ?? this.hostScript();
     return {
       ...this.commandDeps,
       runScript: this.runScript,
       kick: (chat) => this.deliverer.kick(chat),
       now: this.now,
+    };
+  }
+
+  /** A script runs in the agent's working folder, made (private) the first time as a run would. */
+  private hostScript(): RunCheck {
+    const cwd = this.opts.defaultCwd;
+    const run = createRunCheck({ env: checkEnv(process.env), cwd });
+    return (argv, timeoutMs) => {
+      mkdirSync(cwd, { recursive: true, mode: 0o700 });
+      return run(argv, timeoutMs);
     };
   }
 

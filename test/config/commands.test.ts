@@ -44,7 +44,10 @@ describe('commands.<name>', () => {
   ])('refuses %j', (commands, key, words) => {
     const found = problems({ commands });
     expect(found.length).toBeGreaterThan(0);
-    expect(found.some((p) => p.startsWith(key) && p.includes(words)), found.join('\n')).toBe(true);
+    expect(
+      found.some((p) => p.startsWith(key) && p.includes(words)),
+      found.join('\n'),
+    ).toBe(true);
   });
 
   it('names the line of a shadowing command', () => {

@@ -1,6 +1,7 @@
 // The pure half of the user's own chat commands: recognising `/name args`, the arguments as fenced
 // data in a prompt and as ONE argv element, who may use one, and the script's reply.
 import { describe, expect, it } from 'vitest';
+import { botCommands } from '../../src/channels/telegram/commands.js';
 import { helpText } from '../../src/core/commands.js';
 import {
   customAccess,
@@ -10,7 +11,6 @@ import {
   parseCustom,
   scriptReply,
 } from '../../src/core/custom-commands.js';
-import { botCommands } from '../../src/channels/telegram/commands.js';
 
 describe('parseCustom', () => {
   const names = ['deploy', 'ask'];
@@ -66,7 +66,11 @@ describe('expandArgv', () => {
   it.each([
     [['s.sh', '{args}'], 'a b', ['s.sh', 'a b']],
     [['s.sh', '{args}'], '', ['s.sh']],
-    [['s.sh', '--x', '{args}', '--y'], '$(rm -rf ~); echo "hi"\nnext', ['s.sh', '--x', '$(rm -rf ~); echo "hi"\nnext', '--y']],
+    [
+      ['s.sh', '--x', '{args}', '--y'],
+      '$(rm -rf ~); echo "hi"\nnext',
+      ['s.sh', '--x', '$(rm -rf ~); echo "hi"\nnext', '--y'],
+    ],
     [['s.sh', 'pre{args}'], 'z', ['s.sh', 'pre{args}']],
     [['s.sh'], 'ignored', ['s.sh']],
   ])('%j with %j', (argv, args, want) => {
@@ -117,7 +121,9 @@ describe('listing', () => {
   });
   it('/help lists them, with who may use them', () => {
     const help = helpText(section);
-    expect(help).toContain('Your commands:\n/deploy: Deploy a branch (members)\n/ask: asks the agent (your own command)');
+    expect(help).toContain(
+      'Your commands:\n/deploy: Deploy a branch (members)\n/ask: asks the agent (your own command)',
+    );
     expect(helpText({ prefix: '/', aliases: {} })).not.toContain('Your commands');
   });
   it("Telegram's menu has them after the built-ins", () => {
