@@ -57,6 +57,8 @@ export class Queue implements SystemRunner {
   /** The user's own commands (`commands.<name>`), by lower-case name. */
   private readonly custom: Record<string, CustomCommand>;
   private runScript: RunCheck | undefined;
+  private readonly scriptsStop = new AbortController();
+  private readonly scripts = new Set<Promise<unknown>>();
   /** Questions and approvals runs put to their chats; undefined when the relay asks nobody. */
   readonly interactions: Interactions | undefined;
   private closing = false;
@@ -185,13 +187,19 @@ export class Queue implements SystemRunner {
     };
   }
 
-  /** A script runs in the agent's working folder, made (private) the first time as a run would. */
+  /**
+   * A script runs in the agent's working folder, made (private) the first time as a run would. At
+   * shutdown the running ones are stopped (their groups too) and waited for.
+   */
   private hostScript(): RunCheck {
     const cwd = this.opts.defaultCwd;
-    const run = createRunCheck({ env: checkEnv(process.env), cwd });
+    const run = createRunCheck({ env: checkEnv(process.env), cwd, signal: this.scriptsStop.signal });
     return (argv, timeoutMs) => {
       mkdirSync(cwd, { recursive: true, mode: 0o700 });
-      return run(argv, timeoutMs);
+      const p = run(argv, timeoutMs);
+      this.scripts.add(p);
+      void p.finally(() => this.scripts.delete(p));
+      return p;
     };
   }
 
@@ -418,6 +426,9 @@ export class Queue implements SystemRunner {
   async shutdown(graceMs: number): Promise<void> {
     this.closing = true;
     const deadline = this.now() + graceMs;
+    // A custom command's script is not a turn to let finish: it is stopped, its group with it.
+    this.scriptsStop.abort();
+    await Promise.all(this.scripts);
     const running = () => this.lanes.runs().map(([, r]) => r.done);
     if (running().length > 0) await Promise.race([Promise.all(running()), delay(graceMs)]);
     for (const [chat] of this.lanes.runs()) this.lanes.abort(chat, 'shutdown');

@@ -24,12 +24,12 @@ let fake: FakeTwilio | undefined;
 let proc: Proc | undefined;
 let leftovers: number[] = [];
 afterEach(async () => {
-  if (proc && proc.child.exitCode === null && proc.child.signalCode === null) {
-    proc.child.kill('SIGTERM');
-    await proc.exit;
-  }
-  // A script the relay failed to stop would outlive the test: end only the PIDs it wrote down.
+  const running = proc && proc.child.exitCode === null && proc.child.signalCode === null;
+  if (running) proc?.child.kill('SIGTERM');
+  // A script the relay failed to stop would outlive the test (and hold the relay): end only the
+  // PIDs it wrote down.
   for (const pid of leftovers) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  if (running) await proc?.exit;
   await fake?.close();
   home?.cleanup();
   proc = undefined;
@@ -166,6 +166,28 @@ describe('custom chat commands through signed Twilio webhooks', () => {
     expect(await reply(OWNER, 1)).toBe('/hang was stopped after 1 s.');
     const pids = JSON.parse(readFileSync(join(dir, 'pids.json'), 'utf8')) as { pid: number; child: number };
     leftovers = [pids.pid, pids.child];
+    expect(await waitFor(() => !alive(pids.pid) && !alive(pids.child), 10_000)).toBe(true);
+  });
+
+  it('a script still running when the relay stops is stopped with its group, and the relay exits', {
+    timeout: 3 * SLOW,
+  }, async () => {
+    const send = await start((dir) => ({
+      hang: {
+        run: [process.execPath, join(FIXTURES, 'hang-group.mjs'), join(dir, 'pids.json')],
+        timeoutSeconds: 600,
+      },
+    }));
+    const file = join(home!.dir, 'pids.json');
+    await send(OWNER, '/hang');
+    expect(await waitFor(() => existsSync(file) && readFileSync(file, 'utf8').length > 0, SLOW)).toBe(true);
+    const pids = JSON.parse(readFileSync(file, 'utf8')) as { pid: number; child: number };
+    leftovers = [pids.pid, pids.child];
+    expect(alive(pids.pid) && alive(pids.child)).toBe(true);
+    proc!.child.kill('SIGTERM');
+    const child = proc!.child;
+    const exited = await waitFor(() => child.exitCode !== null || child.signalCode !== null, 20_000);
+    expect(exited, proc?.stderr()).toBe(true);
     expect(await waitFor(() => !alive(pids.pid) && !alive(pids.child), 10_000)).toBe(true);
   });
 });
