@@ -1,7 +1,7 @@
 // The user's own chat commands through the built relay (dist/, a process of its own): signed Twilio
 // webhooks on 127.0.0.1, the fake Twilio REST API (the far edge), a fake CLI that logs its prompt, and
 // real scripts. Needs `npm run build`.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -52,7 +52,6 @@ async function start(
     console: { enabled: false },
     agent: { command: [process.execPath, PLACE_CLI] },
   });
-  const { writeFileSync } = await import('node:fs');
   const raw = JSON.parse(readFileSync(home.configFile, 'utf8'));
   raw.commands = { prefix: '/', ...commands(home.dir) };
   writeFileSync(home.configFile, JSON.stringify(raw, null, 2));
