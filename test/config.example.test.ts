@@ -6,6 +6,9 @@ import { z } from 'zod';
 import { parseConfigText } from '../src/config/load.js';
 import { configSchema } from '../src/config/schema.js';
 
+/** The example's name for each shape of a catch-all whose shapes differ (in the union's order). */
+const CATCH_ALL: Record<string, string[]> = { commands: ['mail', 'deploy', 'ask'] };
+
 /** Every object key path in the schema; arrays of objects contribute `path[].key`. */
 function keyPaths(schema: z.ZodType, prefix: string): string[] {
   const inner = unwrap(schema);
@@ -14,12 +17,20 @@ function keyPaths(schema: z.ZodType, prefix: string): string[] {
       const p = prefix ? `${prefix}.${k}` : k;
       return [p, ...keyPaths(v, p)];
     });
-    // `agents.<kind>` is a catch-all: the example shows one kind (codex) in full.
+    // `agents.<kind>` is a catch-all: the example shows one kind (codex) in full. `commands.<name>`
+    // is one of three shapes: the example shows one command of each (the names in CATCH_ALL).
     // (A strict object's catch-all is z.never(): no keys there.)
     const any = inner.def.catchall as z.ZodType | undefined;
-    return any && !(any instanceof z.ZodNever)
-      ? [...own, `${prefix}.codex`, ...keyPaths(any, `${prefix}.codex`)]
-      : own;
+    if (!any || any instanceof z.ZodNever) return own;
+    const shapes = any instanceof z.ZodUnion ? (any.options as z.ZodType[]) : [any];
+    const names = CATCH_ALL[prefix] ?? ['codex'];
+    return [
+      ...own,
+      ...shapes.flatMap((shape, i) => {
+        const p = `${prefix}.${names[i] ?? names[0]}`;
+        return [p, ...keyPaths(shape, p)];
+      }),
+    ];
   }
   if (inner instanceof z.ZodArray) return keyPaths(inner.element as z.ZodType, `${prefix}[]`);
   return [];

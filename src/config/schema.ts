@@ -7,6 +7,7 @@ import { permissionProblems, permissionsField } from './schema-agent-permissions
 import { agentListProblems, namedAgentSchema, routesSchema, workspaceFields } from './schema-agents-list.js';
 import { telegramSchema, twilioSchema, whatsappSchema } from './schema-channels.js';
 import { heartbeatSchema, type scheduleSchema, schedulesSchema } from './schema-checkins.js';
+import { commandsSchema } from './schema-commands.js';
 import { eventsSchema, hooksSchema, targetsSchema } from './schema-events.js';
 import { permissionsSchema } from './schema-permissions.js';
 import { agentKind, DEFAULT_AGENT_KIND } from './schema-refine.js';
@@ -162,16 +163,6 @@ const sessionsSchema = z
       .min(0)
       .default(60)
       .describe('A session idle this long starts fresh (0: never expires).'),
-  })
-  .strict();
-
-const commandsSchema = z
-  .object({
-    prefix: z.string().min(1).max(3).default('/').describe('What starts a chat command.'),
-    aliases: z
-      .record(z.string(), z.string())
-      .default({})
-      .describe('Extra trigger words mapped to a command, e.g. {"reset": "new"}.'),
   })
   .strict();
 

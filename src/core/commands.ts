@@ -1,3 +1,5 @@
+import { customCommands, defaultDescription } from './custom-commands.js';
+
 // Chat commands, recognised before the queue. Pure: text + trigger settings → a command or nothing.
 // A word that is not a known command (e.g. a CLI's own slash command) is not ours and goes to the agent.
 
@@ -55,6 +57,11 @@ const BUILTIN: Record<string, CommandName> = {
   deny: 'deny',
   approvals: 'approvals',
 };
+
+/** Whether `word` (without prefix) is a built-in trigger word: a custom command may not take it. */
+export function isBuiltinWord(word: string): boolean {
+  return Object.hasOwn(BUILTIN, word.toLowerCase());
+}
 
 export interface CommandSettings {
   /** What starts a command, `/` by default. */
@@ -154,6 +161,16 @@ export function helpText(settings: CommandSettings): string {
     `${p}approvals: what this chat allowed and what waits; ${p}approvals reset forgets the allowances`,
     `${p}help: this list`,
   ];
+  // The user's own commands (`commands.<name>`), with who may use them when it is not only the owner.
+  const own = Object.entries(customCommands(settings));
+  if (own.length > 0) {
+    lines.push('Your commands:');
+    for (const [name, c] of own) {
+      const who =
+        c.access && c.access !== 'owner' ? ` (${c.access === 'member' ? 'members' : 'everyone'})` : '';
+      lines.push(`${p}${name}: ${c.description ?? defaultDescription(c)}${who}`);
+    }
+  }
   const aliases = Object.entries(settings.aliases).filter(([, t]) => commandFor(t.replace(/^\//, ''), {}));
   if (aliases.length > 0) lines.push(`Aliases: ${aliases.map(([a, t]) => `${p}${a} = ${p}${t}`).join(', ')}`);
   return lines.join('\n');

@@ -14,6 +14,8 @@ export interface RunCheckOptions {
   cwd?: string;
   /** Between TERM and KILL after the time limit. */
   killGraceMs?: number;
+  /** Aborted: the running check's group is stopped too (the relay shutting down). */
+  signal?: AbortSignal;
 }
 
 export function createRunCheck(o: RunCheckOptions): RunCheck {
@@ -29,6 +31,7 @@ export function createRunCheck(o: RunCheckOptions): RunCheck {
       maxStdoutBytes: MAX_STDOUT_BYTES,
       maxStderrBytes: MAX_STDERR_BYTES,
       killGraceMs: o.killGraceMs ?? 2000,
+      ...(o.signal && { signal: o.signal }),
     });
     switch (r.type) {
       case 'exited':

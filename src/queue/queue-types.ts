@@ -2,6 +2,7 @@
 import type { Config } from '../config/schema.js';
 import type { ChunkRules } from '../core/chunk.js';
 import type { ChannelName, ChatKey } from '../core/types.js';
+import type { RunCheck } from '../heartbeat/check.js';
 import type { Logger } from '../log.js';
 import type { InteractionStore } from '../store/interactions.js';
 import type { QueueStore } from '../store/queue-ops.js';
@@ -54,6 +55,8 @@ export interface QueueOptions {
   warm?: WarmPort;
   /** Each chat's agent by its route (`routes`); absent: `agent.kind`, as before routes. */
   route?: RouteResolver;
+  /** Runs a custom command's script (default: the one spawn helper, the check environment). */
+  runScript?: RunCheck;
   /** Who a sender is (owner, member, guest); absent: everyone is the owner, as before roles. */
   roles?: RoleResolver;
   /**

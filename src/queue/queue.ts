@@ -2,11 +2,13 @@
 // time per chat under a global cap, every answer goes through the outbox. Channels call `handleInbound`;
 // heartbeats the SystemRunner half. A run, claim to reply, is run.ts (system-run.ts for heartbeats); what
 // a message and a command do is decided by pure functions (busy-policy.ts, core/command-handler.ts).
+import { mkdirSync } from 'node:fs';
 import { dirname, isAbsolute } from 'node:path';
 import type { AgentKind } from '../agents/types.js';
 import type { InboundHandler, InboundOutcome } from '../channels/types.js';
 import { type ChunkRules, channelRules } from '../core/chunk.js';
 import { type ChatCommand, type CommandSettings, parseCommand } from '../core/commands.js';
+import { type CustomCommand, customCommands, parseCustom } from '../core/custom-commands.js';
 import { NOTICE, textItems } from '../core/reply.js';
 import type {
   ChannelName,
@@ -18,12 +20,15 @@ import type {
   SystemRunOutcome,
 } from '../core/types.js';
 import { chatKey, parseChatKey } from '../core/types.js';
+import type { RunCheck } from '../heartbeat/check.js';
+import { checkEnv, createRunCheck } from '../heartbeat/run-check.js';
 import { maskId } from '../log.js';
 import type { QueueStore } from '../store/queue-ops.js';
 import { answerRoute } from './answer-route.js';
 import { onArrival } from './busy-policy.js';
 import { applyCommand, type CommandDeps, stopRun } from './chat-command.js';
 import { composeItems } from './compose.js';
+import { applyCustom, type CustomDeps } from './custom-command.js';
 import { Deliverer, deliveryOptions } from './delivery.js';
 import { currentAgent, type ExecuteDeps } from './execute.js';
 import { Interactions } from './interactions.js';
@@ -50,6 +55,11 @@ export class Queue implements SystemRunner {
   private readonly exec: ExecuteDeps;
   private readonly commands: CommandSettings;
   private readonly commandDeps: CommandDeps;
+  /** The user's own commands (`commands.<name>`), by lower-case name. */
+  private readonly custom: Record<string, CustomCommand>;
+  private runScript: RunCheck | undefined;
+  private readonly scriptsStop = new AbortController();
+  private readonly scripts = new Set<Promise<unknown>>();
   /** Questions and approvals runs put to their chats; undefined when the relay asks nobody. */
   readonly interactions: Interactions | undefined;
   private closing = false;
@@ -80,6 +90,7 @@ export class Queue implements SystemRunner {
       opts.owner,
     );
     this.commands = opts.config.commands;
+    this.custom = customCommands(opts.config.commands);
     this.interactions =
       opts.interactions &&
       new Interactions({
@@ -169,10 +180,48 @@ export class Queue implements SystemRunner {
     const chat = chatKey(msg.channel, msg.chatId);
     const cmd = parseCommand(msg.text, this.commands);
     if (cmd) return this.command(msg, chat, cmd);
+    const custom = parseCustom(msg.text, this.commands.prefix, Object.keys(this.custom));
+    if (custom) {
+      const def = this.custom[custom.name] as CustomCommand;
+      const res = await applyCustom(this.customDeps(), msg, chat, custom.name, custom.args, def);
+      if (res.type === 'done') return { type: res.duplicate ? 'duplicate' : 'command' };
+      // A prompt command: the expanded prompt is the chat's message from here on.
+      return this.acceptMessage(res.msg, chat);
+    }
     // The answer to what a run asks the chat is recorded and handed to the run, never run itself.
     const routed = this.interactions && (await answerRoute(this.interactions, msg, chat, this.now()));
     if (routed?.type === 'command') return this.command(msg, chat, routed.command);
     if (routed) return routed.outcome;
+    return this.acceptMessage(msg, chat);
+  }
+
+  private customDeps(): CustomDeps {
+    this.runScript ??= this.opts.runScript ?? this.hostScript();
+    return {
+      ...this.commandDeps,
+      runScript: this.runScript,
+      kick: (chat) => this.deliverer.kick(chat),
+      now: this.now,
+    };
+  }
+
+  /**
+   * A script runs in the agent's working folder, made (private) the first time as a run would. At
+   * shutdown the running ones are stopped (their groups too) and waited for.
+   */
+  private hostScript(): RunCheck {
+    const cwd = this.opts.defaultCwd;
+    const run = createRunCheck({ env: checkEnv(process.env), cwd, signal: this.scriptsStop.signal });
+    return (argv, timeoutMs) => {
+      mkdirSync(cwd, { recursive: true, mode: 0o700 });
+      const p = run(argv, timeoutMs);
+      this.scripts.add(p);
+      void p.finally(() => this.scripts.delete(p));
+      return p;
+    };
+  }
+
+  private async acceptMessage(msg: InboundMessage, chat: ChatKey): Promise<InboundOutcome> {
     if (!msg.text.trim() && msg.media.length === 0 && !msg.remoteMedia?.length)
       return { type: 'rejected', reason: 'empty message' };
     const max = this.opts.config.queue.maxPendingPerChat;
@@ -385,6 +434,9 @@ export class Queue implements SystemRunner {
   async shutdown(graceMs: number): Promise<void> {
     this.closing = true;
     const deadline = this.now() + graceMs;
+    // A custom command's script is not a turn to let finish: it is stopped, its group with it.
+    this.scriptsStop.abort();
+    await Promise.all(this.scripts);
     const running = () => this.lanes.runs().map(([, r]) => r.done);
     if (running().length > 0) await Promise.race([Promise.all(running()), delay(graceMs)]);
     for (const [chat] of this.lanes.runs()) this.lanes.abort(chat, 'shutdown');

@@ -94,7 +94,7 @@ export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChanne
     for (let tries = 1; !signal.aborted; tries++) {
       try {
         me = await whoAmI(api!, signal);
-        const commands = botCommands(config.commands.prefix);
+        const commands = botCommands(config.commands.prefix, config.commands);
         if (commands.length) {
           await api!
             .setMyCommands(commands)

@@ -1,6 +1,7 @@
 // Pure: the relay's chat commands as Telegram's command menu (setMyCommands). Telegram only offers
 // `/name` commands, so with another command prefix there is no menu to register.
 import { COMMAND_NAMES, type CommandName } from '../../core/commands.js';
+import { customCommands, defaultDescription } from '../../core/custom-commands.js';
 
 const DESCRIPTION: Record<CommandName, string> = {
   new: 'Start a new session (text after it is the first message)',
@@ -16,7 +17,15 @@ const DESCRIPTION: Record<CommandName, string> = {
   approvals: 'Show or reset what this chat allowed',
 };
 
-export function botCommands(prefix: string): { command: string; description: string }[] {
+/** The built-ins, then the user's own commands (`commands.<name>`, from the `commands` section). */
+export function botCommands(
+  prefix: string,
+  section: object = {},
+): { command: string; description: string }[] {
   if (prefix !== '/') return [];
-  return COMMAND_NAMES.map((name) => ({ command: name, description: DESCRIPTION[name] }));
+  const own = Object.entries(customCommands(section)).map(([name, c]) => ({
+    command: name,
+    description: c.description ?? defaultDescription(c),
+  }));
+  return [...COMMAND_NAMES.map((name) => ({ command: name, description: DESCRIPTION[name] })), ...own];
 }

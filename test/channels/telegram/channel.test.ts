@@ -46,6 +46,22 @@ describe('Telegram channel: long polling, gating, dedupe (fake Bot API on 127.0.
     expect(api.callsOf('deleteWebhook')).toHaveLength(1);
   });
 
+  it("adds the config's own commands to the menu after the built-ins", async () => {
+    await start(
+      {},
+      { commands: { deploy: { run: ['/bin/true'], description: 'Deploy a branch' }, ask: { prompt: 'x' } } },
+    );
+    const cmds = api.callsOf('setMyCommands')[0]?.params.commands as {
+      command: string;
+      description: string;
+    }[];
+    expect(cmds.slice(-2)).toEqual([
+      { command: 'deploy', description: 'Deploy a branch' },
+      { command: 'ask', description: 'asks the agent (your own command)' },
+    ]);
+    expect(cmds).toHaveLength(13);
+  });
+
   it('passes an allowed private message on, keyed chat:message, and drops an unknown sender without a word', async () => {
     await start();
     api.push(dm(7, 'who are you?', 1));
