@@ -18,6 +18,7 @@ import { type ControlServer, startControlServer } from './control/server.js';
 import { type ChunkRules, channelRules } from './core/chunk.js';
 import type { ChannelName, ChatKey, SystemRunner } from './core/types.js';
 import { startWarmPool } from './drivers/warm.js';
+import { WARM_RESET_METHOD, WARM_STATE, warmMemory } from './drivers/warm-memory.js';
 import { eventsService } from './events/service.js';
 import { storedDefaultTarget } from './heartbeat/target.js';
 import { heartbeatService } from './heartbeat/wiring.js';
@@ -98,14 +99,25 @@ export const SERVICE_FACTORIES: readonly ServiceFactory[] = [
 /** The queue over real agents and the real media policy (shared by `relay` and `chat`). */
 export function createQueue(
   ctx: Context,
-  store: Pick<Store, 'queue' | 'interactions'>,
+  store: Pick<Store, 'queue' | 'interactions' | 'channelState'>,
   channels: ChannelMap,
-  extra: Pick<QueueOptions, 'hold' | 'textRules'> & { tools?: ToolHost } = {},
+  extra: Pick<QueueOptions, 'hold' | 'textRules'> & { tools?: ToolHost; control?: MethodRegistry } = {},
 ): Queue {
   const { config, paths, env, log } = ctx;
-  const { tools, ...rest } = extra;
+  const { tools, control, ...rest } = extra;
   // Lazy: no process (and no watchdog) starts until a warm agent takes its first turn.
-  const warm = startWarmPool(config.agents.warm, log.child({ sub: 'warm' }));
+  const warm = startWarmPool(
+    config.agents.warm,
+    log.child({ sub: 'warm' }),
+    undefined,
+    warmMemory(store.channelState(WARM_STATE.channel)),
+  );
+  // `agentwire agent warm-reset` while this relay runs: the pool forgets, not only the store.
+  control?.register(WARM_RESET_METHOD, async (params) => {
+    const kind = (params as { kind?: unknown } | undefined)?.kind;
+    if (kind !== undefined && typeof kind !== 'string') throw new MethodError('kind must be a string');
+    return { reset: await warm.warmReset(kind) };
+  });
   const queue = new Queue({
     store: store.queue,
     channels,
@@ -278,11 +290,11 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
       opts.toolsEntry ?? agentwireEntry(),
       textRules,
     );
-    const queue = createQueue(ctx, store, channels, { textRules, tools });
+    const control = new MethodRegistry();
+    const queue = createQueue(ctx, store, channels, { textRules, tools, control });
     // Recovery before any channel delivers: a message left mid-run must run before newer ones.
     await queue.start();
     cleanup.push(() => queue.shutdown(0));
-    const control = new MethodRegistry();
     registerCoreMethods(control, {
       queue,
       channels,
