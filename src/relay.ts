@@ -3,6 +3,7 @@
 // SERVICE_FACTORIES below; nothing else in the core knows which channels exist.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChannelDeps, ChannelPlugin } from './channels/plugin.js';
 import { CHANNELS, channelNames, channelPlugin } from './channels/registry.js';
@@ -14,7 +15,7 @@ import type { Paths } from './config/paths.js';
 import type { Config } from './config/schema.js';
 import { configWarnings } from './config/warnings.js';
 import { MethodError, MethodRegistry, registerCoreMethods } from './control/methods.js';
-import { type ControlServer, startControlServer } from './control/server.js';
+import { type ControlServer, openRunSocket, startControlServer } from './control/server.js';
 import { type ChunkRules, channelRules } from './core/chunk.js';
 import type { ChannelName, ChatKey, SystemRunner } from './core/types.js';
 import { startWarmPool } from './drivers/warm.js';
@@ -181,6 +182,15 @@ export function createTools(
     mediaPolicy: mediaPolicy(config, paths.stagedMedia, confinedRoots(config, paths)),
     textRules: (channel) => channelRules(channels.get(channel)?.textLimit, textRules(channel)),
     socket,
+    // A sandboxed run's tools answer on a socket of its own that takes only its token.
+    runSockets: {
+      dir: join(dirname(socket), 'tool-sockets'),
+      open: (path, call) => {
+        const registry = new MethodRegistry();
+        registerToolsMethod(registry, { call });
+        return openRunSocket(path, registry, log.child({ sub: 'tools' }));
+      },
+    },
     // The helper is a Node program started once per agent process: it gets the compile cache too
     // (codex starts its MCP servers with a short list of variables, not the agent's environment).
     ...(entry && { entry: { ...entry, env: compileCacheEnv(compileCacheDir(paths.home), ctx.env) } }),
@@ -189,7 +199,7 @@ export function createTools(
 }
 
 /** `tools.call` on a control registry: a ToolError is the agent's to read, anything else is logged. */
-export function registerToolsMethod(control: MethodRegistry, tools: ToolHost): void {
+export function registerToolsMethod(control: MethodRegistry, tools: Pick<ToolHost, 'call'>): void {
   control.register(TOOLS_METHOD, (params) =>
     tools.call(params).catch((err: unknown) => {
       throw err instanceof ToolError ? new MethodError(err.message) : err;

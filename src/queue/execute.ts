@@ -143,6 +143,7 @@ export async function execute(
           cwd: agent.base.cwd,
           timeoutMs: agent.base.timeoutMs,
           ...(personWaitMs && { personWaitMs }),
+          ...(agent.base.sandbox && { sandboxed: true }),
         })
       : undefined;
   const done = <T>(outcome: T): T => {
