@@ -68,7 +68,7 @@ describe('tools sockets of sandboxed runs', () => {
 
       // Its own token works; another live run's token is refused on it.
       const own = await info(sockA, tokA);
-      expect(own.ok).toBe(true);
+      if (!own.ok) throw new Error(`its own token was refused: ${own.error}`);
       expect(JSON.parse((own.result as { text: string }).text)).toHaveProperty('chat');
       const other = await info(sockA, tokB);
       expect(other).toMatchObject({ ok: false, error: 'this tool token is not valid' });
