@@ -3,6 +3,7 @@
 // SERVICE_FACTORIES below; nothing else in the core knows which channels exist.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChannelDeps, ChannelPlugin } from './channels/plugin.js';
 import { CHANNELS, channelNames, channelPlugin } from './channels/registry.js';
@@ -15,10 +16,11 @@ import type { Paths } from './config/paths.js';
 import type { Config } from './config/schema.js';
 import { configWarnings } from './config/warnings.js';
 import { MethodError, MethodRegistry, registerCoreMethods } from './control/methods.js';
-import { type ControlServer, startControlServer } from './control/server.js';
+import { type ControlServer, openRunSocket, startControlServer } from './control/server.js';
 import { type ChunkRules, channelRules } from './core/chunk.js';
 import type { ChannelName, ChatKey, SystemRunner } from './core/types.js';
 import { startWarmPool } from './drivers/warm.js';
+import { WARM_RESET_METHOD, WARM_STATE, warmMemory } from './drivers/warm-memory.js';
 import { chatResolver } from './events/resolve.js';
 import { eventsService } from './events/service.js';
 import { storedDefaultTarget } from './heartbeat/target.js';
@@ -104,14 +106,28 @@ export const SERVICE_FACTORIES: readonly ServiceFactory[] = [
 /** The queue over real agents and the real media policy (shared by `relay` and `chat`). */
 export function createQueue(
   ctx: Context,
-  store: Pick<Store, 'queue' | 'interactions'>,
+  store: Pick<Store, 'queue' | 'interactions' | 'channelState'>,
   channels: ChannelMap,
-  extra: Pick<QueueOptions, 'hold' | 'textRules' | 'owner'> & { tools?: ToolHost } = {},
+  extra: Pick<QueueOptions, 'hold' | 'textRules' | 'owner'> & {
+    tools?: ToolHost;
+    control?: MethodRegistry;
+  } = {},
 ): Queue {
   const { config, paths, env, log } = ctx;
-  const { tools, ...rest } = extra;
+  const { tools, control, ...rest } = extra;
   // Lazy: no process (and no watchdog) starts until a warm agent takes its first turn.
-  const warm = startWarmPool(config.agents.warm, log.child({ sub: 'warm' }));
+  const warm = startWarmPool(
+    config.agents.warm,
+    log.child({ sub: 'warm' }),
+    undefined,
+    warmMemory(store.channelState(WARM_STATE.channel)),
+  );
+  // `agentwire agent warm-reset` while this relay runs: the pool forgets, not only the store.
+  control?.register(WARM_RESET_METHOD, async (params) => {
+    const kind = (params as { kind?: unknown } | undefined)?.kind;
+    if (kind !== undefined && typeof kind !== 'string') throw new MethodError('kind must be a string');
+    return { reset: await warm.warmReset(kind) };
+  });
   const queue = new Queue({
     store: store.queue,
     channels,
@@ -177,6 +193,15 @@ export function createTools(
     mediaPolicy: mediaPolicy(config, paths.stagedMedia, confinedRoots(config, paths)),
     textRules: (channel) => channelRules(channels.get(channel)?.textLimit, textRules(channel)),
     socket,
+    // A sandboxed run's tools answer on a socket of its own that takes only its token.
+    runSockets: {
+      dir: join(dirname(socket), 'tool-sockets'),
+      open: (path, call) => {
+        const registry = new MethodRegistry();
+        registerToolsMethod(registry, { call });
+        return openRunSocket(path, registry, log.child({ sub: 'tools' }));
+      },
+    },
     // The helper is a Node program started once per agent process: it gets the compile cache too
     // (codex starts its MCP servers with a short list of variables, not the agent's environment).
     ...(entry && { entry: { ...entry, env: compileCacheEnv(compileCacheDir(paths.home), ctx.env) } }),
@@ -194,7 +219,7 @@ export function createTools(
 }
 
 /** `tools.call` on a control registry: a ToolError is the agent's to read, anything else is logged. */
-export function registerToolsMethod(control: MethodRegistry, tools: ToolHost): void {
+export function registerToolsMethod(control: MethodRegistry, tools: Pick<ToolHost, 'call'>): void {
   control.register(TOOLS_METHOD, (params) =>
     tools.call(params).catch((err: unknown) => {
       throw err instanceof ToolError ? new MethodError(err.message) : err;
@@ -299,11 +324,11 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
       textRules,
       owner,
     );
-    const queue = createQueue(ctx, store, channels, { textRules, tools, owner });
+    const control = new MethodRegistry();
+    const queue = createQueue(ctx, store, channels, { textRules, tools, owner, control });
     // Recovery before any channel delivers: a message left mid-run must run before newer ones.
     await queue.start();
     cleanup.push(() => queue.shutdown(0));
-    const control = new MethodRegistry();
     registerCoreMethods(control, {
       queue,
       channels,

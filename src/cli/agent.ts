@@ -9,6 +9,7 @@ import type { AgentKind, AgentResult, SessionRef } from '../agents/types.js';
 import { linesOf } from '../runner/lines.js';
 import { runCommandReply } from '../runner/run-command-reply.js';
 import { ExitError, type GlobalOptions, loadContext } from './context.js';
+import { registerWarmReset } from './warm-reset.js';
 
 interface SessionOptions {
   kind?: string;
@@ -31,6 +32,7 @@ function sessionOf(opts: SessionOptions, kind: AgentKind): SessionRef {
 
 export function register(program: Command): void {
   const cmd = program.command('agent').description('run, inspect or parse the agent CLI');
+  registerWarmReset(cmd, program);
 
   cmd
     .command('run')

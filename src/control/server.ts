@@ -74,6 +74,41 @@ export async function startControlServer(
   };
 }
 
+/**
+ * A tools socket for one sandboxed run or warm process (`callers: 'any'`), made at once: bind()
+ * happens inside listen(), synchronously, so the file exists when this returns and a sandbox
+ * started next can bind it in. Its registry decides which tokens it takes; `close` removes the file.
+ */
+export function openRunSocket(path: string, registry: MethodRegistry, log: Logger): ControlServer {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  rmSync(path, { force: true });
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    serve(socket, registry, log, false);
+  });
+  server.on('error', (err) => log.warn({ err }, 'a run tools socket failed'));
+  const umask = process.umask(0o177);
+  try {
+    server.listen(path);
+  } finally {
+    process.umask(umask);
+  }
+  chmodSync(path, 0o600);
+  let closed = false;
+  return {
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (closed) return resolve();
+        closed = true;
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+        rmSync(path, { force: true });
+      }),
+  };
+}
+
 function serve(socket: Socket, registry: MethodRegistry, log: Logger, guard: boolean): void {
   let caller: Promise<CallerCheck> | undefined;
   const reply = (r: ControlResponse) => {

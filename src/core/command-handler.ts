@@ -246,7 +246,7 @@ function warmLines(w: WarmLine, now: number): string[] {
     : 'Warm process: none (the next message starts one)';
   const cold = w.fallbacks.map(
     (f) =>
-      `${f.kind} runs cold: its warm start failed (${f.reason.slice(0, 120)}); warm again once the relay restarts`,
+      `${f.kind} runs cold: its warm start failed (${f.reason.slice(0, 120)}); \`agentwire agent warm-reset\` tries live again`,
   );
   return [line, ...cold];
 }

@@ -8,6 +8,7 @@ import type { HostRegistry } from './hosts.js';
 import type { Serving } from './pool-policy.js';
 import type { Demand } from './pool-room.js';
 import type { SessionDriver } from './types.js';
+import type { WarmMemory } from './warm-memory.js';
 
 export interface WarmProcessInfo {
   lane: string;
@@ -29,6 +30,8 @@ export interface WarmPool {
   close(lane: string): Promise<void>;
   list(now: number): WarmProcessInfo[];
   fallbacks(): { kind: AgentKind; reason: string }[];
+  /** Forgets a kind's failed warm start (every kind's when undefined); returns the kinds forgotten. */
+  warmReset(kind?: AgentKind): Promise<AgentKind[]>;
   /** Whether the lane has a live process (the queue prefers such chats: no start needed). */
   live(lane: string): boolean;
   /** The queue's work, so a process whose chat has work waiting is not closed to make room. */
@@ -63,6 +66,8 @@ export interface PoolOptions {
   log: Logger;
   /** The one-shot run of a kind, for fallback; undefined for a kind with no cold mode (acp). */
   cold: (kind: AgentKind, request: AgentRequest) => Promise<AgentResult> | undefined;
+  /** Where failed warm starts are remembered across restarts; none: until the pool ends. */
+  memory?: WarmMemory;
   /** Registers each process group with the relay's watchdog (started on first use). */
   guard?: () => GroupGuard | undefined;
   build?: (

@@ -23,6 +23,7 @@ import {
 } from './pool-policy.js';
 import { type Demand, Waiters } from './pool-room.js';
 import { type Entry, type PoolOptions, serving, type WarmPool, type WarmProcessInfo } from './pool-types.js';
+import { startFingerprint } from './warm-memory.js';
 import { bindTurn, takesTools } from './warm-tools.js';
 
 export type { PoolOptions, WarmPool, WarmProcessInfo } from './pool-types.js';
@@ -49,7 +50,7 @@ class Pool implements WarmPool {
   constructor(private readonly opts: PoolOptions) {
     this.now = opts.now ?? Date.now;
     this.hosts = hostRegistry(opts.sessionsPerProcess ?? 1);
-    this.fellBack = new Fallbacks(opts.cold, opts.log);
+    this.fellBack = new Fallbacks(opts.cold, opts.log, opts.memory);
   }
 
   attach(demand: Demand): void {
@@ -98,7 +99,9 @@ class Pool implements WarmPool {
     request: AgentRequest,
     retry: boolean,
   ): Promise<AgentResult> {
-    if (this.closing || this.fellBack.has(kind)) return this.fellBack.cold(kind, request);
+    if (this.closing) return this.fellBack.cold(kind, request);
+    const started = startFingerprint(request.command, request.env);
+    if (await this.fellBack.has(kind, started)) return this.fellBack.cold(kind, request);
     const settings = fingerprint(request, request.warmTools !== undefined);
     let entry = this.entries.get(lane);
     if (entry && !reuse(serving(entry), kind, settings, request.session)) {
@@ -106,7 +109,7 @@ class Pool implements WarmPool {
       entry = undefined;
     }
     if (!entry) {
-      const opened = await this.open(lane, kind, request, settings);
+      const opened = await this.open(lane, kind, request, settings, started);
       if (opened.type === 'result') return opened.result;
       entry = opened.entry;
     }
@@ -118,6 +121,7 @@ class Pool implements WarmPool {
     kind: AgentKind,
     request: AgentRequest,
     settings: string,
+    started: string,
   ): Promise<Opened> {
     // The process's own token, not the run's: the process outlives this run.
     const tools = takesTools(kind) ? request.warmTools?.open(lane) : undefined;
@@ -130,7 +134,10 @@ class Pool implements WarmPool {
     );
     if (built.type === 'cold_only') {
       tools?.close();
-      return { type: 'result', result: await this.fellBack.fallBack(kind, built.reason, request) };
+      return {
+        type: 'result',
+        result: await this.fellBack.fallBack(kind, built.reason, request, undefined, started),
+      };
     }
     const host = built.host ?? `lane:${lane}`;
     // Joining a live process starts nothing: no room to wait for, no gate, no start counted.
@@ -185,7 +192,7 @@ class Pool implements WarmPool {
     await this.remove(entry);
     if (!this.closing && (opened.silent || isStartFailure(r, fault))) {
       const why = `${r.kind}${r.detail ? `: ${r.detail}` : ''}`;
-      return { type: 'result', result: await this.fellBack.fallBack(kind, why, request, r) };
+      return { type: 'result', result: await this.fellBack.fallBack(kind, why, request, r, started) };
     }
     return { type: 'result', result: r };
   }
@@ -384,6 +391,10 @@ class Pool implements WarmPool {
 
   list(now: number): WarmProcessInfo[] {
     return [...this.entries.values()].map((e) => entryInfo(e, now));
+  }
+
+  warmReset(kind?: AgentKind): Promise<AgentKind[]> {
+    return this.fellBack.reset(kind);
   }
 
   fallbacks(): { kind: AgentKind; reason: string }[] {

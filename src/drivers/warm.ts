@@ -11,6 +11,7 @@ import { reaperKeeper } from '../runner/reaper-keeper.js';
 import { runCommandReply } from '../runner/run-command-reply.js';
 import { spawnTurn } from '../runner/spawn-turn.js';
 import { createWarmPool, type WarmPool } from './pool.js';
+import type { WarmMemory } from './warm-memory.js';
 
 export type WarmSettings = Pick<WarmConfig, 'maxProcesses' | 'idleMinutes'> &
   Partial<Pick<WarmConfig, 'maxMemoryMb' | 'maxProcessMemoryMb' | 'fairWaitSeconds' | 'sessionsPerProcess'>>;
@@ -33,7 +34,12 @@ export interface RelayWarmPool extends WarmPool {
   status(now: number): WarmPoolStatus;
 }
 
-export function startWarmPool(settings: WarmSettings, log: Logger, total = totalmem()): RelayWarmPool {
+export function startWarmPool(
+  settings: WarmSettings,
+  log: Logger,
+  total = totalmem(),
+  remember?: WarmMemory,
+): RelayWarmPool {
   const keeper = reaperKeeper(({ pid }) =>
     log.warn({ reaper: pid }, 'the warm-process watchdog died: started again'),
   );
@@ -45,6 +51,7 @@ export function startWarmPool(settings: WarmSettings, log: Logger, total = total
     fairWaitMs: (settings.fairWaitSeconds ?? 30) * 1000,
     idleMs: settings.idleMinutes * 60_000,
     log,
+    ...(remember && { memory: remember }),
     // Each process starts at a lower CPU priority: its start-up CPU yields to the relay's acks.
     guard: () => lowered(keeper),
     startGate: spawnTurn,
@@ -59,6 +66,7 @@ export function startWarmPool(settings: WarmSettings, log: Logger, total = total
     close: (lane) => pool.close(lane),
     list: (now) => pool.list(now),
     fallbacks: () => pool.fallbacks(),
+    warmReset: (kind) => pool.warmReset(kind),
     live: (lane) => pool.live(lane),
     attach: (demand) => pool.attach(demand),
     demandChanged: () => pool.demandChanged(),

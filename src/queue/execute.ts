@@ -149,6 +149,7 @@ export async function execute(
           ...(opts.role !== undefined && { role: opts.role }),
           timeoutMs: agent.base.timeoutMs,
           ...(personWaitMs && { personWaitMs }),
+          ...(agent.base.sandbox && { sandboxed: true }),
         })
       : undefined;
   const done = <T>(outcome: T): T => {

@@ -103,4 +103,6 @@ export type ToolGrantor = (run: {
   timeoutMs: number;
   /** Time the run has waited for a person so far: the grant lives that much longer. */
   personWaitMs?: () => number;
+  /** The run is sandboxed: its tools get a socket of their own (docs/access.md). */
+  sandboxed?: boolean;
 }) => { server: ToolServer; warm: WarmTools; release(): void } | undefined;

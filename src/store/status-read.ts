@@ -168,3 +168,25 @@ function withReadOnly<T>(file: string, fn: (db: Db) => T, rethrow = false): T | 
     db?.close();
   }
 }
+
+/**
+ * The failed warm starts remembered in the store (drivers/warm-memory.ts: channel state `warm`,
+ * key `fallbacks`), kind → reason; empty when there are none or the store cannot be read.
+ */
+export function readWarmFallbacksFile(file: string): Record<string, string> {
+  const raw = withReadOnly(file, (db) =>
+    hasTable(db, 'channel_state')
+      ? (db.prepare("SELECT value FROM channel_state WHERE channel = 'warm' AND key = 'fallbacks'").get() as
+          | { value: string }
+          | undefined)
+      : undefined,
+  );
+  const out: Record<string, string> = {};
+  try {
+    const all = raw ? (JSON.parse(raw.value) as Record<string, { reason?: unknown }>) : {};
+    for (const [kind, r] of Object.entries(all)) out[kind] = typeof r?.reason === 'string' ? r.reason : '';
+  } catch {
+    // A value this version cannot read: nothing to show.
+  }
+  return out;
+}

@@ -16,6 +16,11 @@ export interface GrantorDeps {
   args: readonly string[];
   /** More environment for `agentwire mcp` (the Node compile cache; runner/compile-cache.ts). */
   env?: Record<string, string>;
+  /**
+   * A socket of its own for a sandboxed run or process, taking only `token` (host.ts); its path
+   * replaces `socket` in that run's environment and is bound into its sandbox. Absent: `socket`.
+   */
+  ownSocket?: (token: string) => { path: string; close(): void };
 }
 
 export function toolGrantor(d: GrantorDeps): ToolGrantor {
@@ -23,13 +28,16 @@ export function toolGrantor(d: GrantorDeps): ToolGrantor {
     // A call may last as long as its run may (ask_user waits for the person): the run's timeout
     // ends the turn anyway, so no CLI's own tool timeout should end the call first.
     const callTimeoutMs = run.timeoutMs + TOKEN_MARGIN_MS;
-    const serverFor = (token: string): ToolServer => ({
+    // A sandboxed run or process gets a socket that takes its own token only, so a token of another
+    // run it might learn is refused there (docs/access.md); others share `socket`.
+    const own = run.sandboxed ? d.ownSocket : undefined;
+    const serverFor = (token: string, socket = d.socket): ToolServer => ({
       command: d.command,
       args: [...d.args, 'mcp'],
       env: {
         ...d.env,
         [TOOLS_TOKEN_ENV]: token,
-        [TOOLS_SOCKET_ENV]: d.socket,
+        [TOOLS_SOCKET_ENV]: socket,
         [TOOLS_TIMEOUT_ENV]: String(callTimeoutMs),
       },
       tools: TOOL_NAMES,
@@ -49,8 +57,16 @@ export function toolGrantor(d: GrantorDeps): ToolGrantor {
     const tokenOf = (p: ProcessTools) => p.server.env[TOOLS_TOKEN_ENV] ?? '';
     const warm: WarmTools = {
       open: (lane) => {
-        const own = d.tokens.mintProcess(lane);
-        return { lane, server: serverFor(own), close: () => d.tokens.closeProcess(own) };
+        const mine = d.tokens.mintProcess(lane);
+        const sock = own?.(mine);
+        return {
+          lane,
+          server: serverFor(mine, sock?.path),
+          close: () => {
+            d.tokens.closeProcess(mine);
+            sock?.close();
+          },
+        };
       },
       bind: (p) => {
         const r = d.tokens.bind(tokenOf(p), token, run.lane);
@@ -59,6 +75,14 @@ export function toolGrantor(d: GrantorDeps): ToolGrantor {
           : { type: 'refused', reason: r.error };
       },
     };
-    return { server: serverFor(token), warm, release: () => d.tokens.revoke(token) };
+    const sock = own?.(token);
+    return {
+      server: serverFor(token, sock?.path),
+      warm,
+      release: () => {
+        d.tokens.revoke(token);
+        sock?.close();
+      },
+    };
   };
 }

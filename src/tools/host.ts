@@ -1,16 +1,18 @@
 // The tools in a process that runs agents (the relay, `agentwire chat`): the tokens, the grantor
 // the queue hands each run, and the handler behind the tools socket's `tools.call`. Built before
 // the queue (which needs the grantor) and bound to it afterwards (sends start its outbox).
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import type { ChunkRules } from '../core/chunk.js';
 import type { ChannelName, ChatKey } from '../core/types.js';
 import type { MediaPolicy, ToolGrantor } from '../queue/ports.js';
 import type { QueueStore } from '../store/queue-ops.js';
 import type { TaskStore } from '../store/tasks.js';
 import { toolGrantor } from './grants.js';
-import { type AgentLinks, callTool, type ToolDeps, type ToolLimits } from './handlers.js';
+import { type AgentLinks, callTool, type ToolDeps, ToolError, type ToolLimits } from './handlers.js';
 import type { ToolAnswer } from './schemas.js';
 import { toolSender } from './send.js';
-import { ToolTokens } from './tokens.js';
+import { TOKEN_INVALID, ToolTokens } from './tokens.js';
 
 export interface ToolHostOptions {
   enabled: boolean;
@@ -32,6 +34,14 @@ export interface ToolHostOptions {
   now?: () => number;
   /** send_to_agent's links and store; absent: the tool refuses. */
   agents?: Omit<AgentLinks, 'stored'>;
+  /**
+   * Sockets of their own for sandboxed runs and processes: made in `dir` (0600), each answering
+   * `tools.call` with `call` (the relay wires the control server); absent: every run uses `socket`.
+   */
+  runSockets?: {
+    dir: string;
+    open(path: string, call: (params: unknown) => Promise<ToolAnswer>): { close(): Promise<void> };
+  };
 }
 
 export interface ToolHost {
@@ -48,6 +58,10 @@ export interface ToolHost {
   /** Called whenever send_to_agent stored a request (the events runner looks at once). */
   onEventsStored(listener: () => void): void;
   readonly tokens: ToolTokens;
+}
+
+function tokenIn(params: unknown): unknown {
+  return params !== null && typeof params === 'object' ? (params as { token?: unknown }).token : undefined;
 }
 
 export function createToolHost(o: ToolHostOptions): ToolHost {
@@ -92,9 +106,24 @@ export function createToolHost(o: ToolHostOptions): ToolHost {
     }),
   };
   let ask: ToolDeps['ask'];
+  const call = (params: unknown) => callTool(ask ? { ...deps, ask } : deps, params);
+  const rs = o.runSockets;
+  // Checked before the call: a token not minted for this socket is refused like an unknown one.
+  const ownSocket = rs
+    ? (token: string) => {
+        const path = join(rs.dir, `${randomBytes(8).toString('hex')}.sock`);
+        const server = rs.open(path, (params) =>
+          tokenIn(params) === token ? call(params) : Promise.reject(new ToolError(TOKEN_INVALID)),
+        );
+        return { path, close: () => void server.close() };
+      }
+    : undefined;
   return {
-    grantor: o.enabled && o.entry ? toolGrantor({ tokens, socket: o.socket, ...o.entry }) : undefined,
-    call: (params) => callTool(ask ? { ...deps, ask } : deps, params),
+    grantor:
+      o.enabled && o.entry
+        ? toolGrantor({ tokens, socket: o.socket, ...o.entry, ...(ownSocket && { ownSocket }) })
+        : undefined,
+    call,
     bindAsk: (a) => {
       ask = a;
     },

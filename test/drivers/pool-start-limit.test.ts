@@ -73,7 +73,8 @@ describe('warm pool: a start that never answers', () => {
     expect(fallbackNotice('claude', reason)).toMatch(
       /^\(Claude Code could not start as a live process: it did not answer its start in time\. /,
     );
-    expect(fallbackNotice('claude', reason)).toContain('until the relay restarts');
+    expect(fallbackNotice('claude', reason)).toContain('also after a restart');
+    expect(fallbackNotice('claude', reason)).toContain('agentwire agent warm-reset');
     // The silent process was killed with its session.
     const pid = Number(readFileSync(PID_FILE, 'utf8'));
     expect(alive(pid)).toBe(false);

@@ -4,7 +4,7 @@
 // the person. A sandbox that cannot be made (here: the agent's folder set to the state folder
 // itself, which would show the database) stops the run with one sentence to the person and bwrap's
 // or the plan's reason in the log; the CLI never runs. Needs `npm run build` first.
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CHANNELS } from '../../src/channels/registry.js';
@@ -63,6 +63,10 @@ describe('a sandboxed agent through the relay', () => {
       expect(await waitFor(() => bodies().some((b) => b.startsWith('reply: ')), 45_000)).toBe(true);
       expect(bodies().filter((b) => b === 'from inside')).toHaveLength(1);
       expect(bodies().find((b) => b.startsWith('reply: '))).toMatch(/send_message ok/);
+      // The run's tools answered on a socket of its own (docs/access.md), removed once it ended.
+      const own = join(home?.dir ?? '', 'tool-sockets');
+      expect(existsSync(own)).toBe(true);
+      expect(await waitFor(() => readdirSync(own).length === 0, 10_000)).toBe(true);
     },
   );
 

@@ -16,6 +16,7 @@ import { checkRelayLock, type LockState, lockHeld } from './relay-lock.js';
 import { checkSandbox } from './sandbox.js';
 import { checkTwilio } from './twilio.js';
 import { type Finding, fail } from './types.js';
+import { checkWarmFallbacks } from './warm-fallbacks.js';
 import { checkWhatsapp, type LinkState } from './whatsapp.js';
 import { checkWhatsappLive } from './whatsapp-live.js';
 
@@ -48,6 +49,7 @@ export async function runDoctor(d: DoctorDeps): Promise<Finding[]> {
   for (const s of [...channelSecrets(config, d.env), ...Object.values(config.agent.env)]) registerSecret(s);
 
   findings.push(...(await checkAgents(config, d.paths, d.env, d.probe, d.probeTimeoutMs)));
+  findings.push(...checkWarmFallbacks(d.paths));
   findings.push(...(await checkSandbox(config, d.paths, d.env, d.probe, d.probeTimeoutMs)));
   findings.push(checkWhatsapp(config, await d.linkState(d.paths)));
   // While our relay runs it holds these ports itself; probing them would only report it.

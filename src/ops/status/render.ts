@@ -159,7 +159,7 @@ function warmLines(w: WarmView): string[] {
   }
   for (const f of w.fallbacks)
     out.push(
-      `  ${f.agent} runs cold: its warm start failed (${f.reason}); warm again once the relay restarts`,
+      `  ${f.agent} runs cold: its warm start failed (${f.reason}); \`agentwire agent warm-reset\` tries live again`,
     );
   return out;
 }
