@@ -14,7 +14,7 @@ const description = z
   .min(1)
   .max(100)
   .optional()
-  .describe('Shown in /help and the Telegram menu.');
+  .describe("Shown in /help and in a channel's command menu where it has one.");
 const argv = z.array(z.string().min(1)).min(1);
 const timeoutSeconds = z
   .number()

@@ -14,7 +14,7 @@ import {
 import type { ChatKey, InboundMessage } from '../core/types.js';
 import { checkGate, type RunCheck } from '../heartbeat/check.js';
 import { maskId } from '../log.js';
-import { scopeFor } from '../store/sessions.js';
+import { scopeFor } from '../store/contract/sessions.js';
 import type { CommandDeps } from './chat-command.js';
 import { unwrap } from './persist.js';
 
