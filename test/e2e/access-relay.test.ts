@@ -12,6 +12,7 @@ import {
   startFakeTwilio,
 } from '../channels/twilio/helpers/fake-twilio.js';
 import { postWhenUp, smsParams } from '../channels/twilio/helpers/harness.js';
+import { bwrapMissing } from '../helpers/bwrap.js';
 import { freePort, type Home, MAIN, makeHome, type Proc, spawnNode, waitFor } from './helpers.js';
 
 const PLACE_CLI = join(import.meta.dirname, 'fixtures', 'fake-place-cli.mjs');
@@ -209,4 +210,30 @@ describe('send_file from a per-chat agent, through the MCP tools of the built re
     expect(await waitFor(() => repliesTo(MEMBER).some((b) => b.includes('send_file ok')), SLOW)).toBe(true);
     expect(repliesTo(MEMBER).join('\n')).not.toContain('owner-only');
   });
+});
+
+const noBwrap = bwrapMissing();
+
+describe('per-chat folders inside the bwrap sandbox', () => {
+  it.skipIf(noBwrap)(
+    `a chat's agent cannot read another chat's folder, by its own means${noBwrap ? ` (skipped: ${noBwrap})` : ''}`,
+    { timeout: 3 * SLOW },
+    async () => {
+      const send = await start({ agent: { workspace: 'per-chat', sandbox: 'bwrap' } });
+      await send(OWNER, 'write:secret.txt=owner-only read:secret.txt');
+      expect(await reply(OWNER, 1)).toContain('read secret.txt: owner-only');
+      const ownerDir = join(home!.dir, 'workspace', chatFolderName(`twilio:${OWNER}`));
+      expect(readFileSync(join(ownerDir, 'secret.txt'), 'utf8')).toBe('owner-only');
+      // The member's agent tries the owner's file by `..` and by its full path, and the relay's
+      // database: its sandbox shows only its own folder, so none of them exists there.
+      const relative = `../${chatFolderName(`twilio:${OWNER}`)}/secret.txt`;
+      const db = join(home!.dir, 'agentwire.db');
+      await send(MEMBER, `read:${relative} read:${join(ownerDir, 'secret.txt')} read:${db}`);
+      const said = await reply(MEMBER, 1);
+      expect(said).toContain(`read ${relative} failed: ENOENT`);
+      expect(said).toContain(`read ${join(ownerDir, 'secret.txt')} failed: ENOENT`);
+      expect(said).toContain(`read ${db} failed: ENOENT`);
+      expect(said).not.toContain('owner-only');
+    },
+  );
 });
