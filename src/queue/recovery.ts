@@ -68,7 +68,9 @@ export interface ChatRecovery {
  * took the lease in between makes the whole write refused. Returns whether anything was recovered.
  */
 export async function recoverChat(d: ChatRecovery, chat: ChatKey, fence: Fence): Promise<boolean> {
-  const rows = (await d.store.unfinished()).filter((r) => r.chat === chat && r.status === 'running');
+  // The chat's own rows only: this runs at each fresh take of a lease (every run of a chat that went
+  // idle), where reading every chat's rows cost the relay CPU and heap per message.
+  const rows = (await d.store.unfinished(chat)).filter((r) => r.status === 'running');
   if (rows.length > 0) {
     const plan = planRecovery(rows);
     unwrap(

@@ -171,11 +171,13 @@ export function countPending(db: Db, chat: ChatKey): number {
 }
 
 /** Every message not yet finished (pending or running), oldest first: what a start must pick up. */
-export function unfinished(db: Db): InboxRow[] {
-  const rows = prepared(
-    db,
-    `SELECT ${COLUMNS} FROM inbox WHERE status IN ('pending', 'running') ORDER BY id`,
-  ).all() as unknown as RawRow[];
+export function unfinished(db: Db, chat?: ChatKey): InboxRow[] {
+  const rows = (chat === undefined
+    ? prepared(db, `SELECT ${COLUMNS} FROM inbox WHERE status IN ('pending', 'running') ORDER BY id`).all()
+    : prepared(
+        db,
+        `SELECT ${COLUMNS} FROM inbox WHERE status IN ('pending', 'running') AND chat = ? ORDER BY id`,
+      ).all(chat)) as unknown as RawRow[];
   return rows.map(toRow);
 }
 

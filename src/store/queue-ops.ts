@@ -170,8 +170,8 @@ export interface QueueStore {
   message(id: number): Promise<InboxRow | undefined>;
   /** One row of run history (never the text). */
   recordRun(record: RunRecord): Promise<Written<void>>;
-  /** What a previous process left: unfinished messages, oldest first. */
-  unfinished(): Promise<InboxRow[]>;
+  /** What a previous process left: unfinished messages, oldest first (of one chat when given). */
+  unfinished(chat?: ChatKey): Promise<InboxRow[]>;
   recover(plan: RecoveryWrite): Promise<Written<void>>;
 
   // Sessions and chat settings.

@@ -202,7 +202,7 @@ function queueOps(db: Db): QueueStore {
       return r.ok ? { ok: true, value: undefined } : storeFailure('other', r.error);
     },
 
-    unfinished: () => read(() => unfinished(db)),
+    unfinished: (chat) => read(() => unfinished(db, chat)),
 
     recover: (plan) =>
       written(() =>

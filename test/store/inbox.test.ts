@@ -65,6 +65,10 @@ describe('inbox', () => {
     expect(getInbound(t.db, ids[0] as number)).toMatchObject({ status: 'done', finishedAt: 30 });
     expect(getInbound(t.db, ids[1] as number)).toMatchObject({ status: 'failed', note: 'timeout' });
     expect(unfinished(t.db).map((r) => r.messageId)).toEqual(['c']);
+    // One chat's: what a fresh lease recovers reads no other chat's rows.
+    insertInbound(t.db, inbound({ messageId: 'd', chatId: 'other' }), { now: 40 });
+    expect(unfinished(t.db).map((r) => r.messageId)).toEqual(['c', 'd']);
+    expect(unfinished(t.db, 'console:local').map((r) => r.messageId)).toEqual(['c']);
   });
 
   it('puts an interrupted run back, spending or refunding the try', () => {
