@@ -412,7 +412,13 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
  * Runs until SIGINT or SIGTERM, then stops the relay with `graceMs` for running agents. A second
  * signal ends the grace period at once (the runs left are killed and stay waiting in the store).
  */
-export function stopOnSignals(relay: RunningRelay, graceMs: number, log: Logger): Promise<void> {
+export function stopOnSignals(
+  relay: RunningRelay,
+  graceMs: number,
+  log: Logger,
+  /** Signals that came while the relay was starting: handled now, in order. */
+  early: readonly NodeJS.Signals[] = [],
+): Promise<void> {
   return new Promise<void>((resolve) => {
     let signals = 0;
     const onSignal = (signal: NodeJS.Signals) => {
@@ -423,5 +429,6 @@ export function stopOnSignals(relay: RunningRelay, graceMs: number, log: Logger)
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    for (const signal of early) onSignal(signal);
   });
 }

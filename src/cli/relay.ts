@@ -11,7 +11,20 @@ export function register(program: Command): void {
     .description('run the relay: every enabled channel over one store and one queue')
     .action(async () => {
       const ctx = loadContext(program.opts<GlobalOptions>(), process.env, { logFile: 'relay' });
-      const relay = await startRelay(ctx);
-      await stopOnSignals(relay, ctx.config.queue.shutdownGraceSeconds * 1000, ctx.log);
+      // A signal during start-up (a slow store, recovery already sending replies) is held until the
+      // relay is up, then stops it like any other: without this, Node's default ends the process
+      // mid-write with the signal instead of a clean stop.
+      const early: NodeJS.Signals[] = [];
+      const hold = (signal: NodeJS.Signals) => early.push(signal);
+      process.on('SIGINT', hold);
+      process.on('SIGTERM', hold);
+      let relay: Awaited<ReturnType<typeof startRelay>>;
+      try {
+        relay = await startRelay(ctx);
+      } finally {
+        process.off('SIGINT', hold);
+        process.off('SIGTERM', hold);
+      }
+      await stopOnSignals(relay, ctx.config.queue.shutdownGraceSeconds * 1000, ctx.log, early);
     });
 }
