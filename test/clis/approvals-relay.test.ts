@@ -75,6 +75,8 @@ describe.each(CLIS)('$kind warm (real CLI), permissions ask: approvals from the 
   beforeAll(async () => {
     rig = relayRig(cli.kind, await scenario(id, { reply: 'Noted.' }), {
       permissions: 'ask',
+      // A is the owner: a member's runs deny permission requests without asking (docs/access.md).
+      owners: [A],
       approvals: { approvers: [A] },
       ...(cli.args && { args: cli.args() }),
     });

@@ -58,6 +58,8 @@ export interface RigOptions {
   permissions?: 'ask' | 'allow' | 'deny';
   /** Arguments after the CLI's program in agent.command (pi: the extension that asks). */
   args?: string[];
+  /** `access.owners`: senders whose runs are the owner's (a member's runs deny permission requests). */
+  owners?: string[];
   /** The top-level `permissions` section (approvers, timeoutMinutes). */
   approvals?: { approvers?: string[]; timeoutMinutes?: number };
   /** false: runs without agentwire's tools (`tools.enabled`). */
@@ -135,6 +137,7 @@ export function relayRig(kind: AgentKind, base: string, opts: RigOptions = {}): 
           ...(opts.sandbox !== undefined && { sandbox: opts.sandbox }),
         },
         ...(opts.approvals !== undefined && { permissions: opts.approvals }),
+        ...(opts.owners !== undefined && { access: { owners: opts.owners } }),
         agents: {
           warm: {
             maxProcesses: warm.maxProcesses ?? 4,
