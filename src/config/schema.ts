@@ -10,6 +10,7 @@ import { heartbeatSchema, type scheduleSchema, schedulesSchema } from './schema-
 import { commandsSchema } from './schema-commands.js';
 import { eventsSchema, hooksSchema, targetsSchema } from './schema-events.js';
 import { permissionsSchema } from './schema-permissions.js';
+import { slackSchema } from './schema-slack.js';
 import { agentKind, DEFAULT_AGENT_KIND } from './schema-refine.js';
 import { acpProblems, warmSchema } from './schema-warm.js';
 
@@ -318,6 +319,7 @@ export const configSchema = z
     whatsapp: whatsappSchema.default(whatsappSchema.parse({})),
     twilio: twilioSchema.default(twilioSchema.parse({})),
     telegram: telegramSchema.default(telegramSchema.parse({})),
+    slack: slackSchema.default(slackSchema.parse({})),
     heartbeat: heartbeatSchema.default({}),
     schedules: schedulesSchema,
     targets: targetsSchema,
@@ -383,6 +385,9 @@ export const SECRET_PATHS: readonly string[] = [
   'twilio.apiSecret',
   'telegram.botToken',
   'telegram.webhook.secretToken',
+  'slack.botToken',
+  'slack.appToken',
+  'slack.signingSecret',
   'agent.env',
   'agents.*.env',
   'agents.list.*.env',
