@@ -53,9 +53,14 @@ export const slackSchema = z
       .describe('The bot token (xoxb-…). Default: $SLACK_BOT_TOKEN. Secret.'),
     appToken: z
       .string()
-      .regex(/^xapp-[A-Za-z0-9-]{10,250}$/, 'must be an app-level token starting with xapp- (Basic Information)')
+      .regex(
+        /^xapp-[A-Za-z0-9-]{10,250}$/,
+        'must be an app-level token starting with xapp- (Basic Information)',
+      )
       .optional()
-      .describe('The app-level token (xapp-…, scope connections:write) for Socket Mode. Default: $SLACK_APP_TOKEN. Secret.'),
+      .describe(
+        'The app-level token (xapp-…, scope connections:write) for Socket Mode. Default: $SLACK_APP_TOKEN. Secret.',
+      ),
     signingSecret: z
       .string()
       .regex(/^[A-Za-z0-9]{16,128}$/, 'must be the signing secret from Basic Information (hex characters)')
@@ -64,7 +69,9 @@ export const slackSchema = z
     mode: z
       .enum(['socket', 'http'])
       .default('socket')
-      .describe('socket: Slack is reached over a WebSocket (no public URL). http: Slack posts events to `http`.'),
+      .describe(
+        'socket: Slack is reached over a WebSocket (no public URL). http: Slack posts events to `http`.',
+      ),
     http: z
       .object({
         host: z.string().default('127.0.0.1').describe('Address the events server binds to.'),
@@ -78,7 +85,9 @@ export const slackSchema = z
       .string()
       .regex(/^T[A-Z0-9]{2,20}$/, 'must be a workspace id like T0123ABCD')
       .optional()
-      .describe('The workspace the app must belong to (checked at start and on every event). Default: the token’s own.'),
+      .describe(
+        'The workspace the app must belong to (checked at start and on every event). Default: the token’s own.',
+      ),
     dm: dmField,
     allowFrom: userList
       .default([])

@@ -40,7 +40,10 @@ const env = () => ({ ...home!.env, SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_APP_TOKEN: 
 async function startRelay(): Promise<void> {
   const before = fake!.callsOf('apps.connections.open').length;
   proc = spawnNode([MAIN, 'relay'], env());
-  const up = await waitFor(() => fake!.sockets() > 0 && fake!.callsOf('apps.connections.open').length > before, SLOW);
+  const up = await waitFor(
+    () => fake!.sockets() > 0 && fake!.callsOf('apps.connections.open').length > before,
+    SLOW,
+  );
   expect(up, proc.stderr()).toBe(true);
 }
 
@@ -70,7 +73,11 @@ const texts = (channel?: string) => posts(channel).map((c) => String(c.params.te
 const runs = () => home!.events().filter((e) => e.ev === 'start');
 
 /** Pushes a message event and waits for its envelope's acknowledgement. */
-async function push(e: Parameters<typeof messageEvent>[0], opts: Parameters<typeof messageEvent>[1] = {}, retryAttempt = 0) {
+async function push(
+  e: Parameters<typeof messageEvent>[0],
+  opts: Parameters<typeof messageEvent>[1] = {},
+  retryAttempt = 0,
+) {
   const payload = messageEvent(e, opts);
   const id = fake!.push(payload, { retryAttempt });
   expect(await waitFor(() => fake!.acks.includes(id), SLOW), proc?.stderr()).toBe(true);
@@ -78,7 +85,9 @@ async function push(e: Parameters<typeof messageEvent>[0], opts: Parameters<type
 }
 
 describe('agentwire relay with the Slack channel (Socket Mode)', () => {
-  it('answers a DM; in a channel only a mention runs; Markdown goes out as escaped mrkdwn', { timeout: 4 * SLOW }, async () => {
+  it('answers a DM; in a channel only a mention runs; Markdown goes out as escaped mrkdwn', {
+    timeout: 4 * SLOW,
+  }, async () => {
     await setup();
     await push({ channel: DM, user: OWNER, text: 'hello agent' });
     expect(await waitFor(() => texts(DM).length === 1, SLOW), proc?.stderr()).toBe(true);
@@ -89,14 +98,21 @@ describe('agentwire relay with the Slack channel (Socket Mode)', () => {
     expect(await waitFor(() => texts(CHAN).length === 1, SLOW), proc?.stderr()).toBe(true);
     // In a channel the agent is told who spoke; the mention itself is not part of what was said.
     expect(texts(CHAN)).toEqual([`reply: [Message from ${OWNER}]\ndeploy status?`]);
-    expect(runs().map((r) => r.prompt).join('\n')).not.toContain('just chatting');
+    expect(
+      runs()
+        .map((r) => r.prompt)
+        .join('\n'),
+    ).not.toContain('just chatting');
 
     // What the person types arrives escaped by Slack; the agent's echo of it must go back escaped.
     const table: [string, string][] = [
       ['&lt;!channel&gt; **now**', 'reply: &lt;!channel&gt; *now*'],
       ['ping &lt;@U0OTHER01&gt; &amp; co', 'reply: ping &lt;@U0OTHER01&gt; &amp; co'],
       ['[site](https://example.com/?a=1&amp;b=2)', 'reply: <https://example.com/?a=1&amp;b=2|site>'],
-      ['&lt;https://evil.example|https://bank.example&gt;', 'reply: &lt;https://evil.example|https://bank.example&gt;'],
+      [
+        '&lt;https://evil.example|https://bank.example&gt;',
+        'reply: &lt;https://evil.example|https://bank.example&gt;',
+      ],
       ['`a &lt; b` ~~old~~', 'reply: `a &lt; b` ~old~'],
     ];
     for (const [i, [input, expected]] of table.entries()) {
@@ -106,9 +122,14 @@ describe('agentwire relay with the Slack channel (Socket Mode)', () => {
     }
   });
 
-  it('runs an event once when Slack delivers it again after a relay restart', { timeout: 4 * SLOW }, async () => {
+  it('runs an event once when Slack delivers it again after a relay restart', {
+    timeout: 4 * SLOW,
+  }, async () => {
     await setup();
-    const first = await push({ channel: DM, user: OWNER, text: 'only once please', ts: '1700000100.000100' }, { eventId: 'Ev0ONCE0001' });
+    const first = await push(
+      { channel: DM, user: OWNER, text: 'only once please', ts: '1700000100.000100' },
+      { eventId: 'Ev0ONCE0001' },
+    );
     expect(await waitFor(() => texts(DM).length === 1, SLOW), proc?.stderr()).toBe(true);
     await stopRelay();
     await startRelay();
@@ -121,7 +142,9 @@ describe('agentwire relay with the Slack channel (Socket Mode)', () => {
     expect(runs().map((r) => r.prompt)).toEqual(['only once please', 'a new one']);
   });
 
-  it('takes a file in (downloaded with the bot token) and sends one out with files.uploadV2', { timeout: 4 * SLOW }, async () => {
+  it('takes a file in (downloaded with the bot token) and sends one out with files.uploadV2', {
+    timeout: 4 * SLOW,
+  }, async () => {
     await setup({ media: { allowedRoots: ['/tmp'] } });
     const outFile = join(home!.dir, 'chart.png');
     writeFileSync(outFile, Buffer.from('PNG-BYTES-OUT'));
@@ -132,9 +155,20 @@ describe('agentwire relay with the Slack channel (Socket Mode)', () => {
       user: OWNER,
       text: `here is the report media:${outFile}`,
       subtype: 'file_share',
-      files: [{ id: 'F0FILE001', name: 'report.pdf', mimetype: 'application/pdf', size: bytes.length, url_private_download: url }],
+      files: [
+        {
+          id: 'F0FILE001',
+          name: 'report.pdf',
+          mimetype: 'application/pdf',
+          size: bytes.length,
+          url_private_download: url,
+        },
+      ],
     });
-    expect(await waitFor(() => fake!.callsOf('files.completeUploadExternal').length === 1, SLOW), proc?.stderr()).toBe(true);
+    expect(
+      await waitFor(() => fake!.callsOf('files.completeUploadExternal').length === 1, SLOW),
+      proc?.stderr(),
+    ).toBe(true);
     expect([...fake!.uploads.values()][0]!.toString()).toBe('PNG-BYTES-OUT');
     expect(fake!.callsOf('files.completeUploadExternal')[0]?.params).toMatchObject({ channel_id: DM });
     expect(fake!.downloads).toBe(1);
@@ -144,9 +178,15 @@ describe('agentwire relay with the Slack channel (Socket Mode)', () => {
     expect(readFileSync(saved!)).toEqual(bytes);
   });
 
-  it('waits out a 429 then delivers; a chat Slack refuses (not_in_channel) stops and shows in status', { timeout: 4 * SLOW }, async () => {
+  it('waits out a 429 then delivers; a chat Slack refuses (not_in_channel) stops and shows in status', {
+    timeout: 4 * SLOW,
+  }, async () => {
     await setup();
-    fake!.failNext('chat.postMessage', { status: 429, headers: { 'retry-after': '1' }, body: { ok: false, error: 'ratelimited' } });
+    fake!.failNext('chat.postMessage', {
+      status: 429,
+      headers: { 'retry-after': '1' },
+      body: { ok: false, error: 'ratelimited' },
+    });
     await push({ channel: DM, user: OWNER, text: 'slow down' });
     expect(await waitFor(() => texts(DM).length === 2, SLOW), proc?.stderr()).toBe(true);
     const [limited, sent] = posts(DM);

@@ -65,7 +65,11 @@ export function createSlackChannel(deps: SlackChannelDeps): SlackChannel {
     since: Date.now(),
     ...(me && { account: `@${me.name}`, accountPublic: /^@[a-z0-9][a-z0-9._-]{0,79}$/.test(`@${me.name}`) }),
     ...(stops > 0 && {
-      probe: { ok: false, at: Date.now(), detail: `sends stopped to ${stops} chat(s) Slack refused (not_in_channel, channel_not_found…)` },
+      probe: {
+        ok: false,
+        at: Date.now(),
+        detail: `sends stopped to ${stops} chat(s) Slack refused (not_in_channel, channel_not_found…)`,
+      },
     }),
   });
   const refreshStops = async () => {
@@ -79,7 +83,12 @@ export function createSlackChannel(deps: SlackChannelDeps): SlackChannel {
     maxFileBytes: Math.floor(config.media.maxOutboundMb * 1048576),
     onAuthFailure: (code) => {
       log.error({ error: code }, 'slack refused the bot token: sends stop');
-      setState({ type: 'degraded', since: Date.now(), lastError: `Slack rejected the token (${code}: ${hintFor(code)})`, retries: 0 });
+      setState({
+        type: 'degraded',
+        since: Date.now(),
+        lastError: `Slack rejected the token (${code}: ${hintFor(code)})`,
+        retries: 0,
+      });
     },
     onStopsChanged: () => void refreshStops(),
     ...(deps.sleep && { sleep: deps.sleep }),
@@ -164,7 +173,14 @@ export function createSlackChannel(deps: SlackChannelDeps): SlackChannel {
         await new Promise<void>((r) => {
           const t = setTimeout(r, RETRY_MS[Math.min(tries - 1, RETRY_MS.length - 1)]);
           t.unref();
-          signal.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
+          signal.addEventListener(
+            'abort',
+            () => {
+              clearTimeout(t);
+              r();
+            },
+            { once: true },
+          );
         });
       }
     }

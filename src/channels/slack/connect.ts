@@ -15,7 +15,8 @@ export const isAuthFailure = (err: unknown): boolean => classifyError(err).stop 
 
 export function describeFailure(err: unknown): string {
   const { failure, stop } = classifyError(err);
-  if (stop === 'auth' && failure.code) return `Slack rejected the token (${failure.code}: ${hintFor(failure.code)})`;
+  if (stop === 'auth' && failure.code)
+    return `Slack rejected the token (${failure.code}: ${hintFor(failure.code)})`;
   if (failure.error.startsWith('network')) return 'Slack unreachable';
   return failure.error;
 }

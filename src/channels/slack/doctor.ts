@@ -18,7 +18,11 @@ export async function slackDoctor(deps: DoctorDeps): Promise<DoctorCheck[]> {
       fix: 'Create the app from the manifest in docs/slack.md and copy its tokens',
     }));
   const checks: DoctorCheck[] = [];
-  if (cfg.allowFrom !== '*' && cfg.allowFrom.length === 0 && (cfg.channels === '*' || cfg.channels.length === 0)) {
+  if (
+    cfg.allowFrom !== '*' &&
+    cfg.allowFrom.length === 0 &&
+    (cfg.channels === '*' || cfg.channels.length === 0)
+  ) {
     checks.push({
       check: 'slack:allowFrom',
       status: 'warn',
@@ -34,13 +38,23 @@ export async function slackDoctor(deps: DoctorDeps): Promise<DoctorCheck[]> {
     const api = makeApi(secrets.botToken!, cfg.apiUrl);
     const me = await Promise.race([
       whoAmI(api),
-      new Promise<never>((_r, reject) => setTimeout(() => reject(new Error('timed out')), deps.timeoutMs).unref()),
+      new Promise<never>((_r, reject) =>
+        setTimeout(() => reject(new Error('timed out')), deps.timeoutMs).unref(),
+      ),
     ]);
     const wrongTeam = cfg.teamId && cfg.teamId !== me.teamId;
     checks.push(
       wrongTeam
-        ? { check: 'slack', status: 'fail', message: `the token belongs to workspace ${me.teamId}, not slack.teamId ${cfg.teamId}` }
-        : { check: 'slack', status: 'ok', message: `bot @${me.name} answers in workspace ${me.teamId} (auth.test)` },
+        ? {
+            check: 'slack',
+            status: 'fail',
+            message: `the token belongs to workspace ${me.teamId}, not slack.teamId ${cfg.teamId}`,
+          }
+        : {
+            check: 'slack',
+            status: 'ok',
+            message: `bot @${me.name} answers in workspace ${me.teamId} (auth.test)`,
+          },
     );
   } catch (err) {
     const auth = isAuthFailure(err);

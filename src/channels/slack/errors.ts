@@ -8,9 +8,21 @@ import type { SendResult } from '../../core/types.js';
 export type Failure = Extract<SendResult, { ok: false }>;
 
 /** Sends to this conversation will fail until someone changes something in Slack. */
-const CHAT_STOPS = new Set(['not_in_channel', 'channel_not_found', 'is_archived', 'cannot_dm_bot', 'user_disabled']);
+const CHAT_STOPS = new Set([
+  'not_in_channel',
+  'channel_not_found',
+  'is_archived',
+  'cannot_dm_bot',
+  'user_disabled',
+]);
 /** The token itself no longer works: every chat is affected, a new token is needed. */
-const AUTH_STOPS = new Set(['invalid_auth', 'token_revoked', 'account_inactive', 'not_authed', 'token_expired']);
+const AUTH_STOPS = new Set([
+  'invalid_auth',
+  'token_revoked',
+  'account_inactive',
+  'not_authed',
+  'token_expired',
+]);
 
 export type Stop = 'chat' | 'auth' | undefined;
 
@@ -44,15 +56,23 @@ export function classifyError(err: unknown): Classified {
     case ErrorCode.RateLimitedError: {
       const after = typeof e.retryAfter === 'number' && e.retryAfter >= 0 ? e.retryAfter : 1;
       return {
-        failure: { ok: false, error: `Slack rate limit (retry after ${after} s)`, retryable: true, code: '429', retryAfterMs: after * 1000 },
+        failure: {
+          ok: false,
+          error: `Slack rate limit (retry after ${after} s)`,
+          retryable: true,
+          code: '429',
+          retryAfterMs: after * 1000,
+        },
         stop: undefined,
       };
     }
     case ErrorCode.PlatformError: {
       const code = e.data?.error ?? 'unknown_error';
       const error = `Slack refused: ${code}`;
-      if (CHAT_STOPS.has(code)) return { failure: { ok: false, error, retryable: false, code }, stop: 'chat' };
-      if (AUTH_STOPS.has(code)) return { failure: { ok: false, error, retryable: false, code }, stop: 'auth' };
+      if (CHAT_STOPS.has(code))
+        return { failure: { ok: false, error, retryable: false, code }, stop: 'chat' };
+      if (AUTH_STOPS.has(code))
+        return { failure: { ok: false, error, retryable: false, code }, stop: 'auth' };
       // `fatal_error`, `internal_error`, `service_unavailable`: Slack's side, worth another try.
       const retryable = /^(fatal_error|internal_error|service_unavailable|request_timeout)$/.test(code);
       return { failure: { ok: false, error, retryable, code }, stop: undefined };
@@ -60,12 +80,20 @@ export function classifyError(err: unknown): Classified {
     case ErrorCode.HTTPError: {
       const status = e.statusCode ?? 0;
       return {
-        failure: { ok: false, error: `Slack HTTP ${status}`, retryable: status >= 500 || status === 0, code: String(status) },
+        failure: {
+          ok: false,
+          error: `Slack HTTP ${status}`,
+          retryable: status >= 500 || status === 0,
+          code: String(status),
+        },
         stop: undefined,
       };
     }
     case ErrorCode.RequestError:
-      return { failure: { ok: false, error: 'network: Slack unreachable', retryable: true }, stop: undefined };
+      return {
+        failure: { ok: false, error: 'network: Slack unreachable', retryable: true },
+        stop: undefined,
+      };
     default:
       return { failure: { ok: false, error: e.message ?? String(err), retryable: true }, stop: undefined };
   }

@@ -43,7 +43,9 @@ export async function startEventsServer(o: EventsServerOptions): Promise<{ serve
   const now = o.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
   const server = createServer((req, res) => {
     const end = (status: number, body?: string) => {
-      res.writeHead(status, { 'content-type': body ? 'application/json' : 'text/plain', connection: 'close' }).end(body);
+      res
+        .writeHead(status, { 'content-type': body ? 'application/json' : 'text/plain', connection: 'close' })
+        .end(body);
     };
     if (req.method !== 'POST' || (req.url ?? '').split('?')[0] !== o.path) {
       o.onRefused?.('path');
@@ -56,7 +58,11 @@ export async function startEventsServer(o: EventsServerOptions): Promise<{ serve
         body !== undefined &&
         verifySignature(
           o.signingSecret,
-          { timestamp: req.headers['x-slack-request-timestamp'], signature: req.headers['x-slack-signature'], body },
+          {
+            timestamp: req.headers['x-slack-request-timestamp'],
+            signature: req.headers['x-slack-signature'],
+            body,
+          },
           now(),
         );
       if (!signed) {

@@ -40,12 +40,10 @@ function codeMrkdwn(raw: string): string {
 /** Inline marks of one line of prose, already free of code. */
 function inline(line: string): string {
   const links: string[] = [];
-  let s = line
-    .replace(/[\u0002\u0003]/g, '')
-    .replace(LINK, (_m, label: string, url: string) => {
-      links.push(`<${safeUrl(url)}|${escapeMrkdwn(label.replace(/\|/g, '¦'))}>`);
-      return `${MARK}${links.length - 1}${MARK}`;
-    });
+  let s = line.replace(/[\u0002\u0003]/g, '').replace(LINK, (_m, label: string, url: string) => {
+    links.push(`<${safeUrl(url)}|${escapeMrkdwn(label.replace(/\|/g, '¦'))}>`);
+    return `${MARK}${links.length - 1}${MARK}`;
+  });
   s = escapeMrkdwn(s)
     .replace(/\*\*\*(?=\S)(.+?)(?<=\S)\*\*\*/g, `${BOLD}_$1_${BOLD}`)
     .replace(/\*\*(?=\S)(.+?)(?<=\S)\*\*/g, `${BOLD}$1${BOLD}`)

@@ -15,7 +15,8 @@ export function parseChatId(chatId: string): SlackChat | undefined {
   return { conversation: m[1]!, ...(m[2] && { threadTs: m[2] }) };
 }
 
-export const chatIdOf = (c: SlackChat): string => (c.threadTs ? `${c.conversation}:${c.threadTs}` : c.conversation);
+export const chatIdOf = (c: SlackChat): string =>
+  c.threadTs ? `${c.conversation}:${c.threadTs}` : c.conversation;
 
 /** A direct message conversation (`D…`); channels and group DMs are several people. */
 export const isDirect = (conversation: string): boolean => conversation.startsWith('D');

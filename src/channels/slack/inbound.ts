@@ -86,7 +86,8 @@ export class Inbound {
     const decision = gate(msg, deps.gate, inThread);
     if (decision.type === 'drop') {
       // Ids are shown in full: they are what goes into slack.allowFrom / slack.channels.
-      const who = decision.reason === 'channel_not_allowed' ? { channel: msg.conversation } : { user: msg.senderId };
+      const who =
+        decision.reason === 'channel_not_allowed' ? { channel: msg.conversation } : { user: msg.senderId };
       deps.log.info({ ...who, reason: decision.reason }, 'slack message dropped');
       return 'ack';
     }
@@ -103,7 +104,10 @@ export class Inbound {
       return 'ack';
     }
     const outcome = await this.deliver(toInbound(msg));
-    deps.log.info({ chat: maskId(msg.chatId), outcome: outcome.type, trigger: decision.trigger }, 'slack message handled');
+    deps.log.info(
+      { chat: maskId(msg.chatId), outcome: outcome.type, trigger: decision.trigger },
+      'slack message handled',
+    );
     if (outcome.type === 'failed') return 'nack';
     // Called into a thread (or starting one with thread sessions): later replies there need no mention.
     if (msg.isGroup && (msg.threadTs || deps.threadSessions))

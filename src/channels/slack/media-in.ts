@@ -30,7 +30,10 @@ type One = { ok: true; media: InboundMedia } | { ok: false; note: string };
 
 async function fetchOne(r: RemoteMedia, deps: MediaInDeps): Promise<One> {
   const name = nameOf(r.url);
-  const failed = (why: string): One => ({ ok: false, note: `The file "${name}" could not be downloaded (${why}).` });
+  const failed = (why: string): One => ({
+    ok: false,
+    note: `The file "${name}" could not be downloaded (${why}).`,
+  });
   let origin: string;
   try {
     origin = new URL(r.url).origin;
@@ -50,7 +53,10 @@ async function fetchOne(r: RemoteMedia, deps: MediaInDeps): Promise<One> {
     });
     if (!res.ok || !res.body) return failed(`HTTP ${res.status}`);
     // Without the files:read scope Slack answers 200 with its sign-in page instead of the file.
-    if ((res.headers.get('content-type') ?? '').startsWith('text/html') && !r.mimeType.startsWith('text/html')) {
+    if (
+      (res.headers.get('content-type') ?? '').startsWith('text/html') &&
+      !r.mimeType.startsWith('text/html')
+    ) {
       await res.body.cancel().catch(() => undefined);
       return failed('Slack sent a web page: does the app have the files:read scope?');
     }
@@ -59,15 +65,29 @@ async function fetchOne(r: RemoteMedia, deps: MediaInDeps): Promise<One> {
     // The error of fetch names no token; its cause may name the URL only.
     return failed((err as Error).name);
   }
-  const saved = await saveInbound(Readable.fromWeb(body), { dir: deps.dir, maxBytes: deps.maxBytes, mimeType: r.mimeType });
-  if (!saved.ok) return saved.reason === 'too_large' ? failed('over the size limit') : failed('could not be saved');
+  const saved = await saveInbound(Readable.fromWeb(body), {
+    dir: deps.dir,
+    maxBytes: deps.maxBytes,
+    mimeType: r.mimeType,
+  });
+  if (!saved.ok)
+    return saved.reason === 'too_large' ? failed('over the size limit') : failed('could not be saved');
   return {
     ok: true,
-    media: { kind: mediaKindFor(r.mimeType), path: saved.path, mimeType: r.mimeType, sizeBytes: saved.sizeBytes, fileName: name },
+    media: {
+      kind: mediaKindFor(r.mimeType),
+      path: saved.path,
+      mimeType: r.mimeType,
+      sizeBytes: saved.sizeBytes,
+      fileName: name,
+    },
   };
 }
 
-export async function fetchSlackMedia(remote: readonly RemoteMedia[], deps: MediaInDeps): Promise<FetchedMedia> {
+export async function fetchSlackMedia(
+  remote: readonly RemoteMedia[],
+  deps: MediaInDeps,
+): Promise<FetchedMedia> {
   const out: FetchedMedia = { media: [], notes: [] };
   for (const r of remote) {
     const got = await fetchOne(r, deps);

@@ -87,7 +87,12 @@ export function plainText(raw: string, botUserId: string): string {
   return unescapeSlack(text);
 }
 
-export function classify(ev: SlackMessageEvent, me: Me, threadSessions: boolean, maxBytes: number): Classified {
+export function classify(
+  ev: SlackMessageEvent,
+  me: Me,
+  threadSessions: boolean,
+  maxBytes: number,
+): Classified {
   if (ev.type !== 'message') return { type: 'ignore', reason: 'not_a_message' };
   if (!PERSON_SUBTYPES.has(ev.subtype)) return { type: 'ignore', reason: `subtype_${ev.subtype}` };
   if (ev.bot_id) return { type: 'ignore', reason: 'from_a_bot' };
@@ -103,9 +108,16 @@ export function classify(ev: SlackMessageEvent, me: Me, threadSessions: boolean,
     if (!url || f.mode === 'external' || f.mode === 'tombstone') continue;
     const name = f.name ?? 'file';
     if (typeof f.size === 'number' && f.size > maxBytes) tooLarge.push(name);
-    else files.push({ url, name, mimeType: f.mimetype ?? 'application/octet-stream', ...(typeof f.size === 'number' && { sizeBytes: f.size }) });
+    else
+      files.push({
+        url,
+        name,
+        mimeType: f.mimetype ?? 'application/octet-stream',
+        ...(typeof f.size === 'number' && { sizeBytes: f.size }),
+      });
   }
-  if (!raw.trim() && files.length === 0 && tooLarge.length === 0) return { type: 'ignore', reason: 'no_content' };
+  if (!raw.trim() && files.length === 0 && tooLarge.length === 0)
+    return { type: 'ignore', reason: 'no_content' };
   const isGroup = !isDirect(ev.channel);
   const reply = ev.thread_ts && ev.thread_ts !== ev.ts && TS.test(ev.thread_ts) ? ev.thread_ts : undefined;
   const threadRoot = reply ?? ev.ts;

@@ -64,12 +64,20 @@ export class Sender {
         return this.sendText(api, chat, item.code ? renderCode(item.text) : render(item.text));
       case 'url':
         // Sent as a link, never fetched by us.
-        return this.sendText(api, chat, render(item.caption?.trim() ? `${item.caption}\n${item.url}` : item.url));
+        return this.sendText(
+          api,
+          chat,
+          render(item.caption?.trim() ? `${item.caption}\n${item.url}` : item.url),
+        );
       case 'file':
         return this.sendFile(api, chat, item);
       default: {
         const never: never = item;
-        return Promise.resolve({ ok: false, error: `unknown item ${JSON.stringify(never)}`, retryable: false });
+        return Promise.resolve({
+          ok: false,
+          error: `unknown item ${JSON.stringify(never)}`,
+          retryable: false,
+        });
       }
     }
   }
@@ -93,7 +101,11 @@ export class Sender {
     return last;
   }
 
-  private async sendFile(api: SlackApi, chat: SlackChat, item: Extract<OutboundItem, { type: 'file' }>): Promise<SendResult> {
+  private async sendFile(
+    api: SlackApi,
+    chat: SlackChat,
+    item: Extract<OutboundItem, { type: 'file' }>,
+  ): Promise<SendResult> {
     const read = await readForUpload(item.path, this.deps.maxFileBytes);
     if (!read.ok) {
       this.deps.log.warn({ error: read.error }, 'slack attachment not sent');
@@ -133,7 +145,10 @@ export class Sender {
           const at = (this.deps.now ?? Date.now)();
           await this.deps.state.setStopped(chat.conversation, { error: failure.code, at });
           this.deps.onStopsChanged();
-          this.deps.log.warn({ chat: maskId(chat.conversation), error: failure.code }, 'slack refused this chat: sends to it stop');
+          this.deps.log.warn(
+            { chat: maskId(chat.conversation), error: failure.code },
+            'slack refused this chat: sends to it stop',
+          );
           return stoppedResult(failure.code, failure.code);
         }
         if (stop === 'auth' && failure.code) {

@@ -35,24 +35,35 @@ export interface Problem {
 /** What keeps the channel from starting under this mode; never a secret's value. */
 export function secretProblems(cfg: Config['slack'], s: SlackSecrets): Problem[] {
   const out: Problem[] = [];
-  if (!s.botToken) out.push({ key: 'botToken', message: 'no bot token: set slack.botToken or $SLACK_BOT_TOKEN (xoxb-…)' });
+  if (!s.botToken)
+    out.push({ key: 'botToken', message: 'no bot token: set slack.botToken or $SLACK_BOT_TOKEN (xoxb-…)' });
   else if (!BOT.test(s.botToken))
-    out.push({ key: 'botToken', message: 'the bot token does not look like one (xoxb-…, OAuth & Permissions)' });
+    out.push({
+      key: 'botToken',
+      message: 'the bot token does not look like one (xoxb-…, OAuth & Permissions)',
+    });
   if (cfg.mode === 'socket') {
     if (!s.appToken)
       out.push({
         key: 'appToken',
-        message: 'Socket Mode needs an app-level token: set slack.appToken or $SLACK_APP_TOKEN (xapp-…, scope connections:write)',
+        message:
+          'Socket Mode needs an app-level token: set slack.appToken or $SLACK_APP_TOKEN (xapp-…, scope connections:write)',
       });
     else if (!APP.test(s.appToken))
-      out.push({ key: 'appToken', message: 'the app-level token does not look like one (xapp-…, Basic Information)' });
+      out.push({
+        key: 'appToken',
+        message: 'the app-level token does not look like one (xapp-…, Basic Information)',
+      });
   } else if (!s.signingSecret) {
     out.push({
       key: 'signingSecret',
       message: 'mode "http" needs the signing secret: set slack.signingSecret or $SLACK_SIGNING_SECRET',
     });
   } else if (!SIGNING.test(s.signingSecret)) {
-    out.push({ key: 'signingSecret', message: 'the signing secret does not look like one (Basic Information)' });
+    out.push({
+      key: 'signingSecret',
+      message: 'the signing secret does not look like one (Basic Information)',
+    });
   }
   return out;
 }

@@ -10,9 +10,16 @@ import type { InboundOutcome } from '../../../src/channels/types.js';
 import { configSchema } from '../../../src/config/schema.js';
 import type { InboundMessage } from '../../../src/core/types.js';
 import type { ChannelStateStore } from '../../../src/store/channel-state.js';
-import { memoryLog } from '../../queue/helpers.js';
 import { waitFor } from '../../e2e/helpers.js';
-import { APP_TOKEN, BOT_TOKEN, BOT_USER, type FakeSlack, messageEvent, startFakeSlack } from './fake-slack.js';
+import { memoryLog } from '../../queue/helpers.js';
+import {
+  APP_TOKEN,
+  BOT_TOKEN,
+  BOT_USER,
+  type FakeSlack,
+  messageEvent,
+  startFakeSlack,
+} from './fake-slack.js';
 
 const OWNER = 'U0OWNER01';
 const STRANGER = 'U0STRANGE';
@@ -57,7 +64,11 @@ async function start(extra: Record<string, unknown> = {}, state = memoryStateSto
   await channel.start(async (msg) => {
     rig.got.push(msg);
     const type = rig.outcome.next;
-    return type === 'stored' ? { type, inboxId: rig.got.length } : type === 'failed' ? { type, error: 'disk full' } : ({ type } as InboundOutcome);
+    return type === 'stored'
+      ? { type, inboxId: rig.got.length }
+      : type === 'failed'
+        ? { type, error: 'disk full' }
+        : ({ type } as InboundOutcome);
   });
   await fake.waitSocket();
   expect(await waitFor(() => channel!.status().type === 'connected', 10_000)).toBe(true);
@@ -67,17 +78,28 @@ async function start(extra: Record<string, unknown> = {}, state = memoryStateSto
 describe('Slack channel (Socket Mode)', () => {
   it('passes a DM on and acknowledges its envelope only after the handler stored it', async () => {
     const rig = await start();
-    const env = fake!.push(messageEvent({ channel: 'D0DM00001', user: OWNER, text: 'hello &lt;agent&gt; <@U0OTHER1>' }));
+    const env = fake!.push(
+      messageEvent({ channel: 'D0DM00001', user: OWNER, text: 'hello &lt;agent&gt; <@U0OTHER1>' }),
+    );
     expect(await waitFor(() => fake!.acks.includes(env))).toBe(true);
     expect(rig.got).toHaveLength(1);
-    expect(rig.got[0]).toMatchObject({ channel: 'slack', chatId: 'D0DM00001', senderId: OWNER, isGroup: false, text: 'hello <agent> @U0OTHER1' });
+    expect(rig.got[0]).toMatchObject({
+      channel: 'slack',
+      chatId: 'D0DM00001',
+      senderId: OWNER,
+      isGroup: false,
+      text: 'hello <agent> @U0OTHER1',
+    });
     expect(channel!.status()).toMatchObject({ type: 'connected', account: '@agentbot' });
   });
 
   it('does not acknowledge an envelope whose message could not be stored, and runs a retry once', async () => {
     const rig = await start();
     rig.outcome.next = 'failed';
-    const payload = messageEvent({ channel: 'D0DM00001', user: OWNER, text: 'first' }, { eventId: 'Ev0FAIL01' });
+    const payload = messageEvent(
+      { channel: 'D0DM00001', user: OWNER, text: 'first' },
+      { eventId: 'Ev0FAIL01' },
+    );
     const env = fake!.push(payload);
     expect(await waitFor(() => rig.got.length === 1)).toBe(true);
     // The handler answered `failed`: no ack, so Slack delivers it again.
@@ -103,31 +125,76 @@ describe('Slack channel (Socket Mode)', () => {
     await ack(messageEvent({ channel: 'C0CHAN001', user: STRANGER, text: `<@${BOT_USER}> let me in` }));
     await ack(messageEvent({ channel: 'D0DM00002', user: STRANGER, text: 'hi' }));
     await ack(messageEvent({ channel: 'C0OTHER01', user: OWNER, text: `<@${BOT_USER}> wrong channel` }));
-    await ack(messageEvent({ channel: 'C0CHAN001', user: OWNER, text: `<@${BOT_USER}> from a bot`, bot_id: 'B0OTHER01' }));
+    await ack(
+      messageEvent({
+        channel: 'C0CHAN001',
+        user: OWNER,
+        text: `<@${BOT_USER}> from a bot`,
+        bot_id: 'B0OTHER01',
+      }),
+    );
     await ack(messageEvent({ channel: 'C0CHAN001', user: BOT_USER, text: 'our own echo' }));
-    await ack(messageEvent({ channel: 'C0CHAN001', user: OWNER, text: 'forged team' }, { team: 'T0EVIL001' }));
+    await ack(
+      messageEvent({ channel: 'C0CHAN001', user: OWNER, text: 'forged team' }, { team: 'T0EVIL001' }),
+    );
     expect(rig.got).toHaveLength(0);
-    await ack(messageEvent({ channel: 'C0CHAN001', user: OWNER, text: `<@${BOT_USER}> look at this`, ts: '1700000000.000100', thread_ts: '1700000000.000001' }));
+    await ack(
+      messageEvent({
+        channel: 'C0CHAN001',
+        user: OWNER,
+        text: `<@${BOT_USER}> look at this`,
+        ts: '1700000000.000100',
+        thread_ts: '1700000000.000001',
+      }),
+    );
     expect(rig.got.map((m) => m.text)).toEqual(['look at this']);
     expect(rig.got[0]).toMatchObject({ chatId: 'C0CHAN001', isGroup: true });
-    await ack(messageEvent({ channel: 'C0CHAN001', user: OWNER, text: 'and this too', thread_ts: '1700000000.000001' }));
-    await ack(messageEvent({ channel: 'C0CHAN001', user: OWNER, text: 'another thread', thread_ts: '1700000000.000900' }));
+    await ack(
+      messageEvent({
+        channel: 'C0CHAN001',
+        user: OWNER,
+        text: 'and this too',
+        thread_ts: '1700000000.000001',
+      }),
+    );
+    await ack(
+      messageEvent({
+        channel: 'C0CHAN001',
+        user: OWNER,
+        text: 'another thread',
+        thread_ts: '1700000000.000900',
+      }),
+    );
     expect(rig.got.map((m) => m.text)).toEqual(['look at this', 'and this too']);
   });
 
   it('with threadSessions a thread is its own chat, and the reply goes into it', async () => {
     const rig = await start({ threadSessions: true });
-    const id = fake!.push(messageEvent({ channel: 'C0CHAN001', user: OWNER, text: `<@${BOT_USER}> start`, ts: '1700000001.000100' }));
+    const id = fake!.push(
+      messageEvent({
+        channel: 'C0CHAN001',
+        user: OWNER,
+        text: `<@${BOT_USER}> start`,
+        ts: '1700000001.000100',
+      }),
+    );
     expect(await waitFor(() => fake!.acks.includes(id))).toBe(true);
     expect(rig.got[0]?.chatId).toBe('C0CHAN001:1700000001.000100');
     const r = await channel!.send('C0CHAN001:1700000001.000100', { type: 'text', text: 'in the thread' });
     expect(r.ok).toBe(true);
-    expect(fake!.callsOf('chat.postMessage')[0]?.params).toMatchObject({ channel: 'C0CHAN001', thread_ts: '1700000001.000100' });
+    expect(fake!.callsOf('chat.postMessage')[0]?.params).toMatchObject({
+      channel: 'C0CHAN001',
+      thread_ts: '1700000001.000100',
+    });
   });
 
   it('waits out a 429 for its Retry-After, then sends', async () => {
     const rig = await start();
-    fake!.failNext('chat.postMessage', { status: 429, headers: { 'retry-after': '1' }, body: { ok: false, error: 'ratelimited' } });
+    fake!.failNext('chat.postMessage', {
+      status: 429,
+      headers: { 'retry-after': '1' },
+      body: { ok: false, error: 'ratelimited' },
+    });
     const r = await channel!.send('D0DM00001', { type: 'text', text: 'after the limit' });
     expect(r.ok).toBe(true);
     const posts = fake!.callsOf('chat.postMessage');
@@ -144,9 +211,13 @@ describe('Slack channel (Socket Mode)', () => {
     const again = await channel!.send('C0CHAN001', { type: 'text', text: 'again' });
     expect(again).toMatchObject({ ok: false, retryable: false, code: 'stopped' });
     expect(fake!.callsOf('chat.postMessage')).toHaveLength(1);
-    expect(await waitFor(() => channel!.status().type === 'connected' && 'probe' in channel!.status())).toBe(true);
+    expect(await waitFor(() => channel!.status().type === 'connected' && 'probe' in channel!.status())).toBe(
+      true,
+    );
     expect(JSON.stringify(channel!.status())).toContain('sends stopped to 1 chat');
-    const id = fake!.push(messageEvent({ channel: 'C0CHAN001', user: OWNER, text: `<@${BOT_USER}> I invited you back` }));
+    const id = fake!.push(
+      messageEvent({ channel: 'C0CHAN001', user: OWNER, text: `<@${BOT_USER}> I invited you back` }),
+    );
     expect(await waitFor(() => fake!.acks.includes(id))).toBe(true);
     expect(rig.got).toHaveLength(1);
     expect((await channel!.send('C0CHAN001', { type: 'text', text: 'thanks' })).ok).toBe(true);
@@ -155,8 +226,14 @@ describe('Slack channel (Socket Mode)', () => {
   it('stops every send once Slack refuses the token, and says so in status', async () => {
     await start();
     fake!.failNext('chat.postMessage', { body: { ok: false, error: 'token_revoked' } });
-    expect(await channel!.send('D0DM00001', { type: 'text', text: 'x' })).toMatchObject({ ok: false, retryable: false });
-    expect(await channel!.send('D0DM00009', { type: 'text', text: 'y' })).toMatchObject({ ok: false, retryable: false });
+    expect(await channel!.send('D0DM00001', { type: 'text', text: 'x' })).toMatchObject({
+      ok: false,
+      retryable: false,
+    });
+    expect(await channel!.send('D0DM00009', { type: 'text', text: 'y' })).toMatchObject({
+      ok: false,
+      retryable: false,
+    });
     expect(fake!.callsOf('chat.postMessage')).toHaveLength(1);
     expect(channel!.status()).toMatchObject({ type: 'degraded' });
     expect(JSON.stringify(channel!.status())).toContain('token_revoked');
@@ -172,7 +249,15 @@ describe('Slack channel (Socket Mode)', () => {
         user: OWNER,
         text: 'see attached',
         subtype: 'file_share',
-        files: [{ id: 'F0FILE001', name: 'report.pdf', mimetype: 'application/pdf', size: bytes.length, url_private_download: url }],
+        files: [
+          {
+            id: 'F0FILE001',
+            name: 'report.pdf',
+            mimetype: 'application/pdf',
+            size: bytes.length,
+            url_private_download: url,
+          },
+        ],
       }),
     );
     expect(await waitFor(() => fake!.acks.includes(id))).toBe(true);
@@ -183,15 +268,27 @@ describe('Slack channel (Socket Mode)', () => {
     expect(readFileSync(got.media[0]!.path)).toEqual(bytes);
     expect(got.media[0]).toMatchObject({ kind: 'document', fileName: 'report.pdf', sizeBytes: bytes.length });
     // A URL elsewhere never gets the token.
-    const evil = await channel!.fetchMedia!('D0DM00001', [{ url: 'https://evil.example/x.pdf', mimeType: 'application/pdf' }]);
+    const evil = await channel!.fetchMedia!('D0DM00001', [
+      { url: 'https://evil.example/x.pdf', mimeType: 'application/pdf' },
+    ]);
     expect(evil.media).toEqual([]);
     expect(evil.notes[0]).toContain('not a Slack file address');
 
     const out = join(dir!, 'chart.png');
     writeFileSync(out, Buffer.from('PNGDATA'));
-    const r = await channel!.send('D0DM00001', { type: 'file', path: out, mimeType: 'image/png', fileName: 'chart.png', sizeBytes: 7, caption: 'the **chart**' });
+    const r = await channel!.send('D0DM00001', {
+      type: 'file',
+      path: out,
+      mimeType: 'image/png',
+      fileName: 'chart.png',
+      sizeBytes: 7,
+      caption: 'the **chart**',
+    });
     expect(r.ok).toBe(true);
     expect([...fake!.uploads.values()].map((b) => b.toString())).toEqual(['PNGDATA']);
-    expect(fake!.callsOf('files.completeUploadExternal')[0]?.params).toMatchObject({ channel_id: 'D0DM00001', initial_comment: 'the *chart*' });
+    expect(fake!.callsOf('files.completeUploadExternal')[0]?.params).toMatchObject({
+      channel_id: 'D0DM00001',
+      initial_comment: 'the *chart*',
+    });
   });
 });

@@ -51,7 +51,13 @@ describe('Slack channel in mode "http"', () => {
     dir = mkdtempSync(join(tmpdir(), 'aw-slack-http-'));
     const config = configSchema.parse({
       whatsapp: { enabled: false },
-      slack: { enabled: true, mode: 'http', http: { port: 0 }, apiUrl: fake.apiUrl, allowFrom: ['U0OWNER01'] },
+      slack: {
+        enabled: true,
+        mode: 'http',
+        http: { port: 0 },
+        apiUrl: fake.apiUrl,
+        allowFrom: ['U0OWNER01'],
+      },
     });
     const { log, lines } = memoryLog();
     const got: InboundMessage[] = [];
@@ -72,7 +78,11 @@ describe('Slack channel in mode "http"', () => {
       fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: raw });
     const signed = (raw: string, extra: Record<string, string> = {}) => {
       const ts = String(Math.floor(Date.now() / 1000));
-      return post(raw, { 'x-slack-request-timestamp': ts, 'x-slack-signature': signatureOf(SIGNING_SECRET, ts, raw), ...extra });
+      return post(raw, {
+        'x-slack-request-timestamp': ts,
+        'x-slack-signature': signatureOf(SIGNING_SECRET, ts, raw),
+        ...extra,
+      });
     };
 
     const challenge = await signed(JSON.stringify({ type: 'url_verification', challenge: 'abc123' }));
@@ -80,15 +90,28 @@ describe('Slack channel in mode "http"', () => {
 
     const raw = JSON.stringify(messageEvent({ channel: 'D0DM00001', user: 'U0OWNER01', text: 'over http' }));
     expect((await signed(raw)).status).toBe(200);
-    expect((await signed(raw, { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' })).status).toBe(200);
+    expect(
+      (await signed(raw, { 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' })).status,
+    ).toBe(200);
     expect(got.map((m) => m.text)).toEqual(['over http']);
 
-    const forged = JSON.stringify(messageEvent({ channel: 'D0DM00001', user: 'U0OWNER01', text: 'forged secret words' }));
+    const forged = JSON.stringify(
+      messageEvent({ channel: 'D0DM00001', user: 'U0OWNER01', text: 'forged secret words' }),
+    );
     const ts = String(Math.floor(Date.now() / 1000));
-    expect((await post(forged, { 'x-slack-request-timestamp': ts, 'x-slack-signature': 'v0=deadbeef' })).status).toBe(401);
+    expect(
+      (await post(forged, { 'x-slack-request-timestamp': ts, 'x-slack-signature': 'v0=deadbeef' })).status,
+    ).toBe(401);
     expect((await post(forged, {})).status).toBe(401);
     const old = String(Math.floor(Date.now() / 1000) - 600);
-    expect((await post(forged, { 'x-slack-request-timestamp': old, 'x-slack-signature': signatureOf(SIGNING_SECRET, old, forged) })).status).toBe(401);
+    expect(
+      (
+        await post(forged, {
+          'x-slack-request-timestamp': old,
+          'x-slack-signature': signatureOf(SIGNING_SECRET, old, forged),
+        })
+      ).status,
+    ).toBe(401);
     expect(got).toHaveLength(1);
     const logged = JSON.stringify(lines);
     expect(logged).not.toContain('forged secret words');

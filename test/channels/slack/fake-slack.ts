@@ -80,9 +80,24 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const answer = (method: string, p: Record<string, unknown>): Scripted => {
     switch (method) {
       case 'auth.test':
-        return { body: { ok: true, url: 'https://fake.slack.com/', team: 'Fake', user: 'agentbot', team_id: TEAM, user_id: BOT_USER, bot_id: BOT_ID } };
+        return {
+          body: {
+            ok: true,
+            url: 'https://fake.slack.com/',
+            team: 'Fake',
+            user: 'agentbot',
+            team_id: TEAM,
+            user_id: BOT_USER,
+            bot_id: BOT_ID,
+          },
+        };
       case 'apps.connections.open':
-        return { body: { ok: true, url: `${base.replace('http', 'ws')}/link/?ticket=${randomBytes(4).toString('hex')}` } };
+        return {
+          body: {
+            ok: true,
+            url: `${base.replace('http', 'ws')}/link/?ticket=${randomBytes(4).toString('hex')}`,
+          },
+        };
       case 'chat.postMessage':
         return { body: { ok: true, channel: p.channel, ts: ts(), message: { text: p.text } } };
       case 'files.getUploadURLExternal': {
@@ -107,7 +122,11 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         const type = req.headers['content-type'] ?? '';
         let bytes = body;
         if (type.startsWith('multipart/form-data')) {
-          const form = await new Request('http://x/', { method: 'POST', headers: { 'content-type': type }, body }).formData();
+          const form = await new Request('http://x/', {
+            method: 'POST',
+            headers: { 'content-type': type },
+            body,
+          }).formData();
           const f = [...form.values()].find((v) => typeof v !== 'string');
           if (f && typeof f !== 'string') bytes = Buffer.from(await f.arrayBuffer());
         }
@@ -138,7 +157,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       const token = wantApp ? APP_TOKEN : BOT_TOKEN;
       const authorized = req.headers.authorization === `Bearer ${token}`;
       const out = authorized ? s : { body: { ok: false, error: 'invalid_auth' } };
-      res.writeHead(out.status ?? 200, { 'content-type': 'application/json', ...out.headers }).end(JSON.stringify(out.body));
+      res
+        .writeHead(out.status ?? 200, { 'content-type': 'application/json', ...out.headers })
+        .end(JSON.stringify(out.body));
     })();
   });
   const wss = new WebSocketServer({ server });
@@ -149,7 +170,14 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       const msg = JSON.parse(String(data)) as { envelope_id?: string };
       if (msg.envelope_id) acks.push(msg.envelope_id);
     });
-    ws.send(JSON.stringify({ type: 'hello', num_connections: 1, debug_info: { host: 'fake' }, connection_info: { app_id: 'A0FAKE' } }));
+    ws.send(
+      JSON.stringify({
+        type: 'hello',
+        num_connections: 1,
+        debug_info: { host: 'fake' },
+        connection_info: { app_id: 'A0FAKE' },
+      }),
+    );
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -204,7 +232,17 @@ export async function startFakeSlack(): Promise<FakeSlack> {
 
 /** An event_callback payload around a `message` event, as the Events API documents it. */
 export function messageEvent(
-  e: { channel: string; user: string; text: string; ts?: string; thread_ts?: string; channel_type?: string; files?: unknown[]; subtype?: string; bot_id?: string },
+  e: {
+    channel: string;
+    user: string;
+    text: string;
+    ts?: string;
+    thread_ts?: string;
+    channel_type?: string;
+    files?: unknown[];
+    subtype?: string;
+    bot_id?: string;
+  },
   opts: { eventId?: string; team?: string } = {},
 ): Record<string, unknown> {
   const t = e.ts ?? ts();
