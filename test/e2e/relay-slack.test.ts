@@ -5,6 +5,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { channelStateStore } from '../../src/store/channel-state.js';
+import { CORE_MIGRATIONS } from '../../src/store/core.js';
+import { openDb } from '../../src/store/db.js';
 import {
   APP_TOKEN,
   BOT_TOKEN,
@@ -132,6 +135,11 @@ describe('agentwire relay with the Slack channel (Socket Mode)', () => {
     );
     expect(await waitFor(() => texts(DM).length === 1, SLOW), proc?.stderr()).toBe(true);
     await stopRelay();
+    // Kept through the channel's state port, in the relay's own database.
+    const db = openDb(join(home!.dir, 'agentwire.db'), CORE_MIGRATIONS);
+    const handled = await channelStateStore(db, 'slack').get<string[]>('handled');
+    db.close();
+    expect(handled).toEqual(expect.arrayContaining(['e:Ev0ONCE0001', 'm:c-Ev0ONCE0001']));
     await startRelay();
     // The same envelope content (event id, client message id, ts), delivered again as Slack retries it.
     const id = fake!.push(first, { retryAttempt: 1 });
