@@ -135,7 +135,7 @@ describe('Slack channel (Socket Mode)', () => {
     );
     await ack(messageEvent({ channel: 'C0CHAN001', user: BOT_USER, text: 'our own echo' }));
     await ack(
-      messageEvent({ channel: 'C0CHAN001', user: OWNER, text: 'forged team' }, { team: 'T0EVIL001' }),
+      messageEvent({ channel: 'C0CHAN001', user: OWNER, text: `<@${BOT_USER}> forged team` }, { team: 'T0EVIL001' }),
     );
     expect(rig.got).toHaveLength(0);
     await ack(
