@@ -65,6 +65,7 @@ describe('channel libraries load only for an enabled channel', () => {
     ]);
     expect(from(files, 'libsignal')).toEqual([]);
     expect(from(files, 'grammy')).toEqual([]);
+    expect(from(files, '@slack')).toEqual([]);
     // Nor the library of an agent it does not run: ACP's loads with the first ACP process.
     expect(from(files, '@agentclientprotocol/sdk')).toEqual([]);
   });
@@ -83,6 +84,7 @@ describe('channel libraries load only for an enabled channel', () => {
       const files = loaded();
       expect(from(files, 'commander').length).toBeGreaterThan(0);
       expect(from(files, 'twilio')).toEqual([]);
+      expect(from(files, '@slack')).toEqual([]);
       expect(from(files, '@whiskeysockets/baileys').filter((f) => !f.endsWith('/jid-utils.js'))).toEqual([]);
     },
   );
