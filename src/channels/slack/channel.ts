@@ -86,7 +86,7 @@ export function createSlackChannel(deps: SlackChannelDeps): SlackChannel {
       setState({
         type: 'degraded',
         since: Date.now(),
-        lastError: `Slack rejected the token (${code}: ${hintFor(code)})`,
+        lastError: `Slack rejected the bot token (${code}: ${hintFor(code)})`,
         retries: 0,
       });
     },
@@ -137,7 +137,19 @@ export function createSlackChannel(deps: SlackChannelDeps): SlackChannel {
       onUp: () => {
         if (state.type !== 'connected' && me) setState(connected());
       },
-      onDown: (why) => setState({ type: 'degraded', since: Date.now(), lastError: why, retries: 0 }),
+      onClosed: () => {
+        if (abort.signal.aborted) return;
+        log.warn('slack socket closed: opening a new one');
+        setState({
+          type: 'connecting',
+          since: Date.now(),
+          lastError: 'the link to Slack closed',
+          retries: 0,
+        });
+        stopTransport = undefined;
+        const signal = abort.signal;
+        connecting = (connecting ?? Promise.resolve()).then(() => connect(signal));
+      },
       onHandleError: (err) => log.error({ err: (err as Error).message }, 'slack event failed'),
     });
     stopTransport = sock.stop;
@@ -145,6 +157,7 @@ export function createSlackChannel(deps: SlackChannelDeps): SlackChannel {
 
   const connect = async (signal: AbortSignal): Promise<void> => {
     for (let tries = 1; !signal.aborted; tries++) {
+      let which = 'bot token';
       try {
         me = await whoAmI(api!);
         if (cfg.teamId && me.teamId !== cfg.teamId) {
@@ -155,6 +168,7 @@ export function createSlackChannel(deps: SlackChannelDeps): SlackChannel {
           return;
         }
         stops = (await store.stoppedList()).length;
+        if (cfg.mode === 'socket') which = 'app-level token';
         await openTransport();
         if (signal.aborted) return;
         setState(connected());
@@ -162,7 +176,7 @@ export function createSlackChannel(deps: SlackChannelDeps): SlackChannel {
         return;
       } catch (err) {
         if (signal.aborted) return;
-        const lastError = describeFailure(err);
+        const lastError = describeFailure(err, which);
         log.warn({ error: lastError, retries: tries }, 'slack connect failed');
         if (isAuthFailure(err)) {
           me = undefined;

@@ -1,7 +1,7 @@
 // Who the bot is (auth.test): its user id (to see mentions and drop its own messages), its workspace
 // (every event is checked against it) and its name for status. Also what a failure says to a person.
 import type { SlackApi } from './api.js';
-import { classifyError, hintFor } from './errors.js';
+import { classifyError } from './errors.js';
 import type { Me } from './normalize.js';
 
 export async function whoAmI(api: SlackApi): Promise<Me> {
@@ -13,10 +13,10 @@ export async function whoAmI(api: SlackApi): Promise<Me> {
 /** True when retrying cannot help: the token itself is refused. */
 export const isAuthFailure = (err: unknown): boolean => classifyError(err).stop === 'auth';
 
-export function describeFailure(err: unknown): string {
+/** `which`: the token the failed call used (auth.test the bot token, apps.connections.open the app's). */
+export function describeFailure(err: unknown, which = 'bot token'): string {
   const { failure, stop } = classifyError(err);
-  if (stop === 'auth' && failure.code)
-    return `Slack rejected the token (${failure.code}: ${hintFor(failure.code)})`;
+  if (stop === 'auth' && failure.code) return `Slack rejected the ${which} (${failure.code})`;
   if (failure.error.startsWith('network')) return 'Slack unreachable';
   return failure.error;
 }

@@ -2,7 +2,9 @@
 // app-level token, then the URL it returns), so no public URL is needed. Each `events_api` envelope
 // is acknowledged only when the inbound pipeline says the message is durable; one never acknowledged
 // is delivered again by Slack (with `retry_attempt`). Other envelope types (interactivity, slash
-// commands) are acknowledged and ignored. The library reconnects by itself when Slack recycles a link.
+// commands) are acknowledged and ignored. The library's own reconnect is off: when its new
+// apps.connections.open fails on the network it rejects a promise nobody awaits, which would end
+// the relay; a closed link is reported (`onClosed`) and the channel opens a new one with its backoff.
 import { SocketModeClient } from '@slack/socket-mode';
 import type { Logger as SlackLogger } from '@slack/web-api';
 import type { Ack, Envelope } from './inbound.js';
@@ -13,7 +15,8 @@ export interface SocketDeps {
   logger: SlackLogger;
   handle: (env: Envelope) => Promise<Ack>;
   onUp: () => void;
-  onDown: (why: string) => void;
+  /** The link closed after it was up (Slack recycles links, the network dropped): open a new one. */
+  onClosed: () => void;
   onHandleError: (err: unknown) => void;
 }
 
@@ -28,6 +31,7 @@ export async function openSocket(deps: SocketDeps): Promise<{ stop(): Promise<vo
   const client = new SocketModeClient({
     appToken: deps.appToken,
     logger: deps.logger,
+    autoReconnectEnabled: false,
     // apps.connections.open is retried by the client itself; a few quick tries, then our own backoff.
     clientOptions: { slackApiUrl: deps.apiUrl, retryConfig: { retries: 2, factor: 1.5, minTimeout: 200 } },
   });
@@ -44,11 +48,19 @@ export async function openSocket(deps: SocketDeps): Promise<{ stop(): Promise<vo
       if ((await deps.handle(env)) === 'ack') await args.ack();
     })().catch(deps.onHandleError);
   });
+  let up = false;
+  let stopping = false;
   client.on('connected', () => deps.onUp());
-  client.on('reconnecting', () => deps.onDown('reconnecting to Slack'));
+  client.on('disconnected', () => {
+    // Before start() resolved, its rejection says it; on our own stop nothing is to be done.
+    if (up && !stopping) deps.onClosed();
+    up = false;
+  });
   await client.start();
+  up = true;
   return {
     stop: async () => {
+      stopping = true;
       await client.disconnect().catch(() => undefined);
     },
   };

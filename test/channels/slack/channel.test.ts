@@ -41,7 +41,11 @@ interface Rig {
   slept: number[];
 }
 
-async function start(extra: Record<string, unknown> = {}, state = memoryStateStore()): Promise<Rig> {
+async function start(
+  extra: Record<string, unknown> = {},
+  state = memoryStateStore(),
+  env: NodeJS.ProcessEnv = { SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_APP_TOKEN: APP_TOKEN },
+): Promise<Rig> {
   fake ??= await startFakeSlack();
   dir ??= mkdtempSync(join(tmpdir(), 'aw-slack-'));
   const config = configSchema.parse({
@@ -55,7 +59,7 @@ async function start(extra: Record<string, unknown> = {}, state = memoryStateSto
     paths: { inboundMedia: join(dir, 'in') },
     log,
     state,
-    env: { SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_APP_TOKEN: APP_TOKEN },
+    env,
     sleep: async (ms) => {
       rig.slept.push(ms);
     },
@@ -70,6 +74,7 @@ async function start(extra: Record<string, unknown> = {}, state = memoryStateSto
         ? { type, error: 'disk full' }
         : ({ type } as InboundOutcome);
   });
+  if (env.SLACK_APP_TOKEN !== APP_TOKEN) return rig;
   await fake.waitSocket();
   expect(await waitFor(() => channel!.status().type === 'connected', 10_000)).toBe(true);
   return rig;
@@ -91,6 +96,42 @@ describe('Slack channel (Socket Mode)', () => {
       text: 'hello <agent> @U0OTHER1',
     });
     expect(channel!.status()).toMatchObject({ type: 'connected', account: '@agentbot' });
+  });
+
+  it('opens a new link when Slack closes the socket, and hears messages on it', async () => {
+    const rig = await start();
+    fake!.dropSockets();
+    expect(
+      await waitFor(() => fake!.callsOf('apps.connections.open').length === 2 && fake!.sockets() === 1),
+    ).toBe(true);
+    expect(await waitFor(() => channel!.status().type === 'connected')).toBe(true);
+    const env = fake!.push(messageEvent({ channel: 'D0DM00001', user: OWNER, text: 'still there?' }));
+    expect(await waitFor(() => fake!.acks.includes(env))).toBe(true);
+    expect(rig.got.map((m) => m.text)).toEqual(['still there?']);
+  });
+
+  it('a new link that cannot be opened at first is tried again (no unhandled rejection ends the process)', async () => {
+    await start();
+    const refused = { status: 503, body: { ok: false, error: 'service_unavailable' } };
+    for (let i = 0; i < 4; i++) fake!.failNext('apps.connections.open', refused);
+    fake!.dropSockets();
+    expect(await waitFor(() => channel!.status().type === 'connecting')).toBe(true);
+    expect(await waitFor(() => fake!.sockets() === 1 && channel!.status().type === 'connected', 30_000)).toBe(
+      true,
+    );
+    expect(fake!.callsOf('apps.connections.open').length).toBeGreaterThanOrEqual(6);
+  });
+
+  it('a wrong app-level token: degraded, saying which token, and not retried forever', async () => {
+    await start({}, memoryStateStore(), {
+      SLACK_BOT_TOKEN: BOT_TOKEN,
+      SLACK_APP_TOKEN: 'xapp-1-A0FAKE-0000000000-WrongAppToken',
+    });
+    expect(await waitFor(() => channel!.status().type === 'degraded', 10_000)).toBe(true);
+    expect(channel!.status()).toMatchObject({
+      lastError: 'Slack rejected the app-level token (invalid_auth)',
+    });
+    expect(fake!.callsOf('apps.connections.open')).toHaveLength(1);
   });
 
   it('does not acknowledge an envelope whose message could not be stored, and runs a retry once', async () => {
@@ -135,7 +176,10 @@ describe('Slack channel (Socket Mode)', () => {
     );
     await ack(messageEvent({ channel: 'C0CHAN001', user: BOT_USER, text: 'our own echo' }));
     await ack(
-      messageEvent({ channel: 'C0CHAN001', user: OWNER, text: `<@${BOT_USER}> forged team` }, { team: 'T0EVIL001' }),
+      messageEvent(
+        { channel: 'C0CHAN001', user: OWNER, text: `<@${BOT_USER}> forged team` },
+        { team: 'T0EVIL001' },
+      ),
     );
     expect(rig.got).toHaveLength(0);
     await ack(

@@ -137,7 +137,11 @@ describe('slack doctor: auth.test with the bot token', () => {
     const wrong = 'xoxb-9999999999-9999999999-NotTheRightOne';
     const checks = await run({}, { SLACK_BOT_TOKEN: wrong, SLACK_APP_TOKEN: APP_TOKEN });
     expect(checks).toMatchObject([
-      { check: 'slack', status: 'fail', message: expect.stringMatching(/rejected the token \(invalid_auth/) },
+      {
+        check: 'slack',
+        status: 'fail',
+        message: expect.stringMatching(/rejected the bot token \(invalid_auth/),
+      },
     ]);
     expect(JSON.stringify(checks)).not.toContain(wrong);
     expect(

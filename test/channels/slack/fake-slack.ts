@@ -45,6 +45,8 @@ export interface FakeSlack {
   push(payload: Record<string, unknown>, opts?: { envelopeId?: string; retryAttempt?: number }): string;
   acks: string[];
   sockets(): number;
+  /** Closes every Socket Mode link from Slack's side (a recycled or dropped link). */
+  dropSockets(): void;
   waitSocket(ms?: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -216,6 +218,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     },
     acks,
     sockets: () => sockets.size,
+    dropSockets() {
+      for (const ws of sockets) ws.terminate();
+    },
     async waitSocket(ms = 30_000) {
       const end = Date.now() + ms;
       while (sockets.size === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
