@@ -79,7 +79,12 @@ describe('slack config', () => {
     let out = '';
     const log = createLogger({
       level: 'debug',
-      destination: new Writable({ write: (chunk, _e, cb) => ((out += String(chunk)), cb()) }),
+      destination: new Writable({
+        write: (chunk, _e, cb) => {
+          out += String(chunk);
+          cb();
+        },
+      }),
     });
     log.info(
       {
