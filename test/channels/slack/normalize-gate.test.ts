@@ -3,6 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { type GateConfig, gate } from '../../../src/channels/slack/gate.js';
 import { classify, plainText, type SlackMessageEvent } from '../../../src/channels/slack/normalize.js';
+import { gateConfig } from '../../../src/channels/slack/settings.js';
+import { configSchema } from '../../../src/config/schema.js';
 
 const ME = { userId: 'U0BOT0001', teamId: 'T0TEAM001', name: 'agentbot' };
 const base: SlackMessageEvent = {
@@ -168,5 +170,32 @@ describe('gate', () => {
       type: 'run',
       trigger: 'always',
     });
+  });
+});
+
+describe('gateConfig: the roles of access fit the direct allow-list', () => {
+  const access = (owners: string[], guests: string[] = []) =>
+    configSchema.parse({ access: { owners, guests } }).access;
+  const section = (s: Record<string, unknown>) => configSchema.parse({ slack: s }).slack;
+  it.each([
+    [
+      'allowlist: allowFrom, owners and guests named for slack or every channel',
+      { allowFrom: ['U0MEMBER1'] },
+      ['slack:U0OWNER01', 'telegram:42'],
+      ['U0GUEST01'],
+      ['U0MEMBER1', 'U0OWNER01', 'U0GUEST01'],
+    ],
+    [
+      "none: only owners (access.owners, and allowFrom's first entry, the channel's owner)",
+      { dm: 'none', allowFrom: ['U0FIRST01', 'U0MEMBER1'] },
+      ['slack:U0OWNER01'],
+      [],
+      ['U0FIRST01', 'U0OWNER01'],
+    ],
+    ['everyone', { dm: 'everyone' }, [], [], '*'],
+  ])('%s', (_n, s, owners, guests, allow) => {
+    const got = gateConfig(section(s), access(owners, guests)).allowFrom;
+    if (allow === '*') expect(got).toBe('*');
+    else expect([...got].sort()).toEqual([...(allow as string[])].sort());
   });
 });
