@@ -9,7 +9,7 @@ const threadKey = (conversation: string, ts: string) => `thread:${conversation}:
 const HANDLED = 'handled';
 const STOPPED_LIST = 'stopped';
 /** Slack retries an event three times within about five minutes; this holds far more than that. */
-const HANDLED_MAX = 5000;
+const HANDLED_MAX = 1000;
 
 export interface Stopped {
   error: string;
