@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SlackState } from '../../../src/channels/slack/state.js';
+import { memoryStateStore } from '../../../src/channels/telegram/state.js';
+import type { ChannelStateStore } from '../../../src/store/channel-state.js';
 import { channelStateStore } from '../../../src/store/channel-state.js';
 import { CORE_MIGRATIONS } from '../../../src/store/core.js';
 import { openDb } from '../../../src/store/db.js';
@@ -35,6 +37,26 @@ describe('SlackState handled envelopes', () => {
     expect(await again.wasHandled(['m:599'])).toBe(true);
     expect((await channelStateStore(db2, 'slack').get<string[]>('handled'))?.length).toBe(1000);
     db2.close();
+  });
+
+  it('loses no id when the store answers later (an engine with an asynchronous client)', async () => {
+    const mem = memoryStateStore();
+    const later = () => new Promise((r) => setImmediate(r));
+    const slow: ChannelStateStore = {
+      get: async <T>(k: string) => {
+        await later();
+        return mem.get<T>(k);
+      },
+      set: async (k, v) => {
+        await later();
+        await mem.set(k, v);
+      },
+      seen: (k) => mem.seen(k),
+    };
+    const s = new SlackState(slow);
+    await Promise.all(Array.from({ length: 20 }, (_, i) => s.markHandled([`e:${i}`])));
+    const fresh = new SlackState(mem);
+    for (let i = 0; i < 20; i++) expect(await fresh.wasHandled([`e:${i}`]), `e:${i}`).toBe(true);
   });
 
   it('lists the conversations whose sends stopped, and forgets one that spoke again', async () => {
