@@ -2,7 +2,7 @@
 // Slack on 127.0.0.1 (Web API and Socket Mode, the far edge) reach the queue through the registry's
 // plugin, the fake CLI answers as a real child process, and replies leave by chat.postMessage and
 // files.uploadV2. Real SQLite holds the inbox and the channel's state across a restart. Needs `npm run build`.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { channelStateStore } from '../../src/store/channel-state.js';
@@ -37,6 +37,13 @@ afterEach(async () => {
 beforeAll(() => {
   expect(existsSync(MAIN), 'build first: npm run build').toBe(true);
 });
+
+const logFiles = (dir: string): string[] =>
+  existsSync(dir)
+    ? readdirSync(dir).flatMap((f) =>
+        statSync(join(dir, f)).isDirectory() ? logFiles(join(dir, f)) : [join(dir, f)],
+      )
+    : [];
 
 const env = () => ({ ...home!.env, SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_APP_TOKEN: APP_TOKEN });
 
@@ -190,6 +197,7 @@ describe('agentwire relay with the Slack channel (Socket Mode)', () => {
     timeout: 4 * SLOW,
   }, async () => {
     await setup();
+    const proc0 = proc!;
     fake!.failNext('chat.postMessage', {
       status: 429,
       headers: { 'retry-after': '1' },
@@ -212,5 +220,14 @@ describe('agentwire relay with the Slack channel (Socket Mode)', () => {
     expect(send.stderr()).toContain('sends to this Slack chat stopped: not_in_channel');
     // Never retried against Slack: the one refused call is all it got.
     expect(posts(CHAN)).toHaveLength(1);
+    // The relay's log says so, and holds neither token nor a message body.
+    await stopRelay();
+    const logs = [
+      proc0.stderr(),
+      ...logFiles(join(home!.dir, 'logs')).map((f) => readFileSync(f, 'utf8')),
+    ].join('\n');
+    expect(logs).toContain('slack refused this chat: sends to it stop');
+    for (const secret of [BOT_TOKEN, APP_TOKEN, 'are you there?', 'slow down'])
+      expect(logs).not.toContain(secret);
   });
 });
