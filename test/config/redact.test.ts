@@ -15,6 +15,11 @@ const config = configSchema.parse({
     botToken: '123456:telegram-token-value',
     webhook: { url: 'https://b.example.com/x', secretToken: 'telegram-webhook-secret' },
   },
+  slack: {
+    botToken: 'xoxb-0000000000-slack-bot-value',
+    appToken: 'xapp-1-A00-slack-app-value',
+    signingSecret: 'slacksigningsecretvalue0',
+  },
   hooks: { ci: { secret: 'hook-secret-value-0123', chat: 'telegram:1', prompt: 'p' } },
 });
 
@@ -26,6 +31,9 @@ describe('redactConfig', () => {
     ['twilio.apiSecret', printed.twilio.apiSecret],
     ['telegram.botToken', printed.telegram.botToken],
     ['telegram.webhook.secretToken', printed.telegram.webhook?.secretToken],
+    ['slack.botToken', printed.slack.botToken],
+    ['slack.appToken', printed.slack.appToken],
+    ['slack.signingSecret', printed.slack.signingSecret],
     ['agent.env.API_KEY', printed.agent.env.API_KEY],
     ['agent.env.MODE', printed.agent.env.MODE],
     ['agents.codex.env.OPENAI_API_KEY', printed.agents.codex?.env?.OPENAI_API_KEY],
@@ -35,7 +43,7 @@ describe('redactConfig', () => {
 
   it('masks nothing else, keeps env names, and leaves the config it was given alone', () => {
     const json = JSON.stringify(printed);
-    expect(json).not.toMatch(/-value|telegram-webhook-secret/);
+    expect(json).not.toMatch(/-value|telegram-webhook-secret|slacksigningsecret/);
     expect(printed.twilio.accountSid).toBe('AC123');
     expect(printed.telegram.webhook?.url).toBe('https://b.example.com/x');
     expect(Object.keys(printed.agent.env)).toEqual(['API_KEY', 'MODE']);
@@ -46,6 +54,9 @@ describe('redactConfig', () => {
       'twilio.apiSecret',
       'telegram.botToken',
       'telegram.webhook.secretToken',
+      'slack.botToken',
+      'slack.appToken',
+      'slack.signingSecret',
       'agent.env',
       'agents.*.env',
       'agents.list.*.env',
