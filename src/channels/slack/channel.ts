@@ -29,6 +29,7 @@ export interface SlackChannelDeps {
   onState?: (state: ChannelState) => void;
   sleep?: (ms: number) => Promise<void>;
   handlerRetryDelaysMs?: readonly number[];
+  helloTimeoutMs?: number;
 }
 
 export interface SlackChannel extends Channel {
@@ -151,6 +152,7 @@ export function createSlackChannel(deps: SlackChannelDeps): SlackChannel {
         connecting = (connecting ?? Promise.resolve()).then(() => connect(signal));
       },
       onHandleError: (err) => log.error({ err: (err as Error).message }, 'slack event failed'),
+      ...(deps.helloTimeoutMs !== undefined && { helloTimeoutMs: deps.helloTimeoutMs }),
     });
     stopTransport = sock.stop;
   };

@@ -18,6 +18,8 @@ export interface SocketDeps {
   /** The link closed after it was up (Slack recycles links, the network dropped): open a new one. */
   onClosed: () => void;
   onHandleError: (err: unknown) => void;
+  /** How long the link may stay silent before Slack's `hello` (default 30 s). */
+  helloTimeoutMs?: number;
 }
 
 interface SlackEventArgs {
@@ -56,7 +58,25 @@ export async function openSocket(deps: SocketDeps): Promise<{ stop(): Promise<vo
     if (up && !stopping) deps.onClosed();
     up = false;
   });
-  await client.start();
+  // start() resolves on Slack's `hello`; a link that opens and never says it would hang the channel
+  // in `connecting` for good, so it is dropped and the channel's backoff tries a new one.
+  let timer: NodeJS.Timeout | undefined;
+  const silent = new Promise<never>((_r, reject) => {
+    timer = setTimeout(
+      () => reject(new Error('no hello from Slack on the new link')),
+      deps.helloTimeoutMs ?? 30_000,
+    );
+    timer.unref();
+  });
+  try {
+    await Promise.race([client.start(), silent]);
+  } catch (err) {
+    stopping = true;
+    await client.disconnect().catch(() => undefined);
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
   up = true;
   return {
     stop: async () => {

@@ -64,6 +64,7 @@ async function start(
       rig.slept.push(ms);
     },
     handlerRetryDelaysMs: [],
+    helloTimeoutMs: 500,
   });
   await channel.start(async (msg) => {
     rig.got.push(msg);
@@ -120,6 +121,19 @@ describe('Slack channel (Socket Mode)', () => {
       true,
     );
     expect(fake!.callsOf('apps.connections.open').length).toBeGreaterThanOrEqual(6);
+  });
+
+  it('a link that never says hello is dropped and a new one opened', async () => {
+    fake = await startFakeSlack();
+    fake.silentLinks(1);
+    const rig = await start();
+    // The rig saw a link and a connected channel: the silent one was dropped, the second said hello.
+    expect(await waitFor(() => fake!.sockets() === 1 && channel!.status().type === 'connected')).toBe(true);
+    expect(fake.callsOf('apps.connections.open')).toHaveLength(2);
+    expect(fake.sockets()).toBe(1);
+    const env = fake.push(messageEvent({ channel: 'D0DM00001', user: OWNER, text: 'hello?' }));
+    expect(await waitFor(() => fake!.acks.includes(env))).toBe(true);
+    expect(rig.got).toHaveLength(1);
   });
 
   it('a wrong app-level token: degraded, saying which token, and not retried forever', async () => {

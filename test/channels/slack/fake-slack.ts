@@ -45,6 +45,8 @@ export interface FakeSlack {
   push(payload: Record<string, unknown>, opts?: { envelopeId?: string; retryAttempt?: number }): string;
   acks: string[];
   sockets(): number;
+  /** The next `n` Socket Mode links open but never say `hello`. */
+  silentLinks(n: number): void;
   /** Closes every Socket Mode link from Slack's side (a recycled or dropped link). */
   dropSockets(): void;
   waitSocket(ms?: number): Promise<void>;
@@ -77,6 +79,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const acks: string[] = [];
   const sockets = new Set<WebSocket>();
   let downloads = 0;
+  let silent = 0;
   let base = '';
 
   const answer = (method: string, p: Record<string, unknown>): Scripted => {
@@ -172,6 +175,10 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       const msg = JSON.parse(String(data)) as { envelope_id?: string };
       if (msg.envelope_id) acks.push(msg.envelope_id);
     });
+    if (silent > 0) {
+      silent--;
+      return;
+    }
     ws.send(
       JSON.stringify({
         type: 'hello',
@@ -218,6 +225,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     },
     acks,
     sockets: () => sockets.size,
+    silentLinks(n) {
+      silent = n;
+    },
     dropSockets() {
       for (const ws of sockets) ws.terminate();
     },
