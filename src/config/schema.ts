@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { accessSchema } from './schema-access.js';
 import { permissionProblems, permissionsField } from './schema-agent-permissions.js';
 import { agentListProblems, namedAgentSchema, routesSchema, workspaceFields } from './schema-agents-list.js';
-import { telegramSchema, twilioSchema, whatsappSchema } from './schema-channels.js';
+import { discordSchema, telegramSchema, twilioSchema, whatsappSchema } from './schema-channels.js';
 import { heartbeatSchema, type scheduleSchema, schedulesSchema } from './schema-checkins.js';
 import { commandsSchema } from './schema-commands.js';
 import { eventsSchema, hooksSchema, targetsSchema } from './schema-events.js';
@@ -318,6 +318,7 @@ export const configSchema = z
     whatsapp: whatsappSchema.default(whatsappSchema.parse({})),
     twilio: twilioSchema.default(twilioSchema.parse({})),
     telegram: telegramSchema.default(telegramSchema.parse({})),
+    discord: discordSchema.default(discordSchema.parse({})),
     heartbeat: heartbeatSchema.default({}),
     schedules: schedulesSchema,
     targets: targetsSchema,
@@ -383,6 +384,7 @@ export const SECRET_PATHS: readonly string[] = [
   'twilio.apiSecret',
   'telegram.botToken',
   'telegram.webhook.secretToken',
+  'discord.botToken',
   'agent.env',
   'agents.*.env',
   'agents.list.*.env',
