@@ -57,7 +57,10 @@ function setup(extra: Record<string, unknown> = {}) {
   });
 }
 
-const posts = (channel = DM_CHANNEL_ID) => discord!.callsOf('POST', new RegExp(`^/channels/${channel}/messages$`));
+/** Messages the fake took (200), to one channel. */
+const posts = (channel = DM_CHANNEL_ID) =>
+  discord!.callsOf('POST', new RegExp(`^/channels/${channel}/messages$`)).filter((c) => c.status === 200);
+const tries = (channel = DM_CHANNEL_ID) => discord!.callsOf('POST', new RegExp(`^/channels/${channel}/messages$`));
 const contents = (channel?: string) => posts(channel).map((c) => String(c.body.content ?? ''));
 const prompts = () => home!.events().filter((e) => e.ev === 'start').map((e) => e.prompt ?? '');
 
@@ -141,14 +144,15 @@ describe('agentwire relay with the Discord channel', () => {
     discord.dispatch('MESSAGE_CREATE', message({ content: 'during the drop two' }));
     expect(await waitFor(() => discord!.resumes.length === 1 && discord!.live())).toBe(true);
     discord.dispatch('MESSAGE_CREATE', message({ content: 'after the resume' }));
-    expect(await waitFor(() => posts().length >= 4)).toBe(true);
+    const texts = ['before the drop', 'during the drop one', 'during the drop two', 'after the resume'];
+    // Messages that wait together may run as one turn: each text must reach the agent, and once.
+    const once = () => texts.every((t) => prompts().filter((x) => x.includes(t)).length === 1);
+    expect(await waitFor(() => once() && contents().some((c) => c.includes('after the resume')))).toBe(true);
     await stop(p);
     expect(discord.identifies).toBe(1);
     expect(discord.resumes[0]!.seq).toBeGreaterThanOrEqual(2);
-    const replies = contents();
-    expect(replies).toHaveLength(4);
-    for (const t of ['before the drop', 'during the drop one', 'during the drop two', 'after the resume'])
-      expect(replies.filter((r) => r.includes(t))).toHaveLength(1);
+    expect(once()).toBe(true);
+    for (const t of texts) expect(contents().filter((r) => r.includes(t))).toHaveLength(1);
   }, 90_000);
 
   it('takes an attachment in (downloaded under the cap) and sends one out by multipart upload', async () => {
@@ -193,21 +197,22 @@ describe('agentwire relay with the Discord channel', () => {
     });
     discord.dispatch('MESSAGE_CREATE', message({ content: 'rate me' }));
     expect(await waitFor(() => contents().includes('reply: rate me'))).toBe(true);
-    expect(posts()).toHaveLength(2);
+    // The first try got the 429, the REST client waited in its bucket and tried once more.
+    expect(tries().map((c) => c.status)).toEqual([429, 200]);
     expect(contents().filter((c) => c === 'reply: rate me')).toHaveLength(1);
     // Now the bot loses access to the server channel.
     const missing = { status: 403, body: { message: 'Missing Access', code: 50001 } };
     discord.failNext('POST', new RegExp(`^/channels/${CHANNEL_ID}/messages$`), missing);
     discord.dispatch('MESSAGE_CREATE', message({ guild: GUILD_ID, content: `<@${BOT_ID}> first` }));
-    expect(await waitFor(() => posts(CHANNEL_ID).length === 1)).toBe(true);
-    const status = spawnNode([MAIN, 'status'], home!.env);
+    expect(await waitFor(() => tries(CHANNEL_ID).length === 1)).toBe(true);
+    const status = spawnNode([MAIN, 'status'], { ...home!.env, DISCORD_BOT_TOKEN: TOKEN });
     await status.exit;
-    expect(status.stdout()).toMatch(/discord[\s\S]*no access to/i);
+    expect(status.stdout(), `${JSON.stringify(await status.exit)} ${status.stderr()}`).toMatch(/discord[\s\S]*no access to/i);
     discord.dispatch('MESSAGE_CREATE', message({ guild: GUILD_ID, channel: '555555555555555556', content: `<@${BOT_ID}> elsewhere` }));
     expect(await waitFor(() => posts('555555555555555556').length === 1)).toBe(true);
     await stop(p);
     // One try only: not retried, and no other send to that channel was attempted.
-    expect(posts(CHANNEL_ID)).toHaveLength(1);
+    expect(tries(CHANNEL_ID).map((c) => c.status)).toEqual([403]);
   }, 90_000);
 
   it('hostile Markdown from the agent reaches Discord neutralised', async () => {
@@ -220,12 +225,14 @@ describe('agentwire relay with the Discord channel', () => {
       [`<@${STRANGER_ID}> ping`, (s) => s.includes(`<@${STRANGER_ID}>`)],
       ['[https://bank.example](https://evil.example/x)', (s) => s.includes('(<https://evil.example/x>)')],
     ];
-    for (const [text] of rows) discord.dispatch('MESSAGE_CREATE', message({ content: text }));
-    expect(await waitFor(() => posts().length >= rows.length)).toBe(true);
+    // One at a time: messages that wait together would run as one turn.
+    for (const [i, [text]] of rows.entries()) {
+      discord.dispatch('MESSAGE_CREATE', message({ content: text }));
+      expect(await waitFor(() => posts().length > i)).toBe(true);
+    }
     await stop(p);
-    for (const [text, ok] of rows) {
-      const sent = posts().find((c) => String(c.body.content).includes(text.slice(-4)));
-      expect(sent, text).toBeDefined();
+    for (const [i, [text, ok]] of rows.entries()) {
+      const sent = posts()[i];
       expect(ok(String(sent!.body.content)), `${text} → ${String(sent!.body.content)}`).toBe(true);
       expect(sent!.body.allowed_mentions).toEqual({ parse: [] });
     }

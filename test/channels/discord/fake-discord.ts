@@ -27,6 +27,8 @@ export interface Call {
   body: Record<string, unknown>;
   files: { name: string; bytes: Buffer; type: string }[];
   headers: IncomingMessage['headers'];
+  /** The status the fake answered with. */
+  status: number;
 }
 
 type Scripted = { status: number; body: unknown; headers?: Record<string, string> };
@@ -140,6 +142,8 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
   const wsUrl = origin.replace('http:', 'ws:');
 
   const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+    const call = calls.at(-1);
+    if (call && (res as ServerResponse & { call?: Call }).call === call) call.status = status;
     if (status === 204) res.writeHead(204, headers).end();
     else res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
   };
@@ -154,8 +158,9 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     }
     const path = decodeURIComponent(url.pathname).replace(/^\/api\/v10/, '');
     const parsed = await parseBody(req);
-    const call: Call = { method: req.method ?? 'GET', route: path, headers: req.headers, ...parsed };
+    const call: Call = { method: req.method ?? 'GET', route: path, headers: req.headers, status: 0, ...parsed };
     calls.push(call);
+    (res as ServerResponse & { call?: Call }).call = call;
     if (req.headers.authorization !== `Bot ${TOKEN}`) return json(res, 401, { message: '401: Unauthorized', code: 0 });
     const i = failures.findIndex((f) => f.method === call.method && f.route.test(path));
     if (i >= 0) {
