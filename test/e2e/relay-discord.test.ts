@@ -208,6 +208,13 @@ describe('agentwire relay with the Discord channel', () => {
     const status = spawnNode([MAIN, 'status'], { ...home!.env, DISCORD_BOT_TOKEN: TOKEN });
     await status.exit;
     expect(status.stdout(), `${JSON.stringify(await status.exit)} ${status.stderr()}`).toMatch(/discord[\s\S]*no access to/i);
+    // A send nobody in that channel asked for ends at once, without asking Discord again.
+    const send = spawnNode([MAIN, 'send', '--to', `discord:${CHANNEL_ID}`, '-m', 'the build is green'], {
+      ...home!.env,
+      DISCORD_BOT_TOKEN: TOKEN,
+    });
+    expect(await send.exit).toEqual({ code: 1, signal: null });
+    expect(send.stderr()).toContain('may not post in this Discord channel');
     discord.dispatch('MESSAGE_CREATE', message({ guild: GUILD_ID, channel: '555555555555555556', content: `<@${BOT_ID}> elsewhere` }));
     expect(await waitFor(() => posts('555555555555555556').length === 1)).toBe(true);
     await stop(p);

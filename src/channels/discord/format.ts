@@ -10,10 +10,13 @@
 
 const ZWSP = '\u200b';
 
-/** Alternating prose and code: fenced blocks and inline code spans are never rewritten. */
-function regions(text: string): { code: boolean; text: string }[] {
+const FENCED = /```[\s\S]*?(?:```|$)/g;
+const FENCED_OR_INLINE = /```[\s\S]*?(?:```|$)|`[^`\n]+`/g;
+
+/** Alternating prose and code (fenced blocks, and inline spans with `re` = FENCED_OR_INLINE). */
+function regions(text: string, re: RegExp): { code: boolean; text: string }[] {
   const out: { code: boolean; text: string }[] = [];
-  const re = /```[\s\S]*?(?:```|$)|`[^`\n]+`/g;
+  re.lastIndex = 0;
   let last = 0;
   for (let m = re.exec(text); m; m = re.exec(text)) {
     if (m.index > last) out.push({ code: false, text: text.slice(last, m.index) });
@@ -63,12 +66,12 @@ function fenceTables(text: string): string {
 }
 
 export function toDiscord(markdown: string): string {
-  const each = (text: string, inProse: (t: string) => string) =>
-    regions(text)
+  const each = (text: string, re: RegExp, inProse: (t: string) => string) =>
+    regions(text, re)
       .map((r) => (r.code ? r.text : inProse(r.text)))
       .join('');
-  // Tables only in prose (one inside a code block is already shown as written), then the prose of that.
-  return each(markdown, (p) => each(fenceTables(p), prose));
+  // Tables (whole lines, inline code and all) outside code blocks; then the prose outside any code.
+  return each(markdown, FENCED, (p) => each(fenceTables(p), FENCED_OR_INLINE, prose));
 }
 
 /**
