@@ -15,6 +15,7 @@ const config = configSchema.parse({
     botToken: '123456:telegram-token-value',
     webhook: { url: 'https://b.example.com/x', secretToken: 'telegram-webhook-secret' },
   },
+  discord: { botToken: 'discord-token-value' },
   hooks: { ci: { secret: 'hook-secret-value-0123', chat: 'telegram:1', prompt: 'p' } },
 });
 
@@ -26,6 +27,7 @@ describe('redactConfig', () => {
     ['twilio.apiSecret', printed.twilio.apiSecret],
     ['telegram.botToken', printed.telegram.botToken],
     ['telegram.webhook.secretToken', printed.telegram.webhook?.secretToken],
+    ['discord.botToken', printed.discord.botToken],
     ['agent.env.API_KEY', printed.agent.env.API_KEY],
     ['agent.env.MODE', printed.agent.env.MODE],
     ['agents.codex.env.OPENAI_API_KEY', printed.agents.codex?.env?.OPENAI_API_KEY],
@@ -46,6 +48,7 @@ describe('redactConfig', () => {
       'twilio.apiSecret',
       'telegram.botToken',
       'telegram.webhook.secretToken',
+      'discord.botToken',
       'agent.env',
       'agents.*.env',
       'agents.list.*.env',

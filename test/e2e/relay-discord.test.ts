@@ -11,8 +11,8 @@ import {
   type FakeDiscord,
   GUILD_ID,
   message,
-  startFakeDiscord,
   STRANGER_ID,
+  startFakeDiscord,
   TOKEN,
   USER_ID,
 } from '../channels/discord/fake-discord.js';
@@ -60,9 +60,14 @@ function setup(extra: Record<string, unknown> = {}) {
 /** Messages the fake took (200), to one channel. */
 const posts = (channel = DM_CHANNEL_ID) =>
   discord!.callsOf('POST', new RegExp(`^/channels/${channel}/messages$`)).filter((c) => c.status === 200);
-const tries = (channel = DM_CHANNEL_ID) => discord!.callsOf('POST', new RegExp(`^/channels/${channel}/messages$`));
+const tries = (channel = DM_CHANNEL_ID) =>
+  discord!.callsOf('POST', new RegExp(`^/channels/${channel}/messages$`));
 const contents = (channel?: string) => posts(channel).map((c) => String(c.body.content ?? ''));
-const prompts = () => home!.events().filter((e) => e.ev === 'start').map((e) => e.prompt ?? '');
+const prompts = () =>
+  home!
+    .events()
+    .filter((e) => e.ev === 'start')
+    .map((e) => e.prompt ?? '');
 
 describe('agentwire relay with the Discord channel', () => {
   it('answers a DM through the queue and the agent with no pings allowed, identifying with only its three intents', async () => {
@@ -95,7 +100,10 @@ describe('agentwire relay with the Discord channel', () => {
     discord.dispatch('MESSAGE_CREATE', message({ guild: GUILD_ID, content: `<@${BOT_ID}> what is up` }));
     discord.dispatch('MESSAGE_CREATE', message({ guild: GUILD_ID, content: 'and this?', replyToBot: true }));
     // Another server, not in discord.guilds: dropped even with a mention.
-    discord.dispatch('MESSAGE_CREATE', message({ guild: '888888888888888888', channel: '999999999999999999', content: `<@${BOT_ID}> hi` }));
+    discord.dispatch(
+      'MESSAGE_CREATE',
+      message({ guild: '888888888888888888', channel: '999999999999999999', content: `<@${BOT_ID}> hi` }),
+    );
     expect(await waitFor(() => posts(CHANNEL_ID).length >= 2)).toBe(true);
     await stop(p);
     const all = contents(CHANNEL_ID).join('\n');
@@ -128,7 +136,11 @@ describe('agentwire relay with the Discord channel', () => {
     discord.dispatch('MESSAGE_CREATE', message({ content: 'after identify' }));
     expect(await waitFor(() => posts().length >= 3)).toBe(true);
     await stop(second);
-    expect(contents()).toEqual(['reply: only once please', 'reply: sent while down', 'reply: after identify']);
+    expect(contents()).toEqual([
+      'reply: only once please',
+      'reply: sent while down',
+      'reply: after identify',
+    ]);
     expect(prompts()).toEqual(['only once please', 'sent while down', 'after identify']);
   }, 120_000);
 
@@ -167,7 +179,13 @@ describe('agentwire relay with the Discord channel', () => {
     writeFileSync(home!.configFile, JSON.stringify(raw));
     const p = await relay();
     const url = discord.addAttachment('photo.png', png);
-    discord.dispatch('MESSAGE_CREATE', message({ content: 'look at this', attachments: [{ url, filename: 'photo.png', size: png.length, content_type: 'image/png' }] }));
+    discord.dispatch(
+      'MESSAGE_CREATE',
+      message({
+        content: 'look at this',
+        attachments: [{ url, filename: 'photo.png', size: png.length, content_type: 'image/png' }],
+      }),
+    );
     discord.dispatch('MESSAGE_CREATE', message({ content: `here media:${join(out, 'chart.png')}` }));
     expect(await waitFor(() => posts().some((c) => c.files.length > 0))).toBe(true);
     expect(await waitFor(() => posts().length >= 3)).toBe(true);
@@ -207,7 +225,9 @@ describe('agentwire relay with the Discord channel', () => {
     expect(await waitFor(() => tries(CHANNEL_ID).length === 1)).toBe(true);
     const status = spawnNode([MAIN, 'status'], { ...home!.env, DISCORD_BOT_TOKEN: TOKEN });
     await status.exit;
-    expect(status.stdout(), `${JSON.stringify(await status.exit)} ${status.stderr()}`).toMatch(/discord[\s\S]*no access to/i);
+    expect(status.stdout(), `${JSON.stringify(await status.exit)} ${status.stderr()}`).toMatch(
+      /discord[\s\S]*no access to/i,
+    );
     // A send nobody in that channel asked for ends at once, without asking Discord again.
     const send = spawnNode([MAIN, 'send', '--to', `discord:${CHANNEL_ID}`, '-m', 'the build is green'], {
       ...home!.env,
@@ -215,7 +235,10 @@ describe('agentwire relay with the Discord channel', () => {
     });
     expect(await send.exit).toEqual({ code: 1, signal: null });
     expect(send.stderr()).toContain('may not post in this Discord channel');
-    discord.dispatch('MESSAGE_CREATE', message({ guild: GUILD_ID, channel: '555555555555555556', content: `<@${BOT_ID}> elsewhere` }));
+    discord.dispatch(
+      'MESSAGE_CREATE',
+      message({ guild: GUILD_ID, channel: '555555555555555556', content: `<@${BOT_ID}> elsewhere` }),
+    );
     expect(await waitFor(() => posts('555555555555555556').length === 1)).toBe(true);
     await stop(p);
     // One try only: not retried, and no other send to that channel was attempted.

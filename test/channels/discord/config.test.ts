@@ -9,7 +9,13 @@ const parse = (discord: Record<string, unknown>) => configSchema.safeParse({ dis
 
 describe('discord config', () => {
   it('is off by default, and takes ids as numbers or strings', () => {
-    expect(configSchema.parse({}).discord).toMatchObject({ enabled: false, allowFrom: [], guilds: [], threadSessions: false, slashCommands: false });
+    expect(configSchema.parse({}).discord).toMatchObject({
+      enabled: false,
+      allowFrom: [],
+      guilds: [],
+      threadSessions: false,
+      slashCommands: false,
+    });
     const r = parse({ enabled: true, allowFrom: ['222222222222222222'], guilds: '*' });
     expect(r.success && r.data.discord.allowFrom).toEqual(['222222222222222222']);
   });
@@ -31,7 +37,10 @@ describe('discord config', () => {
       { path: ['discord', 'botToken'], message: expect.stringMatching(/no bot token/) },
     ]);
     expect(resolveToken(config.discord, { DISCORD_BOT_TOKEN: 'not-a-token' })).toMatchObject({ ok: false });
-    expect(resolveToken(config.discord, { DISCORD_BOT_TOKEN: `Bot ${TOKEN}` })).toEqual({ ok: true, token: TOKEN });
+    expect(resolveToken(config.discord, { DISCORD_BOT_TOKEN: `Bot ${TOKEN}` })).toEqual({
+      ok: true,
+      token: TOKEN,
+    });
     expect(discordPlugin.secrets?.(config, { DISCORD_BOT_TOKEN: TOKEN })).toContain(TOKEN);
   });
 });

@@ -2,8 +2,8 @@
 // for the Message Content intent; never the token in what it prints.
 import { afterEach, describe, expect, it } from 'vitest';
 import { discordDoctor } from '../../../src/channels/discord/doctor.js';
-import { configSchema } from '../../../src/config/schema.js';
 import { resolvePaths } from '../../../src/config/paths.js';
+import { configSchema } from '../../../src/config/schema.js';
 import { type FakeDiscord, startFakeDiscord, TOKEN } from './fake-discord.js';
 
 let fake: FakeDiscord | undefined;
@@ -14,7 +14,9 @@ afterEach(async () => {
 
 const run = (env: NodeJS.ProcessEnv, online = true) =>
   discordDoctor({
-    config: configSchema.parse({ discord: { enabled: true, apiRoot: fake!.api, allowFrom: ['222222222222222222'] } }),
+    config: configSchema.parse({
+      discord: { enabled: true, apiRoot: fake!.api, allowFrom: ['222222222222222222'] },
+    }),
     paths: resolvePaths({ AGENTWIRE_HOME: '/nonexistent' }),
     env,
     online,
@@ -36,7 +38,11 @@ describe('discord doctor', () => {
     fake = await startFakeDiscord();
     const wrong = TOKEN.replace(/.$/, 'x');
     const checks = await run({ DISCORD_BOT_TOKEN: wrong });
-    expect(checks[0]).toMatchObject({ check: 'discord', status: 'fail', message: expect.stringMatching(/401/) });
+    expect(checks[0]).toMatchObject({
+      check: 'discord',
+      status: 'fail',
+      message: expect.stringMatching(/401/),
+    });
     expect(JSON.stringify(checks)).not.toContain(wrong);
   });
 

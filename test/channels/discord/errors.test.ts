@@ -4,13 +4,24 @@ import { describe, expect, it } from 'vitest';
 import { sendFailure } from '../../../src/channels/discord/errors.js';
 
 const api = (status: number, code: number, message: string) =>
-  new DiscordAPIError({ code, message }, code, status, 'POST', 'https://discord.com/api/v10/channels/1/messages', {});
+  new DiscordAPIError(
+    { code, message },
+    code,
+    status,
+    'POST',
+    'https://discord.com/api/v10/channels/1/messages',
+    {},
+  );
 
 describe('sendFailure', () => {
   it.each([
     ['Missing Access', api(403, 50001, 'Missing Access'), { retryable: false, code: 'forbidden' }],
     ['Missing Permissions', api(403, 50013, 'Missing Permissions'), { retryable: false, code: 'forbidden' }],
-    ['a closed DM', api(403, 50007, 'Cannot send messages to this user'), { retryable: false, code: 'forbidden' }],
+    [
+      'a closed DM',
+      api(403, 50007, 'Cannot send messages to this user'),
+      { retryable: false, code: 'forbidden' },
+    ],
     ['a bad request', api(400, 50035, 'Invalid Form Body'), { retryable: false, code: '400' }],
     ['an unknown channel', api(404, 10003, 'Unknown Channel'), { retryable: false, code: '404' }],
     ['a server error', new HTTPError(502, 'Bad Gateway', 'POST', 'u', {}), { retryable: true, code: '502' }],
@@ -33,6 +44,11 @@ describe('sendFailure', () => {
       sublimitTimeout: 0,
       scope: 'user',
     });
-    expect(sendFailure(err)).toMatchObject({ ok: false, retryable: true, code: '429', retryAfterMs: 120_000 });
+    expect(sendFailure(err)).toMatchObject({
+      ok: false,
+      retryable: true,
+      code: '429',
+      retryAfterMs: 120_000,
+    });
   });
 });

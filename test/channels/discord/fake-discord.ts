@@ -13,7 +13,14 @@ import { type WebSocket, WebSocketServer } from 'ws';
 export const TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.fake_token_for_tests_only_0123456789abcd';
 export const BOT_ID = '111111111111111111';
 export const APP_ID = '111111111111111111';
-export const BOT = { id: BOT_ID, username: 'agent_bot', discriminator: '0', global_name: null, avatar: null, bot: true };
+export const BOT = {
+  id: BOT_ID,
+  username: 'agent_bot',
+  discriminator: '0',
+  global_name: null,
+  avatar: null,
+  bot: true,
+};
 export const USER_ID = '222222222222222222';
 export const STRANGER_ID = '333333333333333333';
 export const GUILD_ID = '444444444444444444';
@@ -76,7 +83,11 @@ async function parseBody(req: IncomingMessage): Promise<Pick<Call, 'body' | 'fil
   const raw = await readAll(req);
   const type = req.headers['content-type'] ?? '';
   if (type.startsWith('multipart/form-data')) {
-    const form = await new Request('http://x/', { method: 'POST', headers: { 'content-type': type }, body: raw }).formData();
+    const form = await new Request('http://x/', {
+      method: 'POST',
+      headers: { 'content-type': type },
+      body: raw,
+    }).formData();
     let body: Record<string, unknown> = {};
     const files: Call['files'] = [];
     for (const [k, v] of form.entries()) {
@@ -104,7 +115,14 @@ export function message(o: {
   attachments?: { url: string; filename: string; size: number; content_type: string }[];
 }): Record<string, unknown> {
   const id = o.id ?? nextId();
-  const author = { id: o.author ?? USER_ID, username: 'alice', discriminator: '0', global_name: 'Alice', avatar: null, ...(o.bot && { bot: true }) };
+  const author = {
+    id: o.author ?? USER_ID,
+    username: 'alice',
+    discriminator: '0',
+    global_name: 'Alice',
+    avatar: null,
+    ...(o.bot && { bot: true }),
+  };
   return {
     id,
     type: o.replyToBot ? 19 : 0,
@@ -123,7 +141,12 @@ export function message(o: {
     pinned: false,
     flags: 0,
     ...(o.replyToBot && {
-      message_reference: { type: 0, message_id: '900000000000000001', channel_id: CHANNEL_ID, guild_id: o.guild },
+      message_reference: {
+        type: 0,
+        message_id: '900000000000000001',
+        channel_id: CHANNEL_ID,
+        guild_id: o.guild,
+      },
       referenced_message: { id: '900000000000000001', author: BOT, content: 'earlier answer', type: 0 },
     }),
   };
@@ -153,15 +176,24 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     if (req.method === 'GET' && url.pathname.startsWith('/attachments/')) {
       const bytes = attachments.get(url.pathname.slice('/attachments/'.length));
       if (!bytes) return json(res, 404, { message: 'Not Found' });
-      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': bytes.length }).end(bytes);
+      res
+        .writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': bytes.length })
+        .end(bytes);
       return;
     }
     const path = decodeURIComponent(url.pathname).replace(/^\/api\/v10/, '');
     const parsed = await parseBody(req);
-    const call: Call = { method: req.method ?? 'GET', route: path, headers: req.headers, status: 0, ...parsed };
+    const call: Call = {
+      method: req.method ?? 'GET',
+      route: path,
+      headers: req.headers,
+      status: 0,
+      ...parsed,
+    };
     calls.push(call);
     (res as ServerResponse & { call?: Call }).call = call;
-    if (req.headers.authorization !== `Bot ${TOKEN}`) return json(res, 401, { message: '401: Unauthorized', code: 0 });
+    if (req.headers.authorization !== `Bot ${TOKEN}`)
+      return json(res, 401, { message: '401: Unauthorized', code: 0 });
     const i = failures.findIndex((f) => f.method === call.method && f.route.test(path));
     if (i >= 0) {
       const [f] = failures.splice(i, 1);
@@ -176,9 +208,11 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       });
     if (m === 'GET /users/@me') return json(res, 200, BOT);
     if (m === 'GET /applications/@me') return json(res, 200, { id: APP_ID, name: 'agent', flags: 1 << 19 });
-    if (m === 'POST /users/@me/channels') return json(res, 200, { id: DM_CHANNEL_ID, type: 1, recipients: [{ id: call.body.recipient_id }] });
+    if (m === 'POST /users/@me/channels')
+      return json(res, 200, { id: DM_CHANNEL_ID, type: 1, recipients: [{ id: call.body.recipient_id }] });
     let r = /^\/channels\/(\d+)$/.exec(path);
-    if (r && call.method === 'GET') return json(res, 200, { id: r[1], type: 0, guild_id: GUILD_ID, name: 'general' });
+    if (r && call.method === 'GET')
+      return json(res, 200, { id: r[1], type: 0, guild_id: GUILD_ID, name: 'general' });
     r = /^\/channels\/(\d+)\/typing$/.exec(path);
     if (r && call.method === 'POST') return json(res, 204, undefined);
     r = /^\/channels\/(\d+)\/messages$/.exec(path);
@@ -193,7 +227,8 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
         type: 0,
       });
     }
-    if (/^\/applications\/\d+\/commands$/.test(path) && call.method === 'PUT') return json(res, 200, call.body);
+    if (/^\/applications\/\d+\/commands$/.test(path) && call.method === 'PUT')
+      return json(res, 200, call.body);
     if (/^\/interactions\/\d+\/[^/]+\/callback$/.test(path)) return json(res, 204, undefined);
     return json(res, 404, { message: `404: no route ${m}`, code: 0 });
   }
@@ -202,7 +237,8 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
   const emit = (session: Session, t: string, d: unknown): number => {
     const s = ++session.seq;
     session.log.push({ s, t, d });
-    if (current?.session === session && current.ws.readyState === current.ws.OPEN) send(current.ws, { op: 0, t, s, d });
+    if (current?.session === session && current.ws.readyState === current.ws.OPEN)
+      send(current.ws, { op: 0, t, s, d });
     return s;
   };
 
@@ -272,7 +308,8 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
         conn.session = session;
         current = conn;
         const from = fake.replayFrom ?? Number(p.d.seq);
-        for (const e of session.log) if (e.s > from && e.t !== 'READY') send(ws, { op: 0, t: e.t, s: e.s, d: e.d });
+        for (const e of session.log)
+          if (e.s > from && e.t !== 'READY') send(ws, { op: 0, t: e.t, s: e.s, d: e.d });
         emit(session, 'RESUMED', null);
       }
     });

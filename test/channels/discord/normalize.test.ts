@@ -15,14 +15,21 @@ describe('classify', () => {
     ['another bot', m({ content: 'x', bot: true, author: '777777777777777777' }), 'from_a_bot'],
     ['a webhook', m({ content: 'x' }, { webhook_id: '1' }), 'from_a_bot'],
     ['a system message (pin)', m({ content: '' }, { type: 6 }), 'system_message'],
-    ['empty content (Message Content intent off)', m({ content: '' }), 'no_content (is the Message Content intent on?)'],
+    [
+      'empty content (Message Content intent off)',
+      m({ content: '' }),
+      'no_content (is the Message Content intent on?)',
+    ],
   ])('ignores %s', (_name, payload, reason) => {
     expect(classify(payload, me)).toEqual({ type: 'ignore', reason });
   });
 
   it('a mention is seen, and stripped from the front of the text so commands and answers parse', () => {
     const c = classify(m({ guild: GUILD_ID, content: `<@${BOT_ID}> /new fix it` }), me);
-    expect(c).toMatchObject({ type: 'message', msg: { mentionsBot: true, text: '/new fix it', guildId: GUILD_ID, senderId: USER_ID } });
+    expect(c).toMatchObject({
+      type: 'message',
+      msg: { mentionsBot: true, text: '/new fix it', guildId: GUILD_ID, senderId: USER_ID },
+    });
     const nick = classify(m({ guild: GUILD_ID, content: `<@!${BOT_ID}>, 1` }), me);
     expect(nick).toMatchObject({ msg: { mentionsBot: true, text: '1' } });
   });
@@ -36,8 +43,24 @@ describe('classify', () => {
   });
 
   it('an attachment with no text is a message, its kind from its type', () => {
-    const c = classify(m({ content: '', attachments: [{ url: 'https://cdn.discordapp.com/a/b.ogg', filename: 'v.ogg', size: 9, content_type: 'audio/ogg' }] }), me);
-    expect(c).toMatchObject({ type: 'message', msg: { attachments: [{ kind: 'voice', sizeBytes: 9, fileName: 'v.ogg' }] } });
+    const c = classify(
+      m({
+        content: '',
+        attachments: [
+          {
+            url: 'https://cdn.discordapp.com/a/b.ogg',
+            filename: 'v.ogg',
+            size: 9,
+            content_type: 'audio/ogg',
+          },
+        ],
+      }),
+      me,
+    );
+    expect(c).toMatchObject({
+      type: 'message',
+      msg: { attachments: [{ kind: 'voice', sizeBytes: 9, fileName: 'v.ogg' }] },
+    });
   });
 });
 
@@ -49,7 +72,12 @@ describe('attachmentUrlAllowed', () => {
     ['a look-alike host', 'https://cdn.discordapp.com.evil.example/a.png', undefined, false],
     ['credentials in the address', 'https://x@cdn.discordapp.com/a.png', undefined, false],
     ['loopback without an API root', 'http://127.0.0.1:8080/a.png', undefined, false],
-    ['the API root origin (a proxy, the tests)', 'http://127.0.0.1:8080/attachments/a', 'http://127.0.0.1:8080/api', true],
+    [
+      'the API root origin (a proxy, the tests)',
+      'http://127.0.0.1:8080/attachments/a',
+      'http://127.0.0.1:8080/api',
+      true,
+    ],
     ['another port than the API root', 'http://127.0.0.1:9999/a', 'http://127.0.0.1:8080/api', false],
     ['a private address', 'https://10.0.0.1/a.png', undefined, false],
     ['not a URL', 'cdn.discordapp.com/a', undefined, false],
