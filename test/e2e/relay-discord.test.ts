@@ -1,7 +1,7 @@
 // The built relay (dist/) with the Discord channel against a fake Discord on 127.0.0.1 (REST and the
 // gateway WebSocket), the fake claude as a real child process, real SQLite in a temp home. Each test
 // starts `agentwire relay` as a process, so a restart is a real one.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -12,6 +12,7 @@ import {
   GUILD_ID,
   message,
   STRANGER_ID,
+  slash,
   startFakeDiscord,
   TOKEN,
   USER_ID,
@@ -37,8 +38,12 @@ beforeAll(() => {
   expect(existsSync(MAIN), 'build first: npm run build').toBe(true);
 });
 
-async function relay(): Promise<Proc> {
-  const p = spawnNode([MAIN, 'relay'], { ...home!.env, DISCORD_BOT_TOKEN: TOKEN });
+async function relay(level = 'warn'): Promise<Proc> {
+  const p = spawnNode([MAIN, 'relay'], {
+    ...home!.env,
+    DISCORD_BOT_TOKEN: TOKEN,
+    AGENTWIRE_LOG_LEVEL: level,
+  });
   procs.push(p);
   const up = await Promise.race([waitFor(() => discord!.live(), 45_000), p.exit.then(() => false)]);
   expect(up, `relay did not connect: ${p.stderr()}`).toBe(true);
@@ -63,6 +68,15 @@ const posts = (channel = DM_CHANNEL_ID) =>
 const tries = (channel = DM_CHANNEL_ID) =>
   discord!.callsOf('POST', new RegExp(`^/channels/${channel}/messages$`));
 const contents = (channel?: string) => posts(channel).map((c) => String(c.body.content ?? ''));
+/** The relay's log files in the home, if it writes any. */
+const readLogs = () => {
+  const dir = join(home!.dir, 'logs');
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .map((f) => readFileSync(join(dir, f), 'utf8'))
+        .join('\n')
+    : '';
+};
 const prompts = () =>
   home!
     .events()
@@ -73,7 +87,8 @@ describe('agentwire relay with the Discord channel', () => {
   it('answers a DM through the queue and the agent with no pings allowed, identifying with only its three intents', async () => {
     discord = await startFakeDiscord();
     setup();
-    const p = await relay();
+    // At trace level: the token must not appear in any log line, whatever the level.
+    const p = await relay('trace');
     discord.dispatch('MESSAGE_CREATE', message({ content: 'hello agent' }));
     expect(await waitFor(() => posts().length > 0)).toBe(true);
     expect(contents()).toEqual(['reply: hello agent']);
@@ -89,7 +104,10 @@ describe('agentwire relay with the Discord channel', () => {
     await stop(p);
     expect(contents()).toEqual(['reply: hello agent', 'reply: second']);
     expect(prompts().join('\n')).not.toContain('let me in');
-    expect(p.stdout() + p.stderr()).not.toContain(TOKEN);
+    const logs = p.stdout() + p.stderr() + readLogs();
+    expect(logs).toContain('discord connected');
+    expect(logs).not.toContain(TOKEN);
+    expect(logs).not.toContain(TOKEN.split('.')[2]);
   }, 90_000);
 
   it('in a server channel answers a mention or a reply to the bot, and nothing else', async () => {
@@ -117,7 +135,12 @@ describe('agentwire relay with the Discord channel', () => {
     discord = await startFakeDiscord();
     setup();
     const first = await relay();
-    const m1 = message({ content: 'only once please' });
+    const file = Buffer.from('a small note');
+    const url = discord.addAttachment('note.txt', file);
+    const m1 = message({
+      content: 'only once please',
+      attachments: [{ url, filename: 'note.txt', size: file.length, content_type: 'text/plain' }],
+    });
     discord.dispatch('MESSAGE_CREATE', m1);
     expect(await waitFor(() => posts().length === 1)).toBe(true);
     await stop(first);
@@ -136,12 +159,19 @@ describe('agentwire relay with the Discord channel', () => {
     discord.dispatch('MESSAGE_CREATE', message({ content: 'after identify' }));
     expect(await waitFor(() => posts().length >= 3)).toBe(true);
     await stop(second);
-    expect(contents()).toEqual([
+    // The first line of each: the first message also carried its attachment's note.
+    expect(contents().map((c) => c.split('\n')[0])).toEqual([
       'reply: only once please',
       'reply: sent while down',
       'reply: after identify',
     ]);
-    expect(prompts()).toEqual(['only once please', 'sent while down', 'after identify']);
+    expect(prompts().map((x) => x.split('\n')[0])).toEqual([
+      'only once please',
+      'sent while down',
+      'after identify',
+    ]);
+    // Dropped by its id before anything was fetched again: the attachment was downloaded once.
+    expect(discord.downloads).toEqual(['note.txt']);
   }, 120_000);
 
   it('a dropped gateway connection resumes with the session and sequence: nothing lost, nothing twice', async () => {
@@ -266,5 +296,36 @@ describe('agentwire relay with the Discord channel', () => {
       expect(ok(String(sent!.body.content)), `${text} → ${String(sent!.body.content)}`).toBe(true);
       expect(sent!.body.allowed_mentions).toEqual({ parse: [] });
     }
+  }, 90_000);
+
+  it('with slashCommands, registers the commands and runs one as the typed command', async () => {
+    discord = await startFakeDiscord();
+    setup({ slashCommands: true });
+    const p = await relay();
+    expect(await waitFor(() => discord!.callsOf('PUT', /^\/applications\/\d+\/commands$/).length === 1)).toBe(
+      true,
+    );
+    const registered = discord.callsOf('PUT', /commands$/)[0]!.body as unknown as { name: string }[];
+    expect(registered.map((c) => c.name)).toEqual(expect.arrayContaining(['new', 'stop', 'status', 'help']));
+    discord.dispatch('INTERACTION_CREATE', slash('help'));
+    expect(
+      await waitFor(() => discord!.callsOf('POST', /^\/interactions\/\d+\/[^/]+\/callback$/).length === 1),
+    ).toBe(true);
+    expect(await waitFor(() => posts().length === 1)).toBe(true);
+    // A stranger's slash command gets nothing.
+    const stranger = slash('new', 'hi');
+    (stranger.user as { id: string }).id = STRANGER_ID;
+    discord.dispatch('INTERACTION_CREATE', stranger);
+    discord.dispatch('MESSAGE_CREATE', message({ content: 'after' }));
+    expect(await waitFor(() => posts().length === 2)).toBe(true);
+    await stop(p);
+    const callback = discord.callsOf('POST', /callback$/)[0]!.body as {
+      type: number;
+      data: { content: string };
+    };
+    expect(callback).toMatchObject({ type: 4, data: { content: '`/help`' } });
+    expect(contents()[0]).toMatch(/\/new/);
+    expect(discord.callsOf('POST', /callback$/)).toHaveLength(1);
+    expect(prompts()).toEqual(['after']);
   }, 90_000);
 });

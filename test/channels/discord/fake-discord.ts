@@ -60,6 +60,10 @@ export interface FakeDiscord {
   addAttachment(name: string, bytes: Buffer): string;
   /** Ends the live gateway socket without a close frame (a dropped connection). */
   drop(): void;
+  /** Attachment downloads served, by name. */
+  downloads: string[];
+  /** Channel ids GET /channels/:id answers as threads (type 11), with their parent. */
+  threads: Map<string, string>;
   identifies: number;
   resumes: { sessionId: string; seq: number }[];
   /** Intents of the last IDENTIFY. */
@@ -152,6 +156,26 @@ export function message(o: {
   };
 }
 
+/** An INTERACTION_CREATE for a slash command, as Discord sends it (a DM: `user`; a server: `member`). */
+export function slash(
+  name: string,
+  text?: string,
+  o: { guild?: string; channel?: string } = {},
+): Record<string, unknown> {
+  const user = { id: USER_ID, username: 'alice', discriminator: '0', global_name: 'Alice', avatar: null };
+  return {
+    id: nextId(),
+    application_id: APP_ID,
+    type: 2,
+    token: `itoken-${nextId()}`,
+    version: 1,
+    channel_id: o.channel ?? (o.guild ? CHANNEL_ID : DM_CHANNEL_ID),
+    channel: { id: o.channel ?? (o.guild ? CHANNEL_ID : DM_CHANNEL_ID), type: o.guild ? 0 : 1 },
+    ...(o.guild ? { guild_id: o.guild, member: { user, roles: [] } } : { user }),
+    data: { id: nextId(), name, type: 1, ...(text && { options: [{ name: 'text', type: 3, value: text }] }) },
+  };
+}
+
 export async function startFakeDiscord(): Promise<FakeDiscord> {
   const calls: Call[] = [];
   const failures: { method: string; route: RegExp; answer: Scripted }[] = [];
@@ -174,8 +198,10 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
   async function route(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? '/', origin);
     if (req.method === 'GET' && url.pathname.startsWith('/attachments/')) {
-      const bytes = attachments.get(url.pathname.slice('/attachments/'.length));
+      const name = url.pathname.slice('/attachments/'.length);
+      const bytes = attachments.get(name);
       if (!bytes) return json(res, 404, { message: 'Not Found' });
+      fake.downloads.push(name);
       res
         .writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': bytes.length })
         .end(bytes);
@@ -262,6 +288,8 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       current?.ws.terminate();
       current = undefined;
     },
+    downloads: [],
+    threads: new Map(),
     identifies: 0,
     resumes: [],
     intents: undefined,
