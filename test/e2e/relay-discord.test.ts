@@ -271,6 +271,12 @@ describe('agentwire relay with the Discord channel', () => {
     );
     expect(await waitFor(() => posts('555555555555555556').length === 1)).toBe(true);
     await stop(p);
+    // Still shown after a restart: the mark is in the state folder.
+    const again = await relay();
+    const later = spawnNode([MAIN, 'status'], { ...home!.env, DISCORD_BOT_TOKEN: TOKEN });
+    await later.exit;
+    expect(later.stdout()).toMatch(/discord[\s\S]*no access to/i);
+    await stop(again);
     // One try only: not retried, and no other send to that channel was attempted.
     expect(tries(CHANNEL_ID).map((c) => c.status)).toEqual([403]);
   }, 90_000);

@@ -216,6 +216,7 @@ export function createDiscordChannel(deps: DiscordChannelDeps): Channel {
       rest = makeRest(t.token, dc.apiRoot);
       api = new API(rest);
       await inbound.load();
+      for (const [chatId, f] of await store.forbiddenChats()) forbidden.set(chatId, f.error);
       inbound.setHandler(onInbound);
       stopped = false;
       abort = new AbortController();
@@ -226,6 +227,8 @@ export function createDiscordChannel(deps: DiscordChannelDeps): Channel {
       stopped = true;
       abort.abort();
       await typing.clear();
+      // The gateway first: a connect still waiting for Discord then ends at once.
+      await gateway?.stop();
       await connecting;
       await gateway?.stop();
       gateway = undefined;

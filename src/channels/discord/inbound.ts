@@ -77,16 +77,20 @@ export class Inbound {
       deps.log.debug({ reason: 'seen' }, 'discord message already handled');
       return undefined;
     }
-    const chatId = await this.chatOf(msg);
-    const decision = gate(msg, deps.gate);
-    if (decision.type === 'drop') {
+    // Strangers and other servers are dropped before anything is looked up or written for them.
+    const first = gate(msg, deps.gate);
+    if (first.type === 'drop') {
       // Ids are shown in full: they are what goes into discord.allowFrom / discord.guilds.
-      const who = decision.reason === 'guild_not_allowed' ? { guild: msg.guildId } : { user: msg.senderId };
-      deps.log.info({ ...who, reason: decision.reason }, 'discord message dropped');
+      const who = first.reason === 'guild_not_allowed' ? { guild: msg.guildId } : { user: msg.senderId };
+      deps.log.info({ ...who, reason: first.reason }, 'discord message dropped');
       await this.remember(msg.id);
       return undefined;
     }
-    if (decision.type === 'skip') {
+    const chatId = await this.chatOf(msg);
+    // Again, now that a thread's parent is known (an always-on parent lets its threads in).
+    // It cannot drop now: who and which server are as before.
+    const decision = gate(msg, deps.gate);
+    if (decision.type !== 'run') {
       deps.log.debug({ chat: maskId(chatId), reason: decision.reason }, 'discord message skipped');
       await this.remember(msg.id);
       return undefined;

@@ -3,8 +3,8 @@
 //   Discord delivers again (a resumed session's replay after a restart) is neither gated, downloaded
 //   nor handed on twice. Written only once the outcome is durable: marked on arrival, a crash before
 //   the store would lose the message. Bounded (RECENT_MAX), one row, so it needs no pruning.
-// - `forbidden:<chat id>`: channels the bot may not post in (a 403); sends there stop at once until
-//   someone writes there again (access may have been given back).
+// - `forbidden:<chat id>` (and their list, `forbidden`): channels the bot may not post in (a 403);
+//   sends there stop at once until someone writes there again (access may have been given back).
 // - `dm:<user id>`: the DM channel opened for a person, so `discord:dm:<user>` needs no lookup.
 // - `gateway`: the session and the last sequence fully handled, so a restart resumes the session
 //   and Discord replays what arrived while the relay was down, rather than losing it.
@@ -44,6 +44,21 @@ export class DiscordState {
 
   async setForbidden(chatId: string, f: Forbidden | undefined): Promise<void> {
     await this.store.set(`forbidden:${chatId}`, f);
+    // The list beside them, so status shows them again after a restart (the state has no key listing).
+    const list = new Set((await this.store.get<string[]>('forbidden')) ?? []);
+    if (f) list.add(chatId);
+    else list.delete(chatId);
+    await this.store.set('forbidden', [...list]);
+  }
+
+  /** Every chat marked forbidden, with why. */
+  async forbiddenChats(): Promise<[string, Forbidden][]> {
+    const out: [string, Forbidden][] = [];
+    for (const chatId of (await this.store.get<string[]>('forbidden')) ?? []) {
+      const f = await this.forbidden(chatId);
+      if (f) out.push([chatId, f]);
+    }
+    return out;
   }
 
   dmChannel(userId: string): Promise<string | undefined> {
