@@ -1,7 +1,7 @@
 // The discord config section (strict, ids only) and the plug-in's pure answers.
 import { describe, expect, it } from 'vitest';
 import { discordPlugin } from '../../../src/channels/discord/plugin.js';
-import { resolveToken } from '../../../src/channels/discord/settings.js';
+import { gateConfig, resolveToken } from '../../../src/channels/discord/settings.js';
 import { configSchema } from '../../../src/config/schema.js';
 import { TOKEN } from './fake-discord.js';
 
@@ -59,5 +59,36 @@ describe('discord chat ids', () => {
 
   it('replies are cut at 2,000 characters, fences re-opened', () => {
     expect(discordPlugin.textRules(configSchema.parse({}))).toEqual({ limit: 2000, fences: true });
+  });
+});
+
+describe('discord and the relay roles', () => {
+  const ME = '222222222222222222';
+  const OWNER = '333333333333333333';
+  const GUEST = '444444444444444444';
+  const access = (o: object) => configSchema.parse({ access: o }).access;
+  it.each([
+    [
+      'allowlist: allowFrom plus owners and guests named for discord',
+      'allowlist',
+      { owners: [`discord:${OWNER}`], guests: [GUEST] },
+      [ME, OWNER, GUEST],
+    ],
+    [
+      'allowlist: an owner named for another channel is not let in here',
+      'allowlist',
+      { owners: [`telegram:${OWNER}`] },
+      [ME],
+    ],
+    [
+      'none: only the owner (first allowFrom) and discord owners',
+      'none',
+      { owners: [`discord:${OWNER}`], guests: [GUEST] },
+      [ME, OWNER],
+    ],
+    ['everyone', 'everyone', {}, '*'],
+  ])('%s', (_name, dm, acc, expected) => {
+    const cfg = configSchema.parse({ discord: { allowFrom: [ME], dm } }).discord;
+    expect(gateConfig(cfg, access(acc)).allowFrom).toEqual(expected);
   });
 });
