@@ -334,4 +334,17 @@ describe('agentwire relay with the Discord channel', () => {
     expect(discord.callsOf('POST', /callback$/)).toHaveLength(1);
     expect(prompts()).toEqual(['after']);
   }, 90_000);
+
+  it('a Message Content intent not enabled in the portal (4014) shows in status with what to do', async () => {
+    discord = await startFakeDiscord();
+    discord.refuseIdentify = 4014;
+    setup();
+    const p = spawnNode([MAIN, 'relay'], { ...home!.env, DISCORD_BOT_TOKEN: TOKEN });
+    procs.push(p);
+    expect(await waitFor(() => p.stderr().includes('discord gateway refused the bot'))).toBe(true);
+    const status = spawnNode([MAIN, 'status'], { ...home!.env, DISCORD_BOT_TOKEN: TOKEN });
+    await status.exit;
+    expect(status.stdout()).toMatch(/discord[\s\S]*degraded[\s\S]*Privileged Gateway Intents/);
+    await stop(p);
+  }, 90_000);
 });

@@ -11,7 +11,7 @@ import type { ChannelStateStore } from '../../store/channel-state.js';
 import type { Channel, ChannelState, InboundHandler } from '../types.js';
 import { type Timers, Typing } from '../typing.js';
 import { fromInteraction, slashCommands } from './commands.js';
-import { describe } from './errors.js';
+import { describeFailure } from './errors.js';
 import { type Gateway, openGateway } from './gateway.js';
 import { DISCORD, Inbound } from './inbound.js';
 import { classify, type Me } from './normalize.js';
@@ -136,7 +136,9 @@ export function createDiscordChannel(deps: DiscordChannelDeps): Channel {
               p.d.application.id,
               slashCommands(config.commands.prefix, config.commands),
             )
-            .catch((err: Error) => log.warn({ err: describe(err) }, 'discord slash commands not registered'));
+            .catch((err: Error) =>
+              log.warn({ err: describeFailure(err) }, 'discord slash commands not registered'),
+            );
         }
         return;
       case GatewayDispatchEvents.Resumed:
@@ -164,7 +166,9 @@ export function createDiscordChannel(deps: DiscordChannelDeps): Channel {
               content: `\`${msg.text.replace(/`/g, 'ˋ').slice(0, 1900)}\``,
               allowed_mentions: { parse: [] },
             })
-            .catch((err: Error) => log.debug({ err: describe(err) }, 'discord interaction not answered'));
+            .catch((err: Error) =>
+              log.debug({ err: describeFailure(err) }, 'discord interaction not answered'),
+            );
         }
         return;
       }
@@ -183,6 +187,13 @@ export function createDiscordChannel(deps: DiscordChannelDeps): Channel {
           dispatch: onDispatch,
           trouble: (detail) => {
             if (stopped) return;
+            const fatal = fatalGateway(detail);
+            if (fatal) {
+              // The library does not reconnect after these: say what to do, in status and the log.
+              log.error({ error: fatal }, 'discord gateway refused the bot');
+              state = { type: 'degraded', since: Date.now(), lastError: fatal, retries: 0 };
+              return;
+            }
             log.warn({ error: detail }, 'discord gateway trouble');
             state = { type: 'connecting', since: Date.now(), lastError: detail };
           },
@@ -191,9 +202,13 @@ export function createDiscordChannel(deps: DiscordChannelDeps): Channel {
         return;
       } catch (err) {
         if (stopped) return;
-        const lastError = describe(err);
+        const fatal = fatalGateway((err as Error)?.message ?? '');
+        const lastError = fatal ?? describeFailure(err);
         log.warn({ error: lastError, retries: tries }, 'discord connect failed');
-        state = { type: 'connecting', since: Date.now(), lastError, retries: tries };
+        // Still retried: the setting can be fixed in the portal while the relay runs.
+        state = fatal
+          ? { type: 'degraded', since: Date.now(), lastError, retries: tries }
+          : { type: 'connecting', since: Date.now(), lastError, retries: tries };
         await gateway?.stop();
         gateway = undefined;
         await sleepUnless(abort.signal, Math.min(60_000, 1000 * 2 ** Math.min(tries, 6)));
@@ -254,3 +269,12 @@ const sleepUnless = (signal: AbortSignal, ms: number) =>
       resolve();
     });
   });
+
+/** Gateway errors after which the library gives up (no resume, no reconnect), as what to do. */
+export function fatalGateway(detail: string): string | undefined {
+  if (/disallowed intents/i.test(detail))
+    return 'Discord refused the Message Content intent (close 4014): turn it on in the Developer Portal → Bot → Privileged Gateway Intents (the relay keeps trying, at most a minute apart)';
+  if (/authentication failed/i.test(detail))
+    return 'Discord refused the bot token on the gateway (close 4004): set a new token (the relay keeps trying, at most a minute apart)';
+  return undefined;
+}

@@ -6,7 +6,7 @@ import { API } from '@discordjs/core';
 import { DiscordAPIError } from '@discordjs/rest';
 import type { DoctorCheck, DoctorDeps } from '../plugin.js';
 import { makeRest } from './channel.js';
-import { describe } from './errors.js';
+import { describeFailure } from './errors.js';
 import { resolveToken } from './settings.js';
 
 /** Application flags: the Message Content intent, granted (verified bots) or switched on (up to 100 servers). */
@@ -49,7 +49,7 @@ export async function discordDoctor(deps: DoctorDeps): Promise<DoctorCheck[]> {
     checks.push({
       check: 'discord',
       status: rejected ? 'fail' : 'warn',
-      message: describe(err),
+      message: describeFailure(err),
       ...(rejected && {
         fix: 'Reset the token in the Developer Portal (Bot → Reset Token) and set the new one',
       }),
@@ -70,7 +70,11 @@ export async function discordDoctor(deps: DoctorDeps): Promise<DoctorCheck[]> {
           },
     );
   } catch (err) {
-    checks.push({ check: 'discord:intents', status: 'warn', message: `not checked: ${describe(err)}` });
+    checks.push({
+      check: 'discord:intents',
+      status: 'warn',
+      message: `not checked: ${describeFailure(err)}`,
+    });
   }
   return checks;
 }

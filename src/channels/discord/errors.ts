@@ -48,7 +48,7 @@ export function sendFailure(err: unknown): Failure {
 }
 
 /** For status and logs: "Missing Access" from a DiscordAPIError, else the error's message. */
-export function describe(err: unknown): string {
+export function describeFailure(err: unknown): string {
   if (err instanceof DiscordAPIError) {
     if (err.status === 401)
       return 'Discord rejected the bot token (401 Unauthorized): check discord.botToken or $DISCORD_BOT_TOKEN';

@@ -72,6 +72,8 @@ export interface FakeDiscord {
   live(): boolean;
   /** On RESUME, replay from this sequence instead of the one the client sent (Discord delivering again). */
   replayFrom: number | undefined;
+  /** Close every IDENTIFY with this code (4014: the Message Content intent is not enabled in the portal). */
+  refuseIdentify: number | undefined;
   /** Forget every session: a RESUME gets INVALID_SESSION and the client identifies again. */
   forgetSessions(): void;
   close(): Promise<void>;
@@ -295,6 +297,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     intents: undefined,
     live: () => current?.session !== undefined && current.ws.readyState === current.ws.OPEN,
     replayFrom: undefined,
+    refuseIdentify: undefined,
     forgetSessions: () => sessions.clear(),
     async close() {
       for (const c of wss.clients) c.terminate();
@@ -312,6 +315,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       if (p.op === 1) return send(ws, { op: 11, d: null, s: null, t: null });
       if (p.op === 2) {
         if (p.d.token !== TOKEN) return ws.close(4004, 'Authentication failed.');
+        if (fake.refuseIdentify) return ws.close(fake.refuseIdentify, 'Disallowed intent(s).');
         fake.identifies++;
         fake.intents = Number(p.d.intents);
         const session: Session = { id: randomBytes(16).toString('hex'), seq: 0, log: [] };
