@@ -3,13 +3,20 @@
 // tests both). The plugin modules are light; each loads its library only in `create`, when enabled.
 import type { Config } from '../config/schema.js';
 import { type ChannelName, type ChatKey, parseChatKey } from '../core/types.js';
+import { discordPlugin } from './discord/plugin.js';
 import { type ChannelPlugin, PLUGIN_NAME } from './plugin.js';
 import { slackPlugin } from './slack/plugin.js';
 import { telegramPlugin } from './telegram/plugin.js';
 import { twilioPlugin } from './twilio/plugin.js';
 import { whatsappPlugin } from './whatsapp/plugin.js';
 
-export const CHANNELS: readonly ChannelPlugin[] = [whatsappPlugin, twilioPlugin, telegramPlugin, slackPlugin];
+export const CHANNELS: readonly ChannelPlugin[] = [
+  whatsappPlugin,
+  twilioPlugin,
+  telegramPlugin,
+  slackPlugin,
+  discordPlugin,
+];
 
 /** The terminal chat (`agentwire chat`): a channel without a plugin, never started by the relay. */
 export const CONSOLE = 'console';

@@ -1,4 +1,4 @@
-// The WhatsApp and Twilio sections of the config schema (src/config/schema.ts composes them).
+// The channels' sections of the config schema (WhatsApp, Twilio, Telegram, Discord; src/config/schema.ts composes them).
 import { z } from 'zod';
 import { dmField } from './schema-access.js';
 
@@ -287,5 +287,76 @@ export const telegramSchema = z
       .strict()
       .optional()
       .describe('Receive by webhook instead of long polling (the default).'),
+  })
+  .strict();
+
+// Discord names people, guilds and channels by snowflakes (17 to 20 digits) that never change; a
+// username or display name can, so neither is accepted as an identity.
+const snowflake = z
+  .union([z.number().int(), z.string()])
+  .transform((v) => String(v).trim())
+  .refine((v) => v === '*' || /^\d{17,20}$/.test(v), {
+    message:
+      'must be a Discord id (17 to 20 digits; Developer Mode → right-click → Copy ID), never a name: names change hands',
+  });
+const snowflakeList = z.union([z.literal('*'), z.array(snowflake)]);
+
+export const discordSchema = z
+  .object({
+    enabled: z
+      .boolean()
+      .default(false)
+      .describe('The Discord bot channel (gateway and REST, @discordjs/core).'),
+    botToken: z
+      .string()
+      .optional()
+      .describe(
+        'The bot token (Developer Portal → Bot → Reset Token). Default: $DISCORD_BOT_TOKEN, else `tokenFile`. Secret.',
+      ),
+    tokenFile: z
+      .string()
+      .optional()
+      .describe('A file holding the bot token (first line), instead of botToken.'),
+    dm: dmField,
+    allowFrom: snowflakeList
+      .default([])
+      .describe('User ids allowed to talk to the bot in direct messages, or "*". Default: nobody.'),
+    guilds: snowflakeList
+      .default([])
+      .describe('Server (guild) ids whose channels the bot answers in, or "*". Default: none.'),
+    groupAllowFrom: snowflakeList
+      .optional()
+      .describe('User ids who may trigger a run in an allowed server. Default: `allowFrom`.'),
+    groupAlways: z
+      .array(snowflake)
+      .default([])
+      .describe('Channel ids where every message triggers a run, not only mentions and replies to the bot.'),
+    mentionPatterns: z
+      .array(z.string().refine(isRegExp, 'not a valid regular expression'))
+      .default([])
+      .describe('Regular expressions that count as a mention in server channels, besides @bot.'),
+    threadSessions: z
+      .boolean()
+      .default(false)
+      .describe(
+        "A thread is a chat (and a session) of its own. Default: a thread's messages join its parent channel's chat.",
+      ),
+    slashCommands: z
+      .boolean()
+      .default(false)
+      .describe('Register the chat commands as Discord slash commands (plain `/text` works either way).'),
+    typingIntervalSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(60)
+      .default(8)
+      .describe('How often "typing…" is sent while the agent works (Discord shows it for about 10 s).'),
+    apiRoot: z
+      .string()
+      .url()
+      .refine(httpsUnlessLoopback, 'must be https (plain http only to 127.0.0.1, ::1 or localhost)')
+      .optional()
+      .describe('The REST API root (a proxy, or tests). Default: https://discord.com/api.'),
   })
   .strict();

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { accessSchema } from './schema-access.js';
 import { permissionProblems, permissionsField } from './schema-agent-permissions.js';
 import { agentListProblems, namedAgentSchema, routesSchema, workspaceFields } from './schema-agents-list.js';
-import { telegramSchema, twilioSchema, whatsappSchema } from './schema-channels.js';
+import { discordSchema, telegramSchema, twilioSchema, whatsappSchema } from './schema-channels.js';
 import { heartbeatSchema, type scheduleSchema, schedulesSchema } from './schema-checkins.js';
 import { commandsSchema } from './schema-commands.js';
 import { eventsSchema, hooksSchema, targetsSchema } from './schema-events.js';
@@ -320,6 +320,7 @@ export const configSchema = z
     twilio: twilioSchema.default(twilioSchema.parse({})),
     telegram: telegramSchema.default(telegramSchema.parse({})),
     slack: slackSchema.default(slackSchema.parse({})),
+    discord: discordSchema.default(discordSchema.parse({})),
     heartbeat: heartbeatSchema.default({}),
     schedules: schedulesSchema,
     targets: targetsSchema,
@@ -388,6 +389,7 @@ export const SECRET_PATHS: readonly string[] = [
   'slack.botToken',
   'slack.appToken',
   'slack.signingSecret',
+  'discord.botToken',
   'agent.env',
   'agents.*.env',
   'agents.list.*.env',

@@ -20,6 +20,7 @@ const config = configSchema.parse({
     appToken: 'xapp-1-A00-slack-app-value',
     signingSecret: 'slacksigningsecretvalue0',
   },
+  discord: { botToken: 'discord-token-value' },
   hooks: { ci: { secret: 'hook-secret-value-0123', chat: 'telegram:1', prompt: 'p' } },
 });
 
@@ -34,6 +35,7 @@ describe('redactConfig', () => {
     ['slack.botToken', printed.slack.botToken],
     ['slack.appToken', printed.slack.appToken],
     ['slack.signingSecret', printed.slack.signingSecret],
+    ['discord.botToken', printed.discord.botToken],
     ['agent.env.API_KEY', printed.agent.env.API_KEY],
     ['agent.env.MODE', printed.agent.env.MODE],
     ['agents.codex.env.OPENAI_API_KEY', printed.agents.codex?.env?.OPENAI_API_KEY],
@@ -57,6 +59,7 @@ describe('redactConfig', () => {
       'slack.botToken',
       'slack.appToken',
       'slack.signingSecret',
+      'discord.botToken',
       'agent.env',
       'agents.*.env',
       'agents.list.*.env',

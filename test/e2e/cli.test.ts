@@ -121,7 +121,7 @@ describe('agentwire relay refuses to start without a usable channel', () => {
     expect(p.stderr()).toContain('No channel is enabled');
     // Every channel's key named whole, the list joined in words (it once read "or.enabled telegram.enabled").
     expect(p.stderr()).toMatch(
-      /set whatsapp\.enabled, twilio\.enabled, telegram\.enabled or slack\.enabled to true\./,
+      /set whatsapp\.enabled, twilio\.enabled, telegram\.enabled, slack\.enabled or discord\.enabled to true\./,
     );
     expect(p.stderr()).toContain('agentwire chat');
   });
