@@ -87,8 +87,18 @@ export const userScriptSchema = z
     if (p) ctx.addIssue({ code: 'custom', path: ['schema'], message: p });
   });
 
+// Checked apart from the record's keys, so the problem names the key (a key schema's own message is
+// replaced by zod's "Invalid key in record").
 const named = <T extends z.ZodType>(entry: T) =>
-  z.record(z.string().regex(NAME, 'a name is lower-case letters, digits and - (at most 24)'), entry);
+  z.record(z.string(), entry).superRefine((rec, ctx) => {
+    for (const name of Object.keys(rec))
+      if (!NAME.test(name))
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message: 'a name is lower-case letters, digits and - (at most 24), starting with a letter',
+        });
+  });
 
 export const userToolsFields = {
   servers: named(userServerSchema)
