@@ -16,6 +16,13 @@ const config = configSchema.parse({
     webhook: { url: 'https://b.example.com/x', secretToken: 'telegram-webhook-secret' },
   },
   hooks: { ci: { secret: 'hook-secret-value-0123', chat: 'telegram:1', prompt: 'p' } },
+  tools: {
+    servers: {
+      gh: { command: ['gh-mcp'], env: { GITHUB_TOKEN: 'gh-env-value' } },
+      web: { url: 'https://mcp.example.com/', headers: { Authorization: 'Bearer web-header-value' } },
+    },
+    scripts: { deploy: { run: ['deploy'], description: 'd', env: { DEPLOY_KEY: 'script-env-value' } } },
+  },
 });
 
 describe('redactConfig', () => {
@@ -31,6 +38,9 @@ describe('redactConfig', () => {
     ['agents.codex.env.OPENAI_API_KEY', printed.agents.codex?.env?.OPENAI_API_KEY],
     ['agents.list.0.env.ANTHROPIC_API_KEY', printed.agents.list[0]?.env?.ANTHROPIC_API_KEY],
     ['hooks.ci.secret', printed.hooks.ci?.secret],
+    ['tools.servers.gh.env.GITHUB_TOKEN', printed.tools.servers.gh?.env?.GITHUB_TOKEN],
+    ['tools.servers.web.headers.Authorization', printed.tools.servers.web?.headers?.Authorization],
+    ['tools.scripts.deploy.env.DEPLOY_KEY', printed.tools.scripts.deploy?.env?.DEPLOY_KEY],
   ])('masks %s', (_key, value) => expect(value).toBe('[redacted]'));
 
   it('masks nothing else, keeps env names, and leaves the config it was given alone', () => {
@@ -50,6 +60,9 @@ describe('redactConfig', () => {
       'agents.*.env',
       'agents.list.*.env',
       'hooks.*.secret',
+      'tools.servers.*.env',
+      'tools.servers.*.headers',
+      'tools.scripts.*.env',
     ]);
   });
 
