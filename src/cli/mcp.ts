@@ -9,7 +9,13 @@ import { z } from 'zod';
 import { TOOL_SERVER_NAME, TOOLS_RENAME_ENV } from '../agents/tool-server.js';
 import { isToolName, TOOLS, type ToolName } from '../tools/schemas.js';
 import { VERSION } from '../version.js';
-import { callRelay, callStamp, listUserTools, type ToolCallAnswer, type UserToolListing } from './tool-call.js';
+import {
+  callRelay,
+  callStamp,
+  listUserTools,
+  type ToolCallAnswer,
+  type UserToolListing,
+} from './tool-call.js';
 
 export { callTimeoutMs, NOT_IN_RUN, NOT_RUNNING } from './tool-call.js';
 

@@ -2,9 +2,10 @@
 // the relay's `tools.call` over its tools socket, its sentence back. `agentwire mcp` (mcp.ts)
 // and the pi extension (tool-extension.ts, loaded inside pi's own process) both call through here,
 // so the two doors answer alike.
+
+import { z } from 'zod';
 import { TOOLS_SOCKET_ENV, TOOLS_TIMEOUT_ENV, TOOLS_TOKEN_ENV } from '../agents/tool-server.js';
 import { type ControlCall, callControl } from '../control/client.js';
-import { z } from 'zod';
 import { TOOLS_LIST_METHOD, TOOLS_METHOD, type ToolName } from '../tools/schemas.js';
 
 export const NOT_IN_RUN = `agentwire's tools work only inside a run agentwire started (${TOOLS_TOKEN_ENV} is not set).`;

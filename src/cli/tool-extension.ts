@@ -36,7 +36,12 @@ export function parametersOf(input: z.ZodRawShape): Record<string, unknown> {
 }
 
 /** One tool whose calls go to the relay under `name`. */
-function forwarded(env: NodeJS.ProcessEnv, name: string, description: string, parameters: Record<string, unknown>) {
+function forwarded(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  description: string,
+  parameters: Record<string, unknown>,
+) {
   return {
     name,
     label: name,
@@ -56,7 +61,10 @@ function forwarded(env: NodeJS.ProcessEnv, name: string, description: string, pa
  * forwarded to the relay; then the user's own tools (tools.servers, tools.scripts) the relay lists,
  * as `agentwire mcp` offers them, never under a name of ours.
  */
-export default async function agentwireTools(api: ExtensionApi, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export default async function agentwireTools(
+  api: ExtensionApi,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
   for (const [name, tool] of Object.entries(TOOLS) as [ToolName, (typeof TOOLS)[ToolName]][])
     api.registerTool(forwarded(env, name, tool.description, parametersOf(tool.input)));
   for (const t of await listUserTools(env)) {

@@ -21,7 +21,9 @@ const timeoutSeconds = z
 const env = z
   .record(z.string(), z.string())
   .optional()
-  .describe('Extra environment ("${VAR}" allowed): given to this program only, never to the agent, never logged.');
+  .describe(
+    'Extra environment ("${VAR}" allowed): given to this program only, never to the agent, never logged.',
+  );
 
 export const userServerSchema = z
   .object({
@@ -50,7 +52,8 @@ export const userServerSchema = z
   })
   .strict()
   .superRefine((s, ctx) => {
-    const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+    const problem = (path: string, message: string) =>
+      ctx.addIssue({ code: 'custom', path: [path], message });
     if (s.command && s.url) problem('url', 'a server has either command (stdio) or url (HTTP), not both');
     else if (!s.command && !s.url) problem('command', 'a server needs command (stdio) or url (HTTP)');
     if (s.url && s.env) problem('env', 'env is for a stdio server (command); an HTTP server takes headers');
@@ -64,7 +67,8 @@ const checker = new Ajv({ strict: false, allErrors: false });
 /** Pure: why `schema` cannot describe a tool's arguments, or undefined when it can. */
 export function argumentSchemaProblem(schema: Record<string, unknown>): string | undefined {
   if (schema.type !== 'object') return 'must be a JSON schema of an object (type: "object")';
-  if (!checker.validateSchema(schema)) return `not a valid JSON schema: ${checker.errorsText(checker.errors)}`;
+  if (!checker.validateSchema(schema))
+    return `not a valid JSON schema: ${checker.errorsText(checker.errors)}`;
   return undefined;
 }
 
@@ -75,7 +79,9 @@ export const userScriptSchema = z
     schema: z
       .record(z.string(), z.unknown())
       .default({ type: 'object', properties: {}, additionalProperties: false })
-      .describe("The JSON schema of the tool's arguments (an object); they reach the program as JSON on stdin."),
+      .describe(
+        "The JSON schema of the tool's arguments (an object); they reach the program as JSON on stdin.",
+      ),
     env,
     cwd: z.string().min(1).optional().describe("The script's working folder. Default: the relay's."),
     safe: z.boolean().default(false).describe('Runs without asking, whatever agent.permissions says.'),
@@ -109,7 +115,9 @@ export const userToolsFields = {
     .refine((s) => !Object.hasOwn(s, SCRIPT_PREFIX), `"${SCRIPT_PREFIX}" is kept for scripts' tools`),
   scripts: named(userScriptSchema)
     .default({})
-    .describe('Your own programs, each one tool script__<name>, its arguments JSON on stdin (docs/tools.md).'),
+    .describe(
+      'Your own programs, each one tool script__<name>, its arguments JSON on stdin (docs/tools.md).',
+    ),
 };
 
 export type UserServerConfig = z.infer<typeof userServerSchema>;

@@ -10,8 +10,8 @@ import { heartbeatSchema, type scheduleSchema, schedulesSchema } from './schema-
 import { commandsSchema } from './schema-commands.js';
 import { eventsSchema, hooksSchema, targetsSchema } from './schema-events.js';
 import { permissionsSchema } from './schema-permissions.js';
-import { userToolsFields } from './schema-user-tools.js';
 import { agentKind, DEFAULT_AGENT_KIND } from './schema-refine.js';
+import { userToolsFields } from './schema-user-tools.js';
 import { acpProblems, warmSchema } from './schema-warm.js';
 
 const agentFields = {

@@ -116,7 +116,10 @@ export class ToolTokens {
 
   /** A fresh token for one run; `ttlMs` is the run's timeout (the margin is added here). */
   mint(
-    g: Pick<ToolGrant, 'chat' | 'runKey' | 'cwd' | 'personWaitMs' | 'agent' | 'role' | 'permissions' | 'approve'> & {
+    g: Pick<
+      ToolGrant,
+      'chat' | 'runKey' | 'cwd' | 'personWaitMs' | 'agent' | 'role' | 'permissions' | 'approve'
+    > & {
       interactive?: boolean;
     },
     ttlMs: number,

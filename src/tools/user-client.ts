@@ -88,7 +88,8 @@ export class UserServer {
       const why = transport instanceof ChildTransport ? transport.stderrTail() : '';
       this.deps.log.warn({ server: this.name, ...(why && { stderr: why }) }, 'user MCP server closed');
     };
-    client.onerror = (err) => this.deps.log.warn({ server: this.name, err: err.message }, 'user MCP server error');
+    client.onerror = (err) =>
+      this.deps.log.warn({ server: this.name, err: err.message }, 'user MCP server error');
     try {
       await client.connect(transport, { timeout: this.timeoutMs });
     } catch (err) {

@@ -9,7 +9,8 @@ export function cappedFetch(maxBytes: number): typeof fetch {
     const cap = new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, ctl) {
         seen += chunk.byteLength;
-        if (seen > maxBytes) ctl.error(new Error(`the server sent more than ${maxBytes} bytes in one response`));
+        if (seen > maxBytes)
+          ctl.error(new Error(`the server sent more than ${maxBytes} bytes in one response`));
         else ctl.enqueue(chunk);
       },
     });

@@ -10,13 +10,18 @@ export const SEPARATOR = '__';
 const LISTABLE = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Where a listed tool comes from: one server's tool, or one script. */
-export type UserToolRef = { type: 'server'; server: string; tool: string } | { type: 'script'; script: string };
+export type UserToolRef =
+  | { type: 'server'; server: string; tool: string }
+  | { type: 'script'; script: string };
 
 export const userToolName = (ref: UserToolRef): string =>
-  ref.type === 'server' ? `${ref.server}${SEPARATOR}${ref.tool}` : `${SCRIPT_PREFIX}${SEPARATOR}${ref.script}`;
+  ref.type === 'server'
+    ? `${ref.server}${SEPARATOR}${ref.tool}`
+    : `${SCRIPT_PREFIX}${SEPARATOR}${ref.script}`;
 
 /** Whether a server's tool can be listed under its namespaced name (a name too long or odd is left out). */
-export const listable = (server: string, tool: string): boolean => LISTABLE.test(`${server}${SEPARATOR}${tool}`);
+export const listable = (server: string, tool: string): boolean =>
+  LISTABLE.test(`${server}${SEPARATOR}${tool}`);
 
 /** Pure: the source a listed name points at; undefined for a name that is not a user tool's. */
 export function parseUserToolName(name: string): UserToolRef | undefined {
@@ -25,7 +30,9 @@ export function parseUserToolName(name: string): UserToolRef | undefined {
   const head = name.slice(0, at);
   const tail = name.slice(at + SEPARATOR.length);
   if (tail === '') return undefined;
-  return head === SCRIPT_PREFIX ? { type: 'script', script: tail } : { type: 'server', server: head, tool: tail };
+  return head === SCRIPT_PREFIX
+    ? { type: 'script', script: tail }
+    : { type: 'server', server: head, tool: tail };
 }
 
 export type CallDecision = { type: 'run' } | { type: 'ask' } | { type: 'refuse'; reason: string };

@@ -39,14 +39,19 @@ export function userScript(name: string, config: UserScriptConfig, env: Record<s
       });
       switch (r.type) {
         case 'exited': {
-          const cut = r.stdoutTruncated ? `\n[… cut: the script printed more than ${MAX_STDOUT_BYTES} bytes]` : '';
+          const cut = r.stdoutTruncated
+            ? `\n[… cut: the script printed more than ${MAX_STDOUT_BYTES} bytes]`
+            : '';
           if (r.exitCode === 0) return { ok: true, text: capText(r.stdout, MAX_RESULT_CHARS) + cut };
           const why = lastLine(r.stderr) || lastLine(r.stdout);
           const how = r.exitCode === null ? `was ended by ${r.signal}` : `exited with code ${r.exitCode}`;
           return { ok: false, error: `the script ${name} ${how}${why ? `: ${why}` : ''}` };
         }
         case 'timeout':
-          return { ok: false, error: `the script ${name} took longer than ${config.timeoutSeconds} s and was stopped` };
+          return {
+            ok: false,
+            error: `the script ${name} took longer than ${config.timeoutSeconds} s and was stopped`,
+          };
         case 'aborted':
           return { ok: false, error: `the script ${name} was stopped` };
         case 'not_found':

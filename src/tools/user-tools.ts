@@ -3,8 +3,9 @@
 // permission policy (user-policy.ts). Each server's and script's environment is its own: never the
 // agent's, and every value registered as a secret so no log line shows it. Errors are values: the
 // caller (handlers.ts) turns one into the sentence the agent reads.
-import type { Approver, PermissionPolicy } from '../agents/types.js';
+
 import { buildAgentEnv } from '../agents/resolve.js';
+import type { Approver, PermissionPolicy } from '../agents/types.js';
 import type { UserScriptConfig, UserServerConfig } from '../config/schema-user-tools.js';
 import { type Logger, registerCredential, registerSecret, SECRET_ENV_NAME } from '../log.js';
 import type { GroupGuard } from '../runner/spawn-stdio.js';
@@ -65,7 +66,8 @@ function registerValues(values: Readonly<Record<string, string>> | undefined, cr
 
 export function createUserTools(o: UserToolsOptions): UserTools {
   const listWaitMs = o.listWaitMs ?? LIST_WAIT_MS;
-  const envOf = (own: Readonly<Record<string, string>> | undefined) => buildAgentEnv({ passEnv: [] }, { ...own }, o.from);
+  const envOf = (own: Readonly<Record<string, string>> | undefined) =>
+    buildAgentEnv({ passEnv: [] }, { ...own }, o.from);
   const scripts = new Map<string, UserScript>();
   for (const [name, cfg] of Object.entries(o.scripts)) {
     registerValues(cfg.env, false);
@@ -98,6 +100,12 @@ export function createUserTools(o: UserToolsOptions): UserTools {
   const listServer = async (name: string): Promise<ListedTool[]> => {
     try {
       const tools = await (await (server(name) as Promise<UserServer>)).tools();
+      const odd = tools.filter((t) => !listable(name, t.name)).length;
+      if (odd > 0)
+        o.log.warn(
+          { server: name, count: odd },
+          'user MCP server tools left out: names not valid tool names',
+        );
       return tools
         .filter((t) => listable(name, t.name))
         .map((t) => ({
@@ -127,13 +135,20 @@ export function createUserTools(o: UserToolsOptions): UserTools {
       case 'ask': {
         if (!p.approve) return `${name} was not run: nobody can be asked about this run`;
         const toolKind = ref.type === 'server' ? `mcp:${ref.server}/${ref.tool}` : `script:${ref.script}`;
-        const a = await p.approve({ toolKind, summary: `use ${name}: ${JSON.stringify(args)}` }, new AbortController().signal);
+        const a = await p.approve(
+          { toolKind, summary: `use ${name}: ${JSON.stringify(args)}` },
+          new AbortController().signal,
+        );
         return a.type === 'deny' ? `${name} was not run: ${a.reason}` : undefined;
       }
     }
   };
 
-  const run = async (ref: UserToolRef, name: string, args: Record<string, unknown>): Promise<UserCallResult> => {
+  const run = async (
+    ref: UserToolRef,
+    name: string,
+    args: Record<string, unknown>,
+  ): Promise<UserCallResult> => {
     if (ref.type === 'script') {
       const r = await (scripts.get(ref.script) as UserScript).run(args);
       return r.ok ? r : { ok: false, error: `${name}: ${r.error}` };
@@ -142,9 +157,14 @@ export function createUserTools(o: UserToolsOptions): UserTools {
     try {
       const r = await s.call(ref.tool, args);
       const text = capText(contentText(r.content));
-      return r.isError === true ? { ok: false, error: `${name}: ${text || 'the tool failed'}` } : { ok: true, text };
+      return r.isError === true
+        ? { ok: false, error: `${name}: ${text || 'the tool failed'}` }
+        : { ok: true, text };
     } catch (err) {
-      return { ok: false, error: `${name}: ${troubleText(ref.server, o.servers[ref.server]?.timeoutSeconds ?? 0, err)}` };
+      return {
+        ok: false,
+        error: `${name}: ${troubleText(ref.server, o.servers[ref.server]?.timeoutSeconds ?? 0, err)}`,
+      };
     }
   };
 
@@ -173,7 +193,8 @@ export function createUserTools(o: UserToolsOptions): UserTools {
     },
     async call(name, args, permission) {
       const ref = parseUserToolName(name);
-      const known = ref && (ref.type === 'server' ? Object.hasOwn(o.servers, ref.server) : scripts.has(ref.script));
+      const known =
+        ref && (ref.type === 'server' ? Object.hasOwn(o.servers, ref.server) : scripts.has(ref.script));
       if (!ref || !known) return { ok: false, error: `unknown tool ${name.slice(0, 64)}` };
       const refused = await permitted(name, ref, args, permission);
       if (refused) return { ok: false, error: refused };
@@ -194,7 +215,8 @@ export function troubleText(server: string, timeoutSeconds: number, err: unknown
   const e = err as { code?: unknown; message?: unknown; name?: unknown };
   const message = typeof e?.message === 'string' ? e.message : String(err);
   // The SDK's RequestTimeout (-32001): the call is cancelled; the server keeps running.
-  if (e?.code === -32001) return `the server ${server} did not answer within ${timeoutSeconds} s; the call was given up`;
+  if (e?.code === -32001)
+    return `the server ${server} did not answer within ${timeoutSeconds} s; the call was given up`;
   if (e?.name === 'ServerTrouble') return `the server ${server} is not available: ${message}`;
   if (/Connection closed|stopped|exceeded maximum size|more than \d+ bytes/.test(message))
     return `the server ${server} stopped during the call (${message.slice(0, 160)}); it is started again on the next call`;

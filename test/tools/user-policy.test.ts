@@ -60,7 +60,13 @@ describe('what a call does', () => {
 
 describe('result text', () => {
   it.each([
-    [[{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }], 'a\nb'],
+    [
+      [
+        { type: 'text', text: 'a' },
+        { type: 'text', text: 'b' },
+      ],
+      'a\nb',
+    ],
     [[{ type: 'image', data: 'xx', mimeType: 'image/png' }], '[image content, not shown]'],
     [[{ type: 'resource_link', uri: 'file:///a', name: 'a' }], '[resource_link: file:///a]'],
     [[{ type: 'resource', resource: { uri: 'file:///b', text: 'x' } }], '[resource: file:///b]'],

@@ -69,7 +69,10 @@ async function setup(policy: PermissionPolicy) {
   const ctx = home.ctx();
   const store = tempDb();
   const socket = join(home.dir, 'tools.sock');
-  tools = createTools(ctx, storeOver(store.db), new Map(), socket, { command: process.execPath, args: [BIN] });
+  tools = createTools(ctx, storeOver(store.db), new Map(), socket, {
+    command: process.execPath,
+    args: [BIN],
+  });
   const registry = new MethodRegistry();
   registerToolsMethod(registry, tools);
   control = await startControlServer(socket, registry, ctx.log);
@@ -102,16 +105,21 @@ const waitText = (re: RegExp) =>
   vi.waitFor(
     () => {
       const texts = h?.channel.texts() ?? [];
-      expect(texts.some((t) => re.test(t)), `${re} in ${JSON.stringify(texts)}`).toBe(true);
+      expect(
+        texts.some((t) => re.test(t)),
+        `${re} in ${JSON.stringify(texts)}`,
+      ).toBe(true);
     },
     { timeout: 20_000, interval: 20 },
   );
 
 describe("the user's own tools and approvals", () => {
-  it("under ask: a tool not marked safe asks the owner; 1 runs it, 3 does not and the agent is told", async () => {
+  it('under ask: a tool not marked safe asks the owner; 1 runs it, 3 does not and the agent is told', async () => {
     const h = await setup('ask');
     await h.send('fake__echo {"text":"ship it"}');
-    await waitText(/^claude wants to use fake__echo: \{"text":"ship it"\}\n1 allow once · 2 allow for this chat · 3 deny$/);
+    await waitText(
+      /^claude wants to use fake__echo: \{"text":"ship it"\}\n1 allow once · 2 allow for this chat · 3 deny$/,
+    );
     await h.send('1');
     await waitText(/^ok: echo: ship it \(call 1 of pid \d+\)$/);
     await h.send('fake__echo {"text":"again"}');
@@ -133,7 +141,9 @@ describe("the user's own tools and approvals", () => {
   it('under deny: a tool not marked safe is refused without asking; a safe one runs', async () => {
     const h = await setup('deny');
     await h.send('fake__echo {"text":"x"}');
-    await waitText(/^error: fake__echo was not run: it is not marked safe in agentwire's config and this run's permissions are deny/);
+    await waitText(
+      /^error: fake__echo was not run: it is not marked safe in agentwire's config and this run's permissions are deny/,
+    );
     await h.send('fake__add {"a":2,"b":2}');
     await waitText(/^ok: 4$/);
     expect(h.channel.texts().some((t) => t.includes('wants to'))).toBe(false);

@@ -59,7 +59,9 @@ beforeAll(async () => {
     env: { ...process.env, FAKE_HTTP_KEY: HTTP_KEY },
     stdio: 'ignore',
   });
-  const port = await until(() => (existsSync(portFile) ? readFileSync(portFile, 'utf8') || undefined : undefined));
+  const port = await until(() =>
+    existsSync(portFile) ? readFileSync(portFile, 'utf8') || undefined : undefined,
+  );
   home = makeHome({
     tools: {
       servers: {
@@ -77,7 +79,10 @@ beforeAll(async () => {
           description: 'Greets someone.',
           schema: {
             type: 'object',
-            properties: { name: { type: 'string', minLength: 1 }, mode: { enum: ['greet', 'hang', 'flood', 'fail'] } },
+            properties: {
+              name: { type: 'string', minLength: 1 },
+              mode: { enum: ['greet', 'hang', 'flood', 'fail'] },
+            },
             required: ['name'],
             additionalProperties: false,
           },
@@ -137,7 +142,16 @@ describe("the user's own tools through agentwire mcp and the relay", () => {
   it('are listed beside ours, namespaced, with their own schemas', async () => {
     const listed = (await client.listTools()).tools;
     const names = listed.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['send_message', 'chat_info', 'fake__echo', 'fake__add', 'web__add', 'script__greet']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'send_message',
+        'chat_info',
+        'fake__echo',
+        'fake__add',
+        'web__add',
+        'script__greet',
+      ]),
+    );
     expect(names.filter((n) => n.includes('__')).every((n) => /^(fake|web|script)__/.test(n))).toBe(true);
     expect(listed.find((t) => t.name === 'fake__add')?.inputSchema).toMatchObject({
       type: 'object',
@@ -153,7 +167,10 @@ describe("the user's own tools through agentwire mcp and the relay", () => {
   it('calls a stdio server, an HTTP server (with its headers) and a script', async () => {
     expect(await call('fake__add', { a: 2, b: 3 })).toEqual({ isError: false, text: '5' });
     expect(await call('web__add', { a: 20, b: 22 })).toEqual({ isError: false, text: '42' });
-    expect(await call('fake__echo', { text: 'hi' })).toMatchObject({ isError: false, text: expect.stringMatching(/^echo: hi/) });
+    expect(await call('fake__echo', { text: 'hi' })).toMatchObject({
+      isError: false,
+      text: expect.stringMatching(/^echo: hi/),
+    });
     // Arguments on stdin as JSON: the argv is the configured one, nothing added.
     expect(await call('script__greet', { name: '--rm -rf' })).toEqual({
       isError: false,
@@ -164,8 +181,12 @@ describe("the user's own tools through agentwire mcp and the relay", () => {
   it("a script's arguments are checked against its schema, and its failures are sentences", async () => {
     const bad = await call('script__greet', { name: '' });
     expect(bad.isError).toBe(true);
-    expect(bad.text).toMatch(/^script__greet: invalid arguments: .*name must NOT have fewer than 1 characters/);
-    expect((await call('script__greet', { name: 'x', extra: 1 })).text).toMatch(/must NOT have additional properties/);
+    expect(bad.text).toMatch(
+      /^script__greet: invalid arguments: .*name must NOT have fewer than 1 characters/,
+    );
+    expect((await call('script__greet', { name: 'x', extra: 1 })).text).toMatch(
+      /must NOT have additional properties/,
+    );
     expect(await call('script__greet', { name: 'x', mode: 'fail' })).toEqual({
       isError: true,
       text: 'script__greet: the script greet exited with code 2: no such name',
@@ -197,7 +218,9 @@ describe("the user's own tools through agentwire mcp and the relay", () => {
     const pid = /pid (\d+)/.exec(before)?.[1];
     const died = await call('fake__die');
     expect(died.isError).toBe(true);
-    expect(died.text).toMatch(/^fake__die: the server fake stopped during the call .*started again on the next call$/);
+    expect(died.text).toMatch(
+      /^fake__die: the server fake stopped during the call .*started again on the next call$/,
+    );
     const after = (await call('fake__echo', { text: 'b' })).text;
     expect(after).toMatch(/^echo: b \(call 1 of pid \d+\)$/);
     expect(/pid (\d+)/.exec(after)?.[1]).not.toBe(pid);
@@ -209,7 +232,9 @@ describe("the user's own tools through agentwire mcp and the relay", () => {
     const flood = await call('fake__flood');
     expect(flood.isError).toBe(true);
     expect(flood.text).toMatch(/^fake__flood: the server fake stopped during the call/);
-    expect((await call('fake__echo', { text: 'after flood' })).text).toMatch(/^echo: after flood \(call 1 of/);
+    expect((await call('fake__echo', { text: 'after flood' })).text).toMatch(
+      /^echo: after flood \(call 1 of/,
+    );
     expect((await call('chat_info')).isError).toBe(false);
   });
 
@@ -239,25 +264,57 @@ describe('tools.servers and tools.scripts in the config file', () => {
     return r.ok ? [] : r.problems.map((p) => `${p.file}:${p.line ?? '?'} ${p.path}: ${p.message}`);
   };
   it.each<[string, string, RegExp]>([
-    ['both command and url', "{servers: {a: {command: ['x'], url: 'http://127.0.0.1:1/'}}}", /^c\.json5:2 tools\.servers\.a\.url: a server has either command \(stdio\) or url \(HTTP\), not both$/],
+    [
+      'both command and url',
+      "{servers: {a: {command: ['x'], url: 'http://127.0.0.1:1/'}}}",
+      /^c\.json5:2 tools\.servers\.a\.url: a server has either command \(stdio\) or url \(HTTP\), not both$/,
+    ],
     ['neither', '{servers: {a: {}}}', /^c\.json5:2 tools\.servers\.a\.command: a server needs command/],
-    ['an unknown key', "{servers: {a: {command: ['x'], shell: true}}}", /^c\.json5:2 tools\.servers\.a\.shell: unknown key$/],
-    ['headers on stdio', "{servers: {a: {command: ['x'], headers: {A: 'b'}}}}", /tools\.servers\.a\.headers: headers are for an HTTP server/],
-    ['a schema not of an object', "{scripts: {s: {run: ['x'], description: 'd', schema: {type: 'string'}}}}", /tools\.scripts\.s\.schema: must be a JSON schema of an object/],
-    ['an invalid schema', "{scripts: {s: {run: ['x'], description: 'd', schema: {type: 'object', properties: {a: {type: 'nope'}}}}}}", /tools\.scripts\.s\.schema: not a valid JSON schema/],
+    [
+      'an unknown key',
+      "{servers: {a: {command: ['x'], shell: true}}}",
+      /^c\.json5:2 tools\.servers\.a\.shell: unknown key$/,
+    ],
+    [
+      'headers on stdio',
+      "{servers: {a: {command: ['x'], headers: {A: 'b'}}}}",
+      /tools\.servers\.a\.headers: headers are for an HTTP server/,
+    ],
+    [
+      'a schema not of an object',
+      "{scripts: {s: {run: ['x'], description: 'd', schema: {type: 'string'}}}}",
+      /tools\.scripts\.s\.schema: must be a JSON schema of an object/,
+    ],
+    [
+      'an invalid schema',
+      "{scripts: {s: {run: ['x'], description: 'd', schema: {type: 'object', properties: {a: {type: 'nope'}}}}}}",
+      /tools\.scripts\.s\.schema: not a valid JSON schema/,
+    ],
     ['a name with __', "{servers: {a__b: {command: ['x']}}}", /tools\.servers\.a__b: a name is lower-case/],
-    ['the scripts prefix as a server', "{servers: {script: {command: ['x']}}}", /tools\.servers: "script" is kept for scripts/],
+    [
+      'the scripts prefix as a server',
+      "{servers: {script: {command: ['x']}}}",
+      /tools\.servers: "script" is kept for scripts/,
+    ],
   ])('%s: names the file, line and key', (_what, tools, expected) => {
     const p = problems(tools);
-    expect(p.some((l) => expected.test(l)), JSON.stringify(p)).toBe(true);
+    expect(
+      p.some((l) => expected.test(l)),
+      JSON.stringify(p),
+    ).toBe(true);
   });
 
   it('the line is the one the key is on', () => {
-    const text = "{\n  tools: {\n    servers: {\n      gh: {\n        command: ['gh-mcp'],\n        url: 'http://127.0.0.1:9/',\n      },\n    },\n  },\n}";
+    const text =
+      "{\n  tools: {\n    servers: {\n      gh: {\n        command: ['gh-mcp'],\n        url: 'http://127.0.0.1:9/',\n      },\n    },\n  },\n}";
     const r = parseConfigText(text, '/home/me/agentwire.json5', {}, AGENT_KINDS);
     expect(r.ok).toBe(false);
     if (r.ok) return;
-    expect(r.problems[0]).toMatchObject({ file: '/home/me/agentwire.json5', line: 6, path: 'tools.servers.gh.url' });
+    expect(r.problems[0]).toMatchObject({
+      file: '/home/me/agentwire.json5',
+      line: 6,
+      path: 'tools.servers.gh.url',
+    });
   });
 
   it('a valid config parses with its defaults', () => {
@@ -269,6 +326,10 @@ describe('tools.servers and tools.scripts in the config file', () => {
     );
     if (!r.ok) throw new Error(JSON.stringify(r.problems));
     expect(r.config.tools.servers.gh).toMatchObject({ safe: [], timeoutSeconds: 60 });
-    expect(r.config.tools.scripts.s).toMatchObject({ safe: false, timeoutSeconds: 60, schema: { type: 'object' } });
+    expect(r.config.tools.scripts.s).toMatchObject({
+      safe: false,
+      timeoutSeconds: 60,
+      schema: { type: 'object' },
+    });
   });
 });
