@@ -210,6 +210,8 @@ export function createUserTools(o: UserToolsOptions): UserTools {
   };
 }
 
+const MAX_MESSAGE_MIB = 4;
+
 /** Pure: the sentence for a call that failed on the way (the server's own errors come as results). */
 export function troubleText(server: string, timeoutSeconds: number, err: unknown): string {
   const e = err as { code?: unknown; message?: unknown; name?: unknown };
@@ -218,7 +220,9 @@ export function troubleText(server: string, timeoutSeconds: number, err: unknown
   if (e?.code === -32001)
     return `the server ${server} did not answer within ${timeoutSeconds} s; the call was given up`;
   if (e?.name === 'ServerTrouble') return `the server ${server} is not available: ${message}`;
-  if (/Connection closed|stopped|exceeded maximum size|more than \d+ bytes/.test(message))
+  if (/more than \d+ bytes/.test(message))
+    return `the server ${server} sent more than ${MAX_MESSAGE_MIB} MiB in one answer; the call was given up`;
+  if (/Connection closed|stopped|exceeded maximum size/.test(message))
     return `the server ${server} stopped during the call (${message.slice(0, 160)}); it is started again on the next call`;
   return `the call to the server ${server} failed: ${message.slice(0, 200)}`;
 }

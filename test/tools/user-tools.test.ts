@@ -71,7 +71,7 @@ beforeAll(async () => {
           safe: ['add'],
           timeoutSeconds: 2,
         },
-        web: { url: `http://127.0.0.1:${port}/mcp`, headers: { 'x-fake-key': HTTP_KEY }, timeoutSeconds: 5 },
+        web: { url: `http://127.0.0.1:${port}/mcp`, headers: { 'x-fake-key': HTTP_KEY }, timeoutSeconds: 2 },
       },
       scripts: {
         greet: {
@@ -236,6 +236,20 @@ describe("the user's own tools through agentwire mcp and the relay", () => {
       /^echo: after flood \(call 1 of/,
     );
     expect((await call('chat_info')).isError).toBe(false);
+  });
+
+  it('an HTTP server that hangs or floods: a sentence each, on time, and it goes on serving', async () => {
+    const started = Date.now();
+    expect(await call('web__hang')).toEqual({
+      isError: true,
+      text: 'web__hang: the server web did not answer within 2 s; the call was given up',
+    });
+    expect(Date.now() - started).toBeLessThan(8000);
+    expect(await call('web__flood')).toEqual({
+      isError: true,
+      text: 'web__flood: the server web sent more than 4 MiB in one answer; the call was given up',
+    });
+    expect(await call('web__add', { a: 1, b: 1 })).toEqual({ isError: false, text: '2' });
   });
 
   it("a server's environment reaches the server, never the agent's environment nor the log", async () => {
