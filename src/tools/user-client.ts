@@ -85,8 +85,10 @@ export class UserServer {
       // Died (or was stopped): the next use starts it again, and lists its tools again.
       if (this.client === attempt) this.client = undefined;
       this.listed = undefined;
+      this.deps.log.warn({ server: this.name }, 'user MCP server closed');
+      // Its stderr may quote what it was given (a chat's words): debug only, secrets masked there too.
       const why = transport instanceof ChildTransport ? transport.stderrTail() : '';
-      this.deps.log.warn({ server: this.name, ...(why && { stderr: why }) }, 'user MCP server closed');
+      if (why) this.deps.log.debug({ server: this.name, stderr: why }, 'user MCP server stderr');
     };
     client.onerror = (err) =>
       this.deps.log.warn({ server: this.name, err: err.message }, 'user MCP server error');

@@ -80,13 +80,27 @@ describe("claude (real CLI, cold) with the user's own MCP server", () => {
     const state = stateDir('claude');
     const sc = `claude-user-tool-${Date.now()}`;
     const name = 'mcp__agentwire__fake__echo';
-    const base = await scenario(sc, { mode: 'tool', tool: { name, input: { text: 'zebra-42' } }, reply: 'Done.' });
+    const base = await scenario(sc, {
+      mode: 'tool',
+      tool: { name, input: { text: 'zebra-42' } },
+      reply: 'Done.',
+    });
     const t = turn('claude', state, base, 'echo it', newSession(spec), 90_000);
-    const g = host.grantor?.({ chat: 'twilio:+15550001111', lane: 'x', runKey: `in:${sc}`, cwd: dir, timeoutMs: 90_000 });
+    const g = host.grantor?.({
+      chat: 'twilio:+15550001111',
+      lane: 'x',
+      runKey: `in:${sc}`,
+      cwd: dir,
+      timeoutMs: 90_000,
+    });
     if (!g) throw new Error('tools are on');
     mkdirSync(runs, { recursive: true, mode: 0o700 });
     try {
-      const r = await runCommandReply(spec, { ...t.request, stateDir: mkdtempSync(join(runs, 'run-')), tools: g.server });
+      const r = await runCommandReply(spec, {
+        ...t.request,
+        stateDir: mkdtempSync(join(runs, 'run-')),
+        tools: g.server,
+      });
       expect(r).toMatchObject({ type: 'ok', text: 'Done.' });
       const seen = await requests(sc);
       // Offered to the model beside ours, and called.

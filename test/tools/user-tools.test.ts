@@ -224,8 +224,9 @@ describe("the user's own tools through agentwire mcp and the relay", () => {
     const after = (await call('fake__echo', { text: 'b' })).text;
     expect(after).toMatch(/^echo: b \(call 1 of pid \d+\)$/);
     expect(/pid (\d+)/.exec(after)?.[1]).not.toBe(pid);
-    const closed = await until(() => lines.find((l) => l.msg === 'user MCP server closed' && l.stderr));
-    expect(String(closed.stderr)).toBe('dying with [redacted]');
+    await until(() => lines.find((l) => l.msg === 'user MCP server closed' && l.level === 40));
+    const stderr = await until(() => lines.find((l) => l.msg === 'user MCP server stderr'));
+    expect(stderr).toMatchObject({ level: 20, stderr: 'dying with [redacted]' });
   });
 
   it('a server that floods: a sentence, the relay unaffected, the server started again', async () => {
