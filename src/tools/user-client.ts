@@ -90,8 +90,9 @@ export class UserServer {
       const why = transport instanceof ChildTransport ? transport.stderrTail() : '';
       if (why) this.deps.log.debug({ server: this.name, stderr: why }, 'user MCP server stderr');
     };
+    // An error's text may quote what the server sent: debug only.
     client.onerror = (err) =>
-      this.deps.log.warn({ server: this.name, err: err.message }, 'user MCP server error');
+      this.deps.log.debug({ server: this.name, err: err.message }, 'user MCP server error');
     try {
       await client.connect(transport, { timeout: this.timeoutMs });
     } catch (err) {
