@@ -2,8 +2,8 @@
 // (docs/tools.md, "Your own tools"). Kept apart from schema.ts, as the other sections are. A server
 // is either a program spoken to over stdio or a streamable HTTP address, never both: one strict
 // object with a check naming the key at fault, since a union's error would not say which.
-import { Ajv } from 'ajv';
 import { z } from 'zod';
+import { jsonSchemas } from './json-schema.js';
 
 /** A server's or script's name: it prefixes its tools' names (`<server>__<tool>`), so no `__` in it. */
 const NAME = /^[a-z][a-z0-9-]{0,23}$/;
@@ -61,12 +61,10 @@ export const userServerSchema = z
     if (s.command && s.headers) problem('headers', 'headers are for an HTTP server (url)');
   });
 
-// One validator for checking schemas here; the relay compiles its own for validating arguments.
-const checker = new Ajv({ strict: false, allErrors: false });
-
 /** Pure: why `schema` cannot describe a tool's arguments, or undefined when it can. */
 export function argumentSchemaProblem(schema: Record<string, unknown>): string | undefined {
   if (schema.type !== 'object') return 'must be a JSON schema of an object (type: "object")';
+  const checker = jsonSchemas();
   if (!checker.validateSchema(schema))
     return `not a valid JSON schema: ${checker.errorsText(checker.errors)}`;
   return undefined;

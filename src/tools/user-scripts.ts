@@ -1,7 +1,8 @@
 // One user script (tools.scripts.<name>) as a tool: its arguments checked against the configured
 // JSON schema, then given to the program as JSON on stdin, never through a shell or as flags. Run by
 // the one spawn helper: its own process group, killed (TERM, then KILL) on timeout, output capped.
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
+import { jsonSchemas } from '../config/json-schema.js';
 import type { UserScriptConfig } from '../config/schema-user-tools.js';
 import { spawnProcess } from '../runner/spawn.js';
 import { capText, MAX_RESULT_CHARS } from './user-policy.js';
@@ -17,9 +18,8 @@ export interface UserScript {
   run(args: Record<string, unknown>): Promise<ScriptOutcome>;
 }
 
-const ajv = new Ajv({ strict: false, allErrors: false });
-
 export function userScript(name: string, config: UserScriptConfig, env: Record<string, string>): UserScript {
+  const ajv = jsonSchemas();
   const check: ValidateFunction = ajv.compile(config.schema);
   const [file, ...fixed] = config.run;
   const timeoutMs = config.timeoutSeconds * 1000;
