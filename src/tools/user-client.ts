@@ -34,6 +34,8 @@ export interface ServerDeps {
 export class UserServer {
   private client: Promise<Client> | undefined;
   private listed: ServerTool[] | undefined;
+  /** Transports started and not yet closed, a starting one included: close() ends them at once. */
+  private readonly open = new Set<Transport>();
 
   constructor(
     readonly name: string,
@@ -79,9 +81,11 @@ export class UserServer {
 
   private async connect(): Promise<Client> {
     const transport = await this.transport();
+    this.open.add(transport);
     const client = new Client({ name: 'agentwire', version: VERSION });
     const attempt = this.client;
     client.onclose = () => {
+      this.open.delete(transport);
       // Died (or was stopped): the next use starts it again, and lists its tools again.
       if (this.client === attempt) this.client = undefined;
       this.listed = undefined;
@@ -96,6 +100,7 @@ export class UserServer {
     try {
       await client.connect(transport, { timeout: this.timeoutMs });
     } catch (err) {
+      this.open.delete(transport);
       await transport.close().catch(() => undefined);
       throw new ServerTrouble(`it did not start (${(err as Error).message.slice(0, 200)})`);
     }
@@ -132,9 +137,11 @@ export class UserServer {
 
   /** Stops the server (the relay is stopping). */
   async close(): Promise<void> {
-    const c = this.client;
     this.client = undefined;
     this.listed = undefined;
-    if (c) await (await c.catch(() => undefined))?.close().catch(() => undefined);
+    // Not the client's close: a server still starting would be waited for (up to timeoutSeconds).
+    const all = [...this.open];
+    this.open.clear();
+    await Promise.all(all.map((t) => t.close().catch(() => undefined)));
   }
 }
