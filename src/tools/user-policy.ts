@@ -6,8 +6,12 @@ import { SCRIPT_PREFIX } from '../config/schema-user-tools.js';
 
 export const SEPARATOR = '__';
 
-/** What the model's provider takes as a tool name (and what every CLI we drive lists). */
-const LISTABLE = /^[A-Za-z0-9_-]{1,64}$/;
+/**
+ * A listed name: what the models' providers take as a tool name (64 characters of these, for
+ * OpenAI's and Anthropic's APIs) once a CLI has put its own prefix before it (claude's
+ * `mcp__agentwire__` is the longest, 16), so at most 48 here.
+ */
+const LISTABLE = /^[A-Za-z0-9_-]{1,48}$/;
 
 /** Where a listed tool comes from: one server's tool, or one script. */
 export type UserToolRef =

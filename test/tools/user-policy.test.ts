@@ -20,7 +20,7 @@ describe('user tool names', () => {
     ['__x', undefined],
     ['gh__', undefined],
     ['gh__bad name', undefined],
-    [`gh__${'x'.repeat(70)}`, undefined],
+    [`gh__${'x'.repeat(45)}`, undefined],
   ])('%s reads as %j', (name, ref) => {
     expect(parseUserToolName(name)).toEqual(ref);
   });
@@ -37,8 +37,8 @@ describe('user tool names', () => {
   it.each([
     ['gh', 'search', true],
     ['gh', 'has space', false],
-    ['gh', 'x'.repeat(60), true],
-    ['gh', 'x'.repeat(61), false],
+    ['gh', 'x'.repeat(44), true],
+    ['gh', 'x'.repeat(45), false],
   ])('%s / %s listable: %s', (server, tool, ok) => {
     expect(listable(server, tool)).toBe(ok);
   });
