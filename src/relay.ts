@@ -40,8 +40,9 @@ import { acquireLock, heldBy, LockError } from './store/home-lock.js';
 import { openStore, type Store } from './store/open.js';
 import { retentionService } from './store/retention-service.js';
 import { ToolError } from './tools/handlers.js';
-import { createToolHost, type ToolHost } from './tools/host.js';
-import { TOOLS_METHOD } from './tools/schemas.js';
+import { createToolHost, type ToolHost, type ToolMethods } from './tools/host.js';
+import { TOOLS_LIST_METHOD, TOOLS_METHOD } from './tools/schemas.js';
+import { createUserTools } from './tools/user-tools.js';
 import { HttpRoutes } from './web/routes.js';
 import { webConsoleService } from './web/service.js';
 
@@ -196,9 +197,9 @@ export function createTools(
     // A sandboxed run's tools answer on a socket of its own that takes only its token.
     runSockets: {
       dir: join(dirname(socket), 'tool-sockets'),
-      open: (path, call) => {
+      open: (path, methods) => {
         const registry = new MethodRegistry();
-        registerToolsMethod(registry, { call });
+        registerToolsMethod(registry, methods);
         return openRunSocket(path, registry, log.child({ sub: 'tools' }));
       },
     },
@@ -206,6 +207,14 @@ export function createTools(
     // (codex starts its MCP servers with a short list of variables, not the agent's environment).
     ...(entry && { entry: { ...entry, env: compileCacheEnv(compileCacheDir(paths.home), ctx.env) } }),
     timeZone: () => Intl.DateTimeFormat().resolvedOptions().timeZone,
+    ...(hasUserTools(config.tools) && {
+      user: createUserTools({
+        servers: config.tools.servers,
+        scripts: config.tools.scripts,
+        from: ctx.env,
+        log: log.child({ sub: 'user-tools' }),
+      }),
+    }),
     // A request to another agent is an event addressed to a chat, stored and run by src/events/.
     ...(store.events && {
       agents: {
@@ -218,13 +227,19 @@ export function createTools(
   });
 }
 
-/** `tools.call` on a control registry: a ToolError is the agent's to read, anything else is logged. */
-export function registerToolsMethod(control: MethodRegistry, tools: Pick<ToolHost, 'call'>): void {
-  control.register(TOOLS_METHOD, (params) =>
-    tools.call(params).catch((err: unknown) => {
-      throw err instanceof ToolError ? new MethodError(err.message) : err;
-    }),
-  );
+const hasUserTools = (t: Config['tools']): boolean =>
+  Object.keys(t.servers).length + Object.keys(t.scripts).length > 0;
+
+/**
+ * `tools.call` and `tools.list` on a control registry: a ToolError is the agent's to read, anything
+ * else is logged.
+ */
+export function registerToolsMethod(control: MethodRegistry, tools: ToolMethods): void {
+  const told = (err: unknown) => {
+    throw err instanceof ToolError ? new MethodError(err.message) : err;
+  };
+  control.register(TOOLS_METHOD, (params) => tools.call(params).catch(told));
+  control.register(TOOLS_LIST_METHOD, (params) => tools.list(params).catch(told));
 }
 
 /**
@@ -368,6 +383,7 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
       log.child({ sub: 'tools' }),
     );
     cleanup.push(() => toolsServer.close());
+    cleanup.push(() => tools.close());
     // The owner's controls: a call from an agent's run (its environment or a parent's carries a
     // run mark) is refused, so a prompt cannot talk the agent into them.
     const server: ControlServer = await startControlServer(
@@ -392,6 +408,7 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
           await queue.shutdown(graceMs);
           // After the runs: a run finishing in the grace period may still call a tool.
           await toolsServer.close();
+          await tools.close();
           for (const ch of channels.values())
             await ch.stop().catch((err) => log.error({ err }, 'channel stop failed'));
           await owner.stop();

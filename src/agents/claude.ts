@@ -244,7 +244,12 @@ export function claudeTools(server: ToolServer, runFile: (name: string) => strin
       file,
       '--strict-mcp-config',
       '--allowedTools',
-      server.tools.map((t) => `mcp__${TOOL_SERVER_NAME}__${t}`).join(','),
+      // A rule naming only the server allows every tool it lists: the user's own tools included,
+      // whose names are not known when the run starts (the relay asks them under its own policy).
+      [
+        ...server.tools.map((t) => `mcp__${TOOL_SERVER_NAME}__${t}`),
+        ...(server.userTools ? [`mcp__${TOOL_SERVER_NAME}`] : []),
+      ].join(','),
     ],
     env: { ENABLE_TOOL_SEARCH: 'false' },
     files: [{ path: file, content: JSON.stringify(config) }],

@@ -64,6 +64,11 @@ export interface ToolServer {
   /** Our tool names, for CLIs that must allow each one explicitly. */
   tools: readonly string[];
   /**
+   * The server also offers the user's own tools (tools.servers, tools.scripts), whose names are
+   * known only once it lists them: a CLI that allows tools by name allows the whole server.
+   */
+  userTools?: boolean;
+  /**
    * How long one tool call may take before the CLI gives up on it: `ask_user` waits for the person.
    * Given to each CLI as its MCP tool-call timeout (docs/tools.md, "Timeouts").
    */

@@ -99,6 +99,7 @@ export function register(program: Command): void {
       await queue.shutdown(ctx.config.queue.shutdownGraceSeconds * 1000);
       await scheduler.whenIdle();
       await server.close();
+      await tools.close();
       await channel.stop();
       await owner.stop();
       await store.close();

@@ -5,10 +5,17 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { TOOL_SERVER_NAME, TOOLS_RENAME_ENV } from '../agents/tool-server.js';
 import { isToolName, TOOLS, type ToolName } from '../tools/schemas.js';
 import { VERSION } from '../version.js';
-import { callRelay, callStamp, type ToolCallAnswer } from './tool-call.js';
+import {
+  callRelay,
+  callStamp,
+  listUserTools,
+  type ToolCallAnswer,
+  type UserToolListing,
+} from './tool-call.js';
 
 export { callTimeoutMs, NOT_IN_RUN, NOT_RUNNING } from './tool-call.js';
 
@@ -38,8 +45,23 @@ export function listedNames(env: NodeJS.ProcessEnv): Record<ToolName, string> {
   return names;
 }
 
-/** The server with every tool registered; `env` carries the run's token and socket. */
-export function createMcpServer(env: NodeJS.ProcessEnv): McpServer {
+/**
+ * A user's tool's JSON schema as the SDK lists it: a zod object that takes any arguments (the relay
+ * checks them, or the user's server does) and whose listed schema is the user's own (zod puts a
+ * schema's meta into its JSON schema). Keys zod would read as its own (`id`) or that the SDK sets
+ * are left out.
+ */
+export function listedSchema(schema: Record<string, unknown>): z.ZodType {
+  const { $schema: _s, $id: _i, id: _id, ...rest } = schema;
+  return z.looseObject({}).meta(rest);
+}
+
+/**
+ * The server with every tool registered; `env` carries the run's token and socket. `user`: the
+ * user's own tools the relay listed, registered after ours under their namespaced names; one that
+ * would take a name of ours is left out.
+ */
+export function createMcpServer(env: NodeJS.ProcessEnv, user: readonly UserToolListing[] = []): McpServer {
   const server = new McpServer({ name: TOOL_SERVER_NAME, version: VERSION });
   const listed = listedNames(env);
   for (const [name, tool] of Object.entries(TOOLS) as [ToolName, (typeof TOOLS)[ToolName]][]) {
@@ -54,12 +76,25 @@ export function createMcpServer(env: NodeJS.ProcessEnv): McpServer {
       },
     );
   }
+  const taken = new Set(Object.values(listed));
+  for (const t of user) {
+    if (taken.has(t.name) || isToolName(t.name)) continue;
+    taken.add(t.name);
+    server.registerTool(
+      t.name,
+      { description: t.description, inputSchema: listedSchema(t.inputSchema) },
+      async (args: unknown, extra: { signal?: AbortSignal }) => {
+        const issued = callStamp();
+        return result(await callRelay(env, t.name, args ?? {}, extra?.signal, issued));
+      },
+    );
+  }
   return server;
 }
 
 /** Serves MCP on stdin/stdout until the CLI closes them. */
 export async function serveMcp(env: NodeJS.ProcessEnv): Promise<void> {
-  const server = createMcpServer(env);
+  const server = createMcpServer(env, await listUserTools(env));
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     process.stdin.once('end', () => resolve());

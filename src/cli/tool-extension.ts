@@ -8,7 +8,7 @@
 // dist/ (and our zod) by relative path. Named for what it is, not the CLI (kind-literals.test.ts).
 import { z } from 'zod';
 import { TOOLS, type ToolName } from '../tools/schemas.js';
-import { callRelay, callStamp } from './tool-call.js';
+import { callRelay, callStamp, listUserTools } from './tool-call.js';
 
 /** The part of pi's ExtensionAPI this uses (pi's own types are not a dependency of agentwire). */
 export interface ExtensionApi {
@@ -35,20 +35,41 @@ export function parametersOf(input: z.ZodRawShape): Record<string, unknown> {
   return schema;
 }
 
-/** The extension's entry (pi calls the default export with its API): each tool, forwarded to the relay. */
-export default function agentwireTools(api: ExtensionApi, env: NodeJS.ProcessEnv = process.env): void {
-  for (const [name, tool] of Object.entries(TOOLS) as [ToolName, (typeof TOOLS)[ToolName]][]) {
-    api.registerTool({
-      name,
-      label: name,
-      description: tool.description,
-      parameters: parametersOf(tool.input),
-      async execute(_id, params, signal) {
-        const a = await callRelay(env, name, params ?? {}, signal, callStamp());
-        // pi marks a tool's result as an error (and tells the model so) only when execute throws.
-        if (a.isError) throw new Error(a.text);
-        return { content: [{ type: 'text', text: a.text }], details: {} };
-      },
-    });
+/** One tool whose calls go to the relay under `name`. */
+function forwarded(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  description: string,
+  parameters: Record<string, unknown>,
+) {
+  return {
+    name,
+    label: name,
+    description,
+    parameters,
+    async execute(_id: string, params: unknown, signal?: AbortSignal) {
+      const a = await callRelay(env, name, params ?? {}, signal, callStamp());
+      // pi marks a tool's result as an error (and tells the model so) only when execute throws.
+      if (a.isError) throw new Error(a.text);
+      return { content: [{ type: 'text' as const, text: a.text }], details: {} };
+    },
+  };
+}
+
+/**
+ * The extension's entry (pi calls the default export with its API, and awaits it): each tool,
+ * forwarded to the relay; then the user's own tools (tools.servers, tools.scripts) the relay lists,
+ * as `agentwire mcp` offers them, never under a name of ours.
+ */
+export default async function agentwireTools(
+  api: ExtensionApi,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
+  for (const [name, tool] of Object.entries(TOOLS) as [ToolName, (typeof TOOLS)[ToolName]][])
+    api.registerTool(forwarded(env, name, tool.description, parametersOf(tool.input)));
+  for (const t of await listUserTools(env)) {
+    if (Object.hasOwn(TOOLS, t.name)) continue;
+    const { $schema: _, ...parameters } = t.inputSchema;
+    api.registerTool(forwarded(env, t.name, t.description, parameters));
   }
 }

@@ -12,6 +12,7 @@ import { eventsSchema, hooksSchema, targetsSchema } from './schema-events.js';
 import { permissionsSchema } from './schema-permissions.js';
 import { agentKind, DEFAULT_AGENT_KIND } from './schema-refine.js';
 import { slackSchema } from './schema-slack.js';
+import { userToolsFields } from './schema-user-tools.js';
 import { acpProblems, warmSchema } from './schema-warm.js';
 
 const agentFields = {
@@ -245,6 +246,7 @@ const toolsSchema = z
       .describe(
         'How many send_to_agent hands one request may pass through (A to B is 1, B back to A is 2…); one more is refused, so a loop between agents ends.',
       ),
+    ...userToolsFields,
   })
   .strict();
 
@@ -394,4 +396,7 @@ export const SECRET_PATHS: readonly string[] = [
   'agents.*.env',
   'agents.list.*.env',
   'hooks.*.secret',
+  'tools.servers.*.env',
+  'tools.servers.*.headers',
+  'tools.scripts.*.env',
 ];

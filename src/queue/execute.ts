@@ -150,6 +150,8 @@ export async function execute(
           timeoutMs: agent.base.timeoutMs,
           ...(personWaitMs && { personWaitMs }),
           ...(agent.base.sandbox && { sandboxed: true }),
+          ...(agent.base.permissions !== undefined && { permissions: agent.base.permissions }),
+          ...(approve && { approve }),
         })
       : undefined;
   const done = <T>(outcome: T): T => {

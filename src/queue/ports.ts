@@ -1,7 +1,7 @@
 // What the queue needs from the world, injected so tests can hand it fakes at the edges: the agent
 // layer (resolved per kind, with its run function), the media policy, the channels, and a clock.
 import type { ResolvedAgent } from '../agents/resolve.js';
-import type { AgentKind, ToolServer, WarmTools } from '../agents/types.js';
+import type { AgentKind, Approver, PermissionPolicy, ToolServer, WarmTools } from '../agents/types.js';
 import type { Channel } from '../channels/types.js';
 import type { Role } from '../core/roles.js';
 import type { ChannelName, ChatKey, OutboundItem } from '../core/types.js';
@@ -105,4 +105,7 @@ export type ToolGrantor = (run: {
   personWaitMs?: () => number;
   /** The run is sandboxed: its tools get a socket of their own (docs/access.md). */
   sandboxed?: boolean;
+  /** The run's permission policy and Approver: they decide the user's own tools' calls. */
+  permissions?: PermissionPolicy;
+  approve?: Approver;
 }) => { server: ToolServer; warm: WarmTools; release(): void } | undefined;

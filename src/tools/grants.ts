@@ -21,6 +21,8 @@ export interface GrantorDeps {
    * replaces `socket` in that run's environment and is bound into its sandbox. Absent: `socket`.
    */
   ownSocket?: (token: string) => { path: string; close(): void };
+  /** The user's own tools are configured: the server offers more than TOOL_NAMES (ToolServer.userTools). */
+  userTools?: boolean;
 }
 
 export function toolGrantor(d: GrantorDeps): ToolGrantor {
@@ -41,6 +43,7 @@ export function toolGrantor(d: GrantorDeps): ToolGrantor {
         [TOOLS_TIMEOUT_ENV]: String(callTimeoutMs),
       },
       tools: TOOL_NAMES,
+      ...(d.userTools && { userTools: true }),
       callTimeoutMs,
     });
     const token = d.tokens.mint(
@@ -51,6 +54,8 @@ export function toolGrantor(d: GrantorDeps): ToolGrantor {
         ...(run.agent !== undefined && { agent: run.agent }),
         ...(run.role !== undefined && { role: run.role }),
         ...(run.personWaitMs && { personWaitMs: run.personWaitMs }),
+        ...(run.permissions !== undefined && { permissions: run.permissions }),
+        ...(run.approve && { approve: run.approve }),
       },
       run.timeoutMs,
     );

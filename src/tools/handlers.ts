@@ -27,6 +27,7 @@ import {
 import { checkTask } from './task-policy.js';
 import type { ToolGrant, ToolTokens } from './tokens.js';
 import { planUpdate } from './update-task.js';
+import type { UserTools } from './user-tools.js';
 
 /** A refusal the agent should read as is. */
 export class ToolError extends Error {}
@@ -74,6 +75,8 @@ export interface ToolDeps {
   ): Promise<string | undefined>;
   /** Absent: send_to_agent is not served by this process. */
   agents?: AgentLinks;
+  /** The user's own tools (tools.servers, tools.scripts); absent: none. */
+  user?: UserTools;
 }
 
 /** send_to_agent's config and where its requests are stored (the outside-events table). */
@@ -93,7 +96,13 @@ export async function callTool(deps: ToolDeps, raw: unknown): Promise<ToolAnswer
   const issued = p.data.issued === undefined ? undefined : BigInt(p.data.issued);
   const checked = deps.tokens.check(p.data.token, issued);
   if (!checked.ok) throw new ToolError(checked.error);
-  if (!isToolName(p.data.tool)) throw new ToolError(`unknown tool ${p.data.tool.slice(0, 40)}`);
+  if (!isToolName(p.data.tool)) {
+    if (!deps.user) throw new ToolError(`unknown tool ${p.data.tool.slice(0, 64)}`);
+    const g = checked.grant;
+    const r = await deps.user.call(p.data.tool, p.data.args, { policy: g.permissions, approve: g.approve });
+    if (!r.ok) throw new ToolError(r.error);
+    return { text: r.text };
+  }
   return run(deps, checked.grant, p.data.tool, p.data.args);
 }
 

@@ -10,9 +10,10 @@ import type { QueueStore } from '../store/queue-ops.js';
 import type { TaskStore } from '../store/tasks.js';
 import { toolGrantor } from './grants.js';
 import { type AgentLinks, callTool, type ToolDeps, ToolError, type ToolLimits } from './handlers.js';
-import type { ToolAnswer } from './schemas.js';
+import { type ToolAnswer, toolListParams } from './schemas.js';
 import { toolSender } from './send.js';
 import { TOKEN_INVALID, ToolTokens } from './tokens.js';
+import type { ListedTool, UserTools } from './user-tools.js';
 
 export interface ToolHostOptions {
   enabled: boolean;
@@ -36,19 +37,27 @@ export interface ToolHostOptions {
   agents?: Omit<AgentLinks, 'stored'>;
   /**
    * Sockets of their own for sandboxed runs and processes: made in `dir` (0600), each answering
-   * `tools.call` with `call` (the relay wires the control server); absent: every run uses `socket`.
+   * `tools.call` and `tools.list` with `methods` (the relay wires the control server); absent:
+   * every run uses `socket`.
    */
   runSockets?: {
     dir: string;
-    open(path: string, call: (params: unknown) => Promise<ToolAnswer>): { close(): Promise<void> };
+    open(path: string, methods: ToolMethods): { close(): Promise<void> };
   };
+  /** The user's own tools (tools.servers, tools.scripts); absent: none. */
+  user?: UserTools;
 }
 
-export interface ToolHost {
+/** What the tools socket answers: `tools.call`, and `tools.list` (the user's own tools). */
+export interface ToolMethods {
+  /** Throws ToolError with a sentence for the agent. */
+  call(params: unknown): Promise<ToolAnswer>;
+  list(params: unknown): Promise<{ tools: ListedTool[] }>;
+}
+
+export interface ToolHost extends ToolMethods {
   /** For the queue; undefined when the tools are off. */
   grantor: ToolGrantor | undefined;
-  /** `tools.call`; throws ToolError with a sentence for the agent. */
-  call(params: unknown): Promise<ToolAnswer>;
   /** Starts sending a chat's outbox (the queue's deliverer, once it exists). */
   bindDelivery(kick: (chat: ChatKey) => void): void;
   /** Where ask_user puts its questions (the queue's interactions, once the queue exists). */
@@ -58,6 +67,8 @@ export interface ToolHost {
   /** Called whenever send_to_agent stored a request (the events runner looks at once). */
   onEventsStored(listener: () => void): void;
   readonly tokens: ToolTokens;
+  /** Stops the user's own servers (the process is stopping). */
+  close(): Promise<void>;
 }
 
 function tokenIn(params: unknown): unknown {
@@ -96,6 +107,7 @@ export function createToolHost(o: ToolHostOptions): ToolHost {
       return timeZone;
     },
     now,
+    ...(o.user && { user: o.user }),
     ...(o.agents && {
       agents: {
         ...o.agents,
@@ -107,23 +119,38 @@ export function createToolHost(o: ToolHostOptions): ToolHost {
   };
   let ask: ToolDeps['ask'];
   const call = (params: unknown) => callTool(ask ? { ...deps, ask } : deps, params);
+  const list = async (params: unknown) => {
+    const p = toolListParams.safeParse(params);
+    if (!p.success || !tokens.known(p.data.token)) throw new ToolError(TOKEN_INVALID);
+    return { tools: o.user ? await o.user.list() : [] };
+  };
   const rs = o.runSockets;
   // Checked before the call: a token not minted for this socket is refused like an unknown one.
   const ownSocket = rs
     ? (token: string) => {
         const path = join(rs.dir, `${randomBytes(8).toString('hex')}.sock`);
-        const server = rs.open(path, (params) =>
-          tokenIn(params) === token ? call(params) : Promise.reject(new ToolError(TOKEN_INVALID)),
-        );
+        const mine = <T>(params: unknown, then: (params: unknown) => Promise<T>) =>
+          tokenIn(params) === token ? then(params) : Promise.reject(new ToolError(TOKEN_INVALID));
+        const server = rs.open(path, {
+          call: (params) => mine(params, call),
+          list: (params) => mine(params, list),
+        });
         return { path, close: () => void server.close() };
       }
     : undefined;
   return {
     grantor:
       o.enabled && o.entry
-        ? toolGrantor({ tokens, socket: o.socket, ...o.entry, ...(ownSocket && { ownSocket }) })
+        ? toolGrantor({
+            tokens,
+            socket: o.socket,
+            ...o.entry,
+            ...(ownSocket && { ownSocket }),
+            userTools: o.user?.configured ?? false,
+          })
         : undefined,
     call,
+    list,
     bindAsk: (a) => {
       ask = a;
     },
@@ -133,5 +160,8 @@ export function createToolHost(o: ToolHostOptions): ToolHost {
     onTasksChanged: (l) => listeners.push(l),
     onEventsStored: (l) => eventListeners.push(l),
     tokens,
+    close: async () => {
+      await o.user?.close();
+    },
   };
 }

@@ -129,7 +129,8 @@ export const TOOLS_METHOD = 'tools.call';
 export const toolCallParams = z
   .object({
     token: z.string().min(1).max(200),
-    tool: z.string().min(1).max(40),
+    // Up to 64: a user's tool is `<server>__<tool>` (user-policy.ts).
+    tool: z.string().min(1).max(64),
     args: z.record(z.string(), z.unknown()).default({}),
     /** When the CLI made the call: the system's monotonic clock in ns (cli/tool-call.ts callStamp). */
     issued: z
@@ -142,3 +143,11 @@ export const toolCallParams = z
 export interface ToolAnswer {
   text: string;
 }
+
+/**
+ * The control method `agentwire mcp` asks, once, for the user's own tools to list beside ours:
+ * `{token}` → `{tools: [{name, description, inputSchema}]}` (tools/user-tools.ts).
+ */
+export const TOOLS_LIST_METHOD = 'tools.list';
+
+export const toolListParams = z.object({ token: z.string().min(1).max(200) }).strict();

@@ -22,6 +22,7 @@
 // A token is `<id>.<secret>`: the id finds the grant, the secret is compared in constant time, so
 // neither a lookup nor a comparison tells a caller how much of a guess was right.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Approver, PermissionPolicy } from '../agents/types.js';
 import type { ChatKey } from '../core/types.js';
 import { forgetCredential, registerCredential } from '../log.js';
 
@@ -47,6 +48,12 @@ export interface ToolGrant {
    * does not count that time (drivers/turn-timer.ts), so neither does the grant's expiry.
    */
   personWaitMs?: () => number;
+  /**
+   * The run's permission policy and Approver: whether a call of one of the user's own tools that is
+   * not marked safe runs, asks the chat first, or is refused (user-policy.ts). Unset: deny.
+   */
+  permissions?: PermissionPolicy;
+  approve?: Approver;
   /** Messages and files sent by this run so far. */
   sent: number;
   /** Tool calls that created something keyed by their place in the run (send, schedule). */
@@ -109,7 +116,10 @@ export class ToolTokens {
 
   /** A fresh token for one run; `ttlMs` is the run's timeout (the margin is added here). */
   mint(
-    g: Pick<ToolGrant, 'chat' | 'runKey' | 'cwd' | 'personWaitMs' | 'agent' | 'role'> & {
+    g: Pick<
+      ToolGrant,
+      'chat' | 'runKey' | 'cwd' | 'personWaitMs' | 'agent' | 'role' | 'permissions' | 'approve'
+    > & {
       interactive?: boolean;
     },
     ttlMs: number,
@@ -217,6 +227,22 @@ export class ToolTokens {
     }
     if (!entry || expired(entry.grant, this.now())) return { ok: false, error: TOKEN_REFUSED };
     return { ok: true, grant: entry.grant };
+  }
+
+  /**
+   * Whether `token` is a live run's, or a warm process's that has not closed (bound to a turn or
+   * not): enough to be told which tools there are, which a CLI asks once, at its start.
+   */
+  known(token: unknown): boolean {
+    if (typeof token !== 'string' || token.length > 200) return false;
+    const id = idOf(token);
+    const proc = this.processes.get(id);
+    const entry = proc ? undefined : this.grants.get(id);
+    const given = Buffer.from(token.slice(id.length + 1), 'base64url');
+    const secret = proc?.secret ?? entry?.secret ?? DUMMY;
+    if (!(given.length === secret.length && timingSafeEqual(given, secret))) return false;
+    if (proc) return proc.closedUntil === undefined;
+    return entry !== undefined && !expired(entry.grant, this.now());
   }
 
   private process(token: string): ProcessEntry | undefined {

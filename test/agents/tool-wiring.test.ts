@@ -58,6 +58,15 @@ describe('tool wiring per CLI', () => {
     });
   });
 
+  it("claude with the user's own tools configured: the server's rule allows them too (names known only once listed)", () => {
+    const spec = getSpec('claude');
+    const wiring = spec.tools?.({ ...server, userTools: true }, (name) => join(RUN_DIR, name));
+    const at = wiring?.args.indexOf('--allowedTools') ?? -1;
+    expect(wiring?.args[at + 1]).toBe(
+      'mcp__agentwire__send_message,mcp__agentwire__chat_info,mcp__agentwire',
+    );
+  });
+
   it('codex: -c mcp_servers.agentwire.* before the end of options, the token passed by name only', () => {
     const { inv, merged } = wired(getSpec('codex'));
     const end = inv.argv.indexOf('--');

@@ -15,7 +15,7 @@ import { NOT_IN_RUN, NOT_RUNNING } from '../../src/cli/tool-call.js';
 import { MethodError, MethodRegistry } from '../../src/control/methods.js';
 import { startControlServer } from '../../src/control/server.js';
 import { createLogger } from '../../src/log.js';
-import { TOOL_NAMES, TOOLS, TOOLS_METHOD } from '../../src/tools/schemas.js';
+import { TOOL_NAMES, TOOLS, TOOLS_LIST_METHOD, TOOLS_METHOD } from '../../src/tools/schemas.js';
 
 const EXT = join(process.cwd(), 'dist/cli', TOOL_EXTENSION);
 
@@ -31,7 +31,7 @@ interface Registered {
 async function load(env: NodeJS.ProcessEnv): Promise<Map<string, Registered>> {
   const mod = await import(pathToFileURL(EXT).href);
   const tools = new Map<string, Registered>();
-  mod.default({ registerTool: (t: Registered) => tools.set(t.name, t) }, env);
+  await mod.default({ registerTool: (t: Registered) => tools.set(t.name, t) }, env);
   return tools;
 }
 
@@ -97,6 +97,41 @@ describe('the pi extension', () => {
       await expect(send.execute('call-2', { text: 'no' })).rejects.toThrow(
         'send_message: refused for the test',
       );
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("registers the user's own tools the relay lists, after ours, never under a name of ours", async () => {
+    dir = mkdtempSync(join(tmpdir(), 'aw-piext-'));
+    const socket = join(dir, 's.sock');
+    const control = new MethodRegistry();
+    const schema = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] };
+    const listedFor: unknown[] = [];
+    control.register(TOOLS_LIST_METHOD, async (params: unknown) => {
+      listedFor.push(params);
+      return {
+        tools: [
+          { name: 'gh__search', description: 'Search.', inputSchema: { $schema: 'x', ...schema } },
+          { name: 'send_message', description: 'A shadow.', inputSchema: schema },
+        ],
+      };
+    });
+    const calls: unknown[] = [];
+    control.register(TOOLS_METHOD, async (params: unknown) => {
+      calls.push((params as { tool: string }).tool);
+      return { text: 'found 3' };
+    });
+    const server = await startControlServer(socket, control, createLogger({ level: 'silent' }));
+    try {
+      const tools = await load({ AGENTWIRE_TOOLS_TOKEN: 'tok.en', AGENTWIRE_TOOLS_SOCKET: socket });
+      expect(listedFor).toEqual([{ token: 'tok.en' }]);
+      expect(tools.get('gh__search')).toMatchObject({ description: 'Search.', parameters: schema });
+      expect(tools.get('send_message')?.description).toBe(TOOLS.send_message.description);
+      expect(tools.size).toBe(TOOL_NAMES.length + 1);
+      const r = await (tools.get('gh__search') as Registered).execute('c', { q: 'x' });
+      expect(r.content).toEqual([{ type: 'text', text: 'found 3' }]);
+      expect(calls).toEqual(['gh__search']);
     } finally {
       await server.close();
     }

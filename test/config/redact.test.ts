@@ -22,6 +22,13 @@ const config = configSchema.parse({
   },
   discord: { botToken: 'discord-token-value' },
   hooks: { ci: { secret: 'hook-secret-value-0123', chat: 'telegram:1', prompt: 'p' } },
+  tools: {
+    servers: {
+      gh: { command: ['gh-mcp'], env: { GITHUB_TOKEN: 'gh-env-value' } },
+      web: { url: 'https://mcp.example.com/', headers: { Authorization: 'Bearer web-header-value' } },
+    },
+    scripts: { deploy: { run: ['deploy'], description: 'd', env: { DEPLOY_KEY: 'script-env-value' } } },
+  },
 });
 
 describe('redactConfig', () => {
@@ -41,6 +48,9 @@ describe('redactConfig', () => {
     ['agents.codex.env.OPENAI_API_KEY', printed.agents.codex?.env?.OPENAI_API_KEY],
     ['agents.list.0.env.ANTHROPIC_API_KEY', printed.agents.list[0]?.env?.ANTHROPIC_API_KEY],
     ['hooks.ci.secret', printed.hooks.ci?.secret],
+    ['tools.servers.gh.env.GITHUB_TOKEN', printed.tools.servers.gh?.env?.GITHUB_TOKEN],
+    ['tools.servers.web.headers.Authorization', printed.tools.servers.web?.headers?.Authorization],
+    ['tools.scripts.deploy.env.DEPLOY_KEY', printed.tools.scripts.deploy?.env?.DEPLOY_KEY],
   ])('masks %s', (_key, value) => expect(value).toBe('[redacted]'));
 
   it('masks nothing else, keeps env names, and leaves the config it was given alone', () => {
@@ -64,6 +74,9 @@ describe('redactConfig', () => {
       'agents.*.env',
       'agents.list.*.env',
       'hooks.*.secret',
+      'tools.servers.*.env',
+      'tools.servers.*.headers',
+      'tools.scripts.*.env',
     ]);
   });
 

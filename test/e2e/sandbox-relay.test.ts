@@ -40,9 +40,10 @@ beforeAll(() => {
 
 async function start(
   agent: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
 ): Promise<{ url: string; bodies: () => string[]; lines: Record<string, unknown>[] }> {
   fake = await startFakeTwilio();
-  home = makeHome({ agent, twilio: fakeTwilioSection(fake) });
+  home = makeHome({ agent, twilio: fakeTwilioSection(fake), ...extra });
   const ctx = home.ctx();
   relay = await startRelay(ctx, {
     channels: CHANNELS.filter((f) => f.name === 'twilio'),
@@ -67,6 +68,38 @@ describe('a sandboxed agent through the relay', () => {
       const own = join(home?.dir ?? '', 'tool-sockets');
       expect(existsSync(own)).toBe(true);
       expect(await waitFor(() => readdirSync(own).length === 0, 10_000)).toBe(true);
+    },
+  );
+
+  it.skipIf(missing)(
+    `calls the user's own MCP server, run by the relay on the host, whose env the sandbox never sees${missing ? ` (skipped: ${missing})` : ''}`,
+    async () => {
+      const secret = 'sandbox-user-secret-8e1f4';
+      const server = join(ROOT, 'test/fixtures/fake-user-mcp.mjs');
+      const tools = {
+        servers: {
+          fake: { command: [process.execPath, server], env: { FAKE_SECRET: secret }, safe: ['echo', 'env'] },
+        },
+      };
+      const { url, bodies } = await start(
+        { command: [process.execPath, TOOL_CLI], sandbox: 'bwrap' },
+        { tools },
+      );
+      const calls = [
+        { name: 'fake__echo', arguments: { text: 'from the box' } },
+        { name: 'fake__env', arguments: { name: 'FAKE_SECRET' } },
+        { say: 'agent sees [@@env:FAKE_SECRET@@]' },
+      ];
+      expect((await twilioPost(url, smsParams({ Body: `TOOLS: ${JSON.stringify(calls)}` }))).status).toBe(
+        200,
+      );
+      expect(await waitFor(() => bodies().some((b) => b.startsWith('reply: ')), 45_000)).toBe(true);
+      const reply = bodies().find((b) => b.startsWith('reply: ')) ?? '';
+      expect(reply).toMatch(/fake__echo ok: echo: from the box \(call 1 of pid \d+\)/);
+      // The server has its env (the relay masks the secret on its way to the chat); the agent has none of it.
+      expect(reply).toMatch(/fake__env ok: \[redacted\]/);
+      expect(reply).toContain('agent sees []');
+      expect(reply).not.toContain(secret);
     },
   );
 

@@ -11,7 +11,7 @@ import { createTools } from '../../src/relay.js';
 import { CORE_MIGRATIONS } from '../../src/store/core.js';
 import { openDb } from '../../src/store/db.js';
 import { storeOver } from '../../src/store/open.js';
-import { TOOLS_METHOD } from '../../src/tools/schemas.js';
+import { TOOLS_LIST_METHOD, TOOLS_METHOD } from '../../src/tools/schemas.js';
 import { type Home, makeHome } from '../e2e/helpers.js';
 
 let home: Home | undefined;
@@ -73,7 +73,12 @@ describe('tools sockets of sandboxed runs', () => {
       const other = await info(sockA, tokB);
       expect(other).toMatchObject({ ok: false, error: 'this tool token is not valid' });
       expect((await info(sockB, tokB)).ok).toBe(true);
-      // Only tools.call is served.
+      // tools.list (the user's own tools, none here) on the same terms: its own token only.
+      const list = (sock: string, token: string) =>
+        callControl(sock, TOOLS_LIST_METHOD, { token }, { timeoutMs: 5000 });
+      expect(await list(sockA, tokA)).toMatchObject({ ok: true, result: { tools: [] } });
+      expect(await list(sockA, tokB)).toMatchObject({ ok: false, error: 'this tool token is not valid' });
+      // Only the tools' methods are served.
       expect((await callControl(sockA, 'status', {}, { timeoutMs: 5000 })).ok).toBe(false);
 
       // A warm process of a sandboxed run: a socket for the process's own token only.
@@ -81,6 +86,8 @@ describe('tools sockets of sandboxed runs', () => {
       const sockP = proc.server.env[TOOLS_SOCKET_ENV] ?? '';
       expect(sockP).not.toBe(sockA);
       expect(await info(sockP, tokA)).toMatchObject({ ok: false, error: 'this tool token is not valid' });
+      // Listing needs no turn: the CLI asks once at its start, before any turn binds the process.
+      expect((await list(sockP, proc.server.env[TOOLS_TOKEN_ENV] ?? '')).ok).toBe(true);
       const bound = a.warm.bind(proc);
       expect(bound.type).toBe('bound');
       expect((await info(sockP, proc.server.env[TOOLS_TOKEN_ENV] ?? '')).ok).toBe(true);

@@ -106,4 +106,21 @@ describe('ToolTokens', () => {
     t.mint(grant, 1000);
     expect(maskCredentials(token)).toBe(token);
   });
+
+  it('known (enough to list tools): a live run token, a live process token bound or not; nothing else', () => {
+    let now = 0;
+    const t = new ToolTokens(() => now);
+    const run = t.mint(grant, 1000);
+    const proc = t.mintProcess('console:local');
+    expect([t.known(run), t.known(proc)]).toEqual([true, true]);
+    expect(t.known(`${run.slice(0, -2)}${run.endsWith('AA') ? 'BB' : 'AA'}`)).toBe(false);
+    expect([t.known(''), t.known(42), t.known(undefined)]).toEqual([false, false, false]);
+    t.closeProcess(proc);
+    expect(t.known(proc)).toBe(false);
+    t.revoke(run);
+    expect(t.known(run)).toBe(false);
+    const late = t.mint(grant, 1000);
+    now = 1000 + TOKEN_MARGIN_MS + 1;
+    expect(t.known(late)).toBe(false);
+  });
 });
