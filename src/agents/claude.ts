@@ -26,6 +26,7 @@ import {
   usageOf,
 } from './common.js';
 import { wordsTest } from './line-forms.js';
+import { claudeProgress, progressLines } from './progress-map.js';
 import { stdioEntry, TOOL_SERVER_NAME } from './tool-server.js';
 import type {
   AgentSpec,
@@ -221,6 +222,7 @@ export const claudeSpec: AgentSpec = {
   tools: claudeTools,
   build,
   messageStream,
+  progressStream: progressLines(claudeProgress),
   parse,
 };
 

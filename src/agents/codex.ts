@@ -33,6 +33,7 @@ import {
   stringValue as s,
   wordsTest,
 } from './line-forms.js';
+import { codexExecProgress, progressLines } from './progress-map.js';
 import { TOOL_SERVER_NAME, TOOLS_SOCKET_ENV, TOOLS_TIMEOUT_ENV, TOOLS_TOKEN_ENV } from './tool-server.js';
 import type {
   AgentSpec,
@@ -218,6 +219,7 @@ export const codexSpec: AgentSpec = {
   tools: codexTools,
   build,
   messageStream,
+  progressStream: progressLines(codexExecProgress),
   trouble,
   // `codex login status` exits 1 with `Not logged in` (fixtures/agents/codex/login-status-no-credentials.json).
   signIn: { args: ['login', 'status'], signedOut: /^not logged in\b/im, login: 'codex login' },

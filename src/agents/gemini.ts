@@ -27,6 +27,7 @@ import {
   usageOf,
 } from './common.js';
 import { jsonPattern, lineForm, NUMBER, readForm, STRING, stringValue, wordsTest } from './line-forms.js';
+import { geminiProgress, progressLines } from './progress-map.js';
 import { stdioEntry, TOOL_SERVER_NAME, TOOLS_RENAME_ENV } from './tool-server.js';
 import type {
   AgentSpec,
@@ -233,6 +234,7 @@ export const geminiSpec: AgentSpec = {
   tools: geminiTools,
   build,
   messageStream,
+  progressStream: progressLines(geminiProgress),
   parse,
 };
 

@@ -33,6 +33,7 @@ import {
   stringValue as s,
   wordsTest,
 } from './line-forms.js';
+import { opencodeProgress, progressLines } from './progress-map.js';
 import { TOOL_SERVER_NAME } from './tool-server.js';
 import type {
   AgentSpec,
@@ -269,6 +270,7 @@ export const opencodeSpec: AgentSpec = {
   tools: opencodeTools,
   build,
   messageStream,
+  progressStream: progressLines(opencodeProgress),
   parse,
 };
 

@@ -27,6 +27,7 @@ import {
   usageOf,
 } from './common.js';
 import { wordsTest } from './line-forms.js';
+import { piProgress, progressLines } from './progress-map.js';
 import type {
   AgentSpec,
   BuildContext,
@@ -217,6 +218,7 @@ export const piSpec: AgentSpec = {
   build,
   tools,
   messageStream,
+  progressStream: progressLines(piProgress),
   keepLine,
   parse,
 };

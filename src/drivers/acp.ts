@@ -13,6 +13,7 @@ import type {
 } from '@agentclientprotocol/sdk';
 import { okResult } from '../agents/common.js';
 import type { AgentResult, SessionRef, StreamEvent } from '../agents/types.js';
+import { type ProgressStep, progressEmitter } from '../core/progress-event.js';
 import type { Logger } from '../log.js';
 import type { GroupGuard } from '../runner/spawn-stdio.js';
 import { AcpHost, type AcpLink } from './acp-host.js';
@@ -22,6 +23,7 @@ import type { Tap } from './acp-transport.js';
 import { type UpdateReducer, updateReducer } from './acp-updates.js';
 import { type Asking, decide, turnAsking } from './approval.js';
 import type { HostedDriver } from './hosts.js';
+import { acpProgress } from './progress-map.js';
 import {
   driverState,
   type ErrorResult,
@@ -54,6 +56,8 @@ interface Turn {
   sessionId: string;
   reducer: UpdateReducer;
   events: (events: StreamEvent[]) => void;
+  /** The turn's progress events (drivers/progress-map.ts), masked and sent to its `onEvent`. */
+  progress: (steps: readonly ProgressStep[]) => void;
   stop: (why: 'timeout' | 'aborted') => void;
   done: Promise<AgentResult>;
   /** Who answers this turn's permission requests; aborted by the stop, so a waiting one is cancelled. */
@@ -253,7 +257,17 @@ class AcpDriver implements SessionDriver {
     const done = new Promise<AgentResult>((r) => {
       resolveDone = r;
     });
-    const turn: Turn = { sessionId, reducer: updateReducer(), events, stop, done, asking, activity: 0 };
+    const progress = progressEmitter(req.onEvent);
+    const turn: Turn = {
+      sessionId,
+      reducer: updateReducer(),
+      events,
+      progress,
+      stop,
+      done,
+      asking,
+      activity: 0,
+    };
     this.current = turn;
     const reducer = turn.reducer;
 
@@ -325,6 +339,7 @@ class AcpDriver implements SessionDriver {
     if (!turn || n.sessionId !== turn.sessionId) return;
     if (ACTIVITY.has(n.update.sessionUpdate)) turn.activity++;
     turn.events(turn.reducer.update(n.update));
+    turn.progress(acpProgress(n.update));
   }
 
   /** This session cannot be trusted any more: broken, and the process given up as ./acp-host.ts decides. */

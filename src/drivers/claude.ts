@@ -7,7 +7,9 @@
 // failure is an error result, and a process that died or stopped speaking the protocol is broken.
 import { randomUUID } from 'node:crypto';
 import { reducer as claudeReducer } from '../agents/claude.js';
+import { claudeProgress } from '../agents/progress-map.js';
 import type { AgentResult, SessionRef } from '../agents/types.js';
+import { progressEmitter } from '../core/progress-event.js';
 import type { GroupGuard, StdioChild } from '../runner/spawn-stdio.js';
 import { decide, oneRequest, turnAsking } from './approval.js';
 import { answerControl, claudeQuestion, claudeWarmArgv } from './claude-control.js';
@@ -145,6 +147,7 @@ class ClaudeDriver implements SessionDriver {
       return Promise.resolve(errorResult(this.opts.name, 'aborted', t0, { sessionId }));
 
     const gathered = turnMessages(request.onProgress);
+    const emit = progressEmitter(request.onEvent);
     let graceTimer: NodeJS.Timeout | undefined;
     let finish: (r: AgentResult) => void = () => {};
     const done = new Promise<AgentResult>((r) => {
@@ -155,6 +158,7 @@ class ClaudeDriver implements SessionDriver {
       sessionId,
       live: claudeReducer(),
       add: (events) => gathered.add(events),
+      progress: (msg) => emit(claudeProgress(msg)),
       stopped: undefined,
       t0,
       done,
@@ -294,6 +298,7 @@ class ClaudeDriver implements SessionDriver {
     const turn = phase.turn;
     if (!turn) return;
     turn.add(turn.live.event(msg));
+    turn.progress(msg);
     if (msg.type === 'result') {
       turn.add(turn.live.event({ type: 'end' }));
       turn.finish(turnResult(this.opts.name, phase, turn));
