@@ -77,3 +77,25 @@ export function progressEmitter(
     }
   };
 }
+
+/**
+ * A protocol's mapping and the emitter in one: what a driver calls with each message it reads.
+ * Without a listener nothing is mapped; a message the mapping cannot read costs the status line only.
+ */
+export function progressTap<T>(
+  map: (input: T) => readonly ProgressStep[],
+  listener: ProgressListener | undefined,
+  now: () => number = Date.now,
+): (input: T) => void {
+  if (!listener) return () => undefined;
+  const emit = progressEmitter(listener, now);
+  return (input) => {
+    let steps: readonly ProgressStep[];
+    try {
+      steps = map(input);
+    } catch {
+      return;
+    }
+    emit(steps);
+  };
+}

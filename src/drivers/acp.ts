@@ -10,10 +10,11 @@ import type {
   RequestError,
   RequestPermissionRequest,
   SessionNotification,
+  SessionUpdate,
 } from '@agentclientprotocol/sdk';
 import { okResult } from '../agents/common.js';
 import type { AgentResult, SessionRef, StreamEvent } from '../agents/types.js';
-import { type ProgressStep, progressEmitter } from '../core/progress-event.js';
+import { progressTap } from '../core/progress-event.js';
 import type { Logger } from '../log.js';
 import type { GroupGuard } from '../runner/spawn-stdio.js';
 import { AcpHost, type AcpLink } from './acp-host.js';
@@ -57,7 +58,7 @@ interface Turn {
   reducer: UpdateReducer;
   events: (events: StreamEvent[]) => void;
   /** The turn's progress events (drivers/progress-map.ts), masked and sent to its `onEvent`. */
-  progress: (steps: readonly ProgressStep[]) => void;
+  progress: (update: SessionUpdate) => void;
   stop: (why: 'timeout' | 'aborted') => void;
   done: Promise<AgentResult>;
   /** Who answers this turn's permission requests; aborted by the stop, so a waiting one is cancelled. */
@@ -257,7 +258,7 @@ class AcpDriver implements SessionDriver {
     const done = new Promise<AgentResult>((r) => {
       resolveDone = r;
     });
-    const progress = progressEmitter(req.onEvent);
+    const progress = progressTap(acpProgress, req.onEvent);
     const turn: Turn = {
       sessionId,
       reducer: updateReducer(),
@@ -339,7 +340,7 @@ class AcpDriver implements SessionDriver {
     if (!turn || n.sessionId !== turn.sessionId) return;
     if (ACTIVITY.has(n.update.sessionUpdate)) turn.activity++;
     turn.events(turn.reducer.update(n.update));
-    turn.progress(acpProgress(n.update));
+    turn.progress(n.update);
   }
 
   /** This session cannot be trusted any more: broken, and the process given up as ./acp-host.ts decides. */

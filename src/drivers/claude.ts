@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { reducer as claudeReducer } from '../agents/claude.js';
 import { claudeProgress } from '../agents/progress-map.js';
 import type { AgentResult, SessionRef } from '../agents/types.js';
-import { progressEmitter } from '../core/progress-event.js';
+import { progressTap } from '../core/progress-event.js';
 import type { GroupGuard, StdioChild } from '../runner/spawn-stdio.js';
 import { decide, oneRequest, turnAsking } from './approval.js';
 import { answerControl, claudeQuestion, claudeWarmArgv } from './claude-control.js';
@@ -147,7 +147,6 @@ class ClaudeDriver implements SessionDriver {
       return Promise.resolve(errorResult(this.opts.name, 'aborted', t0, { sessionId }));
 
     const gathered = turnMessages(request.onProgress);
-    const emit = progressEmitter(request.onEvent);
     let graceTimer: NodeJS.Timeout | undefined;
     let finish: (r: AgentResult) => void = () => {};
     const done = new Promise<AgentResult>((r) => {
@@ -158,7 +157,7 @@ class ClaudeDriver implements SessionDriver {
       sessionId,
       live: claudeReducer(),
       add: (events) => gathered.add(events),
-      progress: (msg) => emit(claudeProgress(msg)),
+      progress: progressTap(claudeProgress, request.onEvent),
       stopped: undefined,
       t0,
       done,

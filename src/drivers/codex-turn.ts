@@ -2,9 +2,8 @@
 // apart from the driver (codex.ts), which holds the process.
 import { classifyError, okResult, usageOf } from '../agents/common.js';
 import type { AgentResult, StreamEvent } from '../agents/types.js';
-import type { ProgressStep } from '../core/progress-event.js';
 import type { Asking } from './approval.js';
-import type { Turn as CodexTurn } from './codex-protocol.js';
+import type { Turn as CodexTurn, ServerNotification } from './codex-protocol.js';
 import { RpcError } from './codex-rpc.js';
 import { type ErrorResult, errorResult, faultDetail, faultKind, rejectionKind } from './results.js';
 import type { Settled } from './trouble.js';
@@ -15,7 +14,7 @@ export interface Turn {
   turnId?: string;
   events: (events: StreamEvent[]) => void;
   /** The turn's progress events (drivers/progress-map.ts), masked and sent to its `onEvent`. */
-  progress: (steps: readonly ProgressStep[]) => void;
+  progress: (n: ServerNotification) => void;
   usage: { input: number; output: number; seen: boolean };
   /** Texts steered in, until codex shows them as a user message of this turn. */
   unseenSteers: string[];

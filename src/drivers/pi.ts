@@ -10,7 +10,7 @@ import { assertSafeId, obj, str } from '../agents/common.js';
 import { piSpec } from '../agents/pi.js';
 import { piProgress } from '../agents/progress-map.js';
 import type { AgentResult, SessionRef } from '../agents/types.js';
-import { progressEmitter } from '../core/progress-event.js';
+import { progressTap } from '../core/progress-event.js';
 import type { GroupGuard, StdioChild } from '../runner/spawn-stdio.js';
 import { type Asking, decide, turnAsking } from './approval.js';
 import { type PiAnswer, PiWaits, piRefusal } from './pi-commands.js';
@@ -171,7 +171,7 @@ class PiDriver implements SessionDriver {
 
   private runTurn(rpc: PiTransport, sessionId: string, req: TurnRequest, t0: number): Promise<AgentResult> {
     const tally = piTally(req.onProgress);
-    const emit = progressEmitter(req.onEvent);
+    const progress = progressTap(piProgress, req.onEvent);
     let stopped: 'timeout' | 'aborted' | undefined;
     let accepted = false;
     let abortPending = false;
@@ -223,7 +223,7 @@ class PiDriver implements SessionDriver {
     };
     const event = (ev: PiJson) => {
       if (finished) return;
-      emit(piProgress(ev));
+      progress(ev);
       if (ev.type === 'message_end') {
         tally.message(ev);
       } else if (ev.type === 'agent_start') {

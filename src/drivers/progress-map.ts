@@ -5,7 +5,7 @@
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import { detailOf, unwrapShell } from '../agents/progress-map.js';
 import type { ProgressStep } from '../core/progress-event.js';
-import type { ThreadItem } from './codex-protocol.js';
+import type { ServerNotification, ThreadItem } from './codex-protocol.js';
 
 const NO_STEPS: ProgressStep[] = [];
 
@@ -14,7 +14,7 @@ function codexTool(item: ThreadItem): { name: string; detail?: string } | undefi
   switch (item.type) {
     case 'commandExecution':
       // commandActions holds the command without codex's `bash -lc` wrapper.
-      return { name: 'shell', detail: item.commandActions[0]?.command ?? unwrapShell(item.command) };
+      return { name: 'shell', detail: item.commandActions?.[0]?.command ?? unwrapShell(item.command) };
     case 'fileChange': {
       const path = item.changes[0]?.path;
       return path ? { name: 'edit', detail: path } : { name: 'edit' };
@@ -56,8 +56,19 @@ export function codexItemProgress(phase: 'started' | 'completed', item: ThreadIt
   ];
 }
 
-/** `item/agentMessage/delta`. */
-export const codexDelta = (delta: string): ProgressStep[] => (delta ? [{ type: 'text', delta }] : NO_STEPS);
+/** One notification of a codex app-server turn (the driver checks it is the turn's own). */
+export function codexProgress(n: ServerNotification): ProgressStep[] {
+  switch (n.method) {
+    case 'item/started':
+      return codexItemProgress('started', n.params.item);
+    case 'item/completed':
+      return codexItemProgress('completed', n.params.item);
+    case 'item/agentMessage/delta':
+      return n.params.delta ? [{ type: 'text', delta: n.params.delta }] : NO_STEPS;
+    default:
+      return NO_STEPS;
+  }
+}
 
 const ENDED = new Set(['completed', 'failed']);
 

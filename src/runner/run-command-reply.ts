@@ -15,7 +15,7 @@ import type {
   RunOutput,
   StreamEvent,
 } from '../agents/types.js';
-import { progressEmitter } from '../core/progress-event.js';
+import { progressTap } from '../core/progress-event.js';
 import { maskCredentials } from '../log.js';
 import { extractMedia } from '../media/parse.js';
 import { type SpawnResult, spawnProcess } from './spawn.js';
@@ -194,15 +194,7 @@ function toRunOutput(r: {
 /** The run's progress events when someone listens and the CLI's output shows them. */
 function progressOf(spec: AgentSpec, request: AgentRequest): ((line: string) => void) | undefined {
   if (!request.onEvent || !spec.progressStream) return undefined;
-  const map = spec.progressStream();
-  const emit = progressEmitter(request.onEvent);
-  return (line) => {
-    try {
-      emit(map(line));
-    } catch {
-      // Output the mapping cannot read costs the status line, never the run.
-    }
-  };
+  return progressTap(spec.progressStream(), request.onEvent);
 }
 
 function safeEvents(next: (line: string) => StreamEvent[], line: string): StreamEvent[] {
