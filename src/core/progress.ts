@@ -19,6 +19,8 @@ export interface ProgressState {
   failed: number;
   /** Tools begun and not yet ended, oldest first. */
   open: readonly OpenTool[];
+  /** The tool begun last: between two calls of a burst the line shows it, not a bare "working". */
+  last?: OpenTool;
   /** What the agent did last when no tool is open. */
   phase:
     | { type: 'working' | 'thinking' | 'writing'; since: number }
@@ -55,8 +57,14 @@ export function reduceProgress(s: ProgressState, ev: ProgressEvent): ProgressSta
         since: i === -1 ? ev.at : (s.open[i]?.since ?? ev.at),
       };
       // The same call learning its arguments (ACP sends the command in an update) is not a new tool.
-      if (i !== -1) return { ...s, open: s.open.map((t, j) => (j === i ? tool : t)) };
-      return { ...s, tools: s.tools + 1, open: [...s.open, tool], phase: { type: 'working', since: ev.at } };
+      if (i !== -1) return { ...s, open: s.open.map((t, j) => (j === i ? tool : t)), last: tool };
+      return {
+        ...s,
+        tools: s.tools + 1,
+        open: [...s.open, tool],
+        last: tool,
+        phase: { type: 'working', since: ev.at },
+      };
     }
     case 'tool_done': {
       const i = ev.id === undefined ? 0 : s.open.findIndex((t) => t.id === ev.id);
@@ -161,7 +169,7 @@ export function statusLine(s: ProgressState, now: number): string {
     const ms = now - tool.since;
     return ms >= SHOW_ELAPSED_MS ? `${toolLine(tool)} (${formatDuration(ms)})` : toolLine(tool);
   }
-  return s.phase.type;
+  return s.phase.type === 'working' && s.last ? toolLine(s.last) : s.phase.type;
 }
 
 /** `status`: the line alone; `stream`: the line over the tail of the text so far. */

@@ -156,7 +156,8 @@ export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
     // enough for a cap meant to stop 10 MB prompts, not to count characters exactly.
     const prompt = buildPrompt(ready.map(toPrompt), promptOpts(deps));
     const onProgress = (await store.chatSettings(chat)).verbose ? progressSink(run) : undefined;
-    feed = statusFeed(deps.progress, { chat, key: `status:${replyKey(run)}` }, deps.exec);
+    // Real time, not the queue's clock: the throttle paces real edits on real timers.
+    feed = statusFeed(deps.progress, { chat, key: `status:${replyKey(run)}` }, { now: Date.now, log });
     await spawnTurn();
     // Told to stop before the agent started (an interrupt or /stop while claiming or downloading).
     const out: ExecuteOutcome | undefined = active.controller.signal.aborted

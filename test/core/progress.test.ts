@@ -60,13 +60,13 @@ describe('statusLine', () => {
     ['gemini ask_person', [{ type: 'tool', name: 'agentwire_ask_person', at: 0 }], 0, 'asking'],
     ['asking', [{ type: 'asking', question: 'deploy where?', at: 0 }], 0, 'asking: deploy where?'],
     [
-      'a tool ends: back to working',
+      'a tool ended: its line stays until the agent does something else',
       [
         { type: 'tool', id: 'a', name: 'Bash', detail: 'ls', at: 0 },
         { type: 'tool_done', id: 'a', ok: true, at: 1 },
       ],
-      2,
-      'working',
+      9000,
+      'running `ls`',
     ],
     [
       'the newest open tool wins',
@@ -97,6 +97,16 @@ describe('statusLine', () => {
       'running `make` (7 s)',
     ],
     ['thinking', [{ type: 'thinking', at: 0 }], 0, 'thinking'],
+    [
+      'thinking after a tool',
+      [
+        { type: 'tool', id: 'a', name: 'Read', detail: 'a.ts', at: 0 },
+        { type: 'tool_done', id: 'a', ok: true, at: 1 },
+        { type: 'thinking', at: 2 },
+      ],
+      3,
+      'thinking',
+    ],
     ['writing', [{ type: 'text', delta: 'Hello', at: 0 }], 0, 'writing'],
     [
       'an answer ends the asking',
