@@ -33,6 +33,8 @@ export interface FeedOptions {
   minIntervalMs: number;
   now: () => number;
   log: Logger;
+  /** Tests redraw sooner than TICK_MS. */
+  tickMs?: number;
 }
 
 export function progressFeed(o: FeedOptions): ProgressFeed {
@@ -93,7 +95,8 @@ export function progressFeed(o: FeedOptions): ProgressFeed {
         break;
     }
     // A tool still running: its time on the line goes stale, so the line is looked at again.
-    if (state.open.length > 0 && lastEditAt !== undefined) wakeAt(Math.max(lastEditAt, now) + TICK_MS);
+    if (state.open.length > 0 && lastEditAt !== undefined)
+      wakeAt(Math.max(lastEditAt, now) + (o.tickMs ?? TICK_MS));
   };
 
   return {
