@@ -5,6 +5,7 @@
 // "success"), so the result line decides, not the exit code alone.
 
 import { join } from 'node:path';
+import type { ProgressStep } from '../core/progress-event.js';
 import {
   addTexts,
   arr,
@@ -26,7 +27,7 @@ import {
   usageOf,
 } from './common.js';
 import { wordsTest } from './line-forms.js';
-import { claudeProgress, progressLines } from './progress-map.js';
+import { detailOf, NO_STEPS, progressLines, step } from './progress-map.js';
 import { stdioEntry, TOOL_SERVER_NAME } from './tool-server.js';
 import type {
   AgentSpec,
@@ -182,6 +183,29 @@ function parse(out: RunOutput): Parsed {
   // Exit 0 without a result line (cut short, or stray text): only whole assistant messages count.
   if (messages.length > 0) return okResult(messages, { sessionId, truncated: out.truncated });
   return errorResult(NAME, 'unparseable', base);
+}
+
+/** claude stream-json (`-p --output-format stream-json --verbose`, cold and warm). */
+export function claudeProgress(ev: Json): ProgressStep[] {
+  const msg = obj(ev.message);
+  if (ev.type === 'assistant' && msg && msg.model !== '<synthetic>') {
+    return arr(msg.content).flatMap((b): ProgressStep[] => {
+      const block = obj(b);
+      if (block?.type === 'tool_use') return step(str(block.name), str(block.id), detailOf(block.input));
+      if (block?.type === 'thinking') return [{ type: 'thinking' }];
+      const text = block?.type === 'text' ? str(block.text) : undefined;
+      return text ? [{ type: 'text', delta: text }] : NO_STEPS;
+    });
+  }
+  if (ev.type === 'user' && msg) {
+    return arr(msg.content).flatMap((b): ProgressStep[] => {
+      const block = obj(b);
+      if (block?.type !== 'tool_result') return NO_STEPS;
+      const id = str(block.tool_use_id);
+      return [{ type: 'tool_done', ...(id !== undefined && { id }), ok: block.is_error !== true }];
+    });
+  }
+  return NO_STEPS;
 }
 
 export const claudeSpec: AgentSpec = {

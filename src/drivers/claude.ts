@@ -6,8 +6,7 @@
 // relay needs: a turn always ends (timeout or /stop → `interrupt` control request → kill), every
 // failure is an error result, and a process that died or stopped speaking the protocol is broken.
 import { randomUUID } from 'node:crypto';
-import { reducer as claudeReducer } from '../agents/claude.js';
-import { claudeProgress } from '../agents/progress-map.js';
+import { claudeProgress, reducer as claudeReducer } from '../agents/claude.js';
 import type { AgentResult, SessionRef } from '../agents/types.js';
 import { progressTap } from '../core/progress-event.js';
 import type { GroupGuard, StdioChild } from '../runner/spawn-stdio.js';

@@ -7,8 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { isAbsolute, join } from 'node:path';
 import { assertSafeId, obj, str } from '../agents/common.js';
-import { piSpec } from '../agents/pi.js';
-import { piProgress } from '../agents/progress-map.js';
+import { piProgress, piSpec } from '../agents/pi.js';
 import type { AgentResult, SessionRef } from '../agents/types.js';
 import { progressTap } from '../core/progress-event.js';
 import type { GroupGuard, StdioChild } from '../runner/spawn-stdio.js';
