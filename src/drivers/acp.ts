@@ -258,19 +258,10 @@ class AcpDriver implements SessionDriver {
     const done = new Promise<AgentResult>((r) => {
       resolveDone = r;
     });
+    const reducer = updateReducer();
     const progress = progressTap(acpProgress, req.onEvent);
-    const turn: Turn = {
-      sessionId,
-      reducer: updateReducer(),
-      events,
-      progress,
-      stop,
-      done,
-      asking,
-      activity: 0,
-    };
+    const turn: Turn = { sessionId, reducer, events, progress, stop, done, asking, activity: 0 };
     this.current = turn;
-    const reducer = turn.reducer;
 
     const r = await this.settle(
       conn.agent.request(methods.agent.session.prompt, {
