@@ -15,6 +15,8 @@ import type { ProgressEnd, ProgressPort, ProgressRun } from '../../src/queue/pro
 import { type Harness, harness } from './helpers.js';
 
 const CLAUDE = join(import.meta.dirname, '..', 'fixtures', 'fake-claude-stream.mjs');
+const REPLAY = join(import.meta.dirname, '..', 'fixtures', 'replay-cli.mjs');
+const CAPTURE = join(import.meta.dirname, '..', '..', 'fixtures', 'agents', 'claude', 'tool.json');
 
 type Call =
   | { type: 'start' | 'update'; run: ProgressRun; text: string; at: number }
@@ -45,7 +47,9 @@ let pool: WarmPool | undefined;
 let dir = '';
 afterEach(async () => {
   await pool?.shutdown(5000);
+  pool = undefined;
   h?.cleanup();
+  h = undefined;
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -118,6 +122,45 @@ describe('the status message of a run', () => {
     await vi.waitFor(() => expect(port.of('finish')).toHaveLength(1), { timeout: 5000 });
     expect(port.of('finish')[0]).toMatchObject({ end: { type: 'delete' } });
     expect(x.channel.texts()).toEqual(['Ran 2 tools.']);
+  });
+
+  it('a cold run (the real claude tool capture, replayed) gets its status message too', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'aw-progress-cold-'));
+    const raw = {
+      agent: {
+        kind: 'claude',
+        mode: 'cold',
+        cwd: dir,
+        command: [process.execPath, REPLAY],
+        env: { REPLAY_CAPTURE: CAPTURE },
+      },
+    };
+    const log = createLogger({ level: 'silent' });
+    const paths = {
+      home: dir,
+      configFile: join(dir, 'c.json5'),
+      workspace: dir,
+      agentState: join(dir, 'st'),
+    } as never;
+    const port = new RecordingPort(1000);
+    h = harness({
+      config: raw,
+      resolver: agentResolver(
+        configSchema.parse(raw),
+        paths,
+        { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+        log,
+      ),
+      progress: { port, settings: () => ({ mode: 'status', end: 'summary' }) },
+    });
+    await h.send('run it');
+    await h.channel.untilSent(1);
+    await vi.waitFor(() => expect(port.of('finish')).toHaveLength(1), { timeout: 5000 });
+    expect(port.calls[0]).toMatchObject({ type: 'start' });
+    expect(port.of('finish')[0]).toMatchObject({
+      end: { type: 'summary', text: expect.stringMatching(/^1 tool, \d+ s$/) },
+    });
+    expect(h.channel.texts()[0]).toContain('Here is your chart.');
   });
 
   it.each([
