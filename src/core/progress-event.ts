@@ -1,6 +1,6 @@
 // What an agent is doing while a turn runs, the same for every CLI and for cold and warm runs: a
-// tool started or ended, text arrived, it thinks, it asks the person. The drivers and the cold
-// runner map their CLI's stream onto these (src/agents/progress-*.ts, src/drivers/progress-*.ts);
+// tool started or ended, text arrived, it thinks, it asks the person. Each CLI's spec file maps its
+// JSON output onto these (`progressStream`), and drivers/progress-map.ts the warm-only protocols;
 // the queue renders them into one status line (core/progress.ts). Everything in an event came
 // from the agent, so it is untrusted: `progressEmitter` masks and cuts it before any listener sees it.
 import { maskCredentials } from '../log.js';
