@@ -14,6 +14,7 @@ import { ExitError } from './cli/context.js';
 import { startOwner } from './cli/ownership.js';
 import type { Paths } from './config/paths.js';
 import type { Config } from './config/schema.js';
+import { progressSettings } from './config/schema-progress.js';
 import { configWarnings } from './config/warnings.js';
 import { MethodError, MethodRegistry, registerCoreMethods } from './control/methods.js';
 import { type ControlServer, openRunSocket, startControlServer } from './control/server.js';
@@ -34,6 +35,7 @@ import { fencedReplies } from './queue/fenced-replies.js';
 import { ownerOf } from './queue/owner.js';
 import type { ChannelMap } from './queue/ports.js';
 import type { ProcessOwner } from './queue/process-owner.js';
+import { NO_PROGRESS } from './queue/progress-port.js';
 import { Queue, type QueueOptions } from './queue/queue.js';
 import { compileCacheDir, compileCacheEnv } from './runner/compile-cache.js';
 import { acquireLock, heldBy, LockError } from './store/home-lock.js';
@@ -141,6 +143,8 @@ export function createQueue(
     log: log.child({ sub: 'queue' }),
     defaultCwd: paths.workspace,
     textRules: (channel) => channelPlugin(channel)?.textRules(config),
+    // No channel edits messages yet (NO_PROGRESS): the settings are read, nothing is sent.
+    progress: { port: NO_PROGRESS, settings: (channel) => progressSettings(config, channel) },
     ...(tools?.grantor && { tools: tools.grantor }),
     // A process that runs nothing (`hold`) asks nothing either.
     ...(!rest.hold && {

@@ -5,6 +5,7 @@
 // "success"), so the result line decides, not the exit code alone.
 
 import { join } from 'node:path';
+import type { ProgressStep } from '../core/progress-event.js';
 import {
   addTexts,
   arr,
@@ -26,6 +27,7 @@ import {
   usageOf,
 } from './common.js';
 import { wordsTest } from './line-forms.js';
+import { detailOf, NO_STEPS, progressLines, step } from './progress-map.js';
 import { stdioEntry, TOOL_SERVER_NAME } from './tool-server.js';
 import type {
   AgentSpec,
@@ -183,6 +185,29 @@ function parse(out: RunOutput): Parsed {
   return errorResult(NAME, 'unparseable', base);
 }
 
+/** claude stream-json (`-p --output-format stream-json --verbose`, cold and warm). */
+export function claudeProgress(ev: Json): ProgressStep[] {
+  const msg = obj(ev.message);
+  if (ev.type === 'assistant' && msg && msg.model !== '<synthetic>') {
+    return arr(msg.content).flatMap((b): ProgressStep[] => {
+      const block = obj(b);
+      if (block?.type === 'tool_use') return step(str(block.name), str(block.id), detailOf(block.input));
+      if (block?.type === 'thinking') return [{ type: 'thinking' }];
+      const text = block?.type === 'text' ? str(block.text) : undefined;
+      return text ? [{ type: 'text', delta: text }] : NO_STEPS;
+    });
+  }
+  if (ev.type === 'user' && msg) {
+    return arr(msg.content).flatMap((b): ProgressStep[] => {
+      const block = obj(b);
+      if (block?.type !== 'tool_result') return NO_STEPS;
+      const id = str(block.tool_use_id);
+      return [{ type: 'tool_done', ...(id !== undefined && { id }), ok: block.is_error !== true }];
+    });
+  }
+  return NO_STEPS;
+}
+
 export const claudeSpec: AgentSpec = {
   kind: 'claude',
   displayName: NAME,
@@ -221,6 +246,7 @@ export const claudeSpec: AgentSpec = {
   tools: claudeTools,
   build,
   messageStream,
+  progressStream: progressLines(claudeProgress),
   parse,
 };
 

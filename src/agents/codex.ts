@@ -5,6 +5,7 @@
 // never text. `{"type":"error"}` lines also appear while it retries, so only `turn.failed` (or a
 // non-zero exit) is a failure.
 import { join } from 'node:path';
+import type { ProgressStep } from '../core/progress-event.js';
 import {
   addTexts,
   assertSafeId,
@@ -33,6 +34,7 @@ import {
   stringValue as s,
   wordsTest,
 } from './line-forms.js';
+import { detailOf, NO_STEPS, progressLines, step, unwrapShell } from './progress-map.js';
 import { TOOL_SERVER_NAME, TOOLS_SOCKET_ENV, TOOLS_TIMEOUT_ENV, TOOLS_TOKEN_ENV } from './tool-server.js';
 import type {
   AgentSpec,
@@ -187,6 +189,34 @@ function stripBacktrace(stderr: string): string {
     .join('\n');
 }
 
+const CODEX_TOOLS: Record<string, string> = {
+  command_execution: 'shell',
+  file_change: 'edit',
+  web_search: 'web_search',
+};
+
+/** codex exec --json: items start and complete; a command's own line says what it runs. */
+export function codexExecProgress(ev: Json): ProgressStep[] {
+  const item = obj(ev.item);
+  const type = str(item?.type);
+  if (!item || !type || (ev.type !== 'item.started' && ev.type !== 'item.completed')) return NO_STEPS;
+  if (type === 'agent_message') {
+    const text = ev.type === 'item.completed' ? str(item.text) : undefined;
+    return text ? [{ type: 'text', delta: text }] : NO_STEPS;
+  }
+  if (type === 'reasoning') return [{ type: 'thinking' }];
+  if (type === 'user_message' || type === 'todo_list' || type === 'error') return NO_STEPS;
+  const id = str(item.id);
+  if (ev.type === 'item.completed') {
+    const failed = item.status === 'failed' || (typeof item.exit_code === 'number' && item.exit_code !== 0);
+    return [{ type: 'tool_done', ...(id !== undefined && { id }), ok: !failed }];
+  }
+  const command = str(item.command);
+  const name =
+    type === 'mcp_tool_call' ? [str(item.server), str(item.tool)].filter(Boolean).join('/') : undefined;
+  return step(name || CODEX_TOOLS[type] || type, id, command ? unwrapShell(command) : detailOf(item));
+}
+
 export const codexSpec: AgentSpec = {
   kind: 'codex',
   displayName: NAME,
@@ -218,6 +248,7 @@ export const codexSpec: AgentSpec = {
   tools: codexTools,
   build,
   messageStream,
+  progressStream: progressLines(codexExecProgress),
   trouble,
   // `codex login status` exits 1 with `Not logged in` (fixtures/agents/codex/login-status-no-credentials.json).
   signIn: { args: ['login', 'status'], signedOut: /^not logged in\b/im, login: 'codex login' },

@@ -6,6 +6,7 @@
 // `result` event with status "success" (or json mode's `response`) is.
 
 import { join } from 'node:path';
+import type { ProgressStep } from '../core/progress-event.js';
 import {
   addTexts,
   CONTINUED,
@@ -27,6 +28,7 @@ import {
   usageOf,
 } from './common.js';
 import { jsonPattern, lineForm, NUMBER, readForm, STRING, stringValue, wordsTest } from './line-forms.js';
+import { detailOf, NO_STEPS, progressLines, step } from './progress-map.js';
 import { stdioEntry, TOOL_SERVER_NAME, TOOLS_RENAME_ENV } from './tool-server.js';
 import type {
   AgentSpec,
@@ -197,6 +199,23 @@ function lastLines(stderr: string): string {
   return lines[0] ?? '';
 }
 
+/** gemini --output-format stream-json. */
+export function geminiProgress(ev: Json): ProgressStep[] {
+  const id = str(ev.tool_id);
+  switch (ev.type) {
+    case 'tool_use':
+      return step(str(ev.tool_name), id, detailOf(ev.parameters));
+    case 'tool_result':
+      return [{ type: 'tool_done', ...(id !== undefined && { id }), ok: ev.status === 'success' }];
+    case 'message': {
+      const text = ev.role === 'assistant' ? str(ev.content) : undefined;
+      return text ? [{ type: 'text', delta: text }] : NO_STEPS;
+    }
+    default:
+      return NO_STEPS;
+  }
+}
+
 export const geminiSpec: AgentSpec = {
   kind: 'gemini',
   displayName: NAME,
@@ -233,6 +252,7 @@ export const geminiSpec: AgentSpec = {
   tools: geminiTools,
   build,
   messageStream,
+  progressStream: progressLines(geminiProgress),
   parse,
 };
 

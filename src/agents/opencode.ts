@@ -5,6 +5,7 @@
 // comes whole per part; the reply is the text of the step that finished with reason "stop", and
 // text of steps that ended in tool calls is progress. `reasoning` parts are never text.
 import { join } from 'node:path';
+import type { ProgressStep } from '../core/progress-event.js';
 import {
   addTexts,
   CONTINUED,
@@ -33,6 +34,7 @@ import {
   stringValue as s,
   wordsTest,
 } from './line-forms.js';
+import { detailOf, NO_STEPS, progressLines, step } from './progress-map.js';
 import { TOOL_SERVER_NAME } from './tool-server.js';
 import type {
   AgentSpec,
@@ -220,6 +222,23 @@ function parse(out: RunOutput): Parsed {
   return errorResult(NAME, 'unparseable', base);
 }
 
+/** opencode run --format json: a tool part comes once it ran, so it starts and ends on one line. */
+export function opencodeProgress(ev: Json): ProgressStep[] {
+  const part = obj(ev.part);
+  if (ev.type === 'text') {
+    const text = str(part?.text);
+    return text ? [{ type: 'text', delta: text }] : NO_STEPS;
+  }
+  if (ev.type === 'reasoning') return [{ type: 'thinking' }];
+  if (ev.type !== 'tool_use' || !part) return NO_STEPS;
+  const state = obj(part.state);
+  const id = str(part.callID);
+  const started = step(str(part.tool), id, detailOf(state?.input) ?? str(state?.title));
+  const status = state?.status;
+  if (status !== 'completed' && status !== 'error') return started;
+  return [...started, { type: 'tool_done', ...(id !== undefined && { id }), ok: status === 'completed' }];
+}
+
 export const opencodeSpec: AgentSpec = {
   kind: 'opencode',
   displayName: NAME,
@@ -269,6 +288,7 @@ export const opencodeSpec: AgentSpec = {
   tools: opencodeTools,
   build,
   messageStream,
+  progressStream: progressLines(opencodeProgress),
   parse,
 };
 

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
+import type { ProgressStep } from '../core/progress-event.js';
 import {
   addTexts,
   arr,
@@ -27,6 +28,7 @@ import {
   usageOf,
 } from './common.js';
 import { wordsTest } from './line-forms.js';
+import { detailOf, NO_STEPS, progressLines, step } from './progress-map.js';
 import type {
   AgentSpec,
   BuildContext,
@@ -183,6 +185,25 @@ function tools(server: ToolServer): ToolWiring {
   return entry ? { args: ['--extension', join(dirname(entry), TOOL_EXTENSION)] } : { args: [] };
 }
 
+/** pi --mode json (cold) and --mode rpc (warm): the same agent events. */
+export function piProgress(ev: Json): ProgressStep[] {
+  const id = str(ev.toolCallId);
+  switch (ev.type) {
+    case 'tool_execution_start':
+      return step(str(ev.toolName), id, detailOf(ev.args));
+    case 'tool_execution_end':
+      return [{ type: 'tool_done', ...(id !== undefined && { id }), ok: ev.isError !== true }];
+    case 'message_update': {
+      const e = obj(ev.assistantMessageEvent);
+      if (e?.type === 'thinking_start') return [{ type: 'thinking' }];
+      const delta = e?.type === 'text_delta' ? str(e.delta) : undefined;
+      return delta ? [{ type: 'text', delta }] : NO_STEPS;
+    }
+    default:
+      return NO_STEPS;
+  }
+}
+
 export const piSpec: AgentSpec = {
   kind: 'pi',
   displayName: NAME,
@@ -217,6 +238,7 @@ export const piSpec: AgentSpec = {
   build,
   tools,
   messageStream,
+  progressStream: progressLines(piProgress),
   keepLine,
   parse,
 };

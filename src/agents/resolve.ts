@@ -81,7 +81,7 @@ export interface ResolvedAgent {
   /** True when a stored session is known to be gone before running (pi's session file). */
   sessionGone?: (id: string) => boolean;
   /** Request fields that do not change between runs: command, cwd, env, timeoutMs, model… */
-  base: Omit<AgentRequest, 'prompt' | 'session' | 'signal' | 'onProgress'>;
+  base: Omit<AgentRequest, 'prompt' | 'session' | 'signal' | 'onProgress' | 'onEvent'>;
   run: AgentRun;
   /** `warm` when its chat runs go to the warm pool (shown by /status). */
   mode?: 'warm' | 'cold';
@@ -298,7 +298,7 @@ export function agentRequest(
   agent: AgentSettings,
   prompt: string,
   session: SessionRef,
-  extra: Pick<AgentRequest, 'signal' | 'onProgress' | 'maxStdoutBytes' | 'maxStderrBytes'> = {},
+  extra: Pick<AgentRequest, 'signal' | 'onProgress' | 'onEvent' | 'maxStdoutBytes' | 'maxStderrBytes'> = {},
 ): AgentRequest {
   return {
     prompt,

@@ -1,4 +1,5 @@
 // The agent layer's contract: an AgentSpec describes one CLI as data plus two small functions.
+import type { ProgressListener, ProgressStep } from '../core/progress-event.js';
 import type { Sandbox } from '../core/sandbox.js';
 
 /**
@@ -300,6 +301,11 @@ export interface AgentSpec {
    * runner streams `progress` from it while the run goes on; `parse` reads the same messages.
    */
   messageStream(): (line: string) => StreamEvent[];
+  /**
+   * A fresh per-run mapping of stdout lines onto what the agent is doing (tools, text, thinking),
+   * read only when someone listens (`onEvent`). Absent: the CLI's output shows no tool calls.
+   */
+  progressStream?(): (line: string) => ProgressStep[];
   /** Reads a stdout line for trouble the CLI would otherwise retry until the run's time limit. */
   trouble?(line: string): Trouble | undefined;
   /** Asked once a run shows trouble, so "not signed in" is said as such. */
@@ -326,6 +332,8 @@ export interface AgentRequest extends BuildContext {
   signal?: AbortSignal;
   /** Called with each assistant message before the final one, as it streams. */
   onProgress?: (text: string) => void;
+  /** What the agent is doing as it works (tools, text, thinking, questions), masked and cut. */
+  onEvent?: ProgressListener;
   /** agentwire's MCP server for this run, when the tools are on (the spec's `tools` wires it). */
   tools?: ToolServer;
   /** The same tools for a warm process (src/drivers/pool.ts); set with `tools`. */

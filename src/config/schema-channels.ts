@@ -1,6 +1,7 @@
 // The channels' sections of the config schema (WhatsApp, Twilio, Telegram, Discord; src/config/schema.ts composes them).
 import { z } from 'zod';
 import { dmField } from './schema-access.js';
+import { progressFields } from './schema-progress.js';
 
 const e164 = z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number like +15551234567');
 const allowList = z
@@ -34,6 +35,7 @@ export const whatsappSchema = z
       .default(true)
       .describe('The WhatsApp Web channel (turn off if you only use Twilio).'),
     dm: dmField,
+    ...progressFields,
     allowFrom: allowList
       .optional()
       .describe('Who may talk in direct chats. Default: only the linked number (self-chat).'),
@@ -118,6 +120,7 @@ export const whatsappSchema = z
 export const twilioSchema = z
   .object({
     enabled: z.boolean().default(false).describe('The Twilio channel (SMS, MMS, WhatsApp through Twilio).'),
+    ...progressFields,
     accountSid: z.string().optional().describe('Account SID. Default: $TWILIO_ACCOUNT_SID.'),
     authToken: z
       .string()
@@ -225,6 +228,7 @@ const telegramList = z.union([z.literal('*'), z.array(telegramId)]);
 export const telegramSchema = z
   .object({
     enabled: z.boolean().default(false).describe('The Telegram bot channel (Bot API, through grammY).'),
+    ...progressFields,
     botToken: z
       .string()
       .optional()

@@ -10,6 +10,7 @@ import { heartbeatSchema, type scheduleSchema, schedulesSchema } from './schema-
 import { commandsSchema } from './schema-commands.js';
 import { eventsSchema, hooksSchema, targetsSchema } from './schema-events.js';
 import { permissionsSchema } from './schema-permissions.js';
+import { progressFields } from './schema-progress.js';
 import { agentKind, DEFAULT_AGENT_KIND } from './schema-refine.js';
 import { slackSchema } from './schema-slack.js';
 import { userToolsFields } from './schema-user-tools.js';
@@ -253,6 +254,7 @@ const toolsSchema = z
 const consoleSchema = z
   .object({
     enabled: z.boolean().default(true).describe('The local web console.'),
+    ...progressFields,
     host: z.string().default('127.0.0.1').describe('Address the console binds to.'),
     port: z.number().int().min(0).max(65_535).default(8788).describe('Console port.'),
   })

@@ -10,9 +10,11 @@ import type {
   RequestError,
   RequestPermissionRequest,
   SessionNotification,
+  SessionUpdate,
 } from '@agentclientprotocol/sdk';
 import { okResult } from '../agents/common.js';
 import type { AgentResult, SessionRef, StreamEvent } from '../agents/types.js';
+import { progressTap } from '../core/progress-event.js';
 import type { Logger } from '../log.js';
 import type { GroupGuard } from '../runner/spawn-stdio.js';
 import { AcpHost, type AcpLink } from './acp-host.js';
@@ -22,6 +24,7 @@ import type { Tap } from './acp-transport.js';
 import { type UpdateReducer, updateReducer } from './acp-updates.js';
 import { type Asking, decide, turnAsking } from './approval.js';
 import type { HostedDriver } from './hosts.js';
+import { acpProgress } from './progress-map.js';
 import {
   driverState,
   type ErrorResult,
@@ -54,6 +57,8 @@ interface Turn {
   sessionId: string;
   reducer: UpdateReducer;
   events: (events: StreamEvent[]) => void;
+  /** The turn's progress events (drivers/progress-map.ts), masked and sent to its `onEvent`. */
+  progress: (update: SessionUpdate) => void;
   stop: (why: 'timeout' | 'aborted') => void;
   done: Promise<AgentResult>;
   /** Who answers this turn's permission requests; aborted by the stop, so a waiting one is cancelled. */
@@ -253,9 +258,10 @@ class AcpDriver implements SessionDriver {
     const done = new Promise<AgentResult>((r) => {
       resolveDone = r;
     });
-    const turn: Turn = { sessionId, reducer: updateReducer(), events, stop, done, asking, activity: 0 };
+    const reducer = updateReducer();
+    const progress = progressTap(acpProgress, req.onEvent);
+    const turn: Turn = { sessionId, reducer, events, progress, stop, done, asking, activity: 0 };
     this.current = turn;
-    const reducer = turn.reducer;
 
     const r = await this.settle(
       conn.agent.request(methods.agent.session.prompt, {
@@ -325,6 +331,7 @@ class AcpDriver implements SessionDriver {
     if (!turn || n.sessionId !== turn.sessionId) return;
     if (ACTIVITY.has(n.update.sessionUpdate)) turn.activity++;
     turn.events(turn.reducer.update(n.update));
+    turn.progress(n.update);
   }
 
   /** This session cannot be trusted any more: broken, and the process given up as ./acp-host.ts decides. */

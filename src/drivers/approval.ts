@@ -5,6 +5,7 @@
 
 import type { ApprovalAnswer, ApprovalQuestion, Approver } from '../agents/types.js';
 import { redactOutbound } from '../core/outbound-redact.js';
+import { type ProgressListener, progressEmitter } from '../core/progress-event.js';
 import type { PermissionPolicy } from './types.js';
 
 /** What the driver answers its CLI: a person's (or the policy's) answer, or "the turn is being stopped". */
@@ -122,4 +123,17 @@ export function shortPath(path: string, cwd: string | undefined): string {
   if (!cwd) return path;
   const root = cwd.endsWith('/') ? cwd : `${cwd}/`;
   return path.startsWith(root) ? path.slice(root.length) || '.' : path;
+}
+
+/**
+ * The turn's approver, telling its progress listener first that the turn now waits for the person:
+ * every driver asks through it, so one place says "asking" for all of them.
+ */
+export function announced(approve: Approver, onEvent: ProgressListener | undefined): Approver {
+  if (!onEvent) return approve;
+  const emit = progressEmitter(onEvent);
+  return (question, signal) => {
+    emit([{ type: 'asking', question: question.summary }]);
+    return approve(question, signal);
+  };
 }

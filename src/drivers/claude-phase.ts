@@ -24,6 +24,8 @@ export interface Phase {
     sessionId: string;
     live: Reducer;
     add: (events: ReturnType<Reducer['event']>) => void;
+    /** Each message of the turn, mapped onto progress events for the turn's `onEvent`. */
+    progress: (msg: Json) => void;
     stopped: 'timeout' | 'aborted' | undefined;
     stop: (why: 'timeout' | 'aborted') => void;
     finish: (result: AgentResult) => void;

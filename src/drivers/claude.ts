@@ -6,8 +6,9 @@
 // relay needs: a turn always ends (timeout or /stop → `interrupt` control request → kill), every
 // failure is an error result, and a process that died or stopped speaking the protocol is broken.
 import { randomUUID } from 'node:crypto';
-import { reducer as claudeReducer } from '../agents/claude.js';
+import { claudeProgress, reducer as claudeReducer } from '../agents/claude.js';
 import type { AgentResult, SessionRef } from '../agents/types.js';
+import { progressTap } from '../core/progress-event.js';
 import type { GroupGuard, StdioChild } from '../runner/spawn-stdio.js';
 import { decide, oneRequest, turnAsking } from './approval.js';
 import { answerControl, claudeQuestion, claudeWarmArgv } from './claude-control.js';
@@ -155,6 +156,7 @@ class ClaudeDriver implements SessionDriver {
       sessionId,
       live: claudeReducer(),
       add: (events) => gathered.add(events),
+      progress: progressTap(claudeProgress, request.onEvent),
       stopped: undefined,
       t0,
       done,
@@ -294,6 +296,7 @@ class ClaudeDriver implements SessionDriver {
     const turn = phase.turn;
     if (!turn) return;
     turn.add(turn.live.event(msg));
+    turn.progress(msg);
     if (msg.type === 'result') {
       turn.add(turn.live.event({ type: 'end' }));
       turn.finish(turnResult(this.opts.name, phase, turn));

@@ -3,7 +3,7 @@
 import { classifyError, okResult, usageOf } from '../agents/common.js';
 import type { AgentResult, StreamEvent } from '../agents/types.js';
 import type { Asking } from './approval.js';
-import type { Turn as CodexTurn } from './codex-protocol.js';
+import type { Turn as CodexTurn, ServerNotification } from './codex-protocol.js';
 import { RpcError } from './codex-rpc.js';
 import { type ErrorResult, errorResult, faultDetail, faultKind, rejectionKind } from './results.js';
 import type { Settled } from './trouble.js';
@@ -13,6 +13,8 @@ export interface Turn {
   /** Known once `turn/start` answers; notifications of other turns are ignored. */
   turnId?: string;
   events: (events: StreamEvent[]) => void;
+  /** The turn's progress events (drivers/progress-map.ts), masked and sent to its `onEvent`. */
+  progress: (n: ServerNotification) => void;
   usage: { input: number; output: number; seen: boolean };
   /** Texts steered in, until codex shows them as a user message of this turn. */
   unseenSteers: string[];

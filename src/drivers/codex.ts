@@ -6,6 +6,7 @@
 // ./codex-permission.ts). This is one session (thread); the process is its host (./codex-host.ts),
 // which other chats' threads may share.
 import type { AgentResult, SessionRef } from '../agents/types.js';
+import { progressTap } from '../core/progress-event.js';
 import type { GroupGuard } from '../runner/spawn-stdio.js';
 import type { Tap } from './acp-transport.js';
 import { decide, turnAsking } from './approval.js';
@@ -17,6 +18,7 @@ import type { Answer, CodexPeer } from './codex-rpc.js';
 import { RpcError } from './codex-rpc.js';
 import { failureResult, type Turn, turnResult } from './codex-turn.js';
 import type { HostedDriver } from './hosts.js';
+import { codexProgress } from './progress-map.js';
 import { driverState, type ErrorResult, errorResult, unusableResult } from './results.js';
 import { type Settled, Trouble } from './trouble.js';
 import { turnMessages } from './turn-messages.js';
@@ -218,6 +220,7 @@ class CodexDriver implements SessionDriver {
     const turn: Turn = {
       threadId,
       events: (evs) => gathered.add(evs),
+      progress: progressTap(codexProgress, req.onEvent),
       usage: { input: 0, output: 0, seen: false },
       unseenSteers: [],
       queuedSteers: [],
@@ -321,9 +324,15 @@ class CodexDriver implements SessionDriver {
             n.params.item.changes.map((c) => c.path),
           );
         turn.events(itemStarted(n.params.item));
+        turn.progress(n);
         return;
       case 'item/completed':
-        if (this.ours(turn, n.params.threadId, n.params.turnId)) turn.events(itemCompleted(n.params.item));
+        if (!this.ours(turn, n.params.threadId, n.params.turnId)) return;
+        turn.events(itemCompleted(n.params.item));
+        turn.progress(n);
+        return;
+      case 'item/agentMessage/delta':
+        if (this.ours(turn, n.params.threadId, n.params.turnId)) turn.progress(n);
         return;
       case 'thread/tokenUsage/updated':
         // One update per model call, `last` being that call: their sum is the turn's usage.

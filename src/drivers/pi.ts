@@ -7,8 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import { isAbsolute, join } from 'node:path';
 import { assertSafeId, obj, str } from '../agents/common.js';
-import { piSpec } from '../agents/pi.js';
+import { piProgress, piSpec } from '../agents/pi.js';
 import type { AgentResult, SessionRef } from '../agents/types.js';
+import { progressTap } from '../core/progress-event.js';
 import type { GroupGuard, StdioChild } from '../runner/spawn-stdio.js';
 import { type Asking, decide, turnAsking } from './approval.js';
 import { type PiAnswer, PiWaits, piRefusal } from './pi-commands.js';
@@ -169,6 +170,7 @@ class PiDriver implements SessionDriver {
 
   private runTurn(rpc: PiTransport, sessionId: string, req: TurnRequest, t0: number): Promise<AgentResult> {
     const tally = piTally(req.onProgress);
+    const progress = progressTap(piProgress, req.onEvent);
     let stopped: 'timeout' | 'aborted' | undefined;
     let accepted = false;
     let abortPending = false;
@@ -220,6 +222,7 @@ class PiDriver implements SessionDriver {
     };
     const event = (ev: PiJson) => {
       if (finished) return;
+      progress(ev);
       if (ev.type === 'message_end') {
         tally.message(ev);
       } else if (ev.type === 'agent_start') {

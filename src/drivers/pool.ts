@@ -7,6 +7,7 @@
 import type { AgentKind, AgentRequest, AgentResult } from '../agents/types.js';
 import { maskId } from '../log.js';
 import { treeRssBytes } from '../runner/rss.js';
+import { announced } from './approval.js';
 import { buildDriver } from './factory.js';
 import { type HostRegistry, hostRegistry } from './hosts.js';
 import { entryInfo, processSlots } from './pool-entry.js';
@@ -214,7 +215,8 @@ class Pool implements WarmPool {
         timeoutMs: request.timeoutMs,
         ...(request.signal ? { signal: request.signal } : {}),
         ...(request.onProgress ? { onProgress: request.onProgress } : {}),
-        ...(request.approve ? { approve: request.approve } : {}),
+        ...(request.onEvent ? { onEvent: request.onEvent } : {}),
+        ...(request.approve ? { approve: announced(request.approve, request.onEvent) } : {}),
         ...(request.personWaitMs ? { personWaitMs: request.personWaitMs } : {}),
       });
     } finally {

@@ -3,7 +3,10 @@
 // the cold runner returns, so nothing above a driver knows which one ran.
 
 import type { AgentResult, Approver, PermissionPolicy, SessionRef } from '../agents/types.js';
+import type { ProgressListener } from '../core/progress-event.js';
 import type { Sandbox } from '../core/sandbox.js';
+
+export type { ProgressEvent, ProgressListener } from '../core/progress-event.js';
 
 export type { PermissionPolicy };
 
@@ -41,6 +44,8 @@ export interface TurnRequest {
   signal?: AbortSignal;
   /** Each assistant message before the final one, as the cold runner streams it. */
   onProgress?: (text: string) => void;
+  /** What the agent is doing (core/progress-event.ts): every driver maps its protocol onto it. */
+  onEvent?: ProgressListener;
   /** With policy `ask`: the person's answer to a permission request (absent: treated as deny). */
   approve?: Approver;
   /** Time the run has waited for a person so far: not counted against `timeoutMs`. */

@@ -4,6 +4,7 @@
 // a chat gets stuck forever).
 import { newSession } from '../agents/resolve.js';
 import type { AgentKind, AgentResult, SessionRef } from '../agents/types.js';
+import type { ProgressListener } from '../core/progress-event.js';
 import type { Role } from '../core/roles.js';
 import type { ChatKey, SystemSession } from '../core/types.js';
 import type { Logger } from '../log.js';
@@ -72,6 +73,8 @@ export interface ExecuteOptions {
   model?: string;
   /** The agent's messages before its final one, as they come (for /verbose). */
   onProgress?: (text: string) => void;
+  /** What the agent is doing, for the run's status message (queue/progress-feed.ts). */
+  onEvent?: ProgressListener;
   /** Names the run for its tools (outbox keys of send_message): the same when a crash redoes it. */
   runKey?: string;
   /** Who asked (the least trusted sender of the run): a member's or guest's run uses its profile. */
@@ -172,6 +175,7 @@ export async function execute(
         thinking,
         signal: opts.signal,
         ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+        ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
       },
       { lane: scope, session: mode.type },
     );

@@ -1,5 +1,6 @@
 // What the queue is built with and what it reports (src/queue/queue.ts).
 import type { Config } from '../config/schema.js';
+import type { ProgressSettings } from '../config/schema-progress.js';
 import type { ChunkRules } from '../core/chunk.js';
 import type { ChannelName, ChatKey } from '../core/types.js';
 import type { RunCheck } from '../heartbeat/check.js';
@@ -21,6 +22,7 @@ import type {
   WarmStatus,
 } from './ports.js';
 import type { ProcessOwner } from './process-owner.js';
+import type { ProgressPort } from './progress-port.js';
 
 export type QueueConfig = Pick<Config, 'agent' | 'agents' | 'queue' | 'sessions' | 'commands' | 'delivery'> &
   Partial<Pick<Config, 'access' | 'routes'>>;
@@ -65,6 +67,11 @@ export interface QueueOptions {
    * is the store's one user (tests, `agentwire heartbeat`).
    */
   owner?: ProcessOwner;
+  /**
+   * Each run's live status message (docs/sessions-and-queue.md, "Progress"): the channel side, and
+   * each channel section's settings (undefined: off). Absent: no run has one.
+   */
+  progress?: { port: ProgressPort; settings(channel: ChannelName): ProgressSettings | undefined };
   /** agentwire's MCP tools for each run (docs/tools.md); absent: runs get no tools. */
   tools?: ToolGrantor;
   /**

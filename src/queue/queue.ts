@@ -307,7 +307,10 @@ export class Queue implements SystemRunner {
   private runDeps(chat: ChatKey) {
     const cfg = this.opts.config.queue;
     const channel = (parseChatKey(chat) as { channel: ChannelName }).channel;
+    const progress = this.opts.progress;
+    const settings = progress?.settings(channel);
     return {
+      ...(progress && settings && { progress: { port: progress.port, settings } }),
       exec: this.exec,
       mediaPolicy: this.opts.mediaPolicy,
       deliverer: this.deliverer,

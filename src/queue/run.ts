@@ -6,6 +6,7 @@
 // returned Promise settles; what runs next is the queue's business.
 
 import type { Channel } from '../channels/types.js';
+import type { ProgressSettings } from '../config/schema-progress.js';
 import type { ChunkRules } from '../core/chunk.js';
 import { cutText } from '../core/line.js';
 import { buildPrompt, type PromptMessage } from '../core/prompt.js';
@@ -26,6 +27,8 @@ import { fetchRemoteMedia } from './fetch-media.js';
 import type { ActiveRun } from './lanes.js';
 import { persist } from './persist.js';
 import type { MediaPolicy } from './ports.js';
+import { type ProgressFeed, statusFeed } from './progress-feed.js';
+import type { ProgressPort } from './progress-port.js';
 import { recoverChat } from './recovery.js';
 
 export interface RunDeps {
@@ -44,6 +47,8 @@ export interface RunDeps {
   timeZone: string | undefined;
   /** First wait before writing again when the store refuses a write (a full disk). */
   storeRetryMs: number;
+  /** The chat's live status message, when its channel section turns it on (docs/sessions-and-queue.md). */
+  progress?: { port: ProgressPort; settings: ProgressSettings };
 }
 
 export const toPrompt = (r: InboxRow): PromptMessage => ({
@@ -95,6 +100,7 @@ export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
   const chatId = parseChatKey(chat)?.chatId ?? '';
   let typed = false;
   let leased = false;
+  let feed: ProgressFeed | undefined;
   try {
     // Processes share the store: the chat's lease first, and every write of the run carries it.
     const owner = deps.exec.owner;
@@ -150,6 +156,8 @@ export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
     // enough for a cap meant to stop 10 MB prompts, not to count characters exactly.
     const prompt = buildPrompt(ready.map(toPrompt), promptOpts(deps));
     const onProgress = (await store.chatSettings(chat)).verbose ? progressSink(run) : undefined;
+    // Real time, not the queue's clock: the throttle paces real edits on real timers.
+    feed = statusFeed(deps.progress, { chat, key: `status:${replyKey(run)}` }, { now: Date.now, log });
     await spawnTurn();
     // Told to stop before the agent started (an interrupt or /stop while claiming or downloading).
     const out: ExecuteOutcome | undefined = active.controller.signal.aborted
@@ -160,13 +168,17 @@ export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
           // The tools' outbox keys: the same when a crash redoes the run.
           runKey: `in:${run.ids[run.ids.length - 1]}`,
           ...(onProgress ? { onProgress } : {}),
+          ...(feed && { onEvent: feed.listener }),
           ...runRole(deps.exec, chat, rows),
         });
+    // The status message gets its summary while the answer is stored; neither waits for the other.
+    void feed?.finish();
     await finish(run, out);
   } catch (err) {
     log.error({ err, chat: maskId(chat), ids: run.ids }, 'run failed inside the relay');
     if (run.ids.length > 0 && !run.moved) await failSafely(run);
   } finally {
+    void feed?.finish();
     if (typed) typing(deps.channel, chatId, false);
     lanes.end(chat, active);
     finished();

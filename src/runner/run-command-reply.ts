@@ -15,6 +15,7 @@ import type {
   RunOutput,
   StreamEvent,
 } from '../agents/types.js';
+import { progressTap } from '../core/progress-event.js';
 import { maskCredentials } from '../log.js';
 import { extractMedia } from '../media/parse.js';
 import { type SpawnResult, spawnProcess } from './spawn.js';
@@ -72,8 +73,10 @@ async function spawnAndRead(spec: AgentSpec, request: AgentRequest, inv: Invocat
   const nextMessages = spec.messageStream();
   const trouble = watchTrouble(spec, request);
   let pending: string | undefined;
+  const progress = progressOf(spec, request);
   const onStdoutLine = (line: string) => {
     trouble?.line(line);
+    progress?.(line);
     if (!request.onProgress) return;
     // A message is known not to be the final reply once the agent carries on or says more.
     for (const ev of safeEvents(nextMessages, line)) {
@@ -186,6 +189,12 @@ function toRunOutput(r: {
     signal: r.signal,
     truncated: r.stdoutTruncated,
   };
+}
+
+/** The run's progress events when someone listens and the CLI's output shows them. */
+function progressOf(spec: AgentSpec, request: AgentRequest): ((line: string) => void) | undefined {
+  if (!request.onEvent || !spec.progressStream) return undefined;
+  return progressTap(spec.progressStream(), request.onEvent);
 }
 
 function safeEvents(next: (line: string) => StreamEvent[], line: string): StreamEvent[] {

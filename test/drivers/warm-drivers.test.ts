@@ -10,7 +10,7 @@ import { acpDriver } from '../../src/drivers/acp.js';
 import { claudeDriver } from '../../src/drivers/claude.js';
 import { codexDriver } from '../../src/drivers/codex.js';
 import { piDriver } from '../../src/drivers/pi.js';
-import type { DriverProcess, SessionDriver } from '../../src/drivers/types.js';
+import type { DriverProcess, ProgressEvent, SessionDriver } from '../../src/drivers/types.js';
 import { tempDir } from '../helpers/tmp.js';
 import { alive, waitFor } from './helpers.js';
 
@@ -133,6 +133,23 @@ describe.each(KINDS)('every warm driver: $name', (k) => {
     expect(await turn(d, 'again')).toMatchObject({ type: 'ok', text: k.reply(2, 'again'), sessionId: sid });
     expect(d.pid()).toBe(pid);
     expect(d.state()).toEqual({ type: 'idle', sessionId: sid });
+  });
+
+  it('tells its progress listener about the tool call, and a listener that throws breaks nothing', async () => {
+    const { d } = await opened();
+    const seen: ProgressEvent[] = [];
+    const r = await d.turn({
+      prompt: 'tool',
+      timeoutMs: 10_000,
+      onEvent: (ev) => {
+        seen.push(ev);
+        throw new Error('a broken status line');
+      },
+    });
+    expect(r).toMatchObject({ type: 'ok', text: 'Done.' });
+    expect(seen.filter((e) => e.type === 'tool')).toEqual([
+      expect.objectContaining({ type: 'tool', detail: 'ls', at: expect.any(Number) }),
+    ]);
   });
 
   it('streams progress and media as the cold runner does', async () => {

@@ -200,6 +200,7 @@ export function harness(
     clock?: { now: number };
     route?: QueueOptions['route'];
     roles?: QueueOptions['roles'];
+    progress?: QueueOptions['progress'];
   } = {},
 ): Harness {
   const store = opts.store ?? tempDb();
@@ -224,6 +225,7 @@ export function harness(
     ...(opts.interactions && { interactions: opts.interactions }),
     ...(opts.route && { route: opts.route }),
     ...(opts.roles && { roles: opts.roles }),
+    ...(opts.progress && { progress: opts.progress }),
   });
   if (opts.start !== false) void queue.start();
   const send = (text: string, over: Partial<InboundMessage> = {}) =>

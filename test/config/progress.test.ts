@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { AGENT_KINDS } from '../../src/agents/registry.js';
+import { parseConfigText } from '../../src/config/load.js';
+import { progressSettings } from '../../src/config/schema-progress.js';
+
+const load = (text: string) => parseConfigText(text, 'c.json5', {}, AGENT_KINDS);
+
+describe('progress per channel section', () => {
+  it('is off by default on every channel, so no chat sees a status message it did not ask for', () => {
+    const r = load('{}');
+    if (!r.ok) throw new Error('the config was refused');
+    for (const channel of ['whatsapp', 'twilio', 'telegram', 'console'])
+      expect(progressSettings(r.config, channel)).toBeUndefined();
+    expect(r.config.telegram).toMatchObject({ progress: 'off', progressEnd: 'summary' });
+  });
+
+  it.each([
+    ['{telegram: {progress: "status"}}', 'telegram', { mode: 'status', end: 'summary' }],
+    [
+      '{whatsapp: {progress: "stream", progressEnd: "delete"}}',
+      'whatsapp',
+      { mode: 'stream', end: 'delete' },
+    ],
+    ['{console: {progress: "status"}}', 'twilio', undefined],
+    ['{twilio: {progress: "off", progressEnd: "delete"}}', 'twilio', undefined],
+    ['{}', 'slack', undefined],
+  ])('%s → %s', (text, channel, settings) => {
+    const r = load(text);
+    if (!r.ok) throw new Error('the config was refused');
+    expect(progressSettings(r.config, channel)).toEqual(settings);
+  });
+
+  it.each([
+    ['{telegram: {progress: "loud"}}', 'telegram.progress'],
+    ['{twilio: {progressEnd: "keep"}}', 'twilio.progressEnd'],
+  ])('refuses %s naming the key', (text, key) => {
+    const r = load(text);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.problems).toContainEqual(expect.objectContaining({ path: key, line: 1 }));
+  });
+});

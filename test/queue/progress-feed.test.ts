@@ -1,0 +1,94 @@
+// The status feed alone, with a recording port and a clock the test moves: what reaches the port,
+// in which order, and that a failing port costs nothing but the status message.
+import { describe, expect, it, vi } from 'vitest';
+import type { ProgressEvent } from '../../src/core/progress-event.js';
+import { createLogger } from '../../src/log.js';
+import { type FeedOptions, progressFeed, statusFeed } from '../../src/queue/progress-feed.js';
+import type { ProgressEnd, ProgressPort, ProgressRun } from '../../src/queue/progress-port.js';
+import { NO_PROGRESS } from '../../src/queue/progress-port.js';
+
+type Call = [type: 'start' | 'update' | 'finish', what: string | ProgressEnd];
+
+function recorder(fail?: 'update'): ProgressPort & { calls: Call[] } {
+  const calls: Call[] = [];
+  return {
+    calls,
+    editIntervalMs: () => 1000,
+    start: async (_run: ProgressRun, text: string) => {
+      calls.push(['start', text]);
+    },
+    update: async (_run: ProgressRun, text: string) => {
+      calls.push(['update', text]);
+      if (fail === 'update') throw new Error('the platform said no');
+    },
+    finish: async (_run: ProgressRun, end: ProgressEnd) => {
+      calls.push(['finish', end]);
+    },
+  };
+}
+
+const run: ProgressRun = { chat: 'console:local' as never, key: 'status:in:1' };
+const setup = (port: ProgressPort, over: Partial<FeedOptions> = {}) => {
+  const clock = { now: 0 };
+  const feed = progressFeed({
+    port,
+    run,
+    settings: { mode: 'status', end: 'summary' },
+    minIntervalMs: 1000,
+    now: () => clock.now,
+    log: createLogger({ level: 'silent' }),
+    tickMs: 10,
+    ...over,
+  });
+  const at = (ev: ProgressEvent) => feed.listener(ev);
+  return { feed, clock, at };
+};
+
+describe('progressFeed', () => {
+  it('redraws a long tool so its time counts up, then ends with the summary', async () => {
+    const port = recorder();
+    const { feed, clock, at } = setup(port);
+    at({ type: 'tool', id: 't', name: 'Bash', detail: 'npm test', at: 0 });
+    clock.now = 12_000;
+    await vi.waitFor(() => expect(port.calls).toContainEqual(['update', 'running `npm test` (12 s)']));
+    at({ type: 'tool_done', id: 't', ok: true, at: 12_000 });
+    clock.now = 48_000;
+    await feed.finish();
+    await feed.finish();
+    expect(port.calls[0]).toEqual(['start', 'running `npm test`']);
+    expect(port.calls.at(-1)).toEqual(['finish', { type: 'summary', text: '1 tool, 48 s' }]);
+    expect(port.calls.filter((c) => c[0] === 'finish')).toHaveLength(1);
+  });
+
+  it('a port that fails costs the edit only: the next line and the finish still go', async () => {
+    const port = recorder('update');
+    const { feed, clock, at } = setup(port, { settings: { mode: 'status', end: 'delete' } });
+    at({ type: 'tool', id: 'a', name: 'Read', detail: 'a.ts', at: 0 });
+    clock.now = 1000;
+    at({ type: 'tool', id: 'b', name: 'Read', detail: 'b.ts', at: 1000 });
+    clock.now = 2000;
+    at({ type: 'tool', id: 'c', name: 'Read', detail: 'c.ts', at: 2000 });
+    await vi.waitFor(() => expect(port.calls).toContainEqual(['update', 'reading c.ts']));
+    await feed.finish();
+    expect(port.calls.at(-1)).toEqual(['finish', { type: 'delete' }]);
+  });
+
+  it('a run that showed nothing has no message to finish, and events after the end are ignored', async () => {
+    const port = recorder();
+    const { feed, at } = setup(port);
+    await feed.finish();
+    at({ type: 'thinking', at: 1 });
+    expect(port.calls).toEqual([]);
+  });
+
+  it('statusFeed: none when off or when the channel cannot edit', () => {
+    const deps = { now: () => 0, log: createLogger({ level: 'silent' }) };
+    expect(statusFeed(undefined, run, deps)).toBeUndefined();
+    expect(
+      statusFeed({ port: NO_PROGRESS, settings: { mode: 'status', end: 'summary' } }, run, deps),
+    ).toBeUndefined();
+    expect(
+      statusFeed({ port: recorder(), settings: { mode: 'status', end: 'summary' } }, run, deps),
+    ).toBeDefined();
+  });
+});
