@@ -32,7 +32,8 @@ describe('Telegram channel: long polling, gating, dedupe (fake Bot API on 127.0.
     // Every chat's menu: what a member may use; the owner's private chat (42, the first allowFrom
     // entry): every command, in a chat scope of its own.
     const calls = api.callsOf('setMyCommands');
-    const names = (i: number) => (calls[i]?.params.commands as { command: string }[]).map((c) => c.command);
+    const names = (i: number) =>
+      ((calls[i]?.params.commands ?? []) as { command: string }[]).map((c) => c.command);
     expect(calls).toHaveLength(2);
     expect(calls[0]?.params.scope).toBeUndefined();
     expect(names(0)).toEqual(['new', 'stop', 'status', 'help', 'tasks', 'approvals']);
