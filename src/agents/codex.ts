@@ -64,6 +64,8 @@ function build(ctx: BuildContext): Invocation {
   if (ctx.systemText) argv.push('-c', `developer_instructions=${toml(ctx.systemText)}`);
   // `-c`, not `--sandbox`: `exec resume` takes no `--sandbox` flag (codex 0.169), and both take `-c`.
   if (ctx.readOnly) argv.push('-c', 'sandbox_mode="read-only"');
+  // Its web search tool (top-level `web_search`, codex 0.169: live, indexed, cached or disabled).
+  if (ctx.networkTools === false) argv.push('-c', 'web_search="disabled"');
   argv.push('--');
   if (ctx.session.type === 'resume') argv.push(assertSafeId(ctx.session.id, 'session id'));
   argv.push('-');

@@ -4,6 +4,7 @@
 // chooses ids (invented ones fail with "Session not found"); every event carries `sessionID`. Text
 // comes whole per part; the reply is the text of the step that finished with reason "stop", and
 // text of steps that ended in tool calls is progress. `reasoning` parts are never text.
+
 import { join } from 'node:path';
 import {
   addTexts,
@@ -33,6 +34,7 @@ import {
   stringValue as s,
   wordsTest,
 } from './line-forms.js';
+import { opencodeNoNetwork } from './opencode-network.js';
 import { TOOL_SERVER_NAME } from './tool-server.js';
 import type {
   AgentSpec,
@@ -54,6 +56,7 @@ function build(ctx: BuildContext): Invocation {
   argv.push(...sessionArgs(SESSION, ctx.session));
   if (ctx.model) argv.push('--model', safeArg(ctx.model, 'model'));
   if (ctx.thinking) argv.push('--variant', safeArg(ctx.thinking, 'thinking level'));
+  if (ctx.networkTools === false) return { argv, stdin: ctx.prompt, env: opencodeNoNetwork(ctx.env) };
   return { argv, stdin: ctx.prompt };
 }
 

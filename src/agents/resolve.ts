@@ -103,6 +103,8 @@ export type AgentMode = 'warm' | 'cold';
 export interface Profile {
   permissions?: PermissionPolicy;
   readOnly?: boolean;
+  /** The CLI's own network tools (web fetch, web search) where that can be said; default off. */
+  networkTools?: boolean;
 }
 
 /** Always passed through when set: what any program needs to find itself, its home and its locale. */

@@ -5,6 +5,7 @@
 import { basename, join } from 'node:path';
 import { codexThreadTools } from '../agents/codex.js';
 import { safeArg } from '../agents/common.js';
+import { opencodeNoNetwork } from '../agents/opencode-network.js';
 import { getSpec } from '../agents/registry.js';
 import { toolInstalls, withToolsIn } from '../agents/sandbox-plan.js';
 import type { AgentKind, AgentRequest, ToolServer } from '../agents/types.js';
@@ -35,6 +36,7 @@ export type DriverSettings = Pick<
   | 'stateDir'
   | 'permissions'
   | 'readOnly'
+  | 'networkTools'
   | 'sandbox'
 > & { tools?: ToolServer };
 
@@ -132,6 +134,7 @@ function buildBare(
             permission,
             process: proc(s.command),
             toolArgs: tools.args,
+            ...(s.networkTools === false && { networkTools: false }),
             ...extras,
           }),
           ...prep,
@@ -142,7 +145,13 @@ function buildBare(
             name,
             permission,
             process: proc([...s.command, ...APP_SERVER_ARGS]),
-            ...(s.tools && { threadConfig: codexThreadTools(s.tools) }),
+            ...((s.tools || s.networkTools === false) && {
+              threadConfig: {
+                ...(s.tools && codexThreadTools(s.tools)),
+                // As cold: its web search off for a run that must not use network tools.
+                ...(s.networkTools === false && { web_search: 'disabled' }),
+              },
+            }),
             ...(s.readOnly && { sandbox: 'read-only' as const }),
             ...extras,
           }),
@@ -185,7 +194,8 @@ function buildBare(
         if (s.model !== undefined || s.thinking !== undefined) {
           return { type: 'cold_only', reason: 'opencode acp cannot take agents.opencode.model / thinking' };
         }
-        return opencode(withTools, ask, prep, (env) =>
+        // As cold: its webfetch and websearch denied for a run that must not use network tools.
+        return opencode(offNet(withTools, s.networkTools), ask, prep, (env) =>
           acpOn(
             hosts,
             kind,
@@ -221,6 +231,9 @@ function buildBare(
     return { type: 'cold_only', reason: (err as Error).message };
   }
 }
+
+const offNet = (env: Record<string, string>, networkTools: boolean | undefined) =>
+  networkTools === false ? { ...env, ...opencodeNoNetwork(env) } : env;
 
 /** opencode under `ask` gets rules that ask in its inline config; one that is not JSON is not dropped. */
 function opencode(

@@ -275,7 +275,11 @@ function withPlace(agent: ResolvedAgent, chat: ChatKey, role: Role | undefined):
       ...agent.base,
       ...(place && { cwd: place.cwd, env: place.env, stateDir: place.stateDir }),
       ...(sandbox && { sandbox }),
-      ...(profile && { permissions: profile.permissions ?? 'deny', readOnly: profile.readOnly ?? true }),
+      ...(profile && {
+        permissions: profile.permissions ?? 'deny',
+        readOnly: profile.readOnly ?? true,
+        networkTools: profile.networkTools ?? false,
+      }),
     },
   };
 }

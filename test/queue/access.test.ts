@@ -99,10 +99,12 @@ describe('roles in the queue', () => {
     await h.queue.whenIdle();
     await h.send('hi', { ...from(GUEST), chatId: 'group', isGroup: true });
     await h.queue.whenIdle();
-    expect(h.agent.calls.map((c) => [c.request.permissions, c.request.readOnly])).toEqual([
-      ['allow', true],
-      ['ask', undefined],
-      ['deny', true],
+    expect(
+      h.agent.calls.map((c) => [c.request.permissions, c.request.readOnly, c.request.networkTools]),
+    ).toEqual([
+      ['allow', true, false],
+      ['ask', undefined, undefined],
+      ['deny', true, false],
     ]);
   });
 });
