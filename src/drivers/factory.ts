@@ -9,6 +9,7 @@ import { opencodeNoNetwork } from '../agents/opencode-network.js';
 import { getSpec } from '../agents/registry.js';
 import { toolInstalls, withToolsIn } from '../agents/sandbox-plan.js';
 import type { AgentKind, AgentRequest, ToolServer } from '../agents/types.js';
+import type { Sandbox } from '../core/sandbox.js';
 import type { Logger } from '../log.js';
 import type { GroupGuard } from '../runner/spawn-stdio.js';
 import { type AcpDriverOptions, acpDriver, acpHost } from './acp.js';
@@ -253,10 +254,16 @@ function opencode(
  * The host key of a codex or ACP process: its argv and environment (the tools' token among it,
  * where the CLI takes the tools per process, so those chats never share), and the permission
  * policy its requests of no open session are answered by. Not the working folder: `thread/start`
- * and `session/new` give each session its own.
+ * and `session/new` give each session its own. And its sandbox: a sandboxed process shows one
+ * chat's received files (and, per-chat, its folder), so chats whose sandboxes differ never share
+ * one process, where one chat's session could read what only the other's sandbox shows.
  */
-function keyOf(o: { process: { argv: readonly string[]; env: Record<string, string> }; permission: string }) {
-  return `${o.permission}\n${hostKey(o.process.argv, o.process.env)}`;
+export function keyOf(o: {
+  process: { argv: readonly string[]; env: Record<string, string>; sandbox?: Sandbox };
+  permission: string;
+}): string {
+  const boxed = o.process.sandbox ? `\n${JSON.stringify(o.process.sandbox)}` : '';
+  return `${o.permission}\n${hostKey(o.process.argv, o.process.env)}${boxed}`;
 }
 
 function codexOn(hosts: HostRegistry | undefined, o: CodexDriverOptions): Built {
