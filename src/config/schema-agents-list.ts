@@ -25,7 +25,7 @@ const profileSchema = z
       .boolean()
       .optional()
       .describe(
-        "The CLI's own web fetch and web search tools, where a flag or setting can turn them off (claude, codex, opencode; docs/access.md). Default: false.",
+        "The CLI's own web fetch and web search tools, where a flag or setting can turn them off (docs/access.md lists which CLIs). Default: false.",
       ),
   })
   .strict();

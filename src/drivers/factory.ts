@@ -5,7 +5,7 @@
 import { basename, join } from 'node:path';
 import { codexThreadTools } from '../agents/codex.js';
 import { safeArg } from '../agents/common.js';
-import { opencodeNoNetwork } from '../agents/opencode-network.js';
+import { opencodeNoNetwork } from '../agents/opencode.js';
 import { getSpec } from '../agents/registry.js';
 import { toolInstalls, withToolsIn } from '../agents/sandbox-plan.js';
 import type { AgentKind, AgentRequest, ToolServer } from '../agents/types.js';
