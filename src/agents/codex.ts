@@ -266,5 +266,9 @@ export function codexThreadTools(server: ToolServer): Record<string, string | nu
     [`${key}.env`]: { ...server.env },
     [`${key}.default_tools_approval_mode`]: 'approve',
     [`${key}.tool_timeout_sec`]: Math.ceil(server.callTimeoutMs / 1000),
+    // A thread's MCP servers start in the background: without this the first turn could reach the
+    // model before our server listed its tools (seen under load, sandboxed: the model was offered
+    // none of them). Required, codex waits for it when the thread starts.
+    [`${key}.required`]: true,
   };
 }
