@@ -258,7 +258,9 @@ export function codexTools(server: ToolServer): ToolWiring {
  * app-server gets its own token, and the process itself is started without one (chats can share
  * it). The token travels in the request on stdin, never in argv.
  */
-export function codexThreadTools(server: ToolServer): Record<string, string | number | string[] | object> {
+export function codexThreadTools(
+  server: ToolServer,
+): Record<string, string | number | boolean | string[] | object> {
   const key = `mcp_servers.${TOOL_SERVER_NAME}`;
   return {
     [`${key}.command`]: server.command,
