@@ -45,8 +45,13 @@ const SESSION: AgentSpec['session'] = { newFlag: '--session-id', resumeFlag: '--
 
 const THINKING = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
 
+/** claude's own tools that reach the network (its Bash can still run curl: no flag stops that). */
+export const CLAUDE_NETWORK_TOOLS = 'WebFetch,WebSearch';
+
 function build(ctx: BuildContext): Invocation {
   const argv = [...ctx.command, '-p', '--output-format', 'stream-json', '--verbose'];
+  // The flag takes a list: followed by a flag (the session's), so nothing else is read into it.
+  if (ctx.networkTools === false) argv.push('--disallowedTools', CLAUDE_NETWORK_TOOLS);
   argv.push(...sessionArgs(SESSION, ctx.session));
   if (ctx.model) argv.push('--model', safeArg(ctx.model, 'model'));
   if (ctx.thinking) argv.push('--effort', safeArg(ctx.thinking, 'thinking level'));

@@ -66,6 +66,8 @@ function build(ctx: BuildContext): Invocation {
   if (ctx.systemText) argv.push('-c', `developer_instructions=${toml(ctx.systemText)}`);
   // `-c`, not `--sandbox`: `exec resume` takes no `--sandbox` flag (codex 0.169), and both take `-c`.
   if (ctx.readOnly) argv.push('-c', 'sandbox_mode="read-only"');
+  // Its web search tool (top-level `web_search`, codex 0.169: live, indexed, cached or disabled).
+  if (ctx.networkTools === false) argv.push('-c', 'web_search="disabled"');
   argv.push('--');
   if (ctx.session.type === 'resume') argv.push(assertSafeId(ctx.session.id, 'session id'));
   argv.push('-');
@@ -287,7 +289,9 @@ export function codexTools(server: ToolServer): ToolWiring {
  * app-server gets its own token, and the process itself is started without one (chats can share
  * it). The token travels in the request on stdin, never in argv.
  */
-export function codexThreadTools(server: ToolServer): Record<string, string | number | string[] | object> {
+export function codexThreadTools(
+  server: ToolServer,
+): Record<string, string | number | boolean | string[] | object> {
   const key = `mcp_servers.${TOOL_SERVER_NAME}`;
   return {
     [`${key}.command`]: server.command,
@@ -295,5 +299,9 @@ export function codexThreadTools(server: ToolServer): Record<string, string | nu
     [`${key}.env`]: { ...server.env },
     [`${key}.default_tools_approval_mode`]: 'approve',
     [`${key}.tool_timeout_sec`]: Math.ceil(server.callTimeoutMs / 1000),
+    // A thread's MCP servers start in the background: without this the first turn could reach the
+    // model before our server listed its tools (seen under load, sandboxed: the model was offered
+    // none of them). Required, codex waits for it when the thread starts.
+    [`${key}.required`]: true,
   };
 }

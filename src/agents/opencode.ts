@@ -4,6 +4,7 @@
 // chooses ids (invented ones fail with "Session not found"); every event carries `sessionID`. Text
 // comes whole per part; the reply is the text of the step that finished with reason "stop", and
 // text of steps that ended in tool calls is progress. `reasoning` parts are never text.
+
 import { join } from 'node:path';
 import type { ProgressStep } from '../core/progress-event.js';
 import {
@@ -56,6 +57,7 @@ function build(ctx: BuildContext): Invocation {
   argv.push(...sessionArgs(SESSION, ctx.session));
   if (ctx.model) argv.push('--model', safeArg(ctx.model, 'model'));
   if (ctx.thinking) argv.push('--variant', safeArg(ctx.thinking, 'thinking level'));
+  if (ctx.networkTools === false) return { argv, stdin: ctx.prompt, env: opencodeNoNetwork(ctx.env) };
   return { argv, stdin: ctx.prompt };
 }
 
@@ -313,4 +315,26 @@ export function opencodeTools(server: ToolServer): ToolWiring {
     },
   };
   return { args: [], env: { OPENCODE_CONFIG_CONTENT: JSON.stringify(config) } };
+}
+
+// opencode's own network tools (webfetch, websearch) denied, for a run that must not use them.
+// OPENCODE_PERMISSION is merged over the permission rules of every config opencode reads, its
+// built-in agents' included (checked on 1.18 with `opencode debug agent build`: both tools off), so
+// the user's config files are never written. A value the agent's env already sets is kept, its
+// rules for these two replaced; one that is not a JSON object is replaced whole (the deny wins).
+const DENY = { webfetch: 'deny', websearch: 'deny' } as const;
+
+/** The environment that denies opencode's network tools, over `env`'s OPENCODE_PERMISSION. */
+export function opencodeNoNetwork(env: Readonly<Record<string, string | undefined>> | undefined): {
+  OPENCODE_PERMISSION: string;
+} {
+  let prior: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(env?.OPENCODE_PERMISSION ?? '{}');
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+      prior = parsed as Record<string, unknown>;
+  } catch {
+    // Not JSON: opencode would ignore it anyway.
+  }
+  return { OPENCODE_PERMISSION: JSON.stringify({ ...prior, ...DENY }) };
 }

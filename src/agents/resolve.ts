@@ -8,6 +8,7 @@ import type { Paths } from '../config/paths.js';
 import { agentKindSettings, type Config } from '../config/schema.js';
 import { folderOf } from '../config/schema-agents-list.js';
 import type { Sandbox } from '../core/sandbox.js';
+import type { ChatKey } from '../core/types.js';
 import {
   COMPILE_CACHE_ENV,
   compileCacheDir,
@@ -90,6 +91,8 @@ export interface ResolvedAgent {
    * sandbox plan when sandboxed; absent: `base` for every chat.
    */
   place?: (chat: string) => AgentPlace & { sandbox?: Sandbox };
+  /** One chat's received-files folder, made when missing: a sandboxed run of that chat sees it. */
+  chatMedia?: (chat: ChatKey) => string;
   /** Member and guest runs' permissions; absent: `deny` for them. */
   profiles?: AgentSettings['profiles'];
 }
@@ -100,6 +103,8 @@ export type AgentMode = 'warm' | 'cold';
 export interface Profile {
   permissions?: PermissionPolicy;
   readOnly?: boolean;
+  /** The CLI's own network tools (web fetch, web search) where that can be said; default off. */
+  networkTools?: boolean;
 }
 
 /** Always passed through when set: what any program needs to find itself, its home and its locale. */
@@ -267,7 +272,6 @@ function sandboxOf(
     env,
     stateDir: o.stateDir,
     command: o.command,
-    inboundMedia: o.paths.inboundMedia,
     // The relay's own files: never in the sandbox, nor any folder that holds them.
     hidden: [o.paths.home, o.paths.configFile, o.paths.db, o.paths.socket],
     createDirs: o.createDirs,

@@ -2,8 +2,8 @@
 // workspace, the CLI's own state folders, agentwire's state for this kind (pi's sessions) with its
 // tool files hidden under an empty folder. Read-only: /usr and the root links into it, the /etc
 // files a program needs to resolve names and check certificates, the CLI's install, node's, the
-// PATH, and the chats' received files (the prompt names them). A private /tmp and HOME. Nothing
-// else: the relay's state folder, database, config and sockets are not in it. `makeSandbox` finds
+// PATH. One chat's received files are added per run (core/sandbox.ts withChatMedia), never here: the
+// plan is the agent's, for every chat. A private /tmp and HOME. Nothing else: the relay's state folder, database, config and sockets are not in it. `makeSandbox` finds
 // the real paths (symlinks, installs) and makes the state folders; the assembly is pure.
 import { existsSync, lstatSync, mkdirSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, sep } from 'node:path';
@@ -47,8 +47,6 @@ export interface SandboxInputs {
   installs: readonly string[];
   /** Existing PATH folders. */
   pathDirs: readonly string[];
-  /** The chats' received files, when the folder exists. */
-  inboundMedia?: string;
   /** Never bound: the relay's state folder and config file. */
   hidden: readonly string[];
 }
@@ -65,8 +63,7 @@ export function sandboxPlan(i: SandboxInputs): SandboxPlan {
   const ro = ['/usr', ...rootDirs, ...state.readFiles];
   const covered = (p: string) =>
     [...ro, ...links.map((l) => l.path)].some((r) => within(p, r)) || i.hidden.some((h) => within(h, p));
-  for (const p of [...i.installs, ...i.pathDirs, ...(i.inboundMedia ? [i.inboundMedia] : [])])
-    if (!covered(p) && !ro.includes(p)) ro.push(p);
+  for (const p of [...i.installs, ...i.pathDirs]) if (!covered(p) && !ro.includes(p)) ro.push(p);
   const rw = [i.cwd, ...state.dirs, ...state.files, i.stateDir];
   const home = i.env.HOME;
   const tmpfs = [toolRoot(i.stateDir)];
@@ -110,7 +107,6 @@ export interface SandboxPlaces {
   env: Readonly<Record<string, string | undefined>>;
   stateDir: string;
   command: readonly string[];
-  inboundMedia: string;
   hidden: readonly string[];
   /** Make the CLI's state folders when missing (false: only look, as `doctor` does). */
   createDirs?: boolean;
@@ -128,9 +124,7 @@ export function makeSandbox(kind: AgentKind, p: SandboxPlaces): MadeSandbox {
   const state = cliState(kind, p.env);
   // Private, as resolveAgent makes the workspace: made here so bwrap does not make them 0755.
   if (p.createDirs !== false) {
-    // The received-files folder too: made later by the first download, it would be missing from a
-    // plan made at start (the plan is made once per agent), and its files unseen until a restart.
-    for (const d of [...stateFolders(state), toolRoot(p.stateDir), p.inboundMedia])
+    for (const d of [...stateFolders(state), toolRoot(p.stateDir)])
       mkdirSync(d, { recursive: true, mode: 0o700 });
     // A file the CLI would make on its first run must exist to be bound, else it is made in the
     // private HOME and lost with it. The only one (claude's ~/.claude.json) is JSON.
@@ -155,7 +149,6 @@ export function makeSandbox(kind: AgentKind, p: SandboxPlaces): MadeSandbox {
     root,
     installs,
     pathDirs,
-    ...(existsSync(p.inboundMedia) ? { inboundMedia: p.inboundMedia } : {}),
     hidden: p.hidden,
   });
   const through = throughLink(plan);

@@ -30,6 +30,14 @@ export interface BuildContext {
    * a member's or guest's run by default (docs/access.md). CLIs without one ignore it.
    */
   readOnly?: boolean;
+  /**
+   * `false`: keep the CLI off its own network tools where that can be said (claude's WebFetch and
+   * WebSearch, codex's web search, opencode's webfetch and websearch); a member's or guest's run by
+   * default (docs/access.md). Absent or `true`: as the CLI is configured.
+   */
+  networkTools?: boolean;
+  /** The run's environment, where a spec merges a variable of its own over the user's. */
+  env?: Readonly<Record<string, string>>;
 }
 
 /** A CLI's own state, as the sandbox binds it. */

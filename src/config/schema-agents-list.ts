@@ -21,6 +21,12 @@ const profileSchema = z
       .boolean()
       .optional()
       .describe("The CLI's own read-only sandbox, where it has one (docs/access.md). Default: true."),
+    networkTools: z
+      .boolean()
+      .optional()
+      .describe(
+        "The CLI's own web fetch and web search tools, where a flag or setting can turn them off (docs/access.md lists which CLIs). Default: false.",
+      ),
   })
   .strict();
 

@@ -4,9 +4,11 @@
 // applied nor answered twice; queue/queue.ts applies the lane ones). Table-tested in
 // test/core/command-handler.test.ts.
 import type { AgentKind } from '../agents/types.js';
-import { type ChatCommand, type CommandSettings, helpText } from './commands.js';
+import type { ChatCommand, CommandName, CommandSettings } from './commands.js';
+import { helpText } from './help.js';
 import type { ApprovalChoice } from './interaction-route.js';
 import { agentLine, type PendingLine, pendingStatusLines, shortApproval } from './interaction-text.js';
+import type { Role } from './roles.js';
 import { type TaskLike, taskLine } from './task-line.js';
 
 /** The chat's stored session for its current agent, as far as a command needs it. */
@@ -52,6 +54,10 @@ export interface CommandState {
   /** The command's sender is one of the chat's approvers (permissions.approvers). */
   approver?: boolean;
   isGroup?: boolean;
+  /** Who gave the command: /help lists only what they may use. Absent: the owner. */
+  role?: Role;
+  /** The built-ins `access.guestCommands` grants guests. */
+  guestCommands?: readonly CommandName[];
 }
 
 export interface WarmLine {
@@ -122,7 +128,14 @@ export function decideCommand(cmd: ChatCommand, s: CommandState): CommandPlan {
     case 'status':
       return say(statusText(s, agent));
     case 'help':
-      return say(helpText(s.settings));
+      return say(
+        helpText(s.settings, {
+          role: s.role ?? 'owner',
+          guestCommands: s.guestCommands ?? [],
+          // A named approver who is not an owner sees /approve too; an owner always does.
+          ...(s.approver && { approver: true }),
+        }),
+      );
     case 'agent':
       return switchAgent(s, agent, cmd.kind);
     case 'think':

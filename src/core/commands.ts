@@ -1,5 +1,3 @@
-import { customCommands, defaultDescription } from './custom-commands.js';
-
 // Chat commands, recognised before the queue. Pure: text + trigger settings → a command or nothing.
 // A word that is not a known command (e.g. a CLI's own slash command) is not ours and goes to the agent.
 
@@ -71,7 +69,7 @@ export interface CommandSettings {
 }
 
 /** Resolves a trigger word (without prefix) to a command name; aliases may not shadow built-ins. */
-function commandFor(word: string, aliases: Record<string, string>): CommandName | undefined {
+export function commandFor(word: string, aliases: Record<string, string>): CommandName | undefined {
   const w = word.toLowerCase();
   const builtin = BUILTIN[w];
   if (builtin) return builtin;
@@ -143,35 +141,4 @@ function answerCommand(name: 'approve' | 'deny', rest: string): ChatCommand {
   const base = id !== undefined ? { id } : {};
   if (name === 'deny') return { type: 'deny', ...base, ...(bad && { bad }) };
   return { type: 'approve', ...base, forChat, ...(bad && { bad }) };
-}
-
-/** The /help text, naming the configured prefix and aliases. */
-export function helpText(settings: CommandSettings): string {
-  const p = settings.prefix;
-  const lines = [
-    'Commands:',
-    `${p}new [text] (or ${p}reset): start a fresh session; text after it is the first message`,
-    `${p}stop: stop the running agent and drop the messages waiting behind it`,
-    `${p}status: agent, session age, queue, the current run and what it asks you`,
-    `${p}agent [kind]: show or switch this chat's agent`,
-    `${p}think [level]: show or set the thinking level (off to clear)`,
-    `${p}verbose [on|off]: also send what the agent says while it works, before its answer`,
-    `${p}tasks: the tasks the agent scheduled in this chat; ${p}tasks cancel <id> cancels one`,
-    `${p}approve [id] [chat] / ${p}deny [id]: answer the agent's permission request (or 1, 2, 3)`,
-    `${p}approvals: what this chat allowed and what waits; ${p}approvals reset forgets the allowances`,
-    `${p}help: this list`,
-  ];
-  // The user's own commands (`commands.<name>`), with who may use them when it is not only the owner.
-  const own = Object.entries(customCommands(settings));
-  if (own.length > 0) {
-    lines.push('Your commands:');
-    for (const [name, c] of own) {
-      const who =
-        c.access && c.access !== 'owner' ? ` (${c.access === 'member' ? 'members' : 'everyone'})` : '';
-      lines.push(`${p}${name}: ${c.description ?? defaultDescription(c)}${who}`);
-    }
-  }
-  const aliases = Object.entries(settings.aliases).filter(([, t]) => commandFor(t.replace(/^\//, ''), {}));
-  if (aliases.length > 0) lines.push(`Aliases: ${aliases.map(([a, t]) => `${p}${a} = ${p}${t}`).join(', ')}`);
-  return lines.join('\n');
 }

@@ -36,6 +36,15 @@ export type Launch = { file: string; args: readonly string[] };
 
 export type SandboxArgv = { ok: true; launch: Launch } | { ok: false; error: string };
 
+/**
+ * Pure: the plan with one chat's received files shown read-only (`<state>/media/inbound/<chat>`). Added
+ * per run where the chat is known, never in the agent's plan: a folder holding every chat's files
+ * would let one chat's run read another's attachments.
+ */
+export function withChatMedia(plan: SandboxPlan, dir: string): SandboxPlan {
+  return plan.ro.includes(dir) ? plan : { ...plan, ro: [...plan.ro, dir] };
+}
+
 /** `inner` is under `outer`, or is it. */
 export function within(inner: string, outer: string): boolean {
   const a = normalize(inner);

@@ -46,6 +46,8 @@ export interface ClaudeDriverOptions extends DriverOptions {
   maxMessageBytes?: number;
   /** After the cold flags: agentwire's MCP server for this process (warm-tools.ts). */
   toolArgs?: readonly string[];
+  /** `false`: as cold, `--disallowedTools WebFetch,WebSearch`. */
+  networkTools?: boolean;
 }
 
 /** How a control request of ours ended. */
@@ -98,6 +100,7 @@ class ClaudeDriver implements SessionDriver {
           ...(this.opts.model ? { model: this.opts.model } : {}),
           ...(this.opts.thinking ? { thinking: this.opts.thinking } : {}),
           ...(this.opts.systemText ? { systemText: this.opts.systemText } : {}),
+          ...(this.opts.networkTools === false && { networkTools: false }),
         },
         this.opts.permission,
       );

@@ -50,7 +50,7 @@ export interface CodexDriverOptions extends DriverOptions {
   /** The process this thread runs in (shared with other chats'); its own one when absent. */
   host?: CodexHost;
   /** Config overrides of this thread alone: agentwire's tools with this chat's token. */
-  threadConfig?: Record<string, string | number | string[] | object>;
+  threadConfig?: Record<string, string | number | boolean | string[] | object>;
   /** A member's or guest's thread: codex's read-only sandbox, whatever the user's config says. */
   sandbox?: 'read-only';
 }

@@ -5,9 +5,11 @@
 import { basename, join } from 'node:path';
 import { codexThreadTools } from '../agents/codex.js';
 import { safeArg } from '../agents/common.js';
+import { opencodeNoNetwork } from '../agents/opencode.js';
 import { getSpec } from '../agents/registry.js';
 import { toolInstalls, withToolsIn } from '../agents/sandbox-plan.js';
 import type { AgentKind, AgentRequest, ToolServer } from '../agents/types.js';
+import type { Sandbox } from '../core/sandbox.js';
 import type { Logger } from '../log.js';
 import type { GroupGuard } from '../runner/spawn-stdio.js';
 import { type AcpDriverOptions, acpDriver, acpHost } from './acp.js';
@@ -35,6 +37,7 @@ export type DriverSettings = Pick<
   | 'stateDir'
   | 'permissions'
   | 'readOnly'
+  | 'networkTools'
   | 'sandbox'
 > & { tools?: ToolServer };
 
@@ -132,6 +135,7 @@ function buildBare(
             permission,
             process: proc(s.command),
             toolArgs: tools.args,
+            ...(s.networkTools === false && { networkTools: false }),
             ...extras,
           }),
           ...prep,
@@ -142,7 +146,13 @@ function buildBare(
             name,
             permission,
             process: proc([...s.command, ...APP_SERVER_ARGS]),
-            ...(s.tools && { threadConfig: codexThreadTools(s.tools) }),
+            ...((s.tools || s.networkTools === false) && {
+              threadConfig: {
+                ...(s.tools && codexThreadTools(s.tools)),
+                // As cold: its web search off for a run that must not use network tools.
+                ...(s.networkTools === false && { web_search: 'disabled' }),
+              },
+            }),
             ...(s.readOnly && { sandbox: 'read-only' as const }),
             ...extras,
           }),
@@ -185,7 +195,8 @@ function buildBare(
         if (s.model !== undefined || s.thinking !== undefined) {
           return { type: 'cold_only', reason: 'opencode acp cannot take agents.opencode.model / thinking' };
         }
-        return opencode(withTools, ask, prep, (env) =>
+        // As cold: its webfetch and websearch denied for a run that must not use network tools.
+        return opencode(offNet(withTools, s.networkTools), ask, prep, (env) =>
           acpOn(
             hosts,
             kind,
@@ -222,6 +233,9 @@ function buildBare(
   }
 }
 
+const offNet = (env: Record<string, string>, networkTools: boolean | undefined) =>
+  networkTools === false ? { ...env, ...opencodeNoNetwork(env) } : env;
+
 /** opencode under `ask` gets rules that ask in its inline config; one that is not JSON is not dropped. */
 function opencode(
   env: Record<string, string>,
@@ -240,10 +254,16 @@ function opencode(
  * The host key of a codex or ACP process: its argv and environment (the tools' token among it,
  * where the CLI takes the tools per process, so those chats never share), and the permission
  * policy its requests of no open session are answered by. Not the working folder: `thread/start`
- * and `session/new` give each session its own.
+ * and `session/new` give each session its own. And its sandbox: a sandboxed process shows one
+ * chat's received files (and, per-chat, its folder), so chats whose sandboxes differ never share
+ * one process, where one chat's session could read what only the other's sandbox shows.
  */
-function keyOf(o: { process: { argv: readonly string[]; env: Record<string, string> }; permission: string }) {
-  return `${o.permission}\n${hostKey(o.process.argv, o.process.env)}`;
+export function keyOf(o: {
+  process: { argv: readonly string[]; env: Record<string, string>; sandbox?: Sandbox };
+  permission: string;
+}): string {
+  const boxed = o.process.sandbox ? `\n${JSON.stringify(o.process.sandbox)}` : '';
+  return `${o.permission}\n${hostKey(o.process.argv, o.process.env)}${boxed}`;
 }
 
 function codexOn(hosts: HostRegistry | undefined, o: CodexDriverOptions): Built {

@@ -180,6 +180,7 @@ export function fingerprint(r: DriverSettings, tools: boolean): string {
     tools,
     r.permissions ?? 'deny',
     r.readOnly === true,
+    r.networkTools === false,
     r.sandbox?.type ?? 'none',
   ]);
 }

@@ -1,11 +1,13 @@
 // Inbound attachments are streamed to disk under a generated name and cut off by bytes actually
 // read: a declared size can lie, and a file over the cap is deleted, never half-kept.
 import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { limitText } from '../core/size-text.js';
-import type { InboundMediaKind } from '../core/types.js';
+import { type ChannelName, type ChatKey, chatKey, type InboundMediaKind } from '../core/types.js';
+import { chatFolderName } from '../core/workspace.js';
 
 export type SaveResult =
   | { ok: true; path: string; sizeBytes: number }
@@ -44,6 +46,29 @@ export function mediaKindFor(mimeType: string): InboundMediaKind {
   if (m.startsWith('audio/')) return 'audio';
   if (m.startsWith('video/')) return 'video';
   return 'document';
+}
+
+/**
+ * Pure: the folder of one chat's received files, `<root>/<chat folder>` (the per-chat workspace's
+ * naming). Each chat has its own so a sandboxed run is shown its own chat's files and no other's.
+ */
+export function inboundChatDir(root: string, chat: ChatKey): string {
+  return join(root, chatFolderName(chat));
+}
+
+/** Pure: `inboundChatDir` from a channel and the chat id as the channel gives it. */
+export function inboundDirOf(root: string, channel: ChannelName, chatId: string): string {
+  return inboundChatDir(root, chatKey(channel, chatId));
+}
+
+/**
+ * The chat's received-files folder, made private when missing: a sandbox binds it when the run
+ * starts, and a warm process started before the chat's first attachment must still see it.
+ */
+export function madeInboundChatDir(root: string, chat: ChatKey): string {
+  const dir = inboundChatDir(root, chat);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
 }
 
 /** Streams `source` into `dir` as `<time>-<random>.<ext>`, mode 0600, aborting past `maxBytes`. */

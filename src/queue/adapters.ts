@@ -6,7 +6,9 @@ import { agentRequest, type AgentSettings as Resolved } from '../agents/resolve.
 import type { AgentKind, AgentRequest } from '../agents/types.js';
 import type { Paths } from '../config/paths.js';
 import type { Config } from '../config/schema.js';
+import type { ChatKey } from '../core/types.js';
 import type { Logger } from '../log.js';
+import { madeInboundChatDir } from '../media/inbound.js';
 import { checkMedia } from '../media/policy.js';
 import { runCommandReply } from '../runner/run-command-reply.js';
 import type { AgentResolution, AgentResolver, AgentRun, MediaPolicy, RunContext } from './ports.js';
@@ -47,6 +49,8 @@ export function agentResolver(
           kind: r.kind,
           choosesSessionId: r.spec.choosesSessionId,
           ...(r.workspace === 'per-chat' && { place: (chat: string) => placeFor(r, chat) }),
+          // Only a sandbox needs the folder named: unsandboxed, the prompt's full paths are enough.
+          ...(r.sandbox && { chatMedia: (chat: ChatKey) => madeInboundChatDir(paths.inboundMedia, chat) }),
           profiles: r.profiles,
           thinkingLevels: r.spec.thinkingLevels,
           ...(r.spec.sessionGone ? { sessionGone: r.spec.sessionGone } : {}),

@@ -147,6 +147,8 @@ function commandState(
     allowances: snap.allowances,
     approver: deps.interactions?.isApprover(msg.channel, msg.senderId) ?? false,
     isGroup: msg.isGroup,
+    role: deps.exec?.roles?.(msg) ?? 'owner',
+    guestCommands: deps.config.access?.guestCommands ?? [],
   };
 }
 

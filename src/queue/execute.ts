@@ -6,6 +6,7 @@ import { newSession } from '../agents/resolve.js';
 import type { AgentKind, AgentResult, SessionRef } from '../agents/types.js';
 import type { ProgressListener } from '../core/progress-event.js';
 import type { Role } from '../core/roles.js';
+import { withChatMedia } from '../core/sandbox.js';
 import type { ChatKey, SystemSession } from '../core/types.js';
 import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
@@ -267,14 +268,24 @@ export function keptSession(
 function withPlace(agent: ResolvedAgent, chat: ChatKey, role: Role | undefined): ResolvedAgent {
   const place = agent.place?.(chat);
   const profile = role === 'member' || role === 'guest' ? (agent.profiles?.[role] ?? {}) : undefined;
-  if (!place && !profile) return agent;
+  const boxed = place?.sandbox ?? agent.base.sandbox;
+  // A sandboxed run sees its own chat's received files, never another chat's.
+  const sandbox =
+    boxed?.type === 'bwrap' && agent.chatMedia
+      ? { ...boxed, plan: withChatMedia(boxed.plan, agent.chatMedia(chat)) }
+      : place?.sandbox;
+  if (!place && !profile && !sandbox) return agent;
   return {
     ...agent,
     base: {
       ...agent.base,
       ...(place && { cwd: place.cwd, env: place.env, stateDir: place.stateDir }),
-      ...(place?.sandbox && { sandbox: place.sandbox }),
-      ...(profile && { permissions: profile.permissions ?? 'deny', readOnly: profile.readOnly ?? true }),
+      ...(sandbox && { sandbox }),
+      ...(profile && {
+        permissions: profile.permissions ?? 'deny',
+        readOnly: profile.readOnly ?? true,
+        networkTools: profile.networkTools ?? false,
+      }),
     },
   };
 }

@@ -51,6 +51,35 @@ const table: { kind: AgentKind; over: Partial<BuildContext>; argv: string[] }[] 
       ...['-c', 'sandbox_mode="read-only"', '--', '01a2-thread', '-'],
     ],
   },
+  // A member's or guest's run (networkTools: false): each CLI's own network tools off where a flag
+  // says it (opencode's is in its environment, below); pi and gemini have no such flag: unchanged.
+  {
+    kind: 'claude',
+    over: { session: { type: 'new', id: 'u-1' }, networkTools: false },
+    argv: [
+      ...['-p', '--output-format', 'stream-json', '--verbose'],
+      ...['--disallowedTools', 'WebFetch,WebSearch', '--session-id', 'u-1'],
+    ],
+  },
+  {
+    kind: 'codex',
+    over: { session: { type: 'resume', id: '01a2-thread' }, readOnly: true, networkTools: false },
+    argv: [
+      ...['exec', 'resume', '--json', '--skip-git-repo-check'],
+      ...['-c', 'sandbox_mode="read-only"', '-c', 'web_search="disabled"', '--', '01a2-thread', '-'],
+    ],
+  },
+  { kind: 'opencode', over: { networkTools: false }, argv: ['run', '--format', 'json'] },
+  {
+    kind: 'pi',
+    over: { session: { type: 'resume', id: '/s/a.jsonl' }, networkTools: false },
+    argv: ['--mode', 'json', '-p', '--session', '/s/a.jsonl'],
+  },
+  {
+    kind: 'gemini',
+    over: { session: { type: 'resume', id: 'chat-1' }, networkTools: false },
+    argv: ['--output-format', 'stream-json', '--skip-trust', '--resume', 'chat-1'],
+  },
   // A CLI with no read-only sandbox ignores it.
   { kind: 'opencode', over: { readOnly: true }, argv: ['run', '--format', 'json'] },
   {
@@ -89,6 +118,28 @@ describe('AgentSpec.build', () => {
     const inv = getSpec(kind).build(ctx(over));
     expect(inv.argv).toEqual(['/opt/bin/cli', '--fixed', ...argv]);
     expect(inv.stdin).toBe('--help me @secrets.txt');
+  });
+
+  it.each<[string, Partial<BuildContext>, Record<string, string> | undefined]>([
+    ['owner: nothing of ours', {}, undefined],
+    ['networkTools true: nothing', { networkTools: true }, undefined],
+    [
+      'networkTools false: webfetch and websearch denied',
+      { networkTools: false },
+      { OPENCODE_PERMISSION: '{"webfetch":"deny","websearch":"deny"}' },
+    ],
+    [
+      "the user's own rules kept, ours over theirs for these two",
+      { networkTools: false, env: { OPENCODE_PERMISSION: '{"bash":"deny","webfetch":"allow"}' } },
+      { OPENCODE_PERMISSION: '{"bash":"deny","webfetch":"deny","websearch":"deny"}' },
+    ],
+    [
+      'a value that is not a JSON object: replaced (the deny wins)',
+      { networkTools: false, env: { OPENCODE_PERMISSION: 'nonsense' } },
+      { OPENCODE_PERMISSION: '{"webfetch":"deny","websearch":"deny"}' },
+    ],
+  ])('opencode environment, %s', (_n, over, env) => {
+    expect(getSpec('opencode').build(ctx(over)).env).toEqual(env);
   });
 
   it('puts a new pi session in a fresh file under the state folder', () => {

@@ -26,7 +26,6 @@ const inputs: SandboxInputs = {
   root: { '/bin': 'usr/bin', '/lib': 'usr/lib', '/lib64': 'dir' },
   installs: ['/home/u/.npm/lib/node_modules', '/usr'],
   pathDirs: ['/usr/bin', '/home/u/.npm/bin', '/home/u'],
-  inboundMedia: '/home/u/.agentwire/media/inbound',
   hidden: ['/home/u/.agentwire', '/home/u/.agentwire/agentwire.json5'],
 };
 
@@ -39,13 +38,9 @@ describe('sandboxPlan', () => {
       '/home/u/.agentwire/agents/codex',
     ]);
     // /usr covers the installs and PATH folders under it; HOME (which holds the state folder) is never bound.
-    expect(p.ro).toEqual([
-      '/usr',
-      '/lib64',
-      '/home/u/.npm/lib/node_modules',
-      '/home/u/.npm/bin',
-      '/home/u/.agentwire/media/inbound',
-    ]);
+    expect(p.ro).toEqual(['/usr', '/lib64', '/home/u/.npm/lib/node_modules', '/home/u/.npm/bin']);
+    // No chat's received files: those are one chat's, added per run (withChatMedia).
+    expect(p.ro.some((r) => r.includes('media'))).toBe(false);
     expect(p.links).toEqual([
       { path: '/bin', target: 'usr/bin' },
       { path: '/lib', target: 'usr/lib' },
@@ -116,7 +111,6 @@ describe('makeSandbox', () => {
         env: { HOME: join(d, 'home'), PATH: '/usr/bin:/bin' },
         stateDir: join(d, 'agents', 'codex'),
         command: ['codex'],
-        inboundMedia: join(d, 'media'),
         hidden: [state],
       });
       expect(made.ok).toBe(false);

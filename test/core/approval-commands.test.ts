@@ -1,7 +1,8 @@
 // /approve, /deny and /approvals: parsing, and the decisions as a table (pure).
 import { describe, expect, it } from 'vitest';
 import { type CommandState, decideCommand } from '../../src/core/command-handler.js';
-import { type ChatCommand, helpText, parseCommand } from '../../src/core/commands.js';
+import { type ChatCommand, parseCommand } from '../../src/core/commands.js';
+import { helpText } from '../../src/core/help.js';
 import type { PendingLine } from '../../src/core/interaction-text.js';
 
 const NOW = 1_700_000_000_000;

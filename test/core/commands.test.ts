@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type ChatCommand, helpText, parseCommand } from '../../src/core/commands.js';
+import { type ChatCommand, parseCommand } from '../../src/core/commands.js';
+import { helpText } from '../../src/core/help.js';
 
 const defaults = { prefix: '/', aliases: {} };
 

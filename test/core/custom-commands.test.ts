@@ -2,7 +2,6 @@
 // data in a prompt and as ONE argv element, who may use one, and the script's reply.
 import { describe, expect, it } from 'vitest';
 import { botCommands } from '../../src/channels/telegram/commands.js';
-import { helpText } from '../../src/core/commands.js';
 import {
   customAccess,
   customCommands,
@@ -11,6 +10,7 @@ import {
   parseCustom,
   scriptReply,
 } from '../../src/core/custom-commands.js';
+import { helpText } from '../../src/core/help.js';
 
 describe('parseCustom', () => {
   const names = ['deploy', 'ask'];

@@ -1,7 +1,7 @@
 // bwrapArgv, row by row: what each plan becomes, and the plans it refuses (a bind that would show
 // the relay's own files, a relative path, a working folder outside the sandbox).
 import { describe, expect, it } from 'vitest';
-import { bwrapArgv, bwrapError, type SandboxPlan, within } from '../../src/core/sandbox.js';
+import { bwrapArgv, bwrapError, type SandboxPlan, withChatMedia, within } from '../../src/core/sandbox.js';
 
 const base: SandboxPlan = {
   type: 'bwrap',
@@ -174,6 +174,19 @@ describe('bwrapArgv', () => {
       '-p',
       '--',
     ]);
+  });
+});
+
+describe('withChatMedia', () => {
+  it('adds the one chat folder read-only, once, and nothing else', () => {
+    const dir = '/home/u/.agentwire/media/inbound/telegram_42-abc';
+    const p = withChatMedia(base, dir);
+    expect(p.ro).toEqual(['/usr', dir]);
+    expect(p.rw).toEqual(base.rw);
+    expect(withChatMedia(p, dir).ro).toEqual(['/usr', dir]);
+    expect(base.ro).toEqual(['/usr']);
+    expect(mounts(p)).toContain(dir);
+    expect(mounts(p)).not.toContain('/home/u/.agentwire/media/inbound');
   });
 });
 

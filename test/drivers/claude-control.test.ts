@@ -29,6 +29,11 @@ describe('claudeWarmArgv', () => {
       },
       ['--session-id', 'abc', '--model', 'opus', '--effort', 'high', '--append-system-prompt=Be brief.'],
     ],
+    [
+      "a member's process: claude's network tools off, as cold",
+      { ...base, session: { type: 'resume', id: 'abc' }, networkTools: false },
+      ['--disallowedTools', 'WebFetch,WebSearch', '--resume', 'abc'],
+    ],
   ])('%s', (_name, ctx, tail) => {
     expect(claudeWarmArgv(ctx)).toEqual(['claude', ...STREAM, ...tail]);
   });

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { codexDriver } from '../../src/drivers/codex.js';
+import { buildDriver } from '../../src/drivers/factory.js';
 import type { PermissionPolicy, SessionDriver } from '../../src/drivers/types.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from './helpers.js';
@@ -139,6 +140,42 @@ describe('codex app-server driver', () => {
     expect(await d.open({ type: 'resume', id: sid })).toEqual({ type: 'ok', sessionId: sid });
     expect(sent(log, 'thread/start')[0]?.params).toMatchObject({ sandbox: 'read-only' });
     expect(sent(log, 'thread/resume')[0]?.params).toMatchObject({ threadId: sid, sandbox: 'read-only' });
+  });
+
+  it("a member's process from the factory: web search disabled and read-only on start and resume", async () => {
+    const log = join(dir, 'no-network.log');
+    const b = buildDriver('codex', {
+      command: [process.execPath, fake],
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', FAKE_CODEX_LOG: log, FAKE_CODEX_STATE: dir },
+      stateDir: dir,
+      permissions: 'deny',
+      readOnly: true,
+      networkTools: false,
+    });
+    if (b.type !== 'driver') throw new Error(JSON.stringify(b));
+    drivers.push(b.driver);
+    const sid = await opened(b.driver);
+    expect(await b.driver.open({ type: 'resume', id: sid })).toEqual({ type: 'ok', sessionId: sid });
+    for (const m of ['thread/start', 'thread/resume'])
+      expect(sent(log, m)[0]?.params).toMatchObject({
+        sandbox: 'read-only',
+        config: { web_search: 'disabled' },
+      });
+  });
+
+  it("the owner's process from the factory: no web_search setting of ours", async () => {
+    const log = join(dir, 'owner-network.log');
+    const b = buildDriver('codex', {
+      command: [process.execPath, fake],
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', FAKE_CODEX_LOG: log, FAKE_CODEX_STATE: dir },
+      stateDir: dir,
+    });
+    if (b.type !== 'driver') throw new Error(JSON.stringify(b));
+    drivers.push(b.driver);
+    await opened(b.driver);
+    expect(JSON.stringify(sent(log, 'thread/start')[0]?.params)).not.toContain('web_search');
   });
 
   it('waits for the turn even when turn/completed comes before the turn/start answer', async () => {

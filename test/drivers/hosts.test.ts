@@ -1,6 +1,8 @@
 // The host policy as tables: which live process a new session joins, the pool's sessions seen as one
 // slot a process, and the host key (what makes two processes twins).
 import { describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../src/core/sandbox.js';
+import { keyOf } from '../../src/drivers/factory.js';
 import { type HostView, hostKey, hostRegistry, pickHost, type SharedHost } from '../../src/drivers/hosts.js';
 import { processSlots } from '../../src/drivers/pool-entry.js';
 
@@ -77,5 +79,37 @@ describe('hostRegistry', () => {
     b.open = false;
     a.n = 1;
     expect(r.acquire('codex', 'k', () => new Fake())).toBe(a);
+  });
+});
+
+describe('keyOf: which codex and ACP processes chats may share', () => {
+  const plan = (ro: string[]): Sandbox => ({
+    type: 'bwrap',
+    plan: {
+      type: 'bwrap',
+      bwrap: '/usr/bin/bwrap',
+      rw: ['/w'],
+      ro,
+      roTry: [],
+      links: [],
+      tmpfs: [],
+      hidden: [],
+      setEnv: {},
+    },
+  });
+  const proc = (sandbox?: Sandbox) => ({
+    argv: ['codex', 'app-server'],
+    env: { PATH: '/usr/bin' },
+    ...(sandbox && { sandbox }),
+  });
+  it.each<[string, Sandbox | undefined, Sandbox | undefined, boolean]>([
+    ['unsandboxed twins share', undefined, undefined, true],
+    ['one sandbox plan: share', plan(['/usr', '/m/a']), plan(['/usr', '/m/a']), true],
+    ["two chats' received files: never", plan(['/usr', '/m/a']), plan(['/usr', '/m/b']), false],
+    ['sandboxed and not: never', plan(['/usr']), undefined, false],
+  ])('%s', (_n, a, b, same) => {
+    const ka = keyOf({ process: proc(a), permission: 'deny' });
+    const kb = keyOf({ process: proc(b), permission: 'deny' });
+    expect(ka === kb).toBe(same);
   });
 });

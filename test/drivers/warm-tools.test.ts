@@ -187,6 +187,8 @@ describe('warm codex with the tools', () => {
       'mcp_servers.agentwire.args': ['/x/bin.js', 'mcp'],
       'mcp_servers.agentwire.default_tools_approval_mode': 'approve',
       'mcp_servers.agentwire.tool_timeout_sec': 90,
+      // The thread waits for our server before its first turn (codex 0.169: required servers).
+      'mcp_servers.agentwire.required': true,
     });
     const env = (i: number) => cfg(i)['mcp_servers.agentwire.env'] as Record<string, string>;
     expect(env(0).AGENTWIRE_TOOLS_SOCKET).toBe('/s/relay.sock');

@@ -13,6 +13,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPrompt, label, type PromptMessage } from '../../src/core/prompt.js';
 import type { InboundMessage } from '../../src/core/types.js';
+import { inboundDirOf } from '../../src/media/inbound.js';
 import { ACCOUNT } from '../channels/twilio/helpers/fake-twilio.js';
 import { startChannel, twilioConfig, twilioPost } from '../channels/twilio/helpers/harness.js';
 import { CDN, cdnEdge } from '../channels/whatsapp/cdn.js';
@@ -132,14 +133,15 @@ describe('hostile WhatsApp file names and push names', () => {
           const got = h.handled.slice(handled);
           expect(got).toHaveLength(2);
           const [m] = got[0]!.media;
-          // Where it landed: the media folder itself, a generated name, the bytes sent.
-          expect(dirname(m!.path)).toBe(mediaDir);
+          // Where it landed: the chat's own folder under the media folder, a generated name, the bytes sent.
+          const chatDir = inboundDirOf(mediaDir, 'whatsapp', got[0]!.chatId);
+          expect(dirname(m!.path)).toBe(chatDir);
           expect(basename(m!.path)).toMatch(/^\d+-[0-9a-f]{16}\.[a-z0-9]{1,5}$/);
           expect(readFileSync(m!.path).equals(plain)).toBe(true);
           const added = files(h.dir).filter(
             (f) => !before.has(f) && !f.endsWith('.db-wal') && !f.endsWith('.db-shm'),
           );
-          for (const f of added) expect(dirname(f), f).toBe(mediaDir);
+          for (const f of added) expect(dirname(f), f).toBe(chatDir);
           // The sender name the core gets is already flat.
           for (const g of got) if (g.senderName !== undefined) expect(UNSAFE.test(g.senderName)).toBe(false);
           checkPrompt(

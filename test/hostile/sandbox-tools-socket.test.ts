@@ -66,7 +66,6 @@ describe.skipIf(missing)(`a sandboxed run's tools socket${missing ? ` (skipped: 
         env,
         stateDir: join(paths.agentState, 'claude'),
         command: [process.execPath, PROBE],
-        inboundMedia: paths.inboundMedia,
         hidden: [paths.home, paths.configFile, paths.db, paths.socket],
       });
       if (!made.ok) throw new Error(made.error);

@@ -81,7 +81,6 @@ describe.skipIf(missing)(
         env,
         stateDir: join(paths.agentState, 'claude'),
         command: [PROBE],
-        inboundMedia: paths.inboundMedia,
         hidden: [paths.home, paths.configFile, paths.db, paths.socket],
       });
       if (!made.ok) throw new Error(made.error);
@@ -130,7 +129,7 @@ describe.skipIf(missing)(
       }
       // The state folder shows only what was bound into it: the workspace, the agent's state and the
       // tools socket; never the database, config, control socket or other chats.
-      expect(got.state_listing).toBe('read: agents,media,tools.sock,workspace');
+      expect(got.state_listing).toBe('read: agents,tools.sock,workspace');
       expect(controlCalls).toEqual([]);
       expect(JSON.stringify(got)).not.toMatch(/SECRET/);
 

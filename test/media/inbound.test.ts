@@ -1,12 +1,57 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { extensionFor, mediaKindFor, saveInbound } from '../../src/media/inbound.js';
+import { chatFolderName } from '../../src/core/workspace.js';
+import {
+  extensionFor,
+  inboundChatDir,
+  inboundDirOf,
+  madeInboundChatDir,
+  mediaKindFor,
+  saveInbound,
+} from '../../src/media/inbound.js';
 import { tempDir } from '../helpers/tmp.js';
 
 function* chunks(n: number, size: number) {
   for (let i = 0; i < n; i++) yield Buffer.alloc(size, 97);
 }
+
+describe('inboundChatDir: one folder per chat under the received-files root', () => {
+  const root = '/s/media/inbound';
+  it.each([
+    ['twilio', '+15551234567', 'twilio_15551234567-'],
+    ['twilio', 'whatsapp:+15551234567', 'twilio_whatsapp_15551234567-'],
+    ['telegram', '-100123', 'telegram_-100123-'],
+    ['whatsapp', '120363@g.us', 'whatsapp_120363_g.us-'],
+    ['whatsapp', '15551234567@s.whatsapp.net', 'whatsapp_15551234567_s.whatsapp.net-'],
+  ] as const)('%s %s → the per-chat workspace name of its chat key', (channel, chatId, prefix) => {
+    const dir = inboundDirOf(root, channel, chatId);
+    expect(dir).toBe(`${root}/${chatFolderName(`${channel}:${chatId}`)}`);
+    expect(dir).toBe(inboundChatDir(root, `${channel}:${chatId}`));
+    expect(dir.slice(root.length + 1)).toMatch(
+      new RegExp(`^${prefix.replace(/[.+]/g, '\\$&')}[0-9a-f]{10}$`),
+    );
+  });
+
+  it('keeps chats whose keys flatten alike apart, and never leaves the root', () => {
+    const a = inboundChatDir(root, 'twilio:+1555');
+    const b = inboundChatDir(root, 'twilio:_1555');
+    expect(a).not.toBe(b);
+    for (const chat of ['telegram:../../etc', 'whatsapp:/abs', 'console:..'] as const) {
+      const d = inboundChatDir(root, chat);
+      expect(d.startsWith(`${root}/`)).toBe(true);
+      expect(d.slice(root.length + 1)).not.toMatch(/\/|^\.\.?$/);
+    }
+  });
+
+  it('madeInboundChatDir makes the folder private (0700), and again is a no-op', () => {
+    const root2 = tempDir('aw-in-');
+    const dir = madeInboundChatDir(root2, 'telegram:42');
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(madeInboundChatDir(root2, 'telegram:42')).toBe(dir);
+    expect(readdirSync(root2)).toEqual([chatFolderName('telegram:42')]);
+  });
+});
 
 describe('saveInbound', () => {
   it('writes a file under a generated name with mode 0600', async () => {

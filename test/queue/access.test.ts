@@ -70,6 +70,26 @@ describe('roles in the queue', () => {
     expect(h.channel.texts()[0]).toMatch(want);
   });
 
+  it.each<[string, string, string[], string[]]>([
+    ['the owner', OWNER, ['/agent', '/think', '/deploy', '/tasks cancel', '/standup'], []],
+    [
+      'a member',
+      MEMBER,
+      ['/new', '/status', '/standup'],
+      ['/agent', '/think', '/verbose', '/deploy', 'cancel', '/approve'],
+    ],
+    ['a guest', GUEST, ['/help'], ['/new', '/status', '/agent', '/deploy', '/standup']],
+  ])('/help to %s lists only what they may use', async (_n, sender, shown, hidden) => {
+    const commands = { deploy: { run: ['/bin/true'] }, standup: { prompt: 'Summarise', access: 'member' } };
+    h = harness({ channel: new FakeChannel('twilio', 1600), roles, config: { commands } });
+    await h.send('/help', from(sender));
+    await h.queue.whenIdle();
+    const help = h.channel.texts()[0] ?? '';
+    expect(help).toMatch(/^Commands:/);
+    for (const s of shown) expect(help).toContain(s);
+    for (const s of hidden) expect(help).not.toContain(s);
+  });
+
   it("a member's run uses the member profile; the owner's the agent's own permissions; a mixed run the least trusted", async () => {
     const agent = new FakeAgent(() => ok('done'));
     h = harness({ channel: new FakeChannel('twilio', 1600), roles, agent, resolver: resolver(agent) });
@@ -79,10 +99,12 @@ describe('roles in the queue', () => {
     await h.queue.whenIdle();
     await h.send('hi', { ...from(GUEST), chatId: 'group', isGroup: true });
     await h.queue.whenIdle();
-    expect(h.agent.calls.map((c) => [c.request.permissions, c.request.readOnly])).toEqual([
-      ['allow', true],
-      ['ask', undefined],
-      ['deny', true],
+    expect(
+      h.agent.calls.map((c) => [c.request.permissions, c.request.readOnly, c.request.networkTools]),
+    ).toEqual([
+      ['allow', true, false],
+      ['ask', undefined, undefined],
+      ['deny', true, false],
     ]);
   });
 });

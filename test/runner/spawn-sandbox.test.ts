@@ -50,7 +50,6 @@ function sandboxIn(dir: string): { sandbox: Sandbox; env: Record<string, string>
     env,
     stateDir: join(dir, 'state', 'agents', 'acp'),
     command: ['sh'],
-    inboundMedia: join(dir, 'state', 'media'),
     hidden: [join(dir, 'state', 'agentwire.db')],
   });
   if (!made.ok) throw new Error(made.error);

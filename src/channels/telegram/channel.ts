@@ -9,7 +9,8 @@ import type { ChannelStateStore } from '../../store/channel-state.js';
 import type { Channel, ChannelState, InboundHandler } from '../types.js';
 import { type Timers, Typing } from '../typing.js';
 import { type BotApi, fileUrl, makeApi } from './api.js';
-import { botCommands } from './commands.js';
+import { menuPlan } from './commands.js';
+import { registerMenus } from './commands-register.js';
 import { describeFailure, whoAmI } from './connect.js';
 import { Inbound, TELEGRAM } from './inbound.js';
 import type { Me } from './normalize.js';
@@ -94,12 +95,17 @@ export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChanne
     for (let tries = 1; !signal.aborted; tries++) {
       try {
         me = await whoAmI(api!, signal);
-        const commands = botCommands(config.commands.prefix, config.commands);
-        if (commands.length) {
-          await api!
-            .setMyCommands(commands)
-            .catch((err: Error) => log.warn({ err: err.message }, 'setMyCommands failed'));
-        }
+        await registerMenus(
+          api!,
+          menuPlan({
+            prefix: config.commands.prefix,
+            section: config.commands,
+            dm: tg.dm,
+            allowFrom: tg.allowFrom,
+            access: config.access,
+          }),
+          log,
+        );
         transport = await openTransport(
           {
             api: api!,

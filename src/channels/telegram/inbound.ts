@@ -110,7 +110,7 @@ export class Inbound {
     };
     if (msg.senderName) inbound.senderName = sanitizeLine(msg.senderName, 80);
     if (msg.media) {
-      const got = await fetchInbound(msg.media, deps.media);
+      const got = await fetchInbound(msg.media, deps.media, msg.chatId);
       if (!got.ok)
         deps.log.warn({ chat: maskId(msg.chatId), error: got.log }, 'telegram media not downloaded');
       const next = await withAttachment(text, msg.media.kind, got, inbound.media, {

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { limitText } from '../../core/size-text.js';
 import type { InboundMedia } from '../../core/types.js';
-import { saveInbound } from '../../media/inbound.js';
+import { inboundDirOf, saveInbound } from '../../media/inbound.js';
 import type { FileRef } from './normalize.js';
 
 /** The Bot API serves files to bots up to this size (core.telegram.org/bots/api#getfile). */
@@ -15,6 +15,7 @@ export interface MediaInDeps {
   getFile: (fileId: string) => Promise<{ file_path?: string; file_size?: number }>;
   /** The download address of a file_path (holds the token: never logged). */
   urlFor: (filePath: string) => string;
+  /** The received-files root; each chat's files go to its own folder under it. */
   dir: string;
   maxBytes: number;
   timeoutMs?: number;
@@ -33,7 +34,7 @@ const LABEL: Record<InboundMedia['kind'], string> = {
   sticker: 'sticker',
 };
 
-export async function fetchInbound(ref: FileRef, deps: MediaInDeps): Promise<MediaOutcome> {
+export async function fetchInbound(ref: FileRef, deps: MediaInDeps, chatId: string): Promise<MediaOutcome> {
   const label = LABEL[ref.kind];
   const cap = Math.min(deps.maxBytes, BOT_API_DOWNLOAD_MAX);
   const tooLarge = (size: number | undefined): MediaOutcome => ({
@@ -69,7 +70,7 @@ export async function fetchInbound(ref: FileRef, deps: MediaInDeps): Promise<Med
     return failed(`download: ${(err as Error).name}`);
   }
   const saved = await saveInbound(Readable.fromWeb(body), {
-    dir: deps.dir,
+    dir: inboundDirOf(deps.dir, 'telegram', chatId),
     maxBytes: cap,
     mimeType: ref.mimeType,
   });

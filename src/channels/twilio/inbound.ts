@@ -6,6 +6,7 @@ import { placeText } from '../../core/shared-place.js';
 import { limitText } from '../../core/size-text.js';
 import type { FetchedMedia, InboundMessage, RemoteMedia } from '../../core/types.js';
 import { type Logger, maskId } from '../../log.js';
+import { inboundDirOf } from '../../media/inbound.js';
 import type { InboundHandler, InboundOutcome } from '../types.js';
 import { isAllowed, parseSender } from './address.js';
 import { type DownloadNet, downloadAll, problemNote } from './media-download.js';
@@ -130,7 +131,7 @@ export async function fetchInboundMedia(
       ...(deps.net ? { net: deps.net } : {}),
       creds: settings.rest,
       apiBaseUrl: settings.apiBaseUrl,
-      dir: deps.mediaDir,
+      dir: inboundDirOf(deps.mediaDir, 'twilio', chatId),
       maxBytes: settings.maxInboundBytes,
       deadlineMs: settings.mediaTimeoutMs,
     },

@@ -7,7 +7,8 @@ import type { DownloadResult } from './media-download.js';
 import { classify, type MediaRef, type NormalizeContext } from './normalize.js';
 
 export interface InboundMediaDeps {
-  download: (ref: MediaRef) => Promise<DownloadResult>;
+  /** Downloads into the received files of `chatId` (its own folder). */
+  download: (ref: MediaRef, chatId: string) => Promise<DownloadResult>;
   /** Asks the phone to upload the media again (Baileys' updateMediaMessage). */
   reupload?: (msg: WAMessage) => Promise<WAMessage>;
   maxBytes: number;
@@ -31,8 +32,9 @@ export async function fetchInboundMedia(
   ref: MediaRef,
   ctx: NormalizeContext,
   deps: InboundMediaDeps,
+  chatId: string,
 ): Promise<MediaOutcome> {
-  let result = await deps.download(ref);
+  let result = await deps.download(ref, chatId);
   let current = ref;
   if (!result.ok && result.reason === 'expired' && deps.reupload) {
     try {
@@ -40,7 +42,7 @@ export async function fetchInboundMedia(
       const again = classify(updated, 'notify', { ...ctx, offlineWindowMs: Number.POSITIVE_INFINITY });
       if (again.type === 'message' && again.media) {
         current = again.media;
-        result = await deps.download(current);
+        result = await deps.download(current, chatId);
       }
     } catch (err) {
       result = { ok: false, reason: 'expired', message: `re-upload failed: ${(err as Error).message}` };

@@ -168,10 +168,16 @@ export class Inbound {
     if (c.pushName) inbound.senderName = sanitizeLine(c.pushName, 80);
     if (c.media) {
       const sock = deps.socket();
-      const got = await fetchInboundMedia(msg, c.media, ctx, {
-        ...deps.media,
-        ...(sock ? { reupload: (m: WAMessage) => sock.updateMediaMessage(m) } : {}),
-      });
+      const got = await fetchInboundMedia(
+        msg,
+        c.media,
+        ctx,
+        {
+          ...deps.media,
+          ...(sock ? { reupload: (m: WAMessage) => sock.updateMediaMessage(m) } : {}),
+        },
+        chatId,
+      );
       if (!got.ok)
         deps.log.warn({ chat: maskId(c.chatJid), error: got.log }, 'whatsapp media not downloaded');
       const next = await withAttachment(text, c.media.kind, got, inbound.media, {

@@ -5,6 +5,7 @@ import type { Paths } from '../../config/paths.js';
 import type { Config } from '../../config/schema.js';
 import { directAllowList } from '../../core/roles.js';
 import type { Logger } from '../../log.js';
+import { inboundDirOf } from '../../media/inbound.js';
 import type { WhatsAppStore } from '../../store/open.js';
 import type { Channel, ChannelState, InboundHandler } from '../types.js';
 import { type Timers, Typing } from '../typing.js';
@@ -129,9 +130,9 @@ export function createWhatsAppChannel(deps: WhatsAppChannelDeps): WhatsAppChanne
     context: new GroupContext(wa.groupContextMessages),
     media: {
       maxBytes: maxInbound,
-      download: (ref) =>
+      download: (ref, chatId) =>
         downloadMedia(ref, {
-          dir: deps.paths.inboundMedia,
+          dir: inboundDirOf(deps.paths.inboundMedia, 'whatsapp', chatId),
           maxBytes: maxInbound,
           ...(deps.mediaNet ? { net: deps.mediaNet } : {}),
         }),

@@ -29,8 +29,16 @@ describe('Telegram channel: long polling, gating, dedupe (fake Bot API on 127.0.
     expect(s.type === 'connected' && s.account).toBe(`@${BOT.username}`);
     // A bot's @username is public: the channel says so, and status shows it unmasked (snapshot.ts).
     expect(s.type === 'connected' && s.accountPublic).toBe(true);
-    const cmds = api.callsOf('setMyCommands')[0]?.params.commands as { command: string }[];
-    expect(cmds.map((c) => c.command)).toEqual([
+    // Every chat's menu: what a member may use; the owner's private chat (42, the first allowFrom
+    // entry): every command, in a chat scope of its own.
+    const calls = api.callsOf('setMyCommands');
+    const names = (i: number) =>
+      ((calls[i]?.params.commands ?? []) as { command: string }[]).map((c) => c.command);
+    expect(calls).toHaveLength(2);
+    expect(calls[0]?.params.scope).toBeUndefined();
+    expect(names(0)).toEqual(['new', 'stop', 'status', 'help', 'tasks', 'approvals']);
+    expect(calls[1]?.params.scope).toEqual({ type: 'chat', chat_id: 42 });
+    expect(names(1)).toEqual([
       'new',
       'stop',
       'status',
@@ -46,20 +54,25 @@ describe('Telegram channel: long polling, gating, dedupe (fake Bot API on 127.0.
     expect(api.callsOf('deleteWebhook')).toHaveLength(1);
   });
 
-  it("adds the config's own commands to the menu after the built-ins", async () => {
+  it("adds the config's own commands after the built-ins: owner-only ones in the owner's menu alone", async () => {
     await start(
       {},
-      { commands: { deploy: { run: ['/bin/true'], description: 'Deploy a branch' }, ask: { prompt: 'x' } } },
+      {
+        commands: {
+          deploy: { run: ['/bin/true'], description: 'Deploy a branch' },
+          ask: { prompt: 'x', access: 'member' },
+        },
+      },
     );
-    const cmds = api.callsOf('setMyCommands')[0]?.params.commands as {
-      command: string;
-      description: string;
-    }[];
-    expect(cmds.slice(-2)).toEqual([
+    const calls = api.callsOf('setMyCommands');
+    const menu = (i: number) => calls[i]?.params.commands as { command: string; description: string }[];
+    expect(menu(0).slice(-1)).toEqual([{ command: 'ask', description: 'asks the agent (your own command)' }]);
+    expect(menu(0).map((c) => c.command)).not.toContain('deploy');
+    expect(menu(1).slice(-2)).toEqual([
       { command: 'deploy', description: 'Deploy a branch' },
       { command: 'ask', description: 'asks the agent (your own command)' },
     ]);
-    expect(cmds).toHaveLength(13);
+    expect(menu(1)).toHaveLength(13);
   });
 
   it('passes an allowed private message on, keyed chat:message, and drops an unknown sender without a word', async () => {

@@ -1,6 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SECRET_HEADER } from '../../../src/channels/telegram/webhook.js';
+import { inboundDirOf } from '../../../src/media/inbound.js';
 import { dm, type FakeBotApi, startFakeBotApi } from './fake-bot-api.js';
 import { type Harness, harness, telegramConfig, until } from './harness.js';
 
@@ -50,6 +52,9 @@ describe('Telegram channel: inbound media and the webhook (fake Bot API)', () =>
     expect(m.media).toHaveLength(1);
     expect(m.media[0]).toMatchObject({ kind: 'image', mimeType: 'image/jpeg', sizeBytes: 14 });
     expect(readFileSync(m.media[0]!.path, 'utf8')).toBe('mid-jpeg-bytes');
+    // In the chat's own private folder under the received-files root.
+    expect(dirname(m.media[0]!.path)).toBe(inboundDirOf(join(h.dir, 'inbound'), 'telegram', m.chatId));
+    expect(statSync(dirname(m.media[0]!.path)).mode & 0o777).toBe(0o700);
     expect(api.downloads).toEqual(['photos/mid.jpg']);
   });
 

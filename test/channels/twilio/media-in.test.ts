@@ -1,9 +1,11 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { dirname } from 'node:path';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InboundMessage } from '../../../src/core/types.js';
+import { inboundDirOf } from '../../../src/media/inbound.js';
 import { type FakeTwilio, sid, startFakeTwilio } from './helpers/fake-twilio.js';
 import {
   createInbox,
@@ -54,7 +56,9 @@ function withMedia(messageSid: string, mediaSid: string, contentType = 'image/jp
   });
 }
 
-const inboundFiles = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
+/** Every file under the received-files root (each chat has a folder of its own there). */
+const inboundFiles = (dir: string) =>
+  existsSync(dir) ? readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()) : [];
 
 /** What the queue does before the message's run: the channel downloads what it was stored with. */
 async function fetched(msg: InboundMessage | undefined) {
@@ -73,7 +77,9 @@ describe('twilio inbound media', () => {
     const m = (await fetched(seen[0])).media[0];
     expect(fake.mediaRequests).toEqual([{ path: expect.stringContaining('/Media/ME1'), authorized: true }]);
     expect(m).toMatchObject({ kind: 'image', mimeType: 'image/png', sizeBytes: 7 });
-    expect(m?.path.startsWith(h.paths.inboundMedia)).toBe(true);
+    // In the chat's own folder under the received-files root, private.
+    expect(dirname(m!.path)).toBe(inboundDirOf(h.paths.inboundMedia, 'twilio', '+15551234567'));
+    expect(statSync(dirname(m!.path)).mode & 0o777).toBe(0o700);
     expect(readFileSync(m!.path, 'utf8')).toBe('PNGDATA');
     expect(statSync(m!.path).mode & 0o777).toBe(0o600);
   });

@@ -4,10 +4,11 @@
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { encryptedStream, type MediaType, type proto, type WAMessage } from '@whiskeysockets/baileys';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloadMedia } from '../../../src/channels/whatsapp/media-download.js';
+import { inboundDirOf } from '../../../src/media/inbound.js';
 import { tempDir } from '../../helpers/tmp.js';
 import { CDN, CDN_ADDRESS, cdnEdge } from './cdn.js';
 import { setup } from './harness.js';
@@ -71,6 +72,12 @@ const image = (path: string, mediaKey: Uint8Array, extra: proto.Message.IImageMe
     { imageMessage: { url: `${base}${path}`, mediaKey, mimetype: 'image/jpeg', ...extra } },
   );
 
+/** The names of every file under the received-files root (each chat has a folder of its own). */
+const mediaFiles = (dir: string) =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => e.name);
+
 describe('WhatsApp inbound media', () => {
   it('downloads, decrypts and saves under a generated private name, then hands over the path', async () => {
     const plain = Buffer.from('JPEG'.repeat(5000));
@@ -83,7 +90,9 @@ describe('WhatsApp inbound media', () => {
     const [m] = h.handled[0]!.media;
     expect(h.handled[0]!.text).toBe('what is this?');
     expect(m).toMatchObject({ kind: 'image', mimeType: 'image/jpeg', sizeBytes: plain.length });
-    expect(m!.path.startsWith(join(h.dir, 'media'))).toBe(true);
+    // In the chat's own private folder under the received-files root.
+    expect(dirname(m!.path)).toBe(inboundDirOf(join(h.dir, 'media'), 'whatsapp', h.handled[0]!.chatId));
+    expect(statSync(dirname(m!.path)).mode & 0o777).toBe(0o700);
     expect(m!.path).toMatch(/\/\d+-[0-9a-f]{16}\.jpg$/);
     expect(readFileSync(m!.path).equals(plain)).toBe(true);
     expect(statSync(m!.path).mode & 0o777).toBe(0o600);
@@ -115,7 +124,7 @@ describe('WhatsApp inbound media', () => {
     await h.channel.idle();
     expect(h.handled).toHaveLength(4);
     const kept = h.handled[0]!.media[0]!.path;
-    expect(readdirSync(join(h.dir, 'media'))).toEqual([kept.split('/').pop()]);
+    expect(mediaFiles(join(h.dir, 'media'))).toEqual([kept.split('/').pop()]);
   });
 
   it('keeps the file of a `/new` command with an attachment (the new session runs with it), and reads it', async () => {
@@ -164,7 +173,7 @@ describe('WhatsApp inbound media', () => {
     expect(s.sent.map((x) => x.content)).toEqual([
       { text: 'Your photo is over the 1 MB limit, so it was not passed on.', linkPreview: null },
     ]);
-    expect(readdirSync(join(h.dir, 'media'))).toEqual([]);
+    expect(mediaFiles(join(h.dir, 'media'))).toEqual([]);
     expect(s.reads).toEqual([]);
   });
 
@@ -288,7 +297,7 @@ describe('WhatsApp inbound media', () => {
     s.upsert([image('/tampered', key)]);
     await h.channel.idle();
     expect(h.handled).toEqual([]);
-    expect(readdirSync(join(h.dir, 'media'))).toEqual([]);
+    expect(mediaFiles(join(h.dir, 'media'))).toEqual([]);
     expect(s.sent).toHaveLength(1);
   });
 
