@@ -11,7 +11,7 @@ import type { Context } from './cli/context.js';
 import { type ChannelName, chatKey } from './core/types.js';
 import { createQueue } from './relay.js';
 import { acquireLock, heldBy, LockError } from './store/home-lock.js';
-import { openStore } from './store/open.js';
+import { openStore } from './store/sqlite/open.js';
 
 export interface SendRequest {
   channel: ChannelName;

@@ -3,7 +3,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { resolvePaths } from '../config/paths.js';
-import { backupStore } from '../store/backup.js';
+import { backupStore } from '../store/sqlite/backup.js';
 import { ExitError, type GlobalOptions } from './context.js';
 
 export function register(program: Command): void {

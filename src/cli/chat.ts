@@ -18,7 +18,7 @@ import { systemClock } from '../heartbeat/clock.js';
 import { createRunCheck } from '../heartbeat/run-check.js';
 import { createScheduler } from '../heartbeat/scheduler.js';
 import { createQueue, createTools, registerToolsMethod } from '../relay.js';
-import { openStore } from '../store/open.js';
+import { openStore } from '../store/sqlite/open.js';
 import { type GlobalOptions, loadContext } from './context.js';
 import { startOwner } from './ownership.js';
 

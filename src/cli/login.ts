@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { runningRelay } from '../channels/whatsapp/relay-lock.js';
 import { callControl } from '../control/client.js';
-import { openStore } from '../store/open.js';
+import { openStore } from '../store/sqlite/open.js';
 import { ExitError, type GlobalOptions, loadContext } from './context.js';
 import { loginViaRelay } from './login-relay.js';
 

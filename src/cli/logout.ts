@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { linkState } from '../channels/whatsapp/link-state.js';
 import { runningRelay } from '../channels/whatsapp/relay-lock.js';
-import { openStore } from '../store/open.js';
+import { openStore } from '../store/sqlite/open.js';
 import { ExitError, type GlobalOptions, loadContext } from './context.js';
 
 async function confirm(question: string): Promise<boolean> {

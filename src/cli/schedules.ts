@@ -10,7 +10,7 @@ import { storedDefaultTarget } from '../heartbeat/target.js';
 import { taskSchedule } from '../heartbeat/tasks.js';
 import { WAITING_FOR_LINK } from '../ops/status/render.js';
 import { cleanText, maskChat } from '../ops/status/snapshot.js';
-import { readStatusFile } from '../store/status-read.js';
+import { readStatusFile } from '../store/sqlite/status-read.js';
 import { type GlobalOptions, loadContext } from './context.js';
 
 export function register(program: Command): void {

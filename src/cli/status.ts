@@ -9,7 +9,7 @@ import { STATUS_METHOD, snapshotFromRelayStatus } from '../ops/status/live.js';
 import { offlineStatus } from '../ops/status/offline.js';
 import { renderStatus } from '../ops/status/render.js';
 import { STATUS_SCHEMA_VERSION, type StatusSnapshot } from '../ops/status/snapshot.js';
-import { readStatusFile } from '../store/status-read.js';
+import { readStatusFile } from '../store/sqlite/status-read.js';
 import { VERSION } from '../version.js';
 import { type Context, ExitError, type GlobalOptions, loadContext } from './context.js';
 

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import type { AgentKind } from '../agents/types.js';
 import { callControl } from '../control/client.js';
 import { WARM_RESET_METHOD, WARM_STATE, warmMemory } from '../drivers/warm-memory.js';
-import { openStore } from '../store/open.js';
+import { openStore } from '../store/sqlite/open.js';
 import { ExitError, type GlobalOptions, loadContext } from './context.js';
 
 async function resetStored(db: string, kind: AgentKind | undefined): Promise<AgentKind[]> {

@@ -8,10 +8,10 @@ import { CHANNELS, checkChatKey } from '../../src/channels/registry.js';
 import { twilioPlugin } from '../../src/channels/twilio/plugin.js';
 import { chunkText } from '../../src/core/chunk.js';
 import { createQueue, type RunningRelay, startRelay } from '../../src/relay.js';
-import { CORE_MIGRATIONS } from '../../src/store/core.js';
-import { openDb } from '../../src/store/db.js';
-import { storeOver } from '../../src/store/open.js';
-import { ALL_MIGRATIONS } from '../../src/store/schema.js';
+import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
+import { openDb } from '../../src/store/sqlite/db.js';
+import { storeOver } from '../../src/store/sqlite/open.js';
+import { ALL_MIGRATIONS } from '../../src/store/sqlite/schema.js';
 import { type Home, makeHome } from '../e2e/helpers.js';
 import { Loft, PIGEON_LIMIT, pigeonPlugin } from './fixtures/pigeon/plugin.js';
 

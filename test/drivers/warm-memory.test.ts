@@ -8,7 +8,7 @@ import type { AgentResult } from '../../src/agents/types.js';
 import { Fallbacks } from '../../src/drivers/pool-fallback.js';
 import { startFingerprint, WARM_STATE, warmMemory } from '../../src/drivers/warm-memory.js';
 import { createLogger } from '../../src/log.js';
-import { openStore } from '../../src/store/open.js';
+import { openStore } from '../../src/store/sqlite/open.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'aw-warm-mem-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

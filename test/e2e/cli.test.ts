@@ -7,9 +7,9 @@ import { DatabaseSync } from 'node:sqlite';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resolvePaths } from '../../src/config/paths.js';
-import { openDb } from '../../src/store/db.js';
-import { outboxMigration } from '../../src/store/outbox.js';
-import { ALL_MIGRATIONS } from '../../src/store/schema.js';
+import { openDb } from '../../src/store/sqlite/db.js';
+import { outboxMigration } from '../../src/store/sqlite/outbox.js';
+import { ALL_MIGRATIONS } from '../../src/store/sqlite/schema.js';
 import {
   alive,
   type Home,

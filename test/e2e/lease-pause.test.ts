@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatKey } from '../../src/core/types.js';
 import { ProcessOwner } from '../../src/queue/process-owner.js';
-import { openStore, type Store } from '../../src/store/open.js';
+import { openStore, type Store } from '../../src/store/sqlite/open.js';
 import { memoryLog } from '../queue/helpers.js';
 import { inbound } from '../store/helpers.js';
 import { MAIN, type Proc, ROOT, spawnNode, waitFor } from './helpers.js';

@@ -5,7 +5,7 @@
 // SIGSTOP past its lease is taken over by the other, and on waking writes and prints nothing.
 import { existsSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/open.js';
+import { openStore } from '../../src/store/sqlite/open.js';
 import { type RelayProc, startRelayProc } from '../faults/relay-proc-rig.js';
 import { type Home, MAIN, makeHome, type Proc, spawnNode, waitFor } from './helpers.js';
 

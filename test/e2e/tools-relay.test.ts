@@ -11,7 +11,7 @@ import { CHANNELS } from '../../src/channels/registry.js';
 import type { TwilioChannel } from '../../src/channels/twilio/index.js';
 import { heartbeatService } from '../../src/heartbeat/wiring.js';
 import { type RunningRelay, startRelay } from '../../src/relay.js';
-import { tasksForChat } from '../../src/store/tasks.js';
+import { tasksForChat } from '../../src/store/sqlite/tasks.js';
 import {
   type FakeTwilio,
   fakeTwilioSection,

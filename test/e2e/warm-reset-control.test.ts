@@ -7,8 +7,8 @@ import { CHANNELS } from '../../src/channels/registry.js';
 import { callControl } from '../../src/control/client.js';
 import { WARM_STATE, warmMemory } from '../../src/drivers/warm-memory.js';
 import { type RunningRelay, startRelay } from '../../src/relay.js';
-import { openStore } from '../../src/store/open.js';
-import { readWarmFallbacksFile } from '../../src/store/status-read.js';
+import { openStore } from '../../src/store/sqlite/open.js';
+import { readWarmFallbacksFile } from '../../src/store/sqlite/status-read.js';
 import {
   type FakeTwilio,
   fakeTwilioSection,

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { scanFolder } from '../../src/events/folder.js';
 import { chatResolver } from '../../src/events/resolve.js';
-import { openStore, type Store } from '../../src/store/open.js';
+import { openStore, type Store } from '../../src/store/sqlite/open.js';
 import { memoryLog } from '../queue/helpers.js';
 
 let dir: string;

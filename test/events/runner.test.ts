@@ -9,8 +9,8 @@ import type { AgentResult } from '../../src/agents/types.js';
 import type { ChatKey, SystemRunner, SystemRunOptions, SystemRunOutcome } from '../../src/core/types.js';
 import { EventRunner } from '../../src/events/runner.js';
 import { systemClock } from '../../src/heartbeat/clock.js';
-import type { NewEvent } from '../../src/store/events.js';
-import { openStore, type Store } from '../../src/store/open.js';
+import type { NewEvent } from '../../src/store/sqlite/events.js';
+import { openStore, type Store } from '../../src/store/sqlite/open.js';
 import { fail, memoryLog, ok } from '../queue/helpers.js';
 
 let dir: string;

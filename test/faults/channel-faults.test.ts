@@ -15,10 +15,10 @@ import { liveStatus } from '../../src/ops/status/live.js';
 import { renderStatus } from '../../src/ops/status/render.js';
 import type { Queue } from '../../src/queue/queue.js';
 import { createQueue, type RunningRelay, startRelay } from '../../src/relay.js';
-import { openDb } from '../../src/store/db.js';
-import { storeOver } from '../../src/store/open.js';
-import { ALL_MIGRATIONS } from '../../src/store/schema.js';
-import { statusReader } from '../../src/store/status-read.js';
+import { openDb } from '../../src/store/sqlite/db.js';
+import { storeOver } from '../../src/store/sqlite/open.js';
+import { ALL_MIGRATIONS } from '../../src/store/sqlite/schema.js';
+import { statusReader } from '../../src/store/sqlite/status-read.js';
 import {
   type FakeTwilio,
   fakeTwilioSection,

@@ -9,9 +9,9 @@ import { PassThrough, Writable } from 'node:stream';
 import { ConsoleChannel } from '../../src/channels/console/console.js';
 import { agentResolver, mediaPolicy } from '../../src/queue/adapters.js';
 import { Queue } from '../../src/queue/queue.js';
-import { CORE_MIGRATIONS } from '../../src/store/core.js';
-import { openDb } from '../../src/store/db.js';
-import { sqliteQueueStore } from '../../src/store/queue-sqlite.js';
+import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
+import { openDb } from '../../src/store/sqlite/db.js';
+import { sqliteQueueStore } from '../../src/store/sqlite/queue-sqlite.js';
 import { alive, type Home, makeHome, waitFor } from '../e2e/helpers.js';
 import { type FullDisk, fullDisk } from './full-disk.js';
 

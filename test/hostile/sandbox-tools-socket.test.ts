@@ -11,9 +11,9 @@ import { MethodRegistry } from '../../src/control/methods.js';
 import { type ControlServer, startControlServer } from '../../src/control/server.js';
 import { createTools, registerToolsMethod } from '../../src/relay.js';
 import { spawnProcess } from '../../src/runner/spawn.js';
-import { CORE_MIGRATIONS } from '../../src/store/core.js';
-import { openDb } from '../../src/store/db.js';
-import { storeOver } from '../../src/store/open.js';
+import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
+import { openDb } from '../../src/store/sqlite/db.js';
+import { storeOver } from '../../src/store/sqlite/open.js';
 import { type Home, makeHome } from '../e2e/helpers.js';
 import { bwrapMissing } from '../helpers/bwrap.js';
 

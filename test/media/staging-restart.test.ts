@@ -21,10 +21,10 @@ import { createLogger } from '../../src/log.js';
 import { stagingService } from '../../src/media/staging-service.js';
 import { mediaPolicy } from '../../src/queue/adapters.js';
 import { composeItems } from '../../src/queue/compose.js';
-import { CORE_MIGRATIONS } from '../../src/store/core.js';
-import { openDb } from '../../src/store/db.js';
-import { storeOver } from '../../src/store/open.js';
-import { enqueueOutbound, markSent, nextPending } from '../../src/store/outbox.js';
+import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
+import { openDb } from '../../src/store/sqlite/db.js';
+import { storeOver } from '../../src/store/sqlite/open.js';
+import { enqueueOutbound, markSent, nextPending } from '../../src/store/sqlite/outbox.js';
 import { setup as waSetup } from '../channels/whatsapp/harness.js';
 import { tempDir } from '../helpers/tmp.js';
 

@@ -10,7 +10,7 @@ import { configSchema } from '../../src/config/schema.js';
 import type { ChatKey } from '../../src/core/types.js';
 import { type OwnershipTimings, ProcessOwner } from '../../src/queue/process-owner.js';
 import { Queue, type QueueConfig } from '../../src/queue/queue.js';
-import { openStore, type Store } from '../../src/store/open.js';
+import { openStore, type Store } from '../../src/store/sqlite/open.js';
 import { inbound } from '../store/helpers.js';
 import { approveAll, FakeAgent, FakeChannel, memoryLog, ok } from './helpers.js';
 

@@ -15,9 +15,9 @@ import {
   compileCacheEnv,
   makeCompileCacheDir,
 } from '../../src/runner/compile-cache.js';
-import { CORE_MIGRATIONS } from '../../src/store/core.js';
-import { openDb } from '../../src/store/db.js';
-import { storeOver } from '../../src/store/open.js';
+import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
+import { openDb } from '../../src/store/sqlite/db.js';
+import { storeOver } from '../../src/store/sqlite/open.js';
 import { type Home, makeHome } from '../e2e/helpers.js';
 import { tempDir } from '../helpers/tmp.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CommandPlan } from '../../src/core/command-handler.js';
 import { StoreError, type Written } from '../../src/store/errors.js';
-import { openStore, type Store, type StoreEngine } from '../../src/store/open.js';
+import { openStore, type Store, type StoreEngine } from '../../src/store/sqlite/open.js';
 import { tempDir } from '../helpers/tmp.js';
 import { inbound } from './helpers.js';
 

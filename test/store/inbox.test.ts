@@ -14,7 +14,7 @@ import {
   pendingByChat,
   pendingForChat,
   unfinished,
-} from '../../src/store/inbox.js';
+} from '../../src/store/sqlite/inbox.js';
 import { inbound, tempDb } from './helpers.js';
 
 const run = promisify(execFile);

@@ -8,9 +8,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { TOOLS_SOCKET_ENV, TOOLS_TOKEN_ENV } from '../../src/agents/tool-server.js';
 import { callControl } from '../../src/control/client.js';
 import { createTools } from '../../src/relay.js';
-import { CORE_MIGRATIONS } from '../../src/store/core.js';
-import { openDb } from '../../src/store/db.js';
-import { storeOver } from '../../src/store/open.js';
+import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
+import { openDb } from '../../src/store/sqlite/db.js';
+import { storeOver } from '../../src/store/sqlite/open.js';
 import { TOOLS_METHOD } from '../../src/tools/schemas.js';
 import { type Home, makeHome } from '../e2e/helpers.js';
 

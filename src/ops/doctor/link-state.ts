@@ -2,7 +2,7 @@
 // writing: the store file is opened read-only and never migrated here.
 import { linkStateOf } from '../../channels/whatsapp/link-state.js';
 import type { Paths } from '../../config/paths.js';
-import { readWhatsAppCredsFile } from '../../store/status-read.js';
+import { readWhatsAppCredsFile } from '../../store/sqlite/status-read.js';
 import type { LinkState } from './whatsapp.js';
 
 export async function linkStateFromStore(paths: Pick<Paths, 'db'>): Promise<LinkState> {

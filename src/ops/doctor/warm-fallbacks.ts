@@ -2,7 +2,7 @@
 // doctor says which, why, and how to try warm again. Read from the store file, read-only.
 import type { Paths } from '../../config/paths.js';
 import { scrub } from '../../log.js';
-import { readWarmFallbacksFile } from '../../store/status-read.js';
+import { readWarmFallbacksFile } from '../../store/sqlite/status-read.js';
 import { type Finding, warn } from './types.js';
 
 export function checkWarmFallbacks(paths: Pick<Paths, 'db'>): Finding[] {

@@ -3,7 +3,7 @@
 // migrated here.
 import type { Paths } from '../../config/paths.js';
 import type { Config } from '../../config/schema.js';
-import { readStatusFile } from '../../store/status-read.js';
+import { readStatusFile } from '../../store/sqlite/status-read.js';
 import { linkStateFromStore } from '../doctor/link-state.js';
 import type { LockState } from '../doctor/relay-lock.js';
 import { gather } from './gather.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WARM_STATE, warmMemory } from '../../../src/drivers/warm-memory.js';
 import { checkWarmFallbacks } from '../../../src/ops/doctor/warm-fallbacks.js';
-import { openStore } from '../../../src/store/open.js';
+import { openStore } from '../../../src/store/sqlite/open.js';
 import { tempDir } from '../../helpers/tmp.js';
 
 describe('doctor: remembered warm start failures', () => {

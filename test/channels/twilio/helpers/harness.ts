@@ -10,10 +10,10 @@ import { type Paths, resolvePaths } from '../../../../src/config/paths.js';
 import { type Config, configSchema } from '../../../../src/config/schema.js';
 import type { InboundMessage } from '../../../../src/core/types.js';
 import { createLogger } from '../../../../src/log.js';
-import { type Db, migrate, openDb } from '../../../../src/store/db.js';
-import { mediaHostMigration } from '../../../../src/store/media-links.js';
-import { storeOver } from '../../../../src/store/open.js';
-import { twilioMigration } from '../../../../src/store/twilio-sends.js';
+import { type Db, migrate, openDb } from '../../../../src/store/sqlite/db.js';
+import { mediaHostMigration } from '../../../../src/store/sqlite/media-links.js';
+import { storeOver } from '../../../../src/store/sqlite/open.js';
+import { twilioMigration } from '../../../../src/store/sqlite/twilio-sends.js';
 import { tempDir } from '../../../helpers/tmp.js';
 import { ACCOUNT, TOKEN } from './fake-twilio.js';
 

@@ -1,6 +1,6 @@
 // What node:sqlite's errors mean in the store's words (store/errors.ts): the one table of SQLite
 // result codes. Nothing outside the SQLite engine reads an `errcode`.
-import { guarded as guardedBy, type StoreFailure, type StoreFailureReason, storeFailure } from './errors.js';
+import { guarded as guardedBy, type StoreFailure, type StoreFailureReason, storeFailure } from '../errors.js';
 
 // SQLite primary result codes (the low byte of an extended code); BUSY_SNAPSHOT (an extended BUSY)
 // is a read transaction that lost to a writer, the engine's serialisation failure.

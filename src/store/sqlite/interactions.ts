@@ -6,8 +6,8 @@
 // The answer to a question is an inbound message: it is recorded here with the message's dedupe row
 // (store/inbox.ts, as a `command` row that never runs) in one transaction, so a redelivered webhook
 // finds the row and answers nothing twice.
-import { redactOutbound } from '../core/outbound-redact.js';
-import type { ChatKey, InboundMessage, OutboundItem } from '../core/types.js';
+import { redactOutbound } from '../../core/outbound-redact.js';
+import type { ChatKey, InboundMessage, OutboundItem } from '../../core/types.js';
 import { type Db, type Migration, prepared, transaction } from './db.js';
 import { insertInbound } from './inbox.js';
 import { enqueueOutbound } from './outbox.js';

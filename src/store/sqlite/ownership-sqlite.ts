@@ -6,8 +6,7 @@
 // polls the rows after the last id it read (one indexed range query per poll), and delivers its own
 // notifications to itself at once, without waiting for a poll. The rows are pruned by age.
 import { randomUUID } from 'node:crypto';
-import type { ChatKey } from '../core/types.js';
-import { type Db, type Migration, prepared, transaction } from './db.js';
+import type { ChatKey } from '../../core/types.js';
 import {
   type Fence,
   FenceConflict,
@@ -16,7 +15,8 @@ import {
   type OwnershipStore,
   type ProcessInfo,
   type Topic,
-} from './ownership.js';
+} from '../ownership.js';
+import { type Db, type Migration, prepared, transaction } from './db.js';
 
 export const ownershipMigration: Migration = {
   module: 'ownership',

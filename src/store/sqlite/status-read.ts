@@ -6,7 +6,7 @@
 
 import { existsSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
-import type { JobState } from '../core/job-state.js';
+import type { JobState } from '../../core/job-state.js';
 import type { Db } from './db.js';
 import { pendingByChat } from './inbox.js';
 import { readJobStates } from './job-states.js';

@@ -3,10 +3,12 @@
 // composition root (relay.ts, a CLI command) and handed down; what callers may count on is the
 // contract in store/store.ts and store/queue-ops.ts. No database handle, statement or SQLite error
 // code leaves src/store/.
+
+import { deferredStore, deferredWanted } from '../deferred.js';
+import type { Store } from '../store.js';
 import { incidentStore } from './alert-incidents.js';
 import { channelStateStore } from './channel-state.js';
 import { type Db, openDb } from './db.js';
-import { deferredStore, deferredWanted } from './deferred.js';
 import { eventStore } from './events.js';
 import { interactionStore } from './interactions.js';
 import { jobStateStore } from './job-states.js';
@@ -18,13 +20,12 @@ import { pruneStore } from './retention.js';
 import { ALL_MIGRATIONS } from './schema.js';
 import { guarded } from './sqlite-errors.js';
 import { statusReader } from './status-read.js';
-import type { Store } from './store.js';
 import { taskStore } from './tasks.js';
 import { twilioSendStore } from './twilio-sends.js';
 import { whatsappAuthStore } from './whatsapp-auth.js';
 import { whatsappChatStore, whatsappSentStore } from './whatsapp-messages.js';
 
-export type { Store, WhatsAppStore } from './store.js';
+export type { Store, WhatsAppStore } from '../store.js';
 
 /**
  * The ports over an already open database (tests, and `openStore`). Every operation rejects with a

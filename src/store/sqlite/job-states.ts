@@ -1,7 +1,7 @@
 // Heartbeat and schedule state: last run, next run, last outcome, and what a restart needs (is a
 // one-shot done, did a run begin and never end). One row per job; the heartbeat's job id is
 // "heartbeat", a schedule's is "schedule:<id>". The scheduler plans from it (heartbeat/), status reads it.
-import type { JobState } from '../core/job-state.js';
+import type { JobState } from '../../core/job-state.js';
 import { type Db, type Migration, prepared, transaction } from './db.js';
 
 export const scheduleMigration: Migration = {

@@ -5,7 +5,7 @@
 // A task is created once per call key (the run's key plus the call's place in the run), so a run
 // that is redone after a crash and schedules the same thing again does not make a second task.
 import { randomBytes } from 'node:crypto';
-import type { ChatKey } from '../core/types.js';
+import type { ChatKey } from '../../core/types.js';
 import { type Db, type Migration, prepared, transaction } from './db.js';
 
 export const tasksMigration: Migration = {
