@@ -37,8 +37,8 @@ import type { ProcessOwner } from './queue/process-owner.js';
 import { Queue, type QueueOptions } from './queue/queue.js';
 import { compileCacheDir, compileCacheEnv } from './runner/compile-cache.js';
 import { acquireLock, heldBy, LockError } from './store/home-lock.js';
+import { openStore, type Store, storeConfigFor } from './store/open.js';
 import { retentionService } from './store/retention-service.js';
-import { openStore, type Store } from './store/sqlite/open.js';
 import { ToolError } from './tools/handlers.js';
 import { createToolHost, type ToolHost } from './tools/host.js';
 import { TOOLS_METHOD } from './tools/schemas.js';
@@ -238,7 +238,7 @@ export async function openDirectRunner(ctx: Context): Promise<{
   defaultTarget: () => ChatKey | undefined;
   close: () => Promise<void>;
 }> {
-  const store = await openStore(ctx.paths.db);
+  const store = await openStore(storeConfigFor(ctx.paths));
   const queue = createQueue(ctx, store, new Map());
   // Read once: this process runs no channel that could link or unlink meanwhile.
   const facts = await store.status.read().catch(() => undefined);
@@ -299,7 +299,7 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
   };
   try {
     const services = opts.services ?? SERVICE_FACTORIES;
-    const store = await openStore(paths.db);
+    const store = await openStore(storeConfigFor(paths));
     cleanup.push(() => store.close());
     // `agentwire chat` may run beside the relay on this state folder: chats are run under leases.
     const owner = await startOwner(ctx, store, 'relay');

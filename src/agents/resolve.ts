@@ -268,8 +268,9 @@ function sandboxOf(
     stateDir: o.stateDir,
     command: o.command,
     inboundMedia: o.paths.inboundMedia,
-    // The relay's own files: never in the sandbox, nor any folder that holds them.
-    hidden: [o.paths.home, o.paths.configFile, o.paths.db, o.paths.socket],
+    // The relay's own files: never in the sandbox, nor any folder that holds them (the store's files
+    // are in the state folder).
+    hidden: [o.paths.home, o.paths.configFile, o.paths.socket],
     createDirs: o.createDirs,
   });
   return {

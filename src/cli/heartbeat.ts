@@ -10,7 +10,7 @@ import { fireHeartbeatOnce, HEARTBEAT_METHOD, type HeartbeatMethodResult } from 
 import { checkEnv, createRunCheck } from '../heartbeat/run-check.js';
 import { checkHeartbeatTarget } from '../heartbeat/target.js';
 import { maskChat } from '../ops/status/snapshot.js';
-import type { JobStateStore } from '../store/sqlite/job-states.js';
+import type { JobStateStore } from '../store/job-states.js';
 import { type Context, ExitError, type GlobalOptions, loadContext } from './context.js';
 
 export type RelayCall =

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { redactConfig } from '../config/redact.js';
 import { ownershipTimings, ProcessOwner } from '../queue/process-owner.js';
-import type { Store } from '../store/sqlite/open.js';
+import type { Store } from '../store/store.js';
 import type { Context } from './context.js';
 
 /** A hash of the configuration with its secrets masked: tells two processes on different configs apart. */

@@ -11,7 +11,7 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../log.js';
-import type { EventStore, NewEvent } from '../store/sqlite/events.js';
+import type { EventStore, NewEvent } from '../store/events.js';
 import { type CheckedEvent, checkEventText, type ResolveChat } from './event-file.js';
 import { eventPrompt } from './prompt.js';
 import { readEventFile } from './read-file.js';

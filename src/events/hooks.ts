@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HookConfig } from '../config/schema-events.js';
 import type { ChatKey } from '../core/types.js';
 import type { Logger } from '../log.js';
-import type { EventStore } from '../store/sqlite/events.js';
+import type { EventStore } from '../store/events.js';
 import type { EventOptions } from './event-file.js';
 import { hookPrompt } from './prompt.js';
 import { checkBearer, checkHookAuth } from './signature.js';

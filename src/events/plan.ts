@@ -1,7 +1,7 @@
 // Which stored events run now, pure. Events run one at a time per chat, in the stored order (due
 // time, then file name, then arrival); chats run side by side under the queue's own limits. An
 // event that asked for active hours waits outside them without holding up the chat's other events.
-import type { StoredEvent } from '../store/sqlite/events.js';
+import type { StoredEvent } from '../store/events.js';
 import type { EventOptions } from './event-file.js';
 
 /** A row cut off twice by a crash is given up rather than tried forever (as a one-shot schedule is). */

@@ -12,7 +12,7 @@ import type { Clock, Timer } from '../heartbeat/clock.js';
 import { runOptions } from '../heartbeat/settings.js';
 import { decideDelivery } from '../heartbeat/token.js';
 import type { Logger } from '../log.js';
-import type { EventStore, StoredEvent } from '../store/sqlite/events.js';
+import type { EventStore, StoredEvent } from '../store/events.js';
 import { eventOptions, MAX_EVENT_ATTEMPTS, planEvents } from './plan.js';
 
 /** How long a busy chat is left before its next event is tried again. */

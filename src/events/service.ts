@@ -11,7 +11,7 @@ import type { HookConfig } from '../config/schema-events.js';
 import type { ChannelName, ChatKey, SystemRunner } from '../core/types.js';
 import { systemClock } from '../heartbeat/clock.js';
 import { type Logger, registerCredential } from '../log.js';
-import type { EventStore } from '../store/sqlite/events.js';
+import type { EventStore } from '../store/events.js';
 import { REJECTED, SETTLE_MS, scanFolder } from './folder.js';
 import { createHookHandler } from './hooks.js';
 import { chatResolver } from './resolve.js';

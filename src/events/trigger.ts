@@ -2,7 +2,7 @@
 // event a file would be, checked by the same schema, stored before the caller is answered.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { EventStore } from '../store/sqlite/events.js';
+import type { EventStore } from '../store/events.js';
 import { checkEvent, type ResolveChat } from './event-file.js';
 import { storedEvent } from './folder.js';
 

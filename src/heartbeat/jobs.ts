@@ -4,7 +4,7 @@
 import type { JobState } from '../core/job-state.js';
 import type { SystemRunner } from '../core/types.js';
 import type { Logger } from '../log.js';
-import type { JobStateStore } from '../store/sqlite/job-states.js';
+import type { JobStateStore } from '../store/job-states.js';
 import type { RunCheck } from './check.js';
 import type { Clock } from './clock.js';
 

@@ -7,7 +7,7 @@ import type { ChannelPlugin } from '../channels/plugin.js';
 import { CHANNELS, checkChatKey } from '../channels/registry.js';
 import type { Config } from '../config/schema.js';
 import { type ChatKey, chatKey } from '../core/types.js';
-import type { StatusFacts } from '../store/sqlite/status-read.js';
+import type { StatusFacts } from '../store/status-read.js';
 
 export type TargetCheck = { ok: true; chat: ChatKey } | { ok: false; reason: TargetProblem; message: string };
 export type TargetProblem = 'none' | 'invalid' | 'group' | 'broadcast';

@@ -7,7 +7,7 @@
 
 import type { JobState } from '../core/job-state.js';
 import type { ChatKey } from '../core/types.js';
-import type { AgentTask } from '../store/sqlite/tasks.js';
+import type { AgentTask } from '../store/tasks.js';
 import type { JobDeps } from './jobs.js';
 import { ScheduleJob } from './schedule-job.js';
 import { DEFAULT_CHECK_TIMEOUT_SECONDS, resolveSchedule, type ScheduleConfig } from './settings.js';

@@ -11,7 +11,7 @@ import { mkdir, open, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { MediaLinkStore } from '../store/sqlite/media-links.js';
+import type { MediaLinkStore } from '../store/media-links.js';
 import { extensionFor } from './inbound.js';
 
 export type StageResult =

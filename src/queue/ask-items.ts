@@ -5,7 +5,7 @@ import { approvalMessage, questionMessage, tooLongNotice } from '../core/interac
 import type { ChatKey, OutboundItem } from '../core/types.js';
 import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
-import type { Interaction, InteractionStore } from '../store/sqlite/interactions.js';
+import type { Interaction, InteractionStore } from '../store/interactions.js';
 
 type TextItems = (chat: ChatKey, text: string) => OutboundItem[];
 

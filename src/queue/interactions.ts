@@ -18,7 +18,7 @@ import {
 import type { ChannelName, ChatKey, OutboundItem } from '../core/types.js';
 import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
-import type { Interaction, InteractionStore } from '../store/sqlite/interactions.js';
+import type { Interaction, InteractionStore } from '../store/interactions.js';
 import { denyTooLong, showItems } from './ask-items.js';
 import { ChatPlaces, realTimer, ScreenChanges, type Timer, WaitClocks } from './wait-books.js';
 

@@ -22,8 +22,8 @@ import type { OutboxRow } from './contract/outbox.js';
 import type { RunRecord } from './contract/runs.js';
 import type { ChatSettings, SessionRow, SessionScope } from './contract/sessions.js';
 import type { Written } from './errors.js';
+import type { Interaction } from './interactions.js';
 import type { Fence } from './ownership.js';
-import type { Interaction } from './sqlite/interactions.js';
 
 export type { StoreFailure, StoreFailureReason, Written } from './errors.js';
 /** An agent kind as the store keeps it (the agent layer defines the names). */

@@ -1,6 +1,6 @@
 // Retention as a relay service: prunes the store at start and then every few hours, so a relay
 // that runs for months keeps about `retention.messageDays` of message text (src/store/retention.ts).
-import type { RetentionResult } from './sqlite/retention.js';
+import type { RetentionResult } from './retention.js';
 
 /** What the relay hands the service (structurally its ServiceDeps; typed here so store/ stays below it). */
 export interface RetentionDeps {

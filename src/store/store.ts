@@ -5,21 +5,21 @@
 // to one is pure and may run more than once; failures reject with a StoreError (store/errors.ts).
 // This file, store/errors.ts, store/queue-ops.ts and store/contract/ name no engine.
 
+import type { IncidentStore } from './alert-incidents.js';
+import type { ChannelStateStore } from './channel-state.js';
 import type { OutboxRow } from './contract/outbox.js';
+import type { EventStore } from './events.js';
+import type { InteractionStore } from './interactions.js';
+import type { JobStateStore } from './job-states.js';
+import type { MediaLinkStore } from './media-links.js';
 import type { OwnershipStore } from './ownership.js';
 import type { QueueStore } from './queue-ops.js';
-import type { IncidentStore } from './sqlite/alert-incidents.js';
-import type { ChannelStateStore } from './sqlite/channel-state.js';
-import type { EventStore } from './sqlite/events.js';
-import type { InteractionStore } from './sqlite/interactions.js';
-import type { JobStateStore } from './sqlite/job-states.js';
-import type { MediaLinkStore } from './sqlite/media-links.js';
-import type { RetentionResult } from './sqlite/retention.js';
-import type { StatusReader } from './sqlite/status-read.js';
-import type { TaskStore } from './sqlite/tasks.js';
-import type { TwilioSendStore } from './sqlite/twilio-sends.js';
-import type { WhatsAppAuthStore } from './sqlite/whatsapp-auth.js';
-import type { WhatsAppChatStore, WhatsAppSentStore } from './sqlite/whatsapp-messages.js';
+import type { RetentionResult } from './retention.js';
+import type { StatusReader } from './status-read.js';
+import type { TaskStore } from './tasks.js';
+import type { TwilioSendStore } from './twilio-sends.js';
+import type { WhatsAppAuthStore } from './whatsapp-auth.js';
+import type { WhatsAppChatStore, WhatsAppSentStore } from './whatsapp-messages.js';
 
 /** The WhatsApp channel's state: credentials and keys, what it sent, the JID per chat. */
 export interface WhatsAppStore {

@@ -7,8 +7,8 @@ import { waitLength } from '../core/interaction-text.js';
 import { taskLine } from '../core/task-line.js';
 import type { ChatKey } from '../core/types.js';
 import { maskId } from '../log.js';
-import type { EventStore } from '../store/sqlite/events.js';
-import type { TaskStore } from '../store/sqlite/tasks.js';
+import type { EventStore } from '../store/events.js';
+import type { TaskStore } from '../store/tasks.js';
 import { type AgentLinkEntry, agentPrompt, decideSend } from './agent-links.js';
 import {
   askUserInput,

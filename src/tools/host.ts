@@ -7,7 +7,7 @@ import type { ChunkRules } from '../core/chunk.js';
 import type { ChannelName, ChatKey } from '../core/types.js';
 import type { MediaPolicy, ToolGrantor } from '../queue/ports.js';
 import type { QueueStore } from '../store/queue-ops.js';
-import type { TaskStore } from '../store/sqlite/tasks.js';
+import type { TaskStore } from '../store/tasks.js';
 import { toolGrantor } from './grants.js';
 import { type AgentLinks, callTool, type ToolDeps, ToolError, type ToolLimits } from './handlers.js';
 import type { ToolAnswer } from './schemas.js';

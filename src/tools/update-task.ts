@@ -2,7 +2,7 @@
 // task tool, `/tasks` and the scheduler match on). New timing passes the same checks as
 // schedule_task (the shortest interval above all: an agent must not tighten its own schedule past
 // the owner's limit); a refused change changes nothing.
-import type { AgentTask, TaskChange } from '../store/sqlite/tasks.js';
+import type { AgentTask, TaskChange } from '../store/tasks.js';
 import { checkTask } from './task-policy.js';
 
 export interface UpdateRequest {

@@ -12,7 +12,7 @@ import type { Logger } from '../log.js';
 import { registerCredential } from '../log.js';
 import { liveStatus } from '../ops/status/live.js';
 import type { QueueStatus } from '../queue/queue.js';
-import type { StatusReader } from '../store/sqlite/status-read.js';
+import type { StatusReader } from '../store/status-read.js';
 import { VERSION } from '../version.js';
 import { qrOf } from './qr.js';
 import type { HttpRoutes } from './routes.js';

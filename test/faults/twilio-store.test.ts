@@ -11,7 +11,7 @@ import { Queue } from '../../src/queue/queue.js';
 import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
 import { openDb } from '../../src/store/sqlite/db.js';
 import { mediaHostMigration } from '../../src/store/sqlite/media-links.js';
-import { storeOver } from '../../src/store/sqlite/open.js';
+import { sqliteFile, storeOver } from '../../src/store/sqlite/open.js';
 import { sqliteQueueStore } from '../../src/store/sqlite/queue-sqlite.js';
 import { twilioMigration } from '../../src/store/sqlite/twilio-sends.js';
 import {
@@ -43,7 +43,7 @@ async function startRig(): Promise<Rig> {
   const fake = await startFakeTwilio();
   const home = makeHome({ twilio: fakeTwilioSection(fake) });
   const ctx = home.ctx();
-  const real = openDb(ctx.paths.db, [...CORE_MIGRATIONS, twilioMigration, mediaHostMigration]);
+  const real = openDb(sqliteFile(ctx.paths.home), [...CORE_MIGRATIONS, twilioMigration, mediaHostMigration]);
   const disk = fullDisk(real);
   const channel: TwilioChannel = createTwilioChannel({
     config: ctx.config,

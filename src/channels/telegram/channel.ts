@@ -5,7 +5,7 @@ import type { Paths } from '../../config/paths.js';
 import type { Config } from '../../config/schema.js';
 import type { Logger } from '../../log.js';
 import { registerCredential } from '../../log.js';
-import type { ChannelStateStore } from '../../store/sqlite/channel-state.js';
+import type { ChannelStateStore } from '../../store/channel-state.js';
 import type { Channel, ChannelState, InboundHandler } from '../types.js';
 import { type Timers, Typing } from '../typing.js';
 import { type BotApi, fileUrl, makeApi } from './api.js';

@@ -1,6 +1,6 @@
 // The channel's small durable state, in the store's generic channel state (ChannelDeps.state): the
 // long-poll offset (so a restart does not read updates again) and the chats that blocked the bot (so sends to them stop).
-import type { ChannelStateStore } from '../../store/sqlite/channel-state.js';
+import type { ChannelStateStore } from '../../store/channel-state.js';
 
 const OFFSET = 'offset';
 const blockedKey = (chatId: string) => `blocked:${chatId}`;

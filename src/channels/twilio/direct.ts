@@ -6,7 +6,7 @@ import type { Config } from '../../config/schema.js';
 import { chunkText } from '../../core/chunk.js';
 import type { SendResult } from '../../core/types.js';
 import { type Logger, registerSecret } from '../../log.js';
-import type { TwilioSendStore } from '../../store/sqlite/twilio-sends.js';
+import type { TwilioSendStore } from '../../store/twilio-sends.js';
 import { createRestClient } from './rest.js';
 import { sendItem } from './sender.js';
 import { resolveTwilioSettings, twilioTextRules } from './settings.js';

@@ -2,7 +2,7 @@
 // message, recipients we must not keep sending to (unsubscribed, outside the WhatsApp window), the
 // refusal rate limit, and the poll cursor. This side holds the channel's rules: the clock, and that
 // a status only moves forward (status.ts).
-import type { TwilioSendStore } from '../../store/sqlite/twilio-sends.js';
+import type { TwilioSendStore } from '../../store/twilio-sends.js';
 import { type DeliveryStatus, nextStatus } from './status.js';
 
 export interface Delivery {

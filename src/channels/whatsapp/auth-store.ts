@@ -12,7 +12,7 @@ import {
   type SignalDataTypeMap,
   type SignalKeyStore,
 } from '@whiskeysockets/baileys';
-import type { WhatsAppAuthStore } from '../../store/sqlite/whatsapp-auth.js';
+import type { WhatsAppAuthStore } from '../../store/whatsapp-auth.js';
 import { isLinkedCreds, type LinkState, linkStateOf } from './link-state.js';
 
 export { isLinkedCreds, type LinkState, linkedAccount, linkState } from './link-state.js';

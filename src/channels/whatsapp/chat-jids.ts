@@ -2,7 +2,7 @@
 // migrated accounts): sends to a re-derived phone JID can "succeed" and never arrive (openclaw#17413).
 // Kept in the store so the outbox can still deliver to the right JID after a restart.
 import { isJidGroup } from '@whiskeysockets/baileys';
-import type { WhatsAppChatStore } from '../../store/sqlite/whatsapp-messages.js';
+import type { WhatsAppChatStore } from '../../store/whatsapp-messages.js';
 import { isE164, pnJidFromE164 } from './jid.js';
 
 export interface ChatJids {

@@ -1,7 +1,7 @@
 // Whether a WhatsApp device is linked, read from the stored creds without loading Baileys. Status,
 // doctor, logout and the heartbeat's default target ask this in processes that never open a socket;
 // importing Baileys' package root costs them about 165 ms and 55 MB (docs/performance.md).
-import type { StoredCreds, WhatsAppAuthStore } from '../../store/sqlite/whatsapp-auth.js';
+import type { StoredCreds, WhatsAppAuthStore } from '../../store/whatsapp-auth.js';
 import { e164FromJid } from './jid.js';
 
 /** `logged_out`: the phone unlinked this device (close code 401); the old creds are kept until logout/login. */

@@ -4,7 +4,7 @@
 //   never an empty message (a blank bubble).
 // - echo suppression: our own sends come back as `fromMe` upserts and must not start a run.
 import { proto } from '@whiskeysockets/baileys';
-import type { WhatsAppSentStore } from '../../store/sqlite/whatsapp-messages.js';
+import type { WhatsAppSentStore } from '../../store/whatsapp-messages.js';
 
 export interface SentStoreOptions {
   now?: () => number;

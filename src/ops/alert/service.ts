@@ -6,7 +6,7 @@ import { isE164 } from '../../channels/whatsapp/jid.js';
 import { storedAccount } from '../../channels/whatsapp/link-state.js';
 import type { Config } from '../../config/schema.js';
 import type { Logger } from '../../log.js';
-import type { WhatsAppAuthStore } from '../../store/sqlite/whatsapp-auth.js';
+import type { WhatsAppAuthStore } from '../../store/whatsapp-auth.js';
 import { decideAlert } from './policy.js';
 import type { IncidentStore } from './store.js';
 

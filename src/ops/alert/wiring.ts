@@ -6,8 +6,8 @@ import type { Channel } from '../../channels/types.js';
 import type { Config } from '../../config/schema.js';
 import type { ChannelName } from '../../core/types.js';
 import type { Logger } from '../../log.js';
-import type { IncidentStore as StoredIncidents } from '../../store/sqlite/alert-incidents.js';
-import type { WhatsAppAuthStore } from '../../store/sqlite/whatsapp-auth.js';
+import type { IncidentStore as StoredIncidents } from '../../store/alert-incidents.js';
+import type { WhatsAppAuthStore } from '../../store/whatsapp-auth.js';
 import { LinkAlert, type SendSms, twilioUnusable } from './service.js';
 import type { IncidentStore } from './store.js';
 

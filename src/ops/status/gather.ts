@@ -4,7 +4,7 @@
 import type { Config } from '../../config/schema.js';
 import { buildListing } from '../../heartbeat/listing.js';
 import { storedDefaultTarget } from '../../heartbeat/target.js';
-import type { StatusFacts } from '../../store/sqlite/status-read.js';
+import type { StatusFacts } from '../../store/status-read.js';
 import type { StatusSources } from './snapshot.js';
 import { readStore, type StoreSources } from './store-reader.js';
 

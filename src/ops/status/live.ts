@@ -9,7 +9,7 @@ import type { RelayStatus } from '../../control/methods.js';
 import type { ChannelName } from '../../core/types.js';
 import type { SchedulerStatus } from '../../heartbeat/scheduler.js';
 import type { QueueStatus } from '../../queue/queue.js';
-import type { StatusFacts, StatusReader } from '../../store/sqlite/status-read.js';
+import type { StatusFacts, StatusReader } from '../../store/status-read.js';
 import { gather } from './gather.js';
 import { buildSnapshot, type StatusSnapshot, type StatusSources } from './snapshot.js';
 import { warmView } from './warm-view.js';

@@ -6,7 +6,7 @@ import type { Usage } from '../../agents/types.js';
 import type { ChannelState, ProbeResult } from '../../channels/types.js';
 import { type ChannelName, parseChatKey } from '../../core/types.js';
 import { cleanText, maskId } from '../../log.js';
-import type { DailyUsage } from '../../store/sqlite/runs.js';
+import type { DailyUsage } from '../../store/contract/runs.js';
 import { type Health, healthOf } from './health.js';
 
 /** Bumped only on a breaking change; fields may be added without a bump. */

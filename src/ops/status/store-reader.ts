@@ -1,7 +1,7 @@
 // What the store says about the relay's work, in status's words: waiting messages per chat,
 // sessions, the last runs and recent failures. Used live by the relay's `status` method and offline
 // by `agentwire status` when no relay runs. Pure: the facts are read by store/status-read.ts.
-import type { StatusFacts } from '../../store/sqlite/status-read.js';
+import type { StatusFacts } from '../../store/status-read.js';
 import type { StatusSources } from './snapshot.js';
 
 export type StoreSources = Required<

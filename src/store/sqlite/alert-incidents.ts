@@ -1,6 +1,10 @@
 // The open alert incident per channel (ops/alert), kept so a restart neither forgets that the owner
 // was already told nor tells them again.
+
+import type { IncidentStore } from '../alert-incidents.js';
 import { type Db, type Migration, prepared, transaction } from './db.js';
+
+export type { IncidentStore, StoredIncident } from '../alert-incidents.js';
 
 export const alertMigration: Migration = {
   module: 'alerts',
@@ -13,19 +17,6 @@ export const alertMigration: Migration = {
      );`,
   ],
 };
-
-/** An incident as stored; its `kind` is the alert policy's (ops/alert/policy.ts). */
-export interface StoredIncident<K extends string = string> {
-  kind: K;
-  since: number;
-  alertedAt?: number;
-}
-
-export interface IncidentStore<K extends string = string> {
-  get(channel: string): Promise<StoredIncident<K> | undefined>;
-  put(channel: string, incident: StoredIncident<K>): Promise<void>;
-  clear(channel: string): Promise<void>;
-}
 
 export function incidentStore<K extends string = string>(db: Db): IncidentStore<K> {
   return {

@@ -2,7 +2,11 @@
 // table for every channel, namespaced by the channel's name, so a new channel needs no migration of
 // its own for this ("a channel is one folder plus one line in a registry"). Values are JSON.
 // Every operation returns a Promise, so an engine with an asynchronous client can stand in.
+
+import type { ChannelStateStore } from '../channel-state.js';
 import { type Db, type Migration, prepared } from './db.js';
+
+export type { ChannelStateStore } from '../channel-state.js';
 
 export const channelStateMigration: Migration = {
   module: 'channel_state',
@@ -23,19 +27,6 @@ export const channelStateMigration: Migration = {
      CREATE INDEX channel_seen_at ON channel_seen (at);`,
   ],
 };
-
-/** One channel's view of the table: its own keys only. */
-export interface ChannelStateStore {
-  /** The value stored under `key`, or undefined. */
-  get<T = unknown>(key: string): Promise<T | undefined>;
-  /** Stores `value` (JSON) under `key`; `undefined` deletes it. */
-  set(key: string, value: unknown): Promise<void>;
-  /**
-   * Records `key` as seen and resolves whether it already was (true: a duplicate). One statement, so
-   * two deliveries of the same update racing each other cannot both resolve false.
-   */
-  seen(key: string): Promise<boolean>;
-}
 
 export function channelStateStore(db: Db, channel: string, now: () => number = Date.now): ChannelStateStore {
   return {

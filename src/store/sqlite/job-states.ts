@@ -2,7 +2,10 @@
 // one-shot done, did a run begin and never end). One row per job; the heartbeat's job id is
 // "heartbeat", a schedule's is "schedule:<id>". The scheduler plans from it (heartbeat/), status reads it.
 import type { JobState } from '../../core/job-state.js';
+import type { JobStateStore } from '../job-states.js';
 import { type Db, type Migration, prepared, transaction } from './db.js';
+
+export type { JobStateStore } from '../job-states.js';
 
 export const scheduleMigration: Migration = {
   module: 'schedules',
@@ -22,12 +25,6 @@ export const scheduleMigration: Migration = {
     )`,
   ],
 };
-
-export interface JobStateStore {
-  /** Every stored job's state, by job id (read once when the scheduler starts, and by status). */
-  loadAll(): Promise<Map<string, JobState>>;
-  save(job: string, state: JobState, at: number): Promise<void>;
-}
 
 interface Row {
   job: string;

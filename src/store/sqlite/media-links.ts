@@ -1,7 +1,11 @@
 // The names under which staged outbound files are served to a provider that fetches media by URL
 // (Twilio), with their type, size and expiry (media/host.ts owns the files and the policy). Kept in
 // the store so URLs handed to the provider survive a relay restart.
+
+import type { MediaLinkStore } from '../media-links.js';
 import { type Db, type Migration, prepared, transaction } from './db.js';
+
+export type { MediaLink, MediaLinkStore } from '../media-links.js';
 
 export const mediaHostMigration: Migration = {
   module: 'media_host',
@@ -10,20 +14,6 @@ export const mediaHostMigration: Migration = {
        name TEXT PRIMARY KEY, mime_type TEXT NOT NULL, size_bytes INTEGER NOT NULL, expires_at INTEGER NOT NULL)`,
   ],
 };
-
-export interface MediaLink {
-  mimeType: string;
-  sizeBytes: number;
-  expiresAt: number;
-}
-
-export interface MediaLinkStore {
-  add(name: string, link: MediaLink): Promise<void>;
-  get(name: string): Promise<MediaLink | undefined>;
-  /** Names whose link expired at `now` or before. */
-  expired(now: number): Promise<string[]>;
-  remove(name: string): Promise<void>;
-}
 
 export function mediaLinkStore(db: Db): MediaLinkStore {
   return {

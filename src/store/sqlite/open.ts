@@ -1,11 +1,15 @@
-// Opens the store and picks its engine: SQLite through node:sqlite, or (tests only) the same behind
-// the deferred wrapper that answers every operation a turn later (store/deferred.ts). Built once by a
-// composition root (relay.ts, a CLI command) and handed down; what callers may count on is the
-// contract in store/store.ts and store/queue-ops.ts. No database handle, statement or SQLite error
-// code leaves src/store/.
+// The SQLite engine's store: every port over one database file through node:sqlite, or (tests only)
+// the same behind the deferred wrapper that answers every operation a turn later (store/deferred.ts).
+// Callers outside src/store/ reach it through openStore (store/open.ts), which picks the engine; what
+// they may count on is the contract in store/store.ts and store/queue-ops.ts. No database handle,
+// statement or SQLite error code leaves src/store/.
+import { join } from 'node:path';
 
 import { deferredStore, deferredWanted } from '../deferred.js';
 import type { Store } from '../store.js';
+
+export type { Store, WhatsAppStore } from '../store.js';
+
 import { incidentStore } from './alert-incidents.js';
 import { channelStateStore } from './channel-state.js';
 import { type Db, openDb } from './db.js';
@@ -24,8 +28,6 @@ import { taskStore } from './tasks.js';
 import { twilioSendStore } from './twilio-sends.js';
 import { whatsappAuthStore } from './whatsapp-auth.js';
 import { whatsappChatStore, whatsappSentStore } from './whatsapp-messages.js';
-
-export type { Store, WhatsAppStore } from '../store.js';
 
 /**
  * The ports over an already open database (tests, and `openStore`). Every operation rejects with a
@@ -72,7 +74,16 @@ function sqliteStore(db: Db): Store {
 /** The schema this code knows, as one number (every module's steps): the process registry shows it. */
 const SCHEMA_VERSION = ALL_MIGRATIONS.reduce((n, m) => n + m.steps.length, 0);
 
-/** Opens (creating with mode 0600, and migrating) the store file; `:memory:` for a throwaway one. */
-export async function openStore(file: string, engine: StoreEngine = defaultEngine()): Promise<Store> {
+/** The database file of a state folder: the one place its name is written. */
+export function sqliteFile(stateDir: string): string {
+  return join(stateDir, 'agentwire.db');
+}
+
+/**
+ * Opens (creating with mode 0600, and migrating) the store file; `:memory:` for a throwaway one.
+ * `deferred` (tests only) wraps it in the deferred engine; unset, AGENTWIRE_TEST_STORE decides.
+ */
+export async function openSqliteStore(file: string, deferred?: boolean): Promise<Store> {
+  const engine: StoreEngine = deferred === undefined ? defaultEngine() : deferred ? 'deferred' : 'sqlite';
   return storeOver(openDb(file, ALL_MIGRATIONS), engine);
 }

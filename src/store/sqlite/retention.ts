@@ -4,24 +4,15 @@
 // row (channel, message id, status) stays longer, because it is what stops a redelivered message
 // (a Twilio retry, a WhatsApp resync after days offline) from running a second time. Rows still
 // pending or running are never touched: they are work the relay owes.
+
+import type { RetentionResult } from '../retention.js';
 import { type Db, transaction } from './db.js';
+
+export type { RetentionResult } from '../retention.js';
 
 /** The dedupe record of a finished message is kept at least this long. */
 export const KEEP_IDS_DAYS = 90;
 const DAY_MS = 86_400_000;
-
-export interface RetentionResult {
-  /** Finished messages whose text, media and names were cleared. */
-  scrubbed: number;
-  /** Sent or failed reply chunks deleted. */
-  replies: number;
-  /** Finished messages deleted outright (dedupe record expired). */
-  deleted: number;
-  /** Channel ids recorded as seen, deleted with the same expiry. */
-  seen: number;
-  /** Closed questions and approvals (the agent's text and the answer) deleted. */
-  questions: number;
-}
 
 const FINISHED = `status IN ('done', 'failed', 'dropped')`;
 

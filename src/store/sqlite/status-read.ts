@@ -6,41 +6,18 @@
 
 import { existsSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
-import type { JobState } from '../../core/job-state.js';
+import type { StatusFacts, StatusReader } from '../status-read.js';
 import type { Db } from './db.js';
 import { pendingByChat } from './inbox.js';
 import { readJobStates } from './job-states.js';
 import { countUnsent, expiredStats } from './outbox.js';
-import { type DailyUsage, dailyUsage, type RunRecord, recentRuns } from './runs.js';
-import { type AgentTask, allTasks } from './tasks.js';
+import { dailyUsage, recentRuns } from './runs.js';
+import { allTasks } from './tasks.js';
 import { readCredsRow, type StoredCreds } from './whatsapp-auth.js';
 
+export type { StatusFacts, StatusReader } from '../status-read.js';
+
 const LIMIT = 20;
-
-export interface StatusFacts {
-  /** Waiting messages per chat; empty without an inbox. */
-  pending: Record<string, number>;
-  sessions: { chat: string; agent: string; lastUsedAt: number }[];
-  /** Undefined without an outbox. */
-  replies?: { unsent: number; expired: number; lastExpiredAt?: number };
-  runs: RunRecord[];
-  usage: DailyUsage[];
-  /** Failed or dropped messages, one row per batch finished together. */
-  inboxFailures: { chat: string; note: string | null; at: number; n: number }[];
-  /** Replies given up; `expired` set when they ran out of retry time. */
-  outboxFailures: { chat: string; error: string | null; at: number; expired: number | null }[];
-  jobStates: Map<string, JobState>;
-  /** Tasks agents scheduled (docs/tools.md); empty without the table. */
-  tasks: AgentTask[];
-  /** Questions and approvals runs wait on (never their text); empty without the table. */
-  waitingAnswers: { chat: string; type: 'approval' | 'question'; createdAt: number; shownAt?: number }[];
-  /** WhatsApp's stored creds; undefined when none (or no WhatsApp table). */
-  whatsappCreds?: StoredCreds;
-}
-
-export interface StatusReader {
-  read(): Promise<StatusFacts>;
-}
 
 function hasTable(db: Db, name: string): boolean {
   return Boolean(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name));
@@ -169,24 +146,14 @@ function withReadOnly<T>(file: string, fn: (db: Db) => T, rethrow = false): T | 
   }
 }
 
-/**
- * The failed warm starts remembered in the store (drivers/warm-memory.ts: channel state `warm`,
- * key `fallbacks`), kind → reason; empty when there are none or the store cannot be read.
- */
-export function readWarmFallbacksFile(file: string): Record<string, string> {
-  const raw = withReadOnly(file, (db) =>
+/** One value of the channel-state table in the file at `file`, opened read-only; undefined when absent or unreadable. */
+export function readChannelValueFile(file: string, channel: string, key: string): string | undefined {
+  const row = withReadOnly(file, (db) =>
     hasTable(db, 'channel_state')
-      ? (db.prepare("SELECT value FROM channel_state WHERE channel = 'warm' AND key = 'fallbacks'").get() as
+      ? (db.prepare('SELECT value FROM channel_state WHERE channel = ? AND key = ?').get(channel, key) as
           | { value: string }
           | undefined)
       : undefined,
   );
-  const out: Record<string, string> = {};
-  try {
-    const all = raw ? (JSON.parse(raw.value) as Record<string, { reason?: unknown }>) : {};
-    for (const [kind, r] of Object.entries(all)) out[kind] = typeof r?.reason === 'string' ? r.reason : '';
-  } catch {
-    // A value this version cannot read: nothing to show.
-  }
-  return out;
+  return row?.value;
 }

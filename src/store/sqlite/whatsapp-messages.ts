@@ -1,29 +1,11 @@
 // What the WhatsApp channel keeps about messages: the ids (and content) of what it sent, for echo
 // suppression and retry receipts, and the JID each chat id is answered on. The channel decides
 // what they mean and for how long they count (channels/whatsapp/sent-store.ts, chat-jids.ts).
+
+import type { WhatsAppChatStore, WhatsAppSentStore } from '../whatsapp-messages.js';
 import { type Db, prepared, transaction } from './db.js';
 
-export interface SentMessage {
-  /** The encoded message; empty until the send returned it. */
-  message: Uint8Array;
-  at: number;
-}
-
-export interface WhatsAppSentStore {
-  /** Records an id before sending (kept when already there). */
-  reserve(id: string, jid: string, at: number): Promise<void>;
-  /** Stores the encoded content once the send returned it. */
-  complete(id: string, message: Uint8Array): Promise<void>;
-  get(id: string): Promise<SentMessage | undefined>;
-  /** Deletes ids older than `before`, and all but the newest `keep`. */
-  prune(before: number, keep: number): Promise<void>;
-}
-
-export interface WhatsAppChatStore {
-  remember(chatId: string, jid: string, at: number): Promise<void>;
-  /** The JID last seen for the chat id, if any. */
-  jidFor(chatId: string): Promise<string | undefined>;
-}
+export type { SentMessage, WhatsAppChatStore, WhatsAppSentStore } from '../whatsapp-messages.js';
 
 export function whatsappSentStore(db: Db): WhatsAppSentStore {
   return {
