@@ -14,9 +14,9 @@ import { configSchema } from '../dist/config/schema.js';
 import { createLogger } from '../dist/log.js';
 import { agentResolver, mediaPolicy } from '../dist/queue/adapters.js';
 import { Queue } from '../dist/queue/queue.js';
-import { CORE_MIGRATIONS } from '../dist/store/core.js';
-import { openDb } from '../dist/store/db.js';
-import { sqliteQueueStore } from '../dist/store/queue-sqlite.js';
+import { CORE_MIGRATIONS } from '../dist/store/sqlite/core.js';
+import { openDb } from '../dist/store/sqlite/db.js';
+import { sqliteQueueStore } from '../dist/store/sqlite/queue-sqlite.js';
 import { sqliteFile } from '../src/store/sqlite/open.js';
 
 const FAKE = join(dirname(fileURLToPath(import.meta.url)), '../test/e2e/fixtures/fake-claude.mjs');

@@ -11,7 +11,7 @@ import type { Channel } from './channels/types.js';
 import { whatsappLinkService } from './channels/whatsapp/link-control.js';
 import type { Context } from './cli/context.js';
 import { ExitError } from './cli/context.js';
-import { startOwner } from './cli/ownership.js';
+import { sharedTasksChanged, startOwner } from './cli/ownership.js';
 import type { Paths } from './config/paths.js';
 import type { Config } from './config/schema.js';
 import { configWarnings } from './config/warnings.js';
@@ -75,6 +75,8 @@ export interface ServiceDeps extends RelayDeps {
   onEventsStored: (listener: () => void) => void;
   /** Routes served on the web console's HTTP server before its token check (the hooks). */
   http: HttpRoutes;
+  /** This process's leases (queue/process-owner.ts): the scheduler runs while it leads `scheduler`. */
+  leader: Pick<ProcessOwner, 'lead'>;
 }
 
 export interface RelayService {
@@ -339,6 +341,7 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
     const toolsControl = new MethodRegistry();
     registerToolsMethod(toolsControl, tools);
     const running: RelayService[] = [];
+    const tasksChanged = sharedTasksChanged(owner, tools);
     const http = new HttpRoutes();
     for (const s of services)
       running.push(
@@ -348,7 +351,8 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
           runner: queue,
           channels,
           control,
-          onTasksChanged: tools.onTasksChanged,
+          onTasksChanged: tasksChanged,
+          leader: owner,
           onEventsStored: tools.onEventsStored,
           http,
         }),

@@ -20,7 +20,7 @@ import { createScheduler } from '../heartbeat/scheduler.js';
 import { createQueue, createTools, registerToolsMethod } from '../relay.js';
 import { openStore, storeConfigFor } from '../store/open.js';
 import { type GlobalOptions, loadContext } from './context.js';
-import { startOwner } from './ownership.js';
+import { sharedTasksChanged, startOwner } from './ownership.js';
 
 export function register(program: Command): void {
   program
@@ -75,7 +75,7 @@ export function register(program: Command): void {
         defaultTarget: () => undefined,
         tasks: { ...store.tasks, serves: (c) => parseChatKey(c)?.channel === 'console' },
       });
-      tools.onTasksChanged(() => void scheduler.syncTasks());
+      sharedTasksChanged(owner, tools)(() => void scheduler.syncTasks());
       process.on('SIGINT', interrupt);
       process.on(
         'SIGTERM',

@@ -27,3 +27,20 @@ export function startOwner(
     ctx.log.child({ sub: 'owner' }),
   );
 }
+
+/**
+ * "An agent's stored tasks changed", heard from this process's tools and from every other process
+ * on the store (`tasks_changed`): a task a run added anywhere reaches the scheduler that fires it.
+ */
+export function sharedTasksChanged(
+  owner: Pick<ProcessOwner, 'tell' | 'on'>,
+  tools: { onTasksChanged(listener: () => void): void },
+): (listener: () => void) => void {
+  tools.onTasksChanged(() => owner.tell('tasks_changed', ''));
+  return (listener) => {
+    tools.onTasksChanged(listener);
+    owner.on('tasks_changed', (_key, own) => {
+      if (!own) listener();
+    });
+  };
+}

@@ -4,6 +4,7 @@
 import type { JobState } from '../../core/job-state.js';
 import type { JobStateStore } from '../job-states.js';
 import { type Db, type Migration, prepared, transaction } from './db.js';
+import { assertLeader } from './ownership-sqlite.js';
 
 export type { JobStateStore } from '../job-states.js';
 
@@ -80,9 +81,10 @@ const SAVE = `INSERT INTO schedule_state (job, fingerprint, last_run_at, next_ru
 export function jobStateStore(db: Db): JobStateStore {
   return {
     loadAll: async () => readJobStates(db),
-    save: async (job, s, at) => {
-      transaction(db, () =>
-        prepared(db, SAVE).run(
+    save: async (job, s, at, fence) => {
+      transaction(db, () => {
+        assertLeader(db, fence);
+        return prepared(db, SAVE).run(
           job,
           s.fingerprint,
           s.lastRunAt ?? null,
@@ -94,8 +96,8 @@ export function jobStateStore(db: Db): JobStateStore {
           s.runningSince ?? null,
           s.done ? 1 : 0,
           at,
-        ),
-      );
+        );
+      });
     },
   };
 }

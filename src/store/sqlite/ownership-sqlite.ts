@@ -99,6 +99,18 @@ export function assertFence(db: Db, fence: Fence | undefined, chat: string = fen
   if (row?.holder !== fence.holder || row.epoch !== fence.epoch) throw new FenceConflict(fence, row);
 }
 
+/**
+ * Sync, inside the transaction of a leader's write (a scheduler saving a job state): throws
+ * FenceConflict unless `fence` (its `chat` is the leader lease's name) is still that lease.
+ */
+export function assertLeader(db: Db, fence: Fence | undefined): void {
+  if (!fence) return;
+  const row = prepared(db, 'SELECT holder, epoch FROM leader_leases WHERE name = ?').get(fence.chat) as
+    | Pick<LeaseRow, 'holder' | 'epoch'>
+    | undefined;
+  if (row?.holder !== fence.holder || row.epoch !== fence.epoch) throw new FenceConflict(fence, row);
+}
+
 /** The chat of an outbox row ('' for none), for fencing a write that names only the row. */
 export function outboxChat(db: Db, id: number): string {
   const r = prepared(db, 'SELECT chat FROM outbox WHERE id = ?').get(id) as { chat: string } | undefined;
