@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 
 import { deferredStore, deferredWanted } from '../deferred.js';
+import { StoreError } from '../errors.js';
 import type { Store } from '../store.js';
 
 export type { Store, WhatsAppStore } from '../store.js';
@@ -22,7 +23,7 @@ import { ownershipStore } from './ownership-sqlite.js';
 import { sqliteQueueOps } from './queue-sqlite.js';
 import { pruneStore } from './retention.js';
 import { ALL_MIGRATIONS } from './schema.js';
-import { guarded } from './sqlite-errors.js';
+import { guarded, sqliteFailure } from './sqlite-errors.js';
 import { statusReader } from './status-read.js';
 import { taskStore } from './tasks.js';
 import { twilioSendStore } from './twilio-sends.js';
@@ -85,5 +86,13 @@ export function sqliteFile(stateDir: string): string {
  */
 export async function openSqliteStore(file: string, deferred?: boolean): Promise<Store> {
   const engine: StoreEngine = deferred === undefined ? defaultEngine() : deferred ? 'deferred' : 'sqlite';
-  return storeOver(openDb(file, ALL_MIGRATIONS), engine);
+  let db: Db;
+  try {
+    db = openDb(file, ALL_MIGRATIONS);
+  } catch (err) {
+    // Opening fails in the store's words too (a folder not writable, a full disk, a newer schema's
+    // sentence as the message): no node:sqlite error leaves src/store/, not even from the opening.
+    throw new StoreError(sqliteFailure(err));
+  }
+  return storeOver(db, engine);
 }
