@@ -70,7 +70,7 @@ export interface RunView {
   costUsd?: number;
 }
 
-/** A day's (or one label's) sums, as the store keeps them (store/runs.ts `DailyUsage`). */
+/** A day's (or one label's) sums, as the store keeps them (store/contract/runs.ts `DailyUsage`). */
 export type UsageSums = Omit<DailyUsage, 'day' | 'label'>;
 
 /** One local day (in the relay's time zone): the total, and per label (`user`, `heartbeat`, `schedule:<id>`). */
