@@ -76,7 +76,7 @@ export interface ServiceDeps extends RelayDeps {
   /** Routes served on the web console's HTTP server before its token check (the hooks). */
   http: HttpRoutes;
   /** This process's leases (queue/process-owner.ts): the scheduler runs while it leads `scheduler`. */
-  leader: Pick<ProcessOwner, 'lead'>;
+  leader: Pick<ProcessOwner, 'lead' | 'claimLeads'>;
 }
 
 export interface RelayService {

@@ -18,13 +18,15 @@ import {
 /** The part of the process's ownership (queue/process-owner.ts) the scheduler needs. */
 export interface Leadership {
   lead(name: string, on: { gained(fence: Fence): void; lost(): void }): void;
+  /** Asks for the leads at once (the first answer otherwise waits for a renewal round). */
+  claimLeads?(): Promise<void>;
 }
 
 export interface LedScheduler {
   /** Control-socket methods, answered by the scheduler while this process leads. */
   methods: Record<string, (params: unknown) => Promise<unknown>>;
-  /** Starts asking for the lead; the scheduler starts once it is granted. */
-  start(): void;
+  /** Starts asking for the lead; resolves once the first answer is in (and, if granted, the scheduler runs). */
+  start(): Promise<void>;
   stop(): Promise<void>;
   /** Stored tasks changed: the running scheduler re-reads them. */
   syncTasks(): void;
@@ -81,7 +83,11 @@ export function ledScheduler(
     };
   return {
     methods: { [HEARTBEAT_METHOD]: method(HEARTBEAT_METHOD), [SCHEDULES_METHOD]: method(SCHEDULES_METHOD) },
-    start: () => leader.lead(name, { gained, lost }),
+    start: async () => {
+      leader.lead(name, { gained, lost });
+      await leader.claimLeads?.();
+      await chain;
+    },
     stop: async () => {
       stopped = true;
       await chain;

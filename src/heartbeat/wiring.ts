@@ -106,7 +106,7 @@ export const heartbeatService = {
 function unled(r: RelayScheduler): Omit<LedScheduler, 'leading'> {
   return {
     methods: r.methods,
-    start: () => r.scheduler.start(),
+    start: async () => r.scheduler.start(),
     stop: async () => r.scheduler.stop(),
     syncTasks: () => void r.scheduler.syncTasks(),
   };

@@ -248,6 +248,18 @@ export class ProcessOwner {
       this.log.warn({ epoch: h.fence.epoch }, 'the lease of a chat moved to another process');
       this.lostHandler(chat);
     }
+    await this.claimLeads();
+    const orphans = await this.port.orphans(this.now());
+    for (const o of orphans) this.blockedUntil.delete(o.chat);
+    if (orphans.length > 0) this.orphanHandler(orphans);
+    await this.port.pruneNotifications(this.now() - 10 * this.timings.leaseMs);
+  }
+
+  /**
+   * Asks for every lead this process wants now, not at the next renewal round: a relay's scheduler
+   * starts as soon as the relay does when nobody else leads.
+   */
+  async claimLeads(): Promise<void> {
     for (const [name, l] of this.leaders) {
       const r = await this.port.acquireLeader(name, this.id, this.now(), this.timings.leaseMs);
       const on = r.type === 'granted';
@@ -261,10 +273,6 @@ export class ProcessOwner {
       if (r.type === 'granted') l.gained(r.fence);
       else l.lost();
     }
-    const orphans = await this.port.orphans(this.now());
-    for (const o of orphans) this.blockedUntil.delete(o.chat);
-    if (orphans.length > 0) this.orphanHandler(orphans);
-    await this.port.pruneNotifications(this.now() - 10 * this.timings.leaseMs);
   }
 
   private async reap(): Promise<void> {

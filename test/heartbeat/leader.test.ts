@@ -53,7 +53,7 @@ async function proc(stateDir: string): Promise<Proc> {
     store.jobStates,
     owner,
   );
-  led.start();
+  await led.start();
   const p = { store, owner, led };
   procs.push(p);
   return p;
