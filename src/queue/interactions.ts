@@ -232,7 +232,6 @@ export class Interactions {
 
   /** Processes share the store: told of an answer recorded here for a run of another (shared-start.ts). */
   elsewhere: ((id: number) => void) | undefined;
-
   /** The store recorded an answer: the run waiting on it goes on (`local`: recorded by this process). */
   answered(id: number, answer: ApprovalChoice | string, local = true): void {
     const w = this.waiters.get(id);
