@@ -12,7 +12,7 @@ const LAYERS = [
   // types, pure policy, config validation, logging: depend on nothing of ours above them
   // (agents/types.ts is the agent contract's types, which core, store and the rest share)
   { name: 'base', paths: ['core', 'config', 'log.ts', 'log-rotate.ts', 'version.ts', 'agents/types.ts'] },
-  // durable state (node:sqlite)
+  // durable state: the contract (src/store/*.ts, contract/) and its engines (sqlite/)
   { name: 'store', paths: ['store'] },
   // how a turn reaches an agent CLI, and the media policy its replies pass through
   { name: 'agents', paths: ['agents', 'runner', 'drivers', 'media'] },
@@ -35,8 +35,13 @@ const KNOWN_UPWARD = [];
 /** Import cycles allowed as exceptions: [module, module]. None since issue 15. */
 const KNOWN_CYCLES = [];
 
-// The store seam (issue 15): only src/store/ imports node:sqlite, and the database handle
-// (store/db.ts) stays inside store/ too. Everything else gets the store's ports (store/open.ts).
+// The store seam: src/store/ is the contract (port types, row types, pure helpers, openStore) and
+// each engine lives in a folder of its own (src/store/sqlite/, later src/store/postgres/). Only the
+// SQLite engine imports node:sqlite; nothing outside src/store/ imports an engine; the contract loads
+// one only through openStore's dynamic import (store/open.ts), so it imports no engine statically.
+
+/** A store engine's folder: any folder of src/store/ but the contract's own. */
+const ENGINE = '^src/store/(?!contract/)[^/]+/';
 
 const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** A regex for src/<path>: a folder's files, or the one top-level file. */
@@ -114,32 +119,35 @@ module.exports = {
       to: { path: '^src/', pathNot: LAYERS.flatMap((l) => anyOf(l.paths)) },
     },
     {
-      name: 'sqlite-only-in-store',
-      comment: 'only src/store/ imports node:sqlite; use the store ports (src/store/open.ts)',
+      name: 'sqlite-only-in-sqlite-engine',
+      comment:
+        'only src/store/sqlite/ imports node:sqlite; everything else takes the store ports (openStore in src/store/open.ts)',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/store/' },
+      from: { path: '^src/', pathNot: '^src/store/sqlite/' },
       to: { path: '^(node:)?sqlite$' },
     },
     {
-      name: 'db-handle-only-in-store',
-      comment: 'the database handle (store/db.ts) stays in src/store/; take a port from src/store/open.ts',
+      name: 'engine-only-in-store',
+      comment:
+        'nothing outside src/store/ imports a store engine (src/store/<engine>/), types included: the contract is src/store/*.ts and src/store/contract/',
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/store/' },
-      to: { path: '^src/store/db\\.ts$' },
+      to: { path: ENGINE },
     },
     {
-      // The queue runs over any engine: what it loads of store/ at run time is the engine-free
-      // contract (types, pure helpers, StoreError). Types from an engine module are erased and allowed.
-      name: 'queue-loads-no-engine',
+      name: 'contract-imports-no-engine',
       comment:
-        'queue/, heartbeat/ and tools/ import values only from the store contract (store/contract/, errors.ts, deferred.ts); take a port',
+        'the store contract (src/store/*.ts, src/store/contract/) imports no engine, types included; openStore loads one by dynamic import',
       severity: 'error',
-      from: { path: '^src/(queue|heartbeat|tools)/' },
-      to: {
-        path: '^src/store/',
-        pathNot: '^src/store/(contract/|errors\\.ts$|deferred\\.ts$|store\\.ts$|queue-ops\\.ts$)',
-        dependencyTypesNot: ['type-only'],
-      },
+      from: { path: '^src/store/(contract/)?[^/]+$', pathNot: '^src/store/open\\.ts$' },
+      to: { path: ENGINE },
+    },
+    {
+      name: 'contract-imports-no-engine',
+      comment: 'openStore (src/store/open.ts) loads an engine only by dynamic import, when it is chosen',
+      severity: 'error',
+      from: { path: '^src/store/open\\.ts$' },
+      to: { path: ENGINE, dependencyTypesNot: ['dynamic-import'] },
     },
     ...layerRules,
   ],

@@ -2,6 +2,7 @@
 // runner, outbox, a recording channel, real SQLite) with a trivial fake CLI, against spawning that
 // CLI N times at the same concurrency with no relay, in the same process. Rounds alternate between
 // the two so machine noise hits both alike; the median round is reported.
+
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,9 +14,10 @@ import { configSchema } from '../dist/config/schema.js';
 import { createLogger } from '../dist/log.js';
 import { agentResolver, mediaPolicy } from '../dist/queue/adapters.js';
 import { Queue } from '../dist/queue/queue.js';
-import { CORE_MIGRATIONS } from '../dist/store/core.js';
-import { openDb } from '../dist/store/db.js';
-import { sqliteQueueStore } from '../dist/store/queue-sqlite.js';
+import { CORE_MIGRATIONS } from '../dist/store/sqlite/core.js';
+import { openDb } from '../dist/store/sqlite/db.js';
+import { sqliteQueueStore } from '../dist/store/sqlite/queue-sqlite.js';
+import { sqliteFile } from '../src/store/sqlite/open.js';
 
 const FAKE = join(dirname(fileURLToPath(import.meta.url)), '../test/e2e/fixtures/fake-claude.mjs');
 const N = Number(process.env.BENCH_N ?? 120);
@@ -81,7 +83,7 @@ function relay() {
   });
   const paths = resolvePaths({ AGENTWIRE_HOME: dir });
   const log = createLogger({ level: 'silent', destination: { write() {} } });
-  const db = openDb(paths.db, CORE_MIGRATIONS);
+  const db = openDb(sqliteFile(paths.home), CORE_MIGRATIONS);
   const channel = new BenchChannel();
   const resolveAgent = agentResolver(config, paths, { PATH: process.env.PATH }, log);
   const runMs = [];

@@ -11,7 +11,7 @@ import type { Channel } from './channels/types.js';
 import { whatsappLinkService } from './channels/whatsapp/link-control.js';
 import type { Context } from './cli/context.js';
 import { ExitError } from './cli/context.js';
-import { startOwner } from './cli/ownership.js';
+import { sharedTasksChanged, startOwner } from './cli/ownership.js';
 import type { Paths } from './config/paths.js';
 import type { Config } from './config/schema.js';
 import { progressSettings } from './config/schema-progress.js';
@@ -39,7 +39,7 @@ import { NO_PROGRESS } from './queue/progress-port.js';
 import { Queue, type QueueOptions } from './queue/queue.js';
 import { compileCacheDir, compileCacheEnv } from './runner/compile-cache.js';
 import { acquireLock, heldBy, LockError } from './store/home-lock.js';
-import { openStore, type Store } from './store/open.js';
+import { openStore, type Store, storeConfigFor } from './store/open.js';
 import { retentionService } from './store/retention-service.js';
 import { ToolError } from './tools/handlers.js';
 import { createToolHost, type ToolHost, type ToolMethods } from './tools/host.js';
@@ -78,6 +78,8 @@ export interface ServiceDeps extends RelayDeps {
   onEventsStored: (listener: () => void) => void;
   /** Routes served on the web console's HTTP server before its token check (the hooks). */
   http: HttpRoutes;
+  /** This process's leases (queue/process-owner.ts): the scheduler runs while it leads `scheduler`. */
+  leader: Pick<ProcessOwner, 'lead' | 'claimLeads'>;
 }
 
 export interface RelayService {
@@ -257,7 +259,7 @@ export async function openDirectRunner(ctx: Context): Promise<{
   defaultTarget: () => ChatKey | undefined;
   close: () => Promise<void>;
 }> {
-  const store = await openStore(ctx.paths.db);
+  const store = await openStore(storeConfigFor(ctx.paths));
   const queue = createQueue(ctx, store, new Map());
   // Read once: this process runs no channel that could link or unlink meanwhile.
   const facts = await store.status.read().catch(() => undefined);
@@ -318,7 +320,7 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
   };
   try {
     const services = opts.services ?? SERVICE_FACTORIES;
-    const store = await openStore(paths.db);
+    const store = await openStore(storeConfigFor(paths));
     cleanup.push(() => store.close());
     // `agentwire chat` may run beside the relay on this state folder: chats are run under leases.
     const owner = await startOwner(ctx, store, 'relay');
@@ -358,6 +360,7 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
     const toolsControl = new MethodRegistry();
     registerToolsMethod(toolsControl, tools);
     const running: RelayService[] = [];
+    const tasksChanged = sharedTasksChanged(owner, tools);
     const http = new HttpRoutes();
     for (const s of services)
       running.push(
@@ -367,7 +370,8 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
           runner: queue,
           channels,
           control,
-          onTasksChanged: tools.onTasksChanged,
+          onTasksChanged: tasksChanged,
+          leader: owner,
           onEventsStored: tools.onEventsStored,
           http,
         }),

@@ -11,7 +11,7 @@ import type { Context } from './cli/context.js';
 import { type ChannelName, chatKey } from './core/types.js';
 import { createQueue } from './relay.js';
 import { acquireLock, heldBy, LockError } from './store/home-lock.js';
-import { openStore } from './store/open.js';
+import { openStore, storeConfigFor } from './store/open.js';
 
 export interface SendRequest {
   channel: ChannelName;
@@ -80,7 +80,7 @@ async function sendWhatsApp(ctx: Context, req: SendRequest, deps: SendDeps): Pro
       error: `A relay (${heldBy(lock)}) holds ${paths.lock} but did not answer on its socket.`,
     };
   }
-  const store = await openStore(paths.db);
+  const store = await openStore(storeConfigFor(paths));
   try {
     if ((await linkState(store.whatsapp.auth)) !== 'linked')
       return { ok: false, error: 'WhatsApp is not linked: run `agentwire login` first.' };

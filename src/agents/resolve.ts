@@ -272,8 +272,9 @@ function sandboxOf(
     env,
     stateDir: o.stateDir,
     command: o.command,
-    // The relay's own files: never in the sandbox, nor any folder that holds them.
-    hidden: [o.paths.home, o.paths.configFile, o.paths.db, o.paths.socket],
+    // The relay's own files: never in the sandbox, nor any folder that holds them (the store's files
+    // are in the state folder).
+    hidden: [o.paths.home, o.paths.configFile, o.paths.socket],
     createDirs: o.createDirs,
   });
   return {

@@ -12,8 +12,8 @@ import type { Config } from '../config/schema.js';
 import type { ChunkRules } from '../core/chunk.js';
 import type { Logger } from '../log.js';
 import type { ChannelStateStore } from '../store/channel-state.js';
-import type { Store } from '../store/open.js';
 import type { StatusFacts } from '../store/status-read.js';
+import type { Store } from '../store/store.js';
 import type { Channel, ChannelState } from './types.js';
 
 /** What the relay hands a channel it starts. */

@@ -3,7 +3,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { resolvePaths } from '../config/paths.js';
-import { backupStore } from '../store/backup.js';
+import { storeAdmin, storeConfigFor } from '../store/open.js';
 import { ExitError, type GlobalOptions } from './context.js';
 
 export function register(program: Command): void {
@@ -13,10 +13,11 @@ export function register(program: Command): void {
     .action(async (file: string) => {
       const paths = resolvePaths(process.env, program.opts<GlobalOptions>().config);
       const dest = resolve(file);
-      const r = await backupStore(paths.db, dest);
+      const store = await storeAdmin(storeConfigFor(paths));
+      const r = await store.backup(dest);
       if (!r.ok) throw new ExitError(1, r.error);
       process.stdout.write(
-        `backed up ${paths.db} to ${dest} (${r.bytes} bytes)\n` +
+        `backed up ${store.where} to ${dest} (${r.bytes} bytes)\n` +
           `Keep the config (${paths.configFile}) and the environment it names with it; see docs/operations.md.\n`,
       );
     });

@@ -18,9 +18,9 @@ import { systemClock } from '../heartbeat/clock.js';
 import { createRunCheck } from '../heartbeat/run-check.js';
 import { createScheduler } from '../heartbeat/scheduler.js';
 import { createQueue, createTools, registerToolsMethod } from '../relay.js';
-import { openStore } from '../store/open.js';
+import { openStore, storeConfigFor } from '../store/open.js';
 import { type GlobalOptions, loadContext } from './context.js';
-import { startOwner } from './ownership.js';
+import { sharedTasksChanged, startOwner } from './ownership.js';
 
 export function register(program: Command): void {
   program
@@ -30,7 +30,7 @@ export function register(program: Command): void {
       // Logs share the terminal with the conversation: there only warnings unless a level was asked
       // for; the log file (`agentwire logs`) gets every line at the configured level.
       const ctx = loadContext(program.opts<GlobalOptions>(), process.env, { logFile: 'conversation' });
-      const store = await openStore(ctx.paths.db);
+      const store = await openStore(storeConfigFor(ctx.paths));
       const owner = await startOwner(ctx, store, 'chat');
       const chat = chatKey('console', CONSOLE_CHAT_ID);
       let ending = false;
@@ -75,7 +75,7 @@ export function register(program: Command): void {
         defaultTarget: () => undefined,
         tasks: { ...store.tasks, serves: (c) => parseChatKey(c)?.channel === 'console' },
       });
-      tools.onTasksChanged(() => void scheduler.syncTasks());
+      sharedTasksChanged(owner, tools)(() => void scheduler.syncTasks());
       process.on('SIGINT', interrupt);
       process.on(
         'SIGTERM',

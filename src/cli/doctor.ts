@@ -11,6 +11,7 @@ import { renderFindings } from '../ops/doctor/render.js';
 import { runDoctor } from '../ops/doctor/run.js';
 import { allWell } from '../ops/doctor/types.js';
 import { liveWhatsappFromRelay } from '../ops/doctor/whatsapp-live.js';
+import { storeAdmin, storeConfigFor } from '../store/open.js';
 import { ExitError, type GlobalOptions } from './context.js';
 
 export function register(program: Command): void {
@@ -33,6 +34,7 @@ export function register(program: Command): void {
         probe: probeCommand,
         probeTimeoutMs: Math.max(1, Number(opts.timeout) || 10) * 1000,
         readLock,
+        store: await storeAdmin(storeConfigFor(paths)),
         linkState: linkStateFromStore,
         liveWhatsapp: liveWhatsappFromRelay,
       });

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { runningRelay } from '../channels/whatsapp/relay-lock.js';
 import { callControl } from '../control/client.js';
-import { openStore } from '../store/open.js';
+import { openStore, storeConfigFor } from '../store/open.js';
 import { ExitError, type GlobalOptions, loadContext } from './context.js';
 import { loginViaRelay } from './login-relay.js';
 
@@ -43,7 +43,7 @@ export function register(program: Command): void {
         );
         return;
       }
-      const store = await openStore(ctx.paths.db);
+      const store = await openStore(storeConfigFor(ctx.paths));
       try {
         // Baileys loads only for the command that connects (see src/channels/plugin.ts: `create` imports it).
         const { runLogin } = await import('../channels/whatsapp/login.js');

@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { linkState } from '../channels/whatsapp/link-state.js';
 import { runningRelay } from '../channels/whatsapp/relay-lock.js';
-import { openStore } from '../store/open.js';
+import { openStore, storeConfigFor } from '../store/open.js';
 import { ExitError, type GlobalOptions, loadContext } from './context.js';
 
 async function confirm(question: string): Promise<boolean> {
@@ -26,7 +26,7 @@ export function register(program: Command): void {
       if (holder !== undefined) {
         throw new ExitError(1, `agentwire relay is running (${holder}). Stop it first, then log out.`);
       }
-      const store = await openStore(ctx.paths.db);
+      const store = await openStore(storeConfigFor(ctx.paths));
       try {
         if ((await linkState(store.whatsapp.auth)) === 'unlinked') {
           process.stdout.write('WhatsApp is not linked; nothing to do.\n');

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { redactConfig } from '../config/redact.js';
 import { ownershipTimings, ProcessOwner } from '../queue/process-owner.js';
-import type { Store } from '../store/open.js';
+import type { Store } from '../store/store.js';
 import type { Context } from './context.js';
 
 /** A hash of the configuration with its secrets masked: tells two processes on different configs apart. */
@@ -26,4 +26,21 @@ export function startOwner(
     ownershipTimings(ctx.config.queue.leaseSeconds),
     ctx.log.child({ sub: 'owner' }),
   );
+}
+
+/**
+ * "An agent's stored tasks changed", heard from this process's tools and from every other process
+ * on the store (`tasks_changed`): a task a run added anywhere reaches the scheduler that fires it.
+ */
+export function sharedTasksChanged(
+  owner: Pick<ProcessOwner, 'tell' | 'on'>,
+  tools: { onTasksChanged(listener: () => void): void },
+): (listener: () => void) => void {
+  tools.onTasksChanged(() => owner.tell('tasks_changed', ''));
+  return (listener) => {
+    tools.onTasksChanged(listener);
+    owner.on('tasks_changed', (_key, own) => {
+      if (!own) listener();
+    });
+  };
 }

@@ -10,7 +10,7 @@ import { storedDefaultTarget } from '../heartbeat/target.js';
 import { taskSchedule } from '../heartbeat/tasks.js';
 import { WAITING_FOR_LINK } from '../ops/status/render.js';
 import { cleanText, maskChat } from '../ops/status/snapshot.js';
-import { readStatusFile } from '../store/status-read.js';
+import { storeAdmin, storeConfigFor } from '../store/open.js';
 import { type GlobalOptions, loadContext } from './context.js';
 
 export function register(program: Command): void {
@@ -22,7 +22,7 @@ export function register(program: Command): void {
       const ctx = loadContext(program.opts<GlobalOptions>());
       const now = Date.now();
       // Read-only: listing never creates or migrates the store.
-      const facts = await readStatusFile(ctx.paths.db);
+      const facts = await (await storeAdmin(storeConfigFor(ctx.paths))).statusFacts();
       const tasks = (facts?.tasks ?? []).map(taskSchedule);
       const paused = new Set(
         (facts?.tasks ?? []).filter((t) => t.pausedAt !== undefined).map((t) => taskSchedule(t).id),

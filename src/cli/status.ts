@@ -9,7 +9,7 @@ import { STATUS_METHOD, snapshotFromRelayStatus } from '../ops/status/live.js';
 import { offlineStatus } from '../ops/status/offline.js';
 import { renderStatus } from '../ops/status/render.js';
 import { STATUS_SCHEMA_VERSION, type StatusSnapshot } from '../ops/status/snapshot.js';
-import { readStatusFile } from '../store/status-read.js';
+import { storeAdmin, storeConfigFor } from '../store/open.js';
 import { VERSION } from '../version.js';
 import { type Context, ExitError, type GlobalOptions, loadContext } from './context.js';
 
@@ -35,7 +35,12 @@ async function toSnapshot(ctx: Context, call: ControlCall): Promise<StatusSnapsh
     // A relay may answer the full snapshot, or the core's RelayStatus that the store completes.
     if (r?.schemaVersion === STATUS_SCHEMA_VERSION) return r as StatusSnapshot;
     if (r && typeof r.pid === 'number' && r.queue && r.channels)
-      return snapshotFromRelayStatus(r as RelayStatus, await readStatusFile(ctx.paths.db), ctx.config, now);
+      return snapshotFromRelayStatus(
+        r as RelayStatus,
+        await (await storeAdmin(storeConfigFor(ctx.paths))).statusFacts(),
+        ctx.config,
+        now,
+      );
     throw new ExitError(
       1,
       'The running relay answered `status` in a form this agentwire cannot read: restart it after an upgrade.',

@@ -9,7 +9,6 @@ export interface Paths {
   configFile: string;
   /** True when the config file was named explicitly (then it must exist). */
   configExplicit: boolean;
-  db: string;
   workspace: string;
   inboundMedia: string;
   /** Private copies of outbound files, made when they are checked; what the channels send. */
@@ -34,7 +33,6 @@ export function resolvePaths(env: NodeJS.ProcessEnv, configOverride?: string): P
     home,
     configFile: named ? resolve(named) : join(home, 'agentwire.json5'),
     configExplicit: Boolean(named),
-    db: join(home, 'agentwire.db'),
     workspace: join(home, 'workspace'),
     inboundMedia: join(home, 'media', 'inbound'),
     stagedMedia: join(home, 'media', 'staged'),

@@ -1,5 +1,5 @@
 // What a parsed chat command does, given the chat's state: the reply and the effects to apply. Pure:
-// the state is read and the effects applied by the queue and the store (store/queue-sqlite.ts applies
+// the state is read and the effects applied by the queue and the store (store/sqlite/queue-sqlite.ts applies
 // the durable ones in the transaction that records the command, so a redelivered command is neither
 // applied nor answered twice; queue/queue.ts applies the lane ones). Table-tested in
 // test/core/command-handler.test.ts.

@@ -106,7 +106,7 @@ export function replyChunks(
   const limit = typeof rules === 'number' ? rules : rules.limit;
   // Cut the input first so a flood costs time proportional to what is sent, not what was printed.
   // Masked before it is split: a credential cut across two chunks would pass the store's redaction
-  // of each chunk (store/outbox.ts) as two harmless-looking halves. The cut keeps a margin longer
+  // of each chunk (store/sqlite/outbox.ts) as two harmless-looking halves. The cut keeps a margin longer
   // than any credential, so one that straddles `room` is masked whole before the second cut.
   const room = limit * (maxChunks + 1);
   const masked = redactOutbound(text.length > room ? text.slice(0, room + 512) : text);

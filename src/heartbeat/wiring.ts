@@ -8,71 +8,21 @@ import type { ChannelPlugin } from '../channels/plugin.js';
 import { CHANNELS } from '../channels/registry.js';
 import { queuedBecause } from '../channels/send-state.js';
 import type { Channel } from '../channels/types.js';
-import type { Paths } from '../config/paths.js';
 import type { Config } from '../config/schema.js';
-import type { JobState } from '../core/job-state.js';
-import { type ChannelName, type ChatKey, chatKey, parseChatKey, type SystemRunner } from '../core/types.js';
-import type { Logger } from '../log.js';
+import { type ChannelName, type ChatKey, chatKey, parseChatKey } from '../core/types.js';
 import type { JobStateStore } from '../store/job-states.js';
 import type { StatusFacts, StatusReader } from '../store/status-read.js';
 import type { TaskStore } from '../store/tasks.js';
-import { systemClock } from './clock.js';
-import { HEARTBEAT_METHOD, type HeartbeatMethodResult, heartbeatMethod } from './control.js';
-import { checkEnv, createRunCheck } from './run-check.js';
-import { createScheduler, type Scheduler } from './scheduler.js';
+import { HEARTBEAT_METHOD, type HeartbeatMethodResult } from './control.js';
+import { type Leadership, type LedScheduler, ledScheduler } from './leader.js';
+import { createRelayScheduler, type RelayScheduler, type RelaySchedulerInput } from './relay-scheduler.js';
 
-export const SCHEDULES_METHOD = 'schedules';
-
-export interface RelaySchedulerInput {
-  config: Config;
-  paths: Paths;
-  env: NodeJS.ProcessEnv;
-  /** The scheduler's own logger (a child of the relay's). */
-  log: Logger;
-  /** Where job states are saved. */
-  states: Pick<JobStateStore, 'save'>;
-  /** The job states stored when the scheduler was built (`JobStateStore.loadAll`). */
-  stored: ReadonlyMap<string, JobState>;
-  /** The queue. */
-  runner: SystemRunner;
-  /** The linked WhatsApp self-chat (e.g. `whatsapp:+15551234567`) once known; undefined before. */
-  defaultTarget: () => ChatKey | undefined;
-  /** Where agents' tasks are stored (docs/tools.md). */
-  tasks?: TaskStore;
-  /** Agents' tasks of these chats are fired here (absent: none are). */
-  servesTasks?: (chat: ChatKey) => boolean;
-}
-
-export interface RelayScheduler {
-  scheduler: Scheduler;
-  /** Control-socket methods: `heartbeat` ({to?, dryRun?} → outcome) and `schedules` (() → status). */
-  methods: Record<string, (params: unknown) => Promise<unknown>>;
-}
-
-export function createRelayScheduler(i: RelaySchedulerInput): RelayScheduler {
-  const runCheck = createRunCheck({
-    env: checkEnv(i.env, i.config.agent.env),
-    cwd: i.config.agent.cwd ?? i.paths.workspace,
-  });
-  const scheduler = createScheduler({
-    runner: i.runner,
-    clock: systemClock,
-    stored: i.stored,
-    states: i.states,
-    log: i.log,
-    runCheck,
-    config: i.config,
-    defaultTarget: i.defaultTarget,
-    ...(i.servesTasks && i.tasks && { tasks: { ...i.tasks, serves: i.servesTasks } }),
-  });
-  return {
-    scheduler,
-    methods: {
-      [HEARTBEAT_METHOD]: heartbeatMethod(scheduler),
-      [SCHEDULES_METHOD]: async () => scheduler.status(),
-    },
-  };
-}
+export {
+  createRelayScheduler,
+  type RelayScheduler,
+  type RelaySchedulerInput,
+  SCHEDULES_METHOD,
+} from './relay-scheduler.js';
 
 /**
  * The default check-in chat of a channel running in this relay (WhatsApp: the linked number's
@@ -107,6 +57,11 @@ export interface ServiceDepsLike extends Omit<RelaySchedulerInput, 'defaultTarge
   control: { register(name: string, handler: (params: unknown) => Promise<unknown>): void };
   /** Called with a listener for "an agent's stored tasks changed" (the tools). */
   onTasksChanged?: (listener: () => void) => void;
+  /**
+   * The process's ownership of the store (queue/process-owner.ts): given, the scheduler runs only
+   * while this process leads `scheduler` (heartbeat/leader.ts); absent, whenever the service runs.
+   */
+  leader?: Leadership;
 }
 
 /** The heartbeat and schedules as a relay service: add it to SERVICE_FACTORIES in src/relay.ts. */
@@ -117,33 +72,45 @@ export const heartbeatService = {
     // What the store held at start (e.g. WhatsApp's linked number before its first connection); a
     // running channel's own state wins once it has one (channelDefaultTarget).
     const facts = await deps.store.status.read().catch(() => undefined);
-    const { scheduler, methods } = createRelayScheduler({
+    const input = {
       ...deps,
-      stored: await jobStates.loadAll(),
-      states: jobStates,
       defaultTarget: channelDefaultTarget(deps.channels, deps.config, facts),
       tasks: deps.store.tasks,
       // The relay fires the tasks of the channels it runs; `agentwire chat` fires the console's.
-      servesTasks: (chat) => {
+      servesTasks: (chat: ChatKey) => {
         const c = parseChatKey(chat)?.channel;
         return c !== undefined && deps.channels.has(c);
       },
-    });
-    deps.onTasksChanged?.(() => void scheduler.syncTasks());
+    };
+    const run = deps.leader
+      ? ledScheduler(input, jobStates, deps.leader)
+      : unled(createRelayScheduler({ ...input, stored: await jobStates.loadAll(), states: jobStates }));
+    deps.onTasksChanged?.(() => run.syncTasks());
+    const { methods } = run;
     const fire = methods[HEARTBEAT_METHOD] as (p: unknown) => Promise<HeartbeatMethodResult>;
     // "Sent" would not be true for a reply whose channel cannot deliver it now (e.g. WhatsApp
     // waiting for a relink): the caller is told it is queued, and why, as `agentwire send` is.
     methods[HEARTBEAT_METHOD] = async (p) => withQueued(await fire(p), deps.channels);
     for (const [name, handler] of Object.entries(methods)) deps.control.register(name, handler);
     return {
-      start: async () => scheduler.start(),
+      start: async () => run.start(),
       // No new runs from here on, and no waiting: runs under way are the queue's to finish or kill
       // in its shutdown, which the relay does next. A run killed by shutdown is left as begun in the
       // store (a one-shot is tried again at the next start); a save that finds the store closed is logged.
-      stop: async () => scheduler.stop(),
+      stop: async () => run.stop(),
     };
   },
 };
+
+/** A scheduler that runs whenever the service does (no leader lease: one process on the store). */
+function unled(r: RelayScheduler): Omit<LedScheduler, 'leading'> {
+  return {
+    methods: r.methods,
+    start: async () => r.scheduler.start(),
+    stop: async () => r.scheduler.stop(),
+    syncTasks: () => void r.scheduler.syncTasks(),
+  };
+}
 
 /** A sent heartbeat's reply, with why it waits when its channel cannot deliver it now. */
 export function withQueued(

@@ -10,6 +10,7 @@ import { mediaLines } from '../core/prompt.js';
 import type { ChatKey, InboundMessage } from '../core/types.js';
 import { maskId } from '../log.js';
 import type { Interactions } from './interactions.js';
+import { shownElsewhere } from './shared-answers.js';
 
 export type Routed =
   /** Apply as this chat command (an approval's `1`, `2`, `3`). */
@@ -22,7 +23,8 @@ export async function answerRoute(
   chat: ChatKey,
   now: number,
 ): Promise<Routed | undefined> {
-  const shown = it.shown(chat);
+  // A run of another process may be the one waiting (processes sharing the store): the store says.
+  const shown = it.shown(chat) ?? (await shownElsewhere(it, chat, now));
   const lastChange = it.lastChange(chat);
   if (!shown && !lastChange) return undefined;
   const route = routeMessage({

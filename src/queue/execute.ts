@@ -56,7 +56,7 @@ export type ExecuteOutcome =
       /** The session the final attempt used. */
       session: SessionRef;
       scope: SessionScope;
-      /** The scope's session generation when the run started (store/sessions.ts). */
+      /** The scope's session generation when the run started (store/sqlite/sessions.ts). */
       generation: number;
       /** True when a stale session was dropped and the run retried in a fresh one. */
       contextReset: boolean;

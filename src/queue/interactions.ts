@@ -92,7 +92,6 @@ export class Interactions {
   private readonly clocks: WaitClocks;
 
   readonly store: InteractionStore;
-  private readonly items = (chat: ChatKey, text: string) => this.d.textItems(chat, text);
 
   constructor(private readonly d: InteractionsDeps) {
     this.timer = d.timer ?? realTimer;
@@ -101,13 +100,8 @@ export class Interactions {
     this.store = d.store;
   }
 
-  kick(chat: ChatKey): void {
-    this.d.kick(chat);
-  }
-
-  textItems(chat: ChatKey, text: string): OutboundItem[] {
-    return this.d.textItems(chat, text);
-  }
+  readonly kick = (chat: ChatKey): void => this.d.kick(chat);
+  readonly textItems = (chat: ChatKey, text: string): OutboundItem[] => this.d.textItems(chat, text);
 
   get log(): Logger {
     return this.d.log;
@@ -208,7 +202,7 @@ export class Interactions {
   /** The chat's shown one again, after `lead`; undefined when it is not shown any more. */
   reshowItems(chat: ChatKey, id: number, lead: string): OutboundItem[] | undefined {
     const w = this.waiters.get(id);
-    return w?.shown && !w.closing && w.i.chat === chat ? showItems(this.items, w.i, lead) : undefined;
+    return w?.shown && !w.closing && w.i.chat === chat ? showItems(this.textItems, w.i, lead) : undefined;
   }
 
   /** The chat was shown it again: its next answer counts. */
@@ -236,12 +230,18 @@ export class Interactions {
     return this.changes.last(chat, this.settleMs, (runKey) => this.clocks.has(runKey));
   }
 
-  /** The store recorded an answer: the run waiting on it goes on. */
-  answered(id: number, answer: ApprovalChoice | string): void {
+  /** Processes share the store: told of an answer recorded here for a run of another (shared-start.ts). */
+  elsewhere: ((id: number) => void) | undefined;
+  /** The store recorded an answer: the run waiting on it goes on (`local`: recorded by this process). */
+  answered(id: number, answer: ApprovalChoice | string, local = true): void {
     const w = this.waiters.get(id);
+    if (!w && local) this.elsewhere?.(id);
     const cut = answer.length > ANSWER_CHARS ? `${answer.slice(0, ANSWER_CHARS)}…` : answer;
     if (w && !w.closing) this.finish(w, { type: 'answered', answer: cut });
   }
+
+  /** True while a run of this process waits on `id`. */
+  readonly waits = (id: number): boolean => this.waiters.has(id);
 
   /** How many wait on this process (tests, status). */
   get waiting(): number {
@@ -340,7 +340,7 @@ export class Interactions {
       // restart asks again, and that new question must be shown, not taken for the old one.
       const ok = await this.d.store.show(i.id, now, now + w.timeoutMs, {
         key: `ask:${i.runKey}:${n}:${i.id}`,
-        items: showItems(this.items, i),
+        items: showItems(this.textItems, i),
       });
       if (!ok) return this.finish(w, { type: 'cancelled' });
     } catch (err) {

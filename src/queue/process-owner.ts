@@ -54,8 +54,8 @@ interface Held {
   uses: number;
 }
 
-/** `own`: sent by this process (delivered at once, before any poll). */
-type Handler = (key: string, own: boolean) => void;
+/** `own`: sent by this process (delivered at once, before any poll); `at`: when it was sent. */
+type Handler = (key: string, own: boolean, at: number) => void;
 
 export class ProcessOwner {
   private readonly held = new Map<ChatKey, Held>();
@@ -65,7 +65,10 @@ export class ProcessOwner {
   /** Chats another live process holds, until when: not tried again before that or a notification. */
   private readonly blockedUntil = new Map<ChatKey, number>();
   private readonly handlers = new Map<Topic, Set<Handler>>();
-  private readonly leaders = new Map<string, { on: boolean; gained(): void; lost(): void }>();
+  private readonly leaders = new Map<
+    string,
+    { on: boolean; epoch?: number; gained(fence: Fence): void; lost(): void }
+  >();
   private lostHandler: (chat: ChatKey) => void = () => undefined;
   private orphanHandler: (chats: OrphanChat[]) => void = () => undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -192,15 +195,25 @@ export class ProcessOwner {
     this.orphanHandler = handler;
   }
 
-  /** Keeps trying to lead `name` (with its scope, e.g. `scheduler:console`); `gained`/`lost` on changes. */
-  lead(name: string, on: { gained(): void; lost(): void }): void {
+  /**
+   * Keeps trying to lead `name` (with its scope, e.g. `scheduler:console`); `gained` (with the lease's
+   * fence, for writes only the leader may make) and `lost` on changes.
+   */
+  lead(name: string, on: { gained(fence: Fence): void; lost(): void }): void {
     this.leaders.set(name, { on: false, ...on });
   }
 
   /** Tells this process at once and the others on their next poll. */
   async notify(topic: Topic, key: string): Promise<void> {
-    this.dispatch(topic, key, true);
+    this.dispatch(topic, key, true, this.now());
     await this.port.notify(topic, key, this.id, this.now());
+  }
+
+  /** `notify` for a caller that does not wait: a failure is logged (the store may be busy a moment). */
+  tell(topic: Topic, key: string): void {
+    this.notify(topic, key).catch((err) =>
+      this.log.warn({ err, topic }, 'could not tell the other processes'),
+    );
   }
 
   on(topic: Topic, handler: Handler): void {
@@ -235,19 +248,31 @@ export class ProcessOwner {
       this.log.warn({ epoch: h.fence.epoch }, 'the lease of a chat moved to another process');
       this.lostHandler(chat);
     }
-    for (const [name, l] of this.leaders) {
-      const r = await this.port.acquireLeader(name, this.id, this.now(), this.timings.leaseMs);
-      const on = r.type === 'granted';
-      if (on === l.on) continue;
-      l.on = on;
-      this.log.info({ leader: name, on }, on ? 'leading' : 'no longer leading');
-      if (on) l.gained();
-      else l.lost();
-    }
+    await this.claimLeads();
     const orphans = await this.port.orphans(this.now());
     for (const o of orphans) this.blockedUntil.delete(o.chat);
     if (orphans.length > 0) this.orphanHandler(orphans);
     await this.port.pruneNotifications(this.now() - 10 * this.timings.leaseMs);
+  }
+
+  /**
+   * Asks for every lead this process wants now, not at the next renewal round: a relay's scheduler
+   * starts as soon as the relay does when nobody else leads.
+   */
+  async claimLeads(): Promise<void> {
+    for (const [name, l] of this.leaders) {
+      const r = await this.port.acquireLeader(name, this.id, this.now(), this.timings.leaseMs);
+      const on = r.type === 'granted';
+      const epoch = r.type === 'granted' ? r.fence.epoch : undefined;
+      if (on === l.on && epoch === l.epoch) continue;
+      // Led by another meanwhile and taken back: the old fence is refused, so lose and gain again.
+      if (on && l.on) l.lost();
+      l.on = on;
+      l.epoch = epoch;
+      this.log.info({ leader: name, on }, on ? 'leading' : 'no longer leading');
+      if (r.type === 'granted') l.gained(r.fence);
+      else l.lost();
+    }
   }
 
   private async reap(): Promise<void> {
@@ -267,16 +292,16 @@ export class ProcessOwner {
         this.lastNotification = n.id;
         if (n.origin === this.id) continue;
         if (n.topic === 'chat_ready') this.blockedUntil.delete(n.key as ChatKey);
-        this.dispatch(n.topic, n.key, false);
+        this.dispatch(n.topic, n.key, false, n.at);
       }
       if (batch.length < 100) return;
     }
   }
 
-  private dispatch(topic: Topic, key: string, own: boolean): void {
+  private dispatch(topic: Topic, key: string, own: boolean, at: number): void {
     for (const h of this.handlers.get(topic) ?? []) {
       try {
-        h(key, own);
+        h(key, own, at);
       } catch (err) {
         this.log.warn({ err, topic }, 'a notification handler failed');
       }

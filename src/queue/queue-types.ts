@@ -28,7 +28,7 @@ export type QueueConfig = Pick<Config, 'agent' | 'agents' | 'queue' | 'sessions'
   Partial<Pick<Config, 'access' | 'routes'>>;
 
 export interface QueueOptions {
-  /** The durable state, through the queue's store operations (store/queue-sqlite.ts for SQLite). */
+  /** The durable state, through the queue's store operations (store/sqlite/queue-sqlite.ts for SQLite). */
   store: QueueStore;
   channels: ChannelMap;
   resolve: AgentResolver;

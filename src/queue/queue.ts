@@ -27,6 +27,7 @@ import type { QueueStore } from '../store/queue-ops.js';
 import { answerRoute } from './answer-route.js';
 import { onArrival } from './busy-policy.js';
 import { applyCommand, type CommandDeps, stopRun } from './chat-command.js';
+import { controlKey, controlsOf } from './chat-control.js';
 import { composeItems } from './compose.js';
 import { applyCustom, type CustomDeps } from './custom-command.js';
 import { Deliverer, deliveryOptions } from './delivery.js';
@@ -143,6 +144,11 @@ export class Queue implements SystemRunner {
         unfinished: () => this.store.unfinished(),
         closing: () => this.closing,
         pump: () => this.pump(),
+        stopRun: (chat) => this.stopChat(chat),
+        closeWarm: (scope) =>
+          void this.opts.warm
+            ?.close(scope)
+            .catch((err) => this.opts.log.warn({ err }, 'could not close a warm process')),
       });
     const plan = await recover(this.store, (chat) => this.deliverer.owns(chat), this.now());
     if (plan.requeue.length > 0 || plan.fail.size > 0) {
@@ -255,6 +261,8 @@ export class Queue implements SystemRunner {
     const res = await applyCommand(this.commandDeps, msg, chat, cmd, this.now());
     if (res.type === 'duplicate') return { type: 'duplicate' };
     this.opts.log.info({ chat: maskId(chat), command: cmd.type }, 'chat command');
+    // The chat's run or warm process may be another process's: it is told (queue/chat-control.ts).
+    for (const c of controlsOf(chat, res.effects)) this.opts.owner?.tell('chat_control', controlKey(c));
     if (res.firstPrompt) this.arrived(chat);
     this.deliverer.kick(chat);
     return { type: 'command' };

@@ -4,11 +4,15 @@
 // the holder left (run.ts, recoverChat). A chat another live process holds is left to it, its
 // pending questions included. Afterwards the owner's notifications keep the queue going: a message
 // stored by another process for a chat this one holds, a reply waiting for this one to send it, a
-// chat whose holder went away (the orphan scan), a lease lost while a run still went on.
+// chat whose holder went away (the orphan scan), a lease lost while a run still went on, a /stop or
+// /new typed in another process (`chat_control`), an answer another process recorded for a question
+// a run of this one waits on (`interaction_answered`).
 import type { ChatKey } from '../core/types.js';
+import { parseControl } from './chat-control.js';
 import type { Interactions } from './interactions.js';
 import type { Lanes } from './lanes.js';
 import type { ProcessOwner } from './process-owner.js';
+import { answeredElsewhere } from './shared-answers.js';
 
 /** The queue's parts it starts with. */
 export interface SharedQueue {
@@ -21,6 +25,10 @@ export interface SharedStartDeps {
   unfinished(): Promise<{ chat: ChatKey }[]>;
   closing(): boolean;
   pump(): void;
+  /** Stops the chat's run here (a /stop typed in another process). */
+  stopRun(chat: ChatKey): void;
+  /** Ends the scope's warm process here (a /new typed in another process). */
+  closeWarm(scope: string): void;
 }
 
 export async function startShared(owner: ProcessOwner, q: SharedQueue, d: SharedStartDeps): Promise<void> {
@@ -38,6 +46,22 @@ export async function startShared(owner: ProcessOwner, q: SharedQueue, d: Shared
   owner.on('outbox', (chat, own) => {
     if (!own) deliverer.kick(chat as ChatKey);
   });
+  owner.on('chat_control', (key, own, at) => {
+    const c = own ? undefined : parseControl(key);
+    if (c?.type === 'reset_scope') d.closeWarm(c.scope);
+    // Only a run that started before the /stop: the notice arrives up to a poll later, and a run
+    // begun meanwhile is for a message the /stop did not see.
+    else if (c?.type === 'stop' && (lanes.get(c.chat)?.startedAt ?? Number.POSITIVE_INFINITY) <= at)
+      d.stopRun(c.chat);
+  });
+  const it = q.interactions;
+  if (it) {
+    // An answer recorded here for a question no run of this process waits on: its asker hears it.
+    it.elsewhere = (id) => owner.tell('interaction_answered', String(id));
+    owner.on('interaction_answered', (key, own) => {
+      if (!own) void answeredElsewhere(it, Number(key));
+    });
+  }
   owner.onOrphans((chats) => {
     for (const o of chats) ready(o.chat);
   });

@@ -2,7 +2,7 @@
 // turn later (setImmediate) and answered after it ran. That is the least a networked client (a
 // PostgreSQL pool, a store in another process) adds, so code above the store that only works while
 // the store answers at once fails under it. `npm run test:deferred` runs the suites with it
-// (AGENTWIRE_TEST_STORE=deferred, read where stores are opened: store/open.ts, store/queue-sqlite.ts).
+// (AGENTWIRE_TEST_STORE=deferred, read where stores are opened: store/sqlite/open.ts, store/sqlite/queue-sqlite.ts).
 // Operations called in order still run in that order, as over one connection.
 import type { Store } from './store.js';
 

@@ -1,7 +1,7 @@
 // What a store operation fails with, in the store's own words, whatever the engine: callers learn
 // whether waiting may help and never see an engine's error codes, so another engine (a networked
 // one) fails the same way. The message is kept (it names the cause for the log). This file imports
-// no engine: the SQLite codes are read in store/sqlite-errors.ts.
+// no engine: the SQLite codes are read in store/sqlite/sqlite-errors.ts.
 
 /**
  * Why a store operation failed:

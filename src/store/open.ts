@@ -1,77 +1,40 @@
-// Opens the store and picks its engine: SQLite through node:sqlite, or (tests only) the same behind
-// the deferred wrapper that answers every operation a turn later (store/deferred.ts). Built once by a
-// composition root (relay.ts, a CLI command) and handed down; what callers may count on is the
-// contract in store/store.ts and store/queue-ops.ts. No database handle, statement or SQLite error
-// code leaves src/store/.
-import { incidentStore } from './alert-incidents.js';
-import { channelStateStore } from './channel-state.js';
-import { type Db, openDb } from './db.js';
-import { deferredStore, deferredWanted } from './deferred.js';
-import { eventStore } from './events.js';
-import { interactionStore } from './interactions.js';
-import { jobStateStore } from './job-states.js';
-import { mediaLinkStore } from './media-links.js';
-import { rowsForKey, unsentFilePaths } from './outbox.js';
-import { ownershipStore } from './ownership-sqlite.js';
-import { sqliteQueueOps } from './queue-sqlite.js';
-import { pruneStore } from './retention.js';
-import { ALL_MIGRATIONS } from './schema.js';
-import { guarded } from './sqlite-errors.js';
-import { statusReader } from './status-read.js';
+// Opens the store and picks its engine from the store config: the one door composition roots
+// (relay.ts, send-once.ts, a CLI command) go through. The engine is loaded by dynamic import, only
+// when chosen, so this file and everything else at the top of src/store/ import no engine: what
+// callers may count on is the contract (store/store.ts, store/queue-ops.ts, store/admin.ts).
+import type { StoreAdmin } from './admin.js';
 import type { Store } from './store.js';
-import { taskStore } from './tasks.js';
-import { twilioSendStore } from './twilio-sends.js';
-import { whatsappAuthStore } from './whatsapp-auth.js';
-import { whatsappChatStore, whatsappSentStore } from './whatsapp-messages.js';
 
 export type { Store, WhatsAppStore } from './store.js';
 
 /**
- * The ports over an already open database (tests, and `openStore`). Every operation rejects with a
- * StoreError (store/errors.ts): a full disk is `{reason: 'full', retryable: true}`, never a code.
+ * Which engine, and where its store is. SQLite keeps one file in the state folder (the engine names
+ * it). `deferred` (tests only) answers every operation a turn later (store/deferred.ts); unset, the
+ * AGENTWIRE_TEST_STORE variable decides.
  */
-export function storeOver(db: Db, engine: StoreEngine = defaultEngine()): Store {
-  const store = sqliteStore(db);
-  return engine === 'deferred' ? deferredStore(store) : store;
+export type StoreConfig = { engine: 'sqlite'; stateDir: string; deferred?: boolean };
+
+/** The store of a state folder (`AGENTWIRE_HOME`): SQLite until the config can name another engine. */
+export function storeConfigFor(paths: { home: string }): StoreConfig {
+  return { engine: 'sqlite', stateDir: paths.home };
 }
 
-/** `deferred`: SQLite with every operation answered a turn later (store/deferred.ts; tests only). */
-export type StoreEngine = 'sqlite' | 'deferred';
-
-const defaultEngine = (): StoreEngine => (deferredWanted() ? 'deferred' : 'sqlite');
-
-function sqliteStore(db: Db): Store {
-  return {
-    whatsapp: {
-      auth: guarded(whatsappAuthStore(db)),
-      sent: guarded(whatsappSentStore(db)),
-      chats: guarded(whatsappChatStore(db)),
-    },
-    twilio: guarded(twilioSendStore(db)),
-    mediaLinks: guarded(mediaLinkStore(db)),
-    incidents: guarded(incidentStore(db)),
-    jobStates: guarded(jobStateStore(db)),
-    tasks: guarded(taskStore(db)),
-    events: guarded(eventStore(db)),
-    interactions: guarded(interactionStore(db)),
-    status: guarded(statusReader(db)),
-    ...guarded({
-      unsentFiles: async () => unsentFilePaths(db),
-      repliesFor: async (key: string) =>
-        rowsForKey(db, key).map((r) => ({ status: r.status, error: r.error })),
-      pruneOldMessages: async (now: number, days: number) => pruneStore(db, now, days),
-      close: async () => db.close(),
-    }),
-    queue: sqliteQueueOps(db),
-    ownership: guarded(ownershipStore(db, SCHEMA_VERSION)),
-    channelState: (channel: string) => guarded(channelStateStore(db, channel)),
-  };
+/** Opens (creating private and migrating) the store. Rejects with a StoreError when it cannot. */
+export async function openStore(config: StoreConfig): Promise<Store> {
+  switch (config.engine) {
+    case 'sqlite': {
+      const sqlite = await import('./sqlite/open.js');
+      return sqlite.openSqliteStore(sqlite.sqliteFile(config.stateDir), config.deferred);
+    }
+  }
 }
 
-/** The schema this code knows, as one number (every module's steps): the process registry shows it. */
-const SCHEMA_VERSION = ALL_MIGRATIONS.reduce((n, m) => n + m.steps.length, 0);
-
-/** Opens (creating with mode 0600, and migrating) the store file; `:memory:` for a throwaway one. */
-export async function openStore(file: string, engine: StoreEngine = defaultEngine()): Promise<Store> {
-  return storeOver(openDb(file, ALL_MIGRATIONS), engine);
+/** The engine's answers about the store itself (store/admin.ts); opens nothing until asked. */
+export async function storeAdmin(config: StoreConfig): Promise<StoreAdmin> {
+  switch (config.engine) {
+    case 'sqlite': {
+      const sqlite = await import('./sqlite/admin.js');
+      return sqlite.sqliteAdmin(config.stateDir);
+    }
+  }
 }

@@ -2,7 +2,7 @@
 // later several relays on one database): a registry of the processes, a lease per chat with an
 // epoch that every write of a run carries (a fencing token), leader leases for the jobs only one
 // process may do, and notifications between processes. Engine-free: the SQLite implementation is
-// store/ownership-sqlite.ts; another engine implements the same port.
+// store/sqlite/ownership-sqlite.ts; another engine implements the same port.
 //
 // Why an epoch and not just a holder: a process paused (SIGSTOP, a swapped-out laptop, a long GC)
 // past its lease wakes up believing it still owns the chat. Its successor took the lease with a
@@ -49,9 +49,10 @@ export type LeaderName = 'scheduler' | 'retention' | 'media_sweep' | 'link_alert
 
 /**
  * What processes tell each other: `key` is the chat (or empty). `chat_ready`: a message waits for the
- * chat's lease holder; `chat_control`: a /stop or an interrupt for the holder's run; `interaction_answered`:
- * an answer recorded by a process that does not wait on it; `tasks_changed`: a task was added or
- * removed; `outbox`: a reply waits for the process that delivers the chat.
+ * chat's lease holder; `chat_control`: a /stop or /new for the process running the chat (its key is
+ * the control as JSON, queue/chat-control.ts); `interaction_answered`: an answer recorded by a process
+ * that does not wait on it (its key is the interaction's id); `tasks_changed`: a task was added,
+ * changed or removed; `outbox`: a reply waits for the process that delivers the chat.
  */
 export type Topic = 'chat_ready' | 'chat_control' | 'interaction_answered' | 'tasks_changed' | 'outbox';
 

@@ -1,5 +1,5 @@
 // The store as the queue sees it: operations named for what they mean. The queue never sees a
-// connection, a statement or a transaction. The SQLite implementation is store/queue-sqlite.ts; the
+// connection, a statement or a transaction. The SQLite implementation is store/sqlite/queue-sqlite.ts; the
 // deferred test engine (store/deferred.ts) wraps it. The contract every engine keeps (also in
 // docs/architecture.md, "The store contract"):
 // - Each operation is one serialisable transaction: it sees the store as if no other ran at once,

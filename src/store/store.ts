@@ -3,7 +3,9 @@
 // store/queue-ops.ts and docs/architecture.md ("The store contract"): each operation is one
 // serialisable transaction returning a Promise that may settle at any later turn; a callback handed
 // to one is pure and may run more than once; failures reject with a StoreError (store/errors.ts).
-// This file, store/errors.ts, store/queue-ops.ts and store/contract/ name no engine.
+// Every file at the top of src/store/ and in store/contract/ names no engine (rule
+// contract-imports-no-engine); the SQLite engine is store/sqlite/.
+
 import type { IncidentStore } from './alert-incidents.js';
 import type { ChannelStateStore } from './channel-state.js';
 import type { OutboxRow } from './contract/outbox.js';

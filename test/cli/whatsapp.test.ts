@@ -5,9 +5,9 @@ import { accessSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { linkState, loadAuth } from '../../src/channels/whatsapp/auth-store.js';
-import { openDb } from '../../src/store/db.js';
 import { acquireLock } from '../../src/store/home-lock.js';
-import { whatsappAuthStore, whatsappMigration } from '../../src/store/whatsapp-auth.js';
+import { openDb } from '../../src/store/sqlite/db.js';
+import { whatsappAuthStore, whatsappMigration } from '../../src/store/sqlite/whatsapp-auth.js';
 import { seedLinkedCreds } from '../channels/whatsapp/harness.js';
 import { tempDir } from '../helpers/tmp.js';
 

@@ -5,6 +5,7 @@
 // inbound message; the choice's text comes back to the model as the tool's result (read from the
 // request the CLI sent next, its tool results only); the turn ends with the model's reply; and the
 // answer was never a message of its own (not in the inbox, no second reply).
+
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -13,6 +14,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentKind } from '../../src/agents/types.js';
 import { resolvePaths } from '../../src/config/paths.js';
+import { sqliteFile } from '../../src/store/sqlite/open.js';
 import { toolResults } from './fake-model/tools.js';
 import { requests, scenario } from './harness.js';
 import { type RelayRig, relayRig, waitSent } from './relay-rig.js';
@@ -102,7 +104,9 @@ for (const [kind, exposed] of Object.entries(EXPOSED) as [AgentKind, string][]) 
         { text: 'tidy up, but ask me first', status: 'done', note: null },
         { text: '2', status: 'done', note: 'answer' },
       ]);
-      const db = new DatabaseSync(resolvePaths({ AGENTWIRE_HOME: rig.dir }).db, { readOnly: true });
+      const db = new DatabaseSync(sqliteFile(resolvePaths({ AGENTWIRE_HOME: rig.dir }).home), {
+        readOnly: true,
+      });
       try {
         const rows = db.prepare('SELECT type, status, answer FROM interactions').all();
         expect(rows.map((r) => ({ ...r }))).toEqual([

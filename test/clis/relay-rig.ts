@@ -2,6 +2,7 @@
 // pool, reaper, outbox) on a state folder of its own, with one recording channel in place of
 // Twilio, and the real CLI set up offline by cliEnv against one scenario of the fake model server.
 // The relay can be stopped and started again on the same state folder (a restart).
+
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import { resolvePaths } from '../../src/config/paths.js';
 import { configSchema } from '../../src/config/schema.js';
 import type { OutboundItem } from '../../src/core/types.js';
 import { type RunningRelay, startRelay } from '../../src/relay.js';
+import { sqliteFile } from '../../src/store/sqlite/open.js';
 import { memoryLog } from '../queue/helpers.js';
 import { cliEnv } from './cli-env.js';
 import { stateDir } from './harness.js';
@@ -170,7 +172,7 @@ export function relayRig(kind: AgentKind, base: string, opts: RigOptions = {}): 
     },
     inbox: () => {
       // Read beside the relay, as `status` does: the relay's own handle stays inside its store.
-      const db = new DatabaseSync(resolvePaths({ AGENTWIRE_HOME: dir }).db, { readOnly: true });
+      const db = new DatabaseSync(sqliteFile(resolvePaths({ AGENTWIRE_HOME: dir }).home), { readOnly: true });
       try {
         return (
           db.prepare('SELECT text, status, note FROM inbox ORDER BY id').all() as {

@@ -14,9 +14,9 @@ import type { ChatKey } from '../../src/core/types.js';
 import { createLogger } from '../../src/log.js';
 import { mediaPolicy } from '../../src/queue/adapters.js';
 import { registerToolsMethod } from '../../src/relay.js';
-import { CORE_MIGRATIONS } from '../../src/store/core.js';
-import { type Db, openDb } from '../../src/store/db.js';
-import { storeOver } from '../../src/store/open.js';
+import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
+import { type Db, openDb } from '../../src/store/sqlite/db.js';
+import { storeOver } from '../../src/store/sqlite/open.js';
 import { createToolHost, type ToolHost } from '../../src/tools/host.js';
 import { TOOLS_METHOD } from '../../src/tools/schemas.js';
 

@@ -4,6 +4,7 @@
 // In one chat, one process: the first turn's model calls send_message (the message reaches the
 // chat once, before the answer), the second turn's calls schedule_task (the task is stored for the
 // chat), and both turns ran in the same process: its token, bound to each turn's run, serves both.
+
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -12,6 +13,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentKind } from '../../src/agents/types.js';
 import { resolvePaths } from '../../src/config/paths.js';
+import { sqliteFile } from '../../src/store/sqlite/open.js';
 import { requests, scenario } from './harness.js';
 import { type RelayRig, relayRig } from './relay-rig.js';
 
@@ -56,7 +58,8 @@ for (const [kind, exposed] of Object.entries(EXPOSED) as [AgentKind, (t: string)
       await rig?.stop();
     });
 
-    const db = () => new DatabaseSync(resolvePaths({ AGENTWIRE_HOME: rig.dir }).db, { readOnly: true });
+    const db = () =>
+      new DatabaseSync(sqliteFile(resolvePaths({ AGENTWIRE_HOME: rig.dir }).home), { readOnly: true });
 
     it('turn 1: the model calls send_message; the chat gets it once, before the answer', {
       timeout: CASE_MS,

@@ -8,7 +8,7 @@ import type { AgentResult } from '../../src/agents/types.js';
 import { Fallbacks } from '../../src/drivers/pool-fallback.js';
 import { startFingerprint, WARM_STATE, warmMemory } from '../../src/drivers/warm-memory.js';
 import { createLogger } from '../../src/log.js';
-import { openStore } from '../../src/store/open.js';
+import { openSqliteStore } from '../../src/store/sqlite/open.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'aw-warm-mem-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -47,7 +47,7 @@ describe('Fallbacks over the store', () => {
   const req = {} as never;
 
   it('remembers across instances, forgets on another fingerprint and on reset', async () => {
-    const store = await openStore(join(dir, 'db.sqlite'));
+    const store = await openSqliteStore(join(dir, 'db.sqlite'));
     try {
       const memory = () => warmMemory(store.channelState(WARM_STATE.channel));
       const a = new Fallbacks(async () => ok, log, memory());

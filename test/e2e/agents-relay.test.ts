@@ -3,12 +3,14 @@
 // client of `agentwire mcp` (fixtures/fake-tool-cli.mjs). A request reaches the other agent once,
 // also when the relay is SIGKILLed between the call and the target's run; a pair the config does
 // not link is refused; a loop between the two stops at tools.maxAgentHops. Needs `npm run build`.
+
 import { existsSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { InboundOutcome } from '../../src/channels/types.js';
+import { sqliteFile } from '../../src/store/sqlite/open.js';
 import {
   type Home,
   killOrphanGroup,
@@ -153,7 +155,7 @@ const called = (): { name: string; isError: boolean; text: string }[] => {
 
 /** The requests send_to_agent stored (rows of the outside-events table), read from the relay's store. */
 function requests(): { source: string; state: string; outcome: string | null }[] {
-  const db = new DatabaseSync(home.ctx().paths.db, { readOnly: true });
+  const db = new DatabaseSync(sqliteFile(home.ctx().paths.home), { readOnly: true });
   try {
     return db.prepare('SELECT source, state, outcome FROM outside_events ORDER BY id').all() as never;
   } finally {

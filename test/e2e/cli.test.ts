@@ -1,5 +1,6 @@
 // The built binary, spawned for real: `agentwire chat` over stdin/stdout and `agentwire relay`'s
 // refusals. Needs `npm run build` first (npm test does it).
+
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,9 +8,10 @@ import { DatabaseSync } from 'node:sqlite';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resolvePaths } from '../../src/config/paths.js';
-import { openDb } from '../../src/store/db.js';
-import { outboxMigration } from '../../src/store/outbox.js';
-import { ALL_MIGRATIONS } from '../../src/store/schema.js';
+import { openDb } from '../../src/store/sqlite/db.js';
+import { sqliteFile } from '../../src/store/sqlite/open.js';
+import { outboxMigration } from '../../src/store/sqlite/outbox.js';
+import { ALL_MIGRATIONS } from '../../src/store/sqlite/schema.js';
 import {
   alive,
   type Home,
@@ -140,7 +142,7 @@ describe('agentwire relay refuses a store written by a newer agentwire', () => {
         webhook: { host: '127.0.0.1', port: 0 },
       },
     });
-    const file = resolvePaths(home.env).db;
+    const file = sqliteFile(resolvePaths(home.env).home);
     const db = openDb(file, ALL_MIGRATIONS);
     db.prepare("UPDATE schema_migrations SET version = 99 WHERE module = 'outbox'").run();
     db.close();

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatKey } from '../../src/core/types.js';
 import { ProcessOwner } from '../../src/queue/process-owner.js';
-import { openStore, type Store } from '../../src/store/open.js';
+import { openSqliteStore, type Store } from '../../src/store/sqlite/open.js';
 import { memoryLog } from '../queue/helpers.js';
 import { inbound } from '../store/helpers.js';
 import { MAIN, type Proc, ROOT, spawnNode, waitFor } from './helpers.js';
@@ -44,7 +44,7 @@ describe('a lease holder paused past its lease', () => {
   }, async () => {
     dir = mkdtempSync(join(tmpdir(), 'aw-pause-'));
     const file = join(dir, 'agentwire.db');
-    store = await openStore(file);
+    store = await openSqliteStore(file);
     const q = store.queue;
     const stored = await q.acceptInbound(inbound({ messageId: 'p1', text: 'work' }), {
       now: Date.now(),

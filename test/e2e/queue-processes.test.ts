@@ -7,11 +7,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { NOTICE } from '../../src/core/reply.js';
 import type { Queue } from '../../src/queue/queue.js';
 import { createQueue, openDirectRunner } from '../../src/relay.js';
-import { CORE_MIGRATIONS } from '../../src/store/core.js';
-import { type Db, openDb } from '../../src/store/db.js';
-import { storeOver } from '../../src/store/open.js';
-import { rowsForKey } from '../../src/store/outbox.js';
-import { getSession, saveSession } from '../../src/store/sessions.js';
+import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
+import { type Db, openDb } from '../../src/store/sqlite/db.js';
+import { sqliteFile, storeOver } from '../../src/store/sqlite/open.js';
+import { rowsForKey } from '../../src/store/sqlite/outbox.js';
+import { getSession, saveSession } from '../../src/store/sqlite/sessions.js';
 import { FakeChannel } from '../queue/helpers.js';
 import { inbound } from '../store/helpers.js';
 import { alive, type Home, makeHome, maxOverlap, ROOT, waitFor } from './helpers.js';
@@ -25,7 +25,7 @@ let seq = 0;
 function setup(extra: Record<string, unknown> = {}, limit = 1600) {
   home = makeHome(extra);
   const ctx = home.ctx();
-  db = openDb(ctx.paths.db, CORE_MIGRATIONS);
+  db = openDb(sqliteFile(ctx.paths.home), CORE_MIGRATIONS);
   channel = new FakeChannel('twilio', limit);
   queue = createQueue(ctx, storeOver(db), new Map([['twilio', channel]]));
   void queue.start();
@@ -327,7 +327,7 @@ describe('openDirectRunner (no relay running)', () => {
     } finally {
       await direct.close();
     }
-    const check = openDb(ctx.paths.db, CORE_MIGRATIONS);
+    const check = openDb(sqliteFile(ctx.paths.home), CORE_MIGRATIONS);
     expect(rowsForKey(check, 'sys:hb-1')).toEqual([
       expect.objectContaining({ status: 'pending', item: { type: 'text', text: 'All good?' } }),
     ]);

@@ -5,9 +5,9 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { channelStateStore } from '../../src/store/channel-state.js';
-import { CORE_MIGRATIONS } from '../../src/store/core.js';
-import { openDb } from '../../src/store/db.js';
+import { channelStateStore } from '../../src/store/sqlite/channel-state.js';
+import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
+import { openDb } from '../../src/store/sqlite/db.js';
 import {
   APP_TOKEN,
   BOT_TOKEN,

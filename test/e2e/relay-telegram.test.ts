@@ -4,9 +4,9 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningRelay, startRelay } from '../../src/relay.js';
-import { channelStateStore } from '../../src/store/channel-state.js';
-import { CORE_MIGRATIONS } from '../../src/store/core.js';
-import { openDb } from '../../src/store/db.js';
+import { channelStateStore } from '../../src/store/sqlite/channel-state.js';
+import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
+import { openDb } from '../../src/store/sqlite/db.js';
 import { dm, type FakeBotApi, startFakeBotApi, TOKEN } from '../channels/telegram/fake-bot-api.js';
 import { type Home, MAIN, makeHome, spawnNode, waitFor } from './helpers.js';
 

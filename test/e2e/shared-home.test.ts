@@ -5,7 +5,7 @@
 // SIGSTOP past its lease is taken over by the other, and on waking writes and prints nothing.
 import { existsSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/open.js';
+import { openSqliteStore, sqliteFile } from '../../src/store/sqlite/open.js';
 import { type RelayProc, startRelayProc } from '../faults/relay-proc-rig.js';
 import { type Home, MAIN, makeHome, type Proc, spawnNode, waitFor } from './helpers.js';
 
@@ -126,7 +126,7 @@ describe('two agentwire chat and a relay on one state folder', () => {
   }, async () => {
     home = makeHome(CONFIG);
     const h = home;
-    const store = await openStore(h.ctx().paths.db);
+    const store = await openSqliteStore(sqliteFile(h.ctx().paths.home));
     try {
       // Far enough ahead that both chats have started on a loaded machine (a missed one-shot is not run late).
       const at = new Date(Date.now() + 12_000).toISOString();

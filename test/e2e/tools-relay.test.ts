@@ -3,6 +3,7 @@
 // reach the relay's control socket with the run's token. Checks what the person receives from the
 // (fake) Twilio API: the mid-run message exactly once, then the answer, then a task the agent
 // scheduled, fired by the relay's scheduler. Needs `npm run build` first.
+
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -11,7 +12,8 @@ import { CHANNELS } from '../../src/channels/registry.js';
 import type { TwilioChannel } from '../../src/channels/twilio/index.js';
 import { heartbeatService } from '../../src/heartbeat/wiring.js';
 import { type RunningRelay, startRelay } from '../../src/relay.js';
-import { tasksForChat } from '../../src/store/tasks.js';
+import { sqliteFile } from '../../src/store/sqlite/open.js';
+import { tasksForChat } from '../../src/store/sqlite/tasks.js';
 import {
   type FakeTwilio,
   fakeTwilioSection,
@@ -68,7 +70,7 @@ describe('agent tools through the relay (Twilio)', () => {
     expect(bodies().find((b) => b.startsWith('reply: '))).toMatch(/schedule_task ok: Scheduled task t/);
     // Read beside the relay, as `status` does: the relay's own handle stays inside its store.
     const storeTasks = () => {
-      const db = new DatabaseSync(home?.ctx().paths.db ?? '', { readOnly: true });
+      const db = new DatabaseSync(home ? sqliteFile(home.ctx().paths.home) : '', { readOnly: true });
       try {
         return tasksForChat(db as never, 'twilio:+15551234567');
       } finally {

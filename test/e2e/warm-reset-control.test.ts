@@ -7,8 +7,8 @@ import { CHANNELS } from '../../src/channels/registry.js';
 import { callControl } from '../../src/control/client.js';
 import { WARM_STATE, warmMemory } from '../../src/drivers/warm-memory.js';
 import { type RunningRelay, startRelay } from '../../src/relay.js';
-import { openStore } from '../../src/store/open.js';
-import { readWarmFallbacksFile } from '../../src/store/status-read.js';
+import { openSqliteStore, sqliteFile } from '../../src/store/sqlite/open.js';
+import { readChannelValueFile } from '../../src/store/sqlite/status-read.js';
 import {
   type FakeTwilio,
   fakeTwilioSection,
@@ -45,7 +45,7 @@ describe('warm-reset through a running relay', () => {
       twilio: fakeTwilioSection(fake),
     });
     const ctx = home.ctx();
-    const seeded = await openStore(ctx.paths.db);
+    const seeded = await openSqliteStore(sqliteFile(ctx.paths.home));
     await warmMemory(seeded.channelState(WARM_STATE.channel)).save({
       codex: { fingerprint: 'f', reason: 'timeout: no answer to its start within 20 s', at: 1 },
     });
@@ -58,7 +58,7 @@ describe('warm-reset through a running relay', () => {
     expect((await reset.exit).code, reset.stderr()).toBe(0);
     expect(reset.stdout()).toBe('Forgotten: codex. The next message tries it live again.\n');
     expect(await status(socket)).not.toContain('no answer to its start');
-    expect(readWarmFallbacksFile(ctx.paths.db)).toEqual({});
+    expect(readChannelValueFile(sqliteFile(ctx.paths.home), 'warm', 'fallbacks')).toBeUndefined();
     // Nothing more to forget.
     const again = spawnNode([MAIN, 'agent', 'warm-reset'], home.env);
     expect((await again.exit).code).toBe(0);

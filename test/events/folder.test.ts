@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { scanFolder } from '../../src/events/folder.js';
 import { chatResolver } from '../../src/events/resolve.js';
-import { openStore, type Store } from '../../src/store/open.js';
+import { openSqliteStore, type Store } from '../../src/store/sqlite/open.js';
 import { memoryLog } from '../queue/helpers.js';
 
 let dir: string;
@@ -29,7 +29,7 @@ beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'aw-events-'));
   events = join(dir, 'events');
   mkdirSync(events);
-  store = await openStore(join(dir, 'agentwire.db'));
+  store = await openSqliteStore(join(dir, 'agentwire.db'));
 });
 afterEach(async () => {
   await store.close();

@@ -11,7 +11,7 @@ import type { HookConfig } from '../../src/config/schema-events.js';
 import type { ChatKey } from '../../src/core/types.js';
 import { createHookHandler, type HookHandler } from '../../src/events/hooks.js';
 import { signBody } from '../../src/events/signature.js';
-import { openStore, type Store } from '../../src/store/open.js';
+import { openSqliteStore, type Store } from '../../src/store/sqlite/open.js';
 import { HttpRoutes } from '../../src/web/routes.js';
 import { startWebConsole, type WebConsole } from '../../src/web/server.js';
 import { memoryLog } from '../queue/helpers.js';
@@ -37,7 +37,7 @@ let logLines: Record<string, unknown>[];
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'aw-hooks-'));
-  store = await openStore(join(dir, 'agentwire.db'));
+  store = await openSqliteStore(join(dir, 'agentwire.db'));
   const { log, lines } = memoryLog();
   logLines = lines;
   kicks = 0;

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { planEvents } from '../../src/events/plan.js';
 import { fenceFor, hookPrompt } from '../../src/events/prompt.js';
-import type { StoredEvent } from '../../src/store/events.js';
+import type { StoredEvent } from '../../src/store/sqlite/events.js';
 
 const e = (id: number, chat: string, dueAt: number, options = {}): StoredEvent => ({
   id,

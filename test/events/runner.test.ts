@@ -9,8 +9,8 @@ import type { AgentResult } from '../../src/agents/types.js';
 import type { ChatKey, SystemRunner, SystemRunOptions, SystemRunOutcome } from '../../src/core/types.js';
 import { EventRunner } from '../../src/events/runner.js';
 import { systemClock } from '../../src/heartbeat/clock.js';
-import type { NewEvent } from '../../src/store/events.js';
-import { openStore, type Store } from '../../src/store/open.js';
+import type { NewEvent } from '../../src/store/sqlite/events.js';
+import { openSqliteStore, type Store } from '../../src/store/sqlite/open.js';
 import { fail, memoryLog, ok } from '../queue/helpers.js';
 
 let dir: string;
@@ -18,7 +18,7 @@ let store: Store;
 let runner: EventRunner | undefined;
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'aw-events-run-'));
-  store = await openStore(join(dir, 'agentwire.db'));
+  store = await openSqliteStore(join(dir, 'agentwire.db'));
 });
 afterEach(async () => {
   runner?.stop();
@@ -199,7 +199,7 @@ describe('EventRunner', () => {
     runner?.stop();
     await runner?.whenIdle();
     await store.close();
-    store = await openStore(join(dir, 'agentwire.db'));
+    store = await openSqliteStore(join(dir, 'agentwire.db'));
     const second = new ScriptedRunner();
     start(second);
     expect(await waitFor(() => second.delivered.length === 1, 5000)).toBe(true);

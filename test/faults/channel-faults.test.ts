@@ -15,10 +15,10 @@ import { liveStatus } from '../../src/ops/status/live.js';
 import { renderStatus } from '../../src/ops/status/render.js';
 import type { Queue } from '../../src/queue/queue.js';
 import { createQueue, type RunningRelay, startRelay } from '../../src/relay.js';
-import { openDb } from '../../src/store/db.js';
-import { storeOver } from '../../src/store/open.js';
-import { ALL_MIGRATIONS } from '../../src/store/schema.js';
-import { statusReader } from '../../src/store/status-read.js';
+import { openDb } from '../../src/store/sqlite/db.js';
+import { sqliteFile, storeOver } from '../../src/store/sqlite/open.js';
+import { ALL_MIGRATIONS } from '../../src/store/sqlite/schema.js';
+import { statusReader } from '../../src/store/sqlite/status-read.js';
 import {
   type FakeTwilio,
   fakeTwilioSection,
@@ -49,7 +49,7 @@ const agent = { command: [process.execPath, FAULT_CLI] };
 /** A second connection to the relay's store (WAL: it sees what the relay committed). */
 function rows(_r: RunningRelay) {
   if (!home) throw new Error('no home');
-  const db = new DatabaseSync(home.ctx().paths.db, { readOnly: true });
+  const db = new DatabaseSync(sqliteFile(home.ctx().paths.home), { readOnly: true });
   return {
     inbox: () =>
       (
@@ -218,7 +218,7 @@ describe('Twilio: the store is full when a message arrives', () => {
     const ctx = home.ctx();
     const factory = CHANNELS.find((f) => f.name === 'twilio');
     if (!factory) throw new Error('no twilio channel');
-    const real = openDb(ctx.paths.db, ALL_MIGRATIONS);
+    const real = openDb(sqliteFile(ctx.paths.home), ALL_MIGRATIONS);
     const disk = fullDisk(real);
     const store = storeOver(disk.db);
     const channel = (await factory.create({
@@ -293,7 +293,7 @@ describe('Twilio: an outage outlasts the retry time', () => {
     // The notice is still waiting: Twilio is down.
     expect(r.outbox().filter((x) => x.status === 'pending')).toHaveLength(1);
     const status = await liveStatus({
-      store: statusReader(new DatabaseSync(home.ctx().paths.db, { readOnly: true })),
+      store: statusReader(new DatabaseSync(sqliteFile(home.ctx().paths.home), { readOnly: true })),
       config: home.ctx().config,
       channels: () => [...running.channels].map(([name, ch]) => ({ name, state: ch.status() })),
       queue: () => running.queue.status(),

@@ -2,7 +2,7 @@
 // statements throw what node:sqlite throws for SQLITE_FULL ("database or disk is full", errcode 13)
 // while the disk is "full". Reads keep working, as they do on a real full disk.
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/sqlite/db.js';
 
 const WRITE = /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i;
 

@@ -3,15 +3,17 @@
 // of disk), and the misbehaving fake claude as a real child process. Plus the four checks every
 // fault must pass: the user heard something true, nothing was lost, no process is left, and the
 // next message in the chat still runs.
+
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { ConsoleChannel } from '../../src/channels/console/console.js';
 import { agentResolver, mediaPolicy } from '../../src/queue/adapters.js';
 import { Queue } from '../../src/queue/queue.js';
-import { CORE_MIGRATIONS } from '../../src/store/core.js';
-import { openDb } from '../../src/store/db.js';
-import { sqliteQueueStore } from '../../src/store/queue-sqlite.js';
+import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
+import { openDb } from '../../src/store/sqlite/db.js';
+import { sqliteFile } from '../../src/store/sqlite/open.js';
+import { sqliteQueueStore } from '../../src/store/sqlite/queue-sqlite.js';
 import { alive, type Home, makeHome, waitFor } from '../e2e/helpers.js';
 import { type FullDisk, fullDisk } from './full-disk.js';
 
@@ -55,7 +57,7 @@ export interface Rig {
 export async function startRig(agent: Record<string, unknown> = {}): Promise<Rig> {
   const home = makeHome({ agent: { command: [process.execPath, FAULT_CLI], ...agent } });
   const ctx = home.ctx();
-  const real = openDb(ctx.paths.db, CORE_MIGRATIONS);
+  const real = openDb(sqliteFile(ctx.paths.home), CORE_MIGRATIONS);
   const disk = fullDisk(real);
   const input = new PassThrough();
   const heard: string[] = [];

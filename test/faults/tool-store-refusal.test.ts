@@ -5,10 +5,12 @@
 // store's retryable refusal, store/result.ts). The agent must be told that message was not sent, and
 // once the store has room again its next send_message is stored and reaches the person exactly once.
 // Needs `npm run build` first.
+
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { sqliteFile } from '../../src/store/sqlite/open.js';
 import { MAIN, waitFor } from '../e2e/helpers.js';
 import { type Rig, startRig } from '../e2e/interact-rig.js';
 
@@ -58,7 +60,7 @@ describe('send_message when the store refuses the write', () => {
     expect(started, 'the fake agent never started').toBe(true);
 
     // The store refuses writes: the relay's next write waits out its busy timeout (5 s) and fails.
-    locker = new DatabaseSync(r.home.ctx().paths.db);
+    locker = new DatabaseSync(sqliteFile(r.home.ctx().paths.home));
     locker.exec('PRAGMA busy_timeout = 10000');
     locker.exec('BEGIN IMMEDIATE');
     writeFileSync(`${log}.gate-full`, '');
@@ -80,7 +82,7 @@ describe('send_message when the store refuses the write', () => {
     await r.sent(LATER);
     // Settle: nothing of the run is left to send once its reply is out.
     const rows = () => {
-      const db = new DatabaseSync(r.home.ctx().paths.db, { readOnly: true });
+      const db = new DatabaseSync(sqliteFile(r.home.ctx().paths.home), { readOnly: true });
       try {
         return db
           .prepare("SELECT key, status, item FROM outbox WHERE key LIKE 'tool:%' ORDER BY id")

@@ -5,10 +5,12 @@
 // fake Twilio REST API must have created the tool's message exactly once and the final reply once:
 // the outbox key is made from the run and the call, so the redo's send finds the first one's row.
 // Needs `npm run build` first.
+
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { sqliteFile } from '../../src/store/sqlite/open.js';
 import {
   type FakeTwilio,
   fakeTwilioSection,
@@ -85,8 +87,8 @@ async function crashRig(): Promise<Crash> {
       return p;
     },
     toolRows() {
-      if (!existsSync(h.ctx().paths.db)) return [];
-      const db = new DatabaseSync(h.ctx().paths.db, { readOnly: true });
+      if (!existsSync(sqliteFile(h.ctx().paths.home))) return [];
+      const db = new DatabaseSync(sqliteFile(h.ctx().paths.home), { readOnly: true });
       try {
         return (
           db.prepare("SELECT key, status FROM outbox WHERE key LIKE 'tool:%' ORDER BY id").all() as {

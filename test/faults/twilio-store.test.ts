@@ -8,12 +8,12 @@ import { createTwilioChannel, type TwilioChannel } from '../../src/channels/twil
 import { NOT_TAKEN_NOTICE } from '../../src/channels/twilio/store-retry.js';
 import { agentResolver, mediaPolicy } from '../../src/queue/adapters.js';
 import { Queue } from '../../src/queue/queue.js';
-import { CORE_MIGRATIONS } from '../../src/store/core.js';
-import { openDb } from '../../src/store/db.js';
-import { mediaHostMigration } from '../../src/store/media-links.js';
-import { storeOver } from '../../src/store/open.js';
-import { sqliteQueueStore } from '../../src/store/queue-sqlite.js';
-import { twilioMigration } from '../../src/store/twilio-sends.js';
+import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
+import { openDb } from '../../src/store/sqlite/db.js';
+import { mediaHostMigration } from '../../src/store/sqlite/media-links.js';
+import { sqliteFile, storeOver } from '../../src/store/sqlite/open.js';
+import { sqliteQueueStore } from '../../src/store/sqlite/queue-sqlite.js';
+import { twilioMigration } from '../../src/store/sqlite/twilio-sends.js';
 import {
   type FakeTwilio,
   fakeTwilioSection,
@@ -43,7 +43,7 @@ async function startRig(): Promise<Rig> {
   const fake = await startFakeTwilio();
   const home = makeHome({ twilio: fakeTwilioSection(fake) });
   const ctx = home.ctx();
-  const real = openDb(ctx.paths.db, [...CORE_MIGRATIONS, twilioMigration, mediaHostMigration]);
+  const real = openDb(sqliteFile(ctx.paths.home), [...CORE_MIGRATIONS, twilioMigration, mediaHostMigration]);
   const disk = fullDisk(real);
   const channel: TwilioChannel = createTwilioChannel({
     config: ctx.config,

@@ -2,6 +2,7 @@
 // reaper, outbox) with a recording channel in place of Twilio, and the fake claude stream-json CLI
 // (test/fixtures/fake-claude-stream.mjs) as the warm agent, a real child process. Its first word
 // picks the fault; every start is logged (FAKE_CLAUDE_LOG) so the rows can tell processes apart.
+
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { resolvePaths } from '../../src/config/paths.js';
 import { configSchema } from '../../src/config/schema.js';
 import type { OutboundItem } from '../../src/core/types.js';
 import { type RunningRelay, startRelay } from '../../src/relay.js';
+import { sqliteFile } from '../../src/store/sqlite/open.js';
 import { alive } from '../e2e/helpers.js';
 import { memoryLog } from '../queue/helpers.js';
 
@@ -88,7 +90,7 @@ export async function startWarmRig(agent: Record<string, unknown> = {}): Promise
           .map((l) => JSON.parse(l) as Start)
       : [];
   // Read beside the relay, as `status` does: the relay's own handle stays inside its store.
-  const db = new DatabaseSync(ctx.paths.db, { readOnly: true });
+  const db = new DatabaseSync(sqliteFile(ctx.paths.home), { readOnly: true });
   return {
     heard: channel.heard,
     lines,

@@ -14,7 +14,7 @@ import { buildListing } from '../../src/heartbeat/listing.js';
 import { checkEnv, createRunCheck } from '../../src/heartbeat/run-check.js';
 import { createScheduler, type Scheduler } from '../../src/heartbeat/scheduler.js';
 import type { ScheduleConfig } from '../../src/heartbeat/settings.js';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/sqlite/db.js';
 import { captureLog, FakeClock, FakeRunner, jobDeps, ok, openStateDb, tempDir } from './helpers.js';
 
 const OWNER: ChatKey = 'whatsapp:+15551234567';

@@ -11,10 +11,10 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { callRelay } from '../../src/cli/heartbeat.js';
 import { heartbeatMethod } from '../../src/heartbeat/control.js';
 import { createScheduler } from '../../src/heartbeat/scheduler.js';
-import { CORE_MIGRATIONS } from '../../src/store/core.js';
-import { openDb } from '../../src/store/db.js';
-import { jobStateStore } from '../../src/store/job-states.js';
-import { saveSession } from '../../src/store/sessions.js';
+import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
+import { openDb } from '../../src/store/sqlite/db.js';
+import { jobStateStore } from '../../src/store/sqlite/job-states.js';
+import { saveSession } from '../../src/store/sqlite/sessions.js';
 import { FAKE } from '../e2e/helpers.js';
 import { captureLog, FakeClock, FakeRunner, jobDeps, ok, openStateDb, tempDir } from './helpers.js';
 

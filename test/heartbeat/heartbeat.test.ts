@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatKey } from '../../src/core/types.js';
 import { createScheduler, type Scheduler } from '../../src/heartbeat/scheduler.js';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/sqlite/db.js';
 import {
   abortedRun,
   agentError,

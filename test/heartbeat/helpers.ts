@@ -9,8 +9,8 @@ import type { AgentResult } from '../../src/agents/types.js';
 import type { ChatKey, SystemRunner, SystemRunOutcome } from '../../src/core/types.js';
 import type { Clock, Timer } from '../../src/heartbeat/clock.js';
 import { createLogger, type Logger } from '../../src/log.js';
-import { type Db, openDb } from '../../src/store/db.js';
-import { jobStateStore, readJobStates, scheduleMigration } from '../../src/store/job-states.js';
+import { type Db, openDb } from '../../src/store/sqlite/db.js';
+import { jobStateStore, readJobStates, scheduleMigration } from '../../src/store/sqlite/job-states.js';
 
 export class FakeClock implements Clock {
   private timers: { at: number; fn: () => void; live: boolean; seq: number }[] = [];

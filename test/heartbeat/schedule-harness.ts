@@ -6,7 +6,7 @@ import type { ChatKey } from '../../src/core/types.js';
 import { checkEnv, createRunCheck } from '../../src/heartbeat/run-check.js';
 import { createScheduler, type Scheduler } from '../../src/heartbeat/scheduler.js';
 import type { ScheduleConfig } from '../../src/heartbeat/settings.js';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/sqlite/db.js';
 import { captureLog, FakeClock, FakeRunner, jobDeps, ok, openStateDb, tempDir } from './helpers.js';
 
 export const OWNER: ChatKey = 'whatsapp:+15551234567';

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkEnv, createRunCheck } from '../../src/heartbeat/run-check.js';
 import { createScheduler, type Scheduler } from '../../src/heartbeat/scheduler.js';
-import { type Db, openDb } from '../../src/store/db.js';
-import { storeOver } from '../../src/store/open.js';
-import { ALL_MIGRATIONS } from '../../src/store/schema.js';
-import type { TaskStore } from '../../src/store/tasks.js';
+import { type Db, openDb } from '../../src/store/sqlite/db.js';
+import { storeOver } from '../../src/store/sqlite/open.js';
+import { ALL_MIGRATIONS } from '../../src/store/sqlite/schema.js';
+import type { TaskStore } from '../../src/store/sqlite/tasks.js';
 import { captureLog, FakeClock, FakeRunner, jobDeps, ok, tempDir } from './helpers.js';
 import { HOUR, MIN, OWNER, T0 } from './schedule-harness.js';
 

@@ -9,7 +9,7 @@ import { createScheduler } from '../../src/heartbeat/scheduler.js';
 import { gather } from '../../src/ops/status/gather.js';
 import { renderStatus } from '../../src/ops/status/render.js';
 import { buildSnapshot } from '../../src/ops/status/snapshot.js';
-import { readStatusFacts } from '../../src/store/status-read.js';
+import { readStatusFacts } from '../../src/store/sqlite/status-read.js';
 import { captureLog, FakeClock, FakeRunner, jobDeps, openStateDb, tempDir } from './helpers.js';
 
 const NOW = Date.parse('2026-07-01T10:00:00Z');

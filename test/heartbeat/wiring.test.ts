@@ -9,8 +9,8 @@ import { resolvePaths } from '../../src/config/paths.js';
 import type { Config } from '../../src/config/schema.js';
 import type { HeartbeatMethodResult } from '../../src/heartbeat/control.js';
 import { createRelayScheduler, heartbeatService } from '../../src/heartbeat/wiring.js';
-import type { Db } from '../../src/store/db.js';
-import { storeOver } from '../../src/store/open.js';
+import type { Db } from '../../src/store/sqlite/db.js';
+import { storeOver } from '../../src/store/sqlite/open.js';
 import { captureLog, FakeClock, FakeRunner, jobDeps, ok, openStateDb, tempDir } from './helpers.js';
 
 let tmp: ReturnType<typeof tempDir>;

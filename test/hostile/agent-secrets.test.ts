@@ -6,10 +6,12 @@
 // them (the fake agents decode them from base64, or read them from their environment). Neither the
 // fake Twilio API nor any byte of the state folder's database files may hold one, in clear or
 // as the halves of a cut. Needs `npm run build` first.
+
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { sqliteFile } from '../../src/store/sqlite/open.js';
 import { TOKEN } from '../channels/twilio/helpers/fake-twilio.js';
 import { type Home, MAIN } from '../e2e/helpers.js';
 import { OWNER, type Rig, startRig } from '../e2e/interact-rig.js';
@@ -41,7 +43,7 @@ function toolTokens(h: Home): string[] {
 
 /** The database file and its WAL and shared-memory files, as bytes (the relay may still run). */
 function databaseBytes(h: Home): string {
-  const db = h.ctx().paths.db;
+  const db = sqliteFile(h.ctx().paths.home);
   return ['', '-wal', '-shm', '-journal']
     .map((s) => `${db}${s}`)
     .filter(existsSync)

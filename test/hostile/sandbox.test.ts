@@ -6,6 +6,7 @@
 // forged hello; every attempt fails. The same CLI still writes its workspace and calls a tool
 // through `agentwire mcp`, which reaches the relay over the one socket bound in. Skips, saying why,
 // where bwrap cannot run.
+
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -18,6 +19,7 @@ import { type ControlServer, startControlServer } from '../../src/control/server
 import type { Sandbox } from '../../src/core/sandbox.js';
 import { createLogger } from '../../src/log.js';
 import { spawnProcess } from '../../src/runner/spawn.js';
+import { sqliteFile } from '../../src/store/sqlite/open.js';
 import { TOOLS_METHOD } from '../../src/tools/schemas.js';
 import { bwrapMissing } from '../helpers/bwrap.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -42,7 +44,7 @@ describe.skipIf(missing)(
       const dir = tempDir('aw-sandbox-');
       const paths = resolvePaths({ AGENTWIRE_HOME: join(dir, 'state') });
       mkdirSync(paths.workspace, { recursive: true, mode: 0o700 });
-      writeFileSync(paths.db, 'SECRET-DATABASE');
+      writeFileSync(sqliteFile(paths.home), 'SECRET-DATABASE');
       writeFileSync(paths.configFile, '{ SECRET_CONFIG: 1 }');
       const other = join(paths.home, 'chats', 'other', 'notes.txt');
       mkdirSync(dirname(other), { recursive: true });
@@ -81,7 +83,7 @@ describe.skipIf(missing)(
         env,
         stateDir: join(paths.agentState, 'claude'),
         command: [PROBE],
-        hidden: [paths.home, paths.configFile, paths.db, paths.socket],
+        hidden: [paths.home, paths.configFile, sqliteFile(paths.home), paths.socket],
       });
       if (!made.ok) throw new Error(made.error);
       const sandbox: Sandbox = {
@@ -96,7 +98,7 @@ describe.skipIf(missing)(
           ...env,
           [TOOLS_TOKEN_ENV]: token,
           [TOOLS_SOCKET_ENV]: paths.toolsSocket,
-          PROBE_DB: paths.db,
+          PROBE_DB: sqliteFile(paths.home),
           PROBE_CONFIG: paths.configFile,
           PROBE_OTHER: other,
           PROBE_HOME: paths.home,

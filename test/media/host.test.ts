@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { describe, expect, it } from 'vitest';
 import { createMediaHost } from '../../src/media/host.js';
-import { openDb } from '../../src/store/db.js';
-import { mediaHostMigration, mediaLinkStore } from '../../src/store/media-links.js';
+import { openDb } from '../../src/store/sqlite/db.js';
+import { mediaHostMigration, mediaLinkStore } from '../../src/store/sqlite/media-links.js';
 import { tempDir } from '../helpers/tmp.js';
 
 function setup(ttlSeconds = 60) {

@@ -5,7 +5,7 @@ import { configSchema } from '../../src/config/schema.js';
 import type { Role } from '../../src/core/roles.js';
 import { roleResolver, routeResolver } from '../../src/queue/access.js';
 import type { AgentResolver, RoleResolver } from '../../src/queue/ports.js';
-import { getChatSettings, getSession } from '../../src/store/sessions.js';
+import { getChatSettings, getSession } from '../../src/store/sqlite/sessions.js';
 import { FakeAgent, FakeChannel, type Harness, harness, ok } from './helpers.js';
 
 let h: Harness;

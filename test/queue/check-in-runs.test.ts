@@ -5,9 +5,9 @@ import { getSpec } from '../../src/agents/registry.js';
 import { configSchema } from '../../src/config/schema.js';
 import { liveStatus } from '../../src/ops/status/live.js';
 import { renderStatus } from '../../src/ops/status/render.js';
-import { dailyUsage, recentRuns } from '../../src/store/runs.js';
-import { getSession, saveSession } from '../../src/store/sessions.js';
-import { statusReader } from '../../src/store/status-read.js';
+import { dailyUsage, recentRuns } from '../../src/store/sqlite/runs.js';
+import { getSession, saveSession } from '../../src/store/sqlite/sessions.js';
+import { statusReader } from '../../src/store/sqlite/status-read.js';
 import { FakeAgent, type Harness, harness, ok } from './helpers.js';
 
 let h: Harness;

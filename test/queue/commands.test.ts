@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { duration } from '../../src/core/command-handler.js';
-import { getChatSettings, getSession, saveSession } from '../../src/store/sessions.js';
+import { getChatSettings, getSession, saveSession } from '../../src/store/sqlite/sessions.js';
 import { FakeAgent, fail, type Harness, harness, ok } from './helpers.js';
 
 let h: Harness;

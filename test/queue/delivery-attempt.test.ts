@@ -4,8 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SendOptions } from '../../src/channels/types.js';
 import type { OutboundItem, SendResult } from '../../src/core/types.js';
 import { Deliverer } from '../../src/queue/delivery.js';
-import { enqueueOutbound, rowsForKey } from '../../src/store/outbox.js';
-import { sqliteQueueStore } from '../../src/store/queue-sqlite.js';
+import { enqueueOutbound, rowsForKey } from '../../src/store/sqlite/outbox.js';
+import { sqliteQueueStore } from '../../src/store/sqlite/queue-sqlite.js';
 import { tempDb } from '../store/helpers.js';
 import { FakeChannel, memoryLog } from './helpers.js';
 

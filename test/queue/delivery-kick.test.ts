@@ -4,9 +4,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatKey } from '../../src/core/types.js';
 import { Deliverer } from '../../src/queue/delivery.js';
-import { enqueueOutbound } from '../../src/store/outbox.js';
 import type { QueueStore } from '../../src/store/queue-ops.js';
-import { sqliteQueueStore } from '../../src/store/queue-sqlite.js';
+import { enqueueOutbound } from '../../src/store/sqlite/outbox.js';
+import { sqliteQueueStore } from '../../src/store/sqlite/queue-sqlite.js';
 import { tempDb } from '../store/helpers.js';
 import { FakeChannel, memoryLog } from './helpers.js';
 

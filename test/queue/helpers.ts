@@ -7,7 +7,7 @@ import { createLogger } from '../../src/log.js';
 import type { AgentResolver, MediaPolicy, ResolvedAgent, WarmPort } from '../../src/queue/ports.js';
 import { Queue, type QueueConfig } from '../../src/queue/queue.js';
 import type { QueueOptions } from '../../src/queue/queue-types.js';
-import { sqliteQueueStore } from '../../src/store/queue-sqlite.js';
+import { sqliteQueueStore } from '../../src/store/sqlite/queue-sqlite.js';
 import { inbound, tempDb } from '../store/helpers.js';
 
 /** Resolves the waiters whose count was reached; returns the rest. */

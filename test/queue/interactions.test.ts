@@ -6,7 +6,7 @@ import type { ApprovalAnswer, ApprovalQuestion } from '../../src/agents/types.js
 import type { ChatKey } from '../../src/core/types.js';
 import type { Timer } from '../../src/queue/interactions.js';
 import type { WarmPort } from '../../src/queue/ports.js';
-import { interactionStore } from '../../src/store/interactions.js';
+import { interactionStore } from '../../src/store/sqlite/interactions.js';
 import { tempDb } from '../store/helpers.js';
 import { FakeAgent, type Harness, harness, ok } from './helpers.js';
 

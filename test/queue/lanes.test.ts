@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AbortReason, type ActiveRun, Lanes } from '../../src/queue/lanes.js';
-import { getInbound, pendingForChat } from '../../src/store/inbox.js';
+import { getInbound, pendingForChat } from '../../src/store/sqlite/inbox.js';
 import { FakeAgent, type Harness, harness, ok } from './helpers.js';
 
 let h: Harness;

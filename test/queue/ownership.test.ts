@@ -10,7 +10,7 @@ import { configSchema } from '../../src/config/schema.js';
 import type { ChatKey } from '../../src/core/types.js';
 import { type OwnershipTimings, ProcessOwner } from '../../src/queue/process-owner.js';
 import { Queue, type QueueConfig } from '../../src/queue/queue.js';
-import { openStore, type Store } from '../../src/store/open.js';
+import { openSqliteStore, type Store } from '../../src/store/sqlite/open.js';
 import { inbound } from '../store/helpers.js';
 import { approveAll, FakeAgent, FakeChannel, memoryLog, ok } from './helpers.js';
 
@@ -43,7 +43,7 @@ afterEach(async () => {
 });
 
 async function proc(file: string, timings: OwnershipTimings, agent = new FakeAgent()): Promise<Proc> {
-  const store = await openStore(file);
+  const store = await openSqliteStore(file);
   const { log } = memoryLog();
   const owner = await ProcessOwner.start(store.ownership, { role: 'test', fingerprint: 'f' }, timings, log);
   const channel = new FakeChannel();
@@ -170,7 +170,7 @@ describe('two processes on one store', () => {
 
   it('leases: one holder at a time, epochs only grow, a released or expired lease goes to the next', async () => {
     const file = newFile();
-    const store = await openStore(file);
+    const store = await openSqliteStore(file);
     try {
       const o = store.ownership;
       const t0 = 1_000_000;
@@ -218,7 +218,7 @@ describe('two processes on one store', () => {
 
   it('a process found gone (its pid no longer exists) is reaped: its leases end at once, epochs kept', async () => {
     const file = newFile();
-    const store = await openStore(file);
+    const store = await openSqliteStore(file);
     try {
       const o = store.ownership;
       const dead = await o.register({ host: 'h', pid: 1, role: 'chat', startedAt: 1, fingerprint: 'f' }, 1);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { persist } from '../../src/queue/persist.js';
 import { StoreError } from '../../src/store/errors.js';
-import { written } from '../../src/store/result.js';
-import { sqliteFailure } from '../../src/store/sqlite-errors.js';
+import { written } from '../../src/store/sqlite/result.js';
+import { sqliteFailure } from '../../src/store/sqlite/sqlite-errors.js';
 import { memoryLog } from './helpers.js';
 
 const sqlite = (errcode: number) => Object.assign(new Error('x'), { code: 'ERR_SQLITE_ERROR', errcode });

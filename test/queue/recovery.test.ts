@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { NOTICE } from '../../src/core/reply.js';
 import { planRecovery } from '../../src/queue/recovery.js';
-import { getInbound, type InboxRow, insertInbound, markRunning } from '../../src/store/inbox.js';
-import { enqueueOutbound } from '../../src/store/outbox.js';
+import { getInbound, type InboxRow, insertInbound, markRunning } from '../../src/store/sqlite/inbox.js';
+import { enqueueOutbound } from '../../src/store/sqlite/outbox.js';
 import { inbound, tempDb } from '../store/helpers.js';
 import { FakeAgent, FakeChannel, type Harness, harness, ok } from './helpers.js';
 

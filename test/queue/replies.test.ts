@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_ATTACHMENTS } from '../../src/queue/compose.js';
-import { getInbound } from '../../src/store/inbox.js';
-import { rowsForKey } from '../../src/store/outbox.js';
+import { getInbound } from '../../src/store/sqlite/inbox.js';
+import { rowsForKey } from '../../src/store/sqlite/outbox.js';
 import { approveAll, FakeAgent, FakeChannel, fail, type Harness, harness, ok } from './helpers.js';
 
 let h: Harness;

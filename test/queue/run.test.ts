@@ -3,7 +3,7 @@
 // drops them unanswered.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FetchedMedia, RemoteMedia } from '../../src/core/types.js';
-import { getInbound } from '../../src/store/inbox.js';
+import { getInbound } from '../../src/store/sqlite/inbox.js';
 import { FakeChannel, type Harness, harness } from './helpers.js';
 
 /** A channel whose downloads wait until the test lets them finish. */

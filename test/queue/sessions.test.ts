@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { NOTICE } from '../../src/core/reply.js';
-import { getInbound } from '../../src/store/inbox.js';
-import { getSession, saveSession } from '../../src/store/sessions.js';
+import { getInbound } from '../../src/store/sqlite/inbox.js';
+import { getSession, saveSession } from '../../src/store/sqlite/sessions.js';
 import { FakeAgent, fail, type Harness, harness, ok } from './helpers.js';
 
 let h: Harness;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { getSession, saveSession } from '../../src/store/sessions.js';
+import { getSession, saveSession } from '../../src/store/sqlite/sessions.js';
 import { FakeAgent, type Harness, harness, ok } from './helpers.js';
 
 let h: Harness;

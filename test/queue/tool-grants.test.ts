@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolServer } from '../../src/agents/types.js';
 import type { ToolGrantor } from '../../src/queue/ports.js';
-import { saveSession } from '../../src/store/sessions.js';
+import { saveSession } from '../../src/store/sqlite/sessions.js';
 import { FakeAgent, fail, type Harness, harness, ok } from './helpers.js';
 
 let h: Harness;

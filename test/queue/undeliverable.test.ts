@@ -7,7 +7,7 @@ import { queuedBecause } from '../../src/channels/send-state.js';
 import type { ChannelState } from '../../src/channels/types.js';
 import { handedText } from '../../src/cli/send.js';
 import { MethodRegistry, registerCoreMethods } from '../../src/control/methods.js';
-import { rowsForKey } from '../../src/store/outbox.js';
+import { rowsForKey } from '../../src/store/sqlite/outbox.js';
 import { FakeChannel, type Harness, harness } from './helpers.js';
 
 class StatefulChannel extends FakeChannel {

@@ -3,10 +3,10 @@ import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import { backupStore } from '../../src/store/backup.js';
-import { CORE_MIGRATIONS } from '../../src/store/core.js';
-import { openDb } from '../../src/store/db.js';
-import { saveSession } from '../../src/store/sessions.js';
+import { backupStore } from '../../src/store/sqlite/backup.js';
+import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
+import { openDb } from '../../src/store/sqlite/db.js';
+import { saveSession } from '../../src/store/sqlite/sessions.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const bin = new URL('../../dist/cli/main.js', import.meta.url).pathname;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { channelStateStore, forgetSeenBefore } from '../../src/store/channel-state.js';
+import { channelStateStore, forgetSeenBefore } from '../../src/store/sqlite/channel-state.js';
 import { tempDb } from './helpers.js';
 
 describe('channel state (the generic per-channel store port)', () => {

@@ -1,11 +1,7 @@
-// The store contract (docs/architecture.md "The store contract"), over the ports only: no Db, no SQL.
-// Every engine must pass it; today SQLite and the deferred wrapper (each operation answered a turn
-// later). The SQLite engine's own tests (test/store/*.test.ts besides this one) read its tables.
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CommandPlan } from '../../src/core/command-handler.js';
 import { StoreError, type Written } from '../../src/store/errors.js';
-import { openStore, type Store, type StoreEngine } from '../../src/store/open.js';
+import { openStore, type Store } from '../../src/store/open.js';
 import { tempDir } from '../helpers/tmp.js';
 import { inbound } from './helpers.js';
 
@@ -32,9 +28,13 @@ afterEach(async () => {
   open = undefined;
 });
 
-describe.each<StoreEngine>(['sqlite', 'deferred'])('the store contract, engine %s', (engine) => {
+describe.each(['sqlite', 'deferred'] as const)('the store contract, engine %s', (engine) => {
   const fresh = async () => {
-    open = await openStore(join(tempDir('aw-contract-'), 'agentwire.db'), engine);
+    open = await openStore({
+      engine: 'sqlite',
+      stateDir: tempDir('aw-contract-'),
+      deferred: engine === 'deferred',
+    });
     return open;
   };
 

@@ -1,9 +1,9 @@
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CORE_MIGRATIONS } from '../../src/store/core.js';
-import { openDb, prepared } from '../../src/store/db.js';
 import { StoreError } from '../../src/store/errors.js';
-import { inboxMigration } from '../../src/store/inbox.js';
+import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
+import { openDb, prepared } from '../../src/store/sqlite/db.js';
+import { inboxMigration } from '../../src/store/sqlite/inbox.js';
 import { tempDb } from './helpers.js';
 
 describe('prepared', () => {

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { InboundMessage } from '../../src/core/types.js';
-import { CORE_MIGRATIONS } from '../../src/store/core.js';
-import { type Db, openDb } from '../../src/store/db.js';
+import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
+import { type Db, openDb } from '../../src/store/sqlite/db.js';
 
 /** A real SQLite file in a fresh temp folder; `cleanup` closes and removes it. */
 export function tempDb(): { db: Db; file: string; dir: string; reopen: () => Db; cleanup: () => void } {

@@ -14,7 +14,7 @@ import {
   pendingByChat,
   pendingForChat,
   unfinished,
-} from '../../src/store/inbox.js';
+} from '../../src/store/sqlite/inbox.js';
 import { inbound, tempDb } from './helpers.js';
 
 const run = promisify(execFile);
@@ -109,14 +109,14 @@ describe('inbox', () => {
 });
 
 // Separate processes racing on one file: the claim must be atomic in SQLite, not in our JS.
-const dist = join(process.cwd(), 'dist/store/inbox.js');
+const dist = join(process.cwd(), 'dist/store/sqlite/inbox.js');
 describe('inbox across processes (needs `npm run build`)', () => {
   it('eight simultaneous deliveries of one message make exactly one row', async () => {
     expect(existsSync(dist), 'build first: npm run build').toBe(true);
     t = tempDb();
     const script = `
-      import { openDb } from ${JSON.stringify(join(process.cwd(), 'dist/store/db.js'))};
-      import { CORE_MIGRATIONS } from ${JSON.stringify(join(process.cwd(), 'dist/store/core.js'))};
+      import { openDb } from ${JSON.stringify(join(process.cwd(), 'dist/store/sqlite/db.js'))};
+      import { CORE_MIGRATIONS } from ${JSON.stringify(join(process.cwd(), 'dist/store/sqlite/core.js'))};
       import { insertInbound } from ${JSON.stringify(dist)};
       const db = openDb(process.argv[1], CORE_MIGRATIONS);
       const msg = { channel: 'twilio', chatId: '+15550001111', senderId: '+15550001111', messageId: 'SM1',
@@ -137,8 +137,8 @@ describe('migrations across processes (needs `npm run build`)', () => {
     t = tempDb();
     const fresh = join(t.dir, 'fresh.db');
     const script = `
-      import { openDb } from ${JSON.stringify(join(process.cwd(), 'dist/store/db.js'))};
-      import { CORE_MIGRATIONS } from ${JSON.stringify(join(process.cwd(), 'dist/store/core.js'))};
+      import { openDb } from ${JSON.stringify(join(process.cwd(), 'dist/store/sqlite/db.js'))};
+      import { CORE_MIGRATIONS } from ${JSON.stringify(join(process.cwd(), 'dist/store/sqlite/core.js'))};
       openDb(process.argv[1], CORE_MIGRATIONS).close();
       process.stdout.write('ok');`;
     const outs = await Promise.all(

@@ -2,9 +2,9 @@
 // message's dedupe row, allowances, and the close at restart.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatKey, OutboundItem } from '../../src/core/types.js';
-import { interactionStore } from '../../src/store/interactions.js';
-import { rowsForKey } from '../../src/store/outbox.js';
-import { sqliteQueueStore } from '../../src/store/queue-sqlite.js';
+import { interactionStore } from '../../src/store/sqlite/interactions.js';
+import { rowsForKey } from '../../src/store/sqlite/outbox.js';
+import { sqliteQueueStore } from '../../src/store/sqlite/queue-sqlite.js';
 import { inbound, tempDb } from './helpers.js';
 
 const chat = 'console:local' as ChatKey;

@@ -9,10 +9,10 @@ import { redactItem } from '../../src/core/outbound-redact.js';
 import { replyChunks } from '../../src/core/reply.js';
 import type { ChatKey, OutboundItem } from '../../src/core/types.js';
 import { forgetCredential, registerCredential } from '../../src/log.js';
-import { CORE_MIGRATIONS } from '../../src/store/core.js';
-import { type Db, openDb } from '../../src/store/db.js';
-import { interactionStore } from '../../src/store/interactions.js';
-import { enqueueOutbound, rowsForKey } from '../../src/store/outbox.js';
+import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
+import { type Db, openDb } from '../../src/store/sqlite/db.js';
+import { interactionStore } from '../../src/store/sqlite/interactions.js';
+import { enqueueOutbound, rowsForKey } from '../../src/store/sqlite/outbox.js';
 
 const SECRET = 'zzSECRETzz-4f1c9a7b2e';
 const CHAT: ChatKey = 'twilio:+15550001111';

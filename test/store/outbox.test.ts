@@ -14,7 +14,7 @@ import {
   markSent,
   nextPending,
   rowsForKey,
-} from '../../src/store/outbox.js';
+} from '../../src/store/sqlite/outbox.js';
 import { tempDb } from './helpers.js';
 
 let t: ReturnType<typeof tempDb>;

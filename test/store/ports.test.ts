@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nextStatus } from '../../src/channels/twilio/status.js';
-import { type Db, openDb } from '../../src/store/db.js';
 import { StoreError } from '../../src/store/errors.js';
-import { type Store, storeOver } from '../../src/store/open.js';
-import { ALL_MIGRATIONS } from '../../src/store/schema.js';
-import { readStatusFile, readWhatsAppCredsFile } from '../../src/store/status-read.js';
+import { type Db, openDb } from '../../src/store/sqlite/db.js';
+import { type Store, storeOver } from '../../src/store/sqlite/open.js';
+import { ALL_MIGRATIONS } from '../../src/store/sqlite/schema.js';
+import { readStatusFile, readWhatsAppCredsFile } from '../../src/store/sqlite/status-read.js';
 import { tempDir } from '../helpers/tmp.js';
 
 let store: Store | undefined;

@@ -1,10 +1,10 @@
 // The queue's store operations on SQLite: each one transaction (a write refused halfway leaves
 // nothing behind), each a Promise, a full disk an error value the queue can retry on.
 import { afterEach, describe, expect, it } from 'vitest';
-import { getInbound } from '../../src/store/inbox.js';
-import { rowsForKey } from '../../src/store/outbox.js';
-import { sqliteQueueStore } from '../../src/store/queue-sqlite.js';
-import { getChatSettings, getSession, saveSession } from '../../src/store/sessions.js';
+import { getInbound } from '../../src/store/sqlite/inbox.js';
+import { rowsForKey } from '../../src/store/sqlite/outbox.js';
+import { sqliteQueueStore } from '../../src/store/sqlite/queue-sqlite.js';
+import { getChatSettings, getSession, saveSession } from '../../src/store/sqlite/sessions.js';
 import { fullDisk } from '../faults/full-disk.js';
 import { inbound, tempDb } from './helpers.js';
 

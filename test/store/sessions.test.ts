@@ -9,7 +9,7 @@ import {
   scopeFor,
   sessionState,
   setChatSettings,
-} from '../../src/store/sessions.js';
+} from '../../src/store/sqlite/sessions.js';
 import { tempDb } from './helpers.js';
 
 let t: ReturnType<typeof tempDb>;

@@ -6,13 +6,15 @@
 // pass on a machine with only Node. The browser comes from find-browser.ts (AGENTWIRE_CHROMIUM, or
 // the usual places). No Chromium is a failure, not a skip: whoever runs this route asked for the
 // browser test, and .ci/run installs one first.
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb } from '../../src/store/db.js';
-import { recordRun, runsMigration } from '../../src/store/runs.js';
+import { openDb } from '../../src/store/sqlite/db.js';
+import { sqliteFile } from '../../src/store/sqlite/open.js';
+import { recordRun, runsMigration } from '../../src/store/sqlite/runs.js';
 import { findBrowserHere, HOW_TO_GET_ONE } from './find-browser.js';
 import { darkShare, decodePng, distinctColours } from './png.js';
 import { startTestRelay, type TestRelay } from './relay-harness.js';
@@ -45,7 +47,7 @@ beforeAll(async () => {
   page = browser.pages()[0] ?? (await browser.newPage());
   r = await startTestRelay();
   // Two finished runs in the history, as the queue records them.
-  const db = openDb(r.ctx.paths.db, [runsMigration]);
+  const db = openDb(sqliteFile(r.ctx.paths.home), [runsMigration]);
   const t0 = Date.now() - 60_000;
   recordRun(db, {
     chat: 'whatsapp:+15551234567',

@@ -6,6 +6,7 @@ import { rm } from 'node:fs/promises';
 import { sanitizeLine } from '../../core/line.js';
 import type { ChannelName, InboundMessage } from '../../core/types.js';
 import { type Logger, maskId } from '../../log.js';
+import { inboundDirOf } from '../../media/inbound.js';
 import { deliverWithRetry, withAttachment } from '../inbound-common.js';
 import type { InboundHandler, InboundOutcome } from '../types.js';
 import { type GateConfig, gate } from './gate.js';
@@ -144,7 +145,11 @@ export class Inbound {
     if (msg.senderName) inbound.senderName = sanitizeLine(msg.senderName, 80);
     let text: string | undefined = msg.text;
     for (const ref of msg.attachments) {
-      const got = await fetchAttachment(ref, deps.media);
+      // Each chat's files in its own folder: a sandboxed agent sees only its own chat's.
+      const got = await fetchAttachment(ref, {
+        ...deps.media,
+        dir: inboundDirOf(deps.media.dir, DISCORD, chatId),
+      });
       if (!got.ok)
         deps.log.warn({ chat: maskId(chatId), error: got.log }, 'discord attachment not downloaded');
       text = await withAttachment(text ?? '', ref.kind, got, inbound.media, {

@@ -5,6 +5,7 @@ import type { Paths } from '../../config/paths.js';
 import type { Config } from '../../config/schema.js';
 import type { Logger } from '../../log.js';
 import { registerCredential } from '../../log.js';
+import { inboundDirOf } from '../../media/inbound.js';
 import type { ChannelStateStore } from '../../store/channel-state.js';
 import type { Channel, ChannelState, InboundHandler } from '../types.js';
 import { DEFAULT_API_URL, makeApi, quietLogger, type SlackApi } from './api.js';
@@ -235,11 +236,12 @@ export function createSlackChannel(deps: SlackChannelDeps): SlackChannel {
       if (cfg.enabled) setState({ type: 'stopped' });
     },
     send: (chatId, item) => sender.send(chatId, item),
-    fetchMedia: (_chatId, remote) =>
+    fetchMedia: (chatId, remote) =>
       fetchSlackMedia(remote, {
         token: () => botToken,
         origins: [FILES_ORIGIN, new URL(apiUrl).origin],
-        dir: deps.paths.inboundMedia,
+        // Each chat's files in its own folder: a sandboxed agent sees only its own chat's.
+        dir: inboundDirOf(deps.paths.inboundMedia, SLACK, chatId),
         maxBytes: Math.floor(config.media.maxInboundMb * 1048576),
       }),
     status: () => state,

@@ -6,7 +6,7 @@ import type { Config } from '../../config/schema.js';
 import { directAllowList } from '../../core/roles.js';
 import type { Logger } from '../../log.js';
 import { inboundDirOf } from '../../media/inbound.js';
-import type { WhatsAppStore } from '../../store/open.js';
+import type { WhatsAppStore } from '../../store/store.js';
 import type { Channel, ChannelState, InboundHandler } from '../types.js';
 import { type Timers, Typing } from '../typing.js';
 import { loadAuth } from './auth-store.js';

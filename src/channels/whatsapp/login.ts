@@ -4,7 +4,7 @@
 import type { BaileysEventMap } from '@whiskeysockets/baileys';
 import QRCode from 'qrcode';
 import type { Logger } from '../../log.js';
-import type { WhatsAppStore } from '../../store/open.js';
+import type { WhatsAppStore } from '../../store/store.js';
 import { isLinkedCreds, linkState, loadAuth, type WaAuth } from './auth-store.js';
 import { closeCodeOf, decideOnClose } from './close-policy.js';
 import { e164FromJid } from './jid.js';

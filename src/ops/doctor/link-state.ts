@@ -1,12 +1,11 @@
 // Whether WhatsApp credentials are in the store, read without opening a WhatsApp socket and without
-// writing: the store file is opened read-only and never migrated here.
+// writing: the store is read read-only and never migrated here (store/admin.ts).
 import { linkStateOf } from '../../channels/whatsapp/link-state.js';
-import type { Paths } from '../../config/paths.js';
-import { readWhatsAppCredsFile } from '../../store/status-read.js';
+import type { StoreAdmin } from '../../store/admin.js';
 import type { LinkState } from './whatsapp.js';
 
-export async function linkStateFromStore(paths: Pick<Paths, 'db'>): Promise<LinkState> {
-  const creds = await readWhatsAppCredsFile(paths.db);
+export async function linkStateFromStore(store: Pick<StoreAdmin, 'whatsappCreds'>): Promise<LinkState> {
+  const creds = await store.whatsappCreds();
   if (creds === 'unreadable') return 'unknown';
   const s = linkStateOf(creds);
   return s === 'unlinked' ? 'not_linked' : s;

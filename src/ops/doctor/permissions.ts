@@ -12,7 +12,10 @@ import { type Finding, fail, ok, warn } from './types.js';
 const CHECK = 'permissions';
 
 /** Folders and files under the state folder that must be private, those that exist. */
-export function privatePaths(paths: Paths): { dirs: string[]; files: string[] } {
+export function privatePaths(
+  paths: Paths,
+  storeFiles: readonly string[],
+): { dirs: string[]; files: string[] } {
   const dirs = [
     paths.home,
     paths.logs,
@@ -21,7 +24,8 @@ export function privatePaths(paths: Paths): { dirs: string[]; files: string[] } 
     paths.stagedMedia,
     paths.agentState,
   ];
-  const files = [`${paths.db}`, `${paths.db}-wal`, `${paths.db}-shm`, paths.lock];
+  // The store's own files on this machine are the engine's to name (store/admin.ts localFiles).
+  const files = [...storeFiles, paths.lock];
   for (const dir of [paths.home, paths.logs]) {
     for (const name of list(dir)) {
       const full = join(dir, name);
@@ -37,6 +41,7 @@ export function privatePaths(paths: Paths): { dirs: string[]; files: string[] } 
 
 export function checkPermissions(
   paths: Paths,
+  storeFiles: readonly string[],
   config: Config | undefined,
   platform: NodeJS.Platform,
   uid: number | undefined,
@@ -44,7 +49,7 @@ export function checkPermissions(
   if (platform === 'win32') return [ok(CHECK, 'not checked on Windows (no POSIX modes)')];
   if (!existsSync(paths.home))
     return [ok(CHECK, `${paths.home} does not exist yet; the relay creates it private`)];
-  const { dirs, files } = privatePaths(paths);
+  const { dirs, files } = privatePaths(paths, storeFiles);
   const out: Finding[] = [];
   for (const d of dirs) out.push(...checkOne(d, 0o700, uid));
   for (const f of files) out.push(...checkOne(f, 0o600, uid));

@@ -5,6 +5,7 @@ import type { ChannelState } from '../../channels/types.js';
 import type { Paths } from '../../config/paths.js';
 import type { Config } from '../../config/schema.js';
 import { registerSecret } from '../../log.js';
+import type { StoreAdmin } from '../../store/admin.js';
 import { checkAgents } from './agents.js';
 import { checkConfig } from './config.js';
 import { checkConsole } from './console.js';
@@ -29,8 +30,10 @@ export interface DoctorDeps {
   probe: Probe;
   probeTimeoutMs: number;
   readLock: (paths: Paths) => Promise<LockState>;
+  /** The store's engine, asked about the store itself (its files, what it holds) without opening it. */
+  store: StoreAdmin;
   /** Whether WhatsApp credentials are in the store (read without starting a socket). */
-  linkState: (paths: Paths) => LinkState | Promise<LinkState>;
+  linkState: (store: StoreAdmin) => LinkState | Promise<LinkState>;
   portState?: (host: string, port: number) => Promise<PortState>;
   /** The running relay's WhatsApp state (through its control socket), when one runs. */
   liveWhatsapp?: (paths: Paths) => Promise<ChannelState | undefined>;
@@ -41,7 +44,7 @@ export async function runDoctor(d: DoctorDeps): Promise<Finding[]> {
   const findings: Finding[] = [checkNode(d.nodeVersion)];
   const { finding, config } = checkConfig(d.paths, d.env);
   findings.push(finding);
-  findings.push(...checkPermissions(d.paths, config, d.platform, d.uid));
+  findings.push(...checkPermissions(d.paths, d.store.localFiles(), config, d.platform, d.uid));
   const lock = await d.readLock(d.paths);
   findings.push(checkRelayLock(d.paths, lock));
   if (!config) return findings;
@@ -49,9 +52,9 @@ export async function runDoctor(d: DoctorDeps): Promise<Finding[]> {
   for (const s of [...channelSecrets(config, d.env), ...Object.values(config.agent.env)]) registerSecret(s);
 
   findings.push(...(await checkAgents(config, d.paths, d.env, d.probe, d.probeTimeoutMs)));
-  findings.push(...checkWarmFallbacks(d.paths));
+  findings.push(...(await checkWarmFallbacks(d.store)));
   findings.push(...(await checkSandbox(config, d.paths, d.env, d.probe, d.probeTimeoutMs)));
-  findings.push(checkWhatsapp(config, await d.linkState(d.paths)));
+  findings.push(checkWhatsapp(config, await d.linkState(d.store)));
   // While our relay runs it holds these ports itself; probing them would only report it.
   const running = lockHeld(lock);
   if (running && config.whatsapp.enabled && d.liveWhatsapp)

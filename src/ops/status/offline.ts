@@ -3,7 +3,7 @@
 // migrated here.
 import type { Paths } from '../../config/paths.js';
 import type { Config } from '../../config/schema.js';
-import { readStatusFile } from '../../store/status-read.js';
+import { storeAdmin, storeConfigFor } from '../../store/open.js';
 import { linkStateFromStore } from '../doctor/link-state.js';
 import type { LockState } from '../doctor/relay-lock.js';
 import { gather } from './gather.js';
@@ -16,8 +16,9 @@ export async function offlineStatus(
   now: number,
   lock: LockState,
 ): Promise<StatusSnapshot> {
-  const facts = await readStatusFile(paths.db);
-  const link = config.whatsapp.enabled ? await linkStateFromStore(paths) : 'unknown';
+  const store = await storeAdmin(storeConfigFor(paths));
+  const facts = await store.statusFacts();
+  const link = config.whatsapp.enabled ? await linkStateFromStore(store) : 'unknown';
   return buildSnapshot({
     ...gather(facts, config, now),
     now,

@@ -6,7 +6,7 @@ import type { Usage } from '../../agents/types.js';
 import type { ChannelState, ProbeResult } from '../../channels/types.js';
 import { type ChannelName, parseChatKey } from '../../core/types.js';
 import { cleanText, maskId } from '../../log.js';
-import type { DailyUsage } from '../../store/runs.js';
+import type { DailyUsage } from '../../store/contract/runs.js';
 import { type Health, healthOf } from './health.js';
 
 /** Bumped only on a breaking change; fields may be added without a bump. */
@@ -70,7 +70,7 @@ export interface RunView {
   costUsd?: number;
 }
 
-/** A day's (or one label's) sums, as the store keeps them (store/runs.ts `DailyUsage`). */
+/** A day's (or one label's) sums, as the store keeps them (store/contract/runs.ts `DailyUsage`). */
 export type UsageSums = Omit<DailyUsage, 'day' | 'label'>;
 
 /** One local day (in the relay's time zone): the total, and per label (`user`, `heartbeat`, `schedule:<id>`). */

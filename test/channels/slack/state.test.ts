@@ -7,9 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SlackState } from '../../../src/channels/slack/state.js';
 import { memoryStateStore } from '../../../src/channels/telegram/state.js';
 import type { ChannelStateStore } from '../../../src/store/channel-state.js';
-import { channelStateStore } from '../../../src/store/channel-state.js';
-import { CORE_MIGRATIONS } from '../../../src/store/core.js';
-import { openDb } from '../../../src/store/db.js';
+import { channelStateStore } from '../../../src/store/sqlite/channel-state.js';
+import { CORE_MIGRATIONS } from '../../../src/store/sqlite/core.js';
+import { openDb } from '../../../src/store/sqlite/db.js';
 
 let dir: string | undefined;
 afterEach(() => {

@@ -9,9 +9,9 @@ import type { InboundHandler, InboundOutcome } from '../../../src/channels/types
 import { type Config, configSchema } from '../../../src/config/schema.js';
 import type { InboundMessage } from '../../../src/core/types.js';
 import { createLogger } from '../../../src/log.js';
-import { channelStateStore } from '../../../src/store/channel-state.js';
-import { CORE_MIGRATIONS } from '../../../src/store/core.js';
-import { type Db, openDb } from '../../../src/store/db.js';
+import { channelStateStore } from '../../../src/store/sqlite/channel-state.js';
+import { CORE_MIGRATIONS } from '../../../src/store/sqlite/core.js';
+import { type Db, openDb } from '../../../src/store/sqlite/db.js';
 import { TOKEN } from './fake-bot-api.js';
 
 export function telegramConfig(

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTwilioChannel } from '../../../src/channels/twilio/index.js';
 import type { InboundHandler } from '../../../src/channels/types.js';
-import { storeOver } from '../../../src/store/open.js';
+import { storeOver } from '../../../src/store/sqlite/open.js';
 import { ACCOUNT, TOKEN } from './helpers/fake-twilio.js';
 import {
   captureLog,

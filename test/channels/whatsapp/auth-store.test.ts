@@ -10,8 +10,8 @@ import {
   loadAuth,
   storeKeyStore,
 } from '../../../src/channels/whatsapp/auth-store.js';
-import { type Db, openDb } from '../../../src/store/db.js';
-import { whatsappAuthStore, whatsappMigration } from '../../../src/store/whatsapp-auth.js';
+import { type Db, openDb } from '../../../src/store/sqlite/db.js';
+import { whatsappAuthStore, whatsappMigration } from '../../../src/store/sqlite/whatsapp-auth.js';
 import { tempDir } from '../../helpers/tmp.js';
 import { seedLinkedCreds, setup } from './harness.js';
 

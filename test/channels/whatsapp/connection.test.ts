@@ -1,7 +1,7 @@
 // Every close-code row, driven through the channel with a fake socket and a manual scheduler.
 import { describe, expect, it, vi } from 'vitest';
 import { linkState } from '../../../src/channels/whatsapp/auth-store.js';
-import { whatsappAuthStore } from '../../../src/store/whatsapp-auth.js';
+import { whatsappAuthStore } from '../../../src/store/sqlite/whatsapp-auth.js';
 import type { FakeSocket } from './fake-socket.js';
 import { setup } from './harness.js';
 

@@ -10,9 +10,9 @@ import { createWhatsAppChannel, type WhatsAppChannelDeps } from '../../../src/ch
 import { configSchema } from '../../../src/config/schema.js';
 import type { InboundMessage } from '../../../src/core/types.js';
 import { createLogger } from '../../../src/log.js';
-import { type Db, openDb } from '../../../src/store/db.js';
-import { storeOver } from '../../../src/store/open.js';
-import { whatsappAuthStore, whatsappMigration } from '../../../src/store/whatsapp-auth.js';
+import { type Db, openDb } from '../../../src/store/sqlite/db.js';
+import { storeOver } from '../../../src/store/sqlite/open.js';
+import { whatsappAuthStore, whatsappMigration } from '../../../src/store/sqlite/whatsapp-auth.js';
 import { tempDir } from '../../helpers/tmp.js';
 import { type FakeSocket, fakeSockets, OWNER_LID, OWNER_PN } from './fake-socket.js';
 

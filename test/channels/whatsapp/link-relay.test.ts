@@ -10,7 +10,7 @@ import { loginViaRelay } from '../../../src/cli/login-relay.js';
 import { callControl } from '../../../src/control/client.js';
 import { MethodRegistry } from '../../../src/control/methods.js';
 import { type ControlServer, startControlServer } from '../../../src/control/server.js';
-import { whatsappAuthStore } from '../../../src/store/whatsapp-auth.js';
+import { whatsappAuthStore } from '../../../src/store/sqlite/whatsapp-auth.js';
 import { memoryLog } from '../../queue/helpers.js';
 import type { FakeSocket } from './fake-socket.js';
 import { setup } from './harness.js';

@@ -8,9 +8,9 @@ import { linkState, loadAuth } from '../../../src/channels/whatsapp/auth-store.j
 import { runLogin, runLogout } from '../../../src/channels/whatsapp/login.js';
 import { runningRelay } from '../../../src/channels/whatsapp/relay-lock.js';
 import { createLogger } from '../../../src/log.js';
-import { openDb } from '../../../src/store/db.js';
-import { storeOver } from '../../../src/store/open.js';
-import { whatsappAuthStore, whatsappMigration } from '../../../src/store/whatsapp-auth.js';
+import { openDb } from '../../../src/store/sqlite/db.js';
+import { storeOver } from '../../../src/store/sqlite/open.js';
+import { whatsappAuthStore, whatsappMigration } from '../../../src/store/sqlite/whatsapp-auth.js';
 import { tempDir } from '../../helpers/tmp.js';
 import { type FakeSocket, fakeSockets } from './fake-socket.js';
 import { seedLinkedCreds } from './harness.js';

@@ -5,9 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log.js';
 import { LinkAlert, type SendSms } from '../../../src/ops/alert/service.js';
 import { twilioSms } from '../../../src/ops/alert/wiring.js';
-import { alertMigration, incidentStore } from '../../../src/store/alert-incidents.js';
-import { openDb } from '../../../src/store/db.js';
-import { whatsappAuthStore, whatsappMigration } from '../../../src/store/whatsapp-auth.js';
+import { alertMigration, incidentStore } from '../../../src/store/sqlite/alert-incidents.js';
+import { openDb } from '../../../src/store/sqlite/db.js';
+import { whatsappAuthStore, whatsappMigration } from '../../../src/store/sqlite/whatsapp-auth.js';
 import {
   ACCOUNT,
   type FakeTwilio,

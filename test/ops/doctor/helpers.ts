@@ -6,6 +6,7 @@ import { linkStateFromStore } from '../../../src/ops/doctor/link-state.js';
 import { readLock } from '../../../src/ops/doctor/lock-file.js';
 import { probeCommand } from '../../../src/ops/doctor/probe.js';
 import { type DoctorDeps, runDoctor } from '../../../src/ops/doctor/run.js';
+import { storeAdmin, storeConfigFor } from '../../../src/store/open.js';
 import { tempDir } from '../../helpers/tmp.js';
 
 export interface Setup {
@@ -33,9 +34,11 @@ export function fakeCli(s: Setup, name: string, body: string): string {
   return file;
 }
 
-export function doctor(s: Setup, over: Partial<DoctorDeps> = {}) {
+export async function doctor(s: Setup, over: Partial<DoctorDeps> = {}) {
+  const paths = resolvePaths(s.env);
   return runDoctor({
-    paths: resolvePaths(s.env),
+    paths,
+    store: await storeAdmin(storeConfigFor(paths)),
     env: s.env,
     nodeVersion: 'v24.1.0',
     platform: 'linux',

@@ -12,7 +12,7 @@ import { startControlServer } from '../../../src/control/server.js';
 import { createLogger } from '../../../src/log.js';
 import { liveStatus } from '../../../src/ops/status/live.js';
 import { acquireLock } from '../../../src/store/home-lock.js';
-import { statusReader } from '../../../src/store/status-read.js';
+import { statusReader } from '../../../src/store/sqlite/status-read.js';
 import { ALICE, seededStore, stateFolder, T } from './seed.js';
 
 const bin = new URL('../../../dist/cli/main.js', import.meta.url).pathname;

@@ -6,11 +6,11 @@ import { liveStatus, mergeLanes } from '../../../src/ops/status/live.js';
 import { renderStatus } from '../../../src/ops/status/render.js';
 import { buildSnapshot } from '../../../src/ops/status/snapshot.js';
 import { readStore } from '../../../src/ops/status/store-reader.js';
-import { CORE_MIGRATIONS } from '../../../src/store/core.js';
-import { openDb } from '../../../src/store/db.js';
-import { interactionStore } from '../../../src/store/interactions.js';
-import { recentRuns, recordRun, runRecord, runsMigration } from '../../../src/store/runs.js';
-import { readStatusFacts, statusReader } from '../../../src/store/status-read.js';
+import { CORE_MIGRATIONS } from '../../../src/store/sqlite/core.js';
+import { openDb } from '../../../src/store/sqlite/db.js';
+import { interactionStore } from '../../../src/store/sqlite/interactions.js';
+import { recentRuns, recordRun, runRecord, runsMigration } from '../../../src/store/sqlite/runs.js';
+import { readStatusFacts, statusReader } from '../../../src/store/sqlite/status-read.js';
 import { ALICE, BOB, seededStore, stateFolder, T } from './seed.js';
 
 describe('readStore on a real SQLite store', () => {

@@ -10,10 +10,10 @@ import { type Paths, resolvePaths } from '../../../../src/config/paths.js';
 import { type Config, configSchema } from '../../../../src/config/schema.js';
 import type { InboundMessage } from '../../../../src/core/types.js';
 import { createLogger } from '../../../../src/log.js';
-import { type Db, migrate, openDb } from '../../../../src/store/db.js';
-import { mediaHostMigration } from '../../../../src/store/media-links.js';
-import { storeOver } from '../../../../src/store/open.js';
-import { twilioMigration } from '../../../../src/store/twilio-sends.js';
+import { type Db, migrate, openDb } from '../../../../src/store/sqlite/db.js';
+import { mediaHostMigration } from '../../../../src/store/sqlite/media-links.js';
+import { sqliteFile, storeOver } from '../../../../src/store/sqlite/open.js';
+import { twilioMigration } from '../../../../src/store/sqlite/twilio-sends.js';
 import { tempDir } from '../../../helpers/tmp.js';
 import { ACCOUNT, TOKEN } from './fake-twilio.js';
 
@@ -100,7 +100,7 @@ export async function startChannel(
   const paths = opts.paths ?? tempPaths();
   // A folder made here goes with stop(): a channel started in a beforeAll outlives any one test.
   const made = opts.paths ? undefined : paths.home;
-  const db = opts.db ?? openDb(paths.db, []);
+  const db = opts.db ?? openDb(sqliteFile(paths.home), []);
   migrate(db, [twilioMigration, mediaHostMigration]);
   const { log, capture } = captureLog();
   const channel = createTwilioChannel({

@@ -1,11 +1,11 @@
 // A short history of agent runs for `status` and the console's "last runs": when, which chat, which
 // agent, how long, and how it ended. No prompt or reply text is kept. The table is pruned to the
 // newest KEEP rows on every insert, so it never grows without bound.
-import type { Usage } from '../agents/types.js';
-import { type DailyUsage, localDay, type RunRecord } from './contract/runs.js';
+import type { Usage } from '../../agents/types.js';
+import { type DailyUsage, localDay, type RunRecord } from '../contract/runs.js';
 import { type Db, type Migration, prepared, transaction } from './db.js';
 
-export { type DailyUsage, localDay, type RunRecord, runRecord } from './contract/runs.js';
+export { type DailyUsage, localDay, type RunRecord, runRecord } from '../contract/runs.js';
 
 export const runsMigration: Migration = {
   module: 'runs',

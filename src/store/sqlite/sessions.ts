@@ -1,8 +1,8 @@
 // Agent sessions and per-chat choices. A session row is keyed by scope (a chat key, or `*` when all
 // chats share one session) and agent kind, so switching a chat to another CLI keeps both sessions.
-import type { AgentKind } from '../agents/types.js';
-import type { ChatKey } from '../core/types.js';
-import type { ChatSettings, SessionRow, SessionScope } from './contract/sessions.js';
+import type { AgentKind } from '../../agents/types.js';
+import type { ChatKey } from '../../core/types.js';
+import type { ChatSettings, SessionRow, SessionScope } from '../contract/sessions.js';
 import { type Db, type Migration, prepared } from './db.js';
 
 export {
@@ -13,7 +13,7 @@ export {
   type SessionState,
   scopeFor,
   sessionState,
-} from './contract/sessions.js';
+} from '../contract/sessions.js';
 
 export const sessionsMigration: Migration = {
   module: 'sessions',

@@ -6,8 +6,7 @@
 // polls the rows after the last id it read (one indexed range query per poll), and delivers its own
 // notifications to itself at once, without waiting for a poll. The rows are pruned by age.
 import { randomUUID } from 'node:crypto';
-import type { ChatKey } from '../core/types.js';
-import { type Db, type Migration, prepared, transaction } from './db.js';
+import type { ChatKey } from '../../core/types.js';
 import {
   type Fence,
   FenceConflict,
@@ -16,7 +15,8 @@ import {
   type OwnershipStore,
   type ProcessInfo,
   type Topic,
-} from './ownership.js';
+} from '../ownership.js';
+import { type Db, type Migration, prepared, transaction } from './db.js';
 
 export const ownershipMigration: Migration = {
   module: 'ownership',
@@ -94,6 +94,18 @@ export function assertFence(db: Db, fence: Fence | undefined, chat: string = fen
   // A fence of another chat is no fence for this one.
   if (chat !== fence.chat) throw new FenceConflict(fence, undefined);
   const row = prepared(db, 'SELECT holder, epoch FROM chat_leases WHERE chat = ?').get(fence.chat) as
+    | Pick<LeaseRow, 'holder' | 'epoch'>
+    | undefined;
+  if (row?.holder !== fence.holder || row.epoch !== fence.epoch) throw new FenceConflict(fence, row);
+}
+
+/**
+ * Sync, inside the transaction of a leader's write (a scheduler saving a job state): throws
+ * FenceConflict unless `fence` (its `chat` is the leader lease's name) is still that lease.
+ */
+export function assertLeader(db: Db, fence: Fence | undefined): void {
+  if (!fence) return;
+  const row = prepared(db, 'SELECT holder, epoch FROM leader_leases WHERE name = ?').get(fence.chat) as
     | Pick<LeaseRow, 'holder' | 'epoch'>
     | undefined;
   if (row?.holder !== fence.holder || row.epoch !== fence.epoch) throw new FenceConflict(fence, row);

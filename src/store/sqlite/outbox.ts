@@ -3,12 +3,12 @@
 // marked sent stays sent. What is left is a crash between the provider accepting a chunk and markSent
 // committing: for a channel that can ask its provider (Twilio), `attempt_at` says a send had begun
 // and the channel checks before sending it again; one that cannot (WhatsApp) resends that chunk.
-import { redactItem } from '../core/outbound-redact.js';
-import type { ChatKey, OutboundItem } from '../core/types.js';
-import { NOTICE_PREFIX, type OutboxRow } from './contract/outbox.js';
+import { redactItem } from '../../core/outbound-redact.js';
+import type { ChatKey, OutboundItem } from '../../core/types.js';
+import { NOTICE_PREFIX, type OutboxRow } from '../contract/outbox.js';
 import { type Db, type Migration, prepared } from './db.js';
 
-export { isExpiryNotice, type OutboxRow } from './contract/outbox.js';
+export { isExpiryNotice, type OutboxRow } from '../contract/outbox.js';
 
 export const outboxMigration: Migration = {
   module: 'outbox',

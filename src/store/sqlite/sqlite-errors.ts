@@ -1,6 +1,7 @@
 // What node:sqlite's errors mean in the store's words (store/errors.ts): the one table of SQLite
 // result codes. Nothing outside the SQLite engine reads an `errcode`.
-import { guarded as guardedBy, type StoreFailure, type StoreFailureReason, storeFailure } from './errors.js';
+import { guarded as guardedBy, type StoreFailure, type StoreFailureReason, storeFailure } from '../errors.js';
+import { FenceConflict } from '../ownership.js';
 
 // SQLite primary result codes (the low byte of an extended code); BUSY_SNAPSHOT (an extended BUSY)
 // is a read transaction that lost to a writer, the engine's serialisation failure.
@@ -23,6 +24,8 @@ const ERRNO: Record<string, StoreFailureReason> = {
 
 /** The failure a node:sqlite (or file system) error means. */
 export function sqliteFailure(err: unknown): StoreFailure {
+  // A fence that no longer holds: the store's own refusal, never retried.
+  if (err instanceof FenceConflict) return err.failure;
   const e = err as { code?: unknown; errcode?: unknown; message?: unknown } | undefined;
   const code = typeof e?.errcode === 'number' ? e.errcode : undefined;
   const reason =

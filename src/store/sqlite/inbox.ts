@@ -1,11 +1,11 @@
 // Inbound messages, durable before the channel acknowledges them. The UNIQUE (channel, message_id)
 // constraint is the dedupe record: it survives restarts, and an INSERT … ON CONFLICT DO NOTHING is a
 // single atomic claim, so two simultaneous deliveries of one message make exactly one row.
-import type { ChatKey, InboundMedia, InboundMessage, RemoteMedia } from '../core/types.js';
-import type { InboxRow, InboxStatus } from './contract/inbox.js';
+import type { ChatKey, InboundMedia, InboundMessage, RemoteMedia } from '../../core/types.js';
+import type { InboxRow, InboxStatus } from '../contract/inbox.js';
 import { type Db, type Migration, prepared } from './db.js';
 
-export type { InboxRow, InboxStatus } from './contract/inbox.js';
+export type { InboxRow, InboxStatus } from '../contract/inbox.js';
 
 export const inboxMigration: Migration = {
   module: 'inbox',

@@ -1,8 +1,10 @@
 // The queue's store operations (store/queue-ops.ts) on SQLite. Each operation is one transaction
 // (BEGIN IMMEDIATE); node:sqlite runs it at call time and returns a settled Promise.
+
+import { deferredPort, deferredWanted } from '../deferred.js';
+import { storeFailure } from '../errors.js';
+import type { KeptSession, QueueStore } from '../queue-ops.js';
 import { type Db, transaction } from './db.js';
-import { deferredPort, deferredWanted } from './deferred.js';
-import { storeFailure } from './errors.js';
 import {
   countPending,
   getInbound,
@@ -37,7 +39,6 @@ import {
   sentProviderIds,
 } from './outbox.js';
 import { assertFence, outboxChat } from './ownership-sqlite.js';
-import type { KeptSession, QueueStore } from './queue-ops.js';
 import { read, written } from './result.js';
 import { recordRun } from './runs.js';
 import {

@@ -4,7 +4,7 @@
 import { closeSync, existsSync, openSync, rmSync, statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 
-export type BackupResult = { ok: true; bytes: number } | { ok: false; error: string };
+import type { BackupResult } from '../admin.js';
 
 export async function backupStore(dbFile: string, dest: string): Promise<BackupResult> {
   if (!existsSync(dbFile))

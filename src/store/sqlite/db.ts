@@ -3,7 +3,7 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { StoreError, storeFailure } from './errors.js';
+import { StoreError, storeFailure } from '../errors.js';
 
 export type Db = DatabaseSync;
 

@@ -1,0 +1,169 @@
+// Notifications between processes on one SQLite store (store/ownership.ts): two stores on one file,
+// each with its own owner and queue, as two relays (or a relay and `agentwire chat`) have. What one
+// process records for a chat whose run the other holds reaches that run: a /stop (`chat_control`),
+// an answer to its question (`interaction_answered`), and a task added by a run (`tasks_changed`).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { sharedTasksChanged } from '../../src/cli/ownership.js';
+import { configSchema } from '../../src/config/schema.js';
+import type { ChatKey } from '../../src/core/types.js';
+import { controlKey, parseControl } from '../../src/queue/chat-control.js';
+import { type OwnershipTimings, ProcessOwner } from '../../src/queue/process-owner.js';
+import { Queue, type QueueConfig } from '../../src/queue/queue.js';
+import { openSqliteStore, type Store } from '../../src/store/sqlite/open.js';
+import { inbound } from '../store/helpers.js';
+import { approveAll, FakeAgent, FakeChannel, memoryLog, ok } from './helpers.js';
+
+const CHAT: ChatKey = 'console:local';
+const LIVE: OwnershipTimings = { leaseMs: 2_000, renewMs: 50, pollMs: 20 };
+
+interface Proc {
+  store: Store;
+  owner: ProcessOwner;
+  queue: Queue;
+  agent: FakeAgent;
+  channel: FakeChannel;
+}
+
+let dir: string | undefined;
+const procs: Proc[] = [];
+
+afterEach(async () => {
+  for (const p of procs.splice(0)) {
+    p.queue.deliverer.stop();
+    for (const c of p.agent.pending.slice()) c.finish(ok('late'));
+    await p.queue.whenIdle().catch(() => undefined);
+    await p.owner.stop().catch(() => undefined);
+    await p.store.close();
+  }
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+const newFile = () => {
+  dir = mkdtempSync(join(tmpdir(), 'aw-xproc-'));
+  return join(dir, 'agentwire.db');
+};
+
+async function proc(file: string): Promise<Proc> {
+  const store = await openSqliteStore(file);
+  const { log } = memoryLog();
+  const owner = await ProcessOwner.start(store.ownership, { role: 'test', fingerprint: 'f' }, LIVE, log);
+  const channel = new FakeChannel();
+  const agent = new FakeAgent();
+  const queue = new Queue({
+    store: store.queue,
+    owner,
+    channels: new Map([['console', channel]]),
+    resolve: agent.resolver(),
+    mediaPolicy: approveAll,
+    config: configSchema.parse({ queue: { whileBusy: 'followup' } }) as QueueConfig,
+    log,
+    defaultCwd: '/work/dir',
+    delivery: { retryForMs: 10_000, backoffMs: () => 1, waitMs: 5 },
+    timeZone: 'UTC',
+    interactions: {
+      store: store.interactions,
+      approvers: undefined,
+      approvalTimeoutMs: 60_000,
+      owner: () => 'local',
+    },
+  });
+  const p = { store, owner, queue, agent, channel };
+  procs.push(p);
+  await queue.start();
+  return p;
+}
+
+/** Polls `check` until it holds, at most `ms`. */
+async function until(check: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+/** B runs a message of CHAT (B holds the chat's lease), A beside it on the same file. */
+async function runningInB(): Promise<{ a: Proc; b: Proc; id: number }> {
+  const file = newFile();
+  const b = await proc(file);
+  const sent = await b.queue.handleInbound(inbound({ messageId: 'm1', text: 'work on it' }));
+  const id = sent.type === 'stored' ? sent.inboxId : -1;
+  await b.agent.untilCalls(1);
+  const a = await proc(file);
+  return { a, b, id };
+}
+
+describe('chat_control: a /stop typed in A reaches the run B holds', () => {
+  it("stops B's run, and its message is done as stopped", async () => {
+    const { a, b, id } = await runningInB();
+    const signal = b.agent.calls[0]?.request.signal;
+    expect(signal?.aborted).toBe(false);
+    expect(await a.queue.handleInbound(inbound({ messageId: 's1', text: '/stop' }))).toEqual({
+      type: 'command',
+    });
+    await until(() => signal?.aborted === true);
+    await b.queue.whenIdle();
+    expect(b.agent.pending).toHaveLength(0);
+    expect(await b.store.queue.message(id)).toMatchObject({ status: 'done', note: 'stopped' });
+    // A ran nothing: the chat was B's.
+    expect(a.agent.calls).toHaveLength(0);
+  });
+
+  it('a key round-trips, and a key of a newer version is ignored', () => {
+    const c = { type: 'reset_scope', chat: CHAT, scope: 'chat:console:local' } as const;
+    expect(parseControl(controlKey(c))).toEqual(c);
+    expect(parseControl(controlKey({ type: 'stop', chat: CHAT }))).toEqual({ type: 'stop', chat: CHAT });
+    expect(parseControl('{"type":"pause","chat":"console:local"}')).toBeUndefined();
+    expect(parseControl('console:local')).toBeUndefined();
+  });
+});
+
+describe('interaction_answered: an answer A receives reaches the question B’s run waits on', () => {
+  it('A routes the message by what the store says was shown, records it, and B’s ask resolves', async () => {
+    const { a, b, id } = await runningInB();
+    const it = b.queue.interactions;
+    if (!it) throw new Error('no interactions');
+    const answer = it.ask({ chat: CHAT, runKey: `in:${id}`, question: 'which colour?' }, 60_000);
+    await until(async () => (await b.store.interactions.pending(CHAT)).some((i) => i.shownAt !== undefined));
+    const r = await a.queue.handleInbound(inbound({ messageId: 'ans1', text: 'the red one' }));
+    expect(r).toEqual({ type: 'command' });
+    expect(await answer).toBe('the red one');
+    const [q] = await b.store.interactions.allPending();
+    expect(q).toBeUndefined();
+    // Not queued as a message for the chat either.
+    expect(await a.store.queue.unfinished()).toEqual([expect.objectContaining({ id })]);
+  });
+});
+
+describe('tasks_changed: a task a run in A added reaches the scheduler in B', () => {
+  it("B's listener hears A's tools, and A's own listener is not called twice", async () => {
+    const file = newFile();
+    const a = await proc(file);
+    const b = await proc(file);
+    const tools = () => {
+      const listeners: (() => void)[] = [];
+      return {
+        onTasksChanged: (l: () => void) => listeners.push(l),
+        fire: () => {
+          for (const l of listeners) l();
+        },
+      };
+    };
+    const toolsA = tools();
+    const toolsB = tools();
+    let heardA = 0;
+    let heardB = 0;
+    sharedTasksChanged(a.owner, toolsA)(() => heardA++);
+    sharedTasksChanged(b.owner, toolsB)(() => heardB++);
+    toolsA.fire();
+    await until(() => heardB === 1);
+    expect(heardA).toBe(1);
+    // A polls its own notification too: it is skipped there.
+    await a.owner.tick();
+    expect(heardA).toBe(1);
+  });
+});
