@@ -3,7 +3,7 @@
 // tests both). The plugin modules are light; each loads its library only in `create`, when enabled.
 import type { Config } from '../config/schema.js';
 import { type ChannelName, type ChatKey, parseChatKey } from '../core/types.js';
-import { type ChannelPlugin, PLUGIN_NAME } from './plugin.js';
+import { type ChannelCapabilities, type ChannelPlugin, PLUGIN_NAME } from './plugin.js';
 import { telegramPlugin } from './telegram/plugin.js';
 import { twilioPlugin } from './twilio/plugin.js';
 import { whatsappPlugin } from './whatsapp/plugin.js';
@@ -58,4 +58,10 @@ export function checkChatKey(raw: string, plugins: readonly ChannelPlugin[] = CH
       error: `"${p.chatId}" is not a ${plugin.displayName} chat id (${plugin.chatIdHelp ?? `like "${plugin.exampleChatId}"`})`,
     };
   return { ok: true, ...p, key: `${p.channel}:${p.chatId}`, plugin };
+}
+
+/** What a channel can do besides sending (plugin.capabilities), every field set; none for the console. */
+export function channelCapabilities(name: string): Required<ChannelCapabilities> {
+  const c = channelPlugin(name)?.capabilities;
+  return { edit: c?.edit === true, react: c?.react === true, buttons: c?.buttons === true };
 }

@@ -28,6 +28,8 @@ import {
   countUnsent,
   enqueueExpiryNotice,
   enqueueOutbound,
+  firstRowId,
+  messageRefRow,
   markAttempt,
   markAttemptFailed,
   markExpired,
@@ -196,6 +198,8 @@ function queueOps(db: Db): QueueStore {
         }),
       ),
 
+    outboxIdOf: (key) => read(() => firstRowId(db, key)),
+    messageRef: (ref) => read(() => messageRefRow(db, ref)),
     message: (id) => read(() => getInbound(db, id)),
     recordRun: async (record) => {
       const r = recordRun(db, record);

@@ -9,6 +9,7 @@ import type { ChannelStateStore } from '../../store/channel-state.js';
 import type { Channel, ChannelState, InboundHandler } from '../types.js';
 import { type Timers, Typing } from '../typing.js';
 import { type BotApi, fileUrl, makeApi } from './api.js';
+import { editText, react } from './changes.js';
 import { botCommands } from './commands.js';
 import { describeFailure, whoAmI } from './connect.js';
 import { Inbound, TELEGRAM } from './inbound.js';
@@ -168,6 +169,8 @@ export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChanne
       if (tg.enabled) setState({ type: 'stopped' });
     },
     send: (chatId, item) => sender.send(chatId, item),
+    edit: (chatId, id, text) => editText(me ? api : undefined, chatId, id, text),
+    react: (chatId, id, emoji) => react(me ? api : undefined, chatId, id, emoji),
     async typing(chatId, on) {
       if (api && me) await typing.set(chatId, on);
     },

@@ -7,6 +7,8 @@ import { resolveToken } from './settings.js';
 export const telegramPlugin: ChannelPlugin = {
   name: 'telegram',
   displayName: 'Telegram',
+  // editMessageText, setMessageReaction (the Bot API's fixed set of reaction emoji only).
+  capabilities: { edit: true, react: true },
   enabled: (config) => config.telegram.enabled,
   async create(deps) {
     const [{ createTelegramChannel }, { makeTranscriber }] = await Promise.all([

@@ -1,0 +1,68 @@
+// Changes to messages already in a Telegram chat: a new text for one the bot sent (editMessageText,
+// HTML first and plain when Telegram cannot parse it, as a send), and an emoji reaction on any message
+// of the chat (setMessageReaction). Errors are values, mapped like a send's (errors.ts).
+import { NOT_CONNECTED, type SendResult } from '../../core/types.js';
+import type { BotApi } from './api.js';
+import { isParseError, sendFailure } from './errors.js';
+import { render } from './render.js';
+
+const NOT_OPEN: SendResult = {
+  ok: false,
+  error: 'Telegram is not connected',
+  retryable: true,
+  code: NOT_CONNECTED,
+};
+
+/** A Bot API message id is a positive integer; anything else was never one of this chat's. */
+const messageId = (id: string): number | undefined => (/^[1-9]\d{0,15}$/.test(id) ? Number(id) : undefined);
+
+const badId: SendResult = { ok: false, error: 'not a Telegram message id', retryable: false, code: 'bad_id' };
+
+export async function editText(
+  api: BotApi | undefined,
+  chatId: string,
+  providerId: string,
+  markdown: string,
+): Promise<SendResult> {
+  if (!api) return NOT_OPEN;
+  const id = messageId(providerId);
+  if (id === undefined) return badId;
+  // One message only: the tool refuses a text longer than Telegram's limit before it is stored.
+  const piece = render(markdown)[0];
+  if (!piece?.plain.trim()) return { ok: false, error: 'empty message', retryable: false, code: 'empty' };
+  try {
+    await api.editMessageText(chatId, id, piece.html, { parse_mode: 'HTML' });
+    return { ok: true, providerId };
+  } catch (err) {
+    if (isUnchanged(err)) return { ok: true, providerId };
+    if (!isParseError(err)) return sendFailure(err);
+  }
+  try {
+    await api.editMessageText(chatId, id, piece.plain);
+    return { ok: true, providerId };
+  } catch (err) {
+    return isUnchanged(err) ? { ok: true, providerId } : sendFailure(err);
+  }
+}
+
+export async function react(
+  api: BotApi | undefined,
+  chatId: string,
+  providerId: string,
+  emoji: string,
+): Promise<SendResult> {
+  if (!api) return NOT_OPEN;
+  const id = messageId(providerId);
+  if (id === undefined) return badId;
+  try {
+    // grammY types `emoji` as the Bot API's fixed list; an emoji outside it is Telegram's 400 to give.
+    await api.setMessageReaction(chatId, id, [{ type: 'emoji', emoji } as never]);
+    return { ok: true, providerId };
+  } catch (err) {
+    return sendFailure(err);
+  }
+}
+
+/** The same text again (an edit resent after a crash): Telegram refuses it, but the message says it. */
+const isUnchanged = (err: unknown): boolean =>
+  /message is not modified/i.test((err as { description?: string })?.description ?? '');

@@ -1,0 +1,61 @@
+// One outbox row handed to its channel: a message is sent; an edit or a reaction is made on the
+// message agentwire's id names, turned into the provider's id only now (the message was written
+// before it, so in a chat's order it has been delivered or given up by the time this row's turn comes).
+import type { Channel, SendOptions } from '../channels/types.js';
+import { parseMessageRef } from '../core/message-ref.js';
+import type { ChatKey, OutboxItem, SendResult } from '../core/types.js';
+import type { QueueStore } from '../store/queue-ops.js';
+
+type Failure = Extract<SendResult, { ok: false }>;
+
+const refused = (error: string, code: string): Failure => ({ ok: false, error, retryable: false, code });
+
+export async function deliverItem(
+  store: Pick<QueueStore, 'messageRef'>,
+  channel: Channel,
+  chat: ChatKey,
+  chatId: string,
+  item: OutboxItem,
+  opts: SendOptions | undefined,
+): Promise<SendResult> {
+  switch (item.type) {
+    case 'text':
+    case 'file':
+    case 'url':
+      return channel.send(chatId, item, opts);
+    case 'edit':
+    case 'react': {
+      const target = await providerIdFor(store, chat, item.ref, item.type === 'edit');
+      if (!target.ok) return target;
+      if (item.type === 'edit')
+        return channel.edit
+          ? channel.edit(chatId, target.providerId, item.text)
+          : refused('this channel cannot edit messages', 'unsupported');
+      return channel.react
+        ? channel.react(chatId, target.providerId, item.emoji)
+        : refused('this channel cannot react to messages', 'unsupported');
+    }
+    default: {
+      const never: never = item;
+      return refused(`unknown item ${JSON.stringify(never)}`, 'unknown');
+    }
+  }
+}
+
+async function providerIdFor(
+  store: Pick<QueueStore, 'messageRef'>,
+  chat: ChatKey,
+  raw: string,
+  mustBeOwn: boolean,
+): Promise<{ ok: true; providerId: string } | Failure> {
+  const ref = parseMessageRef(raw);
+  const row = ref && (await store.messageRef(ref));
+  // The tool checked this when it stored the row; checked again, since the row is what is sent.
+  if (!row || row.chat !== chat) return refused('no such message in this chat', 'no_message');
+  if (mustBeOwn && !row.own) return refused('only our own messages can be edited', 'not_own');
+  if (row.status === 'pending')
+    return { ok: false, error: 'the message is not sent yet', retryable: true, code: 'not_sent' };
+  if (row.status === 'failed' || row.providerId === undefined)
+    return refused('the message was never delivered', 'not_delivered');
+  return { ok: true, providerId: row.providerId };
+}
