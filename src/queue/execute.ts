@@ -9,6 +9,7 @@ import type { ChatKey, SystemSession } from '../core/types.js';
 import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
 import { type SessionScope, scopeFor, sessionState } from '../store/contract/sessions.js';
+import type { Fence } from '../store/ownership.js';
 import type { KeptSession, QueueStore } from '../store/queue-ops.js';
 import type { Interactions } from './interactions.js';
 import type { Lanes } from './lanes.js';
@@ -76,6 +77,8 @@ export interface ExecuteOptions {
   runKey?: string;
   /** Who asked (the least trusted sender of the run): a member's or guest's run uses its profile. */
   role?: Role;
+  /** The chat's lease the run holds: what its tools write is fenced by it. */
+  fence?: Fence;
 }
 
 export async function currentAgent(
@@ -150,6 +153,7 @@ export async function execute(
           timeoutMs: agent.base.timeoutMs,
           ...(personWaitMs && { personWaitMs }),
           ...(agent.base.sandbox && { sandboxed: true }),
+          ...(opts.fence && { fence: opts.fence }),
         })
       : undefined;
   const done = <T>(outcome: T): T => {

@@ -6,6 +6,7 @@ import type { Channel } from '../channels/types.js';
 import type { Role } from '../core/roles.js';
 import type { ChannelName, ChatKey, OutboundItem } from '../core/types.js';
 import type { WarmProcessInfo } from '../drivers/pool-types.js';
+import type { Fence } from '../store/ownership.js';
 
 export type { AgentRun, ResolvedAgent, RunContext } from '../agents/resolve.js';
 
@@ -105,4 +106,6 @@ export type ToolGrantor = (run: {
   personWaitMs?: () => number;
   /** The run is sandboxed: its tools get a socket of their own (docs/access.md). */
   sandboxed?: boolean;
+  /** The chat's lease the run holds: the tools' writes carry it (store/ownership.ts). */
+  fence?: Fence;
 }) => { server: ToolServer; warm: WarmTools; release(): void } | undefined;

@@ -3,8 +3,9 @@
 // marked sent stays sent. What is left is a crash between the provider accepting a chunk and markSent
 // committing: for a channel that can ask its provider (Twilio), `attempt_at` says a send had begun
 // and the channel checks before sending it again; one that cannot (WhatsApp) resends that chunk.
-import { redactItem } from '../core/outbound-redact.js';
+
 import type { MessageRef } from '../core/message-ref.js';
+import { redactItem } from '../core/outbound-redact.js';
 import type { ChatKey, OutboxItem } from '../core/types.js';
 import { type MessageRefRow, NOTICE_PREFIX, type OutboxRow } from './contract/outbox.js';
 import { type Db, type Migration, prepared } from './db.js';

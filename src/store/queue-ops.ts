@@ -15,8 +15,8 @@
 //   StoreError carrying the same. No engine error, code or handle leaves the store.
 
 import type { CommandEffect, CommandPlan } from '../core/command-handler.js';
-import type { TaskLike } from '../core/task-line.js';
 import type { MessageRef } from '../core/message-ref.js';
+import type { TaskLike } from '../core/task-line.js';
 import type { ChatKey, InboundMedia, InboundMessage, OutboundItem, OutboxItem } from '../core/types.js';
 import type { InboxRow } from './contract/inbox.js';
 import type { MessageRefRow, OutboxRow } from './contract/outbox.js';

@@ -29,12 +29,12 @@ import {
   enqueueExpiryNotice,
   enqueueOutbound,
   firstRowId,
-  messageRefRow,
   markAttempt,
   markAttemptFailed,
   markExpired,
   markFailed,
   markSent,
+  messageRefRow,
   nextPending,
   sentProviderIds,
 } from './outbox.js';

@@ -51,6 +51,7 @@ export function toolGrantor(d: GrantorDeps): ToolGrantor {
         ...(run.agent !== undefined && { agent: run.agent }),
         ...(run.role !== undefined && { role: run.role }),
         ...(run.personWaitMs && { personWaitMs: run.personWaitMs }),
+        ...(run.fence && { fence: run.fence }),
       },
       run.timeoutMs,
     );

@@ -2,17 +2,23 @@
 // checked again, and the work is done here (the MCP server is a thin process). Errors are short
 // sentences the agent reads (ToolError); nothing else of the relay leaks to it.
 import { z } from 'zod';
-import { channelPlugin } from '../channels/registry.js';
+import { channelCapabilities, channelPlugin } from '../channels/registry.js';
 import { waitLength } from '../core/interaction-text.js';
+import { answeredRef, type MessageRef, parseMessageRef } from '../core/message-ref.js';
 import { taskLine } from '../core/task-line.js';
-import type { ChatKey } from '../core/types.js';
+import type { ChatKey, OutboundAction } from '../core/types.js';
 import { maskId } from '../log.js';
+import type { MessageRefRow } from '../store/contract/outbox.js';
 import type { EventStore } from '../store/events.js';
+import type { Fence } from '../store/ownership.js';
 import type { TaskStore } from '../store/tasks.js';
 import { type AgentLinkEntry, agentPrompt, decideSend } from './agent-links.js';
+import { decideChange } from './message-policy.js';
 import {
+  addReactionInput,
   askUserInput,
   cancelTaskInput,
+  editMessageInput,
   isToolName,
   scheduleTaskInput,
   sendFileInput,
@@ -56,7 +62,15 @@ export interface ToolDeps {
     text: string,
     media: readonly string[],
     cwd: string,
-  ): Promise<{ refused?: string }>;
+    fence?: Fence,
+  ): Promise<{ refused?: string; id?: string }>;
+  /** Stores an edit or a reaction (already checked) in the chat's outbox, once per `key`. */
+  change(chat: ChatKey, key: string, action: OutboundAction, fence?: Fence): Promise<{ refused?: string }>;
+  /** The message agentwire's id names, and the longest text one message of a channel may be. */
+  messages: {
+    ref(ref: MessageRef): Promise<MessageRefRow | undefined>;
+    textLimit(channel: string): number;
+  };
   tasks: TaskStore;
   /** The stored tasks changed: the scheduler picks them up now, not at its next wake. */
   tasksChanged(): void;
@@ -113,19 +127,51 @@ async function run(deps: ToolDeps, g: ToolGrant, tool: ToolName, raw: unknown): 
     case 'send_message': {
       const a = args(sendMessageInput, raw, tool);
       const key = nextSendKey(deps, g, 'msg');
-      const r = await deps.send(g.chat, key, a.text, [], g.cwd);
+      const r = await deps.send(g.chat, key, a.text, [], g.cwd, g.fence);
       // "Sent" only once the message is stored (the outbox then sends it exactly once); a store that
       // refused it (a full disk) is the agent's to know, or the text is lost while the run goes on.
       if (r.refused) {
         unsend(g);
         throw new ToolError(`send_message: not sent: ${r.refused}`);
       }
-      return { text: `Sent (${sentLeft(deps, g)}).` };
+      return { text: `Sent${r.id ? ` as ${r.id}` : ''} (${sentLeft(deps, g)}).` };
+    }
+    case 'edit_message':
+    case 'add_reaction': {
+      const edit = tool === 'edit_message';
+      const a = edit
+        ? { ...args(editMessageInput, raw, tool), emoji: undefined }
+        : { ...args(addReactionInput, raw, tool), text: undefined };
+      const channel = g.chat.slice(0, g.chat.indexOf(':'));
+      const caps = channelCapabilities(channel);
+      const ref = parseMessageRef(a.messageId);
+      const row = ref && (edit ? caps.edit : caps.react) ? await deps.messages.ref(ref) : undefined;
+      const d = decideChange({
+        kind: edit ? 'edit' : 'react',
+        ref: a.messageId,
+        parsed: ref !== undefined,
+        row,
+        chat: g.chat,
+        capable: edit ? caps.edit : caps.react,
+        ...(edit ? { text: a.text, textLimit: deps.messages.textLimit(channel) } : { emoji: a.emoji }),
+      });
+      if (!d.ok) throw new ToolError(`${tool}: ${d.error}`);
+      const target = a.messageId.trim();
+      const action: OutboundAction = edit
+        ? { type: 'edit', ref: target, text: a.text ?? '' }
+        : { type: 'react', ref: target, emoji: a.emoji ?? '' };
+      const key = nextSendKey(deps, g, edit ? 'edit' : 'react');
+      const r = await deps.change(g.chat, key, action, g.fence);
+      if (r.refused) {
+        unsend(g);
+        throw new ToolError(`${tool}: not done: ${r.refused}`);
+      }
+      return { text: `${edit ? 'Edited' : 'Reacted to'} ${target} (${sentLeft(deps, g)}).` };
     }
     case 'send_file': {
       const a = args(sendFileInput, raw, tool);
       const key = nextSendKey(deps, g, 'file');
-      const r = await deps.send(g.chat, key, a.caption ?? '', [a.path], g.cwd);
+      const r = await deps.send(g.chat, key, a.caption ?? '', [a.path], g.cwd, g.fence);
       if (r.refused) {
         unsend(g);
         throw new ToolError(`send_file: not sent: ${r.refused}`);
@@ -272,6 +318,8 @@ async function run(deps: ToolDeps, g: ToolGrant, tool: ToolName, raw: unknown): 
         chat: maskId(chatId),
         isGroup: who?.isGroup ?? channelPlugin(channel ?? '')?.chatKind(chatId) === 'group',
         from: who ? (who.name ?? (who.id ? maskId(who.id) : 'unknown')) : 'nobody: a scheduled run',
+        // The id edit_message and add_reaction take for the message this run answers.
+        ...(answeredRef(g.runKey) && { messageId: answeredRef(g.runKey) }),
         timeZone: deps.timeZone,
         now: iso(deps.now()),
       };
@@ -295,7 +343,7 @@ async function callerHop(links: AgentLinks, runKey: string): Promise<number> {
 }
 
 /** Counts one send against the run's cap, and names it by its place in the run. */
-function nextSendKey(deps: ToolDeps, g: ToolGrant, kind: 'msg' | 'file'): string {
+function nextSendKey(deps: ToolDeps, g: ToolGrant, kind: 'msg' | 'file' | 'edit' | 'react'): string {
   const max = deps.limits.maxMessagesPerRun;
   if (g.sent >= max)
     throw new ToolError(

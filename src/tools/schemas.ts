@@ -7,6 +7,24 @@ export const sendMessageInput = {
   text: z.string().min(1).max(20_000).describe('The message, plain text (markdown is kept as typed).'),
 };
 
+const messageId = z
+  .string()
+  .min(1)
+  .max(40)
+  .describe(
+    "agentwire's id of a message in this chat: out:<n> as send_message returned it, or chat_info's messageId (the message you answer).",
+  );
+
+export const editMessageInput = {
+  messageId,
+  text: z.string().min(1).max(20_000).describe('The new text of the message, replacing the old.'),
+};
+
+export const addReactionInput = {
+  messageId,
+  emoji: z.string().min(1).max(40).describe('Exactly one emoji, like 👍.'),
+};
+
 export const sendFileInput = {
   path: z
     .string()
@@ -77,8 +95,18 @@ export const noInput = {};
 export const TOOLS = {
   send_message: {
     description:
-      'Send a message to the person in this chat now, while you keep working (your final answer is sent anyway).',
+      'Send a message to the person in this chat now, while you keep working (your final answer is sent anyway). Returns its id (out:<n>) for edit_message and add_reaction.',
     input: sendMessageInput,
+  },
+  edit_message: {
+    description:
+      'Replace the text of a message you sent in this chat, by the id send_message returned. Not every channel can (you are told so).',
+    input: editMessageInput,
+  },
+  add_reaction: {
+    description:
+      "Put one emoji reaction on a message of this chat: one you sent (send_message's id) or the person's message you answer (chat_info's messageId). Not every channel can.",
+    input: addReactionInput,
   },
   send_file: {
     description:

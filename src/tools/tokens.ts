@@ -24,6 +24,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ChatKey } from '../core/types.js';
 import { forgetCredential, registerCredential } from '../log.js';
+import type { Fence } from '../store/ownership.js';
 
 export interface ToolGrant {
   chat: ChatKey;
@@ -47,6 +48,11 @@ export interface ToolGrant {
    * does not count that time (drivers/turn-timer.ts), so neither does the grant's expiry.
    */
   personWaitMs?: () => number;
+  /**
+   * The chat's lease the run holds, when processes share the store: every write a tool makes for the
+   * run carries it, and is refused once the lease moved (a run of a paused process cannot send).
+   */
+  fence?: Fence;
   /** Messages and files sent by this run so far. */
   sent: number;
   /** Tool calls that created something keyed by their place in the run (send, schedule). */
@@ -109,7 +115,7 @@ export class ToolTokens {
 
   /** A fresh token for one run; `ttlMs` is the run's timeout (the margin is added here). */
   mint(
-    g: Pick<ToolGrant, 'chat' | 'runKey' | 'cwd' | 'personWaitMs' | 'agent' | 'role'> & {
+    g: Pick<ToolGrant, 'chat' | 'runKey' | 'cwd' | 'personWaitMs' | 'agent' | 'role' | 'fence'> & {
       interactive?: boolean;
     },
     ttlMs: number,

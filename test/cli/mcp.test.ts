@@ -46,8 +46,10 @@ describe('agentwire mcp', () => {
     const tools = (await c.listTools()).tools;
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
+        'add_reaction',
         'ask_user',
         'cancel_task',
+        'edit_message',
         'chat_info',
         'list_tasks',
         'pause_task',

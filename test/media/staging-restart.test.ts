@@ -2,7 +2,7 @@
 // state folder (0700, files 0600) for as long as an unsent chunk names it, and is what is sent after
 // the restart, even though the original's folder has been swapped for a link out of the root since.
 // Copies no unsent reply names are swept, once they are older than the grace period.
-import type { OutboundItem } from '../../src/core/types.js';
+
 import {
   existsSync,
   mkdirSync,
@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolvePaths } from '../../src/config/paths.js';
 import { configSchema } from '../../src/config/schema.js';
+import type { OutboundItem } from '../../src/core/types.js';
 import { createLogger } from '../../src/log.js';
 import { stagingService } from '../../src/media/staging-service.js';
 import { mediaPolicy } from '../../src/queue/adapters.js';

@@ -118,7 +118,11 @@ export class Outbound {
     if (!jid) return { ok: false, error: 'not a WhatsApp chat id', retryable: false, code: 'bad_chat' };
     // Whose the message is decides the key: ours are in the sent store. (In a group, a person's
     // message would also need its sender as `participant`, which the id alone does not carry.)
-    const key: WAMessageKey = { remoteJid: jid, fromMe: await this.deps.sent.has(providerId), id: providerId };
+    const key: WAMessageKey = {
+      remoteJid: jid,
+      fromMe: await this.deps.sent.has(providerId),
+      id: providerId,
+    };
     return this.sendOne(sock, jid, content(key));
   }
 

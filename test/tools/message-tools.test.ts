@@ -1,0 +1,228 @@
+// edit_message, add_reaction and send_message's id, end to end but for the model: the real
+// `agentwire mcp` from dist/ spoken to by the SDK's client, the relay's tool host over real SQLite in a
+// temp folder, the real outbox and deliverer, and the real Telegram channel against the fake Bot API
+// (the far edge). Twilio SMS, which can do neither, is refused before anything is stored.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { channelPlugin } from '../../src/channels/registry.js';
+import type { Channel } from '../../src/channels/types.js';
+import { configSchema } from '../../src/config/schema.js';
+import { MethodRegistry } from '../../src/control/methods.js';
+import { startControlServer } from '../../src/control/server.js';
+import type { ChatKey } from '../../src/core/types.js';
+import { createLogger } from '../../src/log.js';
+import { mediaPolicy } from '../../src/queue/adapters.js';
+import { Deliverer } from '../../src/queue/delivery.js';
+import { registerToolsMethod } from '../../src/relay.js';
+import { CORE_MIGRATIONS } from '../../src/store/core.js';
+import { type Db, openDb } from '../../src/store/db.js';
+import { type Store, storeOver } from '../../src/store/open.js';
+import { createToolHost, type ToolHost } from '../../src/tools/host.js';
+import { type FakeBotApi, startFakeBotApi } from '../channels/telegram/fake-bot-api.js';
+import { type Harness, harness, telegramConfig, until } from '../channels/telegram/harness.js';
+import { inbound } from '../store/helpers.js';
+
+const BIN = join(process.cwd(), 'dist/cli/bin.js');
+const TG: ChatKey = 'telegram:42';
+const SMS: ChatKey = 'twilio:+15550001111';
+const log = createLogger({ level: 'silent' });
+
+let dir: string;
+let db: Db;
+let store: Store;
+let host: ToolHost;
+let api: FakeBotApi;
+let tg: Harness;
+let deliverer: Deliverer;
+let server: { close(): Promise<void> };
+let clients: Client[];
+
+beforeAll(() => {
+  expect(existsSync(BIN), 'build first: npm run build').toBe(true);
+});
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'aw-msgtools-'));
+  db = openDb(join(dir, 'db.sqlite'), CORE_MIGRATIONS);
+  store = storeOver(db);
+  clients = [];
+  api = await startFakeBotApi();
+  tg = harness();
+  const channel = tg.make(telegramConfig(api.url));
+  await channel.start(tg.handler);
+  await until(() => channel.status().type === 'connected');
+  const config = configSchema.parse({ whatsapp: { enabled: false } });
+  host = createToolHost({
+    enabled: true,
+    limits: config.tools,
+    store,
+    mediaPolicy: mediaPolicy(config, join(dir, 'staged')),
+    textRules: (name) => channelPlugin(name)?.textRules(config) ?? { limit: 4000 },
+    socket: join(dir, 'relay.sock'),
+    entry: { command: process.execPath, args: [BIN] },
+    timeZone: 'UTC',
+  });
+  deliverer = new Deliverer(store.queue, new Map<string, Channel>([['telegram', channel]]), log, Date.now);
+  host.bindDelivery((chat) => deliverer.kick(chat));
+  const control = new MethodRegistry();
+  registerToolsMethod(control, host);
+  server = await startControlServer(join(dir, 'relay.sock'), control, log);
+});
+
+afterEach(async () => {
+  for (const c of clients) await c.close();
+  deliverer.stop();
+  await deliverer.idle();
+  await server.close();
+  tg.cleanup();
+  await api.close();
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** `agentwire mcp` for one run of `chat`, as a CLI starts it. */
+async function mcpFor(chat: ChatKey, runKey: string): Promise<Client> {
+  const token = host.tokens.mint({ chat, runKey, cwd: dir }, 60_000);
+  const client = new Client({ name: 'test', version: '0' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp'],
+      env: {
+        PATH: process.env.PATH ?? '',
+        AGENTWIRE_TOOLS_TOKEN: token,
+        AGENTWIRE_TOOLS_SOCKET: join(dir, 'relay.sock'),
+      },
+      stderr: 'ignore',
+    }),
+  );
+  clients.push(client);
+  return client;
+}
+
+const call = async (c: Client, name: string, args: Record<string, unknown>) => {
+  const r = (await c.callTool({ name, arguments: args })) as {
+    isError?: boolean;
+    content: { text: string }[];
+  };
+  return { error: r.isError === true, text: r.content[0]?.text ?? '' };
+};
+
+const outboxRows = () => (db.prepare('SELECT count(*) AS n FROM outbox').get() as { n: number }).n;
+
+/** A person's message in the chat, as the inbox holds it: its inbox id. */
+async function received(chat: ChatKey, messageId: string): Promise<number> {
+  const [channel, chatId] = [chat.slice(0, chat.indexOf(':')), chat.slice(chat.indexOf(':') + 1)];
+  const r = await store.queue.acceptInbound(inbound({ channel, chatId, senderId: chatId, messageId }), {
+    now: Date.now(),
+    maxPending: 10,
+  });
+  if (!r.ok || r.value.type !== 'stored') throw new Error('not stored');
+  return r.value.id;
+}
+
+describe('edit_message and add_reaction through agentwire mcp', () => {
+  it('send_message answers with its id; edit_message and add_reaction reach Telegram with the provider ids', async () => {
+    const inId = await received(TG, '77');
+    const c = await mcpFor(TG, `in:${inId}`);
+    expect(JSON.parse((await call(c, 'chat_info', {})).text)).toMatchObject({ messageId: `in:${inId}` });
+
+    const sent = await call(c, 'send_message', { text: 'working on it' });
+    expect(sent).toMatchObject({ error: false });
+    const id = /Sent as (out:\d+)/.exec(sent.text)?.[1];
+    expect(id).toBeDefined();
+    await until(() => api.callsOf('sendMessage').length === 1);
+    const providerId = 500; // the fake's first message id
+
+    expect(await call(c, 'edit_message', { messageId: id, text: '**done**' })).toMatchObject({
+      error: false,
+      text: expect.stringContaining(`Edited ${id}`),
+    });
+    await until(() => api.callsOf('editMessageText').length === 1);
+    expect(api.callsOf('editMessageText')[0]!.params).toMatchObject({
+      chat_id: '42',
+      message_id: providerId,
+      text: '<b>done</b>',
+      parse_mode: 'HTML',
+    });
+
+    expect(await call(c, 'add_reaction', { messageId: `in:${inId}`, emoji: '👍' })).toMatchObject({
+      error: false,
+    });
+    await until(() => api.callsOf('setMessageReaction').length === 1);
+    expect(api.callsOf('setMessageReaction')[0]!.params).toMatchObject({
+      chat_id: '42',
+      message_id: 77,
+      reaction: [{ type: 'emoji', emoji: '👍' }],
+    });
+    await deliverer.idle();
+    const status = db.prepare(`SELECT status FROM outbox ORDER BY id`).all() as { status: string }[];
+    expect(status.map((r) => r.status)).toEqual(['sent', 'sent', 'sent']);
+  });
+
+  it('a run redone after a crash stores and sends each edit and reaction once', async () => {
+    const inId = await received(TG, '78');
+    const first = await mcpFor(TG, `in:${inId}`);
+    const id = /Sent as (out:\d+)/.exec((await call(first, 'send_message', { text: 'v1' })).text)?.[1];
+    await call(first, 'edit_message', { messageId: id, text: 'v2' });
+    await call(first, 'add_reaction', { messageId: `in:${inId}`, emoji: '✅' });
+    await until(() => api.callsOf('setMessageReaction').length === 1);
+    // The same run again (the relay died after these calls): the same keys, nothing new.
+    const again = await mcpFor(TG, `in:${inId}`);
+    expect((await call(again, 'send_message', { text: 'v1' })).text).toContain(`Sent as ${id}`);
+    await call(again, 'edit_message', { messageId: id, text: 'v2' });
+    await call(again, 'add_reaction', { messageId: `in:${inId}`, emoji: '✅' });
+    await deliverer.idle();
+    expect(outboxRows()).toBe(3);
+    expect(api.callsOf('sendMessage')).toHaveLength(1);
+    expect(api.callsOf('editMessageText')).toHaveLength(1);
+    expect(api.callsOf('setMessageReaction')).toHaveLength(1);
+  });
+
+  it("refuses another chat's message, a reaction that is not an emoji, and SMS: a sentence, nothing stored", async () => {
+    const other = await mcpFor('telegram:43', 'in:900');
+    const theirs = /Sent as (out:\d+)/.exec(
+      (await call(other, 'send_message', { text: 'secret' })).text,
+    )?.[1];
+    await until(() => api.callsOf('sendMessage').length === 1);
+    const inId = await received(TG, '79');
+    const c = await mcpFor(TG, `in:${inId}`);
+    const before = outboxRows();
+
+    expect(await call(c, 'edit_message', { messageId: theirs, text: 'x' })).toEqual({
+      error: true,
+      text: `edit_message: no message ${theirs} in this chat`,
+    });
+    expect(await call(c, 'add_reaction', { messageId: theirs, emoji: '👍' })).toEqual({
+      error: true,
+      text: `add_reaction: no message ${theirs} in this chat`,
+    });
+    expect(await call(c, 'add_reaction', { messageId: `in:${inId}`, emoji: 'ok' })).toEqual({
+      error: true,
+      text: 'add_reaction: a reaction is exactly one emoji, like 👍',
+    });
+    expect(await call(c, 'edit_message', { messageId: `in:${inId}`, text: 'x' })).toMatchObject({
+      error: true,
+      text: expect.stringContaining('only messages you sent can be edited'),
+    });
+
+    const smsIn = await received(SMS, 'SM1');
+    const sms = await mcpFor(SMS, `in:${smsIn}`);
+    expect(await call(sms, 'edit_message', { messageId: 'out:1', text: 'x' })).toEqual({
+      error: true,
+      text: 'edit_message: this channel cannot edit messages',
+    });
+    expect(await call(sms, 'add_reaction', { messageId: `in:${smsIn}`, emoji: '👍' })).toEqual({
+      error: true,
+      text: 'add_reaction: this channel cannot react to messages',
+    });
+    await deliverer.idle();
+    expect(outboxRows()).toBe(before);
+    expect(api.callsOf('editMessageText')).toHaveLength(0);
+    expect(api.callsOf('setMessageReaction')).toHaveLength(0);
+  });
+});
