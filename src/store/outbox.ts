@@ -234,7 +234,7 @@ export function messageRefRow(db: Db, ref: MessageRef): MessageRefRow | undefine
   const r = prepared(db, `SELECT chat, message_id, kind FROM inbox WHERE id = ?`).get(ref.id) as
     | { chat: string; message_id: string; kind: string }
     | undefined;
-  if (!r || r.kind !== 'message') return undefined;
+  if (r?.kind !== 'message') return undefined;
   return { chat: r.chat as ChatKey, own: false, status: 'received', providerId: r.message_id };
 }
 
