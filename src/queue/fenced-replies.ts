@@ -4,7 +4,10 @@
 import type { QueueStore } from '../store/queue-ops.js';
 import type { ProcessOwner } from './process-owner.js';
 
-export type ToolQueueStore = Pick<QueueStore, 'enqueueReply' | 'message' | 'outboxIdOf' | 'messageRef'>;
+export type ToolQueueStore = Pick<
+  QueueStore,
+  'enqueueReply' | 'enqueueForChat' | 'message' | 'outboxIdOf' | 'messageRef'
+>;
 
 export function fencedReplies(
   store: ToolQueueStore,
@@ -12,6 +15,8 @@ export function fencedReplies(
 ): ToolQueueStore {
   return {
     message: (id) => store.message(id),
+    // Fenced by the writing run's own lease, which the tool passes (a run of a leased process has one).
+    enqueueForChat: (chat, key, items, now, writer) => store.enqueueForChat(chat, key, items, now, writer),
     outboxIdOf: (key) => store.outboxIdOf(key),
     messageRef: (ref) => store.messageRef(ref),
     enqueueReply: (chat, key, items, now, fence) =>

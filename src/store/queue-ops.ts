@@ -167,6 +167,18 @@ export interface QueueStore {
     now: number,
     fence?: Fence,
   ): Promise<Written<number>>;
+  /**
+   * Items a run writes to another chat than its own (send_message's `to`): fenced by the writing
+   * run's lease of its own chat (`writer`), since it holds none of the target's; refused once that
+   * moved. A `key` written before adds nothing.
+   */
+  enqueueForChat(
+    chat: ChatKey,
+    key: string,
+    items: readonly OutboxItem[],
+    now: number,
+    writer?: Fence,
+  ): Promise<Written<number>>;
   /** The first outbox row written under `key`: agentwire's id of a message a tool sent. */
   outboxIdOf(key: string): Promise<number | undefined>;
   /**

@@ -198,6 +198,13 @@ function queueOps(db: Db): QueueStore {
         }),
       ),
 
+    enqueueForChat: (chat, key, items, now, writer) =>
+      written(() =>
+        fenced(writer, () => {
+          assertFence(db, writer);
+          return enqueueOutbound(db, chat, key, items, now);
+        }),
+      ),
     outboxIdOf: (key) => read(() => firstRowId(db, key)),
     messageRef: (ref) => read(() => messageRefRow(db, ref)),
     message: (id) => read(() => getInbound(db, id)),

@@ -30,6 +30,8 @@ import {
   toolCallParams,
   updateTaskInput,
 } from './schemas.js';
+import type { Writer } from './send.js';
+import { decideSendTo } from './send-to.js';
 import { checkTask } from './task-policy.js';
 import type { ToolGrant, ToolTokens } from './tokens.js';
 import { planUpdate } from './update-task.js';
@@ -43,6 +45,8 @@ export interface ToolLimits {
   minTaskIntervalMinutes: number;
   /** How long ask_user waits once the chat is shown the question. */
   askTimeoutMinutes: number;
+  /** Which chats may send_message to which target (config tools.sendTo). */
+  sendTo: Readonly<Record<string, readonly string[]>>;
 }
 
 /** ask_user in a run that cannot wait for a person (docs/tools.md). */
@@ -52,6 +56,8 @@ export const ASK_NEEDS_WARM =
 export interface ToolDeps {
   tokens: ToolTokens;
   limits: ToolLimits;
+  /** The config's named chats (`targets`): the only places send_message's `to` may name. */
+  targets: Readonly<Record<string, string>>;
   /**
    * Sends text and at most one raw media reference to the chat through the outbox, once per `key`,
    * under the same media policy as MEDIA: lines. A refused reference is returned, nothing is sent.
@@ -62,7 +68,7 @@ export interface ToolDeps {
     text: string,
     media: readonly string[],
     cwd: string,
-    fence?: Fence,
+    writer: Writer,
   ): Promise<{ refused?: string; id?: string }>;
   /** Stores an edit or a reaction (already checked) in the chat's outbox, once per `key`. */
   change(chat: ChatKey, key: string, action: OutboundAction, fence?: Fence): Promise<{ refused?: string }>;
@@ -126,8 +132,14 @@ async function run(deps: ToolDeps, g: ToolGrant, tool: ToolName, raw: unknown): 
   switch (tool) {
     case 'send_message': {
       const a = args(sendMessageInput, raw, tool);
+      let to = g.chat;
+      if (a.to !== undefined) {
+        const d = decideSendTo({ to: a.to, chat: g.chat, targets: deps.targets, sendTo: deps.limits.sendTo });
+        if (!d.ok) throw new ToolError(`send_message: not sent: ${d.error}`);
+        to = d.chat;
+      }
       const key = nextSendKey(deps, g, 'msg');
-      const r = await deps.send(g.chat, key, a.text, [], g.cwd, g.fence);
+      const r = await deps.send(to, key, a.text, [], g.cwd, writerOf(g));
       // "Sent" only once the message is stored (the outbox then sends it exactly once); a store that
       // refused it (a full disk) is the agent's to know, or the text is lost while the run goes on.
       if (r.refused) {
@@ -171,7 +183,7 @@ async function run(deps: ToolDeps, g: ToolGrant, tool: ToolName, raw: unknown): 
     case 'send_file': {
       const a = args(sendFileInput, raw, tool);
       const key = nextSendKey(deps, g, 'file');
-      const r = await deps.send(g.chat, key, a.caption ?? '', [a.path], g.cwd, g.fence);
+      const r = await deps.send(g.chat, key, a.caption ?? '', [a.path], g.cwd, writerOf(g));
       if (r.refused) {
         unsend(g);
         throw new ToolError(`send_file: not sent: ${r.refused}`);
@@ -362,6 +374,8 @@ function unsend(g: ToolGrant): void {
   g.sent--;
   g.ordinal--;
 }
+
+const writerOf = (g: ToolGrant): Writer => ({ chat: g.chat, ...(g.fence && { fence: g.fence }) });
 
 const sentLeft = (deps: ToolDeps, g: ToolGrant): string =>
   `${deps.limits.maxMessagesPerRun - g.sent} more this run`;

@@ -17,9 +17,11 @@ import { TOKEN_INVALID, ToolTokens } from './tokens.js';
 export interface ToolHostOptions {
   enabled: boolean;
   limits: ToolLimits;
+  /** The config's `targets`: the names send_message's `to` may take (with `limits.sendTo`). */
+  targets?: Readonly<Record<string, string>>;
   /** The outbox (sends) and the message a run answers (chat_info), and where tasks are kept. */
   store: {
-    queue: Pick<QueueStore, 'enqueueReply' | 'message' | 'outboxIdOf' | 'messageRef'>;
+    queue: Pick<QueueStore, 'enqueueReply' | 'enqueueForChat' | 'message' | 'outboxIdOf' | 'messageRef'>;
     tasks: TaskStore;
   };
   mediaPolicy: MediaPolicy;
@@ -78,6 +80,7 @@ export function createToolHost(o: ToolHostOptions): ToolHost {
   const deps: ToolDeps = {
     tokens,
     limits: o.limits,
+    targets: o.targets ?? {},
     send: toolSender({
       store: o.store.queue,
       mediaPolicy: o.mediaPolicy,

@@ -5,6 +5,14 @@ import { z } from 'zod';
 
 export const sendMessageInput = {
   text: z.string().min(1).max(20_000).describe('The message, plain text (markdown is kept as typed).'),
+  to: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe(
+      "Another chat, by its name in agentwire's config (targets), where the config lets this chat write; never a number. Absent: this chat.",
+    ),
 };
 
 const messageId = z

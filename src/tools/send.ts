@@ -12,8 +12,14 @@ import type { Fence } from '../store/ownership.js';
 import type { QueueStore } from '../store/queue-ops.js';
 import type { ToolDeps } from './handlers.js';
 
+/** The run that writes: its chat, and its lease of that chat when processes share the store. */
+export interface Writer {
+  chat: ChatKey;
+  fence?: Fence;
+}
+
 export interface SenderDeps {
-  store: Pick<QueueStore, 'enqueueReply' | 'outboxIdOf'>;
+  store: Pick<QueueStore, 'enqueueReply' | 'enqueueForChat' | 'outboxIdOf'>;
   mediaPolicy: MediaPolicy;
   /** The channel's splitter rules, the same the queue cuts a reply by. */
   textRules(channel: ChannelName): ChunkRules;
@@ -23,7 +29,7 @@ export interface SenderDeps {
 }
 
 export function toolSender(d: SenderDeps): ToolDeps['send'] {
-  return async (chat, key, text, media, cwd, fence) => {
+  return async (chat, key, text, media, cwd, writer) => {
     const target = parseChatKey(chat);
     if (!target) return { refused: 'this chat cannot be reached' };
     const items: OutboundItem[] = text.trim() ? textItems(text, d.textRules(target.channel)) : [];
@@ -39,14 +45,14 @@ export function toolSender(d: SenderDeps): ToolDeps['send'] {
       }
     }
     if (items.length === 0) return { refused: 'nothing to send' };
-    return store(d, chat, key, items, fence);
+    return store(d, chat, key, items, writer);
   };
 }
 
 /** An edit or a reaction, already checked (message-policy.ts), into the outbox like a send. */
 export function toolChanger(d: Pick<SenderDeps, 'store' | 'kick' | 'now'>): ToolDeps['change'] {
   return async (chat, key, action, fence) => {
-    const r = await store(d, chat, key, [action], fence);
+    const r = await store(d, chat, key, [action], { chat, ...(fence && { fence }) });
     return r.refused ? { refused: r.refused } : {};
   };
 }
@@ -56,11 +62,14 @@ async function store(
   chat: ChatKey,
   key: string,
   items: readonly OutboxItem[],
-  fence: Fence | undefined,
+  writer: Writer,
 ): Promise<{ refused?: string; id?: string }> {
   // Keyed: a run redone after a crash writes nothing the second time. Fenced: a run whose process
   // lost the chat's lease (paused past it, the chat taken over) writes nothing at all.
-  const stored = await d.store.enqueueReply(chat, key, items, d.now(), fence);
+  const stored =
+    writer.chat === chat
+      ? await d.store.enqueueReply(chat, key, items, d.now(), writer.fence)
+      : await d.store.enqueueForChat(chat, key, items, d.now(), writer.fence);
   if (!stored.ok)
     return {
       refused:

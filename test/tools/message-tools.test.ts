@@ -55,10 +55,15 @@ beforeEach(async () => {
   const channel = tg.make(telegramConfig(api.url));
   await channel.start(tg.handler);
   await until(() => channel.status().type === 'connected');
-  const config = configSchema.parse({ whatsapp: { enabled: false } });
+  const config = configSchema.parse({
+    whatsapp: { enabled: false },
+    targets: { team: 'telegram:43', pager: 'twilio:+15550003333' },
+    tools: { sendTo: { team: ['telegram:42'] } },
+  });
   host = createToolHost({
     enabled: true,
     limits: config.tools,
+    targets: config.targets,
     store,
     mediaPolicy: mediaPolicy(config, join(dir, 'staged')),
     textRules: (name) => channelPlugin(name)?.textRules(config) ?? { limit: 4000 },
@@ -224,5 +229,34 @@ describe('edit_message and add_reaction through agentwire mcp', () => {
     expect(outboxRows()).toBe(before);
     expect(api.callsOf('editMessageText')).toHaveLength(0);
     expect(api.callsOf('setMessageReaction')).toHaveLength(0);
+  });
+
+  it("send_message's to: a target this chat may write to gets it; any other name, a number, another chat: a sentence", async () => {
+    const inId = await received(TG, '80');
+    const c = await mcpFor(TG, `in:${inId}`);
+    const sent = await call(c, 'send_message', { text: 'build is green', to: 'team' });
+    expect(sent).toMatchObject({ error: false, text: expect.stringMatching(/^Sent as out:\d+/) });
+    await until(() => api.callsOf('sendMessage').length === 1);
+    expect(api.callsOf('sendMessage')[0]!.params).toMatchObject({ chat_id: '43' });
+    const before = outboxRows();
+    for (const [to, why] of [
+      ['pager', 'this chat may not write to "pager"'],
+      ['boss', '"boss" is not a name in the config\'s targets'],
+      ['+15551234567', 'never a number or a chat key'],
+      ['telegram:43', 'never a number or a chat key'],
+    ]) {
+      const r = await call(c, 'send_message', { text: 'hi', to });
+      expect(r.error).toBe(true);
+      expect(r.text.startsWith('send_message: not sent: ')).toBe(true);
+      expect(r.text).toContain(why);
+    }
+    // From a chat the config does not list, the same target is refused.
+    const other = await mcpFor('telegram:44', 'in:901');
+    expect((await call(other, 'send_message', { text: 'hi', to: 'team' })).text).toBe(
+      'send_message: not sent: this chat may not write to "team" (the config\'s tools.sendTo)',
+    );
+    await deliverer.idle();
+    expect(outboxRows()).toBe(before);
+    expect(api.callsOf('sendMessage')).toHaveLength(1);
   });
 });
