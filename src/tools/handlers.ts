@@ -30,11 +30,16 @@ import {
   toolCallParams,
   updateTaskInput,
 } from './schemas.js';
-import type { Writer } from './send.js';
 import { decideSendTo } from './send-to.js';
 import { checkTask } from './task-policy.js';
 import type { ToolGrant, ToolTokens } from './tokens.js';
 import { planUpdate } from './update-task.js';
+
+/** The run that writes: its chat, and its lease of that chat when processes share the store. */
+export interface Writer {
+  chat: ChatKey;
+  fence?: Fence;
+}
 
 /** A refusal the agent should read as is. */
 export class ToolError extends Error {}

@@ -10,13 +10,7 @@ import { parseChatKey } from '../core/types.js';
 import type { MediaPolicy } from '../queue/ports.js';
 import type { Fence } from '../store/ownership.js';
 import type { QueueStore } from '../store/queue-ops.js';
-import type { ToolDeps } from './handlers.js';
-
-/** The run that writes: its chat, and its lease of that chat when processes share the store. */
-export interface Writer {
-  chat: ChatKey;
-  fence?: Fence;
-}
+import type { ToolDeps, Writer } from './handlers.js';
 
 export interface SenderDeps {
   store: Pick<QueueStore, 'enqueueReply' | 'enqueueForChat' | 'outboxIdOf'>;
