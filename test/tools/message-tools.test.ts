@@ -18,9 +18,10 @@ import { createLogger } from '../../src/log.js';
 import { mediaPolicy } from '../../src/queue/adapters.js';
 import { Deliverer } from '../../src/queue/delivery.js';
 import { registerToolsMethod } from '../../src/relay.js';
-import { CORE_MIGRATIONS } from '../../src/store/core.js';
 import { type Db, openDb } from '../../src/store/db.js';
 import { type Store, storeOver } from '../../src/store/open.js';
+import type { Fence } from '../../src/store/ownership.js';
+import { ALL_MIGRATIONS } from '../../src/store/schema.js';
 import { createToolHost, type ToolHost } from '../../src/tools/host.js';
 import { type FakeBotApi, startFakeBotApi } from '../channels/telegram/fake-bot-api.js';
 import { type Harness, harness, telegramConfig, until } from '../channels/telegram/harness.js';
@@ -47,7 +48,7 @@ beforeAll(() => {
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'aw-msgtools-'));
-  db = openDb(join(dir, 'db.sqlite'), CORE_MIGRATIONS);
+  db = openDb(join(dir, 'db.sqlite'), ALL_MIGRATIONS);
   store = storeOver(db);
   clients = [];
   api = await startFakeBotApi();
@@ -90,8 +91,8 @@ afterEach(async () => {
 });
 
 /** `agentwire mcp` for one run of `chat`, as a CLI starts it. */
-async function mcpFor(chat: ChatKey, runKey: string): Promise<Client> {
-  const token = host.tokens.mint({ chat, runKey, cwd: dir }, 60_000);
+async function mcpFor(chat: ChatKey, runKey: string, fence?: Fence): Promise<Client> {
+  const token = host.tokens.mint({ chat, runKey, cwd: dir, ...(fence && { fence }) }, 60_000);
   const client = new Client({ name: 'test', version: '0' });
   await client.connect(
     new StdioClientTransport({
@@ -258,5 +259,27 @@ describe('edit_message and add_reaction through agentwire mcp', () => {
     await deliverer.idle();
     expect(outboxRows()).toBe(before);
     expect(api.callsOf('sendMessage')).toHaveLength(1);
+  });
+
+  it("a run whose chat lease moved writes nothing: the tools' writes carry the run's fence", async () => {
+    const inId = await received(TG, '81');
+    const ok = await mcpFor(TG, `in:${inId}`);
+    const id = /Sent as (out:\d+)/.exec((await call(ok, 'send_message', { text: 'v1' })).text)?.[1];
+    await until(() => api.callsOf('sendMessage').length === 1);
+    const before = outboxRows();
+    // A lease this process never held (or lost): epoch 1 of a holder the store does not know.
+    const stale = await mcpFor(TG, `in:${inId}`, { chat: TG, holder: 'gone', epoch: 1 });
+    for (const [tool, args] of [
+      ['send_message', { text: 'late' }],
+      ['edit_message', { messageId: id, text: 'late' }],
+      ['add_reaction', { messageId: `in:${inId}`, emoji: '👍' }],
+      ['send_message', { text: 'late', to: 'team' }],
+    ] as const) {
+      const r = await call(stale, tool, args);
+      expect(r.error, tool).toBe(true);
+      expect(r.text).toContain('this run no longer holds its chat');
+    }
+    await deliverer.idle();
+    expect(outboxRows()).toBe(before);
   });
 });
