@@ -1,6 +1,7 @@
 // The pure rules of edit_message and add_reaction, as tables: which strings are one emoji, and what
 // each combination of id, message, chat and channel decides (the sentence the agent reads).
 import { describe, expect, it } from 'vitest';
+import { messageId as telegramMessageId } from '../../src/channels/telegram/changes.js';
 import { parseMessageRef } from '../../src/core/message-ref.js';
 import type { MessageRefRow } from '../../src/store/contract/outbox.js';
 import { type ChangeInput, decideChange, isOneEmoji } from '../../src/tools/message-policy.js';
@@ -100,5 +101,21 @@ describe('decideChange', () => {
       expect(d.ok).toBe(false);
       expect((d as { error: string }).error).toContain(error);
     }
+  });
+});
+
+describe("Telegram's message id in what the relay holds", () => {
+  it.each([
+    ['500', 500],
+    ['42:77', 77],
+    ['43:77', undefined], // another chat's message
+    ['-100123:5', undefined],
+    ['abc', undefined],
+    ['0', undefined],
+  ])('%j in chat 42 → %j', (id, want) => {
+    expect(telegramMessageId('42', id)).toBe(want);
+  });
+  it('a group chat id with its minus sign', () => {
+    expect(telegramMessageId('-100123', '-100123:5')).toBe(5);
   });
 });

@@ -120,7 +120,7 @@ const call = async (c: Client, name: string, args: Record<string, unknown>) => {
 
 const outboxRows = () => (db.prepare('SELECT count(*) AS n FROM outbox').get() as { n: number }).n;
 
-/** A person's message in the chat, as the inbox holds it: its inbox id. */
+/** A person's message in the chat, as the inbox holds it (Telegram's id as the channel stores it, `<chat>:<id>`): its inbox id. */
 async function received(chat: ChatKey, messageId: string): Promise<number> {
   const [channel, chatId] = [chat.slice(0, chat.indexOf(':')), chat.slice(chat.indexOf(':') + 1)];
   const r = await store.queue.acceptInbound(inbound({ channel, chatId, senderId: chatId, messageId }), {
@@ -133,7 +133,7 @@ async function received(chat: ChatKey, messageId: string): Promise<number> {
 
 describe('edit_message and add_reaction through agentwire mcp', () => {
   it('send_message answers with its id; edit_message and add_reaction reach Telegram with the provider ids', async () => {
-    const inId = await received(TG, '77');
+    const inId = await received(TG, '42:77');
     const c = await mcpFor(TG, `in:${inId}`);
     expect(JSON.parse((await call(c, 'chat_info', {})).text)).toMatchObject({ messageId: `in:${inId}` });
 
@@ -171,7 +171,7 @@ describe('edit_message and add_reaction through agentwire mcp', () => {
   });
 
   it('a run redone after a crash stores and sends each edit and reaction once', async () => {
-    const inId = await received(TG, '78');
+    const inId = await received(TG, '42:78');
     const first = await mcpFor(TG, `in:${inId}`);
     const id = /Sent as (out:\d+)/.exec((await call(first, 'send_message', { text: 'v1' })).text)?.[1];
     await call(first, 'edit_message', { messageId: id, text: 'v2' });
@@ -195,7 +195,7 @@ describe('edit_message and add_reaction through agentwire mcp', () => {
       (await call(other, 'send_message', { text: 'secret' })).text,
     )?.[1];
     await until(() => api.callsOf('sendMessage').length === 1);
-    const inId = await received(TG, '79');
+    const inId = await received(TG, '42:79');
     const c = await mcpFor(TG, `in:${inId}`);
     const before = outboxRows();
 
@@ -233,7 +233,7 @@ describe('edit_message and add_reaction through agentwire mcp', () => {
   });
 
   it("send_message's to: a target this chat may write to gets it; any other name, a number, another chat: a sentence", async () => {
-    const inId = await received(TG, '80');
+    const inId = await received(TG, '42:80');
     const c = await mcpFor(TG, `in:${inId}`);
     const sent = await call(c, 'send_message', { text: 'build is green', to: 'team' });
     expect(sent).toMatchObject({ error: false, text: expect.stringMatching(/^Sent as out:\d+/) });
@@ -262,7 +262,7 @@ describe('edit_message and add_reaction through agentwire mcp', () => {
   });
 
   it("a run whose chat lease moved writes nothing: the tools' writes carry the run's fence", async () => {
-    const inId = await received(TG, '81');
+    const inId = await received(TG, '42:81');
     const ok = await mcpFor(TG, `in:${inId}`);
     const id = /Sent as (out:\d+)/.exec((await call(ok, 'send_message', { text: 'v1' })).text)?.[1];
     await until(() => api.callsOf('sendMessage').length === 1);

@@ -13,8 +13,16 @@ const NOT_OPEN: SendResult = {
   code: NOT_CONNECTED,
 };
 
-/** A Bot API message id is a positive integer; anything else was never one of this chat's. */
-const messageId = (id: string): number | undefined => (/^[1-9]\d{0,15}$/.test(id) ? Number(id) : undefined);
+/**
+ * The Bot API's message id in what the relay holds: a sent message's id as `send` returned it
+ * (`500`), or a received one's inbox id, which carries its chat (`42:77`, inbound.ts) because
+ * Telegram's ids are unique per chat only. A prefix of another chat was never this chat's message.
+ */
+export function messageId(chatId: string, id: string): number | undefined {
+  const m = /^(?:(-?\d{1,20}):)?([1-9]\d{0,15})$/.exec(id);
+  if (!m || (m[1] !== undefined && m[1] !== chatId)) return undefined;
+  return Number(m[2]);
+}
 
 const badId: SendResult = { ok: false, error: 'not a Telegram message id', retryable: false, code: 'bad_id' };
 
@@ -25,7 +33,7 @@ export async function editText(
   markdown: string,
 ): Promise<SendResult> {
   if (!api) return NOT_OPEN;
-  const id = messageId(providerId);
+  const id = messageId(chatId, providerId);
   if (id === undefined) return badId;
   // One message only: the tool refuses a text longer than Telegram's limit before it is stored.
   const piece = render(markdown)[0];
@@ -52,7 +60,7 @@ export async function react(
   emoji: string,
 ): Promise<SendResult> {
   if (!api) return NOT_OPEN;
-  const id = messageId(providerId);
+  const id = messageId(chatId, providerId);
   if (id === undefined) return badId;
   try {
     // grammY types `emoji` as the Bot API's fixed list; an emoji outside it is Telegram's 400 to give.
