@@ -1,4 +1,5 @@
 import type {
+  Card,
   ChannelName,
   FetchedMedia,
   InboundMessage,
@@ -81,6 +82,11 @@ export interface Channel {
    * `send` returned, or the inbound message's `messageId`). Present exactly when `capabilities.react`.
    */
   react?(chatId: string, providerMessageId: string, emoji: string): Promise<SendResult>;
+  /**
+   * Sends a message with buttons; a tap comes back through `start`'s handler as the chat's next
+   * message, its text the tapped button's label. Present exactly when `capabilities.buttons`.
+   */
+  sendCard?(chatId: string, card: Card): Promise<SendResult>;
   /**
    * Downloads attachments a message was stored with but not fetched (`InboundMessage.remoteMedia`),
    * just before its run. Never throws: an attachment that does not come becomes a note.

@@ -34,5 +34,14 @@ export function redactItem(item: OutboxItem): OutboxItem {
     case 'react':
       // One emoji (checked by the tool): nothing a credential could hide in.
       return item;
+    case 'card':
+      return {
+        ...item,
+        card: {
+          title: maskCredentials(item.card.title),
+          body: maskCredentials(item.card.body),
+          buttons: item.card.buttons.map(maskCredentials),
+        },
+      };
   }
 }

@@ -82,7 +82,19 @@ export type OutboundItem =
  */
 export type OutboundAction =
   | { type: 'edit'; ref: string; text: string }
-  | { type: 'react'; ref: string; emoji: string };
+  | { type: 'react'; ref: string; emoji: string }
+  /**
+   * A message with buttons (send_card), written only for a channel whose plug-in declares `buttons`;
+   * every other channel gets the same card as text with a numbered list (core/card.ts).
+   */
+  | { type: 'card'; card: Card };
+
+/** A titled message with buttons to tap; a tap comes back as the chat's next message (its label). */
+export interface Card {
+  title: string;
+  body: string;
+  buttons: readonly string[];
+}
 
 /** What one outbox row holds. */
 export type OutboxItem = OutboundItem | OutboundAction;

@@ -2,6 +2,7 @@
 // message agentwire's id names, turned into the provider's id only now (the message was written
 // before it, so in a chat's order it has been delivered or given up by the time this row's turn comes).
 import type { Channel, SendOptions } from '../channels/types.js';
+import { cardText } from '../core/card.js';
 import { parseMessageRef } from '../core/message-ref.js';
 import type { ChatKey, OutboxItem, SendResult } from '../core/types.js';
 import type { QueueStore } from '../store/queue-ops.js';
@@ -23,6 +24,12 @@ export async function deliverItem(
     case 'file':
     case 'url':
       return channel.send(chatId, item, opts);
+    case 'card':
+      // A channel without buttons never gets one (the tool wrote text instead); should the config
+      // have changed since, the card still goes, as text.
+      return channel.sendCard
+        ? channel.sendCard(chatId, item.card)
+        : channel.send(chatId, { type: 'text', text: cardText(item.card) }, opts);
     case 'edit':
     case 'react': {
       const target = await providerIdFor(store, chat, item.ref, item.type === 'edit');

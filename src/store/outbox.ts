@@ -240,5 +240,5 @@ export function messageRefRow(db: Db, ref: MessageRef): MessageRefRow | undefine
 
 const isMessageItem = (json: string): boolean => {
   const t = (JSON.parse(json) as OutboxItem).type;
-  return t === 'text' || t === 'file' || t === 'url';
+  return t === 'text' || t === 'file' || t === 'url' || t === 'card';
 };

@@ -3,6 +3,7 @@
 // sentences the agent reads (ToolError); nothing else of the relay leaks to it.
 import { z } from 'zod';
 import { channelCapabilities, channelPlugin } from '../channels/registry.js';
+import { cardText, checkCard } from '../core/card.js';
 import { waitLength } from '../core/interaction-text.js';
 import { answeredRef, type MessageRef, parseMessageRef } from '../core/message-ref.js';
 import { taskLine } from '../core/task-line.js';
@@ -21,6 +22,7 @@ import {
   editMessageInput,
   isToolName,
   scheduleTaskInput,
+  sendCardInput,
   sendFileInput,
   sendMessageInput,
   sendToAgentInput,
@@ -75,8 +77,13 @@ export interface ToolDeps {
     cwd: string,
     writer: Writer,
   ): Promise<{ refused?: string; id?: string }>;
-  /** Stores an edit or a reaction (already checked) in the chat's outbox, once per `key`. */
-  change(chat: ChatKey, key: string, action: OutboundAction, fence?: Fence): Promise<{ refused?: string }>;
+  /** Stores an edit, a reaction or a card (already checked) in the chat's outbox, once per `key`. */
+  change(
+    chat: ChatKey,
+    key: string,
+    action: OutboundAction,
+    fence?: Fence,
+  ): Promise<{ refused?: string; id?: string }>;
   /** The message agentwire's id names, and the longest text one message of a channel may be. */
   messages: {
     ref(ref: MessageRef): Promise<MessageRefRow | undefined>;
@@ -152,6 +159,20 @@ async function run(deps: ToolDeps, g: ToolGrant, tool: ToolName, raw: unknown): 
         throw new ToolError(`send_message: not sent: ${r.refused}`);
       }
       return { text: `Sent${r.id ? ` as ${r.id}` : ''} (${sentLeft(deps, g)}).` };
+    }
+    case 'send_card': {
+      const a = args(sendCardInput, raw, tool);
+      const c = checkCard(a.title, a.body, a.buttons);
+      if (!c.ok) throw new ToolError(`send_card: not sent: ${c.error}`);
+      const key = nextSendKey(deps, g, 'card');
+      const r = channelCapabilities(g.chat.slice(0, g.chat.indexOf(':'))).buttons
+        ? await deps.change(g.chat, key, { type: 'card', card: c.card }, g.fence)
+        : await deps.send(g.chat, key, cardText(c.card), [], g.cwd, writerOf(g));
+      if (r.refused) {
+        unsend(g);
+        throw new ToolError(`send_card: not sent: ${r.refused}`);
+      }
+      return { text: `Sent the card${r.id ? ` as ${r.id}` : ''} (${sentLeft(deps, g)}).` };
     }
     case 'edit_message':
     case 'add_reaction': {
@@ -360,7 +381,7 @@ async function callerHop(links: AgentLinks, runKey: string): Promise<number> {
 }
 
 /** Counts one send against the run's cap, and names it by its place in the run. */
-function nextSendKey(deps: ToolDeps, g: ToolGrant, kind: 'msg' | 'file' | 'edit' | 'react'): string {
+function nextSendKey(deps: ToolDeps, g: ToolGrant, kind: 'msg' | 'file' | 'card' | 'edit' | 'react'): string {
   const max = deps.limits.maxMessagesPerRun;
   if (g.sent >= max)
     throw new ToolError(

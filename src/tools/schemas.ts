@@ -33,6 +33,16 @@ export const addReactionInput = {
   emoji: z.string().min(1).max(40).describe('Exactly one emoji, like 👍.'),
 };
 
+export const sendCardInput = {
+  title: z.string().min(1).max(200).describe('A short title, shown first.'),
+  body: z.string().max(3000).default('').describe('The text under the title.'),
+  buttons: z
+    .array(z.string().max(200))
+    // The card's own cap (core/card.ts) is lower and answered with a sentence; this only bounds input.
+    .max(100)
+    .describe('The choices, at most 10 short labels. The person taps one (or types its number).'),
+};
+
 export const sendFileInput = {
   path: z
     .string()
@@ -105,6 +115,11 @@ export const TOOLS = {
     description:
       'Send a message to the person in this chat now, while you keep working (your final answer is sent anyway). Returns its id (out:<n>) for edit_message and add_reaction.',
     input: sendMessageInput,
+  },
+  send_card: {
+    description:
+      "Send this chat a card: a title, a body and up to 10 buttons. Where the channel has buttons (Telegram) the person taps one, elsewhere they get a numbered list; their choice comes back as the chat's next message (the button's label when tapped, the number when typed). Returns the card's id. Don't wait for it: end your turn.",
+    input: sendCardInput,
   },
   edit_message: {
     description:

@@ -43,11 +43,10 @@ export function toolSender(d: SenderDeps): ToolDeps['send'] {
   };
 }
 
-/** An edit or a reaction, already checked (message-policy.ts), into the outbox like a send. */
+/** An edit, a reaction or a card, already checked, into the outbox like a send. */
 export function toolChanger(d: Pick<SenderDeps, 'store' | 'kick' | 'now'>): ToolDeps['change'] {
   return async (chat, key, action, fence) => {
-    const r = await store(d, chat, key, [action], { chat, ...(fence && { fence }) });
-    return r.refused ? { refused: r.refused } : {};
+    return store(d, chat, key, [action], { chat, ...(fence && { fence }) });
   };
 }
 

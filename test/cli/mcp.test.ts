@@ -55,6 +55,7 @@ describe('agentwire mcp', () => {
         'pause_task',
         'resume_task',
         'schedule_task',
+        'send_card',
         'send_file',
         'send_message',
         'send_to_agent',

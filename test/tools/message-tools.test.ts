@@ -54,7 +54,13 @@ beforeEach(async () => {
   api = await startFakeBotApi();
   tg = harness();
   const channel = tg.make(telegramConfig(api.url));
-  await channel.start(tg.handler);
+  // The channel hands what it hears to the real inbox, as the relay's queue does.
+  await channel.start(async (msg) => {
+    const r = await store.queue.acceptInbound(msg, { now: Date.now(), maxPending: 50 });
+    return r.ok && r.value.type === 'stored'
+      ? { type: 'stored', inboxId: r.value.id }
+      : { type: 'duplicate' };
+  });
   await until(() => channel.status().type === 'connected');
   const config = configSchema.parse({
     whatsapp: { enabled: false },
@@ -280,6 +286,76 @@ describe('edit_message and add_reaction through agentwire mcp', () => {
       expect(r.text).toContain('this run no longer holds its chat');
     }
     await deliverer.idle();
+    expect(outboxRows()).toBe(before);
+  });
+
+  it("send_card: an inline keyboard on Telegram, and a tap comes back as the chat's next message, once", async () => {
+    const inId = await received(TG, '42:82');
+    const c = await mcpFor(TG, `in:${inId}`);
+    const r = await call(c, 'send_card', {
+      title: 'Deploy?',
+      body: 'Build 42 is green.',
+      buttons: ['Staging', 'Prod'],
+    });
+    expect(r).toMatchObject({ error: false, text: expect.stringMatching(/^Sent the card as out:\d+/) });
+    await until(() => api.callsOf('sendMessage').length === 1);
+    const sent = api.callsOf('sendMessage')[0]!.params;
+    expect(sent).toMatchObject({
+      chat_id: '42',
+      text: '<b>Deploy?</b>\n\nBuild 42 is green.',
+      reply_markup: {
+        inline_keyboard: [[{ text: 'Staging', callback_data: '1' }], [{ text: 'Prod', callback_data: '2' }]],
+      },
+    });
+    // The person taps "Prod" (twice: Telegram may deliver an update again).
+    const tap = {
+      callback_query: {
+        id: 'cbq-1',
+        from: { id: 42, is_bot: false, first_name: 'Ann' },
+        chat_instance: 'x',
+        data: '2',
+        message: {
+          message_id: 500,
+          date: 1_700_000_000,
+          chat: { id: 42, type: 'private' },
+          from: { id: 999, is_bot: true, first_name: 'Agent', username: 'agent_bot' },
+          text: 'Deploy?',
+          reply_markup: sent.reply_markup,
+        },
+      },
+    };
+    api.push(tap);
+    await until(() => api.callsOf('answerCallbackQuery').length === 1);
+    api.push(tap);
+    await until(() => api.callsOf('answerCallbackQuery').length === 2);
+    const rows = db
+      .prepare(`SELECT text, sender_id, message_id FROM inbox WHERE chat = ? AND id > ? ORDER BY id`)
+      .all(TG, inId) as { text: string; sender_id: string; message_id: string }[];
+    expect(rows).toEqual([{ text: 'Prod', sender_id: '42', message_id: '42:tap:cbq-1' }]);
+    expect(api.callsOf('answerCallbackQuery')[0]!.params).toMatchObject({ callback_query_id: 'cbq-1' });
+  });
+
+  it('send_card: a numbered list on SMS; 50 buttons is a sentence and nothing is stored', async () => {
+    const smsIn = await received(SMS, 'SM9');
+    const sms = await mcpFor(SMS, `in:${smsIn}`);
+    expect((await call(sms, 'send_card', { title: 'Deploy?', buttons: ['Staging', 'Prod'] })).error).toBe(
+      false,
+    );
+    const items = db.prepare(`SELECT item FROM outbox WHERE chat = ? ORDER BY id`).all(SMS) as {
+      item: string;
+    }[];
+    expect(items.map((i) => JSON.parse(i.item))).toEqual([
+      { type: 'text', text: 'Deploy?\n\n1. Staging\n2. Prod\n\nAnswer with a number.' },
+    ]);
+    const before = outboxRows();
+    const buttons = Array.from({ length: 50 }, (_, i) => `Option ${i + 1}`);
+    for (const chat of [SMS, TG]) {
+      const c = chat === SMS ? sms : await mcpFor(TG, `in:${await received(TG, '42:83')}`);
+      expect(await call(c, 'send_card', { title: 'Pick', buttons })).toEqual({
+        error: true,
+        text: 'send_card: not sent: a card has at most 10 buttons; you gave 50. Offer fewer, or ask in words.',
+      });
+    }
     expect(outboxRows()).toBe(before);
   });
 });

@@ -1,9 +1,10 @@
-// Changes to messages already in a Telegram chat: a new text for one the bot sent (editMessageText,
+// Cards with buttons, and changes to messages already in a Telegram chat: a new text for one the bot sent (editMessageText,
 // HTML first and plain when Telegram cannot parse it, as a send), and an emoji reaction on any message
 // of the chat (setMessageReaction). Errors are values, mapped like a send's (errors.ts).
-import { NOT_CONNECTED, type SendResult } from '../../core/types.js';
+import { type Card, NOT_CONNECTED, type SendResult } from '../../core/types.js';
 import type { BotApi } from './api.js';
 import { isParseError, sendFailure } from './errors.js';
+import { escapeHtml } from './format.js';
 import { render } from './render.js';
 
 const NOT_OPEN: SendResult = {
@@ -74,3 +75,29 @@ export async function react(
 /** The same text again (an edit resent after a crash): Telegram refuses it, but the message says it. */
 const isUnchanged = (err: unknown): boolean =>
   /message is not modified/i.test((err as { description?: string })?.description ?? '');
+
+/**
+ * A card: its title in bold and its body as one message, with an inline keyboard of one button a
+ * row. A button's `callback_data` is its number; the label a tap stands for is read back from the
+ * message the tap comes with (normalize.ts), so nothing about the card has to be kept here.
+ */
+export async function sendCard(api: BotApi | undefined, chatId: string, card: Card): Promise<SendResult> {
+  if (!api) return NOT_OPEN;
+  const text = `<b>${escapeHtml(card.title)}</b>${card.body ? `\n\n${render(card.body)[0]?.html ?? ''}` : ''}`;
+  const plain = card.body ? `${card.title}\n\n${card.body}` : card.title;
+  const reply_markup = {
+    inline_keyboard: card.buttons.map((label, i) => [{ text: label, callback_data: String(i + 1) }]),
+  };
+  try {
+    const m = await api.sendMessage(chatId, text.slice(0, 4096), { parse_mode: 'HTML', reply_markup });
+    return { ok: true, providerId: String(m.message_id) };
+  } catch (err) {
+    if (!isParseError(err)) return sendFailure(err);
+  }
+  try {
+    const m = await api.sendMessage(chatId, plain.slice(0, 4096), { reply_markup });
+    return { ok: true, providerId: String(m.message_id) };
+  } catch (err) {
+    return sendFailure(err);
+  }
+}
