@@ -39,7 +39,7 @@ let host: ToolHost;
 let api: FakeBotApi;
 let tg: Harness;
 let deliverer: Deliverer;
-let server: { close(): Promise<void> };
+let cleanups: (() => unknown)[];
 let clients: Client[];
 
 beforeAll(() => {
@@ -47,13 +47,19 @@ beforeAll(() => {
 });
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'aw-msgtools-'));
-  db = openDb(join(dir, 'db.sqlite'), ALL_MIGRATIONS);
-  store = storeOver(db);
+  cleanups = [];
   clients = [];
+  dir = mkdtempSync(join(tmpdir(), 'aw-msgtools-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  db = openDb(join(dir, 'db.sqlite'), ALL_MIGRATIONS);
+  cleanups.push(() => db.close());
+  store = storeOver(db);
   api = await startFakeBotApi();
+  cleanups.push(() => api.close());
   tg = harness();
+  cleanups.push(() => tg.cleanup());
   const channel = tg.make(telegramConfig(api.url));
+  cleanups.push(() => channel.stop());
   // The channel hands what it hears to the real inbox, as the relay's queue does.
   await channel.start(async (msg) => {
     const r = await store.queue.acceptInbound(msg, { now: Date.now(), maxPending: 50 });
@@ -79,21 +85,21 @@ beforeEach(async () => {
     timeZone: 'UTC',
   });
   deliverer = new Deliverer(store.queue, new Map<string, Channel>([['telegram', channel]]), log, Date.now);
+  cleanups.push(async () => {
+    deliverer.stop();
+    await deliverer.idle();
+  });
   host.bindDelivery((chat) => deliverer.kick(chat));
   const control = new MethodRegistry();
   registerToolsMethod(control, host);
-  server = await startControlServer(join(dir, 'relay.sock'), control, log);
+  const server = await startControlServer(join(dir, 'relay.sock'), control, log);
+  cleanups.push(() => server.close());
 });
 
 afterEach(async () => {
+  // What beforeEach made, last first: one that failed half-way still leaves nothing behind.
   for (const c of clients) await c.close();
-  deliverer.stop();
-  await deliverer.idle();
-  await server.close();
-  tg.cleanup();
-  await api.close();
-  db.close();
-  rmSync(dir, { recursive: true, force: true });
+  for (const undo of cleanups.reverse()) await undo();
 });
 
 /** `agentwire mcp` for one run of `chat`, as a CLI starts it. */
