@@ -24,23 +24,28 @@ export async function deliverItem(
     case 'file':
     case 'url':
       return channel.send(chatId, item, opts);
-    case 'card':
+    case 'card': {
       // A channel without buttons never gets one (the tool wrote text instead); should the config
-      // have changed since, the card still goes, as text.
-      return channel.sendCard
-        ? channel.sendCard(chatId, item.card)
-        : channel.send(chatId, { type: 'text', text: cardText(item.card) }, opts);
+      // have changed since, the card still goes, as text. So does one the provider refuses for good
+      // (a keyboard it will not take): the person still gets the choices, numbered.
+      const asText = () => channel.send(chatId, { type: 'text', text: cardText(item.card) }, opts);
+      if (!channel.sendCard) return asText();
+      const r = await channel.sendCard(chatId, item.card);
+      return r.ok || r.retryable || r.code === 'blocked' ? r : asText();
+    }
     case 'edit':
     case 'react': {
+      // What the channel cannot do is refused before the message is looked up: it never will.
+      if (item.type === 'edit' ? !channel.edit : !channel.react)
+        return refused(
+          `this channel cannot ${item.type === 'edit' ? 'edit' : 'react to'} messages`,
+          'unsupported',
+        );
       const target = await providerIdFor(store, chat, item.ref, item.type === 'edit');
       if (!target.ok) return target;
-      if (item.type === 'edit')
-        return channel.edit
-          ? channel.edit(chatId, target.providerId, item.text)
-          : refused('this channel cannot edit messages', 'unsupported');
-      return channel.react
-        ? channel.react(chatId, target.providerId, item.emoji)
-        : refused('this channel cannot react to messages', 'unsupported');
+      return item.type === 'edit'
+        ? channel.edit!(chatId, target.providerId, item.text)
+        : channel.react!(chatId, target.providerId, item.emoji);
     }
     default: {
       const never: never = item;
