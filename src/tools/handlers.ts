@@ -1,11 +1,6 @@
-// The relay's side of every tool call: the token names the run and its chat, the arguments are
-// checked again, and the work is done here (the MCP server is a thin process). Errors are short
-// sentences the agent reads (ToolError); nothing else of the relay leaks to it.
-import { z } from 'zod';
-import { channelCapabilities, channelPlugin } from '../channels/registry.js';
-import { cardText, checkCard } from '../core/card.js';
+import { channelPlugin } from '../channels/registry.js';
 import { waitLength } from '../core/interaction-text.js';
-import { answeredRef, type MessageRef, parseMessageRef } from '../core/message-ref.js';
+import { answeredRef, type MessageRef } from '../core/message-ref.js';
 import { taskLine } from '../core/task-line.js';
 import type { ChatKey, OutboundAction } from '../core/types.js';
 import { maskId } from '../log.js';
@@ -14,15 +9,22 @@ import type { EventStore } from '../store/events.js';
 import type { Fence } from '../store/ownership.js';
 import type { TaskStore } from '../store/tasks.js';
 import { type AgentLinkEntry, agentPrompt, decideSend } from './agent-links.js';
-import { decideChange } from './message-policy.js';
 import {
-  addReactionInput,
+  args,
+  firstIssue,
+  nextSendKey,
+  sentLeft,
+  ToolError,
+  unsend,
+  type Writer,
+  writerOf,
+} from './call-kit.js';
+import { changeMessage, sendCard } from './message-tools.js';
+import {
   askUserInput,
   cancelTaskInput,
-  editMessageInput,
   isToolName,
   scheduleTaskInput,
-  sendCardInput,
   sendFileInput,
   sendMessageInput,
   sendToAgentInput,
@@ -37,14 +39,7 @@ import { checkTask } from './task-policy.js';
 import type { ToolGrant, ToolTokens } from './tokens.js';
 import { planUpdate } from './update-task.js';
 
-/** The run that writes: its chat, and its lease of that chat when processes share the store. */
-export interface Writer {
-  chat: ChatKey;
-  fence?: Fence;
-}
-
-/** A refusal the agent should read as is. */
-export class ToolError extends Error {}
+export { ToolError, type Writer } from './call-kit.js';
 
 export interface ToolLimits {
   maxMessagesPerRun: number;
@@ -129,17 +124,6 @@ export async function callTool(deps: ToolDeps, raw: unknown): Promise<ToolAnswer
   return run(deps, checked.grant, p.data.tool, p.data.args);
 }
 
-function args<T extends z.ZodRawShape>(shape: T, raw: unknown, tool: ToolName): z.infer<z.ZodObject<T>> {
-  const r = z.object(shape).strict().safeParse(raw);
-  if (!r.success) throw new ToolError(`${tool}: ${firstIssue(r.error)}`);
-  return r.data;
-}
-
-function firstIssue(e: z.ZodError): string {
-  const i = e.issues[0];
-  return `${i?.path.join('.') || 'arguments'}: ${i?.message ?? 'invalid'}`;
-}
-
 async function run(deps: ToolDeps, g: ToolGrant, tool: ToolName, raw: unknown): Promise<ToolAnswer> {
   switch (tool) {
     case 'send_message': {
@@ -150,7 +134,7 @@ async function run(deps: ToolDeps, g: ToolGrant, tool: ToolName, raw: unknown): 
         if (!d.ok) throw new ToolError(`send_message: not sent: ${d.error}`);
         to = d.chat;
       }
-      const key = nextSendKey(deps, g, 'msg');
+      const key = nextSendKey(deps.limits.maxMessagesPerRun, g, 'msg');
       const r = await deps.send(to, key, a.text, [], g.cwd, writerOf(g));
       // "Sent" only once the message is stored (the outbox then sends it exactly once); a store that
       // refused it (a full disk) is the agent's to know, or the text is lost while the run goes on.
@@ -158,63 +142,22 @@ async function run(deps: ToolDeps, g: ToolGrant, tool: ToolName, raw: unknown): 
         unsend(g);
         throw new ToolError(`send_message: not sent: ${r.refused}`);
       }
-      return { text: `Sent${r.id ? ` as ${r.id}` : ''} (${sentLeft(deps, g)}).` };
+      return { text: `Sent${r.id ? ` as ${r.id}` : ''} (${sentLeft(deps.limits.maxMessagesPerRun, g)}).` };
     }
-    case 'send_card': {
-      const a = args(sendCardInput, raw, tool);
-      const c = checkCard(a.title, a.body, a.buttons);
-      if (!c.ok) throw new ToolError(`send_card: not sent: ${c.error}`);
-      const key = nextSendKey(deps, g, 'card');
-      const r = channelCapabilities(g.chat.slice(0, g.chat.indexOf(':'))).buttons
-        ? await deps.change(g.chat, key, { type: 'card', card: c.card }, g.fence)
-        : await deps.send(g.chat, key, cardText(c.card), [], g.cwd, writerOf(g));
-      if (r.refused) {
-        unsend(g);
-        throw new ToolError(`send_card: not sent: ${r.refused}`);
-      }
-      return { text: `Sent the card${r.id ? ` as ${r.id}` : ''} (${sentLeft(deps, g)}).` };
-    }
+    case 'send_card':
+      return sendCard(deps, g, raw);
     case 'edit_message':
-    case 'add_reaction': {
-      const edit = tool === 'edit_message';
-      const a = edit
-        ? { ...args(editMessageInput, raw, tool), emoji: undefined }
-        : { ...args(addReactionInput, raw, tool), text: undefined };
-      const channel = g.chat.slice(0, g.chat.indexOf(':'));
-      const caps = channelCapabilities(channel);
-      const ref = parseMessageRef(a.messageId);
-      const row = ref && (edit ? caps.edit : caps.react) ? await deps.messages.ref(ref) : undefined;
-      const d = decideChange({
-        kind: edit ? 'edit' : 'react',
-        ref: a.messageId,
-        parsed: ref !== undefined,
-        row,
-        chat: g.chat,
-        capable: edit ? caps.edit : caps.react,
-        ...(edit ? { text: a.text, textLimit: deps.messages.textLimit(channel) } : { emoji: a.emoji }),
-      });
-      if (!d.ok) throw new ToolError(`${tool}: ${d.error}`);
-      const target = a.messageId.trim();
-      const action: OutboundAction = edit
-        ? { type: 'edit', ref: target, text: a.text ?? '' }
-        : { type: 'react', ref: target, emoji: a.emoji ?? '' };
-      const key = nextSendKey(deps, g, edit ? 'edit' : 'react');
-      const r = await deps.change(g.chat, key, action, g.fence);
-      if (r.refused) {
-        unsend(g);
-        throw new ToolError(`${tool}: not done: ${r.refused}`);
-      }
-      return { text: `${edit ? 'Edited' : 'Reacted to'} ${target} (${sentLeft(deps, g)}).` };
-    }
+    case 'add_reaction':
+      return changeMessage(deps, g, tool, raw);
     case 'send_file': {
       const a = args(sendFileInput, raw, tool);
-      const key = nextSendKey(deps, g, 'file');
+      const key = nextSendKey(deps.limits.maxMessagesPerRun, g, 'file');
       const r = await deps.send(g.chat, key, a.caption ?? '', [a.path], g.cwd, writerOf(g));
       if (r.refused) {
         unsend(g);
         throw new ToolError(`send_file: not sent: ${r.refused}`);
       }
-      return { text: `Sent ${a.path} (${sentLeft(deps, g)}).` };
+      return { text: `Sent ${a.path} (${sentLeft(deps.limits.maxMessagesPerRun, g)}).` };
     }
     case 'schedule_task': {
       const a = args(scheduleTaskInput, raw, tool);
@@ -379,31 +322,5 @@ async function callerHop(links: AgentLinks, runKey: string): Promise<number> {
     return 0;
   }
 }
-
-/** Counts one send against the run's cap, and names it by its place in the run. */
-function nextSendKey(deps: ToolDeps, g: ToolGrant, kind: 'msg' | 'file' | 'card' | 'edit' | 'react'): string {
-  const max = deps.limits.maxMessagesPerRun;
-  if (g.sent >= max)
-    throw new ToolError(
-      `not sent: this run already sent ${max} messages, the most one run may send (tools.maxMessagesPerRun). Put the rest in your final answer.`,
-    );
-  g.sent++;
-  g.ordinal++;
-  return `tool:${g.runKey}:${kind}:${g.ordinal}`;
-}
-
-/**
- * Takes back a send that stored nothing: it does not use up the run's messages, and its key is
- * given to the next send, so a redo after a crash names the sends that were stored the same way.
- */
-function unsend(g: ToolGrant): void {
-  g.sent--;
-  g.ordinal--;
-}
-
-const writerOf = (g: ToolGrant): Writer => ({ chat: g.chat, ...(g.fence && { fence: g.fence }) });
-
-const sentLeft = (deps: ToolDeps, g: ToolGrant): string =>
-  `${deps.limits.maxMessagesPerRun - g.sent} more this run`;
 
 const iso = (ms: number): string => new Date(ms).toISOString();

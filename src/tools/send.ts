@@ -8,7 +8,6 @@ import { textItems } from '../core/reply.js';
 import type { ChannelName, ChatKey, OutboundItem, OutboxItem } from '../core/types.js';
 import { parseChatKey } from '../core/types.js';
 import type { MediaPolicy } from '../queue/ports.js';
-import type { Fence } from '../store/ownership.js';
 import type { QueueStore } from '../store/queue-ops.js';
 import type { ToolDeps, Writer } from './handlers.js';
 
