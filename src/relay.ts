@@ -195,6 +195,7 @@ export function createTools(
   return createToolHost({
     enabled: config.tools.enabled,
     limits: config.tools,
+    targets: config.targets,
     // A tool's send is a write of its run: fenced by the chat's lease when processes share the store.
     store: owner ? { queue: fencedReplies(store.queue, owner), tasks: store.tasks } : store,
     mediaPolicy: mediaPolicy(config, paths.stagedMedia, confinedRoots(config, paths)),

@@ -66,7 +66,24 @@ export interface DoctorDeps {
   timeoutMs: number;
 }
 
+/**
+ * What a channel can do besides sending, declared by its plugin so the middle (the agent's tools, a
+ * progress message) can decide without the running channel, in any process. Pure data; a capability
+ * left out is false. Each true one has its method on the `Channel` the plugin creates:
+ * - `edit`: `Channel.edit`, replace the text of a message it sent.
+ * - `react`: `Channel.react`, put an emoji reaction on a message of the chat.
+ * - `buttons`: `Channel.sendCard`, a message with buttons the person taps; a tap comes back as the
+ *   chat's next message. Without it a card is sent as text with a numbered list.
+ */
+export interface ChannelCapabilities {
+  readonly edit?: boolean;
+  readonly react?: boolean;
+  readonly buttons?: boolean;
+}
+
 export interface ChannelPlugin {
+  /** What the channel can do besides sending (see ChannelCapabilities); absent: nothing more. */
+  readonly capabilities?: ChannelCapabilities;
   /**
    * The channel's name: its folder, its config section, and the `<name>:` of its chat keys
    * (`telegram:123456`). Lower-case letters, digits and `-`; never `console` (the terminal chat).

@@ -4,7 +4,7 @@
 import type { Config } from '../config/schema.js';
 import { type ChannelName, type ChatKey, parseChatKey } from '../core/types.js';
 import { discordPlugin } from './discord/plugin.js';
-import { type ChannelPlugin, PLUGIN_NAME } from './plugin.js';
+import { type ChannelCapabilities, type ChannelPlugin, PLUGIN_NAME } from './plugin.js';
 import { slackPlugin } from './slack/plugin.js';
 import { telegramPlugin } from './telegram/plugin.js';
 import { twilioPlugin } from './twilio/plugin.js';
@@ -66,4 +66,10 @@ export function checkChatKey(raw: string, plugins: readonly ChannelPlugin[] = CH
       error: `"${p.chatId}" is not a ${plugin.displayName} chat id (${plugin.chatIdHelp ?? `like "${plugin.exampleChatId}"`})`,
     };
   return { ok: true, ...p, key: `${p.channel}:${p.chatId}`, plugin };
+}
+
+/** What a channel can do besides sending (plugin.capabilities), every field set; none for the console. */
+export function channelCapabilities(name: string): Required<ChannelCapabilities> {
+  const c = channelPlugin(name)?.capabilities;
+  return { edit: c?.edit === true, react: c?.react === true, buttons: c?.buttons === true };
 }

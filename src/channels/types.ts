@@ -1,4 +1,5 @@
 import type {
+  Card,
   ChannelName,
   FetchedMedia,
   InboundMessage,
@@ -70,6 +71,22 @@ export interface Channel {
    */
   send(chatId: string, item: OutboundItem, opts?: SendOptions): Promise<SendResult>;
   typing?(chatId: string, on: boolean): Promise<void>;
+  /**
+   * Replaces the text of a message this channel sent (`providerMessageId`: the id its `send`
+   * returned). Present exactly when the plugin's `capabilities.edit` is true. Errors are values, as
+   * for `send`; the outbox retries a retryable one like a send.
+   */
+  edit?(chatId: string, providerMessageId: string, text: string): Promise<SendResult>;
+  /**
+   * Puts one emoji reaction on a message of the chat, sent or received (`providerMessageId`: the id
+   * `send` returned, or the inbound message's `messageId`). Present exactly when `capabilities.react`.
+   */
+  react?(chatId: string, providerMessageId: string, emoji: string): Promise<SendResult>;
+  /**
+   * Sends a message with buttons; a tap comes back through `start`'s handler as the chat's next
+   * message, its text the tapped button's label. Present exactly when `capabilities.buttons`.
+   */
+  sendCard?(chatId: string, card: Card): Promise<SendResult>;
   /**
    * Downloads attachments a message was stored with but not fetched (`InboundMessage.remoteMedia`),
    * just before its run. Never throws: an attachment that does not come becomes a note.

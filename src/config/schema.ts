@@ -12,6 +12,7 @@ import { eventsSchema, hooksSchema, targetsSchema } from './schema-events.js';
 import { permissionsSchema } from './schema-permissions.js';
 import { progressFields } from './schema-progress.js';
 import { agentKind, DEFAULT_AGENT_KIND } from './schema-refine.js';
+import { sendToProblems, sendToSchema } from './schema-send-to.js';
 import { slackSchema } from './schema-slack.js';
 import { userToolsFields } from './schema-user-tools.js';
 import { acpProblems, warmSchema } from './schema-warm.js';
@@ -248,6 +249,7 @@ const toolsSchema = z
         'How many send_to_agent hands one request may pass through (A to B is 1, B back to A is 2…); one more is refused, so a loop between agents ends.',
       ),
     ...userToolsFields,
+    sendTo: sendToSchema,
   })
   .strict();
 
@@ -343,6 +345,7 @@ export const configSchema = z
   .strict()
   .superRefine((c, ctx) => {
     for (const p of acpProblems(c.agent, c.agents.acp)) ctx.addIssue({ code: 'custom', ...p });
+    for (const p of sendToProblems(c.targets, c.tools.sendTo)) ctx.addIssue({ code: 'custom', ...p });
     const list = c.agents.list;
     for (const p of agentListProblems({
       agent: c.agent,

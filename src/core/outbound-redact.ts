@@ -4,7 +4,7 @@
 // skip it; the secret list is the credentials registered in log.ts (every live run's tool token,
 // the channels' auth tokens and secrets from config and env, key-like env values). Pure over that list.
 import { maskCredentials } from '../log.js';
-import type { OutboundItem } from './types.js';
+import type { OutboxItem } from './types.js';
 
 /** Text on its way to a chat, each registered credential replaced by `[redacted]`. */
 export const redactOutbound = (text: string): string => maskCredentials(text);
@@ -13,8 +13,10 @@ export const redactOutbound = (text: string): string => maskCredentials(text);
  * An outbox item with every field a person can read redacted. A URL is masked too: a link carrying
  * a token would hand the token to whoever reads the chat, and a broken link is the lesser harm.
  */
-export function redactItem(item: OutboundItem): OutboundItem {
+export function redactItem<T extends OutboxItem>(item: T): T;
+export function redactItem(item: OutboxItem): OutboxItem {
   switch (item.type) {
+    case 'edit':
     case 'text':
       return { ...item, text: maskCredentials(item.text) };
     case 'file':
@@ -28,6 +30,18 @@ export function redactItem(item: OutboundItem): OutboundItem {
         ...item,
         url: maskCredentials(item.url),
         ...(item.caption !== undefined && { caption: maskCredentials(item.caption) }),
+      };
+    case 'react':
+      // One emoji (checked by the tool): nothing a credential could hide in.
+      return item;
+    case 'card':
+      return {
+        ...item,
+        card: {
+          title: maskCredentials(item.card.title),
+          body: maskCredentials(item.card.body),
+          buttons: item.card.buttons.map(maskCredentials),
+        },
       };
   }
 }

@@ -74,6 +74,31 @@ export type OutboundItem =
   | { type: 'file'; path: string; mimeType: string; fileName: string; sizeBytes: number; caption?: string }
   | { type: 'url'; url: string; caption?: string };
 
+/**
+ * A change to a message already in the chat, written to the outbox like a message and sent once, in
+ * order with the chat's messages. `ref` is agentwire's id of the message (core/message-ref.ts), turned
+ * into the provider's id only when it is sent: the message it names was written earlier, so it has
+ * been delivered (or given up) by then.
+ */
+export type OutboundAction =
+  | { type: 'edit'; ref: string; text: string }
+  | { type: 'react'; ref: string; emoji: string }
+  /**
+   * A message with buttons (send_card), written only for a channel whose plug-in declares `buttons`;
+   * every other channel gets the same card as text with a numbered list (core/card.ts).
+   */
+  | { type: 'card'; card: Card };
+
+/** A titled message with buttons to tap; a tap comes back as the chat's next message (its label). */
+export interface Card {
+  title: string;
+  body: string;
+  buttons: readonly string[];
+}
+
+/** What one outbox row holds. */
+export type OutboxItem = OutboundItem | OutboundAction;
+
 export type SendResult =
   | { ok: true; providerId?: string }
   | { ok: false; error: string; retryable: boolean; code?: string; retryAfterMs?: number };

@@ -14,6 +14,7 @@ import { maskId } from '../log.js';
 import { isExpiryNotice, type OutboxRow } from '../store/contract/outbox.js';
 import type { Fence } from '../store/ownership.js';
 import type { QueueStore } from '../store/queue-ops.js';
+import { deliverItem } from './deliver-item.js';
 import { persist, unwrap } from './persist.js';
 import type { ChannelMap, Clock } from './ports.js';
 import type { ProcessOwner } from './process-owner.js';
@@ -215,7 +216,14 @@ export class Deliverer {
       }
       let r: SendResult;
       try {
-        r = await channel.send(target.chatId, row.item, await this.resendOptions(chat, row));
+        r = await deliverItem(
+          this.store,
+          channel,
+          chat,
+          target.chatId,
+          row.item,
+          await this.resendOptions(chat, row),
+        );
       } catch (err) {
         // A channel should return errors as values; a throw is treated as a transient failure.
         r = { ok: false, error: (err as Error).message, retryable: true };
@@ -288,9 +296,10 @@ export class Deliverer {
 
   private async giveUp(chat: ChatKey, row: OutboxRow, error: string): Promise<void> {
     // An attachment that could not go out is announced in text; a failed text chunk cannot be.
+    // An edit or a reaction that could not be made is logged only: the message it meant to change is there.
     const what = row.item.type === 'file' ? row.item.fileName : 'a link';
     const notice =
-      row.item.type !== 'text'
+      row.item.type === 'file' || row.item.type === 'url'
         ? `(Could not send the attachment ${what}: ${error.slice(0, 160)})`
         : undefined;
     unwrap(await this.store.failChunk(row, error, this.now(), notice));

@@ -11,6 +11,7 @@ import type { ChatKey, SystemSession } from '../core/types.js';
 import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
 import { type SessionScope, scopeFor, sessionState } from '../store/contract/sessions.js';
+import type { Fence } from '../store/ownership.js';
 import type { KeptSession, QueueStore } from '../store/queue-ops.js';
 import type { Interactions } from './interactions.js';
 import type { Lanes } from './lanes.js';
@@ -80,6 +81,8 @@ export interface ExecuteOptions {
   runKey?: string;
   /** Who asked (the least trusted sender of the run): a member's or guest's run uses its profile. */
   role?: Role;
+  /** The chat's lease the run holds: what its tools write is fenced by it. */
+  fence?: Fence;
 }
 
 export async function currentAgent(
@@ -156,6 +159,7 @@ export async function execute(
           ...(agent.base.sandbox && { sandboxed: true }),
           ...(agent.base.permissions !== undefined && { permissions: agent.base.permissions }),
           ...(approve && { approve }),
+          ...(opts.fence && { fence: opts.fence }),
         })
       : undefined;
   const done = <T>(outcome: T): T => {

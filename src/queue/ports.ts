@@ -6,6 +6,7 @@ import type { Channel } from '../channels/types.js';
 import type { Role } from '../core/roles.js';
 import type { ChannelName, ChatKey, OutboundItem } from '../core/types.js';
 import type { WarmProcessInfo } from '../drivers/pool-types.js';
+import type { Fence } from '../store/ownership.js';
 
 export type { AgentRun, ResolvedAgent, RunContext } from '../agents/resolve.js';
 
@@ -108,4 +109,6 @@ export type ToolGrantor = (run: {
   /** The run's permission policy and Approver: they decide the user's own tools' calls. */
   permissions?: PermissionPolicy;
   approve?: Approver;
+  /** The chat's lease the run holds: the tools' writes carry it (store/ownership.ts). */
+  fence?: Fence;
 }) => { server: ToolServer; warm: WarmTools; release(): void } | undefined;

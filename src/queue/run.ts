@@ -167,6 +167,7 @@ export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
           signal: active.controller.signal,
           // The tools' outbox keys: the same when a crash redoes the run.
           runKey: `in:${run.ids[run.ids.length - 1]}`,
+          ...fenced(run),
           ...(onProgress ? { onProgress } : {}),
           ...(feed && { onEvent: feed.listener }),
           ...runRole(deps.exec, chat, rows),

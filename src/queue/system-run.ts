@@ -40,6 +40,7 @@ export async function runSystem(
       ...opts,
       runKey: opts.runKey ?? `sys:${randomUUID()}`,
       signal: controller.signal,
+      ...(lease && { fence: lease.fence }),
     });
     switch (out.type) {
       case 'no_session':

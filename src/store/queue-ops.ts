@@ -15,10 +15,11 @@
 //   StoreError carrying the same. No engine error, code or handle leaves the store.
 
 import type { CommandEffect, CommandPlan } from '../core/command-handler.js';
+import type { MessageRef } from '../core/message-ref.js';
 import type { TaskLike } from '../core/task-line.js';
-import type { ChatKey, InboundMedia, InboundMessage, OutboundItem } from '../core/types.js';
+import type { ChatKey, InboundMedia, InboundMessage, OutboundItem, OutboxItem } from '../core/types.js';
 import type { InboxRow } from './contract/inbox.js';
-import type { OutboxRow } from './contract/outbox.js';
+import type { MessageRefRow, OutboxRow } from './contract/outbox.js';
 import type { RunRecord } from './contract/runs.js';
 import type { ChatSettings, SessionRow, SessionScope } from './contract/sessions.js';
 import type { Written } from './errors.js';
@@ -162,10 +163,29 @@ export interface QueueStore {
   enqueueReply(
     chat: ChatKey,
     key: string,
-    items: readonly OutboundItem[],
+    items: readonly OutboxItem[],
     now: number,
     fence?: Fence,
   ): Promise<Written<number>>;
+  /**
+   * Items a run writes to another chat than its own (send_message's `to`): fenced by the writing
+   * run's lease of its own chat (`writer`), since it holds none of the target's; refused once that
+   * moved. A `key` written before adds nothing.
+   */
+  enqueueForChat(
+    chat: ChatKey,
+    key: string,
+    items: readonly OutboxItem[],
+    now: number,
+    writer?: Fence,
+  ): Promise<Written<number>>;
+  /** The first outbox row written under `key`: agentwire's id of a message a tool sent. */
+  outboxIdOf(key: string): Promise<number | undefined>;
+  /**
+   * The message agentwire's id names (an outbox row that is a message, or a received message), or
+   * undefined: the tools check its chat, delivery turns it into the provider's id.
+   */
+  messageRef(ref: MessageRef): Promise<MessageRefRow | undefined>;
   /** One stored message, by id (who a run answers: the tools' chat_info). */
   message(id: number): Promise<InboxRow | undefined>;
   /** One row of run history (never the text). */

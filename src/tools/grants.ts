@@ -56,6 +56,7 @@ export function toolGrantor(d: GrantorDeps): ToolGrantor {
         ...(run.personWaitMs && { personWaitMs: run.personWaitMs }),
         ...(run.permissions !== undefined && { permissions: run.permissions }),
         ...(run.approve && { approve: run.approve }),
+        ...(run.fence && { fence: run.fence }),
       },
       run.timeoutMs,
     );

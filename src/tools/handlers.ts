@@ -1,15 +1,25 @@
-// The relay's side of every tool call: the token names the run and its chat, the arguments are
-// checked again, and the work is done here (the MCP server is a thin process). Errors are short
-// sentences the agent reads (ToolError); nothing else of the relay leaks to it.
-import { z } from 'zod';
 import { channelPlugin } from '../channels/registry.js';
 import { waitLength } from '../core/interaction-text.js';
+import { answeredRef, type MessageRef } from '../core/message-ref.js';
 import { taskLine } from '../core/task-line.js';
-import type { ChatKey } from '../core/types.js';
+import type { ChatKey, OutboundAction } from '../core/types.js';
 import { maskId } from '../log.js';
+import type { MessageRefRow } from '../store/contract/outbox.js';
 import type { EventStore } from '../store/events.js';
+import type { Fence } from '../store/ownership.js';
 import type { TaskStore } from '../store/tasks.js';
 import { type AgentLinkEntry, agentPrompt, decideSend } from './agent-links.js';
+import {
+  args,
+  firstIssue,
+  nextSendKey,
+  sentLeft,
+  ToolError,
+  unsend,
+  type Writer,
+  writerOf,
+} from './call-kit.js';
+import { changeMessage, sendCard } from './message-tools.js';
 import {
   askUserInput,
   cancelTaskInput,
@@ -24,13 +34,13 @@ import {
   toolCallParams,
   updateTaskInput,
 } from './schemas.js';
+import { decideSendTo } from './send-to.js';
 import { checkTask } from './task-policy.js';
 import type { ToolGrant, ToolTokens } from './tokens.js';
 import { planUpdate } from './update-task.js';
 import type { UserTools } from './user-tools.js';
 
-/** A refusal the agent should read as is. */
-export class ToolError extends Error {}
+export { ToolError, type Writer } from './call-kit.js';
 
 export interface ToolLimits {
   maxMessagesPerRun: number;
@@ -38,6 +48,8 @@ export interface ToolLimits {
   minTaskIntervalMinutes: number;
   /** How long ask_user waits once the chat is shown the question. */
   askTimeoutMinutes: number;
+  /** Which chats may send_message to which target (config tools.sendTo). */
+  sendTo: Readonly<Record<string, readonly string[]>>;
 }
 
 /** ask_user in a run that cannot wait for a person (docs/tools.md). */
@@ -47,6 +59,8 @@ export const ASK_NEEDS_WARM =
 export interface ToolDeps {
   tokens: ToolTokens;
   limits: ToolLimits;
+  /** The config's named chats (`targets`): the only places send_message's `to` may name. */
+  targets: Readonly<Record<string, string>>;
   /**
    * Sends text and at most one raw media reference to the chat through the outbox, once per `key`,
    * under the same media policy as MEDIA: lines. A refused reference is returned, nothing is sent.
@@ -57,7 +71,20 @@ export interface ToolDeps {
     text: string,
     media: readonly string[],
     cwd: string,
-  ): Promise<{ refused?: string }>;
+    writer: Writer,
+  ): Promise<{ refused?: string; id?: string }>;
+  /** Stores an edit, a reaction or a card (already checked) in the chat's outbox, once per `key`. */
+  change(
+    chat: ChatKey,
+    key: string,
+    action: OutboundAction,
+    fence?: Fence,
+  ): Promise<{ refused?: string; id?: string }>;
+  /** The message agentwire's id names, and the longest text one message of a channel may be. */
+  messages: {
+    ref(ref: MessageRef): Promise<MessageRefRow | undefined>;
+    textLimit(channel: string): number;
+  };
   tasks: TaskStore;
   /** The stored tasks changed: the scheduler picks them up now, not at its next wake. */
   tasksChanged(): void;
@@ -106,40 +133,40 @@ export async function callTool(deps: ToolDeps, raw: unknown): Promise<ToolAnswer
   return run(deps, checked.grant, p.data.tool, p.data.args);
 }
 
-function args<T extends z.ZodRawShape>(shape: T, raw: unknown, tool: ToolName): z.infer<z.ZodObject<T>> {
-  const r = z.object(shape).strict().safeParse(raw);
-  if (!r.success) throw new ToolError(`${tool}: ${firstIssue(r.error)}`);
-  return r.data;
-}
-
-function firstIssue(e: z.ZodError): string {
-  const i = e.issues[0];
-  return `${i?.path.join('.') || 'arguments'}: ${i?.message ?? 'invalid'}`;
-}
-
 async function run(deps: ToolDeps, g: ToolGrant, tool: ToolName, raw: unknown): Promise<ToolAnswer> {
   switch (tool) {
     case 'send_message': {
       const a = args(sendMessageInput, raw, tool);
-      const key = nextSendKey(deps, g, 'msg');
-      const r = await deps.send(g.chat, key, a.text, [], g.cwd);
+      let to = g.chat;
+      if (a.to !== undefined) {
+        const d = decideSendTo({ to: a.to, chat: g.chat, targets: deps.targets, sendTo: deps.limits.sendTo });
+        if (!d.ok) throw new ToolError(`send_message: not sent: ${d.error}`);
+        to = d.chat;
+      }
+      const key = nextSendKey(deps.limits.maxMessagesPerRun, g, 'msg');
+      const r = await deps.send(to, key, a.text, [], g.cwd, writerOf(g));
       // "Sent" only once the message is stored (the outbox then sends it exactly once); a store that
       // refused it (a full disk) is the agent's to know, or the text is lost while the run goes on.
       if (r.refused) {
         unsend(g);
         throw new ToolError(`send_message: not sent: ${r.refused}`);
       }
-      return { text: `Sent (${sentLeft(deps, g)}).` };
+      return { text: `Sent${r.id ? ` as ${r.id}` : ''} (${sentLeft(deps.limits.maxMessagesPerRun, g)}).` };
     }
+    case 'send_card':
+      return sendCard(deps, g, raw);
+    case 'edit_message':
+    case 'add_reaction':
+      return changeMessage(deps, g, tool, raw);
     case 'send_file': {
       const a = args(sendFileInput, raw, tool);
-      const key = nextSendKey(deps, g, 'file');
-      const r = await deps.send(g.chat, key, a.caption ?? '', [a.path], g.cwd);
+      const key = nextSendKey(deps.limits.maxMessagesPerRun, g, 'file');
+      const r = await deps.send(g.chat, key, a.caption ?? '', [a.path], g.cwd, writerOf(g));
       if (r.refused) {
         unsend(g);
         throw new ToolError(`send_file: not sent: ${r.refused}`);
       }
-      return { text: `Sent ${a.path} (${sentLeft(deps, g)}).` };
+      return { text: `Sent ${a.path} (${sentLeft(deps.limits.maxMessagesPerRun, g)}).` };
     }
     case 'schedule_task': {
       const a = args(scheduleTaskInput, raw, tool);
@@ -281,6 +308,8 @@ async function run(deps: ToolDeps, g: ToolGrant, tool: ToolName, raw: unknown): 
         chat: maskId(chatId),
         isGroup: who?.isGroup ?? channelPlugin(channel ?? '')?.chatKind(chatId) === 'group',
         from: who ? (who.name ?? (who.id ? maskId(who.id) : 'unknown')) : 'nobody: a scheduled run',
+        // The id edit_message and add_reaction take for the message this run answers.
+        ...(answeredRef(g.runKey) && { messageId: answeredRef(g.runKey) }),
         timeZone: deps.timeZone,
         now: iso(deps.now()),
       };
@@ -302,29 +331,5 @@ async function callerHop(links: AgentLinks, runKey: string): Promise<number> {
     return 0;
   }
 }
-
-/** Counts one send against the run's cap, and names it by its place in the run. */
-function nextSendKey(deps: ToolDeps, g: ToolGrant, kind: 'msg' | 'file'): string {
-  const max = deps.limits.maxMessagesPerRun;
-  if (g.sent >= max)
-    throw new ToolError(
-      `not sent: this run already sent ${max} messages, the most one run may send (tools.maxMessagesPerRun). Put the rest in your final answer.`,
-    );
-  g.sent++;
-  g.ordinal++;
-  return `tool:${g.runKey}:${kind}:${g.ordinal}`;
-}
-
-/**
- * Takes back a send that stored nothing: it does not use up the run's messages, and its key is
- * given to the next send, so a redo after a crash names the sends that were stored the same way.
- */
-function unsend(g: ToolGrant): void {
-  g.sent--;
-  g.ordinal--;
-}
-
-const sentLeft = (deps: ToolDeps, g: ToolGrant): string =>
-  `${deps.limits.maxMessagesPerRun - g.sent} more this run`;
 
 const iso = (ms: number): string => new Date(ms).toISOString();

@@ -11,15 +11,20 @@ import type { TaskStore } from '../store/tasks.js';
 import { toolGrantor } from './grants.js';
 import { type AgentLinks, callTool, type ToolDeps, ToolError, type ToolLimits } from './handlers.js';
 import { type ToolAnswer, toolListParams } from './schemas.js';
-import { toolSender } from './send.js';
+import { toolChanger, toolSender } from './send.js';
 import { TOKEN_INVALID, ToolTokens } from './tokens.js';
 import type { ListedTool, UserTools } from './user-tools.js';
 
 export interface ToolHostOptions {
   enabled: boolean;
   limits: ToolLimits;
+  /** The config's `targets`: the names send_message's `to` may take (with `limits.sendTo`). */
+  targets?: Readonly<Record<string, string>>;
   /** The outbox (sends) and the message a run answers (chat_info), and where tasks are kept. */
-  store: { queue: Pick<QueueStore, 'enqueueReply' | 'message'>; tasks: TaskStore };
+  store: {
+    queue: Pick<QueueStore, 'enqueueReply' | 'enqueueForChat' | 'message' | 'outboxIdOf' | 'messageRef'>;
+    tasks: TaskStore;
+  };
   mediaPolicy: MediaPolicy;
   /** The channel's splitter rules (core/chunk.ts channelRules), as the queue cuts its replies. */
   textRules(channel: ChannelName): ChunkRules;
@@ -86,6 +91,7 @@ export function createToolHost(o: ToolHostOptions): ToolHost {
   const deps: ToolDeps = {
     tokens,
     limits: o.limits,
+    targets: o.targets ?? {},
     send: toolSender({
       store: o.store.queue,
       mediaPolicy: o.mediaPolicy,
@@ -93,6 +99,11 @@ export function createToolHost(o: ToolHostOptions): ToolHost {
       kick: (chat) => kick(chat),
       now,
     }),
+    change: toolChanger({ store: o.store.queue, kick: (chat) => kick(chat), now }),
+    messages: {
+      ref: (ref) => o.store.queue.messageRef(ref),
+      textLimit: (channel) => o.textRules(channel).limit ?? Number.POSITIVE_INFINITY,
+    },
     tasks: o.store.tasks,
     tasksChanged: () => {
       for (const l of listeners) l();

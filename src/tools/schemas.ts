@@ -5,6 +5,42 @@ import { z } from 'zod';
 
 export const sendMessageInput = {
   text: z.string().min(1).max(20_000).describe('The message, plain text (markdown is kept as typed).'),
+  to: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe(
+      "Another chat, by its name in agentwire's config (targets), where the config lets this chat write; never a number. Absent: this chat.",
+    ),
+};
+
+const messageId = z
+  .string()
+  .min(1)
+  .max(40)
+  .describe(
+    "agentwire's id of a message in this chat: out:<n> as send_message returned it, or chat_info's messageId (the message you answer).",
+  );
+
+export const editMessageInput = {
+  messageId,
+  text: z.string().min(1).max(20_000).describe('The new text of the message, replacing the old.'),
+};
+
+export const addReactionInput = {
+  messageId,
+  emoji: z.string().min(1).max(40).describe('Exactly one emoji, like 👍.'),
+};
+
+export const sendCardInput = {
+  title: z.string().min(1).max(200).describe('A short title, shown first.'),
+  body: z.string().max(3000).default('').describe('The text under the title.'),
+  buttons: z
+    .array(z.string().max(200))
+    // The card's own cap (core/card.ts) is lower and answered with a sentence; this only bounds input.
+    .max(100)
+    .describe('The choices, at most 10 short labels. The person taps one (or types its number).'),
 };
 
 export const sendFileInput = {
@@ -77,8 +113,23 @@ export const noInput = {};
 export const TOOLS = {
   send_message: {
     description:
-      'Send a message to the person in this chat now, while you keep working (your final answer is sent anyway).',
+      'Send a message to the person in this chat now, while you keep working (your final answer is sent anyway). Returns its id (out:<n>) for edit_message and add_reaction.',
     input: sendMessageInput,
+  },
+  send_card: {
+    description:
+      "Send this chat a card: a title, a body and up to 10 buttons. Where the channel has buttons (Telegram) the person taps one, elsewhere they get a numbered list; their choice comes back as the chat's next message (the button's label when tapped, the number when typed). Returns the card's id. Don't wait for it: end your turn.",
+    input: sendCardInput,
+  },
+  edit_message: {
+    description:
+      'Replace the text of a message you sent in this chat, by the id send_message returned. Not every channel can (you are told so).',
+    input: editMessageInput,
+  },
+  add_reaction: {
+    description:
+      "Put one emoji reaction on a message of this chat: one you sent (send_message's id) or the person's message you answer (chat_info's messageId). Not every channel can.",
+    input: addReactionInput,
   },
   send_file: {
     description:

@@ -25,6 +25,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Approver, PermissionPolicy } from '../agents/types.js';
 import type { ChatKey } from '../core/types.js';
 import { forgetCredential, registerCredential } from '../log.js';
+import type { Fence } from '../store/ownership.js';
 
 export interface ToolGrant {
   chat: ChatKey;
@@ -54,6 +55,11 @@ export interface ToolGrant {
    */
   permissions?: PermissionPolicy;
   approve?: Approver;
+  /**
+   * The chat's lease the run holds, when processes share the store: every write a tool makes for the
+   * run carries it, and is refused once the lease moved (a run of a paused process cannot send).
+   */
+  fence?: Fence;
   /** Messages and files sent by this run so far. */
   sent: number;
   /** Tool calls that created something keyed by their place in the run (send, schedule). */
@@ -118,7 +124,7 @@ export class ToolTokens {
   mint(
     g: Pick<
       ToolGrant,
-      'chat' | 'runKey' | 'cwd' | 'personWaitMs' | 'agent' | 'role' | 'permissions' | 'approve'
+      'chat' | 'runKey' | 'cwd' | 'personWaitMs' | 'agent' | 'role' | 'permissions' | 'approve' | 'fence'
     > & {
       interactive?: boolean;
     },

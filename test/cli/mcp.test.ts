@@ -46,13 +46,16 @@ describe('agentwire mcp', () => {
     const tools = (await c.listTools()).tools;
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
+        'add_reaction',
         'ask_user',
         'cancel_task',
+        'edit_message',
         'chat_info',
         'list_tasks',
         'pause_task',
         'resume_task',
         'schedule_task',
+        'send_card',
         'send_file',
         'send_message',
         'send_to_agent',

@@ -2,6 +2,7 @@
 // state folder (0700, files 0600) for as long as an unsent chunk names it, and is what is sent after
 // the restart, even though the original's folder has been swapped for a link out of the root since.
 // Copies no unsent reply names are swept, once they are older than the grace period.
+
 import {
   existsSync,
   mkdirSync,
@@ -17,6 +18,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolvePaths } from '../../src/config/paths.js';
 import { configSchema } from '../../src/config/schema.js';
+import type { OutboundItem } from '../../src/core/types.js';
 import { createLogger } from '../../src/log.js';
 import { stagingService } from '../../src/media/staging-service.js';
 import { mediaPolicy } from '../../src/queue/adapters.js';
@@ -84,7 +86,7 @@ describe('staged media across a restart', () => {
     const wa = await waSetup({ config: { whatsapp: { allowFrom: [ALICE] } } });
     const sock = await wa.start();
     for (let row = nextPending(db, `whatsapp:${ALICE}`); row; row = nextPending(db, `whatsapp:${ALICE}`)) {
-      expect((await wa.channel.send(ALICE, row.item)).ok).toBe(true);
+      expect((await wa.channel.send(ALICE, row.item as OutboundItem)).ok).toBe(true);
       markSent(db, row.id, Date.now());
     }
     const image = sock.sent.map((s) => (s.content as { image?: Buffer }).image).find(Boolean);

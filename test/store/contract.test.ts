@@ -152,6 +152,37 @@ describe.each(['sqlite', 'deferred'] as const)('the store contract, engine %s', 
     expect(await s.queue.nextUnsent(CHAT)).toMatchObject({ key: 'in:f', item: { type: 'text', text: 'hi' } });
   });
 
+  it("agentwire's message ids name a sent message or a received one, never an edit or a command", async () => {
+    const s = await fresh();
+    const r = await got(s.queue.acceptInbound(inbound({ messageId: 'p1' }), { now: NOW, maxPending: 10 }));
+    if (r.type !== 'stored') throw new Error(r.type);
+    await got(s.queue.enqueueReply(CHAT, 'k:msg', text('hello'), NOW));
+    const out = await s.queue.outboxIdOf('k:msg');
+    expect(out).toBeGreaterThan(0);
+    await got(s.queue.enqueueReply(CHAT, 'k:edit', [{ type: 'edit', ref: `out:${out}`, text: 'hi' }], NOW));
+    const edit = await s.queue.outboxIdOf('k:edit');
+    expect(await s.queue.messageRef({ type: 'out', id: out! })).toEqual({
+      chat: CHAT,
+      own: true,
+      status: 'pending',
+    });
+    expect(await s.queue.messageRef({ type: 'in', id: r.id })).toEqual({
+      chat: CHAT,
+      own: false,
+      status: 'received',
+      providerId: 'p1',
+    });
+    expect(await s.queue.messageRef({ type: 'out', id: edit! })).toBeUndefined();
+    expect(await s.queue.messageRef({ type: 'out', id: 9999 })).toBeUndefined();
+    expect(await s.queue.outboxIdOf('k:none')).toBeUndefined();
+    // Written to another chat by a run of this one: stored under that chat, once.
+    expect(await got(s.queue.enqueueForChat('console:other', 'k:to', text('x'), NOW))).toBe(1);
+    expect(await got(s.queue.enqueueForChat('console:other', 'k:to', text('x'), NOW))).toBe(0);
+    expect(await s.queue.messageRef({ type: 'out', id: (await s.queue.outboxIdOf('k:to'))! })).toMatchObject({
+      chat: 'console:other',
+    });
+  });
+
   it("a failure is a StoreError in the store's words, at every port", async () => {
     const s = await fresh();
     await s.close();

@@ -73,7 +73,9 @@ const refusal = async (p: Promise<unknown>) => {
 describe('tools.call', () => {
   it("send_message goes to the outbox of the run's chat, keyed by the run and the call, and starts sending", async () => {
     const token = mint();
-    expect((await call(token, 'send_message', { text: 'on it' })).text).toMatch(/^Sent \(9 more this run\)/);
+    expect((await call(token, 'send_message', { text: 'on it' })).text).toMatch(
+      /^Sent as out:1 \(9 more this run\)/,
+    );
     expect(rowsForKey(db, 'tool:in:7:msg:1').map((r) => [r.chat, r.item])).toEqual([
       [CHAT, { type: 'text', text: 'on it' }],
     ]);

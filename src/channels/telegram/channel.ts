@@ -9,6 +9,7 @@ import type { ChannelStateStore } from '../../store/channel-state.js';
 import type { Channel, ChannelState, InboundHandler } from '../types.js';
 import { type Timers, Typing } from '../typing.js';
 import { type BotApi, fileUrl, makeApi } from './api.js';
+import { editText, react, sendCard } from './changes.js';
 import { menuPlan } from './commands.js';
 import { registerMenus } from './commands-register.js';
 import { describeFailure, whoAmI } from './connect.js';
@@ -76,6 +77,7 @@ export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChanne
       maxBytes: maxInbound,
     },
     ...(deps.transcribe ? { transcribe: deps.transcribe } : {}),
+    ackTap: (id) => api!.answerCallbackQuery(id),
     notify: async (chatId, text) => {
       const r = await sender.send(chatId, { type: 'text', text });
       if (!r.ok) log.warn({ error: r.error }, 'telegram notice not sent');
@@ -174,6 +176,9 @@ export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChanne
       if (tg.enabled) setState({ type: 'stopped' });
     },
     send: (chatId, item) => sender.send(chatId, item),
+    edit: (chatId, id, text) => editText(me ? api : undefined, chatId, id, text),
+    react: (chatId, id, emoji) => react(me ? api : undefined, chatId, id, emoji),
+    sendCard: (chatId, card) => sendCard(me ? api : undefined, chatId, card),
     async typing(chatId, on) {
       if (api && me) await typing.set(chatId, on);
     },

@@ -24,6 +24,8 @@ export interface InboundDeps {
   /** Best-effort notice to a chat (media or storage failures). */
   notify: (chatId: string, text: string) => Promise<void>;
   log: Logger;
+  /** Ends the spinner of a tapped card button (answerCallbackQuery). */
+  ackTap?: (id: string) => Promise<unknown>;
   sleep?: (ms: number) => Promise<void>;
   handlerRetryDelaysMs?: readonly number[];
 }
@@ -75,6 +77,8 @@ export class Inbound {
     }
     // Writing to the bot again undoes a block: the user unblocked it, or the group added it back.
     if (await deps.state.isBlocked(msg.chatId)) await deps.state.setBlocked(msg.chatId, false, msg.at);
+    // A tap is answered at once (Telegram shows it pending until then), once it passed the gate.
+    if (msg.tapId) await deps.ackTap?.(msg.tapId).catch(() => undefined);
     const inbound = await this.build(msg);
     if (!inbound) return;
     const outcome = await this.deliver(inbound);
@@ -100,8 +104,9 @@ export class Inbound {
       channel: TELEGRAM,
       chatId: msg.chatId,
       senderId: msg.senderId,
-      // Unique per chat only: the chat id makes it unique per bot, the inbox's dedupe key.
-      messageId: `${msg.chatId}:${msg.messageId}`,
+      // Unique per chat only: the chat id makes it unique per bot, the inbox's dedupe key. A tap is
+      // its callback query's, so two taps on one card are two answers.
+      messageId: msg.tapId ? `${msg.chatId}:tap:${msg.tapId}` : `${msg.chatId}:${msg.messageId}`,
       text,
       media: [],
       isGroup: msg.isGroup,

@@ -35,6 +35,8 @@ export interface NormalizedMessage {
   repliesToBot: boolean;
   media?: FileRef;
   at: number;
+  /** A tap on a button of one of the bot's cards: the callback query's id (its own dedupe key). */
+  tapId?: string;
 }
 
 export type Classified = { type: 'message'; msg: NormalizedMessage } | { type: 'ignore'; reason: string };
@@ -99,7 +101,43 @@ export function fileRefOf(m: Message, maxBytes: number): FileRef | undefined {
   return undefined;
 }
 
-export function classify(update: Update, me: Me, maxBytes: number): Classified {
+/**
+ * A tap on a card's button (changes.ts sendCard): the person said the button's label, in reply to the
+ * bot. Only a button of the bot's own message counts, and its label is read from that message, so
+ * a forged `data` names nothing.
+ */
+function classifyTap(q: NonNullable<Update['callback_query']>, me: Me, now: number): Classified {
+  if (q.from.is_bot) return { type: 'ignore', reason: 'from_a_bot' };
+  const m = q.message;
+  if (!m || !('chat' in m) || m.date === 0) return { type: 'ignore', reason: 'tap_without_message' };
+  if (!('from' in m) || m.from?.id !== me.id) return { type: 'ignore', reason: 'tap_not_on_our_card' };
+  const rows = 'reply_markup' in m ? (m.reply_markup?.inline_keyboard ?? []) : [];
+  const label = rows.flat().find((b) => 'callback_data' in b && b.callback_data === q.data)?.text;
+  if (!label) return { type: 'ignore', reason: 'unknown_button' };
+  const name = [q.from.first_name, q.from.last_name].filter(Boolean).join(' ');
+  return {
+    type: 'message',
+    msg: {
+      updateId: 0,
+      chatId: String(m.chat.id),
+      isGroup: m.chat.type === 'group' || m.chat.type === 'supergroup',
+      senderId: String(q.from.id),
+      ...(name && { senderName: name }),
+      messageId: m.message_id,
+      text: label,
+      mentionsBot: true,
+      repliesToBot: true,
+      at: now,
+      tapId: q.id,
+    },
+  };
+}
+
+export function classify(update: Update, me: Me, maxBytes: number, now = Date.now()): Classified {
+  if (update.callback_query) {
+    const c = classifyTap(update.callback_query, me, now);
+    return c.type === 'message' ? { type: 'message', msg: { ...c.msg, updateId: update.update_id } } : c;
+  }
   const m = update.message;
   if (!m) return { type: 'ignore', reason: 'not_a_new_message' };
   if (!m.from) return { type: 'ignore', reason: 'no_sender' };

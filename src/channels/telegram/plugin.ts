@@ -7,6 +7,9 @@ import { resolveToken } from './settings.js';
 export const telegramPlugin: ChannelPlugin = {
   name: 'telegram',
   displayName: 'Telegram',
+  // editMessageText, setMessageReaction (the Bot API's fixed set of reaction emoji only), and cards
+  // as an inline keyboard whose taps come back as callback queries (normalize.ts).
+  capabilities: { edit: true, react: true, buttons: true },
   enabled: (config) => config.telegram.enabled,
   async create(deps) {
     const [{ createTelegramChannel }, { makeTranscriber }] = await Promise.all([

@@ -18,7 +18,8 @@ export interface PollDeps {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
-export const ALLOWED_UPDATES = ['message'] as const;
+// callback_query: taps on the buttons of the bot's cards (send_card).
+export const ALLOWED_UPDATES = ['message', 'callback_query'] as const;
 
 /** Resolves after `ms`, or at once when `signal` aborts. */
 export const abortableSleep = (ms: number, signal: AbortSignal) =>

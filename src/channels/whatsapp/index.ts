@@ -251,6 +251,8 @@ export function createWhatsAppChannel(deps: WhatsAppChannelDeps): WhatsAppChanne
       if (wa.enabled) setState({ type: 'stopped' });
     },
     send: (chatId, item) => outbound.send(chatId, item),
+    edit: (chatId, id, text) => outbound.edit(chatId, id, text),
+    react: (chatId, id, emoji) => outbound.react(chatId, id, emoji),
     async typing(chatId, on) {
       const jid = await chats.resolve(chatId);
       if (jid) await typing.set(jid, on);

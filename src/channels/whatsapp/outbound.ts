@@ -3,7 +3,12 @@
 
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { type AnyMessageContent, generateMessageIDV2, isJidGroup } from '@whiskeysockets/baileys';
+import {
+  type AnyMessageContent,
+  generateMessageIDV2,
+  isJidGroup,
+  type WAMessageKey,
+} from '@whiskeysockets/baileys';
 import { chunkText } from '../../core/chunk.js';
 import { NOT_CONNECTED, type OutboundItem, type SendResult } from '../../core/types.js';
 import type { Logger } from '../../log.js';
@@ -87,6 +92,38 @@ export class Outbound {
         return { ok: false, error: `unknown item ${JSON.stringify(never)}`, retryable: false };
       }
     }
+  }
+
+  /** A new text for a message we sent: a message carrying `edit` with the original's key. */
+  async edit(chatId: string, providerId: string, text: string): Promise<SendResult> {
+    return this.change(chatId, providerId, (key) => ({
+      text: markdownToWhatsApp(text),
+      edit: key,
+    }));
+  }
+
+  /** An emoji reaction on a message of the chat, ours or the person's: `react` with its key. */
+  async react(chatId: string, providerId: string, emoji: string): Promise<SendResult> {
+    return this.change(chatId, providerId, (key) => ({ react: { text: emoji, key } }));
+  }
+
+  private async change(
+    chatId: string,
+    providerId: string,
+    content: (key: WAMessageKey) => AnyMessageContent,
+  ): Promise<SendResult> {
+    const sock = this.deps.socket();
+    if (!sock) return NOT_OPEN;
+    const jid = await this.deps.chats.resolve(chatId);
+    if (!jid) return { ok: false, error: 'not a WhatsApp chat id', retryable: false, code: 'bad_chat' };
+    // Whose the message is decides the key: ours are in the sent store. (In a group, a person's
+    // message would also need its sender as `participant`, which the id alone does not carry.)
+    const key: WAMessageKey = {
+      remoteJid: jid,
+      fromMe: await this.deps.sent.has(providerId),
+      id: providerId,
+    };
+    return this.sendOne(sock, jid, content(key));
   }
 
   private async sendText(sock: WaSocket, jid: string, text: string): Promise<SendResult> {

@@ -21,6 +21,8 @@ export function whatsappChatKind(chatId: string): ChatKind {
 export const whatsappPlugin: ChannelPlugin = {
   name: 'whatsapp',
   displayName: 'WhatsApp',
+  // An edit is a message with `edit: key`, a reaction one with `react: {text, key}` (Baileys).
+  capabilities: { edit: true, react: true },
   enabled: (c) => c.whatsapp.enabled,
   create: async (d) => {
     const { createWhatsAppChannel, renderTerminalQr } = await import('./index.js');

@@ -1,13 +1,13 @@
 // A stored reply chunk as callers see it, whatever the engine, and the key of the one notice that
 // tells a chat its replies expired. Pure.
-import type { ChatKey, OutboundItem } from '../../core/types.js';
+import type { ChatKey, OutboxItem } from '../../core/types.js';
 
 export interface OutboxRow {
   id: number;
   key: string;
   idx: number;
   chat: ChatKey;
-  item: OutboundItem;
+  item: OutboxItem;
   status: 'pending' | 'sent' | 'failed';
   tries: number;
   error?: string;
@@ -16,6 +16,18 @@ export interface OutboxRow {
   createdAt: number;
   /** After a failed try: when the next one is due. */
   nextAt?: number;
+}
+
+/**
+ * A message of a chat as agentwire's id (core/message-ref.ts) names it: the chat it is in, whether the
+ * relay sent it (`own`), and the provider's id once it has one (an unsent or failed message has none).
+ */
+export interface MessageRefRow {
+  chat: ChatKey;
+  own: boolean;
+  providerId?: string;
+  /** For an `out:` message: whether it was delivered, is waiting, or was given up. */
+  status: 'pending' | 'sent' | 'failed' | 'received';
 }
 
 /** The key prefix of the notice that tells a chat its replies were given up. */

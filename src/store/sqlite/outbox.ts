@@ -3,9 +3,10 @@
 // marked sent stays sent. What is left is a crash between the provider accepting a chunk and markSent
 // committing: for a channel that can ask its provider (Twilio), `attempt_at` says a send had begun
 // and the channel checks before sending it again; one that cannot (WhatsApp) resends that chunk.
+import type { MessageRef } from '../../core/message-ref.js';
 import { redactItem } from '../../core/outbound-redact.js';
-import type { ChatKey, OutboundItem } from '../../core/types.js';
-import { NOTICE_PREFIX, type OutboxRow } from '../contract/outbox.js';
+import type { ChatKey, OutboxItem } from '../../core/types.js';
+import { type MessageRefRow, NOTICE_PREFIX, type OutboxRow } from '../contract/outbox.js';
 import { type Db, type Migration, prepared } from './db.js';
 
 export { isExpiryNotice, type OutboxRow } from '../contract/outbox.js';
@@ -58,7 +59,7 @@ const toRow = (r: RawRow): OutboxRow => ({
   key: r.key,
   idx: r.idx,
   chat: r.chat as ChatKey,
-  item: JSON.parse(r.item) as OutboundItem,
+  item: JSON.parse(r.item) as OutboxItem,
   status: r.status as OutboxRow['status'],
   tries: r.tries,
   error: r.error ?? undefined,
@@ -78,7 +79,7 @@ export function enqueueOutbound(
   db: Db,
   chat: ChatKey,
   key: string,
-  items: readonly OutboundItem[],
+  items: readonly OutboxItem[],
   now: number,
 ): number {
   const st = prepared(
@@ -205,3 +206,38 @@ export function unsentFilePaths(db: Db): string[] {
   ).all() as { path: string | null }[];
   return rows.flatMap((r) => (r.path ? [r.path] : []));
 }
+
+/** The first row written under `key` (the id send_message answers with), if any. */
+export function firstRowId(db: Db, key: string): number | undefined {
+  const r = prepared(db, `SELECT id FROM outbox WHERE key = ? ORDER BY idx LIMIT 1`).get(key) as
+    | { id: number }
+    | undefined;
+  return r?.id;
+}
+
+/** What agentwire's id of a message names: a row of the outbox (`out:`) or of the inbox (`in:`). */
+export function messageRefRow(db: Db, ref: MessageRef): MessageRefRow | undefined {
+  if (ref.type === 'out') {
+    const r = prepared(db, `SELECT chat, status, provider_id, item FROM outbox WHERE id = ?`).get(ref.id) as
+      | { chat: string; status: string; provider_id: string | null; item: string }
+      | undefined;
+    // An edit or a reaction is a row of the outbox, not a message of the chat.
+    if (!r || !isMessageItem(r.item)) return undefined;
+    return {
+      chat: r.chat as ChatKey,
+      own: true,
+      status: r.status as OutboxRow['status'],
+      ...(r.provider_id !== null && { providerId: r.provider_id }),
+    };
+  }
+  const r = prepared(db, `SELECT chat, message_id, kind FROM inbox WHERE id = ?`).get(ref.id) as
+    | { chat: string; message_id: string; kind: string }
+    | undefined;
+  if (r?.kind !== 'message') return undefined;
+  return { chat: r.chat as ChatKey, own: false, status: 'received', providerId: r.message_id };
+}
+
+const isMessageItem = (json: string): boolean => {
+  const t = (JSON.parse(json) as OutboxItem).type;
+  return t === 'text' || t === 'file' || t === 'url' || t === 'card';
+};

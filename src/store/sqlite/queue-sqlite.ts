@@ -30,11 +30,13 @@ import {
   countUnsent,
   enqueueExpiryNotice,
   enqueueOutbound,
+  firstRowId,
   markAttempt,
   markAttemptFailed,
   markExpired,
   markFailed,
   markSent,
+  messageRefRow,
   nextPending,
   sentProviderIds,
 } from './outbox.js';
@@ -197,6 +199,15 @@ function queueOps(db: Db): QueueStore {
         }),
       ),
 
+    enqueueForChat: (chat, key, items, now, writer) =>
+      written(() =>
+        fenced(writer, () => {
+          assertFence(db, writer);
+          return enqueueOutbound(db, chat, key, items, now);
+        }),
+      ),
+    outboxIdOf: (key) => read(() => firstRowId(db, key)),
+    messageRef: (ref) => read(() => messageRefRow(db, ref)),
     message: (id) => read(() => getInbound(db, id)),
     recordRun: async (record) => {
       const r = recordRun(db, record);

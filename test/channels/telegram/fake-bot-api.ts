@@ -87,7 +87,17 @@ export async function startFakeBotApi(opts: { token?: string } = {}): Promise<Fa
       case 'setWebhook':
       case 'deleteWebhook':
       case 'sendChatAction':
+      case 'setMessageReaction':
+      case 'answerCallbackQuery':
         return true;
+      case 'editMessageText':
+        return {
+          message_id: Number(params.message_id),
+          date: 1_700_000_000,
+          edit_date: 1_700_000_001,
+          chat: { id: Number(params.chat_id), type: 'private' },
+          text: params.text,
+        };
       case 'getFile': {
         const f = files.get(String(params.file_id));
         if (!f) throw { error_code: 400, description: 'Bad Request: invalid file_id' };
