@@ -118,7 +118,7 @@ export const TOOLS = {
   },
   send_card: {
     description:
-      "Send this chat a card: a title, a body and up to 10 buttons. Where the channel has buttons (Telegram) the person taps one, elsewhere they get a numbered list; their choice comes back as the chat's next message (the button's label when tapped, the number when typed). Returns the card's id. Don't wait for it: end your turn.",
+      "Send this chat a card: a title, a body and up to 10 buttons. Where the channel has buttons the person taps one, elsewhere they get a numbered list; their choice comes back as the chat's next message (the button's label when tapped, the number when typed). Returns the card's id. Don't wait for it: end your turn.",
     input: sendCardInput,
   },
   edit_message: {

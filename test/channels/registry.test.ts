@@ -126,6 +126,7 @@ const ALLOWED: Record<string, string> = {
     'composes the config sections; their secret keys (SECRET_PATHS, masked by `config print`)',
   'src/config/load.ts': "the twilio section's TWILIO_* environment defaults",
   'src/config/schema-checkins.ts': 'an example chat key in the heartbeat/schedule key descriptions',
+  'src/config/schema-send-to.ts': 'an example chat key in the tools.sendTo error message',
   'src/cli/main.ts': 'the product description in --help',
   // WhatsApp-only: linking a device (QR code, login, logout, relink), the link alert
   'src/cli/login.ts': '`agentwire login`: links a WhatsApp device',
