@@ -35,7 +35,12 @@ const toProcess = (r: ProcessRow): ProcessInfo => ({
 type LeaseTable = 'chat_leases' | 'leader_leases';
 const KEY: Record<LeaseTable, string> = { chat_leases: 'chat', leader_leases: 'name' };
 
-/** One table's lease rules (chats and leaders share them), in one statement. */
+/**
+ * One table's lease rules (chats and leaders share them): one statement, granted or not. When not,
+ * who holds it is read from the statement's snapshot, which misses a row another process inserted
+ * and committed while this statement waited on it: then a second read (a new snapshot) names the
+ * holder, or, if the lease was given back meanwhile, the whole thing is tried again.
+ */
 async function acquire(
   q: Queryable,
   table: LeaseTable,
@@ -44,26 +49,34 @@ async function acquire(
   ttl: number,
 ): Promise<LeaseOutcome> {
   const col = KEY[table];
-  const r = await q.query<{ epoch: number | null; holder: string | null; expires_at: number | null }>(
-    `WITH now AS (SELECT ${DB_NOW_MS} AS ms),
-     taken AS (
-       INSERT INTO ${table} AS l (${col}, holder, epoch, expires_at)
-       SELECT $1, $2, 1, now.ms + $3 FROM now
-       ON CONFLICT (${col}) DO UPDATE SET
-         holder = excluded.holder,
-         epoch = CASE WHEN l.holder = excluded.holder THEN l.epoch ELSE l.epoch + 1 END,
-         expires_at = excluded.expires_at
-       WHERE l.holder = excluded.holder OR l.holder IS NULL OR l.expires_at <= (SELECT ms FROM now)
-       RETURNING epoch)
-     SELECT (SELECT epoch FROM taken) AS epoch, cur.holder, cur.expires_at
-     FROM (SELECT 1) one LEFT JOIN ${table} cur ON cur.${col} = $1`,
-    [key, holder, ttl],
-  );
-  const row = r.rows[0];
-  if (row?.epoch != null)
-    return { type: 'granted', fence: { chat: key as ChatKey, holder, epoch: row.epoch } };
-  // Not granted: the row as this statement's snapshot saw it names who holds it.
-  return { type: 'held', holder: row?.holder ?? '', expiresAt: row?.expires_at ?? 0 };
+  for (let attempt = 1; ; attempt++) {
+    const r = await q.query<{ epoch: number | null; holder: string | null; expires_at: number | null }>(
+      `WITH now AS (SELECT ${DB_NOW_MS} AS ms),
+       taken AS (
+         INSERT INTO ${table} AS l (${col}, holder, epoch, expires_at)
+         SELECT $1, $2, 1, now.ms + $3 FROM now
+         ON CONFLICT (${col}) DO UPDATE SET
+           holder = excluded.holder,
+           epoch = CASE WHEN l.holder = excluded.holder THEN l.epoch ELSE l.epoch + 1 END,
+           expires_at = excluded.expires_at
+         WHERE l.holder = excluded.holder OR l.holder IS NULL OR l.expires_at <= (SELECT ms FROM now)
+         RETURNING epoch)
+       SELECT (SELECT epoch FROM taken) AS epoch, cur.holder, cur.expires_at
+       FROM (SELECT 1) one LEFT JOIN ${table} cur ON cur.${col} = $1`,
+      [key, holder, ttl],
+    );
+    const row = r.rows[0];
+    if (row?.epoch != null)
+      return { type: 'granted', fence: { chat: key as ChatKey, holder, epoch: row.epoch } };
+    if (row?.holder) return { type: 'held', holder: row.holder, expiresAt: row.expires_at ?? 0 };
+    const now = await q.query<{ holder: string | null; expires_at: number }>(
+      `SELECT holder, expires_at FROM ${table} WHERE ${col} = $1`,
+      [key],
+    );
+    const cur = now.rows[0];
+    if (cur?.holder || attempt >= 3)
+      return { type: 'held', holder: cur?.holder ?? '', expiresAt: cur?.expires_at ?? 0 };
+  }
 }
 
 /** Every lease `holder` has ends now; the epochs stay, so its fences stay refused. */
