@@ -6,6 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CommandPlan } from '../../src/core/command-handler.js';
 import { StoreError, type Written } from '../../src/store/errors.js';
 import type { Store } from '../../src/store/open.js';
+import { deliveryContract } from './contract-delivery.js';
+import { ownershipContract } from './contract-ownership.js';
 import { inbound } from './helpers.js';
 
 const CHAT = 'console:local' as const;
@@ -28,14 +30,15 @@ async function got<T>(p: Promise<Written<T>>): Promise<T> {
 /** The contract's tests over the stores `openFresh` makes (each call an empty store of its own). */
 export function storeContract(engine: string, openFresh: () => Promise<Store>): void {
   describe(`the store contract, engine ${engine}`, () => {
-    let open: Store | undefined;
+    const opened: Store[] = [];
     afterEach(async () => {
-      await open?.close().catch(() => undefined);
-      open = undefined;
+      // A store closed by its test is closed again here: closing twice must not throw into the run.
+      for (const s of opened.splice(0)) await s.close().catch(() => undefined);
     });
     const fresh = async () => {
-      open = await openFresh();
-      return open;
+      const s = await openFresh();
+      opened.push(s);
+      return s;
     };
 
     it('ids of one chat come in arrival order; a message seen before is a duplicate', async () => {
@@ -158,7 +161,6 @@ export function storeContract(engine: string, openFresh: () => Promise<Store>): 
     it("a failure is a StoreError in the store's words, at every port", async () => {
       const s = await fresh();
       await s.close();
-      open = undefined;
       for (const op of [
         () => s.queue.countPending(CHAT),
         () => s.jobStates.loadAll(),
@@ -169,5 +171,7 @@ export function storeContract(engine: string, openFresh: () => Promise<Store>): 
         expect(err).toMatchObject({ reason: 'other', retryable: false });
       }
     });
+    deliveryContract(fresh);
+    ownershipContract(fresh);
   });
 }

@@ -44,22 +44,52 @@ export function lockKey(name: string): string {
 const RETRIED = new Set(['40001', '40P01']);
 const ATTEMPTS = 3;
 
+// Per pool, the last transaction started under each lock name. A pool runs transactions on several
+// connections at once, so two operations called one after the other without waiting (two messages
+// of a chat accepted back to back) could take the chat's lock in either order; the store contract
+// says they run in call order, as over one connection. Each waits for those called before it that
+// share a lock name: only operations the database would serialise anyway are ordered.
+const tails = new WeakMap<Pool, Map<string, Promise<void>>>();
+
+function inCallOrder<T>(pool: Pool, names: readonly string[], fn: () => Promise<T>): Promise<T> {
+  if (names.length === 0) return fn();
+  let byName = tails.get(pool);
+  if (!byName) {
+    byName = new Map();
+    tails.set(pool, byName);
+  }
+  const map = byName;
+  const before = names.flatMap((n) => map.get(n) ?? []);
+  const run = Promise.all(before).then(fn);
+  const done = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  for (const n of names) map.set(n, done);
+  void done.then(() => {
+    for (const n of names) if (map.get(n) === done) map.delete(n);
+  });
+  return run;
+}
+
 /**
  * Runs `fn` in one READ COMMITTED transaction holding the transaction-scoped locks `locks` (taken in
  * the same round trip as BEGIN, sorted, so two transactions never take two of them in opposite
- * orders). What `fn` reads and writes under a lock is serialised with every other holder of it.
+ * orders). What `fn` reads and writes under a lock is serialised with every other holder of it, and
+ * this process's operations under one lock start in the order they were called.
  * A deadlock or serialisation failure runs the whole transaction again (callbacks are pure).
  */
-export async function inTx<T>(
-  pool: Pool,
-  locks: readonly string[],
-  fn: (c: Client) => Promise<T>,
-): Promise<T> {
+export function inTx<T>(pool: Pool, locks: readonly string[], fn: (c: Client) => Promise<T>): Promise<T> {
+  const names = [...new Set(locks)].sort();
+  return inCallOrder(pool, names, () => attempt(pool, names, fn));
+}
+
+async function attempt<T>(pool: Pool, names: readonly string[], fn: (c: Client) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const client = await pool.connect();
     let broken: Error | undefined;
     try {
-      const keys = [...new Set(locks)].sort().map(lockKey);
+      const keys = names.map(lockKey);
       await client.query(`BEGIN; ${keys.map((k) => `SELECT pg_advisory_xact_lock(${k});`).join(' ')}`);
       const out = await fn(client);
       await client.query('COMMIT');
