@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CommandPlan } from '../../src/core/command-handler.js';
 import { StoreError, type Written } from '../../src/store/errors.js';
 import type { Store } from '../../src/store/open.js';
+import { chatStateContract } from './contract-chat-state.js';
 import { deliveryContract } from './contract-delivery.js';
 import { ownershipContract } from './contract-ownership.js';
 import { inbound } from './helpers.js';
@@ -173,5 +174,6 @@ export function storeContract(engine: string, openFresh: () => Promise<Store>): 
     });
     deliveryContract(fresh);
     ownershipContract(fresh);
+    chatStateContract(fresh);
   });
 }

@@ -186,6 +186,26 @@ const schedules: PgMigration = {
   ],
 };
 
+const channelState: PgMigration = {
+  module: 'channel_state',
+  steps: [
+    `CREATE TABLE channel_state (
+      channel TEXT NOT NULL,
+      key TEXT NOT NULL,
+      value TEXT NOT NULL,
+      updated_at BIGINT NOT NULL,
+      PRIMARY KEY (channel, key)
+    );
+    CREATE TABLE channel_seen (
+      channel TEXT NOT NULL,
+      key TEXT NOT NULL,
+      at BIGINT NOT NULL,
+      PRIMARY KEY (channel, key)
+    );
+    CREATE INDEX channel_seen_at ON channel_seen (at);`,
+  ],
+};
+
 const ownership: PgMigration = {
   module: 'ownership',
   steps: [
@@ -227,6 +247,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   outbox,
   sessions,
   runs,
+  channelState,
   tasks,
   interactions,
   schedules,

@@ -4,6 +4,7 @@
 // so nothing can mistake them for working ones (docs/scale-out.md lists which).
 import { guarded, StoreError, storeFailure } from '../errors.js';
 import type { Store } from '../store.js';
+import { pgChannelStateStore } from './channel-state.js';
 import { pgFailure } from './errors.js';
 import { pgJobStateStore } from './job-states.js';
 import { migrate } from './migrate.js';
@@ -11,6 +12,7 @@ import { pgOwnershipStore } from './ownership.js';
 import { openPool, type PoolOptions } from './pool.js';
 import { pgQueueOps } from './queue.js';
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from './schema.js';
+import { pgTaskStore } from './tasks.js';
 
 /** A port none of whose operations work on this engine yet: each rejects, naming itself. */
 function notYet<T extends object>(port: string): T {
@@ -51,7 +53,7 @@ export async function openPostgresStore(url: string, opts: PoolOptions = {}): Pr
     mediaLinks: notYet('mediaLinks'),
     incidents: notYet('incidents'),
     jobStates: g(pgJobStateStore(pool)),
-    tasks: notYet('tasks'),
+    tasks: g(pgTaskStore(pool)),
     events: notYet('events'),
     interactions: notYet('interactions'),
     status: notYet('status'),
@@ -83,6 +85,6 @@ export async function openPostgresStore(url: string, opts: PoolOptions = {}): Pr
     }),
     queue: pgQueueOps(pool),
     ownership: g(pgOwnershipStore(pool, PG_SCHEMA_VERSION)),
-    channelState: (channel: string) => notYet(`channelState(${channel})`),
+    channelState: (channel: string) => g(pgChannelStateStore(pool, channel)),
   };
 }

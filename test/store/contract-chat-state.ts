@@ -1,0 +1,92 @@
+// The store contract, continued: a channel's own state and the tasks agents schedule, over the ports
+// only (run by storeContract in test/store/contract-suite.ts, every engine).
+import { describe, expect, it } from 'vitest';
+import type { Store } from '../../src/store/open.js';
+import type { CommandSnapshot } from '../../src/store/queue-ops.js';
+import { inbound } from './helpers.js';
+
+const CHAT = 'console:local' as const;
+const NOW = 1_700_000_000_000;
+const task = (prompt: string) => ({ chat: CHAT, prompt, every: '1h' });
+
+export function chatStateContract(fresh: () => Promise<Store>): void {
+  describe('channel state and tasks', () => {
+    it("a channel's keys are its own; a value round-trips as JSON; a seen key is seen once", async () => {
+      const s = await fresh();
+      const tg = s.channelState('telegram');
+      const wa = s.channelState('whatsapp');
+      await tg.set('offset', { update: 41, nested: [1, 'two', null] });
+      expect(await tg.get('offset')).toEqual({ update: 41, nested: [1, 'two', null] });
+      expect(await wa.get('offset')).toBeUndefined();
+      await tg.set('offset', 42);
+      expect(await tg.get('offset')).toBe(42);
+      await tg.set('offset', undefined);
+      expect(await tg.get('offset')).toBeUndefined();
+      const first = await Promise.all([tg.seen('u1'), tg.seen('u1')]);
+      expect(first.sort()).toEqual([false, true]);
+      expect(await wa.seen('u1')).toBe(false);
+    });
+
+    it('a task is added once per call key, up to a cap per chat, and paused, changed and cancelled in place', async () => {
+      const s = await fresh();
+      const a = await s.tasks.add(task('water the plants'), 'run1:0', 2, NOW);
+      if (a.type !== 'added') throw new Error(a.type);
+      expect(await s.tasks.add(task('water the plants'), 'run1:0', 2, NOW)).toEqual({
+        type: 'existing',
+        task: a.task,
+      });
+      const capped = await Promise.all([
+        s.tasks.add(task('b'), 'run2:0', 2, NOW + 1),
+        s.tasks.add(task('c'), 'run2:1', 2, NOW + 2),
+      ]);
+      expect(capped.map((r) => r.type).sort()).toEqual(['added', 'full']);
+      expect(await s.tasks.setPaused(CHAT, a.task.id, NOW + 5)).toMatchObject({
+        id: a.task.id,
+        pausedAt: NOW + 5,
+      });
+      const changed = await s.tasks.update(CHAT, a.task.id, {
+        prompt: 'water the ferns',
+        timing: { cron: '0 9 * * *' },
+      });
+      expect(changed).toEqual({
+        ...a.task,
+        prompt: 'water the ferns',
+        cron: '0 9 * * *',
+        every: undefined,
+        pausedAt: NOW + 5,
+      });
+      expect(await s.tasks.setPaused(CHAT, a.task.id, undefined)).not.toHaveProperty('pausedAt');
+      expect(await s.tasks.update('console:other', a.task.id, { prompt: 'x' })).toBeUndefined();
+      expect((await s.tasks.list(CHAT)).map((t) => t.id)[0]).toBe(a.task.id);
+      expect(await s.tasks.cancel('console:other', a.task.id)).toBe(false);
+      expect(await s.tasks.cancel(CHAT, a.task.id)).toBe(true);
+      expect(await s.tasks.all()).toHaveLength(1);
+    });
+
+    it("a chat command sees the chat's tasks and can cancel one in its transaction", async () => {
+      const s = await fresh();
+      const a = await s.tasks.add(task('stretch'), 'run:0', 5, NOW);
+      if (a.type !== 'added') throw new Error(a.type);
+      let seen: CommandSnapshot | undefined;
+      const out = await s.queue.acceptCommand(
+        inbound({ messageId: 'c', text: '/tasks cancel' }),
+        {
+          now: NOW,
+          scope: CHAT,
+          defaultAgent: 'claude',
+          note: 'tasks',
+          items: (t) => [{ type: 'text', text: t }],
+        },
+        (state) => {
+          seen = state;
+          return { reply: 'Cancelled.', effects: [{ type: 'cancel_task', id: a.task.id }] };
+        },
+      );
+      expect(out).toMatchObject({ ok: true, value: { type: 'applied' } });
+      expect(seen?.tasks).toMatchObject([{ id: a.task.id, prompt: 'stretch', every: '1h' }]);
+      expect(seen?.tasks[0]?.cron).toBeUndefined();
+      expect(seen).toMatchObject({ waiting: 0, pending: [], allowances: [], session: undefined });
+      expect(await s.tasks.list(CHAT)).toEqual([]);
+    });
+  });
+}
