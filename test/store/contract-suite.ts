@@ -8,6 +8,7 @@ import { StoreError, type Written } from '../../src/store/errors.js';
 import type { Store } from '../../src/store/open.js';
 import { chatStateContract } from './contract-chat-state.js';
 import { deliveryContract } from './contract-delivery.js';
+import { interactionsContract } from './contract-interactions.js';
 import { ownershipContract } from './contract-ownership.js';
 import { inbound } from './helpers.js';
 
@@ -175,5 +176,6 @@ export function storeContract(engine: string, openFresh: () => Promise<Store>): 
     deliveryContract(fresh);
     ownershipContract(fresh);
     chatStateContract(fresh);
+    interactionsContract(fresh);
   });
 }

@@ -107,6 +107,15 @@ async function attempt<T>(pool: Pool, names: readonly string[], fn: (c: Client) 
   }
 }
 
+/**
+ * Takes more locks inside a transaction already begun, sorted: for an operation that learns its
+ * chats only by reading (an interaction's chat). It must hold no lock of the same kind yet.
+ */
+export async function lockMore(c: Queryable, names: readonly string[]): Promise<void> {
+  const keys = [...new Set(names)].sort().map(lockKey);
+  if (keys.length > 0) await c.query(keys.map((k) => `SELECT pg_advisory_xact_lock(${k});`).join(' '));
+}
+
 /** The lock every write that reads a chat's messages or lease takes first. */
 export const chatLock = (chat: string) => `chat:${chat}`;
 /** The lock of a session scope (its generation and rows; chats may share the global scope). */

@@ -6,6 +6,7 @@ import { guarded, StoreError, storeFailure } from '../errors.js';
 import type { Store } from '../store.js';
 import { pgChannelStateStore } from './channel-state.js';
 import { pgFailure } from './errors.js';
+import { pgInteractionStore } from './interactions.js';
 import { pgJobStateStore } from './job-states.js';
 import { migrate } from './migrate.js';
 import { pgOwnershipStore } from './ownership.js';
@@ -55,7 +56,7 @@ export async function openPostgresStore(url: string, opts: PoolOptions = {}): Pr
     jobStates: g(pgJobStateStore(pool)),
     tasks: g(pgTaskStore(pool)),
     events: notYet('events'),
-    interactions: notYet('interactions'),
+    interactions: g(pgInteractionStore(pool)),
     status: notYet('status'),
     ...g({
       unsentFiles: async () =>
