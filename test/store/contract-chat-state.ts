@@ -1,5 +1,5 @@
-// The store contract, continued: a channel's own state and the tasks agents schedule, over the ports
-// only (run by storeContract in test/store/contract-suite.ts, every engine).
+// The store contract, continued: a channel's own state, the tasks agents schedule, staged media links
+// and alert incidents, over the ports only (run by storeContract in test/store/contract-suite.ts, every engine).
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/open.js';
 import type { CommandSnapshot } from '../../src/store/queue-ops.js';
@@ -10,7 +10,7 @@ const NOW = 1_700_000_000_000;
 const task = (prompt: string) => ({ chat: CHAT, prompt, every: '1h' });
 
 export function chatStateContract(fresh: () => Promise<Store>): void {
-  describe('channel state and tasks', () => {
+  describe('channel state, tasks, media links and incidents', () => {
     it("a channel's keys are its own; a value round-trips as JSON; a seen key is seen once", async () => {
       const s = await fresh();
       const tg = s.channelState('telegram');
@@ -61,6 +61,30 @@ export function chatStateContract(fresh: () => Promise<Store>): void {
       expect(await s.tasks.cancel('console:other', a.task.id)).toBe(false);
       expect(await s.tasks.cancel(CHAT, a.task.id)).toBe(true);
       expect(await s.tasks.all()).toHaveLength(1);
+    });
+
+    it('media links and alert incidents round-trip, and expire or clear', async () => {
+      const s = await fresh();
+      await s.mediaLinks.add('a.pdf', { mimeType: 'application/pdf', sizeBytes: 8, expiresAt: NOW });
+      await s.mediaLinks.add('b.png', {
+        mimeType: 'image/png',
+        sizeBytes: 3_000_000_000,
+        expiresAt: NOW + 1,
+      });
+      expect(await s.mediaLinks.get('b.png')).toEqual({
+        mimeType: 'image/png',
+        sizeBytes: 3_000_000_000,
+        expiresAt: NOW + 1,
+      });
+      expect(await s.mediaLinks.expired(NOW)).toEqual(['a.pdf']);
+      await s.mediaLinks.remove('a.pdf');
+      expect(await s.mediaLinks.get('a.pdf')).toBeUndefined();
+      await s.incidents.put('whatsapp', { kind: 'degraded', since: NOW });
+      await s.incidents.put('whatsapp', { kind: 'down', since: NOW, alertedAt: NOW + 5 });
+      expect(await s.incidents.get('whatsapp')).toEqual({ kind: 'down', since: NOW, alertedAt: NOW + 5 });
+      expect(await s.incidents.get('telegram')).toBeUndefined();
+      await s.incidents.clear('whatsapp');
+      expect(await s.incidents.get('whatsapp')).toBeUndefined();
     });
 
     it("a chat command sees the chat's tasks and can cancel one in its transaction", async () => {

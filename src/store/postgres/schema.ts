@@ -206,6 +206,30 @@ const channelState: PgMigration = {
   ],
 };
 
+const mediaHost: PgMigration = {
+  module: 'media_host',
+  steps: [
+    `CREATE TABLE media_host (
+      name TEXT PRIMARY KEY,
+      mime_type TEXT NOT NULL,
+      size_bytes BIGINT NOT NULL,
+      expires_at BIGINT NOT NULL
+    )`,
+  ],
+};
+
+const alerts: PgMigration = {
+  module: 'alerts',
+  steps: [
+    `CREATE TABLE alert_incidents (
+      channel TEXT PRIMARY KEY,
+      kind TEXT NOT NULL,
+      since BIGINT NOT NULL,
+      alerted_at BIGINT
+    )`,
+  ],
+};
+
 const ownership: PgMigration = {
   module: 'ownership',
   steps: [
@@ -251,6 +275,8 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   tasks,
   interactions,
   schedules,
+  mediaHost,
+  alerts,
   ownership,
 ];
 

@@ -4,10 +4,12 @@
 // so nothing can mistake them for working ones (docs/scale-out.md lists which).
 import { guarded, StoreError, storeFailure } from '../errors.js';
 import type { Store } from '../store.js';
+import { pgIncidentStore } from './alert-incidents.js';
 import { pgChannelStateStore } from './channel-state.js';
 import { pgFailure } from './errors.js';
 import { pgInteractionStore } from './interactions.js';
 import { pgJobStateStore } from './job-states.js';
+import { pgMediaLinkStore } from './media-links.js';
 import { migrate } from './migrate.js';
 import { pgOwnershipStore } from './ownership.js';
 import { openPool, type PoolOptions } from './pool.js';
@@ -51,8 +53,8 @@ export async function openPostgresStore(url: string, opts: PoolOptions = {}): Pr
       chats: notYet('whatsapp.chats'),
     },
     twilio: notYet('twilio'),
-    mediaLinks: notYet('mediaLinks'),
-    incidents: notYet('incidents'),
+    mediaLinks: g(pgMediaLinkStore(pool)),
+    incidents: g(pgIncidentStore(pool)),
     jobStates: g(pgJobStateStore(pool)),
     tasks: g(pgTaskStore(pool)),
     events: notYet('events'),
