@@ -1,4 +1,4 @@
-// The store contract, continued: a channel's own state, the tasks agents schedule, staged media links
+// The store contract, continued: a channel's own state, Twilio's, the tasks agents schedule, staged media links
 // and alert incidents, over the ports only (run by storeContract in test/store/contract-suite.ts, every engine).
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/open.js';
@@ -10,7 +10,7 @@ const NOW = 1_700_000_000_000;
 const task = (prompt: string) => ({ chat: CHAT, prompt, every: '1h' });
 
 export function chatStateContract(fresh: () => Promise<Store>): void {
-  describe('channel state, tasks, media links and incidents', () => {
+  describe('channel state, Twilio, tasks, media links and incidents', () => {
     it("a channel's keys are its own; a value round-trips as JSON; a seen key is seen once", async () => {
       const s = await fresh();
       const tg = s.channelState('telegram');
@@ -61,6 +61,41 @@ export function chatStateContract(fresh: () => Promise<Store>): void {
       expect(await s.tasks.cancel('console:other', a.task.id)).toBe(false);
       expect(await s.tasks.cancel(CHAT, a.task.id)).toBe(true);
       expect(await s.tasks.all()).toHaveLength(1);
+    });
+
+    it("twilio: a status moves as `next` says, under the row's lock; refusals once a day; poll ids once", async () => {
+      const s = await fresh();
+      const order = ['queued', 'sent', 'delivered', 'read'];
+      const forward = (stored: string, incoming: string) =>
+        order.indexOf(incoming) > order.indexOf(stored) ? incoming : stored;
+      await s.twilio.saveTwilioSend('SM1', '+15550001', 'queued', NOW);
+      await s.twilio.saveTwilioSend('SM1', '+15550002', 'sent', NOW + 1);
+      const raced = await Promise.all([
+        s.twilio.recordStatus('SM1', 'delivered', undefined, NOW + 2, forward),
+        s.twilio.recordStatus('SM1', 'sent', '30003', NOW + 3, forward),
+      ]);
+      expect(raced).toContain('delivered');
+      expect(await s.twilio.recordStatus('SM-unknown', 'sent', undefined, NOW, forward)).toBeUndefined();
+      expect(await s.twilio.delivery('SM1')).toMatchObject({
+        sid: 'SM1',
+        chatId: '+15550001',
+        status: 'delivered',
+      });
+      await s.twilio.block('+15550001', '21610', NOW);
+      expect(await s.twilio.blocked('+15550001')).toBe('21610');
+      await s.twilio.unblock('+15550001');
+      expect(await s.twilio.blocked('+15550001')).toBeUndefined();
+      expect(await s.twilio.claimRefusal('+1555', NOW)).toBe(true);
+      expect(await s.twilio.claimRefusal('+1555', NOW + 10)).toBe(false);
+      expect(await s.twilio.claimRefusal('+1555', NOW + 10 + 86_400_000)).toBe(true);
+      expect(await s.twilio.markPollSeen('SMa', NOW)).toBe(true);
+      expect(await s.twilio.markPollSeen('SMa', NOW + 1)).toBe(false);
+      await s.twilio.setState('cursor', 'a');
+      await s.twilio.setState('cursor', 'b');
+      expect(await s.twilio.getState('cursor')).toBe('b');
+      await s.twilio.prune(NOW + 15 * 86_400_000);
+      expect(await s.twilio.pollSeen('SMa')).toBe(false);
+      expect(await s.twilio.delivery('SM1')).toMatchObject({ status: 'delivered' });
     });
 
     it('media links and alert incidents round-trip, and expire or clear', async () => {

@@ -230,6 +230,23 @@ const alerts: PgMigration = {
   ],
 };
 
+const twilio: PgMigration = {
+  module: 'twilio',
+  steps: [
+    `CREATE TABLE twilio_delivery (
+      sid TEXT PRIMARY KEY,
+      chat_id TEXT NOT NULL,
+      status TEXT NOT NULL,
+      error_code TEXT,
+      updated_at BIGINT NOT NULL
+    );
+    CREATE TABLE twilio_blocked (chat_id TEXT PRIMARY KEY, code TEXT NOT NULL, at BIGINT NOT NULL);
+    CREATE TABLE twilio_refusals (sender TEXT PRIMARY KEY, at BIGINT NOT NULL);
+    CREATE TABLE twilio_poll_seen (sid TEXT PRIMARY KEY, seen_at BIGINT NOT NULL);
+    CREATE TABLE twilio_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);`,
+  ],
+};
+
 const ownership: PgMigration = {
   module: 'ownership',
   steps: [
@@ -277,6 +294,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   schedules,
   mediaHost,
   alerts,
+  twilio,
   ownership,
 ];
 

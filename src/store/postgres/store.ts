@@ -16,6 +16,7 @@ import { openPool, type PoolOptions } from './pool.js';
 import { pgQueueOps } from './queue.js';
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from './schema.js';
 import { pgTaskStore } from './tasks.js';
+import { pgTwilioSendStore } from './twilio-sends.js';
 
 /** A port none of whose operations work on this engine yet: each rejects, naming itself. */
 function notYet<T extends object>(port: string): T {
@@ -52,7 +53,7 @@ export async function openPostgresStore(url: string, opts: PoolOptions = {}): Pr
       sent: notYet('whatsapp.sent'),
       chats: notYet('whatsapp.chats'),
     },
-    twilio: notYet('twilio'),
+    twilio: g(pgTwilioSendStore(pool)),
     mediaLinks: g(pgMediaLinkStore(pool)),
     incidents: g(pgIncidentStore(pool)),
     jobStates: g(pgJobStateStore(pool)),
