@@ -19,7 +19,6 @@ describe('ports the PostgreSQL engine does not implement yet', () => {
     const calls: [string, () => Promise<unknown>][] = [
       ['whatsapp.auth.', () => s.whatsapp.auth.forget()],
       ['whatsapp.sent.', () => s.whatsapp.sent.get('x')],
-      ['events.', () => s.events.open()],
       ['status.', () => s.status.read()],
       ['pruneOldMessages', () => s.pruneOldMessages(0, 30)],
     ];

@@ -1,4 +1,4 @@
-// The store contract, continued: a channel's own state, Twilio's, the tasks agents schedule, staged media links
+// The store contract, continued: a channel's own state, Twilio's, events from outside, the tasks agents schedule, staged media links
 // and alert incidents, over the ports only (run by storeContract in test/store/contract-suite.ts, every engine).
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/open.js';
@@ -10,7 +10,7 @@ const NOW = 1_700_000_000_000;
 const task = (prompt: string) => ({ chat: CHAT, prompt, every: '1h' });
 
 export function chatStateContract(fresh: () => Promise<Store>): void {
-  describe('channel state, Twilio, tasks, media links and incidents', () => {
+  describe('channel state, Twilio, events, tasks, media links and incidents', () => {
     it("a channel's keys are its own; a value round-trips as JSON; a seen key is seen once", async () => {
       const s = await fresh();
       const tg = s.channelState('telegram');
@@ -96,6 +96,45 @@ export function chatStateContract(fresh: () => Promise<Store>): void {
       await s.twilio.prune(NOW + 15 * 86_400_000);
       expect(await s.twilio.pollSeen('SMa')).toBe(false);
       expect(await s.twilio.delivery('SM1')).toMatchObject({ status: 'delivered' });
+    });
+
+    it('events from outside: stored once per key, run by due time, then name (bytewise), then arrival', async () => {
+      const s = await fresh();
+      const ev = (key: string, orderName: string, dueAt: number) => ({
+        key,
+        source: 'file:x',
+        chat: CHAT,
+        prompt: `p ${key}`,
+        dueAt,
+        orderName,
+        options: '{"quiet":true}',
+      });
+      const added = await s.events.addAll(
+        [ev('k1', 'b', NOW), ev('k2', 'B', NOW), ev('k3', 'a', NOW + 1)],
+        NOW,
+      );
+      expect(added.map((a) => a.type)).toEqual(['added', 'added', 'added']);
+      const again = await s.events.addAll([ev('k1', 'b', NOW), ev('k4', 'c', NOW)], NOW);
+      expect(again).toEqual([
+        { type: 'duplicate', id: added[0]?.id },
+        expect.objectContaining({ type: 'added' }),
+      ]);
+      expect((await s.events.open()).map((e) => e.orderName)).toEqual(['B', 'b', 'c', 'a']);
+      expect((await s.events.dueFor(CHAT, NOW, 2)).map((e) => e.orderName)).toEqual(['B', 'b']);
+      const id = added[0]?.id ?? 0;
+      expect(await s.events.begin(id)).toMatchObject({
+        state: 'running',
+        attempts: 1,
+        options: '{"quiet":true}',
+      });
+      await s.events.release(id);
+      expect(await s.events.get(id)).toMatchObject({ state: 'waiting', attempts: 0 });
+      await s.events.begin(id);
+      await s.events.finish(id, 'ok', NOW + 10);
+      expect(await s.events.begin(id)).toMatchObject({ state: 'done', attempts: 1, outcome: 'ok' });
+      expect(await s.events.prune(NOW + 10)).toBe(0);
+      expect(await s.events.prune(NOW + 11)).toBe(1);
+      expect(await s.events.get(id)).toBeUndefined();
     });
 
     it('media links and alert incidents round-trip, and expire or clear', async () => {

@@ -247,6 +247,29 @@ const twilio: PgMigration = {
   ],
 };
 
+const events: PgMigration = {
+  module: 'outside_events',
+  steps: [
+    `CREATE TABLE outside_events (
+      id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      source_key TEXT NOT NULL UNIQUE,
+      source TEXT NOT NULL,
+      chat TEXT NOT NULL,
+      prompt TEXT NOT NULL,
+      due_at BIGINT NOT NULL,
+      order_name TEXT NOT NULL,
+      options TEXT NOT NULL,
+      state TEXT NOT NULL DEFAULT 'waiting',
+      attempts INTEGER NOT NULL DEFAULT 0,
+      outcome TEXT,
+      created_at BIGINT NOT NULL,
+      finished_at BIGINT
+    );
+    CREATE INDEX outside_events_due ON outside_events (state, due_at, order_name COLLATE "C", id);
+    CREATE INDEX outside_events_chat ON outside_events (chat, state, due_at, order_name COLLATE "C", id);`,
+  ],
+};
+
 const ownership: PgMigration = {
   module: 'ownership',
   steps: [
@@ -295,6 +318,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   mediaHost,
   alerts,
   twilio,
+  events,
   ownership,
 ];
 

@@ -7,6 +7,7 @@ import type { Store } from '../store.js';
 import { pgIncidentStore } from './alert-incidents.js';
 import { pgChannelStateStore } from './channel-state.js';
 import { pgFailure } from './errors.js';
+import { pgEventStore } from './events.js';
 import { pgInteractionStore } from './interactions.js';
 import { pgJobStateStore } from './job-states.js';
 import { pgMediaLinkStore } from './media-links.js';
@@ -58,7 +59,7 @@ export async function openPostgresStore(url: string, opts: PoolOptions = {}): Pr
     incidents: g(pgIncidentStore(pool)),
     jobStates: g(pgJobStateStore(pool)),
     tasks: g(pgTaskStore(pool)),
-    events: notYet('events'),
+    events: g(pgEventStore(pool)),
     interactions: g(pgInteractionStore(pool)),
     status: notYet('status'),
     ...g({
