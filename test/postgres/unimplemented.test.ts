@@ -17,8 +17,6 @@ describe('ports the PostgreSQL engine does not implement yet', () => {
     const s = await openPostgresStore(await freshDatabase());
     store = s;
     const calls: [string, () => Promise<unknown>][] = [
-      ['whatsapp.auth.', () => s.whatsapp.auth.forget()],
-      ['whatsapp.sent.', () => s.whatsapp.sent.get('x')],
       ['status.', () => s.status.read()],
       ['pruneOldMessages', () => s.pruneOldMessages(0, 30)],
     ];

@@ -10,6 +10,7 @@ import { chatStateContract } from './contract-chat-state.js';
 import { deliveryContract } from './contract-delivery.js';
 import { interactionsContract } from './contract-interactions.js';
 import { ownershipContract } from './contract-ownership.js';
+import { whatsappContract } from './contract-whatsapp.js';
 import { inbound } from './helpers.js';
 
 const CHAT = 'console:local' as const;
@@ -177,5 +178,6 @@ export function storeContract(engine: string, openFresh: () => Promise<Store>): 
     ownershipContract(fresh);
     chatStateContract(fresh);
     interactionsContract(fresh);
+    whatsappContract(fresh);
   });
 }

@@ -270,6 +270,36 @@ const events: PgMigration = {
   ],
 };
 
+const whatsapp: PgMigration = {
+  module: 'whatsapp',
+  steps: [
+    `CREATE TABLE wa_creds (
+      id INTEGER PRIMARY KEY CHECK (id = 1),
+      data TEXT NOT NULL,
+      logged_out_at BIGINT,
+      updated_at BIGINT NOT NULL
+    );
+    CREATE TABLE wa_keys (
+      type TEXT NOT NULL,
+      id TEXT NOT NULL,
+      data TEXT NOT NULL,
+      PRIMARY KEY (type, id)
+    );
+    CREATE TABLE wa_sent (
+      id TEXT PRIMARY KEY,
+      jid TEXT NOT NULL,
+      message BYTEA NOT NULL,
+      at BIGINT NOT NULL
+    );
+    CREATE INDEX wa_sent_at ON wa_sent (at);
+    CREATE TABLE wa_chats (
+      chat_id TEXT PRIMARY KEY,
+      jid TEXT NOT NULL,
+      updated_at BIGINT NOT NULL
+    );`,
+  ],
+};
+
 const ownership: PgMigration = {
   module: 'ownership',
   steps: [
@@ -319,6 +349,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   alerts,
   twilio,
   events,
+  whatsapp,
   ownership,
 ];
 

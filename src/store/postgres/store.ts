@@ -18,6 +18,7 @@ import { pgQueueOps } from './queue.js';
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from './schema.js';
 import { pgTaskStore } from './tasks.js';
 import { pgTwilioSendStore } from './twilio-sends.js';
+import { pgWhatsAppAuthStore, pgWhatsAppChatStore, pgWhatsAppSentStore } from './whatsapp.js';
 
 /** A port none of whose operations work on this engine yet: each rejects, naming itself. */
 function notYet<T extends object>(port: string): T {
@@ -50,9 +51,9 @@ export async function openPostgresStore(url: string, opts: PoolOptions = {}): Pr
   let closed: Promise<void> | undefined;
   return {
     whatsapp: {
-      auth: notYet('whatsapp.auth'),
-      sent: notYet('whatsapp.sent'),
-      chats: notYet('whatsapp.chats'),
+      auth: g(pgWhatsAppAuthStore(pool)),
+      sent: g(pgWhatsAppSentStore(pool)),
+      chats: g(pgWhatsAppChatStore(pool)),
     },
     twilio: g(pgTwilioSendStore(pool)),
     mediaLinks: g(pgMediaLinkStore(pool)),
