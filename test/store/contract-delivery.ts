@@ -209,5 +209,60 @@ export function deliveryContract(fresh: () => Promise<Store>): void {
       });
       expect(all.get('schedule:x')).toMatchObject({ done: true, lastOutcome: 'ok', lastRunAt: NOW });
     });
+
+    it('retention scrubs finished messages, drops settled replies and closed questions, keeps dedupe records longer', async () => {
+      const s = await fresh();
+      const DAY = 86_400_000;
+      // The channels' seen ids are stamped by the clock, so this test's times start from it.
+      const T = Date.now();
+      await got(
+        s.queue.acceptInbound(inbound({ messageId: 'old', text: 'secret plans' }), {
+          now: T,
+          maxPending: 5,
+        }),
+      );
+      await got(
+        s.queue.acceptInbound(inbound({ chatId: 'other', messageId: 'w' }), { now: T, maxPending: 5 }),
+      );
+      const ids =
+        (await got(s.queue.claimNextRun(CHAT, 5, T, () => ({ count: 1 }))))?.rows.map((r) => r.id) ?? [];
+      await got(
+        s.queue.finishRun({
+          chat: CHAT,
+          ids,
+          now: T,
+          status: 'done',
+          reply: { key: 'in:old', items: text('a') },
+        }),
+      );
+      const chunk = await s.queue.nextUnsent(CHAT);
+      await got(s.queue.markChunkSent(chunk?.id ?? 0, T));
+      const q = await s.interactions.add(
+        { chat: CHAT, type: 'question', runKey: 'in:1', asker: 'codex', text: 'Sure?' },
+        T,
+      );
+      await s.interactions.close(q.id, 'expired', T);
+      expect(await s.channelState('telegram').seen('u1')).toBe(false);
+
+      expect(await s.pruneOldMessages(T + 31 * DAY, 30)).toEqual({
+        scrubbed: 1,
+        replies: 1,
+        deleted: 0,
+        seen: 0,
+        questions: 1,
+      });
+      expect(await s.queue.message(ids[0] ?? 0)).toMatchObject({ text: '', status: 'done' });
+      expect(await s.repliesFor('in:old')).toEqual([]);
+      expect(await s.interactions.get(q.id)).toBeUndefined();
+      expect(
+        await got(s.queue.acceptInbound(inbound({ messageId: 'old' }), { now: T, maxPending: 5 })),
+      ).toEqual({ type: 'duplicate' });
+      // The waiting message is work the relay owes: never touched.
+      expect((await s.queue.unfinished(OTHER)).map((m) => m.text)).toEqual(['hello']);
+
+      expect(await s.pruneOldMessages(T + 91 * DAY, 30)).toMatchObject({ deleted: 1, seen: 1 });
+      expect(await s.queue.message(ids[0] ?? 0)).toBeUndefined();
+      expect(await s.channelState('telegram').seen('u1')).toBe(false);
+    });
   });
 }

@@ -15,6 +15,7 @@ import { migrate } from './migrate.js';
 import { pgOwnershipStore } from './ownership.js';
 import { openPool, type PoolOptions } from './pool.js';
 import { pgQueueOps } from './queue.js';
+import { pgPruneOldMessages } from './retention.js';
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from './schema.js';
 import { pgTaskStore } from './tasks.js';
 import { pgTwilioSendStore } from './twilio-sends.js';
@@ -78,11 +79,7 @@ export async function openPostgresStore(url: string, opts: PoolOptions = {}): Pr
             [key],
           )
         ).rows.map((r) => ({ status: r.status, error: r.error ?? undefined })),
-      pruneOldMessages: async () => {
-        throw new StoreError(
-          storeFailure('other', 'the PostgreSQL store does not implement pruneOldMessages yet'),
-        );
-      },
+      pruneOldMessages: (now: number, messageDays: number) => pgPruneOldMessages(pool, now, messageDays),
       // Once: a second close waits for the first instead of failing on an ended pool.
       close: () => {
         closed ??= pool.end();
