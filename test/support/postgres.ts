@@ -74,6 +74,15 @@ function traversable(dir: string): boolean {
   return true;
 }
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Starts a cluster in a new temp folder; `stop` removes it. */
 export async function startPostgres(): Promise<PgCluster> {
   const bin = pgBinDir();
@@ -112,9 +121,30 @@ export async function startPostgres(): Promise<PgCluster> {
     remove();
     throw new Error(`could not start a PostgreSQL test cluster: ${(err as Error).message}`);
   }
+  // A run that ends without its teardown (an uncaught error, process.exit) must not leave a server
+  // behind: on exit, the postmaster is told to quit at once (SIGQUIT, synchronous) and the folder goes.
+  // A run killed outright (SIGKILL) still leaves one, in a folder named aw-pg-* in the temp folder.
+  const onExit = () => {
+    try {
+      const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      if (pid > 0) {
+        process.kill(pid, 'SIGQUIT');
+        // Exit handlers cannot await: wait synchronously (bounded) until it is gone, or its last
+        // writes would land in the folder after it was removed.
+        const tick = new Int32Array(new SharedArrayBuffer(4));
+        for (const until = Date.now() + 5_000; Date.now() < until && alive(pid); )
+          Atomics.wait(tick, 0, 0, 20);
+      }
+    } catch {
+      // not running any more
+    }
+    remove();
+  };
+  process.once('exit', onExit);
   return {
     url: `postgresql://postgres@${encodeURIComponent(dir)}/postgres`,
     stop: async () => {
+      process.removeListener('exit', onExit);
       try {
         await run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop'], {
           ...as,
