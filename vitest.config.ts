@@ -9,10 +9,15 @@
 //   per file, as before.
 import { defineConfig } from 'vitest/config';
 
-// The real-CLI suite, the stress suites and the browser test have their own routes (npm run
-// test:clis, test:stress, test:browser): they need installed CLIs, minutes, or a Chromium, and
-// `npm test` must pass on a machine with only Node.
-const OTHER_ROUTES = ['test/clis/*.test.ts', 'test/stress/**', 'test/web/browser.test.ts'];
+// The real-CLI suite, the stress suites, the browser test and the PostgreSQL suites have their own
+// routes (npm run test:clis, test:stress, test:browser, test:postgres): they need installed CLIs,
+// minutes, a Chromium or a PostgreSQL server, and `npm test` must pass on a machine with only Node.
+const OTHER_ROUTES = [
+  'test/clis/*.test.ts',
+  'test/stress/**',
+  'test/web/browser.test.ts',
+  'test/postgres/**',
+];
 
 const SHARED = [
   'test/*.test.ts',

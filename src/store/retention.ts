@@ -1,4 +1,11 @@
-// The retention port's types, whatever the engine (the SQLite engine: store/sqlite/retention.ts).
+// The retention port's types and rule, whatever the engine (SQLite: store/sqlite/retention.ts,
+// PostgreSQL: store/postgres/retention.ts).
+
+/**
+ * The dedupe record of a finished message is kept at least this long, by every engine: it is what
+ * stops a message redelivered days later (a Twilio retry, a WhatsApp resync) from running again.
+ */
+export const KEEP_IDS_DAYS = 90;
 
 export interface RetentionResult {
   /** Finished messages whose text, media and names were cleared. */

@@ -30,6 +30,23 @@ export interface MessageRefRow {
   status: 'pending' | 'sent' | 'failed' | 'received';
 }
 
+/**
+ * Whether an outbox row is a message of the chat (one agentwire's `out:` id may name), as opposed to
+ * an edit or a reaction, which change a message and are none themselves. Every engine asks this.
+ */
+export const isMessageItem = (item: OutboxItem): boolean => {
+  switch (item.type) {
+    case 'text':
+    case 'file':
+    case 'url':
+    case 'card':
+      return true;
+    case 'edit':
+    case 'react':
+      return false;
+  }
+};
+
 /** The key prefix of the notice that tells a chat its replies were given up. */
 export const NOTICE_PREFIX = 'notice:expired:';
 

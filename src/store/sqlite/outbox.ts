@@ -6,7 +6,7 @@
 import type { MessageRef } from '../../core/message-ref.js';
 import { redactItem } from '../../core/outbound-redact.js';
 import type { ChatKey, OutboxItem } from '../../core/types.js';
-import { type MessageRefRow, NOTICE_PREFIX, type OutboxRow } from '../contract/outbox.js';
+import { isMessageItem, type MessageRefRow, NOTICE_PREFIX, type OutboxRow } from '../contract/outbox.js';
 import { type Db, type Migration, prepared } from './db.js';
 
 export { isExpiryNotice, type OutboxRow } from '../contract/outbox.js';
@@ -222,7 +222,7 @@ export function messageRefRow(db: Db, ref: MessageRef): MessageRefRow | undefine
       | { chat: string; status: string; provider_id: string | null; item: string }
       | undefined;
     // An edit or a reaction is a row of the outbox, not a message of the chat.
-    if (!r || !isMessageItem(r.item)) return undefined;
+    if (!r || !isMessageItem(JSON.parse(r.item) as OutboxItem)) return undefined;
     return {
       chat: r.chat as ChatKey,
       own: true,
@@ -236,8 +236,3 @@ export function messageRefRow(db: Db, ref: MessageRef): MessageRefRow | undefine
   if (r?.kind !== 'message') return undefined;
   return { chat: r.chat as ChatKey, own: false, status: 'received', providerId: r.message_id };
 }
-
-const isMessageItem = (json: string): boolean => {
-  const t = (JSON.parse(json) as OutboxItem).type;
-  return t === 'text' || t === 'file' || t === 'url' || t === 'card';
-};

@@ -5,13 +5,11 @@
 // (a Twilio retry, a WhatsApp resync after days offline) from running a second time. Rows still
 // pending or running are never touched: they are work the relay owes.
 
-import type { RetentionResult } from '../retention.js';
+import { KEEP_IDS_DAYS, type RetentionResult } from '../retention.js';
 import { type Db, transaction } from './db.js';
 
-export type { RetentionResult } from '../retention.js';
+export { KEEP_IDS_DAYS, type RetentionResult } from '../retention.js';
 
-/** The dedupe record of a finished message is kept at least this long. */
-export const KEEP_IDS_DAYS = 90;
 const DAY_MS = 86_400_000;
 
 const FINISHED = `status IN ('done', 'failed', 'dropped')`;

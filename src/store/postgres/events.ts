@@ -1,0 +1,101 @@
+// Events from outside on PostgreSQL (the rules of store/events.ts): stored once per source key, run
+// in due order, then name, then arrival. Names sort bytewise (COLLATE "C"), as SQLite sorts them,
+// whatever the database's own collation.
+import type { AddEventResult, EventState, EventStore, StoredEvent } from '../events.js';
+import { inTx, type Pool, type Queryable } from './pool.js';
+
+interface Row {
+  id: number;
+  source: string;
+  chat: string;
+  prompt: string;
+  due_at: number;
+  order_name: string;
+  options: string;
+  state: string;
+  attempts: number;
+  outcome: string | null;
+}
+
+const COLUMNS = 'id, source, chat, prompt, due_at, order_name, options, state, attempts, outcome';
+const RUN_ORDER = 'ORDER BY due_at, order_name COLLATE "C", id';
+
+const toEvent = (r: Row): StoredEvent => ({
+  id: r.id,
+  source: r.source,
+  chat: r.chat,
+  prompt: r.prompt,
+  dueAt: r.due_at,
+  orderName: r.order_name,
+  options: r.options,
+  state: r.state as EventState,
+  attempts: r.attempts,
+  ...(r.outcome !== null && { outcome: r.outcome }),
+});
+
+async function byId(q: Queryable, id: number): Promise<StoredEvent | undefined> {
+  const r = await q.query<Row>(`SELECT ${COLUMNS} FROM outside_events WHERE id = $1`, [id]);
+  return r.rows[0] && toEvent(r.rows[0]);
+}
+
+export function pgEventStore(pool: Pool): EventStore {
+  const list = async (sql: string, params: unknown[] = []) =>
+    (await pool.query<Row>(sql, params)).rows.map(toEvent);
+  return {
+    addAll: (events, now) =>
+      inTx(pool, [], async (c) => {
+        const out: AddEventResult[] = [];
+        for (const e of events) {
+          const r = await c.query<{ id: number }>(
+            `INSERT INTO outside_events (source_key, source, chat, prompt, due_at, order_name, options, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (source_key) DO NOTHING RETURNING id`,
+            [e.key, e.source, e.chat, e.prompt, e.dueAt, e.orderName, e.options, now],
+          );
+          if (r.rows[0]) {
+            out.push({ type: 'added', id: r.rows[0].id });
+            continue;
+          }
+          // Stored before (or by another process meanwhile: this statement sees its commit).
+          const same = await c.query<{ id: number }>('SELECT id FROM outside_events WHERE source_key = $1', [
+            e.key,
+          ]);
+          out.push({ type: 'duplicate', id: same.rows[0]?.id ?? 0 });
+        }
+        return out;
+      }),
+    open: () => list(`SELECT ${COLUMNS} FROM outside_events WHERE state <> 'done' ${RUN_ORDER}`),
+    dueFor: (chat, now, limit) =>
+      list(
+        `SELECT ${COLUMNS} FROM outside_events WHERE chat = $1 AND state IN ('waiting', 'running') AND due_at <= $2
+         ${RUN_ORDER} LIMIT $3`,
+        [chat, now, limit],
+      ),
+    // One statement: the row as updated, or as it is when it was done already.
+    begin: async (id) =>
+      (
+        await list(
+          `WITH u AS (UPDATE outside_events SET state = 'running', attempts = attempts + 1
+                      WHERE id = $1 AND state <> 'done' RETURNING ${COLUMNS})
+           SELECT * FROM u
+           UNION ALL SELECT ${COLUMNS} FROM outside_events WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM u)`,
+          [id],
+        )
+      )[0],
+    release: async (id) => {
+      await pool.query(
+        `UPDATE outside_events SET state = 'waiting', attempts = greatest(attempts - 1, 0) WHERE id = $1 AND state = 'running'`,
+        [id],
+      );
+    },
+    finish: async (id, outcome, now) => {
+      await pool.query(
+        `UPDATE outside_events SET state = 'done', outcome = $2, finished_at = $3 WHERE id = $1`,
+        [id, outcome, now],
+      );
+    },
+    prune: async (before) =>
+      (await pool.query(`DELETE FROM outside_events WHERE state = 'done' AND finished_at < $1`, [before]))
+        .rowCount ?? 0,
+    get: (id) => byId(pool, id),
+  };
+}

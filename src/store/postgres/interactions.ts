@@ -1,0 +1,175 @@
+// Questions and approvals runs wait on, and the chats' allowances, on PostgreSQL (the rules of
+// store/interactions.ts). An answer arriving as a message is recorded with the message's dedupe row
+// in one transaction under the chat's lock, like any other write of the chat's messages; a notice is
+// written under it too (a chat's replies are written under its lock, postgres/queue.ts). The chat's
+// lock is always taken before an interaction's row, so two of these never wait on each other.
+import { redactOutbound } from '../../core/outbound-redact.js';
+import type { ChatKey } from '../../core/types.js';
+import type { Interaction, InteractionStatus, InteractionStore } from '../interactions.js';
+import { insertInbound } from './inbox.js';
+import { enqueueOutbound } from './outbox.js';
+import { chatLock, inTx, lockMore, type Pool, type Queryable } from './pool.js';
+
+interface Row {
+  id: number;
+  chat: string;
+  type: 'approval' | 'question';
+  run_key: string;
+  asker: string;
+  tool_kind: string | null;
+  text: string;
+  choices: string[] | null;
+  created_at: number;
+  shown_at: number | null;
+  expires_at: number | null;
+  status: InteractionStatus;
+  answer: string | null;
+  closed_at: number | null;
+}
+
+const COLUMNS = `id, chat, type, run_key, asker, tool_kind, text, choices, created_at, shown_at,
+  expires_at, status, answer, closed_at`;
+
+const toInteraction = (r: Row): Interaction => ({
+  id: r.id,
+  chat: r.chat as ChatKey,
+  type: r.type,
+  runKey: r.run_key,
+  asker: r.asker,
+  ...(r.tool_kind !== null && { toolKind: r.tool_kind }),
+  text: r.text,
+  ...(r.choices !== null && { choices: r.choices }),
+  createdAt: r.created_at,
+  ...(r.shown_at !== null && { shownAt: r.shown_at }),
+  ...(r.expires_at !== null && { expiresAt: r.expires_at }),
+  status: r.status,
+  ...(r.answer !== null && { answer: r.answer }),
+  ...(r.closed_at !== null && { closedAt: r.closed_at }),
+});
+
+/** Closes a pending one; its row when it was pending, undefined otherwise. */
+async function closeOne(
+  q: Queryable,
+  id: number,
+  status: Exclude<InteractionStatus, 'pending'>,
+  now: number,
+  answer?: string,
+): Promise<Row | undefined> {
+  const r = await q.query<Row>(
+    `UPDATE interactions SET status = $2, answer = $3, closed_at = $4 WHERE id = $1 AND status = 'pending'
+     RETURNING ${COLUMNS}`,
+    [id, status, answer ?? null, now],
+  );
+  return r.rows[0];
+}
+
+/** Takes the lock of the interaction's chat (which never changes) before touching its row. */
+async function lockChatOf(q: Queryable, id: number): Promise<void> {
+  const r = await q.query<{ chat: string }>('SELECT chat FROM interactions WHERE id = $1', [id]);
+  if (r.rows[0]) await lockMore(q, [chatLock(r.rows[0].chat)]);
+}
+
+export function pgInteractionStore(pool: Pool): InteractionStore {
+  const rows = async (sql: string, params: unknown[] = []) =>
+    (await pool.query<Row>(sql, params)).rows.map(toInteraction);
+  const chatOf = (msg: { channel: string; chatId: string }) => `${msg.channel}:${msg.chatId}`;
+  return {
+    allowed: async (chat, toolKind) =>
+      (await pool.query('SELECT 1 FROM chat_allowances WHERE chat = $1 AND tool_kind = $2', [chat, toolKind]))
+        .rows.length > 0,
+    add: async (i, now) => {
+      const r = await pool.query<Row>(
+        `INSERT INTO interactions (chat, type, run_key, asker, tool_kind, text, choices, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
+        [
+          i.chat,
+          i.type,
+          i.runKey,
+          i.asker,
+          i.toolKind ?? null,
+          // Masked as the outbox masks what it sends: the question is shown from this row, and kept.
+          redactOutbound(i.text),
+          i.choices ? JSON.stringify(i.choices.map(redactOutbound)) : null,
+          now,
+        ],
+      );
+      return toInteraction(r.rows[0] as Row);
+    },
+    show: (id, now, expiresAt, notice) =>
+      inTx(pool, [], async (c) => {
+        await lockChatOf(c, id);
+        const r = await c.query<{ chat: string }>(
+          `UPDATE interactions SET shown_at = $2, expires_at = $3 WHERE id = $1 AND status = 'pending' RETURNING chat`,
+          [id, now, expiresAt],
+        );
+        const chat = r.rows[0]?.chat;
+        if (!chat) return false;
+        await enqueueOutbound(c, chat, notice.key, notice.items, now);
+        return true;
+      }),
+    answer: (msg, id, answer, now, reply) =>
+      inTx(pool, [chatLock(chatOf(msg))], async (c) => {
+        // Checked before the message is recorded: a closed question leaves the message to be run.
+        const cur = await c.query<{ status: string }>(
+          'SELECT status FROM interactions WHERE id = $1 FOR UPDATE',
+          [id],
+        );
+        if (cur.rows[0]?.status !== 'pending') return 'closed' as const;
+        const r = await insertInbound(c, msg, { now, kind: 'command', status: 'done', note: 'answer' });
+        if (!r) return 'duplicate' as const;
+        await closeOne(c, id, 'answered', now, answer);
+        if (reply) await enqueueOutbound(c, chatOf(msg), reply.key, reply.items, now);
+        return 'answered' as const;
+      }),
+    swallow: (msg, now, note, reply) =>
+      inTx(pool, [chatLock(chatOf(msg))], async (c) => {
+        const r = await insertInbound(c, msg, { now, kind: 'command', status: 'done', note });
+        if (!r) return false;
+        if (reply) await enqueueOutbound(c, chatOf(msg), reply.key, reply.items, now);
+        return true;
+      }),
+    close: (id, status, now, notice) =>
+      inTx(pool, [], async (c) => {
+        await lockChatOf(c, id);
+        const row = await closeOne(c, id, status, now);
+        if (!row) return false;
+        if (notice) await enqueueOutbound(c, row.chat, notice.key, notice.items, now);
+        return true;
+      }),
+    closeLeftOver: (now, owns, notice) =>
+      inTx(pool, [], async (c) => {
+        const chats = await c.query<{ chat: string }>(
+          "SELECT DISTINCT chat FROM interactions WHERE status = 'pending'",
+        );
+        await lockMore(
+          c,
+          chats.rows.map((r) => chatLock(r.chat)),
+        );
+        const open = (
+          await c.query<Row>(
+            `SELECT ${COLUMNS} FROM interactions WHERE status = 'pending' ORDER BY id FOR UPDATE`,
+          )
+        ).rows.map(toInteraction);
+        const closed: Interaction[] = [];
+        for (const i of open) {
+          if (!owns(i.chat)) continue;
+          await closeOne(c, i.id, 'restarted', now);
+          const n = notice(i);
+          await enqueueOutbound(c, i.chat, n.key, n.items, now);
+          closed.push({ ...i, status: 'restarted', closedAt: now });
+        }
+        return closed;
+      }),
+    pending: (chat) =>
+      rows(`SELECT ${COLUMNS} FROM interactions WHERE status = 'pending' AND chat = $1 ORDER BY id`, [chat]),
+    allPending: () => rows(`SELECT ${COLUMNS} FROM interactions WHERE status = 'pending' ORDER BY id`),
+    get: async (id) => (await rows(`SELECT ${COLUMNS} FROM interactions WHERE id = $1`, [id]))[0],
+    allowances: async (chat) =>
+      (
+        await pool.query<{ tool_kind: string; created_at: number }>(
+          'SELECT tool_kind, created_at FROM chat_allowances WHERE chat = $1 ORDER BY tool_kind',
+          [chat],
+        )
+      ).rows.map((r) => ({ toolKind: r.tool_kind, createdAt: r.created_at })),
+  };
+}

@@ -1,0 +1,221 @@
+// The queue's operations (store/queue-ops.ts) on PostgreSQL: messages in, runs claimed and finished.
+// Each operation is one transaction. A write that reads the chat's messages or its lease first takes
+// the chat's lock in the same round trip as BEGIN (postgres/pool.ts): with READ COMMITTED, every
+// statement after it sees what the chat's previous lock holders committed, so the operations of one
+// chat are serialised, and ids (an identity, drawn after the lock) come in the chat's arrival order.
+// Callbacks (`decide`, `choose`) are pure and run inside the transaction; a retried one runs again.
+import type { QueueStore } from '../queue-ops.js';
+import { assertFence } from './fence.js';
+import {
+  INBOX_COLUMNS,
+  type InboxRaw,
+  insertInbound,
+  markFinished,
+  markPendingAgain,
+  markRunning,
+  pendingForChat,
+  stopRunning,
+  toInboxRow,
+} from './inbox.js';
+import { enqueueOutbound, firstRowId, messageRefRow } from './outbox.js';
+import { chatLock, inTx, type Pool, scopeLock } from './pool.js';
+import { deliveryOps } from './queue-delivery.js';
+import { read, written } from './result.js';
+import { recordRun } from './runs.js';
+import {
+  bumpGeneration,
+  chatSettings,
+  clearSession,
+  commandSnapshot,
+  keepSession,
+  lockScope,
+  setChatSettings,
+  storedSession,
+} from './sessions.js';
+
+export function pgQueueOps(pool: Pool): QueueStore {
+  const sessionLocks = (s?: { scope: string }) => (s ? [scopeLock(s.scope)] : []);
+  return {
+    acceptInbound: (msg, opts) =>
+      written(() =>
+        inTx(pool, [chatLock(`${msg.channel}:${msg.chatId}`)], async (c) => {
+          const chat = `${msg.channel}:${msg.chatId}`;
+          const r = await insertInbound(c, msg, { now: opts.now, maxPending: opts.maxPending });
+          if (!r) return { type: 'duplicate' as const };
+          if (r.status !== 'dropped') return { type: 'stored' as const, id: r.id };
+          if (opts.dropNotice) await enqueueOutbound(c, chat, `drop:${r.id}`, opts.dropNotice, opts.now);
+          return { type: 'dropped' as const, id: r.id, noticed: Boolean(opts.dropNotice) };
+        }),
+      ),
+
+    acceptCommand: (msg, opts, decide) =>
+      written(() =>
+        inTx(pool, [chatLock(`${msg.channel}:${msg.chatId}`)], async (c) => {
+          const chat = `${msg.channel}:${msg.chatId}`;
+          const now = opts.now;
+          const r =
+            opts.prompt !== undefined
+              ? await insertInbound(c, msg, { now, text: opts.prompt })
+              : await insertInbound(c, msg, { now, kind: 'command', status: 'done', note: opts.note });
+          if (!r) return { type: 'duplicate' as const };
+          const { snapshot, waitingIds } = await commandSnapshot(c, chat, opts.scope, opts.defaultAgent);
+          const plan = decide(snapshot);
+          const locked = new Set<string>();
+          const scope = async (s: string) => {
+            if (!locked.has(s)) await lockScope(c, s);
+            locked.add(s);
+            return s;
+          };
+          for (const e of plan.effects) {
+            if (e.type === 'clear_session') await clearSession(c, await scope(e.scope), e.agent);
+            else if (e.type === 'reset_scope') await bumpGeneration(c, await scope(e.scope));
+            else if (e.type === 'drop_waiting') await markFinished(c, waitingIds, 'done', now, 'stopped');
+            else if (e.type === 'stop_run') await stopRunning(c, chat, now);
+            else if (e.type === 'set_chat') await setChatSettings(c, chat, e.change, now);
+            else if (e.type === 'cancel_task')
+              await c.query('DELETE FROM agent_tasks WHERE chat = $1 AND id = $2', [chat, e.id]);
+            else if (e.type === 'answer_approval') {
+              const closed = await c.query(
+                `UPDATE interactions SET status = 'answered', answer = $2, closed_at = $3
+                 WHERE id = $1 AND status = 'pending'`,
+                [e.id, e.choice, now],
+              );
+              if ((closed.rowCount ?? 0) > 0 && e.choice === 'allow_chat' && e.toolKind)
+                await c.query(
+                  'INSERT INTO chat_allowances (chat, tool_kind, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
+                  [chat, e.toolKind, now],
+                );
+            } else if (e.type === 'reset_allowances')
+              await c.query('DELETE FROM chat_allowances WHERE chat = $1', [chat]);
+          }
+          // An empty reply says nothing (an approval answer from a group member who is no approver).
+          if (plan.reply) await enqueueOutbound(c, chat, `cmd:${r.id}`, opts.items(plan.reply), now);
+          return { type: 'applied' as const, id: r.id, plan };
+        }),
+      ),
+
+    claimNextRun: (chat, limit, now, choose, fence) =>
+      written(() =>
+        inTx(pool, [chatLock(chat)], async (c) => {
+          await assertFence(c, fence);
+          const waiting = await pendingForChat(c, chat, limit);
+          if (waiting.length === 0) return undefined;
+          const plan = choose(waiting);
+          const rows = waiting.slice(0, plan.count);
+          await markRunning(
+            c,
+            rows.map((r) => r.id),
+            now,
+            fence,
+          );
+          const owned = fence ? { owner: fence.holder, leaseEpoch: fence.epoch } : {};
+          return {
+            rows: rows.map((r) => ({
+              ...r,
+              ...owned,
+              status: 'running' as const,
+              tries: r.tries + 1,
+              startedAt: now,
+            })),
+            plan,
+          };
+        }),
+      ),
+
+    saveFetchedMedia: (id, media, text) =>
+      written(async () => {
+        await pool.query('UPDATE inbox SET media = $2, text = $3, remote_media = NULL WHERE id = $1', [
+          id,
+          JSON.stringify(media),
+          text,
+        ]);
+      }),
+
+    finishRun: (run) =>
+      written(() =>
+        inTx(pool, [chatLock(run.chat), ...sessionLocks(run.session)], async (c) => {
+          await assertFence(c, run.fence);
+          if (run.reply) await enqueueOutbound(c, run.chat, run.reply.key, run.reply.items, run.now);
+          await markFinished(c, run.ids, run.status, run.now, run.note);
+          if (run.session) await keepSession(c, run.session, run.now);
+        }),
+      ),
+
+    requeueRun: (ids, now, session, fence) =>
+      written(() =>
+        inTx(pool, [...(fence ? [chatLock(fence.chat)] : []), ...sessionLocks(session)], async (c) => {
+          await assertFence(c, fence);
+          await markPendingAgain(c, ids, true);
+          if (session) await keepSession(c, session, now);
+        }),
+      ),
+
+    // Under the chat's lock like every write of the chat's replies: a chat's chunks go out in id
+    // order, so ids must be drawn in the order the writes commit.
+    enqueueReply: (chat, key, items, now, fence) =>
+      written(() =>
+        inTx(pool, [chatLock(chat)], async (c) => {
+          await assertFence(c, fence, chat);
+          return enqueueOutbound(c, chat, key, items, now);
+        }),
+      ),
+
+    // Under the target chat's lock, for its id order; fenced by the writer's lease of its own chat
+    // (read FOR SHARE, postgres/fence.ts), the one lease the writing run holds.
+    enqueueForChat: (chat, key, items, now, writer) =>
+      written(() =>
+        inTx(pool, [chatLock(chat)], async (c) => {
+          await assertFence(c, writer);
+          return enqueueOutbound(c, chat, key, items, now);
+        }),
+      ),
+    outboxIdOf: (key) => read(() => firstRowId(pool, key)),
+    messageRef: (ref) => read(() => messageRefRow(pool, ref)),
+
+    message: (id) =>
+      read(async () => {
+        const r = await pool.query<InboxRaw>(`SELECT ${INBOX_COLUMNS} FROM inbox WHERE id = $1`, [id]);
+        return r.rows[0] && toInboxRow(r.rows[0]);
+      }),
+
+    recordRun: (record) => written(() => inTx(pool, [], (c) => recordRun(c, record))),
+
+    unfinished: (chat) =>
+      read(async () => {
+        const r = await pool.query<InboxRaw>(
+          `SELECT ${INBOX_COLUMNS} FROM inbox WHERE status IN ('pending', 'running')
+             AND ($1::text IS NULL OR chat = $1::text) ORDER BY id`,
+          [chat ?? null],
+        );
+        return r.rows.map(toInboxRow);
+      }),
+
+    recover: (plan) =>
+      written(() =>
+        inTx(pool, [...plan.fail.keys()].map(chatLock), async (c) => {
+          for (const fence of plan.fences ?? []) await assertFence(c, fence);
+          await markPendingAgain(c, plan.requeue, false);
+          for (const [chat, ids] of plan.fail) {
+            await markFinished(c, ids, 'failed', plan.now, 'crashed_twice');
+            await enqueueOutbound(c, chat, `crash:${ids[0]}`, plan.notice, plan.now);
+          }
+        }),
+      ),
+
+    chatSettings: (chat) => read(() => chatSettings(pool, chat)),
+    session: (scope, agent) => read(() => storedSession(pool, scope, agent)),
+    keepSession: (session, now, fence) =>
+      written(() =>
+        inTx(pool, [...(fence ? [chatLock(fence.chat)] : []), scopeLock(session.scope)], async (c) => {
+          await assertFence(c, fence);
+          await keepSession(c, session, now);
+        }),
+      ),
+    forgetSession: (scope, agent) =>
+      written(async () => {
+        await clearSession(pool, scope, agent);
+      }),
+
+    ...deliveryOps(pool),
+  };
+}
