@@ -173,6 +173,9 @@ const ALLOWED: Record<string, string> = {
   'src/store/sqlite/twilio-sends.ts': "Twilio's send records (SQLite)",
   'src/store/sqlite/whatsapp-auth.ts': "WhatsApp's credentials and keys (SQLite)",
   'src/store/sqlite/whatsapp-messages.ts': "WhatsApp's sent messages and chat JIDs (SQLite)",
+  'src/store/postgres/store.ts': "the PostgreSQL engine's `whatsapp` and `twilio` ports",
+  'src/store/postgres/twilio-sends.ts': "Twilio's send records (PostgreSQL)",
+  'src/store/postgres/whatsapp.ts': "WhatsApp's credentials, keys, sent messages and chat JIDs (PostgreSQL)",
   // `agentwire send` with no relay running: WhatsApp connects, Twilio makes one REST call; other
   // channels answer "start the relay"
   'src/send-once.ts': 'sending on WhatsApp or Twilio without a running relay',
