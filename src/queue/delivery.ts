@@ -15,6 +15,7 @@ import { isExpiryNotice, type OutboxRow } from '../store/contract/outbox.js';
 import type { Fence } from '../store/ownership.js';
 import type { QueueStore } from '../store/queue-ops.js';
 import { deliverItem } from './deliver-item.js';
+import { isStatusKey, STATUS_TRIES } from './progress-outbox.js';
 import { persist, unwrap } from './persist.js';
 import type { ChannelMap, Clock } from './ports.js';
 import type { ProcessOwner } from './process-owner.js';
@@ -61,6 +62,8 @@ export class Deliverer {
   /** Shutting down: send what can go now, but wait for nothing (see `finish`). */
   private finishing = false;
   private readonly stopping = new AbortController();
+  /** Who waits for a row to be sent or given up (a status message's edit, progress-outbox.ts). */
+  private readonly waiters = new Map<number, Set<() => void>>();
 
   constructor(
     private readonly store: QueueStore,
@@ -95,6 +98,30 @@ export class Deliverer {
         if (this.again.delete(chat)) this.kick(chat);
       });
     this.busy.set(chat, run);
+  }
+
+  /**
+   * Resolves once row `id` was sent or given up by this process, or after `timeoutMs` (another
+   * process may be the one sending it, or it was settled before the call).
+   */
+  settled(id: number, timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const set = this.waiters.get(id) ?? new Set<() => void>();
+      this.waiters.set(id, set);
+      const done = () => {
+        clearTimeout(timer);
+        set.delete(done);
+        if (set.size === 0) this.waiters.delete(id);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      timer.unref?.();
+      set.add(done);
+    });
+  }
+
+  private release(id: number): void {
+    for (const done of [...(this.waiters.get(id) ?? [])]) done();
   }
 
   /** Every chat with unsent chunks (at start, to resend what a previous process left). */
@@ -239,6 +266,7 @@ export class Deliverer {
           signal: this.stopping.signal,
         });
         if (!noted.ok) return;
+        this.release(row.id);
         if (row.tries > 0) this.wakeChannel(target.channel);
         continue;
       }
@@ -260,6 +288,8 @@ export class Deliverer {
           now,
           retryAfterMs: r.retryAfterMs,
           expires: !isExpiryNotice(row.key),
+          // A status line is stale within seconds: a few tries, never a day of them ahead of the answer.
+          ...(isStatusKey(row.key) && { maxTries: STATUS_TRIES }),
         },
         this.opts,
       );
@@ -277,9 +307,11 @@ export class Deliverer {
         }
         case 'expire':
           await this.expire(chat, row, error, now);
+          this.release(row.id);
           continue;
         case 'fail':
           await this.giveUp(chat, row, error);
+          this.release(row.id);
           continue;
       }
     }
