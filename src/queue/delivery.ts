@@ -30,6 +30,9 @@ export interface DeliveryOptions extends RetryPolicy {
 const canSend = (s: ChannelState) =>
   s.type !== 'connecting' && s.type !== 'stopped' && s.type !== 'relink_required';
 
+/** Rows whose settling is remembered for a waiter that comes late. */
+const RECENT_SETTLED = 256;
+
 /** Sends recorded this long before an attempt may still be what a provider lookup sees after it (clock skew). */
 const RESEND_LOOKBACK_MS = 10 * 60_000;
 
@@ -64,6 +67,7 @@ export class Deliverer {
   private readonly stopping = new AbortController();
   /** Who waits for a row to be sent or given up (a status message's edit, progress-outbox.ts). */
   private readonly waiters = new Map<number, Set<() => void>>();
+  private readonly recent: number[] = [];
 
   constructor(
     private readonly store: QueueStore,
@@ -105,6 +109,7 @@ export class Deliverer {
    * process may be the one sending it, or it was settled before the call).
    */
   settled(id: number, timeoutMs: number): Promise<void> {
+    if (this.recent.includes(id)) return Promise.resolve();
     return new Promise((resolve) => {
       const set = this.waiters.get(id) ?? new Set<() => void>();
       this.waiters.set(id, set);
@@ -121,6 +126,9 @@ export class Deliverer {
   }
 
   private release(id: number): void {
+    // Kept a while: a waiter that asks just after the row went (its drain was already under way).
+    this.recent.push(id);
+    if (this.recent.length > RECENT_SETTLED) this.recent.shift();
     for (const done of [...(this.waiters.get(id) ?? [])]) done();
   }
 

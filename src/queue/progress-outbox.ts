@@ -54,12 +54,16 @@ export function outboxProgress(d: OutboxProgressDeps): OutboxProgress {
   /** The run's status message, as agentwire's id (`out:<row>`), once `start` wrote it. */
   const refs = new Map<string, string>();
 
-  const write = async (run: ProgressRun, key: string, item: OutboxItem): Promise<number> => {
+  /** Writes the row; `wait`: resolves once it was delivered or given up (bounded). */
+  const write = async (run: ProgressRun, key: string, item: OutboxItem, wait: boolean): Promise<number> => {
     const w = await d.store.enqueueReply(run.chat, key, [item], d.now(), run.fence);
     if (!w.ok) throw new Error(w.message);
-    hooks?.kick(run.chat);
     const id = await d.store.outboxIdOf(key);
     if (id === undefined) throw new Error('the status row is not in the outbox');
+    // Waited for before the kick, so a quick delivery is not missed (delivery.ts remembers late ones too).
+    const settled = wait ? hooks?.settled(id, d.settleMs ?? SETTLE_MS) : undefined;
+    hooks?.kick(run.chat);
+    await settled;
     return id;
   };
 
@@ -68,8 +72,7 @@ export function outboxProgress(d: OutboxProgressDeps): OutboxProgress {
     if (!ref) return;
     // Every edit its own key: two edits with the same text (a summary after a redo) both go.
     seq += 1;
-    const id = await write(run, `${run.key}:e${d.now()}-${seq}`, { type: 'edit', ref, text });
-    await hooks?.settled(id, d.settleMs ?? SETTLE_MS);
+    await write(run, `${run.key}:e${d.now()}-${seq}`, { type: 'edit', ref, text }, true);
   };
 
   return {
@@ -83,7 +86,7 @@ export function outboxProgress(d: OutboxProgressDeps): OutboxProgress {
     },
     async start(run, text) {
       // Written once per key: a redone attempt finds its message and edits it.
-      const id = await write(run, run.key, { type: 'text', text });
+      const id = await write(run, run.key, { type: 'text', text }, false);
       refs.set(run.key, `out:${id}`);
     },
     update: edit,
