@@ -2,8 +2,8 @@
 // users `U…`/`W…`, conversations `C…` (public), `G…` (private), `D…` (direct), workspaces `T…`.
 // Display names and #channel-names are never accepted: they can be renamed or taken over.
 import { z } from 'zod';
-import { progressFields } from './schema-progress.js';
 import { dmField } from './schema-access.js';
+import { progressFields } from './schema-progress.js';
 
 const userId = z
   .string()

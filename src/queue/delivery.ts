@@ -15,10 +15,10 @@ import { isExpiryNotice, type OutboxRow } from '../store/contract/outbox.js';
 import type { Fence } from '../store/ownership.js';
 import type { QueueStore } from '../store/queue-ops.js';
 import { deliverItem } from './deliver-item.js';
-import { isStatusKey, STATUS_TRIES } from './progress-outbox.js';
 import { persist, unwrap } from './persist.js';
 import type { ChannelMap, Clock } from './ports.js';
 import type { ProcessOwner } from './process-owner.js';
+import { isStatusKey, STATUS_TRIES } from './progress-outbox.js';
 import { cappedBackoff, decideRetry, type RetryPolicy } from './retry.js';
 
 export interface DeliveryOptions extends RetryPolicy {

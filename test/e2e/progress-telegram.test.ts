@@ -65,7 +65,9 @@ function relay(): Proc {
 
 const sends = () => api!.callsOf('sendMessage').map((c) => String(c.params.text));
 const edits = () =>
-  api!.callsOf('editMessageText').map((c) => ({ id: Number(c.params.message_id), text: String(c.params.text) }));
+  api!
+    .callsOf('editMessageText')
+    .map((c) => ({ id: Number(c.params.message_id), text: String(c.params.text) }));
 
 describe('live progress through the relay on Telegram', () => {
   it('30 tool calls: one status message, at most 10 edits of it ending on the summary, one answer', async () => {
@@ -106,7 +108,9 @@ describe('live progress through the relay on Telegram', () => {
     const done = () => sends().filter((t) => t === 'Ran 20 tools.').length === 1;
     const rerunSummary = () => edits().some((e) => e.id !== deadStatus && /^20 tools, \d+ s$/.test(e.text));
     const interrupted = () => edits().some((e) => e.id === deadStatus && e.text === INTERRUPTED_TEXT);
-    expect(await waitFor(() => done() && rerunSummary() && interrupted(), 60_000), second.stderr()).toBe(true);
+    expect(await waitFor(() => done() && rerunSummary() && interrupted(), 60_000), second.stderr()).toBe(
+      true,
+    );
 
     // The dead run's message: its last edit says it was interrupted, once.
     const ofDead = edits().filter((e) => e.id === deadStatus);
