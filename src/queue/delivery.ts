@@ -18,7 +18,7 @@ import { deliverItem } from './deliver-item.js';
 import { persist, unwrap } from './persist.js';
 import type { ChannelMap, Clock } from './ports.js';
 import type { ProcessOwner } from './process-owner.js';
-import { isStatusKey, STATUS_TRIES } from './progress-outbox.js';
+import { isStatusKey, STATUS_PREFIX, STATUS_TRIES } from './progress-outbox.js';
 import { cappedBackoff, decideRetry, type RetryPolicy } from './retry.js';
 
 export interface DeliveryOptions extends RetryPolicy {
@@ -221,6 +221,12 @@ export class Deliverer {
       row && !this.stopped;
       row = await this.store.nextUnsent(chat)
     ) {
+      if (isStatusKey(row.key) && (await this.store.newerEditPending(row, STATUS_PREFIX))) {
+        // A newer line of the same status message waits behind this one: only the newest matters.
+        unwrap(await this.store.failChunk(row, 'superseded by a newer status line', this.now()));
+        this.release(row.id);
+        continue;
+      }
       if (row.nextAt !== undefined && waited !== row.id && row.nextAt > this.now()) {
         // A backoff a previous process (or an earlier kick) began: it is kept, not restarted.
         if (this.finishing) return;

@@ -11,8 +11,9 @@ import type { Clock } from './ports.js';
 import type { ProgressPort, ProgressRun } from './progress-port.js';
 
 /** The status message of one attempt of a run: its last message's id and that message's try count. */
-export const statusKey = (lastId: number, tries: number): string => `status:in:${lastId}:${tries}`;
-export const isStatusKey = (key: string): boolean => key.startsWith('status:');
+export const statusKey = (lastId: number, tries: number): string => `${STATUS_PREFIX}in:${lastId}:${tries}`;
+export const STATUS_PREFIX = 'status:';
+export const isStatusKey = (key: string): boolean => key.startsWith(STATUS_PREFIX);
 /** What a status message left by a run that died says (progress-recovery.ts). */
 export const INTERRUPTED_TEXT = 'interrupted (the relay stopped during this run)';
 /** A status row's failed tries before it is given up: a stale line is not worth blocking the chat. */

@@ -88,6 +88,25 @@ describe('the outbox ProgressPort', () => {
     expect(channel.texts()).toEqual(['working', 'the answer']);
   });
 
+  it('of several status edits waiting (a restart, an outage), only the newest is sent; other edits all go', async () => {
+    const { store, channel, port, deliverer } = rig();
+    const run = { chat, key: statusKey(12, 1) };
+    await port.start(run, 'working');
+    await deliverer.idle();
+    const ref = `out:${await store.outboxIdOf(run.key)}`;
+    const edit = (text: string) => [{ type: 'edit' as const, ref, text }];
+    for (const [key, text] of [
+      [`${run.key}:e1`, 'reading a.ts'],
+      [`${run.key}:e2`, 'reading b.ts'],
+      ['tool:edit:1', 'an edit the agent made'],
+      [`${run.key}:e3`, 'reading c.ts'],
+    ] as const)
+      unwrapOk(await store.enqueueReply(chat, key, edit(text), Date.now()));
+    deliverer.kick(chat);
+    await deliverer.idle();
+    expect(channel.edits.map((e) => e.text)).toEqual(['an edit the agent made', 'reading c.ts']);
+  });
+
   it('editIntervalMs: the platform floor where the channel edits, none where it cannot', () => {
     const store = {} as never;
     const port = outboxProgress({ store, canEdit: (c) => c !== 'twilio', now: Date.now });
