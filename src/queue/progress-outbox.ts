@@ -5,15 +5,16 @@
 // edit is an outbox edit of that row; `update` resolves once the edit was delivered (or given up), so
 // the feed, which never calls again before then, keeps only the newest line while one is under way:
 // a slow or failing channel gets one pending edit per run, never a backlog of stale ones.
-import type { ChatKey, OutboxItem } from '../core/types.js';
+import { type ChatKey, type OutboxItem, parseChatKey } from '../core/types.js';
 import type { QueueStore } from '../store/queue-ops.js';
 import type { Clock } from './ports.js';
 import type { ProgressPort, ProgressRun } from './progress-port.js';
 
-/** The status message of one attempt of a run: its last message's id and that message's try count. */
-export const statusKey = (lastId: number, tries: number): string => `${STATUS_PREFIX}in:${lastId}:${tries}`;
+/** Every status row's key starts so: delivery gives such rows few tries and skips stale edits. */
 export const STATUS_PREFIX = 'status:';
 export const isStatusKey = (key: string): boolean => key.startsWith(STATUS_PREFIX);
+/** The status message of one attempt of a run: its last message's id and that message's try count. */
+export const statusKey = (lastId: number, tries: number): string => `${STATUS_PREFIX}in:${lastId}:${tries}`;
 /** What a status message left by a run that died says (progress-recovery.ts). */
 export const INTERRUPTED_TEXT = 'interrupted (the relay stopped during this run)';
 /** A status row's failed tries before it is given up: a stale line is not worth blocking the chat. */
@@ -81,8 +82,8 @@ export function outboxProgress(d: OutboxProgressDeps): OutboxProgress {
       hooks = h;
     },
     editIntervalMs(chat) {
-      const channel = chat.slice(0, chat.indexOf(':'));
-      if (!d.canEdit(channel)) return undefined;
+      const channel = parseChatKey(chat)?.channel;
+      if (!channel || !d.canEdit(channel)) return undefined;
       return MIN_EDIT_MS[channel] ?? DEFAULT_MIN_EDIT_MS;
     },
     async start(run, text) {
@@ -93,7 +94,7 @@ export function outboxProgress(d: OutboxProgressDeps): OutboxProgress {
     update: edit,
     async finish(run, end) {
       try {
-        // No delete item exists: `delete` leaves the summary too (docs/configuration.md, "Progress").
+        // No channel deletes yet: `delete` ends on "done" instead (docs/configuration.md, "Progress").
         await edit(run, end.type === 'summary' ? end.text : 'done');
       } finally {
         refs.delete(run.key);
