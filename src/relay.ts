@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChannelDeps, ChannelPlugin } from './channels/plugin.js';
-import { CHANNELS, channelNames, channelPlugin } from './channels/registry.js';
+import { CHANNELS, channelCapabilities, channelNames, channelPlugin } from './channels/registry.js';
 import type { Channel } from './channels/types.js';
 import { whatsappLinkService } from './channels/whatsapp/link-control.js';
 import type { Context } from './cli/context.js';
@@ -35,7 +35,7 @@ import { fencedReplies } from './queue/fenced-replies.js';
 import { ownerOf } from './queue/owner.js';
 import type { ChannelMap } from './queue/ports.js';
 import type { ProcessOwner } from './queue/process-owner.js';
-import { NO_PROGRESS } from './queue/progress-port.js';
+import { outboxProgress } from './queue/progress-outbox.js';
 import { Queue, type QueueOptions } from './queue/queue.js';
 import { compileCacheDir, compileCacheEnv } from './runner/compile-cache.js';
 import { acquireLock, heldBy, LockError } from './store/home-lock.js';
@@ -133,6 +133,11 @@ export function createQueue(
     if (kind !== undefined && typeof kind !== 'string') throw new MethodError('kind must be a string');
     return { reset: await warm.warmReset(kind) };
   });
+  const progress = outboxProgress({
+    store: store.queue,
+    canEdit: (channel) => channelCapabilities(channel).edit,
+    now: Date.now,
+  });
   const queue = new Queue({
     store: store.queue,
     channels,
@@ -145,8 +150,8 @@ export function createQueue(
     log: log.child({ sub: 'queue' }),
     defaultCwd: paths.workspace,
     textRules: (channel) => channelPlugin(channel)?.textRules(config),
-    // No channel edits messages yet (NO_PROGRESS): the settings are read, nothing is sent.
-    progress: { port: NO_PROGRESS, settings: (channel) => progressSettings(config, channel) },
+    // Each run's status message, through the outbox, where the section asks and the channel edits.
+    progress: { port: progress, settings: (channel) => progressSettings(config, channel) },
     ...(tools?.grantor && { tools: tools.grantor }),
     // A process that runs nothing (`hold`) asks nothing either.
     ...(!rest.hold && {
@@ -160,6 +165,10 @@ export function createQueue(
       },
     }),
     ...rest,
+  });
+  progress.bind({
+    kick: (chat) => queue.deliverer.kick(chat),
+    settled: (id, ms) => queue.deliverer.settled(id, ms),
   });
   tools?.bindDelivery((chat) => queue.deliverer.kick(chat));
   const interactions = queue.interactions;

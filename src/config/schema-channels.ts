@@ -362,5 +362,6 @@ export const discordSchema = z
       .refine(httpsUnlessLoopback, 'must be https (plain http only to 127.0.0.1, ::1 or localhost)')
       .optional()
       .describe('The REST API root (a proxy, or tests). Default: https://discord.com/api.'),
+    ...progressFields,
   })
   .strict();

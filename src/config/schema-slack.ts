@@ -3,6 +3,7 @@
 // Display names and #channel-names are never accepted: they can be renamed or taken over.
 import { z } from 'zod';
 import { dmField } from './schema-access.js';
+import { progressFields } from './schema-progress.js';
 
 const userId = z
   .string()
@@ -116,5 +117,6 @@ export const slackSchema = z
       .refine(httpsUnlessLoopback, 'must be https (plain http only to 127.0.0.1, ::1 or localhost)')
       .optional()
       .describe('The Web API root (tests). Default: https://slack.com/api/.'),
+    ...progressFields,
   })
   .strict();

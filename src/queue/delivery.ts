@@ -18,6 +18,7 @@ import { deliverItem } from './deliver-item.js';
 import { persist, unwrap } from './persist.js';
 import type { ChannelMap, Clock } from './ports.js';
 import type { ProcessOwner } from './process-owner.js';
+import { isStatusKey, STATUS_PREFIX, STATUS_TRIES } from './progress-outbox.js';
 import { cappedBackoff, decideRetry, type RetryPolicy } from './retry.js';
 
 export interface DeliveryOptions extends RetryPolicy {
@@ -28,6 +29,9 @@ export interface DeliveryOptions extends RetryPolicy {
 /** Sending is attempted unless the channel is known not to be able to (a failure would burn a try). */
 const canSend = (s: ChannelState) =>
   s.type !== 'connecting' && s.type !== 'stopped' && s.type !== 'relink_required';
+
+/** Rows whose settling is remembered for a waiter that comes late. */
+const RECENT_SETTLED = 256;
 
 /** Sends recorded this long before an attempt may still be what a provider lookup sees after it (clock skew). */
 const RESEND_LOOKBACK_MS = 10 * 60_000;
@@ -61,6 +65,9 @@ export class Deliverer {
   /** Shutting down: send what can go now, but wait for nothing (see `finish`). */
   private finishing = false;
   private readonly stopping = new AbortController();
+  /** Who waits for a row to be sent or given up (a status message's edit, progress-outbox.ts). */
+  private readonly waiters = new Map<number, Set<() => void>>();
+  private readonly recent: number[] = [];
 
   constructor(
     private readonly store: QueueStore,
@@ -95,6 +102,34 @@ export class Deliverer {
         if (this.again.delete(chat)) this.kick(chat);
       });
     this.busy.set(chat, run);
+  }
+
+  /**
+   * Resolves once row `id` was sent or given up by this process, or after `timeoutMs` (another
+   * process may be the one sending it, or it was settled before the call).
+   */
+  settled(id: number, timeoutMs: number): Promise<void> {
+    if (this.recent.includes(id)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const set = this.waiters.get(id) ?? new Set<() => void>();
+      this.waiters.set(id, set);
+      const done = () => {
+        clearTimeout(timer);
+        set.delete(done);
+        if (set.size === 0) this.waiters.delete(id);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      timer.unref?.();
+      set.add(done);
+    });
+  }
+
+  private release(id: number): void {
+    // Kept a while: a waiter that asks just after the row went (its drain was already under way).
+    this.recent.push(id);
+    if (this.recent.length > RECENT_SETTLED) this.recent.shift();
+    for (const done of [...(this.waiters.get(id) ?? [])]) done();
   }
 
   /** Every chat with unsent chunks (at start, to resend what a previous process left). */
@@ -186,6 +221,12 @@ export class Deliverer {
       row && !this.stopped;
       row = await this.store.nextUnsent(chat)
     ) {
+      if (isStatusKey(row.key) && (await this.store.newerEditPending(row, STATUS_PREFIX))) {
+        // A newer line of the same status message waits behind this one: only the newest matters.
+        unwrap(await this.store.failChunk(row, 'superseded by a newer status line', this.now()));
+        this.release(row.id);
+        continue;
+      }
       if (row.nextAt !== undefined && waited !== row.id && row.nextAt > this.now()) {
         // A backoff a previous process (or an earlier kick) began: it is kept, not restarted.
         if (this.finishing) return;
@@ -239,6 +280,7 @@ export class Deliverer {
           signal: this.stopping.signal,
         });
         if (!noted.ok) return;
+        this.release(row.id);
         if (row.tries > 0) this.wakeChannel(target.channel);
         continue;
       }
@@ -260,6 +302,8 @@ export class Deliverer {
           now,
           retryAfterMs: r.retryAfterMs,
           expires: !isExpiryNotice(row.key),
+          // A status line is stale within seconds: a few tries, never a day of them ahead of the answer.
+          ...(isStatusKey(row.key) && { maxTries: STATUS_TRIES }),
         },
         this.opts,
       );
@@ -277,9 +321,11 @@ export class Deliverer {
         }
         case 'expire':
           await this.expire(chat, row, error, now);
+          this.release(row.id);
           continue;
         case 'fail':
           await this.giveUp(chat, row, error);
+          this.release(row.id);
           continue;
       }
     }

@@ -1,8 +1,9 @@
 // One run's live status message as the queue sees the channel side (docs/sessions-and-queue.md,
 // "Progress"): the queue hands it rendered, throttled text (queue/progress-feed.ts) and never knows
-// how a channel sends, edits or deletes a message. The channel-side editing is not built yet: the
-// relay passes NO_PROGRESS, which says no channel can edit, so no status message is ever started.
+// how a channel sends, edits or deletes a message. The relay's port writes to the outbox
+// (queue/progress-outbox.ts); NO_PROGRESS says no channel can edit, so nothing is ever started.
 import type { ChatKey } from '../core/types.js';
+import type { Fence } from '../store/ownership.js';
 
 /** What a run's status message becomes once the run ended (config `progressEnd`). */
 export type ProgressEnd = { type: 'summary'; text: string } | { type: 'delete' };
@@ -11,6 +12,8 @@ export type ProgressEnd = { type: 'summary'; text: string } | { type: 'delete' }
 export interface ProgressRun {
   chat: ChatKey;
   key: string;
+  /** The run's lease of its chat, when processes share the store: its writes are fenced by it. */
+  fence?: Fence;
 }
 
 export interface ProgressPort {
@@ -27,7 +30,7 @@ export interface ProgressPort {
   finish(run: ProgressRun, end: ProgressEnd): Promise<void>;
 }
 
-/** No channel edits yet: nothing is started, nothing is sent. */
+/** No channel edits: nothing is started, nothing is sent (tests, and a queue built without one). */
 export const NO_PROGRESS: ProgressPort = {
   editIntervalMs: () => undefined,
   start: async () => undefined,

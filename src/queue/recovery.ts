@@ -7,6 +7,7 @@ import type { InboxRow } from '../store/contract/inbox.js';
 import type { Fence } from '../store/ownership.js';
 import type { QueueStore } from '../store/queue-ops.js';
 import { unwrap } from './persist.js';
+import { interruptStatuses } from './progress-recovery.js';
 
 /** Runs a message may start before a crash during the last one gives up on it. */
 export const MAX_TRIES = 2;
@@ -42,7 +43,10 @@ export async function recover(
   serves: (chat: ChatKey) => boolean,
   now: number,
 ): Promise<RecoveryPlan> {
-  const plan = planRecovery((await store.unfinished()).filter((r) => serves(r.chat)));
+  const rows = (await store.unfinished()).filter((r) => serves(r.chat));
+  const plan = planRecovery(rows);
+  // Before the rows wait again: a rerun's status message is a new one, the dead one says so.
+  await interruptStatuses(store, rows, now);
   unwrap(
     await store.recover({
       now,
@@ -73,6 +77,7 @@ export async function recoverChat(d: ChatRecovery, chat: ChatKey, fence: Fence):
   const rows = (await d.store.unfinished(chat)).filter((r) => r.status === 'running');
   if (rows.length > 0) {
     const plan = planRecovery(rows);
+    await interruptStatuses(d.store, rows, d.now, fence);
     unwrap(
       await d.store.recover({
         now: d.now,

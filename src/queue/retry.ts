@@ -23,12 +23,14 @@ export interface FailedSend {
   retryAfterMs?: number;
   /** False for the notice that tells a chat its replies expired: it waits for the channel, however long. */
   expires: boolean;
+  /** Given up (failed) after this many tries, however transient: a status line's edit. */
+  maxTries?: number;
 }
 
 export type RetryDecision = { type: 'retry'; delayMs: number } | { type: 'expire' } | { type: 'fail' };
 
 export function decideRetry(f: FailedSend, p: RetryPolicy): RetryDecision {
-  if (!f.retryable) return { type: 'fail' };
+  if (!f.retryable || (f.maxTries !== undefined && f.tries >= f.maxTries)) return { type: 'fail' };
   const deadline = f.expires ? f.createdAt + p.retryForMs : Number.POSITIVE_INFINITY;
   if (f.now >= deadline) return { type: 'expire' };
   // Retry-After is honoured even past the cap (the provider knows when it can take us again), but

@@ -28,6 +28,7 @@ import type { ActiveRun } from './lanes.js';
 import { persist } from './persist.js';
 import type { MediaPolicy } from './ports.js';
 import { type ProgressFeed, statusFeed } from './progress-feed.js';
+import { statusKey } from './progress-outbox.js';
 import type { ProgressPort } from './progress-port.js';
 import { recoverChat } from './recovery.js';
 
@@ -157,7 +158,10 @@ export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
     const prompt = buildPrompt(ready.map(toPrompt), promptOpts(deps));
     const onProgress = (await store.chatSettings(chat)).verbose ? progressSink(run) : undefined;
     // Real time, not the queue's clock: the throttle paces real edits on real timers.
-    feed = statusFeed(deps.progress, { chat, key: `status:${replyKey(run)}` }, { now: Date.now, log });
+    // Keyed by the attempt: a run requeued (not a crash) keeps its try count and its status message.
+    const last = rows[rows.length - 1];
+    const statusRun = { chat, key: statusKey(last?.id ?? 0, last?.tries ?? 0), ...fenced(run) };
+    feed = statusFeed(deps.progress, statusRun, { now: Date.now, log });
     await spawnTurn();
     // Told to stop before the agent started (an interrupt or /stop while claiming or downloading).
     const out: ExecuteOutcome | undefined = active.controller.signal.aborted

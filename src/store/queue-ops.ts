@@ -209,6 +209,11 @@ export interface QueueStore {
   // Delivery.
   chatsWithUnsent(): Promise<ChatKey[]>;
   nextUnsent(chat: ChatKey): Promise<OutboxRow | undefined>;
+  /**
+   * Whether a later unsent row of the chat, written under a key starting with `keyPrefix`, edits the
+   * same message as `row` (an edit): then `row` is stale and need not be sent (a status line).
+   */
+  newerEditPending(row: OutboxRow, keyPrefix: string): Promise<boolean>;
   /** Provider ids of the chat's chunks sent at or after `since` (a resend check). */
   sentProviderIds(chat: ChatKey, since: number): Promise<string[]>;
   /** A send of the chunk begins now (the first time only). */

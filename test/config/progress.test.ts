@@ -9,7 +9,7 @@ describe('progress per channel section', () => {
   it('is off by default on every channel, so no chat sees a status message it did not ask for', () => {
     const r = load('{}');
     if (!r.ok) throw new Error('the config was refused');
-    for (const channel of ['whatsapp', 'twilio', 'telegram', 'console'])
+    for (const channel of ['whatsapp', 'twilio', 'telegram', 'slack', 'discord', 'console'])
       expect(progressSettings(r.config, channel)).toBeUndefined();
     expect(r.config.telegram).toMatchObject({ progress: 'off', progressEnd: 'summary' });
   });
@@ -24,6 +24,8 @@ describe('progress per channel section', () => {
     ['{console: {progress: "status"}}', 'twilio', undefined],
     ['{twilio: {progress: "off", progressEnd: "delete"}}', 'twilio', undefined],
     ['{}', 'slack', undefined],
+    ['{slack: {progress: "status"}}', 'slack', { mode: 'status', end: 'summary' }],
+    ['{discord: {progress: "stream"}}', 'discord', { mode: 'stream', end: 'summary' }],
   ])('%s → %s', (text, channel, settings) => {
     const r = load(text);
     if (!r.ok) throw new Error('the config was refused');
@@ -33,6 +35,7 @@ describe('progress per channel section', () => {
   it.each([
     ['{telegram: {progress: "loud"}}', 'telegram.progress'],
     ['{twilio: {progressEnd: "keep"}}', 'twilio.progressEnd'],
+    ['{discord: {progress: "on"}}', 'discord.progress'],
   ])('refuses %s naming the key', (text, key) => {
     const r = load(text);
     expect(r.ok).toBe(false);

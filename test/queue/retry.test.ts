@@ -34,6 +34,8 @@ describe('decideRetry', () => {
     ],
     ['at the deadline it expires', { now: 60_000 }, { type: 'expire' }],
     ['past it too', { now: 9e12 }, { type: 'expire' }],
+    ['a status edit gives up after its last try', { tries: 3, maxTries: 3 }, { type: 'fail' }],
+    ['and is retried before it', { tries: 2, maxTries: 3 }, { type: 'retry', delayMs: 2000 }],
     [
       'the expiry notice never expires',
       { now: 9e12, expires: false, tries: 99 },

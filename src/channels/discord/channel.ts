@@ -253,6 +253,7 @@ export function createDiscordChannel(deps: DiscordChannelDeps): Channel {
       if (dc.enabled) state = { type: 'stopped' };
     },
     send: (chatId, item) => sender.send(chatId, item),
+    edit: (chatId, messageId, text) => sender.edit(chatId, messageId, text),
     async typing(chatId, on) {
       if (api && me) await typing.set(chatId, on);
     },

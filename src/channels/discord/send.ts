@@ -53,6 +53,28 @@ export class Sender {
     return this.after(chatId, await this.dispatch(api, channelId, item));
   }
 
+  /**
+   * A new text for a message the bot sent (PATCH /channels/{id}/messages/{id}), its id as `send`
+   * returned it. One message: a longer text is cut to Discord's limit, never split.
+   */
+  async edit(chatId: string, messageId: string, markdown: string): Promise<SendResult> {
+    if (!/^\d{17,20}$/.test(messageId))
+      return { ok: false, error: 'not a Discord message id', retryable: false, code: 'bad_id' };
+    const api = this.deps.api();
+    if (!api) return { ok: false, error: 'Discord is not connected', retryable: true, code: NOT_CONNECTED };
+    const closed = await this.deps.state.forbidden(chatId);
+    if (closed) return stopped(closed.error);
+    const content = chunkText(toDiscord(markdown), { limit: DISCORD_TEXT_LIMIT, fences: true })[0];
+    if (!content?.trim()) return { ok: false, error: 'empty message', retryable: false, code: 'empty' };
+    try {
+      const channelId = await this.channelOf(api, chatId);
+      const r = await post(() => api.channels.editMessage(channelId, messageId, { content, ...noPings() }));
+      return this.after(chatId, r.ok ? { ok: true, providerId: messageId } : r);
+    } catch (err) {
+      return this.after(chatId, sendFailure(err));
+    }
+  }
+
   /** The channel a chat id posts to: a DM channel is opened once per person and remembered. */
   async channelOf(api: API, chatId: string): Promise<string> {
     const user = dmUser(chatId);

@@ -236,6 +236,7 @@ export function createSlackChannel(deps: SlackChannelDeps): SlackChannel {
       if (cfg.enabled) setState({ type: 'stopped' });
     },
     send: (chatId, item) => sender.send(chatId, item),
+    edit: (chatId, ts, text) => sender.edit(chatId, ts, text),
     fetchMedia: (chatId, remote) =>
       fetchSlackMedia(remote, {
         token: () => botToken,

@@ -58,6 +58,26 @@ export class Sender {
     return this.dispatch(api, chat, item);
   }
 
+  /**
+   * A new text for a message the bot sent (chat.update), its `ts` as `send` returned it. One piece:
+   * a longer text is cut to Slack's limit, since an edit cannot become two messages.
+   */
+  async edit(chatId: string, ts: string, markdown: string): Promise<SendResult> {
+    const chat = parseChatId(chatId);
+    if (!chat) return { ok: false, error: `not a Slack chat id: ${maskId(chatId)}`, retryable: false };
+    if (!/^\d{1,12}\.\d{1,8}$/.test(ts))
+      return { ok: false, error: 'not a Slack message id', retryable: false, code: 'bad_id' };
+    if (this.authDead) return stoppedResult(`Slack refused the token (${this.authDead})`, this.authDead);
+    const api = this.deps.api();
+    if (!api) return { ok: false, error: 'Slack is not connected', retryable: true, code: NOT_CONNECTED };
+    const text = render(markdown)[0];
+    if (!text?.trim()) return { ok: false, error: 'empty message', retryable: false, code: 'empty' };
+    return this.call(chat, async () => {
+      await api.chat.update({ channel: chat.conversation, ts, text });
+      return ts;
+    });
+  }
+
   private dispatch(api: SlackApi, chat: SlackChat, item: OutboundItem): Promise<SendResult> {
     switch (item.type) {
       case 'text':

@@ -103,6 +103,17 @@ export function nextPending(db: Db, chat: ChatKey): OutboxRow | undefined {
   return r ? toRow(r) : undefined;
 }
 
+/** A later unsent edit of the same message, under a key with `keyPrefix` (queue-ops.ts). */
+export function newerEdit(db: Db, row: OutboxRow, keyPrefix: string): boolean {
+  if (row.item.type !== 'edit') return false;
+  const r = prepared(
+    db,
+    `SELECT 1 FROM outbox WHERE chat = ? AND status = 'pending' AND id > ? AND substr(key, 1, ?) = ?
+       AND json_extract(item, '$.type') = 'edit' AND json_extract(item, '$.ref') = ? LIMIT 1`,
+  ).get(row.chat, row.id, keyPrefix.length, keyPrefix, row.item.ref);
+  return r !== undefined;
+}
+
 export function chatsWithUnsent(db: Db): ChatKey[] {
   const rows = prepared(
     db,

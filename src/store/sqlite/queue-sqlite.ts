@@ -37,6 +37,7 @@ import {
   markFailed,
   markSent,
   messageRefRow,
+  newerEdit,
   nextPending,
   sentProviderIds,
 } from './outbox.js';
@@ -254,6 +255,7 @@ function queueOps(db: Db): QueueStore {
 
     chatsWithUnsent: () => read(() => chatsWithUnsent(db)),
     nextUnsent: (chat) => read(() => nextPending(db, chat)),
+    newerEditPending: (row, keyPrefix) => read(() => newerEdit(db, row, keyPrefix)),
     sentProviderIds: (chat, since) => read(() => sentProviderIds(db, chat, since)),
     markChunkAttempt: (id, now) => written(() => markAttempt(db, id, now)),
     markChunkSent: (id, now, providerId, fence) =>

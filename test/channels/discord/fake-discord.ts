@@ -255,6 +255,18 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
         type: 0,
       });
     }
+    r = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(path);
+    if (r && call.method === 'PATCH')
+      return json(res, 200, {
+        id: r[2],
+        channel_id: r[1],
+        author: BOT,
+        content: call.body.content ?? '',
+        attachments: [],
+        timestamp: new Date().toISOString(),
+        edited_timestamp: new Date().toISOString(),
+        type: 0,
+      });
     if (/^\/applications\/\d+\/commands$/.test(path) && call.method === 'PUT')
       return json(res, 200, call.body);
     if (/^\/interactions\/\d+\/[^/]+\/callback$/.test(path)) return json(res, 204, undefined);

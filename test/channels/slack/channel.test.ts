@@ -246,6 +246,23 @@ describe('Slack channel (Socket Mode)', () => {
     });
   });
 
+  it('edits a message it sent (chat.update on its ts), and refuses an id that is not a ts', async () => {
+    await start();
+    const sent = await channel!.send('D0DM00001', { type: 'text', text: 'running `npm test`' });
+    expect(sent.ok).toBe(true);
+    const ts = sent.ok ? sent.providerId : undefined;
+    expect(ts).toMatch(/^\d+\.\d+$/);
+    const r = await channel!.edit!('D0DM00001', ts!, '**3 tools**, 48 s');
+    expect(r).toEqual({ ok: true, providerId: ts });
+    const updates = fake!.callsOf('chat.update');
+    expect(updates).toHaveLength(1);
+    expect(updates[0]?.params).toMatchObject({ channel: 'D0DM00001', ts, text: '*3 tools*, 48 s' });
+    expect(await channel!.edit!('D0DM00001', 'out:7', 'x')).toMatchObject({ ok: false, code: 'bad_id' });
+    fake!.failNext('chat.update', { body: { ok: false, error: 'message_not_found' } });
+    expect(await channel!.edit!('D0DM00001', ts!, 'again')).toMatchObject({ ok: false });
+    expect(fake!.callsOf('chat.update')).toHaveLength(2);
+  });
+
   it('waits out a 429 for its Retry-After, then sends', async () => {
     const rig = await start();
     fake!.failNext('chat.postMessage', {
