@@ -194,6 +194,32 @@ export function storeContract(engine: string, openFresh: () => Promise<Store>): 
       });
     });
 
+    it('an edit is stale when a newer unsent edit of the same message waits under the same key prefix', async () => {
+      const s = await fresh();
+      await got(s.queue.enqueueReply(CHAT, 'st:1', text('working'), NOW));
+      const msg = (await s.queue.outboxIdOf('st:1')) as number;
+      const edit = (key: string, t: string) =>
+        got(s.queue.enqueueReply(CHAT, key, [{ type: 'edit', ref: `out:${msg}`, text: t }], NOW));
+      await edit('st:1:a', 'reading');
+      await edit('st:1:b', 'running');
+      await edit('tool:c', 'said by a tool');
+      const next = async () => {
+        const row = await s.queue.nextUnsent(CHAT);
+        if (!row) throw new Error('no row');
+        await got(s.queue.markChunkSent(row.id, NOW, `p${row.id}`));
+        return row;
+      };
+      const status = await next();
+      expect(await s.queue.newerEditPending(status, 'st:')).toBe(false);
+      const first = await next();
+      expect(first.key).toBe('st:1:a');
+      expect(await s.queue.newerEditPending(first, 'st:')).toBe(true);
+      const second = await next();
+      // The tool's edit is under another prefix: it never makes a status edit stale.
+      expect(await s.queue.newerEditPending(second, 'st:')).toBe(false);
+      expect(await s.queue.newerEditPending(second, 'tool:')).toBe(true);
+    });
+
     it("a failure is a StoreError in the store's words, at every port", async () => {
       const s = await fresh();
       await s.close();

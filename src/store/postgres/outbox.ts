@@ -75,6 +75,20 @@ export async function enqueueExpiryNotice(
   );
 }
 
+/**
+ * Whether a later unsent row of the chat under `keyPrefix` edits the same message as `row`, an edit:
+ * then `row` is stale (store/sqlite/outbox.ts `newerEdit`).
+ */
+export async function newerEdit(q: Queryable, row: OutboxRow, keyPrefix: string): Promise<boolean> {
+  if (row.item.type !== 'edit') return false;
+  const r = await q.query(
+    `SELECT 1 FROM outbox WHERE chat = $1 AND status = 'pending' AND id > $2 AND starts_with(key, $3)
+       AND item->>'type' = 'edit' AND item->>'ref' = $4 LIMIT 1`,
+    [row.chat, row.id, keyPrefix, row.item.ref],
+  );
+  return r.rows.length > 0;
+}
+
 /** The first row written under `key` (the id send_message answers with), if any. */
 export async function firstRowId(q: Queryable, key: string): Promise<number | undefined> {
   const r = await q.query<{ id: number }>('SELECT id FROM outbox WHERE key = $1 ORDER BY idx LIMIT 1', [key]);

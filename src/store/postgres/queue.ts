@@ -17,7 +17,7 @@ import {
   stopRunning,
   toInboxRow,
 } from './inbox.js';
-import { enqueueOutbound, firstRowId, messageRefRow } from './outbox.js';
+import { enqueueOutbound, firstRowId, messageRefRow, newerEdit } from './outbox.js';
 import { chatLock, inTx, type Pool, scopeLock } from './pool.js';
 import { deliveryOps } from './queue-delivery.js';
 import { read, written } from './result.js';
@@ -170,6 +170,7 @@ export function pgQueueOps(pool: Pool): QueueStore {
         }),
       ),
     outboxIdOf: (key) => read(() => firstRowId(pool, key)),
+    newerEditPending: (row, keyPrefix) => read(() => newerEdit(pool, row, keyPrefix)),
     messageRef: (ref) => read(() => messageRefRow(pool, ref)),
 
     message: (id) =>
