@@ -135,7 +135,10 @@ export function createQueue(
   });
   const progress = outboxProgress({
     store: store.queue,
-    canEdit: (channel) => channelCapabilities(channel).edit,
+    editInterval: (channel) => {
+      const c = channelCapabilities(channel);
+      return c.edit ? c.editIntervalMs : undefined;
+    },
     now: Date.now,
   });
   const queue = new Queue({

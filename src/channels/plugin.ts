@@ -77,6 +77,11 @@ export interface DoctorDeps {
  */
 export interface ChannelCapabilities {
   readonly edit?: boolean;
+  /**
+   * With `edit`: the least time between two edits of one message under the platform's rate limits
+   * (a live progress message is edited no faster). Default 1000.
+   */
+  readonly editIntervalMs?: number;
   readonly react?: boolean;
   readonly buttons?: boolean;
 }

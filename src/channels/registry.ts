@@ -71,5 +71,10 @@ export function checkChatKey(raw: string, plugins: readonly ChannelPlugin[] = CH
 /** What a channel can do besides sending (plugin.capabilities), every field set; none for the console. */
 export function channelCapabilities(name: string): Required<ChannelCapabilities> {
   const c = channelPlugin(name)?.capabilities;
-  return { edit: c?.edit === true, react: c?.react === true, buttons: c?.buttons === true };
+  return {
+    edit: c?.edit === true,
+    editIntervalMs: c?.editIntervalMs ?? 1000,
+    react: c?.react === true,
+    buttons: c?.buttons === true,
+  };
 }

@@ -22,15 +22,6 @@ export const STATUS_TRIES = 3;
 /** The longest `update` waits for its edit to be delivered (another process may be the one sending). */
 const SETTLE_MS = 30_000;
 
-/** Per platform, the least time between two edits of one message (the platforms' own rate limits). */
-const MIN_EDIT_MS: Readonly<Record<string, number>> = {
-  telegram: 1000,
-  slack: 1000,
-  discord: 1000,
-  whatsapp: 2000,
-};
-const DEFAULT_MIN_EDIT_MS = 1000;
-
 export interface DeliveryHooks {
   kick(chat: ChatKey): void;
   /** Resolves once the outbox row was sent or given up, or after `timeoutMs`. */
@@ -39,8 +30,11 @@ export interface DeliveryHooks {
 
 export interface OutboxProgressDeps {
   store: Pick<QueueStore, 'enqueueReply' | 'outboxIdOf'>;
-  /** Whether the channel's plug-in can edit messages (channels/registry.ts channelCapabilities). */
-  canEdit(channel: string): boolean;
+  /**
+   * The least time between two edits of one message on the channel, from its plug-in's capabilities
+   * (channels/registry.ts channelCapabilities); undefined when it cannot edit.
+   */
+  editInterval(channel: string): number | undefined;
   now: Clock;
   settleMs?: number;
 }
@@ -83,8 +77,7 @@ export function outboxProgress(d: OutboxProgressDeps): OutboxProgress {
     },
     editIntervalMs(chat) {
       const channel = parseChatKey(chat)?.channel;
-      if (!channel || !d.canEdit(channel)) return undefined;
-      return MIN_EDIT_MS[channel] ?? DEFAULT_MIN_EDIT_MS;
+      return channel ? d.editInterval(channel) : undefined;
     },
     async start(run, text) {
       // Written once per key: a redone attempt finds its message and edits it.

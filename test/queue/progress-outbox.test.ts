@@ -3,7 +3,9 @@
 // an update resolves only once its edit was delivered (so the feed keeps the newest line meanwhile),
 // a status edit that keeps failing is given up after a few tries and never holds the answer back,
 // and a recovery finishes a dead run's status message as interrupted, once.
+
 import { afterEach, describe, expect, it } from 'vitest';
+import { channelCapabilities } from '../../src/channels/registry.js';
 import type { ChatKey, SendResult } from '../../src/core/types.js';
 import { Deliverer } from '../../src/queue/delivery.js';
 import {
@@ -49,7 +51,7 @@ function rig() {
     waitMs: 0,
   });
   const deliverer = d;
-  const port = outboxProgress({ store, canEdit: () => true, now: Date.now, settleMs: 10_000 });
+  const port = outboxProgress({ store, editInterval: () => 1000, now: Date.now, settleMs: 10_000 });
   port.bind({ kick: (c) => deliverer.kick(c), settled: (id, ms) => deliverer.settled(id, ms) });
   return { store, channel, port, deliverer };
 }
@@ -109,7 +111,11 @@ describe('the outbox ProgressPort', () => {
 
   it('editIntervalMs: the platform floor where the channel edits, none where it cannot', () => {
     const store = {} as never;
-    const port = outboxProgress({ store, canEdit: (c) => c !== 'twilio', now: Date.now });
+    const editInterval = (c: string) => {
+      const caps = channelCapabilities(c);
+      return caps.edit ? caps.editIntervalMs : undefined;
+    };
+    const port = outboxProgress({ store, editInterval, now: Date.now });
     expect(port.editIntervalMs('telegram:42' as ChatKey)).toBe(1000);
     expect(port.editIntervalMs('slack:D0DM00001' as ChatKey)).toBe(1000);
     expect(port.editIntervalMs('discord:555555555555555555' as ChatKey)).toBe(1000);

@@ -22,7 +22,8 @@ export const whatsappPlugin: ChannelPlugin = {
   name: 'whatsapp',
   displayName: 'WhatsApp',
   // An edit is a message with `edit: key`, a reaction one with `react: {text, key}` (Baileys).
-  capabilities: { edit: true, react: true },
+  // WhatsApp bans accounts that look automated: a live status line is edited at most every 2 s.
+  capabilities: { edit: true, editIntervalMs: 2000, react: true },
   enabled: (c) => c.whatsapp.enabled,
   create: async (d) => {
     const { createWhatsAppChannel, renderTerminalQr } = await import('./index.js');
