@@ -69,6 +69,8 @@ export interface RigOptions {
   model?: string;
   /** The relay home (default: inside the CLI's temp folder). gemini skips settings under /tmp. */
   dir?: string;
+  /** The CLI's own folder (HOME, work), when the test removes it itself (default: a temp folder). */
+  state?: string;
   /** agent.permissions (`ask`: the chat's approvers answer the CLI's permission requests). */
   permissions?: 'ask' | 'allow' | 'deny';
   /** Arguments after the CLI's program in agent.command (pi: the extension that asks). */
@@ -115,7 +117,7 @@ export interface RelayRig {
 
 /** A relay home running `kind` warm against `base` (a fake model scenario's URL). */
 export function relayRig(kind: AgentKind, base: string, opts: RigOptions = {}): RelayRig {
-  const state = stateDir(kind);
+  const state = opts.state ?? stateDir(kind);
   const dir = opts.dir ?? join(state, 'relay');
   mkdirSync(dir, { recursive: true });
   const marker = `aw-warm-relay-${randomUUID()}`;

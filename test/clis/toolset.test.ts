@@ -25,7 +25,7 @@ import type { Db } from '../../src/store/sqlite/db.js';
 import { sqliteFile, storeOver } from '../../src/store/sqlite/open.js';
 import { tasksForChat } from '../../src/store/sqlite/tasks.js';
 import { createUserTools } from '../../src/tools/user-tools.js';
-import { requests, scenario, stateDir, turn } from './harness.js';
+import { requests, scenario, turn } from './harness.js';
 import { type RelayRig, relayRig } from './relay-rig.js';
 import { startToolHost, type ToolHostRig } from './tool-host-rig.js';
 
@@ -125,7 +125,8 @@ describe('cold runs (one tool host, runCommandReply)', () => {
       const spec = getSpec(row.kind);
       let state: string;
       beforeAll(() => {
-        state = stateDir(row.kind);
+        // Under ROOT, removed with it (a temp folder made in a hook would outlive the file).
+        state = mkdtempSync(join(ROOT, `${row.kind}-cold-`));
       });
 
       /** One cold turn whose model calls `tool` with `input`; returns its run key and last request. */
@@ -233,11 +234,12 @@ describe('warm runs (one relay per CLI, one process for every turn)', () => {
       const set = (sc: Parameters<typeof scenario>[1]) => scenario(id, sc);
 
       beforeAll(async () => {
-        // gemini skips a settings file with a world-writable folder above it (/tmp): a home one.
-        const dir = mkdtempSync(join(ROOT, `${row.kind}-`));
-        log = join(dir, 'calls.jsonl');
+        // gemini skips a settings file with a world-writable folder above it (/tmp): a home one,
+        // under ROOT, removed with it (the relay home is its `relay` folder).
+        const state = mkdtempSync(join(ROOT, `${row.kind}-`));
+        log = join(state, 'calls.jsonl');
         rig = relayRig(row.kind, await set({ reply: 'Noted.' }), {
-          dir,
+          state,
           channel: 'telegram',
           owners: [CHAT],
           toolsEntry: { command: process.execPath, args: [MAIN] },
