@@ -1,8 +1,9 @@
 // agentwire's newer tools through every real CLI (docs/tools.md), cold and warm: the fake model calls
-// edit_message, add_reaction, update_task and a tool of the user's own MCP server (tools.servers,
-// offered as `fake__echo`), one call a turn, and each is checked from the far side: the edit and the
-// reaction stored once in the outbox for the right message, the task changed in place, and the
-// user's server logging the arguments it was called with.
+// edit_message, add_reaction, update_task, a tool of the user's own MCP server (tools.servers,
+// offered as `fake__echo`) and a user's script (tools.scripts, `script__note`), one call a turn, and
+// each is checked from the far side: the edit and the reaction stored once in the outbox for the
+// right message, the task changed in place, the user's server and script logging the arguments they
+// were called with.
 // Cold: runCommandReply against one shared tool host (tool-host-rig.ts) on a telegram chat (a
 // channel that can edit and react). Warm: one relay per CLI (relay-rig.ts, a recording telegram
 // channel), one process serving every turn. The ACP agent (`agent.kind: 'acp'`) is opencode's
@@ -32,6 +33,37 @@ import { startToolHost, type ToolHostRig } from './tool-host-rig.js';
 const MAIN = join(process.cwd(), 'dist/cli/bin.js');
 const SERVER = join(process.cwd(), 'test/fixtures/fake-user-mcp.mjs');
 const ROOT = join(homedir(), '.cache', 'agentwire-test-toolset');
+/**
+ * A user's script (tools.scripts.note, offered as `script__note`): it logs the JSON it got on stdin
+ * to NOTE_LOG, as the user's server logs its calls, and answers with the text.
+ */
+const NOTE = {
+  run: [
+    process.execPath,
+    '-e',
+    "let s='';process.stdin.on('data',(d)=>{s+=d}).on('end',()=>{require('node:fs').appendFileSync(process.env.NOTE_LOG,s.trim()+'\\n');process.stdout.write('noted: '+JSON.parse(s).text)})",
+  ],
+  description: 'Notes the text.',
+  schema: {
+    type: 'object',
+    properties: { text: { type: 'string' } },
+    required: ['text'],
+    additionalProperties: false,
+  },
+  safe: true,
+  timeoutSeconds: 30,
+};
+const userTools = (log: string, notes: string) => ({
+  servers: {
+    fake: {
+      command: [process.execPath, SERVER],
+      env: { FAKE_CALL_LOG: log },
+      safe: ['echo'],
+      timeoutSeconds: 30,
+    },
+  },
+  scripts: { note: { ...NOTE, env: { NOTE_LOG: notes } } },
+});
 const CASE_MS = 240_000;
 /** A telegram chat: its plug-in can edit and react, so the tools decide from its capabilities. */
 const CHAT_ID = '4242';
@@ -98,18 +130,13 @@ afterAll(() => rmSync(ROOT, { recursive: true, force: true }));
 describe('cold runs (one tool host, runCommandReply)', () => {
   let rig: ToolHostRig;
   let log: string;
+  let notes: string;
   beforeAll(async () => {
-    log = join(mkdtempSync(join(ROOT, 'cold-')), 'calls.jsonl');
+    const dir = mkdtempSync(join(ROOT, 'cold-'));
+    log = join(dir, 'calls.jsonl');
+    notes = join(dir, 'notes.jsonl');
     const user = createUserTools({
-      servers: {
-        fake: {
-          command: [process.execPath, SERVER],
-          env: { FAKE_CALL_LOG: log },
-          safe: ['echo'],
-          timeoutSeconds: 30,
-        },
-      },
-      scripts: {},
+      ...userTools(log, notes),
       from: process.env,
       log: createLogger({ level: 'silent' }),
     });
@@ -220,16 +247,30 @@ describe('cold runs (one tool host, runCommandReply)', () => {
           ]);
         },
       );
+
+      it.skipIf(row.noCold !== undefined)(
+        `the user's script (script__note): the script got the arguments, the model its answer${row.noCold ? ` (skipped: ${row.noCold})` : ''}`,
+        { timeout: CASE_MS },
+        async () => {
+          const text = `okapi-${row.kind}-cold-${randomUUID().slice(0, 6)}`;
+          const { last } = await coldCall('script__note', { text }, 'Noted it.');
+          expect(last).toContain(`noted: ${text}`);
+          expect(calls(notes).filter((c) => JSON.stringify(c).includes(text))).toEqual([{ text }]);
+        },
+      );
     });
   }
 });
 
+// The warm rows run in order on one chat: the edit changes the answer of the user-tool turn, and
+// the reaction goes on the edit turn's answer (messages the chat was really sent).
 describe('warm runs (one relay per CLI, one process for every turn)', () => {
   for (const row of ROWS) {
     describe(`${row.label} warm`, () => {
       const id = `${row.kind}-toolset-warm-${randomUUID().slice(0, 8)}`;
       let rig: RelayRig;
       let log: string;
+      let notes: string;
       let pid = 0;
       const set = (sc: Parameters<typeof scenario>[1]) => scenario(id, sc);
 
@@ -238,21 +279,13 @@ describe('warm runs (one relay per CLI, one process for every turn)', () => {
         // under ROOT, removed with it (the relay home is its `relay` folder).
         const state = mkdtempSync(join(ROOT, `${row.kind}-`));
         log = join(state, 'calls.jsonl');
+        notes = join(state, 'notes.jsonl');
         rig = relayRig(row.kind, await set({ reply: 'Noted.' }), {
           state,
           channel: 'telegram',
           owners: [CHAT],
           toolsEntry: { command: process.execPath, args: [MAIN] },
-          toolsConfig: {
-            servers: {
-              fake: {
-                command: [process.execPath, SERVER],
-                env: { FAKE_CALL_LOG: log },
-                safe: ['echo'],
-                timeoutSeconds: 30,
-              },
-            },
-          },
+          toolsConfig: userTools(log, notes),
           ...(row.model !== undefined && { model: row.model }),
           ...(row.agentKind !== undefined && { agentKind: row.agentKind }),
           ...(row.args !== undefined && { args: row.args }),
@@ -370,6 +403,15 @@ describe('warm runs (one relay per CLI, one process for every turn)', () => {
         expect(read((d) => tasksForChat(d, CHAT)).map((t) => [t.id, t.prompt, t.every])).toEqual([
           [taskId, prompt, '3h'],
         ]);
+      });
+
+      it(`the user's script (script__note): the script got the arguments, the model its answer`, {
+        timeout: CASE_MS,
+      }, async () => {
+        const text = `okapi-${row.kind}-warm-${randomUUID().slice(0, 6)}`;
+        const { last } = await warmCall('script__note', { text }, 'Noted it.');
+        expect(last).toContain(`noted: ${text}`);
+        expect(calls(notes)).toEqual([{ text }]);
       });
     });
   }
