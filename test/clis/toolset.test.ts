@@ -9,7 +9,7 @@
 // channel), one process serving every turn. The ACP agent (`agent.kind: 'acp'`) is opencode's
 // `opencode acp`, warm only. Rows run one after another; each CLI's rows share their set-up.
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -22,48 +22,16 @@ import { resolvePaths } from '../../src/config/paths.js';
 import type { ChatKey } from '../../src/core/types.js';
 import { createLogger } from '../../src/log.js';
 import { runCommandReply } from '../../src/runner/run-command-reply.js';
-import type { Db } from '../../src/store/sqlite/db.js';
 import { sqliteFile, storeOver } from '../../src/store/sqlite/open.js';
 import { tasksForChat } from '../../src/store/sqlite/tasks.js';
 import { createUserTools } from '../../src/tools/user-tools.js';
 import { requests, scenario, turn } from './harness.js';
 import { type RelayRig, relayRig } from './relay-rig.js';
 import { startToolHost, type ToolHostRig } from './tool-host-rig.js';
+import { calls, editRows, userTools } from './toolset-fixtures.js';
 
 const MAIN = join(process.cwd(), 'dist/cli/bin.js');
-const SERVER = join(process.cwd(), 'test/fixtures/fake-user-mcp.mjs');
 const ROOT = join(homedir(), '.cache', 'agentwire-test-toolset');
-/**
- * A user's script (tools.scripts.note, offered as `script__note`): it logs the JSON it got on stdin
- * to NOTE_LOG, as the user's server logs its calls, and answers with the text.
- */
-const NOTE = {
-  run: [
-    process.execPath,
-    '-e',
-    "let s='';process.stdin.on('data',(d)=>{s+=d}).on('end',()=>{require('node:fs').appendFileSync(process.env.NOTE_LOG,s.trim()+'\\n');process.stdout.write('noted: '+JSON.parse(s).text)})",
-  ],
-  description: 'Notes the text.',
-  schema: {
-    type: 'object',
-    properties: { text: { type: 'string' } },
-    required: ['text'],
-    additionalProperties: false,
-  },
-  safe: true,
-  timeoutSeconds: 30,
-};
-const userTools = (log: string, notes: string) => ({
-  servers: {
-    fake: {
-      command: [process.execPath, SERVER],
-      env: { FAKE_CALL_LOG: log },
-      safe: ['echo'],
-      timeoutSeconds: 30,
-    },
-  },
-  scripts: { note: { ...NOTE, env: { NOTE_LOG: notes } } },
-});
 const CASE_MS = 240_000;
 /** A telegram chat: its plug-in can edit and react, so the tools decide from its capabilities. */
 const CHAT_ID = '4242';
@@ -101,29 +69,6 @@ const ROWS: Row[] = [
   },
 ];
 
-/** What the user's server logged it was called with (FAKE_CALL_LOG), one entry a call. */
-const calls = (log: string): unknown[] => {
-  try {
-    return readFileSync(log, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l));
-  } catch {
-    return [];
-  }
-};
-
-const editRows = (db: Db, ref: string) =>
-  (
-    db.prepare("SELECT key, chat, item FROM outbox WHERE key LIKE 'tool:%'").all() as {
-      key: string;
-      chat: string;
-      item: string;
-    }[]
-  )
-    .map((r) => ({ key: r.key, chat: r.chat, item: JSON.parse(r.item) as { type: string; ref?: string } }))
-    .filter((r) => r.item.ref === ref);
-
 beforeAll(() => mkdirSync(ROOT, { recursive: true, mode: 0o700 }));
 afterAll(() => rmSync(ROOT, { recursive: true, force: true }));
 
@@ -155,6 +100,16 @@ describe('cold runs (one tool host, runCommandReply)', () => {
         // Under ROOT, removed with it (a temp folder made in a hook would outlive the file).
         state = mkdtempSync(join(ROOT, `${row.kind}-cold-`));
       });
+
+      /** A cold row, or, where the CLI has no cold mode, the same row skipped with the reason in its name. */
+      const coldIt = (name: string, fn: () => Promise<void>) =>
+        it.skipIf(row.noCold !== undefined)(
+          `${name}${row.noCold ? ` (skipped: ${row.noCold})` : ''}`,
+          {
+            timeout: CASE_MS,
+          },
+          fn,
+        );
 
       /** One cold turn whose model calls `tool` with `input`; returns its run key and last request. */
       async function coldCall(tool: string, input: Record<string, unknown>, reply: string) {
@@ -188,56 +143,43 @@ describe('cold runs (one tool host, runCommandReply)', () => {
         return `out:${await queue.outboxIdOf(key)}`;
       }
 
-      it.skipIf(row.noCold !== undefined)(
-        `edit_message: the edit is in the outbox once, for that message${row.noCold ? ` (skipped: ${row.noCold})` : ''}`,
-        { timeout: CASE_MS },
-        async () => {
-          const id = await seedMessage();
-          const text = `final from ${row.kind}`;
-          const { runKey, last } = await coldCall('edit_message', { messageId: id, text }, 'Edited it.');
-          expect(last).toContain(`Edited ${id}`);
-          expect(editRows(rig.db, id).map((r) => [r.key, r.chat, r.item])).toEqual([
-            [`tool:${runKey}:edit:1`, CHAT, { type: 'edit', ref: id, text }],
-          ]);
-        },
-      );
+      coldIt(`edit_message: the edit is in the outbox once, for that message`, async () => {
+        const id = await seedMessage();
+        const text = `final from ${row.kind}`;
+        const { runKey, last } = await coldCall('edit_message', { messageId: id, text }, 'Edited it.');
+        expect(last).toContain(`Edited ${id}`);
+        expect(editRows(rig.db, id).map((r) => [r.key, r.chat, r.item])).toEqual([
+          [`tool:${runKey}:edit:1`, CHAT, { type: 'edit', ref: id, text }],
+        ]);
+      });
 
-      it.skipIf(row.noCold !== undefined)(
-        `add_reaction: the reaction is in the outbox once, for that message${row.noCold ? ` (skipped: ${row.noCold})` : ''}`,
-        { timeout: CASE_MS },
-        async () => {
-          const id = await seedMessage();
-          const { runKey, last } = await coldCall('add_reaction', { messageId: id, emoji: '👍' }, 'Reacted.');
-          expect(last).toContain(`Reacted to ${id}`);
-          expect(editRows(rig.db, id).map((r) => [r.key, r.chat, r.item])).toEqual([
-            [`tool:${runKey}:react:1`, CHAT, { type: 'react', ref: id, emoji: '👍' }],
-          ]);
-        },
-      );
+      coldIt(`add_reaction: the reaction is in the outbox once, for that message`, async () => {
+        const id = await seedMessage();
+        const { runKey, last } = await coldCall('add_reaction', { messageId: id, emoji: '👍' }, 'Reacted.');
+        expect(last).toContain(`Reacted to ${id}`);
+        expect(editRows(rig.db, id).map((r) => [r.key, r.chat, r.item])).toEqual([
+          [`tool:${runKey}:react:1`, CHAT, { type: 'react', ref: id, emoji: '👍' }],
+        ]);
+      });
 
-      it.skipIf(row.noCold !== undefined)(
-        `update_task: the task is changed in place${row.noCold ? ` (skipped: ${row.noCold})` : ''}`,
-        { timeout: CASE_MS },
-        async () => {
-          const added = await storeOver(rig.db).tasks.add(
-            { chat: CHAT, prompt: `old ${row.kind}`, every: '2h' },
-            `seed:${randomUUID()}`,
-            50,
-            Date.now(),
-          );
-          if (added.type !== 'added') throw new Error(`not seeded: ${added.type}`);
-          const id = added.task.id;
-          const prompt = `new ${row.kind} prompt`;
-          const { last } = await coldCall('update_task', { id, prompt, every: '3h' }, 'Updated.');
-          expect(last).toContain(`Updated`);
-          const now = tasksForChat(rig.db, CHAT).filter((t) => t.id === id);
-          expect(now.map((t) => [t.prompt, t.every])).toEqual([[prompt, '3h']]);
-        },
-      );
+      coldIt(`update_task: the task is changed in place`, async () => {
+        const added = await storeOver(rig.db).tasks.add(
+          { chat: CHAT, prompt: `old ${row.kind}`, every: '2h' },
+          `seed:${randomUUID()}`,
+          50,
+          Date.now(),
+        );
+        if (added.type !== 'added') throw new Error(`not seeded: ${added.type}`);
+        const id = added.task.id;
+        const prompt = `new ${row.kind} prompt`;
+        const { last } = await coldCall('update_task', { id, prompt, every: '3h' }, 'Updated.');
+        expect(last).toContain(`Updated`);
+        const now = tasksForChat(rig.db, CHAT).filter((t) => t.id === id);
+        expect(now.map((t) => [t.prompt, t.every])).toEqual([[prompt, '3h']]);
+      });
 
-      it.skipIf(row.noCold !== undefined)(
-        `the user's server's tool (fake__echo): the server got the arguments, the model its answer${row.noCold ? ` (skipped: ${row.noCold})` : ''}`,
-        { timeout: CASE_MS },
+      coldIt(
+        `the user's server's tool (fake__echo): the server got the arguments, the model its answer`,
         async () => {
           const text = `zebra-${row.kind}-cold-${randomUUID().slice(0, 6)}`;
           const { last } = await coldCall('fake__echo', { text }, 'Echoed.');
@@ -248,9 +190,8 @@ describe('cold runs (one tool host, runCommandReply)', () => {
         },
       );
 
-      it.skipIf(row.noCold !== undefined)(
-        `the user's script (script__note): the script got the arguments, the model its answer${row.noCold ? ` (skipped: ${row.noCold})` : ''}`,
-        { timeout: CASE_MS },
+      coldIt(
+        `the user's script (script__note): the script got the arguments, the model its answer`,
         async () => {
           const text = `okapi-${row.kind}-cold-${randomUUID().slice(0, 6)}`;
           const { last } = await coldCall('script__note', { text }, 'Noted it.');
