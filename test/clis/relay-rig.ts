@@ -25,10 +25,23 @@ export interface Sent {
 }
 
 class RecordingChannel implements Channel {
-  readonly name = 'twilio' as const;
   readonly textLimit = 1600;
   sent: Sent[] = [];
   onInbound?: InboundHandler;
+  private ids = 0;
+  /** twilio (no edits, no reactions) or telegram (both, as its plug-in's capabilities say). */
+  constructor(readonly name: 'twilio' | 'telegram') {
+    if (name === 'telegram') {
+      this.edit = async (chatId, providerId, text) => this.note(chatId, `[edit ${providerId}] ${text}`);
+      this.react = async (chatId, providerId, emoji) => this.note(chatId, `[react ${providerId}] ${emoji}`);
+    }
+  }
+  edit?: Channel['edit'];
+  react?: Channel['react'];
+  private async note(chatId: string, text: string) {
+    this.sent.push({ chatId, text });
+    return { ok: true as const };
+  }
   async start(onInbound: InboundHandler) {
     this.onInbound = onInbound;
   }
@@ -38,7 +51,7 @@ class RecordingChannel implements Channel {
   }
   async send(chatId: string, item: OutboundItem) {
     this.sent.push({ chatId, text: item.type === 'text' ? item.text : `[${item.type}]` });
-    return { ok: true as const };
+    return { ok: true as const, providerId: `p${++this.ids}` };
   }
 }
 
@@ -56,6 +69,8 @@ export interface RigOptions {
   model?: string;
   /** The relay home (default: inside the CLI's temp folder). gemini skips settings under /tmp. */
   dir?: string;
+  /** The CLI's own folder (HOME, work), when the test removes it itself (default: a temp folder). */
+  state?: string;
   /** agent.permissions (`ask`: the chat's approvers answer the CLI's permission requests). */
   permissions?: 'ask' | 'allow' | 'deny';
   /** Arguments after the CLI's program in agent.command (pi: the extension that asks). */
@@ -70,6 +85,15 @@ export interface RigOptions {
   sandbox?: 'bwrap';
   /** agent.mode (default warm). */
   mode?: 'cold';
+  /** The recording channel's name (default twilio); telegram can edit and react. */
+  channel?: 'twilio' | 'telegram';
+  /** The rest of the `tools` section (servers, scripts: the user's own tools). */
+  toolsConfig?: Record<string, unknown>;
+  /**
+   * agent.kind when it is not `kind` (`acp`: the generic ACP agent, run as `kind`'s program with
+   * `args`, e.g. `opencode acp`); `kind` still sets up the CLI's offline environment.
+   */
+  agentKind?: 'acp';
 }
 
 export interface RelayRig {
@@ -93,7 +117,7 @@ export interface RelayRig {
 
 /** A relay home running `kind` warm against `base` (a fake model scenario's URL). */
 export function relayRig(kind: AgentKind, base: string, opts: RigOptions = {}): RelayRig {
-  const state = stateDir(kind);
+  const state = opts.state ?? stateDir(kind);
   const dir = opts.dir ?? join(state, 'relay');
   mkdirSync(dir, { recursive: true });
   const marker = `aw-warm-relay-${randomUUID()}`;
@@ -106,9 +130,10 @@ export function relayRig(kind: AgentKind, base: string, opts: RigOptions = {}): 
     if (!running) throw new Error('the relay is not running');
     return running;
   };
+  const channelName = opts.channel ?? 'twilio';
   const type = async (chatId: string, text: string) => {
     const r = await current().channel.onInbound?.({
-      channel: 'twilio',
+      channel: channelName,
       chatId,
       senderId: chatId,
       messageId: `m${++seq}-${Date.now()}`,
@@ -128,7 +153,7 @@ export function relayRig(kind: AgentKind, base: string, opts: RigOptions = {}): 
       const raw = {
         whatsapp: { enabled: false },
         agent: {
-          kind,
+          kind: opts.agentKind ?? kind,
           mode: opts.mode ?? 'warm',
           command: [join(bin, kind), ...(opts.args ?? [])],
           cwd: join(state, 'work'),
@@ -147,10 +172,12 @@ export function relayRig(kind: AgentKind, base: string, opts: RigOptions = {}): 
             sessionsPerProcess: warm.sessionsPerProcess ?? 1,
           },
         },
-        ...(opts.tools === false && { tools: { enabled: false } }),
+        ...((opts.tools === false || opts.toolsConfig) && {
+          tools: { ...opts.toolsConfig, ...(opts.tools === false && { enabled: false }) },
+        }),
       };
       writeFileSync(join(dir, 'agentwire.json5'), JSON.stringify(raw, null, 2));
-      const channel = new RecordingChannel();
+      const channel = new RecordingChannel(channelName);
       channel.sent = sent;
       const ctx = {
         paths: resolvePaths({ AGENTWIRE_HOME: dir }),
@@ -160,7 +187,7 @@ export function relayRig(kind: AgentKind, base: string, opts: RigOptions = {}): 
       };
       const relay = await startRelay(ctx, {
         services: [],
-        channels: [{ name: 'twilio', enabled: () => true, create: () => channel }],
+        channels: [{ name: channelName, enabled: () => true, create: () => channel }],
         ...(opts.toolsEntry && { toolsEntry: opts.toolsEntry }),
       });
       running = { relay, channel };

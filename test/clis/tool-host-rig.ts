@@ -19,6 +19,7 @@ import { type Db, openDb } from '../../src/store/sqlite/db.js';
 import { storeOver } from '../../src/store/sqlite/open.js';
 import { createToolHost, type ToolHost } from '../../src/tools/host.js';
 import { TOOLS_METHOD } from '../../src/tools/schemas.js';
+import type { UserTools } from '../../src/tools/user-tools.js';
 
 const MAIN = join(process.cwd(), 'dist/cli/bin.js');
 
@@ -36,8 +37,13 @@ export interface ToolHostRig {
 /**
  * `name` names the temp folders. `delayMs`, when given, is read at each call: the relay answers
  * that much later (a slow tool, as `ask_user` is); without it, the relay's own `tools.call` method.
+ * `user`: the user's own tools (tools.servers, tools.scripts) offered beside ours.
  */
-export async function startToolHost(name: string, delayMs?: () => number): Promise<ToolHostRig> {
+export async function startToolHost(
+  name: string,
+  delayMs?: () => number,
+  user?: UserTools,
+): Promise<ToolHostRig> {
   const dir = mkdtempSync(join(tmpdir(), `aw-clis-${name}-`));
   const runs = join(homedir(), '.cache', `agentwire-test-${name}`);
   const db = openDb(join(dir, 'db.sqlite'), CORE_MIGRATIONS);
@@ -52,6 +58,7 @@ export async function startToolHost(name: string, delayMs?: () => number): Promi
     socket,
     entry: { command: process.execPath, args: [MAIN] },
     timeZone: 'UTC',
+    ...(user && { user }),
   });
   const control = new MethodRegistry();
   if (delayMs)
