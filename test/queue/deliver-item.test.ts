@@ -2,7 +2,6 @@
 // out with the provider's id of the message agentwire's id names, and is refused for good when it
 // cannot be made; a card goes as buttons where the channel has them, and as text when it has none or
 // the provider refuses the buttons for good. The channel is the far edge: a recording fake.
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Channel } from '../../src/channels/types.js';
 import type { OutboxItem, SendResult } from '../../src/core/types.js';
@@ -27,9 +26,18 @@ function fakeChannel(over: Partial<Channel> = {}) {
     start: async () => undefined,
     stop: async () => undefined,
     status: () => ({ type: 'connected', since: 0 }),
-    send: async (...a) => (calls.push(['send', ...a.slice(0, 2)]), ok),
-    edit: async (...a) => (calls.push(['edit', ...a]), ok),
-    react: async (...a) => (calls.push(['react', ...a]), ok),
+    send: async (...a) => {
+      calls.push(['send', ...a.slice(0, 2)]);
+      return ok;
+    },
+    edit: async (...a) => {
+      calls.push(['edit', ...a]);
+      return ok;
+    },
+    react: async (...a) => {
+      calls.push(['react', ...a]);
+      return ok;
+    },
     ...over,
   };
   return { channel, calls };
