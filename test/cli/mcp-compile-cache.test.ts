@@ -28,7 +28,8 @@ describe('agentwire mcp and the compile cache', () => {
     try {
       // Its input stays open: it is serving, as under a live agent process.
       const deadline = Date.now() + 20_000;
-      while (files(cache) === 0 && Date.now() < deadline && child.exitCode === null)
+      // The cache is written file by file: wait for it to hold the loaded modules, not only its first.
+      while (files(cache) <= 10 && Date.now() < deadline && child.exitCode === null)
         await new Promise((r) => setTimeout(r, 50));
       expect(child.exitCode, 'still serving').toBeNull();
       expect(files(cache)).toBeGreaterThan(10);
