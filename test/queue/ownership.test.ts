@@ -152,6 +152,10 @@ describe('two processes on one store', () => {
     };
     expect(await w.keepSession(session, now, fenceA)).toMatchObject(conflict);
     expect((await w.session(CHAT, 'claude')).row?.sessionId).not.toBe('s-late');
+    // The deliverers stop first: B's would otherwise send the chunk below between two reads.
+    a.queue.deliverer.stop();
+    b.queue.deliverer.stop();
+    await Promise.all([a.queue.deliverer.idle(), b.queue.deliverer.idle()]);
     const fenceB = b.owner.fence(CHAT) ?? (await b.owner.take(CHAT))?.fence;
     if (!fenceB) throw new Error('B holds no lease');
     const key = await w.enqueueReply(CHAT, 'sys:b', [{ type: 'text', text: 'from B' }], now, fenceB);
