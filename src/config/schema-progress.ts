@@ -10,14 +10,16 @@ export type ProgressEndConfig = (typeof PROGRESS_ENDS)[number];
 export const progressFields = {
   progress: z
     .enum(PROGRESS_MODES)
-    .default('off')
+    .default('status')
     .describe(
-      'A status message per run, edited in place while the agent works: `status` shows what it does ("running `npm test` (12 s)"), `stream` adds the tail of its text. Only where the channel can edit messages. Default: off.',
+      'A status message per run, edited in place while the agent works: `status` shows what it does ("running `npm test` (12 s)"), `stream` adds the tail of its text, `off` sends none. Only where the channel can edit messages (SMS never gets one); it appears at the first tool call or after 5 s of work, so a short answer comes alone. Default: status.',
     ),
   progressEnd: z
     .enum(PROGRESS_ENDS)
     .default('summary')
-    .describe('What the status message becomes when the run ends: a `summary` ("3 tools, 48 s") or deleted.'),
+    .describe(
+      'What the status message becomes when the run ends: a `summary` ("3 tools, 48 s"), or `delete`d (where the channel cannot delete, it ends on the summary).',
+    ),
 };
 
 export interface ProgressSettings {

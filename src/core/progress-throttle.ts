@@ -1,6 +1,7 @@
 // When a status message may be edited again. Platforms limit edits (Telegram and Slack about one a
 // second per chat, Discord five in five seconds) and a phone buzzes or redraws on each, so a burst
 // of tool calls must become a few edits showing the latest line, never a queue of stale ones.
+// Nor is a status message sent for a short answer: it starts at the first tool call or after a delay.
 
 /** No platform is edited faster than this, whatever it allows: 30 tools in 10 s make at most 10 edits. */
 export const MIN_EDIT_INTERVAL_MS = 1000;
@@ -26,4 +27,31 @@ export function editDecision(c: EditClock): EditDecision {
   if (c.lastEditAt === undefined) return { type: 'edit' };
   const until = c.lastEditAt + Math.max(c.minIntervalMs, MIN_EDIT_INTERVAL_MS);
   return c.now >= until ? { type: 'edit' } : { type: 'wait', until };
+}
+
+/**
+ * How long a run works before its status message appears when no tool was called. A chat answer
+ * comes in a few seconds, and the typing indicator already covers that (Telegram shows it 5 s per
+ * call, Discord about 10 s); a status message posted for it would only flash and turn into "0 tools,
+ * 3 s" above the answer, one more notification for nothing. Past 5 s the person starts to wonder
+ * whether anything happens, so from then on a line that says what the agent does is worth it.
+ */
+export const STATUS_DELAY_MS = 5000;
+
+export interface StartClock {
+  startedAt: number;
+  now: number;
+  /** Tool calls begun so far. */
+  tools: number;
+  /** The agent waits for the person (an approval or its own question). */
+  asking: boolean;
+}
+
+export type StartDecision = { type: 'start' } | { type: 'wait'; until: number };
+
+/** Whether the status message is sent now: at the first tool call or question, else after the delay. */
+export function startDecision(c: StartClock, delayMs: number = STATUS_DELAY_MS): StartDecision {
+  if (c.tools > 0 || c.asking) return { type: 'start' };
+  const until = c.startedAt + delayMs;
+  return c.now >= until ? { type: 'start' } : { type: 'wait', until };
 }

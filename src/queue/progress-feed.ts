@@ -11,7 +11,7 @@ import {
   summaryLine,
 } from '../core/progress.js';
 import type { ProgressListener } from '../core/progress-event.js';
-import { editDecision } from '../core/progress-throttle.js';
+import { editDecision, STATUS_DELAY_MS, startDecision } from '../core/progress-throttle.js';
 import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
 import type { ProgressPort, ProgressRun } from './progress-port.js';
@@ -35,6 +35,8 @@ export interface FeedOptions {
   log: Logger;
   /** Tests redraw sooner than TICK_MS. */
   tickMs?: number;
+  /** How long a run without a tool call works before its status message appears (STATUS_DELAY_MS). */
+  startDelayMs?: number;
 }
 
 export function progressFeed(o: FeedOptions): ProgressFeed {
@@ -82,6 +84,17 @@ export function progressFeed(o: FeedOptions): ProgressFeed {
   const pump = () => {
     if (closed || busy) return;
     const now = o.now();
+    if (!started) {
+      // A short answer gets no status message: only a tool call, a question or some time at work.
+      const s = startDecision(
+        { startedAt: state.startedAt, now, tools: state.tools, asking: state.phase.type === 'asking' },
+        o.startDelayMs ?? STATUS_DELAY_MS,
+      );
+      if (s.type === 'wait') {
+        wakeAt(s.until);
+        return;
+      }
+    }
     const text = renderProgress(state, now, o.settings.mode);
     const d = editDecision({ lastEditAt, now, minIntervalMs: o.minIntervalMs, changed: text !== shown });
     switch (d.type) {
@@ -111,11 +124,8 @@ export function progressFeed(o: FeedOptions): ProgressFeed {
       if (timer) clearTimeout(timer);
       await busy;
       if (!started) return;
-      const end =
-        o.settings.end === 'summary'
-          ? ({ type: 'summary', text: summaryLine(state, o.now()) } as const)
-          : ({ type: 'delete' } as const);
-      await o.port.finish(o.run, end).catch(failed);
+      // `delete` carries the summary too: a channel that cannot delete ends on it instead.
+      await o.port.finish(o.run, { type: o.settings.end, text: summaryLine(state, o.now()) }).catch(failed);
     },
   };
 }

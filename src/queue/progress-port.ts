@@ -5,8 +5,11 @@
 import type { ChatKey } from '../core/types.js';
 import type { Fence } from '../store/ownership.js';
 
-/** What a run's status message becomes once the run ended (config `progressEnd`). */
-export type ProgressEnd = { type: 'summary'; text: string } | { type: 'delete' };
+/**
+ * What a run's status message becomes once the run ended (config `progressEnd`). `delete` carries the
+ * summary as well, for a channel that cannot delete messages.
+ */
+export type ProgressEnd = { type: 'summary' | 'delete'; text: string };
 
 /** One run's status message: `key` names the run, the same when a crash redoes it. */
 export interface ProgressRun {

@@ -6,12 +6,12 @@ import { progressSettings } from '../../src/config/schema-progress.js';
 const load = (text: string) => parseConfigText(text, 'c.json5', {}, AGENT_KINDS);
 
 describe('progress per channel section', () => {
-  it('is off by default on every channel, so no chat sees a status message it did not ask for', () => {
+  it('is `status` by default on every channel (one that cannot edit never starts one), ending on the summary', () => {
     const r = load('{}');
     if (!r.ok) throw new Error('the config was refused');
     for (const channel of ['whatsapp', 'twilio', 'telegram', 'slack', 'discord', 'console'])
-      expect(progressSettings(r.config, channel)).toBeUndefined();
-    expect(r.config.telegram).toMatchObject({ progress: 'off', progressEnd: 'summary' });
+      expect(progressSettings(r.config, channel)).toEqual({ mode: 'status', end: 'summary' });
+    expect(r.config.telegram).toMatchObject({ progress: 'status', progressEnd: 'summary' });
   });
 
   it.each([
@@ -21,9 +21,11 @@ describe('progress per channel section', () => {
       'whatsapp',
       { mode: 'stream', end: 'delete' },
     ],
-    ['{console: {progress: "status"}}', 'twilio', undefined],
+    ['{console: {progress: "off"}}', 'twilio', { mode: 'status', end: 'summary' }],
     ['{twilio: {progress: "off", progressEnd: "delete"}}', 'twilio', undefined],
-    ['{}', 'slack', undefined],
+    ['{}', 'slack', { mode: 'status', end: 'summary' }],
+    ['{slack: {progress: "off"}}', 'slack', undefined],
+    ['{discord: {progressEnd: "delete"}}', 'discord', { mode: 'status', end: 'delete' }],
     ['{slack: {progress: "status"}}', 'slack', { mode: 'status', end: 'summary' }],
     ['{discord: {progress: "stream"}}', 'discord', { mode: 'stream', end: 'summary' }],
   ])('%s → %s', (text, channel, settings) => {

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { type EditClock, type EditDecision, editDecision } from '../../src/core/progress-throttle.js';
+import {
+  type EditClock,
+  type EditDecision,
+  editDecision,
+  STATUS_DELAY_MS,
+  type StartClock,
+  type StartDecision,
+  startDecision,
+} from '../../src/core/progress-throttle.js';
 
 describe('editDecision', () => {
   const rows: [string, EditClock, EditDecision][] = [
@@ -55,5 +63,32 @@ describe('editDecision', () => {
     expect(sent.length - 1).toBeLessThanOrEqual(10);
     expect(sent.length).toBeGreaterThan(5);
     expect(sent.at(-1)?.text).toBe('tool 29');
+  });
+});
+
+describe('startDecision', () => {
+  const rows: [string, StartClock, StartDecision][] = [
+    ['the first tool call', { startedAt: 0, now: 10, tools: 1, asking: false }, { type: 'start' }],
+    ['a question', { startedAt: 0, now: 10, tools: 0, asking: true }, { type: 'start' }],
+    [
+      'text early on (a short answer)',
+      { startedAt: 1000, now: 2500, tools: 0, asking: false },
+      { type: 'wait', until: 1000 + STATUS_DELAY_MS },
+    ],
+    [
+      'just before the delay',
+      { startedAt: 0, now: STATUS_DELAY_MS - 1, tools: 0, asking: false },
+      { type: 'wait', until: STATUS_DELAY_MS },
+    ],
+    ['the delay passed', { startedAt: 0, now: STATUS_DELAY_MS, tools: 0, asking: false }, { type: 'start' }],
+  ];
+  it.each(rows)('%s', (_, clock, decision) => expect(startDecision(clock)).toEqual(decision));
+
+  it('takes another delay', () => {
+    expect(startDecision({ startedAt: 0, now: 100, tools: 0, asking: false }, 50)).toEqual({ type: 'start' });
+    expect(startDecision({ startedAt: 0, now: 10, tools: 0, asking: false }, 50)).toEqual({
+      type: 'wait',
+      until: 50,
+    });
   });
 });

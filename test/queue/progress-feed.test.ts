@@ -70,7 +70,8 @@ describe('progressFeed', () => {
     at({ type: 'tool', id: 'c', name: 'Read', detail: 'c.ts', at: 2000 });
     await vi.waitFor(() => expect(port.calls).toContainEqual(['update', 'reading c.ts']));
     await feed.finish();
-    expect(port.calls.at(-1)).toEqual(['finish', { type: 'delete' }]);
+    // The summary goes along, for a channel that cannot delete.
+    expect(port.calls.at(-1)).toEqual(['finish', { type: 'delete', text: '3 tools, 2 s' }]);
   });
 
   it('a run that showed nothing has no message to finish, and events after the end are ignored', async () => {
@@ -79,6 +80,38 @@ describe('progressFeed', () => {
     await feed.finish();
     at({ type: 'thinking', at: 1 });
     expect(port.calls).toEqual([]);
+  });
+
+  it('a short answer without tools gets no status message at all', async () => {
+    const port = recorder();
+    const { feed, clock, at } = setup(port);
+    at({ type: 'thinking', at: 0 });
+    clock.now = 1500;
+    at({ type: 'text', delta: 'Sure, here it is.', at: 1500 });
+    clock.now = 4999;
+    at({ type: 'text', delta: ' Done.', at: 4999 });
+    await feed.finish();
+    expect(port.calls).toEqual([]);
+  });
+
+  it('without a tool call the status message appears once the delay passed, even with no new event', async () => {
+    const port = recorder();
+    const { feed, clock, at } = setup(port, { startDelayMs: 30 });
+    at({ type: 'thinking', at: 0 });
+    expect(port.calls).toEqual([]);
+    // The feed's own timer, set for the end of the delay, sends it.
+    clock.now = 30;
+    await vi.waitFor(() => expect(port.calls).toEqual([['start', 'thinking']]));
+    await feed.finish();
+    expect(port.calls.at(-1)).toEqual(['finish', { type: 'summary', text: '0 s' }]);
+  });
+
+  it('a question starts the status message at once', async () => {
+    const port = recorder();
+    const { feed, at } = setup(port);
+    at({ type: 'asking', question: 'deploy where?', at: 0 });
+    await vi.waitFor(() => expect(port.calls).toEqual([['start', 'asking: deploy where?']]));
+    await feed.finish();
   });
 
   it('statusFeed: none when off or when the channel cannot edit', () => {
