@@ -139,6 +139,7 @@ export function createQueue(
       const c = channelCapabilities(channel);
       return c.edit ? c.editIntervalMs : undefined;
     },
+    canDelete: (channel) => channelCapabilities(channel).delete,
     now: Date.now,
   });
   const queue = new Queue({

@@ -72,6 +72,7 @@ export interface DoctorDeps {
  * left out is false. Each true one has its method on the `Channel` the plugin creates:
  * - `edit`: `Channel.edit`, replace the text of a message it sent.
  * - `react`: `Channel.react`, put an emoji reaction on a message of the chat.
+ * - `delete`: `Channel.delete`, delete a message it sent (a finished status message, `progressEnd`).
  * - `buttons`: `Channel.sendCard`, a message with buttons the person taps; a tap comes back as the
  *   chat's next message. Without it a card is sent as text with a numbered list.
  */
@@ -83,6 +84,7 @@ export interface ChannelCapabilities {
    */
   readonly editIntervalMs?: number;
   readonly react?: boolean;
+  readonly delete?: boolean;
   readonly buttons?: boolean;
 }
 

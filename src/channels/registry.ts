@@ -75,6 +75,7 @@ export function channelCapabilities(name: string): Required<ChannelCapabilities>
     edit: c?.edit === true,
     editIntervalMs: c?.editIntervalMs ?? 1000,
     react: c?.react === true,
+    delete: c?.delete === true,
     buttons: c?.buttons === true,
   };
 }

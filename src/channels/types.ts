@@ -83,6 +83,12 @@ export interface Channel {
    */
   react?(chatId: string, providerMessageId: string, emoji: string): Promise<SendResult>;
   /**
+   * Deletes a message this channel sent, for everyone in the chat. Present exactly when
+   * `capabilities.delete`. A message already gone counts as deleted: the outbox may ask again after
+   * a crash between the call and its record.
+   */
+  delete?(chatId: string, providerMessageId: string): Promise<SendResult>;
+  /**
    * Sends a message with buttons; a tap comes back through `start`'s handler as the chat's next
    * message, its text the tapped button's label. Present exactly when `capabilities.buttons`.
    */

@@ -83,6 +83,8 @@ export type OutboundItem =
 export type OutboundAction =
   | { type: 'edit'; ref: string; text: string }
   | { type: 'react'; ref: string; emoji: string }
+  /** Removes a message the channel sent, for everyone in the chat (a finished status message). */
+  | { type: 'delete'; ref: string }
   /**
    * A message with buttons (send_card), written only for a channel whose plug-in declares `buttons`;
    * every other channel gets the same card as text with a numbered list (core/card.ts).

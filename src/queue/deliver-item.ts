@@ -1,4 +1,4 @@
-// One outbox row handed to its channel: a message is sent; an edit or a reaction is made on the
+// One outbox row handed to its channel: a message is sent; an edit, a reaction or a deletion is made on the
 // message agentwire's id names, turned into the provider's id only now (the message was written
 // before it, so in a chat's order it has been delivered or given up by the time this row's turn comes).
 import type { Channel, SendOptions } from '../channels/types.js';
@@ -34,23 +34,40 @@ export async function deliverItem(
       return r.ok || r.retryable || r.code === 'blocked' ? r : asText();
     }
     case 'edit':
-    case 'react': {
+    case 'react':
+    case 'delete': {
       // What the channel cannot do is refused before the message is looked up: it never will.
-      if (item.type === 'edit' ? !channel.edit : !channel.react)
-        return refused(
-          `this channel cannot ${item.type === 'edit' ? 'edit' : 'react to'} messages`,
-          'unsupported',
-        );
-      const target = await providerIdFor(store, chat, item.ref, item.type === 'edit');
+      const act = actionOn(channel, chatId, item);
+      if (!act) return refused(`this channel cannot ${VERB[item.type]} messages`, 'unsupported');
+      // A reaction may go on anyone's message; only our own can be edited or deleted.
+      const target = await providerIdFor(store, chat, item.ref, item.type !== 'react');
       if (!target.ok) return target;
-      return item.type === 'edit'
-        ? channel.edit!(chatId, target.providerId, item.text)
-        : channel.react!(chatId, target.providerId, item.emoji);
+      return act(target.providerId);
     }
     default: {
       const never: never = item;
       return refused(`unknown item ${JSON.stringify(never)}`, 'unknown');
     }
+  }
+}
+
+type Action = Extract<OutboxItem, { type: 'edit' | 'react' | 'delete' }>;
+
+const VERB: Record<Action['type'], string> = { edit: 'edit', react: 'react to', delete: 'delete' };
+
+/** The channel's call for an action on a message, or undefined when its plug-in lacks the capability. */
+function actionOn(
+  channel: Channel,
+  chatId: string,
+  item: Action,
+): ((providerId: string) => Promise<SendResult>) | undefined {
+  switch (item.type) {
+    case 'edit':
+      return channel.edit && ((id) => channel.edit!(chatId, id, item.text));
+    case 'react':
+      return channel.react && ((id) => channel.react!(chatId, id, item.emoji));
+    case 'delete':
+      return channel.delete && ((id) => channel.delete!(chatId, id));
   }
 }
 

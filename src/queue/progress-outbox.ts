@@ -35,6 +35,8 @@ export interface OutboxProgressDeps {
    * (channels/registry.ts channelCapabilities); undefined when it cannot edit.
    */
   editInterval(channel: string): number | undefined;
+  /** Whether the channel can delete its messages (capabilities `delete`): `progressEnd: 'delete'`. */
+  canDelete(channel: string): boolean;
   now: Clock;
   settleMs?: number;
 }
@@ -87,8 +89,12 @@ export function outboxProgress(d: OutboxProgressDeps): OutboxProgress {
     update: edit,
     async finish(run, end) {
       try {
-        // No channel deletes yet: `delete` ends on "done" instead (docs/configuration.md, "Progress").
-        await edit(run, end.type === 'summary' ? end.text : 'done');
+        const ref = refs.get(run.key);
+        const channel = parseChatKey(run.chat)?.channel;
+        // Where the channel cannot delete, the message ends on the summary (docs/configuration.md).
+        if (ref && end.type === 'delete' && channel && d.canDelete(channel))
+          await write(run, `${run.key}:delete`, { type: 'delete', ref }, true);
+        else await edit(run, end.text);
       } finally {
         refs.delete(run.key);
       }

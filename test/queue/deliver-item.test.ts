@@ -38,6 +38,10 @@ function fakeChannel(over: Partial<Channel> = {}) {
       calls.push(['react', ...a]);
       return ok;
     },
+    delete: async (...a) => {
+      calls.push(['delete', ...a]);
+      return ok;
+    },
     ...over,
   };
   return { channel, calls };
@@ -62,9 +66,11 @@ describe('deliverItem', () => {
     const send = (item: OutboxItem) => deliverItem(s.queue, f.channel, CHAT, 'local', item, undefined);
     expect(await send({ type: 'edit', ref: `out:${out}`, text: 'final' })).toMatchObject({ ok: true });
     expect(await send({ type: 'react', ref: `in:${inId}`, emoji: '👍' })).toMatchObject({ ok: true });
+    expect(await send({ type: 'delete', ref: `out:${out}` })).toMatchObject({ ok: true });
     expect(f.calls).toEqual([
       ['edit', 'local', 'P500', 'final'],
       ['react', 'local', 'p7', '👍'],
+      ['delete', 'local', 'P500'],
     ]);
   });
 
@@ -76,6 +82,18 @@ describe('deliverItem', () => {
       ({ out }) => ({ type: 'edit', ref: `out:${out}`, text: 'x' }),
       { edit: undefined },
       { ok: false, retryable: false, error: 'this channel cannot edit messages' },
+    ],
+    [
+      'a deletion on a channel without delete',
+      ({ out }) => ({ type: 'delete', ref: `out:${out}` }),
+      { delete: undefined },
+      { ok: false, retryable: false, code: 'unsupported', error: 'this channel cannot delete messages' },
+    ],
+    [
+      "a deletion of the person's message",
+      ({ inId }) => ({ type: 'delete', ref: `in:${inId}` }),
+      {},
+      { ok: false, retryable: false, code: 'not_own' },
     ],
     [
       "an edit of the person's message",

@@ -2,6 +2,7 @@
 // in which order, and that a failing port costs nothing but the status message.
 import { describe, expect, it, vi } from 'vitest';
 import type { ProgressEvent } from '../../src/core/progress-event.js';
+import { channelCapabilities } from '../../src/channels/registry.js';
 import { createLogger } from '../../src/log.js';
 import { type FeedOptions, progressFeed, statusFeed } from '../../src/queue/progress-feed.js';
 import type { ProgressEnd, ProgressPort, ProgressRun } from '../../src/queue/progress-port.js';
@@ -112,6 +113,46 @@ describe('progressFeed', () => {
     at({ type: 'asking', question: 'deploy where?', at: 0 });
     await vi.waitFor(() => expect(port.calls).toEqual([['start', 'asking: deploy where?']]));
     await feed.finish();
+  });
+
+  it("WhatsApp's pace: 30 tool calls in 10 s are edits at least 2 s apart, the last showing the last call", async () => {
+    // The interval WhatsApp's plug-in declares (an account that edits fast looks automated).
+    const minIntervalMs = channelCapabilities('whatsapp').editIntervalMs;
+    expect(minIntervalMs).toBe(2000);
+    vi.useFakeTimers({ now: 0 });
+    try {
+      const at: number[] = [];
+      const port = recorder();
+      const timed: ProgressPort = {
+        ...port,
+        start: (r, text) => (at.push(Date.now()), port.start(r, text)),
+        update: (r, text) => (at.push(Date.now()), port.update(r, text)),
+      };
+      const feed = progressFeed({
+        port: timed,
+        run,
+        settings: { mode: 'status', end: 'summary' },
+        minIntervalMs,
+        now: Date.now,
+        log: createLogger({ level: 'silent' }),
+      });
+      for (let i = 1; i <= 30; i++) {
+        feed.listener({ type: 'tool', id: `t${i}`, name: 'Read', detail: `f${i}.ts`, at: Date.now() });
+        await vi.advanceTimersByTimeAsync(150);
+        feed.listener({ type: 'tool_done', id: `t${i}`, ok: true, at: Date.now() });
+        await vi.advanceTimersByTimeAsync(183);
+      }
+      await vi.advanceTimersByTimeAsync(2000);
+      await feed.finish();
+      const gaps = at.slice(1).map((t, i) => t - at[i]!);
+      expect(gaps.every((g) => g >= 2000)).toBe(true);
+      // One start and at most one edit per 2 s of the 10 s.
+      expect(port.calls.filter((c) => c[0] === 'start')).toHaveLength(1);
+      expect(port.calls.filter((c) => c[0] === 'update').length).toBeLessThanOrEqual(5);
+      expect(port.calls.filter((c) => c[0] === 'update').at(-1)).toEqual(['update', 'reading f30.ts']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('statusFeed: none when off or when the channel cannot edit', () => {

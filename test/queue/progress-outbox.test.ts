@@ -29,6 +29,11 @@ class EditingChannel extends FakeChannel {
     this.edits.push({ id, text });
     return { ok: true, providerId: id };
   };
+  readonly deleted: string[] = [];
+  delete = async (_chatId: string, id: string): Promise<SendResult> => {
+    this.deleted.push(id);
+    return { ok: true };
+  };
 }
 
 let t: ReturnType<typeof tempDb> | undefined;
@@ -41,7 +46,7 @@ afterEach(() => {
 
 const chat = 'console:local' as ChatKey;
 
-function rig() {
+function rig(canDelete = false) {
   t = tempDb();
   const store = sqliteQueueStore(t.db);
   const channel = new EditingChannel('console');
@@ -51,7 +56,13 @@ function rig() {
     waitMs: 0,
   });
   const deliverer = d;
-  const port = outboxProgress({ store, editInterval: () => 1000, now: Date.now, settleMs: 10_000 });
+  const port = outboxProgress({
+    store,
+    editInterval: () => 1000,
+    canDelete: () => canDelete,
+    now: Date.now,
+    settleMs: 10_000,
+  });
   port.bind({ kick: (c) => deliverer.kick(c), settled: (id, ms) => deliverer.settled(id, ms) });
   return { store, channel, port, deliverer };
 }
@@ -73,6 +84,34 @@ describe('the outbox ProgressPort', () => {
     // A waiter that comes after its row went is not left to its timeout (the test's own would end it).
     const first = await store.outboxIdOf(run.key);
     await deliverer.settled(first!, 60_000);
+  });
+
+  it('progressEnd delete: the status message is deleted once, through the outbox, after its edits', async () => {
+    const { store, channel, port, deliverer } = rig(true);
+    const run = { chat, key: statusKey(9, 1) };
+    await port.start(run, 'reading a.ts');
+    await port.update(run, 'reading b.ts');
+    await port.finish(run, { type: 'delete', text: '2 tools, 3 s' });
+    expect(channel.deleted).toEqual(['p1']);
+    expect(channel.edits.map((e) => e.text)).toEqual(['reading b.ts']);
+    // A durable, keyed row: the same attempt finishing again (a redo) writes no second deletion.
+    const row = await store.outboxIdOf(`${run.key}:delete`);
+    expect(row).toBeDefined();
+    await port.start(run, 'reading a.ts');
+    await port.finish(run, { type: 'delete', text: '2 tools, 3 s' });
+    await deliverer.idle();
+    expect(channel.deleted).toEqual(['p1']);
+    expect(channel.texts()).toEqual(['reading a.ts']);
+  });
+
+  it('progressEnd delete where the channel cannot delete: the message ends on the summary', async () => {
+    const { channel, port, deliverer } = rig(false);
+    const run = { chat, key: statusKey(10, 1) };
+    await port.start(run, 'reading a.ts');
+    await port.finish(run, { type: 'delete', text: '1 tool, 2 s' });
+    await deliverer.idle();
+    expect(channel.deleted).toEqual([]);
+    expect(channel.edits).toEqual([{ id: 'p1', text: '1 tool, 2 s' }]);
   });
 
   it('a status edit that keeps failing is given up after a few tries; the answer behind it still goes', async () => {
@@ -115,7 +154,7 @@ describe('the outbox ProgressPort', () => {
       const caps = channelCapabilities(c);
       return caps.edit ? caps.editIntervalMs : undefined;
     };
-    const port = outboxProgress({ store, editInterval, now: Date.now });
+    const port = outboxProgress({ store, editInterval, canDelete: () => false, now: Date.now });
     expect(port.editIntervalMs('telegram:42' as ChatKey)).toBe(1000);
     expect(port.editIntervalMs('slack:D0DM00001' as ChatKey)).toBe(1000);
     expect(port.editIntervalMs('discord:555555555555555555' as ChatKey)).toBe(1000);

@@ -254,6 +254,7 @@ export function createDiscordChannel(deps: DiscordChannelDeps): Channel {
     },
     send: (chatId, item) => sender.send(chatId, item),
     edit: (chatId, messageId, text) => sender.edit(chatId, messageId, text),
+    delete: (chatId, messageId) => sender.delete(chatId, messageId),
     async typing(chatId, on) {
       if (api && me) await typing.set(chatId, on);
     },

@@ -13,6 +13,13 @@ export const NO_ACCESS_CODES: ReadonlySet<number> = new Set([50001, 50007, 50013
 
 export const FORBIDDEN = 'forbidden';
 
+/** Discord's JSON error code for a message that does not exist (any more). */
+export const UNKNOWN_MESSAGE = 10008;
+
+/** A deletion Discord refused because the message is gone already: what was asked for holds. */
+export const isUnknownMessage = (err: unknown): boolean =>
+  err instanceof DiscordAPIError && Number(err.code) === UNKNOWN_MESSAGE;
+
 export function sendFailure(err: unknown): Failure {
   if (err instanceof RateLimitError) {
     return {

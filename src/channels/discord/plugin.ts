@@ -10,8 +10,8 @@ const SNOWFLAKE = /^\d{17,20}$/;
 export const discordPlugin: ChannelPlugin = {
   name: 'discord',
   displayName: 'Discord',
-  // PATCH of the bot's own messages (a run's status line); no reactions or buttons yet.
-  capabilities: { edit: true },
+  // PATCH and DELETE of the bot's own messages (a run's status line); no reactions or buttons yet.
+  capabilities: { edit: true, delete: true },
   enabled: (config) => config.discord.enabled,
   async create(deps) {
     const [{ createDiscordChannel }, { makeTranscriber }] = await Promise.all([

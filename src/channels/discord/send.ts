@@ -9,7 +9,7 @@ import type { API } from '@discordjs/core';
 import { chunkText } from '../../core/chunk.js';
 import { NOT_CONNECTED, type OutboundItem, type SendResult } from '../../core/types.js';
 import { type Logger, maskId } from '../../log.js';
-import { type Failure, FORBIDDEN, sendFailure } from './errors.js';
+import { type Failure, FORBIDDEN, isUnknownMessage, sendFailure } from './errors.js';
 import { toDiscord, toDiscordCode } from './format.js';
 import { readForUpload, uploadName } from './media-out.js';
 import type { DiscordState } from './state.js';
@@ -71,6 +71,27 @@ export class Sender {
       const r = await post(() => api.channels.editMessage(channelId, messageId, { content, ...noPings() }));
       return this.after(chatId, r.ok ? { ok: true, providerId: messageId } : r);
     } catch (err) {
+      return this.after(chatId, sendFailure(err));
+    }
+  }
+
+  /**
+   * Deletes a message the bot sent (DELETE /channels/{id}/messages/{id}). One already gone (Unknown
+   * Message: a delete resent after a crash, or a moderator removed it) counts as deleted.
+   */
+  async delete(chatId: string, messageId: string): Promise<SendResult> {
+    if (!/^\d{17,20}$/.test(messageId))
+      return { ok: false, error: 'not a Discord message id', retryable: false, code: 'bad_id' };
+    const api = this.deps.api();
+    if (!api) return { ok: false, error: 'Discord is not connected', retryable: true, code: NOT_CONNECTED };
+    const closed = await this.deps.state.forbidden(chatId);
+    if (closed) return stopped(closed.error);
+    try {
+      const channelId = await this.channelOf(api, chatId);
+      await api.channels.deleteMessage(channelId, messageId);
+      return { ok: true, providerId: messageId };
+    } catch (err) {
+      if (isUnknownMessage(err)) return { ok: true, providerId: messageId };
       return this.after(chatId, sendFailure(err));
     }
   }

@@ -237,6 +237,7 @@ export function createSlackChannel(deps: SlackChannelDeps): SlackChannel {
     },
     send: (chatId, item) => sender.send(chatId, item),
     edit: (chatId, ts, text) => sender.edit(chatId, ts, text),
+    delete: (chatId, ts) => sender.delete(chatId, ts),
     fetchMedia: (chatId, remote) =>
       fetchSlackMedia(remote, {
         token: () => botToken,

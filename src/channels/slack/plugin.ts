@@ -8,8 +8,9 @@ import { resolveSecrets, secretProblems } from './settings.js';
 export const slackPlugin: ChannelPlugin = {
   name: 'slack',
   displayName: 'Slack',
-  // chat.update on the bot's own messages (a run's status line); no reactions or buttons yet.
-  capabilities: { edit: true },
+  // chat.update and chat.delete on the bot's own messages (a run's status line); no reactions or
+  // buttons yet.
+  capabilities: { edit: true, delete: true },
   enabled: (config) => config.slack.enabled,
   async create(deps) {
     const { createSlackChannel } = await import('./channel.js');

@@ -63,6 +63,40 @@ export class Sender {
    * a longer text is cut to Slack's limit, since an edit cannot become two messages.
    */
   async edit(chatId: string, ts: string, markdown: string): Promise<SendResult> {
+    const on = this.onMessage(chatId, ts);
+    if (!on.ok) return on;
+    const { api, chat } = on;
+    const text = render(markdown)[0];
+    if (!text?.trim()) return { ok: false, error: 'empty message', retryable: false, code: 'empty' };
+    return this.call(chat, async () => {
+      await api.chat.update({ channel: chat.conversation, ts, text });
+      return ts;
+    });
+  }
+
+  /**
+   * Deletes a message the bot sent (chat.delete). One already gone (a delete resent after a crash)
+   * counts as deleted: the outcome asked for holds.
+   */
+  async delete(chatId: string, ts: string): Promise<SendResult> {
+    const on = this.onMessage(chatId, ts);
+    if (!on.ok) return on;
+    const { api, chat } = on;
+    return this.call(chat, async () => {
+      try {
+        await api.chat.delete({ channel: chat.conversation, ts });
+      } catch (err) {
+        if ((err as { data?: { error?: string } })?.data?.error !== 'message_not_found') throw err;
+      }
+      return ts;
+    });
+  }
+
+  /** The chat and the client for a change to message `ts`, or why there is none. */
+  private onMessage(
+    chatId: string,
+    ts: string,
+  ): { ok: true; api: SlackApi; chat: SlackChat } | Extract<SendResult, { ok: false }> {
     const chat = parseChatId(chatId);
     if (!chat) return { ok: false, error: `not a Slack chat id: ${maskId(chatId)}`, retryable: false };
     if (!/^\d{1,12}\.\d{1,8}$/.test(ts))
@@ -70,12 +104,7 @@ export class Sender {
     if (this.authDead) return stoppedResult(`Slack refused the token (${this.authDead})`, this.authDead);
     const api = this.deps.api();
     if (!api) return { ok: false, error: 'Slack is not connected', retryable: true, code: NOT_CONNECTED };
-    const text = render(markdown)[0];
-    if (!text?.trim()) return { ok: false, error: 'empty message', retryable: false, code: 'empty' };
-    return this.call(chat, async () => {
-      await api.chat.update({ channel: chat.conversation, ts, text });
-      return ts;
-    });
+    return { ok: true, api, chat };
   }
 
   private dispatch(api: SlackApi, chat: SlackChat, item: OutboundItem): Promise<SendResult> {

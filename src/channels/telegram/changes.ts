@@ -1,6 +1,6 @@
 // Cards with buttons, and changes to messages already in a Telegram chat: a new text for one the bot sent (editMessageText,
-// HTML first and plain when Telegram cannot parse it, as a send), and an emoji reaction on any message
-// of the chat (setMessageReaction). Errors are values, mapped like a send's (errors.ts).
+// HTML first and plain when Telegram cannot parse it, as a send), an emoji reaction on any message
+// of the chat (setMessageReaction), and deleting one the bot sent (deleteMessage). Errors are values, mapped like a send's (errors.ts).
 import { type Card, NOT_CONNECTED, type SendResult } from '../../core/types.js';
 import type { BotApi } from './api.js';
 import { isParseError, sendFailure } from './errors.js';
@@ -71,6 +71,29 @@ export async function react(
     return sendFailure(err);
   }
 }
+
+/**
+ * Deletes a message the bot sent (deleteMessage). One that is gone already (a delete resent after a
+ * crash, or the person deleted it) counts as deleted: the outcome asked for holds.
+ */
+export async function deleteMessage(
+  api: BotApi | undefined,
+  chatId: string,
+  providerId: string,
+): Promise<SendResult> {
+  if (!api) return NOT_OPEN;
+  const id = messageId(chatId, providerId);
+  if (id === undefined) return badId;
+  try {
+    await api.deleteMessage(chatId, id);
+    return { ok: true, providerId };
+  } catch (err) {
+    return isGone(err) ? { ok: true, providerId } : sendFailure(err);
+  }
+}
+
+const isGone = (err: unknown): boolean =>
+  /message to delete not found/i.test((err as { description?: string })?.description ?? '');
 
 /** The same text again (an edit resent after a crash): Telegram refuses it, but the message says it. */
 const isUnchanged = (err: unknown): boolean =>

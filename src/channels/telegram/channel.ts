@@ -9,7 +9,7 @@ import type { ChannelStateStore } from '../../store/channel-state.js';
 import type { Channel, ChannelState, InboundHandler } from '../types.js';
 import { type Timers, Typing } from '../typing.js';
 import { type BotApi, fileUrl, makeApi } from './api.js';
-import { editText, react, sendCard } from './changes.js';
+import { deleteMessage, editText, react, sendCard } from './changes.js';
 import { menuPlan } from './commands.js';
 import { registerMenus } from './commands-register.js';
 import { describeFailure, whoAmI } from './connect.js';
@@ -178,6 +178,7 @@ export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChanne
     send: (chatId, item) => sender.send(chatId, item),
     edit: (chatId, id, text) => editText(me ? api : undefined, chatId, id, text),
     react: (chatId, id, emoji) => react(me ? api : undefined, chatId, id, emoji),
+    delete: (chatId, id) => deleteMessage(me ? api : undefined, chatId, id),
     sendCard: (chatId, card) => sendCard(me ? api : undefined, chatId, card),
     async typing(chatId, on) {
       if (api && me) await typing.set(chatId, on);

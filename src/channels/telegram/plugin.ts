@@ -7,9 +7,10 @@ import { resolveToken } from './settings.js';
 export const telegramPlugin: ChannelPlugin = {
   name: 'telegram',
   displayName: 'Telegram',
-  // editMessageText, setMessageReaction (the Bot API's fixed set of reaction emoji only), and cards
+  // editMessageText, setMessageReaction (the Bot API's fixed set of reaction emoji only), deleteMessage
+  // (a bot may delete its own messages in any chat, for 48 h), and cards
   // as an inline keyboard whose taps come back as callback queries (normalize.ts).
-  capabilities: { edit: true, react: true, buttons: true },
+  capabilities: { edit: true, react: true, delete: true, buttons: true },
   enabled: (config) => config.telegram.enabled,
   async create(deps) {
     const [{ createTelegramChannel }, { makeTranscriber }] = await Promise.all([

@@ -252,6 +252,7 @@ export function createWhatsAppChannel(deps: WhatsAppChannelDeps): WhatsAppChanne
     },
     send: (chatId, item) => outbound.send(chatId, item),
     edit: (chatId, id, text) => outbound.edit(chatId, id, text),
+    delete: (chatId, id) => outbound.delete(chatId, id),
     react: (chatId, id, emoji) => outbound.react(chatId, id, emoji),
     async typing(chatId, on) {
       const jid = await chats.resolve(chatId);

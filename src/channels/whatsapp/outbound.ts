@@ -107,6 +107,14 @@ export class Outbound {
     return this.change(chatId, providerId, (key) => ({ react: { text: emoji, key } }));
   }
 
+  /**
+   * Deletes a message we sent, for everyone: a message carrying `delete` with its key. A revoke sent
+   * again after a crash names a message already revoked, which changes nothing.
+   */
+  async delete(chatId: string, providerId: string): Promise<SendResult> {
+    return this.change(chatId, providerId, (key) => ({ delete: key }));
+  }
+
   private async change(
     chatId: string,
     providerId: string,

@@ -21,9 +21,10 @@ export function whatsappChatKind(chatId: string): ChatKind {
 export const whatsappPlugin: ChannelPlugin = {
   name: 'whatsapp',
   displayName: 'WhatsApp',
-  // An edit is a message with `edit: key`, a reaction one with `react: {text, key}` (Baileys).
+  // An edit is a message with `edit: key`, a reaction one with `react: {text, key}`, a deletion for
+  // everyone one with `delete: key` (Baileys).
   // WhatsApp bans accounts that look automated: a live status line is edited at most every 2 s.
-  capabilities: { edit: true, editIntervalMs: 2000, react: true },
+  capabilities: { edit: true, editIntervalMs: 2000, react: true, delete: true },
   enabled: (c) => c.whatsapp.enabled,
   create: async (d) => {
     const { createWhatsAppChannel, renderTerminalQr } = await import('./index.js');

@@ -43,6 +43,7 @@ export const isMessageItem = (item: OutboxItem): boolean => {
       return true;
     case 'edit':
     case 'react':
+    case 'delete':
       return false;
   }
 };

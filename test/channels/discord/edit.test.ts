@@ -84,3 +84,35 @@ describe('Discord channel: edit', () => {
     expect(fake!.callsOf('PATCH', /\/messages\/\d+$/)).toHaveLength(1);
   });
 });
+
+describe('Discord channel: delete', () => {
+  it('deletes its own message (DELETE on its channel, a DM through the opened DM channel)', async () => {
+    const c = await start();
+    const sent = await c.send(CHANNEL_ID, { type: 'text', text: 'reading a.ts' });
+    const id = sent.ok ? sent.providerId : undefined;
+    expect(await c.delete!(CHANNEL_ID, id!)).toEqual({ ok: true, providerId: id });
+    const dm = await c.send(`dm:${USER_ID}`, { type: 'text', text: 'reading b.ts' });
+    const dmId = dm.ok ? dm.providerId : undefined;
+    expect(await c.delete!(`dm:${USER_ID}`, dmId!)).toMatchObject({ ok: true });
+    expect(fake!.callsOf('DELETE', /\/messages\/\d+$/).map((x) => x.route)).toEqual([
+      `/channels/${CHANNEL_ID}/messages/${id}`,
+      `/channels/${DM_CHANNEL_ID}/messages/${dmId}`,
+    ]);
+  });
+
+  it('a message already gone counts as deleted; another refusal is a failure; a bad id calls nothing', async () => {
+    const c = await start();
+    expect(await c.delete!(CHANNEL_ID, 'out:3')).toMatchObject({ ok: false, code: 'bad_id' });
+    expect(fake!.callsOf('DELETE', /./)).toHaveLength(0);
+    fake!.failNext('DELETE', /\/messages\/\d+$/, {
+      status: 404,
+      body: { message: 'Unknown Message', code: 10008 },
+    });
+    expect(await c.delete!(CHANNEL_ID, '777777777777777777')).toMatchObject({ ok: true });
+    fake!.failNext('DELETE', /\/messages\/\d+$/, {
+      status: 400,
+      body: { message: 'Invalid Form Body', code: 50035 },
+    });
+    expect(await c.delete!(CHANNEL_ID, '777777777777777778')).toMatchObject({ ok: false, code: '400' });
+  });
+});

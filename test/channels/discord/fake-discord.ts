@@ -267,6 +267,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
         edited_timestamp: new Date().toISOString(),
         type: 0,
       });
+    if (r && call.method === 'DELETE') return json(res, 204, undefined);
     if (/^\/applications\/\d+\/commands$/.test(path) && call.method === 'PUT')
       return json(res, 200, call.body);
     if (/^\/interactions\/\d+\/[^/]+\/callback$/.test(path)) return json(res, 204, undefined);

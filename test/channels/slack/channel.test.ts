@@ -263,6 +263,20 @@ describe('Slack channel (Socket Mode)', () => {
     expect(fake!.callsOf('chat.update')).toHaveLength(2);
   });
 
+  it('deletes a message it sent (chat.delete); one already gone counts as deleted', async () => {
+    await start();
+    const sent = await channel!.send('D0DM00001', { type: 'text', text: 'reading a.ts' });
+    const ts = sent.ok ? sent.providerId : undefined;
+    expect(await channel!.delete!('D0DM00001', ts!)).toEqual({ ok: true, providerId: ts });
+    expect(fake!.callsOf('chat.delete')[0]?.params).toMatchObject({ channel: 'D0DM00001', ts });
+    fake!.failNext('chat.delete', { body: { ok: false, error: 'message_not_found' } });
+    expect(await channel!.delete!('D0DM00001', ts!)).toMatchObject({ ok: true });
+    fake!.failNext('chat.delete', { body: { ok: false, error: 'cant_delete_message' } });
+    expect(await channel!.delete!('D0DM00001', ts!)).toMatchObject({ ok: false, code: 'cant_delete_message' });
+    expect(await channel!.delete!('D0DM00001', 'out:7')).toMatchObject({ ok: false, code: 'bad_id' });
+    expect(fake!.callsOf('chat.delete')).toHaveLength(3);
+  });
+
   it('waits out a 429 for its Retry-After, then sends', async () => {
     const rig = await start();
     fake!.failNext('chat.postMessage', {

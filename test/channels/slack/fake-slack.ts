@@ -107,6 +107,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         return { body: { ok: true, channel: p.channel, ts: ts(), message: { text: p.text } } };
       case 'chat.update':
         return { body: { ok: true, channel: p.channel, ts: p.ts, text: p.text } };
+      case 'chat.delete':
+        return { body: { ok: true, channel: p.channel, ts: p.ts } };
       case 'files.getUploadURLExternal': {
         const id = `F${randomBytes(4).toString('hex').toUpperCase()}`;
         return { body: { ok: true, upload_url: `${base}/upload/${id}`, file_id: id } };

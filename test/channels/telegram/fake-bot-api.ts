@@ -88,6 +88,7 @@ export async function startFakeBotApi(opts: { token?: string } = {}): Promise<Fa
       case 'deleteWebhook':
       case 'sendChatAction':
       case 'setMessageReaction':
+      case 'deleteMessage':
       case 'answerCallbackQuery':
         return true;
       case 'editMessageText':

@@ -1,4 +1,4 @@
-// Edits and reactions through the WhatsApp channel, against the fake socket: an edit is a message
+// Edits, deletions and reactions through the WhatsApp channel, against the fake socket: an edit is a message
 // carrying `edit` with the original's key (ours: fromMe), a reaction one carrying `react` with the key
 // of the message it is on (the person's: not fromMe). Both are recorded as ours, so their echoes
 // never start a run.
@@ -28,6 +28,20 @@ describe('WhatsApp edit and react', () => {
     expect(s.sent[1]).toMatchObject({
       jid: ALICE_JID,
       content: { text: '*final*', edit: { remoteJid: ALICE_JID, fromMe: true, id } },
+    });
+  });
+
+  it('deletes a message it sent, for everyone: sendMessage with delete = its key, fromMe', async () => {
+    expect(whatsappPlugin.capabilities).toMatchObject({ delete: true });
+    const h = await setup();
+    const s = await h.start();
+    const sent = await h.channel.send(ALICE, { type: 'text', text: 'reading a.ts' });
+    const id = (sent as { providerId: string }).providerId;
+    const r = await h.channel.delete!(ALICE, id);
+    expect(r.ok).toBe(true);
+    expect(s.sent[1]).toMatchObject({
+      jid: ALICE_JID,
+      content: { delete: { remoteJid: ALICE_JID, fromMe: true, id } },
     });
   });
 
