@@ -3,7 +3,7 @@
 // of tool calls must become a few edits showing the latest line, never a queue of stale ones.
 // Nor is a status message sent for a short answer: it starts at the first tool call or after a delay.
 
-/** No platform is edited faster than this, whatever it allows: 30 tools in 10 s make at most 10 edits. */
+/** No platform is edited faster than this, whatever it allows: 10 s of tool calls make at most 10 edits. */
 export const MIN_EDIT_INTERVAL_MS = 1000;
 
 export interface EditClock {
@@ -35,11 +35,14 @@ export function editDecision(c: EditClock): EditDecision {
  * call, Discord about 10 s); a status message posted for it would only flash and turn into "0 tools,
  * 3 s" above the answer, one more notification for nothing. Past 5 s the person starts to wonder
  * whether anything happens, so from then on a line that says what the agent does is worth it.
+ * The delay counts from the agent's first event, not the run's start: a CLI that is silent while it
+ * works and prints everything at the end must not get a status message flashed just before its answer.
  */
 export const STATUS_DELAY_MS = 5000;
 
 export interface StartClock {
-  startedAt: number;
+  /** When the run's first progress event came. */
+  firstEventAt: number;
   now: number;
   /** Tool calls begun so far. */
   tools: number;
@@ -52,6 +55,6 @@ export type StartDecision = { type: 'start' } | { type: 'wait'; until: number };
 /** Whether the status message is sent now: at the first tool call or question, else after the delay. */
 export function startDecision(c: StartClock, delayMs: number = STATUS_DELAY_MS): StartDecision {
   if (c.tools > 0 || c.asking) return { type: 'start' };
-  const until = c.startedAt + delayMs;
+  const until = c.firstEventAt + delayMs;
   return c.now >= until ? { type: 'start' } : { type: 'wait', until };
 }

@@ -44,6 +44,7 @@ export function progressFeed(o: FeedOptions): ProgressFeed {
   let shown: string | undefined;
   let lastEditAt: number | undefined;
   let started = false;
+  let firstEventAt: number | undefined;
   let closed = false;
   let busy: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -87,7 +88,7 @@ export function progressFeed(o: FeedOptions): ProgressFeed {
     if (!started) {
       // A short answer gets no status message: only a tool call, a question or some time at work.
       const s = startDecision(
-        { startedAt: state.startedAt, now, tools: state.tools, asking: state.phase.type === 'asking' },
+        { firstEventAt: firstEventAt ?? now, now, tools: state.tools, asking: state.phase.type === 'asking' },
         o.startDelayMs ?? STATUS_DELAY_MS,
       );
       if (s.type === 'wait') {
@@ -115,6 +116,7 @@ export function progressFeed(o: FeedOptions): ProgressFeed {
   return {
     listener: (ev) => {
       if (closed) return;
+      firstEventAt ??= o.now();
       state = reduceProgress(state, ev);
       pump();
     },

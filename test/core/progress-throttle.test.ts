@@ -68,25 +68,31 @@ describe('editDecision', () => {
 
 describe('startDecision', () => {
   const rows: [string, StartClock, StartDecision][] = [
-    ['the first tool call', { startedAt: 0, now: 10, tools: 1, asking: false }, { type: 'start' }],
-    ['a question', { startedAt: 0, now: 10, tools: 0, asking: true }, { type: 'start' }],
+    ['the first tool call', { firstEventAt: 0, now: 10, tools: 1, asking: false }, { type: 'start' }],
+    ['a question', { firstEventAt: 0, now: 10, tools: 0, asking: true }, { type: 'start' }],
     [
-      'text early on (a short answer)',
-      { startedAt: 1000, now: 2500, tools: 0, asking: false },
+      'text soon after the first event (a short answer)',
+      { firstEventAt: 1000, now: 2500, tools: 0, asking: false },
       { type: 'wait', until: 1000 + STATUS_DELAY_MS },
     ],
     [
       'just before the delay',
-      { startedAt: 0, now: STATUS_DELAY_MS - 1, tools: 0, asking: false },
+      { firstEventAt: 0, now: STATUS_DELAY_MS - 1, tools: 0, asking: false },
       { type: 'wait', until: STATUS_DELAY_MS },
     ],
-    ['the delay passed', { startedAt: 0, now: STATUS_DELAY_MS, tools: 0, asking: false }, { type: 'start' }],
+    [
+      'the delay passed',
+      { firstEventAt: 0, now: STATUS_DELAY_MS, tools: 0, asking: false },
+      { type: 'start' },
+    ],
   ];
   it.each(rows)('%s', (_, clock, decision) => expect(startDecision(clock)).toEqual(decision));
 
   it('takes another delay', () => {
-    expect(startDecision({ startedAt: 0, now: 100, tools: 0, asking: false }, 50)).toEqual({ type: 'start' });
-    expect(startDecision({ startedAt: 0, now: 10, tools: 0, asking: false }, 50)).toEqual({
+    expect(startDecision({ firstEventAt: 0, now: 100, tools: 0, asking: false }, 50)).toEqual({
+      type: 'start',
+    });
+    expect(startDecision({ firstEventAt: 0, now: 10, tools: 0, asking: false }, 50)).toEqual({
       type: 'wait',
       until: 50,
     });

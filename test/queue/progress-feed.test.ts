@@ -1,8 +1,8 @@
 // The status feed alone, with a recording port and a clock the test moves: what reaches the port,
 // in which order, and that a failing port costs nothing but the status message.
 import { describe, expect, it, vi } from 'vitest';
-import type { ProgressEvent } from '../../src/core/progress-event.js';
 import { channelCapabilities } from '../../src/channels/registry.js';
+import type { ProgressEvent } from '../../src/core/progress-event.js';
 import { createLogger } from '../../src/log.js';
 import { type FeedOptions, progressFeed, statusFeed } from '../../src/queue/progress-feed.js';
 import type { ProgressEnd, ProgressPort, ProgressRun } from '../../src/queue/progress-port.js';
@@ -91,6 +91,16 @@ describe('progressFeed', () => {
     at({ type: 'text', delta: 'Sure, here it is.', at: 1500 });
     clock.now = 4999;
     at({ type: 'text', delta: ' Done.', at: 4999 });
+    await feed.finish();
+    expect(port.calls).toEqual([]);
+  });
+
+  it('a CLI silent until its end: its late events start no status message before the answer', async () => {
+    const port = recorder();
+    const { feed, clock, at } = setup(port);
+    clock.now = 20_000;
+    at({ type: 'thinking', at: 20_000 });
+    at({ type: 'text', delta: 'All done.', at: 20_000 });
     await feed.finish();
     expect(port.calls).toEqual([]);
   });

@@ -155,9 +155,9 @@ describe('the outbox ProgressPort', () => {
       return caps.edit ? caps.editIntervalMs : undefined;
     };
     const port = outboxProgress({ store, editInterval, canDelete: () => false, now: Date.now });
-    expect(port.editIntervalMs('telegram:42' as ChatKey)).toBe(1000);
-    expect(port.editIntervalMs('slack:D0DM00001' as ChatKey)).toBe(1000);
-    expect(port.editIntervalMs('discord:555555555555555555' as ChatKey)).toBe(1000);
+    expect(port.editIntervalMs('telegram:42' as ChatKey)).toBe(1500);
+    expect(port.editIntervalMs('slack:D0DM00001' as ChatKey)).toBe(1500);
+    expect(port.editIntervalMs('discord:555555555555555555' as ChatKey)).toBe(1500);
     expect(port.editIntervalMs('whatsapp:15550001111@s.whatsapp.net' as ChatKey)).toBe(2000);
     expect(port.editIntervalMs('twilio:+15550001111' as ChatKey)).toBeUndefined();
   });

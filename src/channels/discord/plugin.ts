@@ -11,7 +11,9 @@ export const discordPlugin: ChannelPlugin = {
   name: 'discord',
   displayName: 'Discord',
   // PATCH and DELETE of the bot's own messages (a run's status line); no reactions or buttons yet.
-  capabilities: { edit: true, delete: true },
+  // A channel takes 5 messages or edits in 5 s, the answer included: a status line every 1.5 s leaves
+  // the answer its place in the bucket.
+  capabilities: { edit: true, editIntervalMs: 1500, delete: true },
   enabled: (config) => config.discord.enabled,
   async create(deps) {
     const [{ createDiscordChannel }, { makeTranscriber }] = await Promise.all([

@@ -10,7 +10,8 @@ export const slackPlugin: ChannelPlugin = {
   displayName: 'Slack',
   // chat.update and chat.delete on the bot's own messages (a run's status line); no reactions or
   // buttons yet.
-  capabilities: { edit: true, delete: true },
+  // chat.update is Tier 3 (about 50 a minute): a status line every 1.5 s stays under it.
+  capabilities: { edit: true, editIntervalMs: 1500, delete: true },
   enabled: (config) => config.slack.enabled,
   async create(deps) {
     const { createSlackChannel } = await import('./channel.js');

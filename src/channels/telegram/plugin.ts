@@ -10,7 +10,9 @@ export const telegramPlugin: ChannelPlugin = {
   // editMessageText, setMessageReaction (the Bot API's fixed set of reaction emoji only), deleteMessage
   // (a bot may delete its own messages in any chat, for 48 h), and cards
   // as an inline keyboard whose taps come back as callback queries (normalize.ts).
-  capabilities: { edit: true, react: true, delete: true, buttons: true },
+  // Edits count against about one message a second per chat (20 a minute in a group), shared with
+  // the answer: a status line every 1.5 s leaves room, and a 429 is waited out by the outbox.
+  capabilities: { edit: true, editIntervalMs: 1500, react: true, delete: true, buttons: true },
   enabled: (config) => config.telegram.enabled,
   async create(deps) {
     const [{ createTelegramChannel }, { makeTranscriber }] = await Promise.all([

@@ -36,6 +36,8 @@ export interface Call {
   headers: IncomingMessage['headers'];
   /** The status the fake answered with. */
   status: number;
+  /** The body it answered with (a post's `id` is the message's id). */
+  answer?: unknown;
 }
 
 type Scripted = { status: number; body: unknown; headers?: Record<string, string> };
@@ -191,8 +193,12 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
   const wsUrl = origin.replace('http:', 'ws:');
 
   const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-    const call = calls.at(-1);
-    if (call && (res as ServerResponse & { call?: Call }).call === call) call.status = status;
+    // The call this response answers (another may have come in meanwhile).
+    const call = (res as ServerResponse & { call?: Call }).call;
+    if (call) {
+      call.status = status;
+      call.answer = body;
+    }
     if (status === 204) res.writeHead(204, headers).end();
     else res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
   };

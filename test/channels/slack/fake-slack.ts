@@ -21,6 +21,8 @@ export interface Call {
   params: Record<string, unknown>;
   auth: string | undefined;
   at: number;
+  /** What the fake answered (a post's `ts` is the message's id). */
+  answer?: Record<string, unknown>;
 }
 
 interface Scripted {
@@ -160,8 +162,10 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       }
       const method = m[1]!;
       const params = parseParams(req, body);
-      calls.push({ method, params, auth: req.headers.authorization, at: Date.now() });
+      const call: Call = { method, params, auth: req.headers.authorization, at: Date.now() };
+      calls.push(call);
       const s = scripted.get(method)?.shift() ?? answer(method, params);
+      call.answer = s.body;
       const wantApp = method === 'apps.connections.open';
       const token = wantApp ? APP_TOKEN : BOT_TOKEN;
       const authorized = req.headers.authorization === `Bearer ${token}`;
