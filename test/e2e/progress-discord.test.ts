@@ -23,6 +23,7 @@ progressSuite('live progress through the relay on Discord', async () => {
   return {
     name: 'discord',
     section: { enabled: true, apiRoot: fake.api, allowFrom: [USER_ID] },
+    statusLine: /^running `cat f\d+\.txt`$/,
     env: { DISCORD_BOT_TOKEN: TOKEN },
     connections: () => identified,
     connected: async () => {

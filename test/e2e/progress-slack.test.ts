@@ -15,6 +15,7 @@ progressSuite('live progress through the relay on Slack', async () => {
   return {
     name: 'slack',
     section: { enabled: true, apiUrl: fake.apiUrl, allowFrom: [OWNER] },
+    statusLine: /^running `cat f\d+\.txt`$/,
     env: { SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_APP_TOKEN: APP_TOKEN },
     connections: () => fake.callsOf('apps.connections.open').length,
     connected: (before) =>

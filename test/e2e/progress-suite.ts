@@ -22,6 +22,8 @@ export interface PlatformRig {
   section: Record<string, unknown>;
   /** The channel section's name (`slack`, `discord`). */
   name: string;
+  /** The status line for the fake's `cat fN.txt` calls, as the platform's markup spells it. */
+  statusLine: RegExp;
   env: Record<string, string>;
   /** Resolves once the relay is connected to the fake (`before`: the count of earlier connections). */
   connected(before: number): Promise<boolean>;
@@ -113,7 +115,7 @@ export function progressSuite(title: string, open: () => Promise<PlatformRig>): 
 
       // The status message and the answer, each sent once.
       expect(r.sends()).toHaveLength(2);
-      expect(r.sends()[0]).toMatch(/^running `cat f\d+\.txt`$/);
+      expect(r.sends()[0]).toMatch(r.statusLine);
       expect(r.sends()[1]).toBe('Ran 30 tools.');
       const statusId = r.sentId(0);
       expect(r.edits().every((e) => e.id === statusId)).toBe(true);

@@ -12,6 +12,8 @@ export interface Call {
   params: Record<string, unknown>;
   /** Uploaded files of a multipart call: field → {name, bytes}. */
   files: Record<string, { name: string; bytes: Buffer }>;
+  /** The `result` the fake answered with, when the call succeeded (a send's `message_id`). */
+  result?: unknown;
 }
 
 type Scripted = { error_code: number; description: string; parameters?: Record<string, unknown> };
@@ -135,7 +137,8 @@ export async function startFakeBotApi(opts: { token?: string } = {}): Promise<Fa
       if (m[1] !== token) return reply(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
       const method = m[2]!;
       const { params, files: uploaded } = await parseBody(req);
-      calls.push({ method, params, files: uploaded });
+      const call: Call = { method, params, files: uploaded };
+      calls.push(call);
       const queued = failures.get(method);
       const head = queued?.[0];
       if (head && head.after > 0) head.after--;
@@ -160,7 +163,8 @@ export async function startFakeBotApi(opts: { token?: string } = {}): Promise<Fa
         return reply(res, 200, { ok: true, result: pending() });
       }
       try {
-        return reply(res, 200, { ok: true, result: result(method, params) });
+        call.result = result(method, params);
+        return reply(res, 200, { ok: true, result: call.result });
       } catch (err) {
         const e = err as Scripted;
         return reply(res, e.error_code, { ok: false, ...e });
