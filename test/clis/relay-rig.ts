@@ -87,6 +87,11 @@ export interface RigOptions {
   mode?: 'cold';
   /** The recording channel's name (default twilio); telegram can edit and react. */
   channel?: 'twilio' | 'telegram';
+  /**
+   * telegram's `progress` (default here `off`: the tests that do not look at the status message
+   * count the chat's messages, and a run with a tool call would add one).
+   */
+  progress?: 'off' | 'status' | 'stream';
   /** The rest of the `tools` section (servers, scripts: the user's own tools). */
   toolsConfig?: Record<string, unknown>;
   /**
@@ -152,6 +157,7 @@ export function relayRig(kind: AgentKind, base: string, opts: RigOptions = {}): 
     async start(warm = {}) {
       const raw = {
         whatsapp: { enabled: false },
+        ...(channelName === 'telegram' && { telegram: { progress: opts.progress ?? 'off' } }),
         agent: {
           kind: opts.agentKind ?? kind,
           mode: opts.mode ?? 'warm',

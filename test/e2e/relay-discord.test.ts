@@ -347,4 +347,43 @@ describe('agentwire relay with the Discord channel', () => {
     expect(status.stdout()).toMatch(/discord[\s\S]*degraded[\s\S]*Privileged Gateway Intents/);
     await stop(p);
   }, 90_000);
+
+  it('threads as sessions: each thread is a chat with its own session, answered in the thread', async () => {
+    discord = await startFakeDiscord();
+    const first = '777000000000000001';
+    const second = '777000000000000002';
+    discord.threads.set(first, CHANNEL_ID);
+    discord.threads.set(second, CHANNEL_ID);
+    setup({ threadSessions: true });
+    const p = await relay();
+    const say = (thread: string, text: string) =>
+      discord!.dispatch(
+        'MESSAGE_CREATE',
+        message({ guild: GUILD_ID, channel: thread, content: `<@${BOT_ID}> ${text}` }),
+      );
+    say(first, 'one in the first thread');
+    expect(await waitFor(() => posts(first).length === 1), p.stderr()).toBe(true);
+    say(second, 'one in the second thread');
+    expect(await waitFor(() => posts(second).length === 1), p.stderr()).toBe(true);
+    say(first, 'two in the first thread');
+    expect(await waitFor(() => posts(first).length === 2), p.stderr()).toBe(true);
+    await stop(p);
+
+    // Each answer in its own thread, none in the parent channel.
+    expect(contents(first)).toEqual([
+      expect.stringContaining('one in the first thread'),
+      expect.stringContaining('two in the first thread'),
+    ]);
+    expect(contents(second)).toEqual([expect.stringContaining('one in the second thread')]);
+    expect(posts(CHANNEL_ID)).toEqual([]);
+    // One session per thread: the first thread's second message resumes its own, the second's is new.
+    const starts = home!.events().filter((e) => e.ev === 'start');
+    const of = (text: string) => starts.find((e) => e.prompt?.includes(text));
+    expect(of('two in the first thread')).toMatchObject({
+      resume: true,
+      session: of('one in the first thread')?.session,
+    });
+    expect(of('one in the second thread')?.session).toBeDefined();
+    expect(of('one in the second thread')?.session).not.toBe(of('one in the first thread')?.session);
+  }, 90_000);
 });

@@ -245,8 +245,16 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     if (m === 'POST /users/@me/channels')
       return json(res, 200, { id: DM_CHANNEL_ID, type: 1, recipients: [{ id: call.body.recipient_id }] });
     let r = /^\/channels\/(\d+)$/.exec(path);
-    if (r && call.method === 'GET')
-      return json(res, 200, { id: r[1], type: 0, guild_id: GUILD_ID, name: 'general' });
+    if (r && call.method === 'GET') {
+      const parent = fake.threads.get(r[1]!);
+      return json(
+        res,
+        200,
+        parent
+          ? { id: r[1], type: 11, guild_id: GUILD_ID, parent_id: parent, name: 'a thread' }
+          : { id: r[1], type: 0, guild_id: GUILD_ID, name: 'general' },
+      );
+    }
     r = /^\/channels\/(\d+)\/typing$/.exec(path);
     if (r && call.method === 'POST') return json(res, 204, undefined);
     r = /^\/channels\/(\d+)\/messages$/.exec(path);
