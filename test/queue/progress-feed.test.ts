@@ -135,8 +135,14 @@ describe('progressFeed', () => {
       const port = recorder();
       const timed: ProgressPort = {
         ...port,
-        start: (r, text) => (at.push(Date.now()), port.start(r, text)),
-        update: (r, text) => (at.push(Date.now()), port.update(r, text)),
+        start: (r, text) => {
+          at.push(Date.now());
+          return port.start(r, text);
+        },
+        update: (r, text) => {
+          at.push(Date.now());
+          return port.update(r, text);
+        },
       };
       const feed = progressFeed({
         port: timed,

@@ -272,7 +272,10 @@ describe('Slack channel (Socket Mode)', () => {
     fake!.failNext('chat.delete', { body: { ok: false, error: 'message_not_found' } });
     expect(await channel!.delete!('D0DM00001', ts!)).toMatchObject({ ok: true });
     fake!.failNext('chat.delete', { body: { ok: false, error: 'cant_delete_message' } });
-    expect(await channel!.delete!('D0DM00001', ts!)).toMatchObject({ ok: false, code: 'cant_delete_message' });
+    expect(await channel!.delete!('D0DM00001', ts!)).toMatchObject({
+      ok: false,
+      code: 'cant_delete_message',
+    });
     expect(await channel!.delete!('D0DM00001', 'out:7')).toMatchObject({ ok: false, code: 'bad_id' });
     expect(fake!.callsOf('chat.delete')).toHaveLength(3);
   });

@@ -20,7 +20,10 @@ describe('Telegram: deleteMessage', () => {
     expect(await deleteMessage(bot, '42', '500')).toEqual({ ok: true, providerId: '500' });
     expect(api.callsOf('deleteMessage')[0]?.params).toMatchObject({ chat_id: '42', message_id: 500 });
 
-    api.failNext('deleteMessage', { error_code: 400, description: 'Bad Request: message to delete not found' });
+    api.failNext('deleteMessage', {
+      error_code: 400,
+      description: 'Bad Request: message to delete not found',
+    });
     expect(await deleteMessage(bot, '42', '500')).toMatchObject({ ok: true });
     api.failNext('deleteMessage', { error_code: 400, description: "Bad Request: message can't be deleted" });
     expect(await deleteMessage(bot, '42', '501')).toMatchObject({ ok: false, retryable: false, code: '400' });
