@@ -4,7 +4,9 @@
 // crash leaves a row the next start can find and finish as interrupted (progress-recovery.ts). Each
 // edit is an outbox edit of that row; `update` resolves once the edit was delivered (or given up), so
 // the feed, which never calls again before then, keeps only the newest line while one is under way:
-// a slow or failing channel gets one pending edit per run, never a backlog of stale ones.
+// a slow or failing channel gets one pending edit per run, never a backlog of stale ones. The end is
+// one more keyed row: the summary as an edit, or (`progressEnd: 'delete'`, where the channel can) a
+// deletion of the message, sent in the chat's order after the edits before it.
 import { type ChatKey, type OutboxItem, parseChatKey } from '../core/types.js';
 import type { QueueStore } from '../store/queue-ops.js';
 import type { Clock } from './ports.js';
