@@ -84,6 +84,14 @@ export function inTx<T>(pool: Pool, locks: readonly string[], fn: (c: Client) =>
   return inCallOrder(pool, names, () => attempt(pool, names, fn));
 }
 
+/**
+ * Runs `fn` (one statement or function call, its own transaction) in call order with this pool's
+ * other operations under `locks`, as `inTx` does: for an operation folded into one round trip.
+ */
+export function inOrder<T>(pool: Pool, locks: readonly string[], fn: () => Promise<T>): Promise<T> {
+  return inCallOrder(pool, [...new Set(locks)].sort(), fn);
+}
+
 async function attempt<T>(pool: Pool, names: readonly string[], fn: (c: Client) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const client = await pool.connect();

@@ -10,6 +10,7 @@ import { pgFailure } from './errors.js';
 import { pgEventStore } from './events.js';
 import { pgInteractionStore } from './interactions.js';
 import { pgJobStateStore } from './job-states.js';
+import { openListener } from './listen.js';
 import { pgMediaLinkStore } from './media-links.js';
 import { migrate } from './migrate.js';
 import { pgOwnershipStore } from './ownership.js';
@@ -49,6 +50,8 @@ export async function openPostgresStore(url: string, opts: PoolOptions = {}): Pr
     throw err instanceof StoreError ? err : new StoreError(pgFailure(err));
   }
   const g = <T extends object>(port: T): T => guarded(port, pgFailure);
+  // Opened on the first `watch` only: a process that never reads notifications keeps no connection for them.
+  const listener = openListener(url);
   let closed: Promise<void> | undefined;
   return {
     whatsapp: {
@@ -82,12 +85,12 @@ export async function openPostgresStore(url: string, opts: PoolOptions = {}): Pr
       pruneOldMessages: (now: number, messageDays: number) => pgPruneOldMessages(pool, now, messageDays),
       // Once: a second close waits for the first instead of failing on an ended pool.
       close: () => {
-        closed ??= pool.end();
+        closed ??= listener.close().then(() => pool.end());
         return closed;
       },
     }),
     queue: pgQueueOps(pool),
-    ownership: g(pgOwnershipStore(pool, PG_SCHEMA_VERSION)),
+    ownership: g(pgOwnershipStore(pool, PG_SCHEMA_VERSION, listener)),
     channelState: (channel: string) => g(pgChannelStateStore(pool, channel)),
   };
 }
