@@ -5,6 +5,7 @@ import type { QueryResultRow } from 'pg';
 import type { ChatKey } from '../../core/types.js';
 import type { QueueStore } from '../queue-ops.js';
 import { assertFence } from './fence.js';
+import { escapeNul } from './nul.js';
 import {
   enqueueExpiryNotice,
   enqueueOutbound,
@@ -102,7 +103,7 @@ export function deliveryOps(pool: Pool): Delivery {
       written(async () => {
         const [r] = await rows<{ tries: number }>(
           'UPDATE outbox SET tries = tries + 1, error = $2, next_at = $3 WHERE id = $1 RETURNING tries',
-          [id, error, nextAt],
+          [id, escapeNul(error), nextAt],
         );
         return r?.tries ?? 0;
       }),
@@ -112,7 +113,7 @@ export function deliveryOps(pool: Pool): Delivery {
         inTx(pool, [chatLock(row.chat)], async (c) => {
           await c.query(
             `UPDATE outbox SET status = 'failed', tries = tries + 1, error = $2, expired_at = $3 WHERE id = $1`,
-            [row.id, error, now],
+            [row.id, escapeNul(error), now],
           );
           return enqueueExpiryNotice(c, row.chat, notice, now);
         }),
@@ -122,7 +123,7 @@ export function deliveryOps(pool: Pool): Delivery {
         inTx(pool, [chatLock(row.chat)], async (c) => {
           await c.query(`UPDATE outbox SET status = 'failed', tries = tries + 1, error = $2 WHERE id = $1`, [
             row.id,
-            error,
+            escapeNul(error),
           ]);
           if (notice)
             await enqueueOutbound(

@@ -17,6 +17,7 @@ import {
   stopRunning,
   toInboxRow,
 } from './inbox.js';
+import { escapeNul, toJsonb } from './nul.js';
 import { enqueueOutbound, firstRowId, messageRefRow, newerEdit } from './outbox.js';
 import { chatLock, inTx, type Pool, scopeLock } from './pool.js';
 import { deliveryOps } from './queue-delivery.js';
@@ -126,8 +127,8 @@ export function pgQueueOps(pool: Pool): QueueStore {
       written(async () => {
         await pool.query('UPDATE inbox SET media = $2, text = $3, remote_media = NULL WHERE id = $1', [
           id,
-          JSON.stringify(media),
-          text,
+          toJsonb(media),
+          escapeNul(text),
         ]);
       }),
 

@@ -13,6 +13,7 @@ import { pgJobStateStore } from './job-states.js';
 import { openListener } from './listen.js';
 import { pgMediaLinkStore } from './media-links.js';
 import { migrate } from './migrate.js';
+import { unescapeNul, unescapeOpt } from './nul.js';
 import { pgOwnershipStore } from './ownership.js';
 import { openPool, type PoolOptions } from './pool.js';
 import { pgQueueOps } from './queue.js';
@@ -74,14 +75,14 @@ export async function openPostgresStore(url: string, opts: PoolOptions = {}): Pr
             `SELECT item->>'path' AS path FROM outbox
              WHERE status NOT IN ('sent', 'failed') AND item->>'type' = 'file'`,
           )
-        ).rows.flatMap((r) => (r.path ? [r.path] : [])),
+        ).rows.flatMap((r) => (r.path ? [unescapeNul(r.path)] : [])),
       repliesFor: async (key: string) =>
         (
           await pool.query<{ status: 'pending' | 'sent' | 'failed'; error: string | null }>(
             'SELECT status, error FROM outbox WHERE key = $1 ORDER BY idx',
             [key],
           )
-        ).rows.map((r) => ({ status: r.status, error: r.error ?? undefined })),
+        ).rows.map((r) => ({ status: r.status, error: unescapeOpt(r.error) ?? undefined })),
       pruneOldMessages: (now: number, messageDays: number) => pgPruneOldMessages(pool, now, messageDays),
       // Once: a second close waits for the first instead of failing on an ended pool.
       close: () => {
