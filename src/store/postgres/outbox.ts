@@ -40,6 +40,10 @@ export const toOutboxRow = (r: OutboxRaw): OutboxRow => ({
   nextAt: r.next_at ?? undefined,
 });
 
+/** Items as the outbox stores them (masked, NUL escaped), for a JSONB[] parameter. */
+export const outboxItems = (items: readonly OutboxItem[]): string[] =>
+  items.map((i) => toJsonb(redactItem(i)));
+
 /** Writes the items of one delivery in one statement; how many were new (0: `key` was written before). */
 export async function enqueueOutbound(
   q: Queryable,
@@ -54,7 +58,7 @@ export async function enqueueOutbound(
      SELECT $1::text, t.n - 1, $2::text, t.item, $3::bigint
      FROM unnest($4::jsonb[]) WITH ORDINALITY AS t(item, n)
      ON CONFLICT (key, idx) DO NOTHING`,
-    [key, chat, now, items.map((i) => toJsonb(redactItem(i)))],
+    [key, chat, now, outboxItems(items)],
   );
   return r.rowCount ?? 0;
 }

@@ -1,10 +1,10 @@
 // The queue's delivery operations and counts (store/queue-ops.ts) on PostgreSQL: reply chunks go out
-// one at a time per chat, in the order they were written. Each is one statement (its own
-// transaction), except the fenced mark and the two that write a notice with the chunk's end.
+// one at a time per chat, in the order they were written. Each is one statement or one function call
+// (its own transaction), except the two that write a notice with the chunk's end.
 import type { QueryResultRow } from 'pg';
 import type { ChatKey } from '../../core/types.js';
 import type { QueueStore } from '../queue-ops.js';
-import { assertFence } from './fence.js';
+import { call } from './call.js';
 import { escapeNul } from './nul.js';
 import {
   enqueueExpiryNotice,
@@ -93,11 +93,14 @@ export function deliveryOps(pool: Pool): Delivery {
           await pool.query(mark, [id, now, providerId ?? null]);
           return;
         }
-        await inTx(pool, [], async (c) => {
-          const r = await c.query<{ chat: string }>('SELECT chat FROM outbox WHERE id = $1', [id]);
-          await assertFence(c, fence, r.rows[0]?.chat ?? '');
-          await c.query(mark, [id, now, providerId ?? null]);
-        });
+        // One call (aw_mark_sent): the chunk's chat, its lease checked FOR SHARE, the mark.
+        await call(
+          pool,
+          [],
+          'SELECT aw_mark_sent($1, $2, $3, $4, $5, $6)',
+          [id, now, providerId ?? null, fence.chat, fence.holder, fence.epoch],
+          fence,
+        );
       }),
     markChunkRetry: (id, error, nextAt) =>
       written(async () => {
