@@ -1,7 +1,9 @@
 // One process's side of the ownership port (store/ownership.ts): it registers the process, holds the
 // leases of the chats it runs (renewed on a timer, released when the chat goes idle, so another
 // process beside it can take the chat next), keeps the leader leases it was asked for, and delivers
-// notifications: its own at once, other processes' on each poll.
+// notifications: its own at once, other processes' when the store rings (an engine that pushes them,
+// PostgreSQL's LISTEN/NOTIFY) or on each poll. With pushes, the poll is a slow safety net (every
+// renewal round) for a push lost while the store's connection for them was down.
 //
 // Lease timings (defaults from queue.leaseSeconds, 30 s): a lease is renewed every third of its
 // length, so two renewals may fail (a busy disk, a long GC) before it runs out; it is long enough
@@ -28,7 +30,7 @@ export interface OwnershipTimings {
   leaseMs: number;
   /** How often leases are renewed and orphans looked for. */
   renewMs: number;
-  /** How often other processes' notifications are read. */
+  /** How often other processes' notifications are read (without pushes; with them, every `renewMs`). */
   pollMs: number;
 }
 
@@ -75,6 +77,10 @@ export class ProcessOwner {
   private ticking: Promise<void> | undefined;
   private lastRenew = 0;
   private lastNotification = 0;
+  /** Set while the store pushes notifications: the poll then runs only with each renewal round. */
+  private unwatch: (() => void) | undefined;
+  private reading: Promise<void> | undefined;
+  private readAgain = false;
   private stopped = false;
 
   private constructor(
@@ -100,6 +106,7 @@ export class ProcessOwner {
     const info = await port.register({ ...p, host: hostname(), pid: process.pid, startedAt: now() }, now());
     const owner = new ProcessOwner(port, info, timings, log, now);
     owner.lastNotification = await port.lastNotification();
+    owner.unwatch = await port.watch?.(() => owner.ring());
     await owner.reap();
     owner.timer = setInterval(() => void owner.tick(), timings.pollMs);
     owner.timer.unref();
@@ -234,8 +241,9 @@ export class ProcessOwner {
   }
 
   private async round(): Promise<void> {
-    await this.poll();
-    if (this.now() - this.lastRenew < this.timings.renewMs) return;
+    const renewing = this.now() - this.lastRenew >= this.timings.renewMs;
+    if (!this.unwatch || renewing) await this.read();
+    if (!renewing) return;
     this.lastRenew = this.now();
     if (!(await this.port.touch(this.id, this.now())))
       this.log.warn({ process: this.id }, 'this process was taken for dead by another; its leases are gone');
@@ -285,6 +293,31 @@ export class ProcessOwner {
       this.log.warn({ pids: dead.map((p) => p.pid) }, 'released the leases of processes gone');
   }
 
+  /** The store rang: another process's notification is committed. */
+  private ring(): void {
+    if (this.stopped) return;
+    this.read().catch((err) =>
+      this.log.warn({ err }, 'could not read the notifications; the next poll will'),
+    );
+  }
+
+  /** One reader at a time (each moves `lastNotification`); a ring while reading reads once more after. */
+  private read(): Promise<void> {
+    if (this.reading) {
+      this.readAgain = true;
+      return this.reading;
+    }
+    this.reading = (async () => {
+      do {
+        this.readAgain = false;
+        await this.poll();
+      } while (this.readAgain && !this.stopped);
+    })().finally(() => {
+      this.reading = undefined;
+    });
+    return this.reading;
+  }
+
   private async poll(): Promise<void> {
     for (;;) {
       const batch: Notification[] = await this.port.notifications(this.lastNotification, 100);
@@ -312,7 +345,9 @@ export class ProcessOwner {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    this.unwatch?.();
     await this.ticking;
+    await this.reading?.catch(() => undefined);
     for (const l of this.leaders.values()) if (l.on) l.lost();
     this.held.clear();
     await this.port.deregister(this.id);

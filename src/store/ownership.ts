@@ -106,6 +106,13 @@ export interface OwnershipStore {
   releaseLeader(name: string, holder: string): Promise<void>;
 
   notify(topic: Topic, key: string, origin: string, now: number): Promise<number>;
+  /**
+   * Rings `ring` soon after another process's notification is committed (and whenever pushes may have
+   * been missed, such as after a reconnection): a doorbell, the caller then reads `notifications`.
+   * Resolves once pushes flow (or are being retried); to the function that stops the ringing.
+   * Optional: an engine without pushes leaves it out, and its readers poll.
+   */
+  watch?(ring: () => void): Promise<() => void>;
   /** Notifications after `afterId`, oldest first, at most `limit`. */
   notifications(afterId: number, limit: number): Promise<Notification[]>;
   /** The newest notification's id (a new process starts reading after it). */

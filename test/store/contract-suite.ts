@@ -161,6 +161,41 @@ export function storeContract(engine: string, openFresh: () => Promise<Store>): 
       });
     });
 
+    it('text with a NUL character (and the engine escape character) is stored and given back unchanged', async () => {
+      const s = await fresh();
+      // U+FFFF is what PostgreSQL's escape of NUL is made of (store/postgres/nul.ts): it must pass too.
+      const odd = 'a\u0000b\uffff0c\u0000';
+      const msg = inbound({ messageId: 'nul', text: odd, senderName: `N${odd}`, context: `quoted ${odd}` });
+      const r = await got(s.queue.acceptInbound(msg, { now: NOW, maxPending: 10 }));
+      if (r.type !== 'stored') throw new Error(r.type);
+      const claim = await got(s.queue.claimNextRun(CHAT, 10, NOW, () => ({ count: 1 })));
+      expect(claim?.rows[0]).toMatchObject({ text: odd, senderName: `N${odd}`, context: `quoted ${odd}` });
+      expect(await s.queue.message(r.id)).toMatchObject({ text: odd, senderName: `N${odd}` });
+      const reply = { key: 'in:nul', items: [{ type: 'text' as const, text: `re: ${odd}` }] };
+      await got(s.queue.finishRun({ chat: CHAT, ids: [r.id], now: NOW, status: 'done', reply }));
+      expect(await s.queue.nextUnsent(CHAT)).toMatchObject({ key: 'in:nul', item: { text: `re: ${odd}` } });
+      const row = await s.queue.nextUnsent(CHAT);
+      if (!row) throw new Error('no reply');
+      await got(s.queue.markChunkRetry(row.id, `refused ${odd}`, NOW + 1));
+      expect(await s.queue.nextUnsent(CHAT)).toMatchObject({ error: `refused ${odd}` });
+      // An agent's question and its scheduled task, whose texts come from the agent.
+      const q = await s.interactions.add(
+        {
+          chat: CHAT,
+          type: 'question',
+          runKey: 'r',
+          asker: 'claude',
+          text: `which ${odd}?`,
+          choices: [odd, 'x'],
+        },
+        NOW,
+      );
+      expect(await s.interactions.get(q.id)).toMatchObject({ text: `which ${odd}?`, choices: [odd, 'x'] });
+      const t = await s.tasks.add({ chat: CHAT, prompt: `do ${odd}`, every: '1h' }, 'nul:0', 5, NOW);
+      expect(t.type).toBe('added');
+      expect((await s.tasks.list(CHAT)).map((x) => x.prompt)).toEqual([`do ${odd}`]);
+    });
+
     it("agentwire's message ids name a sent message or a received one, never an edit or a command", async () => {
       const s = await fresh();
       const r = await got(s.queue.acceptInbound(inbound({ messageId: 'p1' }), { now: NOW, maxPending: 10 }));

@@ -2,6 +2,7 @@
 // in due order, then name, then arrival. Names sort bytewise (COLLATE "C"), as SQLite sorts them,
 // whatever the database's own collation.
 import type { AddEventResult, EventState, EventStore, StoredEvent } from '../events.js';
+import { escapeNul, unescapeNul } from './nul.js';
 import { inTx, type Pool, type Queryable } from './pool.js';
 
 interface Row {
@@ -24,7 +25,7 @@ const toEvent = (r: Row): StoredEvent => ({
   id: r.id,
   source: r.source,
   chat: r.chat,
-  prompt: r.prompt,
+  prompt: unescapeNul(r.prompt),
   dueAt: r.due_at,
   orderName: r.order_name,
   options: r.options,
@@ -49,7 +50,7 @@ export function pgEventStore(pool: Pool): EventStore {
           const r = await c.query<{ id: number }>(
             `INSERT INTO outside_events (source_key, source, chat, prompt, due_at, order_name, options, created_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (source_key) DO NOTHING RETURNING id`,
-            [e.key, e.source, e.chat, e.prompt, e.dueAt, e.orderName, e.options, now],
+            [e.key, e.source, e.chat, escapeNul(e.prompt), e.dueAt, e.orderName, e.options, now],
           );
           if (r.rows[0]) {
             out.push({ type: 'added', id: r.rows[0].id });

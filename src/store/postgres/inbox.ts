@@ -3,6 +3,7 @@
 // see the chat's messages as they are: the dedupe claim is the UNIQUE (channel, message_id) insert.
 import type { ChatKey, InboundMedia, InboundMessage, RemoteMedia } from '../../core/types.js';
 import type { InboxRow, InboxStatus } from '../contract/inbox.js';
+import { escapeNul, escapeOpt, fromJsonb, toJsonb, unescapeNul, unescapeOpt } from './nul.js';
 import type { Queryable } from './pool.js';
 
 export const INBOX_COLUMNS = `id, chat, kind, message_id, sender_id, sender_name, text, media, context, is_group,
@@ -38,11 +39,11 @@ export function toInboxRow(r: InboxRaw): InboxRow {
     kind: r.kind as InboxRow['kind'],
     messageId: r.message_id,
     senderId: r.sender_id,
-    senderName: r.sender_name ?? undefined,
-    text: r.text,
-    media: r.media,
-    ...(r.remote_media ? { remoteMedia: r.remote_media } : {}),
-    context: r.context ?? undefined,
+    senderName: unescapeOpt(r.sender_name) ?? undefined,
+    text: unescapeNul(r.text),
+    media: fromJsonb(r.media),
+    ...(r.remote_media ? { remoteMedia: fromJsonb(r.remote_media) } : {}),
+    context: unescapeOpt(r.context) ?? undefined,
     isGroup: r.is_group,
     sentAt: r.sent_at,
     receivedAt: r.received_at,
@@ -50,7 +51,7 @@ export function toInboxRow(r: InboxRaw): InboxRow {
     tries: r.tries,
     startedAt: r.started_at ?? undefined,
     finishedAt: r.finished_at ?? undefined,
-    note: r.note ?? undefined,
+    note: unescapeOpt(r.note) ?? undefined,
     ...(r.owner !== null && { owner: r.owner }),
     ...(r.lease_epoch !== null && { leaseEpoch: r.lease_epoch }),
   };
@@ -98,16 +99,16 @@ export async function insertInbound(
       chat,
       opts.kind ?? 'message',
       msg.senderId,
-      msg.senderName ?? null,
-      opts.text ?? msg.text,
-      JSON.stringify(msg.media),
-      msg.context ?? null,
+      escapeOpt(msg.senderName),
+      escapeNul(opts.text ?? msg.text),
+      toJsonb(msg.media),
+      escapeOpt(msg.context),
       msg.isGroup,
       msg.at,
       opts.now,
       status,
-      opts.note ?? null,
-      msg.remoteMedia?.length ? JSON.stringify(msg.remoteMedia) : null,
+      escapeOpt(opts.note),
+      msg.remoteMedia?.length ? toJsonb(msg.remoteMedia) : null,
       opts.maxPending ?? null,
     ],
   );
@@ -150,7 +151,7 @@ export async function markFinished(
     ids,
     status,
     now,
-    note ?? null,
+    escapeOpt(note),
   ]);
 }
 

@@ -7,6 +7,7 @@ import { redactOutbound } from '../../core/outbound-redact.js';
 import type { ChatKey } from '../../core/types.js';
 import type { Interaction, InteractionStatus, InteractionStore } from '../interactions.js';
 import { insertInbound } from './inbox.js';
+import { escapeNul, escapeOpt, fromJsonb, toJsonb, unescapeNul, unescapeOpt } from './nul.js';
 import { enqueueOutbound } from './outbox.js';
 import { chatLock, inTx, lockMore, type Pool, type Queryable } from './pool.js';
 
@@ -37,13 +38,13 @@ const toInteraction = (r: Row): Interaction => ({
   runKey: r.run_key,
   asker: r.asker,
   ...(r.tool_kind !== null && { toolKind: r.tool_kind }),
-  text: r.text,
-  ...(r.choices !== null && { choices: r.choices }),
+  text: unescapeNul(r.text),
+  ...(r.choices !== null && { choices: fromJsonb(r.choices) }),
   createdAt: r.created_at,
   ...(r.shown_at !== null && { shownAt: r.shown_at }),
   ...(r.expires_at !== null && { expiresAt: r.expires_at }),
   status: r.status,
-  ...(r.answer !== null && { answer: r.answer }),
+  ...(r.answer !== null && { answer: unescapeOpt(r.answer) ?? '' }),
   ...(r.closed_at !== null && { closedAt: r.closed_at }),
 });
 
@@ -58,7 +59,7 @@ async function closeOne(
   const r = await q.query<Row>(
     `UPDATE interactions SET status = $2, answer = $3, closed_at = $4 WHERE id = $1 AND status = 'pending'
      RETURNING ${COLUMNS}`,
-    [id, status, answer ?? null, now],
+    [id, status, escapeOpt(answer), now],
   );
   return r.rows[0];
 }
@@ -88,8 +89,8 @@ export function pgInteractionStore(pool: Pool): InteractionStore {
           i.asker,
           i.toolKind ?? null,
           // Masked as the outbox masks what it sends: the question is shown from this row, and kept.
-          redactOutbound(i.text),
-          i.choices ? JSON.stringify(i.choices.map(redactOutbound)) : null,
+          escapeNul(redactOutbound(i.text)),
+          i.choices ? toJsonb(i.choices.map(redactOutbound)) : null,
           now,
         ],
       );

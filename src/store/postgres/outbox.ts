@@ -6,6 +6,7 @@ import type { MessageRef } from '../../core/message-ref.js';
 import { redactItem } from '../../core/outbound-redact.js';
 import type { ChatKey, OutboxItem } from '../../core/types.js';
 import { isMessageItem, type MessageRefRow, NOTICE_PREFIX, type OutboxRow } from '../contract/outbox.js';
+import { fromJsonb, toJsonb, unescapeOpt } from './nul.js';
 import type { Queryable } from './pool.js';
 
 export const OUTBOX_COLUMNS =
@@ -30,14 +31,18 @@ export const toOutboxRow = (r: OutboxRaw): OutboxRow => ({
   key: r.key,
   idx: r.idx,
   chat: r.chat as ChatKey,
-  item: r.item,
+  item: fromJsonb(r.item),
   status: r.status as OutboxRow['status'],
   tries: r.tries,
-  error: r.error ?? undefined,
+  error: unescapeOpt(r.error) ?? undefined,
   attemptAt: r.attempt_at ?? undefined,
   createdAt: r.created_at,
   nextAt: r.next_at ?? undefined,
 });
+
+/** Items as the outbox stores them (masked, NUL escaped), for a JSONB[] parameter. */
+export const outboxItems = (items: readonly OutboxItem[]): string[] =>
+  items.map((i) => toJsonb(redactItem(i)));
 
 /** Writes the items of one delivery in one statement; how many were new (0: `key` was written before). */
 export async function enqueueOutbound(
@@ -53,7 +58,7 @@ export async function enqueueOutbound(
      SELECT $1::text, t.n - 1, $2::text, t.item, $3::bigint
      FROM unnest($4::jsonb[]) WITH ORDINALITY AS t(item, n)
      ON CONFLICT (key, idx) DO NOTHING`,
-    [key, chat, now, items.map((i) => JSON.stringify(redactItem(i)))],
+    [key, chat, now, outboxItems(items)],
   );
   return r.rowCount ?? 0;
 }

@@ -4,11 +4,14 @@
 // caller's `now` is not used for leases. Taking a lease is one INSERT … ON CONFLICT DO UPDATE whose
 // WHERE says when it may be taken, so two processes racing for one chat are serialised on its row
 // and exactly one is granted; a new holder gets the next epoch, which fences every earlier holder's
-// writes (postgres/fence.ts). Notifications are rows read after the last id, as on SQLite, their ids committed in order.
+// writes (postgres/fence.ts). Notifications are rows read after the last id, as on SQLite, their ids
+// committed in order; each row's NOTIFY rings the other processes' listeners (postgres/listen.ts), so
+// they read it at once instead of at their next poll.
 import { randomUUID } from 'node:crypto';
 import type { ChatKey } from '../../core/types.js';
 import type { LeaseOutcome, Notification, OwnershipStore, ProcessInfo, Topic } from '../ownership.js';
-import { DB_NOW_MS, inTx, type Pool, type Queryable } from './pool.js';
+import type { Listener } from './listen.js';
+import { DB_NOW_MS, inOrder, inTx, type Pool, type Queryable } from './pool.js';
 
 interface ProcessRow {
   id: string;
@@ -85,7 +88,7 @@ async function releaseAll(q: Queryable, holder: string): Promise<void> {
   await q.query('UPDATE leader_leases SET holder = NULL, expires_at = 0 WHERE holder = $1', [holder]);
 }
 
-export function pgOwnershipStore(pool: Pool, schemaVersion: number): OwnershipStore {
+export function pgOwnershipStore(pool: Pool, schemaVersion: number, listener?: Listener): OwnershipStore {
   const rows = async <T>(sql: string, params: unknown[] = []) => (await pool.query(sql, params)).rows as T[];
   return {
     register: async (p, now) => {
@@ -156,16 +159,20 @@ export function pgOwnershipStore(pool: Pool, schemaVersion: number): OwnershipSt
       );
     },
 
-    // Under one lock for the whole table: ids are drawn before commit, so without it a reader that
-    // read past id 11 could miss an id 10 committed after it; with it, ids commit in their order.
+    // Under one lock for the whole table, in one call (aw_notify, postgres/functions.ts): ids are drawn
+    // before commit, so without it a reader that read past id 11 could miss an id 10 committed after
+    // it; with it, ids commit in their order. The row's NOTIFY goes out at its commit.
     notify: (topic, key, origin, now) =>
-      inTx(pool, ['notifications'], async (c) => {
-        const r = await c.query<{ id: number }>(
-          'INSERT INTO notifications (topic, key, origin, at) VALUES ($1, $2, $3, $4) RETURNING id',
-          [topic, key, origin, now],
-        );
+      inOrder(pool, ['notifications'], async () => {
+        const r = await pool.query<{ id: number }>('SELECT aw_notify($1, $2, $3, $4) AS id', [
+          topic,
+          key,
+          origin,
+          now,
+        ]);
         return r.rows[0]?.id ?? 0;
       }),
+    ...(listener && { watch: (ring: () => void) => listener.watch(ring) }),
     notifications: async (afterId, limit) =>
       (
         await rows<Notification>(

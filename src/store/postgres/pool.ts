@@ -41,8 +41,8 @@ export function lockKey(name: string): string {
 }
 
 /** A transaction's serialisation failure or deadlock: the whole transaction may run again. */
-const RETRIED = new Set(['40001', '40P01']);
-const ATTEMPTS = 3;
+export const RETRIED = new Set(['40001', '40P01']);
+export const ATTEMPTS = 3;
 
 // Per pool, the last transaction started under each lock name. A pool runs transactions on several
 // connections at once, so two operations called one after the other without waiting (two messages
@@ -82,6 +82,23 @@ function inCallOrder<T>(pool: Pool, names: readonly string[], fn: () => Promise<
 export function inTx<T>(pool: Pool, locks: readonly string[], fn: (c: Client) => Promise<T>): Promise<T> {
   const names = [...new Set(locks)].sort();
   return inCallOrder(pool, names, () => attempt(pool, names, fn));
+}
+
+/**
+ * Runs `fn` (one statement or function call, its own transaction) in call order with this pool's
+ * other operations under `locks`, as `inTx` does: for an operation folded into one round trip.
+ */
+export function inOrder<T>(pool: Pool, locks: readonly string[], fn: () => Promise<T>): Promise<T> {
+  return inCallOrder(pool, [...new Set(locks)].sort(), fn);
+}
+
+/** `inTx` without the call order: for inside `inOrder` under the same names (it would wait on itself). */
+export function inTxUnordered<T>(
+  pool: Pool,
+  locks: readonly string[],
+  fn: (c: Client) => Promise<T>,
+): Promise<T> {
+  return attempt(pool, [...new Set(locks)].sort(), fn);
 }
 
 async function attempt<T>(pool: Pool, names: readonly string[], fn: (c: Client) => Promise<T>): Promise<T> {

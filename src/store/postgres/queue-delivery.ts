@@ -1,10 +1,11 @@
 // The queue's delivery operations and counts (store/queue-ops.ts) on PostgreSQL: reply chunks go out
-// one at a time per chat, in the order they were written. Each is one statement (its own
-// transaction), except the fenced mark and the two that write a notice with the chunk's end.
+// one at a time per chat, in the order they were written. Each is one statement or one function call
+// (its own transaction), except the two that write a notice with the chunk's end.
 import type { QueryResultRow } from 'pg';
 import type { ChatKey } from '../../core/types.js';
 import type { QueueStore } from '../queue-ops.js';
-import { assertFence } from './fence.js';
+import { call } from './call.js';
+import { escapeNul } from './nul.js';
 import {
   enqueueExpiryNotice,
   enqueueOutbound,
@@ -92,17 +93,20 @@ export function deliveryOps(pool: Pool): Delivery {
           await pool.query(mark, [id, now, providerId ?? null]);
           return;
         }
-        await inTx(pool, [], async (c) => {
-          const r = await c.query<{ chat: string }>('SELECT chat FROM outbox WHERE id = $1', [id]);
-          await assertFence(c, fence, r.rows[0]?.chat ?? '');
-          await c.query(mark, [id, now, providerId ?? null]);
-        });
+        // One call (aw_mark_sent): the chunk's chat, its lease checked FOR SHARE, the mark.
+        await call(
+          pool,
+          [],
+          'SELECT aw_mark_sent($1, $2, $3, $4, $5, $6)',
+          [id, now, providerId ?? null, fence.chat, fence.holder, fence.epoch],
+          fence,
+        );
       }),
     markChunkRetry: (id, error, nextAt) =>
       written(async () => {
         const [r] = await rows<{ tries: number }>(
           'UPDATE outbox SET tries = tries + 1, error = $2, next_at = $3 WHERE id = $1 RETURNING tries',
-          [id, error, nextAt],
+          [id, escapeNul(error), nextAt],
         );
         return r?.tries ?? 0;
       }),
@@ -112,7 +116,7 @@ export function deliveryOps(pool: Pool): Delivery {
         inTx(pool, [chatLock(row.chat)], async (c) => {
           await c.query(
             `UPDATE outbox SET status = 'failed', tries = tries + 1, error = $2, expired_at = $3 WHERE id = $1`,
-            [row.id, error, now],
+            [row.id, escapeNul(error), now],
           );
           return enqueueExpiryNotice(c, row.chat, notice, now);
         }),
@@ -122,7 +126,7 @@ export function deliveryOps(pool: Pool): Delivery {
         inTx(pool, [chatLock(row.chat)], async (c) => {
           await c.query(`UPDATE outbox SET status = 'failed', tries = tries + 1, error = $2 WHERE id = $1`, [
             row.id,
-            error,
+            escapeNul(error),
           ]);
           if (notice)
             await enqueueOutbound(

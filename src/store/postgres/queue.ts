@@ -5,6 +5,8 @@
 // chat are serialised, and ids (an identity, drawn after the lock) come in the chat's arrival order.
 // Callbacks (`decide`, `choose`) are pure and run inside the transaction; a retried one runs again.
 import type { QueueStore } from '../queue-ops.js';
+import { call } from './call.js';
+import { pgClaim } from './claim.js';
 import { assertFence } from './fence.js';
 import {
   INBOX_COLUMNS,
@@ -12,13 +14,12 @@ import {
   insertInbound,
   markFinished,
   markPendingAgain,
-  markRunning,
-  pendingForChat,
   stopRunning,
   toInboxRow,
 } from './inbox.js';
-import { enqueueOutbound, firstRowId, messageRefRow, newerEdit } from './outbox.js';
-import { chatLock, inTx, type Pool, scopeLock } from './pool.js';
+import { escapeNul, escapeOpt, toJsonb } from './nul.js';
+import { enqueueOutbound, firstRowId, messageRefRow, newerEdit, outboxItems } from './outbox.js';
+import { chatLock, inTx, lockKey, type Pool, scopeLock } from './pool.js';
 import { deliveryOps } from './queue-delivery.js';
 import { read, written } from './result.js';
 import { recordRun } from './runs.js';
@@ -36,17 +37,37 @@ import {
 export function pgQueueOps(pool: Pool): QueueStore {
   const sessionLocks = (s?: { scope: string }) => (s ? [scopeLock(s.scope)] : []);
   return {
+    // One call (aw_accept_inbound, postgres/functions.ts): the lock, the cap, the row and a drop's notice.
     acceptInbound: (msg, opts) =>
-      written(() =>
-        inTx(pool, [chatLock(`${msg.channel}:${msg.chatId}`)], async (c) => {
-          const chat = `${msg.channel}:${msg.chatId}`;
-          const r = await insertInbound(c, msg, { now: opts.now, maxPending: opts.maxPending });
-          if (!r) return { type: 'duplicate' as const };
-          if (r.status !== 'dropped') return { type: 'stored' as const, id: r.id };
-          if (opts.dropNotice) await enqueueOutbound(c, chat, `drop:${r.id}`, opts.dropNotice, opts.now);
-          return { type: 'dropped' as const, id: r.id, noticed: Boolean(opts.dropNotice) };
-        }),
-      ),
+      written(async () => {
+        const chat = `${msg.channel}:${msg.chatId}`;
+        const notice = opts.dropNotice?.length ? outboxItems(opts.dropNotice) : null;
+        const [r] = await call<{ r_id: number; r_status: string }>(
+          pool,
+          [chatLock(chat)],
+          'SELECT * FROM aw_accept_inbound($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)',
+          [
+            lockKey(chatLock(chat)),
+            msg.channel,
+            msg.messageId,
+            chat,
+            msg.senderId,
+            escapeOpt(msg.senderName),
+            escapeNul(msg.text),
+            toJsonb(msg.media),
+            escapeOpt(msg.context),
+            msg.isGroup,
+            msg.at,
+            opts.now,
+            msg.remoteMedia?.length ? toJsonb(msg.remoteMedia) : null,
+            opts.maxPending ?? null,
+            notice,
+          ],
+        );
+        if (!r) return { type: 'duplicate' as const };
+        if (r.r_status !== 'dropped') return { type: 'stored' as const, id: r.r_id };
+        return { type: 'dropped' as const, id: r.r_id, noticed: Boolean(opts.dropNotice) };
+      }),
 
     acceptCommand: (msg, opts, decide) =>
       written(() =>
@@ -95,51 +116,47 @@ export function pgQueueOps(pool: Pool): QueueStore {
       ),
 
     claimNextRun: (chat, limit, now, choose, fence) =>
-      written(() =>
-        inTx(pool, [chatLock(chat)], async (c) => {
-          await assertFence(c, fence);
-          const waiting = await pendingForChat(c, chat, limit);
-          if (waiting.length === 0) return undefined;
-          const plan = choose(waiting);
-          const rows = waiting.slice(0, plan.count);
-          await markRunning(
-            c,
-            rows.map((r) => r.id),
-            now,
-            fence,
-          );
-          const owned = fence ? { owner: fence.holder, leaseEpoch: fence.epoch } : {};
-          return {
-            rows: rows.map((r) => ({
-              ...r,
-              ...owned,
-              status: 'running' as const,
-              tries: r.tries + 1,
-              startedAt: now,
-            })),
-            plan,
-          };
-        }),
-      ),
+      written(() => pgClaim(pool, chat, limit, now, choose, fence)),
 
     saveFetchedMedia: (id, media, text) =>
       written(async () => {
         await pool.query('UPDATE inbox SET media = $2, text = $3, remote_media = NULL WHERE id = $1', [
           id,
-          JSON.stringify(media),
-          text,
+          toJsonb(media),
+          escapeNul(text),
         ]);
       }),
 
+    // One call (aw_finish_run): the locks, the fence, the reply, the messages and the session.
     finishRun: (run) =>
-      written(() =>
-        inTx(pool, [chatLock(run.chat), ...sessionLocks(run.session)], async (c) => {
-          await assertFence(c, run.fence);
-          if (run.reply) await enqueueOutbound(c, run.chat, run.reply.key, run.reply.items, run.now);
-          await markFinished(c, run.ids, run.status, run.now, run.note);
-          if (run.session) await keepSession(c, run.session, run.now);
-        }),
-      ),
+      written(async () => {
+        const s = run.session;
+        await call(
+          pool,
+          [chatLock(run.chat), ...sessionLocks(s)],
+          `SELECT aw_finish_run($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+          [
+            lockKey(chatLock(run.chat)),
+            s ? lockKey(scopeLock(s.scope)) : null,
+            run.chat,
+            run.fence?.holder ?? null,
+            run.fence?.epoch ?? null,
+            run.reply?.key ?? null,
+            run.reply ? outboxItems(run.reply.items) : null,
+            run.ids,
+            run.status,
+            run.now,
+            escapeOpt(run.note),
+            s?.scope ?? null,
+            s?.agent ?? null,
+            s?.id ?? null,
+            s?.generation ?? null,
+            s?.confirmed ?? null,
+            s?.touch ?? null,
+          ],
+          run.fence,
+        );
+      }),
 
     requeueRun: (ids, now, session, fence) =>
       written(() =>

@@ -1,6 +1,7 @@
 // Run history on PostgreSQL (the rules of store/sqlite/runs.ts): a row per run, pruned to the newest KEEP,
 // and the daily usage sums, in the caller's transaction.
 import { localDay, type RunRecord } from '../contract/runs.js';
+import { escapeOpt } from './nul.js';
 import type { Queryable } from './pool.js';
 
 const KEEP = 500;
@@ -17,7 +18,7 @@ export async function recordRun(q: Queryable, r: RunRecord): Promise<void> {
       r.startedAt,
       Math.round(r.durationMs),
       r.outcome,
-      r.error ?? null,
+      escapeOpt(r.error),
       u?.inputTokens ?? null,
       u?.outputTokens ?? null,
       u?.costUsd ?? null,

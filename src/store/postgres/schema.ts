@@ -2,6 +2,7 @@
 // (store/*.ts). Times are milliseconds since the epoch in BIGINT (read back as numbers, postgres/
 // pool.ts); JSON values are JSONB; flags are BOOLEAN. Ids are identities: a chat's messages get
 // theirs under the chat's lock (postgres/queue.ts), so a chat's ids are in arrival order.
+import { functions } from './functions.js';
 import type { PgMigration } from './migrate.js';
 
 const inbox: PgMigration = {
@@ -351,6 +352,8 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   events,
   whatsapp,
   ownership,
+  // Last: the functions use every module's tables.
+  functions,
 ];
 
 /** The schema this code knows, as one number (every module's steps): the process registry shows it. */

@@ -7,6 +7,7 @@ import type { TaskLike } from '../../core/task-line.js';
 import type { ChatSettings, SessionRow } from '../contract/sessions.js';
 import type { Interaction } from '../interactions.js';
 import type { CommandSnapshot, KeptSession, StoredSession } from '../queue-ops.js';
+import { fromJsonb } from './nul.js';
 import { lockKey, type Queryable, scopeLock } from './pool.js';
 
 /** Takes the scope's lock in a transaction already begun (after any chat lock: one order for all). */
@@ -163,7 +164,8 @@ export async function commandSnapshot(
        (SELECT coalesce(json_agg(tool_kind ORDER BY tool_kind), '[]') FROM chat_allowances WHERE chat = $1) AS allowances`,
     [chat, scope],
   );
-  const raw = r.rows[0] as SnapshotRaw;
+  // Tasks' prompts and questions' texts are stored escaped (postgres/nul.ts).
+  const raw = fromJsonb(r.rows[0] as SnapshotRaw);
   const settings = toSettings(raw.settings);
   const agent = settings.agent ?? defaultAgent;
   const session = raw.sessions.find((s) => s.agent === agent);

@@ -10,8 +10,10 @@ import { pgFailure } from './errors.js';
 import { pgEventStore } from './events.js';
 import { pgInteractionStore } from './interactions.js';
 import { pgJobStateStore } from './job-states.js';
+import { openListener } from './listen.js';
 import { pgMediaLinkStore } from './media-links.js';
 import { migrate } from './migrate.js';
+import { unescapeNul, unescapeOpt } from './nul.js';
 import { pgOwnershipStore } from './ownership.js';
 import { openPool, type PoolOptions } from './pool.js';
 import { pgQueueOps } from './queue.js';
@@ -49,6 +51,8 @@ export async function openPostgresStore(url: string, opts: PoolOptions = {}): Pr
     throw err instanceof StoreError ? err : new StoreError(pgFailure(err));
   }
   const g = <T extends object>(port: T): T => guarded(port, pgFailure);
+  // Opened on the first `watch` only: a process that never reads notifications keeps no connection for them.
+  const listener = openListener(url);
   let closed: Promise<void> | undefined;
   return {
     whatsapp: {
@@ -71,23 +75,23 @@ export async function openPostgresStore(url: string, opts: PoolOptions = {}): Pr
             `SELECT item->>'path' AS path FROM outbox
              WHERE status NOT IN ('sent', 'failed') AND item->>'type' = 'file'`,
           )
-        ).rows.flatMap((r) => (r.path ? [r.path] : [])),
+        ).rows.flatMap((r) => (r.path ? [unescapeNul(r.path)] : [])),
       repliesFor: async (key: string) =>
         (
           await pool.query<{ status: 'pending' | 'sent' | 'failed'; error: string | null }>(
             'SELECT status, error FROM outbox WHERE key = $1 ORDER BY idx',
             [key],
           )
-        ).rows.map((r) => ({ status: r.status, error: r.error ?? undefined })),
+        ).rows.map((r) => ({ status: r.status, error: unescapeOpt(r.error) ?? undefined })),
       pruneOldMessages: (now: number, messageDays: number) => pgPruneOldMessages(pool, now, messageDays),
       // Once: a second close waits for the first instead of failing on an ended pool.
       close: () => {
-        closed ??= pool.end();
+        closed ??= listener.close().then(() => pool.end());
         return closed;
       },
     }),
     queue: pgQueueOps(pool),
-    ownership: g(pgOwnershipStore(pool, PG_SCHEMA_VERSION)),
+    ownership: g(pgOwnershipStore(pool, PG_SCHEMA_VERSION, listener)),
     channelState: (channel: string) => g(pgChannelStateStore(pool, channel)),
   };
 }

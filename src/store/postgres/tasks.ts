@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ChatKey } from '../../core/types.js';
 import type { AgentTask, TaskStore } from '../tasks.js';
+import { escapeNul, unescapeNul } from './nul.js';
 import { chatLock, inTx, type Pool, type Queryable } from './pool.js';
 
 interface Row {
@@ -22,7 +23,7 @@ const COLUMNS = 'id, chat, prompt, cron, every, at, time_zone, created_at, pause
 const toTask = (r: Row): AgentTask => ({
   id: r.id,
   chat: r.chat as ChatKey,
-  prompt: r.prompt,
+  prompt: unescapeNul(r.prompt),
   ...(r.cron !== null && { cron: r.cron }),
   ...(r.every !== null && { every: r.every }),
   ...(r.at !== null && { at: r.at }),
@@ -60,7 +61,7 @@ export function pgTaskStore(pool: Pool): TaskStore {
             stored.id,
             stored.chat,
             callKey,
-            stored.prompt,
+            escapeNul(stored.prompt),
             stored.cron ?? null,
             stored.every ?? null,
             stored.at ?? null,
@@ -92,7 +93,7 @@ export function pgTaskStore(pool: Pool): TaskStore {
           await c.query('UPDATE agent_tasks SET prompt = $3 WHERE chat = $1 AND id = $2', [
             chat,
             id,
-            change.prompt,
+            escapeNul(change.prompt),
           ]);
         const t = change.timing;
         if (t)

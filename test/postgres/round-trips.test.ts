@@ -1,0 +1,111 @@
+// Round trips to the server per queue operation on PostgreSQL, counted on the client (every query a
+// pooled connection sends; a multi-statement string is one round trip). The hot path of a message
+// (accepted, claimed, finished with its reply and session, its chunk marked sent), with the fences
+// a relay beside others carries. The counts are the engine's budget: a change that adds a round
+// trip to one of these fails here.
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Written } from '../../src/store/errors.js';
+import type { Store } from '../../src/store/open.js';
+import type { Fence } from '../../src/store/ownership.js';
+import { openPostgresStore } from '../../src/store/postgres/store.js';
+import { inbound } from '../store/helpers.js';
+import { freshDatabase } from '../support/postgres-db.js';
+
+const CHAT = 'console:local' as const;
+const NOW = 1_700_000_000_000;
+const text = (t: string) => [{ type: 'text' as const, text: t }];
+
+const opened: Store[] = [];
+const realQuery = pg.Client.prototype.query;
+let sent = 0;
+afterEach(async () => {
+  pg.Client.prototype.query = realQuery;
+  for (const s of opened.splice(0)) await s.close().catch(() => undefined);
+});
+
+/** Counts every query any client of this process sends from now on. */
+function countQueries(): void {
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    sent++;
+    return (realQuery as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof realQuery;
+}
+
+/** The round trips `op` took, and its value (refused: the test fails). */
+async function trips<T>(op: () => Promise<Written<T>>): Promise<{ n: number; value: T }> {
+  sent = 0;
+  const w = await op();
+  if (!w.ok) throw new Error(`refused: ${w.message}`);
+  return { n: sent, value: w.value };
+}
+
+describe('round trips per queue operation on PostgreSQL', () => {
+  it('accept, claim, finish with reply and session, mark sent, notify: one round trip each, two for a claim', async () => {
+    const s = await openPostgresStore(await freshDatabase());
+    opened.push(s);
+    const lease = await s.ownership.acquireChat(CHAT, 'A', NOW, 60_000);
+    if (lease.type !== 'granted') throw new Error('not granted');
+    const fence: Fence = lease.fence;
+    countQueries();
+
+    const counts: Record<string, number> = {};
+    const accept = await trips(() =>
+      s.queue.acceptInbound(inbound({ messageId: 'm1' }), { now: NOW, maxPending: 1 }),
+    );
+    counts.acceptInbound = accept.n;
+    const dropped = await trips(() =>
+      s.queue.acceptInbound(inbound({ messageId: 'm2' }), {
+        now: NOW,
+        maxPending: 1,
+        dropNotice: text('full'),
+      }),
+    );
+    expect(dropped.value).toMatchObject({ type: 'dropped', noticed: true });
+    counts.acceptDropped = dropped.n;
+
+    const claim = await trips(() => s.queue.claimNextRun(CHAT, 10, NOW, (w) => ({ count: w.length }), fence));
+    expect(claim.value?.rows.map((r) => r.messageId)).toEqual(['m1']);
+    counts.claimNextRun = claim.n;
+
+    const session = { scope: CHAT, agent: 'claude', id: 's1', generation: 0, confirmed: true, touch: true };
+    const finish = await trips(() =>
+      s.queue.finishRun({
+        chat: CHAT,
+        ids: claim.value?.rows.map((r) => r.id) ?? [],
+        now: NOW + 1,
+        status: 'done',
+        reply: { key: 'in:m1', items: text('hi') },
+        session,
+        fence,
+      }),
+    );
+    counts.finishRun = finish.n;
+
+    const chunk = await s.queue.nextUnsent(CHAT);
+    expect(chunk).toMatchObject({ key: 'drop:2' });
+    if (!chunk) throw new Error('no chunk');
+    counts.markChunkSent = (await trips(() => s.queue.markChunkSent(chunk.id, NOW + 2, 'p1', fence))).n;
+    const reply = await s.queue.nextUnsent(CHAT);
+    if (!reply) throw new Error('no reply');
+    counts.markChunkSentUnfenced = (await trips(() => s.queue.markChunkSent(reply.id, NOW + 3, 'p2'))).n;
+
+    sent = 0;
+    expect(await s.ownership.notify('chat_ready', CHAT, 'A', NOW)).toBeGreaterThan(0);
+    counts.notify = sent;
+
+    expect(counts).toEqual({
+      acceptInbound: 1,
+      acceptDropped: 1,
+      claimNextRun: 2,
+      finishRun: 1,
+      markChunkSent: 1,
+      markChunkSentUnfenced: 1,
+      notify: 1,
+    });
+    // What the operations wrote is what they said.
+    expect(await s.repliesFor('in:m1')).toEqual([{ status: 'sent' }]);
+    expect(await s.queue.message(claim.value?.rows[0]?.id ?? 0)).toMatchObject({ status: 'done' });
+    expect((await s.queue.session(CHAT, 'claude')).row).toMatchObject({ sessionId: 's1', confirmed: true });
+  });
+});
