@@ -272,7 +272,7 @@ export async function openDirectRunner(ctx: Context): Promise<{
   defaultTarget: () => ChatKey | undefined;
   close: () => Promise<void>;
 }> {
-  const store = await openStore(storeConfigFor(ctx.paths));
+  const store = await openStore(storeConfigFor(ctx.paths, ctx.config.store));
   const queue = createQueue(ctx, store, new Map());
   // Read once: this process runs no channel that could link or unlink meanwhile.
   const facts = await store.status.read().catch(() => undefined);
@@ -333,7 +333,7 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
   };
   try {
     const services = opts.services ?? SERVICE_FACTORIES;
-    const store = await openStore(storeConfigFor(paths));
+    const store = await openStore(storeConfigFor(paths, config.store));
     cleanup.push(() => store.close());
     // `agentwire chat` may run beside the relay on this state folder: chats are run under leases.
     const owner = await startOwner(ctx, store, 'relay');

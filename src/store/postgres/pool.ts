@@ -20,12 +20,15 @@ const getTypeParser = ((oid: number, format?: string) =>
 export interface PoolOptions {
   /** Connections this process keeps at most (default 10). */
   max?: number;
+  /** How long opening a connection may take before it fails (default: no limit, node-postgres's). */
+  connectionTimeoutMillis?: number;
 }
 
 export function openPool(url: string, opts: PoolOptions = {}): Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: opts.max ?? 10,
+    ...(opts.connectionTimeoutMillis !== undefined && { connectionTimeoutMillis: opts.connectionTimeoutMillis }),
     application_name: 'agentwire',
     types: { getTypeParser },
   });
