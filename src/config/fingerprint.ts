@@ -51,7 +51,8 @@ export function configFingerprint(config: Config): string {
   for (const p of LOCAL_SETTINGS) drop(copy, p.split('.'));
   const parts: string[] = [];
   for (const [k, v] of Object.entries(copy)) {
-    if (isMap(v) && Object.keys(v).length > 0)
+    // An empty section (`heartbeat: {}`) adds nothing, so setting its first key names that key.
+    if (isMap(v))
       for (const [k2, v2] of Object.entries(v)) parts.push(`${k}.${k2}=${hash(v2)}`);
     else parts.push(`${k}=${hash(v)}`);
   }

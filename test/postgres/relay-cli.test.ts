@@ -31,6 +31,15 @@ async function rows<T>(sql: string): Promise<T[]> {
   }
 }
 
+/** Polls an asynchronous check every 50 ms until it holds or 45 s passed; whether it held. */
+async function until(check: () => Promise<boolean>): Promise<boolean> {
+  for (const end = Date.now() + 45_000; Date.now() < end; ) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return check();
+}
+
 function run(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
   const p = spawnNode([MAIN, ...args], env);
   return p.exit.then(({ code }) => ({ code, out: p.stdout(), err: p.stderr() }));
@@ -87,6 +96,48 @@ describe("a relay with store.engine 'postgres' (the built CLI)", () => {
     expect(snap.recentRuns).toHaveLength(1);
     const text = await run(['status']);
     expect(text.out).toMatch(new RegExp(`Processes: 1\\n  relay .* pid ${relay.child.pid} `));
+  });
+
+  it('a second relay whose config differs in a setting that matters is refused in one sentence naming it', async () => {
+    const other = makeHome({
+      twilio: fakeTwilioSection(fake, await freePort()),
+      console: { enabled: false },
+      store: { engine: 'postgres' },
+      queue: { whileBusy: 'followup' },
+    });
+    try {
+      const second = spawnNode([MAIN, 'relay'], { ...env, AGENTWIRE_HOME: other.dir });
+      expect((await second.exit).code).toBe(1);
+      expect(second.stderr().trim()).toMatch(
+        new RegExp(
+          `^Cannot start: the relay on \\S+ \\(pid ${relay.child.pid}\\) uses this database with a different config ` +
+            '\\(queue\\.whileBusy differ\\); every process on one database must run the same config \\(docs/scale-out\\.md\\)\\.$',
+        ),
+      );
+      // It left the registry as it found it.
+      expect(await rows<{ pid: number }>('SELECT pid FROM processes')).toEqual([{ pid: relay.child.pid }]);
+    } finally {
+      other.cleanup();
+    }
+  });
+
+  it('a second relay differing only in its own settings (webhook port, run cap) runs beside the first', async () => {
+    const other = makeHome({
+      twilio: fakeTwilioSection(fake, await freePort()),
+      console: { enabled: false },
+      store: { engine: 'postgres' },
+      queue: { maxConcurrentRuns: 7 },
+    });
+    try {
+      const second = spawnNode([MAIN, 'relay'], { ...env, AGENTWIRE_HOME: other.dir });
+      const both = async () => (await rows<{ pid: number }>('SELECT pid FROM processes')).length === 2;
+      expect(await until(both), second.stderr()).toBe(true);
+      second.child.kill('SIGTERM');
+      expect((await second.exit).code, second.stderr()).toBe(0);
+      expect(await rows<{ pid: number }>('SELECT pid FROM processes')).toEqual([{ pid: relay.child.pid }]);
+    } finally {
+      other.cleanup();
+    }
   });
 
   it('doctor checks the database (reachable, server and schema version); backup points at pg_dump', async () => {
