@@ -39,6 +39,7 @@ import { outboxProgress } from './queue/progress-outbox.js';
 import { Queue, type QueueOptions } from './queue/queue.js';
 import { compileCacheDir, compileCacheEnv } from './runner/compile-cache.js';
 import { acquireLock, heldBy, LockError } from './store/home-lock.js';
+import { availabilityWatch } from './store/availability.js';
 import { openStore, type Store, storeConfigFor } from './store/open.js';
 import { retentionService } from './store/retention-service.js';
 import { ToolError } from './tools/handlers.js';
@@ -333,8 +334,18 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
   };
   try {
     const services = opts.services ?? SERVICE_FACTORIES;
-    const store = await openStore(storeConfigFor(paths, config.store));
-    cleanup.push(() => store.close());
+    const opened = await openStore(storeConfigFor(paths, config.store));
+    cleanup.push(() => opened.close());
+    // A store that goes away (a PostgreSQL server down) is said once, and its return once: every
+    // loop meets the failure on its own and handles it (a webhook answers 503, the queue retries).
+    const store = availabilityWatch({
+      down: (error) =>
+        log.error(
+          { error },
+          'the store cannot be reached: webhooks answer 503 (senders retry) and runs wait until it is back',
+        ),
+      up: (downForMs) => log.warn({ downForMs }, 'the store is reachable again; carrying on'),
+    }).store(opened);
     // `agentwire chat` may run beside the relay on this state folder: chats are run under leases.
     const owner = await startOwner(ctx, store, 'relay');
     cleanup.push(() => owner.stop());

@@ -35,6 +35,10 @@ export function openPool(url: string, opts: PoolOptions = {}): Pool {
   // An idle connection the server dropped is reported here; without a listener Node would end the
   // process. The pool replaces it, and an operation that needed it fails with its own error.
   pool.on('error', () => undefined);
+  // The same for a connection checked out when the server goes away (a transaction in flight): its
+  // client emits 'error' too, and with no listener that ends the process; the operation on it
+  // rejects with the error anyway, and the store answers `unavailable`.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 
