@@ -28,7 +28,8 @@ export type StoreSettings = z.infer<typeof storeSchema>;
 
 /**
  * Checked after the environment defaults are applied (config/load.ts): a PostgreSQL store needs its
- * URL, from the file or the environment; a URL beside SQLite would silently be ignored.
+ * URL, from the file or the environment. A URL beside SQLite is left alone (switching back and forth
+ * between engines need not delete it).
  */
 export function storeProblems(s: StoreSettings): { path: string[]; message: string }[] {
   if (s.engine === 'postgres' && !s.url)
@@ -38,8 +39,6 @@ export function storeProblems(s: StoreSettings): { path: string[]; message: stri
         message: `required when store.engine is 'postgres': a postgresql:// URL, or set ${STORE_URL_ENV}`,
       },
     ];
-  if (s.engine === 'sqlite' && s.url)
-    return [{ path: ['store', 'url'], message: "is only used with store.engine 'postgres'; remove it or set the engine" }];
   return [];
 }
 
