@@ -54,7 +54,12 @@ export async function startOwner(
   );
   if (ctx.config.store.engine !== 'postgres') return owner;
   // A live process renews its row every third of a lease; two leases without it is one gone.
-  const conflict = configConflict(owner.info, await store.ownership.processes(), Date.now(), 2 * timings.leaseMs);
+  const conflict = configConflict(
+    owner.info,
+    await store.ownership.processes(),
+    Date.now(),
+    2 * timings.leaseMs,
+  );
   if (!conflict) return owner;
   await owner.stop();
   throw new ExitError(1, conflictSentence(conflict));

@@ -52,8 +52,7 @@ export function configFingerprint(config: Config): string {
   const parts: string[] = [];
   for (const [k, v] of Object.entries(copy)) {
     // An empty section (`heartbeat: {}`) adds nothing, so setting its first key names that key.
-    if (isMap(v))
-      for (const [k2, v2] of Object.entries(v)) parts.push(`${k}.${k2}=${hash(v2)}`);
+    if (isMap(v)) for (const [k2, v2] of Object.entries(v)) parts.push(`${k}.${k2}=${hash(v2)}`);
     else parts.push(`${k}=${hash(v)}`);
   }
   return parts.sort().join(';');

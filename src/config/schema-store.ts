@@ -14,13 +14,15 @@ export const storeSchema = z
       .enum(STORE_ENGINES)
       .default('sqlite')
       .describe(
-        "`sqlite` (default): one file in the state folder. `postgres`: a PostgreSQL database several relay processes may share (docs/scale-out.md).",
+        '`sqlite` (default): one file in the state folder. `postgres`: a PostgreSQL database several relay processes may share (docs/scale-out.md).',
       ),
     url: z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL (postgresql://user:password@host:5432/db)')
       .optional()
-      .describe(`The PostgreSQL connection URL, for engine \`postgres\`. Default: $${STORE_URL_ENV}. Secret.`),
+      .describe(
+        `The PostgreSQL connection URL, for engine \`postgres\`. Default: $${STORE_URL_ENV}. Secret.`,
+      ),
   })
   .strict();
 

@@ -35,7 +35,8 @@ const PG_CONNECT_TIMEOUT_MS = 10_000;
 export function storeConfigFor(paths: { home: string }, store?: StoreSettings): StoreConfig {
   if (store?.engine !== 'postgres') return { engine: 'sqlite', stateDir: paths.home };
   // The config refuses a PostgreSQL store without a URL (config/schema-store.ts): this is a bug.
-  if (!store.url) throw new StoreError(storeFailure('other', "store.engine is 'postgres' but store.url is not set"));
+  if (!store.url)
+    throw new StoreError(storeFailure('other', "store.engine is 'postgres' but store.url is not set"));
   return { engine: 'postgres', url: store.url };
 }
 

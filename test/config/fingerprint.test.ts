@@ -22,14 +22,22 @@ describe('fingerprintDifference', () => {
     ['the busy policy', { queue: { whileBusy: 'followup' } }, ['queue.whileBusy']],
     ['who may talk', { twilio: { ...base.twilio, allowFrom: ['+15559999999'] } }, ['twilio.allowFrom']],
     ['the agent', { agent: { kind: 'codex' } }, ['agent.kind']],
-    ['the heartbeat', { heartbeat: { everyMinutes: 37, target: 'twilio:+15551234567' } }, ['heartbeat.everyMinutes', 'heartbeat.target']],
+    [
+      'the heartbeat',
+      { heartbeat: { everyMinutes: 37, target: 'twilio:+15551234567' } },
+      ['heartbeat.everyMinutes', 'heartbeat.target'],
+    ],
     // This machine's own settings: capacity, where it listens and logs, its address of the database.
     ['the run cap (per process)', { queue: { maxConcurrentRuns: 9 } }, []],
     ['the warm pool (per process)', { agents: { warm: { maxProcesses: 9 } } }, []],
     ['the log', { log: { level: 'debug' } }, []],
     ['the web console', { console: { enabled: true, port: 9999 } }, []],
     ['the webhook port', { twilio: { ...base.twilio, webhook: { port: 9000, host: '127.0.0.1' } } }, []],
-    ['the database address', { store: { engine: 'postgres', url: 'postgresql://a:pw1@10.0.0.5/agentwire' } }, []],
+    [
+      'the database address',
+      { store: { engine: 'postgres', url: 'postgresql://a:pw1@10.0.0.5/agentwire' } },
+      [],
+    ],
     // Secrets are masked before hashing: never compared, never revealed.
     ['a token', { twilio: { ...base.twilio, authToken: 'token-two-bbbb' } }, []],
   ];
@@ -42,7 +50,9 @@ describe('fingerprintDifference', () => {
     expect(f).not.toContain('15551234567');
     expect(f).not.toContain('zebra');
     expect(f).not.toContain('pw1');
-    expect(f).toMatch(/^([a-zA-Z]+(\.[a-zA-Z0-9*]+)?=[0-9a-f]{10};)*[a-zA-Z]+(\.[a-zA-Z0-9*]+)?=[0-9a-f]{10}$/);
+    expect(f).toMatch(
+      /^([a-zA-Z]+(\.[a-zA-Z0-9*]+)?=[0-9a-f]{10};)*[a-zA-Z]+(\.[a-zA-Z0-9*]+)?=[0-9a-f]{10}$/,
+    );
   });
 
   it("an older agentwire's single hash differs as a whole", () => {

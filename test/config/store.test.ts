@@ -13,22 +13,38 @@ describe('store settings', () => {
   it('default to SQLite in the state folder', () => {
     const r = parseConfigText('{}', 'agentwire.json5', {});
     expect(r.ok && r.config.store).toEqual({ engine: 'sqlite' });
-    expect(r.ok && storeConfigFor({ home: '/h' }, r.config.store)).toEqual({ engine: 'sqlite', stateDir: '/h' });
+    expect(r.ok && storeConfigFor({ home: '/h' }, r.config.store)).toEqual({
+      engine: 'sqlite',
+      stateDir: '/h',
+    });
   });
 
   it('take the PostgreSQL URL from the file, or else from AGENTWIRE_STORE_URL', () => {
     const file = parse({ engine: 'postgres', url: URL_A }, { AGENTWIRE_STORE_URL: 'postgresql://other/x' });
     expect(file.ok && file.config.store.url).toBe(URL_A);
     const env = parse({ engine: 'postgres' }, { AGENTWIRE_STORE_URL: URL_A });
-    expect(env.ok && storeConfigFor({ home: '/h' }, env.config.store)).toEqual({ engine: 'postgres', url: URL_A });
+    expect(env.ok && storeConfigFor({ home: '/h' }, env.config.store)).toEqual({
+      engine: 'postgres',
+      url: URL_A,
+    });
     // The variable means nothing to a SQLite store.
     const sqlite = parse({ engine: 'sqlite' }, { AGENTWIRE_STORE_URL: URL_A });
     expect(sqlite.ok && sqlite.config.store.url).toBe(undefined);
   });
 
   it.each([
-    ['postgres without a URL', { engine: 'postgres' }, 'store.url', /required when store.engine is 'postgres'.*AGENTWIRE_STORE_URL/],
-    ['a URL that is not postgresql://', { engine: 'postgres', url: 'mysql://x/y' }, 'store.url', /must be a postgresql:\/\/ URL/],
+    [
+      'postgres without a URL',
+      { engine: 'postgres' },
+      'store.url',
+      /required when store.engine is 'postgres'.*AGENTWIRE_STORE_URL/,
+    ],
+    [
+      'a URL that is not postgresql://',
+      { engine: 'postgres', url: 'mysql://x/y' },
+      'store.url',
+      /must be a postgresql:\/\/ URL/,
+    ],
     ['an unknown engine', { engine: 'mongo' }, 'store.engine', /sqlite|postgres/],
     ['an unknown key', { engine: 'sqlite', pool: 3 }, 'store.pool', /unknown key/],
   ])('refuse %s, naming the key', (_name, store, path, message) => {
@@ -41,7 +57,9 @@ describe('store settings', () => {
 
   it('name the URL and the password inside it as secrets for the log', () => {
     expect(storeSecrets({ engine: 'postgres', url: URL_A })).toEqual([URL_A, 'pw-secret-1']);
-    expect(storeSecrets({ engine: 'postgres', url: 'postgresql://aw@db/x' })).toEqual(['postgresql://aw@db/x']);
+    expect(storeSecrets({ engine: 'postgres', url: 'postgresql://aw@db/x' })).toEqual([
+      'postgresql://aw@db/x',
+    ]);
     expect(storeSecrets({ engine: 'sqlite' })).toEqual([]);
   });
 });

@@ -7,11 +7,15 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeTwilio, fakeTwilioSection, startFakeTwilio } from '../channels/twilio/helpers/fake-twilio.js';
+import {
+  type FakeTwilio,
+  fakeTwilioSection,
+  startFakeTwilio,
+} from '../channels/twilio/helpers/fake-twilio.js';
 import { postWhenUp, smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
 import { freePort, type Home, MAIN, makeHome, type Proc, spawnNode, waitFor } from '../e2e/helpers.js';
-import { withDatabase } from '../support/postgres-db.js';
 import { type PgCluster, startPostgres } from '../support/postgres.js';
+import { withDatabase } from '../support/postgres-db.js';
 
 let cluster: PgCluster;
 let home: Home;

@@ -6,7 +6,11 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeTwilio, fakeTwilioSection, startFakeTwilio } from '../channels/twilio/helpers/fake-twilio.js';
+import {
+  type FakeTwilio,
+  fakeTwilioSection,
+  startFakeTwilio,
+} from '../channels/twilio/helpers/fake-twilio.js';
 import { postWhenUp, smsParams } from '../channels/twilio/helpers/harness.js';
 import { freePort, type Home, MAIN, makeHome, type Proc, spawnNode, waitFor } from '../e2e/helpers.js';
 import { freshDatabase } from '../support/postgres-db.js';
@@ -91,7 +95,10 @@ describe("a relay with store.engine 'postgres' (the built CLI)", () => {
     expect(procs).toEqual([{ role: 'relay', pid: relay.child.pid }]);
     const status = await run(['status', '--json']);
     expect(status.code, status.err).toBe(0);
-    const snap = JSON.parse(status.out) as { processes?: { role: string; pid: number }[]; recentRuns: unknown[] };
+    const snap = JSON.parse(status.out) as {
+      processes?: { role: string; pid: number }[];
+      recentRuns: unknown[];
+    };
     expect(snap.processes?.map((p) => [p.role, p.pid])).toEqual([['relay', relay.child.pid]]);
     expect(snap.recentRuns).toHaveLength(1);
     const text = await run(['status']);
@@ -142,8 +149,9 @@ describe("a relay with store.engine 'postgres' (the built CLI)", () => {
 
   it('doctor checks the database (reachable, server and schema version); backup points at pg_dump', async () => {
     const doctor = await run(['doctor', '--json']);
-    const findings = (JSON.parse(doctor.out) as { findings: { check: string; status: string; message: string }[] })
-      .findings;
+    const findings = (
+      JSON.parse(doctor.out) as { findings: { check: string; status: string; message: string }[] }
+    ).findings;
     const store = findings.find((f) => f.check === 'store');
     expect(store?.status).toBe('ok');
     // The server's version, the URL without its password, the schema this agentwire writes.
@@ -157,7 +165,7 @@ describe("a relay with store.engine 'postgres' (the built CLI)", () => {
     for (const out of [doctor.out, doctor.err, backup.out, backup.err]) expect(out).not.toContain(PASSWORD);
   });
 
-  it('never shows the URL\'s password: config print, status, the relay log', async () => {
+  it("never shows the URL's password: config print, status, the relay log", async () => {
     const printed = await run(['config', 'print']);
     expect(printed.code, printed.err).toBe(0);
     expect(printed.out).toContain('"engine": "postgres"');

@@ -43,7 +43,7 @@ async function history(s: Store): Promise<void> {
       now: NOW + 2,
       status: 'done',
       reply: { key: 'in:a', items: [{ type: 'text', text: 'hi' }] },
-      session: { scope: CHAT, agent: 'claude', sessionId: 'sess-1' },
+      session: { scope: CHAT, agent: 'claude', id: 'sess-1', generation: 0, confirmed: true, touch: true },
     }),
   );
   await got(
@@ -61,7 +61,13 @@ async function history(s: Store): Promise<void> {
   await got(s.queue.acceptInbound(inbound({ messageId: 'f', text: 'f' }), { now: NOW + 3, maxPending: 10 }));
   const failing = await got(s.queue.claimNextRun(CHAT, 10, NOW + 4, () => ({ count: 1 })));
   await got(
-    s.queue.finishRun({ chat: CHAT, ids: failing?.rows.map((r) => r.id) ?? [], now: NOW + 5, status: 'failed', note: 'timeout' }),
+    s.queue.finishRun({
+      chat: CHAT,
+      ids: failing?.rows.map((r) => r.id) ?? [],
+      now: NOW + 5,
+      status: 'failed',
+      note: 'timeout',
+    }),
   );
   await got(s.queue.acceptInbound(inbound({ messageId: 'c', text: 'c' }), { now: NOW + 6, maxPending: 10 }));
   await s.tasks.add({ chat: CHAT, prompt: 'water the plants', every: '1d' }, 'call-1', 5, NOW);
@@ -97,6 +103,9 @@ describe('the status reader on PostgreSQL', () => {
     expect(b.usage[0]).toMatchObject({ runs: 1, inputTokens: 10, costUsd: 0.25 });
     expect(b.inboxFailures).toEqual([{ chat: CHAT, note: 'timeout', at: NOW + 5, n: 1 }]);
     expect(b.processes?.map((p) => [p.role, p.pid])).toEqual([['relay', 4242]]);
+    expect(b.sessions).toEqual([{ chat: CHAT, agent: 'claude', lastUsedAt: NOW + 2 }]);
+    expect(b.replies).toEqual({ unsent: 1, expired: 0 });
+    expect(b.tasks.map((t) => t.prompt)).toEqual(['water the plants']);
     expect(comparable(b)).toEqual(comparable(a));
   });
 

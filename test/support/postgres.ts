@@ -103,11 +103,15 @@ export async function startPostgres(): Promise<PgCluster> {
   // No TCP listener; fsync off: a test cluster need not survive a power cut.
   const opts = `-k ${dir} -c listen_addresses= -c fsync=off -c full_page_writes=off -c synchronous_commit=off -c max_connections=100`;
   const pgStart = () =>
-    run(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60', '-o', opts, 'start'], {
-      ...as,
-      env,
-      cwd: dir,
-    });
+    run(
+      join(bin, 'pg_ctl'),
+      ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60', '-o', opts, 'start'],
+      {
+        ...as,
+        env,
+        cwd: dir,
+      },
+    );
   try {
     await run(
       join(bin, 'initdb'),

@@ -8,7 +8,8 @@ import type { StatusFacts } from '../../store/status-read.js';
 import type { StatusSources } from './snapshot.js';
 import { readStore, type StoreSources } from './store-reader.js';
 
-export type SharedSources = StoreSources & Pick<StatusSources, 'heartbeat' | 'heartbeatOff' | 'schedules' | 'processes'>;
+export type SharedSources = StoreSources &
+  Pick<StatusSources, 'heartbeat' | 'heartbeatOff' | 'schedules' | 'processes'>;
 
 /** `facts`: what the store holds (store/status-read.ts), or undefined when there is no readable store. */
 export function gather(facts: StatusFacts | undefined, config: Config, now: number): SharedSources {

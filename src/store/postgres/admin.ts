@@ -51,9 +51,7 @@ export function postgresAdmin(url: string, opts: PoolOptions = {}): StoreAdmin {
   };
   /** A read of a migrated database; undefined when it has no tables yet (no relay ever opened it). */
   const read = <T>(fn: (q: Queryable) => Promise<T>): Promise<T | undefined> =>
-    withPool((pool) =>
-      inSnapshot(pool, async (q) => ((await schemaVersion(q)) === 0 ? undefined : fn(q))),
-    );
+    withPool((pool) => inSnapshot(pool, async (q) => ((await schemaVersion(q)) === 0 ? undefined : fn(q))));
   return {
     where: safeUrl(url),
     localFiles: () => [],

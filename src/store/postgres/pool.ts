@@ -28,7 +28,9 @@ export function openPool(url: string, opts: PoolOptions = {}): Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: opts.max ?? 10,
-    ...(opts.connectionTimeoutMillis !== undefined && { connectionTimeoutMillis: opts.connectionTimeoutMillis }),
+    ...(opts.connectionTimeoutMillis !== undefined && {
+      connectionTimeoutMillis: opts.connectionTimeoutMillis,
+    }),
     application_name: 'agentwire',
     types: { getTypeParser },
   });

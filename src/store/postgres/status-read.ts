@@ -183,7 +183,12 @@ export async function readPgStatusFacts(q: Queryable): Promise<StatusFacts> {
      WHERE status = 'failed' ORDER BY id DESC LIMIT $1`,
     [LIMIT],
   );
-  const waiting = await rows<{ chat: string; type: 'approval' | 'question'; created_at: number; shown_at: number | null }>(
+  const waiting = await rows<{
+    chat: string;
+    type: 'approval' | 'question';
+    created_at: number;
+    shown_at: number | null;
+  }>(
     q,
     `SELECT chat, type, created_at, shown_at FROM interactions WHERE status = 'pending' ORDER BY id LIMIT 100`,
   );

@@ -13,11 +13,26 @@ const up = (schemaVersion: number) => ({
 
 describe('the store check', () => {
   it.each([
-    ['current', up(14), 'ok', 'PostgreSQL 15.8 at postgresql://aw@db.example.com/agentwire, schema version 14 (current)'],
-    ['empty', up(0), 'warn', 'PostgreSQL 15.8 at postgresql://aw@db.example.com/agentwire is reachable and empty'],
+    [
+      'current',
+      up(14),
+      'ok',
+      'PostgreSQL 15.8 at postgresql://aw@db.example.com/agentwire, schema version 14 (current)',
+    ],
+    [
+      'empty',
+      up(0),
+      'warn',
+      'PostgreSQL 15.8 at postgresql://aw@db.example.com/agentwire is reachable and empty',
+    ],
     ['older', up(9), 'warn', 'schema version 9; this agentwire writes 14'],
     ['newer', up(20), 'fail', 'schema version 20, newer than this agentwire knows (14)'],
-    ['unreachable', { reachable: false as const, error: 'connect ECONNREFUSED 10.0.0.5:5432' }, 'fail', 'cannot be reached: connect ECONNREFUSED'],
+    [
+      'unreachable',
+      { reachable: false as const, error: 'connect ECONNREFUSED 10.0.0.5:5432' },
+      'fail',
+      'cannot be reached: connect ECONNREFUSED',
+    ],
   ])('%s', (_name, health, status, message) => {
     const f = storeFinding(WHERE, health);
     expect(f.check).toBe('store');
