@@ -25,7 +25,12 @@ export interface PgCluster {
   url: string;
   /** Stops the server and removes its folder. */
   stop(): Promise<void>;
-  /** Stops the server at once, keeping its data (a database going away under a relay). */
+  /**
+   * Stops the server, keeping its data (a database going away under a relay): a fast shutdown, which
+   * ends every session at once but writes what was committed. Not `immediate`: this cluster runs
+   * with synchronous_commit off, so a crash-like stop would lose the last commits, which no real
+   * server configured for durability does.
+   */
   pause(): Promise<void>;
   /** Starts the paused server again on the same socket and data. */
   resume(): Promise<void>;
@@ -150,7 +155,7 @@ export async function startPostgres(): Promise<PgCluster> {
   return {
     url: `postgresql://postgres@${encodeURIComponent(dir)}/postgres`,
     pause: async () => {
-      await run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop'], { ...as, env, cwd: dir });
+      await run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop'], { ...as, env, cwd: dir });
     },
     resume: async () => {
       await pgStart();
