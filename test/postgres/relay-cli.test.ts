@@ -147,6 +147,17 @@ describe("a relay with store.engine 'postgres' (the built CLI)", () => {
     }
   });
 
+  it('`agentwire chat` beside the relay runs its chat through the same database, then leaves the registry', async () => {
+    const chat = spawnNode([MAIN, 'chat'], env, 'from the console\n');
+    expect((await chat.exit).code, chat.stderr()).toBe(0);
+    expect(chat.stdout()).toContain('reply: from the console');
+    const inbox = await rows<{ chat: string; status: string }>(
+      "SELECT chat, status FROM inbox WHERE chat LIKE 'console:%'",
+    );
+    expect(inbox).toEqual([{ chat: 'console:local', status: 'done' }]);
+    expect(await rows<{ pid: number }>('SELECT pid FROM processes')).toEqual([{ pid: relay.child.pid }]);
+  });
+
   it('doctor checks the database (reachable, server and schema version); backup points at pg_dump', async () => {
     const doctor = await run(['doctor', '--json']);
     const findings = (
