@@ -49,7 +49,19 @@ export async function openStore(config: StoreConfig): Promise<Store> {
     }
     case 'postgres': {
       const pg = await import('./postgres/store.js');
-      return pg.openPostgresStore(config.url, { connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS });
+      try {
+        return await pg.openPostgresStore(config.url, { connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS });
+      } catch (err) {
+        // The driver's words name a socket or an address, not which setting: say where, without the password.
+        if (!(err instanceof StoreError) || err.reason !== 'unavailable') throw err;
+        const { safeUrl } = await import('./postgres/admin.js');
+        throw new StoreError(
+          storeFailure(
+            'unavailable',
+            `The store's database at ${safeUrl(config.url)} cannot be reached (${err.message}); start PostgreSQL or fix store.url.`,
+          ),
+        );
+      }
     }
   }
 }

@@ -158,6 +158,26 @@ describe("a relay with store.engine 'postgres' (the built CLI)", () => {
     expect(await rows<{ pid: number }>('SELECT pid FROM processes')).toEqual([{ pid: relay.child.pid }]);
   });
 
+  it('a relay whose database cannot be reached exits 1 naming it, without its password', async () => {
+    const other = makeHome({
+      twilio: fakeTwilioSection(fake, await freePort()),
+      console: { enabled: false },
+      store: { engine: 'postgres' },
+    });
+    const down = spawnNode([MAIN, 'relay'], {
+      ...env,
+      AGENTWIRE_HOME: other.dir,
+      AGENTWIRE_STORE_URL: `postgresql://aw:${PASSWORD}@%2Fno-such-socket-dir/agentwire`,
+    });
+    const exit = await down.exit;
+    other.cleanup();
+    expect(exit.code).toBe(1);
+    expect(down.stderr().trim()).toMatch(
+      /^agentwire: The store's database at postgresql:\/\/aw@%2Fno-such-socket-dir\/agentwire cannot be reached \(connect ENOENT .*\); start PostgreSQL or fix store\.url\.$/,
+    );
+    expect(down.stderr()).not.toContain(PASSWORD);
+  });
+
   it('doctor checks the database (reachable, server and schema version); backup points at pg_dump', async () => {
     const doctor = await run(['doctor', '--json']);
     const findings = (
