@@ -24,6 +24,8 @@ let fake: FakeTwilio;
 let relay: Proc;
 let url: string;
 let env: NodeJS.ProcessEnv;
+/** Relays a test starts besides the first: stopped after the file even when a test fails midway. */
+const others: Proc[] = [];
 
 async function rows<T>(sql: string): Promise<T[]> {
   const c = new pg.Client(url);
@@ -73,6 +75,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  for (const p of others)
+    if (p.child.exitCode === null && p.child.signalCode === null) {
+      p.child.kill('SIGKILL');
+      await p.exit;
+    }
   if (relay && relay.child.exitCode === null && relay.child.signalCode === null) {
     relay.child.kill('SIGTERM');
     await relay.exit;
@@ -114,7 +121,13 @@ describe("a relay with store.engine 'postgres' (the built CLI)", () => {
     });
     try {
       const second = spawnNode([MAIN, 'relay'], { ...env, AGENTWIRE_HOME: other.dir });
-      expect((await second.exit).code).toBe(1);
+      others.push(second);
+      // Bounded: a relay that is not refused keeps running.
+      expect(
+        await waitFor(() => second.child.exitCode !== null, 30_000),
+        'the second relay kept running',
+      ).toBe(true);
+      expect(second.child.exitCode).toBe(1);
       expect(second.stderr().trim()).toMatch(
         new RegExp(
           `^Cannot start: the relay on \\S+ \\(pid ${relay.child.pid}\\) uses this database with a different config ` +
@@ -137,6 +150,7 @@ describe("a relay with store.engine 'postgres' (the built CLI)", () => {
     });
     try {
       const second = spawnNode([MAIN, 'relay'], { ...env, AGENTWIRE_HOME: other.dir });
+      others.push(second);
       const both = async () => (await rows<{ pid: number }>('SELECT pid FROM processes')).length === 2;
       expect(await until(both), second.stderr()).toBe(true);
       second.child.kill('SIGTERM');
