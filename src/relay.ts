@@ -38,6 +38,7 @@ import type { ProcessOwner } from './queue/process-owner.js';
 import { outboxProgress } from './queue/progress-outbox.js';
 import { Queue, type QueueOptions } from './queue/queue.js';
 import { compileCacheDir, compileCacheEnv } from './runner/compile-cache.js';
+import { availabilityWatch } from './store/availability.js';
 import { acquireLock, heldBy, LockError } from './store/home-lock.js';
 import { openStore, type Store, storeConfigFor } from './store/open.js';
 import { retentionService } from './store/retention-service.js';
@@ -273,7 +274,7 @@ export async function openDirectRunner(ctx: Context): Promise<{
   defaultTarget: () => ChatKey | undefined;
   close: () => Promise<void>;
 }> {
-  const store = await openStore(storeConfigFor(ctx.paths));
+  const store = await openStore(storeConfigFor(ctx.paths, ctx.config.store));
   const queue = createQueue(ctx, store, new Map());
   // Read once: this process runs no channel that could link or unlink meanwhile.
   const facts = await store.status.read().catch(() => undefined);
@@ -334,8 +335,18 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
   };
   try {
     const services = opts.services ?? SERVICE_FACTORIES;
-    const store = await openStore(storeConfigFor(paths));
-    cleanup.push(() => store.close());
+    const opened = await openStore(storeConfigFor(paths, config.store));
+    cleanup.push(() => opened.close());
+    // A store that goes away (a PostgreSQL server down) is said once, and its return once: every
+    // loop meets the failure on its own and handles it (a webhook answers 503, the queue retries).
+    const store = availabilityWatch({
+      down: (error) =>
+        log.error(
+          { error },
+          'the store cannot be reached: webhooks answer 503 (senders retry) and runs wait until it is back',
+        ),
+      up: (downForMs) => log.warn({ downForMs }, 'the store is reachable again; carrying on'),
+    }).store(opened);
     // `agentwire chat` may run beside the relay on this state folder: chats are run under leases.
     const owner = await startOwner(ctx, store, 'relay');
     cleanup.push(() => owner.stop());

@@ -80,7 +80,7 @@ async function sendWhatsApp(ctx: Context, req: SendRequest, deps: SendDeps): Pro
       error: `A relay (${heldBy(lock)}) holds ${paths.lock} but did not answer on its socket.`,
     };
   }
-  const store = await openStore(storeConfigFor(paths));
+  const store = await openStore(storeConfigFor(paths, config.store));
   try {
     if ((await linkState(store.whatsapp.auth)) !== 'linked')
       return { ok: false, error: 'WhatsApp is not linked: run `agentwire login` first.' };

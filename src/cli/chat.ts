@@ -30,7 +30,7 @@ export function register(program: Command): void {
       // Logs share the terminal with the conversation: there only warnings unless a level was asked
       // for; the log file (`agentwire logs`) gets every line at the configured level.
       const ctx = loadContext(program.opts<GlobalOptions>(), process.env, { logFile: 'conversation' });
-      const store = await openStore(storeConfigFor(ctx.paths));
+      const store = await openStore(storeConfigFor(ctx.paths, ctx.config.store));
       const owner = await startOwner(ctx, store, 'chat');
       const chat = chatKey('console', CONSOLE_CHAT_ID);
       let ending = false;

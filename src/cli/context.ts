@@ -4,6 +4,7 @@ import { channelRedactPaths, channelSecrets } from '../channels/registry.js';
 import { formatProblem, loadConfig } from '../config/load.js';
 import { type Paths, resolvePaths } from '../config/paths.js';
 import { agentOverrides, type Config } from '../config/schema.js';
+import { storeSecrets } from '../config/schema-store.js';
 import { configProblems } from '../heartbeat/target.js';
 import {
   createLogger,
@@ -59,7 +60,7 @@ export function loadContext(
     );
   }
   const config = loaded.config;
-  for (const s of channelSecrets(config, env)) registerCredential(s);
+  for (const s of [...channelSecrets(config, env), ...storeSecrets(config.store)]) registerCredential(s);
   // Before createLogger: pino compiles its redaction paths when the logger is made.
   registerRedactPaths(channelRedactPaths());
   // Every agent env value is kept out of the log; those named like keys are kept out of replies too.

@@ -34,7 +34,7 @@ export function register(program: Command): void {
         probe: probeCommand,
         probeTimeoutMs: Math.max(1, Number(opts.timeout) || 10) * 1000,
         readLock,
-        store: await storeAdmin(storeConfigFor(paths)),
+        store: (config) => storeAdmin(storeConfigFor(paths, config?.store)),
         linkState: linkStateFromStore,
         liveWhatsapp: liveWhatsappFromRelay,
       });

@@ -43,7 +43,7 @@ export function register(program: Command): void {
         );
         return;
       }
-      const store = await openStore(storeConfigFor(ctx.paths));
+      const store = await openStore(storeConfigFor(ctx.paths, ctx.config.store));
       try {
         // Baileys loads only for the command that connects (see src/channels/plugin.ts: `create` imports it).
         const { runLogin } = await import('../channels/whatsapp/login.js');

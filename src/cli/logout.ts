@@ -26,7 +26,7 @@ export function register(program: Command): void {
       if (holder !== undefined) {
         throw new ExitError(1, `agentwire relay is running (${holder}). Stop it first, then log out.`);
       }
-      const store = await openStore(storeConfigFor(ctx.paths));
+      const store = await openStore(storeConfigFor(ctx.paths, ctx.config.store));
       try {
         if ((await linkState(store.whatsapp.auth)) === 'unlinked') {
           process.stdout.write('WhatsApp is not linked; nothing to do.\n');

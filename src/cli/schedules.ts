@@ -22,7 +22,7 @@ export function register(program: Command): void {
       const ctx = loadContext(program.opts<GlobalOptions>());
       const now = Date.now();
       // Read-only: listing never creates or migrates the store.
-      const facts = await (await storeAdmin(storeConfigFor(ctx.paths))).statusFacts();
+      const facts = await (await storeAdmin(storeConfigFor(ctx.paths, ctx.config.store))).statusFacts();
       const tasks = (facts?.tasks ?? []).map(taskSchedule);
       const paused = new Set(
         (facts?.tasks ?? []).filter((t) => t.pausedAt !== undefined).map((t) => taskSchedule(t).id),

@@ -37,7 +37,7 @@ async function toSnapshot(ctx: Context, call: ControlCall): Promise<StatusSnapsh
     if (r && typeof r.pid === 'number' && r.queue && r.channels)
       return snapshotFromRelayStatus(
         r as RelayStatus,
-        await (await storeAdmin(storeConfigFor(ctx.paths))).statusFacts(),
+        await (await storeAdmin(storeConfigFor(ctx.paths, ctx.config.store))).statusFacts(),
         ctx.config,
         now,
       );

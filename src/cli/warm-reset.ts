@@ -3,14 +3,13 @@
 // (its pool forgets too); with no relay running, in the store directly.
 import type { Command } from 'commander';
 import type { AgentKind } from '../agents/types.js';
-import type { Paths } from '../config/paths.js';
 import { callControl } from '../control/client.js';
 import { WARM_RESET_METHOD, WARM_STATE, warmMemory } from '../drivers/warm-memory.js';
 import { openStore, storeConfigFor } from '../store/open.js';
-import { ExitError, type GlobalOptions, loadContext } from './context.js';
+import { type Context, ExitError, type GlobalOptions, loadContext } from './context.js';
 
-async function resetStored(paths: Paths, kind: AgentKind | undefined): Promise<AgentKind[]> {
-  const store = await openStore(storeConfigFor(paths));
+async function resetStored(ctx: Context, kind: AgentKind | undefined): Promise<AgentKind[]> {
+  const store = await openStore(storeConfigFor(ctx.paths, ctx.config.store));
   try {
     const memory = warmMemory(store.channelState(WARM_STATE.channel));
     const all = await memory.load();
@@ -33,7 +32,7 @@ export function registerWarmReset(cmd: Command, program: Command): void {
       const r = await callControl(ctx.paths.socket, WARM_RESET_METHOD, kind === undefined ? {} : { kind });
       let gone: AgentKind[];
       if (r.ok) gone = (r.result as { reset: AgentKind[] }).reset;
-      else if (r.notRunning) gone = await resetStored(ctx.paths, kind);
+      else if (r.notRunning) gone = await resetStored(ctx, kind);
       else throw new ExitError(1, `The relay could not reset: ${r.error}`);
       process.stdout.write(
         gone.length > 0

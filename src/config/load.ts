@@ -7,6 +7,7 @@ import { agentKindProblems } from './agent-kinds.js';
 import { knownKeys, missingComma, nearestKey } from './hints.js';
 import { locate, locateNearest } from './locate.js';
 import { agentOverrides, type Config, configSchema } from './schema.js';
+import { STORE_URL_ENV, storeProblems } from './schema-store.js';
 
 export interface ConfigProblem {
   file: string;
@@ -139,6 +140,8 @@ function parseConfigValue(
   }
   if (problems.length > 0) return { ok: false, problems };
   const config = finish(parsed.data as Config, env);
+  for (const p of storeProblems(config.store))
+    problems.push({ file, path: p.path.join('.'), message: p.message, ...locateNearest(text, p.path) });
   for (const p of check?.(config, env) ?? [])
     problems.push({ file, path: p.path.join('.'), message: p.message, ...locateNearest(text, p.path) });
   if (problems.length > 0) return { ok: false, problems };
@@ -170,6 +173,7 @@ function finish(config: Config, env: NodeJS.ProcessEnv): Config {
   t.authToken ??= env.TWILIO_AUTH_TOKEN || undefined;
   t.apiKey ??= env.TWILIO_API_KEY || undefined;
   t.apiSecret ??= env.TWILIO_API_SECRET || undefined;
+  if (config.store.engine === 'postgres') config.store.url ??= env[STORE_URL_ENV] || undefined;
   const home = env.HOME || homedir();
   const expand = (p: string) => (p === '~' ? home : p.startsWith('~/') ? join(home, p.slice(2)) : p);
   for (const a of [config.agent, ...agentOverrides(config.agents)]) {

@@ -14,6 +14,7 @@ import { progressFields } from './schema-progress.js';
 import { agentKind, DEFAULT_AGENT_KIND } from './schema-refine.js';
 import { sendToProblems, sendToSchema } from './schema-send-to.js';
 import { slackSchema } from './schema-slack.js';
+import { storeSchema } from './schema-store.js';
 import { userToolsFields } from './schema-user-tools.js';
 import { acpProblems, warmSchema } from './schema-warm.js';
 
@@ -338,6 +339,7 @@ export const configSchema = z
       .describe('Approvals from the phone: who answers them and how long they wait (docs/tools.md).'),
     console: consoleSchema.default(consoleSchema.parse({})),
     retention: retentionSchema.default(retentionSchema.parse({})),
+    store: storeSchema.default(storeSchema.parse({})),
     log: logSchema.default(logSchema.parse({})),
   })
   // A heartbeat interval with no target and no channel offering a default chat is refused by
@@ -389,6 +391,7 @@ export type ScheduleConfig = z.infer<typeof scheduleSchema>;
 
 /** Keys whose values are secrets: redacted in `config print`, logs and status. */
 export const SECRET_PATHS: readonly string[] = [
+  'store.url',
   'twilio.authToken',
   'twilio.apiSecret',
   'telegram.botToken',

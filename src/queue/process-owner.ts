@@ -82,6 +82,7 @@ export class ProcessOwner {
   private reading: Promise<void> | undefined;
   private readAgain = false;
   private stopped = false;
+  private failing = false;
 
   private constructor(
     private readonly port: OwnershipStore,
@@ -232,8 +233,18 @@ export class ProcessOwner {
   /** One round: notifications always; every `renewMs` the registry, the leases and the orphan scan. */
   tick(): Promise<void> {
     if (this.stopped) return Promise.resolve();
+    // Once per streak of failures: a store that is down fails every round (twice a second), and
+    // the relay already says so in one line (store/availability.ts).
     this.ticking ??= this.round()
-      .catch((err) => this.log.warn({ err }, 'ownership round failed; trying again'))
+      .then(() => {
+        if (this.failing) this.log.info('ownership rounds succeed again');
+        this.failing = false;
+      })
+      .catch((err) => {
+        if (this.failing) this.log.debug({ err }, 'ownership round failed again');
+        else this.log.warn({ err }, 'ownership round failed; trying again');
+        this.failing = true;
+      })
       .finally(() => {
         this.ticking = undefined;
       });

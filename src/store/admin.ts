@@ -7,6 +7,19 @@ import type { StoredCreds } from './whatsapp-auth.js';
 
 export type BackupResult = { ok: true; bytes: number } | { ok: false; error: string };
 
+/** What a database server says about itself (doctor's store check); SQLite has no server to ask. */
+export type StoreHealth =
+  | {
+      reachable: true;
+      /** The server's own version string, e.g. `PostgreSQL 15.8`. */
+      server: string;
+      /** The schema's version (the sum of every module's steps); 0 for an empty database. */
+      schemaVersion: number;
+      /** The newest this code knows. */
+      knownVersion: number;
+    }
+  | { reachable: false; error: string };
+
 export interface StoreAdmin {
   /** Where the store is, for a person to read (SQLite: its file). Never holds a secret. */
   readonly where: string;
@@ -23,4 +36,6 @@ export interface StoreAdmin {
   channelValue(channel: string, key: string): Promise<string | undefined>;
   /** A consistent copy at `dest` (created 0600, never overwritten), safe while relays use the store. */
   backup(dest: string): Promise<BackupResult>;
+  /** A database server's answers (reachable, its version, the schema's); absent for an embedded engine. */
+  health?(): Promise<StoreHealth>;
 }

@@ -3,6 +3,7 @@
 // when chosen, so this file and everything else at the top of src/store/ import no engine: what
 // callers may count on is the contract (store/store.ts, store/queue-ops.ts, store/admin.ts).
 import type { StoreAdmin } from './admin.js';
+import { StoreError, storeFailure } from './errors.js';
 import type { Store } from './store.js';
 
 export type { Store, WhatsAppStore } from './store.js';
@@ -10,13 +11,33 @@ export type { Store, WhatsAppStore } from './store.js';
 /**
  * Which engine, and where its store is. SQLite keeps one file in the state folder (the engine names
  * it). `deferred` (tests only) answers every operation a turn later (store/deferred.ts); unset, the
- * AGENTWIRE_TEST_STORE variable decides.
+ * AGENTWIRE_TEST_STORE variable decides. PostgreSQL is the database at `url` (a secret: it may hold
+ * a password), shared by every relay process configured with it (docs/scale-out.md).
  */
-export type StoreConfig = { engine: 'sqlite'; stateDir: string; deferred?: boolean };
+export type StoreConfig =
+  | { engine: 'sqlite'; stateDir: string; deferred?: boolean }
+  | { engine: 'postgres'; url: string };
 
-/** The store of a state folder (`AGENTWIRE_HOME`): SQLite until the config can name another engine. */
-export function storeConfigFor(paths: { home: string }): StoreConfig {
-  return { engine: 'sqlite', stateDir: paths.home };
+/** The config's `store` section, as far as choosing the engine goes (config/schema-store.ts). */
+export interface StoreSettings {
+  engine: 'sqlite' | 'postgres';
+  url?: string;
+}
+
+/** How long opening a PostgreSQL connection may take before the store answers `unavailable`. */
+const PG_CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * The store of a state folder (`AGENTWIRE_HOME`) under the config's `store` section: SQLite in the
+ * folder by default. Every command that opens the store (relay, chat, send, status, doctor, backup)
+ * comes here, so they all open the one the relay uses.
+ */
+export function storeConfigFor(paths: { home: string }, store?: StoreSettings): StoreConfig {
+  if (store?.engine !== 'postgres') return { engine: 'sqlite', stateDir: paths.home };
+  // The config refuses a PostgreSQL store without a URL (config/schema-store.ts): this is a bug.
+  if (!store.url)
+    throw new StoreError(storeFailure('other', "store.engine is 'postgres' but store.url is not set"));
+  return { engine: 'postgres', url: store.url };
 }
 
 /** Opens (creating private and migrating) the store. Rejects with a StoreError when it cannot. */
@@ -25,6 +46,22 @@ export async function openStore(config: StoreConfig): Promise<Store> {
     case 'sqlite': {
       const sqlite = await import('./sqlite/open.js');
       return sqlite.openSqliteStore(sqlite.sqliteFile(config.stateDir), config.deferred);
+    }
+    case 'postgres': {
+      const pg = await import('./postgres/store.js');
+      try {
+        return await pg.openPostgresStore(config.url, { connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS });
+      } catch (err) {
+        // The driver's words name a socket or an address, not which setting: say where, without the password.
+        if (!(err instanceof StoreError) || err.reason !== 'unavailable') throw err;
+        const { safeUrl } = await import('./postgres/admin.js');
+        throw new StoreError(
+          storeFailure(
+            'unavailable',
+            `The store's database at ${safeUrl(config.url)} cannot be reached (${err.message}); start PostgreSQL or fix store.url.`,
+          ),
+        );
+      }
     }
   }
 }
@@ -35,6 +72,10 @@ export async function storeAdmin(config: StoreConfig): Promise<StoreAdmin> {
     case 'sqlite': {
       const sqlite = await import('./sqlite/admin.js');
       return sqlite.sqliteAdmin(config.stateDir);
+    }
+    case 'postgres': {
+      const pg = await import('./postgres/admin.js');
+      return pg.postgresAdmin(config.url, { connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS });
     }
   }
 }

@@ -1,6 +1,7 @@
 // The status-read port's types, whatever the engine (the SQLite engine: store/sqlite/status-read.ts).
 import type { JobState } from '../core/job-state.js';
 import type { DailyUsage, RunRecord } from './contract/runs.js';
+import type { ProcessInfo } from './ownership.js';
 import type { AgentTask } from './tasks.js';
 import type { StoredCreds } from './whatsapp-auth.js';
 
@@ -23,6 +24,8 @@ export interface StatusFacts {
   waitingAnswers: { chat: string; type: 'approval' | 'question'; createdAt: number; shownAt?: number }[];
   /** WhatsApp's stored creds; undefined when none (or no WhatsApp table). */
   whatsappCreds?: StoredCreds;
+  /** The processes registered on the store (relays, `agentwire chat`), oldest first; absent where the engine keeps none. */
+  processes?: ProcessInfo[];
 }
 
 export interface StatusReader {

@@ -10,6 +10,7 @@ const config = configSchema.parse({
     codex: { env: { OPENAI_API_KEY: 'codex-env-value' } },
     list: [{ name: 'work', kind: 'claude', env: { ANTHROPIC_API_KEY: 'named-env-value' } }],
   },
+  store: { engine: 'postgres', url: 'postgresql://agentwire:db-password-value@db.example.com/agentwire' },
   twilio: { authToken: 'twilio-auth-value', apiSecret: 'twilio-api-secret-value', accountSid: 'AC123' },
   telegram: {
     botToken: '123456:telegram-token-value',
@@ -35,6 +36,7 @@ describe('redactConfig', () => {
   const printed = redactConfig(config) as typeof config;
 
   it.each([
+    ['store.url', printed.store.url],
     ['twilio.authToken', printed.twilio.authToken],
     ['twilio.apiSecret', printed.twilio.apiSecret],
     ['telegram.botToken', printed.telegram.botToken],
@@ -62,6 +64,7 @@ describe('redactConfig', () => {
     expect(config.twilio.authToken).toBe('twilio-auth-value');
     // Every listed key was among those checked above.
     expect(SECRET_PATHS).toEqual([
+      'store.url',
       'twilio.authToken',
       'twilio.apiSecret',
       'telegram.botToken',

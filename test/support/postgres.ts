@@ -25,6 +25,15 @@ export interface PgCluster {
   url: string;
   /** Stops the server and removes its folder. */
   stop(): Promise<void>;
+  /**
+   * Stops the server, keeping its data (a database going away under a relay): a fast shutdown, which
+   * ends every session at once but writes what was committed. Not `immediate`: this cluster runs
+   * with synchronous_commit off, so a crash-like stop would lose the last commits, which no real
+   * server configured for durability does.
+   */
+  pause(): Promise<void>;
+  /** Starts the paused server again on the same socket and data. */
+  resume(): Promise<void>;
 }
 
 /** The folder of Debian's newest installed PostgreSQL, or AGENTWIRE_PG_BIN. */
@@ -96,6 +105,18 @@ export async function startPostgres(): Promise<PgCluster> {
   chmodSync(dir, 0o700);
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', HOME: dir };
   const remove = () => rmSync(dir, { recursive: true, force: true });
+  // No TCP listener; fsync off: a test cluster need not survive a power cut.
+  const opts = `-k ${dir} -c listen_addresses= -c fsync=off -c full_page_writes=off -c synchronous_commit=off -c max_connections=100`;
+  const pgStart = () =>
+    run(
+      join(bin, 'pg_ctl'),
+      ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60', '-o', opts, 'start'],
+      {
+        ...as,
+        env,
+        cwd: dir,
+      },
+    );
   try {
     await run(
       join(bin, 'initdb'),
@@ -106,17 +127,7 @@ export async function startPostgres(): Promise<PgCluster> {
         cwd: dir,
       },
     );
-    // No TCP listener; fsync off: a test cluster need not survive a power cut.
-    const opts = `-k ${dir} -c listen_addresses= -c fsync=off -c full_page_writes=off -c synchronous_commit=off -c max_connections=100`;
-    await run(
-      join(bin, 'pg_ctl'),
-      ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60', '-o', opts, 'start'],
-      {
-        ...as,
-        env,
-        cwd: dir,
-      },
-    );
+    await pgStart();
   } catch (err) {
     remove();
     throw new Error(`could not start a PostgreSQL test cluster: ${(err as Error).message}`);
@@ -143,6 +154,12 @@ export async function startPostgres(): Promise<PgCluster> {
   process.once('exit', onExit);
   return {
     url: `postgresql://postgres@${encodeURIComponent(dir)}/postgres`,
+    pause: async () => {
+      await run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop'], { ...as, env, cwd: dir });
+    },
+    resume: async () => {
+      await pgStart();
+    },
     stop: async () => {
       process.removeListener('exit', onExit);
       try {

@@ -15,6 +15,7 @@ import { type PortState, probePort } from './ports.js';
 import type { Probe } from './probe.js';
 import { checkRelayLock, type LockState, lockHeld } from './relay-lock.js';
 import { checkSandbox } from './sandbox.js';
+import { checkStore } from './store.js';
 import { checkTwilio } from './twilio.js';
 import { type Finding, fail } from './types.js';
 import { checkWarmFallbacks } from './warm-fallbacks.js';
@@ -30,8 +31,11 @@ export interface DoctorDeps {
   probe: Probe;
   probeTimeoutMs: number;
   readLock: (paths: Paths) => Promise<LockState>;
-  /** The store's engine, asked about the store itself (its files, what it holds) without opening it. */
-  store: StoreAdmin;
+  /**
+   * The store's engine, asked about the store itself (its files, what it holds) without opening it:
+   * the one the config names (undefined when the config is invalid: the state folder's SQLite file).
+   */
+  store: (config: Config | undefined) => Promise<StoreAdmin>;
   /** Whether WhatsApp credentials are in the store (read without starting a socket). */
   linkState: (store: StoreAdmin) => LinkState | Promise<LinkState>;
   portState?: (host: string, port: number) => Promise<PortState>;
@@ -44,7 +48,8 @@ export async function runDoctor(d: DoctorDeps): Promise<Finding[]> {
   const findings: Finding[] = [checkNode(d.nodeVersion)];
   const { finding, config } = checkConfig(d.paths, d.env);
   findings.push(finding);
-  findings.push(...checkPermissions(d.paths, d.store.localFiles(), config, d.platform, d.uid));
+  const store = await d.store(config);
+  findings.push(...checkPermissions(d.paths, store.localFiles(), config, d.platform, d.uid));
   const lock = await d.readLock(d.paths);
   findings.push(checkRelayLock(d.paths, lock));
   if (!config) return findings;
@@ -52,9 +57,10 @@ export async function runDoctor(d: DoctorDeps): Promise<Finding[]> {
   for (const s of [...channelSecrets(config, d.env), ...Object.values(config.agent.env)]) registerSecret(s);
 
   findings.push(...(await checkAgents(config, d.paths, d.env, d.probe, d.probeTimeoutMs)));
-  findings.push(...(await checkWarmFallbacks(d.store)));
+  findings.push(...(await checkStore(store)));
+  findings.push(...(await checkWarmFallbacks(store)));
   findings.push(...(await checkSandbox(config, d.paths, d.env, d.probe, d.probeTimeoutMs)));
-  findings.push(checkWhatsapp(config, await d.linkState(d.store)));
+  findings.push(checkWhatsapp(config, await d.linkState(store)));
   // While our relay runs it holds these ports itself; probing them would only report it.
   const running = lockHeld(lock);
   if (running && config.whatsapp.enabled && d.liveWhatsapp)

@@ -8,7 +8,8 @@ import type { StatusFacts } from '../../store/status-read.js';
 import type { StatusSources } from './snapshot.js';
 import { readStore, type StoreSources } from './store-reader.js';
 
-export type SharedSources = StoreSources & Pick<StatusSources, 'heartbeat' | 'heartbeatOff' | 'schedules'>;
+export type SharedSources = StoreSources &
+  Pick<StatusSources, 'heartbeat' | 'heartbeatOff' | 'schedules' | 'processes'>;
 
 /** `facts`: what the store holds (store/status-read.ts), or undefined when there is no readable store. */
 export function gather(facts: StatusFacts | undefined, config: Config, now: number): SharedSources {
@@ -22,6 +23,7 @@ export function gather(facts: StatusFacts | undefined, config: Config, now: numb
   const hb = listing.heartbeat;
   return {
     ...stored,
+    ...(facts?.processes && { processes: facts.processes }),
     ...(hb.enabled && {
       heartbeat: {
         target: hb.target,

@@ -16,7 +16,7 @@ export async function offlineStatus(
   now: number,
   lock: LockState,
 ): Promise<StatusSnapshot> {
-  const store = await storeAdmin(storeConfigFor(paths));
+  const store = await storeAdmin(storeConfigFor(paths, config.store));
   const facts = await store.statusFacts();
   const link = config.whatsapp.enabled ? await linkStateFromStore(store) : 'unknown';
   return buildSnapshot({

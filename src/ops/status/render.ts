@@ -47,6 +47,16 @@ export function renderStatus(s: StatusSnapshot, now: number): string {
     out.push(`Replies: ${r.unsent} unsent${expired}`);
   }
 
+  if (s.processes?.length) {
+    // Several relays on one database (docs/scale-out.md): each with its host, and its config's short
+    // fingerprint, which differs when two run with different configs.
+    out.push('', `Processes: ${s.processes.length}`);
+    for (const p of s.processes)
+      out.push(
+        `  ${p.role.padEnd(6)} ${`${p.host} pid ${p.pid}`.padEnd(28)} up ${ago(p.startedAt, now)}, seen ${ago(p.lastSeen, now)} ago, config ${p.config}, schema ${p.schemaVersion}`,
+      );
+  }
+
   out.push('', `Sessions: ${s.sessions.length}`);
   for (const x of s.sessions.slice(0, 10))
     out.push(

@@ -2,11 +2,13 @@
 // socket's `status` method and the web console. Chat ids and accounts are masked here, once, so no
 // consumer can forget to; free-text errors are scrubbed of secrets and long digit runs.
 
+import { createHash } from 'node:crypto';
 import type { Usage } from '../../agents/types.js';
 import type { ChannelState, ProbeResult } from '../../channels/types.js';
 import { type ChannelName, parseChatKey } from '../../core/types.js';
 import { cleanText, maskId } from '../../log.js';
 import type { DailyUsage } from '../../store/contract/runs.js';
+import type { ProcessInfo } from '../../store/ownership.js';
 import { type Health, healthOf } from './health.js';
 
 /** Bumped only on a breaking change; fields may be added without a bump. */
@@ -128,6 +130,19 @@ export interface StatusSnapshot {
   warm?: WarmView;
   /** Questions and approvals runs wait on (docs/tools.md); `shownAt` unset: waiting its turn. */
   waitingAnswers?: { chat: string; type: 'approval' | 'question'; since: string; shownAt?: string }[];
+  /**
+   * The processes registered on the store (relays, `agentwire chat`), oldest first; `config` is a
+   * short form of each one's config fingerprint (secrets left out), so two on different configs show.
+   */
+  processes?: {
+    role: string;
+    host: string;
+    pid: number;
+    startedAt: string;
+    lastSeen: string;
+    schemaVersion: number;
+    config: string;
+  }[];
 }
 
 /** Raw, unmasked inputs, gathered by the relay (live) or the store reader (offline). Times in ms. */
@@ -163,6 +178,7 @@ export interface StatusSources {
   /** The live warm pool (a running relay only), already masked by warm-view.ts. */
   warm?: WarmView;
   waitingAnswers?: { chat: string; type: 'approval' | 'question'; createdAt: number; shownAt?: number }[];
+  processes?: ProcessInfo[];
 }
 
 const RECENT = 20;
@@ -259,7 +275,23 @@ export function buildSnapshot(src: StatusSources): StatusSnapshot {
         ...(w.shownAt !== undefined && { shownAt: iso(w.shownAt) }),
       })),
     }),
+    ...(src.processes?.length && {
+      processes: src.processes.map((p) => ({
+        role: p.role,
+        host: p.host,
+        pid: p.pid,
+        startedAt: iso(p.startedAt),
+        lastSeen: iso(p.lastSeen),
+        schemaVersion: p.schemaVersion,
+        config: shortFingerprint(p.fingerprint),
+      })),
+    }),
   };
+}
+
+/** A fingerprint short enough to compare by eye (the registry keeps a hash per config section). */
+function shortFingerprint(f: string): string {
+  return createHash('sha256').update(f).digest('hex').slice(0, 8);
 }
 
 export interface WarmView {

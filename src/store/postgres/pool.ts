@@ -20,18 +20,27 @@ const getTypeParser = ((oid: number, format?: string) =>
 export interface PoolOptions {
   /** Connections this process keeps at most (default 10). */
   max?: number;
+  /** How long opening a connection may take before it fails (default: no limit, node-postgres's). */
+  connectionTimeoutMillis?: number;
 }
 
 export function openPool(url: string, opts: PoolOptions = {}): Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: opts.max ?? 10,
+    ...(opts.connectionTimeoutMillis !== undefined && {
+      connectionTimeoutMillis: opts.connectionTimeoutMillis,
+    }),
     application_name: 'agentwire',
     types: { getTypeParser },
   });
   // An idle connection the server dropped is reported here; without a listener Node would end the
   // process. The pool replaces it, and an operation that needed it fails with its own error.
   pool.on('error', () => undefined);
+  // The same for a connection checked out when the server goes away (a transaction in flight): its
+  // client emits 'error' too, and with no listener that ends the process; the operation on it
+  // rejects with the error anyway, and the store answers `unavailable`.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 

@@ -1,8 +1,7 @@
 // The PostgreSQL engine (`openPostgresStore`): the store's ports over one pool per process, for
-// several relay processes sharing one database (docs/scale-out.md). Not yet reachable from the
-// config; the ports it does not implement yet reject every operation with a StoreError saying so,
-// so nothing can mistake them for working ones (docs/scale-out.md lists which).
-import { guarded, StoreError, storeFailure } from '../errors.js';
+// several relay processes sharing one database (docs/scale-out.md), chosen by `store.engine:
+// 'postgres'` through openStore (store/open.ts).
+import { guarded, StoreError } from '../errors.js';
 import type { Store } from '../store.js';
 import { pgIncidentStore } from './alert-incidents.js';
 import { pgChannelStateStore } from './channel-state.js';
@@ -19,23 +18,10 @@ import { openPool, type PoolOptions } from './pool.js';
 import { pgQueueOps } from './queue.js';
 import { pgPruneOldMessages } from './retention.js';
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from './schema.js';
+import { pgStatusReader } from './status-read.js';
 import { pgTaskStore } from './tasks.js';
 import { pgTwilioSendStore } from './twilio-sends.js';
 import { pgWhatsAppAuthStore, pgWhatsAppChatStore, pgWhatsAppSentStore } from './whatsapp.js';
-
-/** A port none of whose operations work on this engine yet: each rejects, naming itself. */
-function notYet<T extends object>(port: string): T {
-  return new Proxy({} as T, {
-    get: (_t, op) =>
-      typeof op === 'string' && op !== 'then'
-        ? async () => {
-            throw new StoreError(
-              storeFailure('other', `the PostgreSQL store does not implement ${port}.${op} yet`),
-            );
-          }
-        : undefined,
-  });
-}
 
 /**
  * Connects to `url` (a `postgresql://` URL), migrates the database (refusing one a newer agentwire
@@ -67,7 +53,7 @@ export async function openPostgresStore(url: string, opts: PoolOptions = {}): Pr
     tasks: g(pgTaskStore(pool)),
     events: g(pgEventStore(pool)),
     interactions: g(pgInteractionStore(pool)),
-    status: notYet('status'),
+    status: g(pgStatusReader(pool)),
     ...g({
       unsentFiles: async () =>
         (

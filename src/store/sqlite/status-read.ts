@@ -6,6 +6,7 @@
 
 import { existsSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
+import type { ProcessInfo } from '../ownership.js';
 import type { StatusFacts, StatusReader } from '../status-read.js';
 import type { Db } from './db.js';
 import { pendingByChat } from './inbox.js';
@@ -81,7 +82,31 @@ function readFacts(db: Db): StatusFacts {
     tasks: hasTable(db, 'agent_tasks') ? allTasks(db) : [],
     waitingAnswers: hasTable(db, 'interactions') ? waitingAnswers(db) : [],
     ...(creds && { whatsappCreds: creds }),
+    ...(hasTable(db, 'processes') && { processes: readProcesses(db) }),
   };
+}
+
+function readProcesses(db: Db): ProcessInfo[] {
+  const rows = db.prepare('SELECT * FROM processes ORDER BY started_at, id').all() as {
+    id: string;
+    host: string;
+    pid: number;
+    role: string;
+    started_at: number;
+    last_seen: number;
+    fingerprint: string;
+    schema_version: number;
+  }[];
+  return rows.map((r) => ({
+    id: r.id,
+    host: r.host,
+    pid: r.pid,
+    role: r.role,
+    startedAt: r.started_at,
+    lastSeen: r.last_seen,
+    fingerprint: r.fingerprint,
+    schemaVersion: r.schema_version,
+  }));
 }
 
 function waitingAnswers(db: Db): StatusFacts['waitingAnswers'] {

@@ -38,7 +38,7 @@ export async function doctor(s: Setup, over: Partial<DoctorDeps> = {}) {
   const paths = resolvePaths(s.env);
   return runDoctor({
     paths,
-    store: await storeAdmin(storeConfigFor(paths)),
+    store: (config) => storeAdmin(storeConfigFor(paths, config?.store)),
     env: s.env,
     nodeVersion: 'v24.1.0',
     platform: 'linux',
