@@ -8,6 +8,7 @@ import type { DailyUsage, RunRecord } from '../contract/runs.js';
 import type { ProcessInfo } from '../ownership.js';
 import type { StatusFacts, StatusReader } from '../status-read.js';
 import type { AgentTask } from '../tasks.js';
+import { unescapeNul } from './nul.js';
 import type { Pool, Queryable } from './pool.js';
 
 const LIMIT = 20;
@@ -48,7 +49,7 @@ async function runs(q: Queryable): Promise<RunRecord[]> {
       startedAt: x.started_at,
       durationMs: x.duration_ms,
       outcome: x.outcome,
-      ...(x.error !== null && { error: x.error }),
+      ...(x.error !== null && { error: unescapeNul(x.error) }),
       ...(Object.keys(usage).length > 0 && { usage }),
     };
   });
@@ -121,7 +122,7 @@ async function tasks(q: Queryable): Promise<AgentTask[]> {
   return r.map((x) => ({
     id: x.id,
     chat: x.chat as ChatKey,
-    prompt: x.prompt,
+    prompt: unescapeNul(x.prompt),
     ...(x.cron !== null && { cron: x.cron }),
     ...(x.every !== null && { every: x.every }),
     ...(x.at !== null && { at: x.at }),
@@ -206,8 +207,11 @@ export async function readPgStatusFacts(q: Queryable): Promise<StatusFacts> {
     },
     runs: await runs(q),
     usage: await usage(q),
-    inboxFailures,
-    outboxFailures,
+    inboxFailures: inboxFailures.map((r) => ({ ...r, note: r.note === null ? null : unescapeNul(r.note) })),
+    outboxFailures: outboxFailures.map((r) => ({
+      ...r,
+      error: r.error === null ? null : unescapeNul(r.error),
+    })),
     jobStates: await jobStates(q),
     tasks: await tasks(q),
     waitingAnswers: waiting.map((r) => ({
