@@ -14,15 +14,13 @@ import type {
 import type { Logger } from '../log.js';
 import type { StdioChild } from '../runner/spawn-stdio.js';
 import { acpQuestion, answerPermission } from './acp-permission.js';
-import { acpSdk, isAcpRequestError } from './acp-sdk.js';
+import { acpRejectionText, acpSdk, isAcpRequestError } from './acp-sdk.js';
 import { monitoredStream, type Tap } from './acp-transport.js';
 import { decide } from './approval.js';
 import { HostBase, type HostBaseOptions, type HostLink } from './host-base.js';
-import { type ErrorResult, errorResult, faultDetail, faultKind, rejectionKind } from './results.js';
-import type { Settled } from './trouble.js';
+import { type ErrorResult, failureResult } from './results.js';
 import type { PermissionPolicy } from './types.js';
-
-const START_TIMEOUT_MS = 60_000;
+import { START_TIMEOUT_MS } from './warm-child.js';
 
 export interface AcpHostOptions extends HostBaseOptions {
   /** Answers a request of no open session: the policy alone. */
@@ -102,29 +100,18 @@ export class AcpHost extends HostBase<AcpLink> {
       this.capabilities = r.value.agentCapabilities;
       return undefined;
     }
-    return this.failure(r, t0, 'initialize');
+    if (r.type === 'timeout') this.kill({ type: 'unresponsive', what: 'initialize' });
+    return failureResult(this.opts.name, r, {
+      t0,
+      what: 'initialize',
+      rejectedKind: 'exit',
+      stderr: this.stderrTail(),
+      rejectionText: acpRejectionText,
+    });
   }
 
   private find(sessionId: string): AcpLink | undefined {
     for (const l of this.links) if (l.sessionId() === sessionId) return l;
     return undefined;
-  }
-
-  private failure(r: Exclude<Settled<unknown>, { type: 'value' }>, t0: number, what: string): ErrorResult {
-    const name = this.opts.name;
-    if (r.type === 'timeout') {
-      this.kill({ type: 'unresponsive', what });
-      return errorResult(name, 'timeout', t0, { detail: `no answer to ${what}` });
-    }
-    if (r.type === 'fault') {
-      const f = r.fault;
-      const exit = f.type === 'exited' ? { exitCode: f.exitCode, signal: f.signal } : {};
-      const stderr = this.stderrTail();
-      const detail = f.type === 'exited' && stderr.trim() ? stderr : faultDetail(f);
-      return errorResult(name, faultKind(f), t0, { detail, ...exit });
-    }
-    const e = r.error as { message?: string; data?: unknown };
-    const text = [e.message, typeof e.data === 'string' ? e.data : JSON.stringify(e.data ?? '')].join(' ');
-    return errorResult(name, rejectionKind(text, 'exit'), t0, { detail: e.message ?? 'error' });
   }
 }

@@ -26,11 +26,8 @@ import type {
   SteerResult,
   TurnRequest,
 } from './types.js';
-import { delay, endChild, startWarmChild } from './warm-child.js';
+import { CANCEL_GRACE_MS, delay, endChild, KILL_GRACE_MS, START_TIMEOUT_MS, startWarmChild } from './warm-child.js';
 
-const START_TIMEOUT_MS = 60_000;
-const CANCEL_GRACE_MS = 5_000;
-const KILL_GRACE_MS = 2_000;
 // After the process exited, how long stdout may take to deliver its last lines (the result that
 // says why: a missing session prints one and exits 1 before reading any input).
 const DRAIN_MS = 1_000;

@@ -8,14 +8,11 @@ import type { Tap } from './acp-transport.js';
 import { decide } from './approval.js';
 import { answerCodexRequest, codexQuestion } from './codex-permission.js';
 import type { ServerNotification, ServerRequest } from './codex-protocol.js';
-import { type Answer, type CodexPeer, codexPeer, RpcError } from './codex-rpc.js';
-import { failureResult } from './codex-turn.js';
-import { HostBase, type HostBaseOptions, type HostLink, KILL_GRACE_MS } from './host-base.js';
-import type { ErrorResult } from './results.js';
+import { type Answer, type CodexPeer, codexPeer, codexRejectionText, RpcError } from './codex-rpc.js';
+import { HostBase, type HostBaseOptions, type HostLink } from './host-base.js';
+import { type ErrorResult, failureResult } from './results.js';
 import type { PermissionPolicy } from './types.js';
-import { delay } from './warm-child.js';
-
-const START_TIMEOUT_MS = 60_000;
+import { delay, KILL_GRACE_MS, START_TIMEOUT_MS } from './warm-child.js';
 
 export interface CodexHostOptions extends HostBaseOptions {
   /** Answers a request of no open thread (a session already closed): the policy alone. */
@@ -76,7 +73,13 @@ export class CodexHost extends HostBase<CodexLink> {
     );
     if (r.type !== 'value') {
       if (r.type === 'timeout') this.kill({ type: 'unresponsive', what: 'initialize' });
-      return failureResult(this.opts.name, this.stderrTail(), r, t0, 'initialize', 'exit');
+      return failureResult(this.opts.name, r, {
+        t0,
+        what: 'initialize',
+        rejectedKind: 'exit',
+        stderr: this.stderrTail(),
+        rejectionText: codexRejectionText,
+      });
     }
     this.peer.notifyInitialized();
     return undefined;

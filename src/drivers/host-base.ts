@@ -11,9 +11,7 @@ import type { SharedHost } from './hosts.js';
 import type { ErrorResult } from './results.js';
 import { type Settled, Trouble } from './trouble.js';
 import type { DriverFault, DriverProcess } from './types.js';
-import { endChild, startWarmChild } from './warm-child.js';
-
-export const KILL_GRACE_MS = 2_000;
+import { endChild, KILL_GRACE_MS, startWarmChild } from './warm-child.js';
 
 /** One session as any host sees it. */
 export interface HostLink {

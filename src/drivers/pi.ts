@@ -27,11 +27,8 @@ import type {
   SteerResult,
   TurnRequest,
 } from './types.js';
-import { endChild, startWarmChild } from './warm-child.js';
+import { CANCEL_GRACE_MS, endChild, KILL_GRACE_MS, START_TIMEOUT_MS, startWarmChild } from './warm-child.js';
 
-const START_TIMEOUT_MS = 60_000;
-const CANCEL_GRACE_MS = 5_000;
-const KILL_GRACE_MS = 2_000;
 // After pi took a prompt and is not running, how long before it counts as handled without a run.
 const HANDLED_RECHECK_MS = 200;
 
