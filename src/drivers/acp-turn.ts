@@ -3,8 +3,8 @@
 import type { PromptResponse, SessionUpdate } from '@agentclientprotocol/sdk';
 import { okResult } from '../agents/common.js';
 import type { AgentResult, StreamEvent } from '../agents/types.js';
-import type { Asking } from './approval.js';
 import type { UpdateReducer } from './acp-updates.js';
+import type { Asking } from './approval.js';
 import { type ErrorResult, errorResult } from './results.js';
 import type { Settled } from './trouble.js';
 
@@ -63,7 +63,10 @@ export function promptResult(
     // A turn that ended normally is a reply even when empty (a turn of tool calls only), as the
     // cold parsers treat a finished run; other stop reasons without text say nothing true.
     return messages.length || r.value.stopReason === 'end_turn'
-      ? { ...okResult(messages, { sessionId, truncated: false }), durationMs: Math.round(performance.now() - t0) }
+      ? {
+          ...okResult(messages, { sessionId, truncated: false }),
+          durationMs: Math.round(performance.now() - t0),
+        }
       : errorResult(name, 'unparseable', t0, {
           sessionId,
           detail: `the turn ended (${r.value.stopReason}) without a reply`,

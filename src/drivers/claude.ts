@@ -26,7 +26,14 @@ import type {
   SteerResult,
   TurnRequest,
 } from './types.js';
-import { CANCEL_GRACE_MS, delay, endChild, KILL_GRACE_MS, START_TIMEOUT_MS, startWarmChild } from './warm-child.js';
+import {
+  CANCEL_GRACE_MS,
+  delay,
+  endChild,
+  KILL_GRACE_MS,
+  START_TIMEOUT_MS,
+  startWarmChild,
+} from './warm-child.js';
 
 // After the process exited, how long stdout may take to deliver its last lines (the result that
 // says why: a missing session prints one and exits 1 before reading any input).

@@ -3,11 +3,11 @@
 import { classifyError, okResult, usageOf } from '../agents/common.js';
 import type { AgentResult, StreamEvent } from '../agents/types.js';
 import type { Asking } from './approval.js';
-import type { Turn as CodexTurn, ServerNotification } from './codex-protocol.js';
-import type { PermissionPolicy } from './types.js';
 import { approvalPolicy } from './codex-permission.js';
+import type { Turn as CodexTurn, ServerNotification } from './codex-protocol.js';
 import { type ErrorResult, errorResult } from './results.js';
 import type { Settled } from './trouble.js';
+import type { PermissionPolicy } from './types.js';
 
 /** What a thread is opened with, as the cold spec's flags say it; see CodexDriverOptions. */
 export interface ThreadOptions {

@@ -16,7 +16,7 @@ import { answerCodexRequest, codexQuestion } from './codex-permission.js';
 import type { Turn as CodexTurn, ServerNotification, ServerRequest, UserInput } from './codex-protocol.js';
 import type { Answer, CodexPeer } from './codex-rpc.js';
 import { codexRejectionText, RpcError } from './codex-rpc.js';
-import { threadSettings, type Turn, turnResult } from './codex-turn.js';
+import { type Turn, threadSettings, turnResult } from './codex-turn.js';
 import { HostedSession } from './hosted-session.js';
 import type { HostedDriver } from './hosts.js';
 import { codexProgress } from './progress-map.js';

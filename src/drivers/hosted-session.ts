@@ -13,7 +13,14 @@ import {
   unusableResult,
 } from './results.js';
 import { type Settled, Trouble } from './trouble.js';
-import type { DriverFault, DriverOptions, DriverState, OpenResult, SessionDriver, TurnRequest } from './types.js';
+import type {
+  DriverFault,
+  DriverOptions,
+  DriverState,
+  OpenResult,
+  SessionDriver,
+  TurnRequest,
+} from './types.js';
 import { CANCEL_GRACE_MS, START_TIMEOUT_MS } from './warm-child.js';
 
 /** The host as a session uses it (./acp-host.ts and ./codex-host.ts are both); `C` its connection. */
@@ -59,7 +66,12 @@ export abstract class HostedSession<L, C, T extends StoppableTurn> implements Se
   abstract open(session: SessionRef): Promise<OpenResult>;
   abstract steer(text: string): ReturnType<SessionDriver['steer']>;
   /** The turn itself, once `turn` found the session open and the connection live. */
-  protected abstract runTurn(conn: C, sessionId: string, request: TurnRequest, t0: number): Promise<AgentResult>;
+  protected abstract runTurn(
+    conn: C,
+    sessionId: string,
+    request: TurnRequest,
+    t0: number,
+  ): Promise<AgentResult>;
 
   /** Another session on this process is mid-turn (this one's turn, if any, counts too). */
   othersBusy(): boolean {

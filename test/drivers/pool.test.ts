@@ -62,7 +62,7 @@ async function ask(
 }
 
 const text = (r: AgentResult) => (r.type === 'ok' ? r.text : `${r.type}:${r.kind}`);
-const pidOf = (p: WarmPool, lane: string) => p.list(Date.now()).find((x) => x.lane === lane)?.pid;
+const pidOf = (p: WarmPool, key: string) => p.list(Date.now()).find((x) => x.sessionKey === key)?.pid;
 
 describe('warm pool', () => {
   it('runs turn after turn in one process per lane, returning the session id for the queue to store', async () => {
@@ -113,7 +113,7 @@ describe('warm pool', () => {
     expect(
       p
         .list(Date.now())
-        .map((x) => x.lane)
+        .map((x) => x.sessionKey)
         .sort(),
     ).toEqual(['chat:a', 'chat:c']);
     const b2 = await ask(p, 'chat:b', 'b2', b.next);

@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AgentKind, AgentRequest, AgentResult } from '../../src/agents/types.js';
 import { configSchema } from '../../src/config/schema.js';
+import type { WarmPool } from '../../src/drivers/pool-types.js';
 import { createLogger } from '../../src/log.js';
-import { agentResolver, type WarmRunner } from '../../src/queue/adapters.js';
+import { agentResolver } from '../../src/queue/adapters.js';
 import type { AgentResolution } from '../../src/queue/ports.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'aw-adapt-'));
@@ -22,7 +23,7 @@ const log = createLogger({ level: 'silent' });
 
 function spy() {
   const calls: string[] = [];
-  const warm: WarmRunner = {
+  const warm: Pick<WarmPool, 'run' | 'close'> = {
     run: async (lane: string, kind: AgentKind, _r: AgentRequest): Promise<AgentResult> => {
       calls.push(`run ${kind} ${lane}`);
       return { type: 'ok', text: 'warm', progress: [], media: [], truncated: false, durationMs: 0 };

@@ -97,7 +97,7 @@ describe('queue → warm pool hooks', () => {
         maxProcesses: 4,
         processes: [
           {
-            lane,
+            sessionKey: lane,
             kind: 'codex',
             pid: 7,
             startedAt: now - 600_000,
