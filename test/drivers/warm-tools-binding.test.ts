@@ -1,5 +1,6 @@
-// The pool binds a warm process's tool token to each turn's run (issue 17): during the turn a call
-// with the process's token acts for that run (its chat, its runKey, its counters, interactive); the
+// The pool binds a warm process's tool token to each turn's run (the process outlives every run,
+// so its token must never act for one that ended): during the turn a call with the process's
+// token acts for that run (its chat, its runKey, its counters, interactive); the
 // next turn's run starts from zero; between turns and after the process closed it is refused. A
 // stub driver (the pool's `build` seam) looks at the token mid-turn, as `agentwire mcp` would.
 import { describe, expect, it } from 'vitest';
