@@ -18,14 +18,12 @@ import { acpRejectionText, acpSdk, isAcpRequestError } from './acp-sdk.js';
 import { monitoredStream, type Tap } from './acp-transport.js';
 import { decide } from './approval.js';
 import { HostBase, type HostBaseOptions, type HostLink } from './host-base.js';
-import { type ErrorResult, failureResult } from './results.js';
+import type { ErrorResult } from './results.js';
 import type { PermissionPolicy } from './types.js';
-import { START_TIMEOUT_MS } from './warm-child.js';
 
 export interface AcpHostOptions extends HostBaseOptions {
   /** Answers a request of no open session: the policy alone. */
   permission: PermissionPolicy;
-  startTimeoutMs?: number;
   tap?: Tap;
   /** Debug notes: a harmless misfit the agent sent, dropped (./acp-transport.ts). */
   log?: Logger;
@@ -43,7 +41,7 @@ export class AcpHost extends HostBase<AcpLink> {
   private capabilities: AgentCapabilities | undefined;
 
   constructor(private readonly opts: AcpHostOptions) {
-    super(opts, isAcpRequestError);
+    super(opts, isAcpRequestError, acpRejectionText);
   }
 
   loadsSessions(): boolean {
@@ -87,27 +85,18 @@ export class AcpHost extends HostBase<AcpLink> {
         this.find(params.sessionId)?.onUpdate(params),
       )
       .connect(stream);
-    const r = await this.settle(
+    const r = await this.hello(
       this.conn.agent.request(methods.agent.initialize, {
         protocolVersion: PROTOCOL_VERSION,
         // No file system or terminal of ours: the agent uses its own tools in its own folder.
         clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
         clientInfo: { name: 'agentwire', version: '0' },
       }),
-      this.opts.startTimeoutMs ?? START_TIMEOUT_MS,
-    );
-    if (r.type === 'value') {
-      this.capabilities = r.value.agentCapabilities;
-      return undefined;
-    }
-    if (r.type === 'timeout') this.kill({ type: 'unresponsive', what: 'initialize' });
-    return failureResult(this.opts.name, r, {
       t0,
-      what: 'initialize',
-      rejectedKind: 'exit',
-      stderr: this.stderrTail(),
-      rejectionText: acpRejectionText,
-    });
+    );
+    if (r.type !== 'value') return r;
+    this.capabilities = r.value.agentCapabilities;
+    return undefined;
   }
 
   private find(sessionId: string): AcpLink | undefined {

@@ -10,6 +10,7 @@ import {
   errorResult,
   type Failed,
   failureResult,
+  turnRefusal,
   unusableResult,
 } from './results.js';
 import { type Settled, Trouble } from './trouble.js';
@@ -94,15 +95,15 @@ export abstract class HostedSession<L, C, T extends StoppableTurn> implements Se
 
   turn(request: TurnRequest): Promise<AgentResult> {
     const t0 = performance.now();
-    if (this.closed || this.fault) return Promise.resolve(this.unusable(t0));
-    if (this.current) return Promise.resolve(errorResult(this.opts.name, 'exit', t0, { detail: 'busy' }));
-    const sessionId = this.sessionId;
+    const { closed, fault, sessionId } = this;
     const conn = this.host.connection();
-    if (!sessionId || !conn) {
-      return Promise.resolve(errorResult(this.opts.name, 'exit', t0, { detail: 'no session is open' }));
-    }
-    if (request.signal?.aborted)
-      return Promise.resolve(errorResult(this.opts.name, 'aborted', t0, { sessionId }));
+    const refused = turnRefusal(
+      this.opts.name,
+      { closed, fault, busy: !!this.current, sessionId, connected: !!conn, aborted: request.signal?.aborted },
+      t0,
+    );
+    // `turnRefusal` refused a missing session or conn; the test again only narrows their types.
+    if (refused || !sessionId || !conn) return Promise.resolve(refused ?? this.unusable(t0));
     return this.runTurn(conn, sessionId, request, t0);
   }
 

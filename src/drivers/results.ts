@@ -40,6 +40,31 @@ export function driverState(s: {
   return s.session ? { type: 'idle', sessionId: s.session } : { type: 'idle' };
 }
 
+/**
+ * Pure: why a driver cannot start a turn now (closed or broken, a turn running, no session open,
+ * stopped before it began), or undefined when it can. Every warm driver asks this first.
+ */
+export function turnRefusal(
+  name: string,
+  s: {
+    closed: boolean;
+    fault: DriverFault | undefined;
+    busy: boolean;
+    /** The open session, and whether the process's connection is there to run it on. */
+    sessionId: string | undefined;
+    connected: boolean;
+    aborted: boolean | undefined;
+  },
+  startedAt: number,
+): ErrorResult | undefined {
+  if (s.closed || s.fault) return unusableResult(name, s.fault, startedAt);
+  if (s.busy) return errorResult(name, 'exit', startedAt, { detail: 'busy' });
+  if (!s.sessionId || !s.connected)
+    return errorResult(name, 'exit', startedAt, { detail: 'no session is open' });
+  if (s.aborted) return errorResult(name, 'aborted', startedAt, { sessionId: s.sessionId });
+  return undefined;
+}
+
 /** A turn or open asked of a driver that is closed, or broken by `fault`. */
 export function unusableResult(name: string, fault: DriverFault | undefined, startedAt: number): ErrorResult {
   return errorResult(name, fault ? faultKind(fault) : 'exit', startedAt, {
