@@ -60,7 +60,7 @@ export function agentResolver(
 }
 
 /**
- * A warm agent's run: the chat's session goes to the lane's live process. A heartbeat's or
+ * A warm agent's run: the chat's session goes to its session key's live process. A heartbeat's or
  * schedule's `own` or `fresh` session runs cold: such runs come minutes or hours apart, so a live
  * process for each would hold memory for nothing, and the chat's own process (and its session)
  * is left alone. An ACP agent has no cold mode: those runs get a process of their own, closed after.
@@ -68,17 +68,17 @@ export function agentResolver(
 function warmRun(r: Resolved, warm: Pick<WarmPool, 'run' | 'close'>): AgentRun {
   return async (request, ctx?: RunContext) => {
     if (!ctx) return runCommandReply(r.spec, request);
-    if (ctx.session === 'chat') return warm.run(ctx.lane, r.kind, request);
+    if (ctx.session === 'chat') return warm.run(ctx.sessionKey, r.kind, request);
     if (!r.spec.warmOnly) return runCommandReply(r.spec, request);
-    const lane = `${ctx.session}:${ctx.lane}`;
-    // The process is this run's alone, in a pool lane of its own: its tool token is minted for the
-    // run's lane, which is the lane a run may bind.
+    const own = `${ctx.session}:${ctx.sessionKey}`;
+    // The process is this run's alone, under a pool key of its own; its tool token is minted for
+    // the run's session key, which is the one a run may bind.
     const tools = request.warmTools;
-    const own = tools && { ...tools, open: () => tools.open(ctx.lane) };
+    const ownTools = tools && { ...tools, open: () => tools.open(ctx.sessionKey) };
     try {
-      return await warm.run(lane, r.kind, own ? { ...request, warmTools: own } : request);
+      return await warm.run(own, r.kind, ownTools ? { ...request, warmTools: ownTools } : request);
     } finally {
-      await warm.close(lane);
+      await warm.close(own);
     }
   };
 }

@@ -57,8 +57,8 @@ export type Clock = () => number;
  */
 export type ToolGrantor = (run: {
   chat: ChatKey;
-  /** The run's lane (session scope): only a warm process of this lane may be bound to it. */
-  lane: string;
+  /** The run's session key (session scope): only a warm process of this key may be bound to it. */
+  sessionKey: string;
   /** Stable when the same run is redone after a crash (`in:<last message id>`). */
   runKey: string;
   cwd: string;

@@ -57,8 +57,12 @@ function setup(kind: AgentKind) {
   });
   pools.push(p);
   const runs: string[] = [];
-  const req = (runKey: string, session: SessionRef, lane: `${string}:${string}` = LANE): AgentRequest => {
-    const g = grantor({ chat: lane, lane, runKey, cwd: dir, timeoutMs: 30_000 });
+  const req = (
+    runKey: string,
+    session: SessionRef,
+    sessionKey: `${string}:${string}` = LANE,
+  ): AgentRequest => {
+    const g = grantor({ chat: sessionKey, sessionKey, runKey, cwd: dir, timeoutMs: 30_000 });
     if (!g) throw new Error('no grant');
     runs.push(g.server.env.AGENTWIRE_TOOLS_TOKEN as string);
     return {
