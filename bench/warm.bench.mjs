@@ -1,6 +1,7 @@
-// Warm agents (issue 16): for each of the five real CLIs, 20 turns in one chat through the relay
-// cold (one process per turn) and then warm (one live process), in one run, against the real-CLI
-// suite's fake model (it answers at once, so what is left is the CLI's and the relay's own cost).
+// Warm agents, what a live process saves over one per turn: for each of the five real CLIs, 20
+// turns in one chat through the relay cold (one process per turn) and then warm (one live
+// process), in one run, against the real-CLI suite's fake model (it answers at once, so what is
+// left is the CLI's and the relay's own cost).
 // Prints, per CLI: message in to reply out (median, p90), relay + CLI CPU per turn, the RSS of the
 // idle warm process group, and the ratios warm / cold against the targets (time <= 0.15, CPU <= 0.25).
 // Runs only where the real CLIs can run isolated: the pinned CLIs installed (`npm run test:clis`

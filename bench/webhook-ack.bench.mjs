@@ -4,9 +4,10 @@
 // and each one's time to a complete 200 is recorded (those messages wait in the store behind the
 // cap). A second scenario keeps the 4 run slots churning instead: every measured webhook starts a
 // trivial CLI run, so the relay spawns, parses and sends through the REST fake while it acks.
-// A third, the burst (issue 13, item 18): 20 senders × 5 messages each, a sender's messages 50 ms
-// apart and all senders at once, with 4 runs at a time and a 200 ms fake CLI, so agent start-ups
-// (spawns, CLI start-up CPU, replies) overlap the acknowledgements. Repeated for BURST_ROUNDS rounds.
+// A third, the burst (many people writing at once): 20 senders × 5 messages each, a sender's
+// messages 50 ms apart and all senders at once, with 4 runs at a time and a 200 ms fake CLI, so
+// agent start-ups (spawns, CLI start-up CPU, replies) overlap the
+// acknowledgements. Repeated for BURST_ROUNDS rounds.
 // The floor: the same posts against a bare node:http server in this process that answers 200.
 import { createServer } from 'node:http';
 import { startFakeTwilio } from './lib/fake-twilio.mjs';

@@ -59,12 +59,12 @@ export interface AgentSettings {
 }
 
 /**
- * Where a run belongs: its lane (the session scope: one warm process per lane) and whose session
- * it uses (a heartbeat's `own` or `fresh` session is not the chat's). The agent layer decides from
- * it whether the run goes to the chat's warm process or runs cold.
+ * Where a run belongs: its session key (the session scope: a chat, or `*`; one warm process a
+ * key) and whose session it uses (a heartbeat's `own` or `fresh` session is not the chat's). The
+ * agent layer decides from it whether the run goes to the chat's warm process or runs cold.
  */
 export interface RunContext {
-  lane: string;
+  sessionKey: string;
   session: 'chat' | 'own' | 'fresh';
 }
 

@@ -89,8 +89,8 @@ export interface ToolServer {
  * a token of its own, which acts only while a turn has bound it to that turn's run.
  */
 export interface ProcessTools {
-  /** The lane (session scope) the process serves: a run of another lane cannot bind it. */
-  lane: string;
+  /** The session key (session scope) the process serves: a run of another cannot bind it. */
+  sessionKey: string;
   server: ToolServer;
   /** The process closed: its token is refused from now on. */
   close(): void;
@@ -100,8 +100,8 @@ export type ToolBinding = { type: 'bound'; unbind(): void } | { type: 'refused';
 
 /** This run's tools as a warm process takes them (the pool opens a process's, binds it per turn). */
 export interface WarmTools {
-  /** A token (and its server) for a new process in `lane`: refused until a turn binds it. */
-  open(lane: string): ProcessTools;
+  /** A token (and its server) for a new process of `sessionKey`: refused until a turn binds it. */
+  open(sessionKey: string): ProcessTools;
   /** Binds the process's token to this run for one turn (interactive while bound). */
   bind(process: ProcessTools): ToolBinding;
 }

@@ -1,10 +1,13 @@
-// The local sockets of a process that runs agents: a unix socket in the state folder, mode 0600,
-// speaking newline-delimited JSON. Each path has one owner: the relay that holds the lock creates
-// `agentwire.sock` and its tools socket, and each `agentwire chat` a tools socket named by its own
-// pid (`chat-<pid>.sock`). So an existing file at a path being opened is a leftover from an owner
-// that died, and is replaced. The owner's control socket
-// (`callers: 'owner'`) answers only a caller that proved it is not an agent's run (caller.ts); the
-// agent tools' socket (`any`) answers anyone, since each of its calls carries a run's token.
+// The local sockets of a process that runs agents: unix sockets in the state folder, mode 0600,
+// speaking newline-delimited JSON. Who creates which: the relay (the one process holding the state
+// folder's lock) creates the owner's control socket `relay.sock` and the agent tools' socket
+// `tools.sock`; each `agentwire chat` creates a tools socket of its own, `chat-<pid>.sock` beside
+// them, so several may run beside a relay without a lock; and a sandboxed run or warm process of
+// either gets one more under `tool-sockets/` (`openRunSocket`), which takes only its own token.
+// Each path has one owner, so an existing file at a path being opened is a leftover from an owner
+// that died, and is replaced. The control socket (`callers: 'owner'`) answers only a caller that
+// proved it is not an agent's run (caller.ts); a tools socket (`any`) answers anyone, since each
+// of its calls carries a run's token.
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';

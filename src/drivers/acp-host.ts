@@ -14,20 +14,16 @@ import type {
 import type { Logger } from '../log.js';
 import type { StdioChild } from '../runner/spawn-stdio.js';
 import { acpQuestion, answerPermission } from './acp-permission.js';
-import { acpSdk, isAcpRequestError } from './acp-sdk.js';
+import { acpRejectionText, acpSdk, isAcpRequestError } from './acp-sdk.js';
 import { monitoredStream, type Tap } from './acp-transport.js';
 import { decide } from './approval.js';
 import { HostBase, type HostBaseOptions, type HostLink } from './host-base.js';
-import { type ErrorResult, errorResult, faultDetail, faultKind, rejectionKind } from './results.js';
-import type { Settled } from './trouble.js';
+import type { ErrorResult } from './results.js';
 import type { PermissionPolicy } from './types.js';
-
-const START_TIMEOUT_MS = 60_000;
 
 export interface AcpHostOptions extends HostBaseOptions {
   /** Answers a request of no open session: the policy alone. */
   permission: PermissionPolicy;
-  startTimeoutMs?: number;
   tap?: Tap;
   /** Debug notes: a harmless misfit the agent sent, dropped (./acp-transport.ts). */
   log?: Logger;
@@ -45,7 +41,7 @@ export class AcpHost extends HostBase<AcpLink> {
   private capabilities: AgentCapabilities | undefined;
 
   constructor(private readonly opts: AcpHostOptions) {
-    super(opts, isAcpRequestError);
+    super(opts, isAcpRequestError, acpRejectionText);
   }
 
   loadsSessions(): boolean {
@@ -89,42 +85,22 @@ export class AcpHost extends HostBase<AcpLink> {
         this.find(params.sessionId)?.onUpdate(params),
       )
       .connect(stream);
-    const r = await this.settle(
+    const r = await this.hello(
       this.conn.agent.request(methods.agent.initialize, {
         protocolVersion: PROTOCOL_VERSION,
         // No file system or terminal of ours: the agent uses its own tools in its own folder.
         clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
         clientInfo: { name: 'agentwire', version: '0' },
       }),
-      this.opts.startTimeoutMs ?? START_TIMEOUT_MS,
+      t0,
     );
-    if (r.type === 'value') {
-      this.capabilities = r.value.agentCapabilities;
-      return undefined;
-    }
-    return this.failure(r, t0, 'initialize');
+    if (r.type !== 'value') return r;
+    this.capabilities = r.value.agentCapabilities;
+    return undefined;
   }
 
   private find(sessionId: string): AcpLink | undefined {
     for (const l of this.links) if (l.sessionId() === sessionId) return l;
     return undefined;
-  }
-
-  private failure(r: Exclude<Settled<unknown>, { type: 'value' }>, t0: number, what: string): ErrorResult {
-    const name = this.opts.name;
-    if (r.type === 'timeout') {
-      this.kill({ type: 'unresponsive', what });
-      return errorResult(name, 'timeout', t0, { detail: `no answer to ${what}` });
-    }
-    if (r.type === 'fault') {
-      const f = r.fault;
-      const exit = f.type === 'exited' ? { exitCode: f.exitCode, signal: f.signal } : {};
-      const stderr = this.stderrTail();
-      const detail = f.type === 'exited' && stderr.trim() ? stderr : faultDetail(f);
-      return errorResult(name, faultKind(f), t0, { detail, ...exit });
-    }
-    const e = r.error as { message?: string; data?: unknown };
-    const text = [e.message, typeof e.data === 'string' ? e.data : JSON.stringify(e.data ?? '')].join(' ');
-    return errorResult(name, rejectionKind(text, 'exit'), t0, { detail: e.message ?? 'error' });
   }
 }

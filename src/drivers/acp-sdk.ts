@@ -22,3 +22,9 @@ export function loadedAcpSdk(): AcpSdk {
 /** An error the agent answered a request with (only the library, once loaded, makes these). */
 export const isAcpRequestError = (err: unknown): boolean =>
   sdk !== undefined && err instanceof sdk.RequestError;
+
+/** The words of an agent's error answer: its message and its data, for telling its kind. */
+export function acpRejectionText(error: unknown): string {
+  const e = error as { message?: string; data?: unknown };
+  return [e.message, typeof e.data === 'string' ? e.data : JSON.stringify(e.data ?? '')].join(' ');
+}

@@ -6,10 +6,8 @@
 import type { Readable, Writable } from 'node:stream';
 import type { AnyMessage, Stream } from '@agentclientprotocol/sdk';
 import { frameLines } from '../core/ndjson.js';
-import { Pending, readMessage } from './records.js';
+import { firstFault, MAX_RECORD_BYTES, Pending, readMessage } from './records.js';
 import type { DriverFault } from './types.js';
-
-export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 /** Sees every message both ways (captures, debugging); a line that is not JSON comes as a string. */
 export type Tap = (direction: 'in' | 'out', message: unknown) => void;
@@ -24,25 +22,20 @@ export function monitoredStream(
   input: Readable,
   output: Writable,
   onFault: (fault: DriverFault) => void,
-  maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES,
+  maxMessageBytes = MAX_RECORD_BYTES,
   tap?: Tap,
   onDropped?: (what: string) => void,
 ): MonitoredStream {
   const pending = new Pending();
-  let faulted = false;
+  const { fault, faulted } = firstFault(onFault);
   // Set once the library cancelled its reader (its connection closed): the child may still write,
   // and enqueueing into a cancelled stream throws inside a 'data' handler, i.e. crashes the relay.
   let readerGone = false;
-  const fault = (f: DriverFault) => {
-    if (faulted) return;
-    faulted = true;
-    onFault(f);
-  };
 
   const readable = new ReadableStream<AnyMessage>({
     start(controller) {
       const line = (record: string) => {
-        if (faulted || readerGone) return;
+        if (faulted() || readerGone) return;
         const r = readMessage(record, fault, tap);
         if (!r) return;
         const m = r.msg;

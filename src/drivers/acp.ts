@@ -7,74 +7,32 @@
 import type {
   ClientConnection,
   McpServerStdio,
-  RequestError,
   RequestPermissionRequest,
   SessionNotification,
-  SessionUpdate,
 } from '@agentclientprotocol/sdk';
-import { okResult } from '../agents/common.js';
 import type { AgentResult, SessionRef, StreamEvent } from '../agents/types.js';
 import { progressTap } from '../core/progress-event.js';
 import type { Logger } from '../log.js';
 import type { GroupGuard } from '../runner/spawn-stdio.js';
 import { AcpHost, type AcpLink } from './acp-host.js';
 import { acpQuestion, answerPermission } from './acp-permission.js';
-import { isAcpRequestError, loadedAcpSdk } from './acp-sdk.js';
+import { acpRejectionText, isAcpRequestError, loadedAcpSdk } from './acp-sdk.js';
 import type { Tap } from './acp-transport.js';
-import { type UpdateReducer, updateReducer } from './acp-updates.js';
-import { type Asking, decide, turnAsking } from './approval.js';
+import { ACTIVITY, isStaleEnd, promptResult, type Turn } from './acp-turn.js';
+import { updateReducer } from './acp-updates.js';
+import { decide, turnAsking } from './approval.js';
+import { HostedSession } from './hosted-session.js';
 import type { HostedDriver } from './hosts.js';
 import { acpProgress } from './progress-map.js';
-import {
-  driverState,
-  type ErrorResult,
-  errorResult,
-  faultDetail,
-  faultKind,
-  rejectionKind,
-  unusableResult,
-} from './results.js';
-import { type Settled, Trouble } from './trouble.js';
+import { errorResult } from './results.js';
 import { turnMessages } from './turn-messages.js';
 import { turnTimer } from './turn-timer.js';
-import type {
-  DriverFault,
-  DriverOptions,
-  DriverState,
-  OpenResult,
-  SessionDriver,
-  SteerResult,
-  TurnRequest,
-} from './types.js';
+import type { DriverOptions, OpenResult, SteerResult, TurnRequest } from './types.js';
+import { delay } from './warm-child.js';
 
-const START_TIMEOUT_MS = 60_000;
-const CANCEL_GRACE_MS = 5_000;
 // After session/load: no update for this long means the replayed history is over (capped).
 const REPLAY_QUIET_MS = 150;
 const REPLAY_MAX_MS = 5_000;
-
-interface Turn {
-  sessionId: string;
-  reducer: UpdateReducer;
-  events: (events: StreamEvent[]) => void;
-  /** The turn's progress events (drivers/progress-map.ts), masked and sent to its `onEvent`. */
-  progress: (update: SessionUpdate) => void;
-  stop: (why: 'timeout' | 'aborted') => void;
-  done: Promise<AgentResult>;
-  /** Who answers this turn's permission requests; aborted by the stop, so a waiting one is cancelled. */
-  asking: Asking & { abort(): void };
-  /** Updates that show the model at work (text, thought, tool call, plan) during this turn. */
-  activity: number;
-}
-
-/** The updates that show the model answering; a usage or mode update does not. */
-const ACTIVITY = new Set([
-  'agent_message_chunk',
-  'agent_thought_chunk',
-  'tool_call',
-  'tool_call_update',
-  'plan',
-]);
 
 export interface AcpDriverOptions extends DriverOptions {
   guard?: GroupGuard;
@@ -105,9 +63,9 @@ export function acpHost(options: AcpDriverOptions): AcpHost {
   });
 }
 
-class AcpDriver implements SessionDriver {
-  private readonly host: AcpHost;
-  private readonly link: AcpLink = {
+class AcpDriver extends HostedSession<AcpLink, ClientConnection, Turn> {
+  protected readonly host: AcpHost;
+  protected readonly link: AcpLink = {
     // While `session/load` runs, the replay it sends is routed here too (and ignored: no turn runs).
     sessionId: () => this.sessionId ?? this.loading,
     busy: () => this.current !== undefined,
@@ -115,95 +73,43 @@ class AcpDriver implements SessionDriver {
     onPermission: (p) => this.onPermission(p),
     onFault: (f) => this.trouble.raise(f),
   };
-  private sessionId: string | undefined;
-  private current: Turn | undefined;
-  private readonly trouble = new Trouble(isAcpRequestError, () => this.closed);
-  private closed = false;
   private lastUpdateAt = 0;
   private loading: string | undefined;
   /** The last turn was stopped (/stop, timeout): the next one may get that stop's stale end. */
   private afterCancel = false;
 
-  constructor(private readonly opts: AcpDriverOptions) {
+  constructor(protected override readonly opts: AcpDriverOptions) {
+    super(opts, isAcpRequestError, acpRejectionText);
     this.host = opts.host ?? acpHost(opts);
     this.host.attach(this.link);
   }
 
-  /** Another session on this process is mid-turn (this one's turn, if any, counts too). */
-  othersBusy(): boolean {
-    return this.host.busySessions() > (this.current ? 1 : 0);
-  }
-
-  hostId(): string {
-    return this.host.id;
-  }
-
-  state(): DriverState {
-    const { closed, fault, sessionId: session } = this;
-    return driverState({ closed, fault, busy: this.current?.sessionId, session });
-  }
-
-  pid(): number | undefined {
-    return this.fault || this.closed ? undefined : this.host.pid();
-  }
-
   async open(session: SessionRef): Promise<OpenResult> {
     const t0 = performance.now();
-    if (this.closed || this.fault) return this.unusable(t0);
-    if (this.current) return errorResult(this.opts.name, 'exit', t0, { detail: 'a turn is running' });
-    const started = await this.host.start(t0);
-    if (started) return started;
-    const conn = this.host.connection();
-    if (!conn || this.fault) return this.unusable(t0);
+    const ready = await this.connect(t0);
+    if (ready.type !== 'ready') return ready;
     const { methods } = loadedAcpSdk();
     // The session's own folder and tools: both are per session in ACP, not the process's.
     const cwd = this.opts.process.cwd;
     const mcpServers = this.opts.mcpServers ?? [];
-    const ctx = conn.agent;
-    if (session.type === 'resume') {
-      if (!this.host.loadsSessions()) {
-        return errorResult(this.opts.name, 'session_not_found', t0, {
-          detail: 'the agent cannot load sessions (no loadSession capability)',
-        });
-      }
-      this.loading = session.id;
-      const r = await this.settle(
-        ctx.request(methods.agent.session.load, { sessionId: session.id, cwd, mcpServers }),
-        this.startTimeoutMs(),
-      );
-      this.loading = undefined;
-      if (r.type === 'value') {
-        this.sessionId = session.id;
-        // gemini 0.61 replays the history after its answer to session/load, not before it as the
-        // protocol asks; a turn started at once would take the old reply for its own.
-        await this.quiet(session.id);
-        return { type: 'ok', sessionId: session.id };
-      }
-      return this.failure(r, t0, 'session/load', 'session_not_found');
+    const ctx = ready.conn.agent;
+    if (session.type === 'new') {
+      const request = ctx.request(methods.agent.session.new, { cwd, mcpServers });
+      return this.establish(request, (v) => v.sessionId, t0, 'session/new', 'exit');
     }
-    const r = await this.settle(
-      ctx.request(methods.agent.session.new, { cwd, mcpServers }),
-      this.startTimeoutMs(),
-    );
-    if (r.type === 'value') {
-      this.sessionId = r.value.sessionId;
-      return { type: 'ok', sessionId: r.value.sessionId };
+    if (!this.host.loadsSessions()) {
+      return errorResult(this.opts.name, 'session_not_found', t0, {
+        detail: 'the agent cannot load sessions (no loadSession capability)',
+      });
     }
-    return this.failure(r, t0, 'session/new', 'exit');
-  }
-
-  turn(request: TurnRequest): Promise<AgentResult> {
-    const t0 = performance.now();
-    if (this.closed || this.fault) return Promise.resolve(this.unusable(t0));
-    if (this.current) return Promise.resolve(errorResult(this.opts.name, 'exit', t0, { detail: 'busy' }));
-    const sessionId = this.sessionId;
-    const conn = this.host.connection();
-    if (!sessionId || !conn) {
-      return Promise.resolve(errorResult(this.opts.name, 'exit', t0, { detail: 'no session is open' }));
-    }
-    if (request.signal?.aborted)
-      return Promise.resolve(errorResult(this.opts.name, 'aborted', t0, { sessionId }));
-    return this.runTurn(conn, sessionId, request, t0);
+    this.loading = session.id;
+    const request = ctx.request(methods.agent.session.load, { sessionId: session.id, cwd, mcpServers });
+    const r = await this.establish(request, () => session.id, t0, 'session/load', 'session_not_found');
+    this.loading = undefined;
+    // gemini 0.61 replays the history after its answer to session/load, not before it as the
+    // protocol asks; a turn started at once would take the old reply for its own.
+    if (r.type === 'ok') await this.quiet(session.id);
+    return r;
   }
 
   steer(): SteerResult {
@@ -211,32 +117,10 @@ class AcpDriver implements SessionDriver {
     return this.current ? { type: 'unsupported' } : { type: 'idle' };
   }
 
-  async cancel(): Promise<void> {
-    const turn = this.current;
-    if (!turn) return;
-    turn.stop('aborted');
-    await turn.done;
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    const turn = this.current;
-    // A running turn is cancelled first (other sessions on the process go on); one that does not
-    // stop within the grace gives the process up (./acp-host.ts).
-    if (turn) {
-      turn.stop('aborted');
-      await turn.done;
-    }
-    this.closed = true;
-    // The last session on the process ends it (end of input, then TERM and KILL).
-    await this.host.detach(this.link);
-  }
-
-  private async runTurn(conn: ClientConnection, sessionId: string, req: TurnRequest, t0: number) {
+  protected async runTurn(conn: ClientConnection, sessionId: string, req: TurnRequest, t0: number) {
     const { methods } = loadedAcpSdk();
     const gathered = turnMessages(req.onProgress);
     const events = (evs: StreamEvent[]) => gathered.add(evs);
-    const messages = gathered.messages;
     let stopped: 'timeout' | 'aborted' | undefined;
     let graceTimer: NodeJS.Timeout | undefined;
     const asking = turnAsking(this.opts.permission, req.approve);
@@ -245,10 +129,7 @@ class AcpDriver implements SessionDriver {
       stopped = why;
       asking.abort();
       void conn.agent.notify(methods.agent.session.cancel, { sessionId }).catch(() => {});
-      graceTimer = setTimeout(
-        () => this.breakWith({ type: 'unresponsive', what: 'session/cancel' }),
-        this.opts.cancelGraceMs ?? CANCEL_GRACE_MS,
-      );
+      graceTimer = this.graceTimer('session/cancel');
     };
     const timer = turnTimer(req.timeoutMs, req.personWaitMs, () => stop('timeout'));
     const onAbort = () => stop('aborted');
@@ -275,19 +156,8 @@ class AcpDriver implements SessionDriver {
     req.signal?.removeEventListener('abort', onAbort);
     events(reducer.end());
 
-    // claude-agent-acp answers the first prompt after a cancel with an instant, empty end_turn: the
-    // cancelled run's own end, read late from a stream that still holds this prompt's real answer,
-    // so every later reply would come one message late. Sending the prompt again would only move
-    // the lag one message on (the copy is answered too, and read by the next prompt). So an empty
-    // end right after a stop, with no sign of the model at work, breaks this session: the pool
-    // resumes it in a fresh `session/load` (a new run of the agent's own stream) and runs the
-    // message again, once; the process that holds the stale stream is given up (./acp-host.ts).
-    const stale =
-      this.afterCancel &&
-      !stopped &&
-      turn.activity === 0 &&
-      r.type === 'value' &&
-      r.value.stopReason === 'end_turn';
+    // The process that holds a stale stream is given up (./acp-host.ts); see ./acp-turn.ts.
+    const stale = isStaleEnd(this.afterCancel, stopped, turn.activity, r);
     this.afterCancel = stopped !== undefined;
     let result: AgentResult;
     if (stale) {
@@ -295,21 +165,11 @@ class AcpDriver implements SessionDriver {
       this.opts.log?.debug({ agent: this.opts.name }, `ACP: ${detail}`);
       this.breakWith({ type: 'stale', detail });
       result = errorResult(this.opts.name, 'exit', t0, { sessionId, detail });
-    } else if (r.type === 'value' && !stopped && r.value.stopReason !== 'cancelled') {
-      // A turn that ended normally is a reply even when empty (a turn of tool calls only), as the
-      // cold parsers treat a finished run; other stop reasons without text say nothing true.
-      result =
-        messages.length || r.value.stopReason === 'end_turn'
-          ? { ...okResult(messages, { sessionId, truncated: false }), durationMs: ms(t0) }
-          : errorResult(this.opts.name, 'unparseable', t0, {
-              sessionId,
-              detail: `the turn ended (${r.value.stopReason}) without a reply`,
-            });
-    } else if (r.type === 'value' || (stopped && r.type === 'rejected')) {
-      // Stopped in time: the process and the session stay for the next turn.
-      result = errorResult(this.opts.name, stopped ?? 'aborted', t0, { sessionId });
     } else {
-      result = { ...this.failure(r, t0, 'session/prompt', 'exit', stopped), sessionId };
+      const messages = gathered.messages;
+      result = promptResult(this.opts.name, r, { sessionId, messages, stopped, t0 }, (f) =>
+        this.failure(f, t0, 'session/prompt', 'exit', stopped),
+      );
     }
     this.current = undefined;
     asking.abort();
@@ -334,26 +194,6 @@ class AcpDriver implements SessionDriver {
     turn.progress(n.update);
   }
 
-  /** This session cannot be trusted any more: broken, and the process given up as ./acp-host.ts decides. */
-  private breakWith(fault: DriverFault): void {
-    if (this.fault) return;
-    this.trouble.raise(fault);
-    this.host.giveUp(this.link);
-  }
-
-  /** The process's first fault, if any: from then on it is broken. */
-  private get fault(): DriverFault | undefined {
-    return this.trouble.fault;
-  }
-
-  private set fault(f: DriverFault | undefined) {
-    this.trouble.fault = f;
-  }
-
-  private settle<T>(p: Promise<T>, timeoutMs: number): Promise<Settled<T>> {
-    return this.trouble.settle(p, timeoutMs);
-  }
-
   /** Waits until the agent has sent no update for a moment (the end of a replay). */
   private async quiet(sessionId: string): Promise<void> {
     const until = performance.now() + REPLAY_MAX_MS;
@@ -364,40 +204,4 @@ class AcpDriver implements SessionDriver {
       await delay(wait);
     }
   }
-
-  private failure(
-    r: Exclude<Settled<unknown>, { type: 'value' }>,
-    t0: number,
-    what: string,
-    rejectedKind: ErrorResult['kind'],
-    stopped?: 'timeout' | 'aborted',
-  ): ErrorResult {
-    const name = this.opts.name;
-    if (r.type === 'timeout') {
-      this.breakWith({ type: 'unresponsive', what });
-      return errorResult(name, 'timeout', t0, { detail: `no answer to ${what}` });
-    }
-    if (r.type === 'fault') {
-      const f = r.fault;
-      const exit = f.type === 'exited' ? { exitCode: f.exitCode, signal: f.signal } : {};
-      const stderr = this.host.stderrTail();
-      const detail = f.type === 'exited' && stderr.trim() ? stderr : faultDetail(f);
-      // A turn we stopped that then had to be killed still ends as the stop the user asked for.
-      return errorResult(name, stopped ?? faultKind(f), t0, { detail, ...exit });
-    }
-    const e = r.error as RequestError;
-    const text = [e.message, typeof e.data === 'string' ? e.data : JSON.stringify(e.data ?? '')].join(' ');
-    return errorResult(name, stopped ?? rejectionKind(text, rejectedKind), t0, { detail: e.message });
-  }
-
-  private unusable(t0: number): ErrorResult {
-    return unusableResult(this.opts.name, this.fault, t0);
-  }
-
-  private startTimeoutMs(): number {
-    return this.opts.startTimeoutMs ?? START_TIMEOUT_MS;
-  }
 }
-
-const ms = (t0: number) => Math.round(performance.now() - t0);
-const delay = (n: number) => new Promise<undefined>((r) => setTimeout(() => r(undefined), n).unref());

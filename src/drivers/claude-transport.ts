@@ -4,10 +4,9 @@
 // longer speaking the protocol: a fault, after which nothing more is delivered.
 import type { Readable, Writable } from 'node:stream';
 import { frameLines } from '../core/ndjson.js';
-import { type Json, Pending, readMessage } from './records.js';
+import { firstFault, type Json, MAX_RECORD_BYTES, Pending, readMessage } from './records.js';
 import type { DriverFault } from './types.js';
 
-export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 export type { Json };
 
 /** Sees every message both ways (captures, debugging); a line that is not JSON comes as a string. */
@@ -34,19 +33,14 @@ export function claudeTransport(
   input: Readable,
   output: Writable,
   events: TransportEvents,
-  maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES,
+  maxMessageBytes = MAX_RECORD_BYTES,
   tap?: Tap,
 ): ClaudeTransport {
   const pending = new Pending();
-  let faulted = false;
-  const fault = (f: DriverFault) => {
-    if (faulted) return;
-    faulted = true;
-    events.onFault(f);
-  };
+  const { fault, faulted } = firstFault((f) => events.onFault(f));
 
   const line = (record: string) => {
-    if (faulted) return;
+    if (faulted()) return;
     const r = readMessage(record, fault, tap);
     if (!r) return;
     const m = r.msg;

@@ -14,7 +14,7 @@ import { decide, oneRequest, turnAsking } from './approval.js';
 import { answerControl, claudeQuestion, claudeWarmArgv } from './claude-control.js';
 import { faultResult, keepLine, type Phase, turnResult } from './claude-phase.js';
 import { type ClaudeTransport, claudeTransport, type Json, type Tap } from './claude-transport.js';
-import { driverState, type ErrorResult, errorResult, unusableResult } from './results.js';
+import { driverState, type ErrorResult, errorResult, turnRefusal, unusableResult } from './results.js';
 import { turnMessages } from './turn-messages.js';
 import { turnTimer } from './turn-timer.js';
 import type {
@@ -26,11 +26,15 @@ import type {
   SteerResult,
   TurnRequest,
 } from './types.js';
-import { delay, endChild, startWarmChild } from './warm-child.js';
+import {
+  CANCEL_GRACE_MS,
+  delay,
+  endChild,
+  KILL_GRACE_MS,
+  START_TIMEOUT_MS,
+  startWarmChild,
+} from './warm-child.js';
 
-const START_TIMEOUT_MS = 60_000;
-const CANCEL_GRACE_MS = 5_000;
-const KILL_GRACE_MS = 2_000;
 // After the process exited, how long stdout may take to deliver its last lines (the result that
 // says why: a missing session prints one and exits 1 before reading any input).
 const DRAIN_MS = 1_000;
@@ -138,15 +142,21 @@ class ClaudeDriver implements SessionDriver {
 
   turn(request: TurnRequest): Promise<AgentResult> {
     const t0 = performance.now();
-    if (this.closed || this.fault) return Promise.resolve(this.unusable(t0));
-    if (this.phase) return Promise.resolve(errorResult(this.opts.name, 'exit', t0, { detail: 'busy' }));
-    const sessionId = this.sessionId;
-    const transport = this.transport;
-    if (!sessionId || !transport) {
-      return Promise.resolve(errorResult(this.opts.name, 'exit', t0, { detail: 'no session is open' }));
-    }
-    if (request.signal?.aborted)
-      return Promise.resolve(errorResult(this.opts.name, 'aborted', t0, { sessionId }));
+    const { closed, fault, sessionId, transport } = this;
+    const refused = turnRefusal(
+      this.opts.name,
+      {
+        closed,
+        fault,
+        busy: !!this.phase,
+        sessionId,
+        connected: !!transport,
+        aborted: request.signal?.aborted,
+      },
+      t0,
+    );
+    // `turnRefusal` refused a missing session or transport; the test again only narrows their types.
+    if (refused || !sessionId || !transport) return Promise.resolve(refused ?? this.unusable(t0));
 
     const gathered = turnMessages(request.onProgress);
     let graceTimer: NodeJS.Timeout | undefined;

@@ -8,19 +8,15 @@ import type { Tap } from './acp-transport.js';
 import { decide } from './approval.js';
 import { answerCodexRequest, codexQuestion } from './codex-permission.js';
 import type { ServerNotification, ServerRequest } from './codex-protocol.js';
-import { type Answer, type CodexPeer, codexPeer, RpcError } from './codex-rpc.js';
-import { failureResult } from './codex-turn.js';
-import { HostBase, type HostBaseOptions, type HostLink, KILL_GRACE_MS } from './host-base.js';
+import { type Answer, type CodexPeer, codexPeer, codexRejectionText, RpcError } from './codex-rpc.js';
+import { HostBase, type HostBaseOptions, type HostLink } from './host-base.js';
 import type { ErrorResult } from './results.js';
 import type { PermissionPolicy } from './types.js';
-import { delay } from './warm-child.js';
-
-const START_TIMEOUT_MS = 60_000;
+import { delay, KILL_GRACE_MS } from './warm-child.js';
 
 export interface CodexHostOptions extends HostBaseOptions {
   /** Answers a request of no open thread (a session already closed): the policy alone. */
   permission: PermissionPolicy;
-  startTimeoutMs?: number;
   tap?: Tap;
 }
 
@@ -35,7 +31,7 @@ export class CodexHost extends HostBase<CodexLink> {
   private peer: CodexPeer | undefined;
 
   constructor(private readonly opts: CodexHostOptions) {
-    super(opts, (error) => error instanceof RpcError);
+    super(opts, (error) => error instanceof RpcError, codexRejectionText);
   }
 
   /** The connection, once started (`start` resolved undefined). */
@@ -67,17 +63,14 @@ export class CodexHost extends HostBase<CodexLink> {
       },
       this.opts.tap,
     );
-    const r = await this.settle(
+    const r = await this.hello(
       this.peer.request('initialize', {
         clientInfo: { name: 'agentwire', title: null, version: '0' },
         capabilities: null,
       }),
-      this.opts.startTimeoutMs ?? START_TIMEOUT_MS,
+      t0,
     );
-    if (r.type !== 'value') {
-      if (r.type === 'timeout') this.kill({ type: 'unresponsive', what: 'initialize' });
-      return failureResult(this.opts.name, this.stderrTail(), r, t0, 'initialize', 'exit');
-    }
+    if (r.type !== 'value') return r;
     this.peer.notifyInitialized();
     return undefined;
   }

@@ -45,6 +45,13 @@ export class RpcError extends Error {
   }
 }
 
+/** The words of codex's error answer: its message and its data, for telling its kind. */
+export function codexRejectionText(error: unknown): string {
+  const e = error as Error;
+  const data = e instanceof RpcError && e.data !== undefined ? JSON.stringify(e.data) : '';
+  return `${e.message} ${data}`;
+}
+
 /** The connection ended (the child closed stdout or a fault stopped delivery) under a request. */
 export class RpcClosed extends Error {}
 

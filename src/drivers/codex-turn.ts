@@ -1,12 +1,43 @@
-// A codex turn as the driver tracks it, and how a turn or a request ends as an AgentResult: pure,
-// apart from the driver (codex.ts), which holds the process.
+// A codex thread's settings and a turn as the driver tracks it, and how a turn ends as an
+// AgentResult: pure, apart from the driver (codex.ts), which holds the session.
 import { classifyError, okResult, usageOf } from '../agents/common.js';
 import type { AgentResult, StreamEvent } from '../agents/types.js';
 import type { Asking } from './approval.js';
+import { approvalPolicy } from './codex-permission.js';
 import type { Turn as CodexTurn, ServerNotification } from './codex-protocol.js';
-import { RpcError } from './codex-rpc.js';
-import { type ErrorResult, errorResult, faultDetail, faultKind, rejectionKind } from './results.js';
+import { type ErrorResult, errorResult } from './results.js';
 import type { Settled } from './trouble.js';
+import type { PermissionPolicy } from './types.js';
+
+/** What a thread is opened with, as the cold spec's flags say it; see CodexDriverOptions. */
+export interface ThreadOptions {
+  process: { cwd: string };
+  permission: PermissionPolicy;
+  model?: string;
+  thinking?: string;
+  systemText?: string;
+  threadConfig?: Record<string, string | number | boolean | string[] | object>;
+  sandbox?: 'read-only';
+}
+
+/** The settings of `thread/start` and `thread/resume`. */
+export function threadSettings(o: ThreadOptions) {
+  return {
+    cwd: o.process.cwd,
+    approvalPolicy: approvalPolicy(o.permission),
+    ...(o.model ? { model: o.model } : {}),
+    ...(o.thinking || o.threadConfig
+      ? {
+          config: {
+            ...o.threadConfig,
+            ...(o.thinking ? { model_reasoning_effort: o.thinking } : {}),
+          },
+        }
+      : {}),
+    ...(o.systemText ? { developerInstructions: o.systemText } : {}),
+    ...(o.sandbox ? { sandbox: o.sandbox } : {}),
+  };
+}
 
 export interface Turn {
   threadId: string;
@@ -62,32 +93,6 @@ export function turnResult(
     ...okResult(messages, { sessionId, usage, truncated: false }),
     durationMs: ms(t0),
   };
-}
-
-/** The error result for a request that got no value: timed out, a fault, or refused. */
-export function failureResult(
-  name: string,
-  stderr: string,
-  r: Exclude<Settled<unknown>, { type: 'value' }>,
-  t0: number,
-  what: string,
-  rejectedKind: ErrorResult['kind'],
-  stopped?: 'timeout' | 'aborted',
-): ErrorResult {
-  if (r.type === 'timeout') {
-    return errorResult(name, 'timeout', t0, { detail: `no answer to ${what}` });
-  }
-  if (r.type === 'fault') {
-    const f = r.fault;
-    const exit = f.type === 'exited' ? { exitCode: f.exitCode, signal: f.signal } : {};
-    const detail = f.type === 'exited' && stderr.trim() ? stderr : faultDetail(f);
-    return errorResult(name, stopped ?? faultKind(f), t0, { detail, ...exit });
-  }
-  const e = r.error as Error;
-  const data = e instanceof RpcError && e.data !== undefined ? JSON.stringify(e.data) : '';
-  return errorResult(name, stopped ?? rejectionKind(`${e.message} ${data}`, rejectedKind), t0, {
-    detail: e.message,
-  });
 }
 
 const ms = (t0: number) => Math.round(performance.now() - t0);

@@ -12,32 +12,21 @@ import type { Tap } from './acp-transport.js';
 import { decide, turnAsking } from './approval.js';
 import { CodexHost, type CodexLink } from './codex-host.js';
 import { itemCompleted, itemStarted } from './codex-items.js';
-import { answerCodexRequest, approvalPolicy, codexQuestion } from './codex-permission.js';
+import { answerCodexRequest, codexQuestion } from './codex-permission.js';
 import type { Turn as CodexTurn, ServerNotification, ServerRequest, UserInput } from './codex-protocol.js';
 import type { Answer, CodexPeer } from './codex-rpc.js';
-import { RpcError } from './codex-rpc.js';
-import { failureResult, type Turn, turnResult } from './codex-turn.js';
+import { codexRejectionText, RpcError } from './codex-rpc.js';
+import { type Turn, threadSettings, turnResult } from './codex-turn.js';
+import { HostedSession } from './hosted-session.js';
 import type { HostedDriver } from './hosts.js';
 import { codexProgress } from './progress-map.js';
-import { driverState, type ErrorResult, errorResult, unusableResult } from './results.js';
-import { type Settled, Trouble } from './trouble.js';
+import type { Settled } from './trouble.js';
 import { turnMessages } from './turn-messages.js';
 import { turnTimer } from './turn-timer.js';
-import type {
-  DriverFault,
-  DriverOptions,
-  DriverState,
-  OpenResult,
-  SessionDriver,
-  SteerResult,
-  TurnRequest,
-} from './types.js';
+import type { DriverOptions, OpenResult, SteerResult, TurnRequest } from './types.js';
 
 /** What follows the codex command (`codex`, or a configured one) to start the server. */
 export const APP_SERVER_ARGS = ['app-server'] as const;
-
-const START_TIMEOUT_MS = 60_000;
-const CANCEL_GRACE_MS = 5_000;
 
 export interface CodexDriverOptions extends DriverOptions {
   guard?: GroupGuard;
@@ -71,22 +60,15 @@ export function codexHost(options: CodexDriverOptions): CodexHost {
   });
 }
 
-class CodexDriver implements SessionDriver {
-  private readonly host: CodexHost;
-  private readonly link: CodexLink = {
-    threadId: () => this.threadId,
+class CodexDriver extends HostedSession<CodexLink, CodexPeer, Turn> {
+  protected readonly host: CodexHost;
+  protected readonly link: CodexLink = {
+    threadId: () => this.sessionId,
     busy: () => this.current !== undefined,
     onNotification: (n) => this.onNotification(n),
     onRequest: (req) => this.onRequest(req),
     onFault: (f) => this.trouble.raise(f),
   };
-  private threadId: string | undefined;
-  private current: Turn | undefined;
-  private readonly trouble = new Trouble(
-    (error) => error instanceof RpcError,
-    () => this.closed,
-  );
-  private closed = false;
   /**
    * Steered texts that never reached the model (the turn ended first, or was interrupted: codex
    * drops input steered into a turn that is then interrupted). They open the next turn, so a
@@ -96,82 +78,24 @@ class CodexDriver implements SessionDriver {
   /** The last turn that ended: its stragglers must not open the next turn's reply. */
   private endedTurnId: string | undefined;
 
-  constructor(private readonly opts: CodexDriverOptions) {
+  constructor(protected override readonly opts: CodexDriverOptions) {
+    super(opts, (error) => error instanceof RpcError, codexRejectionText);
     this.host = opts.host ?? codexHost(opts);
     this.host.attach(this.link);
   }
 
-  /** Another session on this process is mid-turn (this one's turn, if any, counts too). */
-  othersBusy = (): boolean => this.host.busySessions() > (this.current ? 1 : 0);
-
-  hostId(): string {
-    return this.host.id;
-  }
-
-  state(): DriverState {
-    const { closed, fault, threadId: session } = this;
-    return driverState({ closed, fault, busy: this.current?.threadId, session });
-  }
-
-  pid(): number | undefined {
-    return this.fault || this.closed ? undefined : this.host.pid();
-  }
-
   async open(session: SessionRef): Promise<OpenResult> {
     const t0 = performance.now();
-    if (this.closed || this.fault) return this.unusable(t0);
-    if (this.current) return errorResult(this.opts.name, 'exit', t0, { detail: 'a turn is running' });
-    const started = await this.host.start(t0);
-    if (started) return started;
-    const peer = this.host.connection();
-    if (!peer || this.fault) return this.unusable(t0);
-    const settings = {
-      cwd: this.opts.process.cwd,
-      approvalPolicy: approvalPolicy(this.opts.permission),
-      ...(this.opts.model ? { model: this.opts.model } : {}),
-      ...(this.opts.thinking || this.opts.threadConfig
-        ? {
-            config: {
-              ...this.opts.threadConfig,
-              ...(this.opts.thinking ? { model_reasoning_effort: this.opts.thinking } : {}),
-            },
-          }
-        : {}),
-      ...(this.opts.systemText ? { developerInstructions: this.opts.systemText } : {}),
-      ...(this.opts.sandbox ? { sandbox: this.opts.sandbox } : {}),
-    };
+    const ready = await this.connect(t0);
+    if (ready.type !== 'ready') return ready;
+    const settings = threadSettings(this.opts);
     if (session.type === 'resume') {
-      const r = await this.settle(
-        peer.request('thread/resume', { threadId: session.id, ...settings }),
-        this.startTimeoutMs(),
-      );
-      if (r.type === 'value') {
-        this.threadId = r.value.thread.id;
-        return { type: 'ok', sessionId: r.value.thread.id };
-      }
+      const request = ready.conn.request('thread/resume', { threadId: session.id, ...settings });
       // codex answers an unknown thread id with an error response ("no rollout found …").
-      return this.failure(r, t0, 'thread/resume', 'session_not_found');
+      return this.establish(request, (v) => v.thread.id, t0, 'thread/resume', 'session_not_found');
     }
-    const r = await this.settle(peer.request('thread/start', settings), this.startTimeoutMs());
-    if (r.type === 'value') {
-      this.threadId = r.value.thread.id;
-      return { type: 'ok', sessionId: r.value.thread.id };
-    }
-    return this.failure(r, t0, 'thread/start', 'exit');
-  }
-
-  turn(request: TurnRequest): Promise<AgentResult> {
-    const t0 = performance.now();
-    if (this.closed || this.fault) return Promise.resolve(this.unusable(t0));
-    if (this.current) return Promise.resolve(errorResult(this.opts.name, 'exit', t0, { detail: 'busy' }));
-    const threadId = this.threadId;
-    const peer = this.host.connection();
-    if (!threadId || !peer) {
-      return Promise.resolve(errorResult(this.opts.name, 'exit', t0, { detail: 'no session is open' }));
-    }
-    if (request.signal?.aborted)
-      return Promise.resolve(errorResult(this.opts.name, 'aborted', t0, { sessionId: threadId }));
-    return this.runTurn(peer, threadId, request, t0);
+    const request = ready.conn.request('thread/start', settings);
+    return this.establish(request, (v) => v.thread.id, t0, 'thread/start', 'exit');
   }
 
   steer(text: string): SteerResult {
@@ -185,28 +109,14 @@ class CodexDriver implements SessionDriver {
     return { type: 'steered' };
   }
 
-  async cancel(): Promise<void> {
-    const turn = this.current;
-    if (!turn) return;
-    turn.stop('aborted');
-    await turn.done;
-  }
-
-  async close(): Promise<void> {
+  override async close(): Promise<void> {
     if (this.closed) return;
-    const turn = this.current;
-    // A running turn is interrupted first (other threads go on); one that will not stop gives the process up.
-    if (turn) {
-      turn.stop('aborted');
-      await turn.done;
-    }
-    this.closed = true;
-    // The last session on the process ends it (end of input, then TERM and KILL).
-    await this.host.detach(this.link);
+    await super.close();
+    // Requests still waiting (an open cut short) end now, not with the process.
     this.trouble.raise({ type: 'exited', exitCode: null, signal: null });
   }
 
-  private async runTurn(peer: CodexPeer, threadId: string, req: TurnRequest, t0: number) {
+  protected async runTurn(peer: CodexPeer, threadId: string, req: TurnRequest, t0: number) {
     const gathered = turnMessages(req.onProgress);
     let graceTimer: NodeJS.Timeout | undefined;
     let completed: (t: CodexTurn) => void = () => {};
@@ -229,10 +139,7 @@ class CodexDriver implements SessionDriver {
         turn.stopped = why;
         turn.asking.abort();
         if (turn.turnId) this.interrupt(peer, turn, turn.turnId);
-        graceTimer = setTimeout(
-          () => this.breakWith({ type: 'unresponsive', what: 'turn/interrupt' }),
-          this.opts.cancelGraceMs ?? CANCEL_GRACE_MS,
-        );
+        graceTimer = this.graceTimer('turn/interrupt');
       },
       completed: (t) => completed(t),
       endedEarly: new Map(),
@@ -359,49 +266,5 @@ class CodexDriver implements SessionDriver {
     const question = codexQuestion(req, turn?.files.get(itemId));
     const asking = turn?.asking ?? { policy: this.opts.permission };
     return decide(question, asking).then((v) => answerCodexRequest(req, v));
-  }
-
-  /**
-   * This session cannot be trusted any more (its turn would not stop, a request timed out): it is
-   * broken, and the process is given up as ./codex-host.ts decides.
-   */
-  private breakWith(fault: DriverFault): void {
-    if (this.fault) return;
-    this.trouble.raise(fault);
-    this.host.giveUp(this.link);
-  }
-
-  /** The process's first fault, if any: from then on it is broken. */
-  private get fault(): DriverFault | undefined {
-    return this.trouble.fault;
-  }
-
-  private set fault(f: DriverFault | undefined) {
-    this.trouble.fault = f;
-  }
-
-  private settle<T>(p: Promise<T>, timeoutMs: number): Promise<Settled<T>> {
-    return this.trouble.settle(p, timeoutMs);
-  }
-
-  /** An error result for a request that did not answer; one that timed out breaks the process. */
-  private failure(
-    r: Exclude<Settled<unknown>, { type: 'value' }>,
-    t0: number,
-    what: string,
-    rejectedKind: ErrorResult['kind'],
-    stopped?: 'timeout' | 'aborted',
-  ): ErrorResult {
-    if (r.type === 'timeout') this.breakWith({ type: 'unresponsive', what });
-    const stderr = this.host.stderrTail();
-    return failureResult(this.opts.name, stderr, r, t0, what, rejectedKind, stopped);
-  }
-
-  private unusable(t0: number): ErrorResult {
-    return unusableResult(this.opts.name, this.fault, t0);
-  }
-
-  private startTimeoutMs(): number {
-    return this.opts.startTimeoutMs ?? START_TIMEOUT_MS;
   }
 }

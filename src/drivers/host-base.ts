@@ -8,12 +8,10 @@
 import { randomUUID } from 'node:crypto';
 import type { GroupGuard, StdioChild } from '../runner/spawn-stdio.js';
 import type { SharedHost } from './hosts.js';
-import type { ErrorResult } from './results.js';
+import { type ErrorResult, failureResult } from './results.js';
 import { type Settled, Trouble } from './trouble.js';
 import type { DriverFault, DriverProcess } from './types.js';
-import { endChild, startWarmChild } from './warm-child.js';
-
-export const KILL_GRACE_MS = 2_000;
+import { endChild, KILL_GRACE_MS, START_TIMEOUT_MS, startWarmChild } from './warm-child.js';
 
 /** One session as any host sees it. */
 export interface HostLink {
@@ -26,6 +24,8 @@ export interface HostBaseOptions {
   name: string;
   process: DriverProcess;
   guard?: GroupGuard;
+  /** How long the protocol's hello may go unanswered; START_TIMEOUT_MS when unset. */
+  startTimeoutMs?: number;
 }
 
 export abstract class HostBase<L extends HostLink> implements SharedHost {
@@ -42,6 +42,8 @@ export abstract class HostBase<L extends HostLink> implements SharedHost {
     private readonly base: HostBaseOptions,
     /** An error the protocol's request rejects with (an answer, not a fault). */
     isRejection: (error: unknown) => boolean,
+    /** The words of such an answer, for telling its kind (sign-in, rate limit…). */
+    private readonly rejectionText: (error: unknown) => string,
   ) {
     this.trouble = new Trouble(isRejection, () => this.closed);
   }
@@ -141,6 +143,26 @@ export abstract class HostBase<L extends HostLink> implements SharedHost {
     if (this.closed && fault.type === 'exited' && this.trouble.fault) return;
     const f = this.trouble.raise(fault);
     for (const l of this.links) l.onFault(f);
+  }
+
+  /**
+   * The protocol's hello (`initialize`) within the start limit: its answer, or the error result the
+   * open ends with. A process that never answers is killed: it would never speak.
+   */
+  protected async hello<T>(
+    request: Promise<T>,
+    t0: number,
+  ): Promise<{ type: 'value'; value: T } | ErrorResult> {
+    const r = await this.settle(request, this.base.startTimeoutMs ?? START_TIMEOUT_MS);
+    if (r.type === 'value') return r;
+    if (r.type === 'timeout') this.kill({ type: 'unresponsive', what: 'initialize' });
+    return failureResult(this.base.name, r, {
+      t0,
+      what: 'initialize',
+      rejectedKind: 'exit',
+      stderr: this.stderrTail(),
+      rejectionText: this.rejectionText,
+    });
   }
 
   protected settle<T>(p: Promise<T>, timeoutMs: number): Promise<Settled<T>> {

@@ -6,10 +6,8 @@
 // fault, and nothing after it is delivered.
 import type { Readable, Writable } from 'node:stream';
 import { frameLines } from '../core/ndjson.js';
-import { garbage, Pending, recordOf } from './records.js';
+import { firstFault, garbage, MAX_RECORD_BYTES, Pending, recordOf } from './records.js';
 import type { DriverFault } from './types.js';
-
-export const DEFAULT_MAX_RECORD_BYTES = 16 * 1024 * 1024;
 
 export type PiJson = Record<string, unknown>;
 
@@ -38,19 +36,14 @@ export interface PiTransportOptions {
 }
 
 export function piTransport(opts: PiTransportOptions): PiTransport {
-  const max = opts.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
+  const max = opts.maxRecordBytes ?? MAX_RECORD_BYTES;
   const waiting = new Map<string, ((r: PiResponse) => void) | undefined>();
   const pending = new Pending();
   let nextId = 1;
-  let faulted = false;
-  const fault = (f: DriverFault) => {
-    if (faulted) return;
-    faulted = true;
-    opts.onFault(f);
-  };
+  const { fault, faulted } = firstFault((f) => opts.onFault(f));
 
   const record = (text: string) => {
-    if (faulted) return;
+    if (faulted()) return;
     const r = recordOf(text);
     if (r.type === 'blank') return;
     if (r.type === 'not_json') {

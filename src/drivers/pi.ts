@@ -16,7 +16,14 @@ import { type PiAnswer, PiWaits, piRefusal } from './pi-commands.js';
 import { type PiJson, type PiTap, type PiTransport, piTransport } from './pi-transport.js';
 import { handledResult, piFaultResult, piTally } from './pi-turn.js';
 import { answerUi, piQuestion } from './pi-ui.js';
-import { driverState, type ErrorResult, errorResult, rejectionKind, unusableResult } from './results.js';
+import {
+  driverState,
+  type ErrorResult,
+  errorResult,
+  rejectionKind,
+  turnRefusal,
+  unusableResult,
+} from './results.js';
 import { turnTimer } from './turn-timer.js';
 import type {
   DriverFault,
@@ -27,11 +34,8 @@ import type {
   SteerResult,
   TurnRequest,
 } from './types.js';
-import { endChild, startWarmChild } from './warm-child.js';
+import { CANCEL_GRACE_MS, endChild, KILL_GRACE_MS, START_TIMEOUT_MS, startWarmChild } from './warm-child.js';
 
-const START_TIMEOUT_MS = 60_000;
-const CANCEL_GRACE_MS = 5_000;
-const KILL_GRACE_MS = 2_000;
 // After pi took a prompt and is not running, how long before it counts as handled without a run.
 const HANDLED_RECHECK_MS = 200;
 
@@ -125,16 +129,15 @@ class PiDriver implements SessionDriver {
 
   turn(request: TurnRequest): Promise<AgentResult> {
     const t0 = performance.now();
-    if (this.closed || this.fault) return Promise.resolve(this.unusable(t0));
-    if (this.current) return Promise.resolve(errorResult(this.opts.name, 'exit', t0, { detail: 'busy' }));
-    const sessionId = this.sessionFile;
-    if (!sessionId || !this.rpc) {
-      return Promise.resolve(errorResult(this.opts.name, 'exit', t0, { detail: 'no session is open' }));
-    }
-    if (request.signal?.aborted) {
-      return Promise.resolve(errorResult(this.opts.name, 'aborted', t0, { sessionId }));
-    }
-    return this.runTurn(this.rpc, sessionId, request, t0);
+    const { closed, fault, sessionFile: sessionId, rpc } = this;
+    const refused = turnRefusal(
+      this.opts.name,
+      { closed, fault, busy: !!this.current, sessionId, connected: !!rpc, aborted: request.signal?.aborted },
+      t0,
+    );
+    // `turnRefusal` refused a missing session or rpc; the test again only narrows their types.
+    if (refused || !sessionId || !rpc) return Promise.resolve(refused ?? this.unusable(t0));
+    return this.runTurn(rpc, sessionId, request, t0);
   }
 
   steer(text: string): SteerResult {

@@ -11,7 +11,7 @@ export function entryInfo(e: Entry, now: number): WarmProcessInfo {
   const rss = pid !== undefined ? treeRssBytes(pid) : undefined;
   if (rss !== undefined) e.rssBytes = rss;
   return {
-    lane: e.lane,
+    sessionKey: e.sessionKey,
     kind: e.kind,
     host: e.host,
     ...(pid !== undefined ? { pid } : {}),
@@ -33,7 +33,7 @@ export function processSlots(sessions: readonly (Slot & { host: string })[]): Sl
     const s = by.get(e.host);
     if (!s) {
       by.set(e.host, {
-        lane: e.host,
+        key: e.host,
         busy: e.busy,
         reserved: !!e.reserved,
         lastTurnAt: e.lastTurnAt,

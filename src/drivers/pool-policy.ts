@@ -5,15 +5,16 @@ import type { AgentKind, AgentResult, SessionRef } from '../agents/types.js';
 import type { DriverSettings } from './factory.js';
 import type { DriverFault } from './types.js';
 
-/** What the policy sees of one live process. */
+/** What the policy sees of one live process (or one session: `expired` looks at sessions). */
 export interface Slot {
-  lane: string;
+  /** The process's host id, or the session's key. */
+  key: string;
   busy: boolean;
   /** Start-up or a turn under way, or a close already decided: never taken to make room. */
   reserved?: boolean;
   lastTurnAt: number;
   /**
-   * The lane's chat has work in the queue (messages waiting, or a run between claim and turn):
+   * The session's chat has work in the queue (messages waiting, or a run between claim and turn):
    * its process is about to be used, so closing it would only make that chat start another.
    */
   wanted?: boolean;
@@ -53,8 +54,8 @@ export interface Ask {
 export type Placement =
   /** A process may start now. */
   | { type: 'open' }
-  /** Close this idle lane's process first, then ask again. */
-  | { type: 'evict'; lane: string }
+  /** Close this idle process first (every session on it), then ask again. */
+  | { type: 'evict'; key: string }
   /** Wait until a turn ends, a process closes, a chat's work is done, or `until` (the fair wait's end). */
   | { type: 'wait'; until?: number };
 
@@ -80,14 +81,14 @@ export function place(slots: readonly Slot[], ask: Ask): Placement {
   if (fits) return { type: 'open' };
   const idle = slots.filter((s) => !s.busy && !s.reserved);
   const free = lru(idle.filter((s) => !s.wanted));
-  if (free) return { type: 'evict', lane: free.lane };
+  if (free) return { type: 'evict', key: free.key };
   const until = ask.since + ask.fairWaitMs;
   if (ask.now < until) return { type: 'wait', until };
   const served = lru(idle.filter((s) => s.lastTurnAt >= ask.since));
-  if (served) return { type: 'evict', lane: served.lane };
+  if (served) return { type: 'evict', key: served.key };
   const stuck = !slots.some((s) => s.busy || s.reserved);
   const any = stuck ? lru(idle) : undefined;
-  return any ? { type: 'evict', lane: any.lane } : { type: 'wait' };
+  return any ? { type: 'evict', key: any.key } : { type: 'wait' };
 }
 
 function lru(slots: readonly Slot[]): Slot | undefined {
@@ -104,14 +105,14 @@ export function overLimit(rssBytes: number | undefined, maxProcessBytes: number)
   return rssBytes !== undefined && rssBytes > maxProcessBytes;
 }
 
-/** Lanes whose idle process has had no turn for `idleMs` (busy, reserved and wanted ones never). */
+/** Sessions whose idle process has had no turn for `idleMs` (busy, reserved and wanted ones never). */
 export function expired(slots: readonly Slot[], now: number, idleMs: number): string[] {
   return slots
     .filter((s) => !s.busy && !s.reserved && !s.wanted && now - s.lastTurnAt >= idleMs)
-    .map((s) => s.lane);
+    .map((s) => s.key);
 }
 
-/** What a lane's live process serves, to compare with what a turn asks for. */
+/** What a session's live process serves, to compare with what a turn asks for. */
 export interface Serving {
   kind: AgentKind;
   /** The settings the process was started with (command, cwd, model, thinking, system text). */
@@ -122,7 +123,7 @@ export interface Serving {
 }
 
 /**
- * Whether the lane's process can take this turn as it is. A new session, another session, another
+ * Whether the session's process can take this turn as it is. A new session, another session, another
  * CLI or other settings (a /model or /think change, a heartbeat's own model) reopen: the process
  * is closed and a new one started, resuming the session the request names.
  */

@@ -4,13 +4,13 @@
 
 /**
  * The queue's work, as the pool needs it to decide which process may close (no import of the
- * queue: the queue hands this in, src/queue/warm-demand.ts).
+ * queue: the queue hands this in, src/queue/warm-demand.ts builds it).
  */
-export interface Demand {
-  /** The lane's chat has work in the queue: messages waiting, or a run not yet in its turn. */
-  wanted(lane: string): boolean;
-  /** Since when the lane's current work has been waiting; undefined: not known (the pool's now). */
-  since(lane: string): number | undefined;
+export interface WarmDemand {
+  /** The session's chat has work in the queue: messages waiting, or a run not yet in its turn. */
+  wanted(sessionKey: string): boolean;
+  /** Since when the session's current work has been waiting; undefined: not known (the pool's now). */
+  since(sessionKey: string): number | undefined;
 }
 
 export class Waiters {

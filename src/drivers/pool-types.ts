@@ -6,14 +6,15 @@ import type { GroupGuard } from '../runner/spawn-stdio.js';
 import type { Built, DriverSettings } from './factory.js';
 import type { HostRegistry } from './hosts.js';
 import type { Serving } from './pool-policy.js';
-import type { Demand } from './pool-room.js';
+import type { WarmDemand } from './pool-room.js';
 import type { SessionDriver } from './types.js';
 import type { WarmMemory } from './warm-memory.js';
 
 export interface WarmProcessInfo {
-  lane: string;
+  /** The session scope the process serves: a chat key, or `*` for the one global session. */
+  sessionKey: string;
   kind: AgentKind;
-  /** The process the lane's session runs in (lanes with the same one share it). */
+  /** The process the session runs in (sessions with the same one share it). */
   host: string;
   pid?: number;
   startedAt: number;
@@ -22,24 +23,42 @@ export interface WarmProcessInfo {
   rssBytes?: number;
 }
 
+/** What /status and `agentwire status` show of the pool. */
+export interface WarmStatus {
+  maxProcesses: number;
+  /** The memory budget over all live processes, and one process's limit (bytes). */
+  maxMemoryBytes?: number;
+  maxProcessBytes?: number;
+  /** Processes started since the pool was made. */
+  starts?: number;
+  /** Each session's process (its `sessionKey` unmasked here); which process hosts it is not shown. */
+  processes: Omit<WarmProcessInfo, 'host'>[];
+  fallbacks: { kind: AgentKind; reason: string }[];
+}
+
+/**
+ * The warm pool (./pool.ts implements it; ./warm.ts starts the relay's). The queue sees it through
+ * its port, queue/ports.ts `WarmPort`: the few calls a chat command or the busy policy needs.
+ */
 export interface WarmPool {
-  /** One turn in the lane's live process; opens/resumes/replaces as needed. Never throws. */
-  run(lane: string, kind: AgentKind, request: AgentRequest): Promise<AgentResult>;
-  steer(lane: string, text: string): Promise<'steered' | 'unsupported' | 'idle'>;
-  /** /new: closes the lane's process (after its running turn, if one runs). */
-  close(lane: string): Promise<void>;
+  /** One turn in the session's live process; opens/resumes/replaces as needed. Never throws. */
+  run(sessionKey: string, kind: AgentKind, request: AgentRequest): Promise<AgentResult>;
+  steer(sessionKey: string, text: string): Promise<'steered' | 'unsupported' | 'idle'>;
+  /** /new: closes the session's process (after its running turn, if one runs). */
+  close(sessionKey: string): Promise<void>;
   list(now: number): WarmProcessInfo[];
   fallbacks(): { kind: AgentKind; reason: string }[];
   /** Forgets a kind's failed warm start (every kind's when undefined); returns the kinds forgotten. */
   warmReset(kind?: AgentKind): Promise<AgentKind[]>;
-  /** Whether the lane has a live process (the queue prefers such chats: no start needed). */
-  live(lane: string): boolean;
+  /** Whether the session has a live process (the queue prefers such chats: no start needed). */
+  live(sessionKey: string): boolean;
   /** The queue's work, so a process whose chat has work waiting is not closed to make room. */
-  attach(demand: Demand): void;
+  attach(demand: WarmDemand): void;
   /** A chat's work is done (nothing waits): a process may have become free to close. */
   demandChanged(): void;
   /** Processes started since the pool was made (a burst's cost: one per chat that needed one). */
   starts(): number;
+  status(now: number): WarmStatus;
   shutdown(graceMs: number): Promise<void>;
 }
 
@@ -82,7 +101,7 @@ export interface PoolOptions {
 
 /** One live session of the pool, in a process of its own or one it shares (`host`). */
 export interface Entry {
-  lane: string;
+  sessionKey: string;
   kind: AgentKind;
   settings: string;
   driver: SessionDriver;

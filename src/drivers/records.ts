@@ -6,6 +6,25 @@ import type { DriverFault } from './types.js';
 
 export type Json = Record<string, unknown>;
 
+/** A record larger than this (16 MiB) is a fault: a process is never buffered without end. */
+export const MAX_RECORD_BYTES = 16 * 1024 * 1024;
+
+/**
+ * A transport's faults as its owner hears them: the first one only, since after it nothing the
+ * process says is read (`faulted()` is true from then on).
+ */
+export function firstFault(onFault: (fault: DriverFault) => void) {
+  let faulted = false;
+  return {
+    faulted: () => faulted,
+    fault: (f: DriverFault): void => {
+      if (faulted) return;
+      faulted = true;
+      onFault(f);
+    },
+  };
+}
+
 // How many answered ids are remembered; an older one answered again counts as a stranger.
 const ANSWERED_MEMORY = 256;
 

@@ -2,6 +2,7 @@
 // agent's own text only in `detail` (masked), and a fault named there for the logs.
 import { classifyError, errorMessageFor, shortDetail } from '../agents/common.js';
 import type { AgentErrorKind, AgentResult } from '../agents/types.js';
+import type { Settled } from './trouble.js';
 import type { DriverFault, DriverState } from './types.js';
 
 export type ErrorResult = Extract<AgentResult, { type: 'error' }>;
@@ -37,6 +38,31 @@ export function driverState(s: {
   if (s.fault) return { type: 'broken', fault: s.fault };
   if (s.busy !== undefined) return { type: 'busy', sessionId: s.busy };
   return s.session ? { type: 'idle', sessionId: s.session } : { type: 'idle' };
+}
+
+/**
+ * Pure: why a driver cannot start a turn now (closed or broken, a turn running, no session open,
+ * stopped before it began), or undefined when it can. Every warm driver asks this first.
+ */
+export function turnRefusal(
+  name: string,
+  s: {
+    closed: boolean;
+    fault: DriverFault | undefined;
+    busy: boolean;
+    /** The open session, and whether the process's connection is there to run it on. */
+    sessionId: string | undefined;
+    connected: boolean;
+    aborted: boolean | undefined;
+  },
+  startedAt: number,
+): ErrorResult | undefined {
+  if (s.closed || s.fault) return unusableResult(name, s.fault, startedAt);
+  if (s.busy) return errorResult(name, 'exit', startedAt, { detail: 'busy' });
+  if (!s.sessionId || !s.connected)
+    return errorResult(name, 'exit', startedAt, { detail: 'no session is open' });
+  if (s.aborted) return errorResult(name, 'aborted', startedAt, { sessionId: s.sessionId });
+  return undefined;
 }
 
 /** A turn or open asked of a driver that is closed, or broken by `fault`. */
@@ -108,4 +134,35 @@ export function faultDetail(fault: DriverFault): string {
 /** The kind of an error response from the agent: its text says what it was, else a plain failure. */
 export function rejectionKind(text: string, fallback: AgentErrorKind = 'exit'): AgentErrorKind {
   return classifyError(text) ?? fallback;
+}
+
+/** A request that got no value: timed out, broken by a fault, or refused by the agent. */
+export type Failed = Exclude<Settled<unknown>, { type: 'value' }>;
+
+/** How a failed request is told: what it was, the kind a refusal has unless its words say more. */
+export interface FailureContext {
+  t0: number;
+  what: string;
+  rejectedKind: AgentErrorKind;
+  /** The process's last stderr lines: the reason an exit gives, where it gave one. */
+  stderr: string;
+  /** The words of the agent's error answer (its message and data), for telling its kind. */
+  rejectionText: (error: unknown) => string;
+  /** A turn we stopped that then had to be killed still ends as the stop the user asked for. */
+  stopped?: 'timeout' | 'aborted' | undefined;
+}
+
+/** The error result of a request that got no value (both protocols' hosts and sessions). */
+export function failureResult(name: string, r: Failed, c: FailureContext): ErrorResult {
+  if (r.type === 'timeout') {
+    return errorResult(name, 'timeout', c.t0, { detail: `no answer to ${c.what}` });
+  }
+  if (r.type === 'fault') {
+    const f = r.fault;
+    const exit = f.type === 'exited' ? { exitCode: f.exitCode, signal: f.signal } : {};
+    const detail = f.type === 'exited' && c.stderr.trim() ? c.stderr : faultDetail(f);
+    return errorResult(name, c.stopped ?? faultKind(f), c.t0, { detail, ...exit });
+  }
+  const kind = c.stopped ?? rejectionKind(c.rejectionText(r.error), c.rejectedKind);
+  return errorResult(name, kind, c.t0, { detail: (r.error as { message?: string }).message ?? 'error' });
 }

@@ -6,6 +6,13 @@ import { type Exit, type GroupGuard, type StdioChild, startStdioChild } from '..
 import { type ErrorResult, errorResult } from './results.js';
 import type { DriverFault, DriverProcess } from './types.js';
 
+/** How long start-up, the protocol's hello and opening a session may take (`startTimeoutMs`). */
+export const START_TIMEOUT_MS = 60_000;
+/** After a stop (timeout, /stop), how long a turn may take to end before the process is killed. */
+export const CANCEL_GRACE_MS = 5_000;
+/** After TERM to a process group, how long before KILL. */
+export const KILL_GRACE_MS = 2_000;
+
 export type WarmStart =
   | { type: 'started'; child: StdioChild }
   | { type: 'failed'; result: ErrorResult; fault?: DriverFault };

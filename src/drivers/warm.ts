@@ -16,30 +16,12 @@ import type { WarmMemory } from './warm-memory.js';
 export type WarmSettings = Pick<WarmConfig, 'maxProcesses' | 'idleMinutes'> &
   Partial<Pick<WarmConfig, 'maxMemoryMb' | 'maxProcessMemoryMb' | 'fairWaitSeconds' | 'sessionsPerProcess'>>;
 
-/** What /status and `agentwire status` show of the pool. */
-export interface WarmPoolStatus {
-  maxProcesses: number;
-  /** The memory budget over all live processes, and one process's limit. */
-  maxMemoryBytes: number;
-  maxProcessBytes: number;
-  /** Processes started since the relay started. */
-  starts: number;
-  processes: ReturnType<WarmPool['list']>;
-  fallbacks: ReturnType<WarmPool['fallbacks']>;
-}
-
-export interface RelayWarmPool extends WarmPool {
-  /** The watchdog's pid while one runs. */
-  reaperPid(): number | undefined;
-  status(now: number): WarmPoolStatus;
-}
-
 export function startWarmPool(
   settings: WarmSettings,
   log: Logger,
   total = totalmem(),
   remember?: WarmMemory,
-): RelayWarmPool {
+): WarmPool {
   const keeper = reaperKeeper(({ pid }) =>
     log.warn({ reaper: pid }, 'the warm-process watchdog died: started again'),
   );
@@ -60,25 +42,19 @@ export function startWarmPool(
       return spec.warmOnly ? undefined : runCommandReply(spec, request);
     },
   });
+  // The relay's pool is the pool, with the watchdog ended after its processes.
   return {
-    run: (lane, kind, request) => pool.run(lane, kind, request),
-    steer: (lane, text) => pool.steer(lane, text),
-    close: (lane) => pool.close(lane),
+    run: (sessionKey, kind, request) => pool.run(sessionKey, kind, request),
+    steer: (sessionKey, text) => pool.steer(sessionKey, text),
+    close: (sessionKey) => pool.close(sessionKey),
     list: (now) => pool.list(now),
     fallbacks: () => pool.fallbacks(),
     warmReset: (kind) => pool.warmReset(kind),
-    live: (lane) => pool.live(lane),
+    live: (sessionKey) => pool.live(sessionKey),
     attach: (demand) => pool.attach(demand),
     demandChanged: () => pool.demandChanged(),
     starts: () => pool.starts(),
-    reaperPid: () => keeper.pid(),
-    status: (now) => ({
-      maxProcesses: settings.maxProcesses,
-      ...memory,
-      starts: pool.starts(),
-      processes: pool.list(now),
-      fallbacks: pool.fallbacks(),
-    }),
+    status: (now) => pool.status(now),
     async shutdown(graceMs) {
       await pool.shutdown(graceMs);
       // Groups still listed (a close that outlived the grace) are killed by the watchdog as it ends.

@@ -3,25 +3,16 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import { placeFor, resolveAgentId } from '../agents/named.js';
 import { agentRequest, type AgentSettings as Resolved } from '../agents/resolve.js';
-import type { AgentKind, AgentRequest } from '../agents/types.js';
+import type { AgentKind } from '../agents/types.js';
 import type { Paths } from '../config/paths.js';
 import type { Config } from '../config/schema.js';
 import type { ChatKey } from '../core/types.js';
+import type { WarmPool } from '../drivers/pool-types.js';
 import type { Logger } from '../log.js';
 import { madeInboundChatDir } from '../media/inbound.js';
 import { checkMedia } from '../media/policy.js';
 import { runCommandReply } from '../runner/run-command-reply.js';
 import type { AgentResolution, AgentResolver, AgentRun, MediaPolicy, RunContext } from './ports.js';
-
-/** The warm pool's one call the resolver needs (src/drivers/pool.ts). */
-export interface WarmRunner {
-  run(
-    lane: string,
-    kind: AgentKind,
-    request: AgentRequest,
-  ): Promise<import('../agents/types.js').AgentResult>;
-  close(lane: string): Promise<void>;
-}
 
 /**
  * Resolves each agent once (config does not change while running); warnings are logged once. The
@@ -32,7 +23,7 @@ export function agentResolver(
   paths: Paths,
   env: NodeJS.ProcessEnv,
   log: Logger,
-  warm?: WarmRunner,
+  warm?: Pick<WarmPool, 'run' | 'close'>,
 ): AgentResolver {
   const cache = new Map<AgentKind, AgentResolution>();
   return (kind) => {
@@ -69,25 +60,25 @@ export function agentResolver(
 }
 
 /**
- * A warm agent's run: the chat's session goes to the lane's live process. A heartbeat's or
+ * A warm agent's run: the chat's session goes to its session key's live process. A heartbeat's or
  * schedule's `own` or `fresh` session runs cold: such runs come minutes or hours apart, so a live
  * process for each would hold memory for nothing, and the chat's own process (and its session)
  * is left alone. An ACP agent has no cold mode: those runs get a process of their own, closed after.
  */
-function warmRun(r: Resolved, warm: WarmRunner): AgentRun {
+function warmRun(r: Resolved, warm: Pick<WarmPool, 'run' | 'close'>): AgentRun {
   return async (request, ctx?: RunContext) => {
     if (!ctx) return runCommandReply(r.spec, request);
-    if (ctx.session === 'chat') return warm.run(ctx.lane, r.kind, request);
+    if (ctx.session === 'chat') return warm.run(ctx.sessionKey, r.kind, request);
     if (!r.spec.warmOnly) return runCommandReply(r.spec, request);
-    const lane = `${ctx.session}:${ctx.lane}`;
-    // The process is this run's alone, in a pool lane of its own: its tool token is minted for the
-    // run's lane, which is the lane a run may bind.
+    const own = `${ctx.session}:${ctx.sessionKey}`;
+    // The process is this run's alone, under a pool key of its own; its tool token is minted for
+    // the run's session key, which is the one a run may bind.
     const tools = request.warmTools;
-    const own = tools && { ...tools, open: () => tools.open(ctx.lane) };
+    const ownTools = tools && { ...tools, open: () => tools.open(ctx.sessionKey) };
     try {
-      return await warm.run(lane, r.kind, own ? { ...request, warmTools: own } : request);
+      return await warm.run(own, r.kind, ownTools ? { ...request, warmTools: ownTools } : request);
     } finally {
-      await warm.close(lane);
+      await warm.close(own);
     }
   };
 }

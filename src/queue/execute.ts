@@ -149,7 +149,7 @@ export async function execute(
     runKey !== undefined
       ? deps.tools?.({
           chat,
-          lane: scope,
+          sessionKey: scope,
           runKey,
           cwd: agent.base.cwd,
           agent: kind,
@@ -182,7 +182,7 @@ export async function execute(
         ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
         ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
       },
-      { lane: scope, session: mode.type },
+      { sessionKey: scope, session: mode.type },
     );
 
   let session: SessionRef =

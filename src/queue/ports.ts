@@ -5,56 +5,21 @@ import type { AgentKind, Approver, PermissionPolicy, ToolServer, WarmTools } fro
 import type { Channel } from '../channels/types.js';
 import type { Role } from '../core/roles.js';
 import type { ChannelName, ChatKey, OutboundItem } from '../core/types.js';
-import type { WarmProcessInfo } from '../drivers/pool-types.js';
+import type { WarmPool } from '../drivers/pool-types.js';
 import type { Fence } from '../store/ownership.js';
 
 export type { AgentRun, ResolvedAgent, RunContext } from '../agents/resolve.js';
+export type { WarmDemand } from '../drivers/pool-room.js';
+export type { WarmStatus } from '../drivers/pool-types.js';
 
 /**
- * The warm pool as the queue sees it (src/drivers/pool.ts implements it): no pool logic lives in the
- * queue, only the hooks a chat command or a busy-policy needs.
+ * The warm pool as the queue sees it (drivers/pool-types.ts `WarmPool`, which the pool implements):
+ * no pool logic lives in the queue, only the hooks a chat command or the busy policy needs.
+ * `shutdown` is called by the queue's shutdown, after the runs ended; `live` lets the queue run
+ * chats with a live process first (queue/affinity.ts); `attach` hands it the queue's work once.
  */
-export interface WarmPort {
-  steer(lane: string, text: string): Promise<'steered' | 'unsupported' | 'idle'>;
-  /** /new: the lane's process ends (after its running turn). */
-  close(lane: string): Promise<void>;
-  /** Ends every live process; called by the queue's shutdown, after the runs ended. */
-  shutdown(graceMs: number): Promise<void>;
-  /** For /status and `agentwire status`: the live processes and the CLIs that fell back to cold. */
-  status?(now: number): WarmStatus;
-  /** Whether the lane has a live process: the queue runs such chats first (queue/affinity.ts). */
-  live?(lane: string): boolean;
-  /** Handed the queue's work once, so a process whose chat has work waiting is not closed. */
-  attach?(demand: WarmDemand): void;
-  /** A chat's work is done (nothing waits): its process may now be closed to make room. */
-  demandChanged?(): void;
-}
-
-/**
- * The queue's work as the warm pool sees it (queue/warm-demand.ts builds it; the pool's
- * drivers/pool-room.ts `Demand` has the same shape): a process whose chat has work waiting or
- * under way is not closed to make room.
- */
-export interface WarmDemand {
-  wanted(lane: string): boolean;
-  /** Since when the lane's current work has waited; undefined: not known. */
-  since(lane: string): number | undefined;
-}
-
-export interface WarmStatus {
-  maxProcesses: number;
-  /** The memory budget over all live processes, and one process's limit (bytes). */
-  maxMemoryBytes?: number;
-  maxProcessBytes?: number;
-  /** Processes started since the relay started. */
-  starts?: number;
-  /**
-   * The pool's own record of each process (`lane` is the session scope: a chat key, or `*` for the
-   * one global session, unmasked here); which process hosts a lane is not shown.
-   */
-  processes: Omit<WarmProcessInfo, 'host'>[];
-  fallbacks: { kind: AgentKind; reason: string }[];
-}
+export type WarmPort = Pick<WarmPool, 'steer' | 'close' | 'shutdown'> &
+  Partial<Pick<WarmPool, 'status' | 'live' | 'attach' | 'demandChanged'>>;
 
 /** A chat's agent by its route (core/routes.ts), and the agents `/agent` may switch it to. */
 export type RouteResolver = (chat: ChatKey) => { agent: AgentKind; allowed: readonly AgentKind[] };
@@ -92,8 +57,8 @@ export type Clock = () => number;
  */
 export type ToolGrantor = (run: {
   chat: ChatKey;
-  /** The run's lane (session scope): only a warm process of this lane may be bound to it. */
-  lane: string;
+  /** The run's session key (session scope): only a warm process of this key may be bound to it. */
+  sessionKey: string;
   /** Stable when the same run is redone after a crash (`in:<last message id>`). */
   runKey: string;
   cwd: string;

@@ -1,5 +1,5 @@
 // The queue's side of the warm pool. `nextReady`: the chat a free slot runs next (queue/affinity.ts
-// decides). `warmDemand`: the queue's work as the warm pool needs it (drivers/pool-room.ts `Demand`): which lanes' chats
+// decides). `warmDemand`: the queue's work as the warm pool needs it (drivers/pool-room.ts `WarmDemand`): which lanes' chats
 // have work waiting or under way, so their processes are not closed to make room, and since when.
 // A chat counts from the moment it is ready until its run's follow-up is decided (`settling`): the
 // process's turn ends before the queue knows whether more waits, and closing it in that gap is the

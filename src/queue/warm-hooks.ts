@@ -10,7 +10,7 @@ export interface WarmView {
 export function warmFor(warm: WarmPort | undefined, scope: string, now: number): WarmView | undefined {
   const status = warm?.status?.(now);
   if (!status) return undefined;
-  const p = status.processes.find((x) => x.lane === scope);
+  const p = status.processes.find((x) => x.sessionKey === scope);
   return {
     ...(p && {
       process: {

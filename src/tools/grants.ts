@@ -62,11 +62,11 @@ export function toolGrantor(d: GrantorDeps): ToolGrantor {
     );
     const tokenOf = (p: ProcessTools) => p.server.env[TOOLS_TOKEN_ENV] ?? '';
     const warm: WarmTools = {
-      open: (lane) => {
-        const mine = d.tokens.mintProcess(lane);
+      open: (sessionKey) => {
+        const mine = d.tokens.mintProcess(sessionKey);
         const sock = own?.(mine);
         return {
-          lane,
+          sessionKey,
           server: serverFor(mine, sock?.path),
           close: () => {
             d.tokens.closeProcess(mine);
@@ -75,7 +75,7 @@ export function toolGrantor(d: GrantorDeps): ToolGrantor {
         };
       },
       bind: (p) => {
-        const r = d.tokens.bind(tokenOf(p), token, run.lane);
+        const r = d.tokens.bind(tokenOf(p), token, run.sessionKey);
         return r.ok
           ? { type: 'bound', unbind: () => d.tokens.unbind(tokenOf(p), token) }
           : { type: 'refused', reason: r.error };

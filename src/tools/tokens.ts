@@ -5,7 +5,7 @@
 // A warm process outlives its runs, so it gets a token of its own (mintProcess), started with it
 // once: that token acts only while a turn has bound it to the turn's run (bind), and then acts
 // exactly as the run's own token would (same grant: chat, runKey, cwd, counters). Between turns,
-// for another lane's run, or after the process closed, it is refused with a sentence saying which.
+// for a run of another session key, or after the process closed, it is refused with a sentence saying which.
 //
 // A call belongs to the turn that made it, not to whichever turn is bound when it lands: with
 // `sessions.scope: 'global'` one process serves every chat, and a call of A's turn still in flight
@@ -94,7 +94,8 @@ interface Turn {
 /** A warm process's token: bound to one run's grant (by the run token's id) for one turn at a time. */
 interface ProcessEntry {
   secret: Buffer;
-  lane: string;
+  /** The session scope the process serves (a chat key, or `*`). */
+  sessionKey: string;
   /** The id of the run token whose grant this process acts under, during a turn. */
   bound?: string;
   /** Its latest turns, oldest first (a few: a late call is late by moments, not by turns). */
@@ -145,14 +146,14 @@ export class ToolTokens {
   }
 
   /**
-   * A token for a warm process in `lane`, minted when the process starts: refused until a turn binds
+   * A token for a warm process of `sessionKey`, minted when the process starts: refused until a turn binds
    * it, and after `closeProcess`. A registered credential while it lives.
    */
-  mintProcess(lane: string): string {
+  mintProcess(sessionKey: string): string {
     this.sweep();
     const id = randomBytes(9).toString('base64url');
     const secret = randomBytes(32);
-    this.processes.set(id, { secret, lane, turns: [] });
+    this.processes.set(id, { secret, sessionKey, turns: [] });
     const token = `${id}.${secret.toString('base64url')}`;
     registerCredential(token);
     this.masked.set(token, Number.POSITIVE_INFINITY);
@@ -161,13 +162,13 @@ export class ToolTokens {
 
   /**
    * For one turn, the process token acts under the run token's grant, which becomes interactive
-   * (the live process can wait for the person). Refused for a run of another lane, an ended run, or
+   * (the live process can wait for the person). Refused for a run of another session key, an ended run, or
    * a closed process.
    */
-  bind(processToken: string, runToken: string, lane: string): BindResult {
+  bind(processToken: string, runToken: string, sessionKey: string): BindResult {
     const p = this.process(processToken);
     if (!p || p.closedUntil !== undefined) return { ok: false, error: TOKEN_PROCESS_CLOSED };
-    if (p.lane !== lane)
+    if (p.sessionKey !== sessionKey)
       return { ok: false, error: "a warm process's tool token cannot be bound to a run of another chat" };
     const run = this.processes.has(idOf(runToken))
       ? ({ ok: false, error: TOKEN_INVALID } as const)

@@ -73,7 +73,7 @@ export async function startToolHost(
     db,
     host,
     grant(chat, runKey, timeoutMs) {
-      const g = host.grantor?.({ chat, lane: chat, runKey, cwd: dir, timeoutMs });
+      const g = host.grantor?.({ chat, sessionKey: chat, runKey, cwd: dir, timeoutMs });
       if (!g) throw new Error('tools are off');
       return g;
     },

@@ -265,7 +265,7 @@ describe('warm runs (one relay per CLI, one process for every turn)', () => {
         const host = rig.relay().tools;
         const g = host.grantor?.({
           chat: CHAT,
-          lane: CHAT,
+          sessionKey: CHAT,
           runKey: `seed:${randomUUID()}`,
           cwd: rig.work,
           timeoutMs: 60_000,

@@ -88,7 +88,7 @@ describe("claude (real CLI, cold) with the user's own MCP server", () => {
     const t = turn('claude', state, base, 'echo it', newSession(spec), 90_000);
     const g = host.grantor?.({
       chat: 'twilio:+15550001111',
-      lane: 'x',
+      sessionKey: 'x',
       runKey: `in:${sc}`,
       cwd: dir,
       timeoutMs: 90_000,

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { acpDriver } from '../../src/drivers/acp.js';
 import type { PermissionPolicy, SessionDriver } from '../../src/drivers/types.js';
 import { tempDir } from '../helpers/tmp.js';
-import { waitFor } from './helpers.js';
+import { opened, waitFor } from './helpers.js';
 
 const fake = join(import.meta.dirname, '..', 'fixtures', 'fake-acp-agent.mjs');
 const dir = tempDir('aw-acp-');
@@ -31,21 +31,6 @@ function driver(opts: { permission?: PermissionPolicy; cancelGraceMs?: number; l
 afterEach(async () => {
   await Promise.all(drivers.splice(0).map((d) => d.close()));
 });
-
-function _alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function opened(d: SessionDriver): Promise<string> {
-  const o = await d.open({ type: 'new' });
-  if (o.type !== 'ok') throw new Error(`open failed: ${o.message} ${o.detail ?? ''}`);
-  return o.sessionId;
-}
 
 describe('ACP driver', () => {
   it('runs two turns in one process, on one session', async () => {

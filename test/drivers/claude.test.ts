@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { claudeDriver } from '../../src/drivers/claude.js';
 import type { PermissionPolicy, SessionDriver } from '../../src/drivers/types.js';
 import { tempDir } from '../helpers/tmp.js';
-import { alive, waitFor } from './helpers.js';
+import { alive, opened, waitFor } from './helpers.js';
 
 const fake = join(import.meta.dirname, '..', 'fixtures', 'fake-claude-stream.mjs');
 const dir = tempDir('aw-claude-drv-');
@@ -50,12 +50,6 @@ function driver(
 afterEach(async () => {
   await Promise.all(drivers.splice(0).map((d) => d.close()));
 });
-
-async function opened(d: SessionDriver, id?: string): Promise<string> {
-  const o = await d.open(id ? { type: 'new', id } : { type: 'new' });
-  if (o.type !== 'ok') throw new Error(`open failed: ${o.message} ${o.detail ?? ''}`);
-  return o.sessionId;
-}
 
 const UUID = '11111111-2222-4333-8444-555555555555';
 

@@ -7,7 +7,7 @@ import { codexDriver } from '../../src/drivers/codex.js';
 import { buildDriver } from '../../src/drivers/factory.js';
 import type { PermissionPolicy, SessionDriver } from '../../src/drivers/types.js';
 import { tempDir } from '../helpers/tmp.js';
-import { waitFor } from './helpers.js';
+import { opened, waitFor } from './helpers.js';
 
 const fake = join(import.meta.dirname, '..', 'fixtures', 'fake-codex-app-server.mjs');
 const dir = tempDir('aw-codex-drv-');
@@ -36,21 +36,6 @@ function driver(opts: { permission?: PermissionPolicy; cancelGraceMs?: number; l
 afterEach(async () => {
   await Promise.all(drivers.splice(0).map((d) => d.close()));
 });
-
-function _alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function opened(d: SessionDriver): Promise<string> {
-  const o = await d.open({ type: 'new' });
-  if (o.type !== 'ok') throw new Error(`open failed: ${o.message} ${o.detail ?? ''}`);
-  return o.sessionId;
-}
 
 /** Every message the fake received, parsed. */
 function received(file: string): Record<string, unknown>[] {

@@ -27,14 +27,14 @@ describe('processSlots', () => {
   it('one slot a host: busy, reserved or wanted if any session is, last used when any was, its memory once', () => {
     expect(
       processSlots([
-        { lane: 'a', host: 'h1', busy: false, lastTurnAt: 10, rssBytes: 100, expectBytes: 50 },
-        { lane: 'b', host: 'h1', busy: true, lastTurnAt: 5, wanted: true, rssBytes: 120, expectBytes: 50 },
-        { lane: 'c', host: 'h2', busy: false, reserved: true, lastTurnAt: 7, expectBytes: 60 },
-        { lane: 'd', host: 'h3', busy: false, lastTurnAt: 3, wanted: false, expectBytes: 70 },
+        { key: 'a', host: 'h1', busy: false, lastTurnAt: 10, rssBytes: 100, expectBytes: 50 },
+        { key: 'b', host: 'h1', busy: true, lastTurnAt: 5, wanted: true, rssBytes: 120, expectBytes: 50 },
+        { key: 'c', host: 'h2', busy: false, reserved: true, lastTurnAt: 7, expectBytes: 60 },
+        { key: 'd', host: 'h3', busy: false, lastTurnAt: 3, wanted: false, expectBytes: 70 },
       ]),
     ).toEqual([
       {
-        lane: 'h1',
+        key: 'h1',
         busy: true,
         reserved: false,
         lastTurnAt: 10,
@@ -42,8 +42,8 @@ describe('processSlots', () => {
         rssBytes: 120,
         expectBytes: 50,
       },
-      { lane: 'h2', busy: false, reserved: true, lastTurnAt: 7, expectBytes: 60 },
-      { lane: 'h3', busy: false, reserved: false, lastTurnAt: 3, wanted: false, expectBytes: 70 },
+      { key: 'h2', busy: false, reserved: true, lastTurnAt: 7, expectBytes: 60 },
+      { key: 'h3', busy: false, reserved: false, lastTurnAt: 3, wanted: false, expectBytes: 70 },
     ]);
   });
 });

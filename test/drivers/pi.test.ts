@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { piDriver } from '../../src/drivers/pi.js';
 import type { PermissionPolicy, SessionDriver } from '../../src/drivers/types.js';
 import { tempDir } from '../helpers/tmp.js';
-import { alive, waitFor } from './helpers.js';
+import { alive, opened, waitFor } from './helpers.js';
 
 const fake = join(import.meta.dirname, '..', 'fixtures', 'fake-pi-rpc.mjs');
 const dir = tempDir('aw-pi-drv-');
@@ -31,12 +31,6 @@ function driver(
 afterEach(async () => {
   await Promise.all(drivers.splice(0).map((d) => d.close()));
 });
-
-async function opened(d: SessionDriver, id?: string): Promise<string> {
-  const o = await d.open(id ? { type: 'new', id } : { type: 'new' });
-  if (o.type !== 'ok') throw new Error(`open failed: ${o.message} ${o.detail ?? ''}`);
-  return o.sessionId;
-}
 
 const turn = (d: SessionDriver, prompt: string, more: { timeoutMs?: number; signal?: AbortSignal } = {}) =>
   d.turn({ prompt, timeoutMs: 10_000, ...more });

@@ -74,14 +74,14 @@ async function until(check: () => boolean): Promise<void> {
   }
 }
 
-const sampled = (p: WarmPool, lane: string) => p.list(Date.now()).some((x) => x.lane === lane);
+const sampled = (p: WarmPool, key: string) => p.list(Date.now()).some((x) => x.sessionKey === key);
 
 describe('warm pool: memory', () => {
   it('a new process that would pass the budget closes the least recently used idle one', async () => {
     const { p, closed } = pool({ maxMemoryBytes: 700 * MB, rss: () => 300 * MB });
     await p.run('a', 'claude', req('a'));
     await p.run('b', 'claude', req('b'));
-    expect(p.list(Date.now()).map((x) => x.lane)).toEqual(['a', 'b']);
+    expect(p.list(Date.now()).map((x) => x.sessionKey)).toEqual(['a', 'b']);
     // 600 MB live, 300 MB more expected (claude's own measurement now): over 700.
     await p.run('c', 'claude', req('c'));
     expect(closed).toEqual([100]);

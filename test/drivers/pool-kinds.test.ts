@@ -62,7 +62,7 @@ const req = (c: Case, prompt: string, session: SessionRef, timeoutMs = 10_000): 
   timeoutMs,
 });
 const text = (r: AgentResult) => (r.type === 'ok' ? r.text : `${r.type}:${r.kind}`);
-const pidOf = (p: WarmPool, lane: string) => p.list(Date.now()).find((x) => x.lane === lane)?.pid;
+const pidOf = (p: WarmPool, key: string) => p.list(Date.now()).find((x) => x.sessionKey === key)?.pid;
 
 describe.each(CASES)('pool with $kind', (c) => {
   it('two turns in one process, the session id returned for the queue to store', async () => {

@@ -15,13 +15,13 @@ import type { DriverFault } from '../../src/drivers/types.js';
 
 const MB = 1024 * 1024;
 const slot = (
-  lane: string,
+  key: string,
   lastTurnAt: number,
   busy = false,
   reserved = false,
   more: Partial<Slot> = {},
 ): Slot => ({
-  lane,
+  key,
   lastTurnAt,
   busy,
   reserved,
@@ -29,8 +29,8 @@ const slot = (
   ...more,
 });
 /** An idle process whose chat has work waiting in the queue. */
-const held = (lane: string, lastTurnAt: number, more: Partial<Slot> = {}) =>
-  slot(lane, lastTurnAt, false, false, { wanted: true, ...more });
+const held = (key: string, lastTurnAt: number, more: Partial<Slot> = {}) =>
+  slot(key, lastTurnAt, false, false, { wanted: true, ...more });
 const ask = (maxProcesses: number, more: Partial<Ask> = {}): Ask => ({
   maxProcesses,
   maxMemoryBytes: Number.POSITIVE_INFINITY,
@@ -49,13 +49,13 @@ describe('place', () => {
       'full: the least recently used idle one goes',
       [slot('a', 5), slot('b', 2), slot('c', 9)],
       ask(3),
-      { type: 'evict', lane: 'b' },
+      { type: 'evict', key: 'b' },
     ],
     [
       'full: a busy one is never closed, even if older',
       [slot('a', 1, true), slot('b', 7)],
       ask(2),
-      { type: 'evict', lane: 'b' },
+      { type: 'evict', key: 'b' },
     ],
     [
       'full and all busy: wait',
@@ -73,14 +73,14 @@ describe('place', () => {
       'over the cap (a lower cap): still evicts',
       [slot('a', 1), slot('b', 2)],
       ask(1),
-      { type: 'evict', lane: 'a' },
+      { type: 'evict', key: 'a' },
     ],
     // No thrash: a process whose chat has work waiting is not idle.
     [
       'full: the LRU process has work waiting, so the next one goes',
       [held('a', 1), slot('b', 5), held('c', 3)],
       ask(3),
-      { type: 'evict', lane: 'b' },
+      { type: 'evict', key: 'b' },
     ],
     [
       'full, every idle process has work waiting: the new chat waits, until its fair wait ends',
@@ -92,13 +92,13 @@ describe('place', () => {
       'past the fair wait: the LRU process whose chat had a turn since the new one began waiting',
       [held('a', 95), held('b', 110), held('c', 80)],
       ask(3, { since: 90, now: 125 }),
-      { type: 'evict', lane: 'a' },
+      { type: 'evict', key: 'a' },
     ],
     [
       'past the fair wait, served since only while busy: the served idle one, not the busy',
       [slot('a', 120, true, false, { wanted: true }), held('b', 110), held('c', 80)],
       ask(3, { since: 90, now: 125 }),
-      { type: 'evict', lane: 'b' },
+      { type: 'evict', key: 'b' },
     ],
     [
       'past the fair wait, nobody served since but a turn runs: wait for it',
@@ -110,7 +110,7 @@ describe('place', () => {
       'past the fair wait, nobody served since and no turn runs or starts: the LRU idle one (nothing else would end the wait)',
       [held('a', 50), held('b', 40)],
       ask(2, { since: 90, now: 200 }),
-      { type: 'evict', lane: 'b' },
+      { type: 'evict', key: 'b' },
     ],
     [
       'within the fair wait, nobody in a turn: still waits (a run between claim and turn is coming)',
@@ -126,7 +126,7 @@ describe('place', () => {
         slot('b', 2, false, false, { rssBytes: 300 * MB }),
       ],
       ask(8, { maxMemoryBytes: 650 * MB, expectBytes: 100 * MB }),
-      { type: 'evict', lane: 'b' },
+      { type: 'evict', key: 'b' },
     ],
     [
       'within the budget: opens',
@@ -144,7 +144,7 @@ describe('place', () => {
         slot('b', 2, false, false, { rssBytes: 100 * MB }),
       ],
       ask(8, { maxMemoryBytes: 650 * MB, expectBytes: 100 * MB }),
-      { type: 'evict', lane: 'b' },
+      { type: 'evict', key: 'b' },
     ],
     [
       'over the budget and every idle process has work waiting: waits',

@@ -92,7 +92,7 @@ describe.each(['codex', 'acp'] as const)('pool sharing %s processes', (kind) => 
     expect(pids(p).size).toBe(1);
     // b mid-turn when a's turn kills the process: both end in error, as a process death does.
     const bTurn = p.run('chat:b', kind, { ...req('hang', resume(b)), timeoutMs: 3000 });
-    await until(() => p.list(Date.now()).some((x) => x.lane === 'chat:b' && x.busy));
+    await until(() => p.list(Date.now()).some((x) => x.sessionKey === 'chat:b' && x.busy));
     const died = await p.run('chat:a', kind, req('die', resume(a)));
     expect(died.type).toBe('error');
     const bDied = await bTurn;
@@ -145,7 +145,7 @@ describe('pool sharing: what does not share', () => {
     const a = await p.run('chat:a', 'codex', req('one', { type: 'new' }));
     // The only process is busy with a's turn; b joins it instead of waiting for a slot.
     const aHang = p.run('chat:a', 'codex', req('hang', resume(a), dir));
-    await until(() => p.list(Date.now()).some((x) => x.lane === 'chat:a' && x.busy));
+    await until(() => p.list(Date.now()).some((x) => x.sessionKey === 'chat:a' && x.busy));
     const b = await p.run('chat:b', 'codex', req('two', { type: 'new' }));
     expect(text(b)).toContain('two');
     expect(started()).toHaveLength(1);

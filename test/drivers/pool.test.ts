@@ -1,5 +1,5 @@
 // The warm pool over real child processes (the fake codex app-server and fake ACP agent): one
-// process per lane turn after turn, the cap with LRU of idle processes, idle close, /new, session
+// process per session turn after turn, the cap with LRU of idle processes, idle close, /new, session
 // and settings changes, /stop, and a process that breaks being replaced on the same session.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,21 +51,21 @@ const req = (prompt: string, session: SessionRef, extra: Partial<AgentRequest> =
 /** A turn, then the session to resume next (as the queue stores it). */
 async function ask(
   p: WarmPool,
-  lane: string,
+  sessionKey: string,
   prompt: string,
   session: SessionRef = { type: 'new' },
   kind: AgentKind = 'codex',
   extra: Partial<AgentRequest> = {},
 ) {
-  const r = await p.run(lane, kind, req(prompt, session, extra));
+  const r = await p.run(sessionKey, kind, req(prompt, session, extra));
   return { r, next: { type: 'resume', id: r.sessionId as string } as SessionRef };
 }
 
 const text = (r: AgentResult) => (r.type === 'ok' ? r.text : `${r.type}:${r.kind}`);
-const pidOf = (p: WarmPool, lane: string) => p.list(Date.now()).find((x) => x.lane === lane)?.pid;
+const pidOf = (p: WarmPool, key: string) => p.list(Date.now()).find((x) => x.sessionKey === key)?.pid;
 
 describe('warm pool', () => {
-  it('runs turn after turn in one process per lane, returning the session id for the queue to store', async () => {
+  it('runs turn after turn in one process per session, returning the session id for the queue to store', async () => {
     const p = pool();
     const a = await ask(p, 'chat:a', 'hello');
     expect(a.r).toMatchObject({ type: 'ok', text: 'turn 1: hello (seen 1)' });
@@ -76,7 +76,7 @@ describe('warm pool', () => {
     expect(b.r.sessionId).toBe(a.r.sessionId);
     expect(pidOf(p, 'chat:a')).toBe(pid);
     const [row] = p.list(Date.now());
-    expect(row).toMatchObject({ lane: 'chat:a', kind: 'codex', busy: false });
+    expect(row).toMatchObject({ sessionKey: 'chat:a', kind: 'codex', busy: false });
     if (process.platform === 'linux') expect(row?.rssBytes).toBeGreaterThan(1024 * 1024);
   });
 
@@ -113,7 +113,7 @@ describe('warm pool', () => {
     expect(
       p
         .list(Date.now())
-        .map((x) => x.lane)
+        .map((x) => x.sessionKey)
         .sort(),
     ).toEqual(['chat:a', 'chat:c']);
     const b2 = await ask(p, 'chat:b', 'b2', b.next);
@@ -160,7 +160,7 @@ describe('warm pool', () => {
     expect(pidOf(p, 'chat:s')).toBe(pid);
   });
 
-  it('steers a running codex turn; an idle lane says idle', async () => {
+  it('steers a running codex turn; an idle session says idle', async () => {
     const p = pool();
     expect(await p.steer('chat:x', 'nobody')).toBe('idle');
     const running = p.run('chat:x', 'codex', req('slow', { type: 'new' }));

@@ -1,5 +1,6 @@
-// The pool binds a warm process's tool token to each turn's run (issue 17): during the turn a call
-// with the process's token acts for that run (its chat, its runKey, its counters, interactive); the
+// The pool binds a warm process's tool token to each turn's run (the process outlives every run,
+// so its token must never act for one that ended): during the turn a call with the process's
+// token acts for that run (its chat, its runKey, its counters, interactive); the
 // next turn's run starts from zero; between turns and after the process closed it is refused. A
 // stub driver (the pool's `build` seam) looks at the token mid-turn, as `agentwire mcp` would.
 import { describe, expect, it } from 'vitest';
@@ -62,8 +63,8 @@ function rig() {
     cold: () => undefined,
     build: (_kind, s) => ({ type: 'driver', driver: driver(s.tools) }),
   });
-  const req = (chat: string, lane: string, runKey: string, first: boolean): AgentRequest => {
-    const g = grantor({ chat: chat as typeof A, lane, runKey, cwd: '/w', timeoutMs: 30_000 });
+  const req = (chat: string, sessionKey: string, runKey: string, first: boolean): AgentRequest => {
+    const g = grantor({ chat: chat as typeof A, sessionKey, runKey, cwd: '/w', timeoutMs: 30_000 });
     if (!g) throw new Error('no grant');
     return {
       prompt: 'hi',
@@ -98,7 +99,7 @@ describe('the pool binds the process token per turn', () => {
     expect(tokens.check(token)).toEqual({ ok: false, error: TOKEN_PROCESS_CLOSED });
   });
 
-  it('one global lane serving two chats: each turn acts for its own chat', async () => {
+  it('one global session serving two chats: each turn acts for its own chat', async () => {
     const { pool, seen, req } = rig();
     await pool.run('*', 'claude', req(A, '*', 'in:1', true));
     await pool.run('*', 'claude', req(B, '*', 'in:2', false));
@@ -107,9 +108,9 @@ describe('the pool binds the process token per turn', () => {
     await pool.shutdown(1000);
   });
 
-  it('a run of another lane cannot bind the process: its turn runs with the tools refused', async () => {
+  it('a run of another session key cannot bind the process: its turn runs with the tools refused', async () => {
     const { pool, seen, req } = rig();
-    // The run says lane B, the pool lane is A (a bug elsewhere): the token is not bound to it.
+    // The run says session key B, the pool's is A (a bug elsewhere): the token is not bound to it.
     await pool.run(A, 'claude', req(B, B, 'in:1', true));
     expect(seen.midTurn).toEqual([{ ok: false, error: TOKEN_BETWEEN_TURNS }]);
     await pool.shutdown(1000);

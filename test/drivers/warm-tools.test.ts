@@ -1,4 +1,4 @@
-// agentwire's tools in a warm process (issue 17), per CLI, through the pool and the driver factory
+// agentwire's tools in a warm process, per CLI, through the pool and the driver factory
 // against each kind's fake CLI (real child processes; test/fixtures/record-start.mjs records what
 // each was started with). A process is started once with a token of its own, in the same wiring as
 // the CLI's cold runs (or ACP's session/new mcpServers), never in argv; two turns keep the process
@@ -57,8 +57,12 @@ function setup(kind: AgentKind) {
   });
   pools.push(p);
   const runs: string[] = [];
-  const req = (runKey: string, session: SessionRef, lane: `${string}:${string}` = LANE): AgentRequest => {
-    const g = grantor({ chat: lane, lane, runKey, cwd: dir, timeoutMs: 30_000 });
+  const req = (
+    runKey: string,
+    session: SessionRef,
+    sessionKey: `${string}:${string}` = LANE,
+  ): AgentRequest => {
+    const g = grantor({ chat: sessionKey, sessionKey, runKey, cwd: dir, timeoutMs: 30_000 });
     if (!g) throw new Error('no grant');
     runs.push(g.server.env.AGENTWIRE_TOOLS_TOKEN as string);
     return {

@@ -51,7 +51,7 @@ describe.skipIf(missing)(`a sandboxed run's tools socket${missing ? ` (skipped: 
       const grant = (runKey: string) =>
         tools.grantor?.({
           chat: CHAT,
-          lane: CHAT,
+          sessionKey: CHAT,
           runKey,
           cwd: paths.workspace,
           timeoutMs: 60_000,

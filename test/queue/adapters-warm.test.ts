@@ -1,4 +1,4 @@
-// The agent resolver routes a warm agent's runs: the chat's session to its lane's live process,
+// The agent resolver routes a warm agent's runs: the chat's session to its session key's live process,
 // a heartbeat's own or fresh session cold, an ACP agent's own/fresh runs to a process of their own.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AgentKind, AgentRequest, AgentResult } from '../../src/agents/types.js';
 import { configSchema } from '../../src/config/schema.js';
+import type { WarmPool } from '../../src/drivers/pool-types.js';
 import { createLogger } from '../../src/log.js';
-import { agentResolver, type WarmRunner } from '../../src/queue/adapters.js';
+import { agentResolver } from '../../src/queue/adapters.js';
 import type { AgentResolution } from '../../src/queue/ports.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'aw-adapt-'));
@@ -22,13 +23,13 @@ const log = createLogger({ level: 'silent' });
 
 function spy() {
   const calls: string[] = [];
-  const warm: WarmRunner = {
-    run: async (lane: string, kind: AgentKind, _r: AgentRequest): Promise<AgentResult> => {
-      calls.push(`run ${kind} ${lane}`);
+  const warm: Pick<WarmPool, 'run' | 'close'> = {
+    run: async (key: string, kind: AgentKind, _r: AgentRequest): Promise<AgentResult> => {
+      calls.push(`run ${kind} ${key}`);
       return { type: 'ok', text: 'warm', progress: [], media: [], truncated: false, durationMs: 0 };
     },
-    close: async (lane) => {
-      calls.push(`close ${lane}`);
+    close: async (key) => {
+      calls.push(`close ${key}`);
     },
   };
   return { calls, warm };
@@ -48,15 +49,17 @@ describe('agentResolver with a warm pool', () => {
     session: { type: 'new' },
   });
 
-  it('warm (the default): the chat session goes to the lane; own and fresh sessions run cold', async () => {
+  it('warm (the default): the chat session goes to its session key; own and fresh sessions run cold', async () => {
     const { calls, warm } = spy();
     const config = configSchema.parse({ agent: { kind: 'codex' } });
     const a = agentOf(agentResolver(config, paths, {}, log, warm)('codex'));
-    expect(await a.run(request(a), { lane: 'console:me', session: 'chat' })).toMatchObject({ text: 'warm' });
-    expect(await a.run(request(a), { lane: 'own:hb', session: 'own' })).toMatchObject({
+    expect(await a.run(request(a), { sessionKey: 'console:me', session: 'chat' })).toMatchObject({
+      text: 'warm',
+    });
+    expect(await a.run(request(a), { sessionKey: 'own:hb', session: 'own' })).toMatchObject({
       kind: 'not_installed',
     });
-    expect(await a.run(request(a), { lane: 'console:me', session: 'fresh' })).toMatchObject({
+    expect(await a.run(request(a), { sessionKey: 'console:me', session: 'fresh' })).toMatchObject({
       kind: 'not_installed',
     });
     expect(calls).toEqual(['run codex console:me']);
@@ -66,7 +69,7 @@ describe('agentResolver with a warm pool', () => {
     const { calls, warm } = spy();
     const config = configSchema.parse({ agent: { kind: 'claude' }, agents: { pi: { mode: 'cold' } } });
     const a = agentOf(agentResolver(config, paths, {}, log, warm)('pi'));
-    expect(await a.run(request(a), { lane: 'console:me', session: 'chat' })).toMatchObject({
+    expect(await a.run(request(a), { sessionKey: 'console:me', session: 'chat' })).toMatchObject({
       kind: 'not_installed',
     });
     expect(calls).toEqual([]);
@@ -76,8 +79,8 @@ describe('agentResolver with a warm pool', () => {
     const { calls, warm } = spy();
     const config = configSchema.parse({ agent: { kind: 'acp', command: ['my-acp'] } });
     const a = agentOf(agentResolver(config, paths, {}, log, warm)('acp'));
-    await a.run(request(a), { lane: 'own:hb', session: 'own' });
-    await a.run(request(a), { lane: 'console:me', session: 'chat' });
+    await a.run(request(a), { sessionKey: 'own:hb', session: 'own' });
+    await a.run(request(a), { sessionKey: 'console:me', session: 'chat' });
     expect(calls).toEqual(['run acp own:own:hb', 'close own:own:hb', 'run acp console:me']);
   });
 });

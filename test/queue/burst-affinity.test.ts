@@ -65,7 +65,7 @@ function warmResolver(pool: WarmPool): AgentResolver {
     thinkingLevels: [],
     base: { command: ['claude'], cwd: '/work/dir', env: {}, timeoutMs: 60_000, stateDir: '/state' },
     mode: 'warm',
-    run: (request: AgentRequest, ctx) => pool.run(ctx?.lane ?? 'none', 'claude', request),
+    run: (request: AgentRequest, ctx) => pool.run(ctx?.sessionKey ?? 'none', 'claude', request),
   };
   return () => ({ ok: true, agent });
 }

@@ -24,7 +24,7 @@ function recorder() {
       callTimeoutMs: 1000,
     };
     const warm = {
-      open: () => ({ lane: run.lane, server, close: () => undefined }),
+      open: () => ({ sessionKey: run.sessionKey, server, close: () => undefined }),
       bind: () => ({ type: 'bound' as const, unbind: () => undefined }),
     };
     return { server, warm, release: () => events.push(`release ${n}`) };

@@ -1,5 +1,5 @@
 // The queue's hooks into the warm pool: /new closes the scope's process, shutdown ends the pool,
-// and every run names its lane (the session scope) so the pool can find the chat's process.
+// and every run names its session key (the session scope) so the pool can find the chat's process.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WarmPort } from '../../src/queue/ports.js';
 import { FakeAgent, type Harness, harness, ok } from './helpers.js';
@@ -37,7 +37,7 @@ describe('queue → warm pool hooks', () => {
     expect(calls).toEqual(['close *']);
   });
 
-  it('a run tells the agent layer its lane and whose session it is', async () => {
+  it('a run tells the agent layer its session key and whose session it is', async () => {
     const seen: unknown[] = [];
     const agent = new FakeAgent(() => ok('hi'));
     const base = agent.resolver();
@@ -56,7 +56,7 @@ describe('queue → warm pool hooks', () => {
     });
     await h.send('hello');
     await h.channel.untilSent(1);
-    expect(seen).toEqual([{ lane: expect.stringMatching(/^console:/), session: 'chat' }]);
+    expect(seen).toEqual([{ sessionKey: expect.stringMatching(/^console:/), session: 'chat' }]);
   });
 
   it.each([
@@ -97,7 +97,7 @@ describe('queue → warm pool hooks', () => {
         maxProcesses: 4,
         processes: [
           {
-            lane,
+            sessionKey: lane,
             kind: 'codex',
             pid: 7,
             startedAt: now - 600_000,

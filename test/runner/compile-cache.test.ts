@@ -98,7 +98,7 @@ describe("the relay's `agentwire mcp` entry", () => {
       });
       const grant = tools.grantor?.({
         chat: 'twilio:+15550001111',
-        lane: 'twilio:+15550001111',
+        sessionKey: 'twilio:+15550001111',
         runKey: 'in:1',
         cwd: h.dir,
         timeoutMs: 60_000,

@@ -212,7 +212,7 @@ describe('tools.call', () => {
       timeZone: 'UTC',
     });
     expect(off.grantor).toBeUndefined();
-    const on = host.grantor?.({ chat: CHAT, lane: CHAT, runKey: 'in:1', cwd: dir, timeoutMs: 1000 });
+    const on = host.grantor?.({ chat: CHAT, sessionKey: CHAT, runKey: 'in:1', cwd: dir, timeoutMs: 1000 });
     expect(on?.server.args).toEqual(['/x/bin.js', 'mcp']);
     expect(Object.keys(on?.server.env ?? {})).toEqual([
       'AGENTWIRE_TOOLS_TOKEN',

@@ -1,6 +1,6 @@
 // A warm process's tool token: minted when the process starts, it acts only while a
 // turn has bound it to that turn's run, and then exactly as the run's own token (same grant, so
-// the same chat, outbox keys and counters, fresh each run). Between turns, for another lane's run,
+// the same chat, outbox keys and counters, fresh each run). Between turns, for a run of another session key,
 // after its run expired or after the process closed, it is refused with a sentence saying which.
 import { describe, expect, it } from 'vitest';
 import { maskCredentials } from '../../src/log.js';
@@ -55,7 +55,7 @@ describe('a warm process token', () => {
     expect(t.check(proc)).toEqual({ ok: false, error: TOKEN_BETWEEN_TURNS });
   });
 
-  it('cannot be bound to a run of another lane, and another lane’s token does not act for this run', () => {
+  it('cannot be bound to a run of another session key, and another key’s token does not act for this run', () => {
     const t = new ToolTokens(() => 0);
     const procA = t.mintProcess(A);
     const procB = t.mintProcess(B);
@@ -66,7 +66,7 @@ describe('a warm process token', () => {
     expect(t.bind(procA, runA, A)).toEqual({ ok: true });
     // B's process stays unbound while A's turn runs: its token acts for nobody.
     expect(t.check(procB)).toEqual({ ok: false, error: TOKEN_BETWEEN_TURNS });
-    // With sessions.scope 'global' one lane serves several chats: each turn binds its own chat.
+    // With sessions.scope 'global' one session key serves several chats: each turn binds its own chat.
     const g = t.mintProcess('*');
     const runB = t.mint(run(B, 'in:7'), 60_000);
     expect(t.bind(g, runB, '*')).toEqual({ ok: true });

@@ -45,7 +45,7 @@ describe('tools sockets of sandboxed runs', () => {
       const grant = (runKey: string, sandboxed: boolean) =>
         tools.grantor?.({
           chat: CHAT,
-          lane: CHAT,
+          sessionKey: CHAT,
           runKey,
           cwd: home?.dir ?? '',
           timeoutMs: 60_000,

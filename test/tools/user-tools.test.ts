@@ -103,7 +103,7 @@ beforeAll(async () => {
   control = await startControlServer(socket, registry, ctx.log);
   const grant = tools.grantor?.({
     chat: CHAT,
-    lane: CHAT,
+    sessionKey: CHAT,
     runKey: 'in:1',
     cwd: home.dir,
     timeoutMs: 120_000,

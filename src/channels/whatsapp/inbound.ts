@@ -4,6 +4,7 @@
 
 import { rm } from 'node:fs/promises';
 import { jidNormalizedUser, type MessageUpsertType, type WAMessage } from '@whiskeysockets/baileys';
+import { KeyedChains } from '../../core/keyed-chains.js';
 import { sanitizeLine } from '../../core/line.js';
 import type { InboundMessage } from '../../core/types.js';
 import { type Logger, maskId } from '../../log.js';
@@ -41,7 +42,8 @@ export interface InboundDeps {
 }
 
 export class Inbound {
-  private readonly lanes = new Map<string, Promise<void>>();
+  /** One chat's messages are handled in the order they came; chats side by side. */
+  private readonly chatChains = new KeyedChains();
   private handler: InboundHandler | undefined;
 
   constructor(private readonly deps: InboundDeps) {}
@@ -52,21 +54,17 @@ export class Inbound {
 
   onUpsert(sock: WaSocket, upsert: { messages: WAMessage[]; type: MessageUpsertType }): void {
     for (const msg of upsert.messages) {
-      const lane = msg.key?.remoteJid ?? '';
-      const prev = this.lanes.get(lane) ?? Promise.resolve();
-      const next = prev
-        .then(() => this.handle(sock, msg, upsert.type))
-        .catch((err: Error) => this.deps.log.error({ err: err.message }, 'whatsapp inbound failed'));
-      this.lanes.set(lane, next);
-      void next.then(() => {
-        if (this.lanes.get(lane) === next) this.lanes.delete(lane);
-      });
+      void this.chatChains.run(msg.key?.remoteJid ?? '', () =>
+        this.handle(sock, msg, upsert.type).catch((err: Error) =>
+          this.deps.log.error({ err: err.message }, 'whatsapp inbound failed'),
+        ),
+      );
     }
   }
 
   /** Resolves when every message received so far has been handled. */
   async drain(): Promise<void> {
-    while (this.lanes.size) await Promise.allSettled([...this.lanes.values()]);
+    await this.chatChains.drain();
   }
 
   private async handle(sock: WaSocket, msg: WAMessage, type: MessageUpsertType): Promise<void> {

@@ -15,7 +15,7 @@ export function warmView(w: WarmStatus, now: number): WarmView {
     ...(sampled.length > 0 && { usedBytes: sampled.reduce((n, p) => n + (p.rssBytes ?? 0), 0) }),
     ...(w.starts !== undefined && { starts: w.starts }),
     processes: w.processes.map((p) => ({
-      chat: maskChat(p.lane),
+      chat: maskChat(p.sessionKey),
       agent: p.kind,
       ...(p.pid !== undefined && { pid: p.pid }),
       startedAt: iso(p.startedAt),

@@ -13,7 +13,7 @@ describe('warm view', () => {
       maxProcesses: 4,
       processes: [
         {
-          lane: 'whatsapp:4915112345678@s.whatsapp.net',
+          sessionKey: 'whatsapp:4915112345678@s.whatsapp.net',
           kind: 'claude',
           pid: 42,
           startedAt: now - 600_000,
@@ -21,7 +21,7 @@ describe('warm view', () => {
           busy: false,
           rssBytes: 225 * 1048576,
         },
-        { lane: '*', kind: 'pi', startedAt: now - 5_000, lastTurnAt: now - 5_000, busy: true },
+        { sessionKey: '*', kind: 'pi', startedAt: now - 5_000, lastTurnAt: now - 5_000, busy: true },
       ],
       fallbacks: [{ kind: 'gemini', reason: 'exit: unknown flag --acp; call +4915112345678' }],
     },
