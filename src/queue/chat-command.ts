@@ -62,9 +62,10 @@ export async function applyCommand(
     cmd.type === 'new' && (cmd.rest !== '' || msg.media.length > 0 || Boolean(msg.remoteMedia?.length));
   const scope = scopeFor(chat, deps.config.sessions.scope);
   const role = deps.exec?.roles?.(msg) ?? 'owner';
-  let access = commandAccess(role, cmd.type, deps.config.access?.guestCommands ?? [], changesState(cmd));
-  if (access.type === 'allowed' && cmd.type === 'stop')
-    access = stopAccess(role, deps.lanes.get(chat)?.senders, msg.senderId);
+  const granted = commandAccess(role, cmd.type, deps.config.access?.guestCommands ?? [], changesState(cmd));
+  // A /stop's access hangs on whose run it is, which the store says (the run may be another
+  // process's): set by `decide`, whose last call is the one that committed.
+  let access = granted;
   const res = unwrap(
     await deps.store.acceptCommand(
       msg,
@@ -78,6 +79,10 @@ export async function applyCommand(
       },
       // Pure: the store may call it more than once (a retried transaction), or not at all.
       (snap) => {
+        access =
+          granted.type === 'allowed' && cmd.type === 'stop'
+            ? stopAccess(role, runOf(deps, chat, snap)?.senders, msg.senderId)
+            : granted;
         if (access.type === 'refused') return { reply: refusalText(cmd.type, access.reason), effects: [] };
         const decided = decideCommand(cmd, commandState(deps, msg, chat, scope, snap, now));
         // A member's /stop in a group drops no one else's waiting messages.
@@ -116,7 +121,7 @@ function commandState(
   const route = routed(deps, chat);
   const defaultAgent = route.agent;
   const state = sessionState(snap.session, now, cfg.sessions.idleMinutes);
-  const run = deps.lanes.get(chat);
+  const run = runOf(deps, chat, snap);
   const current = chatAgent({ ...deps.exec, defaultAgent }, chat, snap.settings.agent);
   const warm = warmLine(deps, current, scope, now);
   const { agent: _chosen, ...chatSettings } = snap.settings;
@@ -149,6 +154,26 @@ function commandState(
     isGroup: msg.isGroup,
     role: deps.exec?.roles?.(msg) ?? 'owner',
     guestCommands: deps.config.access?.guestCommands ?? [],
+  };
+}
+
+/**
+ * The chat's run: this process's, or else the one the store says another process has under way
+ * (its messages `running`), so a /stop or /status typed beside the holder tells the truth.
+ */
+function runOf(
+  deps: Pick<CommandDeps, 'lanes'>,
+  chat: ChatKey,
+  snap: Pick<CommandSnapshot, 'running'>,
+): { startedAt: number; label: string; senders?: readonly string[] } | undefined {
+  const here = deps.lanes.get(chat);
+  if (here) return here;
+  const rows = snap.running ?? [];
+  if (rows.length === 0) return undefined;
+  return {
+    startedAt: Math.min(...rows.map((r) => r.startedAt)),
+    label: rows.length > 1 ? `${rows.length} messages` : 'message',
+    senders: rows.map((r) => r.senderId),
   };
 }
 

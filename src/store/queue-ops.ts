@@ -56,6 +56,12 @@ export interface CommandSnapshot {
   pending: readonly Interaction[];
   /** The tool kinds allowed for the chat. */
   allowances: readonly string[];
+  /**
+   * The chat's messages a run has under way, in whichever process runs them (a /stop typed beside
+   * the holder answers from this, not from its own empty run slot). Absent: the engine does not say;
+   * the caller knows only its own run.
+   */
+  running?: readonly { startedAt: number; senderId: string }[];
 }
 
 export interface CommandOptions {

@@ -14,6 +14,7 @@ import {
   markRunning,
   pendingByChat,
   pendingForChat,
+  runningOf,
   setFetchedMedia,
   stopRunning,
   unfinished,
@@ -113,6 +114,7 @@ function queueOps(db: Db): QueueStore {
             tasks: tasksForChat(db, chat),
             pending: openInteractions(db, chat),
             allowances: allowancesOf(db, chat).map((a) => a.toolKind),
+            running: runningOf(db, chat),
           });
           for (const e of plan.effects) {
             if (e.type === 'clear_session') clearSession(db, e.scope as KeptSession['scope'], e.agent);
