@@ -114,7 +114,7 @@ export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
       }
       leased = true;
       run.fence = lease.fence;
-      if (lease.fresh && (await recoverChat({ store, now: now(), ...closer(deps) }, chat, lease.fence)))
+      if (lease.fresh && (await recoverChat({ store, now: now(), ...closer(deps, chat) }, chat, lease.fence)))
         log.warn({ chat: maskId(chat) }, 'took over messages whose run never finished');
     }
     const claimed = await persist(
@@ -222,10 +222,19 @@ async function unlessMoved<T>(run: Run, write: Promise<Written<T>>): Promise<Wri
   return { ok: true, value: undefined };
 }
 
-/** What the previous holder's runs still waited on is closed when this run takes the chat over. */
-const closer = (deps: RunDeps) => {
+/**
+ * What the previous holder's runs still waited on is closed when this run takes the chat over. Looked
+ * for in the chat's own questions first (a read): closing scans every chat's in a write transaction,
+ * which each run of a chat that went idle would otherwise pay for nothing.
+ */
+const closer = (deps: RunDeps, chat: ChatKey) => {
   const i = deps.exec.interactions;
-  return i ? { closeLeftOver: (owns: (chat: ChatKey) => boolean) => i.start(owns) } : {};
+  if (!i) return {};
+  return {
+    closeLeftOver: async (owns: (c: ChatKey) => boolean) => {
+      if ((await i.store.pending(chat)).length > 0) await i.start(owns);
+    },
+  };
 };
 const fenced = (run: Run) => (run.fence ? { fence: run.fence } : {});
 

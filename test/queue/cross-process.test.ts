@@ -127,7 +127,11 @@ describe('chat_control: a /stop typed in A reaches the run B holds', () => {
     await b.queue.whenIdle();
     await a.queue.handleInbound(inbound({ messageId: 's2', text: '/stop' }));
     await until(() => all().length === 3);
-    expect(all().filter((t) => !t.startsWith('Agent:')).sort()).toEqual(['Nothing is running.', 'done in B']);
+    expect(
+      all()
+        .filter((t) => !t.startsWith('Agent:'))
+        .sort(),
+    ).toEqual(['Nothing is running.', 'done in B']);
   });
 
   it('a key round-trips, and a key of a newer version is ignored', () => {
