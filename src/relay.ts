@@ -67,7 +67,7 @@ export type ChannelFactory = Pick<ChannelPlugin, 'name' | 'enabled'> &
   };
 
 export interface ServiceDeps extends RelayDeps {
-  /** Runs in a chat's lane without queuing, and delivers through the outbox (heartbeats). */
+  /** Runs in a chat's run slot without queuing, and delivers through the outbox (heartbeats). */
   runner: SystemRunner;
   channels: ChannelMap;
   /** Register control-socket methods (e.g. `heartbeat`) here before the relay starts listening. */
@@ -463,7 +463,7 @@ export function stopOnSignals(
       signals++;
       log.info({ signal }, signals === 1 ? 'shutting down' : 'second signal: stopping now');
       if (signals === 1) void relay.stop(graceMs).then(resolve);
-      else for (const [chat] of relay.queue.lanes.runs()) relay.queue.lanes.abort(chat, 'shutdown');
+      else for (const [chat] of relay.queue.runSlots.runs()) relay.queue.runSlots.abort(chat, 'shutdown');
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);

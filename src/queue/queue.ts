@@ -1,4 +1,4 @@
-// The relay core's queue: inbound messages become durable inbox rows, chat lanes run them one at a
+// The relay core's queue: inbound messages become durable inbox rows, chats' run slots run them one at a
 // time per chat under a global cap, every answer goes through the outbox. Channels call `handleInbound`;
 // heartbeats the SystemRunner half. A run, claim to reply, is run.ts (system-run.ts for heartbeats); what
 // a message and a command do is decided by pure functions (busy-policy.ts, core/command-handler.ts).
@@ -31,14 +31,14 @@ import { controlKey, controlsOf } from './chat-control.js';
 import { composeItems } from './compose.js';
 import { applyCustom, type CustomDeps } from './custom-command.js';
 import { Deliverer, deliveryOptions } from './delivery.js';
-import { currentAgent, type ExecuteDeps } from './execute.js';
+import { currentAgent, type RunContext } from './execute.js';
 import { Interactions } from './interactions.js';
-import { Lanes } from './lanes.js';
 import { unwrap } from './persist.js';
 import type { Clock } from './ports.js';
 import { type QueueOptions, type QueueStatus, queueStatus } from './queue-types.js';
 import { recover } from './recovery.js';
 import { runChat } from './run.js';
+import { RunSlots } from './run-slots.js';
 import { startShared } from './shared-start.js';
 import { steerLater } from './steer.js';
 import { runSystem } from './system-run.js';
@@ -49,11 +49,11 @@ export type { QueueConfig, QueueOptions, QueueStatus } from './queue-types.js';
 /** The text limit for a chat of a channel no plug-in knows (the console, or a test's fake). */
 
 export class Queue implements SystemRunner {
-  readonly lanes: Lanes;
+  readonly runSlots: RunSlots;
   readonly deliverer: Deliverer;
   readonly now: Clock;
   private readonly store: QueueStore;
-  private readonly exec: ExecuteDeps;
+  private readonly context: RunContext;
   private readonly commands: CommandSettings;
   private readonly commandDeps: CommandDeps;
   /** The user's own commands (`commands.<name>`), by lower-case name. */
@@ -79,8 +79,8 @@ export class Queue implements SystemRunner {
   constructor(readonly opts: QueueOptions) {
     this.now = opts.now ?? Date.now;
     this.store = opts.store;
-    this.lanes = new Lanes(opts.config.queue.maxConcurrentRuns, this.now);
-    opts.warm?.attach?.(warmDemand(this.lanes, this.settlingChats, opts.config.sessions.scope));
+    this.runSlots = new RunSlots(opts.config.queue.maxConcurrentRuns, this.now);
+    opts.warm?.attach?.(warmDemand(this.runSlots, this.settlingChats, opts.config.sessions.scope));
     this.deliverer = new Deliverer(
       opts.store,
       opts.channels,
@@ -101,13 +101,13 @@ export class Queue implements SystemRunner {
         now: this.now,
         log: opts.log,
       });
-    this.exec = {
+    this.context = {
       store: opts.store,
       resolve: opts.resolve,
       defaultAgent: opts.config.agent.kind as AgentKind,
       scope: opts.config.sessions.scope,
       idleMinutes: opts.config.sessions.idleMinutes,
-      lanes: this.lanes,
+      runSlots: this.runSlots,
       now: this.now,
       log: opts.log,
       ...(opts.tools && { tools: opts.tools }),
@@ -117,9 +117,9 @@ export class Queue implements SystemRunner {
       ...(opts.owner && { owner: opts.owner }),
     };
     this.commandDeps = {
-      exec: this.exec,
+      context: this.context,
       store: opts.store,
-      lanes: this.lanes,
+      runSlots: this.runSlots,
       resolve: opts.resolve,
       config: opts.config,
       log: opts.log,
@@ -157,7 +157,7 @@ export class Queue implements SystemRunner {
         'recovered messages whose run never finished',
       );
     }
-    for (const chat of plan.ready) this.lanes.markReady(chat);
+    for (const chat of plan.ready) this.runSlots.markReady(chat);
     // What a previous process left waiting on a chat: its run is gone, so it is denied and said so.
     await this.interactions?.start((chat) => this.deliverer.owns(chat));
     await this.deliverer.kickAll();
@@ -232,7 +232,7 @@ export class Queue implements SystemRunner {
       return { type: 'rejected', reason: 'empty message' };
     const max = this.opts.config.queue.maxPendingPerChat;
     // Claimed before the write (a write that refuses it gives it back): one notice per overflow.
-    const notice = this.lanes.claimDropNotice(chat);
+    const notice = this.runSlots.claimDropNotice(chat);
     const res = unwrap(
       await this.store.acceptInbound(msg, {
         now: this.now(),
@@ -240,7 +240,7 @@ export class Queue implements SystemRunner {
         ...(notice && { dropNotice: this.textItems(chat, NOTICE.dropping) }),
       }),
     );
-    if (notice && !(res.type === 'dropped' && res.noticed)) this.lanes.clearDropNotice(chat);
+    if (notice && !(res.type === 'dropped' && res.noticed)) this.runSlots.clearDropNotice(chat);
     if (res.type === 'duplicate') {
       this.opts.log.info({ channel: msg.channel, chat: maskId(chat) }, 'duplicate inbound message ignored');
       return { type: 'duplicate' };
@@ -271,25 +271,25 @@ export class Queue implements SystemRunner {
   /** A message was stored for `chat`: what the busy policy says, or wait for a slot. */
   private arrived(chat: ChatKey): void {
     if (this.opts.hold) return;
-    switch (onArrival(this.opts.config.queue.whileBusy, Boolean(this.lanes.get(chat)))) {
+    switch (onArrival(this.opts.config.queue.whileBusy, Boolean(this.runSlots.get(chat)))) {
       case 'interrupt':
-        this.lanes.abort(chat, 'interrupt');
+        this.runSlots.abort(chat, 'interrupt');
         return;
       case 'wait':
         return;
       case 'steer': {
-        const run = this.lanes.get(chat);
+        const run = this.runSlots.get(chat);
         const warm = this.opts.warm;
         const requeued = () => {
-          this.lanes.markReady(chat);
+          this.runSlots.markReady(chat);
           this.pump();
         };
         if (run && warm)
-          steerLater({ ...this.exec, warm, timeZone: this.opts.timeZone, requeued }, chat, run);
+          steerLater({ ...this.context, warm, timeZone: this.opts.timeZone, requeued }, chat, run);
         return;
       }
       case 'start':
-        this.lanes.markReady(chat);
+        this.runSlots.markReady(chat);
         this.pump();
     }
   }
@@ -300,10 +300,12 @@ export class Queue implements SystemRunner {
   }
 
   private pump(): void {
-    while (!this.closing && this.lanes.hasSlot()) {
-      const chat = this.lanes.takeReady(nextReady(this.lanes, this.opts.warm, this.opts.config, this.now()));
+    while (!this.closing && this.runSlots.hasSlot()) {
+      const chat = this.runSlots.takeReady(
+        nextReady(this.runSlots, this.opts.warm, this.opts.config, this.now()),
+      );
       if (!chat) return;
-      // runChat takes the lane before it awaits anything, so this loop never passes the cap.
+      // runChat takes the run slot before it awaits anything, so this loop never passes the cap.
       // Never an unhandled rejection (it would end the relay): a store gone mid-run (closed at
       // shutdown, or a disk error past the run's own handling) is logged; the rows stay for recovery.
       this.settle(chat, runChat(this.runDeps(chat), chat)).catch((err) =>
@@ -319,7 +321,7 @@ export class Queue implements SystemRunner {
     const settings = progress?.settings(channel);
     return {
       ...(progress && settings && { progress: { port: progress.port, settings } }),
-      exec: this.exec,
+      context: this.context,
       mediaPolicy: this.opts.mediaPolicy,
       deliverer: this.deliverer,
       channel: this.opts.channels.get(channel),
@@ -339,11 +341,11 @@ export class Queue implements SystemRunner {
       try {
         // A chat another process holds is not tried again here: its holder runs what waits.
         const mayRun = !this.closing && !this.opts.owner?.blocked(chat);
-        if (mayRun && (await this.store.countPending(chat)) > 0) this.lanes.markReady(chat);
+        if (mayRun && (await this.store.countPending(chat)) > 0) this.runSlots.markReady(chat);
       } finally {
         this.settlingChats.done(chat);
       }
-      if (!this.lanes.isReady(chat)) this.opts.warm?.demandChanged?.();
+      if (!this.runSlots.isReady(chat)) this.opts.warm?.demandChanged?.();
       this.deliverer.kick(chat);
       this.pump();
     });
@@ -374,9 +376,9 @@ export class Queue implements SystemRunner {
   // SystemRunner: heartbeats and schedules.
 
   async runIfIdle(chat: ChatKey, prompt: string, opts: SystemRunOptions): Promise<SystemRunOutcome> {
-    const busy = () => this.closing || Boolean(this.lanes.get(chat)) || !this.lanes.hasSlot();
+    const busy = () => this.closing || Boolean(this.runSlots.get(chat)) || !this.runSlots.hasSlot();
     if (busy() || (await this.store.countPending(chat)) > 0 || busy()) return { type: 'busy' };
-    return this.settle(chat, runSystem(this.exec, this.opts.timeZone, chat, prompt, opts));
+    return this.settle(chat, runSystem(this.context, this.opts.timeZone, chat, prompt, opts));
   }
 
   /**
@@ -392,7 +394,7 @@ export class Queue implements SystemRunner {
   ): Promise<void> {
     const target = parseChatKey(chat);
     if (!target) throw new Error(`not a chat key: ${chat}`);
-    const resolved = this.opts.resolve(await currentAgent(this.exec, chat));
+    const resolved = this.opts.resolve(await currentAgent(this.context, chat));
     const cwd = resolved.ok ? resolved.agent.base.cwd : this.opts.defaultCwd;
     const limit = this.textLimit(target.channel);
     const items = await composeItems(
@@ -413,14 +415,14 @@ export class Queue implements SystemRunner {
   }
 
   async status(): Promise<QueueStatus> {
-    return queueStatus(this.opts, this.lanes, this.store, this.now());
+    return queueStatus(this.opts, this.runSlots, this.store, this.now());
   }
 
   /** Resolves once no run is active or waiting for a slot and nothing is being sent. */
   async whenIdle(): Promise<void> {
     await this.started;
     for (;;) {
-      const runs = this.lanes.runs();
+      const runs = this.runSlots.runs();
       if (runs.length > 0 || this.settling.size > 0 || this.accepting.size > 0) {
         const accepting = [...this.accepting].map((p) => p.catch(() => undefined));
         await Promise.all([...runs.map(([, r]) => r.done), ...this.settling, ...accepting]);
@@ -428,9 +430,9 @@ export class Queue implements SystemRunner {
       }
       await this.deliverer.idle();
       if (
-        this.lanes.activeCount === 0 &&
+        this.runSlots.activeCount === 0 &&
         this.settling.size === 0 &&
-        (this.closing || this.lanes.readyCount() === 0)
+        (this.closing || this.runSlots.readyCount() === 0)
       )
         return;
     }
@@ -448,9 +450,9 @@ export class Queue implements SystemRunner {
     // A custom command's script is not a turn to let finish: it is stopped, its group with it.
     this.scriptsStop.abort();
     await Promise.all(this.scripts);
-    const running = () => this.lanes.runs().map(([, r]) => r.done);
+    const running = () => this.runSlots.runs().map(([, r]) => r.done);
     if (running().length > 0) await Promise.race([Promise.all(running()), delay(graceMs)]);
-    for (const [chat] of this.lanes.runs()) this.lanes.abort(chat, 'shutdown');
+    for (const [chat] of this.runSlots.runs()) this.runSlots.abort(chat, 'shutdown');
     await Promise.all([...running(), ...this.settling]);
     this.deliverer.finish();
     await Promise.race([this.deliverer.idle(), delay(Math.max(1000, deadline - this.now()))]);

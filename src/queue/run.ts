@@ -1,8 +1,8 @@
-// One run of a chat's lane for user messages, from claim to reply: claim the waiting rows the busy
+// One run of a chat's run slot for user messages, from claim to reply: claim the waiting rows the busy
 // policy allows (they become `running`), fetch their attachments, ask the agent, compose the answer,
 // and finish: the answer, the rows' final state and the session in one store operation (so after a
 // crash either the run is redone or its reply is in the outbox, never both or neither), then the
-// run history. It calls nothing of the queue: the lane is taken here and given back when the
+// run history. It calls nothing of the queue: the run slot is taken here and given back when the
 // returned Promise settles; what runs next is the queue's business.
 
 import type { Channel } from '../channels/types.js';
@@ -22,18 +22,19 @@ import type { Fence } from '../store/ownership.js';
 import type { Written } from '../store/queue-ops.js';
 import { chooseRun, runLimit, type WhileBusy } from './busy-policy.js';
 import { composeRunReply } from './compose.js';
-import { type ExecuteDeps, type ExecuteOutcome, execute, keptSession } from './execute.js';
+import { type ExecuteOutcome, execute, keptSession, type RunContext } from './execute.js';
 import { fetchRemoteMedia } from './fetch-media.js';
-import type { ActiveRun } from './lanes.js';
 import { persist } from './persist.js';
 import type { MediaPolicy } from './ports.js';
 import { type ProgressFeed, statusFeed } from './progress-feed.js';
 import { statusKey } from './progress-outbox.js';
 import type { ProgressPort } from './progress-port.js';
 import { recoverChat } from './recovery.js';
+import type { ActiveRun } from './run-slots.js';
 
 export interface RunDeps {
-  exec: ExecuteDeps;
+  /** What every run shares (execute.ts). */
+  context: RunContext;
   mediaPolicy: MediaPolicy;
   /** Sends the chat's outbox: kicked as soon as an answer is durable. */
   deliverer: { kick(chat: ChatKey): void };
@@ -80,11 +81,11 @@ interface Run {
 }
 
 /**
- * Runs the chat's next batch, if it has one. The lane is taken before anything is awaited, so a
+ * Runs the chat's next batch, if it has one. The run slot is taken before anything is awaited, so a
  * caller that starts runs while a slot is free never starts more than the cap.
  */
 export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
-  const { lanes, now, log, store } = deps.exec;
+  const { runSlots, now, log, store } = deps.context;
   let finished!: () => void;
   const active: ActiveRun = {
     kind: 'user',
@@ -96,7 +97,7 @@ export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
       finished = r;
     }),
   };
-  lanes.begin(chat, active);
+  runSlots.begin(chat, active);
   const run: Run = { deps, chat, active, ids: active.ids };
   const chatId = parseChatKey(chat)?.chatId ?? '';
   let typed = false;
@@ -104,7 +105,7 @@ export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
   let feed: ProgressFeed | undefined;
   try {
     // Processes share the store: the chat's lease first, and every write of the run carries it.
-    const owner = deps.exec.owner;
+    const owner = deps.context.owner;
     if (owner) {
       const lease = await owner.take(chat);
       // Another process runs the chat: it is told a message waits, and runs it after its own.
@@ -137,7 +138,7 @@ export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
     active.ids.push(...rows.map((r) => r.id));
     active.senders = rows.map((r) => r.senderId);
     if (rows.length > 1) active.label = `${rows.length} messages`;
-    lanes.clearDropNotice(chat);
+    runSlots.clearDropNotice(chat);
     typing(deps.channel, chatId, true);
     typed = true;
     if (plan.type === 'too_long') {
@@ -166,7 +167,7 @@ export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
     // Told to stop before the agent started (an interrupt or /stop while claiming or downloading).
     const out: ExecuteOutcome | undefined = active.controller.signal.aborted
       ? undefined
-      : await execute(deps.exec, chat, prompt, {
+      : await execute(deps.context, chat, prompt, {
           allowNewSession: true,
           signal: active.controller.signal,
           // The tools' outbox keys: the same when a crash redoes the run.
@@ -174,7 +175,7 @@ export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
           ...fenced(run),
           ...(onProgress ? { onProgress } : {}),
           ...(feed && { onEvent: feed.listener }),
-          ...runRole(deps.exec, chat, rows),
+          ...runRole(deps.context, chat, rows),
         });
     // The status message gets its summary while the answer is stored; neither waits for the other.
     void feed?.finish();
@@ -185,21 +186,21 @@ export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
   } finally {
     void feed?.finish();
     if (typed) typing(deps.channel, chatId, false);
-    lanes.end(chat, active);
+    runSlots.end(chat, active);
     finished();
-    if (leased) await deps.exec.owner?.drop(chat);
+    if (leased) await deps.context.owner?.drop(chat);
   }
 }
 
 /** The least trusted sender of the run's messages decides its profile (core/roles.ts). */
 function runRole(
-  exec: ExecuteDeps,
+  context: RunContext,
   chat: ChatKey,
   rows: readonly { senderId: string; isGroup: boolean }[],
 ): { role?: Role } {
   const channel = parseChatKey(chat)?.channel;
-  if (!exec.roles || !channel) return {};
-  const roles = exec.roles;
+  if (!context.roles || !channel) return {};
+  const roles = context.roles;
   return { role: leastRole(rows.map((r) => roles({ channel, senderId: r.senderId, isGroup: r.isGroup }))) };
 }
 
@@ -214,7 +215,7 @@ async function unlessMoved<T>(run: Run, write: Promise<Written<T>>): Promise<Wri
   // serialisation conflict is retryable and goes back to the caller to be tried again.
   if (w.ok || w.reason !== 'conflict' || w.retryable) return w;
   if (!run.moved)
-    run.deps.exec.log.warn(
+    run.deps.context.log.warn(
       { chat: maskId(run.chat), ids: run.ids, epoch: run.fence?.epoch },
       'the lease of the chat moved to another process: this run writes nothing more',
     );
@@ -228,7 +229,7 @@ async function unlessMoved<T>(run: Run, write: Promise<Written<T>>): Promise<Wri
  * which each run of a chat that went idle would otherwise pay for nothing.
  */
 const closer = (deps: RunDeps, chat: ChatKey) => {
-  const i = deps.exec.interactions;
+  const i = deps.context.interactions;
   if (!i) return {};
   return {
     closeLeftOver: async (owns: (c: ChatKey) => boolean) => {
@@ -244,7 +245,7 @@ const replyKey = (run: Run) => `in:${run.ids[run.ids.length - 1]}`;
 /** A message longer than queue.maxPromptChars: never run, the sender told why (D26). */
 async function refuseTooLong(run: Run, chars: number): Promise<void> {
   const { deps, chat, ids } = run;
-  const { store, now, log } = deps.exec;
+  const { store, now, log } = deps.context;
   const items = text(tooLongNotice(chars, deps.maxPromptChars), deps.limit);
   const recorded = await persist(
     () =>
@@ -273,7 +274,7 @@ async function refuseTooLong(run: Run, chars: number): Promise<void> {
 /** `out` undefined: the run was told to stop before the agent started. */
 async function finish(run: Run, out: ExecuteOutcome | undefined): Promise<void> {
   const { deps, chat, ids, active } = run;
-  const { store, now, log } = deps.exec;
+  const { store, now, log } = deps.context;
   const reason = active.reason;
   const aborted =
     out === undefined || (out.type === 'ran' && out.result.type === 'error' && out.result.kind === 'aborted');
@@ -384,7 +385,7 @@ const PROGRESS_CHARS = 1000;
  */
 function progressSink(run: Run): (said: string) => void {
   const { deps, chat, ids, active } = run;
-  const { store, now, log } = deps.exec;
+  const { store, now, log } = deps.context;
   let n = 0;
   return (said) => {
     if (active.controller.signal.aborted || n >= MAX_PROGRESS_MESSAGES) return;
@@ -404,7 +405,7 @@ const text = (t: string, limit: ChunkRules): OutboundItem[] =>
 
 const storeOpts = (run: Run, what: string) => ({
   what,
-  log: run.deps.exec.log,
+  log: run.deps.context.log,
   fields: { chat: maskId(run.chat), ids: run.ids },
   baseMs: run.deps.storeRetryMs,
   signal: run.active.controller.signal,
@@ -413,7 +414,7 @@ const storeOpts = (run: Run, what: string) => ({
 /** After an unexpected error the rows are failed and the chat told; a store error here is only logged. */
 async function failSafely(run: Run): Promise<void> {
   const { deps, chat, ids } = run;
-  const { store, now, log } = deps.exec;
+  const { store, now, log } = deps.context;
   try {
     await persist(
       () =>

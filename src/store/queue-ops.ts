@@ -207,7 +207,7 @@ export interface QueueStore {
   keepSession(session: KeptSession, now: number, fence?: Fence): Promise<Written<void>>;
   forgetSession(scope: SessionScope, agent: AgentName): Promise<Written<void>>;
 
-  // Counts for lanes and status.
+  // Counts for the run slots and status.
   countPending(chat: ChatKey): Promise<number>;
   pendingByChat(): Promise<Record<string, number>>;
   countUnsent(): Promise<number>;
