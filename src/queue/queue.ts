@@ -2,16 +2,10 @@
 // time per chat under a global cap, every answer goes through the outbox. Channels call `handleInbound`;
 // heartbeats the SystemRunner half. A run, claim to reply, is run.ts (system-run.ts for heartbeats); what
 // a message and a command do is decided by pure functions (busy-policy.ts, core/command-handler.ts).
-import { mkdirSync } from 'node:fs';
-import { dirname, isAbsolute } from 'node:path';
-import type { AgentKind } from '../agents/types.js';
 import type { InboundHandler, InboundOutcome } from '../channels/types.js';
-import { type ChunkRules, channelRules } from '../core/chunk.js';
 import { type ChatCommand, type CommandSettings, parseCommand } from '../core/commands.js';
 import { type CustomCommand, customCommands, parseCustom } from '../core/custom-commands.js';
-import { NOTICE, textItems } from '../core/reply.js';
 import type {
-  ChannelName,
   ChatKey,
   InboundMessage,
   OutboundItem,
@@ -19,25 +13,28 @@ import type {
   SystemRunOptions,
   SystemRunOutcome,
 } from '../core/types.js';
-import { chatKey, parseChatKey } from '../core/types.js';
+import { chatKey } from '../core/types.js';
 import type { RunCheck } from '../heartbeat/check.js';
-import { checkEnv, createRunCheck } from '../heartbeat/run-check.js';
 import { maskId } from '../log.js';
 import type { QueueStore } from '../store/queue-ops.js';
+import { acceptMessage } from './accept-message.js';
 import { answerRoute } from './answer-route.js';
 import { onArrival } from './busy-policy.js';
 import { applyCommand, type CommandDeps, stopRun } from './chat-command.js';
 import { controlKey, controlsOf } from './chat-control.js';
-import { composeItems } from './compose.js';
+import { chatTextItems } from './chat-text.js';
 import { applyCustom, type CustomDeps } from './custom-command.js';
 import { Deliverer, deliveryOptions } from './delivery.js';
-import { currentAgent, type RunContext } from './execute.js';
+import type { RunContext } from './execute.js';
+import { HostScripts } from './host-scripts.js';
 import { Interactions } from './interactions.js';
+import { ownerItems } from './owner-send.js';
 import { unwrap } from './persist.js';
 import type { Clock } from './ports.js';
 import { type QueueOptions, type QueueStatus, queueStatus } from './queue-types.js';
 import { recover } from './recovery.js';
 import { runChat } from './run.js';
+import { commandDeps, runContext, runDeps } from './run-context.js';
 import { RunSlots } from './run-slots.js';
 import { startShared } from './shared-start.js';
 import { steerLater } from './steer.js';
@@ -45,8 +42,6 @@ import { runSystem } from './system-run.js';
 import { nextReady, Settling, warmDemand } from './warm-demand.js';
 
 export type { QueueConfig, QueueOptions, QueueStatus } from './queue-types.js';
-
-/** The text limit for a chat of a channel no plug-in knows (the console, or a test's fake). */
 
 export class Queue implements SystemRunner {
   readonly runSlots: RunSlots;
@@ -59,8 +54,7 @@ export class Queue implements SystemRunner {
   /** The user's own commands (`commands.<name>`), by lower-case name. */
   private readonly custom: Record<string, CustomCommand>;
   private runScript: RunCheck | undefined;
-  private readonly scriptsStop = new AbortController();
-  private readonly scripts = new Set<Promise<unknown>>();
+  private readonly scripts: HostScripts;
   /** Questions and approvals runs put to their chats; undefined when the relay asks nobody. */
   readonly interactions: Interactions | undefined;
   private closing = false;
@@ -92,6 +86,7 @@ export class Queue implements SystemRunner {
     );
     this.commands = opts.config.commands;
     this.custom = customCommands(opts.config.commands);
+    this.scripts = new HostScripts(opts.defaultCwd);
     this.interactions =
       opts.interactions &&
       new Interactions({
@@ -101,32 +96,8 @@ export class Queue implements SystemRunner {
         now: this.now,
         log: opts.log,
       });
-    this.context = {
-      store: opts.store,
-      resolve: opts.resolve,
-      defaultAgent: opts.config.agent.kind as AgentKind,
-      scope: opts.config.sessions.scope,
-      idleMinutes: opts.config.sessions.idleMinutes,
-      runSlots: this.runSlots,
-      now: this.now,
-      log: opts.log,
-      ...(opts.tools && { tools: opts.tools }),
-      ...(this.interactions && { interactions: this.interactions }),
-      ...(opts.route && { route: opts.route }),
-      ...(opts.roles && { roles: opts.roles }),
-      ...(opts.owner && { owner: opts.owner }),
-    };
-    this.commandDeps = {
-      context: this.context,
-      store: opts.store,
-      runSlots: this.runSlots,
-      resolve: opts.resolve,
-      config: opts.config,
-      log: opts.log,
-      textItems: (chat, text) => this.textItems(chat, text),
-      ...(opts.warm && { warm: opts.warm }),
-      ...(this.interactions && { interactions: this.interactions }),
-    };
+    this.context = runContext(opts, this.runSlots, this.now, this.interactions);
+    this.commandDeps = commandDeps(opts, this.context, (chat, text) => this.textItems(chat, text));
   }
 
   /** Picks up what a previous process left (interrupted runs, unsent replies) and starts working. */
@@ -202,7 +173,7 @@ export class Queue implements SystemRunner {
   }
 
   private customDeps(): CustomDeps {
-    this.runScript ??= this.opts.runScript ?? this.hostScript();
+    this.runScript ??= this.opts.runScript ?? this.scripts.runner();
     return {
       ...this.commandDeps,
       runScript: this.runScript,
@@ -211,50 +182,22 @@ export class Queue implements SystemRunner {
     };
   }
 
-  /**
-   * A script runs in the agent's working folder, made (private) the first time as a run would. At
-   * shutdown the running ones are stopped (their groups too) and waited for.
-   */
-  private hostScript(): RunCheck {
-    const cwd = this.opts.defaultCwd;
-    const run = createRunCheck({ env: checkEnv(process.env), cwd, signal: this.scriptsStop.signal });
-    return (argv, timeoutMs) => {
-      mkdirSync(cwd, { recursive: true, mode: 0o700 });
-      const p = run(argv, timeoutMs);
-      this.scripts.add(p);
-      void p.finally(() => this.scripts.delete(p));
-      return p;
-    };
-  }
-
   private async acceptMessage(msg: InboundMessage, chat: ChatKey): Promise<InboundOutcome> {
-    if (!msg.text.trim() && msg.media.length === 0 && !msg.remoteMedia?.length)
-      return { type: 'rejected', reason: 'empty message' };
-    const max = this.opts.config.queue.maxPendingPerChat;
-    // Claimed before the write (a write that refuses it gives it back): one notice per overflow.
-    const notice = this.runSlots.claimDropNotice(chat);
-    const res = unwrap(
-      await this.store.acceptInbound(msg, {
-        now: this.now(),
-        maxPending: max,
-        ...(notice && { dropNotice: this.textItems(chat, NOTICE.dropping) }),
-      }),
+    const out = await acceptMessage(
+      {
+        store: this.store,
+        runSlots: this.runSlots,
+        log: this.opts.log,
+        now: this.now,
+        maxPendingPerChat: this.opts.config.queue.maxPendingPerChat,
+        textItems: (c, text) => this.textItems(c, text),
+        kick: (c) => this.deliverer.kick(c),
+      },
+      msg,
+      chat,
     );
-    if (notice && !(res.type === 'dropped' && res.noticed)) this.runSlots.clearDropNotice(chat);
-    if (res.type === 'duplicate') {
-      this.opts.log.info({ channel: msg.channel, chat: maskId(chat) }, 'duplicate inbound message ignored');
-      return { type: 'duplicate' };
-    }
-    if (res.type === 'dropped') {
-      this.opts.log.warn(
-        { chat: maskId(chat), inboxId: res.id, messageId: msg.messageId, waiting: max },
-        'chat queue full: message dropped',
-      );
-      this.deliverer.kick(chat);
-      return { type: 'rejected', reason: 'queue full' };
-    }
-    this.arrived(chat);
-    return { type: 'stored', inboxId: res.id };
+    if (out.type === 'stored') this.arrived(chat);
+    return out;
   }
 
   private async command(msg: InboundMessage, chat: ChatKey, cmd: ChatCommand): Promise<InboundOutcome> {
@@ -308,30 +251,10 @@ export class Queue implements SystemRunner {
       // runChat takes the run slot before it awaits anything, so this loop never passes the cap.
       // Never an unhandled rejection (it would end the relay): a store gone mid-run (closed at
       // shutdown, or a disk error past the run's own handling) is logged; the rows stay for recovery.
-      this.settle(chat, runChat(this.runDeps(chat), chat)).catch((err) =>
+      this.settle(chat, runChat(runDeps(this.opts, this.context, this.deliverer, chat), chat)).catch((err) =>
         this.opts.log.error({ err, chat: maskId(chat) }, 'run stopped by an error'),
       );
     }
-  }
-
-  private runDeps(chat: ChatKey) {
-    const cfg = this.opts.config.queue;
-    const channel = (parseChatKey(chat) as { channel: ChannelName }).channel;
-    const progress = this.opts.progress;
-    const settings = progress?.settings(channel);
-    return {
-      ...(progress && settings && { progress: { port: progress.port, settings } }),
-      context: this.context,
-      mediaPolicy: this.opts.mediaPolicy,
-      deliverer: this.deliverer,
-      channel: this.opts.channels.get(channel),
-      limit: this.textLimit(channel),
-      whileBusy: cfg.whileBusy,
-      maxPendingPerChat: cfg.maxPendingPerChat,
-      maxPromptChars: cfg.maxPromptChars,
-      timeZone: this.opts.timeZone,
-      storeRetryMs: this.opts.storeRetryMs ?? 1000,
-    };
   }
 
   /** After a run (of either kind): the chat is ready again if messages wait, and its replies go out. */
@@ -358,19 +281,8 @@ export class Queue implements SystemRunner {
     return after;
   }
 
-  /**
-   * The splitter's rules for a channel, from its plug-in, whether or not the channel runs in this
-   * process: a reply stored by `agentwire heartbeat` (no channel running) is cut exactly as the relay
-   * would cut it, so the channel sends each stored chunk as one message and never splits again.
-   * A running channel's own textLimit wins (a test's fake channel, the console).
-   */
-  private textLimit(channel: ChannelName): ChunkRules {
-    return channelRules(this.opts.channels.get(channel)?.textLimit, this.opts.textRules?.(channel));
-  }
-
   private textItems(chat: ChatKey, text: string): OutboundItem[] {
-    const channel = (parseChatKey(chat) as { channel: ChannelName }).channel;
-    return textItems(text, this.textLimit(channel));
+    return chatTextItems(this.opts, chat, text);
   }
 
   // SystemRunner: heartbeats and schedules.
@@ -381,10 +293,7 @@ export class Queue implements SystemRunner {
     return this.settle(chat, runSystem(this.context, this.opts.timeZone, chat, prompt, opts));
   }
 
-  /**
-   * `ownerFiles`: the media are files the owner named on the command line (already absolute real
-   * paths): their own folders count as allowed roots, the other checks (regular file, size) stay.
-   */
+  /** What the owner sends from outside a run (owner-send.ts); `ownerFiles`: files they named. */
   async deliver(
     chat: ChatKey,
     key: string,
@@ -392,23 +301,7 @@ export class Queue implements SystemRunner {
     media: string[],
     opts: { ownerFiles?: boolean } = {},
   ): Promise<void> {
-    const target = parseChatKey(chat);
-    if (!target) throw new Error(`not a chat key: ${chat}`);
-    const resolved = this.opts.resolve(await currentAgent(this.context, chat));
-    const cwd = resolved.ok ? resolved.agent.base.cwd : this.opts.defaultCwd;
-    const limit = this.textLimit(target.channel);
-    const items = await composeItems(
-      this.opts.mediaPolicy,
-      {
-        text,
-        media,
-        channel: target.channel,
-        cwd,
-        limit,
-        extraRoots: opts.ownerFiles ? media.filter((m) => isAbsolute(m)).map((m) => dirname(m)) : [],
-      },
-      this.opts.log,
-    );
+    const items = await ownerItems(this.opts, this.context, chat, text, media, opts.ownerFiles ?? false);
     if (items.length === 0) return;
     unwrap(await this.store.enqueueReply(chat, `sys:${key}`, items, this.now()));
     this.deliverer.kick(chat);
@@ -448,8 +341,7 @@ export class Queue implements SystemRunner {
     this.closing = true;
     const deadline = this.now() + graceMs;
     // A custom command's script is not a turn to let finish: it is stopped, its group with it.
-    this.scriptsStop.abort();
-    await Promise.all(this.scripts);
+    await this.scripts.stop();
     const running = () => this.runSlots.runs().map(([, r]) => r.done);
     if (running().length > 0) await Promise.race([Promise.all(running()), delay(graceMs)]);
     for (const [chat] of this.runSlots.runs()) this.runSlots.abort(chat, 'shutdown');

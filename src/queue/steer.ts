@@ -13,8 +13,8 @@ import { scopeFor } from '../store/contract/sessions.js';
 import type { QueueStore } from '../store/queue-ops.js';
 import type { WarmPort } from './ports.js';
 import type { ProcessOwner } from './process-owner.js';
-import { toPrompt } from './run.js';
 import type { ActiveRun } from './run-slots.js';
+import { toPrompt } from './run-types.js';
 
 export interface SteerDeps {
   store: QueueStore;
