@@ -18,12 +18,12 @@ const LAYERS = [
   { name: 'agents', paths: ['agents', 'runner', 'drivers', 'media'] },
   // WhatsApp, Twilio, console
   { name: 'channels', paths: ['channels'] },
-  // what runs turns: the chat lanes, the heartbeat/schedule jobs, events from outside, and the agent's tools
+  // what runs turns: the chats' run slots, the heartbeat/schedule jobs, events from outside, and the agent's tools
   { name: 'queue', paths: ['queue', 'heartbeat', 'tools', 'events'] },
   // what watches and steers a running relay: control socket, status/doctor/alerts, web console
   { name: 'ops', paths: ['control', 'ops', 'web'] },
   // composition roots and commands
-  { name: 'app', paths: ['cli', 'relay.ts', 'send-once.ts'] },
+  { name: 'app', paths: ['cli', 'relay.ts', 'relay-queue.ts', 'relay-tools.ts', 'send-once.ts'] },
 ];
 
 /**

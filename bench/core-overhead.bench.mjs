@@ -14,8 +14,8 @@ import { configSchema } from '../dist/config/schema.js';
 import { createLogger } from '../dist/log.js';
 import { agentResolver, mediaPolicy } from '../dist/queue/adapters.js';
 import { Queue } from '../dist/queue/queue.js';
-import { CORE_MIGRATIONS } from '../dist/store/sqlite/core.js';
 import { openDb } from '../dist/store/sqlite/db.js';
+import { QUEUE_MIGRATIONS } from '../dist/store/sqlite/queue-schema.js';
 import { sqliteQueueStore } from '../dist/store/sqlite/queue-sqlite.js';
 import { sqliteFile } from '../src/store/sqlite/open.js';
 
@@ -83,7 +83,7 @@ function relay() {
   });
   const paths = resolvePaths({ AGENTWIRE_HOME: dir });
   const log = createLogger({ level: 'silent', destination: { write() {} } });
-  const db = openDb(sqliteFile(paths.home), CORE_MIGRATIONS);
+  const db = openDb(sqliteFile(paths.home), QUEUE_MIGRATIONS);
   const channel = new BenchChannel();
   const resolveAgent = agentResolver(config, paths, { PATH: process.env.PATH }, log);
   const runMs = [];

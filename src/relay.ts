@@ -2,11 +2,8 @@
 // registry (src/channels/registry.ts), background services (heartbeats, schedules) through
 // SERVICE_FACTORIES below; nothing else in the core knows which channels exist.
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ChannelDeps, ChannelPlugin } from './channels/plugin.js';
-import { CHANNELS, channelCapabilities, channelNames, channelPlugin } from './channels/registry.js';
+import { CHANNELS, channelNames, channelPlugin } from './channels/registry.js';
 import type { Channel } from './channels/types.js';
 import { whatsappLinkService } from './channels/whatsapp/link-control.js';
 import type { Context } from './cli/context.js';
@@ -14,40 +11,31 @@ import { ExitError } from './cli/context.js';
 import { sharedTasksChanged, startOwner } from './cli/ownership.js';
 import type { Paths } from './config/paths.js';
 import type { Config } from './config/schema.js';
-import { progressSettings } from './config/schema-progress.js';
 import { configWarnings } from './config/warnings.js';
-import { MethodError, MethodRegistry, registerCoreMethods } from './control/methods.js';
-import { type ControlServer, openRunSocket, startControlServer } from './control/server.js';
-import { type ChunkRules, channelRules } from './core/chunk.js';
+import { MethodRegistry, registerCoreMethods } from './control/methods.js';
+import { type ControlServer, startControlServer } from './control/server.js';
 import type { ChannelName, ChatKey, SystemRunner } from './core/types.js';
-import { startWarmPool } from './drivers/warm.js';
-import { WARM_RESET_METHOD, WARM_STATE, warmMemory } from './drivers/warm-memory.js';
-import { chatResolver } from './events/resolve.js';
 import { eventsService } from './events/service.js';
 import { storedDefaultTarget } from './heartbeat/target.js';
 import { heartbeatService } from './heartbeat/wiring.js';
 import type { Logger } from './log.js';
 import { stagingService } from './media/staging-service.js';
 import { linkAlertService } from './ops/alert/wiring.js';
-import { confinedRoots, roleResolver, routeResolver } from './queue/access.js';
-import { agentResolver, mediaPolicy } from './queue/adapters.js';
-import { fencedReplies } from './queue/fenced-replies.js';
-import { ownerOf } from './queue/owner.js';
 import type { ChannelMap } from './queue/ports.js';
 import type { ProcessOwner } from './queue/process-owner.js';
-import { outboxProgress } from './queue/progress-outbox.js';
-import { Queue, type QueueOptions } from './queue/queue.js';
-import { compileCacheDir, compileCacheEnv } from './runner/compile-cache.js';
+import type { Queue } from './queue/queue.js';
+import { createQueue } from './relay-queue.js';
+import { agentwireEntry, createTools, registerToolsMethod } from './relay-tools.js';
 import { availabilityWatch } from './store/availability.js';
 import { acquireLock, heldBy, LockError } from './store/home-lock.js';
 import { openStore, type Store, storeConfigFor } from './store/open.js';
 import { retentionService } from './store/retention-service.js';
-import { ToolError } from './tools/handlers.js';
-import { createToolHost, type ToolHost, type ToolMethods } from './tools/host.js';
-import { TOOLS_LIST_METHOD, TOOLS_METHOD } from './tools/schemas.js';
-import { createUserTools } from './tools/user-tools.js';
+import type { ToolHost } from './tools/host.js';
 import { HttpRoutes } from './web/routes.js';
 import { webConsoleService } from './web/service.js';
+
+export { createQueue } from './relay-queue.js';
+export { agentwireEntry, createTools, registerToolsMethod } from './relay-tools.js';
 
 /** What every part the relay starts is handed. */
 export interface RelayDeps {
@@ -68,7 +56,7 @@ export type ChannelFactory = Pick<ChannelPlugin, 'name' | 'enabled'> &
   };
 
 export interface ServiceDeps extends RelayDeps {
-  /** Runs in a chat's lane without queuing, and delivers through the outbox (heartbeats). */
+  /** Runs in a chat's run slot without queuing, and delivers through the outbox (heartbeats). */
   runner: SystemRunner;
   channels: ChannelMap;
   /** Register control-socket methods (e.g. `heartbeat`) here before the relay starts listening. */
@@ -108,160 +96,6 @@ export const SERVICE_FACTORIES: readonly ServiceFactory[] = [
   linkAlertService,
   whatsappLinkService,
 ];
-
-/** The queue over real agents and the real media policy (shared by `relay` and `chat`). */
-export function createQueue(
-  ctx: Context,
-  store: Pick<Store, 'queue' | 'interactions' | 'channelState'>,
-  channels: ChannelMap,
-  extra: Pick<QueueOptions, 'hold' | 'textRules' | 'owner'> & {
-    tools?: ToolHost;
-    control?: MethodRegistry;
-  } = {},
-): Queue {
-  const { config, paths, env, log } = ctx;
-  const { tools, control, ...rest } = extra;
-  // Lazy: no process (and no watchdog) starts until a warm agent takes its first turn.
-  const warm = startWarmPool(
-    config.agents.warm,
-    log.child({ sub: 'warm' }),
-    undefined,
-    warmMemory(store.channelState(WARM_STATE.channel)),
-  );
-  // `agentwire agent warm-reset` while this relay runs: the pool forgets, not only the store.
-  control?.register(WARM_RESET_METHOD, async (params) => {
-    const kind = (params as { kind?: unknown } | undefined)?.kind;
-    if (kind !== undefined && typeof kind !== 'string') throw new MethodError('kind must be a string');
-    return { reset: await warm.warmReset(kind) };
-  });
-  const progress = outboxProgress({
-    store: store.queue,
-    editInterval: (channel) => {
-      const c = channelCapabilities(channel);
-      return c.edit ? c.editIntervalMs : undefined;
-    },
-    canDelete: (channel) => channelCapabilities(channel).delete,
-    now: Date.now,
-  });
-  const queue = new Queue({
-    store: store.queue,
-    channels,
-    resolve: agentResolver(config, paths, env, log.child({ sub: 'agent' }), warm),
-    warm,
-    mediaPolicy: mediaPolicy(config, paths.stagedMedia, confinedRoots(config, paths)),
-    config,
-    route: routeResolver(config),
-    roles: roleResolver(config, channels),
-    log: log.child({ sub: 'queue' }),
-    defaultCwd: paths.workspace,
-    textRules: (channel) => channelPlugin(channel)?.textRules(config),
-    // Each run's status message, through the outbox, where the section asks and the channel edits.
-    progress: { port: progress, settings: (channel) => progressSettings(config, channel) },
-    ...(tools?.grantor && { tools: tools.grantor }),
-    // A process that runs nothing (`hold`) asks nothing either.
-    ...(!rest.hold && {
-      interactions: {
-        store: store.interactions,
-        approvers: config.permissions.approvers,
-        approvalTimeoutMs: config.permissions.timeoutMinutes * 60_000,
-        settleMs: config.permissions.settleSeconds * 1000,
-        owner: ownerOf(config, channels),
-        owners: config.access.owners,
-      },
-    }),
-    ...rest,
-  });
-  progress.bind({
-    kick: (chat) => queue.deliverer.kick(chat),
-    settled: (id, ms) => queue.deliverer.settled(id, ms),
-  });
-  tools?.bindDelivery((chat) => queue.deliverer.kick(chat));
-  const interactions = queue.interactions;
-  if (interactions) tools?.bindAsk((q, timeoutMs) => interactions.ask(q, timeoutMs));
-  return queue;
-}
-
-/** `agentwire mcp` as this install runs it: this Node and the built entry point, when there is one. */
-export function agentwireEntry(): { command: string; args: string[] } | undefined {
-  const bin = fileURLToPath(new URL('./cli/bin.js', import.meta.url));
-  return existsSync(bin) ? { command: process.execPath, args: [bin] } : undefined;
-}
-
-/**
- * The tools for the runs of this process, answering on `socket` (docs/tools.md). `entry` defaults
- * to this install's; without one (running from source) runs get no tools, and the log says so.
- * `textRules` are the channels' splitter rules (default: the registry's plug-ins), the same the
- * queue cuts replies by, so send_message's text is cut exactly like a reply.
- */
-export function createTools(
-  ctx: Context,
-  store: Pick<Store, 'queue' | 'tasks'> & Partial<Pick<Store, 'events'>>,
-  channels: ChannelMap,
-  socket: string,
-  entry = agentwireEntry(),
-  textRules: (channel: ChannelName) => ChunkRules | undefined = (channel) =>
-    channelPlugin(channel)?.textRules(ctx.config),
-  owner?: ProcessOwner,
-): ToolHost {
-  const { config, paths, log } = ctx;
-  if (config.tools.enabled && !entry)
-    log.warn('agentwire is not built (no cli/bin.js next to this file): runs get no tools');
-  return createToolHost({
-    enabled: config.tools.enabled,
-    limits: config.tools,
-    targets: config.targets,
-    // A tool's send is a write of its run: fenced by the chat's lease when processes share the store.
-    store: owner ? { queue: fencedReplies(store.queue, owner), tasks: store.tasks } : store,
-    mediaPolicy: mediaPolicy(config, paths.stagedMedia, confinedRoots(config, paths)),
-    textRules: (channel) => channelRules(channels.get(channel)?.textLimit, textRules(channel)),
-    socket,
-    // A sandboxed run's tools answer on a socket of its own that takes only its token.
-    runSockets: {
-      dir: join(dirname(socket), 'tool-sockets'),
-      open: (path, methods) => {
-        const registry = new MethodRegistry();
-        registerToolsMethod(registry, methods);
-        return openRunSocket(path, registry, log.child({ sub: 'tools' }));
-      },
-    },
-    // The helper is a Node program started once per agent process: it gets the compile cache too
-    // (codex starts its MCP servers with a short list of variables, not the agent's environment).
-    ...(entry && { entry: { ...entry, env: compileCacheEnv(compileCacheDir(paths.home), ctx.env) } }),
-    timeZone: () => Intl.DateTimeFormat().resolvedOptions().timeZone,
-    ...(hasUserTools(config.tools) && {
-      user: createUserTools({
-        servers: config.tools.servers,
-        scripts: config.tools.scripts,
-        from: ctx.env,
-        log: log.child({ sub: 'user-tools' }),
-      }),
-    }),
-    // A request to another agent is an event addressed to a chat, stored and run by src/events/.
-    ...(store.events && {
-      agents: {
-        list: config.agents.list,
-        maxHops: config.tools.maxAgentHops,
-        events: store.events,
-        resolveChat: chatResolver(config.targets, (c) => channels.has(c)),
-      },
-    }),
-  });
-}
-
-const hasUserTools = (t: Config['tools']): boolean =>
-  Object.keys(t.servers).length + Object.keys(t.scripts).length > 0;
-
-/**
- * `tools.call` and `tools.list` on a control registry: a ToolError is the agent's to read, anything
- * else is logged.
- */
-export function registerToolsMethod(control: MethodRegistry, tools: ToolMethods): void {
-  const told = (err: unknown) => {
-    throw err instanceof ToolError ? new MethodError(err.message) : err;
-  };
-  control.register(TOOLS_METHOD, (params) => tools.call(params).catch(told));
-  control.register(TOOLS_LIST_METHOD, (params) => tools.list(params).catch(told));
-}
 
 /**
  * The core's SystemRunner in a process that runs no channel (e.g. `agentwire heartbeat` when no
@@ -475,7 +309,7 @@ export function stopOnSignals(
       signals++;
       log.info({ signal }, signals === 1 ? 'shutting down' : 'second signal: stopping now');
       if (signals === 1) void relay.stop(graceMs).then(resolve);
-      else for (const [chat] of relay.queue.lanes.runs()) relay.queue.lanes.abort(chat, 'shutdown');
+      else for (const [chat] of relay.queue.runSlots.runs()) relay.queue.runSlots.abort(chat, 'shutdown');
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);

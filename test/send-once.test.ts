@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sendWithoutRelay } from '../src/send-once.js';
 import { acquireLock } from '../src/store/home-lock.js';
-import { CORE_MIGRATIONS } from '../src/store/sqlite/core.js';
 import { openDb } from '../src/store/sqlite/db.js';
+import { QUEUE_MIGRATIONS } from '../src/store/sqlite/queue-schema.js';
 import { whatsappMigration } from '../src/store/sqlite/whatsapp-auth.js';
 import { fakeSockets } from './channels/whatsapp/fake-socket.js';
 import { seedLinkedCreds } from './channels/whatsapp/harness.js';
@@ -23,7 +23,7 @@ afterEach(() => {
 
 async function linkedHome(): Promise<Home> {
   const h = makeHome({ whatsapp: { enabled: true, allowFrom: ['+15550002222'] } });
-  const db = openDb(join(h.dir, 'agentwire.db'), [...CORE_MIGRATIONS, whatsappMigration]);
+  const db = openDb(join(h.dir, 'agentwire.db'), [...QUEUE_MIGRATIONS, whatsappMigration]);
   await seedLinkedCreds(db);
   db.close();
   return h;
@@ -52,7 +52,7 @@ describe('sendWithoutRelay over WhatsApp', () => {
     expect(sent[0]?.content).toMatchObject({ text: 'deploy done' });
     expect(sent[1]?.content).toHaveProperty('document');
     expect(existsSync(join(home.dir, 'fake.jsonl'))).toBe(false); // the agent never ran
-    const db = openDb(join(home.dir, 'agentwire.db'), CORE_MIGRATIONS);
+    const db = openDb(join(home.dir, 'agentwire.db'), QUEUE_MIGRATIONS);
     const rows = db.prepare('SELECT message_id, status FROM inbox').all();
     db.close();
     expect(rows).toEqual([{ message_id: 'IN1', status: 'pending' }]);

@@ -1,5 +1,5 @@
 // `agentwire chat`: the console channel. Each stdin line is a message from the chat
-// `console:local`, through the same inbox, lanes and outbox as WhatsApp and Twilio. Ctrl-C stops
+// `console:local`, through the same inbox, run slots and outbox as WhatsApp and Twilio. Ctrl-C stops
 // the current run (or, when nothing runs, exits); Ctrl-D / EOF exits once in-flight work is
 // answered and stored. It does not take the relay lock: it owns no relay channel, and a running
 // relay never touches console chats. Several may run at once on one state folder: they share the

@@ -1,5 +1,5 @@
 // `agentwire heartbeat [--to CHAT] [--dry-run] [--json]`: fires one heartbeat now. Through the running
-// relay when there is one (control socket method `heartbeat`, so it uses the relay's lanes and
+// relay when there is one (control socket method `heartbeat`, so it uses the relay's run slots and
 // outbox and never runs beside a user run); otherwise in this process, when a direct runner is
 // wired in; otherwise it says that a relay is needed.
 import type { Command } from 'commander';

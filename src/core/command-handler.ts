@@ -1,7 +1,7 @@
 // What a parsed chat command does, given the chat's state: the reply and the effects to apply. Pure:
 // the state is read and the effects applied by the queue and the store (store/sqlite/queue-sqlite.ts applies
 // the durable ones in the transaction that records the command, so a redelivered command is neither
-// applied nor answered twice; queue/queue.ts applies the lane ones). Table-tested in
+// applied nor answered twice; queue/chat-command.ts applies the in-memory ones). Table-tested in
 // test/core/command-handler.test.ts.
 import type { AgentKind } from '../agents/types.js';
 import type { ChatCommand, CommandName, CommandSettings } from './commands.js';
@@ -69,11 +69,11 @@ export interface WarmLine {
 export type CommandEffect =
   /** Store: forget the scope's session of one agent kind. */
   | { type: 'clear_session'; scope: string; agent: AgentKind }
-  /** Lanes: a run in flight must not save its old session. */
+  /** Run slots: a run in flight must not save its old session. */
   | { type: 'reset_scope'; scope: string }
   /** Store: the chat's waiting messages are done, not run. */
   | { type: 'drop_waiting' }
-  /** Lanes: abort the chat's run. */
+  /** Run slots: abort the chat's run. */
   | { type: 'stop_run' }
   /** Store: an agent's scheduled task in this chat is cancelled. */
   | { type: 'cancel_task'; id: string }

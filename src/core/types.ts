@@ -128,7 +128,7 @@ export function parseChatKey(key: string): { channel: ChannelName; chatId: strin
 }
 
 /**
- * What the core offers to heartbeats and schedules: a run in a chat's own lane that never queues up
+ * What the core offers to heartbeats and schedules: a run in a chat's own run slot that never queues up
  * behind a user run, and delivery through the outbox. Implemented by the queue; consumed by heartbeat/.
  */
 export type SystemRunOutcome =
@@ -160,7 +160,7 @@ export interface SystemRunOptions {
 
 export interface SystemRunner {
   /**
-   * Runs `prompt` in the chat's session now if the chat's lane is idle; returns `busy` instead of
+   * Runs `prompt` in the chat's session now if the chat's run slot is idle; returns `busy` instead of
    * queuing when it is not. With `allowNewSession: false` it returns `no_session` rather than start
    * one. `touchIdle: false` leaves the session's idle clock as it was.
    */

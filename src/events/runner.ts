@@ -1,4 +1,4 @@
-// Runs stored events: each in its chat's lane through the queue's SystemRunner (the path heartbeats
+// Runs stored events: each in its chat's run slot through the queue's SystemRunner (the path heartbeats
 // and schedules take), so an event waits for the chat's own messages, takes a place under the global
 // run limit, and goes out through the outbox once. The begin is saved before the agent starts: a
 // relay killed during the run tries it once more at start (the same run key, so its tool messages

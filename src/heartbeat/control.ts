@@ -1,5 +1,5 @@
 // The `heartbeat` method of the relay's control socket: `agentwire heartbeat` asks the running relay
-// to fire one heartbeat now, through the relay's own lanes and outbox. Params are checked here
+// to fire one heartbeat now, through the relay's own run slots and outbox. Params are checked here
 // because they arrive over the socket.
 import { z } from 'zod';
 import type { Queued } from '../channels/send-state.js';

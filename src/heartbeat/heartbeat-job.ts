@@ -1,6 +1,6 @@
 // The heartbeat: every N minutes, ask the agent in the owner's chat whether anything needs them.
 // Invariants (each has a test):
-// - It runs in the chat's own lane through the SystemRunner and never queues: a busy chat skips the
+// - It runs in the chat's own run slot through the SystemRunner and never queues: a busy chat skips the
 //   tick (logged), so a slow agent never builds a backlog of heartbeats. At most one is in flight.
 // - It never starts a session (allowNewSession: false): a check-in into an empty context would
 //   have nothing to check and would cost a cold start; and it leaves the idle clock alone

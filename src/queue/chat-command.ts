@@ -22,19 +22,19 @@ import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
 import { scopeFor, sessionState } from '../store/contract/sessions.js';
 import type { CommandSnapshot, QueueStore } from '../store/queue-ops.js';
-import { chatAgent, type ExecuteDeps } from './execute.js';
+import { chatAgent, type RunContext } from './execute.js';
 import type { Interactions } from './interactions.js';
-import type { Lanes } from './lanes.js';
 import { unwrap } from './persist.js';
 import type { AgentResolver, WarmPort } from './ports.js';
 import type { QueueConfig } from './queue-types.js';
+import type { RunSlots } from './run-slots.js';
 import { warmFor } from './warm-hooks.js';
 
 export interface CommandDeps {
   /** The chat's route and who the sender is (absent: `agent.kind`, and everyone an owner). */
-  exec?: Pick<ExecuteDeps, 'defaultAgent' | 'route' | 'roles'>;
+  context?: Pick<RunContext, 'defaultAgent' | 'route' | 'roles'>;
   store: QueueStore;
-  lanes: Lanes;
+  runSlots: RunSlots;
   resolve: AgentResolver;
   config: QueueConfig;
   log: Logger;
@@ -61,10 +61,11 @@ export async function applyCommand(
   const firstPrompt =
     cmd.type === 'new' && (cmd.rest !== '' || msg.media.length > 0 || Boolean(msg.remoteMedia?.length));
   const scope = scopeFor(chat, deps.config.sessions.scope);
-  const role = deps.exec?.roles?.(msg) ?? 'owner';
-  let access = commandAccess(role, cmd.type, deps.config.access?.guestCommands ?? [], changesState(cmd));
-  if (access.type === 'allowed' && cmd.type === 'stop')
-    access = stopAccess(role, deps.lanes.get(chat)?.senders, msg.senderId);
+  const role = deps.context?.roles?.(msg) ?? 'owner';
+  const granted = commandAccess(role, cmd.type, deps.config.access?.guestCommands ?? [], changesState(cmd));
+  // A /stop's access hangs on whose run it is, which the store says (the run may be another
+  // process's): set by `decide`, whose last call is the one that committed.
+  let access = granted;
   const res = unwrap(
     await deps.store.acceptCommand(
       msg,
@@ -78,6 +79,10 @@ export async function applyCommand(
       },
       // Pure: the store may call it more than once (a retried transaction), or not at all.
       (snap) => {
+        access =
+          granted.type === 'allowed' && cmd.type === 'stop'
+            ? stopAccess(role, runOf(deps, chat, snap)?.senders, msg.senderId)
+            : granted;
         if (access.type === 'refused') return { reply: refusalText(cmd.type, access.reason), effects: [] };
         const decided = decideCommand(cmd, commandState(deps, msg, chat, scope, snap, now));
         // A member's /stop in a group drops no one else's waiting messages.
@@ -88,7 +93,7 @@ export async function applyCommand(
     ),
   );
   if (res.type === 'duplicate') return res;
-  applyLaneEffects(deps, chat, res.plan);
+  applySlotEffects(deps, chat, res.plan);
   // No number and no text at info: the chat (masked), the command, the role and why.
   if (access.type === 'refused')
     deps.log.info({ chat: maskId(chat), command: cmd.type, role, why: access.reason }, 'command refused');
@@ -116,8 +121,8 @@ function commandState(
   const route = routed(deps, chat);
   const defaultAgent = route.agent;
   const state = sessionState(snap.session, now, cfg.sessions.idleMinutes);
-  const run = deps.lanes.get(chat);
-  const current = chatAgent({ ...deps.exec, defaultAgent }, chat, snap.settings.agent);
+  const run = runOf(deps, chat, snap);
+  const current = chatAgent({ ...deps.context, defaultAgent }, chat, snap.settings.agent);
   const warm = warmLine(deps, current, scope, now);
   const { agent: _chosen, ...chatSettings } = snap.settings;
   const named = cfg.agents.list.map((a) => a.name);
@@ -147,16 +152,36 @@ function commandState(
     allowances: snap.allowances,
     approver: deps.interactions?.isApprover(msg.channel, msg.senderId) ?? false,
     isGroup: msg.isGroup,
-    role: deps.exec?.roles?.(msg) ?? 'owner',
+    role: deps.context?.roles?.(msg) ?? 'owner',
     guestCommands: deps.config.access?.guestCommands ?? [],
+  };
+}
+
+/**
+ * The chat's run: this process's, or else the one the store says another process has under way
+ * (its messages `running`), so a /stop or /status typed beside the holder tells the truth.
+ */
+function runOf(
+  deps: Pick<CommandDeps, 'runSlots'>,
+  chat: ChatKey,
+  snap: Pick<CommandSnapshot, 'running'>,
+): { startedAt: number; label: string; senders?: readonly string[] } | undefined {
+  const here = deps.runSlots.get(chat);
+  if (here) return here;
+  const rows = snap.running ?? [];
+  if (rows.length === 0) return undefined;
+  return {
+    startedAt: Math.min(...rows.map((r) => r.startedAt)),
+    label: rows.length > 1 ? `${rows.length} messages` : 'message',
+    senders: rows.map((r) => r.senderId),
   };
 }
 
 /** The chat's route, or `agent.kind` with every configured kind as before routes. */
 function routed(deps: CommandDeps, chat: ChatKey): { agent: AgentKind; allowed: readonly AgentKind[] } {
   return (
-    deps.exec?.route?.(chat) ?? {
-      agent: deps.exec?.defaultAgent ?? (deps.config.agent.kind as AgentKind),
+    deps.context?.route?.(chat) ?? {
+      agent: deps.context?.defaultAgent ?? (deps.config.agent.kind as AgentKind),
       allowed: configuredKinds(deps.config),
     }
   );
@@ -191,7 +216,7 @@ function warmLine(deps: CommandDeps, kind: AgentKind, scope: string, now: number
 }
 
 /** The in-memory half of a command (the store applies the durable half with the reply). */
-function applyLaneEffects(deps: CommandDeps, chat: ChatKey, plan: CommandPlan): void {
+function applySlotEffects(deps: CommandDeps, chat: ChatKey, plan: CommandPlan): void {
   for (const e of plan.effects) {
     if (e.type === 'reset_scope') {
       // /new: the scope's warm process ends with its session (after a turn still running).
@@ -201,8 +226,8 @@ function applyLaneEffects(deps: CommandDeps, chat: ChatKey, plan: CommandPlan): 
 }
 
 /** Aborts the chat's run now (its process group is killed by the runner); true if one ran. */
-export function stopRun(deps: Pick<CommandDeps, 'lanes' | 'log'>, chat: ChatKey): boolean {
-  const run = deps.lanes.abort(chat, 'stop');
+export function stopRun(deps: Pick<CommandDeps, 'runSlots' | 'log'>, chat: ChatKey): boolean {
+  const run = deps.runSlots.abort(chat, 'stop');
   if (run) deps.log.info({ chat: maskId(chat), label: run.label }, 'run stopped');
   return Boolean(run);
 }

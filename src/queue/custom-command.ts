@@ -42,7 +42,7 @@ export async function applyCustom(
   args: string,
   def: CustomCommand,
 ): Promise<CustomOutcome> {
-  const role = deps.exec?.roles?.(msg) ?? 'owner';
+  const role = deps.context?.roles?.(msg) ?? 'owner';
   const kind = kindOf(def);
   if (!customAccess(role, def.access)) {
     // No number and no text at info: the chat (masked), the command, the role.
@@ -118,7 +118,8 @@ async function answer(
       {
         now: deps.now(),
         scope: scopeFor(chat, deps.config.sessions.scope),
-        defaultAgent: deps.exec?.route?.(chat).agent ?? deps.exec?.defaultAgent ?? deps.config.agent.kind,
+        defaultAgent:
+          deps.context?.route?.(chat).agent ?? deps.context?.defaultAgent ?? deps.config.agent.kind,
         note: name,
         items: (text) => deps.textItems(chat, text),
       },

@@ -196,6 +196,9 @@ export class Deliverer {
     const channel = target && this.channels.get(target.channel);
     if (!target || !channel) return;
     if (!this.owner) return this.drainAs(chat, target, channel, undefined);
+    // Nothing to send, no lease to take and give back (two store transactions): every run ends with
+    // a kick that finds its reply already sent. A row written after this look kicks again.
+    if (!(await this.store.nextUnsent(chat))) return;
     const lease = await this.owner.take(chat);
     // Another process holds the chat: it sends the chat's replies; told one waits.
     if (!lease) return this.owner.notify('outbox', chat);

@@ -14,7 +14,6 @@ import { type SessionScope, scopeFor, sessionState } from '../store/contract/ses
 import type { Fence } from '../store/ownership.js';
 import type { KeptSession, QueueStore } from '../store/queue-ops.js';
 import type { Interactions } from './interactions.js';
-import type { Lanes } from './lanes.js';
 import { unwrap } from './persist.js';
 import type {
   AgentResolver,
@@ -25,14 +24,19 @@ import type {
   ToolGrantor,
 } from './ports.js';
 import type { ProcessOwner } from './process-owner.js';
+import type { RunSlots } from './run-slots.js';
 
-export interface ExecuteDeps {
+/**
+ * What every run of the queue shares (a message's, a heartbeat's, a steer), built once by the queue:
+ * the store, the agents, the session rules, the run slots, the chat leases, the clock and the log.
+ */
+export interface RunContext {
   store: QueueStore;
   resolve: AgentResolver;
   defaultAgent: AgentKind;
   scope: 'per-chat' | 'global';
   idleMinutes: number;
-  lanes: Lanes;
+  runSlots: RunSlots;
   now: Clock;
   log: Logger;
   tools?: ToolGrantor;
@@ -86,7 +90,7 @@ export interface ExecuteOptions {
 }
 
 export async function currentAgent(
-  deps: Pick<ExecuteDeps, 'store' | 'defaultAgent' | 'route'>,
+  deps: Pick<RunContext, 'store' | 'defaultAgent' | 'route'>,
   chat: ChatKey,
 ): Promise<AgentKind> {
   return chatAgent(deps, chat, (await deps.store.chatSettings(chat)).agent);
@@ -97,7 +101,7 @@ export async function currentAgent(
  * changed since), else the route's agent.
  */
 export function chatAgent(
-  deps: Pick<ExecuteDeps, 'defaultAgent' | 'route'>,
+  deps: Pick<RunContext, 'defaultAgent' | 'route'>,
   chat: ChatKey,
   chosen: AgentKind | undefined,
 ): AgentKind {
@@ -107,7 +111,7 @@ export function chatAgent(
 }
 
 export async function execute(
-  deps: ExecuteDeps,
+  deps: RunContext,
   chat: ChatKey,
   prompt: string,
   opts: ExecuteOptions,

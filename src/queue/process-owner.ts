@@ -54,6 +54,8 @@ export function processGone(p: ProcessInfo, now: number, staleMs: number): boole
 interface Held {
   fence: Fence;
   uses: number;
+  /** When the store last granted or renewed it (the time given to the store): it lasts from there. */
+  confirmedAt: number;
 }
 
 /** `own`: sent by this process (delivered at once, before any poll); `at`: when it was sent. */
@@ -128,7 +130,8 @@ export class ProcessOwner {
       mine.uses++;
       return { fence: mine.fence, fresh: false };
     }
-    const r = await this.port.acquireChat(chat, this.id, this.now(), this.timings.leaseMs);
+    const at = this.now();
+    const r = await this.port.acquireChat(chat, this.id, at, this.timings.leaseMs);
     if (r.type === 'held') {
       this.blockedUntil.set(chat, r.expiresAt);
       return undefined;
@@ -139,7 +142,7 @@ export class ProcessOwner {
       again.uses++;
       return { fence: again.fence, fresh: false };
     }
-    this.held.set(chat, { fence: r.fence, uses: 1 });
+    this.held.set(chat, { fence: r.fence, uses: 1, confirmedAt: at });
     this.lost.delete(chat);
     this.blockedUntil.delete(chat);
     return { fence: r.fence, fresh: true };
@@ -172,9 +175,20 @@ export class ProcessOwner {
     return next;
   }
 
-  /** True while `fence` is still the chat's lease (renewed by asking): checked before a send. */
+  /**
+   * True while `fence` is still the chat's lease: checked before a send. A lease the store granted or
+   * renewed less than a third of its length ago is still this process's (nobody may take it before
+   * it runs out, and a process taken for dead went unseen for ten lease lengths), so only an older
+   * one is renewed by asking: a process paused past its lease wakes to an old confirmation and asks.
+   */
   async holds(fence: Fence): Promise<boolean> {
-    return this.port.renewChat(fence, this.now(), this.timings.leaseMs);
+    const mine = this.held.get(fence.chat);
+    const same = mine !== undefined && mine.fence.epoch === fence.epoch && mine.fence.holder === fence.holder;
+    const at = this.now();
+    if (same && at - mine.confirmedAt < this.timings.leaseMs / 3) return true;
+    const ok = await this.port.renewChat(fence, at, this.timings.leaseMs);
+    if (ok && same) mine.confirmedAt = Math.max(mine.confirmedAt, at);
+    return ok;
   }
 
   /** The fence this process writes the chat's run-side rows with (a lost one, so the write is refused). */
@@ -260,7 +274,11 @@ export class ProcessOwner {
       this.log.warn({ process: this.id }, 'this process was taken for dead by another; its leases are gone');
     await this.reap();
     for (const [chat, h] of [...this.held]) {
-      if (await this.port.renewChat(h.fence, this.now(), this.timings.leaseMs)) continue;
+      const at = this.now();
+      if (await this.port.renewChat(h.fence, at, this.timings.leaseMs)) {
+        h.confirmedAt = Math.max(h.confirmedAt, at);
+        continue;
+      }
       if (this.held.get(chat) !== h) continue;
       this.held.delete(chat);
       this.lost.set(chat, h.fence);

@@ -9,7 +9,6 @@ import type { InteractionStore } from '../store/interactions.js';
 import type { QueueStore } from '../store/queue-ops.js';
 import type { DeliveryOptions } from './delivery.js';
 import type { Timer } from './interactions.js';
-import type { ActiveRun, Lanes } from './lanes.js';
 import type {
   AgentResolver,
   ChannelMap,
@@ -23,6 +22,7 @@ import type {
 } from './ports.js';
 import type { ProcessOwner } from './process-owner.js';
 import type { ProgressPort } from './progress-port.js';
+import type { ActiveRun, RunSlots } from './run-slots.js';
 
 export type QueueConfig = Pick<Config, 'agent' | 'agents' | 'queue' | 'sessions' | 'commands' | 'delivery'> &
   Partial<Pick<Config, 'access' | 'routes'>>;
@@ -108,14 +108,14 @@ export interface QueueStatus {
 /** What `status` shows: the runs now, what waits, what is unsent, the warm processes. */
 export async function queueStatus(
   opts: Pick<QueueOptions, 'config' | 'warm'>,
-  lanes: Lanes,
+  runSlots: RunSlots,
   store: Pick<QueueStore, 'pendingByChat' | 'countUnsent'>,
   now: number,
 ): Promise<QueueStatus> {
   return {
     policy: opts.config.queue.whileBusy,
-    maxConcurrentRuns: lanes.maxConcurrent,
-    active: lanes.runs().map(([chat, r]) => ({
+    maxConcurrentRuns: runSlots.maxConcurrent,
+    active: runSlots.runs().map(([chat, r]) => ({
       chat,
       kind: r.kind,
       label: r.label,

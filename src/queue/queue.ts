@@ -1,17 +1,11 @@
-// The relay core's queue: inbound messages become durable inbox rows, chat lanes run them one at a
+// The relay core's queue: inbound messages become durable inbox rows, chats' run slots run them one at a
 // time per chat under a global cap, every answer goes through the outbox. Channels call `handleInbound`;
 // heartbeats the SystemRunner half. A run, claim to reply, is run.ts (system-run.ts for heartbeats); what
 // a message and a command do is decided by pure functions (busy-policy.ts, core/command-handler.ts).
-import { mkdirSync } from 'node:fs';
-import { dirname, isAbsolute } from 'node:path';
-import type { AgentKind } from '../agents/types.js';
 import type { InboundHandler, InboundOutcome } from '../channels/types.js';
-import { type ChunkRules, channelRules } from '../core/chunk.js';
 import { type ChatCommand, type CommandSettings, parseCommand } from '../core/commands.js';
 import { type CustomCommand, customCommands, parseCustom } from '../core/custom-commands.js';
-import { NOTICE, textItems } from '../core/reply.js';
 import type {
-  ChannelName,
   ChatKey,
   InboundMessage,
   OutboundItem,
@@ -19,26 +13,29 @@ import type {
   SystemRunOptions,
   SystemRunOutcome,
 } from '../core/types.js';
-import { chatKey, parseChatKey } from '../core/types.js';
+import { chatKey } from '../core/types.js';
 import type { RunCheck } from '../heartbeat/check.js';
-import { checkEnv, createRunCheck } from '../heartbeat/run-check.js';
 import { maskId } from '../log.js';
 import type { QueueStore } from '../store/queue-ops.js';
+import { acceptMessage } from './accept-message.js';
 import { answerRoute } from './answer-route.js';
 import { onArrival } from './busy-policy.js';
 import { applyCommand, type CommandDeps, stopRun } from './chat-command.js';
 import { controlKey, controlsOf } from './chat-control.js';
-import { composeItems } from './compose.js';
+import { chatTextItems } from './chat-text.js';
 import { applyCustom, type CustomDeps } from './custom-command.js';
 import { Deliverer, deliveryOptions } from './delivery.js';
-import { currentAgent, type ExecuteDeps } from './execute.js';
+import type { RunContext } from './execute.js';
+import { HostScripts } from './host-scripts.js';
 import { Interactions } from './interactions.js';
-import { Lanes } from './lanes.js';
+import { ownerItems } from './owner-send.js';
 import { unwrap } from './persist.js';
 import type { Clock } from './ports.js';
 import { type QueueOptions, type QueueStatus, queueStatus } from './queue-types.js';
 import { recover } from './recovery.js';
 import { runChat } from './run.js';
+import { commandDeps, runContext, runDeps } from './run-context.js';
+import { RunSlots } from './run-slots.js';
 import { startShared } from './shared-start.js';
 import { steerLater } from './steer.js';
 import { runSystem } from './system-run.js';
@@ -46,21 +43,18 @@ import { nextReady, Settling, warmDemand } from './warm-demand.js';
 
 export type { QueueConfig, QueueOptions, QueueStatus } from './queue-types.js';
 
-/** The text limit for a chat of a channel no plug-in knows (the console, or a test's fake). */
-
 export class Queue implements SystemRunner {
-  readonly lanes: Lanes;
+  readonly runSlots: RunSlots;
   readonly deliverer: Deliverer;
   readonly now: Clock;
   private readonly store: QueueStore;
-  private readonly exec: ExecuteDeps;
+  private readonly context: RunContext;
   private readonly commands: CommandSettings;
   private readonly commandDeps: CommandDeps;
   /** The user's own commands (`commands.<name>`), by lower-case name. */
   private readonly custom: Record<string, CustomCommand>;
   private runScript: RunCheck | undefined;
-  private readonly scriptsStop = new AbortController();
-  private readonly scripts = new Set<Promise<unknown>>();
+  private readonly scripts: HostScripts;
   /** Questions and approvals runs put to their chats; undefined when the relay asks nobody. */
   readonly interactions: Interactions | undefined;
   private closing = false;
@@ -79,8 +73,8 @@ export class Queue implements SystemRunner {
   constructor(readonly opts: QueueOptions) {
     this.now = opts.now ?? Date.now;
     this.store = opts.store;
-    this.lanes = new Lanes(opts.config.queue.maxConcurrentRuns, this.now);
-    opts.warm?.attach?.(warmDemand(this.lanes, this.settlingChats, opts.config.sessions.scope));
+    this.runSlots = new RunSlots(opts.config.queue.maxConcurrentRuns, this.now);
+    opts.warm?.attach?.(warmDemand(this.runSlots, this.settlingChats, opts.config.sessions.scope));
     this.deliverer = new Deliverer(
       opts.store,
       opts.channels,
@@ -92,6 +86,7 @@ export class Queue implements SystemRunner {
     );
     this.commands = opts.config.commands;
     this.custom = customCommands(opts.config.commands);
+    this.scripts = new HostScripts(opts.defaultCwd);
     this.interactions =
       opts.interactions &&
       new Interactions({
@@ -101,32 +96,8 @@ export class Queue implements SystemRunner {
         now: this.now,
         log: opts.log,
       });
-    this.exec = {
-      store: opts.store,
-      resolve: opts.resolve,
-      defaultAgent: opts.config.agent.kind as AgentKind,
-      scope: opts.config.sessions.scope,
-      idleMinutes: opts.config.sessions.idleMinutes,
-      lanes: this.lanes,
-      now: this.now,
-      log: opts.log,
-      ...(opts.tools && { tools: opts.tools }),
-      ...(this.interactions && { interactions: this.interactions }),
-      ...(opts.route && { route: opts.route }),
-      ...(opts.roles && { roles: opts.roles }),
-      ...(opts.owner && { owner: opts.owner }),
-    };
-    this.commandDeps = {
-      exec: this.exec,
-      store: opts.store,
-      lanes: this.lanes,
-      resolve: opts.resolve,
-      config: opts.config,
-      log: opts.log,
-      textItems: (chat, text) => this.textItems(chat, text),
-      ...(opts.warm && { warm: opts.warm }),
-      ...(this.interactions && { interactions: this.interactions }),
-    };
+    this.context = runContext(opts, this.runSlots, this.now, this.interactions);
+    this.commandDeps = commandDeps(opts, this.context, (chat, text) => this.textItems(chat, text));
   }
 
   /** Picks up what a previous process left (interrupted runs, unsent replies) and starts working. */
@@ -157,7 +128,7 @@ export class Queue implements SystemRunner {
         'recovered messages whose run never finished',
       );
     }
-    for (const chat of plan.ready) this.lanes.markReady(chat);
+    for (const chat of plan.ready) this.runSlots.markReady(chat);
     // What a previous process left waiting on a chat: its run is gone, so it is denied and said so.
     await this.interactions?.start((chat) => this.deliverer.owns(chat));
     await this.deliverer.kickAll();
@@ -202,7 +173,7 @@ export class Queue implements SystemRunner {
   }
 
   private customDeps(): CustomDeps {
-    this.runScript ??= this.opts.runScript ?? this.hostScript();
+    this.runScript ??= this.opts.runScript ?? this.scripts.runner();
     return {
       ...this.commandDeps,
       runScript: this.runScript,
@@ -211,50 +182,22 @@ export class Queue implements SystemRunner {
     };
   }
 
-  /**
-   * A script runs in the agent's working folder, made (private) the first time as a run would. At
-   * shutdown the running ones are stopped (their groups too) and waited for.
-   */
-  private hostScript(): RunCheck {
-    const cwd = this.opts.defaultCwd;
-    const run = createRunCheck({ env: checkEnv(process.env), cwd, signal: this.scriptsStop.signal });
-    return (argv, timeoutMs) => {
-      mkdirSync(cwd, { recursive: true, mode: 0o700 });
-      const p = run(argv, timeoutMs);
-      this.scripts.add(p);
-      void p.finally(() => this.scripts.delete(p));
-      return p;
-    };
-  }
-
   private async acceptMessage(msg: InboundMessage, chat: ChatKey): Promise<InboundOutcome> {
-    if (!msg.text.trim() && msg.media.length === 0 && !msg.remoteMedia?.length)
-      return { type: 'rejected', reason: 'empty message' };
-    const max = this.opts.config.queue.maxPendingPerChat;
-    // Claimed before the write (a write that refuses it gives it back): one notice per overflow.
-    const notice = this.lanes.claimDropNotice(chat);
-    const res = unwrap(
-      await this.store.acceptInbound(msg, {
-        now: this.now(),
-        maxPending: max,
-        ...(notice && { dropNotice: this.textItems(chat, NOTICE.dropping) }),
-      }),
+    const out = await acceptMessage(
+      {
+        store: this.store,
+        runSlots: this.runSlots,
+        log: this.opts.log,
+        now: this.now,
+        maxPendingPerChat: this.opts.config.queue.maxPendingPerChat,
+        textItems: (c, text) => this.textItems(c, text),
+        kick: (c) => this.deliverer.kick(c),
+      },
+      msg,
+      chat,
     );
-    if (notice && !(res.type === 'dropped' && res.noticed)) this.lanes.clearDropNotice(chat);
-    if (res.type === 'duplicate') {
-      this.opts.log.info({ channel: msg.channel, chat: maskId(chat) }, 'duplicate inbound message ignored');
-      return { type: 'duplicate' };
-    }
-    if (res.type === 'dropped') {
-      this.opts.log.warn(
-        { chat: maskId(chat), inboxId: res.id, messageId: msg.messageId, waiting: max },
-        'chat queue full: message dropped',
-      );
-      this.deliverer.kick(chat);
-      return { type: 'rejected', reason: 'queue full' };
-    }
-    this.arrived(chat);
-    return { type: 'stored', inboxId: res.id };
+    if (out.type === 'stored') this.arrived(chat);
+    return out;
   }
 
   private async command(msg: InboundMessage, chat: ChatKey, cmd: ChatCommand): Promise<InboundOutcome> {
@@ -271,25 +214,25 @@ export class Queue implements SystemRunner {
   /** A message was stored for `chat`: what the busy policy says, or wait for a slot. */
   private arrived(chat: ChatKey): void {
     if (this.opts.hold) return;
-    switch (onArrival(this.opts.config.queue.whileBusy, Boolean(this.lanes.get(chat)))) {
+    switch (onArrival(this.opts.config.queue.whileBusy, Boolean(this.runSlots.get(chat)))) {
       case 'interrupt':
-        this.lanes.abort(chat, 'interrupt');
+        this.runSlots.abort(chat, 'interrupt');
         return;
       case 'wait':
         return;
       case 'steer': {
-        const run = this.lanes.get(chat);
+        const run = this.runSlots.get(chat);
         const warm = this.opts.warm;
         const requeued = () => {
-          this.lanes.markReady(chat);
+          this.runSlots.markReady(chat);
           this.pump();
         };
         if (run && warm)
-          steerLater({ ...this.exec, warm, timeZone: this.opts.timeZone, requeued }, chat, run);
+          steerLater({ ...this.context, warm, timeZone: this.opts.timeZone, requeued }, chat, run);
         return;
       }
       case 'start':
-        this.lanes.markReady(chat);
+        this.runSlots.markReady(chat);
         this.pump();
     }
   }
@@ -300,36 +243,18 @@ export class Queue implements SystemRunner {
   }
 
   private pump(): void {
-    while (!this.closing && this.lanes.hasSlot()) {
-      const chat = this.lanes.takeReady(nextReady(this.lanes, this.opts.warm, this.opts.config, this.now()));
+    while (!this.closing && this.runSlots.hasSlot()) {
+      const chat = this.runSlots.takeReady(
+        nextReady(this.runSlots, this.opts.warm, this.opts.config, this.now()),
+      );
       if (!chat) return;
-      // runChat takes the lane before it awaits anything, so this loop never passes the cap.
+      // runChat takes the run slot before it awaits anything, so this loop never passes the cap.
       // Never an unhandled rejection (it would end the relay): a store gone mid-run (closed at
       // shutdown, or a disk error past the run's own handling) is logged; the rows stay for recovery.
-      this.settle(chat, runChat(this.runDeps(chat), chat)).catch((err) =>
+      this.settle(chat, runChat(runDeps(this.opts, this.context, this.deliverer, chat), chat)).catch((err) =>
         this.opts.log.error({ err, chat: maskId(chat) }, 'run stopped by an error'),
       );
     }
-  }
-
-  private runDeps(chat: ChatKey) {
-    const cfg = this.opts.config.queue;
-    const channel = (parseChatKey(chat) as { channel: ChannelName }).channel;
-    const progress = this.opts.progress;
-    const settings = progress?.settings(channel);
-    return {
-      ...(progress && settings && { progress: { port: progress.port, settings } }),
-      exec: this.exec,
-      mediaPolicy: this.opts.mediaPolicy,
-      deliverer: this.deliverer,
-      channel: this.opts.channels.get(channel),
-      limit: this.textLimit(channel),
-      whileBusy: cfg.whileBusy,
-      maxPendingPerChat: cfg.maxPendingPerChat,
-      maxPromptChars: cfg.maxPromptChars,
-      timeZone: this.opts.timeZone,
-      storeRetryMs: this.opts.storeRetryMs ?? 1000,
-    };
   }
 
   /** After a run (of either kind): the chat is ready again if messages wait, and its replies go out. */
@@ -339,11 +264,11 @@ export class Queue implements SystemRunner {
       try {
         // A chat another process holds is not tried again here: its holder runs what waits.
         const mayRun = !this.closing && !this.opts.owner?.blocked(chat);
-        if (mayRun && (await this.store.countPending(chat)) > 0) this.lanes.markReady(chat);
+        if (mayRun && (await this.store.countPending(chat)) > 0) this.runSlots.markReady(chat);
       } finally {
         this.settlingChats.done(chat);
       }
-      if (!this.lanes.isReady(chat)) this.opts.warm?.demandChanged?.();
+      if (!this.runSlots.isReady(chat)) this.opts.warm?.demandChanged?.();
       this.deliverer.kick(chat);
       this.pump();
     });
@@ -356,33 +281,19 @@ export class Queue implements SystemRunner {
     return after;
   }
 
-  /**
-   * The splitter's rules for a channel, from its plug-in, whether or not the channel runs in this
-   * process: a reply stored by `agentwire heartbeat` (no channel running) is cut exactly as the relay
-   * would cut it, so the channel sends each stored chunk as one message and never splits again.
-   * A running channel's own textLimit wins (a test's fake channel, the console).
-   */
-  private textLimit(channel: ChannelName): ChunkRules {
-    return channelRules(this.opts.channels.get(channel)?.textLimit, this.opts.textRules?.(channel));
-  }
-
   private textItems(chat: ChatKey, text: string): OutboundItem[] {
-    const channel = (parseChatKey(chat) as { channel: ChannelName }).channel;
-    return textItems(text, this.textLimit(channel));
+    return chatTextItems(this.opts, chat, text);
   }
 
   // SystemRunner: heartbeats and schedules.
 
   async runIfIdle(chat: ChatKey, prompt: string, opts: SystemRunOptions): Promise<SystemRunOutcome> {
-    const busy = () => this.closing || Boolean(this.lanes.get(chat)) || !this.lanes.hasSlot();
+    const busy = () => this.closing || Boolean(this.runSlots.get(chat)) || !this.runSlots.hasSlot();
     if (busy() || (await this.store.countPending(chat)) > 0 || busy()) return { type: 'busy' };
-    return this.settle(chat, runSystem(this.exec, this.opts.timeZone, chat, prompt, opts));
+    return this.settle(chat, runSystem(this.context, this.opts.timeZone, chat, prompt, opts));
   }
 
-  /**
-   * `ownerFiles`: the media are files the owner named on the command line (already absolute real
-   * paths): their own folders count as allowed roots, the other checks (regular file, size) stay.
-   */
+  /** What the owner sends from outside a run (owner-send.ts); `ownerFiles`: files they named. */
   async deliver(
     chat: ChatKey,
     key: string,
@@ -390,37 +301,21 @@ export class Queue implements SystemRunner {
     media: string[],
     opts: { ownerFiles?: boolean } = {},
   ): Promise<void> {
-    const target = parseChatKey(chat);
-    if (!target) throw new Error(`not a chat key: ${chat}`);
-    const resolved = this.opts.resolve(await currentAgent(this.exec, chat));
-    const cwd = resolved.ok ? resolved.agent.base.cwd : this.opts.defaultCwd;
-    const limit = this.textLimit(target.channel);
-    const items = await composeItems(
-      this.opts.mediaPolicy,
-      {
-        text,
-        media,
-        channel: target.channel,
-        cwd,
-        limit,
-        extraRoots: opts.ownerFiles ? media.filter((m) => isAbsolute(m)).map((m) => dirname(m)) : [],
-      },
-      this.opts.log,
-    );
+    const items = await ownerItems(this.opts, this.context, chat, text, media, opts.ownerFiles ?? false);
     if (items.length === 0) return;
     unwrap(await this.store.enqueueReply(chat, `sys:${key}`, items, this.now()));
     this.deliverer.kick(chat);
   }
 
   async status(): Promise<QueueStatus> {
-    return queueStatus(this.opts, this.lanes, this.store, this.now());
+    return queueStatus(this.opts, this.runSlots, this.store, this.now());
   }
 
   /** Resolves once no run is active or waiting for a slot and nothing is being sent. */
   async whenIdle(): Promise<void> {
     await this.started;
     for (;;) {
-      const runs = this.lanes.runs();
+      const runs = this.runSlots.runs();
       if (runs.length > 0 || this.settling.size > 0 || this.accepting.size > 0) {
         const accepting = [...this.accepting].map((p) => p.catch(() => undefined));
         await Promise.all([...runs.map(([, r]) => r.done), ...this.settling, ...accepting]);
@@ -428,9 +323,9 @@ export class Queue implements SystemRunner {
       }
       await this.deliverer.idle();
       if (
-        this.lanes.activeCount === 0 &&
+        this.runSlots.activeCount === 0 &&
         this.settling.size === 0 &&
-        (this.closing || this.lanes.readyCount() === 0)
+        (this.closing || this.runSlots.readyCount() === 0)
       )
         return;
     }
@@ -446,11 +341,10 @@ export class Queue implements SystemRunner {
     this.closing = true;
     const deadline = this.now() + graceMs;
     // A custom command's script is not a turn to let finish: it is stopped, its group with it.
-    this.scriptsStop.abort();
-    await Promise.all(this.scripts);
-    const running = () => this.lanes.runs().map(([, r]) => r.done);
+    await this.scripts.stop();
+    const running = () => this.runSlots.runs().map(([, r]) => r.done);
     if (running().length > 0) await Promise.race([Promise.all(running()), delay(graceMs)]);
-    for (const [chat] of this.lanes.runs()) this.lanes.abort(chat, 'shutdown');
+    for (const [chat] of this.runSlots.runs()) this.runSlots.abort(chat, 'shutdown');
     await Promise.all([...running(), ...this.settling]);
     this.deliverer.finish();
     await Promise.race([this.deliverer.idle(), delay(Math.max(1000, deadline - this.now()))]);

@@ -10,13 +10,13 @@
 import type { ChatKey } from '../core/types.js';
 import { parseControl } from './chat-control.js';
 import type { Interactions } from './interactions.js';
-import type { Lanes } from './lanes.js';
 import type { ProcessOwner } from './process-owner.js';
+import type { RunSlots } from './run-slots.js';
 import { answeredElsewhere } from './shared-answers.js';
 
 /** The queue's parts it starts with. */
 export interface SharedQueue {
-  lanes: Lanes;
+  runSlots: RunSlots;
   deliverer: { owns(chat: ChatKey): boolean; kick(chat: ChatKey): void; kickAll(): Promise<void> };
   interactions: Interactions | undefined;
 }
@@ -32,12 +32,12 @@ export interface SharedStartDeps {
 }
 
 export async function startShared(owner: ProcessOwner, q: SharedQueue, d: SharedStartDeps): Promise<void> {
-  const { lanes, deliverer } = q;
+  const { runSlots, deliverer } = q;
   const others = await owner.leasedByOthers();
   const mine = (chat: ChatKey) => deliverer.owns(chat) && !others.has(chat);
   const ready = (chat: ChatKey) => {
-    if (d.closing() || !deliverer.owns(chat) || lanes.get(chat)) return;
-    lanes.markReady(chat);
+    if (d.closing() || !deliverer.owns(chat) || runSlots.get(chat)) return;
+    runSlots.markReady(chat);
     d.pump();
   };
   owner.on('chat_ready', (chat, own) => {
@@ -51,7 +51,7 @@ export async function startShared(owner: ProcessOwner, q: SharedQueue, d: Shared
     if (c?.type === 'reset_scope') d.closeWarm(c.scope);
     // Only a run that started before the /stop: the notice arrives up to a poll later, and a run
     // begun meanwhile is for a message the /stop did not see.
-    else if (c?.type === 'stop' && (lanes.get(c.chat)?.startedAt ?? Number.POSITIVE_INFINITY) <= at)
+    else if (c?.type === 'stop' && (runSlots.get(c.chat)?.startedAt ?? Number.POSITIVE_INFINITY) <= at)
       d.stopRun(c.chat);
   });
   const it = q.interactions;
@@ -66,8 +66,8 @@ export async function startShared(owner: ProcessOwner, q: SharedQueue, d: Shared
     for (const o of chats) ready(o.chat);
   });
   // Its run goes on elsewhere now: stopped here, and the store refuses whatever it still writes.
-  owner.onLost((chat) => lanes.abort(chat, 'shutdown'));
-  for (const row of await d.unfinished()) if (mine(row.chat)) lanes.markReady(row.chat);
+  owner.onLost((chat) => runSlots.abort(chat, 'shutdown'));
+  for (const row of await d.unfinished()) if (mine(row.chat)) runSlots.markReady(row.chat);
   await q.interactions?.start(mine);
   await deliverer.kickAll();
   d.pump();

@@ -11,10 +11,10 @@ import { maskId } from '../log.js';
 import type { InboxRow } from '../store/contract/inbox.js';
 import { scopeFor } from '../store/contract/sessions.js';
 import type { QueueStore } from '../store/queue-ops.js';
-import type { ActiveRun } from './lanes.js';
 import type { WarmPort } from './ports.js';
 import type { ProcessOwner } from './process-owner.js';
-import { toPrompt } from './run.js';
+import type { ActiveRun } from './run-slots.js';
+import { toPrompt } from './run-types.js';
 
 export interface SteerDeps {
   store: QueueStore;

@@ -1,21 +1,21 @@
-// One heartbeat or schedule run in a chat's lane: ask the agent in the session the job says, keep
+// One heartbeat or schedule run in a chat's run slot: ask the agent in the session the job says, keep
 // the session, record the run history. Its answer is the caller's (the job delivers it or not).
-// Like run.ts it calls nothing of the queue: it takes the lane at call time and gives it back.
+// Like run.ts it calls nothing of the queue: it takes the run slot at call time and gives it back.
 import { randomUUID } from 'node:crypto';
 import type { ChatKey, SystemRunOptions, SystemRunOutcome } from '../core/types.js';
 import { runRecord } from '../store/contract/runs.js';
 import { StoreError } from '../store/errors.js';
-import { type ExecuteDeps, execute, keptSession } from './execute.js';
-import type { ActiveRun } from './lanes.js';
+import { execute, keptSession, type RunContext } from './execute.js';
+import type { ActiveRun } from './run-slots.js';
 
 export async function runSystem(
-  exec: ExecuteDeps,
+  context: RunContext,
   timeZone: string | undefined,
   chat: ChatKey,
   prompt: string,
   opts: SystemRunOptions,
 ): Promise<SystemRunOutcome> {
-  const { lanes, store, now, log } = exec;
+  const { runSlots, store, now, log } = context;
   const controller = new AbortController();
   let finished!: () => void;
   const run: ActiveRun = {
@@ -28,15 +28,15 @@ export async function runSystem(
       finished = r;
     }),
   };
-  // The lane first, before anything is awaited (the queue's cap counts on it), then the lease.
-  lanes.begin(chat, run);
+  // The run slot first, before anything is awaited (the queue's cap counts on it), then the lease.
+  runSlots.begin(chat, run);
   try {
-    const lease = exec.owner ? await exec.owner.take(chat) : undefined;
+    const lease = context.owner ? await context.owner.take(chat) : undefined;
     // Another process holding the chat runs it: the job is busy there, like a chat in a run here.
-    if (exec.owner && !lease) return { type: 'busy' };
-    // Given back once the lane is: a run of this process waiting for the lane takes it on.
-    if (lease) void run.done.then(() => exec.owner?.drop(chat));
-    const out = await execute(exec, chat, prompt, {
+    if (context.owner && !lease) return { type: 'busy' };
+    // Given back once the run slot is: a run of this process waiting for the slot takes it on.
+    if (lease) void run.done.then(() => context.owner?.drop(chat));
+    const out = await execute(context, chat, prompt, {
       ...opts,
       runKey: opts.runKey ?? `sys:${randomUUID()}`,
       signal: controller.signal,
@@ -64,7 +64,7 @@ export async function runSystem(
       }
     }
   } finally {
-    lanes.end(chat, run);
+    runSlots.end(chat, run);
     finished();
   }
 }

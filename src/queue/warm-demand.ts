@@ -8,19 +8,21 @@ import type { Config } from '../config/schema.js';
 import type { ChatKey } from '../core/types.js';
 import { GLOBAL_SCOPE, scopeFor } from '../store/contract/sessions.js';
 import { nextChat } from './affinity.js';
-import type { Lanes } from './lanes.js';
 import type { WarmDemand, WarmPort } from './ports.js';
+import type { RunSlots } from './run-slots.js';
 
 /** The ready chat to run next: one whose warm process is live first, within the fair wait. */
 export function nextReady(
-  lanes: Lanes,
+  runSlots: RunSlots,
   warm: WarmPort | undefined,
   config: Pick<Config, 'agents' | 'sessions'>,
   now: number,
 ): ChatKey | undefined {
   const live = warm?.live?.bind(warm);
   if (!live) return undefined;
-  const ready = lanes.readyList().map((r) => ({ ...r, live: live(scopeFor(r.chat, config.sessions.scope)) }));
+  const ready = runSlots
+    .readyList()
+    .map((r) => ({ ...r, live: live(scopeFor(r.chat, config.sessions.scope)) }));
   return nextChat(ready, now, config.agents.warm.fairWaitSeconds * 1000);
 }
 
@@ -44,7 +46,7 @@ export class Settling {
 }
 
 export function warmDemand(
-  lanes: Lanes,
+  runSlots: RunSlots,
   settling: Pick<Settling, 'has' | 'size'>,
   scope: 'per-chat' | 'global',
 ): WarmDemand {
@@ -53,13 +55,14 @@ export function warmDemand(
       // One global session: its one process serves every chat.
       if (scope === 'global' || lane === GLOBAL_SCOPE)
         return (
-          lane === GLOBAL_SCOPE && (lanes.readyCount() > 0 || lanes.activeCount > 0 || settling.size > 0)
+          lane === GLOBAL_SCOPE &&
+          (runSlots.readyCount() > 0 || runSlots.activeCount > 0 || settling.size > 0)
         );
       const chat = lane as ChatKey;
-      return lanes.isReady(chat) || lanes.get(chat) !== undefined || settling.has(chat);
+      return runSlots.isReady(chat) || runSlots.get(chat) !== undefined || settling.has(chat);
     },
     since(lane) {
-      return lane === GLOBAL_SCOPE ? undefined : lanes.waitingSince(lane as ChatKey);
+      return lane === GLOBAL_SCOPE ? undefined : runSlots.waitingSince(lane as ChatKey);
     },
   };
 }

@@ -56,6 +56,12 @@ export interface CommandSnapshot {
   pending: readonly Interaction[];
   /** The tool kinds allowed for the chat. */
   allowances: readonly string[];
+  /**
+   * The chat's messages a run has under way, in whichever process runs them (a /stop typed beside
+   * the holder answers from this, not from its own empty run slot). Absent: the engine does not say;
+   * the caller knows only its own run.
+   */
+  running?: readonly { startedAt: number; senderId: string }[];
 }
 
 export interface CommandOptions {
@@ -201,7 +207,7 @@ export interface QueueStore {
   keepSession(session: KeptSession, now: number, fence?: Fence): Promise<Written<void>>;
   forgetSession(scope: SessionScope, agent: AgentName): Promise<Written<void>>;
 
-  // Counts for lanes and status.
+  // Counts for the run slots and status.
   countPending(chat: ChatKey): Promise<number>;
   pendingByChat(): Promise<Record<string, number>>;
   countUnsent(): Promise<number>;

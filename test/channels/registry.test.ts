@@ -8,9 +8,9 @@ import { CHANNELS, checkChatKey } from '../../src/channels/registry.js';
 import { twilioPlugin } from '../../src/channels/twilio/plugin.js';
 import { chunkText } from '../../src/core/chunk.js';
 import { createQueue, type RunningRelay, startRelay } from '../../src/relay.js';
-import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
 import { openDb } from '../../src/store/sqlite/db.js';
 import { sqliteFile, storeOver } from '../../src/store/sqlite/open.js';
+import { QUEUE_MIGRATIONS } from '../../src/store/sqlite/queue-schema.js';
 import { ALL_MIGRATIONS } from '../../src/store/sqlite/schema.js';
 import { type Home, makeHome } from '../e2e/helpers.js';
 import { Loft, PIGEON_LIMIT, pigeonPlugin } from './fixtures/pigeon/plugin.js';
@@ -40,7 +40,7 @@ describe('a channel plug-in src/ does not know', () => {
     // The reply is "reply: <prompt>", cut by the plug-in's limit, each chunk sent as one message.
     expect(texts.every((t) => t.length > 0 && t.length <= PIGEON_LIMIT)).toBe(true);
     expect(texts.join(' ').replace(/\s+/g, ' ')).toBe(`reply: ${words}`);
-    const db = openDb(sqliteFile(home.ctx().paths.home), CORE_MIGRATIONS);
+    const db = openDb(sqliteFile(home.ctx().paths.home), QUEUE_MIGRATIONS);
     const rows = db.prepare("SELECT count(*) AS n FROM outbox WHERE chat = 'pigeon:loft-7'").get() as {
       n: number;
     };

@@ -14,9 +14,9 @@ import type { ChatKey } from '../../src/core/types.js';
 import { createLogger } from '../../src/log.js';
 import { mediaPolicy } from '../../src/queue/adapters.js';
 import { registerToolsMethod } from '../../src/relay.js';
-import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
 import { type Db, openDb } from '../../src/store/sqlite/db.js';
 import { storeOver } from '../../src/store/sqlite/open.js';
+import { QUEUE_MIGRATIONS } from '../../src/store/sqlite/queue-schema.js';
 import { createToolHost, type ToolHost } from '../../src/tools/host.js';
 import { TOOLS_METHOD } from '../../src/tools/schemas.js';
 import type { UserTools } from '../../src/tools/user-tools.js';
@@ -46,7 +46,7 @@ export async function startToolHost(
 ): Promise<ToolHostRig> {
   const dir = mkdtempSync(join(tmpdir(), `aw-clis-${name}-`));
   const runs = join(homedir(), '.cache', `agentwire-test-${name}`);
-  const db = openDb(join(dir, 'db.sqlite'), CORE_MIGRATIONS);
+  const db = openDb(join(dir, 'db.sqlite'), QUEUE_MIGRATIONS);
   const config = configSchema.parse({ whatsapp: { enabled: false } });
   const socket = join(dir, 's.sock');
   const host = createToolHost({

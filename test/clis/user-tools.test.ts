@@ -16,9 +16,9 @@ import { createLogger } from '../../src/log.js';
 import { mediaPolicy } from '../../src/queue/adapters.js';
 import { registerToolsMethod } from '../../src/relay.js';
 import { runCommandReply } from '../../src/runner/run-command-reply.js';
-import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
 import { type Db, openDb } from '../../src/store/sqlite/db.js';
 import { storeOver } from '../../src/store/sqlite/open.js';
+import { QUEUE_MIGRATIONS } from '../../src/store/sqlite/queue-schema.js';
 import { createToolHost, type ToolHost } from '../../src/tools/host.js';
 import { createUserTools } from '../../src/tools/user-tools.js';
 import { requests, scenario, stateDir, turn } from './harness.js';
@@ -36,7 +36,7 @@ let control: ControlServer;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'aw-clis-user-tools-'));
   runs = join(homedir(), '.cache', 'agentwire-test-user-tools');
-  db = openDb(join(dir, 'db.sqlite'), CORE_MIGRATIONS);
+  db = openDb(join(dir, 'db.sqlite'), QUEUE_MIGRATIONS);
   const config = configSchema.parse({ whatsapp: { enabled: false } });
   const socket = join(dir, 's.sock');
   host = createToolHost({

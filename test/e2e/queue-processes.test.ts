@@ -7,10 +7,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { NOTICE } from '../../src/core/reply.js';
 import type { Queue } from '../../src/queue/queue.js';
 import { createQueue, openDirectRunner } from '../../src/relay.js';
-import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
 import { type Db, openDb } from '../../src/store/sqlite/db.js';
 import { sqliteFile, storeOver } from '../../src/store/sqlite/open.js';
 import { rowsForKey } from '../../src/store/sqlite/outbox.js';
+import { QUEUE_MIGRATIONS } from '../../src/store/sqlite/queue-schema.js';
 import { getSession, saveSession } from '../../src/store/sqlite/sessions.js';
 import { FakeChannel } from '../queue/helpers.js';
 import { inbound } from '../store/helpers.js';
@@ -25,7 +25,7 @@ let seq = 0;
 function setup(extra: Record<string, unknown> = {}, limit = 1600) {
   home = makeHome(extra);
   const ctx = home.ctx();
-  db = openDb(sqliteFile(ctx.paths.home), CORE_MIGRATIONS);
+  db = openDb(sqliteFile(ctx.paths.home), QUEUE_MIGRATIONS);
   channel = new FakeChannel('twilio', limit);
   queue = createQueue(ctx, storeOver(db), new Map([['twilio', channel]]));
   void queue.start();
@@ -327,7 +327,7 @@ describe('openDirectRunner (no relay running)', () => {
     } finally {
       await direct.close();
     }
-    const check = openDb(sqliteFile(ctx.paths.home), CORE_MIGRATIONS);
+    const check = openDb(sqliteFile(ctx.paths.home), QUEUE_MIGRATIONS);
     expect(rowsForKey(check, 'sys:hb-1')).toEqual([
       expect.objectContaining({ status: 'pending', item: { type: 'text', text: 'All good?' } }),
     ]);

@@ -6,8 +6,8 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { channelStateStore } from '../../src/store/sqlite/channel-state.js';
-import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
 import { openDb } from '../../src/store/sqlite/db.js';
+import { QUEUE_MIGRATIONS } from '../../src/store/sqlite/queue-schema.js';
 import {
   APP_TOKEN,
   BOT_TOKEN,
@@ -143,7 +143,7 @@ describe('agentwire relay with the Slack channel (Socket Mode)', () => {
     expect(await waitFor(() => texts(DM).length === 1, SLOW), proc?.stderr()).toBe(true);
     await stopRelay();
     // Kept through the channel's state port, in the relay's own database.
-    const db = openDb(join(home!.dir, 'agentwire.db'), CORE_MIGRATIONS);
+    const db = openDb(join(home!.dir, 'agentwire.db'), QUEUE_MIGRATIONS);
     const handled = await channelStateStore(db, 'slack').get<string[]>('handled');
     db.close();
     expect(handled).toEqual(expect.arrayContaining(['e:Ev0ONCE0001', 'm:c-Ev0ONCE0001']));

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningRelay, startRelay } from '../../src/relay.js';
 import { channelStateStore } from '../../src/store/sqlite/channel-state.js';
-import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
 import { openDb } from '../../src/store/sqlite/db.js';
+import { QUEUE_MIGRATIONS } from '../../src/store/sqlite/queue-schema.js';
 import { dm, type FakeBotApi, startFakeBotApi, TOKEN } from '../channels/telegram/fake-bot-api.js';
 import { type Home, MAIN, makeHome, spawnNode, waitFor } from './helpers.js';
 
@@ -42,7 +42,7 @@ describe('agentwire relay with the Telegram channel', () => {
     await relay.queue.whenIdle();
     await relay.stop(0);
     relay = undefined;
-    const db = openDb(join(home.dir, 'agentwire.db'), CORE_MIGRATIONS);
+    const db = openDb(join(home.dir, 'agentwire.db'), QUEUE_MIGRATIONS);
     const offset = await channelStateStore(db, 'telegram').get('offset');
     db.close();
     expect(offset).toBe(id + 1);

@@ -10,9 +10,9 @@ import { PassThrough, Writable } from 'node:stream';
 import { ConsoleChannel } from '../../src/channels/console/console.js';
 import { agentResolver, mediaPolicy } from '../../src/queue/adapters.js';
 import { Queue } from '../../src/queue/queue.js';
-import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
 import { openDb } from '../../src/store/sqlite/db.js';
 import { sqliteFile } from '../../src/store/sqlite/open.js';
+import { QUEUE_MIGRATIONS } from '../../src/store/sqlite/queue-schema.js';
 import { sqliteQueueStore } from '../../src/store/sqlite/queue-sqlite.js';
 import { alive, type Home, makeHome, waitFor } from '../e2e/helpers.js';
 import { type FullDisk, fullDisk } from './full-disk.js';
@@ -57,7 +57,7 @@ export interface Rig {
 export async function startRig(agent: Record<string, unknown> = {}): Promise<Rig> {
   const home = makeHome({ agent: { command: [process.execPath, FAULT_CLI], ...agent } });
   const ctx = home.ctx();
-  const real = openDb(sqliteFile(ctx.paths.home), CORE_MIGRATIONS);
+  const real = openDb(sqliteFile(ctx.paths.home), QUEUE_MIGRATIONS);
   const disk = fullDisk(real);
   const input = new PassThrough();
   const heard: string[] = [];

@@ -8,10 +8,10 @@ import { createTwilioChannel, type TwilioChannel } from '../../src/channels/twil
 import { NOT_TAKEN_NOTICE } from '../../src/channels/twilio/store-retry.js';
 import { agentResolver, mediaPolicy } from '../../src/queue/adapters.js';
 import { Queue } from '../../src/queue/queue.js';
-import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
 import { openDb } from '../../src/store/sqlite/db.js';
 import { mediaHostMigration } from '../../src/store/sqlite/media-links.js';
 import { sqliteFile, storeOver } from '../../src/store/sqlite/open.js';
+import { QUEUE_MIGRATIONS } from '../../src/store/sqlite/queue-schema.js';
 import { sqliteQueueStore } from '../../src/store/sqlite/queue-sqlite.js';
 import { twilioMigration } from '../../src/store/sqlite/twilio-sends.js';
 import {
@@ -43,7 +43,7 @@ async function startRig(): Promise<Rig> {
   const fake = await startFakeTwilio();
   const home = makeHome({ twilio: fakeTwilioSection(fake) });
   const ctx = home.ctx();
-  const real = openDb(sqliteFile(ctx.paths.home), [...CORE_MIGRATIONS, twilioMigration, mediaHostMigration]);
+  const real = openDb(sqliteFile(ctx.paths.home), [...QUEUE_MIGRATIONS, twilioMigration, mediaHostMigration]);
   const disk = fullDisk(real);
   const channel: TwilioChannel = createTwilioChannel({
     config: ctx.config,

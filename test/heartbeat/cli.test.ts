@@ -11,9 +11,9 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { callRelay } from '../../src/cli/heartbeat.js';
 import { heartbeatMethod } from '../../src/heartbeat/control.js';
 import { createScheduler } from '../../src/heartbeat/scheduler.js';
-import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
 import { openDb } from '../../src/store/sqlite/db.js';
 import { jobStateStore } from '../../src/store/sqlite/job-states.js';
+import { QUEUE_MIGRATIONS } from '../../src/store/sqlite/queue-schema.js';
 import { saveSession } from '../../src/store/sqlite/sessions.js';
 import { FAKE } from '../e2e/helpers.js';
 import { captureLog, FakeClock, FakeRunner, jobDeps, ok, openStateDb, tempDir } from './helpers.js';
@@ -75,7 +75,7 @@ describe('agentwire schedules', () => {
 
   it('reads an existing store without migrating it (no table appears, the file is not written)', async () => {
     const file = join(tmp.dir, 'agentwire.db');
-    openDb(file, CORE_MIGRATIONS).close();
+    openDb(file, QUEUE_MIGRATIONS).close();
     const before = statSync(file).mtimeMs;
     const r = await cli(['schedules', '--json'], CONFIG);
     expect(r.code).toBe(0);
@@ -139,7 +139,7 @@ describe('agentwire heartbeat', () => {
 
   it('without a relay, a reply goes to the outbox for the relay, and the command says so', async () => {
     const chat = 'twilio:+15551234567';
-    const db = openDb(join(tmp.dir, 'agentwire.db'), CORE_MIGRATIONS);
+    const db = openDb(join(tmp.dir, 'agentwire.db'), QUEUE_MIGRATIONS);
     saveSession(db, chat, 'claude', 'sess-hb', Date.now());
     db.close();
     const config = `{whatsapp: {enabled: false}, heartbeat: {target: "${chat}"},
@@ -152,7 +152,7 @@ describe('agentwire heartbeat', () => {
     expect(r.stdout).not.toContain('+1555');
     const json = await cli(['heartbeat', '--json'], config);
     expect(JSON.parse(json.stdout)).toMatchObject({ type: 'sent', chat: 'twilio:…4567', stored: true });
-    const check = openDb(join(tmp.dir, 'agentwire.db'), CORE_MIGRATIONS);
+    const check = openDb(join(tmp.dir, 'agentwire.db'), QUEUE_MIGRATIONS);
     const pending = check
       .prepare("SELECT chat, status FROM outbox WHERE key LIKE '%heartbeat:manual:%'")
       .all() as { chat: string; status: string }[];

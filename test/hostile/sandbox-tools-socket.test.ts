@@ -11,9 +11,9 @@ import { MethodRegistry } from '../../src/control/methods.js';
 import { type ControlServer, startControlServer } from '../../src/control/server.js';
 import { createTools, registerToolsMethod } from '../../src/relay.js';
 import { spawnProcess } from '../../src/runner/spawn.js';
-import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
 import { openDb } from '../../src/store/sqlite/db.js';
 import { sqliteFile, storeOver } from '../../src/store/sqlite/open.js';
+import { QUEUE_MIGRATIONS } from '../../src/store/sqlite/queue-schema.js';
 import { type Home, makeHome } from '../e2e/helpers.js';
 import { bwrapMissing } from '../helpers/bwrap.js';
 
@@ -38,7 +38,7 @@ describe.skipIf(missing)(`a sandboxed run's tools socket${missing ? ` (skipped: 
     const ctx = home.ctx();
     const { paths } = ctx;
     mkdirSync(paths.workspace, { recursive: true, mode: 0o700 });
-    const db = openDb(sqliteFile(paths.home), CORE_MIGRATIONS);
+    const db = openDb(sqliteFile(paths.home), QUEUE_MIGRATIONS);
     try {
       const tools = createTools(ctx, storeOver(db), new Map(), paths.toolsSocket, {
         command: process.execPath,

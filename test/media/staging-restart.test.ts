@@ -23,10 +23,10 @@ import { createLogger } from '../../src/log.js';
 import { stagingService } from '../../src/media/staging-service.js';
 import { mediaPolicy } from '../../src/queue/adapters.js';
 import { composeItems } from '../../src/queue/compose.js';
-import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
 import { openDb } from '../../src/store/sqlite/db.js';
 import { sqliteFile, storeOver } from '../../src/store/sqlite/open.js';
 import { enqueueOutbound, markSent, nextPending } from '../../src/store/sqlite/outbox.js';
+import { QUEUE_MIGRATIONS } from '../../src/store/sqlite/queue-schema.js';
 import { setup as waSetup } from '../channels/whatsapp/harness.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -56,7 +56,7 @@ describe('staged media across a restart', () => {
     writeFileSync(join(base, 'outside', 'd', 'chart.png'), 'SECRET');
     const policy = mediaPolicy(configSchema.parse({ media: { allowedRoots: [work] } }), paths.stagedMedia);
 
-    let db = openDb(sqliteFile(paths.home), CORE_MIGRATIONS);
+    let db = openDb(sqliteFile(paths.home), QUEUE_MIGRATIONS);
     const items = await composeItems(
       policy,
       { text: 'here', media: ['d/chart.png'], channel: 'whatsapp', cwd: work, limit: 4000 },
@@ -73,7 +73,7 @@ describe('staged media across a restart', () => {
     renameSync(join(work, 'd'), join(work, 'd-old'));
     symlinkSync(join(base, 'outside', 'd'), join(work, 'd'));
 
-    db = openDb(sqliteFile(paths.home), CORE_MIGRATIONS);
+    db = openDb(sqliteFile(paths.home), QUEUE_MIGRATIONS);
     const staged = readdirSync(paths.stagedMedia).filter((n) => n !== 'orphan.png');
     expect(staged).toHaveLength(1);
     // Old enough to be swept if nothing named it: the unsent reply keeps it.

@@ -109,7 +109,7 @@ async function burst(whileBusy: 'followup' | 'collect') {
     const answered = h.channel.sent.length;
     const pendingRows = (await h.queue.status()).waiting;
     const waiting = Object.values(pendingRows).reduce((a, b) => a + b, 0);
-    if (waiting === 0 && cli.held.length === 0 && h.queue.lanes.activeCount === 0) break;
+    if (waiting === 0 && cli.held.length === 0 && h.queue.runSlots.activeCount === 0) break;
     await until(() => cli.held.length > 0 || h?.channel.sent.length !== answered);
     const next = cli.held.shift();
     if (!next) continue;

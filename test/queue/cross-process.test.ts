@@ -111,6 +111,27 @@ describe('chat_control: a /stop typed in A reaches the run B holds', () => {
     expect(await b.store.queue.message(id)).toMatchObject({ status: 'done', note: 'stopped' });
     // A ran nothing: the chat was B's.
     expect(a.agent.calls).toHaveLength(0);
+    // A's reply says what happened: B's run, not A's empty slot. A's deliverer or B's sends it.
+    await until(() => [...a.channel.texts(), ...b.channel.texts()].length > 0);
+    expect([...a.channel.texts(), ...b.channel.texts()]).toEqual(['Stopped the agent.']);
+  });
+
+  it('/status typed in A shows the run B has under way; /stop once it ended says nothing runs', async () => {
+    const { a, b } = await runningInB();
+    const all = () => [...a.channel.texts(), ...b.channel.texts()];
+    await a.queue.handleInbound(inbound({ messageId: 'st1', text: '/status' }));
+    await until(() => all().length === 1);
+    expect(all()[0]).toMatch(/\nRun: message, active for \d+ s/);
+    b.agent.pending[0]?.finish(ok('done in B'));
+    await until(() => all().length === 2);
+    await b.queue.whenIdle();
+    await a.queue.handleInbound(inbound({ messageId: 's2', text: '/stop' }));
+    await until(() => all().length === 3);
+    expect(
+      all()
+        .filter((t) => !t.startsWith('Agent:'))
+        .sort(),
+    ).toEqual(['Nothing is running.', 'done in B']);
   });
 
   it('a key round-trips, and a key of a newer version is ignored', () => {

@@ -1,7 +1,7 @@
 // What the queue tells the warm pool (queue/warm-demand.ts): which lanes' chats have work, and since when.
 import { describe, expect, it } from 'vitest';
 import type { ChatKey } from '../../src/core/types.js';
-import { Lanes } from '../../src/queue/lanes.js';
+import { RunSlots } from '../../src/queue/run-slots.js';
 import { Settling, warmDemand } from '../../src/queue/warm-demand.js';
 
 const A = 'console:a' as ChatKey;
@@ -16,7 +16,7 @@ const run = (startedAt: number) => ({
 });
 
 describe('warmDemand', () => {
-  it.each<[string, (l: Lanes, s: Settling) => void, string, boolean]>([
+  it.each<[string, (l: RunSlots, s: Settling) => void, string, boolean]>([
     ['nothing waits', () => {}, A, false],
     ['messages wait (ready)', (l) => l.markReady(A), A, true],
     ['a run is under way (claim, downloads, the turn)', (l) => l.begin(A, run(1)), A, true],
@@ -42,17 +42,17 @@ describe('warmDemand', () => {
       false,
     ],
   ])('per-chat: %s → %s', (_n, setup, lane, want) => {
-    const lanes = new Lanes(4, () => 7);
+    const runSlots = new RunSlots(4, () => 7);
     const settling = new Settling();
-    setup(lanes, settling);
-    expect(warmDemand(lanes, settling, 'per-chat').wanted(lane)).toBe(want);
+    setup(runSlots, settling);
+    expect(warmDemand(runSlots, settling, 'per-chat').wanted(lane)).toBe(want);
   });
 
   it('one global session: its process is wanted while any chat has work', () => {
-    const lanes = new Lanes(4, () => 7);
-    const d = warmDemand(lanes, new Settling(), 'global');
+    const runSlots = new RunSlots(4, () => 7);
+    const d = warmDemand(runSlots, new Settling(), 'global');
     expect(d.wanted('*')).toBe(false);
-    lanes.markReady(B);
+    runSlots.markReady(B);
     expect(d.wanted('*')).toBe(true);
     expect(d.wanted('own:job:console:b')).toBe(false);
     expect(d.since('*')).toBeUndefined();
@@ -60,13 +60,13 @@ describe('warmDemand', () => {
 
   it('since: when the chat became ready, kept through its run', () => {
     let t = 5;
-    const lanes = new Lanes(4, () => t);
-    const d = warmDemand(lanes, new Settling(), 'per-chat');
-    lanes.markReady(A);
+    const runSlots = new RunSlots(4, () => t);
+    const d = warmDemand(runSlots, new Settling(), 'per-chat');
+    runSlots.markReady(A);
     t = 9;
     expect(d.since(A)).toBe(5);
-    expect(lanes.takeReady()).toBe(A);
-    lanes.begin(A, run(9));
+    expect(runSlots.takeReady()).toBe(A);
+    runSlots.begin(A, run(9));
     expect(d.since(A)).toBe(5);
   });
 });

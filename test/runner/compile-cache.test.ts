@@ -15,9 +15,9 @@ import {
   compileCacheEnv,
   makeCompileCacheDir,
 } from '../../src/runner/compile-cache.js';
-import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
 import { openDb } from '../../src/store/sqlite/db.js';
 import { sqliteFile, storeOver } from '../../src/store/sqlite/open.js';
+import { QUEUE_MIGRATIONS } from '../../src/store/sqlite/queue-schema.js';
 import { type Home, makeHome } from '../e2e/helpers.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -90,7 +90,7 @@ describe("the relay's `agentwire mcp` entry", () => {
   it('carries the cache beside the run token', () => {
     h = makeHome();
     const ctx = h.ctx();
-    const db = openDb(sqliteFile(ctx.paths.home), CORE_MIGRATIONS);
+    const db = openDb(sqliteFile(ctx.paths.home), QUEUE_MIGRATIONS);
     try {
       const tools = createTools(ctx, storeOver(db), new Map(), join(h.dir, 'relay.sock'), {
         command: process.execPath,

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { backupStore } from '../../src/store/sqlite/backup.js';
-import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
 import { openDb } from '../../src/store/sqlite/db.js';
+import { QUEUE_MIGRATIONS } from '../../src/store/sqlite/queue-schema.js';
 import { saveSession } from '../../src/store/sqlite/sessions.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -15,7 +15,7 @@ const tmp = () => tempDir('aw-backup-');
 describe('backupStore', () => {
   it('copies a consistent snapshot while another connection holds a write open, as a 0600 file', async () => {
     const dir = tmp();
-    const db = openDb(join(dir, 'agentwire.db'), CORE_MIGRATIONS);
+    const db = openDb(join(dir, 'agentwire.db'), QUEUE_MIGRATIONS);
     saveSession(db, 'whatsapp:+15551234567', 'claude', 'committed', 1);
     db.exec('BEGIN IMMEDIATE');
     saveSession(db, 'whatsapp:+15550000000', 'claude', 'uncommitted', 2);
@@ -41,7 +41,7 @@ describe('backupStore', () => {
       ok: false,
       error: `there is no store at ${join(dir, 'none.db')} yet: nothing to back up`,
     });
-    openDb(join(dir, 'agentwire.db'), CORE_MIGRATIONS).close();
+    openDb(join(dir, 'agentwire.db'), QUEUE_MIGRATIONS).close();
     writeFileSync(join(dir, 'old.db'), 'precious');
     const r = await backupStore(join(dir, 'agentwire.db'), join(dir, 'old.db'));
     expect(r).toEqual({ ok: false, error: `${join(dir, 'old.db')} already exists; choose a new name` });
@@ -49,7 +49,7 @@ describe('backupStore', () => {
 
   it('agentwire backup FILE through the built binary', () => {
     const home = tmp();
-    openDb(join(home, 'agentwire.db'), CORE_MIGRATIONS).close();
+    openDb(join(home, 'agentwire.db'), QUEUE_MIGRATIONS).close();
     const dest = join(home, 'b.db');
     const r = spawnSync(process.execPath, [bin, 'backup', dest], {
       env: { AGENTWIRE_HOME: home, PATH: process.env.PATH ?? '' },

@@ -1,9 +1,9 @@
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StoreError } from '../../src/store/errors.js';
-import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
 import { openDb, prepared } from '../../src/store/sqlite/db.js';
 import { inboxMigration } from '../../src/store/sqlite/inbox.js';
+import { QUEUE_MIGRATIONS } from '../../src/store/sqlite/queue-schema.js';
 import { tempDb } from './helpers.js';
 
 describe('prepared', () => {
@@ -75,7 +75,7 @@ describe('migrate: a store written by a newer agentwire', () => {
       const known = inboxMigration.steps.length;
       const err = (() => {
         try {
-          openDb(t.file, CORE_MIGRATIONS);
+          openDb(t.file, QUEUE_MIGRATIONS);
         } catch (e) {
           return e;
         }

@@ -116,9 +116,9 @@ describe('inbox across processes (needs `npm run build`)', () => {
     t = tempDb();
     const script = `
       import { openDb } from ${JSON.stringify(join(process.cwd(), 'dist/store/sqlite/db.js'))};
-      import { CORE_MIGRATIONS } from ${JSON.stringify(join(process.cwd(), 'dist/store/sqlite/core.js'))};
+      import { QUEUE_MIGRATIONS } from ${JSON.stringify(join(process.cwd(), 'dist/store/sqlite/queue-schema.js'))};
       import { insertInbound } from ${JSON.stringify(dist)};
-      const db = openDb(process.argv[1], CORE_MIGRATIONS);
+      const db = openDb(process.argv[1], QUEUE_MIGRATIONS);
       const msg = { channel: 'twilio', chatId: '+15550001111', senderId: '+15550001111', messageId: 'SM1',
         text: 'hi', media: [], isGroup: false, mentioned: false, at: 1 };
       process.stdout.write(insertInbound(db, msg, { now: Date.now() }).type);`;
@@ -138,8 +138,8 @@ describe('migrations across processes (needs `npm run build`)', () => {
     const fresh = join(t.dir, 'fresh.db');
     const script = `
       import { openDb } from ${JSON.stringify(join(process.cwd(), 'dist/store/sqlite/db.js'))};
-      import { CORE_MIGRATIONS } from ${JSON.stringify(join(process.cwd(), 'dist/store/sqlite/core.js'))};
-      openDb(process.argv[1], CORE_MIGRATIONS).close();
+      import { QUEUE_MIGRATIONS } from ${JSON.stringify(join(process.cwd(), 'dist/store/sqlite/queue-schema.js'))};
+      openDb(process.argv[1], QUEUE_MIGRATIONS).close();
       process.stdout.write('ok');`;
     const outs = await Promise.all(
       Array.from({ length: 6 }, () => run(process.execPath, ['--input-type=module', '-e', script, fresh])),

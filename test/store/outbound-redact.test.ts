@@ -9,10 +9,10 @@ import { redactItem } from '../../src/core/outbound-redact.js';
 import { replyChunks } from '../../src/core/reply.js';
 import type { ChatKey, OutboundItem } from '../../src/core/types.js';
 import { forgetCredential, registerCredential } from '../../src/log.js';
-import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
 import { type Db, openDb } from '../../src/store/sqlite/db.js';
 import { interactionStore } from '../../src/store/sqlite/interactions.js';
 import { enqueueOutbound, rowsForKey } from '../../src/store/sqlite/outbox.js';
+import { QUEUE_MIGRATIONS } from '../../src/store/sqlite/queue-schema.js';
 
 const SECRET = 'zzSECRETzz-4f1c9a7b2e';
 const CHAT: ChatKey = 'twilio:+15550001111';
@@ -21,7 +21,7 @@ let db: Db;
 beforeEach(() => {
   registerCredential(SECRET);
   dir = mkdtempSync(join(tmpdir(), 'aw-redact-'));
-  db = openDb(join(dir, 'agentwire.db'), CORE_MIGRATIONS);
+  db = openDb(join(dir, 'agentwire.db'), QUEUE_MIGRATIONS);
 });
 afterEach(() => {
   forgetCredential(SECRET);

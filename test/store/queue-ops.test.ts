@@ -192,6 +192,24 @@ describe('acceptCommand', () => {
     expect(await store.countPending(CHAT)).toBe(0);
   });
 
+  it('the snapshot names the running messages, whichever process claimed them (a /stop beside the holder)', async () => {
+    const { store } = setup();
+    const seen: unknown[] = [];
+    const look = (note: string, messageId: string) =>
+      got(
+        store.acceptCommand(inbound({ messageId, text: '/status' }), cmdOpts(note), (snap) => {
+          seen.push(snap.running);
+          return { reply: '', effects: [] };
+        }),
+      );
+    await look('status', 's1');
+    await store.acceptInbound(inbound({ messageId: 'r1', senderId: 'alice' }), { now: NOW, maxPending: 10 });
+    await store.acceptInbound(inbound({ messageId: 'r2', senderId: 'bob' }), { now: NOW, maxPending: 10 });
+    await got(store.claimNextRun(CHAT, 5, NOW + 5, () => ({ count: 1 })));
+    await look('status', 's2');
+    expect(seen).toEqual([[], [{ startedAt: NOW + 5, senderId: 'alice' }]]);
+  });
+
   it("/new bumps the scope's generation: a run that started before it keeps no session", async () => {
     const { store } = setup();
     const before = await store.session(CHAT, 'claude');

@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
 import type { ChatKey } from '../../src/core/types.js';
-import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
 import { type Db, openDb } from '../../src/store/sqlite/db.js';
 import { storeOver } from '../../src/store/sqlite/open.js';
+import { QUEUE_MIGRATIONS } from '../../src/store/sqlite/queue-schema.js';
 import { ASK_NEEDS_WARM, ToolError } from '../../src/tools/handlers.js';
 import { createToolHost, type ToolHost } from '../../src/tools/host.js';
 import { inbound } from '../store/helpers.js';
@@ -23,7 +23,7 @@ let answer: string | undefined;
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'aw-ask-'));
-  db = openDb(join(dir, 'db.sqlite'), CORE_MIGRATIONS);
+  db = openDb(join(dir, 'db.sqlite'), QUEUE_MIGRATIONS);
   const config = configSchema.parse({ whatsapp: { enabled: false }, tools: { askTimeoutMinutes: 3 } });
   host = createToolHost({
     enabled: true,

@@ -8,10 +8,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
 import type { ChatKey } from '../../src/core/types.js';
 import { mediaPolicy } from '../../src/queue/adapters.js';
-import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
 import { type Db, openDb } from '../../src/store/sqlite/db.js';
 import { storeOver } from '../../src/store/sqlite/open.js';
 import { rowsForKey } from '../../src/store/sqlite/outbox.js';
+import { QUEUE_MIGRATIONS } from '../../src/store/sqlite/queue-schema.js';
 import { tasksForChat } from '../../src/store/sqlite/tasks.js';
 import { ToolError } from '../../src/tools/handlers.js';
 import { createToolHost, type ToolHost } from '../../src/tools/host.js';
@@ -45,7 +45,7 @@ function setup(tools: Record<string, unknown> = {}, over: Db = db) {
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'aw-tools-'));
-  db = openDb(join(dir, 'db.sqlite'), CORE_MIGRATIONS);
+  db = openDb(join(dir, 'db.sqlite'), QUEUE_MIGRATIONS);
   mkdirSync(join(dir, 'work'));
   kicked = [];
   changed = 0;

@@ -4,9 +4,9 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTools } from '../../src/relay.js';
-import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
 import { openDb } from '../../src/store/sqlite/db.js';
 import { sqliteFile, storeOver } from '../../src/store/sqlite/open.js';
+import { QUEUE_MIGRATIONS } from '../../src/store/sqlite/queue-schema.js';
 import { type Home, makeHome } from '../e2e/helpers.js';
 
 let home: Home | undefined;
@@ -20,7 +20,7 @@ describe('the tools of a relay', () => {
   it("ask for the machine's zone on the first chat_info, not when they are built", async () => {
     home = makeHome();
     const ctx = home.ctx();
-    const db = openDb(sqliteFile(ctx.paths.home), CORE_MIGRATIONS);
+    const db = openDb(sqliteFile(ctx.paths.home), QUEUE_MIGRATIONS);
     try {
       const machine = Intl.DateTimeFormat().resolvedOptions().timeZone;
       const asked = vi.spyOn(Intl, 'DateTimeFormat');

@@ -8,9 +8,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { TOOLS_SOCKET_ENV, TOOLS_TOKEN_ENV } from '../../src/agents/tool-server.js';
 import { callControl } from '../../src/control/client.js';
 import { createTools } from '../../src/relay.js';
-import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
 import { openDb } from '../../src/store/sqlite/db.js';
 import { sqliteFile, storeOver } from '../../src/store/sqlite/open.js';
+import { QUEUE_MIGRATIONS } from '../../src/store/sqlite/queue-schema.js';
 import { TOOLS_LIST_METHOD, TOOLS_METHOD } from '../../src/tools/schemas.js';
 import { type Home, makeHome } from '../e2e/helpers.js';
 
@@ -35,7 +35,7 @@ describe('tools sockets of sandboxed runs', () => {
   it("take only their own run's or process's token; files are private and go with the run", async () => {
     home = makeHome();
     const ctx = home.ctx();
-    const db = openDb(sqliteFile(ctx.paths.home), CORE_MIGRATIONS);
+    const db = openDb(sqliteFile(ctx.paths.home), QUEUE_MIGRATIONS);
     const shared = join(home.dir, 'tools.sock');
     try {
       const tools = createTools(ctx, storeOver(db), new Map(), shared, {

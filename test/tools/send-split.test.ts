@@ -9,10 +9,10 @@ import { channelRules } from '../../src/core/chunk.js';
 import { textItems } from '../../src/core/reply.js';
 import type { ChatKey } from '../../src/core/types.js';
 import { createTools } from '../../src/relay.js';
-import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
 import { type Db, openDb } from '../../src/store/sqlite/db.js';
 import { sqliteFile, storeOver } from '../../src/store/sqlite/open.js';
 import { rowsForKey } from '../../src/store/sqlite/outbox.js';
+import { QUEUE_MIGRATIONS } from '../../src/store/sqlite/queue-schema.js';
 import { type Home, makeHome } from '../e2e/helpers.js';
 
 let home: Home | undefined;
@@ -44,7 +44,7 @@ describe('send_message text, cut as a reply is', () => {
   ])('%s', async (_name, chat, want) => {
     home = makeHome({ twilio: { enabled: true }, telegram: { enabled: true } });
     const ctx = home.ctx();
-    db = openDb(sqliteFile(ctx.paths.home), CORE_MIGRATIONS);
+    db = openDb(sqliteFile(ctx.paths.home), QUEUE_MIGRATIONS);
     const tools = createTools(ctx, storeOver(db), new Map(), join(home.dir, 'relay.sock'), {
       command: process.execPath,
       args: ['/x/bin.js'],

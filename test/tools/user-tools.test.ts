@@ -17,9 +17,9 @@ import { parseConfigText } from '../../src/config/load.js';
 import { MethodRegistry } from '../../src/control/methods.js';
 import { type ControlServer, startControlServer } from '../../src/control/server.js';
 import { createTools, registerToolsMethod } from '../../src/relay.js';
-import { CORE_MIGRATIONS } from '../../src/store/sqlite/core.js';
 import { openDb } from '../../src/store/sqlite/db.js';
 import { sqliteFile, storeOver } from '../../src/store/sqlite/open.js';
+import { QUEUE_MIGRATIONS } from '../../src/store/sqlite/queue-schema.js';
 import type { ToolHost } from '../../src/tools/host.js';
 import { type Home, makeHome } from '../e2e/helpers.js';
 
@@ -94,7 +94,7 @@ beforeAll(async () => {
   });
   const ctx = home.ctx();
   lines = ctx.lines;
-  const db = openDb(sqliteFile(ctx.paths.home), CORE_MIGRATIONS);
+  const db = openDb(sqliteFile(ctx.paths.home), QUEUE_MIGRATIONS);
   closeDb = () => db.close();
   const socket = join(home.dir, 'tools.sock');
   tools = createTools(ctx, storeOver(db), new Map(), socket, { command: process.execPath, args: [BIN] });

@@ -1,6 +1,6 @@
 // Events from outside (files in <state>/events/, `POST /hooks/<name>`, `agentwire trigger`): each is
 // stored here before its source is let go (the file deleted, the HTTP request answered), then run by
-// src/events/ in the chat's lane. A row is keyed by where it came from (`source_key`, unique), so a
+// src/events/ in the chat's run slot. A row is keyed by where it came from (`source_key`, unique), so a
 // file read again after a crash, or a webhook delivered twice, is stored once.
 //
 // A row is `waiting` until its run begins (`running`, the begin saved before the agent starts), then

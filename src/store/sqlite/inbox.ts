@@ -181,6 +181,15 @@ export function unfinished(db: Db, chat?: ChatKey): InboxRow[] {
   return rows.map(toRow);
 }
 
+/** The chat's `running` rows (whichever process runs them): when each was claimed and who sent it. */
+export function runningOf(db: Db, chat: ChatKey): { startedAt: number; senderId: string }[] {
+  const rows = prepared(
+    db,
+    `SELECT started_at AS startedAt, sender_id AS senderId FROM inbox WHERE chat = ? AND status = 'running' ORDER BY id`,
+  ).all(chat) as { startedAt: number | null; senderId: string }[];
+  return rows.map((r) => ({ startedAt: r.startedAt ?? 0, senderId: r.senderId }));
+}
+
 /** pending → running; counts a try. `owner`: the process and lease epoch that runs them. */
 export function markRunning(
   db: Db,

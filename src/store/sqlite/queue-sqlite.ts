@@ -14,6 +14,7 @@ import {
   markRunning,
   pendingByChat,
   pendingForChat,
+  runningOf,
   setFetchedMedia,
   stopRunning,
   unfinished,
@@ -42,7 +43,7 @@ import {
   sentProviderIds,
 } from './outbox.js';
 import { assertFence, outboxChat } from './ownership-sqlite.js';
-import { read, written } from './result.js';
+import { written } from './result.js';
 import { recordRun } from './runs.js';
 import {
   bumpGeneration,
@@ -58,7 +59,8 @@ import { deleteTask, tasksForChat } from './tasks.js';
 
 /**
  * The queue's port over `db`. Guarded like every other port: whatever node:sqlite throws leaves as a
- * StoreError (a read's rejection) or a `Written` refusal (a write's value), never as its own error.
+ * StoreError (a read's rejection, made by `guarded`) or a `Written` refusal (a write's value, made by
+ * `written`), never as its own error.
  */
 export function sqliteQueueOps(db: Db): QueueStore {
   return guarded(queueOps(db));
@@ -113,6 +115,7 @@ function queueOps(db: Db): QueueStore {
             tasks: tasksForChat(db, chat),
             pending: openInteractions(db, chat),
             allowances: allowancesOf(db, chat).map((a) => a.toolKind),
+            running: runningOf(db, chat),
           });
           for (const e of plan.effects) {
             if (e.type === 'clear_session') clearSession(db, e.scope as KeptSession['scope'], e.agent);
@@ -207,15 +210,15 @@ function queueOps(db: Db): QueueStore {
           return enqueueOutbound(db, chat, key, items, now);
         }),
       ),
-    outboxIdOf: (key) => read(() => firstRowId(db, key)),
-    messageRef: (ref) => read(() => messageRefRow(db, ref)),
-    message: (id) => read(() => getInbound(db, id)),
+    outboxIdOf: async (key) => firstRowId(db, key),
+    messageRef: async (ref) => messageRefRow(db, ref),
+    message: async (id) => getInbound(db, id),
     recordRun: async (record) => {
       const r = recordRun(db, record);
       return r.ok ? { ok: true, value: undefined } : storeFailure('other', r.error);
     },
 
-    unfinished: (chat) => read(() => unfinished(db, chat)),
+    unfinished: async (chat) => unfinished(db, chat),
 
     recover: (plan) =>
       written(() =>
@@ -229,14 +232,12 @@ function queueOps(db: Db): QueueStore {
         }),
       ),
 
-    chatSettings: (chat) => read(() => getChatSettings(db, chat)),
-    session: (scope, agent) =>
-      read(() =>
-        transaction(db, () => ({
-          row: getSession(db, scope, agent),
-          generation: sessionGeneration(db, scope),
-        })),
-      ),
+    chatSettings: async (chat) => getChatSettings(db, chat),
+    session: async (scope, agent) =>
+      transaction(db, () => ({
+        row: getSession(db, scope, agent),
+        generation: sessionGeneration(db, scope),
+      })),
     keepSession: (session, now, fence) =>
       written(() =>
         fenced(fence, () => {
@@ -249,14 +250,14 @@ function queueOps(db: Db): QueueStore {
         clearSession(db, scope, agent);
       }),
 
-    countPending: (chat) => read(() => countPending(db, chat)),
-    pendingByChat: () => read(() => pendingByChat(db)),
-    countUnsent: () => read(() => countUnsent(db)),
+    countPending: async (chat) => countPending(db, chat),
+    pendingByChat: async () => pendingByChat(db),
+    countUnsent: async () => countUnsent(db),
 
-    chatsWithUnsent: () => read(() => chatsWithUnsent(db)),
-    nextUnsent: (chat) => read(() => nextPending(db, chat)),
-    newerEditPending: (row, keyPrefix) => read(() => newerEdit(db, row, keyPrefix)),
-    sentProviderIds: (chat, since) => read(() => sentProviderIds(db, chat, since)),
+    chatsWithUnsent: async () => chatsWithUnsent(db),
+    nextUnsent: async (chat) => nextPending(db, chat),
+    newerEditPending: async (row, keyPrefix) => newerEdit(db, row, keyPrefix),
+    sentProviderIds: async (chat, since) => sentProviderIds(db, chat, since),
     markChunkAttempt: (id, now) => written(() => markAttempt(db, id, now)),
     markChunkSent: (id, now, providerId, fence) =>
       written(() =>

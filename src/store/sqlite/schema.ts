@@ -2,17 +2,17 @@
 // them, whichever channels and services run: a table nobody uses costs nothing, and a module never
 // finds its table missing because another process opened the file first.
 import { alertMigration } from './alert-incidents.js';
-import { CORE_MIGRATIONS } from './core.js';
 import type { Migration } from './db.js';
 import { eventsMigration } from './events.js';
 import { scheduleMigration } from './job-states.js';
 import { mediaHostMigration } from './media-links.js';
 import { ownershipMigration } from './ownership-sqlite.js';
+import { QUEUE_MIGRATIONS } from './queue-schema.js';
 import { twilioMigration } from './twilio-sends.js';
 import { whatsappMigration } from './whatsapp-auth.js';
 
 export const ALL_MIGRATIONS: readonly Migration[] = [
-  ...CORE_MIGRATIONS,
+  ...QUEUE_MIGRATIONS,
   whatsappMigration,
   twilioMigration,
   mediaHostMigration,

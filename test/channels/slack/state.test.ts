@@ -8,8 +8,8 @@ import { SlackState } from '../../../src/channels/slack/state.js';
 import { memoryStateStore } from '../../../src/channels/telegram/state.js';
 import type { ChannelStateStore } from '../../../src/store/channel-state.js';
 import { channelStateStore } from '../../../src/store/sqlite/channel-state.js';
-import { CORE_MIGRATIONS } from '../../../src/store/sqlite/core.js';
 import { openDb } from '../../../src/store/sqlite/db.js';
+import { QUEUE_MIGRATIONS } from '../../../src/store/sqlite/queue-schema.js';
 
 let dir: string | undefined;
 afterEach(() => {
@@ -19,7 +19,7 @@ afterEach(() => {
 
 const open = () => {
   dir ??= mkdtempSync(join(tmpdir(), 'aw-slack-state-'));
-  return openDb(join(dir, 'agentwire.db'), CORE_MIGRATIONS);
+  return openDb(join(dir, 'agentwire.db'), QUEUE_MIGRATIONS);
 };
 
 describe('SlackState handled envelopes', () => {

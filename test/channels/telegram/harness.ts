@@ -10,8 +10,8 @@ import { type Config, configSchema } from '../../../src/config/schema.js';
 import type { InboundMessage } from '../../../src/core/types.js';
 import { createLogger } from '../../../src/log.js';
 import { channelStateStore } from '../../../src/store/sqlite/channel-state.js';
-import { CORE_MIGRATIONS } from '../../../src/store/sqlite/core.js';
 import { type Db, openDb } from '../../../src/store/sqlite/db.js';
+import { QUEUE_MIGRATIONS } from '../../../src/store/sqlite/queue-schema.js';
 import { TOKEN } from './fake-bot-api.js';
 
 export function telegramConfig(
@@ -38,7 +38,7 @@ export interface Harness {
 
 export function harness(): Harness {
   const dir = mkdtempSync(join(tmpdir(), 'aw-telegram-'));
-  const db = openDb(join(dir, 'agentwire.db'), CORE_MIGRATIONS);
+  const db = openDb(join(dir, 'agentwire.db'), QUEUE_MIGRATIONS);
   const logs: string[] = [];
   const destination = new Writable({
     write(chunk, _enc, cb) {

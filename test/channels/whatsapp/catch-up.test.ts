@@ -8,8 +8,8 @@ import type { Channel } from '../../../src/channels/types.js';
 import { configSchema } from '../../../src/config/schema.js';
 import type { ChannelName } from '../../../src/core/types.js';
 import { Queue, type QueueConfig } from '../../../src/queue/queue.js';
-import { CORE_MIGRATIONS } from '../../../src/store/sqlite/core.js';
 import { openDb } from '../../../src/store/sqlite/db.js';
+import { QUEUE_MIGRATIONS } from '../../../src/store/sqlite/queue-schema.js';
 import { sqliteQueueStore } from '../../../src/store/sqlite/queue-sqlite.js';
 import { whatsappMigration } from '../../../src/store/sqlite/whatsapp-auth.js';
 import { FakeAgent, memoryLog, ok } from '../../queue/helpers.js';
@@ -32,7 +32,7 @@ async function relay() {
     config: { whatsapp: { allowFrom: ['+15557654321'], liveness: { quietMinutes: 30 } } },
     deps: { scheduler: clock, now: clock.now },
   });
-  const db = openDb(join(h.dir, 'agentwire.db'), [...CORE_MIGRATIONS, whatsappMigration]);
+  const db = openDb(join(h.dir, 'agentwire.db'), [...QUEUE_MIGRATIONS, whatsappMigration]);
   const agent = new FakeAgent((req) => ok(`re: ${req.prompt.slice(-20)}`));
   const queue = new Queue({
     store: sqliteQueueStore(db),

@@ -7,8 +7,8 @@ import type { Channel } from '../../../src/channels/types.js';
 import { configSchema } from '../../../src/config/schema.js';
 import type { ChannelName } from '../../../src/core/types.js';
 import { Queue, type QueueConfig } from '../../../src/queue/queue.js';
-import { CORE_MIGRATIONS } from '../../../src/store/sqlite/core.js';
 import { openDb } from '../../../src/store/sqlite/db.js';
+import { QUEUE_MIGRATIONS } from '../../../src/store/sqlite/queue-schema.js';
 import { sqliteQueueStore } from '../../../src/store/sqlite/queue-sqlite.js';
 import { whatsappMigration } from '../../../src/store/sqlite/whatsapp-auth.js';
 import { FakeAgent, memoryLog, ok } from '../../queue/helpers.js';
@@ -41,7 +41,7 @@ function relayQueue(db: ReturnType<typeof openDb>, channel: Channel, agent: Fake
 describe('WhatsApp message redelivered after a restart (real inbox)', () => {
   it('runs once: the replay after the restart is a duplicate, gets its receipt, and no second reply', async () => {
     const h = await setup({ config: { whatsapp: { allowFrom: ['+15557654321'] } } });
-    const db = openDb(join(h.dir, 'agentwire.db'), [...CORE_MIGRATIONS, whatsappMigration]);
+    const db = openDb(join(h.dir, 'agentwire.db'), [...QUEUE_MIGRATIONS, whatsappMigration]);
     const agent = new FakeAgent(() => ok('answer'));
     const msg = text({ chat: ALICE }, 'run the tests');
     let queue = relayQueue(db, h.channel, agent, h.dir);
@@ -83,7 +83,7 @@ describe('WhatsApp reply across a disconnect (real queue and outbox)', () => {
         backoff: { initialMs: 1, factor: 2, maxMs: 1, jitter: 0, budget: 0, slowMs: 1, maxRestarts: 3 },
       },
     });
-    const db = openDb(join(h.dir, 'agentwire.db'), [...CORE_MIGRATIONS, whatsappMigration]);
+    const db = openDb(join(h.dir, 'agentwire.db'), [...QUEUE_MIGRATIONS, whatsappMigration]);
     let sendCalls = 0;
     const counted: Channel = {
       ...h.channel,

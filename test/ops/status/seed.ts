@@ -2,17 +2,17 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { InboundMessage } from '../../../src/core/types.js';
-import { CORE_MIGRATIONS } from '../../../src/store/sqlite/core.js';
 import { type Db, openDb } from '../../../src/store/sqlite/db.js';
 import { insertInbound, markFinished, markRunning } from '../../../src/store/sqlite/inbox.js';
 import { scheduleMigration } from '../../../src/store/sqlite/job-states.js';
 import { enqueueOutbound, markFailed, nextPending } from '../../../src/store/sqlite/outbox.js';
+import { QUEUE_MIGRATIONS } from '../../../src/store/sqlite/queue-schema.js';
 import { recordRun, runsMigration } from '../../../src/store/sqlite/runs.js';
 import { saveSession } from '../../../src/store/sqlite/sessions.js';
 import { whatsappMigration } from '../../../src/store/sqlite/whatsapp-auth.js';
 import { tempDir } from '../../helpers/tmp.js';
 
-export const ALL_MIGRATIONS = [...CORE_MIGRATIONS, whatsappMigration, scheduleMigration, runsMigration];
+export const ALL_MIGRATIONS = [...QUEUE_MIGRATIONS, whatsappMigration, scheduleMigration, runsMigration];
 export const T = Date.UTC(2026, 0, 15, 12, 0, 0);
 export const ALICE = '+15551234567';
 export const BOB = '+15559876543';

@@ -6,9 +6,9 @@ import { liveStatus, mergeLanes } from '../../../src/ops/status/live.js';
 import { renderStatus } from '../../../src/ops/status/render.js';
 import { buildSnapshot } from '../../../src/ops/status/snapshot.js';
 import { readStore } from '../../../src/ops/status/store-reader.js';
-import { CORE_MIGRATIONS } from '../../../src/store/sqlite/core.js';
 import { openDb } from '../../../src/store/sqlite/db.js';
 import { interactionStore } from '../../../src/store/sqlite/interactions.js';
+import { QUEUE_MIGRATIONS } from '../../../src/store/sqlite/queue-schema.js';
 import { recentRuns, recordRun, runRecord, runsMigration } from '../../../src/store/sqlite/runs.js';
 import { readStatusFacts, statusReader } from '../../../src/store/sqlite/status-read.js';
 import { ALICE, BOB, seededStore, stateFolder, T } from './seed.js';
@@ -151,7 +151,7 @@ describe('liveStatus', () => {
 
 describe('questions and approvals waiting for an answer', () => {
   it('are read from the store without their text, masked in the snapshot, and rendered', async () => {
-    const db = openDb(join(stateFolder(), 'q.db'), CORE_MIGRATIONS);
+    const db = openDb(join(stateFolder(), 'q.db'), QUEUE_MIGRATIONS);
     const s = interactionStore(db);
     const a = await s.add(
       {

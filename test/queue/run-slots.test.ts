@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type AbortReason, type ActiveRun, Lanes } from '../../src/queue/lanes.js';
+import { type AbortReason, type ActiveRun, RunSlots } from '../../src/queue/run-slots.js';
 import { getInbound, pendingForChat } from '../../src/store/sqlite/inbox.js';
 import { FakeAgent, type Harness, harness, ok } from './helpers.js';
 
@@ -8,7 +8,7 @@ afterEach(() => h?.cleanup());
 
 const tick = () => new Promise((r) => setImmediate(r));
 
-describe('lanes: order and concurrency', () => {
+describe('runSlots: order and concurrency', () => {
   it('runs one message at a time per chat, in arrival order (followup)', async () => {
     const agent = new FakeAgent();
     h = harness({ agent, config: { queue: { whileBusy: 'followup' } } });
@@ -190,7 +190,7 @@ describe('busy policies', () => {
   });
 });
 
-describe('Lanes.abort', () => {
+describe('RunSlots.abort', () => {
   const run = (): ActiveRun => ({
     kind: 'user',
     label: 'message',
@@ -208,21 +208,21 @@ describe('Lanes.abort', () => {
     [['shutdown', 'stop'], 'stop'],
     [['stop', 'shutdown'], 'stop'],
   ])('%j → %s (the strongest reason decides what happens to the messages)', (reasons, want) => {
-    const lanes = new Lanes(1);
+    const runSlots = new RunSlots(1);
     const r = run();
-    lanes.begin('console:local', r);
-    for (const reason of reasons) expect(lanes.abort('console:local', reason)).toBe(r);
+    runSlots.begin('console:local', r);
+    for (const reason of reasons) expect(runSlots.abort('console:local', reason)).toBe(r);
     expect(r.reason).toBe(want);
     // The signal fires once, with the first reason.
     expect(r.controller.signal.reason).toBe(reasons[0]);
   });
 
   it('returns nothing when the chat runs nothing', () => {
-    expect(new Lanes(1).abort('console:local', 'stop')).toBeUndefined();
+    expect(new RunSlots(1).abort('console:local', 'stop')).toBeUndefined();
   });
 });
 
-describe('Lanes: ready chats and since when they wait', () => {
+describe('RunSlots: ready chats and since when they wait', () => {
   const run = (startedAt: number) => ({
     kind: 'user' as const,
     label: 'message',
@@ -233,29 +233,29 @@ describe('Lanes: ready chats and since when they wait', () => {
   });
   it('keeps the first ready time, hands out the chosen chat, and the time through its run', () => {
     let t = 10;
-    const lanes = new Lanes(2, () => t);
-    lanes.markReady('console:a');
+    const runSlots = new RunSlots(2, () => t);
+    runSlots.markReady('console:a');
     t = 20;
-    lanes.markReady('console:b');
-    lanes.markReady('console:a');
-    expect(lanes.readyList()).toEqual([
+    runSlots.markReady('console:b');
+    runSlots.markReady('console:a');
+    expect(runSlots.readyList()).toEqual([
       { chat: 'console:a', since: 10 },
       { chat: 'console:b', since: 20 },
     ]);
     t = 30;
-    expect(lanes.takeReady('console:b')).toBe('console:b');
-    lanes.begin('console:b', run(30));
-    expect(lanes.waitingSince('console:b')).toBe(20);
-    expect(lanes.isReady('console:b')).toBe(false);
-    expect(lanes.takeReady('console:zzz')).toBe('console:a');
-    expect(lanes.takeReady()).toBeUndefined();
+    expect(runSlots.takeReady('console:b')).toBe('console:b');
+    runSlots.begin('console:b', run(30));
+    expect(runSlots.waitingSince('console:b')).toBe(20);
+    expect(runSlots.isReady('console:b')).toBe(false);
+    expect(runSlots.takeReady('console:zzz')).toBe('console:a');
+    expect(runSlots.takeReady()).toBeUndefined();
   });
   it('a run that was never ready (a heartbeat) waited since it started; the time goes with the run', () => {
-    const lanes = new Lanes(1, () => 5);
+    const runSlots = new RunSlots(1, () => 5);
     const r = run(42);
-    lanes.begin('console:a', r);
-    expect(lanes.waitingSince('console:a')).toBe(42);
-    lanes.end('console:a', r);
-    expect(lanes.waitingSince('console:a')).toBeUndefined();
+    runSlots.begin('console:a', r);
+    expect(runSlots.waitingSince('console:a')).toBe(42);
+    runSlots.end('console:a', r);
+    expect(runSlots.waitingSince('console:a')).toBeUndefined();
   });
 });

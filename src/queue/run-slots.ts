@@ -1,4 +1,4 @@
-// In-memory lane state: which chat is running what, which chats wait for a slot, and small per-chat
+// The per-chat run slots, in memory: which chat is running what, which chats wait for a slot, and small per-chat
 // flags. No I/O; the durable truth (what is waiting) is the inbox, this only orders the work.
 import type { ChatKey } from '../core/types.js';
 
@@ -27,7 +27,7 @@ export interface ActiveRun {
  */
 const STRENGTH: Record<AbortReason, number> = { interrupt: 0, shutdown: 1, stop: 2 };
 
-export class Lanes {
+export class RunSlots {
   private readonly active = new Map<ChatKey, ActiveRun>();
   /** Chats with waiting work and since when, in the order they became ready (a Map keeps it). */
   private readonly ready = new Map<ChatKey, number>();
@@ -96,7 +96,7 @@ export class Lanes {
   }
 
   begin(chat: ChatKey, run: ActiveRun): void {
-    if (this.active.has(chat)) throw new Error('a chat lane runs one thing at a time');
+    if (this.active.has(chat)) throw new Error('a chat run slot runs one thing at a time');
     if (!this.since.has(chat)) this.since.set(chat, this.ready.get(chat) ?? run.startedAt);
     this.ready.delete(chat);
     this.active.set(chat, run);

@@ -1,5 +1,5 @@
-// The migrations of the queue's tables. store/schema.ts adds every other module's (WhatsApp, Twilio,
-// media links, schedules, alerts); each module owns its tables.
+// The migrations of the queue's tables. sqlite/schema.ts adds every other module's (WhatsApp,
+// Twilio, media links, schedules, alerts); each module owns its tables.
 import { channelStateMigration } from './channel-state.js';
 import type { Migration } from './db.js';
 import { inboxMigration } from './inbox.js';
@@ -9,7 +9,7 @@ import { runsMigration } from './runs.js';
 import { sessionsMigration } from './sessions.js';
 import { tasksMigration } from './tasks.js';
 
-export const CORE_MIGRATIONS: readonly Migration[] = [
+export const QUEUE_MIGRATIONS: readonly Migration[] = [
   inboxMigration,
   outboxMigration,
   sessionsMigration,
