@@ -120,6 +120,25 @@ export function storeContract(engine: string, openFresh: () => Promise<Store>): 
       expect(await got(s.queue.claimNextRun(CHAT, 10, NOW, () => ({ count: 1 })))).toBeUndefined();
     });
 
+    it("a command's snapshot names the chat's running messages, whichever process runs them", async () => {
+      const s = await fresh();
+      await got(
+        s.queue.acceptInbound(inbound({ messageId: 'run', senderId: 'alice' }), { now: NOW, maxPending: 10 }),
+      );
+      await got(
+        s.queue.acceptInbound(inbound({ messageId: 'wait', senderId: 'bob' }), { now: NOW, maxPending: 10 }),
+      );
+      await got(s.queue.claimNextRun(CHAT, 10, NOW + 5, () => ({ count: 1 })));
+      const seen: unknown[] = [];
+      await got(
+        s.queue.acceptCommand(inbound({ messageId: 'st', text: '/status' }), cmdOpts('status'), (snap) => {
+          seen.push(snap.running);
+          return { reply: 'ok', effects: [] };
+        }),
+      );
+      expect(seen.at(-1)).toEqual([{ startedAt: NOW + 5, senderId: 'alice' }]);
+    });
+
     it('a session is kept only in the generation its run started in', async () => {
       const s = await fresh();
       const start = await s.queue.session(CHAT, 'claude');

@@ -135,6 +135,7 @@ interface SnapshotRaw {
   }[];
   pending: Record<string, unknown>[];
   allowances: string[];
+  running: { startedAt: number; senderId: string }[];
 }
 
 /** `o` without its null fields: the row's NULLs are the type's absent optional fields. */
@@ -161,7 +162,10 @@ export async function commandSnapshot(
                   created_at AS "createdAt", shown_at AS "shownAt", expires_at AS "expiresAt", status, answer,
                   closed_at AS "closedAt"
            FROM interactions WHERE status = 'pending' AND chat = $1) i) AS pending,
-       (SELECT coalesce(json_agg(tool_kind ORDER BY tool_kind), '[]') FROM chat_allowances WHERE chat = $1) AS allowances`,
+       (SELECT coalesce(json_agg(tool_kind ORDER BY tool_kind), '[]') FROM chat_allowances WHERE chat = $1) AS allowances,
+       (SELECT coalesce(json_agg(r ORDER BY r.id), '[]') FROM
+          (SELECT id, started_at AS "startedAt", sender_id AS "senderId" FROM inbox
+           WHERE chat = $1 AND status = 'running') r) AS running`,
     [chat, scope],
   );
   // Tasks' prompts and questions' texts are stored escaped (postgres/nul.ts).
@@ -188,6 +192,7 @@ export async function commandSnapshot(
       ),
       pending: raw.pending.map((i) => defined<Interaction>(i)),
       allowances: raw.allowances,
+      running: raw.running.map((r) => ({ startedAt: Number(r.startedAt), senderId: r.senderId })),
     },
   };
 }
