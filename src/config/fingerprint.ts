@@ -12,7 +12,8 @@ import type { Config } from './schema.js';
  * - `log`, `console`: where this process writes its log and serves its web console;
  * - `queue.maxConcurrentRuns`, `agents.warm`: this machine's capacity (they apply per process);
  * - `store.url`: each host may reach the one database by its own address (and it is a secret);
- * - a webhook's `host` and `port`: what this process listens on behind the load balancer.
+ * - every `host` and `port`, at any depth (a channel's webhook or events server, the console): what
+ *   this process listens on behind the load balancer.
  * Everything else (who may talk, routes, agents, sessions, the queue's policy, delivery, commands,
  * channels, heartbeat and schedules, tools, permissions, retention) decides what a message does, and
  * a chat may move between processes, so a difference there would answer one person two ways.
@@ -23,17 +24,24 @@ export const LOCAL_SETTINGS: readonly string[] = [
   'queue.maxConcurrentRuns',
   'agents.warm',
   'store.url',
-  'twilio.webhook.host',
-  'twilio.webhook.port',
-  'telegram.webhook.host',
-  'telegram.webhook.port',
 ];
+
+/** Keys that say where this process listens, wherever they sit: a new channel's server needs no entry. */
+const LISTEN_KEYS = new Set(['host', 'port']);
 
 const hash = (v: unknown): string =>
   createHash('sha256')
     .update(JSON.stringify(v) ?? 'undefined')
     .digest('hex')
     .slice(0, 10);
+
+function dropListenKeys(v: unknown): void {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return;
+  for (const [k, child] of Object.entries(v)) {
+    if (LISTEN_KEYS.has(k)) delete (v as Record<string, unknown>)[k];
+    else dropListenKeys(child);
+  }
+}
 
 function drop(root: Record<string, unknown>, path: readonly string[]): void {
   const [key, ...rest] = path;
@@ -49,6 +57,7 @@ const isMap = (v: unknown): v is Record<string, unknown> =>
 export function configFingerprint(config: Config): string {
   const copy = redactConfig(config) as Record<string, unknown>;
   for (const p of LOCAL_SETTINGS) drop(copy, p.split('.'));
+  dropListenKeys(copy);
   const parts: string[] = [];
   for (const [k, v] of Object.entries(copy)) {
     // An empty section (`heartbeat: {}`) adds nothing, so setting its first key names that key.

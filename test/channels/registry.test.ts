@@ -159,6 +159,7 @@ const ALLOWED: Record<string, string> = {
   // channel's state goes through the store seam); a new channel keeps its state in ChannelDeps.state
   // The contract (port types) and the SQLite engine (tables, queries) each name them: one module split in two.
   'src/store/admin.ts': "`status` and `doctor` read WhatsApp's stored credentials while no relay runs",
+  'src/store/availability.ts': "the availability watch wraps the Store's `whatsapp` and `twilio` ports",
   'src/store/deferred.ts': "the deferred test engine wraps the Store's `whatsapp` and `twilio` ports",
   'src/store/open.ts': "the Store's `whatsapp` and `twilio` ports",
   'src/store/store.ts': 'the Store type: its `whatsapp` and `twilio` ports',
@@ -173,6 +174,8 @@ const ALLOWED: Record<string, string> = {
   'src/store/sqlite/twilio-sends.ts': "Twilio's send records (SQLite)",
   'src/store/sqlite/whatsapp-auth.ts': "WhatsApp's credentials and keys (SQLite)",
   'src/store/sqlite/whatsapp-messages.ts': "WhatsApp's sent messages and chat JIDs (SQLite)",
+  'src/store/postgres/admin.ts': "the PostgreSQL engine reads WhatsApp's stored credentials read-only",
+  'src/store/postgres/status-read.ts': "`status` reads WhatsApp's stored credentials (PostgreSQL)",
   'src/store/postgres/store.ts': "the PostgreSQL engine's `whatsapp` and `twilio` ports",
   'src/store/postgres/twilio-sends.ts': "Twilio's send records (PostgreSQL)",
   'src/store/postgres/whatsapp.ts': "WhatsApp's credentials, keys, sent messages and chat JIDs (PostgreSQL)",

@@ -33,6 +33,7 @@ describe('fingerprintDifference', () => {
     ['the log', { log: { level: 'debug' } }, []],
     ['the web console', { console: { enabled: true, port: 9999 } }, []],
     ['the webhook port', { twilio: { ...base.twilio, webhook: { port: 9000, host: '127.0.0.1' } } }, []],
+    ['a Slack events server port', { slack: { http: { port: 9100, host: '127.0.0.1' } } }, []],
     [
       'the database address',
       { store: { engine: 'postgres', url: 'postgresql://a:pw1@10.0.0.5/agentwire' } },
