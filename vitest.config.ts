@@ -50,6 +50,7 @@ const NEEDS_ISOLATION = [
 export default defineConfig({
   test: {
     globalSetup: ['test/setup/compile-cache.ts', 'test/setup/tmp-guard.ts'],
+    setupFiles: ['test/setup/tmp-sweep.ts'],
     // Bounds, not delays: a passing test never waits them out, and on a machine loaded by other
     // jobs a test that starts the built relay or a few Node children can need more than 20 s.
     testTimeout: 60_000,
