@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/web/browser.test.ts'],
+    globalSetup: ['test/setup/tmp-guard.ts'],
+    setupFiles: ['test/setup/tmp-sweep.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -1,12 +1,13 @@
-// README's `npm test`. Two projects, both picking up new files by folder:
-// - `shared`: the folders of in-process tests (policy, store, channels against fakes, CLI commands).
-//   They run with `isolate: false`: a worker runs file after file with its modules already loaded,
-//   instead of a new process and a fresh import of zod, express, twilio and Baileys per file (about
-//   1.3 s of start-up each, most of the suite's time on two cores).
-// - `isolated` (and `set-apart`): the suites that drive relay processes, fake CLIs and the process tree (e2e, faults,
-//   hostile, drivers, queue, runner, secrets), and the few files elsewhere that change process-wide
-//   state (module mocks, spies on globals, environment, umask, registered secrets): one fresh worker
-//   per file, as before.
+// README's `npm test`. Projects by folder, so a new file is picked up where it is put:
+// - `shared`: the folders of in-process tests (policy, store, queue, drivers and the runner against
+//   fake CLIs, channels against fakes, CLI commands). They run with `isolate: false`: a worker runs
+//   file after file with its modules already loaded, instead of a new process and a fresh import of
+//   zod, express, twilio and Baileys per file (about 1.3 s of start-up each, far more on a loaded
+//   machine: test/queue and test/events took 52 s isolated and 21 s shared at load 20).
+// - `isolated`: the suites that drive built relay processes end to end (e2e, faults, hostile,
+//   secrets) and any new folder: one fresh worker per file.
+// - `set-apart`: the files in the shared folders that change process-wide state (module mocks, spies
+//   on globals, fake timers, environment, umask, registered secrets): one fresh worker per file.
 import { defineConfig } from 'vitest/config';
 
 // The real-CLI suite, the stress suites, the browser test and the PostgreSQL suites have their own
@@ -22,17 +23,24 @@ const OTHER_ROUTES = [
 const SHARED = [
   'test/*.test.ts',
   'test/agents/**/*.test.ts',
+  'test/bench/**/*.test.ts',
   'test/channels/**/*.test.ts',
   'test/cli/**/*.test.ts',
   'test/config/**/*.test.ts',
   'test/control/**/*.test.ts',
   'test/core/**/*.test.ts',
+  'test/drivers/**/*.test.ts',
+  'test/events/**/*.test.ts',
   'test/heartbeat/**/*.test.ts',
   'test/media/**/*.test.ts',
   'test/ops/**/*.test.ts',
+  'test/queue/**/*.test.ts',
+  'test/runner/**/*.test.ts',
   'test/store/**/*.test.ts',
   'test/tools/**/*.test.ts',
   'test/web/**/*.test.ts',
+  // The fake model server's and the CLI installer's own tests (the real-CLI suite is its own route).
+  'test/clis/*/**/*.test.ts',
 ];
 
 // Files in those folders that change what a later file in the same worker would see.
@@ -45,11 +53,15 @@ const NEEDS_ISOLATION = [
   'test/ops/logs.test.ts', // registers a secret, spies on stderr
   'test/ops/status/snapshot.test.ts', // registers a secret
   'test/tools/host-zone.test.ts', // spies on Intl.DateTimeFormat
+  'test/runner/tool-files.test.ts', // mocks node:fs
+  'test/drivers/turn-timer.test.ts', // fake timers
+  'test/drivers/acp-transport.test.ts', // listens for uncaughtException on the process
 ];
 
 export default defineConfig({
   test: {
     globalSetup: ['test/setup/compile-cache.ts', 'test/setup/tmp-guard.ts'],
+    setupFiles: ['test/setup/tmp-sweep.ts'],
     // Bounds, not delays: a passing test never waits them out, and on a machine loaded by other
     // jobs a test that starts the built relay or a few Node children can need more than 20 s.
     testTimeout: 60_000,

@@ -7,6 +7,7 @@ export default defineConfig({
   test: {
     include: ['test/postgres/**/*.test.ts'],
     globalSetup: ['test/setup/compile-cache.ts', 'test/setup/tmp-guard.ts', 'test/setup/postgres.ts'],
+    setupFiles: ['test/setup/tmp-sweep.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

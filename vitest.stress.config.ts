@@ -6,6 +6,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/stress/**/*.test.ts'],
+    globalSetup: ['test/setup/tmp-guard.ts'],
+    setupFiles: ['test/setup/tmp-sweep.ts'],
     testTimeout: 150_000,
     hookTimeout: 30_000,
     pool: 'forks',

@@ -18,6 +18,7 @@ import {
   jsonLine,
   message,
   NONE,
+  notSignedInMessage,
   num,
   obj,
   okResult,
@@ -160,6 +161,14 @@ function parse(out: RunOutput): Parsed {
   }
   if (out.exitCode !== 0) {
     const text = [out.stderr, out.stdoutLines.filter((l) => !jsonLine(l)).join('\n')].join('\n').trim();
+    // No login and no key for its model: exit 1 and this line on stderr within a second
+    // (fixtures/agents/pi/no-credentials.json), where the owner needs to be told what to do.
+    if (/^no api key found\b/im.test(out.stderr))
+      return errorResult(NAME, 'auth', {
+        ...base,
+        detail: text,
+        message: notSignedInMessage(NAME, "run `pi` and sign in with /login (or set its provider's API key)"),
+      });
     return errorResult(NAME, classifyError(text) ?? 'exit', { ...base, detail: text });
   }
   if (last) {

@@ -73,6 +73,7 @@ const EXPECTED: Record<string, Expect> = {
   'pi/stale-session': err('session_not_found'),
   'pi/hang': err('timeout', '01a20192-796f-71ef-8cb7-66f17a48e01a'),
   'pi/dashdash': err('exit'),
+  'pi/no-credentials': err('auth', '01a22373-1a5f-7196-b94e-c6f089f62732'),
 
   'opencode/new': { ...chart, sessionId: 'ses_dfe6d2d5cffeKIUcFNUBC0L0np' },
   'opencode/resume': { ...chart, sessionId: 'ses_dfe6d2d5cffeKIUcFNUBC0L0np' },
@@ -153,6 +154,14 @@ describe('parsers over real captures', () => {
     expect(c && resultOf(c)).toMatchObject({
       message:
         'Gemini CLI is not signed in on this machine: run `gemini` once to sign in (or set GEMINI_API_KEY) there, then send your message again.',
+    });
+  });
+
+  it('tells the owner how to sign pi in when it has no credentials at all', () => {
+    const c = captures.find((x) => x.kind === 'pi' && x.name === 'no-credentials');
+    expect(c && resultOf(c)).toMatchObject({
+      message:
+        "pi is not signed in on this machine: run `pi` and sign in with /login (or set its provider's API key) there, then send your message again.",
     });
   });
 

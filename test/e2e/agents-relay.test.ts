@@ -5,22 +5,12 @@
 // not link is refused; a loop between the two stops at tools.maxAgentHops. Needs `npm run build`.
 
 import { existsSync, readFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { InboundOutcome } from '../../src/channels/types.js';
+import { describe, expect, it } from 'vitest';
 import { sqliteFile } from '../../src/store/sqlite/open.js';
-import {
-  type Home,
-  killOrphanGroup,
-  MAIN,
-  makeHome,
-  type Proc,
-  RELAY_SCRIPT,
-  spawnNode,
-  waitFor,
-} from './helpers.js';
+import { type Home, killOrphanGroup, waitFor } from './helpers.js';
+import { deliverTo, sentOf, useTestRelay } from './test-relay.js';
 
 const TOOL_CLI = join(import.meta.dirname, 'fixtures', 'fake-tool-cli.mjs');
 const WORK_CHAT = '+15550001111';
@@ -29,18 +19,11 @@ const MEMBER_CHAT = '+15550003333';
 const SLOW = 60_000;
 
 let home: Home;
-const procs: Proc[] = [];
-afterEach(async () => {
-  for (const p of procs.splice(0))
-    if (p.child.exitCode === null && p.child.signalCode === null) {
-      p.child.kill('SIGTERM');
-      await p.exit;
-    }
-  for (const e of toolRuns()) killOrphanGroup(e.pid);
-  home?.cleanup();
-});
-beforeAll(() => {
-  expect(existsSync(MAIN), 'build first: npm run build').toBe(true);
+const relays = useTestRelay({
+  stop: 'SIGTERM',
+  afterStop: () => {
+    for (const e of toolRuns()) killOrphanGroup(e.pid);
+  },
 });
 
 const tools = (calls: unknown[]) => `TOOLS: ${JSON.stringify(calls)}`;
@@ -73,55 +56,11 @@ function config(extra: Record<string, unknown> = {}) {
   };
 }
 
-const inboundSock = () => join(home.dir, 'inbound.sock');
-const sentFile = () => join(home.dir, 'sent.jsonl');
+const startRelay = () => relays.start(home);
 
-async function startRelay(): Promise<Proc> {
-  const p = spawnNode([RELAY_SCRIPT, inboundSock(), sentFile()], home.env);
-  procs.push(p);
-  const ready = await Promise.race([
-    waitFor(() => p.stdout().includes('ready'), 45_000),
-    p.exit.then(() => false),
-  ]);
-  expect(ready, `relay did not start: ${p.stderr()}`).toBe(true);
-  return p;
-}
+const deliver = (text: string, messageId: string, chatId: string) => deliverTo(home, text, messageId, chatId);
 
-function deliver(text: string, messageId: string, chatId: string): Promise<InboundOutcome> {
-  const msg = {
-    channel: 'twilio',
-    chatId,
-    senderId: chatId,
-    messageId,
-    text,
-    media: [],
-    isGroup: false,
-    mentioned: false,
-    at: Date.now(),
-  };
-  return new Promise((resolve, reject) => {
-    const s = connect(inboundSock());
-    let buf = '';
-    s.on('connect', () => s.write(`${JSON.stringify(msg)}\n`));
-    s.on('data', (d) => {
-      buf += d.toString();
-      if (buf.includes('\n')) {
-        s.end();
-        resolve(JSON.parse(buf.slice(0, buf.indexOf('\n'))) as InboundOutcome);
-      }
-    });
-    s.on('error', reject);
-  });
-}
-
-function sent(): { chatId: string; text: string }[] {
-  if (!existsSync(sentFile())) return [];
-  return readFileSync(sentFile(), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { chatId: string; item: { text?: string } })
-    .map((s) => ({ chatId: s.chatId, text: s.item.text ?? '' }));
-}
+const sent = () => sentOf(home);
 const sentWith = (marker: string) => sent().filter((s) => s.text.includes(marker));
 
 interface ToolRun {
@@ -165,7 +104,7 @@ function requests(): { source: string; state: string; outcome: string | null }[]
 
 describe('send_to_agent through the built relay', () => {
   it('reaches the other agent once, in its own folder and owner chat, across a SIGKILL between the call and the run', async () => {
-    home = makeHome(config());
+    home = relays.home(config());
     const a = await startRelay();
     // The home chat is busy with a long run, so the request is stored but cannot run yet.
     await deliver('hold-home sleeponce:60000', 'SM1', HOME_CHAT);
@@ -204,7 +143,7 @@ describe('send_to_agent through the built relay', () => {
   }, 240_000);
 
   it('refuses a pair the config does not link, and stops a loop A→B→A at the bound', async () => {
-    home = makeHome(config({ tools: { maxAgentHops: 3 } }));
+    home = relays.home(config({ tools: { maxAgentHops: 3 } }));
     await startRelay();
     await deliver(tools([ask('other', 'not allowed')]), 'SM1', WORK_CHAT);
     expect(await waitFor(() => sentWith('send_to_agent error').length > 0, SLOW)).toBe(true);

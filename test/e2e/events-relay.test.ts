@@ -5,86 +5,23 @@
 import { createHmac } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { connect } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { InboundOutcome } from '../../src/channels/types.js';
-import {
-  freePort,
-  type Home,
-  killOrphanGroup,
-  MAIN,
-  makeHome,
-  type Proc,
-  RELAY_SCRIPT,
-  spawnNode,
-  waitFor,
-} from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { freePort, type Home, killOrphanGroup, MAIN, spawnNode, waitFor } from './helpers.js';
+import { deliverTo, sentOf, useTestRelay } from './test-relay.js';
 
 const SECRET = 'e2e-hook-secret-0123456789';
 const FILE_CHAT = '+15550001111';
 const HOOK_CHAT = '+15550002222';
 
 let home: Home;
-const procs: Proc[] = [];
-afterEach(async () => {
-  for (const p of procs.splice(0))
-    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
-  home?.cleanup();
-});
-beforeAll(() => {
-  expect(existsSync(MAIN), 'build first: npm run build').toBe(true);
-});
+const relays = useTestRelay();
 
-const inboundSock = () => join(home.dir, 'inbound.sock');
-const sentFile = () => join(home.dir, 'sent.jsonl');
+const startRelay = () => relays.start(home);
 
-async function startRelay(): Promise<Proc> {
-  const p = spawnNode([RELAY_SCRIPT, inboundSock(), sentFile()], home.env);
-  procs.push(p);
-  const ready = await Promise.race([
-    waitFor(() => p.stdout().includes('ready'), 45_000),
-    p.exit.then(() => false),
-  ]);
-  expect(ready, `relay did not start: ${p.stderr()}`).toBe(true);
-  return p;
-}
+const deliver = (text: string, messageId: string, chatId: string) => deliverTo(home, text, messageId, chatId);
 
-function deliver(text: string, messageId: string, chatId: string): Promise<InboundOutcome> {
-  const msg = {
-    channel: 'twilio',
-    chatId,
-    senderId: chatId,
-    messageId,
-    text,
-    media: [],
-    isGroup: false,
-    mentioned: false,
-    at: Date.now(),
-  };
-  return new Promise((resolve, reject) => {
-    const s = connect(inboundSock());
-    let buf = '';
-    s.on('connect', () => s.write(`${JSON.stringify(msg)}\n`));
-    s.on('data', (d) => {
-      buf += d.toString();
-      if (buf.includes('\n')) {
-        s.end();
-        resolve(JSON.parse(buf.slice(0, buf.indexOf('\n'))) as InboundOutcome);
-      }
-    });
-    s.on('error', reject);
-  });
-}
-
-function sent(): { chatId: string; text: string }[] {
-  if (!existsSync(sentFile())) return [];
-  return readFileSync(sentFile(), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { chatId: string; item: { text?: string } })
-    .map((s) => ({ chatId: s.chatId, text: s.item.text ?? '' }));
-}
+const sent = () => sentOf(home);
 
 const runsWith = (marker: string) =>
   home.events().filter((e) => e.ev === 'start' && e.prompt?.includes(marker));
@@ -119,7 +56,7 @@ function postHook(port: number, body: string, delivery: string): Promise<number>
 describe('events from outside, through the built relay', () => {
   it('a file and a signed webhook received, SIGKILL before they run, restart: each runs once in its chat; trigger too', async () => {
     const port = await freePort();
-    home = makeHome({
+    home = relays.home({
       console: { port },
       hooks: {
         github: { secret: SECRET, chat: `twilio:${HOOK_CHAT}`, prompt: 'GitHub says {event}.' },
@@ -177,7 +114,7 @@ describe('events from outside, through the built relay', () => {
 
   it('a bad file is moved to rejected/ with its reason, a bad trigger is refused, and nothing runs', async () => {
     const port = await freePort();
-    home = makeHome({ console: { port }, events: { rescanSeconds: 1 } });
+    home = relays.home({ console: { port }, events: { rescanSeconds: 1 } });
     const before = spawnNode([MAIN, 'trigger', 'twilio:+15550003333', '-m', 'x'], home.env);
     expect((await before.exit).code).toBe(1);
     expect(before.stderr()).toContain('No relay is running');

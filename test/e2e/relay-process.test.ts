@@ -3,48 +3,18 @@
 // SQLite, the real lock and control socket. The test SIGKILLs and SIGTERMs it for real.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { InboundOutcome } from '../../src/channels/types.js';
+import { describe, expect, it } from 'vitest';
 import { callControl } from '../../src/control/client.js';
 import { probeLock } from '../../src/store/home-lock.js';
-import {
-  alive,
-  type Home,
-  killOrphanGroup,
-  MAIN,
-  makeHome,
-  type Proc,
-  RELAY_SCRIPT,
-  spawnNode,
-  waitFor,
-} from './helpers.js';
+import { alive, type Home, killOrphanGroup, RELAY_SCRIPT, waitFor } from './helpers.js';
+import { deliverTo, relayFiles, sentOf, useTestRelay } from './test-relay.js';
 
 let home: Home;
-const procs: Proc[] = [];
-afterEach(async () => {
-  for (const p of procs.splice(0))
-    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
-  home?.cleanup();
-});
-beforeAll(() => {
-  expect(existsSync(MAIN), 'build first: npm run build').toBe(true);
-});
-
-const inboundSock = () => join(home.dir, 'inbound.sock');
-const sentFile = () => join(home.dir, 'sent.jsonl');
-
-async function startRelay(): Promise<Proc> {
-  const p = spawnNode([RELAY_SCRIPT, inboundSock(), sentFile()], home.env);
-  procs.push(p);
-  const ready = await Promise.race([
-    waitFor(() => p.stdout().includes('ready'), 45_000),
-    p.exit.then(() => false),
-  ]);
-  expect(ready, `relay did not start: ${p.stderr()}`).toBe(true);
-  return p;
-}
+const relays = useTestRelay();
+const inboundSock = () => relayFiles(home).sock;
+const sentFile = () => relayFiles(home).sent;
+const startRelay = () => relays.start(home);
 
 /** The one-letter state of a process from /proc (R, S, Z …), or '' once it is gone. */
 function procState(pid: number): string {
@@ -56,54 +26,21 @@ function procState(pid: number): string {
   }
 }
 
-function deliver(text: string, messageId: string, chatId = '+15550001111'): Promise<InboundOutcome> {
-  const msg = {
-    channel: 'twilio',
-    chatId,
-    senderId: chatId,
-    messageId,
-    text,
-    media: [],
-    isGroup: false,
-    mentioned: false,
-    at: Date.now(),
-  };
-  return new Promise((resolve, reject) => {
-    const s = connect(inboundSock());
-    let buf = '';
-    s.on('connect', () => s.write(`${JSON.stringify(msg)}\n`));
-    s.on('data', (d) => {
-      buf += d.toString();
-      if (buf.includes('\n')) {
-        s.end();
-        resolve(JSON.parse(buf.slice(0, buf.indexOf('\n'))) as InboundOutcome);
-      }
-    });
-    s.on('error', reject);
-  });
-}
-
-function sentTexts(): string[] {
-  if (!existsSync(sentFile())) return [];
-  return readFileSync(sentFile(), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { item: { type: string; text?: string } })
-    .map((s) => s.item.text ?? `[${s.item.type}]`);
-}
+const deliver = (text: string, messageId: string, chatId = '+15550001111') =>
+  deliverTo(home, text, messageId, chatId);
+const sentTexts = () => sentOf(home).map((s) => s.text);
 
 const count = (list: string[], s: string) => list.filter((x) => x === s).length;
 
 describe('a real relay process', () => {
   it('holds the lock: a second relay refuses; after a SIGKILL the stale lock is taken over', async () => {
-    home = makeHome();
+    home = relays.home();
     const a = await startRelay();
     expect(await probeLock(join(home.dir, 'relay.lock'), home.dir)).toEqual({
       type: 'live',
       pid: a.child.pid,
     });
-    const b = spawnNode([RELAY_SCRIPT, join(home.dir, 'b.sock'), join(home.dir, 'b.jsonl')], home.env);
-    procs.push(b);
+    const b = relays.spawn(home, 'b');
     expect((await b.exit).code).toBe(1);
     expect(b.stderr()).toContain(`Another relay (pid ${a.child.pid}) is already running`);
     a.child.kill('SIGKILL');
@@ -116,7 +53,7 @@ describe('a real relay process', () => {
   });
 
   it('a relay SIGKILLed under a parent that never reaps it (a zombie) does not block the next start', async () => {
-    home = makeHome();
+    home = relays.home();
     // `exec sleep` turns the shell into a parent that never calls wait(): the killed relay stays a
     // zombie, as under a container's first process that does not reap orphans.
     const parent = spawn(
@@ -154,7 +91,7 @@ describe('a real relay process', () => {
   });
 
   it('a lock file naming a live unrelated process (PID reuse) does not block the start', async () => {
-    home = makeHome();
+    home = relays.home();
     const stranger = spawn('sleep', ['600'], { stdio: 'ignore' });
     try {
       writeFileSync(join(home.dir, 'relay.lock'), `${stranger.pid}\n`, { mode: 0o600 });
@@ -169,7 +106,7 @@ describe('a real relay process', () => {
   });
 
   it('answers status and send on its private control socket; send goes through the outbox once per key', async () => {
-    home = makeHome();
+    home = relays.home();
     const a = await startRelay();
     const socket = join(home.dir, 'relay.sock');
     expect(statSync(socket).mode & 0o777).toBe(0o600);
@@ -214,7 +151,7 @@ describe('a real relay process', () => {
   });
 
   it('SIGKILL in the middle of a run, then a restart: every message is answered exactly once', async () => {
-    home = makeHome({ queue: { whileBusy: 'followup' } });
+    home = relays.home({ queue: { whileBusy: 'followup' } });
     const a = await startRelay();
     expect(await deliver('m1', 'SM1')).toMatchObject({ type: 'stored' });
     expect(await waitFor(() => sentTexts().includes('reply: m1'))).toBe(true);
@@ -255,7 +192,7 @@ describe('a real relay process', () => {
   });
 
   it('SIGTERM: stops taking work, kills a run past the grace period, and the next start answers it', async () => {
-    home = makeHome({ queue: { shutdownGraceSeconds: 1 } });
+    home = relays.home({ queue: { shutdownGraceSeconds: 1 } });
     const a = await startRelay();
     await deliver('slow sleeponce:60000 grandchild', 'SM1');
     expect(await waitFor(() => home.events().some((e) => e.ev === 'sleep'))).toBe(true);

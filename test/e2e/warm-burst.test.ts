@@ -4,19 +4,16 @@
 // machine. Process starts = distinct chats (FAKE_CLAUDE_LOG has a line per start), not turns, and
 // `agentwire status --json` counts the same starts.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { InboundOutcome } from '../../src/channels/types.js';
-import { alive, type Home, MAIN, makeHome, type Proc, RELAY_SCRIPT, spawnNode, waitFor } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { alive, MAIN, spawnNode, waitFor } from './helpers.js';
+import { deliverTo, useTestRelay } from './test-relay.js';
 
 const CLAUDE = join(import.meta.dirname, '..', 'fixtures', 'fake-claude-stream.mjs');
 const CHATS = 10;
 const PER_CHAT = 4;
-let home: Home | undefined;
 let state = '';
-const procs: Proc[] = [];
 
 const lines = (file: string) =>
   existsSync(file)
@@ -26,53 +23,22 @@ const lines = (file: string) =>
         .map((l) => JSON.parse(l) as Record<string, unknown>)
     : [];
 
-afterEach(() => {
-  for (const p of procs.splice(0))
-    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
-  for (const s of lines(join(state, 'starts.jsonl'))) {
-    const pid = s.pid as number;
-    if (alive(pid)) process.kill(pid, 'SIGKILL');
-  }
-  home?.cleanup();
-  if (state) rmSync(state, { recursive: true, force: true });
+const relays = useTestRelay({
+  afterStop: () => {
+    for (const s of lines(join(state, 'starts.jsonl'))) {
+      const pid = s.pid as number;
+      if (alive(pid)) process.kill(pid, 'SIGKILL');
+    }
+    if (state) rmSync(state, { recursive: true, force: true });
+  },
 });
-beforeAll(() => {
-  expect(existsSync(MAIN), 'build first: npm run build').toBe(true);
-});
-
-function deliver(sock: string, text: string, messageId: string, chatId: string): Promise<InboundOutcome> {
-  const msg = {
-    channel: 'twilio',
-    chatId,
-    senderId: chatId,
-    messageId,
-    text,
-    media: [],
-    isGroup: false,
-    mentioned: false,
-    at: Date.now(),
-  };
-  return new Promise((resolve, reject) => {
-    const s = connect(sock);
-    let buf = '';
-    s.on('connect', () => s.write(`${JSON.stringify(msg)}\n`));
-    s.on('data', (d) => {
-      buf += d.toString();
-      if (buf.includes('\n')) {
-        s.end();
-        resolve(JSON.parse(buf.slice(0, buf.indexOf('\n'))) as InboundOutcome);
-      }
-    });
-    s.on('error', reject);
-  });
-}
 
 describe.skipIf(process.platform !== 'linux')('warm burst through the relay', () => {
   it('10 chats × 4 messages over 4 slots and 4 processes: 40 answers, 10 process starts', async () => {
     state = mkdtempSync(join(tmpdir(), 'aw-warm-burst-'));
     const startLog = join(state, 'starts.jsonl');
     const gate = join(state, 'open');
-    home = makeHome({
+    const home = relays.home({
       queue: { whileBusy: 'followup', maxConcurrentRuns: 4 },
       agents: { warm: { maxProcesses: 4 } },
       agent: {
@@ -82,16 +48,14 @@ describe.skipIf(process.platform !== 'linux')('warm burst through the relay', ()
         env: { FAKE_CLAUDE_LOG: startLog, FAKE_CLAUDE_GATE: gate },
       },
     });
-    const sock = join(home.dir, 'inbound.sock');
     const sent = join(home.dir, 'sent.jsonl');
-    const relay = spawnNode([RELAY_SCRIPT, sock, sent], home.env);
-    procs.push(relay);
+    const relay = relays.spawn(home);
     expect(await waitFor(() => relay.stdout().includes('ready'), 15_000), relay.stderr()).toBe(true);
 
     for (let m = 1; m <= PER_CHAT; m++)
       for (let c = 1; c <= CHATS; c++)
         expect(
-          await deliver(sock, `chat ${c} message ${m}`, `SM${c}x${m}`, `+1555000${1000 + c}`),
+          await deliverTo(home, `chat ${c} message ${m}`, `SM${c}x${m}`, `+1555000${1000 + c}`),
         ).toMatchObject({ type: 'stored' });
     // The first four chats' processes are up and their first turns held.
     expect(await waitFor(() => lines(startLog).length >= 4, 15_000)).toBe(true);

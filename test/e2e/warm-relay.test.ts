@@ -2,26 +2,19 @@
 // fake app-server): `agentwire status` and `status --json` show the live process (chat masked, CLI,
 // age, idle time, RSS), and a relay stopped with SIGTERM closes it (no agent outlives the relay).
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { InboundOutcome } from '../../src/channels/types.js';
-import { alive, type Home, MAIN, makeHome, type Proc, RELAY_SCRIPT, spawnNode, waitFor } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { alive, MAIN, spawnNode, waitFor } from './helpers.js';
+import { deliverTo, useTestRelay } from './test-relay.js';
 
 const CODEX = join(import.meta.dirname, '..', 'fixtures', 'fake-codex-app-server.mjs');
-let home: Home | undefined;
 let state = '';
-const procs: Proc[] = [];
-afterEach(() => {
-  for (const p of procs.splice(0))
-    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
-  for (const pid of agentsOf(state)) process.kill(pid, 'SIGKILL');
-  home?.cleanup();
-  rmSync(state, { recursive: true, force: true });
-});
-beforeAll(() => {
-  expect(existsSync(MAIN), 'build first: npm run build').toBe(true);
+const relays = useTestRelay({
+  afterStop: () => {
+    for (const pid of agentsOf(state)) process.kill(pid, 'SIGKILL');
+    if (state) rmSync(state, { recursive: true, force: true });
+  },
 });
 
 function agentsOf(dir: string): number[] {
@@ -40,37 +33,10 @@ function agentsOf(dir: string): number[] {
     .map(Number);
 }
 
-function deliver(sock: string, text: string, messageId: string, chatId: string): Promise<InboundOutcome> {
-  const msg = {
-    channel: 'twilio',
-    chatId,
-    senderId: chatId,
-    messageId,
-    text,
-    media: [],
-    isGroup: false,
-    mentioned: false,
-    at: Date.now(),
-  };
-  return new Promise((resolve, reject) => {
-    const s = connect(sock);
-    let buf = '';
-    s.on('connect', () => s.write(`${JSON.stringify(msg)}\n`));
-    s.on('data', (d) => {
-      buf += d.toString();
-      if (buf.includes('\n')) {
-        s.end();
-        resolve(JSON.parse(buf.slice(0, buf.indexOf('\n'))) as InboundOutcome);
-      }
-    });
-    s.on('error', reject);
-  });
-}
-
 describe.skipIf(process.platform !== 'linux')('warm relay', () => {
   it('status shows the live warm process; SIGTERM closes it with the relay', async () => {
     state = mkdtempSync(join(tmpdir(), 'aw-warm-relay-'));
-    home = makeHome({
+    const home = relays.home({
       agent: {
         kind: 'codex',
         mode: 'warm',
@@ -79,13 +45,11 @@ describe.skipIf(process.platform !== 'linux')('warm relay', () => {
       },
     });
     const dir = home.dir;
-    const sock = join(dir, 'inbound.sock');
     const sent = join(dir, 'sent.jsonl');
-    const relay = spawnNode([RELAY_SCRIPT, sock, sent], home.env);
-    procs.push(relay);
+    const relay = relays.spawn(home);
     expect(await waitFor(() => relay.stdout().includes('ready'), 45_000), relay.stderr()).toBe(true);
     const chat = '+15550009876';
-    expect(await deliver(sock, 'hello', 'SMW1', chat)).toMatchObject({ type: 'stored' });
+    expect(await deliverTo(home, 'hello', 'SMW1', chat)).toMatchObject({ type: 'stored' });
     expect(
       await waitFor(() => existsSync(sent) && readFileSync(sent, 'utf8').includes('turn 1: hello')),
     ).toBe(true);
@@ -129,7 +93,7 @@ describe.skipIf(process.platform !== 'linux')('warm relay', () => {
 
   it('SIGKILL mid-turn: the agent dies with the relay; after a restart the message is answered once by a new process resuming the thread', async () => {
     state = mkdtempSync(join(tmpdir(), 'aw-warm-relay-'));
-    home = makeHome({
+    const home = relays.home({
       queue: { whileBusy: 'followup' },
       agent: {
         kind: 'codex',
@@ -139,20 +103,18 @@ describe.skipIf(process.platform !== 'linux')('warm relay', () => {
         env: { FAKE_CODEX_STATE: state, FAKE_CODEX_STUBBORN: '1', FAKE_CODEX_LOG: join(state, 'codex.log') },
       },
     });
-    const sock = join(home.dir, 'inbound.sock');
     const sent = join(home.dir, 'sent.jsonl');
     const start = async () => {
-      const r = spawnNode([RELAY_SCRIPT, sock, sent], (home as Home).env);
-      procs.push(r);
+      const r = relays.spawn(home);
       expect(await waitFor(() => r.stdout().includes('ready'), 45_000), r.stderr()).toBe(true);
       return r;
     };
     const sentText = () => (existsSync(sent) ? readFileSync(sent, 'utf8') : '');
     const chat = '+15550004321';
     const first = await start();
-    await deliver(sock, 'one', 'SMK1', chat);
+    await deliverTo(home, 'one', 'SMK1', chat);
     expect(await waitFor(() => sentText().includes('turn 1: one (seen 1)'))).toBe(true);
-    await deliver(sock, 'hangonce now', 'SMK2', chat);
+    await deliverTo(home, 'hangonce now', 'SMK2', chat);
     expect(await waitFor(() => existsSync(join(state, 'hung-once')))).toBe(true);
     const agent = Number(readFileSync(join(state, 'hung-once'), 'utf8'));
     first.child.kill('SIGKILL');

@@ -3,26 +3,19 @@
 // served by three codex processes (ceil(5 / 2)), each chat answered in its own thread, and
 // `agentwire status` counts processes, not chats.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { InboundOutcome } from '../../src/channels/types.js';
-import { alive, type Home, MAIN, makeHome, type Proc, RELAY_SCRIPT, spawnNode, waitFor } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { alive, MAIN, spawnNode, waitFor } from './helpers.js';
+import { deliverTo, useTestRelay } from './test-relay.js';
 
 const CODEX = join(import.meta.dirname, '..', 'fixtures', 'fake-codex-app-server.mjs');
-let home: Home | undefined;
 let state = '';
-const procs: Proc[] = [];
-afterEach(() => {
-  for (const p of procs.splice(0))
-    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
-  for (const pid of started(state)) if (alive(pid)) process.kill(pid, 'SIGKILL');
-  home?.cleanup();
-  rmSync(state, { recursive: true, force: true });
-});
-beforeAll(() => {
-  expect(existsSync(MAIN), 'build first: npm run build').toBe(true);
+const relays = useTestRelay({
+  afterStop: () => {
+    for (const pid of started(state)) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    if (state) rmSync(state, { recursive: true, force: true });
+  },
 });
 
 /** Every codex process the relay started (the fake writes its pid as it starts). */
@@ -31,37 +24,10 @@ function started(dir: string): number[] {
   return dir && existsSync(f) ? readFileSync(f, 'utf8').split('\n').filter(Boolean).map(Number) : [];
 }
 
-function deliver(sock: string, text: string, messageId: string, chatId: string): Promise<InboundOutcome> {
-  const msg = {
-    channel: 'twilio',
-    chatId,
-    senderId: chatId,
-    messageId,
-    text,
-    media: [],
-    isGroup: false,
-    mentioned: false,
-    at: Date.now(),
-  };
-  return new Promise((resolve, reject) => {
-    const s = connect(sock);
-    let buf = '';
-    s.on('connect', () => s.write(`${JSON.stringify(msg)}\n`));
-    s.on('data', (d) => {
-      buf += d.toString();
-      if (buf.includes('\n')) {
-        s.end();
-        resolve(JSON.parse(buf.slice(0, buf.indexOf('\n'))) as InboundOutcome);
-      }
-    });
-    s.on('error', reject);
-  });
-}
-
 describe.skipIf(process.platform !== 'linux')('warm relay sharing codex processes', () => {
   it('five chats, two a process: three codex processes, each chat in its own thread', async () => {
     state = mkdtempSync(join(tmpdir(), 'aw-warm-shared-'));
-    home = makeHome({
+    const home = relays.home({
       agent: {
         kind: 'codex',
         mode: 'warm',
@@ -71,13 +37,11 @@ describe.skipIf(process.platform !== 'linux')('warm relay sharing codex processe
       // With agentwire's tools on (the default): codex takes them per thread, each chat its token.
       agents: { warm: { sessionsPerProcess: 2, maxProcesses: 4 } },
     });
-    const sock = join(home.dir, 'inbound.sock');
     const sent = join(home.dir, 'sent.jsonl');
-    const relay = spawnNode([RELAY_SCRIPT, sock, sent], home.env);
-    procs.push(relay);
+    const relay = relays.spawn(home);
     expect(await waitFor(() => relay.stdout().includes('ready'), 15_000), relay.stderr()).toBe(true);
     const chats = [1, 2, 3, 4, 5].map((i) => `+1555000100${i}`);
-    const outcomes = await Promise.all(chats.map((c, i) => deliver(sock, `word${i} first`, `SMS${i}`, c)));
+    const outcomes = await Promise.all(chats.map((c, i) => deliverTo(home, `word${i} first`, `SMS${i}`, c)));
     for (const o of outcomes) expect(o).toMatchObject({ type: 'stored' });
     const replies = () => (existsSync(sent) ? readFileSync(sent, 'utf8') : '');
     expect(
@@ -85,7 +49,7 @@ describe.skipIf(process.platform !== 'linux')('warm relay sharing codex processe
       replies(),
     ).toBe(true);
     // A second message in each chat: its thread holds its own words and nobody else's.
-    await Promise.all(chats.map((c, i) => deliver(sock, 'recall', `SMR${i}`, c)));
+    await Promise.all(chats.map((c, i) => deliverTo(home, 'recall', `SMR${i}`, c)));
     const recalls = () => replies().match(/recall: [^"]*/g) ?? [];
     expect(await waitFor(() => recalls().length === 5, 30_000), replies()).toBe(true);
     expect(recalls().sort()).toEqual(chats.map((_, i) => `recall: word${i} first`).sort());

@@ -3,10 +3,9 @@
 // appended to a file), over a temp state folder. Needs `npm run build`. `close` ends what it started:
 // the relay (SIGKILL if still up), then any pid the rows registered (`own`) that is still alive.
 import { existsSync, readFileSync } from 'node:fs';
-import { connect } from 'node:net';
-import { join } from 'node:path';
 import type { InboundOutcome } from '../../src/channels/types.js';
 import { alive, type Home, makeHome, type Proc, RELAY_SCRIPT, spawnNode, waitFor } from '../e2e/helpers.js';
+import { deliverTo, relayFiles, sentOf } from '../e2e/test-relay.js';
 
 export interface RelayProc {
   home: Home;
@@ -21,9 +20,8 @@ export interface RelayProc {
 
 export async function startRelayProc(extra: Record<string, unknown>): Promise<RelayProc> {
   const home = makeHome(extra);
-  const sock = join(home.dir, 'inbound.sock');
-  const sentFile = join(home.dir, 'sent.jsonl');
-  const proc = spawnNode([RELAY_SCRIPT, sock, sentFile], home.env);
+  const { sock, sent } = relayFiles(home);
+  const proc = spawnNode([RELAY_SCRIPT, sock, sent], home.env);
   const owned: number[] = [];
   let seq = 0;
   const close = async () => {
@@ -42,31 +40,13 @@ export async function startRelayProc(extra: Record<string, unknown>): Promise<Re
     home,
     proc,
     sent: (chat) =>
-      (existsSync(sentFile) ? readFileSync(sentFile, 'utf8').split('\n').filter(Boolean) : [])
-        .map((l) => JSON.parse(l) as { chatId: string; item: { type: string; text?: string } })
+      sentOf(home)
         .filter((r) => chat === undefined || r.chatId === chat)
-        .map((r) => (r.item.type === 'text' ? (r.item.text ?? '') : `[${r.item.type}]`)),
-    say: (chat, text) => deliver(sock, chat, text, `M${process.pid}-${++seq}`),
+        .map((r) => r.text),
+    say: (chat, text) => deliverTo(home, text, `M${process.pid}-${++seq}`, chat),
     own: (pid) => owned.push(pid),
     close,
   };
-}
-
-function deliver(sock: string, chatId: string, text: string, messageId: string): Promise<InboundOutcome> {
-  const msg = { channel: 'twilio', chatId, senderId: chatId, messageId, text, media: [], isGroup: false };
-  return new Promise((resolve, reject) => {
-    const s = connect(sock);
-    let buf = '';
-    s.on('connect', () => s.write(`${JSON.stringify({ ...msg, mentioned: false, at: Date.now() })}\n`));
-    s.on('data', (d) => {
-      buf += d.toString();
-      if (buf.includes('\n')) {
-        s.end();
-        resolve(JSON.parse(buf.slice(0, buf.indexOf('\n'))) as InboundOutcome);
-      }
-    });
-    s.on('error', reject);
-  });
 }
 
 /** The pid a detach.mjs sleeper wrote to `file`, once it is there. */

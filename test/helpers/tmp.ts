@@ -1,11 +1,15 @@
 // Temp folders that remove themselves: each test removes what it made (test/setup/tmp-guard.ts fails
 // the run otherwise). Made inside a test (or its beforeEach), a folder goes when that test has
-// finished, after its afterEach hooks (which stop whatever still uses it); made anywhere else (a
-// file's top level, a describe, a beforeAll), when the enclosing file or describe has finished.
+// finished, after its afterEach hooks (which stop whatever still uses it). Made anywhere else (a
+// file's top level, a describe, a beforeAll), it goes when the file has finished, after every
+// afterAll (test/setup/tmp-sweep.ts). An afterAll registered from inside a running beforeAll is
+// never run, which is how the real-CLI relay rigs left their folders behind.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, onTestFinished } from 'vitest';
+import { onTestFinished } from 'vitest';
+
+const untilFileEnd = new Set<string>();
 
 /** A new folder under the temp folder, named `<prefix>XXXXXX`, removed after use. */
 export function tempDir(prefix: string): string {
@@ -14,13 +18,18 @@ export function tempDir(prefix: string): string {
   return dir;
 }
 
-/** Removes `path` (a folder, recursively) when the current test or, outside one, suite ends. */
+/** Removes `path` (a folder, recursively) when the current test or, outside one, the file ends. */
 export function removeAfter(path: string): void {
-  const remove = () => rmSync(path, { recursive: true, force: true });
   try {
-    onTestFinished(remove);
+    onTestFinished(() => rmSync(path, { recursive: true, force: true }));
   } catch {
-    // Not inside a test: vitest throws, and the enclosing suite's end is the time.
-    afterAll(remove);
+    // Not inside a test: vitest throws, and the file's end is the time.
+    untilFileEnd.add(path);
   }
+}
+
+/** Removes what was made outside a test; the per-file set-up calls it after the file's last hook. */
+export function sweepFileTemps(): void {
+  for (const path of untilFileEnd) rmSync(path, { recursive: true, force: true });
+  untilFileEnd.clear();
 }

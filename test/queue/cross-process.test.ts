@@ -2,80 +2,21 @@
 // each with its own owner and queue, as two relays (or a relay and `agentwire chat`) have. What one
 // process records for a chat whose run the other holds reaches that run: a /stop (`chat_control`),
 // an answer to its question (`interaction_answered`), and a task added by a run (`tasks_changed`).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sharedTasksChanged } from '../../src/cli/ownership.js';
-import { configSchema } from '../../src/config/schema.js';
 import type { ChatKey } from '../../src/core/types.js';
 import { controlKey, parseControl } from '../../src/queue/chat-control.js';
-import { type OwnershipTimings, ProcessOwner } from '../../src/queue/process-owner.js';
-import { Queue, type QueueConfig } from '../../src/queue/queue.js';
-import { openSqliteStore, type Store } from '../../src/store/sqlite/open.js';
+import type { OwnershipTimings } from '../../src/queue/process-owner.js';
 import { inbound } from '../store/helpers.js';
-import { approveAll, FakeAgent, FakeChannel, memoryLog, ok } from './helpers.js';
+import { ok } from './helpers.js';
+import { type Proc, useProcs } from './procs-rig.js';
 
 const CHAT: ChatKey = 'console:local';
 const LIVE: OwnershipTimings = { leaseMs: 2_000, renewMs: 50, pollMs: 20 };
 
-interface Proc {
-  store: Store;
-  owner: ProcessOwner;
-  queue: Queue;
-  agent: FakeAgent;
-  channel: FakeChannel;
-}
-
-let dir: string | undefined;
-const procs: Proc[] = [];
-
-afterEach(async () => {
-  for (const p of procs.splice(0)) {
-    p.queue.deliverer.stop();
-    for (const c of p.agent.pending.slice()) c.finish(ok('late'));
-    await p.queue.whenIdle().catch(() => undefined);
-    await p.owner.stop().catch(() => undefined);
-    await p.store.close();
-  }
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
-
-const newFile = () => {
-  dir = mkdtempSync(join(tmpdir(), 'aw-xproc-'));
-  return join(dir, 'agentwire.db');
-};
-
-async function proc(file: string): Promise<Proc> {
-  const store = await openSqliteStore(file);
-  const { log } = memoryLog();
-  const owner = await ProcessOwner.start(store.ownership, { role: 'test', fingerprint: 'f' }, LIVE, log);
-  const channel = new FakeChannel();
-  const agent = new FakeAgent();
-  const queue = new Queue({
-    store: store.queue,
-    owner,
-    channels: new Map([['console', channel]]),
-    resolve: agent.resolver(),
-    mediaPolicy: approveAll,
-    config: configSchema.parse({ queue: { whileBusy: 'followup' } }) as QueueConfig,
-    log,
-    defaultCwd: '/work/dir',
-    delivery: { retryForMs: 10_000, backoffMs: () => 1, waitMs: 5 },
-    timeZone: 'UTC',
-    interactions: {
-      store: store.interactions,
-      approvers: undefined,
-      approvalTimeoutMs: 60_000,
-      owner: () => 'local',
-    },
-  });
-  const p = { store, owner, queue, agent, channel };
-  procs.push(p);
-  await queue.start();
-  return p;
-}
+const procs = useProcs();
+const newFile = procs.newFile;
+const proc = (file: string) => procs.proc(file, LIVE);
 
 /** Polls `check` until it holds, at most `ms`. */
 async function until(check: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> {

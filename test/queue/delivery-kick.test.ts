@@ -41,8 +41,12 @@ describe('Deliverer.kick', () => {
     });
     enqueueOutbound(t.db, chat, 'first', [{ type: 'text', text: 'one' }], 1);
     d.kick(chat);
-    await d.idle();
-    await new Promise((r) => setTimeout(r, 20));
+    // The second row's drain may start after the first has gone idle: wait for its send (bounded).
+    const until = Date.now() + 10_000;
+    while (channel.texts().length < 2 && Date.now() < until) {
+      await d.idle();
+      await new Promise((r) => setImmediate(r));
+    }
     await d.idle();
     expect(channel.texts()).toEqual(['one', 'two']);
   });

@@ -2,17 +2,13 @@
 // store cannot tell). A running row belongs to the process whose lease it was claimed under: a
 // process opening the store beside it leaves it (and its questions) alone, and takes it over only
 // once that lease ran out, under a higher epoch that refuses every late write of the first.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { configSchema } from '../../src/config/schema.js';
+import { describe, expect, it } from 'vitest';
 import type { ChatKey } from '../../src/core/types.js';
-import { type OwnershipTimings, ProcessOwner } from '../../src/queue/process-owner.js';
-import { Queue, type QueueConfig } from '../../src/queue/queue.js';
-import { openSqliteStore, type Store } from '../../src/store/sqlite/open.js';
+import type { OwnershipTimings } from '../../src/queue/process-owner.js';
+import { openSqliteStore } from '../../src/store/sqlite/open.js';
 import { inbound } from '../store/helpers.js';
-import { approveAll, FakeAgent, FakeChannel, memoryLog, ok } from './helpers.js';
+import { ok } from './helpers.js';
+import { useProcs } from './procs-rig.js';
 
 const CHAT: ChatKey = 'console:local';
 /** Short leases, renewed often: the live process never loses one during a test. */
@@ -20,61 +16,8 @@ const LIVE: OwnershipTimings = { leaseMs: 400, renewMs: 50, pollMs: 20 };
 /** A process that stops renewing (as if paused): its lease runs out after 150 ms. */
 const PAUSED: OwnershipTimings = { leaseMs: 150, renewMs: 3_600_000, pollMs: 3_600_000 };
 
-interface Proc {
-  store: Store;
-  owner: ProcessOwner;
-  queue: Queue;
-  agent: FakeAgent;
-  channel: FakeChannel;
-}
-
-let dir: string;
-const procs: Proc[] = [];
-
-afterEach(async () => {
-  for (const p of procs.splice(0)) {
-    p.queue.deliverer.stop();
-    for (const c of p.agent.pending.slice()) c.finish(ok('late'));
-    await p.queue.whenIdle().catch(() => undefined);
-    await p.owner.stop().catch(() => undefined);
-    await p.store.close();
-  }
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
-async function proc(file: string, timings: OwnershipTimings, agent = new FakeAgent()): Promise<Proc> {
-  const store = await openSqliteStore(file);
-  const { log } = memoryLog();
-  const owner = await ProcessOwner.start(store.ownership, { role: 'test', fingerprint: 'f' }, timings, log);
-  const channel = new FakeChannel();
-  const queue = new Queue({
-    store: store.queue,
-    owner,
-    channels: new Map([['console', channel]]),
-    resolve: agent.resolver(),
-    mediaPolicy: approveAll,
-    config: configSchema.parse({ queue: { whileBusy: 'followup' } }) as QueueConfig,
-    log,
-    defaultCwd: '/work/dir',
-    delivery: { retryForMs: 10_000, backoffMs: () => 1, waitMs: 5 },
-    timeZone: 'UTC',
-    interactions: {
-      store: store.interactions,
-      approvers: undefined,
-      approvalTimeoutMs: 60_000,
-      owner: () => 'local',
-    },
-  });
-  const p = { store, owner, queue, agent, channel };
-  procs.push(p);
-  await queue.start();
-  return p;
-}
-
-const newFile = () => {
-  dir = mkdtempSync(join(tmpdir(), 'aw-owner-'));
-  return join(dir, 'agentwire.db');
-};
+const procs = useProcs();
+const { newFile, proc } = procs;
 
 describe('two processes on one store', () => {
   it("B opening the store leaves A's running row and A's pending question alone; A answers it once", async () => {

@@ -9,6 +9,7 @@ import type { API } from '@discordjs/core';
 import { chunkText } from '../../core/chunk.js';
 import { NOT_CONNECTED, type OutboundItem, type SendResult } from '../../core/types.js';
 import { type Logger, maskId } from '../../log.js';
+import { sendTextOrFile } from '../send-item.js';
 import { type Failure, FORBIDDEN, isUnknownMessage, sendFailure } from './errors.js';
 import { toDiscord, toDiscordCode } from './format.js';
 import { readForUpload, uploadName } from './media-out.js';
@@ -119,27 +120,10 @@ export class Sender {
   }
 
   private dispatch(api: API, channelId: string, item: OutboundItem): Promise<SendResult> {
-    switch (item.type) {
-      case 'text':
-        return this.sendText(api, channelId, item.code ? toDiscordCode(item.text) : toDiscord(item.text));
-      case 'url':
-        // Sent as a link, never fetched by us.
-        return this.sendText(
-          api,
-          channelId,
-          toDiscord(item.caption?.trim() ? `${item.caption}\n${item.url}` : item.url),
-        );
-      case 'file':
-        return this.sendFile(api, channelId, item);
-      default: {
-        const never: never = item;
-        return Promise.resolve({
-          ok: false,
-          error: `unknown item ${JSON.stringify(never)}`,
-          retryable: false,
-        });
-      }
-    }
+    return sendTextOrFile(item, {
+      text: (text, code) => this.sendText(api, channelId, code ? toDiscordCode(text) : toDiscord(text)),
+      file: (file) => this.sendFile(api, channelId, file),
+    });
   }
 
   /** `text` is already formatted for Discord. */

@@ -5,6 +5,7 @@
 // without calling Slack until it writes to the bot again; a dead token stops every send.
 import { NOT_CONNECTED, type OutboundItem, type SendResult } from '../../core/types.js';
 import { type Logger, maskId } from '../../log.js';
+import { sendTextOrFile } from '../send-item.js';
 import type { SlackApi } from './api.js';
 import { classifyError, type Failure, hintFor } from './errors.js';
 import { parseChatId, type SlackChat } from './ids.js';
@@ -108,27 +109,10 @@ export class Sender {
   }
 
   private dispatch(api: SlackApi, chat: SlackChat, item: OutboundItem): Promise<SendResult> {
-    switch (item.type) {
-      case 'text':
-        return this.sendText(api, chat, item.code ? renderCode(item.text) : render(item.text));
-      case 'url':
-        // Sent as a link, never fetched by us.
-        return this.sendText(
-          api,
-          chat,
-          render(item.caption?.trim() ? `${item.caption}\n${item.url}` : item.url),
-        );
-      case 'file':
-        return this.sendFile(api, chat, item);
-      default: {
-        const never: never = item;
-        return Promise.resolve({
-          ok: false,
-          error: `unknown item ${JSON.stringify(never)}`,
-          retryable: false,
-        });
-      }
-    }
+    return sendTextOrFile(item, {
+      text: (text, code) => this.sendText(api, chat, code ? renderCode(text) : render(text)),
+      file: (file) => this.sendFile(api, chat, file),
+    });
   }
 
   private async sendText(api: SlackApi, chat: SlackChat, pieces: readonly string[]): Promise<SendResult> {

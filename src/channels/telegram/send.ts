@@ -5,6 +5,7 @@
 import { InputFile } from 'grammy';
 import { NOT_CONNECTED, type OutboundItem, type SendResult } from '../../core/types.js';
 import { type Logger, maskId } from '../../log.js';
+import { sendTextOrFile } from '../send-item.js';
 import type { BotApi } from './api.js';
 import { isParseError, sendFailure } from './errors.js';
 import { failedNotice, methodFor, openForUpload, oversizeNotice, type SendMethod } from './media-out.js';
@@ -55,23 +56,10 @@ export class Sender {
   }
 
   private dispatch(api: BotApi, chatId: string, item: OutboundItem): Promise<SendResult> {
-    switch (item.type) {
-      case 'text':
-        return this.sendText(api, chatId, item.text, item.code);
-      case 'url':
-        // Sent as a link, never fetched by us.
-        return this.sendText(api, chatId, item.caption?.trim() ? `${item.caption}\n${item.url}` : item.url);
-      case 'file':
-        return this.sendFile(api, chatId, item);
-      default: {
-        const never: never = item;
-        return Promise.resolve({
-          ok: false,
-          error: `unknown item ${JSON.stringify(never)}`,
-          retryable: false,
-        });
-      }
-    }
+    return sendTextOrFile(item, {
+      text: (text, code) => this.sendText(api, chatId, text, code),
+      file: (file) => this.sendFile(api, chatId, file),
+    });
   }
 
   /** `code`: the text exactly, as code, never read as Markdown. */

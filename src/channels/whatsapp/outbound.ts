@@ -12,6 +12,7 @@ import {
 import { chunkText } from '../../core/chunk.js';
 import { NOT_CONNECTED, type OutboundItem, type SendResult } from '../../core/types.js';
 import type { Logger } from '../../log.js';
+import { linkText } from '../send-item.js';
 import { whatsappVerbatim } from '../verbatim.js';
 import type { ChatJids } from './chat-jids.js';
 import { markdownToWhatsApp } from './format.js';
@@ -84,7 +85,7 @@ export class Outbound {
         );
       case 'url':
         // Sent as a link: fetching agent-named URLs from the user's machine is not worth the risk.
-        return this.sendText(sock, jid, item.caption?.trim() ? `${item.caption}\n${item.url}` : item.url);
+        return this.sendText(sock, jid, linkText(item));
       case 'file':
         return this.sendFile(sock, jid, item);
       default: {

@@ -11,6 +11,12 @@ describe('Poller (a server that repeats itself)', () => {
     const handled: number[] = [];
     const errors: string[] = [];
     let poller: Poller | undefined;
+    // The call after the last batch: by then both batches were handled (the loop handles a batch
+    // before it asks again), however long that took on a loaded machine.
+    let drained!: () => void;
+    const allAsked = new Promise<void>((resolve) => {
+      drained = resolve;
+    });
     const batches = [
       [{ update_id: 8 }, { update_id: 10 }, { update_id: 11 }],
       [{ update_id: 11 }, { update_id: 12 }],
@@ -21,6 +27,7 @@ describe('Poller (a server that repeats itself)', () => {
         const next = batches.shift();
         if (!next) {
           void poller!.stop();
+          drained();
           return [];
         }
         return next;
@@ -42,7 +49,7 @@ describe('Poller (a server that repeats itself)', () => {
       onOk: () => {},
     });
     poller.start();
-    await new Promise((r) => setTimeout(r, 50));
+    await allAsked;
     await poller.stop();
     expect(handled).toEqual([10, -11, 12]);
     expect(errors).toEqual(['boom']);
