@@ -6,8 +6,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/clis/*.test.ts'],
-    // tmp-guard first: the run's own temp folder, which fails the run if a test leaves anything in it.
-    globalSetup: ['test/setup/tmp-guard.ts', 'test/clis/global-setup.ts'],
+    // The temp-folder guard first: the run's own temp folder, and what a test left in it named
+    // (reported rather than failed here: test/setup/tmp-report.ts says why).
+    globalSetup: ['test/setup/tmp-report.ts', 'test/clis/global-setup.ts'],
     setupFiles: ['test/setup/tmp-sweep.ts'],
     testTimeout: 120_000,
     hookTimeout: 180_000,
