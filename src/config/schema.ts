@@ -9,8 +9,8 @@ import { discordSchema, telegramSchema, twilioSchema, whatsappSchema } from './s
 import { heartbeatSchema, type scheduleSchema, schedulesSchema } from './schema-checkins.js';
 import { commandsSchema } from './schema-commands.js';
 import { eventsSchema, hooksSchema, targetsSchema } from './schema-events.js';
+import { consoleSchema, logSchema, retentionSchema } from './schema-ops.js';
 import { permissionsSchema } from './schema-permissions.js';
-import { progressFields } from './schema-progress.js';
 import { agentKind, DEFAULT_AGENT_KIND } from './schema-refine.js';
 import { sendToProblems, sendToSchema } from './schema-send-to.js';
 import { slackSchema } from './schema-slack.js';
@@ -251,38 +251,6 @@ const toolsSchema = z
       ),
     ...userToolsFields,
     sendTo: sendToSchema,
-  })
-  .strict();
-
-const consoleSchema = z
-  .object({
-    enabled: z.boolean().default(true).describe('The local web console.'),
-    ...progressFields,
-    host: z.string().default('127.0.0.1').describe('Address the console binds to.'),
-    port: z.number().int().min(0).max(65_535).default(8788).describe('Console port.'),
-  })
-  .strict();
-
-const retentionSchema = z
-  .object({
-    messageDays: z
-      .number()
-      .positive()
-      .default(30)
-      .describe(
-        'Days the text of handled messages and sent replies stays in the store; the ids that stop a redelivered message from running twice are kept 90 days (or this long, if longer).',
-      ),
-  })
-  .strict();
-
-const logSchema = z
-  .object({
-    level: z
-      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace'])
-      .default('info')
-      .describe('Log level.'),
-    maxFileMb: z.number().positive().default(10).describe('Rotate the log file at this size.'),
-    keepFiles: z.number().int().min(1).max(100).default(5).describe('Rotated files kept.'),
   })
   .strict();
 

@@ -10,6 +10,7 @@ import { cleanText, maskId } from '../../log.js';
 import type { DailyUsage } from '../../store/contract/runs.js';
 import type { ProcessInfo } from '../../store/ownership.js';
 import { type Health, healthOf } from './health.js';
+import { type UsageDayView, usageDays } from './usage-view.js';
 
 /** Bumped only on a breaking change; fields may be added without a bump. */
 export const STATUS_SCHEMA_VERSION = 1 as const;
@@ -70,15 +71,6 @@ export interface RunView {
   inputTokens?: number;
   outputTokens?: number;
   costUsd?: number;
-}
-
-/** A day's (or one label's) sums, as the store keeps them (store/contract/runs.ts `DailyUsage`). */
-export type UsageSums = Omit<DailyUsage, 'day' | 'label'>;
-
-/** One local day (in the relay's time zone): the total, and per label (`user`, `heartbeat`, `schedule:<id>`). */
-export interface UsageDayView extends UsageSums {
-  day: string;
-  byLabel: (UsageSums & { label: string })[];
 }
 
 export interface FailureView {
@@ -319,36 +311,6 @@ export interface WarmView {
   fallbacks: { agent: string; reason: string }[];
 }
 
-/** Groups the store's (day, label) rows into days with their totals, newest day first. */
-export function usageDays(rows: readonly DailyUsage[]): UsageDayView[] {
-  const days = new Map<string, UsageDayView>();
-  for (const r of rows) {
-    let d = days.get(r.day);
-    if (!d) {
-      d = { day: r.day, ...zero(), byLabel: [] };
-      days.set(r.day, d);
-    }
-    const { day: _day, label, ...sums } = r;
-    d.byLabel.push({ label, ...sums });
-    d.runs += r.runs;
-    d.runsWithUsage += r.runsWithUsage;
-    d.inputTokens += r.inputTokens;
-    d.outputTokens += r.outputTokens;
-    d.costUsd += r.costUsd;
-    d.runsWithCost += r.runsWithCost;
-  }
-  return [...days.values()].sort((a, b) => (a.day < b.day ? 1 : a.day > b.day ? -1 : 0));
-}
-
-const zero = (): UsageSums => ({
-  runs: 0,
-  runsWithUsage: 0,
-  inputTokens: 0,
-  outputTokens: 0,
-  costUsd: 0,
-  runsWithCost: 0,
-});
-
 export function channelView(name: ChannelName, s: ChannelState): ChannelView {
   switch (s.type) {
     case 'disabled':
@@ -410,5 +372,6 @@ function maskTarget(target: string): string {
 
 // Kept in log.ts (the store's run records use it too); exported here for status's readers.
 export { cleanText } from '../../log.js';
+export { type UsageDayView, type UsageSums, usageDays } from './usage-view.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
