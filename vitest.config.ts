@@ -56,6 +56,12 @@ const NEEDS_ISOLATION = [
   'test/runner/tool-files.test.ts', // mocks node:fs
   'test/drivers/turn-timer.test.ts', // fake timers
   'test/drivers/acp-transport.test.ts', // listens for uncaughtException on the process
+  'test/runner/progress-mask.test.ts', // registers "Let me check" as a credential (a capture's words)
+  'test/runner/progress-events.test.ts', // registers a credential
+  'test/drivers/announced.test.ts', // registers a credential
+  'test/drivers/approval.test.ts', // registers a credential
+  'test/queue/progress-feed.test.ts', // fake timers
+  'test/core/progress.test.ts', // registers a credential
 ];
 
 export default defineConfig({
