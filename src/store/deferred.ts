@@ -4,14 +4,32 @@
 // the store answers at once fails under it. `npm run test:deferred` runs the suites with it
 // (AGENTWIRE_TEST_STORE=deferred, read where stores are opened: store/sqlite/open.ts, store/sqlite/queue-sqlite.ts).
 // Operations called in order still run in that order, as over one connection.
+import { appendFileSync } from 'node:fs';
 import type { Store } from './store.js';
 
 /** The variable that picks the deferred engine over SQLite: tests and CI only. */
 export const TEST_STORE_ENV = 'AGENTWIRE_TEST_STORE';
 
+/**
+ * Tests only: a file to create each time a store asks which engine to be. The deferred run leaves
+ * out the test files that never ask (they run the same code either way), and `npm test` checks
+ * with this that each file it calls store-free really never asked (test/setup/store-seen.ts).
+ */
+export const STORE_SEEN_ENV = 'AGENTWIRE_TEST_STORE_SEEN';
+
 /** True when this process was asked to answer every store operation a turn later. */
 export function deferredWanted(env: NodeJS.ProcessEnv = process.env): boolean {
+  const seen = env[STORE_SEEN_ENV];
+  if (seen) markSeen(seen);
   return env[TEST_STORE_ENV] === 'deferred';
+}
+
+function markSeen(file: string): void {
+  try {
+    appendFileSync(file, '');
+  } catch {
+    // The test that set it has ended and removed its folder: nothing is left to tell.
+  }
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));

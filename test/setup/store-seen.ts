@@ -1,0 +1,29 @@
+// Per-file set-up of `npm test`: the files listed in store-free.ts must never open a store, because
+// the deferred run (`npm run test:deferred`) leaves them out. Each file gets a marker path in
+// AGENTWIRE_TEST_STORE_SEEN, which the process and every child that inherits the environment (a
+// built relay, a CLI command) create when a store asks which engine to be (src/store/deferred.ts):
+// the same question AGENTWIRE_TEST_STORE answers in the deferred run, so a file that never creates
+// it runs the same code there. A listed file that created it fails here, naming the list.
+// AGENTWIRE_STORE_SEEN_REPORT=<file> appends "<opened|free> <test file>" per file (to write the list).
+import { appendFileSync, existsSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterAll, expect } from 'vitest';
+import { STORE_SEEN_ENV } from '../../src/store/deferred.js';
+import { STORE_FREE } from './store-free.js';
+
+const marker = join(tmpdir(), `aw-store-seen-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`);
+process.env[STORE_SEEN_ENV] = marker;
+
+const path = relative(process.cwd(), expect.getState().testPath ?? '');
+
+afterAll(() => {
+  const opened = existsSync(marker);
+  rmSync(marker, { force: true });
+  const report = process.env.AGENTWIRE_STORE_SEEN_REPORT;
+  if (report) appendFileSync(report, `${opened ? 'opened' : 'free'} ${path}\n`);
+  if (opened && STORE_FREE.includes(path))
+    throw new Error(
+      `${path} opened a store, but test/setup/store-free.ts lists it as store-free, so the deferred run leaves it out: take it off the list`,
+    );
+});
