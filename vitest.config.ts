@@ -50,7 +50,8 @@ const SHARED = [
 // `npm test` checks each listed file never opens one (test/setup/store-seen.ts).
 const DEFERRED = process.env.AGENTWIRE_TEST_STORE === 'deferred';
 const gone = STORE_FREE.filter((f) => !existsSync(f));
-if (gone.length > 0) throw new Error(`test/setup/store-free.ts lists files that are not there: ${gone.join(', ')}`);
+if (gone.length > 0)
+  throw new Error(`test/setup/store-free.ts lists files that are not there: ${gone.join(', ')}`);
 const SKIP = DEFERRED ? STORE_FREE : [];
 
 // Files in those folders that change what a later file in the same worker would see.

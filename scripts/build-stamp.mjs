@@ -13,7 +13,14 @@ import { fileURLToPath } from 'node:url';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 export const STAMP = join(root, 'dist', '.build-stamp');
-const INPUTS = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'scripts/build.mjs', 'scripts/bin-mode.mjs'];
+const INPUTS = [
+  'src',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'package.json',
+  'scripts/build.mjs',
+  'scripts/bin-mode.mjs',
+];
 
 function filesUnder(path) {
   if (!existsSync(path)) return [];
@@ -27,7 +34,11 @@ function filesUnder(path) {
 export function sourceHash() {
   const hash = createHash('sha256');
   const all = INPUTS.flatMap((p) => filesUnder(join(root, p))).sort();
-  for (const f of all) hash.update(`${relative(root, f)}\0`).update(readFileSync(f)).update('\0');
+  for (const f of all)
+    hash
+      .update(`${relative(root, f)}\0`)
+      .update(readFileSync(f))
+      .update('\0');
   return hash.digest('hex');
 }
 

@@ -23,6 +23,13 @@ export const WARM_MEMORY_SHARE = 0.25;
  */
 export const WARM_PROCESS_MB = 2048;
 
+/**
+ * How long a warm start may go unanswered (the pool's START_LIMIT_MS, in seconds): the CLIs start
+ * warm in 0.5-5 s on a 2-core machine, and one that will never speak its protocol (a wrapper that
+ * does not pass it through) costs the first message this long once, not the drivers' minute.
+ */
+export const WARM_START_SECONDS = 20;
+
 // Four chats a codex or ACP process by default: with the default four processes, sixteen chats stay
 // warm in the memory of four, while one crash or one slow process still touches at most four chats.
 // The queue's default `maxConcurrentRuns` (4) means a process rarely has more than that mid-turn.
@@ -78,6 +85,14 @@ export const warmSchema = z
       .max(7 * 24 * 60)
       .default(15)
       .describe("A chat's warm process is closed after this many minutes without a turn."),
+    startSeconds: z
+      .number()
+      .positive()
+      .max(600)
+      .default(WARM_START_SECONDS)
+      .describe(
+        'How long a warm start may go unanswered before the CLI is taken for one that will not speak its protocol and runs cold (remembered across restarts).',
+      ),
   })
   .strict();
 

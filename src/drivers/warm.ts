@@ -14,7 +14,12 @@ import { createWarmPool, type WarmPool } from './pool.js';
 import type { WarmMemory } from './warm-memory.js';
 
 export type WarmSettings = Pick<WarmConfig, 'maxProcesses' | 'idleMinutes'> &
-  Partial<Pick<WarmConfig, 'maxMemoryMb' | 'maxProcessMemoryMb' | 'fairWaitSeconds' | 'sessionsPerProcess'>>;
+  Partial<
+    Pick<
+      WarmConfig,
+      'maxMemoryMb' | 'maxProcessMemoryMb' | 'fairWaitSeconds' | 'sessionsPerProcess' | 'startSeconds'
+    >
+  >;
 
 export function startWarmPool(
   settings: WarmSettings,
@@ -32,6 +37,7 @@ export function startWarmPool(
     ...memory,
     fairWaitMs: (settings.fairWaitSeconds ?? 30) * 1000,
     idleMs: settings.idleMinutes * 60_000,
+    ...(settings.startSeconds !== undefined && { startLimitMs: settings.startSeconds * 1000 }),
     log,
     ...(remember && { memory: remember }),
     // Each process starts at a lower CPU priority: its start-up CPU yields to the relay's acks.

@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { AGENT_KINDS } from '../../src/agents/registry.js';
 import { resolveAgent } from '../../src/agents/resolve.js';
 import { parseConfigText } from '../../src/config/load.js';
-import { WARM_MAX_PROCESSES, WARM_SESSIONS_PER_PROCESS, warmMemory } from '../../src/config/schema-warm.js';
+import {
+  WARM_MAX_PROCESSES,
+  WARM_SESSIONS_PER_PROCESS,
+  WARM_START_SECONDS,
+  warmMemory,
+} from '../../src/config/schema-warm.js';
+import { START_LIMIT_MS } from '../../src/drivers/pool-fallback.js';
 
 const parse = (text: string) => parseConfigText(text, 'c.json5', {}, AGENT_KINDS);
 const paths = {
@@ -14,7 +20,7 @@ const paths = {
 } as never;
 
 describe('warm config', () => {
-  it('defaults: a pool of up to 16 processes within a memory budget, 4 chats a shared process, a 30 s fair wait, 15 idle minutes, every CLI warm', () => {
+  it('defaults: a pool of up to 16 processes within a memory budget, 4 chats a shared process, a 30 s fair wait, 15 idle minutes, a 20 s start limit, every CLI warm', () => {
     const r = parse('{}');
     if (!r.ok) throw new Error(JSON.stringify(r.problems));
     expect(r.config.agents.warm).toEqual({
@@ -22,7 +28,10 @@ describe('warm config', () => {
       sessionsPerProcess: WARM_SESSIONS_PER_PROCESS,
       fairWaitSeconds: 30,
       idleMinutes: 15,
+      startSeconds: 20,
     });
+    // The config's default is the pool's own.
+    expect(WARM_START_SECONDS * 1000).toBe(START_LIMIT_MS);
     expect(WARM_MAX_PROCESSES).toBe(16);
     expect(WARM_SESSIONS_PER_PROCESS).toBe(4);
     for (const kind of ['claude', 'codex', 'pi', 'opencode', 'gemini'] as const)
@@ -66,6 +75,8 @@ describe('warm config', () => {
     ["{agents: {warm: {maxMemoryMb: '2G'}}}", 'agents.warm.maxMemoryMb', ''],
     ['{agents: {warm: {maxProcessMemoryMb: 1.5}}}', 'agents.warm.maxProcessMemoryMb', ''],
     ['{agents: {warm: {fairWaitSeconds: 0}}}', 'agents.warm.fairWaitSeconds', ''],
+    ['{agents: {warm: {startSeconds: 0}}}', 'agents.warm.startSeconds', ''],
+    ['{agents: {warm: {startSeconds: 601}}}', 'agents.warm.startSeconds', ''],
     ["{agents: {cursor: {mode: 'warm'}}}", 'agents.cursor', ''],
     ["{agent: {mode: 'hot'}}", 'agent.mode', ''],
   ])('refuses %s at %s', (text, path, words) => {

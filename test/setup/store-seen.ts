@@ -12,7 +12,10 @@ import { afterAll, expect } from 'vitest';
 import { STORE_SEEN_ENV } from '../../src/store/deferred.js';
 import { STORE_FREE } from './store-free.js';
 
-const marker = join(tmpdir(), `aw-store-seen-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`);
+const marker = join(
+  tmpdir(),
+  `aw-store-seen-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`,
+);
 process.env[STORE_SEEN_ENV] = marker;
 
 const path = relative(process.cwd(), expect.getState().testPath ?? '');
