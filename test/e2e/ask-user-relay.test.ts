@@ -73,18 +73,20 @@ describe('ask_user through the built relay and a signed Twilio webhook', () => {
 
   it('a question nobody answers: the agent gets "no answer" on time and replies, though the turn\'s limit is shorter than the wait', async () => {
     const r = await startRig({
-      // The wait (6 s) is longer than the turn's limit (2 s): the turn timer leaves out person waits.
-      agent: { mode: 'warm', timeoutSeconds: 2, command: [process.execPath, WARM_TOOL_CLI] },
-      extra: { tools: { askTimeoutMinutes: 0.1 } },
+      // The wait (15 s) is longer than the turn's limit (10 s): the turn timer leaves out person
+      // waits. The limit still covers the time before the question (the fake and the `agentwire
+      // mcp` it starts, from dist/): at 2 s a loaded machine ended the turn before it asked.
+      agent: { mode: 'warm', timeoutSeconds: 10, command: [process.execPath, WARM_TOOL_CLI] },
+      extra: { tools: { askTimeoutMinutes: 0.25 } },
     });
     rig = r;
     r.start();
     expect(await r.sms(ask('Deploy?', ['yes', 'no']))).toBe(200);
     await r.sent(/^claude asks: Deploy\?\n1 yes\n2 no\n/);
-    await r.sent('No answer in 6 s: claude goes on without one.', { ms: 30_000 });
+    await r.sent('No answer in 15 s: claude goes on without one.', { ms: 45_000 });
     await r.sent(
-      'reply: ask_user ok: no answer (nobody replied within 6 seconds, or the run was stopped): go on without it, or ask in your final answer.',
-      { ms: 30_000 },
+      'reply: ask_user ok: no answer (nobody replied within 15 seconds, or the run was stopped): go on without it, or ask in your final answer.',
+      { ms: 45_000 },
     );
     expect(r.bodies().some((b) => /stopped waiting|took too long/.test(b))).toBe(false);
   }, 180_000);
