@@ -34,8 +34,10 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 180_000,
     pool: 'forks',
-    // Two CLIs at a time: each cold start is CPU-heavy and the machine has few cores.
-    maxWorkers: 2,
+    // Three files at a time on two cores: each cold start is CPU-heavy, but the two files started
+    // first spend most of their minute or two asleep (LONG above), and with two workers the run's
+    // first minute was those two sleeping while the CPU stood idle.
+    maxWorkers: 3,
     sequence: { sequencer: LongFirst },
   },
 });
