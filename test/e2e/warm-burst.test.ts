@@ -50,7 +50,7 @@ describe.skipIf(process.platform !== 'linux')('warm burst through the relay', ()
     });
     const sent = join(home.dir, 'sent.jsonl');
     const relay = relays.spawn(home);
-    expect(await waitFor(() => relay.stdout().includes('ready'), 15_000), relay.stderr()).toBe(true);
+    expect(await waitFor(() => relay.stdout().includes('ready'), 45_000), relay.stderr()).toBe(true);
 
     for (let m = 1; m <= PER_CHAT; m++)
       for (let c = 1; c <= CHATS; c++)

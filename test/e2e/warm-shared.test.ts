@@ -39,7 +39,7 @@ describe.skipIf(process.platform !== 'linux')('warm relay sharing codex processe
     });
     const sent = join(home.dir, 'sent.jsonl');
     const relay = relays.spawn(home);
-    expect(await waitFor(() => relay.stdout().includes('ready'), 15_000), relay.stderr()).toBe(true);
+    expect(await waitFor(() => relay.stdout().includes('ready'), 45_000), relay.stderr()).toBe(true);
     const chats = [1, 2, 3, 4, 5].map((i) => `+1555000100${i}`);
     const outcomes = await Promise.all(chats.map((c, i) => deliverTo(home, `word${i} first`, `SMS${i}`, c)));
     for (const o of outcomes) expect(o).toMatchObject({ type: 'stored' });

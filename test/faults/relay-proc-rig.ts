@@ -32,7 +32,7 @@ export async function startRelayProc(extra: Record<string, unknown>): Promise<Re
     for (const pid of owned) if (alive(pid)) process.kill(pid, 'SIGKILL');
     home.cleanup();
   };
-  if (!(await waitFor(() => proc.stdout().includes('ready'), 20_000))) {
+  if (!(await waitFor(() => proc.stdout().includes('ready'), 45_000))) {
     await close();
     throw new Error(`the relay did not start: ${proc.stderr()}`);
   }

@@ -86,7 +86,7 @@ async function startRelayWith(h: Home, env: Record<string, string>): Promise<Pro
   writeFileSync(h.configFile, JSON.stringify(cfg));
   relay = spawnNode([RELAY_SCRIPT, join(h.dir, 'inbound.sock'), join(h.dir, 'sent.jsonl')], h.env);
   const r = relay;
-  expect(await waitFor(() => r.stdout().includes('ready'), 15_000), r.stderr()).toBe(true);
+  expect(await waitFor(() => r.stdout().includes('ready'), 45_000), r.stderr()).toBe(true);
   return r;
 }
 
