@@ -132,7 +132,7 @@ async function sentTo(
   match: RegExp,
 ): Promise<Record<string, unknown>> {
   const find = () => sends(t.api, chatId).find((p) => match.test(String(p.text)));
-  const ok = await waitFor(() => find() !== undefined, 20_000);
+  const ok = await waitFor(() => find() !== undefined, 45_000);
   expect(ok, `no ${match} to ${chatId}: ${JSON.stringify(sends(t.api, chatId))}\n${t.relay.stderr()}`).toBe(
     true,
   );

@@ -5,24 +5,24 @@
 // the same question AGENTWIRE_TEST_STORE answers in the deferred run, so a file that never creates
 // it runs the same code there. A listed file that created it fails here, naming the list.
 // AGENTWIRE_STORE_SEEN_REPORT=<file> appends "<opened|free> <test file>" per file (to write the list).
-import { appendFileSync, existsSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, expect } from 'vitest';
 import { STORE_SEEN_ENV } from '../../src/store/deferred.js';
 import { STORE_FREE } from './store-free.js';
 
-const marker = join(
-  tmpdir(),
-  `aw-store-seen-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`,
-);
+// In a folder of its own, removed with it: a child that outlives the file (and asks after this
+// check) finds no folder to write in, rather than leaving a marker in the run's temp folder.
+const dir = mkdtempSync(join(tmpdir(), 'aw-store-seen-'));
+const marker = join(dir, 'seen');
 process.env[STORE_SEEN_ENV] = marker;
 
 const path = relative(process.cwd(), expect.getState().testPath ?? '');
 
 afterAll(() => {
   const opened = existsSync(marker);
-  rmSync(marker, { force: true });
+  rmSync(dir, { recursive: true, force: true });
   const report = process.env.AGENTWIRE_STORE_SEEN_REPORT;
   if (report) appendFileSync(report, `${opened ? 'opened' : 'free'} ${path}\n`);
   if (opened && STORE_FREE.includes(path))
