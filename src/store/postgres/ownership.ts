@@ -13,7 +13,8 @@ import type { LeaseOutcome, Notification, OwnershipStore, ProcessInfo, Topic } f
 import type { Listener } from './listen.js';
 import { DB_NOW_MS, inOrder, inTx, type Pool, type Queryable } from './pool.js';
 
-interface ProcessRow {
+/** A processes row as read. */
+export interface ProcessRow {
   id: string;
   host: string;
   pid: number;
@@ -24,7 +25,7 @@ interface ProcessRow {
   schema_version: number;
 }
 
-const toProcess = (r: ProcessRow): ProcessInfo => ({
+export const toProcess = (r: ProcessRow): ProcessInfo => ({
   id: r.id,
   host: r.host,
   pid: r.pid,
