@@ -31,12 +31,7 @@ export async function refuseTooLong(run: Run, chars: number): Promise<void> {
  * the store refuses it for a passing reason; nothing is written once the run has moved to another
  * holder (its fence says so).
  */
-function failRun(
-  run: Run,
-  note: string,
-  items: OutboundItem[],
-  what: string,
-): Promise<Persisted<unknown>> {
+function failRun(run: Run, note: string, items: OutboundItem[], what: string): Promise<Persisted<unknown>> {
   const { deps, chat, ids } = run;
   const { store, now } = deps.context;
   return persist(
