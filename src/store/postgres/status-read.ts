@@ -4,12 +4,11 @@
 // open store (a relay's live status) and by postgres/admin.ts (status and doctor while no relay runs).
 import type { JobState } from '../../core/job-state.js';
 import type { DailyUsage, RunRecord } from '../contract/runs.js';
-import type { ProcessInfo } from '../ownership.js';
+import { type ProcessInfo, type ProcessRow, toProcess } from '../ownership.js';
 import type { StatusFacts, StatusReader } from '../status-read.js';
 import type { AgentTask } from '../tasks.js';
 import { type JobStateRow, toJobState } from './job-states.js';
 import { unescapeNul } from './nul.js';
-import { type ProcessRow, toProcess } from './ownership.js';
 import type { Pool, Queryable } from './pool.js';
 import { RUN_COLUMNS, type RunRow, toDailyUsage, toRunRecord } from './runs.js';
 import { TASK_COLUMNS, type TaskRow, toTask } from './tasks.js';
