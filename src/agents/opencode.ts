@@ -45,14 +45,22 @@ import type {
   StreamEvent,
   ToolServer,
   ToolWiring,
+  Trouble,
 } from './types.js';
 
 const NAME = 'opencode';
 // Where the session goes on the command line (AgentSpec.session).
 const SESSION: AgentSpec['session'] = { resumeFlag: '--session' };
 
+/**
+ * Its error log lines on stderr: offline (or not signed in, on its keyless default provider) it
+ * prints nothing else for about 90 s of retries, then one "Cannot connect to API" event; each failed
+ * try is logged as it happens, which is how a run learns within seconds (see `trouble`).
+ */
+const LOG_ARGS = ['--print-logs', '--log-level', 'ERROR'];
+
 function build(ctx: BuildContext): Invocation {
-  const argv = [...ctx.command, 'run', '--format', 'json'];
+  const argv = [...ctx.command, 'run', '--format', 'json', ...LOG_ARGS];
   // opencode chooses new ids itself, so only a resume names one.
   argv.push(...sessionArgs(SESSION, ctx.session));
   if (ctx.model) argv.push('--model', safeArg(ctx.model, 'model'));
@@ -241,6 +249,24 @@ export function opencodeProgress(ev: Json): ProgressStep[] {
   return [...started, { type: 'tool_done', ...(id !== undefined && { id }), ok: status === 'completed' }];
 }
 
+/**
+ * A failed try at its model provider, from its error log (fixtures/agents/opencode/no-credentials):
+ * `message="stream error" … error.error="AI_APICallError: Cannot connect to API: …"`. It retries for
+ * about 90 s and may get through, so the run goes on unless it has no sign-in to get through with.
+ */
+function trouble(line: string): Trouble | undefined {
+  if (!line.includes('message="stream error"')) return undefined;
+  const said = /\berror\.error="((?:[^"\\]|\\.)*)"/.exec(line)?.[1];
+  if (!said || !/Cannot connect to API/i.test(said)) return undefined;
+  return { kind: 'offline', stop: false, detail: said };
+}
+
+/**
+ * `opencode auth list` with no stored login: `0 credentials`, and no provider key in the
+ * environment (it lists those as `N environment variable(s)`).
+ */
+const SIGNED_OUT = /^\W*0 credentials\b(?![\s\S]*\benvironment variables?\b)/m;
+
 export const opencodeSpec: AgentSpec = {
   kind: 'opencode',
   displayName: NAME,
@@ -291,6 +317,8 @@ export const opencodeSpec: AgentSpec = {
   build,
   messageStream,
   progressStream: progressLines(opencodeProgress),
+  trouble,
+  signIn: { args: ['auth', 'list'], signedOut: SIGNED_OUT, login: 'opencode auth login' },
   parse,
 };
 

@@ -314,7 +314,10 @@ export interface AgentSpec {
    * read only when someone listens (`onEvent`). Absent: the CLI's output shows no tool calls.
    */
   progressStream?(): (line: string) => ProgressStep[];
-  /** Reads a stdout line for trouble the CLI would otherwise retry until the run's time limit. */
+  /**
+   * Reads a line of stdout or stderr for trouble the CLI would otherwise retry until the run's time
+   * limit (codex says it in its JSON events, opencode in its log lines on stderr).
+   */
   trouble?(line: string): Trouble | undefined;
   /** Asked once a run shows trouble, so "not signed in" is said as such. */
   signIn?: SignInCheck;

@@ -14,13 +14,12 @@ import { decide, oneRequest, turnAsking } from './approval.js';
 import { answerControl, claudeQuestion, claudeWarmArgv } from './claude-control.js';
 import { faultResult, keepLine, type Phase, turnResult } from './claude-phase.js';
 import { type ClaudeTransport, claudeTransport, type Json, type Tap } from './claude-transport.js';
-import { driverState, type ErrorResult, errorResult, turnRefusal, unusableResult } from './results.js';
+import { type ErrorResult, errorResult } from './results.js';
 import { turnMessages } from './turn-messages.js';
 import { turnTimer } from './turn-timer.js';
 import type {
   DriverFault,
   DriverOptions,
-  DriverState,
   OpenResult,
   SessionDriver,
   SteerResult,
@@ -34,6 +33,7 @@ import {
   START_TIMEOUT_MS,
   startWarmChild,
 } from './warm-child.js';
+import { WarmDriver } from './warm-driver.js';
 
 // After the process exited, how long stdout may take to deliver its last lines (the result that
 // says why: a missing session prints one and exits 1 before reading any input).
@@ -61,13 +61,12 @@ export function claudeDriver(options: ClaudeDriverOptions): SessionDriver {
   return new ClaudeDriver(options);
 }
 
-class ClaudeDriver implements SessionDriver {
+class ClaudeDriver extends WarmDriver<ClaudeTransport, ClaudeDriverOptions> implements SessionDriver {
   private child: StdioChild | undefined;
   private transport: ClaudeTransport | undefined;
   private sessionId: string | undefined;
   private phase: Phase | undefined;
-  private fault: DriverFault | undefined;
-  private closed = false;
+  protected fault: DriverFault | undefined;
   /** Set by the first open, before its process exists, so a second open is refused. */
   private opened = false;
   private nextId = 0;
@@ -76,15 +75,25 @@ class ClaudeDriver implements SessionDriver {
   private asks = new Map<string, { abort(): void }>();
   private ended: Promise<void> = Promise.resolve();
 
-  constructor(private readonly opts: ClaudeDriverOptions) {}
-
-  state(): DriverState {
-    const { closed, fault, sessionId: session } = this;
-    return driverState({ closed, fault, busy: this.phase?.turn?.sessionId, session });
+  protected openSession(): string | undefined {
+    return this.sessionId;
   }
 
-  pid(): number | undefined {
-    return this.fault || this.closed ? undefined : this.child?.pid;
+  protected runningTurn(): NonNullable<Phase['turn']> | undefined {
+    return this.phase?.turn;
+  }
+
+  /** The start-up's phase counts too: a turn's lines would be taken for the start-up's. */
+  protected override turnBusy(): boolean {
+    return !!this.phase;
+  }
+
+  protected connection(): ClaudeTransport | undefined {
+    return this.transport;
+  }
+
+  protected livePid(): number | undefined {
+    return this.child?.pid;
   }
 
   async open(session: SessionRef): Promise<OpenResult> {
@@ -140,24 +149,12 @@ class ClaudeDriver implements SessionDriver {
     return faultResult(this.opts.name, this.child?.stderrTail() ?? '', r.fault, t0, phase, undefined);
   }
 
-  turn(request: TurnRequest): Promise<AgentResult> {
-    const t0 = performance.now();
-    const { closed, fault, sessionId, transport } = this;
-    const refused = turnRefusal(
-      this.opts.name,
-      {
-        closed,
-        fault,
-        busy: !!this.phase,
-        sessionId,
-        connected: !!transport,
-        aborted: request.signal?.aborted,
-      },
-      t0,
-    );
-    // `turnRefusal` refused a missing session or transport; the test again only narrows their types.
-    if (refused || !sessionId || !transport) return Promise.resolve(refused ?? this.unusable(t0));
-
+  protected runTurn(
+    transport: ClaudeTransport,
+    sessionId: string,
+    request: TurnRequest,
+    t0: number,
+  ): Promise<AgentResult> {
     const gathered = turnMessages(request.onProgress);
     let graceTimer: NodeJS.Timeout | undefined;
     let finish: (r: AgentResult) => void = () => {};
@@ -214,13 +211,6 @@ class ClaudeDriver implements SessionDriver {
     // turn of its own, whose result would be taken for the next turn's; nothing on the wire tells
     // the two apart. So nothing is written mid-turn and the caller queues the text as a follow-up.
     return this.phase?.turn ? { type: 'unsupported' } : { type: 'idle' };
-  }
-
-  async cancel(): Promise<void> {
-    const turn = this.phase?.turn;
-    if (!turn) return;
-    turn.stop('aborted');
-    await turn.done;
   }
 
   async close(): Promise<void> {
@@ -358,9 +348,5 @@ class ClaudeDriver implements SessionDriver {
   private startFailed(s: { result: ErrorResult; fault?: DriverFault }): ErrorResult {
     if (s.fault) this.fault = s.fault;
     return s.result;
-  }
-
-  private unusable(t0: number): ErrorResult {
-    return unusableResult(this.opts.name, this.fault, t0);
   }
 }

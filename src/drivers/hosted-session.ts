@@ -3,26 +3,14 @@
 // closing, and how a request that got no answer becomes an error result. A session is broken by its
 // host's faults (the link's `onFault`) or by its own turn that will not stop (`breakWith`), which
 // gives the host up as ./host-base.ts decides.
-import type { AgentResult, SessionRef } from '../agents/types.js';
-import {
-  driverState,
-  type ErrorResult,
-  errorResult,
-  type Failed,
-  failureResult,
-  turnRefusal,
-  unusableResult,
-} from './results.js';
+import type { SessionRef } from '../agents/types.js';
+import { type ErrorResult, type Failed, failureResult } from './results.js';
 import { type Settled, Trouble } from './trouble.js';
-import type {
-  DriverFault,
-  DriverOptions,
-  DriverState,
-  OpenResult,
-  SessionDriver,
-  TurnRequest,
-} from './types.js';
+import type { DriverFault, DriverOptions, OpenResult, SessionDriver } from './types.js';
 import { CANCEL_GRACE_MS, START_TIMEOUT_MS } from './warm-child.js';
+import { type StoppableTurn, WarmDriver } from './warm-driver.js';
+
+export type { StoppableTurn } from './warm-driver.js';
 
 /** The host as a session uses it (./acp-host.ts and ./codex-host.ts are both); `C` its connection. */
 export interface SessionHost<L, C> {
@@ -39,40 +27,30 @@ export interface SessionHost<L, C> {
   stderrTail(): string;
 }
 
-/** A running turn as far as stopping it goes. */
-export interface StoppableTurn {
-  stop(why: 'timeout' | 'aborted'): void;
-  done: Promise<AgentResult>;
-}
-
-export abstract class HostedSession<L, C, T extends StoppableTurn> implements SessionDriver {
+export abstract class HostedSession<L, C, T extends StoppableTurn>
+  extends WarmDriver<C>
+  implements SessionDriver
+{
   protected abstract readonly host: SessionHost<L, C>;
   protected abstract readonly link: L;
   /** The open session (codex: its thread). */
   protected sessionId: string | undefined;
   protected current: T | undefined;
-  protected closed = false;
   protected readonly trouble: Trouble;
 
   constructor(
-    protected readonly opts: DriverOptions,
+    opts: DriverOptions,
     /** An error the protocol's request rejects with (the agent's answer, not a fault). */
     isRejection: (error: unknown) => boolean,
     /** The words of such an answer, for telling its kind (rate limit, sign-in…). */
     private readonly rejectionText: (error: unknown) => string,
   ) {
+    super(opts);
     this.trouble = new Trouble(isRejection, () => this.closed);
   }
 
   abstract open(session: SessionRef): Promise<OpenResult>;
   abstract steer(text: string): ReturnType<SessionDriver['steer']>;
-  /** The turn itself, once `turn` found the session open and the connection live. */
-  protected abstract runTurn(
-    conn: C,
-    sessionId: string,
-    request: TurnRequest,
-    t0: number,
-  ): Promise<AgentResult>;
 
   /** Another session on this process is mid-turn (this one's turn, if any, counts too). */
   othersBusy(): boolean {
@@ -83,35 +61,20 @@ export abstract class HostedSession<L, C, T extends StoppableTurn> implements Se
     return this.host.id;
   }
 
-  state(): DriverState {
-    const { closed, fault, sessionId: session } = this;
-    // A turn runs on the open session: `open` is refused while one runs.
-    return driverState({ closed, fault, busy: this.current ? session : undefined, session });
+  protected openSession(): string | undefined {
+    return this.sessionId;
   }
 
-  pid(): number | undefined {
-    return this.fault || this.closed ? undefined : this.host.pid();
+  protected runningTurn(): T | undefined {
+    return this.current;
   }
 
-  turn(request: TurnRequest): Promise<AgentResult> {
-    const t0 = performance.now();
-    const { closed, fault, sessionId } = this;
-    const conn = this.host.connection();
-    const refused = turnRefusal(
-      this.opts.name,
-      { closed, fault, busy: !!this.current, sessionId, connected: !!conn, aborted: request.signal?.aborted },
-      t0,
-    );
-    // `turnRefusal` refused a missing session or conn; the test again only narrows their types.
-    if (refused || !sessionId || !conn) return Promise.resolve(refused ?? this.unusable(t0));
-    return this.runTurn(conn, sessionId, request, t0);
+  protected connection(): C | undefined {
+    return this.host.connection();
   }
 
-  async cancel(): Promise<void> {
-    const turn = this.current;
-    if (!turn) return;
-    turn.stop('aborted');
-    await turn.done;
+  protected livePid(): number | undefined {
+    return this.host.pid();
   }
 
   async close(): Promise<void> {
@@ -133,8 +96,8 @@ export abstract class HostedSession<L, C, T extends StoppableTurn> implements Se
    * started and its hello said. The connection, or the error result the open ends with.
    */
   protected async connect(t0: number): Promise<{ type: 'ready'; conn: C } | ErrorResult> {
-    if (this.closed || this.fault) return this.unusable(t0);
-    if (this.current) return errorResult(this.opts.name, 'exit', t0, { detail: 'a turn is running' });
+    const refused = this.openRefusal(t0);
+    if (refused) return refused;
     const started = await this.host.start(t0);
     if (started) return started;
     const conn = this.host.connection();
@@ -173,7 +136,7 @@ export abstract class HostedSession<L, C, T extends StoppableTurn> implements Se
   }
 
   /** The process's first fault, if any: from then on it is broken. */
-  protected get fault(): DriverFault | undefined {
+  protected override get fault(): DriverFault | undefined {
     return this.trouble.fault;
   }
 
@@ -193,9 +156,5 @@ export abstract class HostedSession<L, C, T extends StoppableTurn> implements Se
     const stderr = this.host.stderrTail();
     const rejectionText = this.rejectionText;
     return failureResult(this.opts.name, r, { t0, what, rejectedKind, stderr, rejectionText, stopped });
-  }
-
-  protected unusable(t0: number): ErrorResult {
-    return unusableResult(this.opts.name, this.fault, t0);
   }
 }

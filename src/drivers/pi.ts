@@ -16,25 +16,18 @@ import { type PiAnswer, PiWaits, piRefusal } from './pi-commands.js';
 import { type PiJson, type PiTap, type PiTransport, piTransport } from './pi-transport.js';
 import { handledResult, piFaultResult, piTally } from './pi-turn.js';
 import { answerUi, piQuestion } from './pi-ui.js';
-import {
-  driverState,
-  type ErrorResult,
-  errorResult,
-  rejectionKind,
-  turnRefusal,
-  unusableResult,
-} from './results.js';
+import { type ErrorResult, errorResult, rejectionKind } from './results.js';
 import { turnTimer } from './turn-timer.js';
 import type {
   DriverFault,
   DriverOptions,
-  DriverState,
   OpenResult,
   SessionDriver,
   SteerResult,
   TurnRequest,
 } from './types.js';
 import { CANCEL_GRACE_MS, endChild, KILL_GRACE_MS, START_TIMEOUT_MS, startWarmChild } from './warm-child.js';
+import { WarmDriver } from './warm-driver.js';
 
 // After pi took a prompt and is not running, how long before it counts as handled without a run.
 const HANDLED_RECHECK_MS = 200;
@@ -65,31 +58,35 @@ interface Turn {
   asking: Asking & { abort(): void };
 }
 
-class PiDriver implements SessionDriver {
+class PiDriver extends WarmDriver<PiTransport, PiDriverOptions> implements SessionDriver {
   private child: StdioChild | undefined;
   private rpc: PiTransport | undefined;
   private sessionFile: string | undefined;
   private current: Turn | undefined;
-  private fault: DriverFault | undefined;
-  private closed = false;
+  protected fault: DriverFault | undefined;
   private cancelling = false;
   private readonly waits = new PiWaits();
 
-  constructor(private readonly opts: PiDriverOptions) {}
-
-  state(): DriverState {
-    const { closed, fault, sessionFile: session } = this;
-    return driverState({ closed, fault, busy: this.current?.sessionId, session });
+  protected openSession(): string | undefined {
+    return this.sessionFile;
   }
 
-  pid(): number | undefined {
-    return this.fault || this.closed ? undefined : this.child?.pid;
+  protected runningTurn(): Turn | undefined {
+    return this.current;
+  }
+
+  protected connection(): PiTransport | undefined {
+    return this.rpc;
+  }
+
+  protected livePid(): number | undefined {
+    return this.child?.pid;
   }
 
   async open(session: SessionRef): Promise<OpenResult> {
     const t0 = performance.now();
-    if (this.closed || this.fault) return this.unusable(t0);
-    if (this.current) return errorResult(this.opts.name, 'exit', t0, { detail: 'a turn is running' });
+    const refused = this.openRefusal(t0);
+    if (refused) return refused;
     // A stored file that is gone would be re-created empty by pi, which then answers as if
     // nothing happened: the chat must learn that its context was lost.
     if (session.type === 'resume' && piSpec.sessionGone?.(session.id)) {
@@ -127,19 +124,6 @@ class PiDriver implements SessionDriver {
     return { type: 'ok', sessionId: file };
   }
 
-  turn(request: TurnRequest): Promise<AgentResult> {
-    const t0 = performance.now();
-    const { closed, fault, sessionFile: sessionId, rpc } = this;
-    const refused = turnRefusal(
-      this.opts.name,
-      { closed, fault, busy: !!this.current, sessionId, connected: !!rpc, aborted: request.signal?.aborted },
-      t0,
-    );
-    // `turnRefusal` refused a missing session or rpc; the test again only narrows their types.
-    if (refused || !sessionId || !rpc) return Promise.resolve(refused ?? this.unusable(t0));
-    return this.runTurn(rpc, sessionId, request, t0);
-  }
-
   steer(text: string): SteerResult {
     if (!this.current || !this.rpc) return { type: 'idle' };
     // A turn being stopped takes nothing more: the caller runs the text as the next turn.
@@ -148,13 +132,6 @@ class PiDriver implements SessionDriver {
     // first, pi keeps the text queued and sends it with the next prompt (see docs/warm-agents.md).
     this.rpc.send({ type: 'steer', message: text });
     return { type: 'steered' };
-  }
-
-  async cancel(): Promise<void> {
-    const turn = this.current;
-    if (!turn) return;
-    turn.stop('aborted');
-    await turn.done;
   }
 
   async close(): Promise<void> {
@@ -171,7 +148,7 @@ class PiDriver implements SessionDriver {
     if (turn) await turn.done;
   }
 
-  private runTurn(rpc: PiTransport, sessionId: string, req: TurnRequest, t0: number): Promise<AgentResult> {
+  protected runTurn(rpc: PiTransport, sessionId: string, req: TurnRequest, t0: number): Promise<AgentResult> {
     const tally = piTally(req.onProgress);
     const progress = progressTap(piProgress, req.onEvent);
     let stopped: 'timeout' | 'aborted' | undefined;
@@ -369,10 +346,6 @@ class PiDriver implements SessionDriver {
   private refused(r: PiAnswer, t0: number, what: string, kind: ErrorResult['kind']): ErrorResult | undefined {
     if (r.type === 'timeout') this.breakWith({ type: 'unresponsive', what });
     return piRefusal(this.opts.name, r, t0, what, kind, this.child?.stderrTail() ?? '');
-  }
-
-  private unusable(t0: number): ErrorResult {
-    return unusableResult(this.opts.name, this.fault, t0);
   }
 
   private startTimeoutMs(): number {

@@ -10,15 +10,31 @@ import { maskId } from '../log.js';
 import { runRecord } from '../store/contract/runs.js';
 import { composeRunReply } from './compose.js';
 import { type ExecuteOutcome, keptSession } from './execute.js';
-import { persist } from './persist.js';
+import { type Persisted, persist } from './persist.js';
 import { fenced, type Run, replyKey, storeOpts, text, unlessMoved } from './run-types.js';
 
 /** A message longer than queue.maxPromptChars: never run, the sender told why (D26). */
 export async function refuseTooLong(run: Run, chars: number): Promise<void> {
   const { deps, chat, ids } = run;
-  const { store, now, log } = deps.context;
   const items = text(tooLongNotice(chars, deps.maxPromptChars), deps.limit);
-  const recorded = await persist(
+  const recorded = await failRun(run, 'too_long', items, 'refuse a message that is too long');
+  if (!recorded.ok || run.moved) return;
+  deps.deliverer.kick(chat);
+  deps.context.log.warn(
+    { chat: maskId(chat), ids, chars, maxPromptChars: deps.maxPromptChars },
+    'message too long for the agent; refused',
+  );
+}
+
+/**
+ * The run's rows failed with `note` and the chat told `items`, in one store operation retried while
+ * the store refuses it for a passing reason; nothing is written once the run has moved to another
+ * holder (its fence says so).
+ */
+function failRun(run: Run, note: string, items: OutboundItem[], what: string): Promise<Persisted<unknown>> {
+  const { deps, chat, ids } = run;
+  const { store, now } = deps.context;
+  return persist(
     () =>
       unlessMoved(
         run,
@@ -27,18 +43,12 @@ export async function refuseTooLong(run: Run, chars: number): Promise<void> {
           ids,
           now: now(),
           status: 'failed',
-          note: 'too_long',
+          note,
           reply: { key: replyKey(run), items },
           ...fenced(run),
         }),
       ),
-    storeOpts(run, 'refuse a message that is too long'),
-  );
-  if (!recorded.ok || run.moved) return;
-  deps.deliverer.kick(chat);
-  log.warn(
-    { chat: maskId(chat), ids, chars, maxPromptChars: deps.maxPromptChars },
-    'message too long for the agent; refused',
+    storeOpts(run, what),
   );
 }
 
@@ -174,25 +184,9 @@ export function progressSink(run: Run): (said: string) => void {
 /** After an unexpected error the rows are failed and the chat told; a store error here is only logged. */
 export async function failSafely(run: Run): Promise<void> {
   const { deps, chat, ids } = run;
-  const { store, now, log } = deps.context;
   try {
-    await persist(
-      () =>
-        unlessMoved(
-          run,
-          store.finishRun({
-            chat,
-            ids,
-            now: now(),
-            status: 'failed',
-            note: 'relay_error',
-            reply: { key: replyKey(run), items: text(NOTICE.relayError, deps.limit) },
-            ...fenced(run),
-          }),
-        ),
-      storeOpts(run, 'record the failed run'),
-    );
+    await failRun(run, 'relay_error', text(NOTICE.relayError, deps.limit), 'record the failed run');
   } catch (err) {
-    log.error({ err, chat: maskId(chat), ids }, 'could not record the failed run');
+    deps.context.log.error({ err, chat: maskId(chat), ids }, 'could not record the failed run');
   }
 }

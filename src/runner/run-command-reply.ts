@@ -94,6 +94,7 @@ async function spawnAndRead(spec: AgentSpec, request: AgentRequest, inv: Invocat
     timeoutMs: request.timeoutMs,
     ...signalOf(request.signal, trouble?.signal),
     onStdoutLine,
+    ...(trouble ? { onStderrLine: (line: string) => trouble.line(line) } : {}),
     ...(spec.keepLine ? { keepStdoutLine: spec.keepLine } : {}),
     maxStdoutBytes: request.maxStdoutBytes ?? DEFAULT_MAX_STDOUT_BYTES,
     maxStderrBytes: request.maxStderrBytes ?? DEFAULT_MAX_STDERR_BYTES,

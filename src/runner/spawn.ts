@@ -25,6 +25,8 @@ export interface SpawnOptions {
   signal?: AbortSignal;
   /** Called for each stdout line as it arrives, also past the byte cap. */
   onStdoutLine?: (line: string) => void;
+  /** Each complete stderr line as it arrives (a CLI's log lines, read for trouble). */
+  onStderrLine?: (line: string) => void;
   /** Stdout lines it rejects are streamed but not kept (nor counted against the cap). */
   keepStdoutLine?: (line: string) => boolean;
   maxStdoutBytes?: number;
@@ -125,7 +127,7 @@ export function spawnProcess(opts: SpawnOptions): Promise<SpawnResult> {
     onLine: opts.onStdoutLine,
     keep: opts.keepStdoutLine,
   });
-  const err = new CappedLines({ maxBytes: opts.maxStderrBytes ?? DEFAULT_STDERR });
+  const err = new CappedLines({ maxBytes: opts.maxStderrBytes ?? DEFAULT_STDERR, onLine: opts.onStderrLine });
   const killGraceMs = opts.killGraceMs ?? 5000;
   const pipeGraceMs = opts.pipeGraceMs ?? 1000;
 

@@ -6,11 +6,15 @@ import { notSignedInMessage, shortDetail } from '../agents/common.js';
 import type { AgentRequest, AgentResult, AgentSpec, Trouble } from '../agents/types.js';
 import { spawnProcess } from './spawn.js';
 
-/** The sign-in check's own limit: a CLI that cannot even say whether it is signed in is not waited for. */
-const CHECK_TIMEOUT_MS = 10_000;
+/**
+ * The sign-in check's own limit: a CLI that cannot even say whether it is signed in is not waited
+ * for. The run goes on meanwhile, so a slow answer costs nothing (opencode's `auth list` took 9.8 s
+ * on a loaded two-core machine).
+ */
+const CHECK_TIMEOUT_MS = 30_000;
 
 export interface TroubleWatch {
-  /** Reads one stdout line. */
+  /** Reads one line of stdout or stderr. */
   line(line: string): void;
   /** Aborts when the run can no longer succeed. */
   readonly signal: AbortSignal;

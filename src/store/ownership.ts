@@ -26,6 +26,29 @@ export interface ProcessInfo {
   schemaVersion: number;
 }
 
+/** A `processes` row as both engines store it (the same columns and types). */
+export interface ProcessRow {
+  id: string;
+  host: string;
+  pid: number;
+  role: string;
+  started_at: number;
+  last_seen: number;
+  fingerprint: string;
+  schema_version: number;
+}
+
+export const toProcess = (r: ProcessRow): ProcessInfo => ({
+  id: r.id,
+  host: r.host,
+  pid: r.pid,
+  role: r.role,
+  startedAt: r.started_at,
+  lastSeen: r.last_seen,
+  fingerprint: r.fingerprint,
+  schemaVersion: r.schema_version,
+});
+
 export type NewProcess = Omit<ProcessInfo, 'id' | 'lastSeen' | 'schemaVersion'>;
 
 /** The token of one holding of a chat's lease: writes of a run carry it, and a moved lease refuses them. */

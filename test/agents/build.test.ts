@@ -15,6 +15,9 @@ const ctx = (over: Partial<BuildContext> = {}): BuildContext => ({
   ...over,
 });
 
+/** opencode's error log on stderr: how a run learns of its retries (src/agents/opencode.ts). */
+const OPENCODE_LOGS = ['--print-logs', '--log-level', 'ERROR'];
+
 const table: { kind: AgentKind; over: Partial<BuildContext>; argv: string[] }[] = [
   {
     kind: 'claude',
@@ -69,7 +72,7 @@ const table: { kind: AgentKind; over: Partial<BuildContext>; argv: string[] }[] 
       ...['-c', 'sandbox_mode="read-only"', '-c', 'web_search="disabled"', '--', '01a2-thread', '-'],
     ],
   },
-  { kind: 'opencode', over: { networkTools: false }, argv: ['run', '--format', 'json'] },
+  { kind: 'opencode', over: { networkTools: false }, argv: ['run', '--format', 'json', ...OPENCODE_LOGS] },
   {
     kind: 'pi',
     over: { session: { type: 'resume', id: '/s/a.jsonl' }, networkTools: false },
@@ -81,17 +84,28 @@ const table: { kind: AgentKind; over: Partial<BuildContext>; argv: string[] }[] 
     argv: ['--output-format', 'stream-json', '--skip-trust', '--resume', 'chat-1'],
   },
   // A CLI with no read-only sandbox ignores it.
-  { kind: 'opencode', over: { readOnly: true }, argv: ['run', '--format', 'json'] },
+  { kind: 'opencode', over: { readOnly: true }, argv: ['run', '--format', 'json', ...OPENCODE_LOGS] },
   {
     kind: 'pi',
     over: { session: { type: 'resume', id: '/state/x/pi-sessions/a.jsonl' }, thinking: 'off' },
     argv: ['--mode', 'json', '-p', '--session', '/state/x/pi-sessions/a.jsonl', '--thinking', 'off'],
   },
-  { kind: 'opencode', over: {}, argv: ['run', '--format', 'json'] },
+  { kind: 'opencode', over: {}, argv: ['run', '--format', 'json', ...OPENCODE_LOGS] },
   {
     kind: 'opencode',
     over: { session: { type: 'resume', id: 'ses_abc' }, model: 'fake/m', thinking: 'high' },
-    argv: ['run', '--format', 'json', '--session', 'ses_abc', '--model', 'fake/m', '--variant', 'high'],
+    argv: [
+      'run',
+      '--format',
+      'json',
+      ...OPENCODE_LOGS,
+      '--session',
+      'ses_abc',
+      '--model',
+      'fake/m',
+      '--variant',
+      'high',
+    ],
   },
   {
     kind: 'gemini',

@@ -75,6 +75,12 @@ const EXPECTED: Record<string, Expect> = {
   'pi/dashdash': err('exit'),
   'pi/no-credentials': err('auth', '01a22373-1a5f-7196-b94e-c6f089f62732'),
 
+  // Not a run: `opencode auth list` on a machine with no credentials (read by the trouble watch,
+  // test/runner/trouble.test.ts); as a run's output it is nothing a parser takes for an answer.
+  'opencode/auth-list-no-credentials': err('unparseable'),
+  // No credentials, offline: its own error after about 80 s of retries (the runner's trouble watch
+  // ends the run at the first failed try instead: test/runner/trouble.test.ts).
+  'opencode/no-credentials': err('exit', 'ses_ddbf93933ffeI3IjpAYZnyTkUe'),
   'opencode/new': { ...chart, sessionId: 'ses_dfe6d2d5cffeKIUcFNUBC0L0np' },
   'opencode/resume': { ...chart, sessionId: 'ses_dfe6d2d5cffeKIUcFNUBC0L0np' },
   'opencode/media': { ...files, sessionId: 'ses_dfe6cff27ffe5Iw7uHC5c2PSaZ' },

@@ -4,53 +4,26 @@
 
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { claudeDriver } from '../../src/drivers/claude.js';
 import type { PermissionPolicy } from '../../src/drivers/types.js';
 import { requests, scenario, stateDir, turn, waitNoLeftovers } from './harness.js';
-
-interface Capture {
-  messages: { dir: 'in' | 'out'; msg: unknown }[];
-  steps: { step: string; result: unknown }[];
-}
+import { type Capture, capturing, packageVersion, saveCapture, step } from './warm-capture.js';
 
 const ARGV = ['claude', '-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose'];
 
-async function save(name: string, c: Capture, scenarioId: string): Promise<void> {
-  const out = process.env.AW_CAPTURE_WARM;
-  if (!out) return;
-  const version = JSON.parse(
-    readFileSync(
-      join(inject('clisDir'), 'claude', 'node_modules', '@anthropic-ai/claude-code', 'package.json'),
-      'utf8',
-    ),
-  ).version as string;
-  mkdirSync(join(out, 'claude', 'warm'), { recursive: true });
-  writeFileSync(
-    join(out, 'claude', 'warm', `stream-${name}.json`),
-    `${JSON.stringify(
-      {
-        cli: 'claude',
-        cli_version: `@anthropic-ai/claude-code@${version}`,
-        argv: ARGV,
-        captured_at: new Date().toISOString(),
-        network_isolated: process.env.AGENTWIRE_CLIS_NETNS === '1',
-        scenario: scenarioId,
-        steps: c.steps,
-        messages: c.messages,
-      },
-      null,
-      2,
-    )}\n`,
-  );
-  const reqs = await requests(scenarioId);
-  writeFileSync(
-    join(out, 'claude', 'warm', `stream-${name}.requests.jsonl`),
-    reqs.map((r) => JSON.stringify(r)).join('\n') + (reqs.length ? '\n' : ''),
-  );
-}
+const save = (name: string, c: Capture, scenarioId: string): Promise<void> =>
+  saveCapture(c, {
+    out: process.env.AW_CAPTURE_WARM,
+    kind: 'claude',
+    file: `stream-${name}`,
+    version: () => packageVersion('claude', '@anthropic-ai/claude-code'),
+    argv: ARGV,
+    scenario: scenarioId,
+    withRequests: true,
+  });
 
 const make = (state: string, base: string, c: Capture, permission: PermissionPolicy = 'deny') => {
   const { request, marker } = turn('claude', state, base, '', { type: 'new' }, 60_000);
@@ -69,18 +42,12 @@ const make = (state: string, base: string, c: Capture, permission: PermissionPol
   return { d, marker };
 };
 
-const step = async <T>(c: Capture, name: string, p: Promise<T>): Promise<T> => {
-  const result = await p;
-  c.steps.push({ step: name, result });
-  return result;
-};
-
 describe('claude stream-json driver with the real claude', () => {
   it('two turns in one process, the second sees the first; then a stop mid-turn and one more turn', async () => {
     const id = 'claude-warm-turns';
     const base = await scenario(id, { mode: 'ok', reply: 'First answer.' });
     const state = stateDir('claude');
-    const c: Capture = { messages: [], steps: [] };
+    const c = capturing();
     const { d, marker } = make(state, base, c);
     try {
       const o = await step(c, 'open new', d.open({ type: 'new' }));
@@ -124,7 +91,7 @@ describe('claude stream-json driver with the real claude', () => {
     const id = 'claude-warm-timeout';
     const base = await scenario(id, { mode: 'hang' });
     const state = stateDir('claude');
-    const c: Capture = { messages: [], steps: [] };
+    const c = capturing();
     const { d } = make(state, base, c);
     try {
       expect(await d.open({ type: 'new' })).toMatchObject({ type: 'ok' });
@@ -147,7 +114,7 @@ describe('claude stream-json driver with the real claude', () => {
     const id = 'claude-warm-killed';
     const base = await scenario(id, { mode: 'ok', reply: 'Remember me.' });
     const state = stateDir('claude');
-    const c: Capture = { messages: [], steps: [] };
+    const c = capturing();
     const first = make(state, base, c);
     const o = await step(c, 'open new', first.d.open({ type: 'new' }));
     if (o.type !== 'ok') throw new Error(`open: ${o.message}`);
@@ -187,7 +154,7 @@ describe('claude stream-json driver with the real claude', () => {
     const id = 'claude-warm-restart';
     const base = await scenario(id, { mode: 'ok', reply: 'Remember me.' });
     const state = stateDir('claude');
-    const c: Capture = { messages: [], steps: [] };
+    const c = capturing();
     const first = make(state, base, c);
     const o = await step(c, 'open new', first.d.open({ type: 'new' }));
     if (o.type !== 'ok') throw new Error(`open: ${o.message}`);
@@ -216,7 +183,7 @@ describe('claude stream-json driver with the real claude', () => {
     const id = 'claude-warm-close-busy';
     const base = await scenario(id, { mode: 'hang' });
     const state = stateDir('claude');
-    const c: Capture = { messages: [], steps: [] };
+    const c = capturing();
     const { d, marker } = make(state, base, c);
     expect(await d.open({ type: 'new' })).toMatchObject({ type: 'ok' });
     const hung = d.turn({ prompt: 'hang', timeoutMs: 60_000 });
@@ -236,7 +203,7 @@ describe('claude stream-json driver with the real claude', () => {
   it('a resume of a session that does not exist is session_not_found', async () => {
     const id = 'claude-warm-missing';
     const base = await scenario(id, { mode: 'ok' });
-    const c: Capture = { messages: [], steps: [] };
+    const c = capturing();
     const { d } = make(stateDir('claude'), base, c);
     try {
       const r = await step(c, 'open resume missing', d.open({ type: 'resume', id: randomUUID() }));
@@ -261,7 +228,7 @@ describe('claude stream-json driver with the real claude', () => {
       },
     });
     const state = stateDir('claude');
-    const c: Capture = { messages: [], steps: [] };
+    const c = capturing();
     const { d } = make(state, base, c, 'allow');
     try {
       expect(await d.open({ type: 'new' })).toMatchObject({ type: 'ok' });
@@ -279,7 +246,7 @@ describe('claude stream-json driver with the real claude', () => {
   it('a model error ends the turn with its kind and keeps the process', async () => {
     const id = 'claude-warm-auth';
     const base = await scenario(id, { mode: 'error', status: 401 });
-    const c: Capture = { messages: [], steps: [] };
+    const c = capturing();
     const { d } = make(stateDir('claude'), base, c);
     try {
       expect(await d.open({ type: 'new' })).toMatchObject({ type: 'ok' });

@@ -2,7 +2,7 @@
 // server). With AW_CAPTURE_CODEX=<fixtures/agents> every protocol message both ways is written to
 // codex/warm/app-server-<case>.json: the fixtures are captured here, never typed.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { getSpec } from '../../src/agents/registry.js';
@@ -11,31 +11,20 @@ import { APP_SERVER_ARGS, codexDriver } from '../../src/drivers/codex.js';
 import type { PermissionPolicy } from '../../src/drivers/types.js';
 import { runCommandReply } from '../../src/runner/run-command-reply.js';
 import { requests, scenario, stateDir, turn, waitNoLeftovers } from './harness.js';
+import { type Capture, capturing, lastBody, saveCapture, step } from './warm-capture.js';
 
 const argv = ['codex', ...APP_SERVER_ARGS];
 
-interface Capture {
-  messages: { dir: 'in' | 'out'; msg: unknown }[];
-  steps: { step: string; result: unknown }[];
-}
-
-function save(name: string, c: Capture, scenarioId: string) {
-  const out = process.env.AW_CAPTURE_CODEX;
-  if (!out) return;
-  const version = execFileSync(join(inject('clisDir'), 'bin', 'codex'), ['--version'], { encoding: 'utf8' });
-  mkdirSync(join(out, 'codex', 'warm'), { recursive: true });
-  const doc = {
-    cli: 'codex',
-    cli_version: version.trim(),
+const save = (name: string, c: Capture, scenarioId: string): Promise<void> =>
+  saveCapture(c, {
+    out: process.env.AW_CAPTURE_CODEX,
+    kind: 'codex',
+    file: `app-server-${name}`,
+    version: () =>
+      execFileSync(join(inject('clisDir'), 'bin', 'codex'), ['--version'], { encoding: 'utf8' }).trim(),
     argv,
-    captured_at: new Date().toISOString(),
-    network_isolated: process.env.AGENTWIRE_CLIS_NETNS === '1',
     scenario: scenarioId,
-    steps: c.steps,
-    messages: c.messages,
-  };
-  writeFileSync(join(out, 'codex', 'warm', `app-server-${name}.json`), `${JSON.stringify(doc, null, 2)}\n`);
-}
+  });
 
 describe('codex app-server driver with the real codex', () => {
   const make = (
@@ -61,18 +50,12 @@ describe('codex app-server driver with the real codex', () => {
     });
     return { d, marker };
   };
-  const step = async (c: Capture, name: string, p: Promise<unknown>) => {
-    const result = await p;
-    c.steps.push({ step: name, result });
-    return result;
-  };
-  const lastBody = async (id: string) => JSON.stringify((await requests(id)).at(-1)?.body ?? '');
 
   it('two turns in one process, the second sees the first; a steer and a stop mid-turn, then one more turn', async () => {
     const id = 'codex-warm-turns';
     const base = await scenario(id, { mode: 'ok', reply: 'First answer.' });
     const state = stateDir('codex');
-    const c: Capture = { messages: [], steps: [] };
+    const c = capturing();
     const { d, marker } = make(state, base, c);
     try {
       const o = (await step(c, 'open new', d.open({ type: 'new' }))) as { type: string; sessionId: string };
@@ -113,7 +96,7 @@ describe('codex app-server driver with the real codex', () => {
       c.steps.push({ step: 'idle group RSS (KiB)', result: groupRssKb(pid as number) });
     } finally {
       await d.close();
-      save('turns', c, id);
+      await save('turns', c, id);
     }
     expect(await waitNoLeftovers(marker)).toEqual([]);
   });
@@ -126,7 +109,7 @@ describe('codex app-server driver with the real codex', () => {
       tool: { name: 'exec_command', input: { cmd: 'sleep 3' } },
     });
     const state = stateDir('codex');
-    const c: Capture = { messages: [], steps: [] };
+    const c = capturing();
     const { d } = make(state, base, c, 'allow');
     try {
       await step(c, 'open new', d.open({ type: 'new' }));
@@ -142,7 +125,7 @@ describe('codex app-server driver with the real codex', () => {
       expect(JSON.stringify(starts.at(-1))).not.toContain('a word mid-turn');
     } finally {
       await d.close();
-      save('steer', c, id);
+      await save('steer', c, id);
     }
   });
 
@@ -150,7 +133,7 @@ describe('codex app-server driver with the real codex', () => {
     const id = 'codex-warm-killed';
     const base = await scenario(id, { mode: 'ok', reply: 'Remember me.' });
     const state = stateDir('codex');
-    const c: Capture = { messages: [], steps: [] };
+    const c = capturing();
     const first = make(state, base, c);
     const o = (await step(c, 'open new', first.d.open({ type: 'new' }))) as { type: 'ok'; sessionId: string };
     expect(o.type).toBe('ok');
@@ -181,7 +164,7 @@ describe('codex app-server driver with the real codex', () => {
       expect(await lastBody(id)).toContain('Remember me.');
     } finally {
       await second.d.close();
-      save('killed-resume', c, id);
+      await save('killed-resume', c, id);
     }
   });
 
@@ -189,7 +172,7 @@ describe('codex app-server driver with the real codex', () => {
     const id = 'codex-warm-restart';
     const base = await scenario(id, { mode: 'ok', reply: 'Remember me.' });
     const state = stateDir('codex');
-    const c: Capture = { messages: [], steps: [] };
+    const c = capturing();
     const first = make(state, base, c);
     const o = (await step(c, 'open new', first.d.open({ type: 'new' }))) as { type: 'ok'; sessionId: string };
     await step(c, 'turn hello', first.d.turn({ prompt: 'hello', timeoutMs: 60_000 }));
@@ -214,7 +197,7 @@ describe('codex app-server driver with the real codex', () => {
       expect(gone).toMatchObject({ type: 'error', kind: 'session_not_found' });
     } finally {
       await second.d.close();
-      save('restart-resume', c, id);
+      await save('restart-resume', c, id);
     }
   });
 
@@ -226,7 +209,7 @@ describe('codex app-server driver with the real codex', () => {
       tool: { name: 'exec_command', input: { cmd: 'touch made-by-tool' } },
     });
     const state = stateDir('codex');
-    const c: Capture = { messages: [], steps: [] };
+    const c = capturing();
     const { d } = make(state, base, c, 'deny');
     try {
       expect(await step(c, 'open new', d.open({ type: 'new' }))).toMatchObject({ type: 'ok' });
@@ -237,7 +220,7 @@ describe('codex app-server driver with the real codex', () => {
       c.steps.push({ step: 'file written', result: existsSync(join(state, 'work', 'made-by-tool')) });
     } finally {
       await d.close();
-      save('tool-deny', c, id);
+      await save('tool-deny', c, id);
     }
     // The same tool call through cold `codex exec`, exactly as the relay runs it: same outcome.
     const cold = stateDir('codex');
@@ -253,7 +236,7 @@ describe('codex app-server driver with the real codex', () => {
     const id = 'codex-warm-settings';
     const base = await scenario(id, { mode: 'ok', reply: 'Configured.' });
     const state = stateDir('codex');
-    const c: Capture = { messages: [], steps: [] };
+    const c = capturing();
     const system = `-Answer as agentwire-${process.pid}.`;
     const settings = { model: 'gpt-5.5', thinking: 'low', systemText: system };
     const first = make(state, base, c, 'deny', settings);
@@ -277,7 +260,7 @@ describe('codex app-server driver with the real codex', () => {
       expect(JSON.stringify(again)).toContain(system);
     } finally {
       await second.d.close();
-      save('settings', c, id);
+      await save('settings', c, id);
     }
   });
 
@@ -285,7 +268,7 @@ describe('codex app-server driver with the real codex', () => {
     const id = 'codex-warm-auth';
     const base = await scenario(id, { mode: 'error', status: 401 });
     const state = stateDir('codex');
-    const c: Capture = { messages: [], steps: [] };
+    const c = capturing();
     const { d } = make(state, base, c);
     try {
       await step(c, 'open new', d.open({ type: 'new' }));
@@ -294,7 +277,7 @@ describe('codex app-server driver with the real codex', () => {
       expect(d.state().type).toBe('idle');
     } finally {
       await d.close();
-      save('auth', c, id);
+      await save('auth', c, id);
     }
   });
 });

@@ -1,20 +1,15 @@
 // The pi RPC driver against the real `pi --mode rpc` (pinned version, offline, fake model server).
 // With AW_CAPTURE_PI=<fixtures/agents> every record both ways is written to
 // pi/warm/rpc-<case>.json: the fixtures are captured here, never typed.
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { piDriver } from '../../src/drivers/pi.js';
 import type { PermissionPolicy } from '../../src/drivers/types.js';
 import { requests, scenario, stateDir, turn, waitNoLeftovers } from './harness.js';
+import { type Capture, capturing, lastBody, packageVersion, saveCapture, step } from './warm-capture.js';
 
 const PKG = '@mariozechner/pi-coding-agent';
-
-interface Capture {
-  argv: string[];
-  messages: { dir: 'in' | 'out'; msg: unknown }[];
-  steps: { step: string; result: unknown }[];
-}
 
 function make(
   state: string,
@@ -41,40 +36,16 @@ function make(
   return { d, marker };
 }
 
-const capturing = (): Capture => ({ argv: [], messages: [], steps: [] });
-
-async function step<T>(c: Capture, name: string, p: Promise<T>): Promise<T> {
-  const result = await p;
-  c.steps.push({ step: name, result });
-  return result;
-}
-
-async function save(name: string, c: Capture, scenarioId: string) {
-  const out = process.env.AW_CAPTURE_PI;
-  if (!out) return;
-  const version = JSON.parse(
-    readFileSync(join(inject('clisDir'), 'pi', 'node_modules', PKG, 'package.json'), 'utf8'),
-  ).version as string;
-  mkdirSync(join(out, 'pi', 'warm'), { recursive: true });
-  const capture = {
-    cli: 'pi',
-    cli_version: `${PKG}@${version}`,
-    argv: c.argv,
-    captured_at: new Date().toISOString(),
-    network_isolated: process.env.AGENTWIRE_CLIS_NETNS === '1',
+const save = (name: string, c: Capture, scenarioId: string): Promise<void> =>
+  saveCapture(c, {
+    out: process.env.AW_CAPTURE_PI,
+    kind: 'pi',
+    file: `rpc-${name}`,
+    version: () => packageVersion('pi', PKG),
+    argv: c.argv ?? [],
     scenario: scenarioId,
-    steps: c.steps,
-    messages: c.messages,
-  };
-  writeFileSync(join(out, 'pi', 'warm', `rpc-${name}.json`), `${JSON.stringify(capture, null, 2)}\n`);
-  const reqs = await requests(scenarioId);
-  writeFileSync(
-    join(out, 'pi', 'warm', `rpc-${name}.requests.jsonl`),
-    reqs.map((r) => JSON.stringify(r)).join('\n') + (reqs.length ? '\n' : ''),
-  );
-}
-
-const lastBody = async (id: string) => JSON.stringify((await requests(id)).at(-1)?.body ?? '');
+    withRequests: true,
+  });
 
 describe('pi RPC driver with the real pi', () => {
   it('two turns in one process, the second sees the first; a stop mid-turn (with a steer) and one more turn', async () => {

@@ -17,7 +17,7 @@ import { type RunningRelay, startRelay } from '../../src/relay.js';
 import { sqliteFile } from '../../src/store/sqlite/open.js';
 import { memoryLog } from '../queue/helpers.js';
 import { cliEnv } from './cli-env.js';
-import { stateDir } from './harness.js';
+import { marks, stateDir } from './harness.js';
 
 export interface Sent {
   chatId: string;
@@ -126,6 +126,7 @@ export function relayRig(kind: AgentKind, base: string, opts: RigOptions = {}): 
   const dir = opts.dir ?? join(state, 'relay');
   mkdirSync(dir, { recursive: true });
   const marker = `aw-warm-relay-${randomUUID()}`;
+  marks(state, marker);
   const bin = join(inject('clisDir'), 'bin');
   const env = { ...cliEnv(kind, state, base, bin), AGENTWIRE_TEST_MARKER: marker };
   const sent: Sent[] = [];

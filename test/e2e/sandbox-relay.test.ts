@@ -6,66 +6,31 @@
 // or the plan's reason in the log; the CLI never runs. Needs `npm run build` first.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CHANNELS } from '../../src/channels/registry.js';
-import type { TwilioChannel } from '../../src/channels/twilio/index.js';
-import { type RunningRelay, startRelay } from '../../src/relay.js';
-import {
-  type FakeTwilio,
-  fakeTwilioSection,
-  startFakeTwilio,
-} from '../channels/twilio/helpers/fake-twilio.js';
+import { describe, expect, it } from 'vitest';
 import { smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
 import { bwrapMissing } from '../helpers/bwrap.js';
-import { type Home, makeHome, ROOT, waitFor } from './helpers.js';
+import { ROOT, waitFor } from './helpers.js';
+import { type TwilioRelay, useTwilioRelay } from './twilio-relay.js';
 
-const BIN = join(ROOT, 'dist/cli/bin.js');
 const TOOL_CLI = join(import.meta.dirname, 'fixtures', 'fake-tool-cli.mjs');
 const missing = bwrapMissing();
+const rig = useTwilioRelay();
 
-let home: Home | undefined;
-let relay: RunningRelay | undefined;
-let fake: FakeTwilio | undefined;
-afterEach(async () => {
-  await relay?.stop(0);
-  await fake?.close();
-  home?.cleanup();
-  relay = undefined;
-  fake = undefined;
-  home = undefined;
-});
-beforeAll(() => {
-  expect(existsSync(BIN), 'build first: npm run build').toBe(true);
-});
-
-async function start(
-  agent: Record<string, unknown>,
-  extra: Record<string, unknown> = {},
-): Promise<{ url: string; bodies: () => string[]; lines: Record<string, unknown>[] }> {
-  fake = await startFakeTwilio();
-  home = makeHome({ agent, twilio: fakeTwilioSection(fake), ...extra });
-  const ctx = home.ctx();
-  relay = await startRelay(ctx, {
-    channels: CHANNELS.filter((f) => f.name === 'twilio'),
-    services: [],
-    toolsEntry: { command: process.execPath, args: [BIN] },
-  });
-  const url = `http://127.0.0.1:${(relay.channels.get('twilio') as TwilioChannel).port()}/twilio/inbound`;
-  return { url, bodies: () => fake?.created.map((m) => m.body ?? '') ?? [], lines: ctx.lines };
-}
+const start = (agent: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<TwilioRelay> =>
+  rig.start({ config: { agent, ...extra } });
 
 describe('a sandboxed agent through the relay', () => {
   it.skipIf(missing)(
     `runs inside bwrap and its tool reaches the person${missing ? ` (skipped: ${missing})` : ''}`,
     async () => {
-      const { url, bodies } = await start({ command: [process.execPath, TOOL_CLI], sandbox: 'bwrap' });
+      const { url, bodies, home } = await start({ command: [process.execPath, TOOL_CLI], sandbox: 'bwrap' });
       const body = `TOOLS: ${JSON.stringify([{ name: 'send_message', arguments: { text: 'from inside' } }])}`;
       expect((await twilioPost(url, smsParams({ Body: body }))).status).toBe(200);
       expect(await waitFor(() => bodies().some((b) => b.startsWith('reply: ')), 45_000)).toBe(true);
       expect(bodies().filter((b) => b === 'from inside')).toHaveLength(1);
       expect(bodies().find((b) => b.startsWith('reply: '))).toMatch(/send_message ok/);
       // The run's tools answered on a socket of its own (docs/access.md), removed once it ended.
-      const own = join(home?.dir ?? '', 'tool-sockets');
+      const own = join(home.dir, 'tool-sockets');
       expect(existsSync(own)).toBe(true);
       expect(await waitFor(() => readdirSync(own).length === 0, 10_000)).toBe(true);
     },
@@ -105,14 +70,14 @@ describe('a sandboxed agent through the relay', () => {
 
   it('that cannot be sandboxed does not run: one sentence to the person, the reason in the log', async () => {
     // A relative cwd is taken from the config file's folder: the state folder itself.
-    const { url, bodies, lines } = await start({ sandbox: 'bwrap', cwd: '.' });
+    const { url, bodies, lines, home } = await start({ sandbox: 'bwrap', cwd: '.' });
     expect((await twilioPost(url, smsParams({ Body: 'hello' }))).status).toBe(200);
     expect(await waitFor(() => bodies().length > 0, 45_000)).toBe(true);
     expect(bodies()).toEqual([
       'Claude Code could not start inside its bwrap sandbox, so it did not run; the relay log says why.',
     ]);
     // The fake CLI never started.
-    expect(home?.events()).toEqual([]);
+    expect(home.events()).toEqual([]);
     const done = lines.find((l) => l.msg === 'run finished');
     expect(done?.outcome).toBe('sandbox');
     expect(String(done?.detail)).toMatch(

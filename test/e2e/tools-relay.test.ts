@@ -4,54 +4,27 @@
 // (fake) Twilio API: the mid-run message exactly once, then the answer, then a task the agent
 // scheduled, fired by the relay's scheduler. Needs `npm run build` first.
 
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CHANNELS } from '../../src/channels/registry.js';
-import type { TwilioChannel } from '../../src/channels/twilio/index.js';
+import { describe, expect, it } from 'vitest';
 import { heartbeatService } from '../../src/heartbeat/wiring.js';
-import { type RunningRelay, startRelay } from '../../src/relay.js';
 import { sqliteFile } from '../../src/store/sqlite/open.js';
 import { tasksForChat } from '../../src/store/sqlite/tasks.js';
-import {
-  type FakeTwilio,
-  fakeTwilioSection,
-  startFakeTwilio,
-} from '../channels/twilio/helpers/fake-twilio.js';
 import { smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
-import { type Home, makeHome, ROOT, waitFor } from './helpers.js';
+import { waitFor } from './helpers.js';
+import { useTwilioRelay } from './twilio-relay.js';
 
-const BIN = join(ROOT, 'dist/cli/bin.js');
 const TOOL_CLI = join(import.meta.dirname, 'fixtures', 'fake-tool-cli.mjs');
-
-let home: Home | undefined;
-let relay: RunningRelay | undefined;
-let fake: FakeTwilio | undefined;
-afterEach(async () => {
-  await relay?.stop(0);
-  await fake?.close();
-  home?.cleanup();
-  relay = undefined;
-  fake = undefined;
-  home = undefined;
-});
-beforeAll(() => {
-  expect(existsSync(BIN), 'build first: npm run build').toBe(true);
-});
+const rig = useTwilioRelay();
 
 const tools = (calls: unknown[]) => `TOOLS: ${JSON.stringify(calls)}`;
 
 describe('agent tools through the relay (Twilio)', () => {
   it('a mid-run message arrives once before the answer, and a scheduled task fires from the relay', async () => {
-    fake = await startFakeTwilio();
-    home = makeHome({ agent: { command: [process.execPath, TOOL_CLI] }, twilio: fakeTwilioSection(fake) });
-    relay = await startRelay(home.ctx(), {
-      channels: CHANNELS.filter((f) => f.name === 'twilio'),
+    const { url, bodies, home } = await rig.start({
+      config: { agent: { command: [process.execPath, TOOL_CLI] } },
       services: [heartbeatService],
-      toolsEntry: { command: process.execPath, args: [BIN] },
     });
-    const url = `http://127.0.0.1:${(relay.channels.get('twilio') as TwilioChannel).port()}/twilio/inbound`;
     const at = 'now+5s';
     const body = tools([
       { name: 'send_message', arguments: { text: 'working on it' } },
@@ -61,7 +34,6 @@ describe('agent tools through the relay (Twilio)', () => {
       },
     ]);
     expect((await twilioPost(url, smsParams({ Body: body }))).status).toBe(200);
-    const bodies = (): string[] => fake?.created.map((m) => m.body ?? '') ?? [];
     expect(await waitFor(() => bodies().some((b) => b.startsWith('reply: ')), 45_000)).toBe(true);
     expect(bodies().filter((b) => b === 'working on it')).toHaveLength(1);
     expect(bodies().indexOf('working on it')).toBeLessThan(
@@ -70,7 +42,7 @@ describe('agent tools through the relay (Twilio)', () => {
     expect(bodies().find((b) => b.startsWith('reply: '))).toMatch(/schedule_task ok: Scheduled task t/);
     // Read beside the relay, as `status` does: the relay's own handle stays inside its store.
     const storeTasks = () => {
-      const db = new DatabaseSync(home ? sqliteFile(home.ctx().paths.home) : '', { readOnly: true });
+      const db = new DatabaseSync(sqliteFile(home.ctx().paths.home), { readOnly: true });
       try {
         return tasksForChat(db as never, 'twilio:+15551234567');
       } finally {

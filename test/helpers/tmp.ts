@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
 
-const untilFileEnd = new Set<string>();
+const untilFileEnd = new Map<string, (() => Promise<void>) | undefined>();
 
 /** A new folder under the temp folder, named `<prefix>XXXXXX`, removed after use. */
 export function tempDir(prefix: string): string {
@@ -18,18 +18,28 @@ export function tempDir(prefix: string): string {
   return dir;
 }
 
-/** Removes `path` (a folder, recursively) when the current test or, outside one, the file ends. */
-export function removeAfter(path: string): void {
+/**
+ * Removes `path` (a folder, recursively) when the current test or, outside one, the file ends;
+ * after `before` when given (waiting for the processes that still write in it to exit).
+ */
+export function removeAfter(path: string, before?: () => Promise<void>): void {
+  const remove = async () => {
+    await before?.();
+    rmSync(path, { recursive: true, force: true });
+  };
   try {
-    onTestFinished(() => rmSync(path, { recursive: true, force: true }));
+    onTestFinished(remove);
   } catch {
     // Not inside a test: vitest throws, and the file's end is the time.
-    untilFileEnd.add(path);
+    untilFileEnd.set(path, before);
   }
 }
 
 /** Removes what was made outside a test; the per-file set-up calls it after the file's last hook. */
-export function sweepFileTemps(): void {
-  for (const path of untilFileEnd) rmSync(path, { recursive: true, force: true });
+export async function sweepFileTemps(): Promise<void> {
+  for (const [path, before] of untilFileEnd) {
+    await before?.();
+    rmSync(path, { recursive: true, force: true });
+  }
   untilFileEnd.clear();
 }

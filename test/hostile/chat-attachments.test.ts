@@ -4,67 +4,38 @@
 // and tries to read it. A sandboxed run is shown its own chat's received files only: A reads its
 // own photo and not B's, and each chat's files are in a private folder of their own. Needs
 // `npm run build` first (the tool helper runs from dist/).
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CHANNELS } from '../../src/channels/registry.js';
-import type { TwilioChannel } from '../../src/channels/twilio/index.js';
-import { type RunningRelay, startRelay } from '../../src/relay.js';
-import {
-  type FakeTwilio,
-  fakeTwilioSection,
-  startFakeTwilio,
-} from '../channels/twilio/helpers/fake-twilio.js';
+import { describe, expect, it } from 'vitest';
 import { smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
-import { type Home, makeHome, ROOT, waitFor } from '../e2e/helpers.js';
+import { waitFor } from '../e2e/helpers.js';
+import { useTwilioRelay } from '../e2e/twilio-relay.js';
 import { bwrapMissing } from '../helpers/bwrap.js';
 
-const BIN = join(ROOT, 'dist/cli/bin.js');
 const PROBE = join(import.meta.dirname, 'fixtures', 'attachment-probe-cli.mjs');
 const missing = bwrapMissing();
 const A = '+15551234567';
 const B = '+15557654321';
-
-let home: Home | undefined;
-let relay: RunningRelay | undefined;
-let fake: FakeTwilio | undefined;
-afterEach(async () => {
-  await relay?.stop(0);
-  await fake?.close();
-  home?.cleanup();
-  relay = undefined;
-  fake = undefined;
-  home = undefined;
-});
-beforeAll(() => {
-  expect(existsSync(BIN), 'build first: npm run build').toBe(true);
-});
+const rig = useTwilioRelay();
 
 describe.skipIf(missing)(
   `a sandboxed agent and another chat's attachments${missing ? ` (skipped: ${missing})` : ''}`,
   () => {
     it("reads its own chat's photo and not another chat's, whose path it was told", async () => {
-      fake = await startFakeTwilio();
-      home = makeHome({
-        agent: { command: [process.execPath, PROBE], sandbox: 'bwrap' },
-        twilio: fakeTwilioSection(fake, 0, { allowFrom: [A, B] }),
+      const { url, fake, home } = await rig.start({
+        config: { agent: { command: [process.execPath, PROBE], sandbox: 'bwrap' } },
+        twilio: { allowFrom: [A, B] },
       });
-      relay = await startRelay(home.ctx(), {
-        channels: CHANNELS.filter((f) => f.name === 'twilio'),
-        services: [],
-        toolsEntry: { command: process.execPath, args: [BIN] },
-      });
-      const url = `http://127.0.0.1:${(relay.channels.get('twilio') as TwilioChannel).port()}/twilio/inbound`;
       const photo = (from: string, sid: string, media: string, body: string) =>
         smsParams({
           From: from,
           MessageSid: sid,
           Body: body,
           NumMedia: '1',
-          MediaUrl0: fake!.mediaUrl(sid, media),
+          MediaUrl0: fake.mediaUrl(sid, media),
           MediaContentType0: 'image/png',
         });
-      const replyTo = (to: string) => fake?.created.find((m) => m.to === to)?.body;
+      const replyTo = (to: string) => fake.created.find((m) => m.to === to)?.body;
 
       fake.media.set('MEB', { type: 'bytes', data: Buffer.from('SECRET-OF-B'), contentType: 'image/png' });
       expect((await twilioPost(url, photo(B, `SM${'b'.repeat(32)}`, 'MEB', 'mine'))).status).toBe(200);

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { codexSpec } from '../../src/agents/codex.js';
+import { opencodeSpec } from '../../src/agents/opencode.js';
 import type { AgentRequest, Trouble } from '../../src/agents/types.js';
 import { runCommandReply } from '../../src/runner/run-command-reply.js';
 import { troubleResult } from '../../src/runner/trouble.js';
@@ -103,5 +104,69 @@ describe('runCommandReply with codex offline and signed out', () => {
       message: expect.stringContaining('Codex cannot reach its model provider'),
       detail: expect.stringContaining('waiting for network'),
     });
+  });
+});
+
+// opencode offline with no credentials (fixtures/agents/opencode/no-credentials.json, captured in
+// the loopback-only namespace): nothing on stdout for 78 s of retries, then "Cannot connect to API";
+// its error log on stderr names each failed try from 15 s in.
+const opencodeCapture = (name: string) => join(FIXTURES_DIR, 'opencode', `${name}.json`);
+const opencodeRun = JSON.parse(readFileSync(opencodeCapture('no-credentials'), 'utf8')) as {
+  stderr: string;
+  stdout_at_ms: number[];
+  stderr_at_ms: number[];
+};
+
+describe('opencode reading its own error log', () => {
+  const lines = opencodeRun.stderr.split('\n').filter(Boolean);
+  it('names each failed try at its provider as offline, never as final', () => {
+    const seen = lines.map((l) => opencodeSpec.trouble?.(l));
+    expect(seen.map((t) => t?.kind ?? '-')).toEqual(['-', ...Array(7).fill('offline'), '-']);
+    expect(seen.some((t) => t?.stop)).toBe(false);
+    expect(seen[1]?.detail).toMatch(/^AI_APICallError: Cannot connect to API/);
+  });
+  it('reads the real `opencode auth list` of a machine with no credentials as signed out', () => {
+    const c = JSON.parse(readFileSync(opencodeCapture('auth-list-no-credentials'), 'utf8')) as {
+      stdout: string;
+      stderr: string;
+    };
+    expect(opencodeSpec.signIn?.signedOut.test(`${c.stdout}\n${c.stderr}`)).toBe(true);
+  });
+  it('takes a provider key in the environment as a sign-in', () => {
+    // What `opencode auth list` printed with ANTHROPIC_API_KEY set (1.18.33, colours left out).
+    const withKey =
+      '┌  Credentials ~/.local/share/opencode/auth.json\n│\n└  0 credentials\n\n┌  Environment\n│\n●  Anthropic ANTHROPIC_API_KEY\n│\n└  1 environment variable\n';
+    expect(opencodeSpec.signIn?.signedOut.test(withKey)).toBe(false);
+  });
+});
+
+describe('runCommandReply with opencode offline and signed out', () => {
+  it('says "not signed in" at its first failed try, not when its retries end', async () => {
+    const t0 = performance.now();
+    const r = await runCommandReply(opencodeSpec, {
+      prompt: 'hello',
+      session: { type: 'new' },
+      command: [process.execPath, REPLAY],
+      cwd,
+      stateDir: join(dir, 'state'),
+      timeoutMs: 60_000,
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        REPLAY_CAPTURE: opencodeCapture('no-credentials'),
+        REPLAY_LOGIN_CAPTURE: opencodeCapture('auth-list-no-credentials'),
+        REPLAY_PACE: String(PACE),
+        REPLAY_HANG: '1',
+      },
+    });
+    const ms = performance.now() - t0;
+    expect(r).toMatchObject({
+      type: 'error',
+      kind: 'auth',
+      message:
+        'opencode is not signed in on this machine: run `opencode auth login` there, then send your message again.',
+    });
+    // Its own "Cannot connect to API" came 77.9 s into the real run (3.9 s at this pace); the first
+    // failed try is logged at 15.4 s (0.8 s).
+    expect(ms).toBeLessThan((opencodeRun.stdout_at_ms[0] ?? 0) / PACE);
   });
 });

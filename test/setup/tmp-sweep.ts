@@ -4,6 +4,6 @@
 import { afterAll } from 'vitest';
 import { sweepFileTemps } from '../helpers/tmp.js';
 
-afterAll(() => {
-  sweepFileTemps();
+afterAll(async () => {
+  await sweepFileTemps();
 });

@@ -5,7 +5,8 @@ import type { JobStateStore } from '../job-states.js';
 import { assertLeader } from './fence.js';
 import { inTx, type Pool } from './pool.js';
 
-interface Row {
+/** A schedule_state row as read. */
+export interface JobStateRow {
   job: string;
   fingerprint: string;
   last_run_at: number | null;
@@ -20,7 +21,7 @@ interface Row {
 
 const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
 
-const fromRow = (row: Row): JobState => ({
+export const toJobState = (row: JobStateRow): JobState => ({
   fingerprint: row.fingerprint,
   lastRunAt: opt(row.last_run_at),
   nextRunAt: opt(row.next_run_at),
@@ -35,8 +36,8 @@ const fromRow = (row: Row): JobState => ({
 export function pgJobStateStore(pool: Pool): JobStateStore {
   return {
     loadAll: async () => {
-      const r = await pool.query<Row>('SELECT * FROM schedule_state ORDER BY job');
-      return new Map(r.rows.map((row) => [row.job, fromRow(row)]));
+      const r = await pool.query<JobStateRow>('SELECT * FROM schedule_state ORDER BY job');
+      return new Map(r.rows.map((row) => [row.job, toJobState(row)]));
     },
     save: async (job, s, at, fence) => {
       await inTx(pool, [], async (c) => {

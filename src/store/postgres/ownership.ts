@@ -9,31 +9,16 @@
 // they read it at once instead of at their next poll.
 import { randomUUID } from 'node:crypto';
 import type { ChatKey } from '../../core/types.js';
-import type { LeaseOutcome, Notification, OwnershipStore, ProcessInfo, Topic } from '../ownership.js';
+import {
+  type LeaseOutcome,
+  type Notification,
+  type OwnershipStore,
+  type ProcessRow,
+  type Topic,
+  toProcess,
+} from '../ownership.js';
 import type { Listener } from './listen.js';
 import { DB_NOW_MS, inOrder, inTx, type Pool, type Queryable } from './pool.js';
-
-interface ProcessRow {
-  id: string;
-  host: string;
-  pid: number;
-  role: string;
-  started_at: number;
-  last_seen: number;
-  fingerprint: string;
-  schema_version: number;
-}
-
-const toProcess = (r: ProcessRow): ProcessInfo => ({
-  id: r.id,
-  host: r.host,
-  pid: r.pid,
-  role: r.role,
-  startedAt: r.started_at,
-  lastSeen: r.last_seen,
-  fingerprint: r.fingerprint,
-  schemaVersion: r.schema_version,
-});
 
 type LeaseTable = 'chat_leases' | 'leader_leases';
 const KEY: Record<LeaseTable, string> = { chat_leases: 'chat', leader_leases: 'name' };

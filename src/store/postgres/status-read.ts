@@ -3,157 +3,51 @@
 // write of another process between two of them), and nothing is ever written or locked. Used by the
 // open store (a relay's live status) and by postgres/admin.ts (status and doctor while no relay runs).
 import type { JobState } from '../../core/job-state.js';
-import type { ChatKey } from '../../core/types.js';
 import type { DailyUsage, RunRecord } from '../contract/runs.js';
-import type { ProcessInfo } from '../ownership.js';
+import { type ProcessInfo, type ProcessRow, toProcess } from '../ownership.js';
 import type { StatusFacts, StatusReader } from '../status-read.js';
 import type { AgentTask } from '../tasks.js';
+import { type JobStateRow, toJobState } from './job-states.js';
 import { unescapeNul } from './nul.js';
 import type { Pool, Queryable } from './pool.js';
+import { RUN_COLUMNS, type RunRow, toDailyUsage, toRunRecord } from './runs.js';
+import { TASK_COLUMNS, type TaskRow, toTask } from './tasks.js';
 
 const LIMIT = 20;
-const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
 
 async function rows<T>(q: Queryable, sql: string, params: unknown[] = []): Promise<T[]> {
   return (await q.query(sql, params)).rows as T[];
 }
 
-async function runs(q: Queryable): Promise<RunRecord[]> {
-  const r = await rows<{
-    chat: string;
-    agent: string;
-    label: string;
-    started_at: number;
-    duration_ms: number;
-    outcome: string;
-    error: string | null;
-    input_tokens: number | null;
-    output_tokens: number | null;
-    cost_usd: number | null;
-  }>(
-    q,
-    `SELECT chat, agent, label, started_at, duration_ms, outcome, error, input_tokens, output_tokens, cost_usd
-     FROM runs ORDER BY started_at DESC, id DESC LIMIT $1`,
-    [LIMIT],
-  );
-  return r.map((x) => {
-    const usage = {
-      ...(x.input_tokens !== null && { inputTokens: x.input_tokens }),
-      ...(x.output_tokens !== null && { outputTokens: x.output_tokens }),
-      ...(x.cost_usd !== null && { costUsd: x.cost_usd }),
-    };
-    return {
-      chat: x.chat,
-      agent: x.agent,
-      label: x.label,
-      startedAt: x.started_at,
-      durationMs: x.duration_ms,
-      outcome: x.outcome,
-      ...(x.error !== null && { error: unescapeNul(x.error) }),
-      ...(Object.keys(usage).length > 0 && { usage }),
-    };
-  });
-}
+const runs = async (q: Queryable): Promise<RunRecord[]> =>
+  (
+    await rows<RunRow>(q, `SELECT ${RUN_COLUMNS} FROM runs ORDER BY started_at DESC, id DESC LIMIT $1`, [
+      LIMIT,
+    ])
+  ).map(toRunRecord);
 
-async function usage(q: Queryable): Promise<DailyUsage[]> {
-  const r = await rows<Record<string, number | string>>(
-    q,
-    `SELECT * FROM usage_daily WHERE day IN (SELECT DISTINCT day FROM usage_daily ORDER BY day DESC LIMIT 7)
-     ORDER BY day DESC, label COLLATE "C"`,
-  );
-  return r.map((x) => ({
-    day: String(x.day),
-    label: String(x.label),
-    runs: Number(x.runs),
-    runsWithUsage: Number(x.runs_with_usage),
-    inputTokens: Number(x.input_tokens),
-    outputTokens: Number(x.output_tokens),
-    costUsd: Number(x.cost_usd),
-    runsWithCost: Number(x.runs_with_cost),
-  }));
-}
+const usage = async (q: Queryable): Promise<DailyUsage[]> =>
+  (
+    await rows<Record<string, number | string>>(
+      q,
+      `SELECT * FROM usage_daily WHERE day IN (SELECT DISTINCT day FROM usage_daily ORDER BY day DESC LIMIT 7)
+       ORDER BY day DESC, label COLLATE "C"`,
+    )
+  ).map(toDailyUsage);
 
-async function jobStates(q: Queryable): Promise<Map<string, JobState>> {
-  const r = await rows<{
-    job: string;
-    fingerprint: string;
-    last_run_at: number | null;
-    next_run_at: number | null;
-    last_outcome: string | null;
-    last_detail: string | null;
-    failure_streak: number;
-    attempts: number;
-    running_since: number | null;
-    done: boolean;
-  }>(q, 'SELECT * FROM schedule_state ORDER BY job');
-  return new Map(
-    r.map((x) => [
+const jobStates = async (q: Queryable): Promise<Map<string, JobState>> =>
+  new Map(
+    (await rows<JobStateRow>(q, 'SELECT * FROM schedule_state ORDER BY job')).map((x) => [
       x.job,
-      {
-        fingerprint: x.fingerprint,
-        lastRunAt: opt(x.last_run_at),
-        nextRunAt: opt(x.next_run_at),
-        lastOutcome: opt(x.last_outcome),
-        lastDetail: opt(x.last_detail),
-        failureStreak: x.failure_streak,
-        attempts: x.attempts,
-        runningSince: opt(x.running_since),
-        done: x.done,
-      },
+      toJobState(x),
     ]),
   );
-}
 
-async function tasks(q: Queryable): Promise<AgentTask[]> {
-  const r = await rows<{
-    id: string;
-    chat: string;
-    prompt: string;
-    cron: string | null;
-    every: string | null;
-    at: string | null;
-    time_zone: string | null;
-    created_at: number;
-    paused_at: number | null;
-  }>(
-    q,
-    'SELECT id, chat, prompt, cron, every, at, time_zone, created_at, paused_at FROM agent_tasks ORDER BY created_at, id',
-  );
-  return r.map((x) => ({
-    id: x.id,
-    chat: x.chat as ChatKey,
-    prompt: unescapeNul(x.prompt),
-    ...(x.cron !== null && { cron: x.cron }),
-    ...(x.every !== null && { every: x.every }),
-    ...(x.at !== null && { at: x.at }),
-    ...(x.time_zone !== null && { timeZone: x.time_zone }),
-    createdAt: x.created_at,
-    ...(x.paused_at !== null && { pausedAt: x.paused_at }),
-  }));
-}
+const tasks = async (q: Queryable): Promise<AgentTask[]> =>
+  (await rows<TaskRow>(q, `SELECT ${TASK_COLUMNS} FROM agent_tasks ORDER BY created_at, id`)).map(toTask);
 
-async function processes(q: Queryable): Promise<ProcessInfo[]> {
-  const r = await rows<{
-    id: string;
-    host: string;
-    pid: number;
-    role: string;
-    started_at: number;
-    last_seen: number;
-    fingerprint: string;
-    schema_version: number;
-  }>(q, 'SELECT * FROM processes ORDER BY started_at, id');
-  return r.map((x) => ({
-    id: x.id,
-    host: x.host,
-    pid: x.pid,
-    role: x.role,
-    startedAt: x.started_at,
-    lastSeen: x.last_seen,
-    fingerprint: x.fingerprint,
-    schemaVersion: x.schema_version,
-  }));
-}
+const processes = async (q: Queryable): Promise<ProcessInfo[]> =>
+  (await rows<ProcessRow>(q, 'SELECT * FROM processes ORDER BY started_at, id')).map(toProcess);
 
 /** Every fact, from a migrated database (the caller checked its schema is there). */
 export async function readPgStatusFacts(q: Queryable): Promise<StatusFacts> {

@@ -6,7 +6,8 @@ import type { AgentTask, TaskStore } from '../tasks.js';
 import { escapeNul, unescapeNul } from './nul.js';
 import { chatLock, inTx, type Pool, type Queryable } from './pool.js';
 
-interface Row {
+/** An agent_tasks row as read, with the columns of TASK_COLUMNS. */
+export interface TaskRow {
   id: string;
   chat: string;
   prompt: string;
@@ -18,9 +19,9 @@ interface Row {
   paused_at: number | null;
 }
 
-const COLUMNS = 'id, chat, prompt, cron, every, at, time_zone, created_at, paused_at';
+export const TASK_COLUMNS = 'id, chat, prompt, cron, every, at, time_zone, created_at, paused_at';
 
-const toTask = (r: Row): AgentTask => ({
+export const toTask = (r: TaskRow): AgentTask => ({
   id: r.id,
   chat: r.chat as ChatKey,
   prompt: unescapeNul(r.prompt),
@@ -36,17 +37,22 @@ const toTask = (r: Row): AgentTask => ({
 const newId = (): string => `t${randomBytes(4).toString('hex')}`;
 
 async function taskOf(q: Queryable, chat: string, id: string): Promise<AgentTask | undefined> {
-  const r = await q.query<Row>(`SELECT ${COLUMNS} FROM agent_tasks WHERE chat = $1 AND id = $2`, [chat, id]);
+  const r = await q.query<TaskRow>(`SELECT ${TASK_COLUMNS} FROM agent_tasks WHERE chat = $1 AND id = $2`, [
+    chat,
+    id,
+  ]);
   return r.rows[0] && toTask(r.rows[0]);
 }
 
 export function pgTaskStore(pool: Pool): TaskStore {
   const list = async (sql: string, params: unknown[]) =>
-    (await pool.query<Row>(sql, params)).rows.map(toTask);
+    (await pool.query<TaskRow>(sql, params)).rows.map(toTask);
   return {
     add: (task, callKey, max, now) =>
       inTx(pool, [chatLock(task.chat)], async (c) => {
-        const same = await c.query<Row>(`SELECT ${COLUMNS} FROM agent_tasks WHERE call_key = $1`, [callKey]);
+        const same = await c.query<TaskRow>(`SELECT ${TASK_COLUMNS} FROM agent_tasks WHERE call_key = $1`, [
+          callKey,
+        ]);
         if (same.rows[0]) return { type: 'existing' as const, task: toTask(same.rows[0]) };
         const n = await c.query<{ n: number }>('SELECT count(*) AS n FROM agent_tasks WHERE chat = $1', [
           task.chat,
@@ -72,8 +78,8 @@ export function pgTaskStore(pool: Pool): TaskStore {
         return { type: 'added' as const, task: stored };
       }),
     list: (chat) =>
-      list(`SELECT ${COLUMNS} FROM agent_tasks WHERE chat = $1 ORDER BY created_at, id`, [chat]),
-    all: () => list(`SELECT ${COLUMNS} FROM agent_tasks ORDER BY created_at, id`, []),
+      list(`SELECT ${TASK_COLUMNS} FROM agent_tasks WHERE chat = $1 ORDER BY created_at, id`, [chat]),
+    all: () => list(`SELECT ${TASK_COLUMNS} FROM agent_tasks ORDER BY created_at, id`, []),
     cancel: async (chat, id) =>
       ((await pool.query('DELETE FROM agent_tasks WHERE chat = $1 AND id = $2', [chat, id])).rowCount ?? 0) >
       0,
@@ -81,8 +87,8 @@ export function pgTaskStore(pool: Pool): TaskStore {
       await pool.query('DELETE FROM agent_tasks WHERE id = $1', [id]);
     },
     setPaused: async (chat, id, at) => {
-      const r = await pool.query<Row>(
-        `UPDATE agent_tasks SET paused_at = $3 WHERE chat = $1 AND id = $2 RETURNING ${COLUMNS}`,
+      const r = await pool.query<TaskRow>(
+        `UPDATE agent_tasks SET paused_at = $3 WHERE chat = $1 AND id = $2 RETURNING ${TASK_COLUMNS}`,
         [chat, id, at ?? null],
       );
       return r.rows[0] && toTask(r.rows[0]);

@@ -13,8 +13,9 @@ import {
   type LeaseOutcome,
   type Notification,
   type OwnershipStore,
-  type ProcessInfo,
+  type ProcessRow,
   type Topic,
+  toProcess,
 } from '../ownership.js';
 import { type Db, type Migration, prepared, transaction } from './db.js';
 
@@ -60,28 +61,6 @@ interface LeaseRow {
   epoch: number;
   expires_at: number;
 }
-
-interface ProcessRow {
-  id: string;
-  host: string;
-  pid: number;
-  role: string;
-  started_at: number;
-  last_seen: number;
-  fingerprint: string;
-  schema_version: number;
-}
-
-const toProcess = (r: ProcessRow): ProcessInfo => ({
-  id: r.id,
-  host: r.host,
-  pid: r.pid,
-  role: r.role,
-  startedAt: r.started_at,
-  lastSeen: r.last_seen,
-  fingerprint: r.fingerprint,
-  schemaVersion: r.schema_version,
-});
 
 /**
  * Sync, inside the transaction of a run-side write: throws FenceConflict unless `fence` is still the

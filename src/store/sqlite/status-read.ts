@@ -6,7 +6,7 @@
 
 import { existsSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
-import type { ProcessInfo } from '../ownership.js';
+import { type ProcessInfo, type ProcessRow, toProcess } from '../ownership.js';
 import type { StatusFacts, StatusReader } from '../status-read.js';
 import type { Db } from './db.js';
 import { pendingByChat } from './inbox.js';
@@ -87,26 +87,9 @@ function readFacts(db: Db): StatusFacts {
 }
 
 function readProcesses(db: Db): ProcessInfo[] {
-  const rows = db.prepare('SELECT * FROM processes ORDER BY started_at, id').all() as {
-    id: string;
-    host: string;
-    pid: number;
-    role: string;
-    started_at: number;
-    last_seen: number;
-    fingerprint: string;
-    schema_version: number;
-  }[];
-  return rows.map((r) => ({
-    id: r.id,
-    host: r.host,
-    pid: r.pid,
-    role: r.role,
-    startedAt: r.started_at,
-    lastSeen: r.last_seen,
-    fingerprint: r.fingerprint,
-    schemaVersion: r.schema_version,
-  }));
+  return (db.prepare('SELECT * FROM processes ORDER BY started_at, id').all() as unknown as ProcessRow[]).map(
+    toProcess,
+  );
 }
 
 function waitingAnswers(db: Db): StatusFacts['waitingAnswers'] {

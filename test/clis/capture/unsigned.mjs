@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Captures one real agent CLI run with no credentials at all (a fresh HOME, no API key in the
 // environment), as a first-time user on a new machine has it, into fixtures/agents/<cli>/<name>.json
-// in the shape of the harness's run.sh (plus `stdout_at_ms`: when each stdout line arrived, so a
-// test can tell how soon the relay may know). Runs ONLY inside the loopback-only namespace:
+// in the shape of the harness's run.sh (plus `stdout_at_ms` and `stderr_at_ms`: when each line
+// arrived, so a test can tell how soon the relay may know). Runs ONLY inside the loopback-only namespace:
 //   sh test/clis/netns.sh node test/clis/capture/unsigned.mjs NAME TIMEOUT_S CLI ARGS...
 // The prompt goes on stdin, as the relay gives it.
 import { spawn } from 'node:child_process';
@@ -49,17 +49,27 @@ child.stdin.end('hello\n');
 let out = '';
 let err = '';
 const at = [];
-let partial = '';
+const errAt = [];
+/** Records when each complete line of a stream arrived. */
+function lineTimes(times) {
+  let partial = '';
+  return (c) => {
+    partial += c;
+    for (let i = partial.indexOf('\n'); i >= 0; i = partial.indexOf('\n')) {
+      times.push(Math.round(performance.now() - t0));
+      partial = partial.slice(i + 1);
+    }
+  };
+}
+const outLine = lineTimes(at);
+const errLine = lineTimes(errAt);
 child.stdout.on('data', (c) => {
   out += c;
-  partial += c;
-  for (let i = partial.indexOf('\n'); i >= 0; i = partial.indexOf('\n')) {
-    at.push(Math.round(performance.now() - t0));
-    partial = partial.slice(i + 1);
-  }
+  outLine(c);
 });
 child.stderr.on('data', (c) => {
   err += c;
+  errLine(c);
 });
 let timedOut = false;
 const timer = setTimeout(() => {
@@ -85,6 +95,7 @@ child.on('close', (code, signal) => {
     stdout: out,
     stderr: err.replaceAll(state, '<state>'),
     stdout_at_ms: at,
+    stderr_at_ms: errAt,
     env: Object.keys(env),
     network_isolated: true,
     captured_at: new Date().toISOString(),
