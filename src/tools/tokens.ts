@@ -327,7 +327,6 @@ export class ToolTokens {
     // A masked token past its time but kept for a live grant is due with that grant (counted above).
     this.sweepDue = next;
   }
-
 }
 
 const DUMMY = randomBytes(32);
