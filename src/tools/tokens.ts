@@ -117,8 +117,9 @@ export class ToolTokens {
   /**
    * No entry of any map above can be due for removal before this time (epoch ms), so a mint skips
    * the sweep until then. Tokens stay masked for a margin after their run, so at a steady message
-   * rate hundreds are kept; walking all of them at every mint was a few percent of the relay's CPU
-   * per message (docs/performance.md). Every time set below lowers it; a sweep recomputes it.
+   * rate hundreds are kept; walking all of them at every mint was agentwire's own largest allocation
+   * per message after the spawn's (docs/performance.md). Every time set below lowers it; a sweep
+   * recomputes it.
    */
   private sweepDue = Number.NEGATIVE_INFINITY;
 

@@ -36,6 +36,8 @@ export function twilioSendStore(db: Db): TwilioSendStore {
     prepared(db, 'SELECT * FROM twilio_delivery WHERE sid = ?').get(sid) as DeliveryRow | undefined;
   const write = (fn: () => void) => transaction(db, fn);
   return {
+    // This and unblock run once per message, each one statement, which is its own transaction:
+    // no BEGIN and COMMIT around them.
     saveTwilioSend: async (sid, chatId, status, at) => {
       prepared(
         db,
@@ -79,7 +81,6 @@ export function twilioSendStore(db: Db): TwilioSendStore {
           | { code: string }
           | undefined
       )?.code,
-    // One statement is its own transaction: no BEGIN and COMMIT around it (this runs per message).
     unblock: async (chatId) => {
       prepared(db, 'DELETE FROM twilio_blocked WHERE chat_id = ?').run(chatId);
     },
