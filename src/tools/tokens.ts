@@ -114,6 +114,14 @@ export class ToolTokens {
    * token) never puts it in a log line or a reply. Forgotten a margin after its run, by the next mint.
    */
   private readonly masked = new Map<string, number>();
+  /**
+   * No entry of any map above can be due for removal before this time (epoch ms), so a mint skips
+   * the sweep until then. Tokens stay masked for a margin after their run, so at a steady message
+   * rate hundreds are kept; walking all of them at every mint was agentwire's own largest allocation
+   * per message after the spawn's (docs/performance.md). Every time set below lowers it; a sweep
+   * recomputes it.
+   */
+  private sweepDue = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly now: () => number = Date.now,
@@ -142,6 +150,7 @@ export class ToolTokens {
     const token = `${id}.${secret.toString('base64url')}`;
     registerCredential(token);
     this.masked.set(token, expiresAt);
+    this.due(expiresAt);
     return token;
   }
 
@@ -205,6 +214,7 @@ export class ToolTokens {
     this.release(p);
     p.closedUntil = this.now() + TOKEN_MARGIN_MS;
     if (this.masked.has(processToken)) this.masked.set(processToken, p.closedUntil);
+    this.due(p.closedUntil);
   }
 
   /**
@@ -267,6 +277,12 @@ export class ToolTokens {
     this.grants.delete(id);
     // Still masked for a while: the run's last output may be logged after it ended.
     if (this.masked.has(token)) this.masked.set(token, this.now() + TOKEN_MARGIN_MS);
+    this.due(this.now() + TOKEN_MARGIN_MS);
+  }
+
+  /** Something may be removed once the clock passes `at`. */
+  private due(at: number): void {
+    if (at < this.sweepDue) this.sweepDue = at;
   }
 
   get size(): number {
@@ -282,22 +298,35 @@ export class ToolTokens {
 
   private sweep(): void {
     const now = this.now();
+    // Nothing expires before sweepDue (each time is `now > t`, and a grant's expiry only moves later
+    // while its run waits for a person), so skipping until then removes nothing late.
+    if (!(now > this.sweepDue)) return;
+    let next = Number.POSITIVE_INFINITY;
     const live = new Set<string>();
     for (const [id, e] of this.grants) {
       if (expired(e.grant, now)) {
         this.grants.delete(id);
         this.ended.set(id, { secret: e.secret, until: now + TOKEN_MARGIN_MS });
-      } else live.add(id);
+        next = Math.min(next, now + TOKEN_MARGIN_MS);
+      } else {
+        live.add(id);
+        next = Math.min(next, e.grant.expiresAt + (e.grant.personWaitMs?.() ?? 0));
+      }
     }
-    for (const [id, e] of this.ended) if (now > e.until) this.ended.delete(id);
+    for (const [id, e] of this.ended)
+      if (now > e.until) this.ended.delete(id);
+      else next = Math.min(next, e.until);
     for (const [id, p] of this.processes)
       if (p.closedUntil !== undefined && now > p.closedUntil) this.processes.delete(id);
+      else if (p.closedUntil !== undefined) next = Math.min(next, p.closedUntil);
     // A run token stays masked while its grant lives, however long its run waited for a person.
     for (const [token, until] of this.masked)
       if (now > until && !live.has(idOf(token))) {
         this.masked.delete(token);
         forgetCredential(token);
-      }
+      } else if (until >= now) next = Math.min(next, until);
+    // A masked token past its time but kept for a live grant is due with that grant (counted above).
+    this.sweepDue = next;
   }
 }
 

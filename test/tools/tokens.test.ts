@@ -107,6 +107,30 @@ describe('ToolTokens', () => {
     expect(maskCredentials(token)).toBe(token);
   });
 
+  it('mints skip the sweep until something is due, and the first mint after forgets what came due', () => {
+    let now = 0;
+    const t = new ToolTokens(() => now);
+    const short = t.mint(grant, 1000); // expires at 1000 + margin, never revoked
+    const long = t.mint(grant, 10 * TOKEN_MARGIN_MS);
+    // Many mints before anything is due: both stay masked.
+    for (now = 1; now <= 1000 + TOKEN_MARGIN_MS; now += 997) t.revoke(t.mint(grant, 10 * TOKEN_MARGIN_MS));
+    now = 1000 + TOKEN_MARGIN_MS;
+    t.mint(grant, 10 * TOKEN_MARGIN_MS);
+    expect(maskCredentials(short)).toBe('[redacted]');
+    // One ms later the short run's grant has expired: the next mint ends it (still told as ended)
+    // and forgets its masking; the long run is untouched.
+    now += 1;
+    t.mint(grant, 10 * TOKEN_MARGIN_MS);
+    expect(maskCredentials(short)).toBe(short);
+    expect(t.check(short)).toEqual({ ok: false, error: TOKEN_REFUSED });
+    expect(maskCredentials(long)).toBe('[redacted]');
+    expect(t.check(long).ok).toBe(true);
+    // A margin later the ended entry is forgotten too: the token is just not valid.
+    now += TOKEN_MARGIN_MS + 1;
+    t.mint(grant, 10 * TOKEN_MARGIN_MS);
+    expect(t.check(short)).toEqual({ ok: false, error: TOKEN_INVALID });
+  });
+
   it('known (enough to list tools): a live run token, a live process token bound or not; nothing else', () => {
     let now = 0;
     const t = new ToolTokens(() => now);

@@ -109,6 +109,19 @@ export function prepared(db: Db, sql: string): StatementSync {
   return st;
 }
 
+/**
+ * Runs `fn`, which only reads, in one snapshot (a deferred BEGIN): the reads agree with each other
+ * even while another process writes, and no write lock is taken (a run reads its session this way).
+ */
+export function readTransaction<T>(db: Db, fn: () => T): T {
+  prepared(db, 'BEGIN').run();
+  try {
+    return fn();
+  } finally {
+    prepared(db, 'COMMIT').run();
+  }
+}
+
 /** Runs `fn` in a transaction (BEGIN IMMEDIATE, so writers queue instead of failing midway). */
 export function transaction<T>(db: Db, fn: () => T): T {
   // Compiled once like any other statement: the message path commits three to four times.

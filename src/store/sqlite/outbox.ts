@@ -7,6 +7,7 @@ import type { MessageRef } from '../../core/message-ref.js';
 import { redactItem } from '../../core/outbound-redact.js';
 import type { ChatKey, OutboxItem } from '../../core/types.js';
 import { isMessageItem, type MessageRefRow, NOTICE_PREFIX, type OutboxRow } from '../contract/outbox.js';
+import type { Fence } from '../ownership.js';
 import { type Db, type Migration, prepared } from './db.js';
 
 export { isExpiryNotice, type OutboxRow } from '../contract/outbox.js';
@@ -131,6 +132,28 @@ export function markSent(db: Db, id: number, now: number, providerId?: string): 
     db,
     `UPDATE outbox SET status = 'sent', sent_at = ?, provider_id = ?, tries = tries + 1 WHERE id = ?`,
   ).run(now, providerId ?? null, id);
+}
+
+/**
+ * markSent only while `fence` is still the lease of the row's chat, in one statement (SQLite runs
+ * it under its write lock, so the check and the write cannot be split): the delivery's fenced write
+ * without a transaction of three statements around it, once per chunk sent. False when nothing
+ * changed (no such row, or the lease moved): the caller then asks why, in a transaction.
+ */
+export function markSentFenced(
+  db: Db,
+  id: number,
+  now: number,
+  providerId: string | undefined,
+  fence: Fence,
+): boolean {
+  const r = prepared(
+    db,
+    `UPDATE outbox SET status = 'sent', sent_at = ?, provider_id = ?, tries = tries + 1
+     WHERE id = ? AND chat = ?
+       AND EXISTS (SELECT 1 FROM chat_leases WHERE chat = ? AND holder = ? AND epoch = ?)`,
+  ).run(now, providerId ?? null, id, fence.chat, fence.chat, fence.holder, fence.epoch);
+  return Number(r.changes) > 0;
 }
 
 /** Provider ids of a chat's chunks recorded as sent at or after `since`. */

@@ -4,7 +4,7 @@
 import { deferredPort, deferredWanted } from '../deferred.js';
 import { storeFailure } from '../errors.js';
 import type { KeptSession, QueueStore } from '../queue-ops.js';
-import { type Db, transaction } from './db.js';
+import { type Db, readTransaction, transaction } from './db.js';
 import {
   countPending,
   getInbound,
@@ -37,6 +37,7 @@ import {
   markExpired,
   markFailed,
   markSent,
+  markSentFenced,
   messageRefRow,
   newerEdit,
   nextPending,
@@ -234,7 +235,7 @@ function queueOps(db: Db): QueueStore {
 
     chatSettings: async (chat) => getChatSettings(db, chat),
     session: async (scope, agent) =>
-      transaction(db, () => ({
+      readTransaction(db, () => ({
         row: getSession(db, scope, agent),
         generation: sessionGeneration(db, scope),
       })),
@@ -260,12 +261,15 @@ function queueOps(db: Db): QueueStore {
     sentProviderIds: async (chat, since) => sentProviderIds(db, chat, since),
     markChunkAttempt: (id, now) => written(() => markAttempt(db, id, now)),
     markChunkSent: (id, now, providerId, fence) =>
-      written(() =>
-        fenced(fence, () => {
-          if (fence) assertFence(db, fence, outboxChat(db, id));
+      written(() => {
+        if (!fence) return markSent(db, id, now, providerId);
+        if (markSentFenced(db, id, now, providerId, fence)) return;
+        // Nothing marked: the same write the long way, which refuses it with the lease's reason.
+        transaction(db, () => {
+          assertFence(db, fence, outboxChat(db, id));
           markSent(db, id, now, providerId);
-        }),
-      ),
+        });
+      }),
     markChunkRetry: (id, error, nextAt) => written(() => markAttemptFailed(db, id, error, nextAt)),
     expireChunk: (row, error, now, notice) =>
       written(() =>

@@ -36,14 +36,15 @@ export function twilioSendStore(db: Db): TwilioSendStore {
     prepared(db, 'SELECT * FROM twilio_delivery WHERE sid = ?').get(sid) as DeliveryRow | undefined;
   const write = (fn: () => void) => transaction(db, fn);
   return {
-    saveTwilioSend: async (sid, chatId, status, at) =>
-      write(() => {
-        prepared(
-          db,
-          `INSERT INTO twilio_delivery (sid, chat_id, status, updated_at) VALUES (?, ?, ?, ?)
-           ON CONFLICT(sid) DO NOTHING`,
-        ).run(sid, chatId, status, at);
-      }),
+    // This and unblock run once per message, each one statement, which is its own transaction:
+    // no BEGIN and COMMIT around them.
+    saveTwilioSend: async (sid, chatId, status, at) => {
+      prepared(
+        db,
+        `INSERT INTO twilio_delivery (sid, chat_id, status, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT(sid) DO NOTHING`,
+      ).run(sid, chatId, status, at);
+    },
     recordStatus: async (sid, status, errorCode, at, next) =>
       transaction(db, () => {
         const row = deliveryRow(sid);
@@ -80,10 +81,9 @@ export function twilioSendStore(db: Db): TwilioSendStore {
           | { code: string }
           | undefined
       )?.code,
-    unblock: async (chatId) =>
-      write(() => {
-        prepared(db, 'DELETE FROM twilio_blocked WHERE chat_id = ?').run(chatId);
-      }),
+    unblock: async (chatId) => {
+      prepared(db, 'DELETE FROM twilio_blocked WHERE chat_id = ?').run(chatId);
+    },
     claimRefusal: async (sender, at) =>
       transaction(
         db,
