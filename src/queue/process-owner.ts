@@ -23,6 +23,7 @@ import type {
   ProcessInfo,
   Topic,
 } from '../store/ownership.js';
+import { AffinityWait } from './lease-affinity.js';
 import type { Clock } from './ports.js';
 
 export interface OwnershipTimings {
@@ -32,6 +33,8 @@ export interface OwnershipTimings {
   renewMs: number;
   /** How often other processes' notifications are read (without pushes; with them, every `renewMs`). */
   pollMs: number;
+  /** Set: a chat waits up to this long for its last runner while it lives (queue/lease-affinity.ts). */
+  affinityMs?: number;
 }
 
 export function ownershipTimings(leaseSeconds: number): OwnershipTimings {
@@ -73,6 +76,7 @@ export class ProcessOwner {
     string,
     { on: boolean; epoch?: number; gained(fence: Fence): void; lost(): void }
   >();
+  private readonly affinity: AffinityWait | undefined;
   private lostHandler: (chat: ChatKey) => void = () => undefined;
   private orphanHandler: (chats: OrphanChat[]) => void = () => undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -92,7 +96,11 @@ export class ProcessOwner {
     readonly timings: OwnershipTimings,
     private readonly log: Logger,
     private readonly now: Clock,
-  ) {}
+  ) {
+    const bound = timings.affinityMs;
+    this.affinity =
+      bound === undefined ? undefined : new AffinityWait(port, info.id, bound, 2 * timings.renewMs);
+  }
 
   get id(): string {
     return this.info.id;
@@ -131,7 +139,14 @@ export class ProcessOwner {
       return { fence: mine.fence, fresh: false };
     }
     const at = this.now();
+    // Left to the live process that last ran it (it was told: `chat_ready`), for a bounded while.
+    const leftUntil = await this.affinity?.until(chat, at);
+    if (leftUntil !== undefined) {
+      this.blockedUntil.set(chat, leftUntil);
+      return undefined;
+    }
     const r = await this.port.acquireChat(chat, this.id, at, this.timings.leaseMs);
+    this.affinity?.done(chat);
     if (r.type === 'held') {
       this.blockedUntil.set(chat, r.expiresAt);
       return undefined;
