@@ -68,8 +68,13 @@ export function sharedFolderCheck(deps: SharedCheckDeps): { start(): Promise<voi
   };
   return {
     async start() {
-      await mkdir(markers, { recursive: true, mode: 0o700 });
-      await writeFile(mine, '', { mode: 0o600 });
+      try {
+        await mkdir(markers, { recursive: true, mode: 0o700 });
+        await writeFile(mine, '', { mode: 0o600 });
+      } catch (err) {
+        // The files themselves will fail to save and say so; the relay still starts.
+        deps.log.warn({ err, folder: deps.dir }, 'cannot write into the media folder');
+      }
       await round();
       if (said) return;
       timer = setInterval(() => void round(), deps.everyMs);

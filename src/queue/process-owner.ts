@@ -25,6 +25,7 @@ import type {
 } from '../store/ownership.js';
 import { AffinityWait } from './lease-affinity.js';
 import type { Clock } from './ports.js';
+import { processGone } from './process-gone.js';
 
 export interface OwnershipTimings {
   /** How long a lease lasts without renewal. */
@@ -40,18 +41,6 @@ export interface OwnershipTimings {
 export function ownershipTimings(leaseSeconds: number): OwnershipTimings {
   const leaseMs = leaseSeconds * 1000;
   return { leaseMs, renewMs: Math.max(50, Math.floor(leaseMs / 3)), pollMs: Math.min(500, leaseMs / 4) };
-}
-
-/** True when `p` is a process of this host that no longer exists (ESRCH), or one not seen for long. */
-export function processGone(p: ProcessInfo, now: number, staleMs: number): boolean {
-  if (p.host !== hostname()) return now - p.lastSeen > staleMs;
-  if (p.pid === process.pid) return false;
-  try {
-    process.kill(p.pid, 0);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
-  }
 }
 
 interface Held {
@@ -128,19 +117,26 @@ export class ProcessOwner {
    * The chat's lease for one more use (a run, a delivery): the fence to carry, or undefined when
    * another live process holds it (a `chat_ready` or an orphan scan says when to try again).
    */
-  take(chat: ChatKey): Promise<{ fence: Fence; fresh: boolean } | undefined> {
-    return this.serial(chat, () => this.takeNow(chat));
+  take(
+    chat: ChatKey,
+    opts: { forRun?: boolean } = {},
+  ): Promise<{ fence: Fence; fresh: boolean } | undefined> {
+    return this.serial(chat, () => this.takeNow(chat, opts.forRun === true));
   }
 
-  private async takeNow(chat: ChatKey): Promise<{ fence: Fence; fresh: boolean } | undefined> {
+  private async takeNow(
+    chat: ChatKey,
+    forRun: boolean,
+  ): Promise<{ fence: Fence; fresh: boolean } | undefined> {
     const mine = this.held.get(chat);
     if (mine) {
       mine.uses++;
       return { fence: mine.fence, fresh: false };
     }
     const at = this.now();
-    // Left to the live process that last ran it (it was told: `chat_ready`), for a bounded while.
-    const leftUntil = await this.affinity?.until(chat, at);
+    // A user run is left to the live process that last ran the chat (told by `chat_ready`), for a
+    // bounded while; a delivery or a heartbeat is not (it needs no session, and must not wait).
+    const leftUntil = forRun ? await this.affinity?.until(chat, at) : undefined;
     if (leftUntil !== undefined) {
       this.blockedUntil.set(chat, leftUntil);
       return undefined;
