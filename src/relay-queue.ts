@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { folderPlaces } from './agents/session-places.js';
 // The queue as the relay and `agentwire chat` build it: real agents (cold and warm), the real media
 // policy, routes and roles from the config, live progress through the outbox, questions and
 // approvals unless the process runs nothing.
@@ -65,6 +67,9 @@ export function createQueue(
     // Each run's status message, through the outbox, where the section asks and the channel edits.
     progress: { port: progress, settings: (channel) => progressSettings(config, channel) },
     ...(tools?.grantor && { tools: tools.grantor }),
+    // On a shared database a chat may move to another machine, whose disk lacks its session.
+    ...(config.store.engine === 'postgres' &&
+      !config.store.sharedAgentState && { places: folderPlaces(join(paths.agentState, 'sessions-here')) }),
     // A process that runs nothing (`hold`) asks nothing either.
     ...(!rest.hold && {
       interactions: {

@@ -9,7 +9,7 @@ import { whatsappLinkService } from './channels/whatsapp/link-control.js';
 import type { Context } from './cli/context.js';
 import { ExitError } from './cli/context.js';
 import { sharedTasksChanged, startOwner } from './cli/ownership.js';
-import type { Paths } from './config/paths.js';
+import { mediaRoot, type Paths } from './config/paths.js';
 import type { Config } from './config/schema.js';
 import { configWarnings } from './config/warnings.js';
 import { MethodRegistry, registerCoreMethods } from './control/methods.js';
@@ -19,6 +19,7 @@ import { eventsService } from './events/service.js';
 import { storedDefaultTarget } from './heartbeat/target.js';
 import { heartbeatService } from './heartbeat/wiring.js';
 import type { Logger } from './log.js';
+import { sharedFolderCheck } from './media/shared-check.js';
 import { stagingService } from './media/staging-service.js';
 import { linkAlertService } from './ops/alert/wiring.js';
 import type { ChannelMap } from './queue/ports.js';
@@ -184,6 +185,18 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
     // `agentwire chat` may run beside the relay on this state folder: chats are run under leases.
     const owner = await startOwner(ctx, store, 'relay');
     cleanup.push(() => owner.stop());
+    if (config.store.engine === 'postgres') {
+      // Files are named by path in the rows every process reads: said once when the folder is not shared.
+      const check = sharedFolderCheck({
+        dir: mediaRoot(paths),
+        me: owner.id,
+        processes: () => store.ownership.processes(),
+        log: log.child({ sub: 'files' }),
+        everyMs: owner.timings.renewMs,
+      });
+      await check.start();
+      cleanup.push(() => check.stop());
+    }
     const deps: RelayDeps = { config, paths, log, store, env: ctx.env };
     const channels = new Map<ChannelName, Channel>();
     for (const f of enabled) {

@@ -2,7 +2,7 @@
 import { AGENT_KINDS } from '../agents/registry.js';
 import { channelRedactPaths, channelSecrets } from '../channels/registry.js';
 import { formatProblem, loadConfig } from '../config/load.js';
-import { type Paths, resolvePaths } from '../config/paths.js';
+import { type Paths, resolvePaths, withSharedFolder } from '../config/paths.js';
 import { agentOverrides, type Config } from '../config/schema.js';
 import { storeSecrets } from '../config/schema-store.js';
 import { configProblems } from '../heartbeat/target.js';
@@ -79,5 +79,5 @@ export function loadContext(
           ...(tty ? { stderrFormat: formatLogLine } : {}),
         },
   );
-  return { paths, config, log, env };
+  return { paths: withSharedFolder(paths, config.store.sharedFolder), config, log, env };
 }

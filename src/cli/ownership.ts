@@ -45,7 +45,10 @@ export async function startOwner(
   store: Pick<Store, 'ownership'>,
   role: string,
 ): Promise<ProcessOwner> {
-  const timings = ownershipTimings(ctx.config.queue.leaseSeconds);
+  const base = ownershipTimings(ctx.config.queue.leaseSeconds);
+  // On a shared database a chat may move to another machine: it waits one renewal round for the
+  // process that last ran it, whose disk has its session (queue/lease-affinity.ts).
+  const timings = ctx.config.store.engine === 'postgres' ? { ...base, affinityMs: base.renewMs } : base;
   const owner = await ProcessOwner.start(
     store.ownership,
     { role, fingerprint: configFingerprint(ctx.config) },

@@ -13,6 +13,8 @@ export interface Paths {
   inboundMedia: string;
   /** Private copies of outbound files, made when they are checked; what the channels send. */
   stagedMedia: string;
+  /** Files served by URL to a channel that fetches them (Twilio's MediaUrl). */
+  hostedMedia: string;
   agentState: string;
   logs: string;
   /** Local control socket of a running relay (private permissions): the owner's, never an agent's. */
@@ -36,6 +38,7 @@ export function resolvePaths(env: NodeJS.ProcessEnv, configOverride?: string): P
     workspace: join(home, 'workspace'),
     inboundMedia: join(home, 'media', 'inbound'),
     stagedMedia: join(home, 'media', 'staged'),
+    hostedMedia: join(home, 'media', 'outbound'),
     agentState: join(home, 'agents'),
     logs: join(home, 'logs'),
     socket: join(home, 'relay.sock'),
@@ -43,3 +46,22 @@ export function resolvePaths(env: NodeJS.ProcessEnv, configOverride?: string): P
     lock: join(home, 'relay.lock'),
   };
 }
+
+/**
+ * The media folders under `store.sharedFolder` when it is set: a row names a file by its absolute
+ * path, and a chat that moves to another process (another machine) reads the row there, so the path
+ * must name the same file on every machine.
+ */
+export function withSharedFolder(paths: Paths, sharedFolder: string | undefined): Paths {
+  if (sharedFolder === undefined) return paths;
+  const media = join(sharedFolder, 'media');
+  return {
+    ...paths,
+    inboundMedia: join(media, 'inbound'),
+    stagedMedia: join(media, 'staged'),
+    hostedMedia: join(media, 'outbound'),
+  };
+}
+
+/** The folder that holds every media folder (the state folder's `media/`, or the shared one's). */
+export const mediaRoot = (paths: Pick<Paths, 'inboundMedia'>): string => join(paths.inboundMedia, '..');

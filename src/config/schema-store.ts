@@ -1,6 +1,7 @@
 // `store`: which engine keeps the queue, the outbox and every other durable state (docs/configuration.md,
 // "Store"; docs/scale-out.md). SQLite is one file in the state folder; PostgreSQL is a server several
 // relay processes may share. The URL carries a password: it is a secret (SECRET_PATHS in schema.ts).
+import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 
 export const STORE_ENGINES = ['sqlite', 'postgres'] as const;
@@ -22,6 +23,19 @@ export const storeSchema = z
       .optional()
       .describe(
         `The PostgreSQL connection URL, for engine \`postgres\`. Default: $${STORE_URL_ENV}. Secret.`,
+      ),
+    sharedFolder: z
+      .string()
+      .refine(isAbsolute, 'must be an absolute path (the same on every machine)')
+      .optional()
+      .describe(
+        'A folder every relay process on this database reaches at the same absolute path (NFS, EFS, a shared volume): received files, files waiting to be sent and files served by URL live under its `media/`, so a chat that moves to another process finds them. Default: the state folder (one machine).',
+      ),
+    sharedAgentState: z
+      .boolean()
+      .optional()
+      .describe(
+        "Default false. True when the agents' session files (the CLIs' own folders and the workspace) are on storage every process reaches at the same paths: a chat that moves to another process then resumes its session there instead of starting a fresh one (docs/scale-out.md).",
       ),
   })
   .strict();

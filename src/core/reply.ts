@@ -14,6 +14,7 @@ export const NOTICE = {
   empty: 'The agent finished without a reply.',
   truncated: '(The reply was cut short: the agent printed more than the output limit.)',
   contextReset: '(Context was reset: the previous session could not be resumed, so this starts a fresh one.)',
+  contextMoved: '(Context was reset: this chat moved to another machine, which does not have its session.)',
   crashedTwice:
     'Sorry, I could not answer your message: the relay stopped twice while working on it, so I gave up.',
   relayError: 'Something went wrong in the relay while answering; the error was logged.',
@@ -83,10 +84,10 @@ export function errorSentence(r: AgentError, agent: string): string {
 /** The whole reply text for a finished run (before media), never empty. */
 export function replyText(
   r: AgentResult,
-  opts: { agent: string; hasMedia: boolean; contextReset: boolean },
+  opts: { agent: string; hasMedia: boolean; contextReset: boolean; moved?: boolean },
 ): string {
   const parts: string[] = [];
-  if (opts.contextReset) parts.push(NOTICE.contextReset);
+  if (opts.contextReset) parts.push(opts.moved ? NOTICE.contextMoved : NOTICE.contextReset);
   if (r.type === 'error') parts.push(errorSentence(r, opts.agent));
   else {
     const text = r.text.trim();

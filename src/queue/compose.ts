@@ -88,6 +88,7 @@ export function composeRunReply(
   opts: {
     agent: string;
     contextReset: boolean;
+    moved?: boolean;
     channel: ChannelName;
     cwd: string;
     limit: number | ChunkRules;
@@ -99,6 +100,7 @@ export function composeRunReply(
     agent: opts.agent,
     hasMedia: media.length > 0,
     contextReset: opts.contextReset,
+    ...(opts.moved && { moved: true }),
   });
   return composeItems(policy, { text, media, channel: opts.channel, cwd: opts.cwd, limit: opts.limit }, log);
 }

@@ -3,6 +3,7 @@
 // in a fresh one (never in a loop, and never persisting the id a failed resume reported: that is how
 // a chat gets stuck forever).
 import { newSession } from '../agents/resolve.js';
+import { resumeChoice, type SessionPlaces } from '../agents/session-places.js';
 import type { AgentKind, AgentResult, SessionRef } from '../agents/types.js';
 import type { ProgressListener } from '../core/progress-event.js';
 import type { Role } from '../core/roles.js';
@@ -48,6 +49,8 @@ export interface RunContext {
   roles?: RoleResolver;
   /** The chat leases when processes share the store (queue/process-owner.ts). */
   owner?: ProcessOwner;
+  /** The sessions this machine keeps, when a chat may move to another machine (agents/session-places.ts). */
+  places?: SessionPlaces;
 }
 
 export type ExecuteOutcome =
@@ -65,6 +68,8 @@ export type ExecuteOutcome =
       generation: number;
       /** True when a stale session was dropped and the run retried in a fresh one. */
       contextReset: boolean;
+      /** With contextReset: the session was kept on another machine (the chat moved here). */
+      moved?: boolean;
       /** `session: 'fresh'`: the session is not kept for a next run. */
       discard?: boolean;
     };
@@ -195,6 +200,7 @@ export async function execute(
   // so the chat is not told "context was reset" about a session that may never have existed.
   const confirmed = state.type === 'active' && state.row.confirmed;
   let contextReset = false;
+  let moved = false;
   const fresh = async (why: string): Promise<boolean> => {
     deps.log.warn({ chat: maskId(chat), agent: kind, confirmed }, why);
     unwrap(await deps.store.forgetSession(scope, kind));
@@ -203,6 +209,15 @@ export async function execute(
     contextReset = confirmed;
     return true;
   };
+  const places = deps.places;
+  if (
+    session.type === 'resume' &&
+    resumeChoice(places ? 'checked' : 'none', places?.knows(session.id) ?? true) === 'fresh_moved'
+  ) {
+    if (!(await fresh('the session was kept on another machine; starting a fresh session')))
+      return done({ type: 'no_session', agent: kind });
+    moved = contextReset;
+  }
   if (session.type === 'resume' && agent.sessionGone?.(session.id)) {
     if (!(await fresh('stored session is gone; starting a fresh session')))
       return done({ type: 'no_session', agent: kind });
@@ -217,6 +232,9 @@ export async function execute(
   ) {
     result = await attempt(session);
   }
+  // Noted before the store keeps it: a session used here is this machine's from now on.
+  const used = result.sessionId ?? session.id;
+  if (places && used && mode.type !== 'fresh') places.note(used);
   return done({
     type: 'ran',
     agent: kind,
@@ -226,6 +244,7 @@ export async function execute(
     scope,
     generation,
     contextReset,
+    ...(moved ? { moved: true } : {}),
     ...(mode.type === 'fresh' && { discard: true }),
   });
 }

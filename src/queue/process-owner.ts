@@ -23,7 +23,9 @@ import type {
   ProcessInfo,
   Topic,
 } from '../store/ownership.js';
+import { AffinityWait } from './lease-affinity.js';
 import type { Clock } from './ports.js';
+import { processGone } from './process-gone.js';
 
 export interface OwnershipTimings {
   /** How long a lease lasts without renewal. */
@@ -32,23 +34,13 @@ export interface OwnershipTimings {
   renewMs: number;
   /** How often other processes' notifications are read (without pushes; with them, every `renewMs`). */
   pollMs: number;
+  /** Set: a chat waits up to this long for its last runner while it lives (queue/lease-affinity.ts). */
+  affinityMs?: number;
 }
 
 export function ownershipTimings(leaseSeconds: number): OwnershipTimings {
   const leaseMs = leaseSeconds * 1000;
   return { leaseMs, renewMs: Math.max(50, Math.floor(leaseMs / 3)), pollMs: Math.min(500, leaseMs / 4) };
-}
-
-/** True when `p` is a process of this host that no longer exists (ESRCH), or one not seen for long. */
-export function processGone(p: ProcessInfo, now: number, staleMs: number): boolean {
-  if (p.host !== hostname()) return now - p.lastSeen > staleMs;
-  if (p.pid === process.pid) return false;
-  try {
-    process.kill(p.pid, 0);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
-  }
 }
 
 interface Held {
@@ -73,6 +65,7 @@ export class ProcessOwner {
     string,
     { on: boolean; epoch?: number; gained(fence: Fence): void; lost(): void }
   >();
+  private readonly affinity: AffinityWait | undefined;
   private lostHandler: (chat: ChatKey) => void = () => undefined;
   private orphanHandler: (chats: OrphanChat[]) => void = () => undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -92,7 +85,11 @@ export class ProcessOwner {
     readonly timings: OwnershipTimings,
     private readonly log: Logger,
     private readonly now: Clock,
-  ) {}
+  ) {
+    const bound = timings.affinityMs;
+    this.affinity =
+      bound === undefined ? undefined : new AffinityWait(port, info.id, bound, 2 * timings.renewMs);
+  }
 
   get id(): string {
     return this.info.id;
@@ -120,18 +117,32 @@ export class ProcessOwner {
    * The chat's lease for one more use (a run, a delivery): the fence to carry, or undefined when
    * another live process holds it (a `chat_ready` or an orphan scan says when to try again).
    */
-  take(chat: ChatKey): Promise<{ fence: Fence; fresh: boolean } | undefined> {
-    return this.serial(chat, () => this.takeNow(chat));
+  take(
+    chat: ChatKey,
+    opts: { forRun?: boolean } = {},
+  ): Promise<{ fence: Fence; fresh: boolean } | undefined> {
+    return this.serial(chat, () => this.takeNow(chat, opts.forRun === true));
   }
 
-  private async takeNow(chat: ChatKey): Promise<{ fence: Fence; fresh: boolean } | undefined> {
+  private async takeNow(
+    chat: ChatKey,
+    forRun: boolean,
+  ): Promise<{ fence: Fence; fresh: boolean } | undefined> {
     const mine = this.held.get(chat);
     if (mine) {
       mine.uses++;
       return { fence: mine.fence, fresh: false };
     }
     const at = this.now();
+    // A user run is left to the live process that last ran the chat (told by `chat_ready`), for a
+    // bounded while; a delivery or a heartbeat is not (it needs no session, and must not wait).
+    const leftUntil = forRun ? await this.affinity?.until(chat, at) : undefined;
+    if (leftUntil !== undefined) {
+      this.blockedUntil.set(chat, leftUntil);
+      return undefined;
+    }
     const r = await this.port.acquireChat(chat, this.id, at, this.timings.leaseMs);
+    this.affinity?.done(chat);
     if (r.type === 'held') {
       this.blockedUntil.set(chat, r.expiresAt);
       return undefined;

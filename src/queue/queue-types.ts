@@ -1,4 +1,5 @@
 // What the queue is built with and what it reports (src/queue/queue.ts).
+import type { SessionPlaces } from '../agents/session-places.js';
 import type { Config } from '../config/schema.js';
 import type { ProgressSettings } from '../config/schema-progress.js';
 import type { ChunkRules } from '../core/chunk.js';
@@ -67,6 +68,8 @@ export interface QueueOptions {
    * is the store's one user (tests, `agentwire heartbeat`).
    */
   owner?: ProcessOwner;
+  /** The sessions this machine keeps (agents/session-places.ts): absent when a chat stays on it. */
+  places?: SessionPlaces;
   /**
    * Each run's live status message (docs/sessions-and-queue.md, "Progress"): the channel side, and
    * each channel section's settings (undefined: off). Absent: no run has one.

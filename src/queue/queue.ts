@@ -2,6 +2,7 @@
 // time per chat under a global cap, every answer goes through the outbox. Channels call `handleInbound`;
 // heartbeats the SystemRunner half. A run, claim to reply, is run.ts (system-run.ts for heartbeats); what
 // a message and a command do is decided by pure functions (busy-policy.ts, core/command-handler.ts).
+
 import type { InboundHandler, InboundOutcome } from '../channels/types.js';
 import { type ChatCommand, type CommandSettings, parseCommand } from '../core/commands.js';
 import { type CustomCommand, customCommands, parseCustom } from '../core/custom-commands.js';
@@ -16,6 +17,7 @@ import type {
 import { chatKey } from '../core/types.js';
 import type { RunCheck } from '../heartbeat/check.js';
 import { maskId } from '../log.js';
+import { scopeFor } from '../store/contract/sessions.js';
 import type { QueueStore } from '../store/queue-ops.js';
 import { acceptMessage } from './accept-message.js';
 import { answerRoute } from './answer-route.js';
@@ -116,6 +118,7 @@ export class Queue implements SystemRunner {
         closing: () => this.closing,
         pump: () => this.pump(),
         stopRun: (chat) => this.stopChat(chat),
+        scopeOf: (chat) => scopeFor(chat, this.context.scope),
         closeWarm: (scope) =>
           void this.opts.warm
             ?.close(scope)

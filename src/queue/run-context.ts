@@ -33,6 +33,7 @@ export function runContext(
     ...(opts.route && { route: opts.route }),
     ...(opts.roles && { roles: opts.roles }),
     ...(opts.owner && { owner: opts.owner }),
+    ...(opts.places && { places: opts.places }),
   };
 }
 

@@ -100,7 +100,14 @@ export async function finish(run: Run, out: ExecuteOutcome | undefined): Promise
       items = await composeRunReply(
         deps.mediaPolicy,
         out.result,
-        { agent: out.agent, contextReset: out.contextReset, channel, cwd: out.cwd, limit: deps.limit },
+        {
+          agent: out.agent,
+          contextReset: out.contextReset,
+          ...(out.moved && { moved: true }),
+          channel,
+          cwd: out.cwd,
+          limit: deps.limit,
+        },
         log,
       );
       failed = out.result.type === 'error' ? out.result.kind : undefined;

@@ -57,7 +57,7 @@ export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
     // Processes share the store: the chat's lease first, and every write of the run carries it.
     const owner = deps.context.owner;
     if (owner) {
-      const lease = await owner.take(chat);
+      const lease = await owner.take(chat, { forRun: true });
       // Another process runs the chat: it is told a message waits, and runs it after its own.
       if (!lease) {
         await owner.notify('chat_ready', chat);

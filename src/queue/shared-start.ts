@@ -27,8 +27,10 @@ export interface SharedStartDeps {
   pump(): void;
   /** Stops the chat's run here (a /stop typed in another process). */
   stopRun(chat: ChatKey): void;
-  /** Ends the scope's warm process here (a /new typed in another process). */
+  /** Ends the scope's warm process here (a /new typed in another process, a lease lost). */
   closeWarm(scope: string): void;
+  /** The session scope (the warm process's key) a chat's turns run in. */
+  scopeOf(chat: ChatKey): string;
 }
 
 export async function startShared(owner: ProcessOwner, q: SharedQueue, d: SharedStartDeps): Promise<void> {
@@ -65,8 +67,13 @@ export async function startShared(owner: ProcessOwner, q: SharedQueue, d: Shared
   owner.onOrphans((chats) => {
     for (const o of chats) ready(o.chat);
   });
-  // Its run goes on elsewhere now: stopped here, and the store refuses whatever it still writes.
-  owner.onLost((chat) => runSlots.abort(chat, 'shutdown'));
+  // Its run goes on elsewhere now: stopped here, and the store refuses whatever it still writes. Its
+  // warm process closes too (after the aborted turn): the new holder's turns are not in its context,
+  // and a process left running here would hold a CLI and its memory for a chat this one no longer runs.
+  owner.onLost((chat) => {
+    runSlots.abort(chat, 'shutdown');
+    d.closeWarm(d.scopeOf(chat));
+  });
   for (const row of await d.unfinished()) if (mine(row.chat)) runSlots.markReady(row.chat);
   await q.interactions?.start(mine);
   await deliverer.kickAll();

@@ -119,6 +119,11 @@ export interface OwnershipStore {
   renewChat(fence: Fence, now: number, ttlMs: number): Promise<boolean>;
   /** Gives the lease back (expires now, the epoch kept); nothing when it already moved. */
   releaseChat(fence: Fence): Promise<void>;
+  /**
+   * The process that last gave the chat's lease back (`releaseChat`), with its registry row's last
+   * renewal (undefined when it is no longer registered); undefined when none did yet.
+   */
+  lastHolder(chat: ChatKey): Promise<{ holder: string; lastSeen: number | undefined } | undefined>;
   /** Chats whose live lease another holder than `holder` has. */
   leasedByOthers(holder: string, now: number): Promise<ChatKey[]>;
   /** Chats with waiting or running messages whose lease nobody live holds. */

@@ -201,6 +201,7 @@ export function harness(
     route?: QueueOptions['route'];
     roles?: QueueOptions['roles'];
     progress?: QueueOptions['progress'];
+    places?: QueueOptions['places'];
   } = {},
 ): Harness {
   const store = opts.store ?? tempDb();
@@ -226,6 +227,7 @@ export function harness(
     ...(opts.route && { route: opts.route }),
     ...(opts.roles && { roles: opts.roles }),
     ...(opts.progress && { progress: opts.progress }),
+    ...(opts.places && { places: opts.places }),
   });
   if (opts.start !== false) void queue.start();
   const send = (text: string, over: Partial<InboundMessage> = {}) =>

@@ -36,6 +36,26 @@ export function ownershipContract(fresh: () => Promise<Store>): void {
       expect(await o.acquireChat(CHAT, 'A', NOW, TTL)).toMatchObject({ type: 'held', holder: 'B' });
     });
 
+    it('the last holder: who gave the lease back, with its registry row while it lives', async () => {
+      const s = await fresh();
+      const o = s.ownership;
+      expect(await o.lastHolder(CHAT)).toBeUndefined();
+      const a = await o.register(proc('relay', NOW), NOW + 5);
+      const lease = await o.acquireChat(CHAT, a.id, NOW, TTL);
+      if (lease.type !== 'granted') throw new Error('not granted');
+      // Held, never given back: no last holder yet.
+      expect(await o.lastHolder(CHAT)).toBeUndefined();
+      await o.releaseChat(lease.fence);
+      expect(await o.lastHolder(CHAT)).toEqual({ holder: a.id, lastSeen: NOW + 5 });
+      // Taken again by another: the last to give it back is still the one named.
+      const b = await o.acquireChat(CHAT, 'B', NOW, TTL);
+      expect(await o.lastHolder(CHAT)).toEqual({ holder: a.id, lastSeen: NOW + 5 });
+      if (b.type === 'granted') await o.releaseChat(b.fence);
+      expect(await o.lastHolder(CHAT)).toEqual({ holder: 'B', lastSeen: undefined });
+      await o.deregister(a.id);
+      expect(await o.lastHolder(CHAT)).toEqual({ holder: 'B', lastSeen: undefined });
+    });
+
     it('chats with unfinished messages and no live lease are orphans, with the epoch they had', async () => {
       const s = await fresh();
       const w = await s.queue.acceptInbound(inbound({ messageId: 'o' }), { now: NOW, maxPending: 5 });

@@ -1,7 +1,6 @@
 // The Twilio channel: webhook server (or poller), REST sender and media host behind the Channel seam.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import type { Express } from 'express';
 import type { Paths } from '../../config/paths.js';
 import type { Config } from '../../config/schema.js';
@@ -59,7 +58,7 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
     : undefined;
   const host: MediaHost = createMediaHost({
     links: deps.store.mediaLinks,
-    dir: join(deps.paths.home, 'media', 'outbound'),
+    dir: deps.paths.hostedMedia,
     ttlSeconds: settings.mediaUrlTtlSeconds,
   });
   const sender: SenderDeps = {

@@ -115,9 +115,17 @@ export function pgOwnershipStore(pool: Pool, schemaVersion: number, listener?: L
       ).rowCount ?? 0) > 0,
     releaseChat: async (fence) => {
       await pool.query(
-        'UPDATE chat_leases SET holder = NULL, expires_at = 0 WHERE chat = $1 AND holder = $2 AND epoch = $3',
+        'UPDATE chat_leases SET last_holder = holder, holder = NULL, expires_at = 0 WHERE chat = $1 AND holder = $2 AND epoch = $3',
         [fence.chat, fence.holder, fence.epoch],
       );
+    },
+    lastHolder: async (chat) => {
+      const [row] = await rows<{ holder: string; last_seen: number | null }>(
+        `SELECT l.last_holder AS holder, p.last_seen AS last_seen FROM chat_leases l
+         LEFT JOIN processes p ON p.id = l.last_holder WHERE l.chat = $1 AND l.last_holder IS NOT NULL`,
+        [chat],
+      );
+      return row && { holder: row.holder, lastSeen: row.last_seen ?? undefined };
     },
     leasedByOthers: async (holder) =>
       (

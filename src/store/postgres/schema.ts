@@ -334,6 +334,8 @@ const ownership: PgMigration = {
       at BIGINT NOT NULL
     );
     CREATE INDEX notifications_at ON notifications (at);`,
+    // Who last gave a chat's lease back: the chat waits a moment for that process (queue/lease-affinity.ts).
+    'ALTER TABLE chat_leases ADD COLUMN last_holder TEXT;',
   ],
 };
 

@@ -53,6 +53,8 @@ export const ownershipMigration: Migration = {
       at INTEGER NOT NULL
     );
     CREATE INDEX notifications_at ON notifications (at);`,
+    // Who last gave a chat's lease back: the chat waits a moment for that process (queue/lease-affinity.ts).
+    'ALTER TABLE chat_leases ADD COLUMN last_holder TEXT;',
   ],
 };
 
@@ -184,8 +186,16 @@ export function ownershipStore(db: Db, schemaVersion: number): OwnershipStore {
     releaseChat: async (fence) => {
       prepared(
         db,
-        'UPDATE chat_leases SET holder = NULL, expires_at = 0 WHERE chat = ? AND holder = ? AND epoch = ?',
+        'UPDATE chat_leases SET last_holder = holder, holder = NULL, expires_at = 0 WHERE chat = ? AND holder = ? AND epoch = ?',
       ).run(fence.chat, fence.holder, fence.epoch);
+    },
+    lastHolder: async (chat) => {
+      const row = prepared(
+        db,
+        `SELECT l.last_holder AS holder, p.last_seen AS last_seen FROM chat_leases l
+         LEFT JOIN processes p ON p.id = l.last_holder WHERE l.chat = ? AND l.last_holder IS NOT NULL`,
+      ).get(chat) as { holder: string; last_seen: number | null } | undefined;
+      return row && { holder: row.holder, lastSeen: row.last_seen ?? undefined };
     },
     leasedByOthers: async (holder, now) =>
       (
