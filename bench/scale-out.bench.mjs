@@ -16,7 +16,7 @@ import { closeAgent } from './lib/webhook.mjs';
 
 const ROUNDS = Number(process.env.BENCH_SCALE_OUT_ROUNDS ?? 3);
 /** Round trips per message the engine may take on this workload (docs/scale-out.md says why). */
-export const BUDGET = 16;
+export const BUDGET = 12;
 
 const named = process.argv.slice(2).some((a) => 'scale-out'.includes(a) && !a.startsWith('--'));
 

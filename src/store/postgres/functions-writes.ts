@@ -63,7 +63,7 @@ BEGIN
   RETURN aw_enqueue(p_chat, p_key, p_items, p_now);
 END $$;`;
 
-/** recordRun (postgres/runs.ts): the run's row, the history pruned to the newest p_keep, the day's sums. */
+/** recordRun (store/sqlite/runs.ts keeps the same rules): the run's row, the history pruned to the newest p_keep, the day's sums. */
 const recordRun = `
 CREATE FUNCTION aw_record_run(p_chat TEXT, p_agent TEXT, p_label TEXT, p_started_at BIGINT, p_duration_ms BIGINT,
     p_outcome TEXT, p_error TEXT, p_input_tokens BIGINT, p_output_tokens BIGINT, p_cost_usd DOUBLE PRECISION,
