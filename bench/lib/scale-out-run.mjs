@@ -7,7 +7,7 @@
 
 import { relayHome } from './relay-proc.mjs';
 import { median, p99, procCpuMs, sleep, until } from './stats.mjs';
-import { chat, post, smsParams } from './webhook.mjs';
+import { chat, closeAgent, post, smsParams } from './webhook.mjs';
 
 export const SENDERS = 20;
 export const PER_SENDER = 5;
@@ -50,6 +50,9 @@ export async function runConfig({ fake, n, store, rounds, base, window, limitMs 
     let next = 0;
     await window?.open();
     for (let round = 1; round <= rounds; round++) {
+      // Fresh connections each round: a keep-alive socket left idle past the relay's keep-alive
+      // timeout may be closed by the relay just as a post reuses it (ECONNRESET, the client's race).
+      closeAgent();
       const from = fake.count();
       const markers = [];
       const t0 = performance.now();
