@@ -4,12 +4,13 @@
 // a relay beside others carries. The counts are the engine's budget: a change that adds a round
 // trip to one of these fails here. The other chat writes on a message's way (a run requeued, a
 // progress reply, a tool's message to another chat, the run's history row, recovery after a crash)
-// are counted too, with their fences refused as before.
+// and the questions' writes are counted too, with their fences refused as before.
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Written } from '../../src/store/errors.js';
 import type { Store } from '../../src/store/open.js';
 import type { Fence } from '../../src/store/ownership.js';
+import { chatLock, lockKey } from '../../src/store/postgres/pool.js';
 import { openPostgresStore } from '../../src/store/postgres/store.js';
 import { inbound } from '../store/helpers.js';
 import { freshDatabase } from '../support/postgres-db.js';
@@ -221,5 +222,57 @@ describe('round trips per queue operation on PostgreSQL', () => {
     expect(await s.queue.message(ids[0] ?? 0)).toMatchObject({ status: 'running', tries: 1 });
     expect((await s.queue.session(CHAT, 'claude')).row).toBeUndefined();
     for (const key of ['late-progress', 'wrong-chat', 'late-to']) expect(await s.repliesFor(key)).toEqual([]);
+  });
+
+  it("the questions' writes: shown, answered by a message, a message swallowed, closed: one round trip each", async () => {
+    const url = await freshDatabase();
+    const s = await openPostgresStore(url);
+    opened.push(s);
+    const notice = (key: string) => ({ key, items: text(key) });
+    const ask = { chat: CHAT, type: 'question' as const, runKey: 'in:1', asker: 'claude', text: 'Which?' };
+    const q = await s.interactions.add(ask, NOW);
+    const q2 = await s.interactions.add(ask, NOW);
+    countQueries();
+    const counts: Record<string, number> = {};
+    const one = async <T>(name: string, op: () => Promise<T>): Promise<T> => {
+      sent = 0;
+      const out = await op();
+      counts[name] = sent;
+      return out;
+    };
+    expect(await one('show', () => s.interactions.show(q.id, NOW + 1, NOW + 60_000, notice('ask:1')))).toBe(
+      true,
+    );
+    const msg = inbound({ messageId: 'a1', text: 'dev' });
+    expect(await one('answer', () => s.interactions.answer(msg, q.id, 'dev', NOW + 2, notice('ack:1')))).toBe(
+      'answered',
+    );
+    expect(
+      await one('swallow', () =>
+        s.interactions.swallow(inbound({ messageId: 'sw' }), NOW, 'no', notice('sw:1')),
+      ),
+    ).toBe(true);
+    expect(await one('close', () => s.interactions.close(q2.id, 'expired', NOW + 3, notice('exp:1')))).toBe(
+      true,
+    );
+    expect(counts).toEqual({ show: 1, answer: 1, swallow: 1, close: 1 });
+    expect(await s.interactions.get(q.id)).toMatchObject({
+      status: 'answered',
+      answer: 'dev',
+      shownAt: NOW + 1,
+    });
+    expect(await s.interactions.get(q2.id)).toMatchObject({ status: 'expired', closedAt: NOW + 3 });
+    for (const key of ['ask:1', 'ack:1', 'sw:1', 'exp:1']) expect(await s.repliesFor(key)).toHaveLength(1);
+
+    // A function that learns its chat by reading takes the same lock the TypeScript side names.
+    pg.Client.prototype.query = realQuery;
+    const c = new pg.Client(url);
+    await c.connect();
+    try {
+      const r = await c.query<{ k: string }>('SELECT aw_chat_lock_key($1)::text AS k', [CHAT]);
+      expect(r.rows[0]?.k).toBe(lockKey(chatLock(CHAT)));
+    } finally {
+      await c.end();
+    }
   });
 });

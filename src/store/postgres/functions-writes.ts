@@ -49,7 +49,7 @@ END $$;`;
 
 /**
  * enqueueReply and enqueueForChat: under the target chat's lock, the writer's fence checked (its
- * lease must be of \`p_fence_of\`: the target chat for a reply, its own chat for a write to another),
+ * lease must be of `p_fence_of`: the target chat for a reply, its own chat for a write to another),
  * then the items; how many were new.
  */
 const enqueueReply = `
@@ -91,7 +91,7 @@ END $$;`;
 /**
  * recover: under the locks of the chats whose messages fail (keys sorted by their names, as inTx
  * takes them), every fence checked, the interrupted messages waiting again (the try counted), and
- * each failing chat's messages failed with its one notice. \`p_fail_chat\` and \`p_fail_id\` are
+ * each failing chat's messages failed with its one notice. `p_fail_chat` and `p_fail_id` are
  * parallel: a message id and its chat; a chat's notice goes under its first id.
  */
 const recover = `
@@ -102,7 +102,7 @@ LANGUAGE plpgsql VOLATILE AS $$
 DECLARE k BIGINT; i INTEGER; c TEXT; cur RECORD;
 BEGIN
   FOREACH k IN ARRAY p_locks LOOP PERFORM pg_advisory_xact_lock(k); END LOOP;
-  -- aw_assert_fence's check, with the refused fence's place in DETAIL (\`fence\`, from 1).
+  -- aw_assert_fence's check, with the refused fence's place in DETAIL ('fence', from 1).
   FOR i IN 1 .. coalesce(cardinality(p_fence_chats), 0) LOOP
     SELECT holder, epoch INTO cur FROM chat_leases WHERE chat = p_fence_chats[i] FOR SHARE;
     IF NOT FOUND THEN
@@ -126,5 +126,83 @@ BEGIN
   END LOOP;
 END $$;`;
 
+/**
+ * The chat lock's key of postgres/pool.ts lockKey in SQL (the first 8 bytes of SHA-256 of the name,
+ * a signed big-endian integer), for a function that learns its chat by reading (an interaction's).
+ */
+const chatLockKey = `
+CREATE FUNCTION aw_chat_lock_key(p_chat TEXT) RETURNS BIGINT
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT ('x' || substr(encode(sha256(convert_to('chat:' || p_chat, 'UTF8')), 'hex'), 1, 16))::bit(64)::bigint
+$$;`;
+
+/**
+ * An answer to a question, or a message swallowed while a run waits (postgres/interactions.ts):
+ * under the chat's lock, the question still pending (locked FOR UPDATE; `closed` if not, and nothing
+ * is written), the message's row as a finished command (`duplicate` if its id was seen), the
+ * question answered and the reply written. No question id: the message swallowed (`recorded`).
+ */
+const inboundAnswer = `
+CREATE FUNCTION aw_inbound_answer(p_lock BIGINT, p_id BIGINT, p_channel TEXT, p_message_id TEXT, p_chat TEXT,
+    p_sender_id TEXT, p_sender_name TEXT, p_text TEXT, p_media JSONB, p_context TEXT, p_is_group BOOLEAN,
+    p_sent_at BIGINT, p_now BIGINT, p_note TEXT, p_remote_media JSONB, p_answer TEXT, p_key TEXT, p_items JSONB[])
+RETURNS TEXT
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE v_status TEXT; v_id BIGINT;
+BEGIN
+  PERFORM pg_advisory_xact_lock(p_lock);
+  IF p_id IS NOT NULL THEN
+    SELECT status INTO v_status FROM interactions WHERE id = p_id FOR UPDATE;
+    IF v_status IS DISTINCT FROM 'pending' THEN RETURN 'closed'; END IF;
+  END IF;
+  INSERT INTO inbox (channel, message_id, chat, kind, sender_id, sender_name, text, media, context,
+      is_group, sent_at, received_at, status, finished_at, note, remote_media)
+  VALUES (p_channel, p_message_id, p_chat, 'command', p_sender_id, p_sender_name, p_text, p_media, p_context,
+      p_is_group, p_sent_at, p_now, 'done', p_now, p_note, p_remote_media)
+  ON CONFLICT (channel, message_id) DO NOTHING
+  RETURNING id INTO v_id;
+  IF v_id IS NULL THEN RETURN 'duplicate'; END IF;
+  IF p_id IS NOT NULL THEN
+    UPDATE interactions SET status = 'answered', answer = p_answer, closed_at = p_now
+    WHERE id = p_id AND status = 'pending';
+  END IF;
+  IF p_key IS NOT NULL THEN PERFORM aw_enqueue(p_chat, p_key, p_items, p_now); END IF;
+  RETURN CASE WHEN p_id IS NULL THEN 'recorded' ELSE 'answered' END;
+END $$;`;
+
+/**
+ * A question shown (`p_status` NULL) or closed (`p_status` the closing status): its chat's lock
+ * taken before its row (the order every interaction write keeps), the row changed only while
+ * pending, and the notice written; whether it was pending.
+ */
+const interactionNotice = `
+CREATE FUNCTION aw_interaction_notice(p_id BIGINT, p_now BIGINT, p_expires BIGINT, p_status TEXT, p_key TEXT,
+    p_items JSONB[])
+RETURNS BOOLEAN
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE v_chat TEXT;
+BEGIN
+  SELECT chat INTO v_chat FROM interactions WHERE id = p_id;
+  IF v_chat IS NULL THEN RETURN false; END IF;
+  PERFORM pg_advisory_xact_lock(aw_chat_lock_key(v_chat));
+  IF p_status IS NULL THEN
+    UPDATE interactions SET shown_at = p_now, expires_at = p_expires WHERE id = p_id AND status = 'pending';
+  ELSE
+    UPDATE interactions SET status = p_status, answer = NULL, closed_at = p_now WHERE id = p_id AND status = 'pending';
+  END IF;
+  IF NOT FOUND THEN RETURN false; END IF;
+  IF p_key IS NOT NULL THEN PERFORM aw_enqueue(v_chat, p_key, p_items, p_now); END IF;
+  RETURN true;
+END $$;`;
+
 /** The third step of the functions module. */
-export const chatWrites = [keepSession, requeue, enqueueReply, recordRun, recover].join('\n');
+export const chatWrites = [
+  keepSession,
+  requeue,
+  enqueueReply,
+  recordRun,
+  recover,
+  chatLockKey,
+  inboundAnswer,
+  interactionNotice,
+].join('\n');
