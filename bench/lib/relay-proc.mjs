@@ -51,7 +51,7 @@ export function probe(url) {
  * Writes the home and config; `start()` spawns the relay and resolves once the webhook answers.
  * `opts.queue` is merged over the queue section; `opts.fakeLog` makes the fake CLI log its runs;
  * `opts.agent` and `opts.agents` replace the fake CLI and the default warm pool; `opts.logLevel`
- * the relay's log level (its log file is `<dir>/logs/agentwire.log`).
+ * the relay's log level (its log file is `<dir>/logs/agentwire.log`); `opts.store` its store section.
  */
 export async function relayHome(opts) {
   const dir = mkdtempSync(join(tmpdir(), 'aw-bench-relay-'));
@@ -81,6 +81,8 @@ export async function relayHome(opts) {
     },
     // The burst bench runs a real CLI (`opts.agent`) and sizes the warm pool (`opts.agents`).
     ...(opts.agents ? { agents: opts.agents } : {}),
+    // The scale-out bench puts several relays on one PostgreSQL database (`opts.store`).
+    ...(opts.store ? { store: opts.store } : {}),
   };
   // BENCH_RELAY_CONFIG (a JSON object, merged over the top-level sections) is for experiments, e.g.
   // '{"tools":{"enabled":false}}' to see what a feature costs per message.

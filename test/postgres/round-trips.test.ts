@@ -2,12 +2,15 @@
 // pooled connection sends; a multi-statement string is one round trip). The hot path of a message
 // (accepted, claimed, finished with its reply and session, its chunk marked sent), with the fences
 // a relay beside others carries. The counts are the engine's budget: a change that adds a round
-// trip to one of these fails here.
+// trip to one of these fails here. The other chat writes on a message's way (a run requeued, a
+// progress reply, a tool's message to another chat, the run's history row, recovery after a crash)
+// and the questions' writes are counted too, with their fences refused as before.
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Written } from '../../src/store/errors.js';
 import type { Store } from '../../src/store/open.js';
 import type { Fence } from '../../src/store/ownership.js';
+import { chatLock, lockKey } from '../../src/store/postgres/pool.js';
 import { openPostgresStore } from '../../src/store/postgres/store.js';
 import { inbound } from '../store/helpers.js';
 import { freshDatabase } from '../support/postgres-db.js';
@@ -107,5 +110,169 @@ describe('round trips per queue operation on PostgreSQL', () => {
     expect(await s.repliesFor('in:m1')).toEqual([{ status: 'sent' }]);
     expect(await s.queue.message(claim.value?.rows[0]?.id ?? 0)).toMatchObject({ status: 'done' });
     expect((await s.queue.session(CHAT, 'claude')).row).toMatchObject({ sessionId: 's1', confirmed: true });
+  });
+
+  it('requeue, a fenced reply, a write to another chat, the run history and recovery: one round trip each', async () => {
+    const s = await openPostgresStore(await freshDatabase());
+    opened.push(s);
+    const lease = await s.ownership.acquireChat(CHAT, 'A', NOW, 60_000);
+    if (lease.type !== 'granted') throw new Error('not granted');
+    const fence: Fence = lease.fence;
+    for (const id of ['m1', 'm2'])
+      await s.queue.acceptInbound(inbound({ messageId: id }), { now: NOW, maxPending: 10 });
+    const claimed = await s.queue.claimNextRun(CHAT, 1, NOW, () => ({ count: 1 }), fence);
+    if (!claimed.ok || !claimed.value) throw new Error('no claim');
+    const ids = claimed.value.rows.map((r) => r.id);
+    countQueries();
+
+    const counts: Record<string, number> = {};
+    const session = { scope: CHAT, agent: 'claude', id: 's1', generation: 0, confirmed: false, touch: true };
+    counts.requeueRun = (await trips(() => s.queue.requeueRun(ids, NOW + 1, session, fence))).n;
+    expect(await s.queue.message(ids[0] ?? 0)).toMatchObject({ status: 'pending', tries: 0 });
+    expect((await s.queue.session(CHAT, 'claude')).row).toMatchObject({ sessionId: 's1', confirmed: false });
+
+    const progress = await trips(() => s.queue.enqueueReply(CHAT, 'progress:1', text('working'), NOW, fence));
+    expect(progress.value).toBe(1);
+    counts.enqueueReply = progress.n;
+    const other = await trips(() => s.queue.enqueueForChat('console:other', 'to:1', text('hi'), NOW, fence));
+    expect(other.value).toBe(1);
+    counts.enqueueForChat = other.n;
+
+    counts.recordRun = (
+      await trips(() =>
+        s.queue.recordRun({
+          chat: CHAT,
+          agent: 'claude',
+          label: 'claude',
+          startedAt: NOW,
+          durationMs: 1200.4,
+          outcome: 'done',
+          usage: { inputTokens: 3, outputTokens: 4, costUsd: 0.5 },
+        }),
+      )
+    ).n;
+
+    // Recovery of the chat this process just took: one message waits again, the other fails with its notice.
+    const again = await s.queue.claimNextRun(CHAT, 2, NOW, () => ({ count: 2 }), fence);
+    if (!again.ok || !again.value) throw new Error('no claim');
+    const [r1, r2] = again.value.rows.map((r) => r.id);
+    if (r1 === undefined || r2 === undefined) throw new Error('two rows expected');
+    countQueries();
+    counts.recover = (
+      await trips(() =>
+        s.queue.recover({
+          now: NOW + 5,
+          requeue: [r1],
+          fail: new Map([[CHAT, [r2]]]),
+          notice: text('Lost.'),
+          fences: [fence],
+        }),
+      )
+    ).n;
+    expect(await s.queue.message(r1)).toMatchObject({ status: 'pending', tries: 1 });
+    expect(await s.queue.message(r2)).toMatchObject({ status: 'failed', note: 'crashed_twice' });
+    expect(await s.repliesFor(`crash:${r2}`)).toEqual([{ status: 'pending', error: undefined }]);
+
+    expect(counts).toEqual({ requeueRun: 1, enqueueReply: 1, enqueueForChat: 1, recordRun: 1, recover: 1 });
+  });
+
+  it('the folded writes keep their fences: a holder whose lease moved is refused as conflict and writes nothing', async () => {
+    const s = await openPostgresStore(await freshDatabase());
+    opened.push(s);
+    const lease = await s.ownership.acquireChat(CHAT, 'A', NOW, 60_000);
+    if (lease.type !== 'granted') throw new Error('not granted');
+    await s.queue.acceptInbound(inbound({ messageId: 'm1' }), { now: NOW, maxPending: 10 });
+    const claimed = await s.queue.claimNextRun(CHAT, 1, NOW, () => ({ count: 1 }), lease.fence);
+    if (!claimed.ok || !claimed.value) throw new Error('no claim');
+    const ids = claimed.value.rows.map((r) => r.id);
+    // The lease moves to B (released by A, taken at the next epoch).
+    await s.ownership.releaseChat(lease.fence);
+    const next = await s.ownership.acquireChat(CHAT, 'B', NOW, 60_000);
+    if (next.type !== 'granted') throw new Error('not granted to B');
+    const old = lease.fence;
+    const session = {
+      scope: CHAT,
+      agent: 'claude',
+      id: 's-old',
+      generation: 0,
+      confirmed: true,
+      touch: true,
+    };
+    const refusals = await Promise.all([
+      s.queue.requeueRun(ids, NOW, session, old),
+      s.queue.enqueueReply(CHAT, 'late-progress', text('still here'), NOW, old),
+      // A fence of another chat is no fence for this one, even a live one.
+      s.queue.enqueueReply('console:other', 'wrong-chat', text('x'), NOW, next.fence),
+      s.queue.enqueueForChat('console:other', 'late-to', text('elsewhere'), NOW, old),
+      s.queue.recover({
+        now: NOW,
+        requeue: ids,
+        fail: new Map(),
+        notice: text('Lost.'),
+        fences: [next.fence, old],
+      }),
+    ]);
+    for (const r of refusals) expect(r).toMatchObject({ ok: false, reason: 'conflict', retryable: false });
+    // The refusal names the fence that failed and the lease as it is.
+    expect(refusals[4]).toMatchObject({
+      message: expect.stringContaining(
+        `this write carries epoch ${old.epoch}, the chat has epoch ${next.fence.epoch} of B`,
+      ),
+    });
+    expect(await s.queue.message(ids[0] ?? 0)).toMatchObject({ status: 'running', tries: 1 });
+    expect((await s.queue.session(CHAT, 'claude')).row).toBeUndefined();
+    for (const key of ['late-progress', 'wrong-chat', 'late-to']) expect(await s.repliesFor(key)).toEqual([]);
+  });
+
+  it("the questions' writes: shown, answered by a message, a message swallowed, closed: one round trip each", async () => {
+    const url = await freshDatabase();
+    const s = await openPostgresStore(url);
+    opened.push(s);
+    const notice = (key: string) => ({ key, items: text(key) });
+    const ask = { chat: CHAT, type: 'question' as const, runKey: 'in:1', asker: 'claude', text: 'Which?' };
+    const q = await s.interactions.add(ask, NOW);
+    const q2 = await s.interactions.add(ask, NOW);
+    countQueries();
+    const counts: Record<string, number> = {};
+    const one = async <T>(name: string, op: () => Promise<T>): Promise<T> => {
+      sent = 0;
+      const out = await op();
+      counts[name] = sent;
+      return out;
+    };
+    expect(await one('show', () => s.interactions.show(q.id, NOW + 1, NOW + 60_000, notice('ask:1')))).toBe(
+      true,
+    );
+    const msg = inbound({ messageId: 'a1', text: 'dev' });
+    expect(await one('answer', () => s.interactions.answer(msg, q.id, 'dev', NOW + 2, notice('ack:1')))).toBe(
+      'answered',
+    );
+    expect(
+      await one('swallow', () =>
+        s.interactions.swallow(inbound({ messageId: 'sw' }), NOW, 'no', notice('sw:1')),
+      ),
+    ).toBe(true);
+    expect(await one('close', () => s.interactions.close(q2.id, 'expired', NOW + 3, notice('exp:1')))).toBe(
+      true,
+    );
+    expect(counts).toEqual({ show: 1, answer: 1, swallow: 1, close: 1 });
+    expect(await s.interactions.get(q.id)).toMatchObject({
+      status: 'answered',
+      answer: 'dev',
+      shownAt: NOW + 1,
+    });
+    expect(await s.interactions.get(q2.id)).toMatchObject({ status: 'expired', closedAt: NOW + 3 });
+    for (const key of ['ask:1', 'ack:1', 'sw:1', 'exp:1']) expect(await s.repliesFor(key)).toHaveLength(1);
+
+    // A function that learns its chat by reading takes the same lock the TypeScript side names.
+    pg.Client.prototype.query = realQuery;
+    const c = new pg.Client(url);
+    await c.connect();
+    try {
+      const r = await c.query<{ k: string }>('SELECT aw_chat_lock_key($1)::text AS k', [CHAT]);
+      expect(r.rows[0]?.k).toBe(lockKey(chatLock(CHAT)));
+    } finally {
+      await c.end();
+    }
   });
 });

@@ -4,20 +4,30 @@
 // FenceConflict the TypeScript check (postgres/fence.ts) would have thrown.
 import type { QueryResultRow } from 'pg';
 import { type Fence, FenceConflict } from '../ownership.js';
-import { FENCE_REFUSED } from './functions.js';
+import { FENCE_REFUSED } from './errors.js';
 import { ATTEMPTS, inOrder, type Pool, RETRIED } from './pool.js';
 
-/** `err` as a FenceConflict of `fence` when the function refused it; otherwise `err`. */
-export function fenceError(err: unknown, fence: Fence | undefined): unknown {
+/**
+ * `err` as a FenceConflict of `fence` when the function refused it; otherwise `err`. With several
+ * fences, DETAIL's `fence` (from 1) names the one refused.
+ */
+export function fenceError(err: unknown, fence: Fence | readonly Fence[] | undefined): unknown {
   const e = err as { code?: string; detail?: string };
   if (!fence || e.code !== FENCE_REFUSED) return err;
-  let lease: { holder: string | null; epoch: number } | undefined;
+  let detail: { holder?: string | null; epoch?: number; fence?: number } | null = null;
   try {
-    lease = JSON.parse(e.detail ?? 'null') ?? undefined;
+    detail = JSON.parse(e.detail ?? 'null');
   } catch {
-    lease = undefined;
+    detail = null;
   }
-  return new FenceConflict(fence, lease);
+  const fences: readonly Fence[] = Array.isArray(fence) ? fence : [fence as Fence];
+  const refused = fences[(detail?.fence ?? 1) - 1] ?? fences[0];
+  if (!refused) return err;
+  const lease =
+    detail && typeof detail.epoch === 'number'
+      ? { holder: detail.holder ?? null, epoch: detail.epoch }
+      : undefined;
+  return new FenceConflict(refused, lease);
 }
 
 /** Sends `sql` once (again after a deadlock); its rows. Not in call order: see `call`. */
@@ -25,7 +35,7 @@ export async function callNow<T extends QueryResultRow>(
   pool: Pool,
   sql: string,
   params: unknown[],
-  fence?: Fence,
+  fence?: Fence | readonly Fence[],
 ): Promise<T[]> {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -44,7 +54,7 @@ export function call<T extends QueryResultRow>(
   locks: readonly string[],
   sql: string,
   params: unknown[],
-  fence?: Fence,
+  fence?: Fence | readonly Fence[],
 ): Promise<T[]> {
   return inOrder(pool, locks, () => callNow<T>(pool, sql, params, fence));
 }

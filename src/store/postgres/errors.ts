@@ -3,6 +3,12 @@
 import { StoreError, type StoreFailure, type StoreFailureReason, storeFailure } from '../errors.js';
 import { FenceConflict } from '../ownership.js';
 
+/**
+ * The SQLSTATE a server-side function's fence check raises (postgres/functions.ts), with the lease as
+ * it is in DETAIL; postgres/call.ts reads it back as the FenceConflict the TypeScript check throws.
+ */
+export const FENCE_REFUSED = 'AWF01';
+
 /** By SQLSTATE; classes (the first two characters) after exact codes. */
 const BY_CODE: Record<string, StoreFailureReason> = {
   '40001': 'conflict', // serialization_failure

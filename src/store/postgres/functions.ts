@@ -4,6 +4,8 @@
 // all the same (the call's own). Inside a function each statement takes a new snapshot (READ
 // COMMITTED, VOLATILE), so a statement after the advisory lock sees what earlier holders committed,
 // as in postgres/pool.ts's transactions.
+import { FENCE_REFUSED } from './errors.js';
+import { chatWrites } from './functions-writes.js';
 import { NOTIFY_CHANNEL } from './listen.js';
 import type { PgMigration } from './migrate.js';
 import { lockKey } from './pool.js';
@@ -24,7 +26,6 @@ BEGIN
 END $$;`;
 
 /** The fence check of postgres/fence.ts in SQL: FENCE_REFUSED, with the lease as it is in DETAIL. */
-export const FENCE_REFUSED = 'AWF01';
 const fence = `
 CREATE FUNCTION aw_assert_fence(p_fence_chat TEXT, p_chat TEXT, p_holder TEXT, p_epoch BIGINT) RETURNS VOID
 LANGUAGE plpgsql VOLATILE AS $$
@@ -167,5 +168,5 @@ END $$;`;
 
 export const functions: PgMigration = {
   module: 'functions',
-  steps: [notify, [fence, outbound, accept, claim, claimRead, finish, markSent].join('\n')],
+  steps: [notify, [fence, outbound, accept, claim, claimRead, finish, markSent].join('\n'), chatWrites],
 };

@@ -162,16 +162,3 @@ export async function stopRunning(q: Queryable, chat: string, now: number): Prom
     [chat, now],
   );
 }
-
-/** running → pending; `uncount` takes the try back (our own shutdown is no crash). */
-export async function markPendingAgain(
-  q: Queryable,
-  ids: readonly number[],
-  uncount: boolean,
-): Promise<void> {
-  if (ids.length === 0) return;
-  await q.query(
-    `UPDATE inbox SET status = 'pending', tries = greatest(0, tries - $2) WHERE id = ANY($1::bigint[]) AND status = 'running'`,
-    [ids, uncount ? 1 : 0],
-  );
-}

@@ -4,12 +4,12 @@
 // written under it too (a chat's replies are written under its lock, postgres/queue.ts). The chat's
 // lock is always taken before an interaction's row, so two of these never wait on each other.
 import { redactOutbound } from '../../core/outbound-redact.js';
-import type { ChatKey } from '../../core/types.js';
-import type { Interaction, InteractionStatus, InteractionStore } from '../interactions.js';
-import { insertInbound } from './inbox.js';
+import type { ChatKey, InboundMessage } from '../../core/types.js';
+import type { Interaction, InteractionStatus, InteractionStore, Notice } from '../interactions.js';
+import { call } from './call.js';
 import { escapeNul, escapeOpt, fromJsonb, toJsonb, unescapeNul, unescapeOpt } from './nul.js';
-import { enqueueOutbound } from './outbox.js';
-import { chatLock, inTx, lockMore, type Pool, type Queryable } from './pool.js';
+import { enqueueOutbound, outboxItems } from './outbox.js';
+import { chatLock, inTx, lockKey, lockMore, type Pool, type Queryable } from './pool.js';
 
 interface Row {
   id: number;
@@ -48,6 +48,65 @@ const toInteraction = (r: Row): Interaction => ({
   ...(r.closed_at !== null && { closedAt: r.closed_at }),
 });
 
+/** The questions' writes as one call each: an answer or a swallowed message, a question shown or closed. */
+type Reply = Notice | undefined;
+
+async function inboundAnswer(
+  pool: Pool,
+  msg: InboundMessage,
+  id: number | null,
+  now: number,
+  note: string,
+  answer: string | undefined,
+  reply: Reply,
+): Promise<'closed' | 'duplicate' | 'answered' | 'recorded'> {
+  const chat = `${msg.channel}:${msg.chatId}`;
+  const [r] = await call<{ r: 'closed' | 'duplicate' | 'answered' | 'recorded' }>(
+    pool,
+    [chatLock(chat)],
+    'SELECT aw_inbound_answer($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) AS r',
+    [
+      lockKey(chatLock(chat)),
+      id,
+      msg.channel,
+      msg.messageId,
+      chat,
+      msg.senderId,
+      escapeOpt(msg.senderName),
+      escapeNul(msg.text),
+      toJsonb(msg.media),
+      escapeOpt(msg.context),
+      msg.isGroup,
+      msg.at,
+      now,
+      escapeOpt(note),
+      msg.remoteMedia?.length ? toJsonb(msg.remoteMedia) : null,
+      escapeOpt(answer),
+      reply?.key ?? null,
+      reply ? outboxItems(reply.items) : null,
+    ],
+  );
+  if (!r) throw new Error('aw_inbound_answer returned no row');
+  return r.r;
+}
+
+async function interactionNotice(
+  pool: Pool,
+  id: number,
+  now: number,
+  expiresAt: number | null,
+  status: Exclude<InteractionStatus, 'pending'> | null,
+  notice: Reply,
+): Promise<boolean> {
+  const [r] = await call<{ ok: boolean }>(
+    pool,
+    [],
+    'SELECT aw_interaction_notice($1, $2, $3, $4, $5, $6) AS ok',
+    [id, now, expiresAt, status, notice?.key ?? null, notice ? outboxItems(notice.items) : null],
+  );
+  return r?.ok === true;
+}
+
 /** Closes a pending one; its row when it was pending, undefined otherwise. */
 async function closeOne(
   q: Queryable,
@@ -64,16 +123,9 @@ async function closeOne(
   return r.rows[0];
 }
 
-/** Takes the lock of the interaction's chat (which never changes) before touching its row. */
-async function lockChatOf(q: Queryable, id: number): Promise<void> {
-  const r = await q.query<{ chat: string }>('SELECT chat FROM interactions WHERE id = $1', [id]);
-  if (r.rows[0]) await lockMore(q, [chatLock(r.rows[0].chat)]);
-}
-
 export function pgInteractionStore(pool: Pool): InteractionStore {
   const rows = async (sql: string, params: unknown[] = []) =>
     (await pool.query<Row>(sql, params)).rows.map(toInteraction);
-  const chatOf = (msg: { channel: string; chatId: string }) => `${msg.channel}:${msg.chatId}`;
   return {
     allowed: async (chat, toolKind) =>
       (await pool.query('SELECT 1 FROM chat_allowances WHERE chat = $1 AND tool_kind = $2', [chat, toolKind]))
@@ -96,47 +148,16 @@ export function pgInteractionStore(pool: Pool): InteractionStore {
       );
       return toInteraction(r.rows[0] as Row);
     },
-    show: (id, now, expiresAt, notice) =>
-      inTx(pool, [], async (c) => {
-        await lockChatOf(c, id);
-        const r = await c.query<{ chat: string }>(
-          `UPDATE interactions SET shown_at = $2, expires_at = $3 WHERE id = $1 AND status = 'pending' RETURNING chat`,
-          [id, now, expiresAt],
-        );
-        const chat = r.rows[0]?.chat;
-        if (!chat) return false;
-        await enqueueOutbound(c, chat, notice.key, notice.items, now);
-        return true;
-      }),
-    answer: (msg, id, answer, now, reply) =>
-      inTx(pool, [chatLock(chatOf(msg))], async (c) => {
-        // Checked before the message is recorded: a closed question leaves the message to be run.
-        const cur = await c.query<{ status: string }>(
-          'SELECT status FROM interactions WHERE id = $1 FOR UPDATE',
-          [id],
-        );
-        if (cur.rows[0]?.status !== 'pending') return 'closed' as const;
-        const r = await insertInbound(c, msg, { now, kind: 'command', status: 'done', note: 'answer' });
-        if (!r) return 'duplicate' as const;
-        await closeOne(c, id, 'answered', now, answer);
-        if (reply) await enqueueOutbound(c, chatOf(msg), reply.key, reply.items, now);
-        return 'answered' as const;
-      }),
-    swallow: (msg, now, note, reply) =>
-      inTx(pool, [chatLock(chatOf(msg))], async (c) => {
-        const r = await insertInbound(c, msg, { now, kind: 'command', status: 'done', note });
-        if (!r) return false;
-        if (reply) await enqueueOutbound(c, chatOf(msg), reply.key, reply.items, now);
-        return true;
-      }),
-    close: (id, status, now, notice) =>
-      inTx(pool, [], async (c) => {
-        await lockChatOf(c, id);
-        const row = await closeOne(c, id, status, now);
-        if (!row) return false;
-        if (notice) await enqueueOutbound(c, row.chat, notice.key, notice.items, now);
-        return true;
-      }),
+    // One call each (postgres/functions-writes.ts) from here to close: the same locks, in the same order.
+    show: (id, now, expiresAt, notice) => interactionNotice(pool, id, now, expiresAt, null, notice),
+    answer: async (msg, id, answer, now, reply) => {
+      // Checked before the message is recorded: a closed question leaves the message to be run.
+      const r = await inboundAnswer(pool, msg, id, now, 'answer', answer, reply);
+      return r === 'recorded' ? 'answered' : r;
+    },
+    swallow: async (msg, now, note, reply) =>
+      (await inboundAnswer(pool, msg, null, now, note, undefined, reply)) === 'recorded',
+    close: (id, status, now, notice) => interactionNotice(pool, id, now, null, status, notice),
     closeLeftOver: (now, owns, notice) =>
       inTx(pool, [], async (c) => {
         const chats = await c.query<{ chat: string }>(

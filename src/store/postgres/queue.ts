@@ -13,16 +13,15 @@ import {
   type InboxRaw,
   insertInbound,
   markFinished,
-  markPendingAgain,
   stopRunning,
   toInboxRow,
 } from './inbox.js';
 import { escapeNul, escapeOpt, toJsonb } from './nul.js';
 import { enqueueOutbound, firstRowId, messageRefRow, newerEdit, outboxItems } from './outbox.js';
 import { chatLock, inTx, lockKey, type Pool, scopeLock } from './pool.js';
+import { enqueueReply, recordRun, recover, requeueRun } from './queue-calls.js';
 import { deliveryOps } from './queue-delivery.js';
 import { read, written } from './result.js';
-import { recordRun } from './runs.js';
 import {
   bumpGeneration,
   chatSettings,
@@ -158,34 +157,18 @@ export function pgQueueOps(pool: Pool): QueueStore {
         );
       }),
 
-    requeueRun: (ids, now, session, fence) =>
-      written(() =>
-        inTx(pool, [...(fence ? [chatLock(fence.chat)] : []), ...sessionLocks(session)], async (c) => {
-          await assertFence(c, fence);
-          await markPendingAgain(c, ids, true);
-          if (session) await keepSession(c, session, now);
-        }),
-      ),
+    // One call each (postgres/queue-calls.ts) from here to enqueueForChat.
+    requeueRun: (ids, now, session, fence) => written(() => requeueRun(pool, ids, now, session, fence)),
 
     // Under the chat's lock like every write of the chat's replies: a chat's chunks go out in id
-    // order, so ids must be drawn in the order the writes commit.
+    // order, so ids must be drawn in the order the writes commit. A fence of another chat is refused.
     enqueueReply: (chat, key, items, now, fence) =>
-      written(() =>
-        inTx(pool, [chatLock(chat)], async (c) => {
-          await assertFence(c, fence, chat);
-          return enqueueOutbound(c, chat, key, items, now);
-        }),
-      ),
+      written(() => enqueueReply(pool, chat, key, items, now, fence, chat)),
 
     // Under the target chat's lock, for its id order; fenced by the writer's lease of its own chat
-    // (read FOR SHARE, postgres/fence.ts), the one lease the writing run holds.
+    // (read FOR SHARE), the one lease the writing run holds.
     enqueueForChat: (chat, key, items, now, writer) =>
-      written(() =>
-        inTx(pool, [chatLock(chat)], async (c) => {
-          await assertFence(c, writer);
-          return enqueueOutbound(c, chat, key, items, now);
-        }),
-      ),
+      written(() => enqueueReply(pool, chat, key, items, now, writer, writer?.chat)),
     outboxIdOf: (key) => read(() => firstRowId(pool, key)),
     newerEditPending: (row, keyPrefix) => read(() => newerEdit(pool, row, keyPrefix)),
     messageRef: (ref) => read(() => messageRefRow(pool, ref)),
@@ -196,7 +179,7 @@ export function pgQueueOps(pool: Pool): QueueStore {
         return r.rows[0] && toInboxRow(r.rows[0]);
       }),
 
-    recordRun: (record) => written(() => inTx(pool, [], (c) => recordRun(c, record))),
+    recordRun: (record) => written(() => recordRun(pool, record)),
 
     unfinished: (chat) =>
       read(async () => {
@@ -208,17 +191,7 @@ export function pgQueueOps(pool: Pool): QueueStore {
         return r.rows.map(toInboxRow);
       }),
 
-    recover: (plan) =>
-      written(() =>
-        inTx(pool, [...plan.fail.keys()].map(chatLock), async (c) => {
-          for (const fence of plan.fences ?? []) await assertFence(c, fence);
-          await markPendingAgain(c, plan.requeue, false);
-          for (const [chat, ids] of plan.fail) {
-            await markFinished(c, ids, 'failed', plan.now, 'crashed_twice');
-            await enqueueOutbound(c, chat, `crash:${ids[0]}`, plan.notice, plan.now);
-          }
-        }),
-      ),
+    recover: (plan) => written(() => recover(pool, plan)),
 
     chatSettings: (chat) => read(() => chatSettings(pool, chat)),
     session: (scope, agent) => read(() => storedSession(pool, scope, agent)),
