@@ -71,8 +71,11 @@ export class ProcessOwner {
   private readonly handlers = new Map<Topic, Set<Handler>>();
   private readonly leaders = new Map<
     string,
-    { on: boolean; epoch?: number; gained(fence: Fence): void; lost(): void }
+    { on: boolean; epoch?: number; holder?: string; gained(fence: Fence): void; lost(): void }
   >();
+  /** The processes last read from the registry, to name another lead's holder (host and pid). */
+  private known = new Map<string, ProcessInfo>();
+  private claiming: Promise<void> = Promise.resolve();
   private lostHandler: (chat: ChatKey) => void = () => undefined;
   private orphanHandler: (chats: OrphanChat[]) => void = () => undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -225,6 +228,37 @@ export class ProcessOwner {
     this.leaders.set(name, { on: false, ...on });
   }
 
+  /** Stops asking for the lead `name` and gives it back (lost first when held), so another process takes it. */
+  async unlead(name: string): Promise<void> {
+    const l = this.leaders.get(name);
+    if (!l) return;
+    this.leaders.delete(name);
+    if (l.on) l.lost();
+    await this.port.releaseLeader(name, this.id);
+  }
+
+  /** True while this process holds the lead `name` (as of its last round). */
+  leads(name: string): boolean {
+    return this.leaders.get(name)?.on === true;
+  }
+
+  /**
+   * Asks the store whether this process still holds the lead `name` with the epoch it gained (a
+   * process paused past its lease wakes to find it moved): checked before a send only the lead makes.
+   */
+  async stillLeads(name: string): Promise<boolean> {
+    const l = this.leaders.get(name);
+    if (!l?.on) return false;
+    const r = await this.port.acquireLeader(name, this.id, this.now(), this.timings.leaseMs);
+    return r.type === 'granted' && r.fence.epoch === l.epoch;
+  }
+
+  /** The other process that holds the lead `name` when this one does not (as of the last round). */
+  leadHolder(name: string): ProcessInfo | undefined {
+    const l = this.leaders.get(name);
+    return l && !l.on && l.holder ? this.known.get(l.holder) : undefined;
+  }
+
   /** Tells this process at once and the others on their next poll. */
   async notify(topic: Topic, key: string): Promise<void> {
     this.dispatch(topic, key, true, this.now());
@@ -296,11 +330,30 @@ export class ProcessOwner {
    * Asks for every lead this process wants now, not at the next renewal round: a relay's scheduler
    * starts as soon as the relay does when nobody else leads.
    */
-  async claimLeads(): Promise<void> {
-    for (const [name, l] of this.leaders) {
+  claimLeads(): Promise<void> {
+    // One round at a time: two rounds at once would both see a lead as new and gain it twice.
+    const next = this.claiming.then(() => this.claimRound());
+    this.claiming = next.catch(() => undefined);
+    return next;
+  }
+
+  private async claimRound(): Promise<void> {
+    for (const [name, l] of [...this.leaders]) {
+      if (this.leaders.get(name) !== l) continue;
       const r = await this.port.acquireLeader(name, this.id, this.now(), this.timings.leaseMs);
+      // Given up meanwhile (`unlead`): what this round took goes back.
+      if (this.leaders.get(name) !== l) {
+        if (r.type === 'granted') await this.port.releaseLeader(name, this.id);
+        continue;
+      }
       const on = r.type === 'granted';
       const epoch = r.type === 'granted' ? r.fence.epoch : undefined;
+      const holder = r.type === 'held' ? r.holder : undefined;
+      if (holder !== l.holder) {
+        l.holder = holder;
+        if (holder && !this.known.has(holder))
+          this.known = new Map((await this.port.processes()).map((p) => [p.id, p]));
+      }
       if (on === l.on && epoch === l.epoch) continue;
       // Led by another meanwhile and taken back: the old fence is refused, so lose and gain again.
       if (on && l.on) l.lost();

@@ -68,6 +68,11 @@ export interface QueueOptions {
    */
   owner?: ProcessOwner;
   /**
+   * The lead whose holder sends a channel's replies (`channel:whatsapp`: the socket's), for a channel
+   * whose sends need what only one process runs; undefined for the others (sent under the chat's lease).
+   */
+  sendLead?: (channel: string) => string | undefined;
+  /**
    * Each run's live status message (docs/sessions-and-queue.md, "Progress"): the channel side, and
    * each channel section's settings (undefined: off). Absent: no run has one.
    */

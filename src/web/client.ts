@@ -71,6 +71,7 @@ function channelText(c) {
     case 'connected': return 'connected' + (c.account ? ' as ' + c.account : '') + probeLine(c);
     case 'degraded': return 'degraded (' + (c.retries || 0) + ' retries): ' + (c.lastError || '') + probeLine(c);
     case 'relink_required': return 'relink required: ' + (c.reason || '');
+    case 'elsewhere': return c.holder || 'held by another process';
     default: return c.state;
   }
 }

@@ -110,6 +110,8 @@ export function channelText(c: ChannelView): string {
       return `degraded (${c.retries ?? 0} retries): ${c.lastError ?? ''}${probeLine(c)}`;
     case 'relink_required':
       return `relink required: ${c.reason ?? ''}`;
+    case 'elsewhere':
+      return c.holder ?? 'held by another process';
   }
 }
 

@@ -17,6 +17,7 @@ import { fetchInboundMedia, type InboundDeps, processInbound } from './inbound.j
 import type { DownloadNet } from './media-download.js';
 import { type PollResult, pollOnce } from './poll.js';
 import { createRestClient, type TwilioClient } from './rest.js';
+import { type ConsumerPart, consumeWhileHeld, type SingleConsumer } from '../single.js';
 import { type SenderDeps, sendItem } from './sender.js';
 import { resolveTwilioSettings } from './settings.js';
 import { createTwilioStore, type Delivery } from './store.js';
@@ -37,6 +38,8 @@ export interface TwilioChannelDeps {
   retryDelayMs?: number;
   /** How a webhook whose message the store refused is held and retried (default STORE_RETRY). */
   storeRetry?: StoreRetryOptions;
+  /** Poll mode's lease (two pollers would answer a message twice); absent: this process polls. */
+  single?: SingleConsumer;
 }
 
 export interface TwilioChannel extends Channel {
@@ -114,6 +117,9 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
   let polling: Promise<unknown> = Promise.resolve();
   let stopped = false;
   let pollFailures = 0;
+  /** Poll mode: the poller runs while this process holds its lease. */
+  let poller: ConsumerPart | undefined;
+  let pollTimer: NodeJS.Timeout | undefined;
 
   const runPoll = (): Promise<PollResult> => {
     if (!client || !handler) return Promise.reject(new Error('Twilio REST credentials are not configured'));
@@ -129,7 +135,7 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
   };
 
   const pollLoop = async (): Promise<void> => {
-    if (stopped) return;
+    if (stopped || !poller?.running()) return;
     const run = runPoll().then(
       () => {
         pollFailures = 0;
@@ -143,7 +149,22 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
     );
     polling = run;
     await run;
-    if (!stopped) timers.push(setTimeout(pollLoop, settings.pollSeconds * 1000));
+    if (!stopped && poller?.running()) pollTimer = setTimeout(pollLoop, settings.pollSeconds * 1000);
+  };
+  const startPolling = () => {
+    poller = consumeWhileHeld(
+      deps.single,
+      { start: () => pollLoop(), stop: stopPolling },
+      (err) => log.error({ err: (err as Error).message }, 'twilio: poll handover failed'),
+      () => clearTimeout(pollTimer),
+    );
+  };
+  /** Another process polls now (it took over, or this one stops): only sends and webhooks here. */
+  const stopPolling = async () => {
+    clearTimeout(pollTimer);
+    await polling;
+    const holder = deps.single?.heldBy() ?? 'held by another process';
+    if (!stopped) state = { type: 'elsewhere', since: Date.now(), holder };
   };
 
   return {
@@ -206,8 +227,12 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
       sweep.unref();
       prune.unref();
       timers.push(sweep, prune);
-      if (settings.mode === 'poll') await pollLoop();
-      else state = { type: 'connected', since: Date.now() };
+      if (settings.mode === 'poll') {
+        if (deps.single) state = { type: 'elsewhere', since: Date.now(), holder: 'waiting for the poll lease' };
+        startPolling();
+        // The first poll before start resolves when nothing else polls, as before the lease.
+        if (!deps.single) await poller?.settled();
+      } else state = { type: 'connected', since: Date.now() };
     },
 
     async stop() {
@@ -215,6 +240,9 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
       storeRetry.stop();
       for (const t of timers) clearTimeout(t);
       timers = [];
+      clearTimeout(pollTimer);
+      await poller?.cancel();
+      poller = undefined;
       await polling;
       if (server) {
         const s = server;

@@ -139,6 +139,8 @@ function channelLine(c: ChannelView, now: number): string {
       return `degraded${since}, ${c.retries ?? 0} retries; last error: ${c.lastError ?? 'unknown'}${probeText(c, now)}`;
     case 'relink_required':
       return `relink required: ${c.reason ?? 'logged out'} (run \`agentwire login\`)`;
+    case 'elsewhere':
+      return `${c.holder ?? 'held by another process'}${since} (this process sends only where it can)`;
   }
 }
 

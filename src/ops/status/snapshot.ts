@@ -31,6 +31,8 @@ export interface ChannelView {
   lastError?: string;
   retries?: number;
   reason?: string;
+  /** `elsewhere`: the process that runs the channel's one consumer ("held by host-b pid 4242"). */
+  holder?: string;
   /** WhatsApp's last liveness check (connected or degraded): its result, when, and what it said. */
   probe?: { ok: boolean; at: string; detail: string };
 }
@@ -345,6 +347,8 @@ export function channelView(name: ChannelName, s: ChannelState): ChannelView {
       };
     case 'relink_required':
       return { name, state: s.type, since: iso(s.since), reason: cleanText(s.reason) };
+    case 'elsewhere':
+      return { name, state: s.type, since: iso(s.since), holder: cleanText(s.holder) };
   }
 }
 
