@@ -188,7 +188,7 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
     const channels = new Map<ChannelName, Channel>();
     // Set once the queue exists: a channel whose process just became its one consumer sends what
     // waited for it (replies nobody could send while no process held it).
-    let consumerGained = () => undefined as void;
+    let consumerGained: () => void = () => undefined;
     const singles = new Set<string>();
     for (const f of enabled) {
       const state = store.channelState(f.name);

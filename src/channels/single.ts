@@ -64,7 +64,9 @@ export function consumeWhileHeld(
       await part.stop();
     });
   };
-  const unlead = single ? single.lead({ gained: (fence) => void start(fence), lost: () => void stop() }) : undefined;
+  const unlead = single
+    ? single.lead({ gained: (fence) => void start(fence), lost: () => void stop() })
+    : undefined;
   if (!single) void start();
   return {
     cancel: async () => {

@@ -78,7 +78,10 @@ export class Deliverer {
     private readonly opts: DeliveryOptions = DEFAULT_DELIVERY,
     private readonly storeRetryMs = 1000,
     /** The chat leases when processes share the store: a chat is sent to under its lease only. */
-    private readonly owner?: Pick<ProcessOwner, 'take' | 'drop' | 'notify' | 'holds' | 'leads' | 'stillLeads'>,
+    private readonly owner?: Pick<
+      ProcessOwner,
+      'take' | 'drop' | 'notify' | 'holds' | 'leads' | 'stillLeads'
+    >,
     /**
      * The lead whose holder sends a channel's replies, for a channel whose sends need what only one
      * process runs (WhatsApp's socket): its chats are sent to by that process, whichever runs them.

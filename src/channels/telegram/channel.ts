@@ -120,7 +120,11 @@ export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChanne
   /** Another process polls: this one only sends, and says who polls. */
   const elsewhere = () => {
     if (me && !poll?.running())
-      setState({ type: 'elsewhere', since: Date.now(), holder: deps.single?.heldBy() ?? 'held by another process' });
+      setState({
+        type: 'elsewhere',
+        since: Date.now(),
+        holder: deps.single?.heldBy() ?? 'held by another process',
+      });
   };
   /** Long polling, once connected, retried until it opens or this process no longer holds the poll. */
   const startPolling = async (signal: AbortSignal): Promise<void> => {

@@ -10,6 +10,7 @@ import { type Logger, registerSecret } from '../../log.js';
 import { createMediaHost, type MediaHost } from '../../media/host.js';
 import type { MediaLinkStore } from '../../store/media-links.js';
 import type { TwilioSendStore } from '../../store/twilio-sends.js';
+import { type ConsumerPart, consumeWhileHeld, type SingleConsumer } from '../single.js';
 import type { Channel, ChannelState, InboundHandler, SendOptions } from '../types.js';
 import { parseSender } from './address.js';
 import { createTwilioApp } from './app.js';
@@ -17,7 +18,6 @@ import { fetchInboundMedia, type InboundDeps, processInbound } from './inbound.j
 import type { DownloadNet } from './media-download.js';
 import { type PollResult, pollOnce } from './poll.js';
 import { createRestClient, type TwilioClient } from './rest.js';
-import { type ConsumerPart, consumeWhileHeld, type SingleConsumer } from '../single.js';
 import { type SenderDeps, sendItem } from './sender.js';
 import { resolveTwilioSettings } from './settings.js';
 import { createTwilioStore, type Delivery } from './store.js';
@@ -228,7 +228,8 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
       prune.unref();
       timers.push(sweep, prune);
       if (settings.mode === 'poll') {
-        if (deps.single) state = { type: 'elsewhere', since: Date.now(), holder: 'waiting for the poll lease' };
+        if (deps.single)
+          state = { type: 'elsewhere', since: Date.now(), holder: 'waiting for the poll lease' };
         startPolling();
         // The first poll before start resolves when nothing else polls, as before the lease.
         if (!deps.single) await poller?.settled();

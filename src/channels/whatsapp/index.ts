@@ -6,8 +6,8 @@ import type { Config } from '../../config/schema.js';
 import { directAllowList } from '../../core/roles.js';
 import type { Logger } from '../../log.js';
 import { inboundDirOf } from '../../media/inbound.js';
-import type { WhatsAppStore } from '../../store/store.js';
 import type { Fence } from '../../store/ownership.js';
+import type { WhatsAppStore } from '../../store/store.js';
 import { type ConsumerPart, consumeWhileHeld, type SingleConsumer } from '../single.js';
 import type { Channel, ChannelState, InboundHandler } from '../types.js';
 import { type Timers, Typing } from '../typing.js';
@@ -245,7 +245,11 @@ export function createWhatsAppChannel(deps: WhatsAppChannelDeps): WhatsAppChanne
             await connection?.stop();
             connection = undefined;
             fence = undefined;
-            setState({ type: 'elsewhere', since: now(), holder: deps.single?.heldBy() ?? 'held by another process' });
+            setState({
+              type: 'elsewhere',
+              since: now(),
+              holder: deps.single?.heldBy() ?? 'held by another process',
+            });
           },
         },
         (err) => log.error({ err: (err as Error).message }, 'whatsapp socket handover failed'),

@@ -136,7 +136,11 @@ export interface StatusSnapshot {
     lastSeen: string;
     schemaVersion: number;
     config: string;
+    /** The leader leases it holds: `scheduler`, `channel:telegram` (its one consumer)… */
+    leads?: string[];
   }[];
+  /** Every live leader lease and the process holding it (host and pid when it is registered). */
+  leases?: { name: string; host?: string; pid?: number; until: string }[];
 }
 
 /** Raw, unmasked inputs, gathered by the relay (live) or the store reader (offline). Times in ms. */
@@ -173,6 +177,7 @@ export interface StatusSources {
   warm?: WarmView;
   waitingAnswers?: { chat: string; type: 'approval' | 'question'; createdAt: number; shownAt?: number }[];
   processes?: ProcessInfo[];
+  leases?: { name: string; holder: string; expiresAt: number }[];
 }
 
 const RECENT = 20;
@@ -278,9 +283,26 @@ export function buildSnapshot(src: StatusSources): StatusSnapshot {
         lastSeen: iso(p.lastSeen),
         schemaVersion: p.schemaVersion,
         config: shortFingerprint(p.fingerprint),
+        ...leadsOf(src, p.id),
       })),
     }),
+    ...(liveLeases(src).length > 0 && {
+      leases: liveLeases(src).map((l) => {
+        const p = src.processes?.find((x) => x.id === l.holder);
+        return { name: l.name, ...(p && { host: p.host, pid: p.pid }), until: iso(l.expiresAt) };
+      }),
+    }),
   };
+}
+
+/** Leases not run out (a released one has no holder; one whose holder died runs out). */
+const liveLeases = (src: StatusSources) => (src.leases ?? []).filter((l) => l.expiresAt > src.now);
+
+function leadsOf(src: StatusSources, id: string): { leads?: string[] } {
+  const leads = liveLeases(src)
+    .filter((l) => l.holder === id)
+    .map((l) => l.name);
+  return leads.length > 0 ? { leads } : {};
 }
 
 /** A fingerprint short enough to compare by eye (the registry keeps a hash per config section). */
