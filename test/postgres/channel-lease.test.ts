@@ -3,7 +3,8 @@
 // interrupts (as Telegram does for a bot with two consumers). Only the holder of the lease
 // `channel:telegram` polls; the other shows the channel as held by it and still sends; after a
 // SIGKILL of the first, the second takes the poll over and answers the next message.
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dm, type FakeBotApi, startFakeBotApi, TOKEN } from '../channels/telegram/fake-bot-api.js';
@@ -26,8 +27,8 @@ async function rows<T>(sql: string, params: unknown[] = []): Promise<T[]> {
   }
 }
 
-/** Polls an asynchronous check every 50 ms until it holds or 45 s passed; whether it held. */
-async function until(check: () => Promise<boolean> | boolean, ms = 45_000): Promise<boolean> {
+/** Polls a check every 50 ms until it holds or 20 s passed; whether it held. */
+async function until(check: () => Promise<boolean> | boolean, ms = 20_000): Promise<boolean> {
   for (const end = Date.now() + ms; Date.now() < end; ) {
     if (await check()) return true;
     await new Promise((r) => setTimeout(r, 50));
@@ -63,6 +64,15 @@ async function statusOf(h: Home): Promise<{
   return JSON.parse(p.stdout());
 }
 
+function logsOf(h: Home): string {
+  const dir = join(h.dir, 'logs');
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .map((f) => readFileSync(join(dir, f), 'utf8'))
+        .join('')
+    : '';
+}
+
 const telegramOf = async (h: Home) => (await statusOf(h)).channels.find((c) => c.name === 'telegram');
 const replies = (text: string) =>
   api.callsOf('sendMessage').filter((c) => String(c.params.text).includes(text)).length;
@@ -84,7 +94,9 @@ afterAll(async () => {
 });
 
 describe('two relays on one PostgreSQL, one Telegram bot in long polling (built CLI)', () => {
-  it('one polls, the other shows it as held by the first and takes over after a SIGKILL', async () => {
+  it('one polls, the other shows it as held by the first and takes over after a SIGKILL', {
+    timeout: 150_000,
+  }, async () => {
     const homeA = home();
     const homeB = home();
     const a = start(homeA);

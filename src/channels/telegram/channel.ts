@@ -133,7 +133,10 @@ export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChanne
       try {
         transport = await openTransport(transportDeps(), signal);
         if (signal.aborted) await transport.stop();
-        else log.info({ account: `@${me.username}`, mode: 'polling' }, 'telegram polling');
+        else {
+          setState(connected(me));
+          log.info({ account: `@${me.username}`, mode: 'polling' }, 'telegram polling');
+        }
         return;
       } catch (err) {
         if (signal.aborted) return;
