@@ -6,8 +6,8 @@ import type { z } from 'zod';
 import { agentKindProblems } from './agent-kinds.js';
 import { knownKeys, missingComma, nearestKey } from './hints.js';
 import { locate, locateNearest } from './locate.js';
-import { agentOverrides, type Config, configSchema } from './schema.js';
 import { pgEnvUrl } from './pg-env.js';
+import { agentOverrides, type Config, configSchema } from './schema.js';
 import { STORE_URL_ENV, storeProblems } from './schema-store.js';
 
 export interface ConfigProblem {

@@ -3,8 +3,7 @@
 // interrupts (as Telegram does for a bot with two consumers). Only the holder of the lease
 // `channel:telegram` polls; the other shows the channel as held by it and still sends; after a
 // SIGKILL of the first, the second takes the poll over and answers the next message.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dm, type FakeBotApi, startFakeBotApi, TOKEN } from '../channels/telegram/fake-bot-api.js';
@@ -62,15 +61,6 @@ async function statusOf(h: Home): Promise<{
   const { code } = await p.exit;
   expect(code, p.stderr()).toBe(0);
   return JSON.parse(p.stdout());
-}
-
-function logsOf(h: Home): string {
-  const dir = join(h.dir, 'logs');
-  return existsSync(dir)
-    ? readdirSync(dir)
-        .map((f) => readFileSync(join(dir, f), 'utf8'))
-        .join('')
-    : '';
 }
 
 const telegramOf = async (h: Home) => (await statusOf(h)).channels.find((c) => c.name === 'telegram');
