@@ -82,10 +82,7 @@ export class Deliverer {
       ProcessOwner,
       'take' | 'drop' | 'notify' | 'holds' | 'leads' | 'stillLeads'
     >,
-    /**
-     * The lead whose holder sends a channel's replies, for a channel whose sends need what only one
-     * process runs (WhatsApp's socket): its chats are sent to by that process, whichever runs them.
-     */
+    /** The lead whose holder sends a channel's replies (WhatsApp's socket), whoever ran the chat. */
     private readonly sendLead: (channel: string) => string | undefined = () => undefined,
   ) {}
 
@@ -94,10 +91,7 @@ export class Deliverer {
     return Boolean(p && this.channels.has(p.channel));
   }
 
-  /**
-   * Starts sending a chat's unsent chunks unless that is already under way. `heard`: the kick came
-   * from another process's notification, so a process that cannot send them does not pass it on again.
-   */
+  /** Starts sending a chat's unsent chunks unless under way; `heard`: told by another process (not passed on). */
   kick(chat: ChatKey, heard = false): void {
     if (this.stopped || !this.owns(chat)) return;
     if (this.busy.has(chat)) {

@@ -23,6 +23,7 @@ import type {
   ProcessInfo,
   Topic,
 } from '../store/ownership.js';
+import { Leads } from './leads.js';
 import type { Clock } from './ports.js';
 
 export interface OwnershipTimings {
@@ -69,13 +70,8 @@ export class ProcessOwner {
   /** Chats another live process holds, until when: not tried again before that or a notification. */
   private readonly blockedUntil = new Map<ChatKey, number>();
   private readonly handlers = new Map<Topic, Set<Handler>>();
-  private readonly leaders = new Map<
-    string,
-    { on: boolean; epoch?: number; holder?: string; gained(fence: Fence): void; lost(): void }
-  >();
-  /** The processes last read from the registry, to name another lead's holder (host and pid). */
-  private known = new Map<string, ProcessInfo>();
-  private claiming: Promise<void> = Promise.resolve();
+  /** The leader leases this process asks for (queue/leads.ts). */
+  private readonly leadSet: Leads;
   private lostHandler: (chat: ChatKey) => void = () => undefined;
   private orphanHandler: (chats: OrphanChat[]) => void = () => undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -95,7 +91,9 @@ export class ProcessOwner {
     readonly timings: OwnershipTimings,
     private readonly log: Logger,
     private readonly now: Clock,
-  ) {}
+  ) {
+    this.leadSet = new Leads(port, () => this.info.id, now, timings.leaseMs, log);
+  }
 
   get id(): string {
     return this.info.id;
@@ -225,38 +223,30 @@ export class ProcessOwner {
    * fence, for writes only the leader may make) and `lost` on changes.
    */
   lead(name: string, on: { gained(fence: Fence): void; lost(): void }): void {
-    this.leaders.set(name, { on: false, ...on });
+    this.leadSet.lead(name, on);
   }
 
   /** Stops asking for the lead `name` and gives it back (lost first when held), so another process takes it. */
-  async unlead(name: string): Promise<void> {
-    const l = this.leaders.get(name);
-    if (!l) return;
-    this.leaders.delete(name);
-    if (l.on) l.lost();
-    await this.port.releaseLeader(name, this.id);
+  unlead(name: string): Promise<void> {
+    return this.leadSet.unlead(name);
   }
 
   /** True while this process holds the lead `name` (as of its last round). */
   leads(name: string): boolean {
-    return this.leaders.get(name)?.on === true;
+    return this.leadSet.leads(name);
   }
 
   /**
    * Asks the store whether this process still holds the lead `name` with the epoch it gained (a
    * process paused past its lease wakes to find it moved): checked before a send only the lead makes.
    */
-  async stillLeads(name: string): Promise<boolean> {
-    const l = this.leaders.get(name);
-    if (!l?.on) return false;
-    const r = await this.port.acquireLeader(name, this.id, this.now(), this.timings.leaseMs);
-    return r.type === 'granted' && r.fence.epoch === l.epoch;
+  stillLeads(name: string): Promise<boolean> {
+    return this.leadSet.stillLeads(name);
   }
 
   /** The other process that holds the lead `name` when this one does not (as of the last round). */
   leadHolder(name: string): ProcessInfo | undefined {
-    const l = this.leaders.get(name);
-    return l && !l.on && l.holder ? this.known.get(l.holder) : undefined;
+    return this.leadSet.holder(name);
   }
 
   /** Tells this process at once and the others on their next poll. */
@@ -331,38 +321,7 @@ export class ProcessOwner {
    * starts as soon as the relay does when nobody else leads.
    */
   claimLeads(): Promise<void> {
-    // One round at a time: two rounds at once would both see a lead as new and gain it twice.
-    const next = this.claiming.then(() => this.claimRound());
-    this.claiming = next.catch(() => undefined);
-    return next;
-  }
-
-  private async claimRound(): Promise<void> {
-    for (const [name, l] of [...this.leaders]) {
-      if (this.leaders.get(name) !== l) continue;
-      const r = await this.port.acquireLeader(name, this.id, this.now(), this.timings.leaseMs);
-      // Given up meanwhile (`unlead`): what this round took goes back.
-      if (this.leaders.get(name) !== l) {
-        if (r.type === 'granted') await this.port.releaseLeader(name, this.id);
-        continue;
-      }
-      const on = r.type === 'granted';
-      const epoch = r.type === 'granted' ? r.fence.epoch : undefined;
-      const holder = r.type === 'held' ? r.holder : undefined;
-      if (holder !== l.holder) {
-        l.holder = holder;
-        if (holder && !this.known.has(holder))
-          this.known = new Map((await this.port.processes()).map((p) => [p.id, p]));
-      }
-      if (on === l.on && epoch === l.epoch) continue;
-      // Led by another meanwhile and taken back: the old fence is refused, so lose and gain again.
-      if (on && l.on) l.lost();
-      l.on = on;
-      l.epoch = epoch;
-      this.log.info({ leader: name, on }, on ? 'leading' : 'no longer leading');
-      if (r.type === 'granted') l.gained(r.fence);
-      else l.lost();
-    }
+    return this.leadSet.claim();
   }
 
   private async reap(): Promise<void> {
@@ -430,7 +389,7 @@ export class ProcessOwner {
     this.unwatch?.();
     await this.ticking;
     await this.reading?.catch(() => undefined);
-    for (const l of this.leaders.values()) if (l.on) l.lost();
+    this.leadSet.loseAll();
     this.held.clear();
     await this.port.deregister(this.id);
   }

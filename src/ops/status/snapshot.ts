@@ -10,6 +10,7 @@ import { cleanText, maskId } from '../../log.js';
 import type { DailyUsage } from '../../store/contract/runs.js';
 import type { ProcessInfo } from '../../store/ownership.js';
 import { type Health, healthOf } from './health.js';
+import { leadsOf, leasesView } from './leases-view.js';
 import { type UsageDayView, usageDays } from './usage-view.js';
 
 /** Bumped only on a breaking change; fields may be added without a bump. */
@@ -286,23 +287,8 @@ export function buildSnapshot(src: StatusSources): StatusSnapshot {
         ...leadsOf(src, p.id),
       })),
     }),
-    ...(liveLeases(src).length > 0 && {
-      leases: liveLeases(src).map((l) => {
-        const p = src.processes?.find((x) => x.id === l.holder);
-        return { name: l.name, ...(p && { host: p.host, pid: p.pid }), until: iso(l.expiresAt) };
-      }),
-    }),
+    ...leasesView(src),
   };
-}
-
-/** Leases not run out (a released one has no holder; one whose holder died runs out). */
-const liveLeases = (src: StatusSources) => (src.leases ?? []).filter((l) => l.expiresAt > src.now);
-
-function leadsOf(src: StatusSources, id: string): { leads?: string[] } {
-  const leads = liveLeases(src)
-    .filter((l) => l.holder === id)
-    .map((l) => l.name);
-  return leads.length > 0 ? { leads } : {};
 }
 
 /** A fingerprint short enough to compare by eye (the registry keeps a hash per config section). */
