@@ -10,7 +10,7 @@ import { cleanText, maskId } from '../../log.js';
 import type { DailyUsage } from '../../store/contract/runs.js';
 import type { ProcessInfo } from '../../store/ownership.js';
 import { type Health, healthOf } from './health.js';
-import { leadsOf, leasesView } from './leases-view.js';
+import { type LeaseView, leadsOf, leasesView } from './leases-view.js';
 import { type UsageDayView, usageDays } from './usage-view.js';
 
 /** Bumped only on a breaking change; fields may be added without a bump. */
@@ -141,7 +141,7 @@ export interface StatusSnapshot {
     leads?: string[];
   }[];
   /** Every live leader lease and the process holding it (host and pid when it is registered). */
-  leases?: { name: string; host?: string; pid?: number; until: string }[];
+  leases?: LeaseView[];
 }
 
 /** Raw, unmasked inputs, gathered by the relay (live) or the store reader (offline). Times in ms. */
