@@ -48,6 +48,8 @@ export async function loginViaRelay(d: RelayLoginDeps): Promise<RelayLoginResult
       case 'relink_required':
         return { ok: false, error: wa.reason };
       case 'elsewhere':
+        // Asking for the socket's lease (the relay just started): its answer comes within a round.
+        if (wa.holder.startsWith('waiting')) break;
         return { ok: false, error: `The WhatsApp socket is ${wa.holder}: run \`agentwire login\` there.` };
       case 'connecting':
         if (wa.qr && wa.qr !== shownQr) {
