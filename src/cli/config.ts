@@ -3,6 +3,7 @@ import { AGENT_KINDS } from '../agents/registry.js';
 import { enabledChannels } from '../channels/registry.js';
 import { formatProblem, loadConfig } from '../config/load.js';
 import { resolvePaths } from '../config/paths.js';
+import { pgEnvNote } from '../config/pg-env.js';
 import { redactConfig } from '../config/redact.js';
 import { configWarnings } from '../config/warnings.js';
 import { configProblems } from '../heartbeat/target.js';
@@ -14,7 +15,7 @@ export function register(program: Command): void {
   cmd
     .command('check [file]')
     .description('validate a config file; exit 1 listing every problem as FILE:LINE:COL key: message')
-    .action((file: string | undefined) => {
+    .action(async (file: string | undefined) => {
       const global = program.opts<GlobalOptions>();
       const paths = resolvePaths(process.env, file ?? global.config);
       const loaded = loadConfig(
@@ -37,8 +38,14 @@ export function register(program: Command): void {
       const warnings = configWarnings(c).map((w) => `warning: ${w.path} ${w.message}\n`);
       const named =
         c.agents.list.length > 0 ? `, named agents: ${c.agents.list.map((a) => a.name).join(', ')}` : '';
+      // Which database a PostgreSQL store opens, never with its password, and where its URL came from.
+      let store = '';
+      if (c.store.engine === 'postgres' && c.store.url) {
+        const { safeUrl } = await import('../store/postgres/admin.js');
+        store = `  store: postgres at ${safeUrl(c.store.url)}${pgEnvNote(c.store.url, process.env)}\n`;
+      }
       process.stdout.write(
-        `${head}\n  agent: ${c.agent.kind}${named}, channels: ${channels}, schedules: ${c.schedules.length}\n${warnings.join('')}`,
+        `${head}\n  agent: ${c.agent.kind}${named}, channels: ${channels}, schedules: ${c.schedules.length}\n${store}${warnings.join('')}`,
       );
     });
   cmd

@@ -45,6 +45,16 @@ describe('the PG* variables for a PostgreSQL store without a URL (built CLI)', (
     expect(doctor.out + doctor.err).not.toContain(PASSWORD);
   });
 
+  it('config check names the database and the variables, without the password', async () => {
+    const env = { ...home.env, AGENTWIRE_STORE_URL: '', ...pgEnv };
+    const check = await run(['config', 'check'], env);
+    expect(check.code, check.err).toBe(0);
+    expect(check.out).toContain(
+      `  store: postgres at postgresql://${pgEnv.PGUSER}@${encodeURIComponent(pgEnv.PGHOST ?? '')}:${pgEnv.PGPORT}/${pgEnv.PGDATABASE} (from PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD)\n`,
+    );
+    expect(check.out + check.err).not.toContain(PASSWORD);
+  });
+
   it('`agentwire chat` that cannot reach it exits 1 naming the variables, without the password', async () => {
     const env = {
       ...home.env,
