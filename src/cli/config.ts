@@ -3,7 +3,6 @@ import { AGENT_KINDS } from '../agents/registry.js';
 import { enabledChannels } from '../channels/registry.js';
 import { formatProblem, loadConfig } from '../config/load.js';
 import { resolvePaths } from '../config/paths.js';
-import { pgEnvNote } from '../config/pg-env.js';
 import { redactConfig } from '../config/redact.js';
 import { configWarnings } from '../config/warnings.js';
 import { configProblems } from '../heartbeat/target.js';
@@ -41,8 +40,9 @@ export function register(program: Command): void {
       // Which database a PostgreSQL store opens, never with its password, and where its URL came from.
       let store = '';
       if (c.store.engine === 'postgres' && c.store.url) {
-        const { safeUrl } = await import('../store/postgres/admin.js');
-        store = `  store: postgres at ${safeUrl(c.store.url)}${pgEnvNote(c.store.url, process.env)}\n`;
+        // The engine's own words for where it is (store/open.ts): nothing is opened to say it.
+        const { storeAdmin, storeConfigFor } = await import('../store/open.js');
+        store = `  store: postgres at ${(await storeAdmin(storeConfigFor(paths, c.store))).where}\n`;
       }
       process.stdout.write(
         `${head}\n  agent: ${c.agent.kind}${named}, channels: ${channels}, schedules: ${c.schedules.length}\n${store}${warnings.join('')}`,
