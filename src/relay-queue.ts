@@ -23,7 +23,7 @@ export function createQueue(
   ctx: Context,
   store: Pick<Store, 'queue' | 'interactions' | 'channelState'>,
   channels: ChannelMap,
-  extra: Pick<QueueOptions, 'hold' | 'textRules' | 'owner'> & {
+  extra: Pick<QueueOptions, 'hold' | 'textRules' | 'owner' | 'sendLead'> & {
     tools?: ToolHost;
     control?: MethodRegistry;
   } = {},

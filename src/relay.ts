@@ -8,7 +8,7 @@ import type { Channel } from './channels/types.js';
 import { whatsappLinkService } from './channels/whatsapp/link-control.js';
 import type { Context } from './cli/context.js';
 import { ExitError } from './cli/context.js';
-import { sharedTasksChanged, startOwner } from './cli/ownership.js';
+import { channelLease, sharedTasksChanged, startOwner } from './cli/ownership.js';
 import { mediaRoot, type Paths } from './config/paths.js';
 import type { Config } from './config/schema.js';
 import { configWarnings } from './config/warnings.js';
@@ -52,7 +52,7 @@ export interface RelayDeps {
  * built by hand around a fake edge.
  */
 export type ChannelFactory = Pick<ChannelPlugin, 'name' | 'enabled'> &
-  Partial<Pick<ChannelPlugin, 'textRules'>> & {
+  Partial<Pick<ChannelPlugin, 'textRules' | 'single' | 'sendsThroughSingle'>> & {
     create: (deps: ChannelDeps) => Channel | Promise<Channel>;
   };
 
@@ -199,9 +199,18 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
     }
     const deps: RelayDeps = { config, paths, log, store, env: ctx.env };
     const channels = new Map<ChannelName, Channel>();
+    // Set once the queue exists: a channel whose process just became its one consumer sends what
+    // waited for it (replies nobody could send while no process held it).
+    let consumerGained: () => void = () => undefined;
+    const singles = new Set<string>();
     for (const f of enabled) {
       const state = store.channelState(f.name);
-      channels.set(f.name, await f.create({ ...deps, log: log.child({ sub: f.name }), state }));
+      const single = f.single?.(config) ? channelLease(owner, f.name, () => consumerGained()) : undefined;
+      if (single && f.sendsThroughSingle) singles.add(f.name);
+      channels.set(
+        f.name,
+        await f.create({ ...deps, log: log.child({ sub: f.name }), state, ...(single && { single }) }),
+      );
     }
     // The splitter's rules: the started channels' own plug-ins first, then the registry's.
     const textRules = (name: ChannelName) =>
@@ -218,7 +227,14 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
       owner,
     );
     const control = new MethodRegistry();
-    const queue = createQueue(ctx, store, channels, { textRules, tools, owner, control });
+    const queue = createQueue(ctx, store, channels, {
+      textRules,
+      tools,
+      owner,
+      control,
+      sendLead: (channel) => (singles.has(channel) ? `channel:${channel}` : undefined),
+    });
+    consumerGained = () => void queue.deliverer.kickAll().catch(() => undefined);
     // Recovery before any channel delivers: a message left mid-run must run before newer ones.
     await queue.start();
     cleanup.push(() => queue.shutdown(0));

@@ -3,9 +3,11 @@
 // device, so this holds the relay lock, connects like the relay does, delivers through the outbox,
 // and stores (without running) anything that arrives meanwhile, for the relay's next start.
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ChannelState } from './channels/types.js';
 import { linkState } from './channels/whatsapp/link-state.js';
+import { socketHolder } from './channels/whatsapp/relay-lock.js';
 import type { MakeSocket } from './channels/whatsapp/socket.js';
 import type { Context } from './cli/context.js';
 import { type ChannelName, chatKey } from './core/types.js';
@@ -84,6 +86,32 @@ async function sendWhatsApp(ctx: Context, req: SendRequest, deps: SendDeps): Pro
   try {
     if ((await linkState(store.whatsapp.auth)) !== 'linked')
       return { ok: false, error: 'WhatsApp is not linked: run `agentwire login` first.' };
+    // A relay elsewhere on the database holds the socket: a second one here would kick it off. The
+    // message goes to the store's outbox instead, and that relay, told, sends it.
+    const held = await socketHolder(store.status);
+    if (held) {
+      const local = req.media.filter((m) => !/^https:\/\//i.test(m));
+      if (local.length > 0 && held.process?.host !== hostname())
+        return {
+          ok: false,
+          error: `WhatsApp's socket is ${held.text}, another machine, which cannot read ${local[0]}: send it there, or pass an https URL.`,
+        };
+      const key = randomUUID();
+      const chat = chatKey('whatsapp', req.to);
+      const queue = createQueue(ctx, store, new Map(), { hold: true });
+      try {
+        await queue.deliver(chat, `send:${key}`, req.text, req.media, { ownerFiles: true });
+      } finally {
+        await queue.shutdown(0);
+      }
+      const rows = await store.repliesFor(`sys:send:${key}`);
+      if (rows.length === 0) return { ok: false, error: 'Nothing to send.' };
+      await store.ownership.notify('outbox', chat, `send:${process.pid}`, Date.now());
+      return {
+        ok: true,
+        detail: `queued as ${rows.length} message(s) for the relay whose WhatsApp socket is ${held.text}; it sends them`,
+      };
+    }
     let state: ChannelState = { type: 'stopped' };
     let changed: () => void = () => {};
     const { createWhatsAppChannel } = await import('./channels/whatsapp/index.js');

@@ -14,6 +14,7 @@ import type { Logger } from '../log.js';
 import type { ChannelStateStore } from '../store/channel-state.js';
 import type { StatusFacts } from '../store/status-read.js';
 import type { Store } from '../store/store.js';
+import type { SingleConsumer } from './single.js';
 import type { Channel, ChannelState } from './types.js';
 
 /** What the relay hands a channel it starts. */
@@ -30,6 +31,11 @@ export interface ChannelDeps {
   /** This channel's own keys in the generic channel-state table (offsets, dedupe ids, settings). */
   state: ChannelStateStore;
   env: NodeJS.ProcessEnv;
+  /**
+   * The lease under which the channel runs what only one process may run (WhatsApp's socket,
+   * Telegram's long poll, Twilio's poll mode; channels/single.ts). Absent: this process runs it.
+   */
+  single?: SingleConsumer;
 }
 
 /**
@@ -98,6 +104,17 @@ export interface ChannelPlugin {
   readonly name: string;
   /** For people: "WhatsApp", "Twilio", "Telegram". */
   readonly displayName: string;
+  /**
+   * True when, under this config, the channel has a part only one process at a time may run (a
+   * socket, a long poll, a poller): it then runs under the lease `channel:<name>` (`ChannelDeps.single`),
+   * and the other processes show it as held elsewhere. Webhook modes need none: any process takes a request.
+   */
+  single?(config: Config): boolean;
+  /**
+   * True when its sends also need that part (WhatsApp's sends go over the socket): its chats' replies
+   * are then sent by the process that holds the lease, not by the chat's.
+   */
+  readonly sendsThroughSingle?: boolean;
   /** True when the config turns the channel on (e.g. `config.telegram.enabled`). */
   enabled(config: Config): boolean;
   /** Builds the channel; loads its library with a dynamic import (the plugin module stays light). */

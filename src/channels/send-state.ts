@@ -29,6 +29,11 @@ export function queuedBecause(channel: ChannelName, s: ChannelState): Queued | u
           : `${name} is still connecting`;
       case 'degraded':
         return `${name} cannot reach its servers right now (${s.lastError}); it keeps retrying`;
+      case 'elsewhere':
+        // Only a channel whose sends need that process waits for it (WhatsApp's socket).
+        return channelPlugin(channel)?.sendsThroughSingle
+          ? `${name} runs in another relay (${s.holder}); that relay sends it`
+          : undefined;
       case 'stopped':
       case 'disabled':
         return `${name} is not running in this relay`;

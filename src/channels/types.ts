@@ -27,7 +27,12 @@ export type ChannelState =
    */
   | { type: 'connected'; since: number; account?: string; accountPublic?: boolean; probe?: ProbeResult }
   | { type: 'degraded'; since: number; lastError: string; retries: number; probe?: ProbeResult }
-  | { type: 'relink_required'; since: number; reason: string };
+  | { type: 'relink_required'; since: number; reason: string }
+  /**
+   * What only one process may run of this channel (a socket, a long poll) runs in another process,
+   * `holder` ("held by host-b pid 4242"); this one sends only where the channel can without it.
+   */
+  | { type: 'elsewhere'; since: number; holder: string };
 
 /**
  * What the channel's inbound handler returns. The channel acknowledges to its peer (WhatsApp read

@@ -14,7 +14,7 @@ export function register(program: Command): void {
   cmd
     .command('check [file]')
     .description('validate a config file; exit 1 listing every problem as FILE:LINE:COL key: message')
-    .action((file: string | undefined) => {
+    .action(async (file: string | undefined) => {
       const global = program.opts<GlobalOptions>();
       const paths = resolvePaths(process.env, file ?? global.config);
       const loaded = loadConfig(
@@ -37,8 +37,15 @@ export function register(program: Command): void {
       const warnings = configWarnings(c).map((w) => `warning: ${w.path} ${w.message}\n`);
       const named =
         c.agents.list.length > 0 ? `, named agents: ${c.agents.list.map((a) => a.name).join(', ')}` : '';
+      // Which database a PostgreSQL store opens, never with its password, and where its URL came from.
+      let store = '';
+      if (c.store.engine === 'postgres' && c.store.url) {
+        // The engine's own words for where it is (store/open.ts): nothing is opened to say it.
+        const { storeAdmin, storeConfigFor } = await import('../store/open.js');
+        store = `  store: postgres at ${(await storeAdmin(storeConfigFor(paths, c.store))).where}\n`;
+      }
       process.stdout.write(
-        `${head}\n  agent: ${c.agent.kind}${named}, channels: ${channels}, schedules: ${c.schedules.length}\n${warnings.join('')}`,
+        `${head}\n  agent: ${c.agent.kind}${named}, channels: ${channels}, schedules: ${c.schedules.length}\n${store}${warnings.join('')}`,
       );
     });
   cmd

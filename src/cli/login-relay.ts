@@ -47,6 +47,10 @@ export async function loginViaRelay(d: RelayLoginDeps): Promise<RelayLoginResult
         return { ok: true, alreadyLinked: false, ...(wa.account && { account: wa.account }) };
       case 'relink_required':
         return { ok: false, error: wa.reason };
+      case 'elsewhere':
+        // Asking for the socket's lease (the relay just started): its answer comes within a round.
+        if (wa.holder.startsWith('waiting')) break;
+        return { ok: false, error: `The WhatsApp socket is ${wa.holder}: run \`agentwire login\` there.` };
       case 'connecting':
         if (wa.qr && wa.qr !== shownQr) {
           shownQr = wa.qr;

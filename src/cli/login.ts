@@ -1,6 +1,6 @@
 // `agentwire login [--pair +E164]`: links this machine as a WhatsApp linked device.
 import type { Command } from 'commander';
-import { runningRelay } from '../channels/whatsapp/relay-lock.js';
+import { runningRelay, socketHolder } from '../channels/whatsapp/relay-lock.js';
 import { callControl } from '../control/client.js';
 import { openStore, storeConfigFor } from '../store/open.js';
 import { ExitError, type GlobalOptions, loadContext } from './context.js';
@@ -19,7 +19,15 @@ export function register(program: Command): void {
         throw new ExitError(2, `--pair needs the phone number in E.164 form, like +15551234567`);
       }
       const ctx = loadContext(program.opts<GlobalOptions>());
-      const holder = await runningRelay(ctx.paths);
+      const local = await runningRelay(ctx.paths);
+      const held = await socketHolderOf(ctx);
+      // Held by a relay that is not this home's (another host on the database): it links there.
+      if (held && !(local && held.process?.pid !== undefined && local === `pid ${held.process.pid}`))
+        throw new ExitError(
+          1,
+          `WhatsApp's socket is ${held.text}: run \`agentwire login\` where that relay runs (or open its web console), or stop it first.`,
+        );
+      const holder = local;
       if (holder !== undefined) {
         // Two connections on one link keep kicking each other off: the running relay links instead.
         if (opts.pair)
@@ -64,4 +72,16 @@ export function register(program: Command): void {
         await store.close();
       }
     });
+}
+
+/** The socket's lease holder in the store this config names (a read, nothing created or migrated). */
+export async function socketHolderOf(
+  ctx: ReturnType<typeof loadContext>,
+): Promise<Awaited<ReturnType<typeof socketHolder>>> {
+  const store = await openStore(storeConfigFor(ctx.paths, ctx.config.store));
+  try {
+    return await socketHolder(store.status);
+  } finally {
+    await store.close();
+  }
 }

@@ -5,6 +5,7 @@ import { linkState } from '../channels/whatsapp/link-state.js';
 import { runningRelay } from '../channels/whatsapp/relay-lock.js';
 import { openStore, storeConfigFor } from '../store/open.js';
 import { ExitError, type GlobalOptions, loadContext } from './context.js';
+import { socketHolderOf } from './login.js';
 
 async function confirm(question: string): Promise<boolean> {
   const rl = createInterface({ input: process.stdin, output: process.stdout });
@@ -26,6 +27,9 @@ export function register(program: Command): void {
       if (holder !== undefined) {
         throw new ExitError(1, `agentwire relay is running (${holder}). Stop it first, then log out.`);
       }
+      const held = await socketHolderOf(ctx);
+      if (held)
+        throw new ExitError(1, `WhatsApp's socket is ${held.text}: stop that relay first, then log out.`);
       const store = await openStore(storeConfigFor(ctx.paths, ctx.config.store));
       try {
         if ((await linkState(store.whatsapp.auth)) === 'unlinked') {

@@ -1,5 +1,6 @@
 // This process in the store's registry (store/ownership.ts), for the commands that run chats beside
 // others on one state folder: the relay and `agentwire chat`.
+import { heldText, type SingleConsumer } from '../channels/single.js';
 import { configFingerprint, fingerprintDifference } from '../config/fingerprint.js';
 import { ownershipTimings, ProcessOwner } from '../queue/process-owner.js';
 import type { ProcessInfo } from '../store/ownership.js';
@@ -82,5 +83,36 @@ export function sharedTasksChanged(
     owner.on('tasks_changed', (_key, own) => {
       if (!own) listener();
     });
+  };
+}
+
+/**
+ * A channel's one-consumer lease (channels/single.ts) as the leader lease `channel:<name>` of this
+ * process's owner; `gained` also runs `onGained` (the relay sends what waited for the consumer).
+ */
+export function channelLease(
+  owner: Pick<ProcessOwner, 'lead' | 'unlead' | 'claimLeads' | 'leadHolder' | 'stillLeads'>,
+  name: string,
+  onGained: () => void = () => undefined,
+): SingleConsumer {
+  const lead = `channel:${name}`;
+  return {
+    lead: (on) => {
+      owner.lead(lead, {
+        gained: (fence) => {
+          on.gained(fence);
+          onGained();
+        },
+        lost: () => on.lost(),
+      });
+      // Asked at once, not at the next renewal round (a failure is asked again by that round).
+      owner.claimLeads().catch(() => undefined);
+      return () => owner.unlead(lead);
+    },
+    heldBy: () => {
+      const p = owner.leadHolder(lead);
+      return p ? heldText(p) : undefined;
+    },
+    stillHolds: () => owner.stillLeads(lead),
   };
 }

@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import { agentKindProblems } from './agent-kinds.js';
 import { knownKeys, missingComma, nearestKey } from './hints.js';
 import { locate, locateNearest } from './locate.js';
+import { pgEnvUrl } from './pg-env.js';
 import { agentOverrides, type Config, configSchema } from './schema.js';
 import { STORE_URL_ENV, storeProblems } from './schema-store.js';
 
@@ -173,7 +174,8 @@ function finish(config: Config, env: NodeJS.ProcessEnv): Config {
   t.authToken ??= env.TWILIO_AUTH_TOKEN || undefined;
   t.apiKey ??= env.TWILIO_API_KEY || undefined;
   t.apiSecret ??= env.TWILIO_API_SECRET || undefined;
-  if (config.store.engine === 'postgres') config.store.url ??= env[STORE_URL_ENV] || undefined;
+  // Then PostgreSQL's own PG* variables (config/pg-env.ts), as psql and node-postgres read them.
+  if (config.store.engine === 'postgres') config.store.url ??= env[STORE_URL_ENV] || pgEnvUrl(env)?.url;
   const home = env.HOME || homedir();
   const expand = (p: string) => (p === '~' ? home : p.startsWith('~/') ? join(home, p.slice(2)) : p);
   for (const a of [config.agent, ...agentOverrides(config.agents)]) {

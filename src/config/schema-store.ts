@@ -22,7 +22,7 @@ export const storeSchema = z
       .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL (postgresql://user:password@host:5432/db)')
       .optional()
       .describe(
-        `The PostgreSQL connection URL, for engine \`postgres\`. Default: $${STORE_URL_ENV}. Secret.`,
+        `The PostgreSQL connection URL, for engine \`postgres\`. Default: $${STORE_URL_ENV}, else one made of the PG* variables (PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD, PGSSLMODE). Secret.`,
       ),
     sharedFolder: z
       .string()
@@ -52,7 +52,7 @@ export function storeProblems(s: StoreSettings): { path: string[]; message: stri
     return [
       {
         path: ['store', 'url'],
-        message: `required when store.engine is 'postgres': a postgresql:// URL, or set ${STORE_URL_ENV}`,
+        message: `required when store.engine is 'postgres': a postgresql:// URL, or set ${STORE_URL_ENV} or PostgreSQL's own PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD`,
       },
     ];
   return [];

@@ -4,7 +4,8 @@
 // of the next try is stored, so a restart resumes the backoff instead of forgetting it. A chunk whose
 // failures outlast that is expired, and the chat gets one short notice, which waits for the channel
 // as long as it takes. A permanent failure is recorded, logged, and (for an attachment) turned into a
-// text notice. Chats whose channel is not running in this process are left for the process that runs it.
+// text notice. Chats whose channel is not running in this process are left for the process that runs it,
+// and a WhatsApp chat's replies to the process holding the socket (whichever process ran the chat).
 import type { Channel, ChannelState, SendOptions } from '../channels/types.js';
 import type { Config } from '../config/schema.js';
 import type { ChatKey, SendResult } from '../core/types.js';
@@ -77,7 +78,12 @@ export class Deliverer {
     private readonly opts: DeliveryOptions = DEFAULT_DELIVERY,
     private readonly storeRetryMs = 1000,
     /** The chat leases when processes share the store: a chat is sent to under its lease only. */
-    private readonly owner?: Pick<ProcessOwner, 'take' | 'drop' | 'notify' | 'holds'>,
+    private readonly owner?: Pick<
+      ProcessOwner,
+      'take' | 'drop' | 'notify' | 'holds' | 'leads' | 'stillLeads'
+    >,
+    /** The lead whose holder sends a channel's replies (WhatsApp's socket), whoever ran the chat. */
+    private readonly sendLead: (channel: string) => string | undefined = () => undefined,
   ) {}
 
   owns(chat: ChatKey): boolean {
@@ -85,8 +91,8 @@ export class Deliverer {
     return Boolean(p && this.channels.has(p.channel));
   }
 
-  /** Starts sending a chat's unsent chunks unless that is already under way. */
-  kick(chat: ChatKey): void {
+  /** Starts sending a chat's unsent chunks unless under way; `heard`: told by another process (not passed on). */
+  kick(chat: ChatKey, heard = false): void {
     if (this.stopped || !this.owns(chat)) return;
     if (this.busy.has(chat)) {
       // The drain may have found nothing left a moment before this row was written, and only be
@@ -94,7 +100,7 @@ export class Deliverer {
       this.again.add(chat);
       return;
     }
-    const run = this.drainChat(chat)
+    const run = this.drainChat(chat, heard)
       // Never an unhandled rejection (it would end the relay): log it; the rows stay for the next kick.
       .catch((err) => this.log.error({ err, chat: maskId(chat) }, 'sending stopped by an error'))
       .finally(() => {
@@ -191,11 +197,18 @@ export class Deliverer {
     };
   }
 
-  private async drainChat(chat: ChatKey): Promise<void> {
+  private async drainChat(chat: ChatKey, heard: boolean): Promise<void> {
     const target = parseChatKey(chat);
     const channel = target && this.channels.get(target.channel);
     if (!target || !channel) return;
     if (!this.owner) return this.drainAs(chat, target, channel, undefined);
+    const lead = this.sendLead(target.channel);
+    if (lead) {
+      // Sent by the lead's holder, not under the chat's lease (the run may be another process's).
+      if (this.owner.leads(lead)) return this.drainAs(chat, target, channel, undefined, lead);
+      if (!heard && (await this.store.nextUnsent(chat))) await this.owner.notify('outbox', chat);
+      return;
+    }
     // Nothing to send, no lease to take and give back (two store transactions): every run ends with
     // a kick that finds its reply already sent. A row written after this look kicks again.
     if (!(await this.store.nextUnsent(chat))) return;
@@ -215,6 +228,7 @@ export class Deliverer {
     target: { channel: string; chatId: string },
     channel: Channel,
     fence: Fence | undefined,
+    lead?: string,
   ): Promise<void> {
     // The row whose stored next try this loop has already waited for (or just set): waited once, it
     // is tried, even when a wake cut the wait short or an injected clock does not move.
@@ -256,6 +270,10 @@ export class Deliverer {
       // still send a chunk the successor sends too: a duplicate, never an answer it did not give.)
       if (fence && !(await this.owner?.holds(fence))) {
         this.log.warn({ chat: maskId(chat), key: row.key }, 'the lease of the chat moved: not sending');
+        return;
+      }
+      if (lead && !(await this.owner?.stillLeads(lead))) {
+        this.log.warn({ chat: maskId(chat), lead }, 'another process took over the channel: not sending');
         return;
       }
       let r: SendResult;

@@ -23,6 +23,7 @@ import type {
   ProcessInfo,
   Topic,
 } from '../store/ownership.js';
+import { Leads } from './leads.js';
 import { AffinityWait } from './lease-affinity.js';
 import type { Clock } from './ports.js';
 import { processGone } from './process-gone.js';
@@ -61,11 +62,9 @@ export class ProcessOwner {
   /** Chats another live process holds, until when: not tried again before that or a notification. */
   private readonly blockedUntil = new Map<ChatKey, number>();
   private readonly handlers = new Map<Topic, Set<Handler>>();
-  private readonly leaders = new Map<
-    string,
-    { on: boolean; epoch?: number; gained(fence: Fence): void; lost(): void }
-  >();
   private readonly affinity: AffinityWait | undefined;
+  /** The leader leases this process asks for (queue/leads.ts). */
+  private readonly leadSet: Leads;
   private lostHandler: (chat: ChatKey) => void = () => undefined;
   private orphanHandler: (chats: OrphanChat[]) => void = () => undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -89,6 +88,7 @@ export class ProcessOwner {
     const bound = timings.affinityMs;
     this.affinity =
       bound === undefined ? undefined : new AffinityWait(port, info.id, bound, 2 * timings.renewMs);
+    this.leadSet = new Leads(port, () => this.info.id, now, timings.leaseMs, log);
   }
 
   get id(): string {
@@ -233,7 +233,30 @@ export class ProcessOwner {
    * fence, for writes only the leader may make) and `lost` on changes.
    */
   lead(name: string, on: { gained(fence: Fence): void; lost(): void }): void {
-    this.leaders.set(name, { on: false, ...on });
+    this.leadSet.lead(name, on);
+  }
+
+  /** Stops asking for the lead `name` and gives it back (lost first when held), so another process takes it. */
+  unlead(name: string): Promise<void> {
+    return this.leadSet.unlead(name);
+  }
+
+  /** True while this process holds the lead `name` (as of its last round). */
+  leads(name: string): boolean {
+    return this.leadSet.leads(name);
+  }
+
+  /**
+   * Asks the store whether this process still holds the lead `name` with the epoch it gained (a
+   * process paused past its lease wakes to find it moved): checked before a send only the lead makes.
+   */
+  stillLeads(name: string): Promise<boolean> {
+    return this.leadSet.stillLeads(name);
+  }
+
+  /** The other process that holds the lead `name` when this one does not (as of the last round). */
+  leadHolder(name: string): ProcessInfo | undefined {
+    return this.leadSet.holder(name);
   }
 
   /** Tells this process at once and the others on their next poll. */
@@ -307,20 +330,8 @@ export class ProcessOwner {
    * Asks for every lead this process wants now, not at the next renewal round: a relay's scheduler
    * starts as soon as the relay does when nobody else leads.
    */
-  async claimLeads(): Promise<void> {
-    for (const [name, l] of this.leaders) {
-      const r = await this.port.acquireLeader(name, this.id, this.now(), this.timings.leaseMs);
-      const on = r.type === 'granted';
-      const epoch = r.type === 'granted' ? r.fence.epoch : undefined;
-      if (on === l.on && epoch === l.epoch) continue;
-      // Led by another meanwhile and taken back: the old fence is refused, so lose and gain again.
-      if (on && l.on) l.lost();
-      l.on = on;
-      l.epoch = epoch;
-      this.log.info({ leader: name, on }, on ? 'leading' : 'no longer leading');
-      if (r.type === 'granted') l.gained(r.fence);
-      else l.lost();
-    }
+  claimLeads(): Promise<void> {
+    return this.leadSet.claim();
   }
 
   private async reap(): Promise<void> {
@@ -388,7 +399,7 @@ export class ProcessOwner {
     this.unwatch?.();
     await this.ticking;
     await this.reading?.catch(() => undefined);
-    for (const l of this.leaders.values()) if (l.on) l.lost();
+    this.leadSet.loseAll();
     this.held.clear();
     await this.port.deregister(this.id);
   }

@@ -71,6 +71,11 @@ export interface QueueOptions {
   /** The sessions this machine keeps (agents/session-places.ts): absent when a chat stays on it. */
   places?: SessionPlaces;
   /**
+   * The lead whose holder sends a channel's replies (`channel:whatsapp`: the socket's), for a channel
+   * whose sends need what only one process runs; undefined for the others (sent under the chat's lease).
+   */
+  sendLead?: (channel: string) => string | undefined;
+  /**
    * Each run's live status message (docs/sessions-and-queue.md, "Progress"): the channel side, and
    * each channel section's settings (undefined: off). Absent: no run has one.
    */

@@ -85,6 +85,7 @@ export class Queue implements SystemRunner {
       opts.delivery ?? deliveryOptions(opts.config.delivery),
       opts.storeRetryMs,
       opts.owner,
+      opts.sendLead,
     );
     this.commands = opts.config.commands;
     this.custom = customCommands(opts.config.commands);

@@ -17,7 +17,11 @@ import { answeredElsewhere } from './shared-answers.js';
 /** The queue's parts it starts with. */
 export interface SharedQueue {
   runSlots: RunSlots;
-  deliverer: { owns(chat: ChatKey): boolean; kick(chat: ChatKey): void; kickAll(): Promise<void> };
+  deliverer: {
+    owns(chat: ChatKey): boolean;
+    kick(chat: ChatKey, heard?: boolean): void;
+    kickAll(): Promise<void>;
+  };
   interactions: Interactions | undefined;
 }
 
@@ -46,7 +50,7 @@ export async function startShared(owner: ProcessOwner, q: SharedQueue, d: Shared
     if (!own) ready(chat as ChatKey);
   });
   owner.on('outbox', (chat, own) => {
-    if (!own) deliverer.kick(chat as ChatKey);
+    if (!own) deliverer.kick(chat as ChatKey, true);
   });
   owner.on('chat_control', (key, own, at) => {
     const c = own ? undefined : parseControl(key);

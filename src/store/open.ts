@@ -2,6 +2,7 @@
 // (relay.ts, send-once.ts, a CLI command) go through. The engine is loaded by dynamic import, only
 // when chosen, so this file and everything else at the top of src/store/ import no engine: what
 // callers may count on is the contract (store/store.ts, store/queue-ops.ts, store/admin.ts).
+import { pgEnvNote } from '../config/pg-env.js';
 import type { StoreAdmin } from './admin.js';
 import { StoreError, storeFailure } from './errors.js';
 import type { Store } from './store.js';
@@ -16,7 +17,8 @@ export type { Store, WhatsAppStore } from './store.js';
  */
 export type StoreConfig =
   | { engine: 'sqlite'; stateDir: string; deferred?: boolean }
-  | { engine: 'postgres'; url: string };
+  /** `from`: " (from PGHOST, PGUSER)" when the URL was made of PostgreSQL's variables (config/pg-env.ts). */
+  | { engine: 'postgres'; url: string; from?: string };
 
 /** The config's `store` section, as far as choosing the engine goes (config/schema-store.ts). */
 export interface StoreSettings {
@@ -32,12 +34,17 @@ const PG_CONNECT_TIMEOUT_MS = 10_000;
  * folder by default. Every command that opens the store (relay, chat, send, status, doctor, backup)
  * comes here, so they all open the one the relay uses.
  */
-export function storeConfigFor(paths: { home: string }, store?: StoreSettings): StoreConfig {
+export function storeConfigFor(
+  paths: { home: string },
+  store?: StoreSettings,
+  env: NodeJS.ProcessEnv = process.env,
+): StoreConfig {
   if (store?.engine !== 'postgres') return { engine: 'sqlite', stateDir: paths.home };
   // The config refuses a PostgreSQL store without a URL (config/schema-store.ts): this is a bug.
   if (!store.url)
     throw new StoreError(storeFailure('other', "store.engine is 'postgres' but store.url is not set"));
-  return { engine: 'postgres', url: store.url };
+  const from = pgEnvNote(store.url, env);
+  return { engine: 'postgres', url: store.url, ...(from && { from }) };
 }
 
 /** Opens (creating private and migrating) the store. Rejects with a StoreError when it cannot. */
@@ -58,7 +65,7 @@ export async function openStore(config: StoreConfig): Promise<Store> {
         throw new StoreError(
           storeFailure(
             'unavailable',
-            `The store's database at ${safeUrl(config.url)} cannot be reached (${err.message}); start PostgreSQL or fix store.url.`,
+            `The store's database at ${safeUrl(config.url)}${config.from ?? ''} cannot be reached (${err.message}); start PostgreSQL or fix ${config.from ? 'those variables' : 'store.url'}.`,
           ),
         );
       }
@@ -75,7 +82,9 @@ export async function storeAdmin(config: StoreConfig): Promise<StoreAdmin> {
     }
     case 'postgres': {
       const pg = await import('./postgres/admin.js');
-      return pg.postgresAdmin(config.url, { connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS });
+      const admin = pg.postgresAdmin(config.url, { connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS });
+      // Where the URL came from, when not from the config or AGENTWIRE_STORE_URL (never a password).
+      return config.from ? { ...admin, where: `${admin.where}${config.from}` } : admin;
     }
   }
 }

@@ -26,6 +26,11 @@ export interface StatusFacts {
   whatsappCreds?: StoredCreds;
   /** The processes registered on the store (relays, `agentwire chat`), oldest first; absent where the engine keeps none. */
   processes?: ProcessInfo[];
+  /**
+   * The leader leases held (the scheduler, a channel's one consumer `channel:<name>`): `holder` is a
+   * process id of `processes`; `expiresAt` on the clock the engine times leases by.
+   */
+  leases?: { name: string; holder: string; expiresAt: number }[];
 }
 
 export interface StatusReader {

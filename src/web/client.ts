@@ -8,6 +8,7 @@ export const SCAN_HINT =
 export const NO_RUNS = 'No runs yet.';
 export const RELINK_BUTTON = 'Link again: show a new QR code';
 export const NO_FAILURES = 'None.';
+export const NO_PROCESSES = 'No process registered on the store.';
 
 /** What started a run, in words: a message from the chat, the heartbeat, or a schedule by id. */
 export function startedBy(label: string | undefined): string {
@@ -71,6 +72,7 @@ function channelText(c) {
     case 'connected': return 'connected' + (c.account ? ' as ' + c.account : '') + probeLine(c);
     case 'degraded': return 'degraded (' + (c.retries || 0) + ' retries): ' + (c.lastError || '') + probeLine(c);
     case 'relink_required': return 'relink required: ' + (c.reason || '');
+    case 'elsewhere': return c.holder || 'held by another process';
     default: return c.state;
   }
 }
@@ -112,6 +114,8 @@ function render(d) {
   rows($('runs').tBodies[0], s.recentRuns.map((r) => [clock(r.at), r.chat, startedBy(r.label), r.agent, (r.durationMs / 1000).toFixed(1) + 's', r.outcome, tokensText(r), costText(r.costUsd)]), 8, ${JSON.stringify(NO_RUNS)});
   rows($('usage').tBodies[0], usageRows(s), 5, ${JSON.stringify(NO_USAGE)});
   rows($('failures').tBodies[0], s.recentFailures.map((f) => [clock(f.at), f.chat || '', f.kind + ': ' + f.message]), 3, ${JSON.stringify(NO_FAILURES)});
+  // The same rows as processRows() in page.ts.
+  rows($('processes').tBodies[0], (s.processes || []).map((p) => [p.role, p.host + ' pid ' + p.pid, 'seen ' + clock(p.lastSeen), p.leads && p.leads.length ? 'holds ' + p.leads.join(', ') : '']), 4, ${JSON.stringify(NO_PROCESSES)});
   $('updated').textContent = 'as of ' + s.generatedAt;
 }
 async function tick() {

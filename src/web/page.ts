@@ -5,6 +5,7 @@ import {
   CLIENT_SCRIPT,
   costText,
   NO_FAILURES,
+  NO_PROCESSES,
   NO_RUNS,
   NO_USAGE,
   RELINK_BUTTON,
@@ -76,12 +77,26 @@ export function renderPage(data: ConsoleData, nonce: string, pollMs: number): st
     3,
     NO_FAILURES,
   )}</tbody></table></section>
+<section><h2>Processes</h2><table id="processes"><tbody>${rowsOr(processRows(s), 4, NO_PROCESSES)}</tbody></table></section>
 <footer id="updated">as of ${esc(s.generatedAt)}</footer>
 <script nonce="${nonce}">const POLL_MS = ${Math.max(250, Math.round(pollMs))};
 ${CLIENT_SCRIPT}</script>
 </body>
 </html>
 `;
+}
+
+/**
+ * The processes on the store (several relays on one database) and the leases each holds: the
+ * scheduler, a channel's socket or long poll (`channel:whatsapp`). The client script renders the same.
+ */
+export function processRows(s: StatusSnapshot): string[][] {
+  return (s.processes ?? []).map((p) => [
+    p.role,
+    `${p.host} pid ${p.pid}`,
+    `seen ${p.lastSeen.replace('T', ' ').slice(0, 19)}`,
+    p.leads?.length ? `holds ${p.leads.join(', ')}` : '',
+  ]);
 }
 
 export function healthLine(s: StatusSnapshot): string {
@@ -110,6 +125,8 @@ export function channelText(c: ChannelView): string {
       return `degraded (${c.retries ?? 0} retries): ${c.lastError ?? ''}${probeLine(c)}`;
     case 'relink_required':
       return `relink required: ${c.reason ?? ''}`;
+    case 'elsewhere':
+      return c.holder ?? 'held by another process';
   }
 }
 

@@ -23,13 +23,33 @@ describe('store settings', () => {
     const file = parse({ engine: 'postgres', url: URL_A }, { AGENTWIRE_STORE_URL: 'postgresql://other/x' });
     expect(file.ok && file.config.store.url).toBe(URL_A);
     const env = parse({ engine: 'postgres' }, { AGENTWIRE_STORE_URL: URL_A });
-    expect(env.ok && storeConfigFor({ home: '/h' }, env.config.store)).toEqual({
+    expect(env.ok && storeConfigFor({ home: '/h' }, env.config.store, {})).toEqual({
       engine: 'postgres',
       url: URL_A,
     });
     // The variable means nothing to a SQLite store.
     const sqlite = parse({ engine: 'sqlite' }, { AGENTWIRE_STORE_URL: URL_A });
     expect(sqlite.ok && sqlite.config.store.url).toBe(undefined);
+  });
+
+  it("else from PostgreSQL's own PG* variables, saying so where the server is named", () => {
+    const PG = { PGHOST: 'db-b.example.com', PGUSER: 'aw', PGDATABASE: 'agentwire', PGPASSWORD: 'pw-2' };
+    const r = parse({ engine: 'postgres' }, PG);
+    expect(r.ok && r.config.store.url).toBe('postgresql://aw:pw-2@db-b.example.com/agentwire');
+    expect(r.ok && storeConfigFor({ home: '/h' }, r.config.store, PG)).toEqual({
+      engine: 'postgres',
+      url: 'postgresql://aw:pw-2@db-b.example.com/agentwire',
+      from: ' (from PGHOST, PGDATABASE, PGUSER, PGPASSWORD)',
+    });
+    // The URL, from the file or AGENTWIRE_STORE_URL, comes first.
+    const both = parse({ engine: 'postgres' }, { ...PG, AGENTWIRE_STORE_URL: URL_A });
+    expect(both.ok && both.config.store.url).toBe(URL_A);
+    expect(both.ok && storeConfigFor({ home: '/h' }, both.config.store, PG)).toEqual({
+      engine: 'postgres',
+      url: URL_A,
+    });
+    // The password it carries is masked in the log like a URL's.
+    expect(r.ok && storeSecrets(r.config.store)).toContain('pw-2');
   });
 
   it.each([

@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
+import type { ChannelName } from '../../src/core/types.js';
 import { type OwnershipTimings, ProcessOwner } from '../../src/queue/process-owner.js';
 import { Queue, type QueueConfig } from '../../src/queue/queue.js';
 import { openSqliteStore, type Store } from '../../src/store/sqlite/open.js';
@@ -21,8 +22,16 @@ export interface Proc {
 export interface Procs {
   /** A new store file in a folder of its own (inside a test: removed when it ends). */
   newFile(): string;
-  /** A process on `file`: opens the store, takes an owner with `timings`, starts a queue. */
-  proc(file: string, timings: OwnershipTimings, agent?: FakeAgent): Promise<Proc>;
+  /**
+   * A process on `file`: opens the store, takes an owner with `timings`, starts a queue. `channel`:
+   * the fake channel's name (default `console`); `sendLead`: the queue's option of that name.
+   */
+  proc(
+    file: string,
+    timings: OwnershipTimings,
+    agent?: FakeAgent,
+    opts?: { channel?: ChannelName; sendLead?: (channel: string) => string | undefined },
+  ): Promise<Proc>;
 }
 
 export function useProcs(): Procs {
@@ -38,7 +47,7 @@ export function useProcs(): Procs {
   });
   return {
     newFile: () => join(tempDir('aw-procs-'), 'agentwire.db'),
-    async proc(file, timings, agent = new FakeAgent()) {
+    async proc(file, timings, agent = new FakeAgent(), opts = {}) {
       const store = await openSqliteStore(file);
       const { log } = memoryLog();
       const owner = await ProcessOwner.start(
@@ -47,11 +56,12 @@ export function useProcs(): Procs {
         timings,
         log,
       );
-      const channel = new FakeChannel();
+      const channel = new FakeChannel(opts.channel ?? 'console');
       const queue = new Queue({
         store: store.queue,
         owner,
-        channels: new Map([['console', channel]]),
+        channels: new Map([[channel.name, channel]]),
+        ...(opts.sendLead && { sendLead: opts.sendLead }),
         resolve: agent.resolver(),
         mediaPolicy: approveAll,
         config: configSchema.parse({ queue: { whileBusy: 'followup' } }) as QueueConfig,

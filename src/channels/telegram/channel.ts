@@ -6,6 +6,7 @@ import type { Config } from '../../config/schema.js';
 import type { Logger } from '../../log.js';
 import { registerCredential } from '../../log.js';
 import type { ChannelStateStore } from '../../store/channel-state.js';
+import { type ConsumerPart, consumeWhileHeld, type SingleConsumer } from '../single.js';
 import type { Channel, ChannelState, InboundHandler } from '../types.js';
 import { type Timers, Typing } from '../typing.js';
 import { type BotApi, fileUrl, makeApi } from './api.js';
@@ -30,6 +31,8 @@ export interface TelegramChannelDeps {
   env: NodeJS.ProcessEnv;
   transcribe?: (path: string) => Promise<string | undefined>;
   onState?: (state: ChannelState) => void;
+  /** The long poll's lease (one getUpdates consumer per bot); absent: this process polls. */
+  single?: SingleConsumer;
   // Seams for tests.
   typingTimers?: Timers;
   pollTimeoutSeconds?: number;
@@ -57,6 +60,10 @@ export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChanne
   let transport: Transport | undefined;
   let abort = new AbortController();
   let connecting: Promise<void> | undefined;
+  /** Long polling, run while this process holds the poll's lease (webhook mode: undefined). */
+  let poll: ConsumerPart | undefined;
+  let pollAbort = new AbortController();
+  let polling: Promise<void> | undefined;
   let token = '';
   const maxInbound = Math.floor(config.media.maxInboundMb * 1048576);
   const sender = new Sender({
@@ -92,7 +99,53 @@ export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChanne
     deps.typingTimers,
     (err) => log.debug({ err: (err as Error).message }, 'telegram chat action failed'),
   );
-  /** getMe, the command menu and the transport, retried until it works or the channel stops. */
+  const transportDeps = () => ({
+    api: api!,
+    cfg: tg,
+    token,
+    state: store,
+    handle: (u: Parameters<Inbound['handle']>[0]) => inbound.handle(u),
+    onPollOk: () => {
+      if (state.type !== 'connected' && me) setState(connected(me));
+    },
+    onPollError: (err: unknown, retries: number) => {
+      const lastError = describeFailure(err);
+      log.warn({ error: lastError, retries }, 'telegram poll failed');
+      setState({ type: 'degraded', since: Date.now(), lastError, retries });
+    },
+    onRefused: (reason: string) => log.debug({ reason }, 'telegram webhook request refused'),
+    onHandleError: (err: unknown) => log.error({ err: (err as Error).message }, 'telegram update failed'),
+    ...(deps.pollTimeoutSeconds !== undefined && { pollTimeoutSeconds: deps.pollTimeoutSeconds }),
+  });
+  /** Another process polls: this one only sends, and says who polls. */
+  const elsewhere = () => {
+    if (me && !poll?.running())
+      setState({
+        type: 'elsewhere',
+        since: Date.now(),
+        holder: deps.single?.heldBy() ?? 'held by another process',
+      });
+  };
+  /** Long polling, once connected, retried until it opens or this process no longer holds the poll. */
+  const startPolling = async (signal: AbortSignal): Promise<void> => {
+    await connecting;
+    for (let tries = 1; !signal.aborted && me; tries++) {
+      try {
+        transport = await openTransport(transportDeps(), signal);
+        if (signal.aborted) await transport.stop();
+        else {
+          setState(connected(me));
+          log.info({ account: `@${me.username}`, mode: 'polling' }, 'telegram polling');
+        }
+        return;
+      } catch (err) {
+        if (signal.aborted) return;
+        log.warn({ error: describeFailure(err), retries: tries }, 'telegram poll could not start');
+        await abortableSleep(retryDelay(err, tries), signal);
+      }
+    }
+  };
+  /** getMe, the command menu and (webhook mode) the transport, retried until it works or the channel stops. */
   const connect = async (signal: AbortSignal): Promise<void> => {
     for (let tries = 1; !signal.aborted; tries++) {
       try {
@@ -108,28 +161,9 @@ export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChanne
           }),
           log,
         );
-        transport = await openTransport(
-          {
-            api: api!,
-            cfg: tg,
-            token,
-            state: store,
-            handle: (u) => inbound.handle(u),
-            onPollOk: () => {
-              if (state.type !== 'connected' && me) setState(connected(me));
-            },
-            onPollError: (err, retries) => {
-              const lastError = describeFailure(err);
-              log.warn({ error: lastError, retries }, 'telegram poll failed');
-              setState({ type: 'degraded', since: Date.now(), lastError, retries });
-            },
-            onRefused: (reason) => log.debug({ reason }, 'telegram webhook request refused'),
-            onHandleError: (err) => log.error({ err: (err as Error).message }, 'telegram update failed'),
-            ...(deps.pollTimeoutSeconds !== undefined && { pollTimeoutSeconds: deps.pollTimeoutSeconds }),
-          },
-          signal,
-        );
-        setState(connected(me));
+        if (tg.webhook) transport = await openTransport(transportDeps(), signal);
+        if (tg.webhook || !deps.single || poll?.running()) setState(connected(me));
+        else elsewhere();
         log.info(
           { account: `@${me.username}`, mode: tg.webhook ? 'webhook' : 'polling' },
           'telegram connected',
@@ -163,11 +197,35 @@ export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChanne
       abort = new AbortController();
       setState({ type: 'connecting', since: Date.now() });
       connecting = connect(abort.signal);
+      if (tg.webhook) return;
+      const channelSignal = abort.signal;
+      poll = consumeWhileHeld(
+        deps.single,
+        {
+          start: async () => {
+            pollAbort = new AbortController();
+            const signal = AbortSignal.any([channelSignal, pollAbort.signal]);
+            polling = startPolling(signal);
+            await polling;
+          },
+          stop: async () => {
+            await polling;
+            await transport?.stop();
+            transport = undefined;
+            elsewhere();
+          },
+        },
+        (err) => log.error({ err: (err as Error).message }, 'telegram poll handover failed'),
+        () => pollAbort.abort(),
+      );
     },
     async stop() {
       abort.abort();
+      pollAbort.abort();
       await typing.clear();
       await connecting;
+      await poll?.cancel();
+      poll = undefined;
       await transport?.stop();
       transport = undefined;
       connecting = undefined;

@@ -27,8 +27,12 @@ export const telegramPlugin: ChannelPlugin = {
       state: deps.state,
       env: deps.env,
       ...(transcribe ? { transcribe } : {}),
+      ...(deps.single && { single: deps.single }),
     });
   },
+  // One getUpdates consumer per bot (a second one gets 409 Conflict); a webhook takes requests on
+  // every process. Sends go through the Bot API from any process.
+  single: (c) => c.telegram.enabled && !c.telegram.webhook,
   isChatId: (chatId) => /^-?[1-9]\d{0,19}$/.test(chatId),
   chatKind: (chatId) => (chatId.startsWith('-') ? 'group' : 'direct'),
   exampleChatId: '123456789',

@@ -9,6 +9,7 @@ import { type Logger, registerSecret } from '../../log.js';
 import { createMediaHost, type MediaHost } from '../../media/host.js';
 import type { MediaLinkStore } from '../../store/media-links.js';
 import type { TwilioSendStore } from '../../store/twilio-sends.js';
+import { type ConsumerPart, consumeWhileHeld, type SingleConsumer } from '../single.js';
 import type { Channel, ChannelState, InboundHandler, SendOptions } from '../types.js';
 import { parseSender } from './address.js';
 import { createTwilioApp } from './app.js';
@@ -36,6 +37,8 @@ export interface TwilioChannelDeps {
   retryDelayMs?: number;
   /** How a webhook whose message the store refused is held and retried (default STORE_RETRY). */
   storeRetry?: StoreRetryOptions;
+  /** Poll mode's lease (two pollers would answer a message twice); absent: this process polls. */
+  single?: SingleConsumer;
 }
 
 export interface TwilioChannel extends Channel {
@@ -113,6 +116,9 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
   let polling: Promise<unknown> = Promise.resolve();
   let stopped = false;
   let pollFailures = 0;
+  /** Poll mode: the poller runs while this process holds its lease. */
+  let poller: ConsumerPart | undefined;
+  let pollTimer: NodeJS.Timeout | undefined;
 
   const runPoll = (): Promise<PollResult> => {
     if (!client || !handler) return Promise.reject(new Error('Twilio REST credentials are not configured'));
@@ -128,7 +134,7 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
   };
 
   const pollLoop = async (): Promise<void> => {
-    if (stopped) return;
+    if (stopped || !poller?.running()) return;
     const run = runPoll().then(
       () => {
         pollFailures = 0;
@@ -142,7 +148,22 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
     );
     polling = run;
     await run;
-    if (!stopped) timers.push(setTimeout(pollLoop, settings.pollSeconds * 1000));
+    if (!stopped && poller?.running()) pollTimer = setTimeout(pollLoop, settings.pollSeconds * 1000);
+  };
+  const startPolling = () => {
+    poller = consumeWhileHeld(
+      deps.single,
+      { start: () => pollLoop(), stop: stopPolling },
+      (err) => log.error({ err: (err as Error).message }, 'twilio: poll handover failed'),
+      () => clearTimeout(pollTimer),
+    );
+  };
+  /** Another process polls now (it took over, or this one stops): only sends and webhooks here. */
+  const stopPolling = async () => {
+    clearTimeout(pollTimer);
+    await polling;
+    const holder = deps.single?.heldBy() ?? 'held by another process';
+    if (!stopped) state = { type: 'elsewhere', since: Date.now(), holder };
   };
 
   return {
@@ -205,8 +226,13 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
       sweep.unref();
       prune.unref();
       timers.push(sweep, prune);
-      if (settings.mode === 'poll') await pollLoop();
-      else state = { type: 'connected', since: Date.now() };
+      if (settings.mode === 'poll') {
+        if (deps.single)
+          state = { type: 'elsewhere', since: Date.now(), holder: 'waiting for the poll lease' };
+        startPolling();
+        // The first poll before start resolves when nothing else polls, as before the lease.
+        if (!deps.single) await poller?.settled();
+      } else state = { type: 'connected', since: Date.now() };
     },
 
     async stop() {
@@ -214,6 +240,9 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
       storeRetry.stop();
       for (const t of timers) clearTimeout(t);
       timers = [];
+      clearTimeout(pollTimer);
+      await poller?.cancel();
+      poller = undefined;
       await polling;
       if (server) {
         const s = server;

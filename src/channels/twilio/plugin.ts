@@ -10,8 +10,18 @@ export const twilioPlugin: ChannelPlugin = {
   enabled: (c) => c.twilio.enabled,
   create: async (d) => {
     const { createTwilioChannel } = await import('./channel.js');
-    return createTwilioChannel({ config: d.config, paths: d.paths, store: d.store, log: d.log, env: d.env });
+    return createTwilioChannel({
+      config: d.config,
+      paths: d.paths,
+      store: d.store,
+      log: d.log,
+      env: d.env,
+      ...(d.single && { single: d.single }),
+    });
   },
+  // Poll mode lists the account's messages: two pollers would answer each one twice. Webhooks go
+  // to whichever process the load balancer picks, each stored once by its MessageSid.
+  single: (c) => c.twilio.mode === 'poll',
   // `+15551234567` (SMS) or `whatsapp:+15551234567` (WhatsApp through Twilio): one person either way.
   isChatId: (id) => parseRecipient(id) !== undefined,
   chatKind: () => 'direct',

@@ -12,6 +12,7 @@ import {
   type SignalDataTypeMap,
   type SignalKeyStore,
 } from '@whiskeysockets/baileys';
+import type { Fence } from '../../store/ownership.js';
 import type { WhatsAppAuthStore } from '../../store/whatsapp-auth.js';
 import { isLinkedCreds, type LinkState, linkStateOf } from './link-state.js';
 
@@ -35,7 +36,7 @@ const identityOf = (c: AuthenticationCreds): string =>
   Buffer.from(c.signedIdentityKey.public).toString('base64');
 
 /** The raw key store over the stored keys; Baileys wraps it with its cache and transaction layers. */
-export function storeKeyStore(store: WhatsAppAuthStore): SignalKeyStore {
+export function storeKeyStore(store: WhatsAppAuthStore, fence?: Fence): SignalKeyStore {
   return {
     async get<T extends keyof SignalDataTypeMap>(type: T, ids: string[]) {
       const out: { [id: string]: SignalDataTypeMap[T] } = {};
@@ -56,10 +57,10 @@ export function storeKeyStore(store: WhatsAppAuthStore): SignalKeyStore {
         for (const [id, value] of Object.entries(data[type] ?? {}))
           changes.push({ type, id, data: value === null || value === undefined ? null : encode(value) });
       }
-      await store.writeKeys(changes);
+      await store.writeKeys(changes, fence);
     },
     async clear() {
-      await store.clearKeys();
+      await store.clearKeys(fence);
     },
   };
 }
@@ -67,11 +68,12 @@ export function storeKeyStore(store: WhatsAppAuthStore): SignalKeyStore {
 /**
  * Reads the creds once (Baileys keeps them as one object in memory and reads them synchronously);
  * every change is written through `saveCreds`. Keys are read and written through the store on
- * demand, behind Baileys' cache.
+ * demand, behind Baileys' cache. `fence`: the socket lease every write carries (store/whatsapp-auth.ts).
  */
 export async function loadAuth(
   store: WhatsAppAuthStore,
   logger?: Parameters<typeof makeCacheableSignalKeyStore>[1],
+  fence?: Fence,
 ): Promise<LoadAuthResult> {
   const row = await store.readCreds();
   let creds: AuthenticationCreds;
@@ -93,20 +95,20 @@ export async function loadAuth(
   let stored = row && isLinkedCreds(creds) ? identityOf(creds) : undefined;
   let chain: Promise<void> = Promise.resolve();
   const auth: WaAuth = {
-    state: { creds, keys: makeCacheableSignalKeyStore(storeKeyStore(store), logger) },
+    state: { creds, keys: makeCacheableSignalKeyStore(storeKeyStore(store, fence), logger) },
     saveCreds() {
       // Serialised: Baileys fires creds.update in bursts and each save writes the whole object.
       const run = chain.then(async () => {
         if (stored && identityOf(creds) !== stored) {
           throw new Error('refusing to replace the linked WhatsApp identity; run `agentwire logout` first');
         }
-        await store.saveCreds(encode(creds), Date.now());
+        await store.saveCreds(encode(creds), Date.now(), fence);
         if (isLinkedCreds(creds)) stored = identityOf(creds);
       });
       chain = run.catch(() => undefined);
       return run;
     },
-    markLoggedOut: () => store.markLoggedOut(Date.now()),
+    markLoggedOut: () => store.markLoggedOut(Date.now(), fence),
     async clear() {
       await store.forget();
       stored = undefined;

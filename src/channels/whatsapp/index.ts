@@ -6,7 +6,9 @@ import type { Config } from '../../config/schema.js';
 import { directAllowList } from '../../core/roles.js';
 import type { Logger } from '../../log.js';
 import { inboundDirOf } from '../../media/inbound.js';
+import type { Fence } from '../../store/ownership.js';
 import type { WhatsAppStore } from '../../store/store.js';
+import { type ConsumerPart, consumeWhileHeld, type SingleConsumer } from '../single.js';
 import type { Channel, ChannelState, InboundHandler } from '../types.js';
 import { type Timers, Typing } from '../typing.js';
 import { loadAuth } from './auth-store.js';
@@ -54,6 +56,11 @@ export interface WhatsAppChannelDeps {
   mediaNet?: DownloadNet;
   sleep?: (ms: number) => Promise<void>;
   handlerRetryDelaysMs?: readonly number[];
+  /**
+   * The socket's lease: two sockets on one link kick each other off (close 440), so one process at
+   * a time holds it; its credential and key writes carry the lease's fence. Absent: this process.
+   */
+  single?: SingleConsumer;
 }
 
 export interface WhatsAppChannel extends Channel, Linkable {
@@ -160,8 +167,11 @@ export function createWhatsAppChannel(deps: WhatsAppChannelDeps): WhatsAppChanne
   const retryCounters = memoryCache();
   let handler: InboundHandler | undefined;
 
+  /** The socket's lease while this process holds it, and the part run under it. */
+  let fence: Fence | undefined;
+  let held: ConsumerPart | undefined;
   const begin = async (onInbound: InboundHandler): Promise<void> => {
-    const loaded = await loadAuth(store.auth, log.child({ mod: 'baileys-keys' }, { level: 'warn' }));
+    const loaded = await loadAuth(store.auth, log.child({ mod: 'baileys-keys' }, { level: 'warn' }), fence);
     if (!loaded.ok || loaded.link === 'logged_out') {
       const reason = loaded.ok
         ? 'WhatsApp logged this device out. Run `agentwire login` to link again.'
@@ -219,14 +229,39 @@ export function createWhatsAppChannel(deps: WhatsAppChannelDeps): WhatsAppChanne
     name: 'whatsapp',
     textLimit: wa.chunkChars,
     async start(onInbound: InboundHandler) {
-      if (!wa.enabled || connection) return;
+      if (!wa.enabled || connection || held) return;
       handler = onInbound;
-      await begin(onInbound);
+      if (deps.single) setState({ type: 'elsewhere', since: now(), holder: 'waiting for the socket lease' });
+      held = consumeWhileHeld(
+        deps.single,
+        {
+          start: async (f) => {
+            fence = f;
+            if (handler) await begin(handler);
+          },
+          stop: async () => {
+            // Another process took the socket over (this one was paused past its lease): close ours.
+            liveness.stop();
+            await connection?.stop();
+            connection = undefined;
+            fence = undefined;
+            setState({
+              type: 'elsewhere',
+              since: now(),
+              holder: deps.single?.heldBy() ?? 'held by another process',
+            });
+          },
+        },
+        (err) => log.error({ err: (err as Error).message }, 'whatsapp socket handover failed'),
+      );
+      if (!deps.single) await held.settled();
     },
     async link(): Promise<LinkStart> {
       if (!wa.enabled || !handler)
         return { type: 'unavailable', reason: 'WhatsApp is not running in this relay' };
       const s = state;
+      if (s.type === 'elsewhere')
+        return { type: 'unavailable', reason: `the WhatsApp socket is ${s.holder}: relink there` };
       if (s.type === 'connected') return { type: 'linked', ...(s.account && { account: s.account }) };
       if (s.type === 'connecting') return { type: 'linking' };
       if (s.type === 'degraded') return { type: 'unavailable', reason: s.lastError };
@@ -242,6 +277,8 @@ export function createWhatsAppChannel(deps: WhatsAppChannelDeps): WhatsAppChanne
     async stop() {
       liveness.stop();
       await typing.clear();
+      await held?.cancel();
+      held = undefined;
       await connection?.stop();
       connection = undefined;
       // Messages already received finish (they reach the store); no new ones arrive.

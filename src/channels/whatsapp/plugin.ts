@@ -34,8 +34,13 @@ export const whatsappPlugin: ChannelPlugin = {
       store: d.store.whatsapp,
       log: d.log,
       onState: showLinkQr(d.log, renderTerminalQr),
+      ...(d.single && { single: d.single }),
     });
   },
+  // Two sockets on one link kick each other off (close 440): one process holds the socket, and
+  // since a send goes over that socket, it sends every WhatsApp chat's replies.
+  single: (c) => c.whatsapp.enabled,
+  sendsThroughSingle: true,
   isChatId: (id) => isE164(id) || JID.test(id),
   chatKind: whatsappChatKind,
   exampleChatId: '+15551234567',

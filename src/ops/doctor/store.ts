@@ -10,7 +10,7 @@ export function storeFinding(where: string, h: StoreHealth): Finding {
     return fail(
       'store',
       `the store's database at ${where} cannot be reached: ${h.error}`,
-      'start PostgreSQL or fix store.url (or AGENTWIRE_STORE_URL); the relay cannot accept messages without it',
+      'start PostgreSQL or fix store.url (or AGENTWIRE_STORE_URL, or the PG* variables it was made of); the relay cannot accept messages without it',
     );
   const at = `${h.server} at ${where}`;
   if (h.schemaVersion === 0)

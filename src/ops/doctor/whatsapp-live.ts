@@ -49,6 +49,8 @@ export function checkWhatsappLive(state: ChannelState | undefined, now: number):
         `relink required: ${cleanText(state.reason)}`,
         'run `agentwire login` (it goes through the running relay)',
       );
+    case 'elsewhere':
+      return ok(CHECK, `the socket runs in another process on this store: ${cleanText(state.holder)}`);
     case 'stopped':
     case 'disabled':
       return ok(CHECK, state.type);

@@ -9,7 +9,7 @@ import type { StatusSources } from './snapshot.js';
 import { readStore, type StoreSources } from './store-reader.js';
 
 export type SharedSources = StoreSources &
-  Pick<StatusSources, 'heartbeat' | 'heartbeatOff' | 'schedules' | 'processes'>;
+  Pick<StatusSources, 'heartbeat' | 'heartbeatOff' | 'schedules' | 'processes' | 'leases'>;
 
 /** `facts`: what the store holds (store/status-read.ts), or undefined when there is no readable store. */
 export function gather(facts: StatusFacts | undefined, config: Config, now: number): SharedSources {
@@ -24,6 +24,7 @@ export function gather(facts: StatusFacts | undefined, config: Config, now: numb
   return {
     ...stored,
     ...(facts?.processes && { processes: facts.processes }),
+    ...(facts?.leases && { leases: facts.leases }),
     ...(hb.enabled && {
       heartbeat: {
         target: hb.target,

@@ -53,7 +53,15 @@ export function renderStatus(s: StatusSnapshot, now: number): string {
     out.push('', `Processes: ${s.processes.length}`);
     for (const p of s.processes)
       out.push(
-        `  ${p.role.padEnd(6)} ${`${p.host} pid ${p.pid}`.padEnd(28)} up ${ago(p.startedAt, now)}, seen ${ago(p.lastSeen, now)} ago, config ${p.config}, schema ${p.schemaVersion}`,
+        `  ${p.role.padEnd(6)} ${`${p.host} pid ${p.pid}`.padEnd(28)} up ${ago(p.startedAt, now)}, seen ${ago(p.lastSeen, now)} ago, config ${p.config}, schema ${p.schemaVersion}${p.leads ? `, leads ${p.leads.join(', ')}` : ''}`,
+      );
+  }
+  if (s.leases?.length) {
+    // Who runs what only one process may: the scheduler, each channel's socket or long poll.
+    out.push('', 'Leases:');
+    for (const l of s.leases)
+      out.push(
+        `  ${l.name.padEnd(20)} ${l.pid !== undefined ? `held by ${l.host} pid ${l.pid}` : 'held by a process gone from the registry'}`,
       );
   }
 
@@ -139,6 +147,8 @@ function channelLine(c: ChannelView, now: number): string {
       return `degraded${since}, ${c.retries ?? 0} retries; last error: ${c.lastError ?? 'unknown'}${probeText(c, now)}`;
     case 'relink_required':
       return `relink required: ${c.reason ?? 'logged out'} (run \`agentwire login\`)`;
+    case 'elsewhere':
+      return `${c.holder ?? 'held by another process'}${since} (this process sends only where it can)`;
   }
 }
 

@@ -10,6 +10,7 @@ import { cleanText, maskId } from '../../log.js';
 import type { DailyUsage } from '../../store/contract/runs.js';
 import type { ProcessInfo } from '../../store/ownership.js';
 import { type Health, healthOf } from './health.js';
+import { type LeaseView, leadsOf, leasesView } from './leases-view.js';
 import { type UsageDayView, usageDays } from './usage-view.js';
 
 /** Bumped only on a breaking change; fields may be added without a bump. */
@@ -31,6 +32,8 @@ export interface ChannelView {
   lastError?: string;
   retries?: number;
   reason?: string;
+  /** `elsewhere`: the process that runs the channel's one consumer ("held by host-b pid 4242"). */
+  holder?: string;
   /** WhatsApp's last liveness check (connected or degraded): its result, when, and what it said. */
   probe?: { ok: boolean; at: string; detail: string };
 }
@@ -134,7 +137,11 @@ export interface StatusSnapshot {
     lastSeen: string;
     schemaVersion: number;
     config: string;
+    /** The leader leases it holds: `scheduler`, `channel:telegram` (its one consumer)… */
+    leads?: string[];
   }[];
+  /** Every live leader lease and the process holding it (host and pid when it is registered). */
+  leases?: LeaseView[];
 }
 
 /** Raw, unmasked inputs, gathered by the relay (live) or the store reader (offline). Times in ms. */
@@ -171,6 +178,7 @@ export interface StatusSources {
   warm?: WarmView;
   waitingAnswers?: { chat: string; type: 'approval' | 'question'; createdAt: number; shownAt?: number }[];
   processes?: ProcessInfo[];
+  leases?: { name: string; holder: string; expiresAt: number }[];
 }
 
 const RECENT = 20;
@@ -276,8 +284,10 @@ export function buildSnapshot(src: StatusSources): StatusSnapshot {
         lastSeen: iso(p.lastSeen),
         schemaVersion: p.schemaVersion,
         config: shortFingerprint(p.fingerprint),
+        ...leadsOf(src, p.id),
       })),
     }),
+    ...leasesView(src),
   };
 }
 
@@ -345,6 +355,8 @@ export function channelView(name: ChannelName, s: ChannelState): ChannelView {
       };
     case 'relink_required':
       return { name, state: s.type, since: iso(s.since), reason: cleanText(s.reason) };
+    case 'elsewhere':
+      return { name, state: s.type, since: iso(s.since), holder: cleanText(s.holder) };
   }
 }
 

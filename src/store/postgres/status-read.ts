@@ -116,6 +116,12 @@ export async function readPgStatusFacts(q: Queryable): Promise<StatusFacts> {
     })),
     ...(creds && { whatsappCreds: { data: creds.data, loggedOutAt: creds.logged_out_at } }),
     processes: await processes(q),
+    leases: (
+      await rows<{ name: string; holder: string; expires_at: number }>(
+        q,
+        'SELECT name, holder, expires_at FROM leader_leases WHERE holder IS NOT NULL ORDER BY name',
+      )
+    ).map((r) => ({ name: r.name, holder: r.holder, expiresAt: r.expires_at })),
   };
 }
 

@@ -3,6 +3,7 @@
 // none; the ids and encoded content of what it sent (BYTEA); the JID each chat is answered on.
 import type { WhatsAppAuthStore } from '../whatsapp-auth.js';
 import type { WhatsAppChatStore, WhatsAppSentStore } from '../whatsapp-messages.js';
+import { assertLeader } from './fence.js';
 import { inTx, type Pool } from './pool.js';
 
 export function pgWhatsAppAuthStore(pool: Pool): WhatsAppAuthStore {
@@ -14,16 +15,20 @@ export function pgWhatsAppAuthStore(pool: Pool): WhatsAppAuthStore {
       const row = r.rows[0];
       return row && { data: row.data, loggedOutAt: row.logged_out_at };
     },
-    saveCreds: async (data, at) => {
-      await pool.query(
-        `INSERT INTO wa_creds (id, data, logged_out_at, updated_at) VALUES (1, $1, NULL, $2)
-         ON CONFLICT (id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
-        [data, at],
-      );
-    },
-    markLoggedOut: async (at) => {
-      await pool.query('UPDATE wa_creds SET logged_out_at = $1 WHERE id = 1', [at]);
-    },
+    saveCreds: (data, at, fence) =>
+      inTx(pool, [], async (c) => {
+        await assertLeader(c, fence);
+        await c.query(
+          `INSERT INTO wa_creds (id, data, logged_out_at, updated_at) VALUES (1, $1, NULL, $2)
+           ON CONFLICT (id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
+          [data, at],
+        );
+      }),
+    markLoggedOut: (at, fence) =>
+      inTx(pool, [], async (c) => {
+        await assertLeader(c, fence);
+        await c.query('UPDATE wa_creds SET logged_out_at = $1 WHERE id = 1', [at]);
+      }),
     readKeys: async (type, ids) => {
       const r = await pool.query<{ id: string; data: string }>(
         'SELECT id, data FROM wa_keys WHERE type = $1 AND id = ANY($2::text[])',
@@ -31,8 +36,9 @@ export function pgWhatsAppAuthStore(pool: Pool): WhatsAppAuthStore {
       );
       return new Map(r.rows.map((row) => [row.id, row.data]));
     },
-    writeKeys: (changes) =>
+    writeKeys: (changes, fence) =>
       inTx(pool, [], async (c) => {
+        await assertLeader(c, fence);
         for (const k of changes) {
           if (k.data === null)
             await c.query('DELETE FROM wa_keys WHERE type = $1 AND id = $2', [k.type, k.id]);
@@ -43,9 +49,11 @@ export function pgWhatsAppAuthStore(pool: Pool): WhatsAppAuthStore {
             );
         }
       }),
-    clearKeys: async () => {
-      await pool.query('DELETE FROM wa_keys');
-    },
+    clearKeys: (fence) =>
+      inTx(pool, [], async (c) => {
+        await assertLeader(c, fence);
+        await c.query('DELETE FROM wa_keys');
+      }),
     forget: () =>
       inTx(pool, [], async (c) => {
         for (const table of ['wa_creds', 'wa_keys', 'wa_sent', 'wa_chats'])

@@ -83,7 +83,15 @@ function readFacts(db: Db): StatusFacts {
     waitingAnswers: hasTable(db, 'interactions') ? waitingAnswers(db) : [],
     ...(creds && { whatsappCreds: creds }),
     ...(hasTable(db, 'processes') && { processes: readProcesses(db) }),
+    ...(hasTable(db, 'leader_leases') && { leases: readLeases(db) }),
   };
+}
+
+function readLeases(db: Db): NonNullable<StatusFacts['leases']> {
+  const rows = db
+    .prepare('SELECT name, holder, expires_at FROM leader_leases WHERE holder IS NOT NULL ORDER BY name')
+    .all() as { name: string; holder: string; expires_at: number }[];
+  return rows.map((r) => ({ name: r.name, holder: r.holder, expiresAt: r.expires_at }));
 }
 
 function readProcesses(db: Db): ProcessInfo[] {

@@ -5,6 +5,7 @@
 
 import type { StoredCreds, WhatsAppAuthStore } from '../whatsapp-auth.js';
 import { type Db, type Migration, prepared, transaction } from './db.js';
+import { assertLeader } from './ownership-sqlite.js';
 
 export type { KeyChange, StoredCreds, WhatsAppAuthStore } from '../whatsapp-auth.js';
 
@@ -50,17 +51,21 @@ export function readCredsRow(db: Db): StoredCreds | undefined {
 export function whatsappAuthStore(db: Db): WhatsAppAuthStore {
   return {
     readCreds: async () => readCredsRow(db),
-    saveCreds: async (data, at) => {
-      transaction(db, () =>
+    saveCreds: async (data, at, fence) => {
+      transaction(db, () => {
+        assertLeader(db, fence);
         prepared(
           db,
           `INSERT INTO wa_creds (id, data, logged_out_at, updated_at) VALUES (1, ?, NULL, ?)
            ON CONFLICT(id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`,
-        ).run(data, at),
-      );
+        ).run(data, at);
+      });
     },
-    markLoggedOut: async (at) => {
-      transaction(db, () => prepared(db, 'UPDATE wa_creds SET logged_out_at = ? WHERE id = 1').run(at));
+    markLoggedOut: async (at, fence) => {
+      transaction(db, () => {
+        assertLeader(db, fence);
+        prepared(db, 'UPDATE wa_creds SET logged_out_at = ? WHERE id = 1').run(at);
+      });
     },
     readKeys: async (type, ids) => {
       const get = prepared(db, 'SELECT data FROM wa_keys WHERE type = ? AND id = ?');
@@ -71,21 +76,25 @@ export function whatsappAuthStore(db: Db): WhatsAppAuthStore {
       }
       return out;
     },
-    writeKeys: async (changes) => {
+    writeKeys: async (changes, fence) => {
       const upsert = prepared(
         db,
         'INSERT INTO wa_keys (type, id, data) VALUES (?, ?, ?) ON CONFLICT(type, id) DO UPDATE SET data = excluded.data',
       );
       const remove = prepared(db, 'DELETE FROM wa_keys WHERE type = ? AND id = ?');
       transaction(db, () => {
+        assertLeader(db, fence);
         for (const c of changes) {
           if (c.data === null) remove.run(c.type, c.id);
           else upsert.run(c.type, c.id, c.data);
         }
       });
     },
-    clearKeys: async () => {
-      transaction(db, () => prepared(db, 'DELETE FROM wa_keys').run());
+    clearKeys: async (fence) => {
+      transaction(db, () => {
+        assertLeader(db, fence);
+        prepared(db, 'DELETE FROM wa_keys').run();
+      });
     },
     forget: async () => {
       transaction(db, () => {

@@ -29,6 +29,11 @@ export interface FakeBotApi {
   /** A file getFile and the download path serve. */
   addFile(fileId: string, bytes: Buffer, filePath?: string): void;
   downloads: string[];
+  /**
+   * With `conflicts`: how many long polls were ended by another getUpdates while they waited (each
+   * answered 409 Conflict, as Telegram answers a bot polled by two consumers).
+   */
+  conflicts(): number;
   close(): Promise<void>;
 }
 
@@ -66,8 +71,13 @@ async function parseBody(req: IncomingMessage): Promise<Pick<Call, 'params' | 'f
   };
 }
 
-export async function startFakeBotApi(opts: { token?: string } = {}): Promise<FakeBotApi> {
+export async function startFakeBotApi(
+  opts: { token?: string; conflicts?: boolean } = {},
+): Promise<FakeBotApi> {
   const token = opts.token ?? TOKEN;
+  /** Long polls waiting now: a new one ends them with 409 (`conflicts`). */
+  const polls = new Set<() => void>();
+  let conflicts = 0;
   const calls: Call[] = [];
   const updates: Record<string, unknown>[] = [];
   const waiters = new Set<() => void>();
@@ -151,13 +161,37 @@ export async function startFakeBotApi(opts: { token?: string } = {}): Promise<Fa
         const timeoutMs = Number(params.timeout ?? 0) * 1000;
         const pending = () => updates.filter((u) => (u.update_id as number) >= offset);
         const deadline = Date.now() + timeoutMs;
-        while (!pending().length && Date.now() < deadline && !res.destroyed) {
+        let ended = false;
+        let wake: () => void = () => undefined;
+        const end = () => {
+          ended = true;
+          wake();
+        };
+        if (opts.conflicts) {
+          for (const other of [...polls]) other();
+          polls.add(end);
+          // A poller that went away (killed) no longer waits: a later poll is no conflict with it.
+          res.on('close', () => polls.delete(end));
+        }
+        while (!pending().length && Date.now() < deadline && !res.destroyed && !ended) {
           await new Promise<void>((resolve) => {
             const t = setTimeout(resolve, Math.max(1, deadline - Date.now()));
-            waiters.add(() => {
+            const done = () => {
               clearTimeout(t);
               resolve();
-            });
+            };
+            wake = done;
+            waiters.add(done);
+          });
+        }
+        polls.delete(end);
+        if (ended) {
+          conflicts++;
+          return reply(res, 409, {
+            ok: false,
+            error_code: 409,
+            description:
+              'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running',
           });
         }
         return reply(res, 200, { ok: true, result: pending() });
@@ -194,6 +228,7 @@ export async function startFakeBotApi(opts: { token?: string } = {}): Promise<Fa
       files.set(fileId, { bytes, path: filePath });
     },
     downloads,
+    conflicts: () => conflicts,
     async close() {
       for (const w of [...waiters]) w();
       server.closeAllConnections();

@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { SingleConsumer } from '../../../src/channels/single.js';
 import type { InboundMessage } from '../../../src/core/types.js';
+import type { Fence } from '../../../src/store/ownership.js';
+import { waitFor } from '../../e2e/helpers.js';
 import { type FakeTwilio, type ListedMessage, sid, startFakeTwilio } from './helpers/fake-twilio.js';
 import { createInbox, type Harness, startChannel, tempPaths, twilioConfig } from './helpers/harness.js';
 
@@ -117,5 +120,40 @@ describe('twilio poll mode', () => {
     const got = await h.channel.fetchMedia!(seen[0]!.chatId, seen[0]!.remoteMedia ?? []);
     expect(readFileSync(got.media[0]!.path, 'utf8')).toBe('IMG');
     expect(fake.mediaRequests.map((r) => r.authorized)).toEqual([true]);
+  });
+});
+
+describe('twilio poll mode under the poll lease (several relays on one store)', () => {
+  it('polls only while this process holds the lease; shows the holder otherwise', async () => {
+    fake = await startFakeTwilio();
+    inbound('backlog', minutesAgo(30));
+    let on: { gained(fence: Fence): void; lost(): void } | undefined;
+    const released: string[] = [];
+    const single: SingleConsumer = {
+      lead: (o) => {
+        on = o;
+        return async () => void released.push('released');
+      },
+      heldBy: () => 'held by host-b pid 7',
+      stillHolds: async () => true,
+    };
+    const { h, seen } = await start({ single });
+    // Another process polls: nothing listed here, the channel says who polls.
+    expect(h.channel.status()).toMatchObject({ type: 'elsewhere' });
+    expect(h.capture.text()).not.toContain('first poll recorded');
+    const fence = { chat: 'channel:twilio', holder: 'me', epoch: 1 } as Fence;
+    on?.gained(fence);
+    expect(await waitFor(() => h.capture.text().includes('first poll recorded'))).toBe(true);
+    expect(await waitFor(() => h.channel.status().type === 'connected')).toBe(true);
+    on?.lost();
+    expect(await waitFor(() => h.channel.status().type === 'elsewhere')).toBe(true);
+    expect(h.channel.status()).toMatchObject({ type: 'elsewhere', holder: 'held by host-b pid 7' });
+    // Taken back: the poll runs again at once and picks up what came meanwhile, once.
+    inbound('while away', minutesAgo(0));
+    on?.gained({ ...fence, epoch: 3 });
+    expect(await waitFor(() => seen.length > 0)).toBe(true);
+    expect(seen.map((m) => m.text)).toEqual(['while away']);
+    await h.stop();
+    expect(released).toEqual(['released']);
   });
 });

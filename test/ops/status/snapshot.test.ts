@@ -30,6 +30,9 @@ describe('healthOf', () => {
     [true, ch('connecting', 'disabled'), 'down'],
     [true, ch('relink_required'), 'down'],
     [true, ch('disabled', 'disabled'), 'ok'],
+    // The channel's socket or poll runs in another relay on the store: this one is fine.
+    [true, ch('elsewhere', 'connected'), 'ok'],
+    [true, ch('elsewhere', 'degraded'), 'degraded'],
     [false, ch('connected'), 'down'],
   ] as const)('running=%s %j → %s', (running, channels, health) => {
     expect(healthOf(running, channels)).toBe(health);

@@ -4,6 +4,7 @@
 import { rmSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import twilio from 'twilio';
+import type { SingleConsumer } from '../../../../src/channels/single.js';
 import { createTwilioChannel, type TwilioChannel } from '../../../../src/channels/twilio/index.js';
 import type { InboundHandler, InboundOutcome } from '../../../../src/channels/types.js';
 import { type Paths, resolvePaths } from '../../../../src/config/paths.js';
@@ -95,7 +96,7 @@ export interface Harness {
 export async function startChannel(
   config: Config,
   handler: (db: Db) => InboundHandler,
-  opts: { env?: NodeJS.ProcessEnv; paths?: Paths; db?: Db } = {},
+  opts: { env?: NodeJS.ProcessEnv; paths?: Paths; db?: Db; single?: SingleConsumer } = {},
 ): Promise<Harness & { handler: InboundHandler }> {
   const paths = opts.paths ?? tempPaths();
   // A folder made here goes with stop(): a channel started in a beforeAll outlives any one test.
@@ -111,6 +112,7 @@ export async function startChannel(
     env: opts.env ?? {},
     retryDelayMs: 5,
     storeRetry: { delaysMs: [5, 5], maxHeld: 10, noticeAfterMs: 200 },
+    ...(opts.single && { single: opts.single }),
   });
   const h = handler(db);
   await channel.start(h);
