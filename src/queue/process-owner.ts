@@ -228,10 +228,7 @@ export class ProcessOwner {
     this.orphanHandler = handler;
   }
 
-  /**
-   * Keeps trying to lead `name` (with its scope, e.g. `scheduler:console`); `gained` (with the lease's
-   * fence, for writes only the leader may make) and `lost` on changes.
-   */
+  /** Keeps trying to lead `name` (e.g. `scheduler:console`); `gained`/`lost` on changes (queue/leads.ts). */
   lead(name: string, on: { gained(fence: Fence): void; lost(): void }): void {
     this.leadSet.lead(name, on);
   }
@@ -246,10 +243,7 @@ export class ProcessOwner {
     return this.leadSet.leads(name);
   }
 
-  /**
-   * Asks the store whether this process still holds the lead `name` with the epoch it gained (a
-   * process paused past its lease wakes to find it moved): checked before a send only the lead makes.
-   */
+  /** Asks the store whether the lead `name` is still ours with its epoch (checked before a lead's send). */
   stillLeads(name: string): Promise<boolean> {
     return this.leadSet.stillLeads(name);
   }
