@@ -18,6 +18,8 @@ export const RELAY_SCRIPT = join(ROOT, 'test/e2e/fixtures/relay-test-channel.mjs
 export interface FakeEvent {
   ev: 'start' | 'end' | 'grandchild' | 'sleep';
   pid: number;
+  /** The process that started the fake CLI: the relay, for a cold run. */
+  ppid?: number;
   t: number;
   prompt?: string;
   session?: string;

@@ -1,0 +1,125 @@
+// Several built relays (`agentwire relay`, dist/) on one PostgreSQL database and one config, as
+// several machines behind one webhook URL would be: each its own state folder (its lock, control
+// socket and log) and its own webhook port, everything else the same. The fake claude they run logs
+// to one shared file, with the PID of the relay that started each run (`ppid`), so a test can tell
+// a re-run after a kill from a run made twice. Twilio's REST API is the one fake all of them reply
+// through. Needs `npm run build`.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type FakeTwilio,
+  fakeTwilioSection,
+  startFakeTwilio,
+} from '../channels/twilio/helpers/fake-twilio.js';
+import {
+  alive,
+  type FakeEvent,
+  freePort,
+  type Home,
+  killOrphanGroup,
+  makeHome,
+  type Proc,
+} from '../e2e/helpers.js';
+import { killRelay, startRelayProcess } from '../stress/helpers.js';
+
+export interface Fleet {
+  fake: FakeTwilio;
+  homes: Home[];
+  /** Each relay's webhook URL, by index. */
+  urls: string[];
+  /** The running process of each relay, by index (undefined while it is down). */
+  procs: (Proc | undefined)[];
+  /** PIDs of relays this fleet killed with SIGKILL. */
+  killed: Set<number>;
+  /** The fake claude's start/end events, from every relay. */
+  events(): FakeEvent[];
+  start(i: number): Promise<Proc>;
+  /** SIGKILL relay `i`, wait until it is gone, and stop the runs it left behind. */
+  kill(i: number): Promise<void>;
+  /** SIGTERM relay `i` and wait for its exit code. */
+  stop(i: number): Promise<number | null>;
+  /** Stops everything and removes every folder. */
+  close(): Promise<void>;
+}
+
+/**
+ * `n` relays on the database at `url`, none started yet. `extra` is merged over each one's config
+ * (the same for all): set `queue`, `heartbeat` and so on there.
+ */
+export async function makeFleet(url: string, n: number, extra: Record<string, unknown> = {}): Promise<Fleet> {
+  const fake = await startFakeTwilio();
+  const shared = mkdtempSync(join(tmpdir(), 'aw-fleet-'));
+  const fakeLog = join(shared, 'fake.jsonl');
+  const homes: Home[] = [];
+  const urls: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const port = await freePort();
+    homes.push(
+      makeHome({
+        twilio: fakeTwilioSection(fake, port, { allowFrom: ['*'] }),
+        console: { enabled: false },
+        store: { engine: 'postgres', url },
+        ...extra,
+        agent: {
+          env: { FAKE_LOG: fakeLog, FAKE_SESSIONS: join(shared, 'sessions') },
+          ...((extra.agent as object) ?? {}),
+        },
+      }),
+    );
+    urls.push(`http://127.0.0.1:${port}/twilio/inbound`);
+  }
+  const procs: (Proc | undefined)[] = homes.map(() => undefined);
+  const killed = new Set<number>();
+  const events = () => readEvents(fakeLog);
+  const orphans = (relayPid?: number) => {
+    for (const e of readEvents(fakeLog))
+      if (e.ev === 'start' && (relayPid === undefined || e.ppid === relayPid) && alive(e.pid))
+        killOrphanGroup(e.pid);
+  };
+  const fleet: Fleet = {
+    fake,
+    homes,
+    urls,
+    procs,
+    killed,
+    events,
+    start: async (i) => {
+      const p = await startRelayProcess(homes[i] as Home);
+      procs[i] = p;
+      return p;
+    },
+    kill: async (i) => {
+      const p = procs[i];
+      if (!p) return;
+      procs[i] = undefined;
+      if (p.child.pid) killed.add(p.child.pid);
+      await killRelay(p);
+      orphans(p.child.pid);
+    },
+    stop: async (i) => {
+      const p = procs[i];
+      if (!p) return null;
+      procs[i] = undefined;
+      p.child.kill('SIGTERM');
+      return (await p.exit).code;
+    },
+    close: async () => {
+      for (const p of procs.splice(0))
+        if (p && p.child.exitCode === null && p.child.signalCode === null) await killRelay(p);
+      orphans();
+      await fake.close();
+      for (const h of homes) h.cleanup();
+      rmSync(shared, { recursive: true, force: true });
+    },
+  };
+  return fleet;
+}
+
+function readEvents(file: string): FakeEvent[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as FakeEvent);
+}
