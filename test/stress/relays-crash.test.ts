@@ -34,7 +34,7 @@ describe('three relays on one database, 30 SIGKILLs, 50 chats × 20 messages', (
       perChat: 20,
       kills: 30,
       killGapMs: [2000, 4000],
-      sendGapMs: 3000,
+      sendGapMs: 9000,
       quietMs: 240_000,
     });
   }, 600_000);

@@ -18,10 +18,13 @@ import {
   freePort,
   type Home,
   killOrphanGroup,
+  MAIN,
   makeHome,
   type Proc,
+  spawnNode,
 } from '../e2e/helpers.js';
-import { killRelay, startRelayProcess } from '../stress/helpers.js';
+import { callControl } from '../../src/control/client.js';
+import { killRelay } from '../stress/helpers.js';
 
 export interface Fleet {
   fake: FakeTwilio;
@@ -85,9 +88,21 @@ export async function makeFleet(url: string, n: number, extra: Record<string, un
     killed,
     events,
     start: async (i) => {
-      const p = await startRelayProcess(homes[i] as Home);
-      procs[i] = p;
-      return p;
+      const home = homes[i] as Home;
+      const p = spawnNode([MAIN, 'relay'], home.env);
+      // Up once its control socket answers. Bounded generously: a relay starting on a machine busy
+      // with two others and their agents can take well over 20 s.
+      const exited = p.exit.then(() => true);
+      for (const end = Date.now() + 90_000; Date.now() < end; ) {
+        if (await Promise.race([exited, new Promise<false>((r) => setTimeout(() => r(false), 50))]))
+          throw new Error(`relay ${i} exited at start: ${p.stderr()}`);
+        if ((await callControl(join(home.dir, 'relay.sock'), 'status', undefined, { timeoutMs: 2000 })).ok) {
+          procs[i] = p;
+          return p;
+        }
+      }
+      p.child.kill('SIGKILL');
+      throw new Error(`relay ${i} did not start within 90 s: ${p.stderr()}`);
     },
     kill: async (i) => {
       const p = procs[i];
