@@ -89,14 +89,19 @@ describe('a run that finishes while the PostgreSQL server is away', () => {
     expect(relay.child.exitCode, relay.stderr()).toBe(null);
 
     await cluster.resume();
-    expect(await waitFor(() => fake.created.length >= 1), `${relay.stderr()}\n${JSON.stringify(logLines().slice(-30))}`).toBe(
-      true,
-    );
+    expect(
+      await waitFor(() => fake.created.length >= 1),
+      `${relay.stderr()}\n${JSON.stringify(logLines().slice(-30))}`,
+    ).toBe(true);
     // Settled: the message done and its reply marked sent, in the database.
     const settled = async () => {
       const inbox = await rows<{ status: string }>('SELECT status FROM inbox');
       const outbox = await rows<{ status: string }>('SELECT status FROM outbox');
-      return inbox.every((r) => r.status === 'done') && outbox.length > 0 && outbox.every((r) => r.status === 'sent');
+      return (
+        inbox.every((r) => r.status === 'done') &&
+        outbox.length > 0 &&
+        outbox.every((r) => r.status === 'sent')
+      );
     };
     for (const end = Date.now() + 45_000; !(await settled()) && Date.now() < end; )
       await new Promise((r) => setTimeout(r, 100));

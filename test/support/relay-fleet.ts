@@ -7,6 +7,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { callControl } from '../../src/control/client.js';
 import {
   type FakeTwilio,
   fakeTwilioSection,
@@ -23,7 +24,6 @@ import {
   type Proc,
   spawnNode,
 } from '../e2e/helpers.js';
-import { callControl } from '../../src/control/client.js';
 import { killRelay } from '../stress/helpers.js';
 
 export interface Fleet {
