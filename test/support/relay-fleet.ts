@@ -77,7 +77,11 @@ export async function makeFleet(url: string, n: number, extra: Record<string, un
   const events = () => readEvents(fakeLog);
   const orphans = (relayPid?: number) => {
     for (const e of readEvents(fakeLog))
-      if (e.ev === 'start' && (relayPid === undefined || e.ppid === relayPid) && alive(e.pid))
+      if (
+        (e.ev === 'start' || e.ev === 'tools') &&
+        (relayPid === undefined || e.ppid === relayPid) &&
+        alive(e.pid)
+      )
         killOrphanGroup(e.pid);
   };
   const fleet: Fleet = {
