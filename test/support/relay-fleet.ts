@@ -4,7 +4,7 @@
 // to one shared file, with the PID of the relay that started each run (`ppid`), so a test can tell
 // a re-run after a kill from a run made twice. Twilio's REST API is the one fake all of them reply
 // through. Needs `npm run build`.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { callControl } from '../../src/control/client.js';
@@ -35,6 +35,10 @@ export interface Fleet {
   procs: (Proc | undefined)[];
   /** PIDs of relays this fleet killed with SIGKILL. */
   killed: Set<number>;
+  /** Every relay process started, in order: its index, PID and when it was spawned and killed. */
+  history: { index: number; pid: number; startedAt: number; killedAt?: number }[];
+  /** Relay `i`'s log lines (JSON, every process it ran), for a failing test to show. */
+  logs(i: number): Record<string, unknown>[];
   /** The fake claude's start/end events, from every relay. */
   events(): FakeEvent[];
   start(i: number): Promise<Proc>;
@@ -70,10 +74,13 @@ export async function makeFleet(url: string, n: number, extra: Record<string, un
         },
       }),
     );
+    // Info: a failing test shows what each relay said about the chats it took and gave up.
+    (homes[i] as Home).env.AGENTWIRE_LOG_LEVEL = 'info';
     urls.push(`http://127.0.0.1:${port}/twilio/inbound`);
   }
   const procs: (Proc | undefined)[] = homes.map(() => undefined);
   const killed = new Set<number>();
+  const history: Fleet['history'] = [];
   const events = () => readEvents(fakeLog);
   const orphans = (relayPid?: number) => {
     for (const e of readEvents(fakeLog))
@@ -90,10 +97,20 @@ export async function makeFleet(url: string, n: number, extra: Record<string, un
     urls,
     procs,
     killed,
+    history,
+    logs: (i) => {
+      const dir = join((homes[i] as Home).dir, 'logs');
+      if (!existsSync(dir)) return [];
+      return readdirSync(dir)
+        .flatMap((name) => readFileSync(join(dir, name), 'utf8').split('\n'))
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    },
     events,
     start: async (i) => {
       const home = homes[i] as Home;
       const p = spawnNode([MAIN, 'relay'], home.env);
+      history.push({ index: i, pid: p.child.pid ?? -1, startedAt: Date.now() });
       // Up once its control socket answers. Bounded generously: a relay starting on a machine busy
       // with two others and their agents can take well over 20 s.
       const exited = p.exit.then(() => true);
@@ -113,6 +130,8 @@ export async function makeFleet(url: string, n: number, extra: Record<string, un
       if (!p) return;
       procs[i] = undefined;
       if (p.child.pid) killed.add(p.child.pid);
+      const h = history.find((x) => x.pid === p.child.pid);
+      if (h) h.killedAt = Date.now();
       await killRelay(p);
       orphans(p.child.pid);
     },

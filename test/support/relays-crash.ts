@@ -138,7 +138,26 @@ export async function crashAcrossRelays(fleet: Fleet, url: string, size: CrashSi
       const cut = failed.includes(sidOf(c, m)) ? mine : mine.slice(0, -1);
       expect(mine.length, `${text} ran (seed ${rng.seed})`).toBeGreaterThanOrEqual(1);
       for (const r of cut)
-        expect(fleet.killed.has(r.ppid ?? -1), `${text} ran again though no kill cut its run`).toBe(true);
+        expect(
+          fleet.killed.has(r.ppid ?? -1),
+          `${text} ran again though no kill cut its run: ${forensics(fleet, text, mine)}`,
+        ).toBe(true);
     }
   }
+}
+
+/** What a failing re-run check shows: the message's runs, the relays' lives, their log lines near it. */
+function forensics(fleet: Fleet, text: string, runs: FakeEvent[]): string {
+  const from = (runs[0]?.t ?? 0) - 40_000;
+  const to = (runs.at(-1)?.t ?? 0) + 5_000;
+  const ends = fleet.events().filter((e) => e.ev === 'end' && runs.some((r) => r.pid === e.pid));
+  const relays = new Set(runs.map((r) => r.ppid));
+  const indexes = new Set(fleet.history.filter((h) => relays.has(h.pid)).map((h) => h.index));
+  const lines = [...indexes].flatMap((i) =>
+    fleet
+      .logs(i)
+      .filter((l) => Number(l.time) >= from && Number(l.time) <= to)
+      .map((l) => ({ relay: i, ...l })),
+  );
+  return JSON.stringify({ text, runs, ends, history: fleet.history, lines }, null, 1);
 }
