@@ -109,5 +109,5 @@ describe('a run that finishes while the PostgreSQL server is away', () => {
     expect(await rows('SELECT status FROM outbox')).toEqual([{ status: 'sent' }]);
     expect(fake.created.map((m) => m.body)).toEqual([`reply: ${text}`]);
     expect(home.events().filter((e) => e.ev === 'start')).toHaveLength(1);
-  });
+  }, 120_000);
 });

@@ -37,5 +37,5 @@ describe('three relays on one database, 30 SIGKILLs, 50 chats × 20 messages', (
       sendGapMs: 9000,
       quietMs: 240_000,
     });
-  }, 600_000);
+  }, 900_000);
 });
