@@ -82,12 +82,18 @@ export async function makeFleet(url: string, n: number, extra: Record<string, un
   const killed = new Set<number>();
   const history: Fleet['history'] = [];
   const events = () => readEvents(fakeLog);
+  // Runs a killed relay left behind, still going: started by it, not ended, and still our fake (a
+  // PID the machine gave to another process since is left alone).
   const orphans = (relayPid?: number) => {
-    for (const e of readEvents(fakeLog))
+    const all = readEvents(fakeLog);
+    const ended = new Set(all.filter((e) => e.ev === 'end').map((e) => e.pid));
+    for (const e of all)
       if (
         (e.ev === 'start' || e.ev === 'tools') &&
         (relayPid === undefined || e.ppid === relayPid) &&
-        alive(e.pid)
+        !ended.has(e.pid) &&
+        alive(e.pid) &&
+        isFake(e.pid)
       )
         killOrphanGroup(e.pid);
   };
@@ -104,7 +110,14 @@ export async function makeFleet(url: string, n: number, extra: Record<string, un
       return readdirSync(dir)
         .flatMap((name) => readFileSync(join(dir, name), 'utf8').split('\n'))
         .filter(Boolean)
-        .map((l) => JSON.parse(l) as Record<string, unknown>);
+        .flatMap((l) => {
+          // A relay killed mid-write leaves half a line: skipped, these lines only explain a failure.
+          try {
+            return [JSON.parse(l) as Record<string, unknown>];
+          } catch {
+            return [];
+          }
+        });
     },
     events,
     start: async (i) => {
@@ -160,4 +173,13 @@ function readEvents(file: string): FakeEvent[] {
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as FakeEvent);
+}
+
+/** Whether `pid` runs one of the fake CLIs (its command line names the fixture). */
+function isFake(pid: number): boolean {
+  try {
+    return /fake-(claude|tool-cli)\.mjs/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+  } catch {
+    return false;
+  }
 }
