@@ -25,6 +25,8 @@ export interface CrashSize {
   quietMs: number;
 }
 
+// Pacing of the workload only (a kill every few seconds, a chat's messages spread in time, a retry's
+// pause); every wait for a state polls it with a bound.
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const textOf = (c: number, m: number) => `c${c}-m${String(m).padStart(2, '0')}`;
 const sidOf = (c: number, m: number) => `SM${String(c).padStart(4, '0')}${String(m).padStart(28, '0')}`;
