@@ -27,5 +27,5 @@ describe('three relays on one database, one SIGKILLed every few seconds', () => 
       sendGapMs: 400,
       quietMs: 30_000,
     });
-  }, 90_000);
+  }, 150_000);
 });
