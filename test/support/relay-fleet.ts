@@ -125,12 +125,15 @@ export async function makeFleet(url: string, n: number, extra: Record<string, un
       const p = spawnNode([MAIN, 'relay'], home.env);
       history.push({ index: i, pid: p.child.pid ?? -1, startedAt: Date.now() });
       // Up once its control socket answers. Bounded generously: a relay starting on a machine busy
-      // with two others and their agents can take well over 20 s.
+      // with two others and their agents can take well over 20 s, and one answer well over 2 s (a
+      // caller that gave up closed the socket the relay identifies it by, and is refused).
       const exited = p.exit.then(() => true);
       for (const end = Date.now() + 90_000; Date.now() < end; ) {
         if (await Promise.race([exited, new Promise<false>((r) => setTimeout(() => r(false), 50))]))
           throw new Error(`relay ${i} exited at start: ${p.stderr()}`);
-        if ((await callControl(join(home.dir, 'relay.sock'), 'status', undefined, { timeoutMs: 2000 })).ok) {
+        if (
+          (await callControl(join(home.dir, 'relay.sock'), 'status', undefined, { timeoutMs: 15_000 })).ok
+        ) {
           procs[i] = p;
           return p;
         }
