@@ -16,8 +16,12 @@ export const MAIN = join(ROOT, 'dist/cli/main.js');
 export const RELAY_SCRIPT = join(ROOT, 'test/e2e/fixtures/relay-test-channel.mjs');
 
 export interface FakeEvent {
-  ev: 'start' | 'end' | 'grandchild' | 'sleep';
+  ev: 'start' | 'end' | 'grandchild' | 'sleep' | 'tools';
   pid: number;
+  /** The process that started the fake CLI: the relay, for a cold run (1 once that relay died). */
+  ppid?: number;
+  /** The fake's arguments (fake-claude logs them at start). */
+  argv?: string[];
   t: number;
   prompt?: string;
   session?: string;

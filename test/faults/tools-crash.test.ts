@@ -111,8 +111,8 @@ async function crashRig(): Promise<Crash> {
   };
 }
 
-/** Each start of fake-tool-cli.mjs, with its PID (it logs `ev: 'tools'`, a kind FakeEvent does not list). */
-const toolStarts = (h: Home) => h.events().filter((e) => (e.ev as string) === 'tools');
+/** Each start of fake-tool-cli.mjs, with its PID (it logs `ev: 'tools'`). */
+const toolStarts = (h: Home) => h.events().filter((e) => e.ev === 'tools');
 
 /** The CLI runs that ended, with their tool calls (fake-tool-cli.mjs writes one line per run). */
 function finishedRuns(h: Home): { calls: { name: string; isError: boolean; text: string }[] }[] {
