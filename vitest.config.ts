@@ -13,13 +13,14 @@ import { defineConfig } from 'vitest/config';
 import { STORE_FREE } from './test/setup/store-free.js';
 
 // The real-CLI suite, the stress suites, the browser test and the PostgreSQL suites have their own
-// routes (npm run test:clis, test:stress, test:browser, test:postgres): they need installed CLIs,
+// routes (npm run test:clis, test:stress, test:browser, test:postgres, test:scale-out): they need installed CLIs,
 // minutes, a Chromium or a PostgreSQL server, and `npm test` must pass on a machine with only Node.
 const OTHER_ROUTES = [
   'test/clis/*.test.ts',
   'test/stress/**',
   'test/web/browser.test.ts',
   'test/postgres/**',
+  'test/scale-out/**',
 ];
 
 const SHARED = [

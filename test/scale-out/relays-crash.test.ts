@@ -1,7 +1,7 @@
 // The crash suite across relay processes at full size: three built relays on one PostgreSQL
 // database (a throwaway cluster of its own), 50 chats × 20 messages through their signed webhooks,
 // spread at random, while one relay is SIGKILLed every few seconds and restarted, 30 kills in all.
-// Too long for `npm run test:postgres` on a shared machine; a smaller one runs there
+// Too long for CI (`npm run test:scale-out`, vitest.scale-out.config.ts); a smaller one runs in test:postgres
 // (test/postgres/relays-crash.test.ts). What is checked: test/support/relays-crash.ts.
 import { existsSync } from 'node:fs';
 import pg from 'pg';
