@@ -1,7 +1,7 @@
 // The crash suite across relay processes, small enough for `npm run test:postgres`: three built
 // relays on one database, 10 chats × 6 messages through their webhooks, 8 SIGKILLs (one relay at a
-// time, restarted at once). The full size (50 chats × 20 messages, 30 kills) runs in the stress
-// route (test/stress/relays-crash.test.ts). What is checked: test/support/relays-crash.ts.
+// time, restarted at once). The full size (50 chats × 20 messages, 30 kills) runs in test:scale-out
+// (test/scale-out/relays-crash.test.ts). What is checked: test/support/relays-crash.ts.
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAIN } from '../e2e/helpers.js';
