@@ -4,7 +4,7 @@
 // one relay at a time is SIGKILLed every few seconds and started again. Then, from the database, the
 // fake Twilio API and the fake claude's own log: nothing lost, nothing duplicated (each reply sent
 // once), each chat's replies in its order, and each message run once except re-runs after a kill.
-// Used by test/postgres/relays-crash.test.ts (small) and test/stress/relays-crash.test.ts (full).
+// Used by test/postgres/relays-crash.test.ts (small) and test/scale-out/relays-crash.test.ts (full).
 import pg from 'pg';
 import { expect } from 'vitest';
 import { NOTICE } from '../../src/core/reply.js';
