@@ -62,13 +62,17 @@ async function admin(url: string): Promise<pg.Client> {
   return c;
 }
 
-/** Waits (bounded) until `n` listening connections have said LISTEN and wait idle. */
+/**
+ * Waits (bounded) until `n` listening connections to this test's database have said LISTEN and wait
+ * idle (other files' relays listen on the same cluster at the same time, on their own databases).
+ */
 async function listening(c: pg.Client, n: number): Promise<void> {
   const until = Date.now() + 10_000;
   for (;;) {
     const r = await c.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM pg_stat_activity
-       WHERE application_name = 'agentwire-listen' AND state = 'idle' AND query LIKE 'LISTEN %'`,
+       WHERE application_name = 'agentwire-listen' AND state = 'idle' AND query LIKE 'LISTEN %'
+         AND datname = current_database()`,
     );
     if (r.rows[0]?.n === n) return;
     if (Date.now() > until) throw new Error(`${r.rows[0]?.n} listening connections, not ${n}`);
@@ -102,7 +106,8 @@ describe('notifications between processes on PostgreSQL', () => {
     const c = await admin(url);
     await listening(c, 2);
     const killed = await c.query(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'agentwire-listen'`,
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+       WHERE application_name = 'agentwire-listen' AND datname = current_database()`,
     );
     expect(killed.rowCount).toBe(2);
     // Said while nobody listened: the reconnection rings, so it is read then, not a minute later.

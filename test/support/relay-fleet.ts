@@ -66,7 +66,9 @@ export async function makeFleet(url: string, n: number, extra: Record<string, un
       makeHome({
         twilio: fakeTwilioSection(fake, port, { allowFrom: ['*'] }),
         console: { enabled: false },
-        store: { engine: 'postgres', url },
+        // The fake claude keeps its sessions in one folder all relays reach (FAKE_SESSIONS below), as
+        // shared agent state would: a chat that moves resumes, with no "context was reset" notice.
+        store: { engine: 'postgres', url, sharedAgentState: true },
         ...extra,
         agent: {
           env: { FAKE_LOG: fakeLog, FAKE_SESSIONS: join(shared, 'sessions') },
