@@ -51,6 +51,9 @@ describe('Telegram channel: long polling, gating, dedupe (fake Bot API on 127.0.
       'deny',
       'approvals',
     ]);
+    // The long poll is the channel's one-consumer part: it starts after `start()` resolves (at once
+    // without a lease, on a gain with one), so its deleteWebhook is waited for, not assumed.
+    await until(() => api.callsOf('deleteWebhook').length > 0, 15_000);
     expect(api.callsOf('deleteWebhook')).toHaveLength(1);
   });
 
