@@ -76,8 +76,10 @@ export async function scanFolder(d: FolderDeps): Promise<ScanResult> {
       continue;
     }
     const c = checkEventText(r.text, d.resolve, d.knownAgent, now);
-    // The wall clock, not `now`: how long ago the file system says the file was written.
-    if (!c.ok && Date.now() - r.mtimeMs < (d.settleMs ?? SETTLE_MS)) {
+    // The wall clock, not `now`: how long ago the file system says the file was written. mtimeMs
+    // has a fraction of a millisecond and Date.now() none, so a file written this millisecond would
+    // be -0.x ms old and wait even with a settle time of 0: both are compared in whole milliseconds.
+    if (!c.ok && Date.now() - Math.floor(r.mtimeMs) < (d.settleMs ?? SETTLE_MS)) {
       out.waiting++;
       continue;
     }
