@@ -181,7 +181,18 @@ describe('crash suite: the relay is killed after send_message, before the run en
     const held = r.fake.hold((body) => body === MESSAGE, { accepted: true });
     const a = r.start();
     expect((await postWhenUp(r.url, smsParams({ Body: PROMPT }))).status).toBe(200);
-    await held.arrived;
+    // Bounded, and saying where the message stopped: it once waited out the test's whole limit on a
+    // loaded machine, with nothing to tell which step never came.
+    let came = false;
+    void held.arrived.then(() => {
+      came = true;
+    });
+    const rows = () => JSON.stringify(r.toolRows());
+    const starts = () => JSON.stringify(toolStarts(r.home));
+    expect(
+      await waitFor(() => came, 60_000),
+      `the tool's message never reached Twilio: tool rows ${rows()}, CLI starts ${starts()}, relay: ${a.stderr()}`,
+    ).toBe(true);
     expect(r.toolRows().map((x) => x.status)).toEqual(['pending']);
     await r.kill(a);
     await held.dropped;
