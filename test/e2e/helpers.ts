@@ -2,13 +2,14 @@
 // claude, the fake's start/end log, and helpers to spawn the built binary.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Context } from '../../src/cli/context.js';
 import { resolvePaths } from '../../src/config/paths.js';
 import { type Config, configSchema } from '../../src/config/schema.js';
 import { memoryLog } from '../queue/helpers.js';
+
+export { freePort } from '../support/free-port.js';
 
 export const ROOT = process.cwd();
 export const FAKE = join(ROOT, 'test/e2e/fixtures/fake-claude.mjs');
@@ -171,16 +172,4 @@ export function spawnNode(args: string[], env: NodeJS.ProcessEnv, input?: string
   );
   if (input !== undefined) child.stdin?.end(input);
   return { child, stdout: () => out, stderr: () => err, exit };
-}
-
-/** A port free on 127.0.0.1 right now, for a relay process that binds it itself (restart after restart). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }

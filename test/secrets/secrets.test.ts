@@ -6,7 +6,6 @@
 // contains any of the values.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -16,7 +15,7 @@ import {
   TOKEN,
 } from '../channels/twilio/helpers/fake-twilio.js';
 import { smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
-import { type Home, MAIN, makeHome, type Proc, spawnNode, waitFor } from '../e2e/helpers.js';
+import { freePort, type Home, MAIN, makeHome, type Proc, spawnNode, waitFor } from '../e2e/helpers.js';
 import { FAULT_CLI } from '../faults/rig.js';
 
 // Recognisable, and deliberately not shaped like any known key format (sk-…, AIza…): only the
@@ -36,15 +35,6 @@ let relay: Proc;
 let webhook: string;
 let consoleBase: string;
 const seen: Record<string, string> = {};
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {

@@ -223,6 +223,7 @@ export const STORE_FREE: string[] = [
   'test/store/outbox.test.ts',
   'test/store/postgres-nul.test.ts',
   'test/store/sessions.test.ts',
+  'test/support/free-port.test.ts',
   'test/tools/agent-links.test.ts',
   'test/tools/card.test.ts',
   'test/tools/message-policy.test.ts',
