@@ -2,12 +2,13 @@
 //
 // Why not `listen(0)` and close: that port comes from the kernel's ephemeral range, where every
 // other `listen(0)` (the fake servers, other test files' media servers) and every outgoing
-// connection draws too. While a relay was still starting on a loaded machine, a fake media server
-// in another worker was given the same port, answered the test's webhook with 200, closed, and
-// only then did the relay bind it: the message was "accepted" by a server that never saw it
-// (faults/tools-crash failed that way). These ports lie below the ephemeral range, so the kernel
-// never hands them out, and each vitest worker draws from its own slice, so two workers of one run
-// never pick the same port. A port is still checked free before it is given (another run on this
+// connection draws too. While a relay is still starting on a loaded machine, another file's fake
+// server can be given the same port, answer the test's webhook with 200 and close, and only then
+// does the relay bind it: the message is "accepted" by a server that is not the relay. That fits
+// the one failure of faults/tools-crash seen under load (200 to the webhook, then no run, no
+// outbox row, and nothing on the relay's stderr, where a failed bind would have been reported).
+// These ports lie below the ephemeral range, so the kernel never hands them out, and each vitest
+// worker draws from its own slice, so two workers of one run never pick the same port. A port is still checked free before it is given (another run on this
 // machine may hold it), and each slice starts at a random place so two runs at once rarely meet.
 
 import { readFileSync } from 'node:fs';
