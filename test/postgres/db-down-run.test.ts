@@ -2,77 +2,22 @@
 // own stopped with `pg_ctl stop -m fast` mid-run and started again): the agent's reply cannot be
 // written, so it is held, and once the server is back it is written and sent exactly once; the
 // message is done after one run, and nothing else is lost or sent.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type FakeTwilio,
-  fakeTwilioSection,
-  startFakeTwilio,
-} from '../channels/twilio/helpers/fake-twilio.js';
 import { postWhenUp, smsParams } from '../channels/twilio/helpers/harness.js';
-import { freePort, type Home, MAIN, makeHome, type Proc, spawnNode, waitFor } from '../e2e/helpers.js';
-import { type PgCluster, startPostgres } from '../support/postgres.js';
-import { withDatabase } from '../support/postgres-db.js';
+import { waitFor } from '../e2e/helpers.js';
+import { type OutageRig, startOutageRig } from './outage-rig.js';
 
-let cluster: PgCluster;
-let home: Home;
-let fake: FakeTwilio;
-let relay: Proc;
-let inbound: string;
-let url: string;
-
-function logLines(): { msg?: string }[] {
-  const dir = join(home.dir, 'logs');
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n'))
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { msg?: string });
-}
-
-async function rows<T>(sql: string): Promise<T[]> {
-  const c = new pg.Client(url);
-  await c.connect();
-  try {
-    return (await c.query(sql)).rows as T[];
-  } finally {
-    await c.end();
-  }
-}
-
+let rig: OutageRig | undefined;
 beforeAll(async () => {
-  expect(existsSync(MAIN), 'build first: npm run build').toBe(true);
-  cluster = await startPostgres();
-  const admin = new pg.Client(cluster.url);
-  await admin.connect();
-  await admin.query('CREATE DATABASE outage');
-  await admin.end();
-  url = withDatabase(cluster.url, 'outage');
-  fake = await startFakeTwilio();
-  const port = await freePort();
-  home = makeHome({
-    twilio: fakeTwilioSection(fake, port),
-    console: { enabled: false },
-    store: { engine: 'postgres', url },
-  });
-  relay = spawnNode([MAIN, 'relay'], { ...home.env, TWILIO_ACCOUNT_SID: '', TWILIO_AUTH_TOKEN: '' });
-  inbound = `http://127.0.0.1:${port}/twilio/inbound`;
+  rig = await startOutageRig();
 }, 120_000);
-
 afterAll(async () => {
-  if (relay && relay.child.exitCode === null && relay.child.signalCode === null) {
-    relay.child.kill('SIGTERM');
-    await relay.exit;
-  }
-  await fake?.close();
-  home?.cleanup();
-  await cluster?.stop();
+  await rig?.stop();
 });
 
 describe('a run that finishes while the PostgreSQL server is away', () => {
   it('holds its reply until the server is back, then writes and sends it once', async () => {
+    const { cluster, fake, home, inbound, relay, logLines, rows } = rig as OutageRig;
     const text = 'slow one sleep:2500';
     const res = await postWhenUp(inbound, smsParams({ Body: text, MessageSid: `SM${'d'.repeat(32)}` }));
     expect(res.status, relay.stderr()).toBe(200);

@@ -2,67 +2,23 @@
 // Twilio webhook that arrives meanwhile is answered 503 (Twilio retries it, with `#rc=3&rp=all` on
 // the webhook URL), nothing is lost, the relay says so in one clear line, and once the server is
 // back the retried delivery is taken and answered once. A cluster of its own (test/support/postgres.ts),
-// stopped and started with pg_ctl, so the run's shared cluster is never touched.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import pg from 'pg';
+// stopped and started with pg_ctl (`outage-rig.ts`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type FakeTwilio,
-  fakeTwilioSection,
-  startFakeTwilio,
-} from '../channels/twilio/helpers/fake-twilio.js';
 import { postWhenUp, smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
-import { freePort, type Home, MAIN, makeHome, type Proc, spawnNode, waitFor } from '../e2e/helpers.js';
-import { type PgCluster, startPostgres } from '../support/postgres.js';
-import { withDatabase } from '../support/postgres-db.js';
+import { waitFor } from '../e2e/helpers.js';
+import { type OutageRig, startOutageRig } from './outage-rig.js';
 
-let cluster: PgCluster;
-let home: Home;
-let fake: FakeTwilio;
-let relay: Proc;
-let inbound: string;
-
-/** The relay's log lines (JSON), from its log file in the state folder. */
-function logLines(): { msg?: string; level?: number | string }[] {
-  const dir = join(home.dir, 'logs');
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n'))
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { msg?: string });
-}
-
+let rig: OutageRig | undefined;
 beforeAll(async () => {
-  expect(existsSync(MAIN), 'build first: npm run build').toBe(true);
-  cluster = await startPostgres();
-  const admin = new pg.Client(cluster.url);
-  await admin.connect();
-  await admin.query('CREATE DATABASE outage');
-  await admin.end();
-  fake = await startFakeTwilio();
-  const port = await freePort();
-  home = makeHome({
-    twilio: fakeTwilioSection(fake, port),
-    console: { enabled: false },
-    store: { engine: 'postgres', url: withDatabase(cluster.url, 'outage') },
-  });
-  relay = spawnNode([MAIN, 'relay'], { ...home.env, TWILIO_ACCOUNT_SID: '', TWILIO_AUTH_TOKEN: '' });
-  inbound = `http://127.0.0.1:${port}/twilio/inbound`;
+  rig = await startOutageRig();
 }, 120_000);
-
 afterAll(async () => {
-  if (relay && relay.child.exitCode === null && relay.child.signalCode === null) {
-    relay.child.kill('SIGTERM');
-    await relay.exit;
-  }
-  await fake?.close();
-  home?.cleanup();
-  await cluster?.stop();
+  await rig?.stop();
 });
 
 describe('the PostgreSQL server goes away under a running relay', () => {
   it('answers 503 meanwhile, logs it once, and takes and answers the retried message once it is back', async () => {
+    const { cluster, fake, home, inbound, relay, logLines } = rig as OutageRig;
     const first = await postWhenUp(inbound, smsParams({ Body: 'before', MessageSid: `SM${'b'.repeat(32)}` }));
     expect(first.status, relay.stderr()).toBe(200);
     expect(await waitFor(() => fake.created.length === 1), relay.stderr()).toBe(true);
