@@ -1,7 +1,7 @@
 // End-to-end plumbing: a temp AGENTWIRE_HOME with a config pointing agent.command at the fake
 // claude, the fake's start/end log, and helpers to spawn the built binary.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Context } from '../../src/cli/context.js';
@@ -172,4 +172,14 @@ export function spawnNode(args: string[], env: NodeJS.ProcessEnv, input?: string
   );
   if (input !== undefined) child.stdin?.end(input);
   return { child, stdout: () => out, stderr: () => err, exit };
+}
+
+/** A built relay's log lines (JSON), from the log files in its state folder `dir`. */
+export function relayLogLines(dir: string): { msg?: string; level?: number | string }[] {
+  const logs = join(dir, 'logs');
+  if (!existsSync(logs)) return [];
+  return readdirSync(logs)
+    .flatMap((f) => readFileSync(join(logs, f), 'utf8').split('\n'))
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { msg?: string });
 }

@@ -1,8 +1,7 @@
 // The built relay on a PostgreSQL cluster of its own, for the tests that stop the server under it
 // (`pg_ctl stop -m fast`, then start): a cluster apart, so the run's shared cluster is never
 // touched. A Twilio webhook in, a fake Twilio REST API out, the fake claude as the agent.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import pg from 'pg';
 import { expect } from 'vitest';
 import {
@@ -10,9 +9,9 @@ import {
   fakeTwilioSection,
   startFakeTwilio,
 } from '../channels/twilio/helpers/fake-twilio.js';
-import { freePort, type Home, MAIN, makeHome, type Proc, spawnNode } from '../e2e/helpers.js';
+import { freePort, type Home, MAIN, makeHome, type Proc, relayLogLines, spawnNode } from '../e2e/helpers.js';
 import { type PgCluster, startPostgres } from '../support/postgres.js';
-import { withDatabase } from '../support/postgres-db.js';
+import { queryRows, withDatabase } from '../support/postgres-db.js';
 
 export interface OutageRig {
   cluster: PgCluster;
@@ -71,23 +70,8 @@ function rig(made: {
     fake,
     relay,
     inbound: `http://127.0.0.1:${port}/twilio/inbound`,
-    logLines() {
-      const dir = join(home.dir, 'logs');
-      if (!existsSync(dir)) return [];
-      return readdirSync(dir)
-        .flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n'))
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as { msg?: string });
-    },
-    async rows<T>(sql: string) {
-      const c = new pg.Client(url);
-      await c.connect();
-      try {
-        return (await c.query(sql)).rows as T[];
-      } finally {
-        await c.end();
-      }
-    },
+    logLines: () => relayLogLines(home.dir),
+    rows: <T>(sql: string) => queryRows<T>(url, sql),
     async stop() {
       if (relay.child.exitCode === null && relay.child.signalCode === null) {
         relay.child.kill('SIGTERM');

@@ -4,7 +4,6 @@
 // (status, doctor, backup, config print) read the same database and never print its password.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type FakeTwilio,
@@ -13,7 +12,7 @@ import {
 } from '../channels/twilio/helpers/fake-twilio.js';
 import { postWhenUp, smsParams } from '../channels/twilio/helpers/harness.js';
 import { freePort, type Home, MAIN, makeHome, type Proc, spawnNode, waitFor } from '../e2e/helpers.js';
-import { freshDatabase } from '../support/postgres-db.js';
+import { freshDatabase, queryRows } from '../support/postgres-db.js';
 
 // The test cluster trusts every local connection, so a password in the URL is accepted and ignored:
 // it is here only to be looked for where it must never appear.
@@ -27,15 +26,7 @@ let env: NodeJS.ProcessEnv;
 /** Relays a test starts besides the first: stopped after the file even when a test fails midway. */
 const others: Proc[] = [];
 
-async function rows<T>(sql: string): Promise<T[]> {
-  const c = new pg.Client(url);
-  await c.connect();
-  try {
-    return (await c.query(sql)).rows as T[];
-  } finally {
-    await c.end();
-  }
-}
+const rows = <T>(sql: string) => queryRows<T>(url, sql);
 
 /** Polls an asynchronous check every 50 ms until it holds or 45 s passed; whether it held. */
 async function until(check: () => Promise<boolean>): Promise<boolean> {

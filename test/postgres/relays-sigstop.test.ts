@@ -2,13 +2,11 @@
 // takes the chat and runs the message again; then the first is resumed (SIGCONT) with its agent's
 // answer waiting in the pipe. It must write and send nothing its successor did not: the reply goes
 // out once, from the successor, and the resumed relay's late finish is refused by the fence.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import pg from 'pg';
+import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
-import { type Home, MAIN, waitFor } from '../e2e/helpers.js';
-import { freshDatabase } from '../support/postgres-db.js';
+import { type Home, MAIN, relayLogLines, waitFor } from '../e2e/helpers.js';
+import { freshDatabase, queryRows } from '../support/postgres-db.js';
 import { type Fleet, makeFleet } from '../support/relay-fleet.js';
 
 let fleet: Fleet | undefined;
@@ -17,25 +15,6 @@ afterEach(async () => {
   if (paused) process.kill(paused, 'SIGCONT');
   await fleet?.close();
 });
-
-function logLines(home: Home): { msg?: string }[] {
-  const dir = join(home.dir, 'logs');
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n'))
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { msg?: string });
-}
-
-async function rows<T>(url: string, sql: string): Promise<T[]> {
-  const c = new pg.Client(url);
-  await c.connect();
-  try {
-    return (await c.query(sql)).rows as T[];
-  } finally {
-    await c.end();
-  }
-}
 
 describe('a relay paused past its lease mid-run, then resumed (PostgreSQL)', () => {
   it('writes and sends nothing its successor did not', async () => {
@@ -82,11 +61,11 @@ describe('a relay paused past its lease mid-run, then resumed (PostgreSQL)', () 
     // Its run's finish is refused by the fence (the lease's epoch moved), and it says so.
     expect(
       await waitFor(() =>
-        logLines(pausedHome).some(
+        relayLogLines(pausedHome.dir).some(
           (l) => l.msg === 'the lease of the chat moved to another process: this run writes nothing more',
         ),
       ),
-      JSON.stringify(logLines(pausedHome)),
+      JSON.stringify(relayLogLines(pausedHome.dir)),
     ).toBe(true);
     // Back at work: a message that reaches the resumed relay is answered, once, after the others.
     const third = await twilioPost(
@@ -101,10 +80,12 @@ describe('a relay paused past its lease mid-run, then resumed (PostgreSQL)', () 
       'reply: after the resume',
     ]);
     const sent = async () =>
-      (await rows<{ status: string }>(url, 'SELECT status FROM outbox')).every((r) => r.status === 'sent');
+      (await queryRows<{ status: string }>(url, 'SELECT status FROM outbox')).every(
+        (r) => r.status === 'sent',
+      );
     for (const end = Date.now() + 20_000; !(await sent()) && Date.now() < end; )
       await new Promise((r) => setTimeout(r, 100));
-    expect(await rows(url, 'SELECT status FROM outbox ORDER BY id')).toEqual(
+    expect(await queryRows(url, 'SELECT status FROM outbox ORDER BY id')).toEqual(
       Array(3).fill({ status: 'sent' }),
     );
     // Two runs of the first message (the cut one, then the successor's), one of each other.
@@ -118,7 +99,7 @@ describe('a relay paused past its lease mid-run, then resumed (PostgreSQL)', () 
       ['after the takeover', false],
       ['after the resume', expect.any(Boolean)],
     ]);
-    expect(await rows(url, 'SELECT message_id, status FROM inbox ORDER BY id')).toEqual([
+    expect(await queryRows(url, 'SELECT message_id, status FROM inbox ORDER BY id')).toEqual([
       { message_id: `SM${'e'.repeat(32)}`, status: 'done' },
       { message_id: `SM${'f'.repeat(32)}`, status: 'done' },
       { message_id: `SM${'0'.repeat(32)}`, status: 'done' },

@@ -14,6 +14,17 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
+/** The rows of one query on `url`, on a connection of its own (closed after). */
+export async function queryRows<T>(url: string, sql: string): Promise<T[]> {
+  const c = new pg.Client(url);
+  await c.connect();
+  try {
+    return (await c.query(sql)).rows as T[];
+  } finally {
+    await c.end();
+  }
+}
+
 /** A URL naming `database` in the cluster of `url`. */
 export function withDatabase(url: string, database: string): string {
   const u = new URL(url);
