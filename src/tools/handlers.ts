@@ -1,25 +1,14 @@
 import { channelPlugin } from '../channels/registry.js';
 import { waitLength } from '../core/interaction-text.js';
-import { answeredRef, type MessageRef } from '../core/message-ref.js';
+import { answeredRef } from '../core/message-ref.js';
 import { taskLine } from '../core/task-line.js';
-import type { ChatKey, OutboundAction } from '../core/types.js';
+import type { ChatKey } from '../core/types.js';
 import { maskId } from '../log.js';
-import type { MessageRefRow } from '../store/contract/outbox.js';
 import type { EventStore } from '../store/events.js';
-import type { Fence } from '../store/ownership.js';
 import type { TaskStore } from '../store/tasks.js';
 import { type AgentLinkEntry, agentPrompt, decideSend } from './agent-links.js';
-import {
-  args,
-  firstIssue,
-  nextSendKey,
-  sentLeft,
-  ToolError,
-  unsend,
-  type Writer,
-  writerOf,
-} from './call-kit.js';
-import { changeMessage, sendCard } from './message-tools.js';
+import { args, firstIssue, nextSendKey, sentLeft, ToolError, unsend, writerOf } from './call-kit.js';
+import { changeMessage, type MessageToolDeps, sendCard } from './message-tools.js';
 import {
   askUserInput,
   cancelTaskInput,
@@ -56,35 +45,12 @@ export interface ToolLimits {
 export const ASK_NEEDS_WARM =
   'ask_user needs the agent to run warm (agent.mode: warm); ask in your final answer instead.';
 
-export interface ToolDeps {
+/** The message tools' needs (send, change, messages) are MessageToolDeps', declared once there. */
+export interface ToolDeps extends Omit<MessageToolDeps, 'limits'> {
   tokens: ToolTokens;
   limits: ToolLimits;
   /** The config's named chats (`targets`): the only places send_message's `to` may name. */
   targets: Readonly<Record<string, string>>;
-  /**
-   * Sends text and at most one raw media reference to the chat through the outbox, once per `key`,
-   * under the same media policy as MEDIA: lines. A refused reference is returned, nothing is sent.
-   */
-  send(
-    chat: ChatKey,
-    key: string,
-    text: string,
-    media: readonly string[],
-    cwd: string,
-    writer: Writer,
-  ): Promise<{ refused?: string; id?: string }>;
-  /** Stores an edit, a reaction or a card (already checked) in the chat's outbox, once per `key`. */
-  change(
-    chat: ChatKey,
-    key: string,
-    action: OutboundAction,
-    fence?: Fence,
-  ): Promise<{ refused?: string; id?: string }>;
-  /** The message agentwire's id names, and the longest text one message of a channel may be. */
-  messages: {
-    ref(ref: MessageRef): Promise<MessageRefRow | undefined>;
-    textLimit(channel: string): number;
-  };
   tasks: TaskStore;
   /** The stored tasks changed: the scheduler picks them up now, not at its next wake. */
   tasksChanged(): void;

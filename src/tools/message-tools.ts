@@ -16,6 +16,10 @@ import type { ToolGrant } from './tokens.js';
 /** What these tools need of the relay (a part of ToolDeps). */
 export interface MessageToolDeps {
   limits: { maxMessagesPerRun: number };
+  /**
+   * Sends text and at most one raw media reference to the chat through the outbox, once per `key`,
+   * under the same media policy as MEDIA: lines. A refused reference is returned, nothing is sent.
+   */
   send(
     chat: ChatKey,
     key: string,
@@ -24,12 +28,14 @@ export interface MessageToolDeps {
     cwd: string,
     writer: Writer,
   ): Promise<{ refused?: string; id?: string }>;
+  /** Stores an edit, a reaction or a card (already checked) in the chat's outbox, once per `key`. */
   change(
     chat: ChatKey,
     key: string,
     action: OutboundAction,
     fence?: Fence,
   ): Promise<{ refused?: string; id?: string }>;
+  /** The message agentwire's id names, and the longest text one message of a channel may be. */
   messages: {
     ref(ref: MessageRef): Promise<MessageRefRow | undefined>;
     textLimit(channel: string): number;
