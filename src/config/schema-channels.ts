@@ -2,31 +2,12 @@
 import { z } from 'zod';
 import { dmField } from './schema-access.js';
 import { progressFields } from './schema-progress.js';
+import { httpsUnlessLoopback, isRegExp } from './schema-refine.js';
 
 const e164 = z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number like +15551234567');
 const allowList = z
   .union([z.literal('*'), z.array(z.union([e164, z.literal('*')]))])
   .describe('E.164 numbers allowed to talk to the agent, or "*" for anyone');
-
-const isRegExp = (s: string): boolean => {
-  try {
-    new RegExp(s, 'i');
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-/** Credentials must not cross the network in clear text; plain http is for a local fake or proxy only. */
-function httpsUnlessLoopback(value: string): boolean {
-  try {
-    const u = new URL(value);
-    if (u.protocol === 'https:') return true;
-    return u.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(u.hostname);
-  } catch {
-    return false;
-  }
-}
 
 export const whatsappSchema = z
   .object({

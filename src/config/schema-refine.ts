@@ -1,4 +1,4 @@
-// Pieces the config schema's files share (schema.ts, schema-checkins.ts).
+// Pieces the config schema's files share (schema.ts, schema-checkins.ts, the channels' schemas).
 import { z } from 'zod';
 
 /**
@@ -30,3 +30,27 @@ export const agentKind = z
     AGENT_KIND_NAME,
     'an agent kind is lower-case letters, digits and -, like the names in docs/agents.md',
   );
+
+/** Whether `s` compiles as a case-insensitive regular expression (mention patterns and the like). */
+export const isRegExp = (s: string): boolean => {
+  try {
+    new RegExp(s, 'i');
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Credentials and tokens must not cross the network in clear text: https, or plain http only to
+ * this machine (a local fake or proxy).
+ */
+export function httpsUnlessLoopback(value: string): boolean {
+  try {
+    const u = new URL(value);
+    if (u.protocol === 'https:') return true;
+    return u.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(u.hostname);
+  } catch {
+    return false;
+  }
+}

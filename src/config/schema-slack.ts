@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { dmField } from './schema-access.js';
 import { progressFields } from './schema-progress.js';
+import { httpsUnlessLoopback, isRegExp } from './schema-refine.js';
 
 const userId = z
   .string()
@@ -20,26 +21,6 @@ const channelId = z
   });
 const userList = z.union([z.literal('*'), z.array(userId)]);
 const channelList = z.union([z.literal('*'), z.array(channelId)]);
-
-const isRegExp = (s: string): boolean => {
-  try {
-    new RegExp(s, 'i');
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-/** Tokens must not cross the network in clear text; plain http is for a local fake Slack only. */
-function httpsUnlessLoopback(value: string): boolean {
-  try {
-    const u = new URL(value);
-    if (u.protocol === 'https:') return true;
-    return u.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(u.hostname);
-  } catch {
-    return false;
-  }
-}
 
 export const slackSchema = z
   .object({
