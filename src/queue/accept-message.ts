@@ -20,11 +20,12 @@ export interface AcceptDeps {
   kick: (chat: ChatKey) => void;
 }
 
-export async function acceptMessage(
-  d: AcceptDeps,
-  msg: InboundMessage,
-  chat: ChatKey,
-): Promise<InboundOutcome> {
+/** `heldBy`: the chat's live lease as the store saw it with a stored message (store/queue-ops.ts). */
+export type Accepted =
+  | InboundOutcome
+  | { type: 'stored'; inboxId: number; heldBy: { holder: string; until: number } };
+
+export async function acceptMessage(d: AcceptDeps, msg: InboundMessage, chat: ChatKey): Promise<Accepted> {
   if (!msg.text.trim() && msg.media.length === 0 && !msg.remoteMedia?.length)
     return { type: 'rejected', reason: 'empty message' };
   const max = d.maxPendingPerChat;
@@ -50,5 +51,7 @@ export async function acceptMessage(
     d.kick(chat);
     return { type: 'rejected', reason: 'queue full' };
   }
-  return { type: 'stored', inboxId: res.id };
+  return res.heldBy
+    ? { type: 'stored', inboxId: res.id, heldBy: res.heldBy }
+    : { type: 'stored', inboxId: res.id };
 }

@@ -23,10 +23,12 @@ import type {
   ProcessInfo,
   Topic,
 } from '../store/ownership.js';
+import { HeldElsewhere } from './held-elsewhere.js';
 import { Leads } from './leads.js';
 import { AffinityWait } from './lease-affinity.js';
 import type { Clock } from './ports.js';
 import { processGone } from './process-gone.js';
+import { forMe, parseReadyKey } from './ready-key.js';
 
 export interface OwnershipTimings {
   /** How long a lease lasts without renewal. */
@@ -59,8 +61,7 @@ export class ProcessOwner {
   private readonly chains = new Map<ChatKey, Promise<void>>();
   /** Fences this process lost: a late write carries them and is refused, never written unfenced. */
   private readonly lost = new Map<ChatKey, Fence>();
-  /** Chats another live process holds, until when: not tried again before that or a notification. */
-  private readonly blockedUntil = new Map<ChatKey, number>();
+  private readonly elsewhere = new HeldElsewhere();
   private readonly handlers = new Map<Topic, Set<Handler>>();
   private readonly affinity: AffinityWait | undefined;
   /** The leader leases this process asks for (queue/leads.ts). */
@@ -136,15 +137,15 @@ export class ProcessOwner {
     const at = this.now();
     // A user run is left to the live process that last ran the chat (told by `chat_ready`), for a
     // bounded while; a delivery or a heartbeat is not (it needs no session, and must not wait).
-    const leftUntil = forRun ? await this.affinity?.until(chat, at) : undefined;
-    if (leftUntil !== undefined) {
-      this.blockedUntil.set(chat, leftUntil);
+    const left = forRun ? await this.affinity?.leftTo(chat, at) : undefined;
+    if (left !== undefined) {
+      this.elsewhere.set(chat, left.until, left.holder);
       return undefined;
     }
     const r = await this.port.acquireChat(chat, this.id, at, this.timings.leaseMs);
     this.affinity?.done(chat);
     if (r.type === 'held') {
-      this.blockedUntil.set(chat, r.expiresAt);
+      this.elsewhere.set(chat, r.expiresAt, r.holder);
       return undefined;
     }
     // Taken meanwhile by another use of this process: one holding, counted once more.
@@ -155,7 +156,7 @@ export class ProcessOwner {
     }
     this.held.set(chat, { fence: r.fence, uses: 1, confirmedAt: at });
     this.lost.delete(chat);
-    this.blockedUntil.delete(chat);
+    this.elsewhere.clear(chat);
     return { fence: r.fence, fresh: true };
   }
 
@@ -209,8 +210,22 @@ export class ProcessOwner {
 
   /** True while another live process holds the chat and nothing said it may have let go. */
   blocked(chat: ChatKey): boolean {
-    const until = this.blockedUntil.get(chat);
-    return until !== undefined && until > this.now();
+    return this.elsewhere.blocked(chat, this.now());
+  }
+
+  /** The other live process this one last found holding the chat (or left it to), while that holds. */
+  holderOf(chat: ChatKey): string | undefined {
+    return this.elsewhere.holderOf(chat, this.now());
+  }
+
+  /**
+   * The store said, with a message it stored, that `holder` holds the chat until `until`: this
+   * process leaves the chat to it (no lease attempt that can only fail) and says whether it is another.
+   */
+  heldBy(chat: ChatKey, holder: string, until: number): boolean {
+    if (holder === this.id) return false;
+    this.elsewhere.set(chat, until, holder);
+    return true;
   }
 
   /** Chats whose live lease another process holds. */
@@ -315,7 +330,7 @@ export class ProcessOwner {
     }
     await this.claimLeads();
     const orphans = await this.port.orphans(this.now());
-    for (const o of orphans) this.blockedUntil.delete(o.chat);
+    for (const o of orphans) this.elsewhere.clear(o.chat);
     if (orphans.length > 0) this.orphanHandler(orphans);
     await this.port.pruneNotifications(this.now() - 10 * this.timings.leaseMs);
   }
@@ -369,7 +384,11 @@ export class ProcessOwner {
       for (const n of batch) {
         this.lastNotification = n.id;
         if (n.origin === this.id) continue;
-        if (n.topic === 'chat_ready') this.blockedUntil.delete(n.key as ChatKey);
+        // Named for another process: the chat is still that one's, so still not this one's to try.
+        if (n.topic === 'chat_ready') {
+          const r = parseReadyKey(n.key);
+          if (forMe(r, this.id)) this.elsewhere.clear(r.chat);
+        }
         this.dispatch(n.topic, n.key, false, n.at);
       }
       if (batch.length < 100) return;

@@ -34,6 +34,7 @@ import { ownerItems } from './owner-send.js';
 import { unwrap } from './persist.js';
 import type { Clock } from './ports.js';
 import { type QueueOptions, type QueueStatus, queueStatus } from './queue-types.js';
+import { readyKey } from './ready-key.js';
 import { recover } from './recovery.js';
 import { runChat } from './run.js';
 import { commandDeps, runContext, runDeps } from './run-context.js';
@@ -200,8 +201,14 @@ export class Queue implements SystemRunner {
       msg,
       chat,
     );
-    if (out.type === 'stored') this.arrived(chat);
-    return out;
+    if (out.type !== 'stored') return out;
+    const owner = this.opts.owner;
+    // Held by another live process: it runs the chat, so it (and only it) is told; this process
+    // tries no lease it cannot get. Left to the busy policy otherwise, as with one process.
+    if (!this.opts.hold && 'heldBy' in out && owner?.heldBy(chat, out.heldBy.holder, out.heldBy.until))
+      owner.tell('chat_ready', readyKey(chat, out.heldBy.holder));
+    else this.arrived(chat);
+    return { type: 'stored', inboxId: out.inboxId };
   }
 
   private async command(msg: InboundMessage, chat: ChatKey, cmd: ChatCommand): Promise<InboundOutcome> {
@@ -273,7 +280,8 @@ export class Queue implements SystemRunner {
         this.settlingChats.done(chat);
       }
       if (!this.runSlots.isReady(chat)) this.opts.warm?.demandChanged?.();
-      this.deliverer.kick(chat);
+      // A run that found the chat held elsewhere wrote nothing to send: its holder sends the replies.
+      if (!this.opts.owner?.blocked(chat)) this.deliverer.kick(chat);
       this.pump();
     });
     const tracked = after.then(

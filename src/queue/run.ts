@@ -18,6 +18,7 @@ import { fetchRemoteMedia } from './fetch-media.js';
 import { persist } from './persist.js';
 import { type ProgressFeed, statusFeed } from './progress-feed.js';
 import { statusKey } from './progress-outbox.js';
+import { readyKey } from './ready-key.js';
 import { recoverChat } from './recovery.js';
 import { failSafely, finish, progressSink, refuseTooLong } from './run-finish.js';
 import type { ActiveRun } from './run-slots.js';
@@ -58,9 +59,9 @@ export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
     const owner = deps.context.owner;
     if (owner) {
       const lease = await owner.take(chat, { forRun: true });
-      // Another process runs the chat: it is told a message waits, and runs it after its own.
+      // Another process runs the chat: it (and only it) is told a message waits, and runs it after its own.
       if (!lease) {
-        await owner.notify('chat_ready', chat);
+        await owner.notify('chat_ready', readyKey(chat, owner.holderOf(chat)));
         return;
       }
       leased = true;

@@ -31,7 +31,15 @@ export type { StoreFailure, StoreFailureReason, Written } from './errors.js';
 export type AgentName = NonNullable<ChatSettings['agent']>;
 
 export type AcceptOutcome =
-  | { type: 'stored'; id: number }
+  | {
+      type: 'stored';
+      id: number;
+      /**
+       * The chat's live lease as the store saw it with the row (engines that can read it in the same
+       * call; absent: free, expired, or not known): its holder (this process or another), and until when.
+       */
+      heldBy?: { holder: string; until: number };
+    }
   | { type: 'duplicate' }
   /** The chat's queue was full: kept as `dropped` (the dedupe record); `noticed`: the notice was written. */
   | { type: 'dropped'; id: number; noticed: boolean };

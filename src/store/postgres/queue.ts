@@ -41,7 +41,12 @@ export function pgQueueOps(pool: Pool): QueueStore {
       written(async () => {
         const chat = `${msg.channel}:${msg.chatId}`;
         const notice = opts.dropNotice?.length ? outboxItems(opts.dropNotice) : null;
-        const [r] = await call<{ r_id: number; r_status: string }>(
+        const [r] = await call<{
+          r_id: number;
+          r_status: string;
+          r_holder: string | null;
+          r_held_until: number | null;
+        }>(
           pool,
           [chatLock(chat)],
           'SELECT * FROM aw_accept_inbound($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)',
@@ -64,7 +69,10 @@ export function pgQueueOps(pool: Pool): QueueStore {
           ],
         );
         if (!r) return { type: 'duplicate' as const };
-        if (r.r_status !== 'dropped') return { type: 'stored' as const, id: r.r_id };
+        if (r.r_status !== 'dropped') {
+          const heldBy = r.r_holder ? { holder: r.r_holder, until: Number(r.r_held_until ?? 0) } : undefined;
+          return { type: 'stored' as const, id: r.r_id, ...(heldBy && { heldBy }) };
+        }
         return { type: 'dropped' as const, id: r.r_id, noticed: Boolean(opts.dropNotice) };
       }),
 

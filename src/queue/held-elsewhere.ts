@@ -1,0 +1,27 @@
+// The chats another live process holds, as this process last found them (a lease attempt refused, a
+// chat left to its last runner, the store's word with a stored message), until when and by whom. Not
+// tried again before then, or before a notification or the orphan scan says the holder may have let go.
+import type { ChatKey } from '../core/types.js';
+
+export class HeldElsewhere {
+  private readonly chats = new Map<ChatKey, { until: number; holder: string }>();
+
+  set(chat: ChatKey, until: number, holder: string): void {
+    this.chats.set(chat, { until, holder });
+  }
+
+  clear(chat: ChatKey): void {
+    this.chats.delete(chat);
+  }
+
+  blocked(chat: ChatKey, now: number): boolean {
+    const b = this.chats.get(chat);
+    return b !== undefined && b.until > now;
+  }
+
+  /** The holder while the chat is blocked; undefined when not, or when the store did not name it. */
+  holderOf(chat: ChatKey, now: number): string | undefined {
+    const b = this.chats.get(chat);
+    return b !== undefined && b.until > now && b.holder ? b.holder : undefined;
+  }
+}
