@@ -2,6 +2,8 @@
 // chat left to its last runner, the store's word with a stored message), until when and by whom. Not
 // tried again before then, or before a notification or the orphan scan says the holder may have let go.
 import type { ChatKey } from '../core/types.js';
+import type { LeaseSeen } from '../store/queue-ops.js';
+import type { AffinityWait } from './lease-affinity.js';
 
 export class HeldElsewhere {
   private readonly chats = new Map<ChatKey, { until: number; holder: string }>();
@@ -24,4 +26,20 @@ export class HeldElsewhere {
     const b = this.chats.get(chat);
     return b !== undefined && b.until > now && b.holder ? b.holder : undefined;
   }
+}
+
+/**
+ * Who a chat is left to, from its lease as the store saw it: a live holder other than `me`, or, when
+ * the lease is free, the live last runner while the affinity wait allows (queue/lease-affinity.ts).
+ */
+export function leftTo(
+  me: string,
+  chat: ChatKey,
+  seen: LeaseSeen,
+  affinity: Pick<AffinityWait, 'decide'> | undefined,
+  now: number,
+): { holder: string; until: number } | undefined {
+  if (seen.type === 'held')
+    return seen.holder === me ? undefined : { holder: seen.holder, until: seen.until };
+  return affinity?.decide(chat, seen.last, now);
 }

@@ -53,7 +53,15 @@ export class AffinityWait {
 
   /** The last runner the chat is left to, and until when; undefined: this process may take it now. */
   async leftTo(chat: ChatKey, now: number): Promise<{ holder: string; until: number } | undefined> {
-    const last = await this.port.lastHolder(chat);
+    return this.decide(chat, await this.port.lastHolder(chat), now);
+  }
+
+  /** `leftTo` with the last runner already read (with a stored message, store/queue-ops.ts). */
+  decide(
+    chat: ChatKey,
+    last: LastRunner | undefined,
+    now: number,
+  ): { holder: string; until: number } | undefined {
     const waitingSince = this.since.get(chat);
     const { me, aliveMs, boundMs } = this;
     if (!last || leaseAffinity({ me, last, now, aliveMs, waitingSince, boundMs }) === 'take')

@@ -23,9 +23,11 @@ import type {
   ProcessInfo,
   Topic,
 } from '../store/ownership.js';
-import { HeldElsewhere } from './held-elsewhere.js';
+import type { LeaseSeen } from '../store/queue-ops.js';
+import { HeldElsewhere, leftTo } from './held-elsewhere.js';
 import { Leads } from './leads.js';
 import { AffinityWait } from './lease-affinity.js';
+import { PerChatChain } from './per-chat-chain.js';
 import type { Clock } from './ports.js';
 import { processGone } from './process-gone.js';
 import { forMe, parseReadyKey } from './ready-key.js';
@@ -58,7 +60,8 @@ type Handler = (key: string, own: boolean, at: number) => void;
 
 export class ProcessOwner {
   private readonly held = new Map<ChatKey, Held>();
-  private readonly chains = new Map<ChatKey, Promise<void>>();
+  /** One chat's takes and drops in call order (queue/per-chat-chain.ts says why). */
+  private readonly chains = new PerChatChain();
   /** Fences this process lost: a late write carries them and is refused, never written unfenced. */
   private readonly lost = new Map<ChatKey, Fence>();
   private readonly elsewhere = new HeldElsewhere();
@@ -122,7 +125,7 @@ export class ProcessOwner {
     chat: ChatKey,
     opts: { forRun?: boolean } = {},
   ): Promise<{ fence: Fence; fresh: boolean } | undefined> {
-    return this.serial(chat, () => this.takeNow(chat, opts.forRun === true));
+    return this.chains.run(chat, () => this.takeNow(chat, opts.forRun === true));
   }
 
   private async takeNow(
@@ -162,29 +165,12 @@ export class ProcessOwner {
 
   /** One use ended; the last one gives the lease back, so a process beside this one may take the chat. */
   drop(chat: ChatKey): Promise<void> {
-    return this.serial(chat, async () => {
+    return this.chains.run(chat, async () => {
       const mine = this.held.get(chat);
       if (!mine || --mine.uses > 0) return;
       this.held.delete(chat);
       await this.port.releaseChat(mine.fence);
     });
-  }
-
-  /**
-   * One chat's takes and drops in call order, each after the last one's store operation: with an
-   * engine that answers later, a take must not renew a lease a drop called before it then releases.
-   */
-  private serial<T>(chat: ChatKey, fn: () => Promise<T>): Promise<T> {
-    const next = (this.chains.get(chat) ?? Promise.resolve()).then(fn);
-    const tail = next.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.chains.set(chat, tail);
-    void tail.then(() => {
-      if (this.chains.get(chat) === tail) this.chains.delete(chat);
-    });
-    return next;
   }
 
   /**
@@ -209,23 +195,19 @@ export class ProcessOwner {
   }
 
   /** True while another live process holds the chat and nothing said it may have let go. */
-  blocked(chat: ChatKey): boolean {
-    return this.elsewhere.blocked(chat, this.now());
-  }
+  blocked = (chat: ChatKey): boolean => this.elsewhere.blocked(chat, this.now());
 
   /** The other live process this one last found holding the chat (or left it to), while that holds. */
-  holderOf(chat: ChatKey): string | undefined {
-    return this.elsewhere.holderOf(chat, this.now());
-  }
+  holderOf = (chat: ChatKey): string | undefined => this.elsewhere.holderOf(chat, this.now());
 
   /**
-   * The store said, with a message it stored, that `holder` holds the chat until `until`: this
-   * process leaves the chat to it (no lease attempt that can only fail) and says whether it is another.
+   * The process a message just stored is left to, from the chat's lease as the store saw it with the
+   * row (held by another, or the live last runner while affinity allows): undefined when it is this one's.
    */
-  heldBy(chat: ChatKey, holder: string, until: number): boolean {
-    if (holder === this.id) return false;
-    this.elsewhere.set(chat, until, holder);
-    return true;
+  leaveTo(chat: ChatKey, seen: LeaseSeen): string | undefined {
+    const left = leftTo(this.id, chat, seen, this.affinity, this.now());
+    if (left) this.elsewhere.set(chat, left.until, left.holder);
+    return left?.holder;
   }
 
   /** Chats whose live lease another process holds. */
@@ -384,11 +366,9 @@ export class ProcessOwner {
       for (const n of batch) {
         this.lastNotification = n.id;
         if (n.origin === this.id) continue;
-        // Named for another process: the chat is still that one's, so still not this one's to try.
-        if (n.topic === 'chat_ready') {
-          const r = parseReadyKey(n.key);
-          if (forMe(r, this.id)) this.elsewhere.clear(r.chat);
-        }
+        // One named for another process leaves the chat that one's, still not this one's to try.
+        const r = n.topic === 'chat_ready' ? parseReadyKey(n.key) : undefined;
+        if (r && forMe(r, this.id)) this.elsewhere.clear(r.chat);
         this.dispatch(n.topic, n.key, false, n.at);
       }
       if (batch.length < 100) return;

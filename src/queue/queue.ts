@@ -203,10 +203,10 @@ export class Queue implements SystemRunner {
     );
     if (out.type !== 'stored') return out;
     const owner = this.opts.owner;
-    // Held by another live process: it runs the chat, so it (and only it) is told; this process
-    // tries no lease it cannot get. Left to the busy policy otherwise, as with one process.
-    if (!this.opts.hold && 'heldBy' in out && owner?.heldBy(chat, out.heldBy.holder, out.heldBy.until))
-      owner.tell('chat_ready', readyKey(chat, out.heldBy.holder));
+    // Held by another live process, or left to the live one that last ran it: that one (and only
+    // it) is told; this process reads and tries no lease it cannot get. Else the busy policy, as alone.
+    const to = !this.opts.hold && 'lease' in out ? owner?.leaveTo(chat, out.lease) : undefined;
+    if (to) owner?.tell('chat_ready', readyKey(chat, to));
     else this.arrived(chat);
     return { type: 'stored', inboxId: out.inboxId };
   }

@@ -4,7 +4,7 @@
 // statement after it sees what the chat's previous lock holders committed, so the operations of one
 // chat are serialised, and ids (an identity, drawn after the lock) come in the chat's arrival order.
 // Callbacks (`decide`, `choose`) are pure and run inside the transaction; a retried one runs again.
-import type { QueueStore } from '../queue-ops.js';
+import type { LeaseSeen, QueueStore } from '../queue-ops.js';
 import { call } from './call.js';
 import { pgClaim } from './claim.js';
 import { assertFence } from './fence.js';
@@ -46,6 +46,8 @@ export function pgQueueOps(pool: Pool): QueueStore {
           r_status: string;
           r_holder: string | null;
           r_held_until: number | null;
+          r_last_holder: string | null;
+          r_last_seen: number | null;
         }>(
           pool,
           [chatLock(chat)],
@@ -69,10 +71,7 @@ export function pgQueueOps(pool: Pool): QueueStore {
           ],
         );
         if (!r) return { type: 'duplicate' as const };
-        if (r.r_status !== 'dropped') {
-          const heldBy = r.r_holder ? { holder: r.r_holder, until: Number(r.r_held_until ?? 0) } : undefined;
-          return { type: 'stored' as const, id: r.r_id, ...(heldBy && { heldBy }) };
-        }
+        if (r.r_status !== 'dropped') return { type: 'stored' as const, id: r.r_id, lease: leaseSeen(r) };
         return { type: 'dropped' as const, id: r.r_id, noticed: Boolean(opts.dropNotice) };
       }),
 
@@ -217,4 +216,20 @@ export function pgQueueOps(pool: Pool): QueueStore {
 
     ...deliveryOps(pool),
   };
+}
+
+/** The chat's lease as aw_accept_inbound read it with the stored row. */
+function leaseSeen(r: {
+  r_holder: string | null;
+  r_held_until: number | null;
+  r_last_holder: string | null;
+  r_last_seen: number | null;
+}): LeaseSeen {
+  if (r.r_holder) return { type: 'held', holder: r.r_holder, until: Number(r.r_held_until ?? 0) };
+  if (r.r_last_holder)
+    return {
+      type: 'free',
+      last: { holder: r.r_last_holder, lastSeen: r.r_last_seen === null ? undefined : Number(r.r_last_seen) },
+    };
+  return { type: 'free' };
 }
