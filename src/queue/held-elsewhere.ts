@@ -7,13 +7,30 @@ import type { AffinityWait } from './lease-affinity.js';
 
 export class HeldElsewhere {
   private readonly chats = new Map<ChatKey, { until: number; holder: string }>();
+  /**
+   * Chats whose next run was found to be this process's (the lease read with a stored message, a
+   * `chat_ready` naming this one): its next take needs no second read of the last runner.
+   */
+  private readonly mine = new Set<ChatKey>();
 
   set(chat: ChatKey, until: number, holder: string): void {
     this.chats.set(chat, { until, holder });
+    this.mine.delete(chat);
   }
 
   clear(chat: ChatKey): void {
     this.chats.delete(chat);
+  }
+
+  /** The chat's next run is this process's, as just found. */
+  toMe(chat: ChatKey): void {
+    this.chats.delete(chat);
+    this.mine.add(chat);
+  }
+
+  /** True once after `toMe`: the take it is for skips the read of the last runner. */
+  takeMine(chat: ChatKey): boolean {
+    return this.mine.delete(chat);
   }
 
   blocked(chat: ChatKey, now: number): boolean {

@@ -132,6 +132,7 @@ export class ProcessOwner {
     chat: ChatKey,
     forRun: boolean,
   ): Promise<{ fence: Fence; fresh: boolean } | undefined> {
+    const decided = forRun && this.elsewhere.takeMine(chat);
     const mine = this.held.get(chat);
     if (mine) {
       mine.uses++;
@@ -140,7 +141,7 @@ export class ProcessOwner {
     const at = this.now();
     // A user run is left to the live process that last ran the chat (told by `chat_ready`), for a
     // bounded while; a delivery or a heartbeat is not (it needs no session, and must not wait).
-    const left = forRun ? await this.affinity?.leftTo(chat, at) : undefined;
+    const left = forRun && !decided ? await this.affinity?.leftTo(chat, at) : undefined;
     if (left !== undefined) {
       this.elsewhere.set(chat, left.until, left.holder);
       return undefined;
@@ -207,6 +208,7 @@ export class ProcessOwner {
   leaveTo(chat: ChatKey, seen: LeaseSeen): string | undefined {
     const left = leftTo(this.id, chat, seen, this.affinity, this.now());
     if (left) this.elsewhere.set(chat, left.until, left.holder);
+    else this.elsewhere.toMe(chat);
     return left?.holder;
   }
 
@@ -368,7 +370,8 @@ export class ProcessOwner {
         if (n.origin === this.id) continue;
         // One named for another process leaves the chat that one's, still not this one's to try.
         const r = n.topic === 'chat_ready' ? parseReadyKey(n.key) : undefined;
-        if (r && forMe(r, this.id)) this.elsewhere.clear(r.chat);
+        if (r?.holder === this.id) this.elsewhere.toMe(r.chat);
+        else if (r && forMe(r, this.id)) this.elsewhere.clear(r.chat);
         this.dispatch(n.topic, n.key, false, n.at);
       }
       if (batch.length < 100) return;
