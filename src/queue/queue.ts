@@ -262,20 +262,31 @@ export class Queue implements SystemRunner {
       // runChat takes the run slot before it awaits anything, so this loop never passes the cap.
       // Never an unhandled rejection (it would end the relay): a store gone mid-run (closed at
       // shutdown, or a disk error past the run's own handling) is logged; the rows stay for recovery.
-      this.settle(chat, runChat(runDeps(this.opts, this.context, this.deliverer, chat), chat)).catch((err) =>
+      const run = runChat(runDeps(this.opts, this.context, this.deliverer, chat), chat);
+      this.settle(chat, run, (waiting) => waiting).catch((err) =>
         this.opts.log.error({ err, chat: maskId(chat) }, 'run stopped by an error'),
       );
     }
   }
 
-  /** After a run (of either kind): the chat is ready again if messages wait, and its replies go out. */
-  private settle<T>(chat: ChatKey, run: Promise<T>): Promise<T> {
+  /**
+   * After a run (of either kind): the chat is ready again if messages wait, and its replies go out.
+   * `waiting`: whether the run found the next message waiting (then its lease was kept for it).
+   */
+  private settle<T>(chat: ChatKey, run: Promise<T>, waiting?: (v: T) => boolean | undefined): Promise<T> {
     this.settlingChats.add(chat);
-    const after = run.finally(async () => {
+    let known: boolean | undefined;
+    const seen = run.then((v) => {
+      known = waiting?.(v);
+      return v;
+    });
+    const after = seen.finally(async () => {
       try {
         // A chat another process holds is not tried again here: its holder runs what waits.
         const mayRun = !this.closing && !this.opts.owner?.blocked(chat);
-        if (mayRun && (await this.store.countPending(chat)) > 0) this.runSlots.markReady(chat);
+        if (mayRun && (known ?? (await this.store.countPending(chat)) > 0)) this.runSlots.markReady(chat);
+        // Kept for a next run that will not start here (closing): given back.
+        else if (known) await this.opts.owner?.unkeep(chat);
       } finally {
         this.settlingChats.done(chat);
       }
