@@ -40,14 +40,6 @@ function countedQueue(store: Store, calls: Record<string, number>): Store {
   });
 }
 
-async function until(check: () => boolean, what: string, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
-
 describe("a chat's lease across back-to-back runs", () => {
   it('the next message already waits: the lease is kept for its run, read once; given back when none waits', async () => {
     const file = procs.newFile();
