@@ -5,7 +5,7 @@ import { NOTICE } from '../core/reply.js';
 import type { ChatKey, InboundMessage, OutboundItem } from '../core/types.js';
 import type { Logger } from '../log.js';
 import { maskId } from '../log.js';
-import type { QueueStore } from '../store/queue-ops.js';
+import type { LeaseSeen, QueueStore } from '../store/queue-ops.js';
 import { unwrap } from './persist.js';
 import type { Clock } from './ports.js';
 import type { RunSlots } from './run-slots.js';
@@ -20,11 +20,10 @@ export interface AcceptDeps {
   kick: (chat: ChatKey) => void;
 }
 
-export async function acceptMessage(
-  d: AcceptDeps,
-  msg: InboundMessage,
-  chat: ChatKey,
-): Promise<InboundOutcome> {
+/** `lease`: the chat's lease as the store saw it with a stored message (store/queue-ops.ts). */
+export type Accepted = InboundOutcome | { type: 'stored'; inboxId: number; lease: LeaseSeen };
+
+export async function acceptMessage(d: AcceptDeps, msg: InboundMessage, chat: ChatKey): Promise<Accepted> {
   if (!msg.text.trim() && msg.media.length === 0 && !msg.remoteMedia?.length)
     return { type: 'rejected', reason: 'empty message' };
   const max = d.maxPendingPerChat;
@@ -50,5 +49,7 @@ export async function acceptMessage(
     d.kick(chat);
     return { type: 'rejected', reason: 'queue full' };
   }
-  return { type: 'stored', inboxId: res.id };
+  return res.lease
+    ? { type: 'stored', inboxId: res.id, lease: res.lease }
+    : { type: 'stored', inboxId: res.id };
 }

@@ -20,6 +20,7 @@ import { persist, unwrap } from './persist.js';
 import type { ChannelMap, Clock } from './ports.js';
 import type { ProcessOwner } from './process-owner.js';
 import { isStatusKey, STATUS_PREFIX, STATUS_TRIES } from './progress-outbox.js';
+import { readyKey } from './ready-key.js';
 import { cappedBackoff, decideRetry, type RetryPolicy } from './retry.js';
 
 export interface DeliveryOptions extends RetryPolicy {
@@ -80,7 +81,7 @@ export class Deliverer {
     /** The chat leases when processes share the store: a chat is sent to under its lease only. */
     private readonly owner?: Pick<
       ProcessOwner,
-      'take' | 'drop' | 'notify' | 'holds' | 'leads' | 'stillLeads'
+      'take' | 'drop' | 'notify' | 'holds' | 'leads' | 'stillLeads' | 'holderOf'
     >,
     /** The lead whose holder sends a channel's replies (WhatsApp's socket), whoever ran the chat. */
     private readonly sendLead: (channel: string) => string | undefined = () => undefined,
@@ -213,8 +214,8 @@ export class Deliverer {
     // a kick that finds its reply already sent. A row written after this look kicks again.
     if (!(await this.store.nextUnsent(chat))) return;
     const lease = await this.owner.take(chat);
-    // Another process holds the chat: it sends the chat's replies; told one waits.
-    if (!lease) return this.owner.notify('outbox', chat);
+    // Another process holds the chat: it (and only it) sends the chat's replies; told one waits.
+    if (!lease) return this.owner.notify('outbox', readyKey(chat, this.owner.holderOf(chat)));
     try {
       await this.drainAs(chat, target, channel, lease.fence);
     } finally {

@@ -48,12 +48,26 @@ export class AffinityWait {
 
   /** Until when the chat is left to its last runner; undefined: this process may take it now. */
   async until(chat: ChatKey, now: number): Promise<number | undefined> {
-    const last = await this.port.lastHolder(chat);
+    return (await this.leftTo(chat, now))?.until;
+  }
+
+  /** The last runner the chat is left to, and until when; undefined: this process may take it now. */
+  async leftTo(chat: ChatKey, now: number): Promise<{ holder: string; until: number } | undefined> {
+    return this.decide(chat, await this.port.lastHolder(chat), now);
+  }
+
+  /** `leftTo` with the last runner already read (with a stored message, store/queue-ops.ts). */
+  decide(
+    chat: ChatKey,
+    last: LastRunner | undefined,
+    now: number,
+  ): { holder: string; until: number } | undefined {
     const waitingSince = this.since.get(chat);
     const { me, aliveMs, boundMs } = this;
-    if (leaseAffinity({ me, last, now, aliveMs, waitingSince, boundMs }) === 'take') return undefined;
+    if (!last || leaseAffinity({ me, last, now, aliveMs, waitingSince, boundMs }) === 'take')
+      return undefined;
     if (waitingSince === undefined) this.since.set(chat, now);
-    return (waitingSince ?? now) + boundMs;
+    return { holder: last.holder, until: (waitingSince ?? now) + boundMs };
   }
 
   /** The chat was taken (here or elsewhere): a later wait starts anew. */

@@ -23,10 +23,15 @@ import type {
   ProcessInfo,
   Topic,
 } from '../store/ownership.js';
+import type { LeaseSeen } from '../store/queue-ops.js';
+import { HeldElsewhere, leftTo } from './held-elsewhere.js';
 import { Leads } from './leads.js';
 import { AffinityWait } from './lease-affinity.js';
+import { type Handler, OwnerNotices } from './owner-notices.js';
+import { PerChatChain } from './per-chat-chain.js';
 import type { Clock } from './ports.js';
 import { processGone } from './process-gone.js';
+import { forMe, parseReadyKey } from './ready-key.js';
 
 export interface OwnershipTimings {
   /** How long a lease lasts without renewal. */
@@ -49,20 +54,19 @@ interface Held {
   uses: number;
   /** When the store last granted or renewed it (the time given to the store): it lasts from there. */
   confirmedAt: number;
+  /** A run's use passed on to the chat's next run (`keep`): that run's take uses it, not one more. */
+  kept?: boolean;
 }
-
-/** `own`: sent by this process (delivered at once, before any poll); `at`: when it was sent. */
-type Handler = (key: string, own: boolean, at: number) => void;
 
 export class ProcessOwner {
   private readonly held = new Map<ChatKey, Held>();
-  private readonly chains = new Map<ChatKey, Promise<void>>();
+  /** One chat's takes and drops in call order (queue/per-chat-chain.ts says why). */
+  private readonly chains = new PerChatChain();
   /** Fences this process lost: a late write carries them and is refused, never written unfenced. */
   private readonly lost = new Map<ChatKey, Fence>();
-  /** Chats another live process holds, until when: not tried again before that or a notification. */
-  private readonly blockedUntil = new Map<ChatKey, number>();
-  private readonly handlers = new Map<Topic, Set<Handler>>();
+  private readonly elsewhere = new HeldElsewhere();
   private readonly affinity: AffinityWait | undefined;
+  private readonly notices: OwnerNotices;
   /** The leader leases this process asks for (queue/leads.ts). */
   private readonly leadSet: Leads;
   private lostHandler: (chat: ChatKey) => void = () => undefined;
@@ -70,11 +74,8 @@ export class ProcessOwner {
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private lastRenew = 0;
-  private lastNotification = 0;
   /** Set while the store pushes notifications: the poll then runs only with each renewal round. */
   private unwatch: (() => void) | undefined;
-  private reading: Promise<void> | undefined;
-  private readAgain = false;
   private stopped = false;
   private failing = false;
 
@@ -89,6 +90,13 @@ export class ProcessOwner {
     this.affinity =
       bound === undefined ? undefined : new AffinityWait(port, info.id, bound, 2 * timings.renewMs);
     this.leadSet = new Leads(port, () => this.info.id, now, timings.leaseMs, log);
+    this.notices = new OwnerNotices(
+      port,
+      info.id,
+      log,
+      (n) => this.heard(n),
+      () => this.stopped,
+    );
   }
 
   get id(): string {
@@ -105,8 +113,8 @@ export class ProcessOwner {
   ): Promise<ProcessOwner> {
     const info = await port.register({ ...p, host: hostname(), pid: process.pid, startedAt: now() }, now());
     const owner = new ProcessOwner(port, info, timings, log, now);
-    owner.lastNotification = await port.lastNotification();
-    owner.unwatch = await port.watch?.(() => owner.ring());
+    await owner.notices.start();
+    owner.unwatch = await port.watch?.(() => owner.notices.ring());
     await owner.reap();
     owner.timer = setInterval(() => void owner.tick(), timings.pollMs);
     owner.timer.unref();
@@ -121,30 +129,32 @@ export class ProcessOwner {
     chat: ChatKey,
     opts: { forRun?: boolean } = {},
   ): Promise<{ fence: Fence; fresh: boolean } | undefined> {
-    return this.serial(chat, () => this.takeNow(chat, opts.forRun === true));
+    return this.chains.run(chat, () => this.takeNow(chat, opts.forRun === true));
   }
 
   private async takeNow(
     chat: ChatKey,
     forRun: boolean,
   ): Promise<{ fence: Fence; fresh: boolean } | undefined> {
+    const decided = forRun && this.elsewhere.takeMine(chat);
     const mine = this.held.get(chat);
     if (mine) {
-      mine.uses++;
+      if (forRun && mine.kept) mine.kept = false;
+      else mine.uses++;
       return { fence: mine.fence, fresh: false };
     }
     const at = this.now();
     // A user run is left to the live process that last ran the chat (told by `chat_ready`), for a
     // bounded while; a delivery or a heartbeat is not (it needs no session, and must not wait).
-    const leftUntil = forRun ? await this.affinity?.until(chat, at) : undefined;
-    if (leftUntil !== undefined) {
-      this.blockedUntil.set(chat, leftUntil);
+    const left = forRun && !decided ? await this.affinity?.leftTo(chat, at) : undefined;
+    if (left !== undefined) {
+      this.elsewhere.set(chat, left.until, left.holder);
       return undefined;
     }
     const r = await this.port.acquireChat(chat, this.id, at, this.timings.leaseMs);
     this.affinity?.done(chat);
     if (r.type === 'held') {
-      this.blockedUntil.set(chat, r.expiresAt);
+      this.elsewhere.set(chat, r.expiresAt, r.holder);
       return undefined;
     }
     // Taken meanwhile by another use of this process: one holding, counted once more.
@@ -155,35 +165,44 @@ export class ProcessOwner {
     }
     this.held.set(chat, { fence: r.fence, uses: 1, confirmedAt: at });
     this.lost.delete(chat);
-    this.blockedUntil.delete(chat);
+    this.elsewhere.clear(chat);
     return { fence: r.fence, fresh: true };
   }
 
   /** One use ended; the last one gives the lease back, so a process beside this one may take the chat. */
   drop(chat: ChatKey): Promise<void> {
-    return this.serial(chat, async () => {
-      const mine = this.held.get(chat);
-      if (!mine || --mine.uses > 0) return;
-      this.held.delete(chat);
-      await this.port.releaseChat(mine.fence);
-    });
+    return this.chains.run(chat, () => this.dropNow(chat));
+  }
+
+  private async dropNow(chat: ChatKey): Promise<void> {
+    const mine = this.held.get(chat);
+    if (!mine || --mine.uses > 0) return;
+    this.held.delete(chat);
+    await this.port.releaseChat(mine.fence);
   }
 
   /**
-   * One chat's takes and drops in call order, each after the last one's store operation: with an
-   * engine that answers later, a take must not renew a lease a drop called before it then releases.
+   * A run's use kept for the chat's next run instead of ended, when its next message already waits:
+   * no lease given back and taken again, nor what the chat left read again, between two runs. Every
+   * write still carries the fence, and renewals go on. False: not held (any more); drop instead.
    */
-  private serial<T>(chat: ChatKey, fn: () => Promise<T>): Promise<T> {
-    const next = (this.chains.get(chat) ?? Promise.resolve()).then(fn);
-    const tail = next.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.chains.set(chat, tail);
-    void tail.then(() => {
-      if (this.chains.get(chat) === tail) this.chains.delete(chat);
+  keep(chat: ChatKey): Promise<boolean> {
+    return this.chains.run(chat, async () => {
+      const mine = this.held.get(chat);
+      if (!mine || mine.kept) return false;
+      mine.kept = true;
+      return true;
     });
-    return next;
+  }
+
+  /** The kept use ended without a run to take it (the queue closing): the lease as `drop` leaves it. */
+  unkeep(chat: ChatKey): Promise<void> {
+    return this.chains.run(chat, async () => {
+      const mine = this.held.get(chat);
+      if (!mine?.kept) return;
+      mine.kept = false;
+      await this.dropNow(chat);
+    });
   }
 
   /**
@@ -208,9 +227,20 @@ export class ProcessOwner {
   }
 
   /** True while another live process holds the chat and nothing said it may have let go. */
-  blocked(chat: ChatKey): boolean {
-    const until = this.blockedUntil.get(chat);
-    return until !== undefined && until > this.now();
+  blocked = (chat: ChatKey): boolean => this.elsewhere.blocked(chat, this.now());
+
+  /** The other live process this one last found holding the chat (or left it to), while that holds. */
+  holderOf = (chat: ChatKey): string | undefined => this.elsewhere.holderOf(chat, this.now());
+
+  /**
+   * The process a message just stored is left to, from the chat's lease as the store saw it with the
+   * row (held by another, or the live last runner while affinity allows): undefined when it is this one's.
+   */
+  leaveTo(chat: ChatKey, seen: LeaseSeen): string | undefined {
+    const left = leftTo(this.id, chat, seen, this.affinity, this.now());
+    if (left) this.elsewhere.set(chat, left.until, left.holder);
+    else this.elsewhere.toMe(chat);
+    return left?.holder;
   }
 
   /** Chats whose live lease another process holds. */
@@ -255,7 +285,7 @@ export class ProcessOwner {
 
   /** Tells this process at once and the others on their next poll. */
   async notify(topic: Topic, key: string): Promise<void> {
-    this.dispatch(topic, key, true, this.now());
+    this.notices.dispatch(topic, key, true, this.now());
     await this.port.notify(topic, key, this.id, this.now());
   }
 
@@ -267,9 +297,7 @@ export class ProcessOwner {
   }
 
   on(topic: Topic, handler: Handler): void {
-    const set = this.handlers.get(topic) ?? new Set();
-    set.add(handler);
-    this.handlers.set(topic, set);
+    this.notices.on(topic, handler);
   }
 
   /** One round: notifications always; every `renewMs` the registry, the leases and the orphan scan. */
@@ -295,7 +323,7 @@ export class ProcessOwner {
 
   private async round(): Promise<void> {
     const renewing = this.now() - this.lastRenew >= this.timings.renewMs;
-    if (!this.unwatch || renewing) await this.read();
+    if (!this.unwatch || renewing) await this.notices.read();
     if (!renewing) return;
     this.lastRenew = this.now();
     if (!(await this.port.touch(this.id, this.now())))
@@ -315,7 +343,7 @@ export class ProcessOwner {
     }
     await this.claimLeads();
     const orphans = await this.port.orphans(this.now());
-    for (const o of orphans) this.blockedUntil.delete(o.chat);
+    for (const o of orphans) this.elsewhere.clear(o.chat);
     if (orphans.length > 0) this.orphanHandler(orphans);
     await this.port.pruneNotifications(this.now() - 10 * this.timings.leaseMs);
   }
@@ -338,52 +366,11 @@ export class ProcessOwner {
       this.log.warn({ pids: dead.map((p) => p.pid) }, 'released the leases of processes gone');
   }
 
-  /** The store rang: another process's notification is committed. */
-  private ring(): void {
-    if (this.stopped) return;
-    this.read().catch((err) =>
-      this.log.warn({ err }, 'could not read the notifications; the next poll will'),
-    );
-  }
-
-  /** One reader at a time (each moves `lastNotification`); a ring while reading reads once more after. */
-  private read(): Promise<void> {
-    if (this.reading) {
-      this.readAgain = true;
-      return this.reading;
-    }
-    this.reading = (async () => {
-      do {
-        this.readAgain = false;
-        await this.poll();
-      } while (this.readAgain && !this.stopped);
-    })().finally(() => {
-      this.reading = undefined;
-    });
-    return this.reading;
-  }
-
-  private async poll(): Promise<void> {
-    for (;;) {
-      const batch: Notification[] = await this.port.notifications(this.lastNotification, 100);
-      for (const n of batch) {
-        this.lastNotification = n.id;
-        if (n.origin === this.id) continue;
-        if (n.topic === 'chat_ready') this.blockedUntil.delete(n.key as ChatKey);
-        this.dispatch(n.topic, n.key, false, n.at);
-      }
-      if (batch.length < 100) return;
-    }
-  }
-
-  private dispatch(topic: Topic, key: string, own: boolean, at: number): void {
-    for (const h of this.handlers.get(topic) ?? []) {
-      try {
-        h(key, own, at);
-      } catch (err) {
-        this.log.warn({ err, topic }, 'a notification handler failed');
-      }
-    }
+  /** Another process's notification, before its handlers: one naming a holder leaves the chat to it. */
+  private heard(n: Notification): void {
+    const r = n.topic === 'chat_ready' ? parseReadyKey(n.key) : undefined;
+    if (r?.holder === this.id) this.elsewhere.toMe(r.chat);
+    else if (r && forMe(r, this.id)) this.elsewhere.clear(r.chat);
   }
 
   /** Stops the timer, gives back every lease and leaves the registry. */
@@ -392,7 +379,7 @@ export class ProcessOwner {
     if (this.timer) clearInterval(this.timer);
     this.unwatch?.();
     await this.ticking;
-    await this.reading?.catch(() => undefined);
+    await this.notices.settled();
     this.leadSet.loseAll();
     this.held.clear();
     await this.port.deregister(this.id);

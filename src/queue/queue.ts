@@ -34,6 +34,7 @@ import { ownerItems } from './owner-send.js';
 import { unwrap } from './persist.js';
 import type { Clock } from './ports.js';
 import { type QueueOptions, type QueueStatus, queueStatus } from './queue-types.js';
+import { readyKey } from './ready-key.js';
 import { recover } from './recovery.js';
 import { runChat } from './run.js';
 import { commandDeps, runContext, runDeps } from './run-context.js';
@@ -200,8 +201,14 @@ export class Queue implements SystemRunner {
       msg,
       chat,
     );
-    if (out.type === 'stored') this.arrived(chat);
-    return out;
+    if (out.type !== 'stored') return out;
+    const owner = this.opts.owner;
+    // Held by another live process, or left to the live one that last ran it: that one (and only
+    // it) is told; this process reads and tries no lease it cannot get. Else the busy policy, as alone.
+    const to = !this.opts.hold && 'lease' in out ? owner?.leaveTo(chat, out.lease) : undefined;
+    if (to) owner?.tell('chat_ready', readyKey(chat, to));
+    else this.arrived(chat);
+    return { type: 'stored', inboxId: out.inboxId };
   }
 
   private async command(msg: InboundMessage, chat: ChatKey, cmd: ChatCommand): Promise<InboundOutcome> {
@@ -255,25 +262,37 @@ export class Queue implements SystemRunner {
       // runChat takes the run slot before it awaits anything, so this loop never passes the cap.
       // Never an unhandled rejection (it would end the relay): a store gone mid-run (closed at
       // shutdown, or a disk error past the run's own handling) is logged; the rows stay for recovery.
-      this.settle(chat, runChat(runDeps(this.opts, this.context, this.deliverer, chat), chat)).catch((err) =>
+      const run = runChat(runDeps(this.opts, this.context, this.deliverer, chat), chat);
+      this.settle(chat, run, (waiting) => waiting).catch((err) =>
         this.opts.log.error({ err, chat: maskId(chat) }, 'run stopped by an error'),
       );
     }
   }
 
-  /** After a run (of either kind): the chat is ready again if messages wait, and its replies go out. */
-  private settle<T>(chat: ChatKey, run: Promise<T>): Promise<T> {
+  /**
+   * After a run (of either kind): the chat is ready again if messages wait, and its replies go out.
+   * `waiting`: whether the run found the next message waiting (then its lease was kept for it).
+   */
+  private settle<T>(chat: ChatKey, run: Promise<T>, waiting?: (v: T) => boolean | undefined): Promise<T> {
     this.settlingChats.add(chat);
-    const after = run.finally(async () => {
+    let known: boolean | undefined;
+    const seen = run.then((v) => {
+      known = waiting?.(v);
+      return v;
+    });
+    const after = seen.finally(async () => {
       try {
         // A chat another process holds is not tried again here: its holder runs what waits.
         const mayRun = !this.closing && !this.opts.owner?.blocked(chat);
-        if (mayRun && (await this.store.countPending(chat)) > 0) this.runSlots.markReady(chat);
+        if (mayRun && (known ?? (await this.store.countPending(chat)) > 0)) this.runSlots.markReady(chat);
+        // Kept for a next run that will not start here (closing): given back.
+        else if (known) await this.opts.owner?.unkeep(chat);
       } finally {
         this.settlingChats.done(chat);
       }
       if (!this.runSlots.isReady(chat)) this.opts.warm?.demandChanged?.();
-      this.deliverer.kick(chat);
+      // A run that found the chat held elsewhere wrote nothing to send: its holder sends the replies.
+      if (!this.opts.owner?.blocked(chat)) this.deliverer.kick(chat);
       this.pump();
     });
     const tracked = after.then(

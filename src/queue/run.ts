@@ -18,6 +18,7 @@ import { fetchRemoteMedia } from './fetch-media.js';
 import { persist } from './persist.js';
 import { type ProgressFeed, statusFeed } from './progress-feed.js';
 import { statusKey } from './progress-outbox.js';
+import { readyKey } from './ready-key.js';
 import { recoverChat } from './recovery.js';
 import { failSafely, finish, progressSink, refuseTooLong } from './run-finish.js';
 import type { ActiveRun } from './run-slots.js';
@@ -32,9 +33,28 @@ function typing(channel: Channel | undefined, chatId: string, on: boolean): void
 
 /**
  * Runs the chat's next batch, if it has one. The run slot is taken before anything is awaited, so a
- * caller that starts runs while a slot is free never starts more than the cap.
+ * caller that starts runs while a slot is free never starts more than the cap. Resolves with whether
+ * the chat's next message already waits when the run looked (under the chat's lease), else undefined.
  */
-export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
+export async function runChat(deps: RunDeps, chat: ChatKey): Promise<boolean | undefined> {
+  const end: RunEnd = { leased: false, clean: true };
+  try {
+    await runOnce(deps, chat, end);
+  } catch (err) {
+    if (end.leased) await deps.context.owner?.drop(chat);
+    throw err;
+  }
+  return end.leased ? handOn(deps, chat, end.clean && !end.moved) : undefined;
+}
+
+/** How a run ended, for what its lease becomes: held (`leased`), without a failure, not moved. */
+interface RunEnd {
+  leased: boolean;
+  clean: boolean;
+  moved?: boolean;
+}
+
+async function runOnce(deps: RunDeps, chat: ChatKey, end: RunEnd): Promise<void> {
   const { runSlots, now, log, store } = deps.context;
   let finished!: () => void;
   const active: ActiveRun = {
@@ -51,19 +71,18 @@ export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
   const run: Run = { deps, chat, active, ids: active.ids };
   const chatId = parseChatKey(chat)?.chatId ?? '';
   let typed = false;
-  let leased = false;
   let feed: ProgressFeed | undefined;
   try {
     // Processes share the store: the chat's lease first, and every write of the run carries it.
     const owner = deps.context.owner;
     if (owner) {
       const lease = await owner.take(chat, { forRun: true });
-      // Another process runs the chat: it is told a message waits, and runs it after its own.
+      // Another process runs the chat: it (and only it) is told a message waits, and runs it after its own.
       if (!lease) {
-        await owner.notify('chat_ready', chat);
+        await owner.notify('chat_ready', readyKey(chat, owner.holderOf(chat)));
         return;
       }
-      leased = true;
+      end.leased = true;
       run.fence = lease.fence;
       if (lease.fresh && (await recoverChat({ store, now: now(), ...closer(deps, chat) }, chat, lease.fence)))
         log.warn({ chat: maskId(chat) }, 'took over messages whose run never finished');
@@ -131,6 +150,7 @@ export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
     void feed?.finish();
     await finish(run, out);
   } catch (err) {
+    end.clean = false;
     log.error({ err, chat: maskId(chat), ids: run.ids }, 'run failed inside the relay');
     if (run.ids.length > 0 && !run.moved) await failSafely(run);
   } finally {
@@ -138,8 +158,28 @@ export async function runChat(deps: RunDeps, chat: ChatKey): Promise<void> {
     if (typed) typing(deps.channel, chatId, false);
     runSlots.end(chat, active);
     finished();
-    if (leased) await deps.context.owner?.drop(chat);
+    end.moved = run.moved === true;
   }
+}
+
+/**
+ * After a run under the chat's lease: when the chat's next message already waits (and the run ended
+ * cleanly), the lease is kept for the run that takes it, else given back so a process beside this
+ * one may take the chat. Whether one waits is returned: the queue marks the chat ready on it.
+ */
+async function handOn(deps: RunDeps, chat: ChatKey, clean: boolean): Promise<boolean | undefined> {
+  const owner = deps.context.owner;
+  if (!owner) return undefined;
+  let waiting: boolean | undefined;
+  try {
+    waiting = clean ? (await deps.context.store.countPending(chat)) > 0 : undefined;
+    if (waiting && (await owner.keep(chat))) return true;
+  } catch {
+    // The store could not say: the lease is given back, and the queue asks again after.
+    waiting = undefined;
+  }
+  await owner.drop(chat);
+  return waiting;
 }
 
 /** The least trusted sender of the run's messages decides its profile (core/roles.ts). */

@@ -11,6 +11,7 @@ import type { ChatKey } from '../core/types.js';
 import { parseControl } from './chat-control.js';
 import type { Interactions } from './interactions.js';
 import type { ProcessOwner } from './process-owner.js';
+import { forMe, parseReadyKey } from './ready-key.js';
 import type { RunSlots } from './run-slots.js';
 import { answeredElsewhere } from './shared-answers.js';
 
@@ -46,11 +47,14 @@ export async function startShared(owner: ProcessOwner, q: SharedQueue, d: Shared
     runSlots.markReady(chat);
     d.pump();
   };
-  owner.on('chat_ready', (chat, own) => {
-    if (!own) ready(chat as ChatKey);
+  // One naming another process is that one's: this one would try a lease it cannot get.
+  owner.on('chat_ready', (key, own) => {
+    const r = parseReadyKey(key);
+    if (!own && forMe(r, owner.id)) ready(r.chat);
   });
-  owner.on('outbox', (chat, own) => {
-    if (!own) deliverer.kick(chat as ChatKey, true);
+  owner.on('outbox', (key, own) => {
+    const r = parseReadyKey(key);
+    if (!own && forMe(r, owner.id)) deliverer.kick(r.chat, true);
   });
   owner.on('chat_control', (key, own, at) => {
     const c = own ? undefined : parseControl(key);

@@ -31,10 +31,23 @@ export type { StoreFailure, StoreFailureReason, Written } from './errors.js';
 export type AgentName = NonNullable<ChatSettings['agent']>;
 
 export type AcceptOutcome =
-  | { type: 'stored'; id: number }
+  | {
+      type: 'stored';
+      id: number;
+      /** The chat's lease as the store saw it with the row (engines that read it in the same call). */
+      lease?: LeaseSeen;
+    }
   | { type: 'duplicate' }
   /** The chat's queue was full: kept as `dropped` (the dedupe record); `noticed`: the notice was written. */
   | { type: 'dropped'; id: number; noticed: boolean };
+
+/**
+ * A chat's lease: held live by `holder` (this process or another) until `until`, or free, with the
+ * process that last held it and when that one was last seen alive (undefined: no longer registered).
+ */
+export type LeaseSeen =
+  | { type: 'held'; holder: string; until: number }
+  | { type: 'free'; last?: { holder: string; lastSeen: number | undefined } };
 
 export interface AcceptOptions {
   now: number;

@@ -7,11 +7,15 @@
 // and the questions' writes are counted too, with their fences refused as before.
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { OwnershipTimings } from '../../src/queue/process-owner.js';
+import { readyKey } from '../../src/queue/ready-key.js';
 import type { Written } from '../../src/store/errors.js';
 import type { Store } from '../../src/store/open.js';
-import type { Fence } from '../../src/store/ownership.js';
+import type { Fence, OwnershipStore } from '../../src/store/ownership.js';
 import { chatLock, lockKey } from '../../src/store/postgres/pool.js';
 import { openPostgresStore } from '../../src/store/postgres/store.js';
+import { FakeAgent, ok } from '../queue/helpers.js';
+import { type Proc, useProcs } from '../queue/procs-rig.js';
 import { inbound } from '../store/helpers.js';
 import { freshDatabase } from '../support/postgres-db.js';
 
@@ -274,5 +278,128 @@ describe('round trips per queue operation on PostgreSQL', () => {
     } finally {
       await c.end();
     }
+  });
+});
+
+// Several processes on one database: what a message costs the processes that do not hold its chat.
+// Each is a real owner and queue on its own pool; its ownership port counts its calls.
+const procs = useProcs();
+
+/** Pushes deliver the notifications; polls, renewals and the orphan scan wait a minute (none in a test). */
+const PUSHED: OwnershipTimings = { leaseMs: 180_000, renewMs: 60_000, pollMs: 60_000, affinityMs: 60_000 };
+/** Renewals and the orphan scan every 100 ms: a chat left to a holder that is gone is found. */
+const SCANNED: OwnershipTimings = { leaseMs: 3_000, renewMs: 100, pollMs: 50, affinityMs: 100 };
+
+type Calls = Record<string, number>;
+
+/** The port with a count of each method's calls (reset by assigning a fresh count). */
+function counting(port: OwnershipStore, calls: { now: Calls }): OwnershipStore {
+  return new Proxy(port, {
+    get(target, name, receiver) {
+      const v = Reflect.get(target, name, receiver);
+      if (typeof v !== 'function') return v;
+      return (...args: unknown[]) => {
+        calls.now[String(name)] = (calls.now[String(name)] ?? 0) + 1;
+        return v.apply(target, args);
+      };
+    },
+  });
+}
+
+async function relay(url: string, timings: OwnershipTimings): Promise<Proc & { calls: { now: Calls } }> {
+  const calls = { now: {} as Calls };
+  const p = await procs.proc('', timings, new FakeAgent(), {
+    open: () => openPostgresStore(url),
+    port: (port) => counting(port, calls),
+  });
+  return { ...p, calls };
+}
+
+/** Polls `check` until it holds, at most `ms`. */
+async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** The `chat_ready` keys `p` hears from other processes. */
+function readyHeard(p: Proc): string[] {
+  const heard: string[] = [];
+  p.owner.on('chat_ready', (key, own) => {
+    if (!own) heard.push(key);
+  });
+  return heard;
+}
+
+const leaseCalls = (c: Calls) => ({
+  acquireChat: c.acquireChat ?? 0,
+  lastHolder: c.lastHolder ?? 0,
+  notify: c.notify ?? 0,
+});
+
+describe('a chat another process holds: no lease attempt by the processes that do not', () => {
+  it('B stores a message for the chat A holds: B tells A by name, tries no lease; C hears it and tries none either', async () => {
+    const url = await freshDatabase();
+    const a = await relay(url, PUSHED);
+    const b = await relay(url, PUSHED);
+    const c = await relay(url, PUSHED);
+    // A holds the chat (as while one of its runs goes on).
+    const held = await a.owner.take(CHAT, { forRun: true });
+    expect(held?.fresh).toBe(true);
+    const cHeard = readyHeard(c);
+    b.calls.now = {};
+    c.calls.now = {};
+
+    expect(await b.queue.handleInbound(inbound({ messageId: 'n1', text: 'for A' }))).toMatchObject({
+      type: 'stored',
+    });
+    // A runs it: B's chat_ready named it. C heard the same notification, and is left idle.
+    await a.agent.untilCalls(1);
+    await until(() => cHeard.length > 0, 'C hears the chat_ready');
+    await c.queue.whenIdle();
+    await b.queue.whenIdle();
+    expect({ b: leaseCalls(b.calls.now), c: leaseCalls(c.calls.now) }).toEqual({
+      b: { acquireChat: 0, lastHolder: 0, notify: 1 },
+      c: { acquireChat: 0, lastHolder: 0, notify: 0 },
+    });
+    expect(cHeard).toEqual([readyKey(CHAT, a.owner.id)]);
+
+    a.agent.pending[0]?.finish(ok('from A'));
+    await until(() => a.channel.texts().includes('from A'), 'A sends its reply');
+    await a.queue.whenIdle();
+    // Nothing else was told (no round of chat_ready between B and C), and only A ran the message.
+    expect(cHeard).toHaveLength(1);
+    expect(leaseCalls(c.calls.now)).toEqual({ acquireChat: 0, lastHolder: 0, notify: 0 });
+    expect([b.agent.calls.length, c.agent.calls.length]).toEqual([0, 0]);
+    expect([...b.channel.texts(), ...c.channel.texts()]).toEqual([]);
+    await a.owner.drop(CHAT);
+  });
+
+  it('a holder named in chat_ready that is gone: its lease runs out, and one process takes the chat and runs the message once', async () => {
+    const url = await freshDatabase();
+    const b = await relay(url, SCANNED);
+    const c = await relay(url, SCANNED);
+    // The chat's holder died with its lease (no process row, nothing to hear the notification).
+    const dead = await b.store.ownership.acquireChat(CHAT, 'gone-process', Date.now(), 1_000);
+    expect(dead.type).toBe('granted');
+    const cHeard = readyHeard(c);
+    expect(await b.queue.handleInbound(inbound({ messageId: 'd1', text: 'for the dead' }))).toMatchObject({
+      type: 'stored',
+    });
+    await until(() => cHeard.length > 0, 'C hears the chat_ready');
+    expect(cHeard).toEqual([readyKey(CHAT, 'gone-process')]);
+    // The orphan scan finds the chat once the lease ran out; one of them runs the message.
+    await until(() => b.agent.calls.length + c.agent.calls.length === 1, 'the message runs');
+    for (const p of [b, c]) p.agent.pending[0]?.finish(ok('taken over'));
+    await until(
+      () => [...b.channel.texts(), ...c.channel.texts()].includes('taken over'),
+      'the reply is sent',
+    );
+    await b.queue.whenIdle();
+    await c.queue.whenIdle();
+    expect(b.agent.calls.length + c.agent.calls.length).toBe(1);
+    expect([...b.channel.texts(), ...c.channel.texts()]).toEqual(['taken over']);
   });
 });

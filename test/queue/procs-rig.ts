@@ -7,6 +7,7 @@ import { configSchema } from '../../src/config/schema.js';
 import type { ChannelName } from '../../src/core/types.js';
 import { type OwnershipTimings, ProcessOwner } from '../../src/queue/process-owner.js';
 import { Queue, type QueueConfig } from '../../src/queue/queue.js';
+import type { OwnershipStore } from '../../src/store/ownership.js';
 import { openSqliteStore, type Store } from '../../src/store/sqlite/open.js';
 import { tempDir } from '../helpers/tmp.js';
 import { approveAll, FakeAgent, FakeChannel, memoryLog, ok } from './helpers.js';
@@ -30,7 +31,14 @@ export interface Procs {
     file: string,
     timings: OwnershipTimings,
     agent?: FakeAgent,
-    opts?: { channel?: ChannelName; sendLead?: (channel: string) => string | undefined },
+    opts?: {
+      channel?: ChannelName;
+      sendLead?: (channel: string) => string | undefined;
+      /** Opens the process's store (default: SQLite on `file`; PostgreSQL tests open their own). */
+      open?: () => Promise<Store>;
+      /** Wraps the ownership port the owner is given (e.g. to count its calls). */
+      port?: (p: OwnershipStore) => OwnershipStore;
+    },
   ): Promise<Proc>;
 }
 
@@ -48,10 +56,10 @@ export function useProcs(): Procs {
   return {
     newFile: () => join(tempDir('aw-procs-'), 'agentwire.db'),
     async proc(file, timings, agent = new FakeAgent(), opts = {}) {
-      const store = await openSqliteStore(file);
+      const store = await (opts.open?.() ?? openSqliteStore(file));
       const { log } = memoryLog();
       const owner = await ProcessOwner.start(
-        store.ownership,
+        opts.port?.(store.ownership) ?? store.ownership,
         { role: 'test', fingerprint: 'f' },
         timings,
         log,

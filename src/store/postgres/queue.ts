@@ -4,7 +4,7 @@
 // statement after it sees what the chat's previous lock holders committed, so the operations of one
 // chat are serialised, and ids (an identity, drawn after the lock) come in the chat's arrival order.
 // Callbacks (`decide`, `choose`) are pure and run inside the transaction; a retried one runs again.
-import type { QueueStore } from '../queue-ops.js';
+import type { LeaseSeen, QueueStore } from '../queue-ops.js';
 import { call } from './call.js';
 import { pgClaim } from './claim.js';
 import { assertFence } from './fence.js';
@@ -41,7 +41,14 @@ export function pgQueueOps(pool: Pool): QueueStore {
       written(async () => {
         const chat = `${msg.channel}:${msg.chatId}`;
         const notice = opts.dropNotice?.length ? outboxItems(opts.dropNotice) : null;
-        const [r] = await call<{ r_id: number; r_status: string }>(
+        const [r] = await call<{
+          r_id: number;
+          r_status: string;
+          r_holder: string | null;
+          r_held_until: number | null;
+          r_last_holder: string | null;
+          r_last_seen: number | null;
+        }>(
           pool,
           [chatLock(chat)],
           'SELECT * FROM aw_accept_inbound($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)',
@@ -64,7 +71,7 @@ export function pgQueueOps(pool: Pool): QueueStore {
           ],
         );
         if (!r) return { type: 'duplicate' as const };
-        if (r.r_status !== 'dropped') return { type: 'stored' as const, id: r.r_id };
+        if (r.r_status !== 'dropped') return { type: 'stored' as const, id: r.r_id, lease: leaseSeen(r) };
         return { type: 'dropped' as const, id: r.r_id, noticed: Boolean(opts.dropNotice) };
       }),
 
@@ -209,4 +216,20 @@ export function pgQueueOps(pool: Pool): QueueStore {
 
     ...deliveryOps(pool),
   };
+}
+
+/** The chat's lease as aw_accept_inbound read it with the stored row. */
+function leaseSeen(r: {
+  r_holder: string | null;
+  r_held_until: number | null;
+  r_last_holder: string | null;
+  r_last_seen: number | null;
+}): LeaseSeen {
+  if (r.r_holder) return { type: 'held', holder: r.r_holder, until: Number(r.r_held_until ?? 0) };
+  if (r.r_last_holder)
+    return {
+      type: 'free',
+      last: { holder: r.r_last_holder, lastSeen: r.r_last_seen === null ? undefined : Number(r.r_last_seen) },
+    };
+  return { type: 'free' };
 }
