@@ -60,16 +60,30 @@ describe('three relays, the scheduler leader SIGKILLed after heartbeats and mid-
     });
     fleet = f;
     await Promise.all([f.start(0), f.start(1), f.start(2)]);
+    // BIGINT columns read as numbers (a plain client reads them as strings).
     const state = async () =>
-      (await rows<StateRow>(url, "SELECT * FROM schedule_state WHERE job = 'heartbeat'"))[0];
-    const lead = () => until('a relay leading `scheduler`', 30_000, async () => {
-      const i = await schedulerLeader(f, url);
-      return i >= 0 ? i : undefined;
-    });
+      (
+        await rows<StateRow>(
+          url,
+          `SELECT next_run_at::float8 AS next_run_at, last_run_at::float8 AS last_run_at, last_outcome,
+                  updated_at::float8 AS updated_at FROM schedule_state WHERE job = 'heartbeat'`,
+        )
+      )[0];
+    const lead = () =>
+      until('a relay leading `scheduler`', 30_000, async () => {
+        const i = await schedulerLeader(f, url);
+        return i >= 0 ? i : undefined;
+      });
     const runs = () => f.events().filter((e) => e.ev === 'start' && e.prompt?.includes('check in'));
     const sent = () => f.fake.created.filter((m) => m.to === CHAT.slice('twilio:'.length)).map((m) => m.body);
     const report = () =>
-      JSON.stringify({ runs: runs().map((e) => ({ t: e.t, ppid: e.ppid })), sent: sent(), killed: [...f.killed] });
+      JSON.stringify({
+        due1,
+        due2,
+        runs: runs().map((e) => ({ t: e.t, ppid: e.ppid })),
+        sent: sent(),
+        killed: [...f.killed],
+      });
     // Killed relays are started again at once, in the background: the next kill waits for it.
     let restarting: Promise<unknown> = Promise.resolve();
     const kill = async (i: number) => {
@@ -105,20 +119,23 @@ describe('three relays, the scheduler leader SIGKILLed after heartbeats and mid-
       const s = await state();
       return s?.last_outcome === 'sent' && s.next_run_at === due2 ? s : undefined;
     });
-    expect(Date.now(), `due1 done before due2 (a loaded machine took too long): ${report()}`).toBeLessThan(due2);
+    expect(Date.now(), `due1 done before due2 (a loaded machine took too long): ${report()}`).toBeLessThan(
+      due2,
+    );
     expect(runs(), report()).toHaveLength(2);
     writeFileSync(answer, 'HEARTBEAT_OK');
     await kill(await lead());
 
     // due2 comes at its time from the next leader: silent (the answer is the token alone).
-    const run2 = await until(`a run for due2 (${report()})`, 45_000, () =>
-      runs().find((e) => e.t >= due2),
-    );
+    const run2 = await until(`a run for due2 (${report()})`, 45_000, () => runs().find((e) => e.t >= due2));
     await until(`due2 recorded as silent with due3 next (${report()})`, 20_000, async () => {
       const s = await state();
       return s?.last_outcome === 'silent' && s.next_run_at === due2 + MINUTE ? s : undefined;
     });
-    expect(f.procs.findIndex((p) => p?.child.pid === run2.ppid), report()).toBe(await schedulerLeader(f, url));
+    expect(
+      f.procs.findIndex((p) => p?.child.pid === run2.ppid),
+      report(),
+    ).toBe(await schedulerLeader(f, url));
     const killedAt = await kill(await lead());
 
     // The next leader plans due3 (it saves its plan when it takes over) and does not fire due2 again.
@@ -127,16 +144,24 @@ describe('three relays, the scheduler leader SIGKILLed after heartbeats and mid-
       return s && s.updated_at >= killedAt ? s : undefined;
     });
     expect(after.next_run_at, report()).toBe(due2 + MINUTE);
-    await until('every reply sent', 20_000, async () =>
-      (await rows(url, "SELECT id FROM outbox WHERE status <> 'sent'")).length === 0 || undefined,
+    await until(
+      'every reply sent',
+      20_000,
+      async () => (await rows(url, "SELECT id FROM outbox WHERE status <> 'sent'")).length === 0 || undefined,
     );
     await restarting;
 
     // Three runs: due1 cut and done again, due2 once; one message, once, without the token.
-    expect(runs().map((e) => (e.t >= due2 ? 'due2' : 'due1')), report()).toEqual(['due1', 'due1', 'due2']);
+    expect(
+      runs().map((e) => (e.t >= due2 ? 'due2' : 'due1')),
+      report(),
+    ).toEqual(['due1', 'due1', 'due2']);
     expect(sent(), report()).toEqual(['news one']);
     // Of the missed due times only the latest fired: the one reply is keyed by due1.
-    const keys = await rows<{ key: string }>(url, "SELECT DISTINCT key FROM outbox WHERE key LIKE 'sys:heartbeat:%'");
+    const keys = await rows<{ key: string }>(
+      url,
+      "SELECT DISTINCT key FROM outbox WHERE key LIKE 'sys:heartbeat:%'",
+    );
     expect(keys.map((k) => k.key)).toEqual([`sys:heartbeat:${due1}`]);
     console.log(`relays-heartbeat: ${f.killed.size} leader kills, ${Date.now() - t0} ms`);
   }, 150_000);

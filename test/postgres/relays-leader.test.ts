@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
 import { MAIN, ROOT, waitFor } from '../e2e/helpers.js';
 import { freshDatabase } from '../support/postgres-db.js';
-import { type Fleet, makeFleet, rows, schedulerLeader as leader } from '../support/relay-fleet.js';
+import { type Fleet, schedulerLeader as leader, makeFleet, rows } from '../support/relay-fleet.js';
 
 const TOOL_CLI = join(ROOT, 'test/e2e/fixtures/fake-tool-cli.mjs');
 const CHAT = 'twilio:+15551234567';
