@@ -54,12 +54,23 @@ export function persist(d: JobDeps, job: string, state: JobState): Promise<void>
   const at = d.clock.now();
   const saves = lastSaves.get(d.states) ?? new Map<string, Promise<void>>();
   lastSaves.set(d.states, saves);
-  const mine: Promise<void> = (saves.get(job) ?? Promise.resolve())
-    .then(() => d.states.save(job, copy, at))
+  const write = (): Promise<void> => d.states.save(job, copy, at);
+  const before = saves.get(job);
+  // With none before it, the save starts now, as it always did (SQLite writes it in this call).
+  const mine: Promise<void> = (before ? before.then(write) : startNow(write))
     .catch((err: unknown) => d.log.error({ job, err }, 'could not save schedule state'))
     .finally(() => {
       if (saves.get(job) === mine) saves.delete(job);
     });
   saves.set(job, mine);
   return mine;
+}
+
+/** `fn()`, with a synchronous throw turned into a rejection. */
+function startNow(fn: () => Promise<void>): Promise<void> {
+  try {
+    return fn();
+  } catch (err) {
+    return Promise.reject(err);
+  }
 }
