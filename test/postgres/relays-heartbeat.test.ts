@@ -33,13 +33,17 @@ interface StateRow {
   updated_at: number;
 }
 
-/** Polls `check` every 50 ms for at most `ms`; fails naming `what` when it never held. */
-async function until<T>(what: string, ms: number, check: () => Promise<T | undefined> | T | undefined) {
+/** Polls `check` every 50 ms for at most `ms`; fails naming `what` (read then) when it never held. */
+async function until<T>(
+  what: string | (() => string),
+  ms: number,
+  check: () => Promise<T | undefined> | T | undefined,
+) {
   const end = Date.now() + ms;
   for (;;) {
     const v = await check();
     if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`waited ${ms} ms for ${what}`);
+    if (Date.now() > end) throw new Error(`waited ${ms} ms for ${typeof what === 'string' ? what : what()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -60,15 +64,17 @@ describe('three relays, the scheduler leader SIGKILLed after heartbeats and mid-
     });
     fleet = f;
     await Promise.all([f.start(0), f.start(1), f.start(2)]);
-    // BIGINT columns read as numbers (a plain client reads them as strings).
-    const state = async () =>
-      (
-        await rows<StateRow>(
-          url,
-          `SELECT next_run_at::float8 AS next_run_at, last_run_at::float8 AS last_run_at, last_outcome,
-                  updated_at::float8 AS updated_at FROM schedule_state WHERE job = 'heartbeat'`,
-        )
-      )[0];
+    // BIGINT columns read as numbers (a plain client reads them as strings). The last read is shown
+    // by a failing wait.
+    let lastState: StateRow | undefined;
+    const state = async () => {
+      [lastState] = await rows<StateRow>(
+        url,
+        `SELECT next_run_at::float8 AS next_run_at, last_run_at::float8 AS last_run_at, last_outcome,
+                updated_at::float8 AS updated_at FROM schedule_state WHERE job = 'heartbeat'`,
+      );
+      return lastState;
+    };
     const lead = () =>
       until('a relay leading `scheduler`', 30_000, async () => {
         const i = await schedulerLeader(f, url);
@@ -83,6 +89,7 @@ describe('three relays, the scheduler leader SIGKILLed after heartbeats and mid-
         runs: runs().map((e) => ({ t: e.t, ppid: e.ppid })),
         sent: sent(),
         killed: [...f.killed],
+        state: lastState,
       });
     // Killed relays are started again at once, in the background (a relay still starting leads
     // nothing the test looks for: it is not in `f.procs` yet).
@@ -114,11 +121,19 @@ describe('three relays, the scheduler leader SIGKILLed after heartbeats and mid-
     await kill(cutBy);
 
     // The next leader runs due1 again; its reply is sent, the token removed.
-    await until(`the reply to due1 (${report()})`, 30_000, () => sent().length > 0 || undefined);
-    await until(`due1 recorded as sent with due2 next (${report()})`, 10_000, async () => {
-      const s = await state();
-      return s?.last_outcome === 'sent' && s.next_run_at === due2 ? s : undefined;
-    });
+    await until(
+      () => `the reply to due1 (${report()})`,
+      30_000,
+      () => sent().length > 0 || undefined,
+    );
+    await until(
+      () => `due1 recorded as sent with due2 next (${report()})`,
+      10_000,
+      async () => {
+        const s = await state();
+        return s?.last_outcome === 'sent' && s.next_run_at === due2 ? s : undefined;
+      },
+    );
     expect(Date.now(), `due1 done before due2 (a loaded machine took too long): ${report()}`).toBeLessThan(
       due2,
     );
@@ -127,11 +142,19 @@ describe('three relays, the scheduler leader SIGKILLed after heartbeats and mid-
     await kill(await lead());
 
     // due2 comes at its time from the next leader: silent (the answer is the token alone).
-    const run2 = await until(`a run for due2 (${report()})`, 45_000, () => runs().find((e) => e.t >= due2));
-    await until(`due2 recorded as silent with due3 next (${report()})`, 20_000, async () => {
-      const s = await state();
-      return s?.last_outcome === 'silent' && s.next_run_at === due2 + MINUTE ? s : undefined;
-    });
+    const run2 = await until(
+      () => `a run for due2 (${report()})`,
+      45_000,
+      () => runs().find((e) => e.t >= due2),
+    );
+    await until(
+      () => `due2 recorded as silent with due3 next (${report()})`,
+      20_000,
+      async () => {
+        const s = await state();
+        return s?.last_outcome === 'silent' && s.next_run_at === due2 + MINUTE ? s : undefined;
+      },
+    );
     expect(
       f.procs.findIndex((p) => p?.child.pid === run2.ppid),
       report(),
@@ -139,10 +162,14 @@ describe('three relays, the scheduler leader SIGKILLed after heartbeats and mid-
     const killedAt = await kill(await lead());
 
     // The next leader plans due3 (it saves its plan when it takes over) and does not fire due2 again.
-    const after = await until(`a save by the leader after the last kill (${report()})`, 30_000, async () => {
-      const s = await state();
-      return s && s.updated_at >= killedAt ? s : undefined;
-    });
+    const after = await until(
+      () => `a save by the leader after the last kill (${report()})`,
+      30_000,
+      async () => {
+        const s = await state();
+        return s && s.updated_at >= killedAt ? s : undefined;
+      },
+    );
     expect(after.next_run_at, report()).toBe(due2 + MINUTE);
     await until(
       'every reply sent',
