@@ -190,6 +190,11 @@ describe('three relays, the scheduler leader SIGKILLed after heartbeats and mid-
       "SELECT DISTINCT key FROM outbox WHERE key LIKE 'sys:heartbeat:%'",
     );
     expect(keys.map((k) => k.key)).toEqual([`sys:heartbeat:${due1}`]);
+    // And the leader that found them said once that the older ones are not made up.
+    const older = f.homes
+      .flatMap((_, i) => f.logs(i))
+      .filter((l) => l.msg === 'heartbeat: older check-ins missed while stopped are not caught up');
+    expect(older).toHaveLength(1);
     console.log(`relays-heartbeat: ${f.killed.size} leader kills, ${Date.now() - t0} ms`);
   }, 150_000);
 });
