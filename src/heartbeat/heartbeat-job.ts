@@ -80,6 +80,10 @@ export class HeartbeatJob implements Job {
     if (manualOnly) return;
     const plan = planAtStart(this.timing, this.state, d.clock.now());
     this.occurrence = plan.type === 'next' ? plan.occurrence : undefined;
+    // Said once here, as for schedules: the check-ins a stopped relay (or no leader) missed before
+    // the latest are not made up.
+    if (plan.type === 'next' && plan.skippedEarlier)
+      d.log.info('heartbeat: older check-ins missed while stopped are not caught up');
     this.state.nextRunAt = this.occurrence;
     persist(d, HEARTBEAT_JOB, this.state);
   }

@@ -36,12 +36,41 @@ export function loadOrFresh(d: Pick<JobDeps, 'stored'>, job: string, fingerprint
   return { fingerprint, failureStreak: 0, attempts: 0, done: false };
 }
 
+// The last save of each job, per store: a job's saves are written one after the other. On
+// PostgreSQL each save is a transaction on any of the pool's connections, and two issued back to
+// back (a run begun and ended at once, a plan saved at takeover and a tick skipped right after)
+// commit in either order: about half the time the older state was left stored, and the next leader
+// planned from it (a one-shot that had run looked cut off and ran again).
+const lastSaves = new WeakMap<object, Map<string, Promise<void>>>();
+
 /**
  * Saves a copy without letting a store error escape into the loop (it is logged; the job carries
- * on). Not awaited: the job's own state is the truth while it runs; the store is what a restart reads.
+ * on). Not awaited by the jobs: their own state is the truth while they run; the store is what a
+ * restart or the next leader reads. Saves of one job are written in the order they were made; the
+ * promise settles when this one is written (or failed, logged).
  */
-export function persist(d: JobDeps, job: string, state: JobState): void {
-  d.states
-    .save(job, { ...state }, d.clock.now())
-    .catch((err: unknown) => d.log.error({ job, err }, 'could not save schedule state'));
+export function persist(d: JobDeps, job: string, state: JobState): Promise<void> {
+  const copy = { ...state };
+  const at = d.clock.now();
+  const saves = lastSaves.get(d.states) ?? new Map<string, Promise<void>>();
+  lastSaves.set(d.states, saves);
+  const write = (): Promise<void> => d.states.save(job, copy, at);
+  const before = saves.get(job);
+  // With none before it, the save starts now, as it always did (SQLite writes it in this call).
+  const mine: Promise<void> = (before ? before.then(write) : startNow(write))
+    .catch((err: unknown) => d.log.error({ job, err }, 'could not save schedule state'))
+    .finally(() => {
+      if (saves.get(job) === mine) saves.delete(job);
+    });
+  saves.set(job, mine);
+  return mine;
+}
+
+/** `fn()`, with a synchronous throw turned into a rejection. */
+function startNow(fn: () => Promise<void>): Promise<void> {
+  try {
+    return fn();
+  } catch (err) {
+    return Promise.reject(err);
+  }
 }

@@ -356,6 +356,23 @@ describe('restart', () => {
     await clock.advance(15 * MIN);
     expect(runner.runs.map((r) => (r.at - T0) / MIN)).toEqual([30, 60]);
   });
+
+  it('after a long stop fires only the latest missed tick, at once, and logs that the older are not made up', async () => {
+    const file = join(tmp.dir, 'agentwire.db');
+    start({ target: OWNER });
+    await clock.advance(40 * MIN); // ran at 30; next due at 60
+    scheduler?.stop();
+    db.close();
+    db = openStateDb(file);
+    await clock.advance(85 * MIN); // back at 125: 60, 90 and 120 were missed
+    start({ target: OWNER });
+    await clock.advance(0);
+    expect(runner.runs.map((r) => (r.at - T0) / MIN)).toEqual([30, 125]); // 120, 5 min late
+    const older = 'heartbeat: older check-ins missed while stopped are not caught up';
+    expect(logs.lines().filter((l) => l.msg === older)).toHaveLength(1);
+    await clock.advance(25 * MIN); // the phase is kept: 150 is next
+    expect(runner.runs.map((r) => (r.at - T0) / MIN)).toEqual([30, 125, 150]);
+  });
 });
 
 describe('logs', () => {

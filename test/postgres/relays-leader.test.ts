@@ -5,12 +5,11 @@
 // relay (the tasks-changed notification). Needs `npm run build`.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
 import { MAIN, ROOT, waitFor } from '../e2e/helpers.js';
 import { freshDatabase } from '../support/postgres-db.js';
-import { type Fleet, makeFleet } from '../support/relay-fleet.js';
+import { type Fleet, schedulerLeader as leader, makeFleet, rows } from '../support/relay-fleet.js';
 
 const TOOL_CLI = join(ROOT, 'test/e2e/fixtures/fake-tool-cli.mjs');
 const CHAT = 'twilio:+15551234567';
@@ -21,26 +20,6 @@ let fleet: Fleet | undefined;
 afterEach(async () => {
   await fleet?.close();
 });
-
-async function rows<T>(url: string, sql: string): Promise<T[]> {
-  const c = new pg.Client(url);
-  await c.connect();
-  try {
-    return (await c.query(sql)).rows as T[];
-  } finally {
-    await c.end();
-  }
-}
-
-/** Which relay of the fleet holds the `scheduler` lead now, by its index (-1: none yet). */
-async function leader(f: Fleet, url: string): Promise<number> {
-  const [r] = await rows<{ pid: number }>(
-    url,
-    `SELECT p.pid FROM leader_leases l JOIN processes p ON p.id = l.holder
-      WHERE l.name = 'scheduler' AND l.expires_at > (extract(epoch from clock_timestamp()) * 1000)::bigint`,
-  );
-  return f.procs.findIndex((p) => p?.child.pid === r?.pid);
-}
 
 describe('three relays, the scheduler leader SIGKILLed between due times and mid-run', () => {
   it('fires each schedule and each agent task once, and hears a task added on another relay', async () => {
