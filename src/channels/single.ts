@@ -7,6 +7,7 @@
 // its lease). Without one (a test building the channel alone) the part simply runs.
 
 import type { Fence } from '../store/ownership.js';
+import type { ChannelState } from './types.js';
 
 /** The one-consumer lease of a channel, as the channel sees it. */
 export interface SingleConsumer {
@@ -82,3 +83,14 @@ export function consumeWhileHeld(
 /** One sentence for a consumer that runs elsewhere: "held by host-b pid 4242". */
 export const heldText = (holder: { host: string; pid: number }): string =>
   `held by ${holder.host} pid ${holder.pid}`;
+
+/**
+ * The channel's state with the consumer named as of now: an `elsewhere` state is set when this
+ * process stops or finds the part held, often before its first lease round has read who holds it,
+ * and nothing sets it again while the holder stays the same.
+ */
+export function withLiveHolder(state: ChannelState, single: SingleConsumer | undefined): ChannelState {
+  if (state.type !== 'elsewhere') return state;
+  const holder = single?.heldBy();
+  return holder ? { ...state, holder } : state;
+}

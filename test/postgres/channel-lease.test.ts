@@ -92,13 +92,15 @@ describe('two relays on one PostgreSQL, one Telegram bot in long polling (built 
     const a = start(homeA);
     expect(await until(() => api.callsOf('getUpdates').length > 0), a.stderr()).toBe(true);
     const b = start(homeB);
-    // B is running (its control socket answers) and says who polls.
-    expect(
-      await until(async () => (await telegramOf(homeB).catch(() => undefined))?.state === 'elsewhere'),
-      b.stderr(),
-    ).toBe(true);
-    const held = await telegramOf(homeB);
-    expect(held?.holder).toMatch(new RegExp(`^held by \\S+ pid ${a.child.pid}$`));
+    // B is running (its control socket answers) and says who polls. Until B's first lease round has
+    // read the holder it may say only "held by another process": waited for, bounded.
+    const namesA = new RegExp(`^held by \\S+ pid ${a.child.pid}$`);
+    let held: Awaited<ReturnType<typeof telegramOf>>;
+    const named = async () => {
+      held = await telegramOf(homeB).catch(() => undefined);
+      return held?.state === 'elsewhere' && namesA.test(held.holder ?? '');
+    };
+    expect(await until(named), `${JSON.stringify(held)}\n${b.stderr()}`).toBe(true);
     expect((await telegramOf(homeA))?.state).toBe('connected');
     // The lease as the store has it, in status too.
     const leases = (await statusOf(homeB)).leases ?? [];

@@ -30,6 +30,7 @@ export const STORE_FREE: string[] = [
   'test/channels/inbound-common.test.ts',
   'test/channels/log-redaction.test.ts',
   'test/channels/send-item.test.ts',
+  'test/channels/single-holder.test.ts',
   'test/channels/slack/channel.test.ts',
   'test/channels/slack/config.test.ts',
   'test/channels/slack/events-http.test.ts',

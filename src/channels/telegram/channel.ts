@@ -6,7 +6,7 @@ import type { Config } from '../../config/schema.js';
 import type { Logger } from '../../log.js';
 import { registerCredential } from '../../log.js';
 import type { ChannelStateStore } from '../../store/channel-state.js';
-import { type ConsumerPart, consumeWhileHeld, type SingleConsumer } from '../single.js';
+import { type ConsumerPart, consumeWhileHeld, type SingleConsumer, withLiveHolder } from '../single.js';
 import type { Channel, ChannelState, InboundHandler } from '../types.js';
 import { type Timers, Typing } from '../typing.js';
 import { type BotApi, fileUrl, makeApi } from './api.js';
@@ -241,7 +241,7 @@ export function createTelegramChannel(deps: TelegramChannelDeps): TelegramChanne
     async typing(chatId, on) {
       if (api && me) await typing.set(chatId, on);
     },
-    status: () => state,
+    status: () => withLiveHolder(state, deps.single),
     webhookPort: () => transport?.port,
   };
 }

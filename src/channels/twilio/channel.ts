@@ -9,7 +9,7 @@ import { type Logger, registerSecret } from '../../log.js';
 import { createMediaHost, type MediaHost } from '../../media/host.js';
 import type { MediaLinkStore } from '../../store/media-links.js';
 import type { TwilioSendStore } from '../../store/twilio-sends.js';
-import { type ConsumerPart, consumeWhileHeld, type SingleConsumer } from '../single.js';
+import { type ConsumerPart, consumeWhileHeld, type SingleConsumer, withLiveHolder } from '../single.js';
 import type { Channel, ChannelState, InboundHandler, SendOptions } from '../types.js';
 import { parseSender } from './address.js';
 import { createTwilioApp } from './app.js';
@@ -170,7 +170,7 @@ export function createTwilioChannel(deps: TwilioChannelDeps): TwilioChannel {
     name: 'twilio',
     textLimit: settings.chunkChars,
     checksResends: true,
-    status: () => state,
+    status: () => withLiveHolder(state, deps.single),
     port: () => (server?.address() as AddressInfo | null)?.port,
     deliveryStatus: (sid) => store.delivery(sid),
     pollOnce: runPoll,

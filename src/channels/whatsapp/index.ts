@@ -8,7 +8,7 @@ import type { Logger } from '../../log.js';
 import { inboundDirOf } from '../../media/inbound.js';
 import type { Fence } from '../../store/ownership.js';
 import type { WhatsAppStore } from '../../store/store.js';
-import { type ConsumerPart, consumeWhileHeld, type SingleConsumer } from '../single.js';
+import { type ConsumerPart, consumeWhileHeld, type SingleConsumer, withLiveHolder } from '../single.js';
 import type { Channel, ChannelState, InboundHandler } from '../types.js';
 import { type Timers, Typing } from '../typing.js';
 import { loadAuth } from './auth-store.js';
@@ -295,7 +295,7 @@ export function createWhatsAppChannel(deps: WhatsAppChannelDeps): WhatsAppChanne
       const jid = await chats.resolve(chatId);
       if (jid) await typing.set(jid, on);
     },
-    status: () => state,
+    status: () => withLiveHolder(state, deps.single),
     idle: () => inbound.drain(),
   };
 }

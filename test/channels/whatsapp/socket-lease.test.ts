@@ -43,4 +43,20 @@ describe('the WhatsApp socket under its lease', () => {
     expect(h.sockets[1]?.ended).toBe(true);
     expect(released).toBe(1);
   });
+
+  it('names the holder once the lease rounds know it, though nothing moved meanwhile', async () => {
+    let holder: string | undefined;
+    const single: SingleConsumer = {
+      lead: () => async () => undefined,
+      heldBy: () => holder,
+      stillHolds: async () => false,
+    };
+    const h = await setup({ deps: { single } });
+    await h.channel.start(async () => ({ type: 'stored', inboxId: 1 }));
+    // Set before this process's first round has read who holds the socket.
+    expect(h.channel.status()).toMatchObject({ type: 'elsewhere', holder: 'waiting for the socket lease' });
+    holder = 'held by host-c pid 9';
+    expect(h.channel.status()).toMatchObject({ type: 'elsewhere', holder: 'held by host-c pid 9' });
+    await h.channel.stop();
+  });
 });
