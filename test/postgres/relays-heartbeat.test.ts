@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAIN } from '../e2e/helpers.js';
-import { freshDatabase } from '../support/postgres-db.js';
-import { type Fleet, makeFleet, rows, schedulerLeader } from '../support/relay-fleet.js';
+import { freshDatabase, queryRows } from '../support/postgres-db.js';
+import { type Fleet, makeFleet, schedulerLeader } from '../support/relay-fleet.js';
 
 const CHAT = 'twilio:+15551234567';
 const MINUTE = 60_000;
@@ -68,7 +68,7 @@ describe('three relays, the scheduler leader SIGKILLed after heartbeats and mid-
     // by a failing wait.
     let lastState: StateRow | undefined;
     const state = async () => {
-      [lastState] = await rows<StateRow>(
+      [lastState] = await queryRows<StateRow>(
         url,
         `SELECT next_run_at::float8 AS next_run_at, last_run_at::float8 AS last_run_at, last_outcome,
                 updated_at::float8 AS updated_at FROM schedule_state WHERE job = 'heartbeat'`,
@@ -106,10 +106,11 @@ describe('three relays, the scheduler leader SIGKILLed after heartbeats and mid-
     // Now the state a relay stopped for over two intervals left: three due times missed.
     const due2 = Date.now() + 40_000;
     const due1 = due2 - MINUTE;
-    await rows(url, "UPDATE schedule_state SET next_run_at = $1, last_run_at = $2 WHERE job = 'heartbeat'", [
-      due1 - 2 * MINUTE,
-      due1 - 3 * MINUTE,
-    ]);
+    await queryRows(
+      url,
+      "UPDATE schedule_state SET next_run_at = $1, last_run_at = $2 WHERE job = 'heartbeat'",
+      [due1 - 2 * MINUTE, due1 - 3 * MINUTE],
+    );
     await kill(first);
 
     // The next leader fires the latest missed due time (due1) at once; its run is killed mid-run.
@@ -174,7 +175,8 @@ describe('three relays, the scheduler leader SIGKILLed after heartbeats and mid-
     await until(
       'every reply sent',
       20_000,
-      async () => (await rows(url, "SELECT id FROM outbox WHERE status <> 'sent'")).length === 0 || undefined,
+      async () =>
+        (await queryRows(url, "SELECT id FROM outbox WHERE status <> 'sent'")).length === 0 || undefined,
     );
     await Promise.all(restarts);
 
@@ -185,7 +187,7 @@ describe('three relays, the scheduler leader SIGKILLed after heartbeats and mid-
     ).toEqual(['due1', 'due1', 'due2']);
     expect(sent(), report()).toEqual(['news one']);
     // Of the missed due times only the latest fired: the one reply is keyed by due1.
-    const keys = await rows<{ key: string }>(
+    const keys = await queryRows<{ key: string }>(
       url,
       "SELECT DISTINCT key FROM outbox WHERE key LIKE 'sys:heartbeat:%'",
     );

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
 import { MAIN, ROOT, waitFor } from '../e2e/helpers.js';
-import { freshDatabase } from '../support/postgres-db.js';
-import { type Fleet, schedulerLeader as leader, makeFleet, rows } from '../support/relay-fleet.js';
+import { freshDatabase, queryRows } from '../support/postgres-db.js';
+import { type Fleet, schedulerLeader as leader, makeFleet } from '../support/relay-fleet.js';
 
 const TOOL_CLI = join(ROOT, 'test/e2e/fixtures/fake-tool-cli.mjs');
 const CHAT = 'twilio:+15551234567';
@@ -59,7 +59,7 @@ describe('three relays, the scheduler leader SIGKILLed between due times and mid
     ]);
     expect((await twilioPost(f.urls[other] as string, smsParams({ Body: body }))).status).toBe(200);
     expect(await waitFor(() => bodies().some((b) => b.includes('schedule_task ok')))).toBe(true);
-    expect((await rows(url, 'SELECT id FROM agent_tasks')).length).toBe(2);
+    expect((await queryRows(url, 'SELECT id FROM agent_tasks')).length).toBe(2);
 
     // Each due time: once fired, the leader is killed and restarted before the next.
     for (const word of ['task one', 'task two', 'schedule first']) {
@@ -83,8 +83,8 @@ describe('three relays, the scheduler leader SIGKILLed between due times and mid
     expect(midRun()).toHaveLength(2);
     // Quiet: no task left, every reply sent.
     const quiet = async () =>
-      (await rows(url, 'SELECT id FROM agent_tasks')).length === 0 &&
-      (await rows(url, "SELECT id FROM outbox WHERE status <> 'sent'")).length === 0;
+      (await queryRows(url, 'SELECT id FROM agent_tasks')).length === 0 &&
+      (await queryRows(url, "SELECT id FROM outbox WHERE status <> 'sent'")).length === 0;
     for (const end = Date.now() + 20_000; !(await quiet()) && Date.now() < end; )
       await new Promise((r) => setTimeout(r, 100));
     expect(await quiet()).toBe(true);

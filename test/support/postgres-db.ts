@@ -15,11 +15,11 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
 }
 
 /** The rows of one query on `url`, on a connection of its own (closed after). */
-export async function queryRows<T>(url: string, sql: string): Promise<T[]> {
+export async function queryRows<T>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
   const c = new pg.Client(url);
   await c.connect();
   try {
-    return (await c.query(sql)).rows as T[];
+    return (await c.query(sql, params)).rows as T[];
   } finally {
     await c.end();
   }

@@ -7,7 +7,6 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { callControl } from '../../src/control/client.js';
 import {
   type FakeTwilio,
@@ -26,6 +25,7 @@ import {
   spawnNode,
 } from '../e2e/helpers.js';
 import { killRelay } from '../stress/helpers.js';
+import { queryRows } from './postgres-db.js';
 
 export interface Fleet {
   fake: FakeTwilio;
@@ -190,20 +190,9 @@ function isFake(pid: number): boolean {
   }
 }
 
-/** The rows `sql` reads from the database at `url`, on a connection of its own. */
-export async function rows<T>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
-  const c = new pg.Client(url);
-  await c.connect();
-  try {
-    return (await c.query(sql, params)).rows as T[];
-  } finally {
-    await c.end();
-  }
-}
-
 /** Which relay of the fleet holds the `scheduler` lead now, by its index (-1: none). */
 export async function schedulerLeader(f: Fleet, url: string): Promise<number> {
-  const [r] = await rows<{ pid: number }>(
+  const [r] = await queryRows<{ pid: number }>(
     url,
     `SELECT p.pid FROM leader_leases l JOIN processes p ON p.id = l.holder
       WHERE l.name = 'scheduler' AND l.expires_at > (extract(epoch from clock_timestamp()) * 1000)::bigint`,
