@@ -49,14 +49,21 @@ export function sharedFolderCheck(deps: SharedCheckDeps): { start(): Promise<voi
   let timer: NodeJS.Timeout | undefined;
   let missed = new Set<string>();
   let said = false;
+  let running = false;
+  let stopped = false;
+  // One round at a time: rounds that overlapped (a slow store) counted one absence twice. And none
+  // says anything once stopped: a round still in flight then may see markers the stop just removed.
   const round = async () => {
+    if (running || stopped) return;
+    running = true;
     try {
       // Relays only: `agentwire chat` and the one-shot commands write no marker and keep no files.
       const live = (await deps.processes()).filter((p) => p.role === 'relay');
-      const seen = new Set(await readdir(markers).catch(() => [] as string[]));
+      // Unreadable is not "no markers": that would count every other process absent (the catch below).
+      const seen = new Set(await readdir(markers));
       const r = unsharedWith(deps.me, live, seen, missed);
       missed = r.missing;
-      if (r.other && !said) {
+      if (r.other && !said && !stopped) {
         said = true;
         clearInterval(timer);
         deps.log.warn({ folder: deps.dir }, unsharedSentence(deps.dir, r.other));
@@ -64,6 +71,8 @@ export function sharedFolderCheck(deps: SharedCheckDeps): { start(): Promise<voi
     } catch (err) {
       // The store busy a moment or the folder unreadable: the next round looks again.
       deps.log.debug({ err }, 'could not check the media folder is shared');
+    } finally {
+      running = false;
     }
   };
   return {
@@ -81,6 +90,7 @@ export function sharedFolderCheck(deps: SharedCheckDeps): { start(): Promise<voi
       timer.unref();
     },
     async stop() {
+      stopped = true;
       clearInterval(timer);
       await rm(mine, { force: true });
     },

@@ -15,6 +15,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { isRunMark, RUN_MARK_ENV } from './run-mark.js';
 
+// In the /proc scan, `2>/dev/null` comes before `< "$f"`: the shell opens redirections in order and
+// reports a failed open (a process gone meanwhile, one it may not read) on the stderr in force.
 export const REAPER_SCRIPT = `trap '' INT HUP TERM
 groups=''
 marks=''
@@ -38,7 +40,7 @@ pass=0
 while [ $pass -lt 3 ]; do
   pass=$((pass + 1)); found=''
   for f in /proc/[0-9]*/environ; do
-    env=$(tr '\\000' '\\n' < "$f" 2>/dev/null) || continue
+    env=$(tr '\\000' '\\n' 2>/dev/null < "$f") || continue
     for m in $marks; do
       case "
 $env
