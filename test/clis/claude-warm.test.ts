@@ -10,14 +10,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { claudeDriver } from '../../src/drivers/claude.js';
 import { requests, scenario, stateDir, turn, waitNoLeftovers } from './harness.js';
 import { type Capture, capturing, packageVersion, saveCapture, step } from './warm-capture.js';
-import {
-  driverBase,
-  type MakeOptions,
-  type Started,
-  type WarmCli,
-  waitFor,
-  warmScenarios,
-} from './warm-suite.js';
+import { driverBase, type WarmCli, waitFor, warmScenarios } from './warm-suite.js';
 
 const ARGV = ['claude', '-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose'];
 
@@ -32,7 +25,7 @@ const save = (name: string, c: Capture, scenarioId: string): Promise<void> =>
     withRequests: true,
   });
 
-const make = (state: string, base: string, c: Capture, o: MakeOptions = {}): Started => {
+const make: WarmCli['make'] = (state, base, c, o = {}) => {
   const { options, marker } = driverBase('claude', state, base, c, ['claude'], o.permission);
   return { d: claudeDriver({ ...options, name: 'Claude Code' }), marker };
 };

@@ -175,7 +175,18 @@ export function warmScenarios(cli: WarmCli): void {
     expect(await waitNoLeftovers(marker)).toEqual([]);
   });
 
-  /** The first process, which answered 'Remember me.', is gone: a second one starts. */
+  /** A first process opens a new session and answers 'Remember me.' in it. */
+  const firstProcess = async (sc: string) => {
+    const base = await scenario(sc, { mode: 'ok', reply: 'Remember me.' });
+    const state = stateDir(kind);
+    const c = capturing();
+    const first = make(state, base, c);
+    const o = opened(await step(c, 'open new', first.d.open({ type: 'new' })));
+    const hello = await step(c, 'turn hello', first.d.turn({ prompt: 'hello', timeoutMs: 60_000 }));
+    expect(hello).toMatchObject({ type: 'ok' });
+    return { base, state, c, first, o };
+  };
+  /** The first process is gone: a second one starts. */
   const secondProcess = async (sc: string, state: string, base: string, c: Capture) => {
     await cli.resume.wait?.();
     await scenario(sc, { mode: 'ok', reply: 'Back again.' });
@@ -193,16 +204,7 @@ export function warmScenarios(cli: WarmCli): void {
     `a process killed mid-turn is replaced by one that resumes the ${cli.resumes}`,
     async () => {
       const sc = id('killed');
-      const base = await scenario(sc, { mode: 'ok', reply: 'Remember me.' });
-      const state = stateDir(kind);
-      const c = capturing();
-      const first = make(state, base, c);
-      const o = opened(await step(c, 'open new', first.d.open({ type: 'new' })));
-      expect(await step(c, 'turn hello', first.d.turn({ prompt: 'hello', timeoutMs: 60_000 }))).toMatchObject(
-        {
-          type: 'ok',
-        },
-      );
+      const { base, state, c, first, o } = await firstProcess(sc);
       await scenario(sc, { mode: 'hang' });
       const before = (await requests(sc)).length;
       const hung = first.d.turn({ prompt: 'killed during this', timeoutMs: 60_000 });
@@ -233,12 +235,7 @@ export function warmScenarios(cli: WarmCli): void {
     `a ${closedNoun} closed cleanly is resumed by a new process (a relay restart)`,
     async () => {
       const sc = id('restart');
-      const base = await scenario(sc, { mode: 'ok', reply: 'Remember me.' });
-      const state = stateDir(kind);
-      const c = capturing();
-      const first = make(state, base, c);
-      const o = opened(await step(c, 'open new', first.d.open({ type: 'new' })));
-      await step(c, 'turn hello', first.d.turn({ prompt: 'hello', timeoutMs: 60_000 }));
+      const { base, state, c, first, o } = await firstProcess(sc);
       await first.d.close();
       expect(first.d.state()).toEqual({ type: 'closed' });
       const second = await secondProcess(sc, state, base, c);
