@@ -4,13 +4,13 @@
 
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { claudeDriver } from '../../src/drivers/claude.js';
-import type { PermissionPolicy } from '../../src/drivers/types.js';
 import { requests, scenario, stateDir, turn, waitNoLeftovers } from './harness.js';
 import { type Capture, capturing, packageVersion, saveCapture, step } from './warm-capture.js';
+import { driverBase, type WarmCli, waitFor, warmScenarios } from './warm-suite.js';
 
 const ARGV = ['claude', '-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose'];
 
@@ -25,67 +25,48 @@ const save = (name: string, c: Capture, scenarioId: string): Promise<void> =>
     withRequests: true,
   });
 
-const make = (state: string, base: string, c: Capture, permission: PermissionPolicy = 'deny') => {
-  const { request, marker } = turn('claude', state, base, '', { type: 'new' }, 60_000);
-  const d = claudeDriver({
-    name: 'Claude Code',
-    process: {
-      argv: ['claude'],
-      cwd: request.cwd,
-      env: { ...request.env, PATH: `${inject('clisDir')}/bin:${process.env.PATH}` },
+const make: WarmCli['make'] = (state, base, c, o = {}) => {
+  const { options, marker } = driverBase('claude', state, base, c, ['claude'], o.permission);
+  return { d: claudeDriver({ ...options, name: 'Claude Code' }), marker };
+};
+
+const CLAUDE: WarmCli = {
+  kind: 'claude',
+  idPrefix: 'claude-warm',
+  make,
+  save,
+  resumes: 'session',
+  turns: {
+    second: (sessionId) => ({ sessionId }),
+    history: ['second question'],
+    idleWithSession: true,
+    // The driver never writes mid-turn: the fact checks at the end of this file say why.
+    steer: { type: 'unsupported', text: 'also this' },
+  },
+  resume: { killedKeepsSessionId: true },
+  tools: [
+    // Cold `claude -p` with the relay's flags refuses a shell command that writes (no prompt tool):
+    // the warm process has the same flags, so the same tool call is refused the same way.
+    {
+      title: 'a tool the cold flags refuse is refused in warm mode too, and the turn does not hang',
+      id: 'tool',
+      call: {
+        name: 'Bash',
+        input: { command: 'touch made-by-tool', description: 'Run the scripted tool command' },
+      },
+      make: { permission: 'allow' },
+      check: ({ state, c }) => {
+        expect(existsSync(join(state, 'work', 'made-by-tool'))).toBe(false);
+        // No permission question was asked: the CLI decided by its own rules.
+        expect(JSON.stringify(c.messages)).not.toContain('can_use_tool');
+      },
     },
-    permission,
-    startTimeoutMs: 60_000,
-    cancelGraceMs: 10_000,
-    tap: (dir, msg) => c.messages.push({ dir, msg }),
-  });
-  return { d, marker };
+  ],
+  auth: { recovers: 'Signed in.' },
 };
 
 describe('claude stream-json driver with the real claude', () => {
-  it('two turns in one process, the second sees the first; then a stop mid-turn and one more turn', async () => {
-    const id = 'claude-warm-turns';
-    const base = await scenario(id, { mode: 'ok', reply: 'First answer.' });
-    const state = stateDir('claude');
-    const c = capturing();
-    const { d, marker } = make(state, base, c);
-    try {
-      const o = await step(c, 'open new', d.open({ type: 'new' }));
-      if (o.type !== 'ok') throw new Error(`open: ${o.message} ${o.detail ?? ''}`);
-      const pid = d.pid();
-      const a = await step(c, 'turn hello', d.turn({ prompt: 'hello', timeoutMs: 60_000 }));
-      expect(a).toMatchObject({ type: 'ok', text: 'First answer.', sessionId: o.sessionId });
-      await scenario(id, { mode: 'ok', reply: 'Second answer.' });
-      const b = await step(c, 'turn again', d.turn({ prompt: 'second question', timeoutMs: 60_000 }));
-      expect(b).toMatchObject({ type: 'ok', text: 'Second answer.', sessionId: o.sessionId });
-      expect(d.pid()).toBe(pid);
-      // The model's last request carries the first turn: the session kept its history.
-      const body = JSON.stringify((await requests(id)).at(-1)?.body ?? '');
-      expect(body).toContain('hello');
-      expect(body).toContain('First answer.');
-      expect(body).toContain('second question');
-
-      await scenario(id, { mode: 'hang' });
-      const stop = new AbortController();
-      const before = (await requests(id)).length;
-      const hung = d.turn({ prompt: 'this one hangs', timeoutMs: 60_000, signal: stop.signal });
-      await waitFor(async () => (await requests(id)).length > before);
-      expect(d.steer('also this')).toEqual({ type: 'unsupported' });
-      stop.abort();
-      expect(await step(c, 'turn stopped', hung)).toMatchObject({ type: 'error', kind: 'aborted' });
-      expect(d.state()).toEqual({ type: 'idle', sessionId: o.sessionId });
-      await scenario(id, { mode: 'ok', reply: 'Third answer.' });
-      const third = await step(c, 'turn after stop', d.turn({ prompt: 'after the stop', timeoutMs: 60_000 }));
-      expect(third).toMatchObject({ type: 'ok', text: 'Third answer.' });
-      expect(d.pid()).toBe(pid);
-      // For the docs: what one idle warm process (its whole group) holds in memory.
-      c.steps.push({ step: 'idle group RSS (KiB)', result: groupRssKb(pid as number) });
-    } finally {
-      await d.close();
-      await save('turns', c, id);
-    }
-    expect(await waitNoLeftovers(marker)).toEqual([]);
-  });
+  warmScenarios(CLAUDE);
 
   it('a turn past its timeout is interrupted and the process kept', async () => {
     const id = 'claude-warm-timeout';
@@ -107,75 +88,6 @@ describe('claude stream-json driver with the real claude', () => {
       expect(d.pid()).toBe(pid);
     } finally {
       await d.close();
-    }
-  });
-
-  it('a process killed mid-turn is replaced by one that resumes the session', async () => {
-    const id = 'claude-warm-killed';
-    const base = await scenario(id, { mode: 'ok', reply: 'Remember me.' });
-    const state = stateDir('claude');
-    const c = capturing();
-    const first = make(state, base, c);
-    const o = await step(c, 'open new', first.d.open({ type: 'new' }));
-    if (o.type !== 'ok') throw new Error(`open: ${o.message}`);
-    await step(c, 'turn hello', first.d.turn({ prompt: 'hello', timeoutMs: 60_000 }));
-    await scenario(id, { mode: 'hang' });
-    const before = (await requests(id)).length;
-    const hung = first.d.turn({ prompt: 'killed during this', timeoutMs: 60_000 });
-    await waitFor(async () => (await requests(id)).length > before);
-    process.kill(-(first.d.pid() as number), 'SIGKILL');
-    expect(await step(c, 'turn killed', hung)).toMatchObject({
-      type: 'error',
-      kind: 'exit',
-      signal: 'SIGKILL',
-    });
-    expect(first.d.state()).toMatchObject({ type: 'broken', fault: { type: 'exited' } });
-
-    await scenario(id, { mode: 'ok', reply: 'Back again.' });
-    const second = make(state, base, c);
-    try {
-      const r = await step(c, 'open resume', second.d.open({ type: 'resume', id: o.sessionId }));
-      expect(r).toEqual({ type: 'ok', sessionId: o.sessionId });
-      const again = await step(
-        c,
-        'turn resumed',
-        second.d.turn({ prompt: 'are you back', timeoutMs: 60_000 }),
-      );
-      expect(again).toMatchObject({ type: 'ok', text: 'Back again.', sessionId: o.sessionId });
-      const body = JSON.stringify((await requests(id)).at(-1)?.body ?? '');
-      expect(body).toContain('Remember me.');
-    } finally {
-      await second.d.close();
-      await save('killed-resume', c, id);
-    }
-  });
-
-  it('a session closed cleanly is resumed by a new process (a relay restart)', async () => {
-    const id = 'claude-warm-restart';
-    const base = await scenario(id, { mode: 'ok', reply: 'Remember me.' });
-    const state = stateDir('claude');
-    const c = capturing();
-    const first = make(state, base, c);
-    const o = await step(c, 'open new', first.d.open({ type: 'new' }));
-    if (o.type !== 'ok') throw new Error(`open: ${o.message}`);
-    await step(c, 'turn hello', first.d.turn({ prompt: 'hello', timeoutMs: 60_000 }));
-    await first.d.close();
-    expect(first.d.state()).toEqual({ type: 'closed' });
-    await scenario(id, { mode: 'ok', reply: 'Back again.' });
-    const second = make(state, base, c);
-    try {
-      const r = await step(c, 'open resume', second.d.open({ type: 'resume', id: o.sessionId }));
-      expect(r).toEqual({ type: 'ok', sessionId: o.sessionId });
-      const again = await step(
-        c,
-        'turn resumed',
-        second.d.turn({ prompt: 'are you back', timeoutMs: 60_000 }),
-      );
-      expect(again).toMatchObject({ type: 'ok', text: 'Back again.' });
-      expect(JSON.stringify((await requests(id)).at(-1)?.body ?? '')).toContain('Remember me.');
-    } finally {
-      await second.d.close();
-      await save('restart-resume', c, id);
     }
   });
 
@@ -214,56 +126,6 @@ describe('claude stream-json driver with the real claude', () => {
       await save('missing-session', c, id);
     }
   });
-
-  // Cold `claude -p` with the relay's flags refuses a shell command that writes (no prompt tool):
-  // the warm process has the same flags, so the same tool call is refused the same way.
-  it('a tool the cold flags refuse is refused in warm mode too, and the turn does not hang', async () => {
-    const id = 'claude-warm-tool';
-    const base = await scenario(id, {
-      mode: 'tool',
-      reply: 'After the tool.',
-      tool: {
-        name: 'Bash',
-        input: { command: 'touch made-by-tool', description: 'Run the scripted tool command' },
-      },
-    });
-    const state = stateDir('claude');
-    const c = capturing();
-    const { d } = make(state, base, c, 'allow');
-    try {
-      expect(await d.open({ type: 'new' })).toMatchObject({ type: 'ok' });
-      const r = await step(c, 'turn tool', d.turn({ prompt: 'run the tool', timeoutMs: 60_000 }));
-      expect(r).toMatchObject({ type: 'ok', text: 'After the tool.' });
-      expect(existsSync(join(state, 'work', 'made-by-tool'))).toBe(false);
-      // No permission question was asked: the CLI decided by its own rules.
-      expect(JSON.stringify(c.messages)).not.toContain('can_use_tool');
-    } finally {
-      await d.close();
-      await save('tool', c, id);
-    }
-  });
-
-  it('a model error ends the turn with its kind and keeps the process', async () => {
-    const id = 'claude-warm-auth';
-    const base = await scenario(id, { mode: 'error', status: 401 });
-    const c = capturing();
-    const { d } = make(stateDir('claude'), base, c);
-    try {
-      expect(await d.open({ type: 'new' })).toMatchObject({ type: 'ok' });
-      const pid = d.pid();
-      const r = await step(c, 'turn 401', d.turn({ prompt: 'hello', timeoutMs: 60_000 }));
-      expect(r).toMatchObject({ type: 'error', kind: 'auth' });
-      await scenario(id, { mode: 'ok', reply: 'Signed in.' });
-      expect(await d.turn({ prompt: 'again', timeoutMs: 60_000 })).toMatchObject({
-        type: 'ok',
-        text: 'Signed in.',
-      });
-      expect(d.pid()).toBe(pid);
-    } finally {
-      await d.close();
-      await save('auth', c, id);
-    }
-  });
 });
 
 // A fact the driver is built on, checked on the pinned CLI without the driver (which never writes
@@ -280,34 +142,24 @@ describe('claude stream-json, a message written mid-turn (fact check)', () => {
       reply: 'After tool.',
       tool: { name: 'Bash', input: { command: 'sleep 2', description: 'wait' } },
     });
-    const state = stateDir('claude');
-    const { request } = turn('claude', state, base, '', { type: 'new' }, 60_000);
-    const child = spawn('claude', [...ARGV.slice(1), '--session-id', randomUUID()], {
-      cwd: request.cwd,
-      env: { ...request.env, PATH: `${inject('clisDir')}/bin:${process.env.PATH}` },
-      stdio: ['pipe', 'pipe', 'ignore'],
-    });
-    let out = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (c: string) => {
-      out += c;
-    });
-    const exited = new Promise((r) => child.once('exit', r));
+    const { child, stdout, exited } = rawClaude(base);
     const user = (text: string) =>
       child.stdin.write(
         `${JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'text', text }] } })}\n`,
       );
     try {
       user('run it');
-      await waitFor(async () => out.includes('"tool_use"'));
+      await waitFor(async () => stdout().includes('"tool_use"'));
       user('STEERED TEXT');
-      await waitFor(async () => out.includes('"type":"result"'));
+      await waitFor(async () => stdout().includes('"type":"result"'));
       await new Promise((r) => setTimeout(r, 1000));
     } finally {
       child.stdin.end();
       await exited;
     }
-    const results = out.split('\n').filter((l) => l.includes('"type":"result"'));
+    const results = stdout()
+      .split('\n')
+      .filter((l) => l.includes('"type":"result"'));
     expect(results).toHaveLength(1);
     const bodies = (await requests(id)).map((r) => JSON.stringify(r.body));
     expect(bodies[0]).not.toContain('STEERED TEXT');
@@ -321,31 +173,19 @@ describe('claude stream-json, an interrupt that arrives when idle (fact check)',
   it('is answered and does not touch the next turn', async () => {
     const id = 'claude-warm-idle-interrupt';
     const base = await scenario(id, { mode: 'ok', reply: 'Still here.' });
-    const state = stateDir('claude');
-    const { request } = turn('claude', state, base, '', { type: 'new' }, 60_000);
-    const child = spawn('claude', [...ARGV.slice(1), '--session-id', randomUUID()], {
-      cwd: request.cwd,
-      env: { ...request.env, PATH: `${inject('clisDir')}/bin:${process.env.PATH}` },
-      stdio: ['pipe', 'pipe', 'ignore'],
-    });
-    let out = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (c: string) => {
-      out += c;
-    });
-    const exited = new Promise((r) => child.once('exit', r));
+    const { child, stdout, exited } = rawClaude(base);
     const send = (msg: unknown) => child.stdin.write(`${JSON.stringify(msg)}\n`);
     try {
       send({ type: 'control_request', request_id: 'idle-1', request: { subtype: 'interrupt' } });
-      await waitFor(async () => out.includes('idle-1'));
+      await waitFor(async () => stdout().includes('idle-1'));
       send({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: 'hello' }] } });
-      await waitFor(async () => out.includes('"type":"result"'));
+      await waitFor(async () => stdout().includes('"type":"result"'));
       await new Promise((r) => setTimeout(r, 1000));
     } finally {
       child.stdin.end();
       await exited;
     }
-    const events = out
+    const events = stdout()
       .split('\n')
       .filter((l) => l.trim())
       .map((l) => JSON.parse(l) as { type: string; subtype?: string; result?: string; response?: unknown });
@@ -359,28 +199,19 @@ describe('claude stream-json, an interrupt that arrives when idle (fact check)',
   });
 });
 
-/** The summed VmRSS of every process in a process group, in KiB. */
-function groupRssKb(pgid: number): number {
-  let total = 0;
-  for (const p of readdirSync('/proc')) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, 'latin1');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[2]) !== pgid) continue;
-      const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'latin1'));
-      total += m ? Number(m[1]) : 0;
-    } catch {
-      // gone
-    }
-  }
-  return total;
-}
-
-async function waitFor(ok: () => Promise<boolean>, ms = 60_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** The pinned claude in stream-json mode on a new session, without the driver. */
+function rawClaude(base: string) {
+  const { request } = turn('claude', stateDir('claude'), base, '', { type: 'new' }, 60_000);
+  const child = spawn('claude', [...ARGV.slice(1), '--session-id', randomUUID()], {
+    cwd: request.cwd,
+    env: { ...request.env, PATH: `${inject('clisDir')}/bin:${process.env.PATH}` },
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  let out = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (c: string) => {
+    out += c;
+  });
+  const exited = new Promise((r) => child.once('exit', r));
+  return { child, stdout: () => out, exited };
 }

@@ -1,4 +1,4 @@
-// What the warm driver tests against the real CLIs (claude-warm, codex-warm, pi-warm) share: a
+// What the warm driver tests against the real CLIs (claude-warm, codex-warm, pi-warm, acp) share: a
 // capture of every protocol message both ways and each step's result, written as a fixture when the
 // suite's capture variable names a folder (the fixtures are captured, never typed), and the model
 // requests a scenario saw.
