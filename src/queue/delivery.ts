@@ -379,6 +379,8 @@ export class Deliverer {
 
   /** A wait that `wake()` (and, with `chat`, a recovery on its channel) ends early. */
   private sleep(ms: number, chat?: ChatKey): Promise<void> {
+    // None once stopped: a loop awaiting the store at `stop()` would begin a whole back-off after it.
+    if (this.stopped) return Promise.resolve();
     return new Promise((resolve) => {
       const entry = {
         // setTimeout fires at once for a delay past 2^31 - 1 ms (about 24.8 days, a hostile Retry-After).

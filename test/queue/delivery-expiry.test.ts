@@ -86,6 +86,29 @@ describe('retrying for a time', () => {
     expect(rowsForKey(t.db, 'in:1')[0]).toMatchObject({ status: 'sent', tries: 10 });
   });
 
+  it('a stop while the failure is being written ends the back-off that would follow it', async () => {
+    t = tempDb();
+    const clock = { now: 1000 };
+    const channel = new FakeChannel('twilio');
+    channel.failNext = [down];
+    enqueueOutbound(t.db, CHAT, 'in:1', [{ type: 'text', text: 'hi' }], 1000);
+    const d = deliverer(channel, clock, { backoffMs: () => 600_000 });
+    // Stopped during the send: the loop then writes the failure and would wait out the back-off.
+    const send = channel.send.bind(channel);
+    channel.send = async (chatId, item) => {
+      d.stop();
+      return send(chatId, item);
+    };
+    d.kick(CHAT);
+    const idle = await Promise.race([
+      d.idle().then(() => 'idle'),
+      new Promise((r) => setTimeout(() => r('still waiting after 10 s'), 10_000).unref()),
+    ]);
+    expect(idle).toBe('idle');
+    // The back-off as stored (capped by the retry time, 60 s here): the next start resumes it.
+    expect(rowsForKey(t.db, 'in:1')[0]).toMatchObject({ status: 'pending', tries: 1, nextAt: 61_000 });
+  });
+
   it('a send that works again on the channel wakes the other chats out of their backoff', async () => {
     t = tempDb();
     const clock = { now: 1000 };

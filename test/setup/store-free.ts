@@ -196,6 +196,7 @@ export const STORE_FREE: string[] = [
   'test/queue/media-confined.test.ts',
   'test/queue/persist.test.ts',
   'test/queue/progress-feed.test.ts',
+  'test/queue/ready-key.test.ts',
   'test/queue/retry.test.ts',
   'test/queue/session-keep.test.ts',
   'test/queue/warm-demand.test.ts',
