@@ -100,6 +100,8 @@ export async function makeFleet(url: string, n: number, extra: Record<string, un
       )
         killOrphanGroup(e.pid);
   };
+  let closed = false;
+  const starting = new Set<Proc>();
   const fleet: Fleet = {
     fake,
     homes,
@@ -124,8 +126,10 @@ export async function makeFleet(url: string, n: number, extra: Record<string, un
     },
     events,
     start: async (i) => {
+      if (closed) throw new Error(`relay ${i} not started: the fleet is closed`);
       const home = homes[i] as Home;
       const p = spawnNode([MAIN, 'relay'], home.env);
+      starting.add(p);
       history.push({ index: i, pid: p.child.pid ?? -1, startedAt: Date.now() });
       // Up once its control socket answers. Bounded generously: a relay starting on a machine busy
       // with two others and their agents can take well over 20 s, and one answer well over 2 s (a
@@ -134,13 +138,16 @@ export async function makeFleet(url: string, n: number, extra: Record<string, un
       for (const end = Date.now() + 90_000; Date.now() < end; ) {
         if (await Promise.race([exited, new Promise<false>((r) => setTimeout(() => r(false), 50))]))
           throw new Error(`relay ${i} exited at start: ${p.stderr()}`);
+        if (closed) throw new Error(`relay ${i} stopped while starting: the fleet closed`);
         if (
           (await callControl(join(home.dir, 'relay.sock'), 'status', undefined, { timeoutMs: 15_000 })).ok
         ) {
+          starting.delete(p);
           procs[i] = p;
           return p;
         }
       }
+      starting.delete(p);
       p.child.kill('SIGKILL');
       throw new Error(`relay ${i} did not start within 90 s: ${p.stderr()}`);
     },
@@ -162,7 +169,9 @@ export async function makeFleet(url: string, n: number, extra: Record<string, un
       return (await p.exit).code;
     },
     close: async () => {
-      for (const p of procs.splice(0))
+      closed = true;
+      // A relay still starting (a restart in the background) is not in `procs` yet: stopped too.
+      for (const p of [...starting, ...procs.splice(0)])
         if (p && p.child.exitCode === null && p.child.signalCode === null) await killRelay(p);
       orphans();
       await fake.close();
