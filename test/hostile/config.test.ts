@@ -109,10 +109,12 @@ function get(v: unknown, path: readonly (string | number)[]): unknown {
   return cur;
 }
 
-const isPath = (v: unknown, path: readonly (string | number)[]) =>
-  path.length > 0 &&
-  get(v, path.slice(0, -1)) !== undefined &&
-  Object.hasOwn(get(v, path.slice(0, -1)) as object, path.at(-1)!);
+const isPath = (v: unknown, path: readonly (string | number)[]) => {
+  if (path.length === 0) return false;
+  // The parent may be written as null (`{agents: {'': null}}`): then nothing is under it.
+  const parent = get(v, path.slice(0, -1));
+  return parent !== null && typeof parent === 'object' && Object.hasOwn(parent, path.at(-1)!);
+};
 
 /** Paths the loader itself rewrites, documented: `~` in folder settings. */
 const expands = (path: readonly (string | number)[]) =>
