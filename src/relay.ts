@@ -68,8 +68,11 @@ export interface ServiceDeps extends RelayDeps {
   onEventsStored: (listener: () => void) => void;
   /** Routes served on the web console's HTTP server before its token check (the hooks). */
   http: HttpRoutes;
-  /** This process's leases (queue/process-owner.ts): the scheduler runs while it leads `scheduler`. */
-  leader: Pick<ProcessOwner, 'lead' | 'claimLeads'>;
+  /**
+   * This process's leases and notices (queue/process-owner.ts): the scheduler runs while it leads
+   * `scheduler`, the events runner while it leads `events`.
+   */
+  leader: Pick<ProcessOwner, 'lead' | 'claimLeads' | 'tell' | 'on'>;
 }
 
 export interface RelayService {

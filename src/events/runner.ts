@@ -33,7 +33,16 @@ export interface EventRunnerDeps {
   busyRetryMs?: number;
 }
 
-export type EventOutcome = 'sent' | 'silent' | 'failed' | 'stopped' | 'gave_up' | 'busy' | 'cut_off';
+export type EventOutcome =
+  | 'sent'
+  | 'silent'
+  | 'failed'
+  | 'stopped'
+  | 'gave_up'
+  | 'busy'
+  | 'cut_off'
+  /** Begun or finished by another look since it was read: not this one's to run. */
+  | 'skipped';
 
 export class EventRunner {
   private readonly working = new Map<string, Promise<void>>();
@@ -84,12 +93,12 @@ export class EventRunner {
       const now = this.d.clock.now();
       let wakeAt: number | undefined;
       try {
-        const plan = planEvents(
-          await this.d.store.open(),
-          now,
-          new Set(this.working.keys()),
-          this.inHours(now),
-        );
+        // The chats at work when the read starts count as busy too: a drain that ends while the
+        // read is on its way may have finished an event the read still shows open.
+        const busy = new Set(this.working.keys());
+        const open = await this.d.store.open();
+        for (const chat of this.working.keys()) busy.add(chat);
+        const plan = planEvents(open, now, busy, this.inHours(now));
         for (const e of plan.start) this.launch(e);
         wakeAt = plan.wakeAt;
       } finally {
@@ -146,6 +155,13 @@ export class EventRunner {
   async runOne(e: StoredEvent): Promise<EventOutcome> {
     const { store, runner, log, clock } = this.d;
     const chat = e.chat as ChatKey;
+    // Claimed first, against the row as it was read: a read older than another look's begin or
+    // finish runs nothing (and gives nothing up).
+    const begun = await store.begin(e.id, e);
+    if (!begun) {
+      log.debug({ event: e.id }, 'events: begun or finished since it was read; left to that look');
+      return 'skipped';
+    }
     if (e.state === 'running' && e.attempts >= MAX_EVENT_ATTEMPTS) {
       log.warn({ event: e.id, source: e.source }, 'events: cut off twice by a stop; given up');
       await store.finish(e.id, 'gave_up', clock.now());
@@ -160,7 +176,6 @@ export class EventRunner {
     if (e.state === 'running')
       log.warn({ event: e.id }, 'events: run was cut off by a stop; trying once more');
     const o = eventOptions(e);
-    await store.begin(e.id);
     const r = await runner.runIfIdle(chat, e.prompt, {
       allowNewSession: true,
       // A quiet event is a check-in: like the heartbeat it does not keep the session awake.
@@ -177,7 +192,7 @@ export class EventRunner {
     });
     switch (r.type) {
       case 'busy':
-        await store.release(e.id);
+        await store.release(e.id, begun.attempts);
         return 'busy';
       case 'no_session':
         return this.fail(e, 'there is no agent session in this chat');

@@ -11,6 +11,7 @@ import type { HookConfig } from '../config/schema-events.js';
 import type { ChannelName, ChatKey, SystemRunner } from '../core/types.js';
 import { systemClock } from '../heartbeat/clock.js';
 import { type Logger, registerCredential } from '../log.js';
+import type { ProcessOwner } from '../queue/process-owner.js';
 import type { EventStore } from '../store/events.js';
 import { REJECTED, SETTLE_MS, scanFolder } from './folder.js';
 import { createHookHandler } from './hooks.js';
@@ -35,7 +36,16 @@ export interface EventsServiceDeps {
   http: { add(prefix: string, handler: RouteHandler): void };
   /** send_to_agent stores its requests as events: the runner is told at once. */
   onEventsStored?: (listener: () => void) => void;
+  /**
+   * The processes sharing the store (queue/process-owner.ts). Each stores events, one runs them: the
+   * holder of the `events` lead, told of events stored elsewhere by `events_stored`. Without it
+   * (a store of this process alone) the runner runs from the start.
+   */
+  leader?: Pick<ProcessOwner, 'lead' | 'claimLeads' | 'tell' | 'on'>;
 }
+
+/** The leader lease under which one process of a store runs its events. */
+export const EVENTS_LEAD = 'events';
 
 export const eventsDir = (paths: Pick<Paths, 'home'>): string => join(paths.home, 'events');
 
@@ -52,7 +62,11 @@ export const eventsService = {
       log,
       ...(config.heartbeat.activeHours && { activeHours: config.heartbeat.activeHours }),
     });
-    const stored = () => runner.kick();
+    const { leader } = deps;
+    // Heard here at once (own notices are dispatched in process) and by the others on their next
+    // round; the runner's minute-long sleep is the fallback for a notice lost on the way.
+    const stored = leader ? () => leader.tell('events_stored', '') : () => runner.kick();
+    leader?.on('events_stored', () => runner.kick());
     deps.onEventsStored?.(stored);
     const hooks: Record<string, HookConfig & { resolved: ChatKey }> = {};
     for (const [name, hook] of Object.entries(config.hooks)) {
@@ -76,7 +90,10 @@ export const eventsService = {
     let watcher: FolderWatch | undefined;
     return {
       async start() {
-        runner.start();
+        if (leader) {
+          leader.lead(EVENTS_LEAD, { gained: () => runner.start(), lost: () => runner.stop() });
+          await leader.claimLeads();
+        } else runner.start();
         if (!config.events.enabled) return;
         mkdirSync(join(dir, REJECTED), { recursive: true, mode: 0o700 });
         watcher = watchFolder(
@@ -92,7 +109,7 @@ export const eventsService = {
               log,
             });
             if (r.stored + r.duplicate + r.rejected > 0) log.info(r, 'events: folder read');
-            if (r.stored > 0) runner.kick();
+            if (r.stored > 0) stored();
             // A file that may still be written is looked at again once it has settled.
             if (r.waiting > 0) setTimeout(() => watcher?.poke(), SETTLE_MS).unref();
           },

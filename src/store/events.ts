@@ -29,10 +29,17 @@ export interface EventStore {
   open(): Promise<StoredEvent[]>;
   /** The first `limit` open events of one chat due by `now`, in run order (a chat's next ones). */
   dueFor(chat: string, now: number, limit: number): Promise<StoredEvent[]>;
-  /** Saves that a run begins (before the agent starts), counting the attempt. */
-  begin(id: number): Promise<StoredEvent | undefined>;
-  /** Back to waiting (the chat was busy, or the relay stopped before the run began). */
-  release(id: number): Promise<void>;
+  /**
+   * Saves that a run begins (before the agent starts), counting the attempt, only while the row is
+   * still as `seen` (its state and attempts when it was read): the row as begun, or undefined when
+   * a look since (another drain, another process) began or finished it, so it is not run twice.
+   */
+  begin(id: number, seen: Pick<StoredEvent, 'state' | 'attempts'>): Promise<StoredEvent | undefined>;
+  /**
+   * Back to waiting (the chat was busy, or the relay stopped before the run began), only while the
+   * row is still as `begun` left it (`attempts` as that begin counted them).
+   */
+  release(id: number, attempts: number): Promise<void>;
   finish(id: number, outcome: string, now: number): Promise<void>;
   /** Finished rows older than `before` are deleted (their keys with them). */
   prune(before: number): Promise<number>;

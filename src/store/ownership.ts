@@ -68,16 +68,29 @@ export type LeaseOutcome =
  * socket, Telegram's long poll, Twilio's poll mode) is `channel:<name>`, named by its plug-in: the
  * store knows no channel by name.
  */
-export type LeaderName = 'scheduler' | 'retention' | 'media_sweep' | 'link_alert' | `channel:${string}`;
+export type LeaderName =
+  | 'scheduler'
+  | 'events'
+  | 'retention'
+  | 'media_sweep'
+  | 'link_alert'
+  | `channel:${string}`;
 
 /**
  * What processes tell each other: `key` is the chat (or empty). `chat_ready`: a message waits for the
  * chat's lease holder; `chat_control`: a /stop or /new for the process running the chat (its key is
  * the control as JSON, queue/chat-control.ts); `interaction_answered`: an answer recorded by a process
  * that does not wait on it (its key is the interaction's id); `tasks_changed`: a task was added,
- * changed or removed; `outbox`: a reply waits for the process that delivers the chat.
+ * changed or removed; `outbox`: a reply waits for the process that delivers the chat; `events_stored`:
+ * an event from outside was stored, for the process that runs them (leading `events`).
  */
-export type Topic = 'chat_ready' | 'chat_control' | 'interaction_answered' | 'tasks_changed' | 'outbox';
+export type Topic =
+  | 'chat_ready'
+  | 'chat_control'
+  | 'interaction_answered'
+  | 'tasks_changed'
+  | 'outbox'
+  | 'events_stored';
 
 export interface Notification {
   id: number;

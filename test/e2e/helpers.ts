@@ -125,10 +125,10 @@ export function killOrphanGroup(pid: number): void {
  * default bound is for a machine loaded by other jobs, where starting the built relay and a fake
  * CLI alone can take over 15 s; a passing test never waits it out.
  */
-export async function waitFor(check: () => boolean, ms = 45_000): Promise<boolean> {
+export async function waitFor(check: () => boolean | Promise<boolean>, ms = 45_000): Promise<boolean> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
-    if (check()) return true;
+    if (await check()) return true;
     await new Promise((r) => setTimeout(r, 10));
   }
   return check();

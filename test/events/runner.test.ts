@@ -180,9 +180,11 @@ describe('EventRunner', () => {
     const [once, twice] = await store.events.addAll([ev('telegram:1', 'once'), ev('telegram:2', 'twice')], 1);
     if (once?.type !== 'added' || twice?.type !== 'added') throw new Error('not added');
     // As a killed relay leaves them: begun, never finished.
-    await store.events.begin(once.id);
-    await store.events.begin(twice.id);
-    await store.events.begin(twice.id);
+    for (const id of [once.id, twice.id, twice.id]) {
+      const seen = await store.events.get(id);
+      if (!seen) throw new Error(`no event ${id}`);
+      await store.events.begin(id, seen);
+    }
     const r = new ScriptedRunner();
     start(r);
     expect(await waitFor(() => r.delivered.length === 2, 5000)).toBe(true);

@@ -4,11 +4,10 @@
 // `channel:telegram` polls; the other shows the channel as held by it and still sends; after a
 // SIGKILL of the first, the second takes the poll over and answers the next message.
 import { existsSync } from 'node:fs';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dm, type FakeBotApi, startFakeBotApi, TOKEN } from '../channels/telegram/fake-bot-api.js';
 import { type Home, MAIN, makeHome, type Proc, spawnNode } from '../e2e/helpers.js';
-import { freshDatabase } from '../support/postgres-db.js';
+import { freshDatabase, queryRows } from '../support/postgres-db.js';
 
 const USER = 4242;
 let url: string;
@@ -16,15 +15,7 @@ let api: FakeBotApi;
 const homes: Home[] = [];
 const relays: Proc[] = [];
 
-async function rows<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-  const c = new pg.Client(url);
-  await c.connect();
-  try {
-    return (await c.query(sql, params)).rows as T[];
-  } finally {
-    await c.end();
-  }
-}
+const rows = <T>(sql: string, params: unknown[] = []): Promise<T[]> => queryRows<T>(url, sql, params);
 
 /** Polls a check every 50 ms until it holds or 20 s passed; whether it held. */
 async function until(check: () => Promise<boolean> | boolean, ms = 20_000): Promise<boolean> {

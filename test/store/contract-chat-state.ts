@@ -122,16 +122,25 @@ export function chatStateContract(fresh: () => Promise<Store>): void {
       expect((await s.events.open()).map((e) => e.orderName)).toEqual(['B', 'b', 'c', 'a']);
       expect((await s.events.dueFor(CHAT, NOW, 2)).map((e) => e.orderName)).toEqual(['B', 'b']);
       const id = added[0]?.id ?? 0;
-      expect(await s.events.begin(id)).toMatchObject({
+      const waiting = { state: 'waiting', attempts: 0 } as const;
+      expect(await s.events.begin(id, waiting)).toMatchObject({
         state: 'running',
         attempts: 1,
         options: '{"quiet":true}',
       });
-      await s.events.release(id);
+      // A begin against a row read before that one's begin claims nothing.
+      expect(await s.events.begin(id, waiting)).toBeUndefined();
+      // A release counts from the begin it undoes: an older one's changes nothing.
+      await s.events.release(id, 0);
+      expect(await s.events.get(id)).toMatchObject({ state: 'running', attempts: 1 });
+      await s.events.release(id, 1);
       expect(await s.events.get(id)).toMatchObject({ state: 'waiting', attempts: 0 });
-      await s.events.begin(id);
+      expect(await s.events.begin(id, waiting)).toMatchObject({ state: 'running', attempts: 1 });
+      // A row cut off as running is begun again against that read, and counts the attempt.
+      expect(await s.events.begin(id, { state: 'running', attempts: 1 })).toMatchObject({ attempts: 2 });
       await s.events.finish(id, 'ok', NOW + 10);
-      expect(await s.events.begin(id)).toMatchObject({ state: 'done', attempts: 1, outcome: 'ok' });
+      expect(await s.events.begin(id, { state: 'running', attempts: 2 })).toBeUndefined();
+      expect(await s.events.get(id)).toMatchObject({ state: 'done', attempts: 2, outcome: 'ok' });
       expect(await s.events.prune(NOW + 10)).toBe(0);
       expect(await s.events.prune(NOW + 11)).toBe(1);
       expect(await s.events.get(id)).toBeUndefined();

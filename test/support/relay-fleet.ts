@@ -199,12 +199,15 @@ function isFake(pid: number): boolean {
   }
 }
 
-/** Which relay of the fleet holds the `scheduler` lead now, by its index (-1: none). */
-export async function schedulerLeader(f: Fleet, url: string): Promise<number> {
+/** Which relay of the fleet holds the lead `name` now, by its index (-1: none). */
+export async function leaderOf(f: Fleet, url: string, name: string): Promise<number> {
   const [r] = await queryRows<{ pid: number }>(
     url,
     `SELECT p.pid FROM leader_leases l JOIN processes p ON p.id = l.holder
-      WHERE l.name = 'scheduler' AND l.expires_at > (extract(epoch from clock_timestamp()) * 1000)::bigint`,
+      WHERE l.name = $1 AND l.expires_at > (extract(epoch from clock_timestamp()) * 1000)::bigint`,
+    [name],
   );
   return f.procs.findIndex((p) => p !== undefined && p.child.pid === r?.pid);
 }
+
+export const schedulerLeader = (f: Fleet, url: string): Promise<number> => leaderOf(f, url, 'scheduler');

@@ -71,21 +71,19 @@ export function pgEventStore(pool: Pool): EventStore {
          ${RUN_ORDER} LIMIT $3`,
         [chat, now, limit],
       ),
-    // One statement: the row as updated, or as it is when it was done already.
-    begin: async (id) =>
+    begin: async (id, seen) =>
       (
         await list(
-          `WITH u AS (UPDATE outside_events SET state = 'running', attempts = attempts + 1
-                      WHERE id = $1 AND state <> 'done' RETURNING ${COLUMNS})
-           SELECT * FROM u
-           UNION ALL SELECT ${COLUMNS} FROM outside_events WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM u)`,
-          [id],
+          `UPDATE outside_events SET state = 'running', attempts = attempts + 1
+           WHERE id = $1 AND state = $2 AND attempts = $3 AND state <> 'done' RETURNING ${COLUMNS}`,
+          [id, seen.state, seen.attempts],
         )
       )[0],
-    release: async (id) => {
+    release: async (id, attempts) => {
       await pool.query(
-        `UPDATE outside_events SET state = 'waiting', attempts = greatest(attempts - 1, 0) WHERE id = $1 AND state = 'running'`,
-        [id],
+        `UPDATE outside_events SET state = 'waiting', attempts = greatest(attempts - 1, 0)
+         WHERE id = $1 AND state = 'running' AND attempts = $2`,
+        [id, attempts],
       );
     },
     finish: async (id, outcome, now) => {

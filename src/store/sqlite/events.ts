@@ -99,19 +99,20 @@ export function eventStore(db: Db): EventStore {
            ORDER BY due_at, order_name, id LIMIT ?`,
         ).all(chat, now, limit) as unknown as Row[]
       ).map(toEvent),
-    begin: async (id) =>
-      transaction(db, () => {
-        prepared(
-          db,
-          `UPDATE outside_events SET state = 'running', attempts = attempts + 1 WHERE id = ? AND state != 'done'`,
-        ).run(id);
-        return byId(id);
-      }),
-    release: async (id) => {
+    begin: async (id, seen) => {
+      const r = prepared(
+        db,
+        `UPDATE outside_events SET state = 'running', attempts = attempts + 1
+         WHERE id = ? AND state = ? AND attempts = ? AND state != 'done' RETURNING ${COLUMNS}`,
+      ).get(id, seen.state, seen.attempts) as Row | undefined;
+      return r && toEvent(r);
+    },
+    release: async (id, attempts) => {
       prepared(
         db,
-        `UPDATE outside_events SET state = 'waiting', attempts = MAX(attempts - 1, 0) WHERE id = ? AND state = 'running'`,
-      ).run(id);
+        `UPDATE outside_events SET state = 'waiting', attempts = MAX(attempts - 1, 0)
+         WHERE id = ? AND state = 'running' AND attempts = ?`,
+      ).run(id, attempts);
     },
     finish: async (id, outcome, now) => {
       prepared(db, `UPDATE outside_events SET state = 'done', outcome = ?, finished_at = ? WHERE id = ?`).run(
