@@ -20,6 +20,19 @@ function retained(): number {
   return m.heapUsed + m.arrayBuffers;
 }
 
+/**
+ * The least of three `retained()` readings a turn apart: a stream's last chunks can stay reachable
+ * from callbacks due on the next turn, and a reading taken then overstates what is kept.
+ */
+async function settledRetained(): Promise<number> {
+  let least = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < 3; i++) {
+    await new Promise((r) => setImmediate(r));
+    least = Math.min(least, retained());
+  }
+  return least;
+}
+
 function script(name: string, body: string): string {
   const file = join(dir, name);
   writeFileSync(file, body);
@@ -271,7 +284,7 @@ describe('spawnProcess', () => {
          while (n < 100) { n++; if (!process.stdout.write(chunk)) return process.stdout.once('drain', write); }
        })();`,
     );
-    const before = retained();
+    const before = await settledRetained();
     let streamed = 0;
     const r = await spawnProcess({
       file: node,
@@ -283,14 +296,15 @@ describe('spawnProcess', () => {
       },
     });
     // What stays reachable after a full GC: the capped output, not the 100 MB that went by.
-    const grown = retained() - before;
+    const grown = (await settledRetained()) - before;
     expect(r).toMatchObject({ type: 'exited', exitCode: 0, stdoutTruncated: true });
     if (r.type !== 'exited') return;
     expect(r.stdout.length).toBeLessThanOrEqual(1024 * 1024);
     expect(r.stdoutLines.length).toBeLessThanOrEqual(1024);
     expect(streamed).toBe(100 * 1024);
-    // Keeping the flood would retain over 100 MB; allow for heap noise from the other test workers.
-    expect(grown).toBeLessThan(40 * 1024 * 1024);
+    // Keeping the flood would retain over 100 MB; allow for heap noise from the files that shared
+    // this worker before (a CI run saw 43 MB from a single reading).
+    expect(grown).toBeLessThan(64 * 1024 * 1024);
   });
 
   it('cuts one endless line at the cap', async () => {
