@@ -122,6 +122,9 @@ while (rssMb() < RSS_MB) kept.push(Buffer.alloc(2 ** 20, 1));
 const rssGrown = rssMb();
 
 /** One window: N starts, P at a time, each issued from its own turn of the loop; the probe meanwhile. */
+/** The probe's own CPU per ms of window on the main thread, from the round's idle window. */
+let probeCpuPerMs = 0;
+
 async function measure(way, kind) {
   const gaps = [];
   const toPid = [];
@@ -179,6 +182,8 @@ async function measure(way, kind) {
     heldThere,
     cpuProcMs: (c.user + c.system) / 1000 / n,
     cpuMainMs: (t.user + t.system) / 1000 / n,
+    // Less the probe's ticks, which are most of it in a long window (node's starts take longer).
+    cpuMainNetMs: ((t.user + t.system) / 1000 - probeCpuPerMs * wallMs) / n,
     cpuLauncherMs: (procCpuMs(launcher.pid) - lc0) / n,
   };
 }
@@ -190,6 +195,7 @@ const windows = [];
 for (const kind of Object.keys(KINDS)) for (const way of WAYS) await measure(way, kind);
 for (let r = 0; r < ROUNDS; r++) {
   const idle = await measure('idle', 'none');
+  probeCpuPerMs = idle.cpuMainMs / idle.wallMs;
   windows.push({ round: r, ...idle });
   process.stderr.write(
     `round ${r + 1} idle: gap max ${f1(idle.gapMax)} p99 ${f2(idle.gapP99)} ms, CPU ${f1(idle.cpuProcMs)} ms in ${IDLE_MS} ms\n`,
@@ -202,7 +208,7 @@ for (let r = 0; r < ROUNDS; r++) {
       process.stderr.write(
         `round ${r + 1} ${kind} ${way}: gap max ${f1(w.gapMax)} p99 ${f2(w.gapP99)} ms (eld p99 ${f2(w.eldP99)}), ` +
           `to pid median ${f2(median(w.toPid))} p99 ${f2(p99(w.toPid))} ms, held there median ${f2(median(w.heldThere))} ms, ` +
-          `CPU/spawn process ${f2(w.cpuProcMs)} main ${f2(w.cpuMainMs)} launcher ${f2(w.cpuLauncherMs)} ms, wall ${Math.round(w.wallMs)} ms\n`,
+          `CPU/spawn process ${f2(w.cpuProcMs)} main ${f2(w.cpuMainMs)} (less the probe ${f2(w.cpuMainNetMs)}) launcher ${f2(w.cpuLauncherMs)} ms, wall ${Math.round(w.wallMs)} ms\n`,
       );
     }
   }
