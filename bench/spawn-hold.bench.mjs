@@ -6,7 +6,8 @@
 // launcher process forked before the heap grew, over IPC. Per way: the main thread's longest and
 // p99 gap between ticks of a 1 ms timer while the spawns happen, the time from the request to the
 // pid, how long the spawn call held the thread that made it, CPU per spawn (main thread, less the
-// probe's own as the idle window measured it; whole process; launcher), and the ratios against (a). An idle window per round is the floor.
+// probe's own as the idle window measured it; whole process; launcher), the main thread's minor
+// page faults per spawn, and the ratios against (a). An idle window per round is the floor.
 // BENCH_SPAWN_HOLD_N (40), _P (4), _ROUNDS (8) and _RSS_MB (200) change the sizes.
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -91,6 +92,11 @@ export default async function spawnHold() {
           metric: `${pre}: the spawn call held its thread, median / p99 / max`,
           value: `${f(median(all(ws, 'heldThere')))} / ${f(p99(all(ws, 'heldThere')))} / ${f(Math.max(...all(ws, 'heldThere')))}`,
           unit: 'ms',
+        },
+        {
+          metric: `${pre}: minor page faults of the main thread per spawn (median of rounds)`,
+          value: median(ws.map((w) => w.faultsMain)),
+          unit: '',
         },
         {
           metric: `${pre}: CPU per spawn, main thread less the probe / main thread / whole process / launcher (median of rounds)`,

@@ -33,6 +33,16 @@ const rssMbOf = (pid) =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
 
 /**
+ * Minor page faults of this process's main thread so far (/proc/<pid>/task/<pid>/stat, field 10):
+ * after a fork every page of the parent is copy-on-write until the child has exec'd, so the main
+ * thread's next write to each page it touches is a fault, wherever the fork was made from.
+ */
+const mainFaults = () => {
+  const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[7]);
+};
+
+/**
  * A spawner on the far side of a message port (the worker) or an IPC channel (the launcher).
  * `died` is told how to fail every request in flight, so a spawner that dies fails the run.
  */
@@ -131,6 +141,7 @@ async function measure(way, kind) {
   const heldThere = [];
   const eld = monitorEventLoopDelay({ resolution: 1 });
   const lc0 = procCpuMs(launcher.pid);
+  const f0 = mainFaults();
   const c0 = process.cpuUsage();
   const t0 = process.threadCpuUsage();
   const w0 = performance.now();
@@ -167,6 +178,7 @@ async function measure(way, kind) {
   clearInterval(probe);
   const wallMs = performance.now() - w0;
   const c = process.cpuUsage(c0);
+  const faults = mainFaults() - f0;
   const t = process.threadCpuUsage(t0);
   const n = way === 'idle' ? 1 : N;
   return {
@@ -185,6 +197,7 @@ async function measure(way, kind) {
     // Less the probe's ticks, which are most of it in a long window (node's starts take longer).
     cpuMainNetMs: ((t.user + t.system) / 1000 - probeCpuPerMs * wallMs) / n,
     cpuLauncherMs: (procCpuMs(launcher.pid) - lc0) / n,
+    faultsMain: faults / n,
   };
 }
 
@@ -198,7 +211,7 @@ for (let r = 0; r < ROUNDS; r++) {
   probeCpuPerMs = idle.cpuMainMs / idle.wallMs;
   windows.push({ round: r, ...idle });
   process.stderr.write(
-    `round ${r + 1} idle: gap max ${f1(idle.gapMax)} p99 ${f2(idle.gapP99)} ms, CPU ${f1(idle.cpuProcMs)} ms in ${IDLE_MS} ms\n`,
+    `round ${r + 1} idle: gap max ${f1(idle.gapMax)} p99 ${f2(idle.gapP99)} ms, CPU ${f1(idle.cpuProcMs)} ms, main-thread faults ${idle.faultsMain} in ${IDLE_MS} ms\n`,
   );
   for (const kind of Object.keys(KINDS)) {
     const order = WAYS.map((_, i) => WAYS[(i + r) % WAYS.length]);
@@ -208,7 +221,7 @@ for (let r = 0; r < ROUNDS; r++) {
       process.stderr.write(
         `round ${r + 1} ${kind} ${way}: gap max ${f1(w.gapMax)} p99 ${f2(w.gapP99)} ms (eld p99 ${f2(w.eldP99)}), ` +
           `to pid median ${f2(median(w.toPid))} p99 ${f2(p99(w.toPid))} ms, held there median ${f2(median(w.heldThere))} ms, ` +
-          `CPU/spawn process ${f2(w.cpuProcMs)} main ${f2(w.cpuMainMs)} (less the probe ${f2(w.cpuMainNetMs)}) launcher ${f2(w.cpuLauncherMs)} ms, wall ${Math.round(w.wallMs)} ms\n`,
+          `CPU/spawn process ${f2(w.cpuProcMs)} main ${f2(w.cpuMainMs)} (less the probe ${f2(w.cpuMainNetMs)}) launcher ${f2(w.cpuLauncherMs)} ms, main-thread faults/spawn ${Math.round(w.faultsMain)}, wall ${Math.round(w.wallMs)} ms\n`,
       );
     }
   }
