@@ -1,0 +1,102 @@
+// The spawn-hold bench's spawning side (ways b and c): as a worker thread and as a forked launcher
+// it must really start the program asked for, answer its pid before its exit, pass the exit code
+// on, and say when a program cannot start, or the bench would time a spawn that never happened.
+// Real worker threads and real child processes.
+import { type ChildProcess, fork } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const SPAWNER = fileURLToPath(new URL('../../bench/lib/spawn-hold-spawner.mjs', import.meta.url));
+const ENV = { PATH: '/usr/bin:/bin' };
+
+type Reply = { id: number; pid?: number; ms?: number; exit?: number | string; error?: string };
+
+const workers: Worker[] = [];
+const launchers: ChildProcess[] = [];
+afterEach(async () => {
+  for (const w of workers.splice(0)) await w.terminate();
+  for (const c of launchers.splice(0)) {
+    if (c.exitCode !== null || c.signalCode !== null) continue;
+    const gone = once(c, 'exit');
+    c.kill('SIGKILL');
+    await gone;
+  }
+});
+
+/** Rejects when the spawner exits, so a broken one fails the test at once instead of timing out. */
+function death(e: Worker | ChildProcess): Promise<never> {
+  return new Promise((_, reject) => {
+    e.once('exit', (code: number | null) => reject(new Error(`the spawner exited (${code})`)));
+  });
+}
+
+/** Sends one request and collects the replies for it until its exit or error. */
+function ask(
+  post: (m: unknown) => void,
+  on: (f: (m: Reply) => void) => void,
+  id: number,
+  file: string,
+  args: string[],
+): Promise<Reply[]> {
+  return new Promise((resolve) => {
+    const got: Reply[] = [];
+    on((m) => {
+      if (m.id !== id) return;
+      got.push(m);
+      if (m.exit !== undefined || m.error !== undefined) resolve(got);
+    });
+    post({ type: 'spawn', id, file, args, env: ENV });
+  });
+}
+
+async function checkSpawner(
+  post: (m: unknown) => void,
+  on: (f: (m: Reply) => void) => void,
+  died: Promise<never>,
+) {
+  const ok = await Promise.race([ask(post, on, 1, process.execPath, ['-e', 'process.exit(3)']), died]);
+  expect(ok.map((m) => Object.keys(m).sort().join(','))).toEqual(['id,ms,pid', 'exit,id']);
+  expect(ok[0].pid).toBeGreaterThan(0);
+  expect(ok[0].pid).not.toBe(process.pid);
+  expect(ok[0].ms).toBeGreaterThanOrEqual(0);
+  expect(ok[1].exit).toBe(3);
+
+  const missing = await Promise.race([ask(post, on, 2, '/nonexistent/aw-spawn-hold-test', []), died]);
+  expect(missing).toHaveLength(1);
+  expect(missing[0].error).toMatch(/ENOENT/);
+}
+
+describe.runIf(process.platform === 'linux')('spawn-hold spawner', () => {
+  it('as a worker thread: starts the program, pid before exit, the exit code, ENOENT as an error', async () => {
+    const w = new Worker(SPAWNER);
+    workers.push(w);
+    const died = death(w);
+    died.catch(() => {});
+    await Promise.race([once(w, 'online'), died]);
+    await checkSpawner(
+      (m) => w.postMessage(m),
+      (f) => w.on('message', f),
+      died,
+    );
+  });
+
+  it('as a launcher process: the same over IPC, and it leaves when told to stop', async () => {
+    const c = fork(SPAWNER, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: ENV });
+    launchers.push(c);
+    const gone = once(c, 'exit');
+    const died = death(c);
+    died.catch(() => {});
+    const [ready] = (await Promise.race([once(c, 'message'), died])) as [{ ready: number }];
+    expect(ready.ready).toBe(c.pid);
+    await checkSpawner(
+      (m) => c.send(m as object),
+      (f) => c.on('message', f),
+      died,
+    );
+    c.send({ type: 'stop' });
+    const [code] = await gone;
+    expect(code).toBe(0);
+  });
+});
