@@ -58,14 +58,15 @@ async function checkSpawner(
 ) {
   const ok = await Promise.race([ask(post, on, 1, process.execPath, ['-e', 'process.exit(3)']), died]);
   expect(ok.map((m) => Object.keys(m).sort().join(','))).toEqual(['id,ms,pid', 'exit,id']);
-  expect(ok[0].pid).toBeGreaterThan(0);
-  expect(ok[0].pid).not.toBe(process.pid);
-  expect(ok[0].ms).toBeGreaterThanOrEqual(0);
-  expect(ok[1].exit).toBe(3);
+  const [started, ended] = ok as [Reply, Reply];
+  expect(started.pid).toBeGreaterThan(0);
+  expect(started.pid).not.toBe(process.pid);
+  expect(started.ms).toBeGreaterThanOrEqual(0);
+  expect(ended.exit).toBe(3);
 
   const missing = await Promise.race([ask(post, on, 2, '/nonexistent/aw-spawn-hold-test', []), died]);
   expect(missing).toHaveLength(1);
-  expect(missing[0].error).toMatch(/ENOENT/);
+  expect(missing[0]?.error).toMatch(/ENOENT/);
 }
 
 describe.runIf(process.platform === 'linux')('spawn-hold spawner', () => {
