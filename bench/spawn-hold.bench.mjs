@@ -1,14 +1,15 @@
 // Where a spawn holds the event loop: Node's child_process.spawn forks the whole calling process
 // and waits for the child's exec, on the calling thread. In a process grown to a relay-like RSS
 // (bench/lib/spawn-hold-run.mjs, its own process, so its heap and start order are its own), N
-// short children (`/bin/true`, `node -e 0`), P at a time, are started three ways in alternated
+// short children (`/bin/true`, `node -e 0`, a node printing 64 KiB whose output every way brings
+// to the main thread: (b) and (c) pass it back in messages), P at a time, are started three ways in alternated
 // rounds: (a) on the main thread, as the relay does; (b) from a worker thread; (c) from a small
 // launcher process forked before the heap grew, over IPC. Per way: the main thread's longest and
 // p99 gap between ticks of a 1 ms timer while the spawns happen, the time from the request to the
 // pid, how long the spawn call held the thread that made it, CPU per spawn (main thread, less the
 // probe's own as the idle window measured it; whole process; launcher), the main thread's minor
 // page faults per spawn, and the ratios against (a). An idle window per round is the floor.
-// BENCH_SPAWN_HOLD_N (40), _P (4), _ROUNDS (8) and _RSS_MB (200) change the sizes.
+// BENCH_SPAWN_HOLD_N (40), _P (4), _ROUNDS (8), _RSS_MB (200) and _OUT_KB (64) change the sizes.
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -64,8 +65,13 @@ export default async function spawnHold() {
     value: `${f(Math.max(...all(idle, 'gaps')))} / ${f(p99(all(idle, 'gaps')))} (${range(idle.map((w) => w.gapMax))})`,
     unit: 'ms',
   });
-  for (const kind of ['true', 'node']) {
-    const name = kind === 'true' ? '/bin/true' : 'node -e 0';
+  const names = {
+    true: '/bin/true',
+    node: 'node -e 0',
+    out: `node printing ${Math.round(r.outBytes / 1024)} KiB`,
+  };
+  for (const kind of ['true', 'node', 'out']) {
+    const name = names[kind];
     const sum = {};
     for (const way of ['main', 'worker', 'launcher']) {
       const ws = of(way, kind);

@@ -1,8 +1,8 @@
 // The measuring process of bench/spawn-hold.bench.mjs (run on its own, so its heap and the order of
 // its start are its own: `node bench/lib/spawn-hold-run.mjs`). It forks the launcher (way c) while
 // it is small, starts the worker (way b), then grows its heap to a relay-like RSS and, in rounds,
-// starts N short children (`/bin/true`, `node -e 0`), at most P at a time, one per turn of the
-// loop, three ways: (a) child_process.spawn on this thread, what the relay does; (b) posted
+// starts N short children (`/bin/true`, `node -e 0`, and a node printing 64 KiB that every way
+// brings back to this thread), at most P at a time, one per turn of the loop, three ways: (a) child_process.spawn on this thread, what the relay does; (b) posted
 // to the worker, which spawns; (c) sent over IPC to the launcher, which spawns. Meanwhile a 1 ms
 // timer records every gap between its ticks on this thread (and monitorEventLoopDelay the timer's
 // delay, as a cross-check). An idle window (the probe alone) per round is the floor. The ways
@@ -23,10 +23,18 @@ const RSS_MB = Number(process.env.BENCH_SPAWN_HOLD_RSS_MB ?? 200);
 const IDLE_MS = 300;
 const SPAWNER = join(dirname(fileURLToPath(import.meta.url)), 'spawn-hold-spawner.mjs');
 const ENV = { PATH: '/usr/bin:/bin' };
+/** `out`: a child that prints this much (100-byte lines), which every way must bring to this thread. */
+const OUT_LINES = Math.round((Number(process.env.BENCH_SPAWN_HOLD_OUT_KB ?? 64) * 1024) / 100);
 const KINDS = {
   true: { file: '/bin/true', args: [] },
   node: { file: process.execPath, args: ['-e', '0'] },
+  out: {
+    file: process.execPath,
+    args: ['-e', `process.stdout.write(('x'.repeat(99) + '\\n').repeat(${OUT_LINES}))`],
+    forward: true,
+  },
 };
+const bytesOf = (kind) => (kind === 'out' ? OUT_LINES * 100 : 0);
 const WAYS = ['main', 'worker', 'launcher'];
 const rssMb = () => process.memoryUsage().rss / 2 ** 20;
 const rssMbOf = (pid) =>
@@ -60,16 +68,17 @@ function remote(name, post, on, died) {
       pending.delete(m.id);
       p.fail(new Error(`${name}: ${m.error}`));
     } else if (m.pid !== undefined) p.pid(m);
+    else if (m.out !== undefined) p.bytes += m.out.length;
     else if (m.exit !== undefined) {
       pending.delete(m.id);
-      p.exit(m.exit);
+      p.exit({ code: m.exit, bytes: p.bytes });
     }
   });
   return (kind, onPid) =>
     new Promise((exit, fail) => {
       const id = next++;
       const t = performance.now();
-      pending.set(id, { pid: (m) => onPid(performance.now() - t, m.ms), exit, fail });
+      pending.set(id, { pid: (m) => onPid(performance.now() - t, m.ms), bytes: 0, exit, fail });
       post({ type: 'spawn', id, ...KINDS[kind], env: ENV });
     });
 }
@@ -100,10 +109,11 @@ const spawners = {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       const ms = performance.now() - t;
-      c.stdout.resume();
+      let bytes = 0;
+      c.stdout.on('data', (d) => (bytes += d.length));
       c.stderr.resume();
       c.once('error', fail);
-      c.once('exit', (code, signal) => exit(code ?? signal));
+      c.once('close', (code, signal) => exit({ code: code ?? signal, bytes }));
       if (c.pid !== undefined) onPid(ms, ms);
     }),
   worker: remote(
@@ -165,11 +175,13 @@ async function measure(way, kind) {
       while (issued < N) {
         issued++;
         await myTurn();
-        const code = await spawners[way](kind, (ms, there) => {
+        const { code, bytes } = await spawners[way](kind, (ms, there) => {
           toPid.push(ms);
           heldThere.push(there);
         });
         if (code !== 0) throw new Error(`${way} ${kind}: child exited ${code}`);
+        if (bytes !== bytesOf(kind))
+          throw new Error(`${way} ${kind}: ${bytes} bytes of output reached this thread`);
       }
     };
     await Promise.all(Array.from({ length: P }, lane));
@@ -237,6 +249,7 @@ process.stdout.write(
     n: N,
     p: P,
     rounds: ROUNDS,
+    outBytes: bytesOf('out'),
     rssAtStart,
     rssGrown,
     rssEnd: rssMb(),

@@ -1,6 +1,7 @@
 // The spawn-hold bench's spawning side (ways b and c): as a worker thread and as a forked launcher
 // it must really start the program asked for, answer its pid before its exit, pass the exit code
-// on, and say when a program cannot start, or the bench would time a spawn that never happened.
+// on, say when a program cannot start, and bring back all of the output when asked, or the bench
+// would time a spawn that never happened or a copy it did not make.
 // Real worker threads and real child processes.
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
@@ -11,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 const SPAWNER = fileURLToPath(new URL('../../bench/lib/spawn-hold-spawner.mjs', import.meta.url));
 const ENV = { PATH: '/usr/bin:/bin' };
 
-type Reply = { id: number; pid?: number; ms?: number; exit?: number | string; error?: string };
+type Reply = { id: number; pid?: number; ms?: number; out?: string; exit?: number | string; error?: string };
 
 const workers: Worker[] = [];
 const launchers: ChildProcess[] = [];
@@ -39,6 +40,7 @@ function ask(
   id: number,
   file: string,
   args: string[],
+  forward = false,
 ): Promise<Reply[]> {
   return new Promise((resolve) => {
     const got: Reply[] = [];
@@ -47,7 +49,7 @@ function ask(
       got.push(m);
       if (m.exit !== undefined || m.error !== undefined) resolve(got);
     });
-    post({ type: 'spawn', id, file, args, env: ENV });
+    post({ type: 'spawn', id, file, args, env: ENV, forward });
   });
 }
 
@@ -67,10 +69,22 @@ async function checkSpawner(
   const missing = await Promise.race([ask(post, on, 2, '/nonexistent/aw-spawn-hold-test', []), died]);
   expect(missing).toHaveLength(1);
   expect(missing[0]?.error).toMatch(/ENOENT/);
+
+  // Forwarded: every byte of stdout, in order, and all of it before the exit.
+  const print = "for (let i = 0; i < 2000; i++) process.stdout.write('line ' + i + '\\n')";
+  const fwd = await Promise.race([ask(post, on, 3, process.execPath, ['-e', print], true), died]);
+  const text = Array.from({ length: 2000 }, (_, i) => `line ${i}\n`).join('');
+  expect(fwd.at(-1)?.exit).toBe(0);
+  expect(
+    fwd
+      .slice(0, -1)
+      .map((m) => m.out ?? '')
+      .join(''),
+  ).toBe(text);
 }
 
 describe.runIf(process.platform === 'linux')('spawn-hold spawner', () => {
-  it('as a worker thread: starts the program, pid before exit, the exit code, ENOENT as an error', async () => {
+  it('as a worker thread: starts the program, pid before exit, the exit code, ENOENT, the output', async () => {
     const w = new Worker(SPAWNER);
     workers.push(w);
     const died = death(w);
