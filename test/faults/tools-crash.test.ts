@@ -76,7 +76,9 @@ async function crashRig(): Promise<Crash> {
   });
   fake = f;
   home = h;
-  const env = { ...h.env, TWILIO_ACCOUNT_SID: '', TWILIO_AUTH_TOKEN: '' };
+  // Info on stderr: a failure shows where the redo stopped (run, tool call, each send), not only
+  // the takeover (a CI run once waited 40 s for the reply with nothing more to tell).
+  const env = { ...h.env, TWILIO_ACCOUNT_SID: '', TWILIO_AUTH_TOKEN: '', AGENTWIRE_LOG_LEVEL: 'info' };
   return {
     home: h,
     fake: f,
@@ -130,7 +132,10 @@ async function restartAndCheck(r: Crash): Promise<void> {
   const bodies = () => r.fake.created.map((m) => m.body ?? '');
   const b = r.start();
   const replied = await waitFor(() => bodies().some((x) => x.startsWith('reply: ')), 40_000);
-  expect(replied, b.stderr()).toBe(true);
+  const seen = () =>
+    `tool rows ${JSON.stringify(r.toolRows())}, Twilio created ${JSON.stringify(bodies())}, ` +
+    `CLI starts ${toolStarts(r.home).length}, relay:\n${b.stderr()}`;
+  expect(replied, seen()).toBe(true);
   // The redo really ran the tool again (and was told it was sent), rather than skipping it.
   const runs = finishedRuns(r.home);
   expect(runs.map((x) => x.calls.map((c) => [c.name, c.isError]))).toEqual([[['send_message', false]]]);
