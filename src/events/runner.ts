@@ -12,11 +12,15 @@ import type { Clock, Timer } from '../heartbeat/clock.js';
 import { runOptions } from '../heartbeat/settings.js';
 import { decideDelivery } from '../heartbeat/token.js';
 import type { Logger } from '../log.js';
+import { StoreError } from '../store/errors.js';
 import type { EventStore, StoredEvent } from '../store/events.js';
 import { eventOptions, MAX_EVENT_ATTEMPTS, planEvents } from './plan.js';
 
 /** How long a busy chat is left before its next event is tried again. */
 export const BUSY_RETRY_MS = 1000;
+/** The first and the longest wait between tries of a write after the run, while the store is away. */
+const HOLD_FIRST_MS = 500;
+const HOLD_MAX_MS = 30_000;
 /** The longest sleep: a wall clock that jumps, or active hours that open, are noticed this soon. */
 const MAX_SLEEP_MS = 60_000;
 /** Finished events (and the keys that stop a replay) are kept this long. */
@@ -205,19 +209,19 @@ export class EventRunner {
         log.info({ event: e.id }, 'events: run cut off by shutdown');
         return 'cut_off';
       }
-      await store.finish(e.id, 'stopped', clock.now());
+      await this.held(e, () => store.finish(e.id, 'stopped', clock.now()));
       return 'stopped';
     }
     if (r.result.type === 'error') return this.fail(e, r.result.message);
     const text = r.result.text;
     const delivery = o.quiet ? decideDelivery(text, r.result.media) : plain(text, r.result.media);
     if (delivery.type === 'nothing') {
-      await store.finish(e.id, 'silent', clock.now());
+      await this.held(e, () => store.finish(e.id, 'silent', clock.now()));
       log.info({ event: e.id, source: e.source }, 'events: agent had nothing to send');
       return 'silent';
     }
-    await runner.deliver(chat, `event:${e.id}`, delivery.text, delivery.media);
-    await store.finish(e.id, 'sent', clock.now());
+    await this.held(e, () => runner.deliver(chat, `event:${e.id}`, delivery.text, delivery.media));
+    await this.held(e, () => store.finish(e.id, 'sent', clock.now()));
     log.info({ event: e.id, source: e.source, chars: delivery.text.length }, 'events: reply sent');
     return 'sent';
   }
@@ -225,14 +229,38 @@ export class EventRunner {
   private async fail(e: StoredEvent, message: string): Promise<EventOutcome> {
     const { store, runner, log, clock } = this.d;
     log.warn({ event: e.id, source: e.source }, 'events: run failed');
-    await store.finish(e.id, 'failed', clock.now());
-    await runner.deliver(
-      e.chat as ChatKey,
-      `event:${e.id}:failed`,
-      `An event (${e.source}) failed: ${message.replace(/[.\s]+$/, '')}.`,
-      [],
+    await this.held(e, () => store.finish(e.id, 'failed', clock.now()));
+    await this.held(e, () =>
+      runner.deliver(
+        e.chat as ChatKey,
+        `event:${e.id}:failed`,
+        `An event (${e.source}) failed: ${message.replace(/[.\s]+$/, '')}.`,
+        [],
+      ),
     );
     return 'failed';
+  }
+
+  /**
+   * A write after the agent ran, tried again while the store is away for a reason that passes (the
+   * database down a moment, a lock held too long): the answer is held until it is stored, as a user
+   * run's is, instead of the event being left begun and its agent asked again. Given up only by a
+   * stop (the event stays begun: the next start runs it once more) or a failure that would repeat.
+   */
+  private async held(e: StoredEvent, write: () => Promise<unknown>): Promise<void> {
+    for (let wait = HOLD_FIRST_MS; ; wait = Math.min(2 * wait, HOLD_MAX_MS)) {
+      try {
+        await write();
+        return;
+      } catch (err) {
+        if (this.stopped || !(err instanceof StoreError) || !err.retryable) throw err;
+        this.d.log.warn(
+          { event: e.id, reason: err.reason, retryInMs: wait },
+          'events: the store is away; the answer waits for it',
+        );
+        await this.pause(wait);
+      }
+    }
   }
 }
 
