@@ -1,0 +1,136 @@
+// The launcher: a small process the relay forks once, while the relay is still small, and that
+// starts agent processes on its behalf. A fork() copies the page tables of the process that calls
+// it, so a spawn from a relay grown to hundreds of MiB holds the relay's event loop for milliseconds
+// (docs/performance.md, "Where a spawn holds the loop"); from here it holds only this loop.
+//
+// Plain Node on purpose: it imports node's own modules and erased types only, so it stays at the
+// size of an empty node process. It runs as compiled JavaScript (dist/) or, from the sources, with
+// node's type stripping; keep to syntax that strips (no enums, no parameter properties).
+//
+// Each child leads its own process group (detached), as spawn.ts starts it, so the relay can kill
+// the whole group by pid. When the relay goes (the channel closes, even on SIGKILL), nobody is left
+// to read the children's output: the launcher kills their groups and exits.
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { FromLauncher, ToLauncher } from './protocol.js';
+
+interface Run {
+  child: ChildProcess;
+  /** Messages handed to the channel and not yet written: past a bound, the child's pipes pause. */
+  pending: number;
+  paused: boolean;
+}
+
+// Past this many unsent messages for one run its pipes pause, so a child flooding its stdout
+// fills the pipe and waits instead of this process's memory (a chunk is up to 64 KiB).
+const HIGH = 32;
+const LOW = 8;
+
+const runs = new Map<number, Run>();
+
+function send(m: FromLauncher, run?: Run): void {
+  if (!process.connected) return;
+  if (run) run.pending++;
+  process.send?.(m, undefined, {}, () => {
+    if (!run) return;
+    run.pending--;
+    if (run.paused && run.pending <= LOW) {
+      run.paused = false;
+      run.child.stdout?.resume();
+      run.child.stderr?.resume();
+    }
+  });
+  if (run && !run.paused && run.pending >= HIGH) {
+    run.paused = true;
+    run.child.stdout?.pause();
+    run.child.stderr?.pause();
+  }
+}
+
+function start(m: Extract<ToLauncher, { type: 'spawn' }>): void {
+  let child: ChildProcess;
+  try {
+    child = spawn(m.file, m.args, {
+      cwd: m.cwd,
+      env: m.env,
+      shell: false,
+      detached: true,
+      stdio: [m.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    });
+  } catch (e) {
+    // Arguments node refuses outright (a NUL byte in argv or env) throw here and start nothing.
+    const err = e as NodeJS.ErrnoException;
+    send({ type: 'failed', id: m.id, code: err.code, message: err.message });
+    return;
+  }
+  const id = m.id;
+  const run: Run = { child, pending: 0, paused: false };
+  // A write to a child that exited without reading fails with EPIPE: its exit says the rest.
+  child.stdin?.on('error', () => {});
+  child.once('error', (e: NodeJS.ErrnoException) => {
+    // After a start, 'error' means a kill that failed; only a start's failure is news.
+    if (child.pid !== undefined) return;
+    runs.delete(id);
+    send({ type: 'failed', id, code: e.code, message: e.message });
+  });
+  if (child.pid === undefined) return;
+  runs.set(id, run);
+  send({ type: 'spawned', id, pid: child.pid });
+  child.stdout?.on('data', (data: Buffer) => send({ type: 'stdout', id, data }, run));
+  child.stderr?.on('data', (data: Buffer) => send({ type: 'stderr', id, data }, run));
+  let open = 2;
+  let exited = false;
+  // Forgotten once the child exited and both pipes closed: then nothing more can come of it.
+  const ended = (type: 'stdout_end' | 'stderr_end') => () => {
+    send({ type, id });
+    if (--open === 0 && exited) runs.delete(id);
+  };
+  child.stdout?.once('close', ended('stdout_end'));
+  child.stderr?.once('close', ended('stderr_end'));
+  child.once('exit', (code, signal) => {
+    exited = true;
+    send({ type: 'exit', id, code, signal });
+    if (open === 0) runs.delete(id);
+  });
+}
+
+function onMessage(m: ToLauncher): void {
+  switch (m.type) {
+    case 'spawn':
+      start(m);
+      return;
+    case 'stdin': {
+      const stdin = runs.get(m.id)?.child.stdin;
+      if (stdin && !stdin.destroyed) stdin.write(m.data);
+      return;
+    }
+    case 'stdin_end':
+      runs.get(m.id)?.child.stdin?.end();
+      return;
+    case 'release': {
+      // Closing the pipes ends them here as anywhere: their `*_end` and the exit still follow.
+      const child = runs.get(m.id)?.child;
+      child?.stdout?.destroy();
+      child?.stderr?.destroy();
+      child?.stdin?.destroy();
+      return;
+    }
+  }
+}
+
+if (!process.send) {
+  process.stderr.write('agentwire launcher: start it with an IPC channel (the relay forks it)\n');
+  process.exitCode = 2;
+} else {
+  process.on('message', (m: ToLauncher) => onMessage(m));
+  process.once('disconnect', () => {
+    for (const { child } of runs.values()) {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // ESRCH: the group is gone already.
+      }
+    }
+    process.exit(0);
+  });
+  send({ type: 'ready', pid: process.pid });
+}
