@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { spawnProcess } from '../../src/runner/spawn.js';
+import { startLauncher } from '../../src/runner/launcher/client.js';
+import { type SpawnOptions, spawnProcess as spawnDirect } from '../../src/runner/spawn.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'aw-spawn-'));
 const node = process.execPath;
@@ -78,7 +79,11 @@ async function waitGone(pid: number): Promise<boolean> {
   return false;
 }
 
-afterAll(() => {
+// Every case runs both ways a program can start: here (execa), and from a launcher process.
+const launcher = startLauncher();
+
+afterAll(async () => {
+  await launcher.stop();
   rmSync(dir, { recursive: true, force: true });
   for (const pid of strays) {
     try {
@@ -89,7 +94,9 @@ afterAll(() => {
   }
 });
 
-describe('spawnProcess', () => {
+describe.each(['here', 'from a launcher'] as const)('spawnProcess, started %s', (way) => {
+  const spawnProcess = (o: SpawnOptions) => spawnDirect(way === 'here' ? o : { ...o, launcher });
+
   it('reports the exit code, stdout lines and stderr', async () => {
     const f = script(
       'exit3.js',

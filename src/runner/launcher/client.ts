@@ -21,11 +21,13 @@ export interface LaunchRequest {
   env: Record<string, string>;
   /** A piped stdin (the handle's write/end); without it stdin is ignored. */
   stdin?: boolean;
+  /** The program runs: called before any of its output, with the handle launch() also returns. */
+  onStart?: (handle: LaunchHandle) => void;
   onStdout?: (chunk: Buffer) => void;
   onStderr?: (chunk: Buffer) => void;
   onStdoutEnd?: () => void;
   onStderrEnd?: () => void;
-  /** The exit as the launcher saw it, as soon as it arrives (pipes may still be open). */
+  /** The exit as the launcher saw it, as soon as it arrives (pipes may still be open), or its death. */
   onExit?: (exit: LaunchExit) => void;
 }
 
@@ -110,6 +112,7 @@ export function startLauncher(opts: { script?: string } = {}): Launcher {
         // ESRCH: the group is gone already.
       }
       const end: LaunchExit = { type: 'launcher_died', message };
+      if (!e.exit) e.req.onExit?.(end);
       e.exited(end);
       e.closed(end);
     }
@@ -120,10 +123,13 @@ export function startLauncher(opts: { script?: string } = {}): Launcher {
     const e = entries.get(m.id);
     if (!e) return;
     switch (m.type) {
-      case 'spawned':
+      case 'spawned': {
         e.pid = m.pid;
-        e.started({ type: 'started', handle: handleOf(m.id, e) });
+        const handle = handleOf(m.id, e);
+        e.req.onStart?.(handle);
+        e.started({ type: 'started', handle });
         return;
+      }
       case 'failed':
         entries.delete(m.id);
         refresh();
