@@ -351,6 +351,33 @@ describe('launcher', () => {
     expect(alive(lp)).toBe(false);
   });
 
+  it('an idle launcher does not keep the relay alive, and stop() resolves before the relay ends', async () => {
+    const client = join(import.meta.dirname, '../../dist/runner/launcher/client.js');
+    const idle = script(
+      'idle.mjs',
+      `import { startLauncher } from ${JSON.stringify(client)}; startLauncher();`,
+    );
+    const stopping = script(
+      'stopping.mjs',
+      `import { startLauncher } from ${JSON.stringify(client)};
+       const l = startLauncher();
+       const s = await l.launch({ file: '/bin/true', args: [], env: {} });
+       console.log(s.type, JSON.stringify(await s.handle.closed));
+       const pid = l.pid();
+       await l.stop();
+       console.log('stopped', pid);`,
+    );
+    const c1 = await run(l, { file: node, args: [idle] });
+    expect(await started(c1.start).closed).toEqual({ type: 'exited', code: 0, signal: null });
+    const c2 = await run(l, { file: node, args: [stopping] });
+    expect(await started(c2.start).closed).toEqual({ type: 'exited', code: 0, signal: null });
+    const lines = c2.stdout().toString().trim().split('\n');
+    expect(lines[0]).toBe('started {"type":"exited","code":0,"signal":null}');
+    const stoppedPid = Number(/^stopped (\d+)$/.exec(lines[1] ?? '')?.[1]);
+    expect(stoppedPid).toBeGreaterThan(0);
+    expect(alive(stoppedPid)).toBe(false);
+  });
+
   it('the compiled launcher (dist/) works the same', async () => {
     const compiled = join(import.meta.dirname, '../../dist/runner/launcher/launcher-process.js');
     expect(existsSync(compiled)).toBe(true);

@@ -242,6 +242,8 @@ export function startLauncher(opts: { script?: string } = {}): Launcher {
       const p = proc;
       if (!p || p.exitCode !== null || p.signalCode !== null) return;
       const gone = new Promise<void>((r) => p.once('exit', () => r()));
+      // Held until it exited: a caller awaiting stop() must not see this process end first.
+      p.ref();
       if (p.connected) p.disconnect();
       else p.kill('SIGKILL');
       await gone;
