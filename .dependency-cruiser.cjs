@@ -149,6 +149,14 @@ module.exports = {
       from: { path: '^src/store/open\\.ts$' },
       to: { path: ENGINE, dependencyTypesNot: ['dynamic-import'] },
     },
+    {
+      name: 'launcher-stays-small',
+      comment:
+        "the launcher process (src/runner/launcher/launcher-process.ts) imports only node's own modules and its protocol's types: it is forked as a separate process and must stay at an empty node's size",
+      severity: 'error',
+      from: { path: '^src/runner/launcher/(launcher-process|protocol)\\.ts$' },
+      to: { pathNot: '^src/runner/launcher/protocol\\.ts$', dependencyTypesNot: ['core'] },
+    },
     ...layerRules,
   ],
   options: {

@@ -378,6 +378,30 @@ describe('launcher', () => {
     expect(alive(stoppedPid)).toBe(false);
   });
 
+  it('a relay killed with SIGKILL takes its launcher and the runs it had along', async () => {
+    const client = join(import.meta.dirname, '../../dist/runner/launcher/client.js');
+    const relay = script(
+      'relay.mjs',
+      `import { startLauncher } from ${JSON.stringify(client)};
+       const l = startLauncher();
+       const s = await l.launch({ file: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'], env: {} });
+       console.log(l.pid(), s.handle.pid);
+       setInterval(() => {}, 1000);`,
+    );
+    const c = await run(l, { file: node, args: [relay] });
+    const h = started(c.start);
+    strays.push(h.pid);
+    const pids = () => (/^(\d+) (\d+)\n/.exec(c.stdout().toString()) ?? []).slice(1).map(Number);
+    expect(await waitFor(() => pids().length === 2)).toBe(true);
+    const [launcherPid, runPid] = pids() as [number, number];
+    strays.push(launcherPid, runPid);
+    expect(alive(launcherPid) && alive(runPid)).toBe(true);
+    process.kill(h.pid, 'SIGKILL');
+    expect(await h.closed).toEqual({ type: 'exited', code: null, signal: 'SIGKILL' });
+    expect(await waitGone(launcherPid)).toBe(true);
+    expect(await waitGone(runPid)).toBe(true);
+  });
+
   it('the compiled launcher (dist/) works the same', async () => {
     const compiled = join(import.meta.dirname, '../../dist/runner/launcher/launcher-process.js');
     expect(existsSync(compiled)).toBe(true);
