@@ -5,15 +5,24 @@
 import { randomInt } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { makeSandbox } from '../../src/agents/sandbox-plan.js';
 import type { Sandbox } from '../../src/core/sandbox.js';
-import { spawnProcess } from '../../src/runner/spawn.js';
+import { startLauncher } from '../../src/runner/launcher/client.js';
+import { type SpawnOptions, spawnProcess as spawnDirect } from '../../src/runner/spawn.js';
 import { startStdioChild } from '../../src/runner/spawn-stdio.js';
 import { bwrapMissing } from '../helpers/bwrap.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const missing = bwrapMissing();
+
+// The cold cases run both ways a program can start: here (execa), and from a launcher process.
+const launcher = startLauncher();
+afterAll(() => launcher.stop());
+const WAYS = ['here', 'from a launcher'] as const;
+const spawnBy = (way: (typeof WAYS)[number]) => (o: SpawnOptions) =>
+  spawnDirect(way === 'here' ? o : { ...o, launcher });
+const spawnProcess = spawnBy('here');
 
 /** Live `sleep <needle>` processes (zombies excluded). */
 function running(needle: string): number[] {
@@ -81,29 +90,34 @@ afterEach(() => {
 describe.skipIf(missing)(
   `the spawn helpers with a bwrap sandbox${missing ? ` (skipped: ${missing})` : ''}`,
   () => {
-    it('cold: a hanging CLI is killed at its timeout, its background child with it', async () => {
-      const dir = tempDir('aw-sbspawn-');
-      const { sandbox, env } = sandboxIn(dir);
-      const h = hanging();
-      const run = spawnProcess({
-        file: 'sh',
-        args: h.args,
-        cwd: join(dir, 'work'),
-        env,
-        sandbox,
-        timeoutMs: 1500,
-        killGraceMs: 500,
-      });
-      // Both are running inside before the timeout.
-      expect(await until(() => running(h.child).length === 1 && running(h.main).length === 1)).toBe(true);
-      const r = await run;
-      expect(r.type).toBe('timeout');
-      expect(await until(() => running(h.child).length === 0 && running(h.main).length === 0, 5000)).toBe(
-        true,
-      );
-    });
+    it.each(WAYS)(
+      'cold, started %s: a hanging CLI is killed at its timeout, its background child with it',
+      async (way) => {
+        const spawnProcess = spawnBy(way);
+        const dir = tempDir('aw-sbspawn-');
+        const { sandbox, env } = sandboxIn(dir);
+        const h = hanging();
+        const run = spawnProcess({
+          file: 'sh',
+          args: h.args,
+          cwd: join(dir, 'work'),
+          env,
+          sandbox,
+          timeoutMs: 1500,
+          killGraceMs: 500,
+        });
+        // Both are running inside before the timeout.
+        expect(await until(() => running(h.child).length === 1 && running(h.main).length === 1)).toBe(true);
+        const r = await run;
+        expect(r.type).toBe('timeout');
+        expect(await until(() => running(h.child).length === 0 && running(h.main).length === 0, 5000)).toBe(
+          true,
+        );
+      },
+    );
 
-    it('cold: an abort (/stop) ends it the same way', async () => {
+    it.each(WAYS)('cold, started %s: an abort (/stop) ends it the same way', async (way) => {
+      const spawnProcess = spawnBy(way);
       const dir = tempDir('aw-sbspawn-');
       const { sandbox, env } = sandboxIn(dir);
       const h = hanging();
@@ -176,6 +190,27 @@ describe.skipIf(missing)(
       expect(readFileSync(join(work, 'bye'), 'utf8')).toBe('saved\n');
       expect(exit.signal).toBeNull();
       expect(await until(() => running(h.main).length === 0, 5000)).toBe(true);
+    });
+
+    it("cold, started from a launcher: a sandbox bwrap cannot make is bwrap's own reason, marked", async () => {
+      const dir = tempDir('aw-sbspawn-');
+      const { sandbox, env } = sandboxIn(dir);
+      if (sandbox.type !== 'bwrap') throw new Error('no plan');
+      const broken: Sandbox = {
+        type: 'bwrap',
+        plan: { ...sandbox.plan, ro: [...sandbox.plan.ro, join(dir, 'gone')] },
+      };
+      const marker = join(dir, 'work', 'ran');
+      const cold = await spawnBy('from a launcher')({
+        file: 'sh',
+        args: ['-c', `touch ${marker}`],
+        cwd: join(dir, 'work'),
+        env,
+        sandbox: broken,
+      });
+      expect(cold).toMatchObject({ type: 'spawn_failed', sandbox: true });
+      expect(cold.type === 'spawn_failed' && cold.message).toMatch(/^bwrap: Can't find source path .*gone/);
+      expect(readdirSync(join(dir, 'work'))).not.toContain('ran');
     });
 
     it("a sandbox bwrap cannot make: bwrap's own reason, marked, and the program never ran", async () => {
