@@ -210,7 +210,11 @@ export function startLauncher(opts: { script?: string } = {}): Launcher {
     });
     p.on('message', onMessage);
     p.once('exit', (code, signal) => died(p, `the launcher exited (${signal ?? `code ${code}`})`));
-    p.once('error', (err) => died(p, `the launcher failed: ${err.message}`));
+    // 'error' after a start is a failed signal or send, not a death (its 'exit' says that); a
+    // listener stays, so a second one never throws in the relay.
+    p.on('error', (err) => {
+      if (p.pid === undefined) died(p, `the launcher failed: ${err.message}`);
+    });
     void ready.then(refresh);
   };
 

@@ -66,7 +66,7 @@ function start(m: Extract<ToLauncher, { type: 'spawn' }>): void {
   const run: Run = { child, pending: 0, paused: false };
   // A write to a child that exited without reading fails with EPIPE: its exit says the rest.
   child.stdin?.on('error', () => {});
-  child.once('error', (e: NodeJS.ErrnoException) => {
+  child.on('error', (e: NodeJS.ErrnoException) => {
     // After a start, 'error' means a kill that failed; only a start's failure is news.
     if (child.pid !== undefined) return;
     runs.delete(id);
