@@ -152,7 +152,7 @@ module.exports = {
     {
       name: 'launcher-stays-small',
       comment:
-        "the launcher process (src/runner/launcher/launcher-process.ts) imports only node's own modules and its protocol's types: it is forked as a separate process and must stay at an empty node's size",
+        "the launcher process (src/runner/launcher/launcher-process.ts) imports only node's own modules and its protocol's types: it is forked as a separate process, must stay at an empty node's size, and runs from the sources by type stripping, where only type imports are erased",
       severity: 'error',
       from: { path: '^src/runner/launcher/(launcher-process|protocol)\\.ts$' },
       to: { pathNot: '^src/runner/launcher/protocol\\.ts$', dependencyTypesNot: ['core'] },

@@ -2,6 +2,7 @@
 // from the launcher, and what only a launcher can do (die mid-run, fail to start, be slow to say
 // the pid) ends the run as a value with nothing left running. spawn.test.ts runs the contract's
 // cases both ways; these are the launcher's own.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -125,6 +126,43 @@ describe('spawnProcess through a launcher', () => {
       type: 'exited',
       exitCode: 0,
     });
+  });
+
+  it('a relay killed with SIGKILL: its launcher kills the run, and what the run moved out of its group', async () => {
+    const daemon = join(dir, 'daemon2.js');
+    writeFileSync(daemon, 'process.on("SIGTERM", () => {}); setInterval(() => {}, 1000);');
+    const parent = join(dir, 'parent2.js');
+    writeFileSync(
+      parent,
+      `const { spawn } = require('node:child_process');
+       const d = spawn(process.execPath, [${JSON.stringify(daemon)}], { stdio: 'ignore', detached: true });
+       d.unref();
+       console.log("daemon " + d.pid);
+       setInterval(() => {}, 1000);`,
+    );
+    const dist = join(import.meta.dirname, '../../dist/runner');
+    const relayScript = join(dir, 'relay.mjs');
+    writeFileSync(
+      relayScript,
+      `import { startLauncher } from ${JSON.stringify(join(dist, 'launcher/client.js'))};
+       import { spawnProcess } from ${JSON.stringify(join(dist, 'spawn.js'))};
+       const launcher = startLauncher();
+       void spawnProcess({ file: process.execPath, args: [${JSON.stringify(parent)}], env: { PATH: '/usr/bin:/bin' }, launcher, onStdoutLine: (l) => console.log(l) });
+       setInterval(() => {}, 1000);`,
+    );
+    const relay = spawn(node, [relayScript], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    relay.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
+    const gone = new Promise((r) => relay.once('exit', r));
+    const daemonPid = () => Number(/daemon (\d+)/.exec(out)?.[1] ?? 0);
+    expect(await waitFor(() => daemonPid() > 0)).toBe(true);
+    strays.push(daemonPid());
+    expect(alive(daemonPid())).toBe(true);
+    relay.kill('SIGKILL');
+    await gone;
+    expect(await waitFor(() => !alive(daemonPid()))).toBe(true);
   });
 
   it('a launcher that cannot start is a spawn_failed value, each time, and nothing waits forever', async () => {

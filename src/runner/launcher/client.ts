@@ -9,7 +9,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { RUN_MARK_ENV, signalMarked } from '../run-mark.js';
+import { signalMarked } from '../run-mark.js';
 import type { FromLauncher, ToLauncher } from './protocol.js';
 
 export interface LaunchRequest {
@@ -21,6 +21,11 @@ export interface LaunchRequest {
   env: Record<string, string>;
   /** A piped stdin (the handle's write/end); without it stdin is ignored. */
   stdin?: boolean;
+  /**
+   * The run's mark (run-mark.ts), if it has one: when the launcher or the relay goes, what the run
+   * moved out of its group (setsid) is found and killed by it.
+   */
+  mark?: string;
   /** The program runs: called before any of its output, with the handle launch() also returns. */
   onStart?: (handle: LaunchHandle) => void;
   onStdout?: (chunk: Buffer) => void;
@@ -101,8 +106,7 @@ export function startLauncher(opts: { script?: string } = {}): Launcher {
       entries.delete(id);
       if (e.pid === undefined) {
         // Asked, not answered: a child may have started all the same; its mark finds it.
-        const mark = e.req.env[RUN_MARK_ENV];
-        if (mark) signalMarked(mark, 'SIGKILL');
+        if (e.req.mark) signalMarked(e.req.mark, 'SIGKILL');
         e.started({ type: 'launcher_failed', message });
         continue;
       }
@@ -111,6 +115,7 @@ export function startLauncher(opts: { script?: string } = {}): Launcher {
       } catch {
         // ESRCH: the group is gone already.
       }
+      if (e.req.mark) signalMarked(e.req.mark, 'SIGKILL');
       const end: LaunchExit = { type: 'launcher_died', message };
       if (!e.exit) e.req.onExit?.(end);
       e.exited(end);
@@ -239,6 +244,7 @@ export function startLauncher(opts: { script?: string } = {}): Launcher {
           cwd: req.cwd,
           env: req.env,
           stdin: req.stdin === true,
+          mark: req.mark,
         });
       });
     },

@@ -4,17 +4,21 @@
 // (docs/performance.md, "Where a spawn holds the loop"); from here it holds only this loop.
 //
 // Plain Node on purpose: it imports node's own modules and erased types only, so it stays at the
-// size of an empty node process. It runs as compiled JavaScript (dist/) or, from the sources, with
+// size of an empty node process, and runs from the sources too (type stripping erases a type
+// import; a value import of another .ts file would not resolve there). It runs as compiled JavaScript (dist/) or, from the sources, with
 // node's type stripping; keep to syntax that strips (no enums, no parameter properties).
 //
 // Each child leads its own process group (detached), as spawn.ts starts it, so the relay can kill
 // the whole group by pid. When the relay goes (the channel closes, even on SIGKILL), nobody is left
-// to read the children's output: the launcher kills their groups and exits.
+// to read the children's output: the launcher kills their groups and their marked processes (what
+// left the group with setsid) and exits.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { FromLauncher, ToLauncher } from './protocol.js';
 
 interface Run {
   child: ChildProcess;
+  mark?: string;
   /** Messages handed to the channel and not yet written: past a bound, the child's pipes pause. */
   pending: number;
   paused: boolean;
@@ -63,7 +67,7 @@ function start(m: Extract<ToLauncher, { type: 'spawn' }>): void {
     return;
   }
   const id = m.id;
-  const run: Run = { child, pending: 0, paused: false };
+  const run: Run = { child, mark: m.mark, pending: 0, paused: false };
   // A write to a child that exited without reading fails with EPIPE: its exit says the rest.
   child.stdin?.on('error', () => {});
   child.on('error', (e: NodeJS.ErrnoException) => {
@@ -91,6 +95,42 @@ function start(m: Extract<ToLauncher, { type: 'spawn' }>): void {
     send({ type: 'exit', id, code, signal });
     if (open === 0) runs.delete(id);
   });
+}
+
+/**
+ * SIGKILL to every process whose environment carries the run's mark, as run-mark.ts's signalMarked
+ * does (a copy: this file imports nothing of ours). Three passes, for a process that forked between
+ * the scan and the kill. Without /proc (not Linux) it finds nothing, as there.
+ */
+function killMarked(mark: string): void {
+  const needle = Buffer.from(`AGENTWIRE_RUN=${mark}\0`);
+  for (let pass = 0; pass < 3; pass++) {
+    let found = 0;
+    let entries: string[] = [];
+    try {
+      entries = readdirSync('/proc');
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+      let env: Buffer;
+      try {
+        env = readFileSync(`/proc/${entry}/environ`);
+      } catch {
+        continue; // gone while we looked, or not ours
+      }
+      const at = env.indexOf(needle);
+      if (at < 0 || (at > 0 && env[at - 1] !== 0)) continue;
+      found++;
+      try {
+        process.kill(Number(entry), 'SIGKILL');
+      } catch {
+        // ESRCH: gone already.
+      }
+    }
+    if (found === 0) return;
+  }
 }
 
 function onMessage(m: ToLauncher): void {
@@ -123,12 +163,13 @@ if (!process.send) {
 } else {
   process.on('message', (m: ToLauncher) => onMessage(m));
   process.once('disconnect', () => {
-    for (const { child } of runs.values()) {
+    for (const { child, mark } of runs.values()) {
       try {
         if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
       } catch {
         // ESRCH: the group is gone already.
       }
+      if (mark) killMarked(mark);
     }
     process.exit(0);
   });

@@ -16,6 +16,8 @@ export type ToLauncher =
       env: Record<string, string>;
       /** A piped stdin; without it stdin is ignored, never an open pipe. */
       stdin: boolean;
+      /** The run's mark (run-mark.ts): what left the group is found by it when the relay goes. */
+      mark?: string;
     }
   | { type: 'stdin'; id: number; data: Uint8Array }
   | { type: 'stdin_end'; id: number }

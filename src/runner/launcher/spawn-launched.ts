@@ -31,6 +31,7 @@ export function startLaunched(
       cwd: opts.cwd,
       env,
       stdin: opts.input !== undefined,
+      mark: ctx.mark,
       onStart: (h) => {
         handle = h;
         run.started(h.pid);
