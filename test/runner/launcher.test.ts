@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   type LaunchExit,
   type Launcher,
+  type LauncherOptions,
   type LaunchHandle,
   type LaunchRequest,
   type LaunchStart,
@@ -65,7 +66,7 @@ async function waitFor(cond: () => boolean, ms = 5000): Promise<boolean> {
 
 const waitGone = (pid: number) => waitFor(() => !alive(pid));
 
-function newLauncher(opts?: { script?: string }): Launcher {
+function newLauncher(opts?: LauncherOptions): Launcher {
   const l = startLauncher(opts);
   launchers.push(l);
   return l;
@@ -400,6 +401,40 @@ describe('launcher', () => {
     expect(await h.closed).toEqual({ type: 'exited', code: null, signal: 'SIGKILL' });
     expect(await waitGone(launcherPid)).toBe(true);
     expect(await waitGone(runPid)).toBe(true);
+  });
+
+  it('a launcher that cannot start is not forked again at once, and is tried again later and later', async () => {
+    // A launcher script that notes each start's time and dies before it is ready.
+    const log = join(dir, 'starts.log');
+    const bad = script(
+      'bad-launcher.mjs',
+      `import { appendFileSync } from 'node:fs'; appendFileSync(${JSON.stringify(log)}, Date.now() + '\\n'); process.exit(1);`,
+    );
+    const starts = () =>
+      existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map(Number) : [];
+    const slow = newLauncher({ script: bad, retryMs: { first: 60_000, last: 60_000 } });
+    expect(await slow.launch({ file: '/bin/true', args: [], env })).toMatchObject({
+      type: 'launcher_failed',
+    });
+    expect(starts()).toHaveLength(1);
+    const again = await slow.launch({ file: '/bin/true', args: [], env });
+    expect(again).toMatchObject({ type: 'launcher_failed' });
+    expect(again.type === 'launcher_failed' && again.message).toMatch(/next try in \d+ ms/);
+    expect(starts()).toHaveLength(1);
+
+    rmSync(log);
+    const quick = newLauncher({ script: bad, retryMs: { first: 100, last: 1000 } });
+    for (const end = Date.now() + 10_000; starts().length < 3 && Date.now() < end; ) {
+      expect(await quick.launch({ file: '/bin/true', args: [], env })).toMatchObject({
+        type: 'launcher_failed',
+      });
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const [a = 0, b = 0, c = 0] = starts();
+    expect(starts()).toHaveLength(3);
+    // 100 ms after the first failed start, 200 after the second (from when each was seen failing).
+    expect(b - a).toBeGreaterThanOrEqual(100);
+    expect(c - b).toBeGreaterThanOrEqual(200);
   });
 
   it('the compiled launcher (dist/) works the same', async () => {

@@ -2,7 +2,9 @@
 // relay is small, and launch() asks it to start a program. A launch answers with a value, never a
 // throw: started (a handle), not_found, spawn_failed, or launcher_failed. A launcher that dies ends
 // every handle still open with `launcher_died` (their process groups are killed: nobody can read
-// their output any more), and the next launch forks a new one.
+// their output any more), and the next launch forks a new one. One that dies before it is ready is
+// not forked again at once: launches meanwhile fail fast, with a delay doubling per failed start
+// (from 250 ms to 30 s), so a launcher that cannot load does not fork the grown relay per launch.
 //
 // The environment (a run's tool token in it) crosses only the private IPC pipe. The launcher's own
 // environment is PATH alone: it needs nothing else, and holds nothing worth leaking.
@@ -86,8 +88,22 @@ export function launcherScript(): string {
   return existsSync(js) ? js : fileURLToPath(new URL('./launcher-process.ts', import.meta.url));
 }
 
-export function startLauncher(opts: { script?: string } = {}): Launcher {
+const FIRST_RETRY_MS = 250;
+const LAST_RETRY_MS = 30_000;
+
+export interface LauncherOptions {
+  /** The launcher's script (tests); by default the one next to this file. */
+  script?: string;
+  /** The first and the longest delay before a launcher that failed to start is forked again. */
+  retryMs?: { first: number; last: number };
+}
+
+export function startLauncher(opts: LauncherOptions = {}): Launcher {
+  const retry = opts.retryMs ?? { first: FIRST_RETRY_MS, last: LAST_RETRY_MS };
   const script = opts.script ?? launcherScript();
+  // Failed starts in a row, and when the next fork may be tried.
+  let failedStarts = 0;
+  let retryAt = 0;
   const entries = new Map<number, Entry>();
   let nextId = 1;
   let proc: ChildProcess | undefined;
@@ -220,7 +236,14 @@ export function startLauncher(opts: { script?: string } = {}): Launcher {
     p.on('error', (err) => {
       if (p.pid === undefined) died(p, `the launcher failed: ${err.message}`);
     });
-    void ready.then(refresh);
+    void ready.then((ok) => {
+      if (ok) failedStarts = 0;
+      else {
+        retryAt = Date.now() + Math.min(retry.last, retry.first * 2 ** failedStarts);
+        failedStarts++;
+      }
+      refresh();
+    });
   };
 
   spawnLauncher();
@@ -228,6 +251,11 @@ export function startLauncher(opts: { script?: string } = {}): Launcher {
   return {
     pid: () => proc?.pid,
     async launch(req) {
+      if (!proc && Date.now() < retryAt)
+        return {
+          type: 'launcher_failed',
+          message: `the launcher could not start; next try in ${retryAt - Date.now()} ms`,
+        };
       if (!proc) spawnLauncher();
       if (!(await ready) || !proc?.connected)
         return { type: 'launcher_failed', message: 'the launcher is not running' };
