@@ -215,7 +215,8 @@ export function startLauncher(opts: LauncherOptions = {}): Launcher {
 
   const spawnLauncher = () => {
     const p = fork(script, [], {
-      execArgv: [],
+      // From the sources (tests), node strips the types; the flag is needed before Node 22.18.
+      execArgv: script.endsWith('.ts') ? ['--experimental-strip-types'] : [],
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
