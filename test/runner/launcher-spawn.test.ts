@@ -3,59 +3,15 @@
 // the pid) ends the run as a value with nothing left running. spawn.test.ts runs the contract's
 // cases both ways; these are the launcher's own.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type Launcher, startLauncher } from '../../src/runner/launcher/client.js';
 import { findMarked } from '../../src/runner/run-mark.js';
 import { spawnProcess } from '../../src/runner/spawn.js';
+import { alive, env, launcherFixture, node, waitFor } from '../helpers/launcher.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'aw-launcher-spawn-'));
-const node = process.execPath;
-const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
-const launchers: Launcher[] = [];
-const strays: number[] = [];
-
-afterAll(async () => {
-  for (const l of launchers) await l.stop();
-  for (const pid of strays) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-  rmSync(dir, { recursive: true, force: true });
-});
-
-function newLauncher(opts?: { script?: string }): Launcher {
-  const l = startLauncher(opts);
-  launchers.push(l);
-  return l;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-async function waitFor(cond: () => boolean, ms = 5000): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; ) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return cond();
-}
+const { dir, strays, newLauncher, cleanup } = launcherFixture('aw-launcher-spawn-');
+afterAll(cleanup);
 
 describe('spawnProcess through a launcher', () => {
   it('starts the program from the launcher, not from this process', async () => {
