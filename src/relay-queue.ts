@@ -15,6 +15,7 @@ import { ownerOf } from './queue/owner.js';
 import type { ChannelMap } from './queue/ports.js';
 import { outboxProgress } from './queue/progress-outbox.js';
 import { Queue, type QueueOptions } from './queue/queue.js';
+import type { Launcher } from './runner/launcher/client.js';
 import type { Store } from './store/open.js';
 import type { ToolHost } from './tools/host.js';
 
@@ -26,16 +27,20 @@ export function createQueue(
   extra: Pick<QueueOptions, 'hold' | 'textRules' | 'owner' | 'sendLead'> & {
     tools?: ToolHost;
     control?: MethodRegistry;
+    /** Cold runs start from it (`agents.launcher`), the relay's loop left alone. */
+    launcher?: Launcher;
   } = {},
 ): Queue {
   const { config, paths, env, log } = ctx;
-  const { tools, control, ...rest } = extra;
+  const { tools, control, launcher, ...rest } = extra;
+  const run = launcher ? { launcher } : {};
   // Lazy: no process (and no watchdog) starts until a warm agent takes its first turn.
   const warm = startWarmPool(
     config.agents.warm,
     log.child({ sub: 'warm' }),
     undefined,
     warmMemory(store.channelState(WARM_STATE.channel)),
+    run,
   );
   // `agentwire agent warm-reset` while this relay runs: the pool forgets, not only the store.
   control?.register(WARM_RESET_METHOD, async (params) => {
@@ -55,7 +60,7 @@ export function createQueue(
   const queue = new Queue({
     store: store.queue,
     channels,
-    resolve: agentResolver(config, paths, env, log.child({ sub: 'agent' }), warm),
+    resolve: agentResolver(config, paths, env, log.child({ sub: 'agent' }), warm, run),
     warm,
     mediaPolicy: mediaPolicy(config, paths.stagedMedia, confinedRoots(config, paths)),
     config,

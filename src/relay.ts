@@ -27,6 +27,7 @@ import type { ProcessOwner } from './queue/process-owner.js';
 import type { Queue } from './queue/queue.js';
 import { createQueue } from './relay-queue.js';
 import { agentwireEntry, createTools, registerToolsMethod } from './relay-tools.js';
+import { type Launcher, startLauncher } from './runner/launcher/client.js';
 import { availabilityWatch } from './store/availability.js';
 import { acquireLock, heldBy, LockError } from './store/home-lock.js';
 import { openStore, type Store, storeConfigFor } from './store/open.js';
@@ -172,6 +173,8 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
     for (const f of cleanup.reverse()) await f();
   };
   try {
+    const launcher = config.agents.launcher ? relayLauncher(log) : undefined;
+    if (launcher) cleanup.push(() => launcher.stop());
     const services = opts.services ?? SERVICE_FACTORIES;
     const opened = await openStore(storeConfigFor(paths, config.store));
     cleanup.push(() => opened.close());
@@ -236,6 +239,7 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
       owner,
       control,
       sendLead: (channel) => (singles.has(channel) ? `channel:${channel}` : undefined),
+      ...(launcher && { launcher }),
     });
     consumerGained = () => void queue.deliverer.kickAll().catch(() => undefined);
     // Recovery before any channel delivers: a message left mid-run must run before newer ones.
@@ -310,6 +314,8 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
           await tools.close();
           for (const ch of channels.values())
             await ch.stop().catch((err) => log.error({ err }, 'channel stop failed'));
+          // After the runs: what is still running from it is killed with it.
+          await launcher?.stop();
           await owner.stop();
           await store.close();
           await lock.release();
@@ -322,6 +328,21 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
     await undo();
     throw err;
   }
+}
+
+/**
+ * The launcher cold runs start from (`agents.launcher`), forked first thing: the fork copies this
+ * process, cheap only while it is small (before the store, channels and queue load). A launcher
+ * that dies is said once per death; the next run forks a new one. `agentwire chat` starts one too.
+ */
+export function relayLauncher(log: Logger): Launcher {
+  return startLauncher({
+    onDied: (message) =>
+      log.warn(
+        { sub: 'launcher', reason: message },
+        'the launcher died: its runs failed; the next run starts a new one',
+      ),
+  });
 }
 
 /**

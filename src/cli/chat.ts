@@ -17,7 +17,7 @@ import { chatKey, parseChatKey } from '../core/types.js';
 import { systemClock } from '../heartbeat/clock.js';
 import { createRunCheck } from '../heartbeat/run-check.js';
 import { createScheduler } from '../heartbeat/scheduler.js';
-import { createQueue, createTools, registerToolsMethod } from '../relay.js';
+import { createQueue, createTools, registerToolsMethod, relayLauncher } from '../relay.js';
 import { openStore, storeConfigFor } from '../store/open.js';
 import { type GlobalOptions, loadContext } from './context.js';
 import { sharedTasksChanged, startOwner } from './ownership.js';
@@ -30,6 +30,8 @@ export function register(program: Command): void {
       // Logs share the terminal with the conversation: there only warnings unless a level was asked
       // for; the log file (`agentwire logs`) gets every line at the configured level.
       const ctx = loadContext(program.opts<GlobalOptions>(), process.env, { logFile: 'conversation' });
+      // Before the store opens, while this process is small (as the relay does).
+      const launcher = ctx.config.agents.launcher ? relayLauncher(ctx.log) : undefined;
       const store = await openStore(storeConfigFor(ctx.paths, ctx.config.store));
       const owner = await startOwner(ctx, store, 'chat');
       const chat = chatKey('console', CONSOLE_CHAT_ID);
@@ -59,7 +61,7 @@ export function register(program: Command): void {
       // Per process: several `agentwire chat` may run beside a relay, each answering its own runs.
       const socket = join(dirname(ctx.paths.socket), `chat-${process.pid}.sock`);
       const tools = createTools(ctx, store, channels, socket, undefined, undefined, owner);
-      const queue = createQueue(ctx, store, channels, { tools, owner });
+      const queue = createQueue(ctx, store, channels, { tools, owner, ...(launcher && { launcher }) });
       const control = new MethodRegistry();
       registerToolsMethod(control, tools);
       const server = await startControlServer(socket, control, ctx.log.child({ sub: 'control' }));
@@ -82,6 +84,7 @@ export function register(program: Command): void {
         () =>
           void queue
             .shutdown(0)
+            .then(() => launcher?.stop())
             .then(() => owner.stop())
             .finally(() => process.exit(143)),
       );
@@ -100,6 +103,7 @@ export function register(program: Command): void {
       await scheduler.whenIdle();
       await server.close();
       await tools.close();
+      await launcher?.stop();
       await channel.stop();
       await owner.stop();
       await store.close();

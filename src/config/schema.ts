@@ -263,6 +263,12 @@ export const namedAgent = namedAgentSchema(agentOverrideSchema.shape);
 export const agentsSchema = z
   .object({
     warm: warmSchema.default(warmSchema.parse({})),
+    launcher: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Start cold agent runs from a small launcher process forked at start, so a start does not hold the relay (docs/configuration.md). Default: false.',
+      ),
     list: z
       .array(namedAgent)
       .default([])

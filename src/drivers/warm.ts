@@ -8,7 +8,7 @@ import { type WarmConfig, warmMemory } from '../config/schema-warm.js';
 import type { Logger } from '../log.js';
 import { lowered } from '../runner/nice.js';
 import { reaperKeeper } from '../runner/reaper-keeper.js';
-import { runCommandReply } from '../runner/run-command-reply.js';
+import { type RunDeps, runCommandReply } from '../runner/run-command-reply.js';
 import { spawnTurn } from '../runner/spawn-turn.js';
 import { createWarmPool, type WarmPool } from './pool.js';
 import type { WarmMemory } from './warm-memory.js';
@@ -26,6 +26,8 @@ export function startWarmPool(
   log: Logger,
   total = totalmem(),
   remember?: WarmMemory,
+  /** Lent to the cold runs of a CLI that cannot start warm (the relay's launcher). */
+  run: RunDeps = {},
 ): WarmPool {
   const keeper = reaperKeeper(({ pid }) =>
     log.warn({ reaper: pid }, 'the warm-process watchdog died: started again'),
@@ -45,7 +47,7 @@ export function startWarmPool(
     startGate: spawnTurn,
     cold: (kind, request) => {
       const spec = getSpec(kind);
-      return spec.warmOnly ? undefined : runCommandReply(spec, request);
+      return spec.warmOnly ? undefined : runCommandReply(spec, request, run);
     },
   });
   // The relay's pool is the pool, with the watchdog ended after its processes.

@@ -11,7 +11,7 @@ import type { WarmPool } from '../drivers/pool-types.js';
 import type { Logger } from '../log.js';
 import { madeInboundChatDir } from '../media/inbound.js';
 import { checkMedia } from '../media/policy.js';
-import { runCommandReply } from '../runner/run-command-reply.js';
+import { type RunDeps, runCommandReply } from '../runner/run-command-reply.js';
 import type { AgentResolution, AgentResolver, AgentRun, MediaPolicy, RunContext } from './ports.js';
 
 /**
@@ -24,6 +24,8 @@ export function agentResolver(
   env: NodeJS.ProcessEnv,
   log: Logger,
   warm?: Pick<WarmPool, 'run' | 'close'>,
+  /** Lent to every cold run (the relay's launcher). */
+  run: RunDeps = {},
 ): AgentResolver {
   const cache = new Map<AgentKind, AgentResolution>();
   return (kind) => {
@@ -47,7 +49,10 @@ export function agentResolver(
           ...(r.spec.sessionGone ? { sessionGone: r.spec.sessionGone } : {}),
           base,
           mode: warm && r.mode === 'warm' ? 'warm' : 'cold',
-          run: warm && r.mode === 'warm' ? warmRun(r, warm) : (request) => runCommandReply(r.spec, request),
+          run:
+            warm && r.mode === 'warm'
+              ? warmRun(r, warm, run)
+              : (request) => runCommandReply(r.spec, request, run),
         },
       };
     } catch (err) {
@@ -65,11 +70,11 @@ export function agentResolver(
  * process for each would hold memory for nothing, and the chat's own process (and its session)
  * is left alone. An ACP agent has no cold mode: those runs get a process of their own, closed after.
  */
-function warmRun(r: Resolved, warm: Pick<WarmPool, 'run' | 'close'>): AgentRun {
+function warmRun(r: Resolved, warm: Pick<WarmPool, 'run' | 'close'>, run: RunDeps): AgentRun {
   return async (request, ctx?: RunContext) => {
-    if (!ctx) return runCommandReply(r.spec, request);
+    if (!ctx) return runCommandReply(r.spec, request, run);
     if (ctx.session === 'chat') return warm.run(ctx.sessionKey, r.kind, request);
-    if (!r.spec.warmOnly) return runCommandReply(r.spec, request);
+    if (!r.spec.warmOnly) return runCommandReply(r.spec, request, run);
     const own = `${ctx.session}:${ctx.sessionKey}`;
     // The process is this run's alone, under a pool key of its own; its tool token is minted for
     // the run's session key, which is the one a run may bind.

@@ -18,13 +18,27 @@ import type {
 import { progressTap } from '../core/progress-event.js';
 import { maskCredentials } from '../log.js';
 import { extractMedia } from '../media/parse.js';
+import type { Launcher } from './launcher/client.js';
 import { type SpawnResult, spawnProcess } from './spawn.js';
 import { watchTrouble } from './trouble.js';
 
 export const DEFAULT_MAX_STDOUT_BYTES = 10 * 1024 * 1024;
 export const DEFAULT_MAX_STDERR_BYTES = 1024 * 1024;
 
-export async function runCommandReply(spec: AgentSpec, request: AgentRequest): Promise<AgentResult> {
+/** What the process running the agents lends every cold run. */
+export interface RunDeps {
+  /**
+   * The relay's launcher (`agents.launcher`): the run's processes start from it, not from this
+   * process, whose fork would hold its event loop. Absent: they start here.
+   */
+  launcher?: Launcher;
+}
+
+export async function runCommandReply(
+  spec: AgentSpec,
+  request: AgentRequest,
+  deps: RunDeps = {},
+): Promise<AgentResult> {
   let inv: Invocation;
   try {
     inv = spec.build(request);
@@ -60,18 +74,23 @@ export async function runCommandReply(spec: AgentSpec, request: AgentRequest): P
     }
   }
   try {
-    return await spawnAndRead(spec, sandbox ? { ...request, sandbox } : request, inv);
+    return await spawnAndRead(spec, sandbox ? { ...request, sandbox } : request, inv, deps);
   } finally {
     await cleanup();
   }
 }
 
-async function spawnAndRead(spec: AgentSpec, request: AgentRequest, inv: Invocation): Promise<AgentResult> {
+async function spawnAndRead(
+  spec: AgentSpec,
+  request: AgentRequest,
+  inv: Invocation,
+  deps: RunDeps,
+): Promise<AgentResult> {
   const [file, ...args] = inv.argv;
   if (!file) return { type: 'error', kind: 'exit', message: 'No agent command configured.', durationMs: 0 };
 
   const nextMessages = spec.messageStream();
-  const trouble = watchTrouble(spec, request);
+  const trouble = watchTrouble(spec, request, deps.launcher);
   let pending: string | undefined;
   const progress = progressOf(spec, request);
   const onStdoutLine = (line: string) => {
@@ -99,6 +118,7 @@ async function spawnAndRead(spec: AgentSpec, request: AgentRequest, inv: Invocat
     maxStdoutBytes: request.maxStdoutBytes ?? DEFAULT_MAX_STDOUT_BYTES,
     maxStderrBytes: request.maxStderrBytes ?? DEFAULT_MAX_STDERR_BYTES,
     ...(request.sandbox ? { sandbox: request.sandbox } : {}),
+    ...(deps.launcher ? { launcher: deps.launcher } : {}),
   });
 
   const stopped = r.type === 'aborted' ? await trouble?.result(r.durationMs) : undefined;

@@ -4,6 +4,7 @@
 // true sentence instead of a timeout minutes later.
 import { notSignedInMessage, shortDetail } from '../agents/common.js';
 import type { AgentRequest, AgentResult, AgentSpec, Trouble } from '../agents/types.js';
+import type { Launcher } from './launcher/client.js';
 import { spawnProcess } from './spawn.js';
 
 /**
@@ -22,7 +23,12 @@ export interface TroubleWatch {
   result(durationMs: number): Promise<AgentResult | undefined>;
 }
 
-export function watchTrouble(spec: AgentSpec, request: AgentRequest): TroubleWatch | undefined {
+export function watchTrouble(
+  spec: AgentSpec,
+  request: AgentRequest,
+  /** The run's launcher, if it has one: the sign-in check starts from it too. */
+  launcher?: Launcher,
+): TroubleWatch | undefined {
   const read = spec.trouble;
   if (!read) return undefined;
   const stop = new AbortController();
@@ -39,7 +45,7 @@ export function watchTrouble(spec: AgentSpec, request: AgentRequest): TroubleWat
       if (stopped) return;
       const t = read(line);
       if (!t) return;
-      signedOut ??= isSignedOut(spec, request);
+      signedOut ??= isSignedOut(spec, request, launcher);
       if (t.stop) end(t);
       // A reconnect the CLI may still get past, unless it has no sign-in to get past it with.
       else void signedOut.then((out) => out && end(t));
@@ -84,7 +90,7 @@ export function troubleResult(
 }
 
 /** Whether the CLI says it is not signed in (false when it cannot tell, or the check fails). */
-async function isSignedOut(spec: AgentSpec, request: AgentRequest): Promise<boolean> {
+async function isSignedOut(spec: AgentSpec, request: AgentRequest, launcher?: Launcher): Promise<boolean> {
   const check = spec.signIn;
   const [file, ...lead] = request.command;
   if (!check || !file) return false;
@@ -96,6 +102,7 @@ async function isSignedOut(spec: AgentSpec, request: AgentRequest): Promise<bool
     timeoutMs: CHECK_TIMEOUT_MS,
     maxStdoutBytes: 64 * 1024,
     maxStderrBytes: 64 * 1024,
+    ...(launcher && { launcher }),
   });
   return r.type === 'exited' && check.signedOut.test(`${r.stdout}\n${r.stderr}`);
 }

@@ -96,6 +96,11 @@ export interface LauncherOptions {
   script?: string;
   /** The first and the longest delay before a launcher that failed to start is forked again. */
   retryMs?: { first: number; last: number };
+  /**
+   * Called once per launcher that went away without stop() (its exit code or signal, nothing else),
+   * so the relay can say so; the next launch forks a new one.
+   */
+  onDied?: (message: string) => void;
 }
 
 export function startLauncher(opts: LauncherOptions = {}): Launcher {
@@ -108,6 +113,8 @@ export function startLauncher(opts: LauncherOptions = {}): Launcher {
   let nextId = 1;
   let proc: ChildProcess | undefined;
   let ready: Promise<boolean> = Promise.resolve(false);
+  // stop() was called: the launcher's exit is expected, not a death to report.
+  let stopping = false;
 
   // The channel keeps the relay alive only while something runs through it.
   const refresh = () => {
@@ -118,6 +125,7 @@ export function startLauncher(opts: LauncherOptions = {}): Launcher {
   const died = (p: ChildProcess, message: string) => {
     if (proc !== p) return;
     proc = undefined;
+    if (!stopping) opts.onDied?.(message);
     for (const [id, e] of entries) {
       entries.delete(id);
       if (e.pid === undefined) {
@@ -252,6 +260,8 @@ export function startLauncher(opts: LauncherOptions = {}): Launcher {
   return {
     pid: () => proc?.pid,
     async launch(req) {
+      // After stop() nothing may fork a launcher again: it would outlive the relay's shutdown.
+      if (stopping) return { type: 'launcher_failed', message: 'the launcher was stopped' };
       if (!proc && Date.now() < retryAt)
         return {
           type: 'launcher_failed',
@@ -278,6 +288,7 @@ export function startLauncher(opts: LauncherOptions = {}): Launcher {
       });
     },
     async stop() {
+      stopping = true;
       const p = proc;
       if (!p || p.exitCode !== null || p.signalCode !== null) return;
       const gone = new Promise<void>((r) => p.once('exit', () => r()));
