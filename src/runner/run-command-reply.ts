@@ -153,6 +153,15 @@ export function toAgentResult(spec: AgentSpec, inv: Invocation, r: SpawnResult):
           detail: shortDetail(r.message),
           durationMs: r.durationMs,
         };
+      // It did start: saying it could not would send the owner after a problem it does not have.
+      if (r.launcher === 'died')
+        return {
+          type: 'error',
+          kind: 'exit',
+          message: `${spec.displayName} was cut off mid-run because agentwire's launcher process stopped; send the message again.`,
+          detail: shortDetail(r.message),
+          durationMs: r.durationMs,
+        };
       return {
         type: 'error',
         kind: 'exit',

@@ -59,7 +59,14 @@ export type SpawnResult =
    * `sandbox`: the sandbox could not be made, so the program did not run. Through a launcher, also
    * a launcher that could not start or died while the program ran (its group was killed).
    */
-  | { type: 'spawn_failed'; message: string; durationMs: number; sandbox?: true };
+  | {
+      type: 'spawn_failed';
+      message: string;
+      durationMs: number;
+      sandbox?: true;
+      /** `died`: the program had started, and the launcher it ran from went away mid-run. */
+      launcher?: 'died';
+    };
 
 export function emptyFinished(durationMs: number): Finished {
   return {

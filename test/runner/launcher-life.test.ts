@@ -32,6 +32,30 @@ describe('launcher life', () => {
     expect(alive(first)).toBe(false);
   });
 
+  it('each death is reported once, a stop is not a death, and nothing starts after stop()', async () => {
+    const deaths: string[] = [];
+    const own = newLauncher({ onDied: (m) => deaths.push(m) });
+    const a = started(await own.launch({ file: node, args: ['-e', 'setInterval(() => {}, 1000)'], env }));
+    strays.push(a.pid);
+    process.kill(own.pid() as number, 'SIGKILL');
+    await a.closed;
+    expect(deaths).toEqual(['the launcher exited (SIGKILL)']);
+    const b = await run(own, { file: node, args: ['-e', '0'] });
+    await started(b.start).closed;
+    process.kill(own.pid() as number, 'SIGKILL');
+    expect(await waitFor(() => deaths.length === 2)).toBe(true);
+    await started((await run(own, { file: node, args: ['-e', '0'] })).start).closed;
+    const last = own.pid() as number;
+    await own.stop();
+    expect(alive(last)).toBe(false);
+    expect(deaths).toHaveLength(2);
+    // A launch after stop() would fork a launcher that outlives the relay's shutdown.
+    expect(await own.launch({ file: node, args: ['-e', '0'], env })).toMatchObject({
+      type: 'launcher_failed',
+    });
+    expect(own.pid()).toBeUndefined();
+  });
+
   it('stop ends the launcher and what it still runs; nothing is left', async () => {
     const own = newLauncher();
     const h = started(await own.launch({ file: node, args: ['-e', 'setInterval(() => {}, 1000)'], env }));

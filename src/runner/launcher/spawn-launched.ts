@@ -52,7 +52,12 @@ export function startLaunched(
             run.exited(e.code, e.signal);
             return;
           case 'launcher_died':
-            run.failed({ type: 'spawn_failed', message: `launcher: ${e.message}`, durationMs: 0 });
+            run.failed({
+              type: 'spawn_failed',
+              message: `launcher: ${e.message}`,
+              durationMs: 0,
+              launcher: 'died',
+            });
             return;
         }
       },
