@@ -9,6 +9,8 @@
 // agent start-ups (spawns, CLI start-up CPU, replies) overlap the
 // acknowledgements. Repeated for BURST_ROUNDS rounds.
 // The floor: the same posts against a bare node:http server in this process that answers 200.
+// The churn and burst rows also give the relay's CPU per message, and its launcher's when one runs
+// (BENCH_RELAY_CONFIG='{"agents":{"launcher":true}}').
 import { createServer } from 'node:http';
 import { startFakeTwilio } from './lib/fake-twilio.mjs';
 import { relayHome } from './lib/relay-proc.mjs';
@@ -89,13 +91,24 @@ async function churning(fake) {
   try {
     await relay.start();
     const before = fake.count();
+    const cpu = cpuOf(relay);
     const ms = await hammer(relay.url, K_CHURN, (i) => `churn ${i}`);
     await until(() => fake.count() - before >= K_CHURN, `${K_CHURN} replies`, 120_000);
-    return ms;
+    return { ms, cpu: cpu(K_CHURN) };
   } finally {
     closeAgent();
     await relay.stop();
   }
+}
+
+/**
+ * From now: the relay's own CPU (user + system) per message, and its launcher's (when
+ * `agents.launcher` is on: BENCH_RELAY_CONFIG='{"agents":{"launcher":true}}').
+ */
+function cpuOf(relay) {
+  const relay0 = relay.cpuMs();
+  const launcher0 = relay.launcherCpuMs();
+  return (n) => ({ relay: (relay.cpuMs() - relay0) / n, launcher: (relay.launcherCpuMs() - launcher0) / n });
 }
 
 export async function burst(fake) {
@@ -103,6 +116,7 @@ export async function burst(fake) {
   try {
     await relay.start();
     const ms = [];
+    const cpu = cpuOf(relay);
     for (let round = 0; round < BURST_ROUNDS; round++) {
       const before = fake.count();
       await Promise.all(
@@ -119,7 +133,7 @@ export async function burst(fake) {
       await until(() => fake.count() - before >= SENDERS, `replies to ${SENDERS} chats`, 120_000);
       await sleep(500);
     }
-    return ms;
+    return { ms, cpu: cpu(ms.length) };
   } finally {
     closeAgent();
     await relay.stop();
@@ -131,8 +145,8 @@ export default async function () {
   try {
     const base = await floor();
     const busy = await sleeping(fake);
-    const churn = await churning(fake);
-    const bursts = await burst(fake);
+    const { ms: churn, cpu: churnCpu } = await churning(fake);
+    const { ms: bursts, cpu: burstCpu } = await burst(fake);
     const pb = p99(busy);
     const pu = p99(bursts);
     return [
@@ -155,11 +169,21 @@ export default async function () {
         unit: 'ms',
       },
       {
+        metric: 'relay, churning: CPU per message, relay / its launcher',
+        value: `${churnCpu.relay.toFixed(2)} / ${churnCpu.launcher.toFixed(2)}`,
+        unit: 'ms',
+      },
+      {
         metric: `relay, burst: ${SENDERS} senders × ${PER_SENDER} messages ${GAP_MS} ms apart, 4 runs of a 200 ms CLI, ${BURST_ROUNDS} rounds (median / p99)`,
         value: `${median(bursts).toFixed(3)} / ${pu.toFixed(3)}`,
         unit: 'ms',
         target: 'p99 < 50 ms',
         pass: pu < 50,
+      },
+      {
+        metric: 'relay, burst: CPU per message, relay / its launcher',
+        value: `${burstCpu.relay.toFixed(2)} / ${burstCpu.launcher.toFixed(2)}`,
+        unit: 'ms',
       },
       { metric: 'p99 relay (4 sleeping) / p99 floor', value: pb / p99(base), unit: '' },
     ];

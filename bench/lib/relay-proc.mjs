@@ -135,6 +135,28 @@ export async function relayHome(opts) {
   /** CPU of the relay's children it has waited for: the CLI runs. */
   const childCpuMs = () => procCpuMs(child.pid, { children: true });
 
+  /**
+   * CPU of the relay's launcher (`agents.launcher`) so far, in ms: 0 without one. Counted apart,
+   * since the relay's own figure no longer includes the forks it does for the relay.
+   */
+  const launcherCpuMs = () => {
+    let kids = [];
+    try {
+      kids = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').split(' ').filter(Boolean);
+    } catch {
+      return 0;
+    }
+    let ms = 0;
+    for (const k of kids) {
+      try {
+        if (readFileSync(`/proc/${k}/cmdline`, 'utf8').includes('launcher-process')) ms += procCpuMs(k);
+      } catch {
+        // ended meanwhile
+      }
+    }
+    return ms;
+  };
+
   const stop = async () => {
     if (child && child.exitCode === null && child.signalCode === null) {
       const gone = new Promise((resolve) => child.once('exit', resolve));
@@ -165,5 +187,5 @@ export async function relayHome(opts) {
           .map((l) => JSON.parse(l))
       : [];
 
-  return { dir, url, port, start, stop, rssKb, cpuMs, childCpuMs, events, pid: () => child?.pid };
+  return { dir, url, port, start, stop, rssKb, cpuMs, childCpuMs, launcherCpuMs, events, pid: () => child?.pid };
 }
