@@ -1,4 +1,4 @@
-// The built relay (`dist/`, as `agentwire relay`) with `agents.launcher: true`: a Twilio webhook's
+// The built relay (`dist/`, as `agentwire relay`, and `agentwire chat`) with `agents.launcher: true`: a Twilio webhook's
 // cold run starts from the launcher the relay forked at start, not from the relay; a relay killed
 // with SIGKILL leaves nothing running; a launcher killed mid-run fails that run with one sentence to
 // the user, is said once in the log, and the next message runs from a new launcher.
@@ -157,5 +157,23 @@ describe('the relay with agents.launcher: true', () => {
     expect((await relay.exit).code).toBe(0);
     // Stopped with the relay.
     expect(await waitFor(() => !alive(relaunched[0] as number), 10_000)).toBe(true);
+  });
+
+  it('agentwire chat runs its CLI from a launcher too, and stops it when it ends', {
+    timeout: SLOW,
+  }, async () => {
+    const h = makeHome({ agents: { launcher: true } });
+    home = h;
+    const chat = spawnNode([MAIN, 'chat'], h.env, 'hello\n');
+    procs.push(chat);
+    expect((await chat.exit).code).toBe(0);
+    expect(chat.stdout()).toBe('reply: hello\n');
+    expect(chat.stderr()).toBe('');
+    const start = h.events().find((e) => e.ev === 'start');
+    const launcher = start?.ppid as number;
+    seen.add(launcher);
+    expect(launcher).toBeGreaterThan(1);
+    expect(launcher).not.toBe(chat.child.pid);
+    expect(await waitFor(() => !alive(launcher), 10_000)).toBe(true);
   });
 });
