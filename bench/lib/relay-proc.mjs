@@ -187,5 +187,17 @@ export async function relayHome(opts) {
           .map((l) => JSON.parse(l))
       : [];
 
-  return { dir, url, port, start, stop, rssKb, cpuMs, childCpuMs, launcherCpuMs, events, pid: () => child?.pid };
+  return {
+    dir,
+    url,
+    port,
+    start,
+    stop,
+    rssKb,
+    cpuMs,
+    childCpuMs,
+    launcherCpuMs,
+    events,
+    pid: () => child?.pid,
+  };
 }
