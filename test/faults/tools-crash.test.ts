@@ -6,7 +6,7 @@
 // the outbox key is made from the run and the call, so the redo's send finds the first one's row.
 // Needs `npm run build` first.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -76,8 +76,8 @@ async function crashRig(): Promise<Crash> {
   });
   fake = f;
   home = h;
-  // Info on stderr: a failure shows where the redo stopped (run, tool call, each send), not only
-  // the takeover (a CI run once waited 40 s for the reply with nothing more to tell).
+  // Info in the log file (stderr keeps warnings): a failure shows where the redo stopped (run, tool
+  // call, each send), not only the takeover (a CI run once waited 40 s for the reply with no more).
   const env = { ...h.env, TWILIO_ACCOUNT_SID: '', TWILIO_AUTH_TOKEN: '', AGENTWIRE_LOG_LEVEL: 'info' };
   return {
     home: h,
@@ -113,6 +113,25 @@ async function crashRig(): Promise<Crash> {
   };
 }
 
+/** The relays' log lines (both processes), as `ms sub msg`, for a failure to show the timeline. */
+function logTail(h: Home): string {
+  const dir = join(h.dir, 'logs');
+  if (!existsSync(dir)) return '(no log)';
+  const lines = readdirSync(dir)
+    .flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n'))
+    .filter(Boolean)
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as { time: number; sub?: string; msg: string; pid?: number }];
+      } catch {
+        return [];
+      }
+    })
+    .sort((a, b) => a.time - b.time);
+  const t0 = lines[0]?.time ?? 0;
+  return lines.map((l) => `${l.time - t0} ${l.sub ?? '-'} ${l.msg}`).join('\n');
+}
+
 /** Each start of fake-tool-cli.mjs, with its PID (it logs `ev: 'tools'`). */
 const toolStarts = (h: Home) => h.events().filter((e) => e.ev === 'tools');
 
@@ -134,7 +153,7 @@ async function restartAndCheck(r: Crash): Promise<void> {
   const replied = await waitFor(() => bodies().some((x) => x.startsWith('reply: ')), 40_000);
   const seen = () =>
     `tool rows ${JSON.stringify(r.toolRows())}, Twilio created ${JSON.stringify(bodies())}, ` +
-    `CLI starts ${toolStarts(r.home).length}, relay:\n${b.stderr()}`;
+    `CLI starts ${toolStarts(r.home).length}, relay log:\n${logTail(r.home)}`;
   expect(replied, seen()).toBe(true);
   // The redo really ran the tool again (and was told it was sent), rather than skipping it.
   const runs = finishedRuns(r.home);
