@@ -6,7 +6,7 @@
 // the outbox key is made from the run and the call, so the redo's send finds the first one's row.
 // Needs `npm run build` first.
 
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +21,7 @@ import {
   freePort,
   type Home,
   killOrphanGroup,
+  logTail,
   MAIN,
   makeHome,
   type Proc,
@@ -111,25 +112,6 @@ async function crashRig(): Promise<Crash> {
       for (const e of toolStarts(h)) killOrphanGroup(e.pid);
     },
   };
-}
-
-/** The relays' log lines (both processes), as `ms sub msg`, for a failure to show the timeline. */
-function logTail(h: Home): string {
-  const dir = join(h.dir, 'logs');
-  if (!existsSync(dir)) return '(no log)';
-  const lines = readdirSync(dir)
-    .flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n'))
-    .filter(Boolean)
-    .flatMap((l) => {
-      try {
-        return [JSON.parse(l) as { time: number; sub?: string; msg: string; pid?: number }];
-      } catch {
-        return [];
-      }
-    })
-    .sort((a, b) => a.time - b.time);
-  const t0 = lines[0]?.time ?? 0;
-  return lines.map((l) => `${l.time - t0} ${l.sub ?? '-'} ${l.msg}`).join('\n');
 }
 
 /** Each start of fake-tool-cli.mjs, with its PID (it logs `ev: 'tools'`). */
