@@ -184,7 +184,8 @@ describe('agentwire relay process killed between "agent finished" and "sent"', (
       twilio: fakeTwilioSection(fake, port),
       console: { enabled: false },
     });
-    const env = { ...home.env, TWILIO_ACCOUNT_SID: '', TWILIO_AUTH_TOKEN: '' };
+    // Debug lines in the log file: a failure shows what each relay did (logTail).
+    const env = { ...home.env, TWILIO_ACCOUNT_SID: '', TWILIO_AUTH_TOKEN: '', AGENTWIRE_LOG_LEVEL: 'debug' };
     const startProc = () => {
       const p = spawnNode([MAIN, 'relay'], env);
       procs.push(p);
