@@ -9,6 +9,7 @@ import { whatsappLinkService } from './channels/whatsapp/link-control.js';
 import type { Context } from './cli/context.js';
 import { ExitError } from './cli/context.js';
 import { channelLease, sharedTasksChanged, startOwner } from './cli/ownership.js';
+import { type HeldSignals, holdSignals } from './cli/signals.js';
 import { mediaRoot, type Paths } from './config/paths.js';
 import type { Config } from './config/schema.js';
 import { configWarnings } from './config/warnings.js';
@@ -353,19 +354,16 @@ export function stopOnSignals(
   relay: RunningRelay,
   graceMs: number,
   log: Logger,
-  /** Signals that came while the relay was starting: handled now, in order. */
-  early: readonly NodeJS.Signals[] = [],
+  /** The listener since before the relay started (cli/signals.ts): what came meanwhile is handled first. */
+  signals: HeldSignals = holdSignals(),
 ): Promise<void> {
   return new Promise<void>((resolve) => {
-    let signals = 0;
-    const onSignal = (signal: NodeJS.Signals) => {
-      signals++;
-      log.info({ signal }, signals === 1 ? 'shutting down' : 'second signal: stopping now');
-      if (signals === 1) void relay.stop(graceMs).then(resolve);
+    let count = 0;
+    signals.handle((signal) => {
+      count++;
+      log.info({ signal }, count === 1 ? 'shutting down' : 'second signal: stopping now');
+      if (count === 1) void relay.stop(graceMs).then(resolve);
       else for (const [chat] of relay.queue.runSlots.runs()) relay.queue.runSlots.abort(chat, 'shutdown');
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-    for (const signal of early) onSignal(signal);
+    });
   });
 }

@@ -4,6 +4,7 @@
 import type { Command } from 'commander';
 import { startRelay, stopOnSignals } from '../relay.js';
 import { type GlobalOptions, loadContext } from './context.js';
+import { holdSignals } from './signals.js';
 
 export function register(program: Command): void {
   program
@@ -14,17 +15,14 @@ export function register(program: Command): void {
       // A signal during start-up (a slow store, recovery already sending replies) is held until the
       // relay is up, then stops it like any other: without this, Node's default ends the process
       // mid-write with the signal instead of a clean stop.
-      const early: NodeJS.Signals[] = [];
-      const hold = (signal: NodeJS.Signals) => early.push(signal);
-      process.on('SIGINT', hold);
-      process.on('SIGTERM', hold);
+      const signals = holdSignals();
       let relay: Awaited<ReturnType<typeof startRelay>>;
       try {
         relay = await startRelay(ctx);
-      } finally {
-        process.off('SIGINT', hold);
-        process.off('SIGTERM', hold);
+      } catch (err) {
+        signals.close();
+        throw err;
       }
-      await stopOnSignals(relay, ctx.config.queue.shutdownGraceSeconds * 1000, ctx.log, early);
+      await stopOnSignals(relay, ctx.config.queue.shutdownGraceSeconds * 1000, ctx.log, signals);
     });
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { inject } from 'vitest';
 import { getSpec } from '../../src/agents/registry.js';
 import type { AgentKind, AgentRequest, SessionRef } from '../../src/agents/types.js';
-import { removeAfter } from '../helpers/tmp.js';
+import { type OnFinished, removeAfter } from '../helpers/tmp.js';
 import { cliEnv } from './cli-env.js';
 import type { LoggedRequest } from './fake-model/log.js';
 import type { Scenario } from './fake-model/scenario.js';
@@ -36,9 +36,9 @@ const marked = new Map<string, Set<string>>();
  * leave a child that writes its files after the CLI itself ended (a normal exit kills nothing, see
  * docs/operations.md), and a folder removed under it comes back.
  */
-export function stateDir(kind: AgentKind): string {
+export function stateDir(kind: AgentKind, finished?: OnFinished): string {
   const dir = mkdtempSync(join(tmpdir(), `aw-clis-${kind}-`));
-  removeAfter(dir, () => settle(dir));
+  removeAfter(dir, () => settle(dir), finished);
   return dir;
 }
 

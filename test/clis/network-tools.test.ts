@@ -52,11 +52,20 @@ describe.each(CLIS)('$kind cold (real CLI): the member profile keeps the CLI off
     await rig?.stop();
   });
 
+  /**
+   * The last request of the run that carried `text` and offered tools: opencode also sends a
+   * title request (the message, no tools) beside the turn, in either order.
+   */
+  async function turnRequest(text: string) {
+    const all = await requests(id);
+    return all.filter((r) => JSON.stringify(r.body).includes(text) && toolNames(r.body).length > 0).at(-1);
+  }
+
   it("offered to the owner's run, not to the member's", async () => {
     await rig.say(OWNER, 'hello from the owner');
-    const owner = (await requests(id)).at(-1);
+    const owner = await turnRequest('hello from the owner');
     await rig.say(MEMBER, 'hello from a member');
-    const member = (await requests(id)).at(-1);
+    const member = await turnRequest('hello from a member');
     expect(JSON.stringify(owner?.body)).toContain('hello from the owner');
     expect(JSON.stringify(member?.body)).toContain('hello from a member');
     expect(webOffered(owner?.body, cli.web)).toEqual(cli.offered);

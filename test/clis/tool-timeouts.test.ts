@@ -31,7 +31,7 @@ describe("a tool call slower than the CLI's default timeout", () => {
   it.concurrent.for(CASES)(
     '$kind: gets its answer to the model',
     { timeout: 240_000 },
-    async (c, { expect }) => {
+    async (c, { expect, onTestFinished }) => {
       const sc = `${c.kind}-slow-tool-${Date.now()}`;
       const base = await scenario(sc, {
         mode: 'tool',
@@ -39,7 +39,9 @@ describe("a tool call slower than the CLI's default timeout", () => {
         reply: 'Done.',
       });
       const spec = getSpec(c.kind);
-      const t = turn(c.kind, stateDir(c.kind), base, 'work on it', newSession(spec), 200_000);
+      // Its own test's end, not the other case's: both run at once, and a state folder is settled
+      // (its processes still running after 5 s killed) when the test it belongs to ends.
+      const t = turn(c.kind, stateDir(c.kind, onTestFinished), base, 'work on it', newSession(spec), 200_000);
       const g = rig.grant(CHAT, `in:${sc}`, 200_000);
       const r = await runCommandReply(spec, {
         ...t.request,

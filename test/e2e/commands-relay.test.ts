@@ -11,7 +11,17 @@ import {
   startFakeTwilio,
 } from '../channels/twilio/helpers/fake-twilio.js';
 import { postWhenUp, smsParams } from '../channels/twilio/helpers/harness.js';
-import { alive, freePort, type Home, MAIN, makeHome, type Proc, spawnNode, waitFor } from './helpers.js';
+import {
+  alive,
+  freePort,
+  type Home,
+  logTail,
+  MAIN,
+  makeHome,
+  type Proc,
+  spawnNode,
+  waitFor,
+} from './helpers.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 const PLACE_CLI = join(FIXTURES, 'fake-place-cli.mjs');
@@ -55,7 +65,13 @@ async function start(
   const raw = JSON.parse(readFileSync(home.configFile, 'utf8'));
   raw.commands = { prefix: '/', ...commands(home.dir) };
   writeFileSync(home.configFile, JSON.stringify(raw, null, 2));
-  proc = spawnNode([MAIN, 'relay'], { ...home.env, TWILIO_ACCOUNT_SID: '', TWILIO_AUTH_TOKEN: '' });
+  // Debug lines in the log file: a failure shows what the relay did (logTail).
+  proc = spawnNode([MAIN, 'relay'], {
+    ...home.env,
+    TWILIO_ACCOUNT_SID: '',
+    TWILIO_AUTH_TOKEN: '',
+    AGENTWIRE_LOG_LEVEL: 'debug',
+  });
   const url = `http://127.0.0.1:${port}/twilio/inbound`;
   return async (from, body) => {
     const res = await postWhenUp(url, smsParams({ From: from, Body: body, MessageSid: sid() }));
@@ -186,7 +202,7 @@ describe('custom chat commands through signed Twilio webhooks', () => {
     proc!.child.kill('SIGTERM');
     const child = proc!.child;
     const exited = await waitFor(() => child.exitCode !== null || child.signalCode !== null, 20_000);
-    expect(exited, proc?.stderr()).toBe(true);
+    expect(exited, `${proc?.stderr()}\n${logTail(home!)}`).toBe(true);
     expect(await waitFor(() => !alive(pids.pid) && !alive(pids.child), 10_000)).toBe(true);
   });
 });

@@ -121,6 +121,42 @@ export function killOrphanGroup(pid: number): void {
 }
 
 /**
+ * The relays' log file lines of `home` (every process that ran on it, info included: a relay's
+ * stderr off a terminal keeps warnings only), as `ms sub msg` from the first, for a failure to show
+ * the timeline.
+ */
+export function logTail(home: Pick<Home, 'dir'>): string {
+  const dir = join(home.dir, 'logs');
+  if (!existsSync(dir)) return '(no log)';
+  const lines = readdirSync(dir)
+    .flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n'))
+    .filter(Boolean)
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as { time: number; sub?: string; msg: string }];
+      } catch {
+        return [];
+      }
+    })
+    .sort((a, b) => a.time - b.time);
+  const t0 = lines[0]?.time ?? 0;
+  return lines.map((l) => `${l.time - t0} ${l.sub ?? '-'} ${l.msg}`).join('\n');
+}
+
+/** Whether `p` exited within `ms`; its exit, or undefined. */
+export async function exitWithin(p: Proc, ms: number): Promise<Awaited<Proc['exit']> | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((r) => {
+    timer = setTimeout(() => r(undefined), ms);
+  });
+  try {
+    return await Promise.race([p.exit, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * Polls `check` every 10 ms until it returns true or `ms` passed; returns whether it did. The
  * default bound is for a machine loaded by other jobs, where starting the built relay and a fake
  * CLI alone can take over 15 s; a passing test never waits it out.

@@ -12,7 +12,17 @@ import {
   startFakeTwilio,
 } from '../channels/twilio/helpers/fake-twilio.js';
 import { postWhenUp, smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
-import { freePort, type Home, MAIN, makeHome, type Proc, spawnNode, waitFor } from './helpers.js';
+import {
+  exitWithin,
+  freePort,
+  type Home,
+  logTail,
+  MAIN,
+  makeHome,
+  type Proc,
+  spawnNode,
+  waitFor,
+} from './helpers.js';
 
 let home: Home;
 let relay: RunningRelay | undefined;
@@ -174,7 +184,8 @@ describe('agentwire relay process killed between "agent finished" and "sent"', (
       twilio: fakeTwilioSection(fake, port),
       console: { enabled: false },
     });
-    const env = { ...home.env, TWILIO_ACCOUNT_SID: '', TWILIO_AUTH_TOKEN: '' };
+    // Debug lines in the log file: a failure shows what each relay did (logTail).
+    const env = { ...home.env, TWILIO_ACCOUNT_SID: '', TWILIO_AUTH_TOKEN: '', AGENTWIRE_LOG_LEVEL: 'debug' };
     const startProc = () => {
       const p = spawnNode([MAIN, 'relay'], env);
       procs.push(p);
@@ -192,9 +203,15 @@ describe('agentwire relay process killed between "agent finished" and "sent"', (
 
     fake.clearFailures();
     const b = startProc();
-    expect(await waitFor(() => (fake?.created.length ?? 0) >= 1, SLOW), b.stderr()).toBe(true);
+    expect(
+      await waitFor(() => (fake?.created.length ?? 0) >= 1, SLOW),
+      `${b.stderr()}\n${logTail(home)}`,
+    ).toBe(true);
     b.child.kill('SIGTERM');
-    expect((await b.exit).code).toBe(0);
+    // Bounded, and saying what the relay did: a CI run once waited out the whole test limit here.
+    const bExit = await exitWithin(b, SLOW);
+    expect(bExit, `relay b did not exit on SIGTERM: ${b.stderr()}\n${logTail(home)}`).toBeDefined();
+    expect(bExit?.code).toBe(0);
     // A third start finds nothing left to send.
     const c = startProc();
     expect(
@@ -204,7 +221,9 @@ describe('agentwire relay process killed between "agent finished" and "sent"', (
     ).toBe(200);
     expect(await waitFor(() => (fake?.created.length ?? 0) >= 2, SLOW), c.stderr()).toBe(true);
     c.child.kill('SIGTERM');
-    expect((await c.exit).code).toBe(0);
+    const cExit = await exitWithin(c, SLOW);
+    expect(cExit, `relay c did not exit on SIGTERM: ${c.stderr()}\n${logTail(home)}`).toBeDefined();
+    expect(cExit?.code).toBe(0);
 
     expect(fake.created.map((m) => [m.to, m.body])).toEqual([
       ['+15551234567', 'reply: hello agent'],

@@ -21,6 +21,7 @@ import {
   freePort,
   type Home,
   killOrphanGroup,
+  logTail,
   MAIN,
   makeHome,
   type Proc,
@@ -76,8 +77,8 @@ async function crashRig(): Promise<Crash> {
   });
   fake = f;
   home = h;
-  // Info on stderr: a failure shows where the redo stopped (run, tool call, each send), not only
-  // the takeover (a CI run once waited 40 s for the reply with nothing more to tell).
+  // Info in the log file (stderr keeps warnings): a failure shows where the redo stopped (run, tool
+  // call, each send), not only the takeover (a CI run once waited 40 s for the reply with no more).
   const env = { ...h.env, TWILIO_ACCOUNT_SID: '', TWILIO_AUTH_TOKEN: '', AGENTWIRE_LOG_LEVEL: 'info' };
   return {
     home: h,
@@ -134,7 +135,7 @@ async function restartAndCheck(r: Crash): Promise<void> {
   const replied = await waitFor(() => bodies().some((x) => x.startsWith('reply: ')), 40_000);
   const seen = () =>
     `tool rows ${JSON.stringify(r.toolRows())}, Twilio created ${JSON.stringify(bodies())}, ` +
-    `CLI starts ${toolStarts(r.home).length}, relay:\n${b.stderr()}`;
+    `CLI starts ${toolStarts(r.home).length}, relay log:\n${logTail(r.home)}`;
   expect(replied, seen()).toBe(true);
   // The redo really ran the tool again (and was told it was sent), rather than skipping it.
   const runs = finishedRuns(r.home);

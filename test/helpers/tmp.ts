@@ -18,15 +18,25 @@ export function tempDir(prefix: string): string {
   return dir;
 }
 
+/** A test context's own `onTestFinished` (the one a concurrent test must use). */
+export type OnFinished = (fn: () => Promise<void>) => void;
+
 /**
  * Removes `path` (a folder, recursively) when the current test or, outside one, the file ends;
- * after `before` when given (waiting for the processes that still write in it to exit).
+ * after `before` when given (waiting for the processes that still write in it to exit). A
+ * concurrent test passes its context's `onTestFinished` as `finished`: vitest does not track which
+ * of several running tests is "current", and the global hook can fire at the end of another one
+ * (whose `before` then kills this test's processes while it still runs).
  */
-export function removeAfter(path: string, before?: () => Promise<void>): void {
+export function removeAfter(path: string, before?: () => Promise<void>, finished?: OnFinished): void {
   const remove = async () => {
     await before?.();
     rmSync(path, { recursive: true, force: true });
   };
+  if (finished) {
+    finished(remove);
+    return;
+  }
   try {
     onTestFinished(remove);
   } catch {
