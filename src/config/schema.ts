@@ -267,7 +267,7 @@ export const agentsSchema = z
       .boolean()
       .default(false)
       .describe(
-        'Start cold agent runs from a small launcher process forked at start, so a start does not hold the relay (docs/configuration.md). Default: false.',
+        'Start the agent CLIs (cold runs and warm processes) from a small launcher process forked at start, so a start does not hold the relay (docs/configuration.md). Default: false.',
       ),
     list: z
       .array(namedAgent)

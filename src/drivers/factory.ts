@@ -11,6 +11,7 @@ import { toolInstalls, withToolsIn } from '../agents/sandbox-plan.js';
 import type { AgentKind, AgentRequest, ToolServer } from '../agents/types.js';
 import type { Sandbox } from '../core/sandbox.js';
 import type { Logger } from '../log.js';
+import type { Launcher } from '../runner/launcher/client.js';
 import type { GroupGuard } from '../runner/spawn-stdio.js';
 import { type AcpDriverOptions, acpDriver, acpHost } from './acp.js';
 import { GEMINI_ASK_ARGS, opencodeAskConfig } from './ask-mode.js';
@@ -39,7 +40,11 @@ export type DriverSettings = Pick<
   | 'readOnly'
   | 'networkTools'
   | 'sandbox'
-> & { tools?: ToolServer };
+> & {
+  tools?: ToolServer;
+  /** Where the process starts from (the relay's launcher, `agents.launcher`); none: this process. */
+  launcher?: Launcher;
+};
 
 export type Built =
   | {
@@ -116,6 +121,7 @@ function buildBare(
     cwd: s.cwd,
     env,
     ...(sandbox ? { sandbox } : {}),
+    ...(s.launcher && { launcher: s.launcher }),
   });
   const prep = tools.prepare ? { prepare: tools.prepare } : {};
   const extras = {

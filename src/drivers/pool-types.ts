@@ -2,6 +2,7 @@
 // `list` reports of each process, the options it is built with, and what it keeps of each process.
 import type { AgentKind, AgentRequest, AgentResult, ProcessTools } from '../agents/types.js';
 import type { Logger } from '../log.js';
+import type { Launcher } from '../runner/launcher/client.js';
 import type { GroupGuard } from '../runner/spawn-stdio.js';
 import type { Built, DriverSettings } from './factory.js';
 import type { HostRegistry } from './hosts.js';
@@ -89,6 +90,8 @@ export interface PoolOptions {
   memory?: WarmMemory;
   /** Registers each process group with the relay's watchdog (started on first use). */
   guard?: () => GroupGuard | undefined;
+  /** Processes start from it (`agents.launcher`), not from the relay: a start does not hold its loop. */
+  launcher?: Launcher;
   build?: (
     kind: AgentKind,
     settings: DriverSettings,

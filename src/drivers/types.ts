@@ -5,6 +5,7 @@
 import type { AgentResult, Approver, PermissionPolicy, SessionRef } from '../agents/types.js';
 import type { ProgressListener } from '../core/progress-event.js';
 import type { Sandbox } from '../core/sandbox.js';
+import type { Launcher } from '../runner/launcher/client.js';
 
 export type { ProgressEvent, ProgressListener } from '../core/progress-event.js';
 
@@ -19,6 +20,8 @@ export interface DriverProcess {
   env: Record<string, string>;
   /** The agent's sandbox, the process's tools in it (agent.sandbox: bwrap). */
   sandbox?: Sandbox;
+  /** Started from the relay's launcher process (`agents.launcher`) rather than the relay. */
+  launcher?: Launcher;
 }
 
 export interface DriverOptions {

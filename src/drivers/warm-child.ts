@@ -20,7 +20,7 @@ export type WarmStart =
 /** A driver's options as far as starting goes: its name in error messages, folder, environment, guard. */
 export interface WarmStartOptions {
   name: string;
-  process: Pick<DriverProcess, 'cwd' | 'env' | 'sandbox'>;
+  process: Pick<DriverProcess, 'cwd' | 'env' | 'sandbox' | 'launcher'>;
   guard?: GroupGuard | undefined;
 }
 
@@ -44,6 +44,7 @@ export async function startWarmChild(
     env: o.process.env,
     ...(o.guard ? { guard: o.guard } : {}),
     ...(o.process.sandbox ? { sandbox: o.process.sandbox } : {}),
+    ...(o.process.launcher && { launcher: o.process.launcher }),
   });
   switch (s.type) {
     case 'started':

@@ -26,7 +26,7 @@ export function startWarmPool(
   log: Logger,
   total = totalmem(),
   remember?: WarmMemory,
-  /** Lent to the cold runs of a CLI that cannot start warm (the relay's launcher). */
+  /** The relay's launcher: warm processes start from it, and the cold runs of a CLI that cannot start warm. */
   run: RunDeps = {},
 ): WarmPool {
   const keeper = reaperKeeper(({ pid }) =>
@@ -45,6 +45,7 @@ export function startWarmPool(
     // Each process starts at a lower CPU priority: its start-up CPU yields to the relay's acks.
     guard: () => lowered(keeper),
     startGate: spawnTurn,
+    ...(run.launcher && { launcher: run.launcher }),
     cold: (kind, request) => {
       const spec = getSpec(kind);
       return spec.warmOnly ? undefined : runCommandReply(spec, request, run);

@@ -5,10 +5,15 @@
 // environment carries a run mark of its own (run-mark.ts) for the process's whole life: when the
 // process ends, everything that carries the mark ends too, wherever it moved (a `setsid` helper),
 // and the relay's watchdog knows the mark, so a relay killed with SIGKILL takes them along as well.
+// Given a launcher (`agents.launcher`), an unsandboxed process starts from that small process
+// instead (launcher/stdio-launched.ts), its pipes crossing the launcher's channel, and everything
+// else (the group, the mark, the stop) is done from here by pid as before.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { bwrapError, type Sandbox } from '../core/sandbox.js';
+import type { Launcher } from './launcher/client.js';
+import { startStdioLaunched } from './launcher/stdio-launched.js';
 import { newRunMark, RUN_MARK_ENV } from './run-mark.js';
 import { launchIn, termRun } from './sandbox-launch.js';
 import { killRun, NESTED_AGENT_ENV, trackGroup, untrackGroup } from './spawn.js';
@@ -30,6 +35,20 @@ export interface StdioChildOptions {
   guard?: GroupGuard;
   /** Run inside this sandbox (the agent's `sandbox`); unavailable: nothing starts. */
   sandbox?: Sandbox;
+  /**
+   * Started from this launcher process, not this one. A sandboxed process still starts here: bwrap
+   * says it is ready on a fourth pipe, which the launcher does not carry.
+   */
+  launcher?: Launcher;
+}
+
+/** A started process as wrap() takes it, whoever started it. */
+export interface StartedPipes {
+  pid: number;
+  stdin: Writable;
+  stdout: Readable;
+  stderr: Readable;
+  exit: Promise<Exit>;
 }
 
 export interface Exit {
@@ -78,6 +97,10 @@ export function startStdioChild(opts: StdioChildOptions): Promise<StdioStart> {
   });
   if (!launched.ok) return Promise.resolve({ type: 'spawn_failed', message: launched.error, sandbox: true });
   const { launch } = launched;
+  if (opts.launcher && !opts.sandbox)
+    return startStdioLaunched(opts.launcher, launch, opts.cwd, env, mark).then((s) =>
+      s.type === 'started' ? { type: 'started', child: wrap(s.pipes, mark, opts) } : s,
+    );
   let child: ChildProcess;
   try {
     child = spawn(launch.file, [...launch.args], {
@@ -98,11 +121,11 @@ export function startStdioChild(opts: StdioChildOptions): Promise<StdioStart> {
       else resolve({ type: 'spawn_failed', message: e.message });
     });
     if (!opts.sandbox) {
-      child.once('spawn', () => resolve({ type: 'started', child: wrap(child, mark, opts) }));
+      child.once('spawn', () => resolve({ type: 'started', child: wrap(pipesOf(child), mark, opts) }));
       return;
     }
     child.once('spawn', () => {
-      const wrapped = wrap(child, mark, opts);
+      const wrapped = wrap(pipesOf(child), mark, opts);
       void sandboxReady(child).then((ready) => {
         if (ready) {
           resolve({ type: 'started', child: wrapped });
@@ -138,34 +161,42 @@ function sandboxReady(child: ChildProcess): Promise<boolean> {
   });
 }
 
-function wrap(child: ChildProcess, mark: string, opts: StdioChildOptions): StdioChild {
-  const pid = child.pid as number;
+function pipesOf(child: ChildProcess): StartedPipes {
+  return {
+    pid: child.pid as number,
+    stdin: child.stdin as Writable,
+    stdout: child.stdout as Readable,
+    stderr: child.stderr as Readable,
+    exit: new Promise((resolve) => child.once('exit', (code, signal) => resolve({ exitCode: code, signal }))),
+  };
+}
+
+function wrap(child: StartedPipes, mark: string, opts: StdioChildOptions): StdioChild {
+  const { pid } = child;
   trackGroup(pid, mark);
   opts.guard?.watch(pid, mark);
   const max = opts.maxStderrBytes ?? 16 * 1024;
   let tail = '';
-  child.stderr?.setEncoding('utf8');
-  child.stderr?.on('data', (c: string) => {
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (c: string) => {
     tail = (tail + c).slice(-max);
   });
   // A write to a child that already died fails with EPIPE; the exit is reported through `exited`.
-  child.stdin?.on('error', () => {});
-  const exited = new Promise<Exit>((resolve) => {
-    child.once('exit', (code, signal) => {
-      // The leader is gone; anything it left in its group, or that carries its mark (moved out of
-      // the group with setsid, ignoring TERM), is killed with it, so nothing lingers.
-      killRun(pid, mark, 'SIGKILL');
-      untrackGroup(pid);
-      opts.guard?.forget(pid);
-      resolve({ exitCode: code, signal });
-    });
+  child.stdin.on('error', () => {});
+  const exited = child.exit.then((exit) => {
+    // The leader is gone; anything it left in its group, or that carries its mark (moved out of
+    // the group with setsid, ignoring TERM), is killed with it, so nothing lingers.
+    killRun(pid, mark, 'SIGKILL');
+    untrackGroup(pid);
+    opts.guard?.forget(pid);
+    return exit;
   });
   let stopping: Promise<Exit> | undefined;
   return {
     pid,
     mark,
-    stdin: child.stdin as Writable,
-    stdout: child.stdout as Readable,
+    stdin: child.stdin,
+    stdout: child.stdout,
     exited,
     stderrTail: () => tail,
     stop(graceMs) {

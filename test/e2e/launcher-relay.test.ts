@@ -2,7 +2,9 @@
 // cold run starts from the launcher the relay forked at start, not from the relay; a relay killed
 // with SIGKILL leaves nothing running; a launcher killed mid-run fails that run with one sentence to
 // the user, is said once in the log, and the next message runs from a new launcher.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type FakeTwilio,
@@ -48,6 +50,29 @@ beforeAll(() => {
   expect(readFileSync(MAIN).length, 'build first: npm run build').toBeGreaterThan(0);
 });
 
+const CODEX = join(import.meta.dirname, '..', 'fixtures', 'fake-codex-app-server.mjs');
+
+/** The live fake codex processes started with FAKE_CODEX_STATE=`dir`. */
+function codexesOf(dir: string): number[] {
+  return readdirSync('/proc')
+    .filter((n) => /^\d+$/.test(n))
+    .filter((n) => {
+      try {
+        return (
+          readFileSync(`/proc/${n}/environ`, 'utf8').includes(`FAKE_CODEX_STATE=${dir}\0`) && alive(Number(n))
+        );
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
 /** The direct children of `pid` whose command line names the launcher's script. */
 function launchersOf(pid: number): number[] {
   let kids: string;
@@ -69,7 +94,9 @@ function launchersOf(pid: number): number[] {
     });
 }
 
-async function startRelayProc(): Promise<{ relay: Proc; url: string; h: Home; f: FakeTwilio }> {
+async function startRelayProc(
+  extra: Record<string, unknown> = {},
+): Promise<{ relay: Proc; url: string; h: Home; f: FakeTwilio }> {
   const f = await startFakeTwilio();
   fake = f;
   const port = await freePort();
@@ -77,6 +104,7 @@ async function startRelayProc(): Promise<{ relay: Proc; url: string; h: Home; f:
     twilio: fakeTwilioSection(f, port),
     console: { enabled: false },
     agents: { launcher: true },
+    ...extra,
   });
   home = h;
   const relay = spawnNode([MAIN, 'relay'], { ...h.env, TWILIO_ACCOUNT_SID: '', TWILIO_AUTH_TOKEN: '' });
@@ -157,6 +185,43 @@ describe('the relay with agents.launcher: true', () => {
     expect((await relay.exit).code).toBe(0);
     // Stopped with the relay.
     expect(await waitFor(() => !alive(relaunched[0] as number), 10_000)).toBe(true);
+  });
+
+  it('a warm process starts from the launcher too, and goes with the relay on SIGTERM', {
+    timeout: 3 * SLOW,
+  }, async () => {
+    const state = mkdtempSync(join(tmpdir(), 'aw-launcher-warm-'));
+    try {
+      const { relay, url, f } = await startRelayProc({
+        agent: {
+          kind: 'codex',
+          mode: 'warm',
+          command: [process.execPath, CODEX],
+          env: { FAKE_CODEX_STATE: state },
+        },
+      });
+      const relayPid = relay.child.pid as number;
+      expect((await postWhenUp(url, smsParams({ Body: 'hello warm' }))).status).toBe(200);
+      expect(await waitFor(() => f.created.length > 0, SLOW), relay.stderr()).toBe(true);
+      expect(f.created[0]?.body).toContain('hello warm');
+      const [codex] = codexesOf(state);
+      expect(codex).toBeDefined();
+      seen.add(codex as number);
+      const [launcher] = launchersOf(relayPid);
+      seen.add(launcher as number);
+      expect(parentOf(codex as number)).toBe(launcher);
+      // The second turn runs on the same process, its pipes still crossing the launcher.
+      const second = smsParams({ MessageSid: `SM${'7'.repeat(32)}`, Body: 'again warm' });
+      expect((await twilioPost(url, second)).status).toBe(200);
+      expect(await waitFor(() => f.created.length > 1, SLOW), relay.stderr()).toBe(true);
+      expect(f.created[1]?.body).toContain('again warm');
+      expect(codexesOf(state)).toEqual([codex]);
+      relay.child.kill('SIGTERM');
+      expect((await relay.exit).code).toBe(0);
+      expect(await waitFor(() => !alive(codex as number) && !alive(launcher as number), 10_000)).toBe(true);
+    } finally {
+      rmSync(state, { recursive: true, force: true });
+    }
   });
 
   it('agentwire chat runs its CLI from a launcher too, and stops it when it ends', {

@@ -1,0 +1,72 @@
+// A warm agent's long-lived process (spawn-stdio.ts) started from the launcher (client.ts) instead of
+// the relay: its stdin, stdout and stderr become streams here, fed by and feeding the launcher's
+// channel, so the drivers read and write them exactly as they do a child's own pipes. The group,
+// the run mark and the stop stay with spawn-stdio.ts, which kills by pid from this process.
+import { PassThrough, Writable } from 'node:stream';
+import type { Launch } from '../../core/sandbox.js';
+import type { StartedPipes, StdioStart } from '../spawn-stdio.js';
+import type { LaunchExit, Launcher } from './client.js';
+
+export type StdioLaunched =
+  | { type: 'started'; pipes: StartedPipes }
+  | Extract<StdioStart, { type: 'not_found' | 'spawn_failed' }>;
+
+/** A launcher that died took the process with it (the client killed its group): say it so. */
+function exitOf(e: LaunchExit): { exitCode: number | null; signal: string | null } {
+  return e.type === 'exited' ? { exitCode: e.code, signal: e.signal } : { exitCode: null, signal: 'SIGKILL' };
+}
+
+export async function startStdioLaunched(
+  launcher: Launcher,
+  launch: Launch,
+  cwd: string | undefined,
+  env: Record<string, string>,
+  mark: string,
+): Promise<StdioLaunched> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const s = await launcher.launch({
+    file: launch.file,
+    args: launch.args,
+    ...(cwd !== undefined && { cwd }),
+    env,
+    stdin: true,
+    mark,
+    onStdout: (c) => stdout.write(c),
+    onStderr: (c) => stderr.write(c),
+    onStdoutEnd: () => stdout.end(),
+    onStderrEnd: () => stderr.end(),
+    // A launcher that died sends no ends: the streams end with it.
+    onExit: (e) => {
+      if (e.type === 'launcher_died') {
+        stdout.end();
+        stderr.end();
+      }
+    },
+  });
+  switch (s.type) {
+    case 'started': {
+      const { handle } = s;
+      const stdin = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          handle.write(chunk);
+          done();
+        },
+        final(done) {
+          handle.end();
+          done();
+        },
+      });
+      return {
+        type: 'started',
+        pipes: { pid: handle.pid, stdin, stdout, stderr, exit: handle.exit.then(exitOf) },
+      };
+    }
+    case 'not_found':
+      return s;
+    case 'spawn_failed':
+      return { type: 'spawn_failed', message: s.message };
+    case 'launcher_failed':
+      return { type: 'spawn_failed', message: `launcher: ${s.message}` };
+  }
+}
