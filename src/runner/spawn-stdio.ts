@@ -13,7 +13,7 @@ import { statSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { bwrapError, type Sandbox } from '../core/sandbox.js';
 import type { Launcher } from './launcher/client.js';
-import { startStdioLaunched } from './launcher/stdio-launched.js';
+import { type StartedPipes, startStdioLaunched } from './launcher/stdio-launched.js';
 import { newRunMark, RUN_MARK_ENV } from './run-mark.js';
 import { launchIn, termRun } from './sandbox-launch.js';
 import { killRun, NESTED_AGENT_ENV, trackGroup, untrackGroup } from './spawn.js';
@@ -40,15 +40,6 @@ export interface StdioChildOptions {
    * says it is ready on a fourth pipe, which the launcher does not carry.
    */
   launcher?: Launcher;
-}
-
-/** A started process as wrap() takes it, whoever started it. */
-export interface StartedPipes {
-  pid: number;
-  stdin: Writable;
-  stdout: Readable;
-  stderr: Readable;
-  exit: Promise<Exit>;
 }
 
 export interface Exit {

@@ -2,14 +2,23 @@
 // the relay: its stdin, stdout and stderr become streams here, fed by and feeding the launcher's
 // channel, so the drivers read and write them exactly as they do a child's own pipes. The group,
 // the run mark and the stop stay with spawn-stdio.ts, which kills by pid from this process.
-import { PassThrough, Writable } from 'node:stream';
+import { PassThrough, type Readable, Writable } from 'node:stream';
 import type { Launch } from '../../core/sandbox.js';
-import type { StartedPipes, StdioStart } from '../spawn-stdio.js';
 import type { LaunchExit, Launcher } from './client.js';
+
+/** A started process's pipes and exit, whoever started it (spawn-stdio.ts wraps either kind). */
+export interface StartedPipes {
+  pid: number;
+  stdin: Writable;
+  stdout: Readable;
+  stderr: Readable;
+  exit: Promise<{ exitCode: number | null; signal: string | null }>;
+}
 
 export type StdioLaunched =
   | { type: 'started'; pipes: StartedPipes }
-  | Extract<StdioStart, { type: 'not_found' | 'spawn_failed' }>;
+  | { type: 'not_found'; file: string; message: string }
+  | { type: 'spawn_failed'; message: string };
 
 /** A launcher that died took the process with it (the client killed its group): say it so. */
 function exitOf(e: LaunchExit): { exitCode: number | null; signal: string | null } {
