@@ -1,6 +1,7 @@
 // Samples a process and everything under it from /proc (Linux), for the burst bench: the peak
 // resident set of the whole tree, the process's own CPU (at the first and the last sample), and
-// how many agent processes it started (its direct children whose environment carries a mark,
+// how many agent processes it started (its direct children whose environment carries a mark, and
+// those of an unmarked direct child: the launcher that starts them with `agents.launcher` on;
 // counted once per pid and start time).
 // A sample reads /proc/<pid>/stat of every process on the machine; at 150 ms that is a few ms of
 // this process's CPU per second, never the relay's. A real CLI lives a second or more, so a start is
@@ -50,7 +51,7 @@ export function sampleTree(root, mark, every = 150) {
   let rootCpuMs = 0;
   let firstRootCpuMs;
   let samples = 0;
-  const seen = new Map(); // `${pid}:${start}` -> carries the mark
+  const seen = new Set(); // `${pid}:${start}` of each process seen carrying the mark
   const sample = () => {
     const procs = snapshot();
     const kids = new Map();
@@ -70,10 +71,17 @@ export function sampleTree(root, mark, every = 150) {
       todo.push(...(kids.get(pid) ?? []));
     }
     let agents = 0;
+    // Only a mark found is kept: a process seen between its fork and its exec still shows its
+    // parent's environment, so one looked at too early is looked at again.
+    const marked = (pid) => {
+      const key = `${pid}:${procs.get(pid)?.start}`;
+      if (!seen.has(key) && hasMark(pid, mark)) seen.add(key);
+      return seen.has(key);
+    };
     for (const pid of kids.get(root) ?? []) {
-      const key = `${pid}:${procs.get(pid).start}`;
-      if (!seen.has(key)) seen.set(key, hasMark(pid, mark));
-      if (seen.get(key)) agents++;
+      if (marked(pid)) agents++;
+      // Not an agent: maybe the launcher, whose children are.
+      else for (const kid of kids.get(pid) ?? []) if (marked(kid)) agents++;
     }
     peakRssKb = Math.max(peakRssKb, rss);
     peakAgents = Math.max(peakAgents, agents);
@@ -85,7 +93,7 @@ export function sampleTree(root, mark, every = 150) {
     stop() {
       clearInterval(timer);
       sample();
-      const starts = [...seen.values()].filter(Boolean).length;
+      const starts = seen.size;
       return { peakRssKb, peakAgents, rootCpuMs, firstRootCpuMs, starts, samples };
     },
   };

@@ -40,4 +40,34 @@ describe.runIf(process.platform === 'linux')('sampleTree', () => {
     expect(seen.rootCpuMs).toBeGreaterThan(0);
     expect(seen.firstRootCpuMs).toBeLessThanOrEqual(seen.rootCpuMs);
   });
+
+  it("counts the marked children of an unmarked child (the launcher's), not deeper ones", async () => {
+    const tree = sampleTree(process.pid, 'AW_PROC_TREE_MARK=yes', 10);
+    // A launcher stand-in: unmarked, it starts one marked child, which starts a marked child of its own.
+    const script = `
+      const { spawn } = require('node:child_process');
+      const grand = (env) => spawn(process.execPath, ['-e', process.argv[1]], { env, stdio: ['pipe', 'inherit', 'ignore'] });
+      const agent = grand({ AW_PROC_TREE_MARK: 'yes', AW_DEPTH: '1' });
+      process.stdin.resume();
+    `;
+    const inner = `
+      if (process.env.AW_DEPTH === '1') {
+        const { spawn } = require('node:child_process');
+        const c = spawn(process.execPath, ['-e', 'process.stdin.resume()'], { env: { AW_PROC_TREE_MARK: 'yes' }, stdio: ['pipe', 'ignore', 'ignore'] });
+        c.on('spawn', () => console.log(process.pid + ' ' + c.pid));
+      }
+      process.stdin.resume();
+    `;
+    const launcher = spawn(process.execPath, ['-e', script, inner], {
+      env: {},
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    live.push(launcher);
+    const [line] = (await once(launcher.stdout, 'data')) as [Buffer];
+    const pids = line.toString().trim().split(' ').map(Number);
+    const seen = tree.stop();
+    for (const pid of pids) process.kill(pid, 'SIGKILL');
+    expect(seen.starts).toBe(1);
+    expect(seen.peakAgents).toBe(1);
+  });
 });
