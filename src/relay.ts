@@ -332,7 +332,7 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
 }
 
 /**
- * The launcher cold runs start from (`agents.launcher`), forked first thing: the fork copies this
+ * The launcher the agents' processes start from (`agents.launcher`), forked first thing: the fork copies this
  * process, cheap only while it is small (before the store, channels and queue load). A launcher
  * that dies is said once per death; the next run forks a new one. `agentwire chat` starts one too.
  */

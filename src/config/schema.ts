@@ -265,9 +265,9 @@ export const agentsSchema = z
     warm: warmSchema.default(warmSchema.parse({})),
     launcher: z
       .boolean()
-      .default(false)
+      .default(true)
       .describe(
-        'Start the agent CLIs (cold runs and warm processes) from a small launcher process forked at start, so a start does not hold the relay (docs/configuration.md). Default: false.',
+        'Start the agent CLIs (cold runs and warm processes) from a small launcher process forked at start, so a start does not hold the relay (docs/configuration.md). Default: true.',
       ),
     list: z
       .array(namedAgent)

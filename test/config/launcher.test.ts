@@ -1,4 +1,4 @@
-// `agents.launcher`: a boolean, off by default, that is not taken for an agent kind, and whose
+// `agents.launcher`: a boolean, on by default, that is not taken for an agent kind, and whose
 // wrong type is refused with the key named.
 import { describe, expect, it } from 'vitest';
 import { AGENT_KINDS } from '../../src/agents/registry.js';
@@ -9,7 +9,7 @@ const parse = (text: string) => parseConfigText(text, 'c.json5', {}, AGENT_KINDS
 
 describe('agents.launcher', () => {
   it.each([
-    ['{}', false],
+    ['{}', true],
     ['{agents: {launcher: true}}', true],
     ['{agents: {launcher: false, codex: {mode: "cold"}}}', false],
   ])('%s: %s', (text, want) => {
