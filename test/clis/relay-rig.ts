@@ -228,15 +228,19 @@ export function relayRig(kind: AgentKind, base: string, opts: RigOptions = {}): 
   };
 }
 
-/** Live processes this process started whose environment holds the marker. */
+/**
+ * Live processes this process started whose environment holds the marker: its children, or the
+ * children of its launcher (agents.launcher, a child of this process running launcher-process).
+ */
 function leaders(marker: string): number[] {
   const found: number[] = [];
+  const starters = new Set([process.pid, ...launchersOf(process.pid)]);
   for (const p of readdirSync('/proc')) {
     if (!/^\d+$/.test(p)) continue;
     try {
       const stat = readFileSync(`/proc/${p}/stat`, 'latin1');
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (f[0] === 'Z' || Number(f[1]) !== process.pid) continue;
+      if (f[0] === 'Z' || !starters.has(Number(f[1]))) continue;
       if (`\0${readFileSync(`/proc/${p}/environ`, 'latin1')}`.includes(`\0AGENTWIRE_TEST_MARKER=${marker}\0`))
         found.push(Number(p));
     } catch {
@@ -244,6 +248,23 @@ function leaders(marker: string): number[] {
     }
   }
   return found;
+}
+
+/** The children of `pid` that run the launcher's script. */
+function launchersOf(pid: number): number[] {
+  let kids: string[];
+  try {
+    kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean);
+  } catch {
+    return [];
+  }
+  return kids.map(Number).filter((k) => {
+    try {
+      return readFileSync(`/proc/${k}/cmdline`, 'latin1').includes('launcher-process');
+    } catch {
+      return false;
+    }
+  });
 }
 
 /**

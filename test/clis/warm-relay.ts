@@ -93,6 +93,8 @@ export function defineWarmRelaySuite(kind: AgentKind): void {
       const n = rig.sent.length;
       await hungTurn('Answer this after a crash.');
       await set({ reply: 'Answered after the crash.' });
+      // pid 0 (the first case failed before it was set) would make this kill the test's own group.
+      expect(pid).toBeGreaterThan(1);
       process.kill(-pid, 'SIGKILL');
       await rig.relay().queue.whenIdle();
       expect(heardSince(n)).toEqual([`${A} Answered after the crash.`]);

@@ -113,6 +113,8 @@ export function alive(pid: number): boolean {
 
 /** SIGKILLs a process group the fake CLI logged (one a killed relay left behind); gone is fine. */
 export function killOrphanGroup(pid: number): void {
+  // -0 and -1 are this test's own group and every process it may signal: never a CLI's group.
+  if (!(pid > 1)) throw new Error(`not a process group to kill: ${pid}`);
   try {
     process.kill(-pid, 'SIGKILL');
   } catch {
