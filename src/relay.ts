@@ -332,9 +332,10 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
 }
 
 /**
- * The launcher the agents' processes start from (`agents.launcher`), forked first thing: the fork copies this
- * process, cheap only while it is small (before the store, channels and queue load). A launcher
- * that dies is said once per death; the next run forks a new one. `agentwire chat` starts one too.
+ * The launcher the agents' processes start from (`agents.launcher`), forked first thing: the fork
+ * copies this process, cheap only while it is small (before the store, channels and queue load). A
+ * launcher that dies is said once per death; the next run forks a new one. `agentwire chat` starts
+ * one too.
  */
 export function relayLauncher(log: Logger): Launcher {
   return startLauncher({
