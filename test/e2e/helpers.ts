@@ -19,8 +19,13 @@ export const RELAY_SCRIPT = join(ROOT, 'test/e2e/fixtures/relay-test-channel.mjs
 export interface FakeEvent {
   ev: 'start' | 'end' | 'grandchild' | 'sleep' | 'tools';
   pid: number;
-  /** The process that started the fake CLI: the relay, for a cold run (1 once that relay died). */
+  /**
+   * The relay that ran the fake CLI, its launcher passed over (fixtures/relay-pid.mjs); 1 once that
+   * relay and its launcher died.
+   */
   ppid?: number;
+  /** The fake's own parent: the relay, or the relay's launcher (agents.launcher). */
+  parent?: number;
   /** The fake's arguments (fake-claude logs them at start). */
   argv?: string[];
   t: number;

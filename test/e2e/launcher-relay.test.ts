@@ -127,8 +127,10 @@ describe('the relay with agents.launcher: true', () => {
     const launcher = launchers[0] as number;
     seen.add(launcher);
     const first = h.events().find((e) => e.ev === 'start');
-    expect(first?.ppid).toBe(launcher);
-    expect(first?.ppid).not.toBe(relayPid);
+    expect(first?.parent).toBe(launcher);
+    expect(first?.parent).not.toBe(relayPid);
+    // The fake names the relay that ran it through the launcher (fixtures/relay-pid.mjs).
+    expect(first?.ppid).toBe(relayPid);
 
     // A second run, still going when the relay is killed.
     const sid = `SM${'8'.repeat(32)}`;
@@ -138,7 +140,7 @@ describe('the relay with agents.launcher: true', () => {
     expect(await waitFor(() => h.events().some((e) => e.ev === 'sleep'), SLOW)).toBe(true);
     const cli = h.events().find((e) => e.ev === 'sleep')?.pid as number;
     seen.add(cli);
-    expect(h.events().find((e) => e.ev === 'start' && e.pid === cli)?.ppid).toBe(launcher);
+    expect(h.events().find((e) => e.ev === 'start' && e.pid === cli)?.parent).toBe(launcher);
     expect(alive(cli)).toBe(true);
     relay.child.kill('SIGKILL');
     await relay.exit;
@@ -154,7 +156,7 @@ describe('the relay with agents.launcher: true', () => {
     expect(await waitFor(() => h.events().some((e) => e.ev === 'sleep'), SLOW), relay.stderr()).toBe(true);
     const cli = h.events().find((e) => e.ev === 'sleep')?.pid as number;
     seen.add(cli);
-    const launcher = h.events().find((e) => e.ev === 'start')?.ppid as number;
+    const launcher = h.events().find((e) => e.ev === 'start')?.parent as number;
     seen.add(launcher);
     expect(launchersOf(relayPid)).toEqual([launcher]);
     process.kill(launcher, 'SIGKILL');
@@ -175,8 +177,8 @@ describe('the relay with agents.launcher: true', () => {
     const relaunched = launchersOf(relayPid);
     expect(relaunched).toHaveLength(1);
     seen.add(relaunched[0] as number);
-    expect(next?.ppid).toBe(relaunched[0]);
-    expect(next?.ppid).not.toBe(launcher);
+    expect(next?.parent).toBe(relaunched[0]);
+    expect(next?.parent).not.toBe(launcher);
 
     const died = relayLogLines(h.dir).filter((l) => String(l.msg).startsWith('the launcher died'));
     expect(died).toHaveLength(1);
@@ -235,7 +237,7 @@ describe('the relay with agents.launcher: true', () => {
     expect(chat.stdout()).toBe('reply: hello\n');
     expect(chat.stderr()).toBe('');
     const start = h.events().find((e) => e.ev === 'start');
-    const launcher = start?.ppid as number;
+    const launcher = start?.parent as number;
     seen.add(launcher);
     expect(launcher).toBeGreaterThan(1);
     expect(launcher).not.toBe(chat.child.pid);
