@@ -4,6 +4,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { StoreError, storeFailure } from '../errors.js';
+import { sqliteFailure } from './sqlite-errors.js';
 
 export type Db = DatabaseSync;
 
@@ -24,9 +25,14 @@ export function openDb(file: string, migrations: readonly Migration[]): Db {
   const db = new DatabaseSync(file);
   cacheStatements(db);
   // busy_timeout first: switching a fresh file to WAL takes a lock another process may hold.
-  db.exec(
-    'PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;',
-  );
+  db.exec('PRAGMA busy_timeout = 5000');
+  try {
+    toWal(db);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  db.exec('PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;');
   try {
     migrate(db, migrations);
   } catch (err) {
@@ -36,6 +42,28 @@ export function openDb(file: string, migrations: readonly Migration[]): Db {
   for (const suffix of ['-wal', '-shm'])
     if (file !== ':memory:' && existsSync(file + suffix)) chmodSync(file + suffix, 0o600);
   return db;
+}
+
+const WAL_TRIES_MS = 5000;
+
+/**
+ * Switches the file to WAL, trying again while another process is in the way. The switch reads
+ * the file, then needs it alone; two processes doing that at once would each wait for the other, so
+ * SQLite fails one of them at once ("database is locked") instead of waiting out busy_timeout. A
+ * test opening a fresh file from six processes at once hit it once in a full `npm test`. Synchronous,
+ * as opening is; the failed statement has let go of its read, so the other one gets through.
+ */
+function toWal(db: Db): void {
+  const end = Date.now() + WAL_TRIES_MS;
+  for (;;) {
+    try {
+      db.exec('PRAGMA journal_mode = WAL');
+      return;
+    } catch (err) {
+      if (sqliteFailure(err).reason !== 'busy' || Date.now() >= end) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10 + Math.random() * 40);
+    }
+  }
 }
 
 /** The one sentence a store written by a newer agentwire is refused with. */
