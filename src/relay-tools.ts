@@ -18,6 +18,7 @@ import { fencedReplies } from './queue/fenced-replies.js';
 import type { ChannelMap } from './queue/ports.js';
 import type { ProcessOwner } from './queue/process-owner.js';
 import { compileCacheDir, compileCacheEnv } from './runner/compile-cache.js';
+import type { Launcher } from './runner/launcher/client.js';
 import type { Store } from './store/open.js';
 import { ToolError } from './tools/handlers.js';
 import { createToolHost, type ToolHost, type ToolMethods } from './tools/host.js';
@@ -45,6 +46,8 @@ export function createTools(
   textRules: (channel: ChannelName) => ChunkRules | undefined = (channel) =>
     channelPlugin(channel)?.textRules(ctx.config),
   owner?: ProcessOwner,
+  /** The relay's launcher (`agents.launcher`): the user's scripts and stdio servers start from it. */
+  launcher?: Launcher,
 ): ToolHost {
   const { config, paths, log } = ctx;
   if (config.tools.enabled && !entry)
@@ -77,6 +80,7 @@ export function createTools(
         scripts: config.tools.scripts,
         from: ctx.env,
         log: log.child({ sub: 'user-tools' }),
+        ...(launcher && { launcher }),
       }),
     }),
     // A request to another agent is an event addressed to a chat, stored and run by src/events/.

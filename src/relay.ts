@@ -232,6 +232,7 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
       opts.toolsEntry ?? agentwireEntry(),
       textRules,
       owner,
+      launcher,
     );
     const control = new MethodRegistry();
     const queue = createQueue(ctx, store, channels, {

@@ -60,7 +60,7 @@ export function register(program: Command): void {
       const channels = new Map([['console' as const, channel]]);
       // Per process: several `agentwire chat` may run beside a relay, each answering its own runs.
       const socket = join(dirname(ctx.paths.socket), `chat-${process.pid}.sock`);
-      const tools = createTools(ctx, store, channels, socket, undefined, undefined, owner);
+      const tools = createTools(ctx, store, channels, socket, undefined, undefined, owner, launcher);
       const queue = createQueue(ctx, store, channels, { tools, owner, ...(launcher && { launcher }) });
       const control = new MethodRegistry();
       registerToolsMethod(control, tools);

@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { UserServerConfig } from '../config/schema-user-tools.js';
 import type { Logger } from '../log.js';
+import type { Launcher } from '../runner/launcher/client.js';
 import { type GroupGuard, startStdioChild } from '../runner/spawn-stdio.js';
 import { VERSION } from '../version.js';
 import { cappedFetch } from './user-fetch.js';
@@ -28,6 +29,8 @@ export interface ServerDeps {
   /** The environment the stdio server starts with (the base names and its own `env`). */
   env: Record<string, string>;
   guard?: GroupGuard;
+  /** The relay's launcher (`agents.launcher`): the server starts from it, as an agent does. */
+  launcher?: Launcher;
   log: Logger;
 }
 
@@ -123,6 +126,7 @@ export class UserServer {
       env: this.deps.env,
       ...(this.cfg.cwd !== undefined && { cwd: this.cfg.cwd }),
       ...(this.deps.guard && { guard: this.deps.guard }),
+      ...(this.deps.launcher && { launcher: this.deps.launcher }),
       maxStderrBytes: 8192,
     });
     switch (started.type) {

@@ -4,6 +4,7 @@
 import type { ValidateFunction } from 'ajv';
 import { jsonSchemas } from '../config/json-schema.js';
 import type { UserScriptConfig } from '../config/schema-user-tools.js';
+import type { Launcher } from '../runner/launcher/client.js';
 import { spawnProcess } from '../runner/spawn.js';
 import { capText, MAX_RESULT_CHARS } from './user-policy.js';
 
@@ -18,7 +19,13 @@ export interface UserScript {
   run(args: Record<string, unknown>): Promise<ScriptOutcome>;
 }
 
-export function userScript(name: string, config: UserScriptConfig, env: Record<string, string>): UserScript {
+export function userScript(
+  name: string,
+  config: UserScriptConfig,
+  env: Record<string, string>,
+  /** The relay's launcher (`agents.launcher`): the script starts from it, as an agent does. */
+  launcher?: Launcher,
+): UserScript {
   const ajv = jsonSchemas();
   const check: ValidateFunction = ajv.compile(config.schema);
   const [file, ...fixed] = config.run;
@@ -36,6 +43,7 @@ export function userScript(name: string, config: UserScriptConfig, env: Record<s
         maxStdoutBytes: MAX_STDOUT_BYTES,
         maxStderrBytes: MAX_STDERR_BYTES,
         ...(config.cwd !== undefined && { cwd: config.cwd }),
+        ...(launcher && { launcher }),
       });
       switch (r.type) {
         case 'exited': {

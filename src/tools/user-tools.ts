@@ -8,6 +8,7 @@ import { buildAgentEnv } from '../agents/resolve.js';
 import type { Approver, PermissionPolicy } from '../agents/types.js';
 import type { UserScriptConfig, UserServerConfig } from '../config/schema-user-tools.js';
 import { type Logger, registerCredential, registerSecret, SECRET_ENV_NAME } from '../log.js';
+import type { Launcher } from '../runner/launcher/client.js';
 import type { GroupGuard } from '../runner/spawn-stdio.js';
 import type { UserServer } from './user-client.js';
 import {
@@ -50,6 +51,8 @@ export interface UserToolsOptions {
   from: NodeJS.ProcessEnv;
   log: Logger;
   guard?: GroupGuard;
+  /** The relay's launcher: scripts and stdio servers start from it, as the agents do. */
+  launcher?: Launcher;
   /** How long a listing waits for a server (default LIST_WAIT_MS). */
   listWaitMs?: number;
 }
@@ -71,7 +74,7 @@ export function createUserTools(o: UserToolsOptions): UserTools {
   const scripts = new Map<string, UserScript>();
   for (const [name, cfg] of Object.entries(o.scripts)) {
     registerValues(cfg.env, false);
-    scripts.set(name, userScript(name, cfg, envOf(cfg.env)));
+    scripts.set(name, userScript(name, cfg, envOf(cfg.env), o.launcher));
   }
   for (const cfg of Object.values(o.servers)) {
     registerValues(cfg.env, false);
@@ -90,6 +93,7 @@ export function createUserTools(o: UserToolsOptions): UserTools {
             env: envOf(cfg.env),
             log: o.log,
             ...(o.guard && { guard: o.guard }),
+            ...(o.launcher && { launcher: o.launcher }),
           }),
       );
       servers.set(name, s);

@@ -235,6 +235,7 @@ export const STORE_FREE: string[] = [
   'test/tools/task-policy.test.ts',
   'test/tools/tokens.test.ts',
   'test/tools/turn-calls.test.ts',
+  'test/tools/user-launcher.test.ts',
   'test/tools/user-policy.test.ts',
   'test/tools/user-tools-list.test.ts',
   'test/web/console.test.ts',
