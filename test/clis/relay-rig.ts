@@ -16,6 +16,7 @@ import type { OutboundItem } from '../../src/core/types.js';
 import { type RunningRelay, startRelay } from '../../src/relay.js';
 import { sqliteFile } from '../../src/store/sqlite/open.js';
 import { memoryLog } from '../queue/helpers.js';
+import { launchersOf } from '../support/procs.js';
 import { cliEnv } from './cli-env.js';
 import { marks, stateDir } from './harness.js';
 
@@ -248,23 +249,6 @@ function leaders(marker: string): number[] {
     }
   }
   return found;
-}
-
-/** The children of `pid` that run the launcher's script. */
-function launchersOf(pid: number): number[] {
-  let kids: string[];
-  try {
-    kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean);
-  } catch {
-    return [];
-  }
-  return kids.map(Number).filter((k) => {
-    try {
-      return readFileSync(`/proc/${k}/cmdline`, 'latin1').includes('launcher-process');
-    } catch {
-      return false;
-    }
-  });
 }
 
 /**

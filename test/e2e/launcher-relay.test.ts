@@ -2,7 +2,7 @@
 // cold run starts from the launcher the relay forked at start, not from the relay; a relay killed
 // with SIGKILL leaves nothing running; a launcher killed mid-run fails that run with one sentence to
 // the user, is said once in the log, and the next message runs from a new launcher.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import {
   startFakeTwilio,
 } from '../channels/twilio/helpers/fake-twilio.js';
 import { postWhenUp, smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
+import { launchersOf, parentOf, processesWithEnv } from '../support/procs.js';
 import {
   alive,
   freePort,
@@ -53,46 +54,7 @@ beforeAll(() => {
 const CODEX = join(import.meta.dirname, '..', 'fixtures', 'fake-codex-app-server.mjs');
 
 /** The live fake codex processes started with FAKE_CODEX_STATE=`dir`. */
-function codexesOf(dir: string): number[] {
-  return readdirSync('/proc')
-    .filter((n) => /^\d+$/.test(n))
-    .filter((n) => {
-      try {
-        return (
-          readFileSync(`/proc/${n}/environ`, 'utf8').includes(`FAKE_CODEX_STATE=${dir}\0`) && alive(Number(n))
-        );
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
-function parentOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-}
-
-/** The direct children of `pid` whose command line names the launcher's script. */
-function launchersOf(pid: number): number[] {
-  let kids: string;
-  try {
-    kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8');
-  } catch {
-    return [];
-  }
-  return kids
-    .split(' ')
-    .filter(Boolean)
-    .map(Number)
-    .filter((k) => {
-      try {
-        return readFileSync(`/proc/${k}/cmdline`, 'utf8').includes('launcher-process');
-      } catch {
-        return false;
-      }
-    });
-}
+const codexesOf = (dir: string) => processesWithEnv(`FAKE_CODEX_STATE=${dir}`);
 
 async function startRelayProc(
   extra: Record<string, unknown> = {},

@@ -1,10 +1,11 @@
 // A real relay process (the built composition root with a test channel) running codex warm (the
 // fake app-server): `agentwire status` and `status --json` show the live process (chat masked, CLI,
 // age, idle time, RSS), and a relay stopped with SIGTERM closes it (no agent outlives the relay).
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { processesWithEnv } from '../support/procs.js';
 import { alive, MAIN, spawnNode, waitFor } from './helpers.js';
 import { deliverTo, useTestRelay } from './test-relay.js';
 
@@ -18,19 +19,7 @@ const relays = useTestRelay({
 });
 
 function agentsOf(dir: string): number[] {
-  if (!dir) return [];
-  return readdirSync('/proc')
-    .filter((n) => /^\d+$/.test(n))
-    .filter((n) => {
-      try {
-        return (
-          readFileSync(`/proc/${n}/environ`, 'utf8').includes(`FAKE_CODEX_STATE=${dir}\0`) && alive(Number(n))
-        );
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
+  return dir ? processesWithEnv(`FAKE_CODEX_STATE=${dir}`) : [];
 }
 
 describe.skipIf(process.platform !== 'linux')('warm relay', () => {

@@ -1,13 +1,13 @@
 // A warm agent's process (spawn-stdio.ts) started from the launcher: its pipes cross the launcher's
 // channel and read and write as a child's own; the group, the mark and the stop are handled from
 // here by pid; a launcher that dies ends the process and its `exited`. Real processes throughout.
-import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { finished } from 'node:stream/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { GroupGuard, StdioChild, StdioStart } from '../../src/runner/spawn-stdio.js';
 import { startStdioChild } from '../../src/runner/spawn-stdio.js';
 import { alive, env, launcherFixture, node, waitFor, waitGone } from '../helpers/launcher.js';
+import { parentOf } from '../support/procs.js';
 
 const { strays, script, newLauncher, cleanup } = launcherFixture('aw-launcher-stdio-');
 afterAll(cleanup);
@@ -27,11 +27,6 @@ function child(s: StdioStart): StdioChild {
   if (s.type !== 'started') throw new Error(`expected a start, got ${JSON.stringify(s)}`);
   strays.push(s.child.pid);
   return s.child;
-}
-
-function parentOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
 }
 
 /** The next line the child writes on stdout. */

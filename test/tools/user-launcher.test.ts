@@ -1,21 +1,16 @@
 // The user's own tools started from the relay's launcher (agents.launcher, on by default), as the
 // agents are: a stdio server's and a script's parent is the launcher, not this process, and both
 // work as without it. Real child processes; the relay's UserTools directly, a real launcher.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startLauncher } from '../../src/runner/launcher/client.js';
 import { createUserTools } from '../../src/tools/user-tools.js';
 import { memoryLog } from '../queue/helpers.js';
+import { parentOf } from '../support/procs.js';
 
 const SERVER = join(process.cwd(), 'test/fixtures/fake-user-mcp.mjs');
 const launcher = startLauncher();
 afterAll(() => launcher.stop());
-
-function parentOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-}
 
 describe.runIf(process.platform === 'linux')("the user's tools from the launcher", () => {
   it("a stdio server's and a script's parent is the launcher, and both answer", async () => {

@@ -1,0 +1,48 @@
+// Reading other processes from /proc (Linux), for tests that check who started what: a process's
+// parent, the relay's launcher among its children, the processes whose environment carries a mark.
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** The fields of /proc/<pid>/stat after the command name: state first, then ppid. */
+function statFields(pid: number): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** The parent of `pid` (throws once it is gone). */
+export function parentOf(pid: number): number {
+  return Number(statFields(pid)[1]);
+}
+
+/** The direct children of `pid` that run the launcher's script (agents.launcher). */
+export function launchersOf(pid: number): number[] {
+  let kids: string[];
+  try {
+    kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean);
+  } catch {
+    return [];
+  }
+  return kids.map(Number).filter((k) => {
+    try {
+      return readFileSync(`/proc/${k}/cmdline`, 'latin1').includes('launcher-process');
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Live processes (not zombies) whose environment holds the variable `entry` (`NAME=value`). */
+export function processesWithEnv(entry: string): number[] {
+  return readdirSync('/proc')
+    .filter((n) => /^\d+$/.test(n))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return (
+          `\0${readFileSync(`/proc/${pid}/environ`, 'latin1')}`.includes(`\0${entry}\0`) &&
+          statFields(pid)[0] !== 'Z'
+        );
+      } catch {
+        return false;
+      }
+    });
+}
