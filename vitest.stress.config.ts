@@ -1,6 +1,5 @@
 // The stress suites (`npm run test:stress`): load and crash-and-restart against real relay
-// processes. Longer than `npm test` allows, and each file drives a machine's worth of processes, so
-// files run one at a time.
+// processes. Longer than `npm test` allows.
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -11,6 +10,8 @@ export default defineConfig({
     testTimeout: 150_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    fileParallelism: false,
+    // Two at a time: the crash suite mostly waits on relay start-ups (30 of them) and the load suite
+    // on its fake CLIs' sleeps; neither asserts a time, and one after the other they took 2 minutes.
+    maxWorkers: 2,
   },
 });

@@ -313,7 +313,9 @@ describe('crash and restart', () => {
   // so recovery is seen within seconds: every reply must then arrive exactly once, in order.
   it('a REST outage longer than the old give-up time, with a restart in it: every reply once after recovery', async () => {
     const rng = seededRandom('crash/outage');
-    const OUTAGE_MS = 50_000;
+    // The old budget was 6 tries: at the 2 s cap below that is about 11 s of tries, so 24 s of
+    // outage (with a restart in the middle) outlasts it about twice over.
+    const OUTAGE_MS = 24_000;
     const {
       fake: f,
       home: h,

@@ -1,11 +1,14 @@
 #!/usr/bin/env node
-// node test/clis/install/install.mjs DIR [--offline]
+// node test/clis/install/install.mjs DIR [--offline] [--only=<cli>]
 // Installs the pinned agent CLIs (pins.mjs) from the npm registry, each into its own prefix
 // DIR/<cli> (no global install, no shared dependency tree), with a link in DIR/bin. A CLI already
 // there at its pinned version that answers `--version` is left alone, so a re-run takes seconds.
 // npm's output goes to DIR/<cli>/install.log. `--offline`: the npm cache only. A failure is one
 // line on stderr saying why (the registry unreachable, or npm's own error), and exit 1.
-import { spawnSync } from 'node:child_process';
+// Without --only, each CLI is installed by a child of its own (this file with --only), all at
+// once: the five installs wait mostly on the registry, and one after another took about a minute
+// of CI's time on a fresh machine. Each child writes only under DIR/<cli> and its own link.
+import { spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
   lstatSync,
@@ -32,11 +35,17 @@ function fail(line) {
 
 const args = process.argv.slice(2);
 const offline = args.includes('--offline');
+const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const dirArg = args.find((a) => !a.startsWith('--'));
-if (!dirArg || args.some((a) => a.startsWith('--') && a !== '--offline'))
-  fail('usage: install.mjs DIR [--offline]');
+if (
+  !dirArg ||
+  args.some((a) => a.startsWith('--') && a !== '--offline' && !a.startsWith('--only=')) ||
+  (only !== undefined && !PINS.some((p) => p.cli === only))
+)
+  fail(`usage: install.mjs DIR [--offline] [--only=${PINS.map((p) => p.cli).join('|')}]`);
 const dir = resolve(dirArg);
 mkdirSync(join(dir, 'bin'), { recursive: true });
+if (only === undefined) process.exit(await installAll());
 
 // A throwaway HOME/XDG for install scripts and `--version` probes: opencode's postinstall creates
 // ~/.config/opencode and friends in whatever HOME it is given; the real one must stay untouched.
@@ -108,7 +117,7 @@ function npmInstall(cli, spec) {
   return `npm install ${spec} failed: ${last}; see ${log}`;
 }
 
-for (const { cli, pkg, version } of PINS) {
+for (const { cli, pkg, version } of PINS.filter((p) => p.cli === only)) {
   const started = Date.now();
   if (installedVersion(cli, pkg) === version && runs(cli)) {
     process.stderr.write(`${cli.padEnd(8)} ${pkg}@${version}  already installed\n`);
@@ -142,4 +151,28 @@ function isLink(p) {
   } catch {
     return false;
   }
+}
+
+/** One child per CLI, all at once; 1 when any failed (each child said why on stderr). */
+async function installAll() {
+  const codes = await Promise.all(
+    PINS.map(
+      ({ cli }) =>
+        new Promise((done) => {
+          const child = spawn(
+            process.execPath,
+            [process.argv[1], dir, `--only=${cli}`, ...(offline ? ['--offline'] : [])],
+            {
+              stdio: ['ignore', 'inherit', 'inherit'],
+            },
+          );
+          child.on('error', (err) => {
+            process.stderr.write(`test:clis: cannot start the installer for ${cli}: ${err.message}\n`);
+            done(1);
+          });
+          child.on('close', (code) => done(code ?? 1));
+        }),
+    ),
+  );
+  return codes.every((c) => c === 0) ? 0 : 1;
 }
