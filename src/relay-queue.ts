@@ -27,7 +27,7 @@ export function createQueue(
   extra: Pick<QueueOptions, 'hold' | 'textRules' | 'owner' | 'sendLead'> & {
     tools?: ToolHost;
     control?: MethodRegistry;
-    /** Cold runs start from it (`agents.launcher`), the relay's loop left alone. */
+    /** Cold runs and custom commands' scripts start from it (`agents.launcher`), not from here. */
     launcher?: Launcher;
   } = {},
 ): Queue {
@@ -72,6 +72,7 @@ export function createQueue(
     // Each run's status message, through the outbox, where the section asks and the channel edits.
     progress: { port: progress, settings: (channel) => progressSettings(config, channel) },
     ...(tools?.grantor && { tools: tools.grantor }),
+    ...(launcher && { launcher }),
     // On a shared database a chat may move to another machine, whose disk lacks its session.
     ...(config.store.engine === 'postgres' &&
       !config.store.sharedAgentState && { places: folderPlaces(join(paths.agentState, 'sessions-here')) }),

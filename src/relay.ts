@@ -47,6 +47,11 @@ export interface RelayDeps {
   log: Logger;
   store: Store;
   env: NodeJS.ProcessEnv;
+  /**
+   * The launcher (`agents.launcher`), absent when off: what a service or channel starts (a
+   * heartbeat's pre-check, a voice note's transcriber) starts from it, as the agents do.
+   */
+  launcher?: Launcher;
 }
 
 /**
@@ -204,7 +209,7 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
       await check.start();
       cleanup.push(() => check.stop());
     }
-    const deps: RelayDeps = { config, paths, log, store, env: ctx.env };
+    const deps: RelayDeps = { config, paths, log, store, env: ctx.env, ...(launcher && { launcher }) };
     const channels = new Map<ChannelName, Channel>();
     // Set once the queue exists: a channel whose process just became its one consumer sends what
     // waited for it (replies nobody could send while no process held it).

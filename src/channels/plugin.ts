@@ -11,6 +11,7 @@ import type { Paths } from '../config/paths.js';
 import type { Config } from '../config/schema.js';
 import type { ChunkRules } from '../core/chunk.js';
 import type { Logger } from '../log.js';
+import type { Launcher } from '../runner/launcher/client.js';
 import type { ChannelStateStore } from '../store/channel-state.js';
 import type { StatusFacts } from '../store/status-read.js';
 import type { Store } from '../store/store.js';
@@ -36,6 +37,11 @@ export interface ChannelDeps {
    * Telegram's long poll, Twilio's poll mode; channels/single.ts). Absent: this process runs it.
    */
   single?: SingleConsumer;
+  /**
+   * The relay's launcher (`agents.launcher`), absent when off: a program the channel starts (the
+   * voice-note transcriber) starts from it, as the agents do.
+   */
+  launcher?: Launcher;
 }
 
 /**

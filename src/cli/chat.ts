@@ -71,7 +71,11 @@ export function register(program: Command): void {
         stored: await store.jobStates.loadAll(),
         states: store.jobStates,
         log: ctx.log.child({ sub: 'tasks' }),
-        runCheck: createRunCheck({ env: {}, cwd: ctx.paths.workspace }),
+        runCheck: createRunCheck({
+          env: {},
+          cwd: ctx.paths.workspace,
+          ...(launcher && { launcher }),
+        }),
         // Only the console chat's tasks: the config's heartbeat and schedules are the relay's.
         config: { heartbeat: { everyMinutes: 0 }, schedules: [] },
         defaultTarget: () => undefined,

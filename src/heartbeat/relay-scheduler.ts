@@ -7,6 +7,7 @@ import type { Config } from '../config/schema.js';
 import type { JobState } from '../core/job-state.js';
 import type { ChatKey, SystemRunner } from '../core/types.js';
 import type { Logger } from '../log.js';
+import type { Launcher } from '../runner/launcher/client.js';
 import type { JobStateStore } from '../store/job-states.js';
 import type { TaskStore } from '../store/tasks.js';
 import { systemClock } from './clock.js';
@@ -34,6 +35,8 @@ export interface RelaySchedulerInput {
   tasks?: TaskStore;
   /** Agents' tasks of these chats are fired here (absent: none are). */
   servesTasks?: (chat: ChatKey) => boolean;
+  /** The relay's launcher (`agents.launcher`): pre-checks start from it, as the agents do. */
+  launcher?: Launcher;
 }
 
 export interface RelayScheduler {
@@ -46,6 +49,7 @@ export function createRelayScheduler(i: RelaySchedulerInput): RelayScheduler {
   const runCheck = createRunCheck({
     env: checkEnv(i.env, i.config.agent.env),
     cwd: i.config.agent.cwd ?? i.paths.workspace,
+    ...(i.launcher && { launcher: i.launcher }),
   });
   const scheduler = createScheduler({
     runner: i.runner,

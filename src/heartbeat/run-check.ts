@@ -1,5 +1,7 @@
 // The real pre-check runner, on the one spawn helper: argv (no shell), an explicit environment,
 // stdin ignored, its own process group killed (TERM, then KILL) at the time limit, output capped.
+// Custom commands' scripts (queue/host-scripts.ts) run on it too.
+import type { Launcher } from '../runner/launcher/client.js';
 import { spawnProcess } from '../runner/spawn.js';
 import type { CheckResult, RunCheck } from './check.js';
 
@@ -16,6 +18,12 @@ export interface RunCheckOptions {
   killGraceMs?: number;
   /** Aborted: the running check's group is stopped too (the relay shutting down). */
   signal?: AbortSignal;
+  /**
+   * The relay's launcher (`agents.launcher`): the check starts from it, as an agent does, so the
+   * relay's loop is not held by a fork of the whole relay while webhooks wait. A launcher that dies
+   * mid-check makes it `failed` ("launcher: …"), never a hang.
+   */
+  launcher?: Launcher;
 }
 
 export function createRunCheck(o: RunCheckOptions): RunCheck {
@@ -32,6 +40,7 @@ export function createRunCheck(o: RunCheckOptions): RunCheck {
       maxStderrBytes: MAX_STDERR_BYTES,
       killGraceMs: o.killGraceMs ?? 2000,
       ...(o.signal && { signal: o.signal }),
+      ...(o.launcher && { launcher: o.launcher }),
     });
     switch (r.type) {
       case 'exited':

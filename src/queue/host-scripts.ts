@@ -4,17 +4,27 @@
 import { mkdirSync } from 'node:fs';
 import type { RunCheck } from '../heartbeat/check.js';
 import { checkEnv, createRunCheck } from '../heartbeat/run-check.js';
+import type { Launcher } from '../runner/launcher/client.js';
 
 export class HostScripts {
   private readonly stopping = new AbortController();
   private readonly running = new Set<Promise<unknown>>();
 
-  constructor(private readonly cwd: string) {}
+  constructor(
+    private readonly cwd: string,
+    /** The relay's launcher (`agents.launcher`): scripts start from it, as the agents do. */
+    private readonly launcher?: Launcher,
+  ) {}
 
   /** The runner custom commands call. */
   runner(): RunCheck {
     const cwd = this.cwd;
-    const run = createRunCheck({ env: checkEnv(process.env), cwd, signal: this.stopping.signal });
+    const run = createRunCheck({
+      env: checkEnv(process.env),
+      cwd,
+      signal: this.stopping.signal,
+      ...(this.launcher && { launcher: this.launcher }),
+    });
     return (argv, timeoutMs) => {
       mkdirSync(cwd, { recursive: true, mode: 0o700 });
       const p = run(argv, timeoutMs);

@@ -6,6 +6,7 @@ import type { ChunkRules } from '../core/chunk.js';
 import type { ChannelName, ChatKey } from '../core/types.js';
 import type { RunCheck } from '../heartbeat/check.js';
 import type { Logger } from '../log.js';
+import type { Launcher } from '../runner/launcher/client.js';
 import type { InteractionStore } from '../store/interactions.js';
 import type { QueueStore } from '../store/queue-ops.js';
 import type { DeliveryOptions } from './delivery.js';
@@ -60,6 +61,11 @@ export interface QueueOptions {
   route?: RouteResolver;
   /** Runs a custom command's script (default: the one spawn helper, the check environment). */
   runScript?: RunCheck;
+  /**
+   * The relay's launcher (`agents.launcher`): the default `runScript` starts scripts from it, as the
+   * agents' runs do. Absent: they start from this process.
+   */
+  launcher?: Launcher;
   /** Who a sender is (owner, member, guest); absent: everyone is the owner, as before roles. */
   roles?: RoleResolver;
   /**

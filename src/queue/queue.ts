@@ -90,7 +90,7 @@ export class Queue implements SystemRunner {
     );
     this.commands = opts.config.commands;
     this.custom = customCommands(opts.config.commands);
-    this.scripts = new HostScripts(opts.defaultCwd);
+    this.scripts = new HostScripts(opts.defaultCwd, opts.launcher);
     this.interactions =
       opts.interactions &&
       new Interactions({

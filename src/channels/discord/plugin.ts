@@ -20,7 +20,9 @@ export const discordPlugin: ChannelPlugin = {
       import('./channel.js'),
       import('../whatsapp/transcribe.js'),
     ]);
-    const transcribe = makeTranscriber(deps.config.media.transcribe, deps.log);
+    const transcribe = makeTranscriber(deps.config.media.transcribe, deps.log, {
+      ...(deps.launcher && { launcher: deps.launcher }),
+    });
     return createDiscordChannel({
       config: deps.config,
       paths: deps.paths,

@@ -19,7 +19,9 @@ export const telegramPlugin: ChannelPlugin = {
       import('./channel.js'),
       import('../whatsapp/transcribe.js'),
     ]);
-    const transcribe = makeTranscriber(deps.config.media.transcribe, deps.log);
+    const transcribe = makeTranscriber(deps.config.media.transcribe, deps.log, {
+      ...(deps.launcher && { launcher: deps.launcher }),
+    });
     return createTelegramChannel({
       config: deps.config,
       paths: deps.paths,

@@ -6,6 +6,7 @@ import type { Config } from '../../config/schema.js';
 import { directAllowList } from '../../core/roles.js';
 import type { Logger } from '../../log.js';
 import { inboundDirOf } from '../../media/inbound.js';
+import type { Launcher } from '../../runner/launcher/client.js';
 import type { Fence } from '../../store/ownership.js';
 import type { WhatsAppStore } from '../../store/store.js';
 import { type ConsumerPart, consumeWhileHeld, type SingleConsumer, withLiveHolder } from '../single.js';
@@ -44,6 +45,8 @@ export interface WhatsAppChannelDeps {
   /** Called on every status change (e.g. to render a QR in the terminal, or for `status`). */
   onState?: (state: ChannelState) => void;
   transcribe?: (path: string) => Promise<string | undefined>;
+  /** The relay's launcher (`agents.launcher`): the voice-note transcriber starts from it. */
+  launcher?: Launcher;
   // Seams for tests (defaults are the real clock, timers and network).
   scheduler?: Scheduler;
   typingTimers?: Timers;
@@ -120,7 +123,9 @@ export function createWhatsAppChannel(deps: WhatsAppChannelDeps): WhatsAppChanne
     }),
   });
   const maxInbound = Math.floor(config.media.maxInboundMb * 1048576);
-  const transcribe = deps.transcribe ?? makeTranscriber(config.media.transcribe, log);
+  const transcribe =
+    deps.transcribe ??
+    makeTranscriber(config.media.transcribe, log, { ...(deps.launcher && { launcher: deps.launcher }) });
   const inbound = new Inbound({
     gate: {
       ...withAllowFrom(directAllowList(wa.dm, wa.allowFrom, config.access, 'whatsapp')),

@@ -35,6 +35,7 @@ export const whatsappPlugin: ChannelPlugin = {
       log: d.log,
       onState: showLinkQr(d.log, renderTerminalQr),
       ...(d.single && { single: d.single }),
+      ...(d.launcher && { launcher: d.launcher }),
     });
   },
   // Two sockets on one link kick each other off (close 440): one process holds the socket, and

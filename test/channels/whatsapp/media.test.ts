@@ -9,6 +9,7 @@ import { encryptedStream, type MediaType, type proto, type WAMessage } from '@wh
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloadMedia } from '../../../src/channels/whatsapp/media-download.js';
 import { inboundDirOf } from '../../../src/media/inbound.js';
+import { startLauncher } from '../../../src/runner/launcher/client.js';
 import { tempDir } from '../../helpers/tmp.js';
 import { CDN, CDN_ADDRESS, cdnEdge } from './cdn.js';
 import { setup } from './harness.js';
@@ -333,4 +334,44 @@ describe('WhatsApp inbound media', () => {
       media: [expect.objectContaining({ kind: 'voice' })],
     });
   });
+
+  it.runIf(process.platform === 'linux')(
+    "with the relay's launcher (agents.launcher) the transcriber starts from it",
+    async () => {
+      const key = await serve('/voice-launched', Buffer.from('OggS more opus'), 'audio');
+      const launcher = startLauncher();
+      try {
+        const h = await setup({
+          config: {
+            ...config(),
+            media: {
+              transcribe: {
+                command: [process.execPath, '-e', 'console.log(`heard by ${process.ppid}`)', '{{path}}'],
+              },
+            },
+          },
+          deps: { ...local, launcher },
+        });
+        const s = await h.start();
+        s.upsert([
+          waMessage(
+            { chat: ALICE },
+            {
+              audioMessage: {
+                url: `${base}/voice-launched`,
+                mediaKey: key,
+                mimetype: 'audio/ogg',
+                ptt: true,
+              },
+            },
+          ),
+        ]);
+        await h.channel.idle();
+        expect(h.handled[0]?.text).toBe(`heard by ${launcher.pid()}`);
+        expect(launcher.pid()).not.toBe(process.pid);
+      } finally {
+        await launcher.stop();
+      }
+    },
+  );
 });
