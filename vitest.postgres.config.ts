@@ -15,6 +15,9 @@ export default defineConfig({
     // The two failover files spend most of their minute waiting for a schedule's next due time:
     // started first, beside a third worker that takes the rest (CI's run went from 116 s to about 80).
     maxWorkers: 3,
+    // Ports from slices of their own (test/support/free-port.ts): CI runs this suite beside the
+    // stress suite, whose two workers draw from slices 1 and 2.
+    env: { AGENTWIRE_TEST_PORT_SLICES: '4' },
     sequence: { sequencer: longFirst(['relays-leader', 'relays-heartbeat']) },
   },
 });

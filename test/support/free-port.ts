@@ -49,7 +49,10 @@ export function portsFrom(first: number, size: number): () => Promise<number> {
   };
 }
 
-const slice = ((Number(process.env.VITEST_POOL_ID ?? process.pid) % SLICES) + SLICES) % SLICES;
+// AGENTWIRE_TEST_PORT_SLICES shifts a suite's slices: CI runs the PostgreSQL suites beside the
+// stress suites (.ci/run), and their workers' pool ids are the same numbers.
+const shift = Number(process.env.AGENTWIRE_TEST_PORT_SLICES ?? 0) || 0;
+const slice = (((Number(process.env.VITEST_POOL_ID ?? process.pid) + shift) % SLICES) + SLICES) % SLICES;
 const size = Math.max(100, Math.min(SLICE, Math.floor((ephemeralStart() - LOW) / SLICES)));
 
 /** A port free on 127.0.0.1 right now, outside the kernel's ephemeral range, unique within this run. */
