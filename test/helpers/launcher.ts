@@ -1,7 +1,7 @@
 // Shared by the launcher's tests (test/runner/launcher*.test.ts): a temp folder for scripts,
 // launchers and processes remembered so that a failing test leaves nothing running, and small
 // waits that poll a condition with a bound.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -12,24 +12,13 @@ import {
   type LaunchStart,
   startLauncher,
 } from '../../src/runner/launcher/client.js';
+import { alive } from '../e2e/helpers.js';
 
 export const node = process.execPath;
 export const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 
-/** True while the process exists and is not a zombie waiting to be reaped. */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
+/** True while the process exists and is not a zombie waiting to be reaped (one definition, e2e's). */
+export { alive };
 
 export async function waitFor(cond: () => boolean, ms = 5000): Promise<boolean> {
   for (const end = Date.now() + ms; Date.now() < end; ) {
