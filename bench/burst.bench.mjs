@@ -2,8 +2,10 @@
 // 50 ms apart and all senders at once, as signed Twilio webhooks into the built relay (4 run slots,
 // the default warm pool), with the real claude and codex CLIs against the real-CLI suite's fake
 // model (it answers at once), warm and cold, `whileBusy` collect and followup. Per relay: wall time
-// to the last reply, ack median / p99, process starts, agent CPU per turn against one warm chat's
-// in the same run, relay CPU per turn, peak RSS of the relay's process tree, the load average.
+// to the last reply, ack median / p99, process starts, turns per chat, agent CPU per turn and per
+// message against two warm baselines in the same run (one chat's messages one at a time, and one
+// chat of the burst's own shape: the burst with one sender), relay CPU per turn, peak RSS of the
+// relay's process tree, the load average.
 // Long (10-30 minutes), so it runs only when asked: `npm run bench -- --burst`, BENCH_BURST=1, or
 // by name (`node bench/run.mjs burst`). Only inside the loopback-only namespace (test/clis/netns.sh,
 // entered by the bench itself) and with the pinned CLIs installed; otherwise one row says why not.

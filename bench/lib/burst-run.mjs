@@ -1,7 +1,9 @@
 // The burst bench proper (bench/burst.bench.mjs starts it inside the loopback-only namespace, with
 // `--import ./bench/lib/ts-hook.mjs`). For each real CLI: first one chat, BASE_TURNS messages one at
-// a time through a warm relay (the single warm chat every burst's agent CPU is compared with); then
-// each burst: S senders × M messages, a sender's messages GAP_MS apart and all senders at once, as
+// a time through a warm relay (one baseline every burst's agent CPU is compared with); then, for each
+// messages-per-sender M and queue mode of the run, one warm chat of the burst's own shape (M messages
+// GAP_MS apart, that `whileBusy`: the burst with one sender, the other baseline; see
+// bench/lib/burst-table.mjs for why two); then each burst: S senders × M messages, a sender's messages GAP_MS apart and all senders at once, as
 // signed Twilio webhooks into the built `agentwire relay` (its own process; 4 run slots and the
 // default warm pool), warm and cold, `whileBusy` collect and followup, against the fake model (it
 // answers at once). Prints one JSON object per measured relay on stderr (`burst-raw `), its rows as
@@ -13,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { cliEnv } from '../../test/clis/cli-env.ts';
+import { compare } from './burst-table.mjs';
 import { startFakeModelProc } from './fake-model-client.mjs';
 import { startFakeTwilio } from './fake-twilio.mjs';
 import { sampleTree } from './proc-tree.mjs';
@@ -27,6 +30,8 @@ const SIZES = list('BENCH_BURST_SIZES', '10x4,20x5').map((s) => s.split('x').map
 const MODES = list('BENCH_BURST_MODES', 'warm,cold');
 const QUEUES = list('BENCH_BURST_QUEUES', 'collect,followup');
 const BASE_TURNS = Number(process.env.BENCH_BURST_BASE_TURNS ?? 5);
+/** BENCH_BURST_BASELINES=0: the bursts alone (an A/B of the acks or walls needs no baselines). */
+const BASELINES = process.env.BENCH_BURST_BASELINES !== '0';
 /** Longest one relay may take to answer everything before its row is given up as an error. */
 const LIMIT_MS = Number(process.env.BENCH_BURST_LIMIT_S ?? 600) * 1000;
 const GAP_MS = 50;
@@ -71,7 +76,7 @@ function countLines(dir, needle) {
  * is answered. The relay's own CPU is sampled from /proc; the agents' is what this process's reaped
  * children used (the relay, and through its cutime every CLI it reaped) minus the relay's own.
  */
-async function measure(kind, { mode, whileBusy, label }, model, fake, drive) {
+async function measure(kind, { mode, whileBusy, label, senders, per }, model, fake, drive) {
   const id = `${kind}-${label}-${randomUUID().slice(0, 8)}`.replace(/[^\w.-]/g, '-');
   const base = await model.put(id, { mode: 'ok', reply: 'OK.' });
   const state = mkdtempSync(join(tmpdir(), `aw-bench-burst-${kind}-`));
@@ -122,6 +127,8 @@ async function measure(kind, { mode, whileBusy, label }, model, fake, drive) {
       label,
       mode,
       whileBusy,
+      senders,
+      per,
       wallMs,
       acks,
       ...c,
@@ -184,20 +191,22 @@ const oneChat = (fake, turns) => async (relay) => {
   return acks;
 };
 
-const perTurn = (r) => r.agentCpuMs / Math.max(1, r.runs);
 const f0 = (x) => x.toFixed(0);
+/** Every relay measured so far in this run (the baselines among them), for `compare`. */
+const measured = [];
 
-function rowsFor(r, baseline) {
+function rowsFor(r) {
   const name = `${r.kind} ${r.label}`;
+  const c = compare(r, measured);
   const rows = [
     {
-      metric: `${name}: wall / turns for ${r.messages} messages / process starts (seen in /proc) / peak live agents / failed`,
-      value: `${(r.wallMs / 1000).toFixed(1)} s / ${r.runs} / ${r.starts} (${r.startsSeen}) / ${r.peakAgents} / ${r.failed + r.sendFailed}`,
+      metric: `${name}: wall / turns for ${r.messages} messages (per chat) / process starts (seen in /proc) / peak live agents / failed`,
+      value: `${(r.wallMs / 1000).toFixed(1)} s / ${r.runs} (${c.turnsPerChat.toFixed(1)}) / ${r.starts} (${r.startsSeen}) / ${r.peakAgents} / ${r.failed + r.sendFailed}`,
       unit: '',
     },
     {
-      metric: `${name}: agent CPU per turn (relay CPU per turn after its start; peak RSS of relay + agents; load avg)`,
-      value: `${f0(perTurn(r))} ms (${f0((r.relayCpuMs - r.relayStartCpuMs) / Math.max(1, r.runs))} ms; ${f0(r.peakRssMiB)} MiB; ${r.load})`,
+      metric: `${name}: agent CPU per turn / per message (relay CPU per turn after its start; peak RSS of relay + agents; load avg)`,
+      value: `${f0(c.perTurn)} / ${f0(c.perMessage)} ms (${f0((r.relayCpuMs - r.relayStartCpuMs) / Math.max(1, r.runs))} ms; ${f0(r.peakRssMiB)} MiB; ${r.load})`,
       unit: '',
     },
     {
@@ -208,17 +217,72 @@ function rowsFor(r, baseline) {
       pass: p99(r.acks) < 50,
     },
   ];
-  if (baseline && r.mode === 'warm') {
-    const x = perTurn(r) / perTurn(baseline);
+  if (r.mode !== 'warm') return rows;
+  if (c.xOne !== undefined)
     rows.push({
-      metric: `${name}: agent CPU per turn / the single warm chat's`,
-      value: x,
+      metric: `${name}: agent CPU per turn / one warm chat's, ${BASE_TURNS} messages one at a time`,
+      value: c.xOne,
       unit: '',
       target: '<= 2',
-      pass: x <= 2,
+      pass: c.xOne <= 2,
     });
-  }
+  if (c.xShape !== undefined)
+    rows.push(
+      {
+        metric: `${name}: agent CPU per turn / one warm chat's of the same shape (${r.per} messages, ${r.whileBusy})`,
+        value: c.xShape,
+        unit: '',
+        target: '<= 2',
+        pass: c.xShape <= 2,
+      },
+      {
+        metric: `${name}: agent CPU per message / one warm chat's of the same shape`,
+        value: c.xShapePerMessage,
+        unit: '',
+      },
+    );
   return rows;
+}
+
+/** The two warm baselines of one CLI (bench/lib/burst-table.mjs says why two), into `measured`. */
+async function baselines(kind) {
+  say(`${kind}: one warm chat, ${BASE_TURNS} turns one at a time (load ${load()})`);
+  try {
+    const r = await measure(
+      kind,
+      {
+        mode: 'warm',
+        whileBusy: 'followup',
+        label: `one warm chat × ${BASE_TURNS}`,
+        senders: 1,
+        per: BASE_TURNS,
+      },
+      model,
+      fake,
+      oneChat(fake, BASE_TURNS),
+    );
+    raw(r);
+    measured.push(r);
+    rows.push(...rowsFor(r));
+  } catch (err) {
+    rows.push({ metric: `${kind} one warm chat: error: ${err.message}`, value: '', unit: '' });
+  }
+  // The same-shape baselines: the burst with one sender, once per messages-per-sender and queue.
+  for (const per of [...new Set(SIZES.map(([, m]) => m))]) {
+    for (const whileBusy of QUEUES) {
+      const label = `warm ${whileBusy} 1×${per}`;
+      say(`${kind}: ${label}, one chat of the bursts' shape (load ${load()})`);
+      try {
+        const spec = { mode: 'warm', whileBusy, label, senders: 1, per };
+        const r = await measure(kind, spec, model, fake, burstOf(1, per));
+        raw(r);
+        measured.push(r);
+        rows.push(...rowsFor(r));
+      } catch (err) {
+        rows.push({ metric: `${kind} ${label}: error: ${err.message}`, value: '', unit: '' });
+      }
+    }
+  }
 }
 
 // Warm the shared cache once, as a relay's first agent process would (the MCP helper flushes its
@@ -237,21 +301,7 @@ const raw = (r) =>
   );
 try {
   for (const kind of CLIS) {
-    say(`${kind}: one warm chat, ${BASE_TURNS} turns one at a time (load ${load()})`);
-    let baseline;
-    try {
-      baseline = await measure(
-        kind,
-        { mode: 'warm', whileBusy: 'followup', label: `one warm chat × ${BASE_TURNS}` },
-        model,
-        fake,
-        oneChat(fake, BASE_TURNS),
-      );
-      raw(baseline);
-      rows.push(...rowsFor(baseline));
-    } catch (err) {
-      rows.push({ metric: `${kind} one warm chat: error: ${err.message}`, value: '', unit: '' });
-    }
+    if (BASELINES) await baselines(kind);
     for (const [senders, per] of SIZES) {
       for (const mode of MODES) {
         const walls = {};
@@ -259,10 +309,12 @@ try {
           const label = `${mode} ${whileBusy} ${senders}×${per}`;
           say(`${kind}: ${label} (load ${load()})`);
           try {
-            const r = await measure(kind, { mode, whileBusy, label }, model, fake, burstOf(senders, per));
+            const spec = { mode, whileBusy, label, senders, per };
+            const r = await measure(kind, spec, model, fake, burstOf(senders, per));
             raw(r);
+            measured.push(r);
             walls[whileBusy] = r.wallMs;
-            rows.push(...rowsFor(r, baseline));
+            rows.push(...rowsFor(r));
           } catch (err) {
             rows.push({ metric: `${kind} ${label}: error: ${err.message}`, value: '', unit: '' });
           }
