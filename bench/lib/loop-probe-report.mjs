@@ -33,8 +33,13 @@ for (const [at, ms] of acks
   .slice(0, 5)) {
   const st = p.stalls.filter(([s, d]) => s < at + ms && s + d > at).map(stall);
   const sp = p.spawns.filter(([s, d]) => s - d < at + ms && s > at).map(spawn);
+  // The relay's own time for it: the request that reached the relay within the ack's window
+  // (the clocks are one machine's; the bench's send time is taken just before the post).
+  const inRelay = (p.requests ?? [])
+    .filter(([s]) => s >= at - 1 && s <= at + ms)
+    .map(([s, d]) => `+${s - at} → ${d} ms`);
   console.log(
-    `  ack sent +${at - t0}, ${ms} ms: stalls ${st.join('; ') || 'none'}; spawns ${sp.join('; ') || 'none'}`,
+    `  ack sent +${at - t0}, ${ms} ms: in the relay (reached after, took) ${inRelay.join(', ') || '?'}; stalls ${st.join('; ') || 'none'}; spawns ${sp.join('; ') || 'none'}`,
   );
 }
 console.log(
