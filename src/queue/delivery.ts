@@ -219,7 +219,7 @@ export class Deliverer {
     try {
       await this.drainAs(chat, target, channel, lease.fence);
     } finally {
-      await this.owner.drop(chat);
+      await this.owner.drop(chat, lease.fence);
     }
   }
 

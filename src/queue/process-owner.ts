@@ -169,14 +169,19 @@ export class ProcessOwner {
     return { fence: r.fence, fresh: true };
   }
 
-  /** One use ended; the last one gives the lease back, so a process beside this one may take the chat. */
-  drop(chat: ChatKey): Promise<void> {
-    return this.chains.run(chat, () => this.dropNow(chat));
+  /**
+   * One use ended; the last one gives the lease back, so a process beside this one may take the chat.
+   * `fence`: the one the use was taken with. A use of a lease this process lost ends with nothing
+   * to end: the chat taken again since is another holding (a new epoch), whose uses are not its,
+   * and counting it off them gave that lease back under a run still writing with it.
+   */
+  drop(chat: ChatKey, fence?: Fence): Promise<void> {
+    return this.chains.run(chat, () => this.dropNow(chat, fence));
   }
 
-  private async dropNow(chat: ChatKey): Promise<void> {
+  private async dropNow(chat: ChatKey, fence?: Fence): Promise<void> {
     const mine = this.held.get(chat);
-    if (!mine || --mine.uses > 0) return;
+    if (!mine || !sameLease(mine.fence, fence) || --mine.uses > 0) return;
     this.held.delete(chat);
     await this.port.releaseChat(mine.fence);
   }
@@ -184,12 +189,13 @@ export class ProcessOwner {
   /**
    * A run's use kept for the chat's next run instead of ended, when its next message already waits:
    * no lease given back and taken again, nor what the chat left read again, between two runs. Every
-   * write still carries the fence, and renewals go on. False: not held (any more); drop instead.
+   * write still carries the fence, and renewals go on. False: not held (any more, or not under
+   * `fence`: lost and taken again since); drop instead.
    */
-  keep(chat: ChatKey): Promise<boolean> {
+  keep(chat: ChatKey, fence?: Fence): Promise<boolean> {
     return this.chains.run(chat, async () => {
       const mine = this.held.get(chat);
-      if (!mine || mine.kept) return false;
+      if (!mine || mine.kept || !sameLease(mine.fence, fence)) return false;
       mine.kept = true;
       return true;
     });
@@ -213,7 +219,7 @@ export class ProcessOwner {
    */
   async holds(fence: Fence): Promise<boolean> {
     const mine = this.held.get(fence.chat);
-    const same = mine !== undefined && mine.fence.epoch === fence.epoch && mine.fence.holder === fence.holder;
+    const same = mine !== undefined && sameLease(mine.fence, fence);
     const at = this.now();
     if (same && at - mine.confirmedAt < this.timings.leaseMs / 3) return true;
     const ok = await this.port.renewChat(fence, at, this.timings.leaseMs);
@@ -384,4 +390,9 @@ export class ProcessOwner {
     this.held.clear();
     await this.port.deregister(this.id);
   }
+}
+
+/** True when `fence` (when given) is the lease `held` is: same holder, same epoch. */
+function sameLease(held: Fence, fence: Fence | undefined): boolean {
+  return fence === undefined || (held.epoch === fence.epoch && held.holder === fence.holder);
 }

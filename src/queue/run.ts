@@ -12,6 +12,7 @@ import type { ChatKey } from '../core/types.js';
 import { parseChatKey } from '../core/types.js';
 import { maskId } from '../log.js';
 import { spawnTurn } from '../runner/spawn-turn.js';
+import type { Fence } from '../store/ownership.js';
 import { chooseRun, runLimit } from './busy-policy.js';
 import { type ExecuteOutcome, execute, type RunContext } from './execute.js';
 import { fetchRemoteMedia } from './fetch-media.js';
@@ -41,15 +42,16 @@ export async function runChat(deps: RunDeps, chat: ChatKey): Promise<boolean | u
   try {
     await runOnce(deps, chat, end);
   } catch (err) {
-    if (end.leased) await deps.context.owner?.drop(chat);
+    if (end.leased) await deps.context.owner?.drop(chat, end.fence);
     throw err;
   }
-  return end.leased ? handOn(deps, chat, end.clean && !end.moved) : undefined;
+  return end.leased ? handOn(deps, chat, end.clean && !end.moved, end.fence) : undefined;
 }
 
-/** How a run ended, for what its lease becomes: held (`leased`), without a failure, not moved. */
+/** How a run ended, for what its lease becomes: held (`leased`, under `fence`), without a failure, not moved. */
 interface RunEnd {
   leased: boolean;
+  fence?: Fence;
   clean: boolean;
   moved?: boolean;
 }
@@ -83,6 +85,7 @@ async function runOnce(deps: RunDeps, chat: ChatKey, end: RunEnd): Promise<void>
         return;
       }
       end.leased = true;
+      end.fence = lease.fence;
       run.fence = lease.fence;
       if (lease.fresh && (await recoverChat({ store, now: now(), ...closer(deps, chat) }, chat, lease.fence)))
         log.warn({ chat: maskId(chat) }, 'took over messages whose run never finished');
@@ -167,18 +170,23 @@ async function runOnce(deps: RunDeps, chat: ChatKey, end: RunEnd): Promise<void>
  * cleanly), the lease is kept for the run that takes it, else given back so a process beside this
  * one may take the chat. Whether one waits is returned: the queue marks the chat ready on it.
  */
-async function handOn(deps: RunDeps, chat: ChatKey, clean: boolean): Promise<boolean | undefined> {
+async function handOn(
+  deps: RunDeps,
+  chat: ChatKey,
+  clean: boolean,
+  fence: Fence | undefined,
+): Promise<boolean | undefined> {
   const owner = deps.context.owner;
   if (!owner) return undefined;
   let waiting: boolean | undefined;
   try {
     waiting = clean ? (await deps.context.store.countPending(chat)) > 0 : undefined;
-    if (waiting && (await owner.keep(chat))) return true;
+    if (waiting && (await owner.keep(chat, fence))) return true;
   } catch {
     // The store could not say: the lease is given back, and the queue asks again after.
     waiting = undefined;
   }
-  await owner.drop(chat);
+  await owner.drop(chat, fence);
   return waiting;
 }
 

@@ -35,7 +35,7 @@ export async function runSystem(
     // Another process holding the chat runs it: the job is busy there, like a chat in a run here.
     if (context.owner && !lease) return { type: 'busy' };
     // Given back once the run slot is: a run of this process waiting for the slot takes it on.
-    if (lease) void run.done.then(() => context.owner?.drop(chat));
+    if (lease) void run.done.then(() => context.owner?.drop(chat, lease.fence));
     const out = await execute(context, chat, prompt, {
       ...opts,
       runKey: opts.runKey ?? `sys:${randomUUID()}`,
