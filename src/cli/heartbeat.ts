@@ -183,6 +183,8 @@ function skipText(
       return 'Skipped: the heartbeat is off.';
     case 'stopped':
       return `Stopped: the run in ${chat} was stopped before it finished.`;
+    case 'moved':
+      return `Not sent: another agentwire process took ${chat} over while the heartbeat ran.`;
   }
 }
 

@@ -134,7 +134,13 @@ export function parseChatKey(key: string): { channel: ChannelName; chatId: strin
 export type SystemRunOutcome =
   | { type: 'busy' }
   | { type: 'no_session' }
-  | { type: 'ran'; result: import('../agents/types.js').AgentResult };
+  | { type: 'ran'; result: import('../agents/types.js').AgentResult }
+  /**
+   * The agent ran, but the chat's lease moved to another process meanwhile (this one paused past
+   * it, or taken for dead): the store refused the run's session, and nothing more of the run is
+   * this process's to write or send. Not to be run again here: this process lost the chat.
+   */
+  | { type: 'moved' };
 
 /**
  * Which session a heartbeat or schedule runs in: the chat's own (`chat`, sharing its context), one

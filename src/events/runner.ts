@@ -2,7 +2,10 @@
 // and schedules take), so an event waits for the chat's own messages, takes a place under the global
 // run limit, and goes out through the outbox once. The begin is saved before the agent starts: a
 // relay killed during the run tries it once more at start (the same run key, so its tool messages
-// and reply are sent once), and a second cut-off gives it up.
+// and reply are sent once), and a second cut-off gives it up. An event whose agent this process has
+// asked is never started again by this process, whatever its row says after (left begun by a lost
+// lease, a stop, a write that failed): a row left so is for the next start, or the next process to
+// run events, as after a kill.
 
 import type { AgentKind } from '../agents/types.js';
 import type { ActiveHours } from '../core/hours.js';
@@ -45,11 +48,15 @@ export type EventOutcome =
   | 'gave_up'
   | 'busy'
   | 'cut_off'
+  /** The chat's lease moved to another process while the agent ran: left begun, nothing sent. */
+  | 'moved'
   /** Begun or finished by another look since it was read: not this one's to run. */
   | 'skipped';
 
 export class EventRunner {
   private readonly working = new Map<string, Promise<void>>();
+  /** Events whose agent this process asked and whose row was not seen done since: not run again here. */
+  private readonly askedHere = new Set<number>();
   private stopped = true;
   private timer: Timer | undefined;
   private pumping = false;
@@ -102,7 +109,10 @@ export class EventRunner {
         const busy = new Set(this.working.keys());
         const open = await this.d.store.open();
         for (const chat of this.working.keys()) busy.add(chat);
-        const plan = planEvents(open, now, busy, this.inHours(now));
+        // A finished row is never open again: its id need not be remembered any longer.
+        const seen = new Set(open.map((e) => e.id));
+        for (const id of this.askedHere) if (!seen.has(id)) this.askedHere.delete(id);
+        const plan = planEvents(this.notAskedHere(open), now, busy, this.inHours(now));
         for (const e of plan.start) this.launch(e);
         wakeAt = plan.wakeAt;
       } finally {
@@ -141,10 +151,14 @@ export class EventRunner {
       if (outcome === 'busy') await this.pause(this.d.busyRetryMs ?? BUSY_RETRY_MS);
       const now = this.d.clock.now();
       const inHours = this.inHours(now);
-      e = (await this.d.store.dueFor(first.chat, now, NEXT_BATCH)).find(
+      e = this.notAskedHere(await this.d.store.dueFor(first.chat, now, NEXT_BATCH)).find(
         (x) => !eventOptions(x).activeHours || inHours,
       );
     }
+  }
+
+  private notAskedHere(events: StoredEvent[]): StoredEvent[] {
+    return events.filter((e) => !this.askedHere.has(e.id));
   }
 
   private inHours(now: number): boolean {
@@ -194,12 +208,22 @@ export class EventRunner {
         `event:${e.source}`,
       ),
     });
+    if (r.type !== 'busy') this.askedHere.add(e.id);
     switch (r.type) {
       case 'busy':
         await store.release(e.id, begun.attempts);
         return 'busy';
       case 'no_session':
         return this.fail(e, 'there is no agent session in this chat');
+      case 'moved':
+        // This process lost the chat: its answer is not sent from here, and the event is not run
+        // here again. Left begun, like a run cut off by a kill: the next start (or the next process
+        // to run events) tries it once more, and a second cut-off gives it up.
+        log.warn(
+          { event: e.id, source: e.source },
+          'events: the chat moved to another process mid-run; left begun',
+        );
+        return 'moved';
       case 'ran':
         break;
     }

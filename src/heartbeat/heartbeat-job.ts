@@ -43,7 +43,9 @@ export type SkipReason =
   | 'no_target'
   | 'busy'
   | 'no_session'
-  | 'stopped';
+  | 'stopped'
+  /** The chat's lease moved to another process while the agent ran: nothing of it is sent from here. */
+  | 'moved';
 
 export interface FireOptions {
   /** A chat key instead of the configured target (still never a group). */
@@ -182,6 +184,8 @@ export class HeartbeatJob implements Job {
           // Bounded: the prompt shows at most MAX_CHECK_OUTPUT_CHARS of it anyway.
           if (checkOutput !== undefined) this.carried = checkOutput.slice(0, 2 * MAX_CHECK_OUTPUT_CHARS);
           return this.skip(run.type, chat);
+        case 'moved':
+          return this.skip('moved', chat);
         case 'ran':
           this.carried = undefined;
           break;

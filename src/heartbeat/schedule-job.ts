@@ -156,6 +156,11 @@ export class ScheduleJob implements Job {
       case 'no_session':
         await this.fail(p.occurrence, { type: 'no_session' });
         return this.finish('failed');
+      case 'moved':
+        // This process lost the chat mid-run: as after a kill, left as begun for the next start.
+        d.log.warn({ schedule: spec.id }, 'schedule: the chat moved to another process mid-run; left begun');
+        this.pending = undefined;
+        return;
       case 'ran':
         break;
     }

@@ -9,7 +9,7 @@ import { replyChunks } from '../core/reply.js';
 import type { ChatKey, OutboundItem } from '../core/types.js';
 import { maskId } from '../log.js';
 import type { InboxRow } from '../store/contract/inbox.js';
-import type { Fence } from '../store/ownership.js';
+import { type Fence, isFenceRefusal } from '../store/ownership.js';
 import type { Written } from '../store/queue-ops.js';
 import type { WhileBusy } from './busy-policy.js';
 import type { RunContext } from './execute.js';
@@ -69,7 +69,7 @@ export async function unlessMoved<T>(run: Run, write: Promise<Written<T>>): Prom
   const w = await write;
   // A fence refusal is the one `conflict` that is never retryable (store/ownership.ts); a
   // serialisation conflict is retryable and goes back to the caller to be tried again.
-  if (w.ok || w.reason !== 'conflict' || w.retryable) return w;
+  if (w.ok || !isFenceRefusal(w)) return w;
   if (!run.moved)
     run.deps.context.log.warn(
       { chat: maskId(run.chat), ids: run.ids, epoch: run.fence?.epoch },

@@ -3,8 +3,10 @@
 // Like run.ts it calls nothing of the queue: it takes the run slot at call time and gives it back.
 import { randomUUID } from 'node:crypto';
 import type { ChatKey, SystemRunOptions, SystemRunOutcome } from '../core/types.js';
+import { maskId } from '../log.js';
 import { runRecord } from '../store/contract/runs.js';
 import { StoreError } from '../store/errors.js';
+import { isFenceRefusal } from '../store/ownership.js';
 import { execute, keptSession, type RunContext } from './execute.js';
 import type { ActiveRun } from './run-slots.js';
 
@@ -54,6 +56,15 @@ export async function runSystem(
         const session = keptSession(out, opts.touchIdle);
         if (session) {
           const kept = await store.keepSession(session, now(), lease?.fence);
+          // The lease moved while the agent ran: the caller learns so as a value. Thrown, it left
+          // an event begun with its drain ended, and the next look here ran the agent once more.
+          if (!kept.ok && isFenceRefusal(kept)) {
+            log.warn(
+              { chat: maskId(chat), label: opts.label, epoch: lease?.fence.epoch },
+              'the lease of the chat moved to another process: this system run writes nothing more',
+            );
+            return { type: 'moved' };
+          }
           if (!kept.ok) throw new StoreError(kept);
         }
         const recorded = await store.recordRun(

@@ -171,6 +171,11 @@ export interface FenceRefusal {
   message: string;
 }
 
+/** True for a write refused because its fence is no longer the chat's lease (not a passing conflict). */
+export function isFenceRefusal(w: { ok: false; reason: string; retryable: boolean }): boolean {
+  return w.reason === 'conflict' && !w.retryable;
+}
+
 /** Thrown inside an engine's transaction when a fence no longer holds; becomes a FenceRefusal. */
 export class FenceConflict extends Error {
   readonly failure: FenceRefusal;
