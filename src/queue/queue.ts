@@ -284,7 +284,7 @@ export class Queue implements SystemRunner {
       try {
         // A chat another process holds is not tried again here: its holder runs what waits.
         const mayRun = !this.closing && !this.opts.owner?.blocked(chat);
-        if (mayRun && (known ?? (await this.store.countPending(chat)) > 0)) this.runSlots.markReady(chat);
+        if (mayRun && (known ?? (await this.waitsAfterRun(chat)))) this.runSlots.markReady(chat);
         // Kept for a next run that will not start here (closing): given back.
         else if (known) await this.opts.owner?.unkeep(chat);
       } finally {
@@ -302,6 +302,21 @@ export class Queue implements SystemRunner {
     this.settling.add(tracked);
     void tracked.then(() => this.settling.delete(tracked));
     return after;
+  }
+
+  /**
+   * Whether a message waits, read after a run. A failed read is logged, not thrown over the run's
+   * outcome (an events runner thrown at after its agent answered asked the agent once more), and is
+   * not ready: a run failing at once on a store that is away would loop; the next kick looks again.
+   */
+  private waitsAfterRun(chat: ChatKey): Promise<boolean> {
+    return this.store.countPending(chat).then(
+      (n) => n > 0,
+      (err: unknown) => {
+        this.opts.log.warn({ err, chat: maskId(chat) }, 'could not read whether a message waits after a run');
+        return false;
+      },
+    );
   }
 
   private textItems(chat: ChatKey, text: string): OutboundItem[] {

@@ -202,6 +202,8 @@ export function harness(
     roles?: QueueOptions['roles'];
     progress?: QueueOptions['progress'];
     places?: QueueOptions['places'];
+    /** Wraps the queue's store port (e.g. to make one operation fail). */
+    queueStore?: (port: QueueOptions['store']) => QueueOptions['store'];
   } = {},
 ): Harness {
   const store = opts.store ?? tempDb();
@@ -211,7 +213,7 @@ export function harness(
   const config = configSchema.parse(opts.config ?? {}) as QueueConfig;
   const clock = opts.clock ?? { now: 1_700_000_000_000 };
   const queue = new Queue({
-    store: sqliteQueueStore(store.db),
+    store: (opts.queueStore ?? ((p) => p))(sqliteQueueStore(store.db)),
     channels: new Map([[channel.name, channel]]),
     resolve: opts.resolver ?? agent.resolver(),
     mediaPolicy: opts.mediaPolicy ?? approveAll,

@@ -86,4 +86,22 @@ describe('SystemRunner', () => {
       'Reminder\n\n(Attachment not sent: /etc/shadow: outside the allowed folders.)',
     );
   });
+
+  it("a read that fails after the run does not turn the run's outcome into a throw", async () => {
+    // The busy check before the run reads as usual; the look after it (does a message wait?) fails.
+    let reads = 0;
+    h = harness({
+      queueStore: (port) => ({
+        ...port,
+        countPending: async (chat) => {
+          if (++reads > 1) throw new Error('the store is away a moment');
+          return port.countPending(chat);
+        },
+      }),
+    });
+    const out = await h.queue.runIfIdle('console:local', 'p', opts);
+    expect(out).toMatchObject({ type: 'ran', result: { type: 'ok', text: 'echo: p' } });
+    expect(reads).toBe(2);
+    expect(h.agent.calls).toHaveLength(1);
+  });
 });
