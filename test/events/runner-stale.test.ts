@@ -1,41 +1,17 @@
 // A read of the stored events can be older than the runs it shows: a drain may finish an event while
 // another look's read is on its way (a store that answers later than at once, or another process).
 // Such a read runs nothing twice and gives nothing up: the begin is claimed against the row as read.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChatKey, SystemRunner, SystemRunOutcome } from '../../src/core/types.js';
 import { EventRunner } from '../../src/events/runner.js';
 import { systemClock } from '../../src/heartbeat/clock.js';
 import type { EventStore, StoredEvent } from '../../src/store/events.js';
-import { openSqliteStore, type Store } from '../../src/store/sqlite/open.js';
 import { memoryLog, ok } from '../queue/helpers.js';
+import { useEventsRig, waitFor } from './rig.js';
 
-let dir: string;
-let store: Store;
-let runner: EventRunner | undefined;
-beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'aw-events-stale-'));
-  store = await openSqliteStore(join(dir, 'agentwire.db'));
-});
-afterEach(async () => {
-  runner?.stop();
-  await runner?.whenIdle();
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const rig = useEventsRig('aw-events-stale-');
 
 const CHAT = 'telegram:1' as ChatKey;
-
-async function waitFor(check: () => boolean | Promise<boolean>, ms = 5000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return check();
-}
 
 /** Runs that wait for `go()` while `hold` is set; what was run and delivered. */
 class HeldRunner implements SystemRunner {
@@ -58,7 +34,7 @@ class HeldRunner implements SystemRunner {
 }
 
 async function addOne(prompt: string): Promise<number> {
-  const [added] = await store.events.addAll(
+  const [added] = await rig.store.events.addAll(
     [
       {
         key: `k:${prompt}`,
@@ -77,7 +53,7 @@ async function addOne(prompt: string): Promise<number> {
 }
 
 const get = async (id: number): Promise<StoredEvent> => {
-  const e = await store.events.get(id);
+  const e = await rig.store.events.get(id);
   if (!e) throw new Error(`no event ${id}`);
   return e;
 };
@@ -89,9 +65,9 @@ describe('EventRunner, reads older than the runs', () => {
     let held: Promise<void> | undefined;
     let read = false;
     const events: EventStore = {
-      ...store.events,
+      ...rig.store.events,
       open: async () => {
-        const rows = await store.events.open();
+        const rows = await rig.store.events.open();
         read = true;
         if (held) await held;
         return rows;
@@ -99,7 +75,9 @@ describe('EventRunner, reads older than the runs', () => {
     };
     const r = new HeldRunner();
     r.hold = true;
-    runner = new EventRunner({ store: events, runner: r, clock: systemClock, log: memoryLog().log });
+    const runner = rig.track(
+      new EventRunner({ store: events, runner: r, clock: systemClock, log: memoryLog().log }),
+    );
     runner.start();
     expect(await waitFor(() => r.runs.length === 1)).toBe(true);
     // Another look reads while the run is on (the event shows as running) and is held there.
@@ -122,13 +100,20 @@ describe('EventRunner, reads older than the runs', () => {
 
   it('an event read as open but done since is skipped: not run, not given up, nothing sent', async () => {
     const r = new HeldRunner();
-    runner = new EventRunner({ store: store.events, runner: r, clock: systemClock, log: memoryLog().log });
+    const runner = rig.track(
+      new EventRunner({
+        store: rig.store.events,
+        runner: r,
+        clock: systemClock,
+        log: memoryLog().log,
+      }),
+    );
     for (const attempts of [0, 1, 2]) {
       const id = await addOne(`done-${attempts}`);
       const seen = await get(id);
-      for (let i = 0; i < attempts; i++) await store.events.begin(id, await get(id));
+      for (let i = 0; i < attempts; i++) await rig.store.events.begin(id, await get(id));
       const stale = attempts === 0 ? seen : await get(id);
-      await store.events.finish(id, 'sent', 2);
+      await rig.store.events.finish(id, 'sent', 2);
       expect(await runner.runOne(stale)).toBe('skipped');
       expect(await get(id)).toMatchObject({ state: 'done', outcome: 'sent', attempts });
     }
@@ -138,13 +123,20 @@ describe('EventRunner, reads older than the runs', () => {
 
   it('an event begun by another look since the read is left to it', async () => {
     const r = new HeldRunner();
-    runner = new EventRunner({ store: store.events, runner: r, clock: systemClock, log: memoryLog().log });
+    const runner = rig.track(
+      new EventRunner({
+        store: rig.store.events,
+        runner: r,
+        clock: systemClock,
+        log: memoryLog().log,
+      }),
+    );
     const id = await addOne('twice-read');
     const seen = await get(id);
-    expect(await store.events.begin(id, seen)).toMatchObject({ state: 'running', attempts: 1 });
+    expect(await rig.store.events.begin(id, seen)).toMatchObject({ state: 'running', attempts: 1 });
     expect(await runner.runOne(seen)).toBe('skipped');
     // A release by a look whose begin was not the last one leaves the row as the last begin left it.
-    await store.events.release(id, 0);
+    await rig.store.events.release(id, 0);
     expect(await get(id)).toMatchObject({ state: 'running', attempts: 1 });
     expect(r.runs).toEqual([]);
   });

@@ -1,41 +1,16 @@
 // The runner over a real store and a scripted SystemRunner (the queue's seam): one event at a time
 // per chat in the stored order, a busy chat waits, quiet events may say HEARTBEAT_OK, and a run cut
 // off by a crash is tried once more, then given up.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AgentResult } from '../../src/agents/types.js';
 import type { ChatKey, SystemRunner, SystemRunOptions, SystemRunOutcome } from '../../src/core/types.js';
 import { EventRunner } from '../../src/events/runner.js';
 import { systemClock } from '../../src/heartbeat/clock.js';
 import type { NewEvent } from '../../src/store/sqlite/events.js';
-import { openSqliteStore, type Store } from '../../src/store/sqlite/open.js';
 import { fail, memoryLog, ok } from '../queue/helpers.js';
+import { useEventsRig, waitFor } from './rig.js';
 
-let dir: string;
-let store: Store;
-let runner: EventRunner | undefined;
-beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'aw-events-run-'));
-  store = await openSqliteStore(join(dir, 'agentwire.db'));
-});
-afterEach(async () => {
-  runner?.stop();
-  await runner?.whenIdle();
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-/** Polls `check` every 5 ms until true or `ms` passed. */
-async function waitFor(check: () => boolean | Promise<boolean>, ms = 5000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return check();
-}
+const rig = useEventsRig('aw-events-run-');
 
 class ScriptedRunner implements SystemRunner {
   readonly runs: { chat: ChatKey; prompt: string; opts: SystemRunOptions }[] = [];
@@ -71,20 +46,22 @@ const ev = (
 });
 
 function start(r: ScriptedRunner): EventRunner {
-  runner = new EventRunner({
-    store: store.events,
-    runner: r,
-    clock: systemClock,
-    log: memoryLog().log,
-    busyRetryMs: 5,
-  });
+  const runner = rig.track(
+    new EventRunner({
+      store: rig.store.events,
+      runner: r,
+      clock: systemClock,
+      log: memoryLog().log,
+      busyRetryMs: 5,
+    }),
+  );
   runner.start();
   return runner;
 }
 
 describe('EventRunner', () => {
   it('runs each chat in the stored order, one at a time, and each event once', async () => {
-    await store.events.addAll(
+    await rig.store.events.addAll(
       [
         ev('telegram:1', 'b', { orderName: 'b', dueAt: 10 }),
         ev('telegram:1', 'a', { orderName: 'a', dueAt: 10 }),
@@ -99,12 +76,12 @@ describe('EventRunner', () => {
     expect(r.runs.filter((x) => x.chat === 'telegram:1').map((x) => x.prompt)).toEqual(['early', 'a', 'b']);
     expect(new Set(r.runs.map((x) => x.opts.runKey)).size).toBe(4);
     expect(r.runs.every((x) => x.opts.allowNewSession && x.opts.label === 'event')).toBe(true);
-    expect((await store.events.open()).length).toBe(0);
+    expect((await rig.store.events.open()).length).toBe(0);
   });
 
   it('1,000 events in two chats each run once, in the stored order, the chats side by side', async () => {
     const n = 1000;
-    await store.events.addAll(
+    await rig.store.events.addAll(
       Array.from({ length: n }, (_, i) =>
         ev(i % 2 ? 'telegram:1' : 'telegram:2', `e${String(i).padStart(4, '0')}`, { dueAt: 10 }),
       ),
@@ -119,11 +96,11 @@ describe('EventRunner', () => {
       expect(order).toHaveLength(n / 2);
     }
     expect(new Set(r.delivered.map((d) => d.key)).size).toBe(n);
-    expect(await store.events.open()).toEqual([]);
+    expect(await rig.store.events.open()).toEqual([]);
   }, 90_000);
 
   it('a busy chat is tried again until it is free; nothing is lost', async () => {
-    await store.events.addAll([ev('telegram:1', 'x')], 1);
+    await rig.store.events.addAll([ev('telegram:1', 'x')], 1);
     const r = new ScriptedRunner();
     r.busyFor = 3;
     start(r);
@@ -132,7 +109,7 @@ describe('EventRunner', () => {
   });
 
   it('a quiet event whose answer is HEARTBEAT_OK sends nothing; one with news sends it', async () => {
-    await store.events.addAll(
+    await rig.store.events.addAll(
       [
         ev('telegram:1', 'calm', { opts: { quiet: true } }),
         ev('telegram:2', 'news', { opts: { quiet: true } }),
@@ -143,7 +120,7 @@ describe('EventRunner', () => {
     r.reply = (p) => ok(p === 'calm' ? '**HEARTBEAT_OK**' : 'Build is red');
     start(r);
     expect(
-      await waitFor(async () => (await store.events.open()).length === 0 && r.runs.length === 2, 5000),
+      await waitFor(async () => (await rig.store.events.open()).length === 0 && r.runs.length === 2, 5000),
     ).toBe(true);
     expect(r.delivered.map((d) => [d.chat, d.text])).toEqual([['telegram:2', 'Build is red']]);
     expect(r.runs.every((x) => x.opts.touchIdle === false)).toBe(true);
@@ -151,7 +128,7 @@ describe('EventRunner', () => {
 
   it('an event not yet due waits; one asking for active hours waits outside them without holding the chat', async () => {
     const later = Date.now() + 60_000;
-    await store.events.addAll(
+    await rig.store.events.addAll(
       [
         ev('telegram:1', 'later', { dueAt: later }),
         ev('telegram:1', 'hours', { opts: { activeHours: true } }),
@@ -160,48 +137,50 @@ describe('EventRunner', () => {
       1,
     );
     const r = new ScriptedRunner();
-    runner = new EventRunner({
-      store: store.events,
-      runner: r,
-      clock: systemClock,
-      log: memoryLog().log,
-      busyRetryMs: 5,
-      // A window that is never now: one minute long, twelve hours away.
-      activeHours: closedWindow(),
-    });
+    const runner = rig.track(
+      new EventRunner({
+        store: rig.store.events,
+        runner: r,
+        clock: systemClock,
+        log: memoryLog().log,
+        busyRetryMs: 5,
+        // A window that is never now: one minute long, twelve hours away.
+        activeHours: closedWindow(),
+      }),
+    );
     runner.start();
     expect(await waitFor(() => r.runs.length === 1, 5000)).toBe(true);
     await runner.whenIdle();
     expect(r.runs.map((x) => x.prompt)).toEqual(['now']);
-    expect((await store.events.open()).map((e) => e.prompt)).toEqual(['hours', 'later']);
+    expect((await rig.store.events.open()).map((e) => e.prompt)).toEqual(['hours', 'later']);
   });
 
   it('a run cut off by a crash runs once more; cut off twice, it is given up and the chat told', async () => {
-    const [once, twice] = await store.events.addAll([ev('telegram:1', 'once'), ev('telegram:2', 'twice')], 1);
+    const [once, twice] = await rig.store.events.addAll(
+      [ev('telegram:1', 'once'), ev('telegram:2', 'twice')],
+      1,
+    );
     if (once?.type !== 'added' || twice?.type !== 'added') throw new Error('not added');
     // As a killed relay leaves them: begun, never finished.
     for (const id of [once.id, twice.id, twice.id]) {
-      const seen = await store.events.get(id);
+      const seen = await rig.store.events.get(id);
       if (!seen) throw new Error(`no event ${id}`);
-      await store.events.begin(id, seen);
+      await rig.store.events.begin(id, seen);
     }
     const r = new ScriptedRunner();
     start(r);
     expect(await waitFor(() => r.delivered.length === 2, 5000)).toBe(true);
     expect(r.runs.map((x) => x.prompt)).toEqual(['once']);
     expect(r.delivered.find((d) => d.chat === 'telegram:2')?.text).toMatch(/stopped twice while running it/);
-    expect((await store.events.get(twice.id))?.outcome).toBe('gave_up');
+    expect((await rig.store.events.get(twice.id))?.outcome).toBe('gave_up');
   });
 
   it('an event for later survives a restart and runs once, not before its time', async () => {
     const dueAt = Date.now() + 300;
-    await store.events.addAll([ev('telegram:1', 'later', { dueAt })], 1);
+    await rig.store.events.addAll([ev('telegram:1', 'later', { dueAt })], 1);
     const first = new ScriptedRunner();
     start(first);
-    runner?.stop();
-    await runner?.whenIdle();
-    await store.close();
-    store = await openSqliteStore(join(dir, 'agentwire.db'));
+    await rig.restart();
     const second = new ScriptedRunner();
     start(second);
     expect(await waitFor(() => second.delivered.length === 1, 5000)).toBe(true);
@@ -211,7 +190,7 @@ describe('EventRunner', () => {
   });
 
   it('a failed run tells the chat in one sentence', async () => {
-    await store.events.addAll([ev('telegram:1', 'x')], 1);
+    await rig.store.events.addAll([ev('telegram:1', 'x')], 1);
     const r = new ScriptedRunner();
     r.reply = () => fail('exit', 'the CLI exited with code 3.');
     start(r);
