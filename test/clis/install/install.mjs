@@ -153,26 +153,44 @@ function isLink(p) {
   }
 }
 
-/** One child per CLI, all at once; 1 when any failed (each child said why on stderr). */
+/**
+ * One child per CLI, all at once. Their progress lines pass through as they come; a failure is
+ * still one line (the first failing CLI's in the pins' order: offline, all five fail alike), then
+ * exit 1.
+ */
 async function installAll() {
-  const codes = await Promise.all(
+  const failures = await Promise.all(
     PINS.map(
       ({ cli }) =>
         new Promise((done) => {
           const child = spawn(
             process.execPath,
             [process.argv[1], dir, `--only=${cli}`, ...(offline ? ['--offline'] : [])],
-            {
-              stdio: ['ignore', 'inherit', 'inherit'],
-            },
+            { stdio: ['ignore', 'inherit', 'pipe'] },
           );
-          child.on('error', (err) => {
-            process.stderr.write(`test:clis: cannot start the installer for ${cli}: ${err.message}\n`);
-            done(1);
+          let failure;
+          let rest = '';
+          child.stderr.setEncoding('utf8').on('data', (chunk) => {
+            const lines = (rest + chunk).split('\n');
+            rest = lines.pop() ?? '';
+            for (const line of lines) {
+              if (line.startsWith('test:clis: ')) failure ??= line;
+              else process.stderr.write(`${line}\n`);
+            }
           });
-          child.on('close', (code) => done(code ?? 1));
+          child.on('error', (err) =>
+            done(`test:clis: cannot start the installer for ${cli}: ${err.message}`),
+          );
+          child.on('close', (code) => {
+            if (rest.startsWith('test:clis: ')) failure ??= rest;
+            else if (rest) process.stderr.write(`${rest}\n`);
+            done(code === 0 ? undefined : (failure ?? `test:clis: the installer for ${cli} exited ${code}`));
+          });
         }),
     ),
   );
-  return codes.every((c) => c === 0) ? 0 : 1;
+  const first = failures.find((f) => f !== undefined);
+  if (first === undefined) return 0;
+  process.stderr.write(`${first}\n`);
+  return 1;
 }
