@@ -4,8 +4,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
-import type { EventRunner } from '../../src/events/runner.js';
+import type { SystemRunner } from '../../src/core/types.js';
+import { EventRunner, type EventRunnerDeps } from '../../src/events/runner.js';
+import { systemClock } from '../../src/heartbeat/clock.js';
 import { openSqliteStore, type Store } from '../../src/store/sqlite/open.js';
+import { waitFor } from '../e2e/helpers.js';
+import { memoryLog } from '../queue/helpers.js';
+
+// One bounded poll for every test here: e2e's.
+export { waitFor };
 
 export interface EventsRig {
   /** The test's store; `restart()` replaces it. */
@@ -14,8 +21,11 @@ export interface EventsRig {
   runner: EventRunner | undefined;
   /** Stops the runner, closes the store and opens the same file again, as a relay restarting. */
   restart(): Promise<void>;
-  /** `r`, remembered as the test's runner. */
-  track(r: EventRunner): EventRunner;
+  /**
+   * A runner over the test's store (a memory log, the system clock), `more` over those, remembered
+   * as the test's runner; not started.
+   */
+  runnerFor(runner: SystemRunner, more?: Partial<EventRunnerDeps>): EventRunner;
 }
 
 /** Registers the per-test set-up and clean-up; `prefix` names the temp folder. */
@@ -28,9 +38,15 @@ export function useEventsRig(prefix: string): EventsRig {
   const rig: EventsRig = {
     store: undefined as unknown as Store,
     runner: undefined,
-    track(r) {
-      rig.runner = r;
-      return r;
+    runnerFor(runner, more = {}) {
+      rig.runner = new EventRunner({
+        store: rig.store.events,
+        runner,
+        clock: systemClock,
+        log: memoryLog().log,
+        ...more,
+      });
+      return rig.runner;
     },
     async restart() {
       await stopRunner();
@@ -49,14 +65,4 @@ export function useEventsRig(prefix: string): EventsRig {
     rmSync(dir, { recursive: true, force: true });
   });
   return rig;
-}
-
-/** Polls `check` every 5 ms until true or `ms` passed. */
-export async function waitFor(check: () => boolean | Promise<boolean>, ms = 5000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return check();
 }

@@ -3,8 +3,6 @@
 // would repeat is not waited on.
 import { describe, expect, it } from 'vitest';
 import type { ChatKey, SystemRunner, SystemRunOutcome } from '../../src/core/types.js';
-import { EventRunner } from '../../src/events/runner.js';
-import { systemClock } from '../../src/heartbeat/clock.js';
 import { StoreError, storeFailure } from '../../src/store/errors.js';
 import type { EventStore, StoredEvent } from '../../src/store/events.js';
 import { memoryLog, ok } from '../queue/helpers.js';
@@ -76,14 +74,7 @@ describe('EventRunner, the store away after the run', () => {
     r.deliverFails = 2;
     const fails = { n: 2 };
     const logged = memoryLog();
-    const runner = rig.track(
-      new EventRunner({
-        store: awayFinish(fails, away),
-        runner: r,
-        clock: systemClock,
-        log: logged.log,
-      }),
-    );
+    const runner = rig.runnerFor(r, { store: awayFinish(fails, away), log: logged.log });
     runner.start();
     expect(await waitFor(async () => (await get(id))?.state === 'done', 10_000)).toBe(true);
     await runner.whenIdle();
@@ -100,9 +91,7 @@ describe('EventRunner, the store away after the run', () => {
     const r = new AwayRunner(bug);
     r.deliverFails = 1;
     const logged = memoryLog();
-    const runner = rig.track(
-      new EventRunner({ store: rig.store.events, runner: r, clock: systemClock, log: logged.log }),
-    );
+    const runner = rig.runnerFor(r, { log: logged.log });
     expect(await runner.runOne((await get(id)) as StoredEvent).catch((e: unknown) => e)).toBeInstanceOf(
       StoreError,
     );

@@ -3,10 +3,8 @@
 // Such a read runs nothing twice and gives nothing up: the begin is claimed against the row as read.
 import { describe, expect, it } from 'vitest';
 import type { ChatKey, SystemRunner, SystemRunOutcome } from '../../src/core/types.js';
-import { EventRunner } from '../../src/events/runner.js';
-import { systemClock } from '../../src/heartbeat/clock.js';
 import type { EventStore, StoredEvent } from '../../src/store/events.js';
-import { memoryLog, ok } from '../queue/helpers.js';
+import { ok } from '../queue/helpers.js';
 import { useEventsRig, waitFor } from './rig.js';
 
 const rig = useEventsRig('aw-events-stale-');
@@ -75,9 +73,7 @@ describe('EventRunner, reads older than the runs', () => {
     };
     const r = new HeldRunner();
     r.hold = true;
-    const runner = rig.track(
-      new EventRunner({ store: events, runner: r, clock: systemClock, log: memoryLog().log }),
-    );
+    const runner = rig.runnerFor(r, { store: events });
     runner.start();
     expect(await waitFor(() => r.runs.length === 1)).toBe(true);
     // Another look reads while the run is on (the event shows as running) and is held there.
@@ -100,14 +96,7 @@ describe('EventRunner, reads older than the runs', () => {
 
   it('an event read as open but done since is skipped: not run, not given up, nothing sent', async () => {
     const r = new HeldRunner();
-    const runner = rig.track(
-      new EventRunner({
-        store: rig.store.events,
-        runner: r,
-        clock: systemClock,
-        log: memoryLog().log,
-      }),
-    );
+    const runner = rig.runnerFor(r);
     for (const attempts of [0, 1, 2]) {
       const id = await addOne(`done-${attempts}`);
       const seen = await get(id);
@@ -123,14 +112,7 @@ describe('EventRunner, reads older than the runs', () => {
 
   it('an event begun by another look since the read is left to it', async () => {
     const r = new HeldRunner();
-    const runner = rig.track(
-      new EventRunner({
-        store: rig.store.events,
-        runner: r,
-        clock: systemClock,
-        log: memoryLog().log,
-      }),
-    );
+    const runner = rig.runnerFor(r);
     const id = await addOne('twice-read');
     const seen = await get(id);
     expect(await rig.store.events.begin(id, seen)).toMatchObject({ state: 'running', attempts: 1 });

@@ -4,10 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentResult } from '../../src/agents/types.js';
 import type { ChatKey, SystemRunner, SystemRunOptions, SystemRunOutcome } from '../../src/core/types.js';
-import { EventRunner } from '../../src/events/runner.js';
-import { systemClock } from '../../src/heartbeat/clock.js';
+import type { EventRunner } from '../../src/events/runner.js';
 import type { NewEvent } from '../../src/store/sqlite/events.js';
-import { fail, memoryLog, ok } from '../queue/helpers.js';
+import { fail, ok } from '../queue/helpers.js';
 import { useEventsRig, waitFor } from './rig.js';
 
 const rig = useEventsRig('aw-events-run-');
@@ -46,15 +45,7 @@ const ev = (
 });
 
 function start(r: ScriptedRunner): EventRunner {
-  const runner = rig.track(
-    new EventRunner({
-      store: rig.store.events,
-      runner: r,
-      clock: systemClock,
-      log: memoryLog().log,
-      busyRetryMs: 5,
-    }),
-  );
+  const runner = rig.runnerFor(r, { busyRetryMs: 5 });
   runner.start();
   return runner;
 }
@@ -137,17 +128,11 @@ describe('EventRunner', () => {
       1,
     );
     const r = new ScriptedRunner();
-    const runner = rig.track(
-      new EventRunner({
-        store: rig.store.events,
-        runner: r,
-        clock: systemClock,
-        log: memoryLog().log,
-        busyRetryMs: 5,
-        // A window that is never now: one minute long, twelve hours away.
-        activeHours: closedWindow(),
-      }),
-    );
+    const runner = rig.runnerFor(r, {
+      busyRetryMs: 5,
+      // A window that is never now: one minute long, twelve hours away.
+      activeHours: closedWindow(),
+    });
     runner.start();
     expect(await waitFor(() => r.runs.length === 1, 5000)).toBe(true);
     await runner.whenIdle();
