@@ -11,7 +11,7 @@ import { createRunCheck } from '../../src/heartbeat/run-check.js';
 import { createRelayScheduler } from '../../src/heartbeat/wiring.js';
 import { startLauncher } from '../../src/runner/launcher/client.js';
 import { alive, waitFor } from '../helpers/launcher.js';
-import { parentOf } from '../support/procs.js';
+import { parentOf, sleeperArgv, sleeperPid } from '../support/procs.js';
 import { captureLog, FakeClock, FakeRunner, tempDir } from './helpers.js';
 
 const launcher = startLauncher();
@@ -68,17 +68,8 @@ describe.runIf(process.platform === 'linux')('heartbeat pre-checks from the laun
     try {
       const run = createRunCheck({ env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, launcher: own });
       const file = join(tmp.dir, 'sleeper');
-      const pending = run(
-        [
-          process.execPath,
-          '-e',
-          'require("node:fs").writeFileSync(process.argv[1], String(process.pid)); setTimeout(() => {}, 60_000)',
-          file,
-        ],
-        60_000,
-      );
-      expect(await waitFor(() => existsSync(file) && readFileSync(file, 'utf8') !== '', 10_000)).toBe(true);
-      const check = Number(readFileSync(file, 'utf8'));
+      const pending = run(sleeperArgv(file), 60_000);
+      const check = await sleeperPid(file);
       const first = own.pid() as number;
       expect(parentOf(check)).toBe(first);
       process.kill(first, 'SIGKILL');

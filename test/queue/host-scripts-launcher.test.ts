@@ -2,14 +2,14 @@
 // launcher (agents.launcher), as the agents are: the script's parent is the launcher, not this
 // process; stopping the scripts at shutdown still stops one started there (its group, from here by
 // pid). Real child processes (small node scripts) and a real launcher; no store.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HostScripts } from '../../src/queue/host-scripts.js';
 import { startLauncher } from '../../src/runner/launcher/client.js';
 import { alive, waitFor } from '../helpers/launcher.js';
-import { parentOf } from '../support/procs.js';
+import { parentOf, sleeperArgv, sleeperPid } from '../support/procs.js';
 
 const launcher = startLauncher();
 const dir = mkdtempSync(join(tmpdir(), 'aw-host-scripts-'));
@@ -33,17 +33,8 @@ describe.runIf(process.platform === 'linux')("custom commands' scripts from the 
   it('stop() stops a script running from the launcher and waits for it', async () => {
     const scripts = new HostScripts(join(dir, 'work'), launcher);
     const file = join(dir, 'sleeper');
-    const pending = scripts.runner()(
-      [
-        process.execPath,
-        '-e',
-        'require("node:fs").writeFileSync(process.argv[1], String(process.pid)); setTimeout(() => {}, 60_000)',
-        file,
-      ],
-      60_000,
-    );
-    expect(await waitFor(() => existsSync(file) && readFileSync(file, 'utf8') !== '', 10_000)).toBe(true);
-    const script = Number(readFileSync(file, 'utf8'));
+    const pending = scripts.runner()(sleeperArgv(file), 60_000);
+    const script = await sleeperPid(file);
     expect(parentOf(script)).toBe(launcher.pid());
     await scripts.stop();
     expect(await pending).toEqual({ type: 'failed', message: 'it was stopped' });

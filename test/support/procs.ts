@@ -1,6 +1,6 @@
 // Reading other processes from /proc (Linux), for tests that check who started what: a process's
 // parent, the relay's launcher among its children, the processes whose environment carries a mark.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 /** The fields of /proc/<pid>/stat after the command name: state first, then ppid. */
 function statFields(pid: number): string[] {
@@ -45,4 +45,24 @@ export function processesWithEnv(entry: string): number[] {
         return false;
       }
     });
+}
+
+/** argv of a node process that writes its pid to `file`, then sleeps a minute (to be stopped). */
+export function sleeperArgv(file: string): string[] {
+  return [
+    process.execPath,
+    '-e',
+    'require("node:fs").writeFileSync(process.argv[1], String(process.pid)); setTimeout(() => {}, 60_000)',
+    file,
+  ];
+}
+
+/** The pid a sleeper wrote to `file`, once written (throws after `ms` without it). */
+export async function sleeperPid(file: string, ms = 10_000): Promise<number> {
+  for (const end = Date.now() + ms; Date.now() < end; ) {
+    const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    if (text !== '') return Number(text);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`no pid in ${file} after ${ms} ms`);
 }
