@@ -1,30 +1,61 @@
 // Warm agent processes run at a lower CPU priority (nice 10) than the relay. A CLI's start-up is
 // seconds of CPU (claude 1-3 s), and a burst starts several at once on a machine that may have two
 // cores; at the same priority they take the CPU the relay needs to answer webhooks (Twilio waits for
-// each 200). bench/warm-nice.bench.mjs measured it (docs/performance.md). Set once, right after the
-// spawn, before the CLI has loaded: its helpers and the tools it runs inherit it, and an unprivileged
-// process cannot raise a priority back, so the agent keeps it for its life. On an idle machine a
-// lower priority costs nothing; under load the relay's answers come first.
+// each 200). bench/warm-nice.bench.mjs and the burst bench measured it (docs/performance.md). Set
+// once, right after the spawn, before the CLI has loaded: its helpers and the tools it runs inherit
+// it, and an unprivileged process cannot raise a priority back, so the agent keeps it for its life.
+// On an idle machine a lower priority costs nothing; under load the relay's answers come first.
+//
+// Two settings, because one is not enough on Linux. Each agent is started in a session of its own
+// (setsid, so its whole group can be stopped), and with the kernel's autogroup scheduling on (the
+// default on most distributions, `/proc/sys/kernel/sched_autogroup_enabled`) each session is its
+// own scheduling group: the CPU is shared first between groups, each at the weight of its
+// autogroup's nice, and a task's own nice only weighs inside its group. A process's nice 10 alone
+// then changes nothing against the relay: 16 agents in 16 sessions take 16 shares to the relay's
+// one. So the agent's session is lowered too (`/proc/<pid>/autogroup`; raising it needs no
+// privilege, like raising a nice). Where autogroup is off or the relay runs in a cgroup of its own
+// (a systemd service, a container), the file is missing or not used and the plain nice does the job.
+import { writeFile } from 'node:fs/promises';
 import { setPriority } from 'node:os';
 import type { GroupGuard } from './spawn-stdio.js';
 
 export const AGENT_NICE = 10;
 
+/** How a priority is lowered: both settings, each allowed to fail on its own. */
+export type Lowering = {
+  nice: (pid: number, priority: number) => void;
+  /** A write to /proc, off the event loop like the relay's other file writes during a run. */
+  autogroup: (pid: number, priority: number) => Promise<void>;
+};
+
+const system: Lowering = {
+  nice: setPriority,
+  autogroup: (pid, priority) => writeFile(`/proc/${pid}/autogroup`, String(priority)),
+};
+
+/**
+ * Lowers a process and its session's scheduling group; what is refused or missing is left as it
+ * is. The group's write settles later: the promise is for tests, callers need not wait for it.
+ */
+export function lower(pid: number, how: Lowering = system): Promise<void> {
+  try {
+    how.nice(pid, AGENT_NICE);
+  } catch {
+    // Not allowed or not supported here: the process runs at the relay's priority.
+  }
+  // No autogroup here (another OS, a kernel without it, /proc not mounted, the process gone): the
+  // nice above is all.
+  return how.autogroup(pid, AGENT_NICE).catch(() => {});
+}
+
 /**
  * The pool's guard, lowering each process it is told about: every warm driver hands its new
  * process to the guard as it spawns, so this is the one place for it, whichever driver started it.
  */
-export function lowered(
-  guard: GroupGuard | undefined,
-  set: (pid: number, priority: number) => void = setPriority,
-): GroupGuard {
+export function lowered(guard: GroupGuard | undefined, how: Lowering = system): GroupGuard {
   return {
     watch(pid, mark) {
-      try {
-        set(pid, AGENT_NICE);
-      } catch {
-        // Not allowed or not supported here: the process runs at the relay's priority.
-      }
+      void lower(pid, how);
       // The run mark goes on to the watchdog: it ends what the process moved out of its group.
       guard?.watch(pid, mark);
     },

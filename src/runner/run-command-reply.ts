@@ -119,6 +119,7 @@ async function spawnAndRead(
     maxStderrBytes: request.maxStderrBytes ?? DEFAULT_MAX_STDERR_BYTES,
     ...(request.sandbox ? { sandbox: request.sandbox } : {}),
     ...(deps.launcher ? { launcher: deps.launcher } : {}),
+    lowerPriority: true,
   });
 
   const stopped = r.type === 'aborted' ? await trouble?.result(r.durationMs) : undefined;

@@ -1,8 +1,10 @@
 // Warm agents start at a lower CPU priority (runner/nice.ts): a real child started through the one
-// stdio spawn helper with the pool's guard runs at nice 10, and so does the helper it starts.
-import { readFileSync } from 'node:fs';
+// stdio spawn helper with the pool's guard runs at nice 10, and so does the helper it starts; so
+// does its session's scheduling group (autogroup), without which the nice weighs nothing against
+// the relay.
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { AGENT_NICE, lowered } from '../../src/runner/nice.js';
+import { AGENT_NICE, lower, lowered } from '../../src/runner/nice.js';
 import { startStdioChild } from '../../src/runner/spawn-stdio.js';
 
 /** The nice value (19th field) of /proc/<pid>/stat; the name in parentheses may hold spaces. */
@@ -10,6 +12,14 @@ const niceOf = (pid: number) => {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
 };
+/** `/autogroup-<n> nice <v>`: the session's scheduling group and its nice. */
+const autogroupOf = (pid: number) => {
+  const m = /^(\S+) nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'));
+  if (!m) throw new Error(`unreadable /proc/${pid}/autogroup`);
+  return { group: m[1], nice: Number(m[2]) };
+};
+/** The kernel has autogroup scheduling (on or off, the file is there to read and write). */
+const hasAutogroup = existsSync('/proc/self/autogroup');
 
 describe('lowered', () => {
   it.skipIf(process.platform !== 'linux')('a warm process and what it starts run at nice 10', async () => {
@@ -32,6 +42,13 @@ describe('lowered', () => {
       expect(watched).toEqual([[s.child.pid, s.child.mark]]);
       expect(niceOf(s.child.pid)).toBe(AGENT_NICE);
       expect(niceOf(helper)).toBe(AGENT_NICE);
+      if (hasAutogroup) {
+        // The agent leads a session of its own: its group is not this test's, and is lowered.
+        expect(autogroupOf(s.child.pid).group).not.toBe(autogroupOf(process.pid).group);
+        expect(autogroupOf(s.child.pid).nice).toBe(AGENT_NICE);
+        expect(autogroupOf(helper)).toEqual(autogroupOf(s.child.pid));
+        expect(autogroupOf(process.pid).nice).toBe(0);
+      }
     } finally {
       await s.child.stop(1000);
     }
@@ -39,10 +56,38 @@ describe('lowered', () => {
 
   it('a refused priority change still registers the process with the watchdog', () => {
     const watched: number[] = [];
-    const g = lowered({ watch: (pid) => watched.push(pid), forget: () => {} }, () => {
+    const refuse = () => {
       throw new Error('EACCES');
-    });
+    };
+    const g = lowered(
+      { watch: (pid) => watched.push(pid), forget: () => {} },
+      { nice: refuse, autogroup: () => Promise.reject(new Error('ENOENT')) },
+    );
     g.watch(123);
     expect(watched).toEqual([123]);
+  });
+});
+
+describe('lower', () => {
+  // Each setting is tried whatever became of the other: a kernel without autogroup still gets the
+  // nice, a refused nice (another user's process) still tries the group.
+  const cases: [string, boolean, boolean, string[]][] = [
+    ['both allowed', false, false, ['nice 7 10', 'autogroup 7 10']],
+    ['nice refused', true, false, ['nice 7 10', 'autogroup 7 10']],
+    ['no autogroup', false, true, ['nice 7 10', 'autogroup 7 10']],
+    ['both refused', true, true, ['nice 7 10', 'autogroup 7 10']],
+  ];
+  it.each(cases)('%s: both are tried, nothing thrown', async (_name, niceFails, groupFails, tried) => {
+    const calls: string[] = [];
+    const nice = (pid: number, p: number) => {
+      calls.push(`nice ${pid} ${p}`);
+      if (niceFails) throw new Error('EACCES');
+    };
+    const autogroup = async (pid: number, p: number) => {
+      calls.push(`autogroup ${pid} ${p}`);
+      if (groupFails) throw new Error('ENOENT');
+    };
+    await expect(lower(7, { nice, autogroup })).resolves.toBeUndefined();
+    expect(calls).toEqual(tried);
   });
 });

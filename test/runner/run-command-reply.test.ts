@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { getSpec } from '../../src/agents/registry.js';
 import type { AgentKind, AgentRequest, SessionRef } from '../../src/agents/types.js';
+import { AGENT_NICE } from '../../src/runner/nice.js';
 import { runCommandReply } from '../../src/runner/run-command-reply.js';
 import { FIXTURES_DIR } from '../agents/fixtures.js';
 
@@ -20,6 +21,7 @@ interface Record {
   stdin: string;
   envKeys: string[];
   pid: number;
+  nice: number;
 }
 
 function setup(kind: AgentKind, capture: string, extraEnv: { [k: string]: string } = {}) {
@@ -78,6 +80,14 @@ describe('runCommandReply', () => {
     expect(rec.stdin).toBe('--help me @notes.md "quoted"\nsecond line');
     expect(rec.argv).toEqual(['-p', '--output-format', 'stream-json', '--verbose', '--session-id', id]);
     expect(rec.envKeys).not.toContain('HOME');
+  });
+
+  it("runs the CLI at the agents' lower priority (nice 10), so its start-up leaves the relay a core", async () => {
+    const { spec, request, recorded } = setup('claude', 'media', {
+      REPLAY_NICE_AT_LEAST: String(AGENT_NICE),
+    });
+    expect(await runCommandReply(spec, request())).toMatchObject({ type: 'ok' });
+    expect(recorded().nice).toBe(AGENT_NICE);
   });
 
   it('streams earlier messages as progress while the run goes on', async () => {

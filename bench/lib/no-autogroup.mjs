@@ -1,0 +1,18 @@
+// Preloaded into the relay for an experiment (`BENCH_RELAY_NODE_ARGS="--import ./bench/lib/no-autogroup.mjs"`,
+// a path from the repository root): the relay lowers its agents' nice but not their sessions'
+// scheduling groups (`/proc/<pid>/autogroup`, src/runner/nice.ts), as it did before 2026-11-29. The
+// write is refused as on a kernel without autogroup, so the nice alone is left. Used for the A/B in
+// docs/performance.md ("Agents' sessions at nice 10").
+import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
+
+const write = fs.writeFileSync;
+fs.writeFileSync = function (file, ...rest) {
+  if (typeof file === 'string' && /^\/proc\/\d+\/autogroup$/.test(file)) {
+    throw Object.assign(new Error(`ENOENT: refused by no-autogroup.mjs, ${file}`), { code: 'ENOENT' });
+  }
+  return write.call(this, file, ...rest);
+};
+// The relay imports `writeFileSync` by name: named imports of a builtin follow the CommonJS object
+// only once this is called.
+syncBuiltinESMExports();
