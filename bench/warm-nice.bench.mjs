@@ -1,8 +1,11 @@
 // Does starting warm agent processes at a lower CPU priority (nice 10) keep webhook acks fast?
 // A stand-in relay (its own process: a node:http server that checks an HMAC-SHA1 signature over
 // the form body and answers 200, the work of a Twilio ack) starts BURST CPU-heavy children at
-// once (each ~1 s of CPU, like a CLI's start-up: claude's is 1-3 s), either plain or with
-// os.setPriority(pid, 10) right after the spawn, as the pool does. Meanwhile this process posts
+// once (each ~1 s of CPU, like a CLI's start-up: claude's is 1-3 s), each in a session of its own
+// as every agent is, either plain or lowered right after the spawn as the relay does
+// (src/runner/nice.ts): os.setPriority(pid, 10) and the session's autogroup at 10; without the
+// second, the nice weighs nothing against the relay under autogroup scheduling (BENCH_NICE_GROUP=0
+// lowers only the nice, as the pool did before 2026-11-29). Meanwhile this process posts
 // webhooks, P in flight, and records each one's time to its 200 until the children are done.
 // Rounds alternate plain / niced in the same relay process, so the machine's other load falls on
 // both alike. Prints p50 and p99 of each.
@@ -18,12 +21,14 @@ const P = 4;
 const RATE = Number(process.env.BENCH_NICE_RATE ?? 100);
 /** CPU per ack in the stand-in relay (iterations): the relay's own work per webhook (store, parse, sign). */
 const REQ_WORK = Number(process.env.BENCH_NICE_REQ_WORK ?? 300_000);
+const GROUP = process.env.BENCH_NICE_GROUP !== '0';
 
 const relaySrc = `
 const { createServer } = require('node:http');
 const { createHmac } = require('node:crypto');
 const { spawn } = require('node:child_process');
 const { setPriority } = require('node:os');
+const { writeFileSync } = require('node:fs');
 const burn = 'let x = 0; for (let i = 0; i < ${WORK}; i++) x += Math.sqrt(i); if (x < 0) console.log(x);';
 const server = createServer((req, res) => {
   let body = '';
@@ -49,7 +54,10 @@ process.stdin.on('data', (d) => {
     let left = Number(n);
     for (let k = 0; k < Number(n); k++) {
       const c = spawn(process.execPath, ['-e', burn], { stdio: 'ignore', detached: true });
-      if (mode === 'nice') setPriority(c.pid, 10);
+      if (mode === 'nice') {
+        setPriority(c.pid, 10);
+        if (${GROUP}) try { writeFileSync('/proc/' + c.pid + '/autogroup', '10'); } catch {}
+      }
       c.on('exit', () => { if (--left === 0) console.log(JSON.stringify({ done: mode })); });
     }
   }
