@@ -85,9 +85,9 @@ export function startStdioChild(opts: StdioChildOptions): Promise<StdioStart> {
   if (opts.cwd !== undefined && !isDirectory(opts.cwd)) {
     return Promise.resolve({ type: 'spawn_failed', message: `working folder ${opts.cwd} does not exist` });
   }
-  // Sandboxed, the mark moves from bwrap's environment to the CLI's (sandbox-launch.ts). The CLI
-  // lowers itself inside (nice.ts): the only sandboxed long-lived processes are warm agents, and the
-  // pool lowers every one of those, but from here it would reach bwrap's session, not the CLI's.
+  // Sandboxed, the mark moves from bwrap's environment to the CLI's (sandbox-launch.ts), and the CLI
+  // lowers itself inside (core/sandbox.ts): the only sandboxed long-lived processes are warm agents,
+  // which the pool lowers all (nice.ts), but from out here that reaches bwrap's session, not the CLI's.
   const launched = launchIn(opts.sandbox, { file: opts.file, args: opts.args }, opts.cwd, env, {
     readyFd: READY_FD,
     lower: true,
