@@ -60,7 +60,7 @@ export function bwrapArgv(
   plan: SandboxPlan,
   launch: Launch,
   cwd?: string,
-  opts: { readyFd?: number } = {},
+  opts: { readyFd?: number; nice?: number } = {},
 ): SandboxArgv {
   const mounts: { path: string; args: string[] }[] = [];
   const bad = (path: string, what: string) =>
@@ -103,7 +103,7 @@ export function bwrapArgv(
     ...Object.entries(plan.setEnv).flatMap(([k, v]) => ['--setenv', k, v]),
     ...(cwd !== undefined ? ['--chdir', cwd] : []),
     '--',
-    ...(opts.readyFd !== undefined ? readyShim(opts.readyFd) : []),
+    ...shim(opts),
     launch.file,
     ...launch.args,
   ];
@@ -111,12 +111,47 @@ export function bwrapArgv(
 }
 
 /**
- * Inside the sandbox, once bwrap made it, a shell says so on `fd` and becomes the CLI (same pid, the
- * pipe closed for it). bwrap's own status pipe cannot say this: it reports the child's pid before
- * the child sets up its mounts, so a sandbox that fails still looks started there.
+ * The shell step before the CLI inside the sandbox, or none. `readyFd`: once bwrap made the
+ * sandbox, it says so on that fd and becomes the CLI (same pid, the pipe closed for it). bwrap's own
+ * status pipe cannot say this: it reports the child's pid before the child sets up its mounts, so
+ * a sandbox that fails still looks started there.
+ *
+ * `nice`: the CLI runs lowered (runner/nice.ts says why), by the shell before it becomes the CLI.
+ * bwrap's --new-session put it in a session, so a scheduling group (autogroup), of its own, which
+ * only a process inside can lower. Each step that fails is skipped and the CLI runs all the same.
  */
-function readyShim(fd: number): string[] {
-  return ['/bin/sh', '-c', `printf . >&${fd} && exec "$@" ${fd}>&-`, 'sh'];
+function shim(opts: { readyFd?: number; nice?: number }): string[] {
+  if (opts.readyFd === undefined && opts.nice === undefined) return [];
+  const fd = opts.readyFd;
+  const steps = opts.nice === undefined ? [] : lowering(Math.trunc(opts.nice), fd);
+  steps.push(fd === undefined ? 'exec "$@"' : `printf . >&${fd} && exec "$@" ${fd}>&-`);
+  return ['/bin/sh', '-c', steps.join('; '), 'sh'];
+}
+
+/**
+ * The shell steps that lower the session's group and the shell's nice to `n`.
+ *
+ * The group: the kernel takes one unprivileged autogroup change per 100 ms, machine-wide (EAGAIN
+ * otherwise: proc_sched_autogroup_set_nice), so in a burst of starts a first try often fails. Then
+ * a detached background shell tries again every 0.1 s, for about 5 s, while the CLI starts: the
+ * group is the session's, so its write reaches the CLI too. It holds none of the run's pipes.
+ *
+ * The nice: `nice(1)`, the only way a shell has, made absolute from the nice the shell inherited
+ * (field 19 of /proc/self/stat), which is the relay's, or already the agents' when the relay
+ * lowered bwrap's pid before bwrap cloned this one. No `nice` in the sandbox: the CLI runs as is.
+ */
+function lowering(n: number, fd: number | undefined): string[] {
+  const set = `echo ${n} >/proc/self/autogroup 2>/dev/null`;
+  const detached = `</dev/null >/dev/null 2>&1${fd === undefined ? '' : ` ${fd}>&-`}`;
+  const retry = `i=0; while [ $i -lt 50 ] && ! ${set}; do sleep 0.1 || break; i=$((i + 1)); done`;
+  return [
+    `[ -e /proc/self/autogroup ] && { ${set} || ( (${retry}) ${detached} & ); }`,
+    // A function's arguments are its own: the CLI's, in "$@", stay as they are.
+    'n=0',
+    'f() { [ $# -ge 17 ] && n=${17}; }',
+    'read -r s 2>/dev/null </proc/self/stat && f ${s##*) }',
+    `[ "$n" -lt ${n} ] 2>/dev/null && command -v nice >/dev/null && set -- nice -n $((${n} - n)) "$@"`,
+  ];
 }
 
 function tmpfsFirst(a: { args: string[] }, b: { args: string[] }): number {

@@ -15,6 +15,9 @@
 // one. So the agent's session is lowered too (`/proc/<pid>/autogroup`; raising it needs no
 // privilege, like raising a nice). Where autogroup is off or the relay runs in a cgroup of its own
 // (a systemd service, a container), the file is missing or not used and the plain nice does the job.
+//
+// A sandboxed agent is lowered inside its sandbox instead (core/sandbox.ts, with AGENT_NICE from
+// here): bwrap starts the CLI in yet another session, which a write from here cannot reach.
 import { writeFile } from 'node:fs/promises';
 import { setPriority } from 'node:os';
 import type { GroupGuard } from './spawn-stdio.js';
@@ -54,8 +57,10 @@ export function lower(pid: number, how: Lowering = system): Promise<void> {
  */
 export function lowered(guard: GroupGuard | undefined, how: Lowering = system): GroupGuard {
   return {
-    watch(pid, mark) {
-      void lower(pid, how);
+    watch(pid, mark, sandboxed) {
+      // Sandboxed, the CLI lowers itself inside (core/sandbox.ts): bwrap here is in another session,
+      // and this write would take the kernel's one autogroup change per 100 ms that one needs.
+      if (!sandboxed) void lower(pid, how);
       // The run mark goes on to the watchdog: it ends what the process moved out of its group.
       guard?.watch(pid, mark);
     },

@@ -127,7 +127,8 @@ export function settleRun(ctx: SettleContext): RunEvents {
       pid = p;
       trackRun(p, mark);
       // Here because both ways a run starts (execa, a launcher) report its pid through this call.
-      if (opts.lowerPriority) void lower(p);
+      // Sandboxed, the CLI lowers itself inside (sandbox-launch.ts); `p` is bwrap, in another session.
+      if (opts.lowerPriority && !opts.sandbox) void lower(p);
       if (stopReason && !done) terminate(p);
     },
     stdout: (c) => out.push(c),

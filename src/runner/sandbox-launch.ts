@@ -5,7 +5,12 @@
 // SIGTERM and takes the sandbox with it (SIGKILL, --die-with-parent), so a stop's TERM goes to the
 // marked processes alone, which lets the CLI end its turn and save its session; KILL, after the
 // grace, goes to bwrap's group and the marks as for any run.
+//
+// A lowered run (`lower`: warm agents, cold runs with lowerPriority) lowers itself inside: bwrap
+// starts the CLI in a session of its own (--new-session), so the relay's lowering of bwrap's pid
+// (nice.ts) misses the CLI's scheduling group, and its nice may come after bwrap cloned the CLI.
 import { bwrapArgv, type Launch, type Sandbox } from '../core/sandbox.js';
+import { AGENT_NICE } from './nice.js';
 import { RUN_MARK_ENV, signalMarked } from './run-mark.js';
 
 export type Launched = { ok: true; launch: Launch } | { ok: false; error: string };
@@ -15,7 +20,7 @@ export function launchIn(
   launch: Launch,
   cwd: string | undefined,
   env: Record<string, string>,
-  opts: { readyFd?: number } = {},
+  opts: { readyFd?: number; lower?: boolean } = {},
 ): Launched {
   if (!sandbox) return { ok: true, launch };
   switch (sandbox.type) {
@@ -27,7 +32,10 @@ export function launchIn(
       const plan = mark
         ? { ...sandbox.plan, setEnv: { ...sandbox.plan.setEnv, [RUN_MARK_ENV]: mark } }
         : sandbox.plan;
-      const r = bwrapArgv(plan, launch, cwd, opts);
+      const r = bwrapArgv(plan, launch, cwd, {
+        ...(opts.readyFd !== undefined && { readyFd: opts.readyFd }),
+        ...(opts.lower && { nice: AGENT_NICE }),
+      });
       return r.ok ? r : { ok: false, error: r.error };
     }
   }

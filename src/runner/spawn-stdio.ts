@@ -5,23 +5,26 @@
 // environment carries a run mark of its own (run-mark.ts) for the process's whole life: when the
 // process ends, everything that carries the mark ends too, wherever it moved (a `setsid` helper),
 // and the relay's watchdog knows the mark, so a relay killed with SIGKILL takes them along as well.
-// Given a launcher (`agents.launcher`), an unsandboxed process starts from that small process
-// instead (launcher/stdio-launched.ts), its pipes crossing the launcher's channel, and everything
+// Given a launcher (`agents.launcher`), the process starts from that small process instead, sandboxed
+// or not (launcher/stdio-launched.ts), its pipes crossing the launcher's channel, and everything
 // else (the group, the mark, the stop) is done from here by pid as before.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
-import { bwrapError, type Sandbox } from '../core/sandbox.js';
+import { bwrapError, type Launch, type Sandbox } from '../core/sandbox.js';
 import type { Launcher } from './launcher/client.js';
-import { type StartedPipes, startStdioLaunched } from './launcher/stdio-launched.js';
+import { type StartedPipes, type StdioLaunched, startStdioLaunched } from './launcher/stdio-launched.js';
 import { newRunMark, RUN_MARK_ENV } from './run-mark.js';
 import { launchIn, termRun } from './sandbox-launch.js';
 import { killRun, NESTED_AGENT_ENV, trackGroup, untrackGroup } from './spawn.js';
 
 /** Something that kills registered groups if this process dies without doing it (see reaper.ts). */
 export interface GroupGuard {
-  /** `mark`: also every process carrying this run mark, wherever it moved. */
-  watch(pid: number, mark?: string): void;
+  /**
+   * `mark`: also every process carrying this run mark, wherever it moved. `sandboxed`: bwrap's pid,
+   * whose CLI lowers itself inside (core/sandbox.ts), so a guard that lowers leaves it (nice.ts).
+   */
+  watch(pid: number, mark?: string, sandboxed?: boolean): void;
   forget(pid: number): void;
 }
 
@@ -36,8 +39,8 @@ export interface StdioChildOptions {
   /** Run inside this sandbox (the agent's `sandbox`); unavailable: nothing starts. */
   sandbox?: Sandbox;
   /**
-   * Started from this launcher process, not this one. A sandboxed process still starts here: bwrap
-   * says it is ready on a fourth pipe, which the launcher does not carry.
+   * Started from this launcher process, not this one; sandboxed too: the fourth pipe on which the
+   * sandbox says it is made crosses the launcher's channel as the other three do.
    */
   launcher?: Launcher;
 }
@@ -82,63 +85,80 @@ export function startStdioChild(opts: StdioChildOptions): Promise<StdioStart> {
   if (opts.cwd !== undefined && !isDirectory(opts.cwd)) {
     return Promise.resolve({ type: 'spawn_failed', message: `working folder ${opts.cwd} does not exist` });
   }
-  // Sandboxed, the mark moves from bwrap's environment to the CLI's (sandbox-launch.ts).
+  // Sandboxed, the mark moves from bwrap's environment to the CLI's (sandbox-launch.ts), and the CLI
+  // lowers itself inside (core/sandbox.ts): the only sandboxed long-lived processes are warm agents,
+  // which the pool lowers all (nice.ts), but from out here that reaches bwrap's session, not the CLI's.
   const launched = launchIn(opts.sandbox, { file: opts.file, args: opts.args }, opts.cwd, env, {
     readyFd: READY_FD,
+    lower: true,
   });
   if (!launched.ok) return Promise.resolve({ type: 'spawn_failed', message: launched.error, sandbox: true });
   const { launch } = launched;
-  if (opts.launcher && !opts.sandbox)
-    return startStdioLaunched(opts.launcher, launch, opts.cwd, env, mark).then((s) =>
-      s.type === 'started' ? { type: 'started', child: wrap(s.pipes, mark, opts) } : s,
-    );
+  const sandboxed = opts.sandbox !== undefined;
+  const start = opts.launcher
+    ? startStdioLaunched(opts.launcher, launch, opts.cwd, env, mark, { readyFd: sandboxed })
+    : startHere(launch, opts.cwd, env, sandboxed);
+  return start.then((s): StdioStart | Promise<StdioStart> => {
+    switch (s.type) {
+      case 'started':
+        return sandboxed
+          ? startedIn(s.pipes, mark, opts)
+          : { type: 'started', child: wrap(s.pipes, mark, opts) };
+      case 'not_found':
+        // Sandboxed, the program that is missing is bwrap itself (as in spawn.ts).
+        return sandboxed
+          ? { type: 'spawn_failed', message: s.message, sandbox: true }
+          : { type: 'not_found', file: opts.file, message: s.message };
+      case 'spawn_failed':
+        return s;
+    }
+  });
+}
+
+/** The process started from this one, its pipes as the launcher's path hands them (StartedPipes). */
+function startHere(
+  launch: Launch,
+  cwd: string | undefined,
+  env: Record<string, string>,
+  sandboxed: boolean,
+): Promise<StdioLaunched> {
   let child: ChildProcess;
   try {
     child = spawn(launch.file, [...launch.args], {
-      cwd: opts.cwd,
+      cwd,
       env,
       shell: false,
       detached: true,
-      stdio: opts.sandbox ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
+      stdio: sandboxed ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
     });
   } catch (e) {
     // A NUL byte in argv or env throws here and starts nothing.
     return Promise.resolve({ type: 'spawn_failed', message: (e as Error).message });
   }
-  return new Promise<StdioStart>((resolve) => {
+  return new Promise((resolve) => {
     child.once('error', (e: NodeJS.ErrnoException) => {
       if (child.pid !== undefined) return;
-      if (e.code === 'ENOENT') resolve({ type: 'not_found', file: opts.file, message: e.message });
+      if (e.code === 'ENOENT') resolve({ type: 'not_found', file: launch.file, message: e.message });
       else resolve({ type: 'spawn_failed', message: e.message });
     });
-    if (!opts.sandbox) {
-      child.once('spawn', () => resolve({ type: 'started', child: wrap(pipesOf(child), mark, opts) }));
-      return;
-    }
-    child.once('spawn', () => {
-      const wrapped = wrap(pipesOf(child), mark, opts);
-      void sandboxReady(child).then((ready) => {
-        if (ready) {
-          resolve({ type: 'started', child: wrapped });
-          return;
-        }
-        // bwrap exited before making the sandbox: its own line says why (no user namespaces…).
-        void wrapped.exited.then(() => {
-          const line = bwrapError(wrapped.stderrTail()) ?? wrapped.stderrTail().trim().slice(-300);
-          resolve({
-            type: 'spawn_failed',
-            message: line || 'bwrap exited before starting the agent',
-            sandbox: true,
-          });
-        });
-      });
-    });
+    child.once('spawn', () => resolve({ type: 'started', pipes: pipesOf(child) }));
   });
 }
 
+/**
+ * A sandboxed start, whichever way it started: started once the sandbox says it is made; when bwrap
+ * exits before that, its own line says why (no user namespaces, a bind source that is gone…).
+ */
+async function startedIn(pipes: StartedPipes, mark: string, opts: StdioChildOptions): Promise<StdioStart> {
+  const wrapped = wrap(pipes, mark, opts);
+  if (await sandboxReady(pipes.ready)) return { type: 'started', child: wrapped };
+  await wrapped.exited;
+  const line = bwrapError(wrapped.stderrTail()) ?? wrapped.stderrTail().trim().slice(-300);
+  return { type: 'spawn_failed', message: line || 'bwrap exited before starting the agent', sandbox: true };
+}
+
 /** True once the sandbox said it is made; false when the pipe closed first (bwrap gave up). */
-function sandboxReady(child: ChildProcess): Promise<boolean> {
-  const ready = child.stdio[READY_FD] as Readable | null;
+function sandboxReady(ready: Readable | undefined): Promise<boolean> {
   if (!ready) return Promise.resolve(false);
   return new Promise((resolve) => {
     let said = false;
@@ -158,6 +178,7 @@ function pipesOf(child: ChildProcess): StartedPipes {
     stdin: child.stdin as Writable,
     stdout: child.stdout as Readable,
     stderr: child.stderr as Readable,
+    ...(child.stdio[READY_FD] && { ready: child.stdio[READY_FD] as Readable }),
     exit: new Promise((resolve) => child.once('exit', (code, signal) => resolve({ exitCode: code, signal }))),
   };
 }
@@ -165,7 +186,7 @@ function pipesOf(child: ChildProcess): StartedPipes {
 function wrap(child: StartedPipes, mark: string, opts: StdioChildOptions): StdioChild {
   const { pid } = child;
   trackGroup(pid, mark);
-  opts.guard?.watch(pid, mark);
+  opts.guard?.watch(pid, mark, opts.sandbox !== undefined);
   const max = opts.maxStderrBytes ?? 16 * 1024;
   let tail = '';
   child.stderr.setEncoding('utf8');

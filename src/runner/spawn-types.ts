@@ -37,7 +37,7 @@ export interface SpawnOptions {
   /**
    * An agent's run: the program and its session's scheduling group run at the agents' lower
    * priority (nice.ts), set as soon as its pid is known, so a CLI's start-up does not take the CPU
-   * the relay answers webhooks with.
+   * the relay answers webhooks with. Sandboxed, the CLI does it itself inside (sandbox-launch.ts).
    */
   lowerPriority?: boolean;
 }

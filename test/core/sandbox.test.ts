@@ -175,6 +175,31 @@ describe('bwrapArgv', () => {
       '--',
     ]);
   });
+
+  it.each([
+    { name: 'a lowered run (cold)', opts: { nice: 10 }, last: 'exec "$@"' },
+    {
+      name: 'a lowered warm start: one shell, lowering, then saying so',
+      opts: { nice: 10, readyFd: 3 },
+      last: 'printf . >&3 && exec "$@" 3>&-',
+    },
+  ])('lowers the CLI inside first, its session group and its nice, for $name', ({ opts, last }) => {
+    const r = bwrapArgv(base, cli, undefined, opts);
+    if (!r.ok) throw new Error(r.error);
+    const at = r.launch.args.indexOf('--');
+    const [sh, c, script, zero, ...rest] = r.launch.args.slice(at + 1);
+    expect([sh, c, zero, ...rest]).toEqual(['/bin/sh', '-c', 'sh', 'claude', '-p', '--']);
+    const text = script as string;
+    expect(
+      text.startsWith('[ -e /proc/self/autogroup ] && { echo 10 >/proc/self/autogroup 2>/dev/null || ('),
+    ).toBe(true);
+    // A retry in the background holds none of the run's pipes, the ready one included.
+    expect(text).toContain(`</dev/null >/dev/null 2>&1${opts.readyFd ? ' 3>&-' : ''} & ); }; `);
+    expect(text).toContain(
+      '; [ "$n" -lt 10 ] 2>/dev/null && command -v nice >/dev/null && set -- nice -n $((10 - n)) "$@"; ',
+    );
+    expect(text.endsWith(`; ${last}`)).toBe(true);
+  });
 });
 
 describe('withChatMedia', () => {

@@ -203,6 +203,38 @@ describe('launcher', () => {
     expect(await waitGone(grand)).toBe(true);
   });
 
+  it('forwards a fourth pipe when asked: what the program writes on its fd 3, then its end, while it runs', async () => {
+    const fd3: Buffer[] = [];
+    let fd3Ended = false;
+    const c = await run(l, {
+      file: 'sh',
+      args: ['-c', 'printf ready >&3; exec 3>&-; read line; echo "got $line"'],
+      stdin: true,
+      fd3: true,
+      onFd3: (b) => fd3.push(b),
+      onFd3End: () => {
+        fd3Ended = true;
+      },
+    });
+    const h = started(c.start);
+    // The end arrives as the program closes it, not with its exit: it still waits for its line.
+    expect(await waitFor(() => fd3Ended)).toBe(true);
+    expect(Buffer.concat(fd3).toString()).toBe('ready');
+    expect(alive(h.pid)).toBe(true);
+    h.write('x\n');
+    h.end();
+    expect(await h.closed).toEqual({ type: 'exited', code: 0, signal: null });
+    expect(c.stdout().toString()).toBe('got x\n');
+  });
+
+  it('opens no fourth pipe unless asked', async () => {
+    const c = await run(l, { file: 'sh', args: ['-c', 'printf ready >&3'] });
+    const end = await started(c.start).closed;
+    // sh: "3: Bad file descriptor", and a failed redirection is a failed command.
+    expect(end).toMatchObject({ type: 'exited', signal: null });
+    expect(end.type === 'exited' ? end.code : 0).not.toBe(0);
+  });
+
   it('release lets go of pipes a grandchild holds open after the program exited', async () => {
     const parent = script(
       'holder.js',

@@ -66,6 +66,24 @@ describe('lowered', () => {
     g.watch(123);
     expect(watched).toEqual([123]);
   });
+
+  it('leaves a sandboxed process (bwrap) as it is, its CLI lowers itself inside; the watchdog still knows it', () => {
+    const watched: string[] = [];
+    const calls: string[] = [];
+    const g = lowered(
+      { watch: (pid, mark) => watched.push(`${pid} ${mark}`), forget: () => {} },
+      {
+        nice: (pid) => calls.push(`nice ${pid}`),
+        autogroup: async (pid) => {
+          calls.push(`autogroup ${pid}`);
+        },
+      },
+    );
+    g.watch(123, 'm1', true);
+    g.watch(456, 'm2');
+    expect(calls).toEqual(['nice 456', 'autogroup 456']);
+    expect(watched).toEqual(['123 m1', '456 m2']);
+  });
 });
 
 describe('lower', () => {

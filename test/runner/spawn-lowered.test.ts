@@ -2,28 +2,18 @@
 // cold turn) runs at the agents' lower priority, started here or from a launcher: its nice and its
 // session's scheduling group (autogroup), without which the nice weighs nothing against the relay.
 // Any other run (a tool, a check, a script) keeps the relay's priority.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AGENT_NICE } from '../../src/runner/nice.js';
 import { spawnProcess } from '../../src/runner/spawn.js';
 import { env, launcherFixture, waitFor } from '../helpers/launcher.js';
-import { sleeperArgv, sleeperPid } from '../support/procs.js';
+import { groupNiceOf, niceOf, sleeperArgv, sleeperPid } from '../support/procs.js';
 
 const { dir, newLauncher, cleanup } = launcherFixture('aw-spawn-lowered-');
 afterAll(cleanup);
 
-/** The nice value (19th field) of /proc/<pid>/stat; the name in parentheses may hold spaces. */
-const niceOf = (pid: number) => {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-};
-/** The nice of the session's scheduling group; undefined on a kernel without autogroup. */
-const groupNiceOf = (pid: number) =>
-  existsSync('/proc/self/autogroup')
-    ? Number(/ nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'))?.[1])
-    : undefined;
 const expectedGroupNice = (n: number) => (existsSync('/proc/self/autogroup') ? n : undefined);
 
 let n = 0;

@@ -3,15 +3,14 @@
 // that cannot be made ends the start with bwrap's own reason, marked as a sandbox failure, never
 // by running the program unsandboxed. Skips, saying why, where bwrap cannot run.
 import { randomInt } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { makeSandbox } from '../../src/agents/sandbox-plan.js';
 import type { Sandbox } from '../../src/core/sandbox.js';
 import { startLauncher } from '../../src/runner/launcher/client.js';
 import { type SpawnOptions, spawnProcess as spawnDirect } from '../../src/runner/spawn.js';
 import { startStdioChild } from '../../src/runner/spawn-stdio.js';
-import { bwrapMissing } from '../helpers/bwrap.js';
+import { bwrapMissing, running, sandboxIn } from '../helpers/bwrap.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const missing = bwrapMissing();
@@ -24,23 +23,6 @@ const spawnBy = (way: (typeof WAYS)[number]) => (o: SpawnOptions) =>
   spawnDirect(way === 'here' ? o : { ...o, launcher });
 const spawnProcess = spawnBy('here');
 
-/** Live `sleep <needle>` processes (zombies excluded). */
-function running(needle: string): number[] {
-  const out: number[] = [];
-  for (const e of readdirSync('/proc')) {
-    if (!/^\d+$/.test(e)) continue;
-    try {
-      const cmd = readFileSync(`/proc/${e}/cmdline`, 'utf8');
-      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
-      // The program itself, not bwrap nor the shell, whose own argv holds the same words.
-      if (cmd === `sleep\0${needle}\0` && stat[stat.lastIndexOf(')') + 2] !== 'Z') out.push(Number(e));
-    } catch {
-      // ended while we looked
-    }
-  }
-  return out;
-}
-
 async function until(ok: () => boolean, ms = 10_000): Promise<boolean> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
@@ -48,21 +30,6 @@ async function until(ok: () => boolean, ms = 10_000): Promise<boolean> {
     await new Promise((r) => setTimeout(r, 25));
   }
   return ok();
-}
-
-/** The sandbox of an agent working in `<dir>/work`: each test's cwd. */
-function sandboxIn(dir: string): { sandbox: Sandbox; env: Record<string, string> } {
-  const env = { PATH: '/usr/bin:/bin', HOME: join(dir, 'home') };
-  mkdirSync(join(dir, 'work'));
-  const made = makeSandbox('acp', {
-    cwd: join(dir, 'work'),
-    env,
-    stateDir: join(dir, 'state', 'agents', 'acp'),
-    command: ['sh'],
-    hidden: [join(dir, 'state', 'agentwire.db')],
-  });
-  if (!made.ok) throw new Error(made.error);
-  return { sandbox: { type: 'bwrap', plan: made.plan }, env };
 }
 
 /** A CLI that starts a background child and then hangs, both with a unique command line. */

@@ -1,11 +1,23 @@
 // Reading other processes from /proc (Linux), for tests that check who started what: a process's
-// parent, the relay's launcher among its children, the processes whose environment carries a mark.
+// parent, the relay's launcher among its children, the processes whose environment carries a mark,
+// a process's priorities.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 /** The fields of /proc/<pid>/stat after the command name: state first, then ppid. */
 function statFields(pid: number): string[] {
   const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** The nice value (19th field of /proc/<pid>/stat). */
+export function niceOf(pid: number): number {
+  return Number(statFields(pid)[16]);
+}
+
+/** The nice of `pid`'s session's scheduling group; undefined on a kernel without autogroup. */
+export function groupNiceOf(pid: number): number | undefined {
+  if (!existsSync('/proc/self/autogroup')) return undefined;
+  return Number(/ nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'))?.[1]);
 }
 
 /** The parent of `pid` (throws once it is gone). */

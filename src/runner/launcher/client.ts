@@ -28,12 +28,19 @@ export interface LaunchRequest {
    * moved out of its group (setsid) is found and killed by it.
    */
   mark?: string;
+  /**
+   * A fourth pipe, read from the program's fd 3 (`onFd3`, `onFd3End`): a sandboxed warm start's
+   * word that bwrap made the sandbox (spawn-stdio.ts). `closed` waits for its end too.
+   */
+  fd3?: boolean;
   /** The program runs: called before any of its output, with the handle launch() also returns. */
   onStart?: (handle: LaunchHandle) => void;
   onStdout?: (chunk: Buffer) => void;
   onStderr?: (chunk: Buffer) => void;
   onStdoutEnd?: () => void;
   onStderrEnd?: () => void;
+  onFd3?: (chunk: Buffer) => void;
+  onFd3End?: () => void;
   /** The exit as the launcher saw it, as soon as it arrives (pipes may still be open), or its death. */
   onExit?: (exit: LaunchExit) => void;
 }
@@ -51,7 +58,7 @@ export interface LaunchHandle {
   end(): void;
   /** The exit, or `launcher_died`. */
   exit: Promise<LaunchExit>;
-  /** The same, once both pipes closed as well (or the launcher died). */
+  /** The same, once its pipes closed as well (or the launcher died). */
   closed: Promise<LaunchExit>;
   /** Stop waiting for pipes a grandchild holds open: the launcher closes its ends. */
   release(): void;
@@ -179,6 +186,13 @@ export function startLauncher(opts: LauncherOptions = {}): Launcher {
         e.req.onStderrEnd?.();
         settle(m.id, e, -1);
         return;
+      case 'fd3':
+        e.req.onFd3?.(Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength));
+        return;
+      case 'fd3_end':
+        e.req.onFd3End?.();
+        settle(m.id, e, -1);
+        return;
       case 'exit':
         e.exit = { type: 'exited', code: m.code, signal: m.signal };
         e.req.onExit?.(e.exit);
@@ -272,7 +286,8 @@ export function startLauncher(opts: LauncherOptions = {}): Launcher {
         return { type: 'launcher_failed', message: 'the launcher is not running' };
       const id = nextId++;
       return new Promise<LaunchStart>((started) => {
-        const entry: Entry = { req, started, open: 2, exited: () => {}, closed: () => {} };
+        const open = req.fd3 ? 3 : 2;
+        const entry: Entry = { req, started, open, exited: () => {}, closed: () => {} };
         entries.set(id, entry);
         refresh();
         post({
@@ -284,6 +299,7 @@ export function startLauncher(opts: LauncherOptions = {}): Launcher {
           env: req.env,
           stdin: req.stdin === true,
           mark: req.mark,
+          ...(req.fd3 && { fd3: true }),
         });
       });
     },

@@ -14,6 +14,7 @@
 // left the group with setsid) and exits.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import type { FromLauncher, ToLauncher } from './protocol.js';
 
 interface Run {
@@ -39,15 +40,22 @@ function send(m: FromLauncher, run?: Run): void {
     run.pending--;
     if (run.paused && run.pending <= LOW) {
       run.paused = false;
-      run.child.stdout?.resume();
-      run.child.stderr?.resume();
+      for (const r of readsOf(run.child)) r.resume();
     }
   });
   if (run && !run.paused && run.pending >= HIGH) {
     run.paused = true;
-    run.child.stdout?.pause();
-    run.child.stderr?.pause();
+    for (const r of readsOf(run.child)) r.pause();
   }
+}
+
+/** The pipes read from a child: stdout, stderr and, when asked for, fd 3. */
+function readsOf(child: ChildProcess): Readable[] {
+  return [child.stdout, child.stderr, fd3Of(child)].filter((r): r is Readable => r !== null);
+}
+
+function fd3Of(child: ChildProcess): Readable | null {
+  return (child.stdio[3] as Readable | null | undefined) ?? null;
 }
 
 function start(m: Extract<ToLauncher, { type: 'spawn' }>): void {
@@ -58,7 +66,7 @@ function start(m: Extract<ToLauncher, { type: 'spawn' }>): void {
       env: m.env,
       shell: false,
       detached: true,
-      stdio: [m.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      stdio: [m.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', ...(m.fd3 ? ['pipe' as const] : [])],
     });
   } catch (e) {
     // Arguments node refuses outright (a NUL byte in argv or env) throw here and start nothing.
@@ -81,15 +89,18 @@ function start(m: Extract<ToLauncher, { type: 'spawn' }>): void {
   send({ type: 'spawned', id, pid: child.pid });
   child.stdout?.on('data', (data: Buffer) => send({ type: 'stdout', id, data }, run));
   child.stderr?.on('data', (data: Buffer) => send({ type: 'stderr', id, data }, run));
-  let open = 2;
+  const fd3 = fd3Of(child);
+  fd3?.on('data', (data: Buffer) => send({ type: 'fd3', id, data }, run));
+  let open = fd3 ? 3 : 2;
   let exited = false;
-  // Forgotten once the child exited and both pipes closed: then nothing more can come of it.
-  const ended = (type: 'stdout_end' | 'stderr_end') => () => {
+  // Forgotten once the child exited and its pipes closed: then nothing more can come of it.
+  const ended = (type: 'stdout_end' | 'stderr_end' | 'fd3_end') => () => {
     send({ type, id });
     if (--open === 0 && exited) runs.delete(id);
   };
   child.stdout?.once('close', ended('stdout_end'));
   child.stderr?.once('close', ended('stderr_end'));
+  fd3?.once('close', ended('fd3_end'));
   child.once('exit', (code, signal) => {
     exited = true;
     send({ type: 'exit', id, code, signal });
@@ -151,6 +162,7 @@ function onMessage(m: ToLauncher): void {
       const child = runs.get(m.id)?.child;
       child?.stdout?.destroy();
       child?.stderr?.destroy();
+      if (child) fd3Of(child)?.destroy();
       child?.stdin?.destroy();
       return;
     }

@@ -18,6 +18,11 @@ export type ToLauncher =
       stdin: boolean;
       /** The run's mark (run-mark.ts): what left the group is found by it when the relay goes. */
       mark?: string;
+      /**
+       * A fourth pipe, the child's fd 3, read like stdout (`fd3`, `fd3_end`): a sandboxed warm
+       * start says on it that bwrap made the sandbox (core/sandbox.ts, spawn-stdio.ts).
+       */
+      fd3?: boolean;
     }
   | { type: 'stdin'; id: number; data: Uint8Array }
   | { type: 'stdin_end'; id: number }
@@ -34,4 +39,6 @@ export type FromLauncher =
   | { type: 'stderr'; id: number; data: Uint8Array }
   | { type: 'stdout_end'; id: number }
   | { type: 'stderr_end'; id: number }
+  | { type: 'fd3'; id: number; data: Uint8Array }
+  | { type: 'fd3_end'; id: number }
   | { type: 'exit'; id: number; code: number | null; signal: string | null };

@@ -1,7 +1,8 @@
 // A warm agent's long-lived process (spawn-stdio.ts) started from the launcher (client.ts) instead of
 // the relay: its stdin, stdout and stderr become streams here, fed by and feeding the launcher's
 // channel, so the drivers read and write them exactly as they do a child's own pipes. The group,
-// the run mark and the stop stay with spawn-stdio.ts, which kills by pid from this process.
+// the run mark and the stop stay with spawn-stdio.ts, which kills by pid from this process. A
+// sandboxed start's fourth pipe (fd 3, where the sandbox says it is made) crosses the same way.
 import { PassThrough, type Readable, Writable } from 'node:stream';
 import type { Launch } from '../../core/sandbox.js';
 import type { LaunchExit, Launcher } from './client.js';
@@ -12,6 +13,8 @@ export interface StartedPipes {
   stdin: Writable;
   stdout: Readable;
   stderr: Readable;
+  /** The program's fd 3, when one was asked for (`readyFd`): a sandbox's word that it is made. */
+  ready?: Readable;
   exit: Promise<{ exitCode: number | null; signal: string | null }>;
 }
 
@@ -31,9 +34,11 @@ export async function startStdioLaunched(
   cwd: string | undefined,
   env: Record<string, string>,
   mark: string,
+  opts: { readyFd?: boolean } = {},
 ): Promise<StdioLaunched> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
+  const ready = opts.readyFd ? new PassThrough() : undefined;
   const s = await launcher.launch({
     file: launch.file,
     args: launch.args,
@@ -45,11 +50,13 @@ export async function startStdioLaunched(
     onStderr: (c) => stderr.write(c),
     onStdoutEnd: () => stdout.end(),
     onStderrEnd: () => stderr.end(),
+    ...(ready && { fd3: true, onFd3: (c: Buffer) => ready.write(c), onFd3End: () => ready.end() }),
     // A launcher that died sends no ends: the streams end with it.
     onExit: (e) => {
       if (e.type === 'launcher_died') {
         stdout.end();
         stderr.end();
+        ready?.end();
       }
     },
   });
@@ -68,7 +75,14 @@ export async function startStdioLaunched(
       });
       return {
         type: 'started',
-        pipes: { pid: handle.pid, stdin, stdout, stderr, exit: handle.exit.then(exitOf) },
+        pipes: {
+          pid: handle.pid,
+          stdin,
+          stdout,
+          stderr,
+          ...(ready && { ready }),
+          exit: handle.exit.then(exitOf),
+        },
       };
     }
     case 'not_found':
