@@ -18,23 +18,42 @@
 //
 // A sandboxed agent is lowered inside its sandbox instead (core/sandbox.ts, with AGENT_NICE from
 // here): bwrap starts the CLI in yet another session, which a write from here cannot reach.
+//
+// The kernel takes one autogroup change per 100 ms, machine-wide, from a process without
+// CAP_SYS_ADMIN (proc_sched_autogroup_set_nice; EAGAIN otherwise), which is every relay not run as
+// root: in a burst most first writes are refused. So the writes go one at a time, and a refused one
+// is tried again after the 100 ms, for up to about 5 s (a CLI's start-up is 1-3 s of CPU; a group
+// lowered late still lowers the rest of its life).
 import { writeFile } from 'node:fs/promises';
 import { setPriority } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { GroupGuard } from './spawn-stdio.js';
 
 export const AGENT_NICE = 10;
+
+/** Between tries of a refused autogroup write: the kernel's 100 ms, and a little more. */
+export const GROUP_RETRY_MS = 110;
+/** Tries of one autogroup write: about 5 s of them. */
+export const GROUP_TRIES = 45;
 
 /** How a priority is lowered: both settings, each allowed to fail on its own. */
 export type Lowering = {
   nice: (pid: number, priority: number) => void;
   /** A write to /proc, off the event loop like the relay's other file writes during a run. */
   autogroup: (pid: number, priority: number) => Promise<void>;
+  /** The pause before a refused write's next try. */
+  wait: (ms: number) => Promise<void>;
 };
 
 const system: Lowering = {
   nice: setPriority,
   autogroup: (pid, priority) => writeFile(`/proc/${pid}/autogroup`, String(priority)),
+  // Unref'd: a retry never keeps a stopping relay alive.
+  wait: (ms) => sleep(ms, undefined, { ref: false }),
 };
+
+/** The autogroup writes, one after another (the kernel takes one per 100 ms anyway). */
+let groupWrites: Promise<void> = Promise.resolve();
 
 /**
  * Lowers a process and its session's scheduling group; what is refused or missing is left as it
@@ -46,9 +65,26 @@ export function lower(pid: number, how: Lowering = system): Promise<void> {
   } catch {
     // Not allowed or not supported here: the process runs at the relay's priority.
   }
-  // No autogroup here (another OS, a kernel without it, /proc not mounted, the process gone): the
-  // nice above is all.
-  return how.autogroup(pid, AGENT_NICE).catch(() => {});
+  const write = groupWrites.then(() => lowerGroup(pid, how));
+  groupWrites = write;
+  return write;
+}
+
+/**
+ * Tries the group's write until it takes, the kernel says anything but "not now" (EAGAIN), or the
+ * tries run out. Anything else ends it: no autogroup here (another OS, a kernel without it, /proc
+ * not mounted), or the process gone (ENOENT, ESRCH); the nice is then all there is.
+ */
+async function lowerGroup(pid: number, how: Lowering): Promise<void> {
+  for (let tried = 1; ; tried++) {
+    try {
+      await how.autogroup(pid, AGENT_NICE);
+      return;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN' || tried >= GROUP_TRIES) return;
+    }
+    await how.wait(GROUP_RETRY_MS);
+  }
 }
 
 /**

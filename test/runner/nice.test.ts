@@ -4,7 +4,7 @@
 // the relay.
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { AGENT_NICE, lower, lowered } from '../../src/runner/nice.js';
+import { AGENT_NICE, GROUP_RETRY_MS, GROUP_TRIES, lower, lowered } from '../../src/runner/nice.js';
 import { startStdioChild } from '../../src/runner/spawn-stdio.js';
 
 /** The nice value (19th field) of /proc/<pid>/stat; the name in parentheses may hold spaces. */
@@ -61,13 +61,13 @@ describe('lowered', () => {
     };
     const g = lowered(
       { watch: (pid) => watched.push(pid), forget: () => {} },
-      { nice: refuse, autogroup: () => Promise.reject(new Error('ENOENT')) },
+      { nice: refuse, autogroup: () => Promise.reject(new Error('ENOENT')), wait: async () => {} },
     );
     g.watch(123);
     expect(watched).toEqual([123]);
   });
 
-  it('leaves a sandboxed process (bwrap) as it is, its CLI lowers itself inside; the watchdog still knows it', () => {
+  it('leaves a sandboxed process (bwrap) as it is, its CLI lowers itself inside; the watchdog still knows it', async () => {
     const watched: string[] = [];
     const calls: string[] = [];
     const g = lowered(
@@ -77,10 +77,13 @@ describe('lowered', () => {
         autogroup: async (pid) => {
           calls.push(`autogroup ${pid}`);
         },
+        wait: async () => {},
       },
     );
     g.watch(123, 'm1', true);
     g.watch(456, 'm2');
+    // The group's write comes after the writes before it (lower's queue): settled by the next turn.
+    await new Promise((r) => setImmediate(r));
     expect(calls).toEqual(['nice 456', 'autogroup 456']);
     expect(watched).toEqual(['123 m1', '456 m2']);
   });
@@ -105,7 +108,55 @@ describe('lower', () => {
       calls.push(`autogroup ${pid} ${p}`);
       if (groupFails) throw new Error('ENOENT');
     };
-    await expect(lower(7, { nice, autogroup })).resolves.toBeUndefined();
+    await expect(lower(7, { nice, autogroup, wait: async () => {} })).resolves.toBeUndefined();
     expect(calls).toEqual(tried);
+  });
+
+  // The kernel takes one unprivileged autogroup change per 100 ms (EAGAIN otherwise): that one is
+  // tried again after the pause; anything else (no autogroup, the process gone) ends it at once.
+  const errno = (code: string) => Object.assign(new Error(code), { code });
+  const retries: [string, string[], number, number][] = [
+    ['taken at once', [], 1, 0],
+    ['refused twice, then taken', ['EAGAIN', 'EAGAIN'], 3, 2],
+    ['no autogroup (ENOENT)', ['ENOENT'], 1, 0],
+    ['the process gone (ESRCH)', ['ESRCH'], 1, 0],
+    ['refused, then the process gone', ['EAGAIN', 'ESRCH'], 2, 1],
+    ['refused every time: gives up', Array(GROUP_TRIES + 5).fill('EAGAIN'), GROUP_TRIES, GROUP_TRIES - 1],
+  ];
+  it.each(retries)('group write %s', async (_name, failures, tries, waits) => {
+    const left = [...failures];
+    let tried = 0;
+    const waited: number[] = [];
+    await lower(7, {
+      nice: () => {},
+      autogroup: async () => {
+        tried++;
+        const code = left.shift();
+        if (code) throw errno(code);
+      },
+      wait: async (ms) => {
+        waited.push(ms);
+      },
+    });
+    expect(tried).toBe(tries);
+    expect(waited).toEqual(Array(waits).fill(GROUP_RETRY_MS));
+  });
+
+  it('writes one group at a time: a refused write is tried again before the next process is', async () => {
+    const calls: number[] = [];
+    let refuseOnce = true;
+    const how = {
+      nice: () => {},
+      autogroup: async (pid: number) => {
+        calls.push(pid);
+        if (pid === 7 && refuseOnce) {
+          refuseOnce = false;
+          throw errno('EAGAIN');
+        }
+      },
+      wait: async () => {},
+    };
+    await Promise.all([lower(7, how), lower(8, how)]);
+    expect(calls).toEqual([7, 7, 8]);
   });
 });
