@@ -26,7 +26,9 @@ for (const how of ['one write each', 'lower']) {
     }
   const ms = Math.round(performance.now() - t0);
   const nices = kids.map((k) => groupNice(k.pid)).join(',');
-  console.log(`${how} (uid ${process.getuid()}): group nice ${nices}; errors ${JSON.stringify(errors)}; ${ms} ms`);
+  console.log(
+    `${how} (uid ${process.getuid()}): group nice ${nices}; errors ${JSON.stringify(errors)}; ${ms} ms`,
+  );
   for (const k of kids) k.kill('SIGKILL');
   // The next round's first write must not meet this round's last within the kernel's 100 ms.
   await new Promise((r) => setTimeout(r, 300));

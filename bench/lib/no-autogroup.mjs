@@ -8,7 +8,8 @@ import fsp from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
 
 const isAutogroup = (file) => typeof file === 'string' && /^\/proc\/\d+\/autogroup$/.test(file);
-const refusal = (file) => Object.assign(new Error(`ENOENT: refused by no-autogroup.mjs, ${file}`), { code: 'ENOENT' });
+const refusal = (file) =>
+  Object.assign(new Error(`ENOENT: refused by no-autogroup.mjs, ${file}`), { code: 'ENOENT' });
 
 const writeFile = fsp.writeFile;
 fsp.writeFile = function (file, ...rest) {
