@@ -27,7 +27,7 @@
 import { writeFile } from 'node:fs/promises';
 import { setPriority } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { GroupGuard } from './spawn-stdio.js';
+import type { GroupGuard } from './group-guard.js';
 
 export const AGENT_NICE = 10;
 

@@ -12,21 +12,14 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { bwrapError, type Launch, type Sandbox } from '../core/sandbox.js';
+import type { GroupGuard } from './group-guard.js';
 import type { Launcher } from './launcher/client.js';
 import { type StartedPipes, type StdioLaunched, startStdioLaunched } from './launcher/stdio-launched.js';
 import { newRunMark, RUN_MARK_ENV } from './run-mark.js';
 import { launchIn, termRun } from './sandbox-launch.js';
 import { killRun, NESTED_AGENT_ENV, trackGroup, untrackGroup } from './spawn.js';
 
-/** Something that kills registered groups if this process dies without doing it (see reaper.ts). */
-export interface GroupGuard {
-  /**
-   * `mark`: also every process carrying this run mark, wherever it moved. `sandboxed`: bwrap's pid,
-   * whose CLI lowers itself inside (core/sandbox.ts), so a guard that lowers leaves it (nice.ts).
-   */
-  watch(pid: number, mark?: string, sandboxed?: boolean): void;
-  forget(pid: number): void;
-}
+export type { GroupGuard };
 
 export interface StdioChildOptions {
   file: string;
