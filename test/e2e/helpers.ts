@@ -48,6 +48,20 @@ export interface Home {
 }
 
 /** A state folder whose config runs the fake claude; `extra` is merged over the config. */
+
+/**
+ * The lines of a JSONL file a fake CLI may be appending to right now: a read can land in the middle
+ * of a write (a regular file's read takes no lock against it), so a last line without its newline
+ * is still being written and is left for the next read.
+ */
+export function completeLines(text: string): string[] {
+  const lines = text.split('\n');
+  lines.pop(); // after the last newline: '' or a line still being written
+  return lines.filter(Boolean);
+}
+
+const toEvent = (line: string) => JSON.parse(line) as FakeEvent;
+
 export function makeHome(extra: Record<string, unknown> = {}): Home {
   const dir = mkdtempSync(join(tmpdir(), 'aw-e2e-'));
   const fakeLog = join(dir, 'fake.jsonl');
@@ -80,17 +94,11 @@ export function makeHome(extra: Record<string, unknown> = {}): Home {
       const { log, lines } = memoryLog();
       return { paths: resolvePaths({ AGENTWIRE_HOME: dir }), config, log, env, lines };
     },
-    events: () =>
-      existsSync(fakeLog)
-        ? readFileSync(fakeLog, 'utf8')
-            .split('\n')
-            .filter(Boolean)
-            .map((l) => JSON.parse(l) as FakeEvent)
-        : [],
+    events: () => (existsSync(fakeLog) ? completeLines(readFileSync(fakeLog, 'utf8')).map(toEvent) : []),
     cleanup: () => {
       // Stop any fake CLI (or its grandchild) a killed relay left behind: only PIDs the fake logged.
-      for (const e of existsSync(fakeLog) ? readFileSync(fakeLog, 'utf8').split('\n').filter(Boolean) : []) {
-        const ev = JSON.parse(e) as FakeEvent;
+      for (const e of existsSync(fakeLog) ? completeLines(readFileSync(fakeLog, 'utf8')) : []) {
+        const ev = toEvent(e);
         for (const pid of [ev.pid, ev.child]) if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
       }
       rmSync(dir, { recursive: true, force: true });

@@ -13,7 +13,17 @@ import {
   startFakeTwilio,
 } from '../channels/twilio/helpers/fake-twilio.js';
 import { postWhenUp, smsParams } from '../channels/twilio/helpers/harness.js';
-import { alive, freePort, type Home, MAIN, makeHome, type Proc, spawnNode, waitFor } from './helpers.js';
+import {
+  alive,
+  completeLines,
+  freePort,
+  type Home,
+  MAIN,
+  makeHome,
+  type Proc,
+  spawnNode,
+  waitFor,
+} from './helpers.js';
 
 export const OWNER = '+15551234567';
 
@@ -36,10 +46,7 @@ export interface Rig {
 /** The fake CLIs write one line per process start, with their PID, to this file (see `agentEnv`). */
 const pidsOf = (file: string): number[] =>
   existsSync(file)
-    ? readFileSync(file, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => (JSON.parse(l) as { pid: number }).pid)
+    ? completeLines(readFileSync(file, 'utf8')).map((l) => (JSON.parse(l) as { pid: number }).pid)
     : [];
 
 export async function startRig(opts: {

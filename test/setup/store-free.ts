@@ -148,6 +148,7 @@ export const STORE_FREE: string[] = [
   'test/drivers/warm-drivers.test.ts',
   'test/drivers/warm-tools-binding.test.ts',
   'test/drivers/warm-tools.test.ts',
+  'test/e2e/complete-lines.test.ts',
   'test/e2e/readme.test.ts',
   'test/e2e/signals.test.ts',
   'test/events/config.test.ts',

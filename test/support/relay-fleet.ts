@@ -15,6 +15,7 @@ import {
 } from '../channels/twilio/helpers/fake-twilio.js';
 import {
   alive,
+  completeLines,
   type FakeEvent,
   freePort,
   type Home,
@@ -184,10 +185,8 @@ export async function makeFleet(url: string, n: number, extra: Record<string, un
 
 function readEvents(file: string): FakeEvent[] {
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as FakeEvent);
+  // A fake may be appending right now: a last line without its newline is left for the next read.
+  return completeLines(readFileSync(file, 'utf8')).map((l) => JSON.parse(l) as FakeEvent);
 }
 
 /** Whether `pid` runs one of the fake CLIs (its command line names the fixture). */
