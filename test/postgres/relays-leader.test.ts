@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { BUSY_RETRY_MS } from '../../src/heartbeat/schedule-job.js';
 import { smsParams, twilioPost } from '../channels/twilio/helpers/harness.js';
 import { MAIN, ROOT, waitFor } from '../e2e/helpers.js';
 import { freshDatabase, queryRows } from '../support/postgres-db.js';
@@ -18,9 +19,9 @@ const tools = (calls: unknown[]) => `TOOLS: ${JSON.stringify(calls)}`;
 
 let fleet: Fleet | undefined;
 afterEach(async ({ task }) => {
-  // A failure here has been rare and not reproduced (a task that never fired after a leader kill,
-  // once in CI): the relays' scheduler lines say which relay led and fired what, and when. Printed
-  // here, before the fleet's close removes the logs (onTestFailed runs after this hook).
+  // On a failure the relays' scheduler lines say which relay led and fired what, and when (they
+  // showed CI's one failure to be a due time that found the chat busy). Printed here, before the
+  // fleet's close removes the logs (onTestFailed runs after this hook).
   if (task.result?.state === 'fail' && fleet)
     for (let i = 0; i < 3; i++)
       for (const l of fleet.logs(i))
@@ -69,11 +70,14 @@ describe('three relays, the scheduler leader SIGKILLed between due times and mid
     expect(await waitFor(() => bodies().some((b) => b.includes('schedule_task ok')))).toBe(true);
     expect((await queryRows(url, 'SELECT id FROM agent_tasks')).length).toBe(2);
 
-    // Each due time: once fired, the leader is killed and restarted before the next.
+    // Each due time: once fired, the leader is killed and restarted before the next. A due time that
+    // finds the chat busy (the killed leader's chat lease not yet run out, on a loaded machine) is
+    // tried again BUSY_RETRY_MS later, by design: the wait allows for that retry (seen in CI).
     for (const word of ['task one', 'task two', 'schedule first']) {
-      expect(await waitFor(() => fired(word) >= 1, 60_000), `${word}: ${JSON.stringify(bodies())}`).toBe(
-        true,
-      );
+      expect(
+        await waitFor(() => fired(word) >= 1, BUSY_RETRY_MS + 40_000),
+        `${word}: ${JSON.stringify(bodies())}`,
+      ).toBe(true);
       lead = await leader(f, url);
       expect(lead).toBeGreaterThanOrEqual(0);
       await f.kill(lead);
@@ -101,5 +105,5 @@ describe('three relays, the scheduler leader SIGKILLed between due times and mid
     for (const word of ['task one', 'task two', 'schedule first', 'schedule second'])
       expect(fired(word), `${word}: ${JSON.stringify(bodies())}`).toBe(1);
     console.log(`relays-leader: ${f.killed.size} leader kills, ${Date.now() - t0} ms`);
-  }, 150_000);
+  }, 300_000);
 });
