@@ -75,12 +75,15 @@ describe('sharedFolderCheck', () => {
 
   it('says nothing when both relays write into one folder', async () => {
     const dir = tempDir('aw-media-shared-');
-    const live = [proc('a'), proc('b')];
+    // `a` is listed once it has written its marker. Listed before, `b`'s rounds (every 5 ms here)
+    // could miss a marker still being written twice, on a loaded machine, and rightly warn: CI did.
+    const live = [proc('b')];
     const { log, lines } = memoryLog();
     const b = sharedFolderCheck({ dir, me: 'b', processes: async () => live, log, everyMs: 5 });
     const a = sharedFolderCheck({ dir, me: 'a', processes: async () => live, log, everyMs: 5 });
     await b.start();
     await a.start();
+    live.push(proc('a'));
     let rounds = 0;
     const counting = sharedFolderCheck({
       dir,
