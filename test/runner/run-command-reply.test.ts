@@ -1,11 +1,10 @@
 // runCommandReply end to end with a stand-in CLI that replays real captures (test/fixtures/replay-cli.mjs).
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { getSpec } from '../../src/agents/registry.js';
 import type { AgentKind, AgentRequest, SessionRef } from '../../src/agents/types.js';
-import { AGENT_NICE } from '../../src/runner/nice.js';
 import { runCommandReply } from '../../src/runner/run-command-reply.js';
 import { FIXTURES_DIR } from '../agents/fixtures.js';
 
@@ -82,12 +81,10 @@ describe('runCommandReply', () => {
     expect(rec.envKeys).not.toContain('HOME');
   });
 
-  it("runs the CLI at the agents' lower priority (nice 10), so its start-up leaves the relay a core", async () => {
-    const { spec, request, recorded } = setup('claude', 'media', {
-      REPLAY_NICE_AT_LEAST: String(AGENT_NICE),
-    });
+  it("runs the CLI at the relay's own priority (cold runs are not lowered)", async () => {
+    const { spec, request, recorded } = setup('claude', 'media');
     expect(await runCommandReply(spec, request())).toMatchObject({ type: 'ok' });
-    expect(recorded().nice).toBe(AGENT_NICE);
+    expect(recorded().nice).toBe(getPriority());
   });
 
   it('streams earlier messages as progress while the run goes on', async () => {
