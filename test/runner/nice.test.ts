@@ -12,10 +12,16 @@ const niceOf = (pid: number) => {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
 };
-/** `/autogroup-<n> nice <v>`: the session's scheduling group and its nice. */
+/**
+ * `/autogroup-<n> nice <v>`: the session's scheduling group and its nice. Empty for a process
+ * whose session never made one (no setsid since init, as in some containers): it is in the
+ * kernel's root group, whose weight is fixed; `root` then, at nice 0.
+ */
 const autogroupOf = (pid: number) => {
-  const m = /^(\S+) nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'));
-  if (!m) throw new Error(`unreadable /proc/${pid}/autogroup`);
+  const text = readFileSync(`/proc/${pid}/autogroup`, 'utf8');
+  if (text === '') return { group: 'root', nice: 0 };
+  const m = /^(\S+) nice (-?\d+)/.exec(text);
+  if (!m) throw new Error(`unreadable /proc/${pid}/autogroup: ${JSON.stringify(text)}`);
   return { group: m[1], nice: Number(m[2]) };
 };
 /** The kernel has autogroup scheduling (on or off, the file is there to read and write). */

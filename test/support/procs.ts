@@ -14,10 +14,18 @@ export function niceOf(pid: number): number {
   return Number(statFields(pid)[16]);
 }
 
-/** The nice of `pid`'s session's scheduling group; undefined on a kernel without autogroup. */
+/**
+ * The nice of `pid`'s session's scheduling group; undefined on a kernel without autogroup. A
+ * process whose session never made a group (no setsid since init, as in some containers) is in the
+ * kernel's root group, its file empty: 0, the root group's fixed weight.
+ */
 export function groupNiceOf(pid: number): number | undefined {
   if (!existsSync('/proc/self/autogroup')) return undefined;
-  return Number(/ nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'))?.[1]);
+  const text = readFileSync(`/proc/${pid}/autogroup`, 'utf8');
+  if (text === '') return 0;
+  const nice = / nice (-?\d+)/.exec(text)?.[1];
+  if (nice === undefined) throw new Error(`unreadable /proc/${pid}/autogroup: ${JSON.stringify(text)}`);
+  return Number(nice);
 }
 
 /** The parent of `pid` (throws once it is gone). */
