@@ -1,12 +1,13 @@
 // Per-test plumbing for the real-CLI suite: a scenario on the shared fake model server, a fresh
 // state folder set up for one CLI (cli-env.ts), and the request log the server kept.
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { getSpec } from '../../src/agents/registry.js';
 import type { AgentKind, AgentRequest, SessionRef } from '../../src/agents/types.js';
 import { type OnFinished, removeAfter } from '../helpers/tmp.js';
+import { processesWithEnv } from '../support/procs.js';
 import { cliEnv } from './cli-env.js';
 import type { LoggedRequest } from './fake-model/log.js';
 import type { Scenario } from './fake-model/scenario.js';
@@ -109,19 +110,7 @@ export function turn(
 
 /** Processes still running with this run's marker in their environment. */
 export function leftovers(marker: string): number[] {
-  const found: number[] = [];
-  for (const p of readdirSync('/proc')) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      const environ = readFileSync(`/proc/${p}/environ`, 'latin1');
-      const stat = readFileSync(`/proc/${p}/stat`, 'latin1');
-      if (environ.includes(`AGENTWIRE_TEST_MARKER=${marker}\0`) && !stat.includes(') Z '))
-        found.push(Number(p));
-    } catch {
-      // gone, or not ours
-    }
-  }
-  return found;
+  return processesWithEnv(`AGENTWIRE_TEST_MARKER=${marker}`);
 }
 
 export async function waitNoLeftovers(marker: string): Promise<number[]> {

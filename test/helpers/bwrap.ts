@@ -2,10 +2,11 @@
 // with it (`npm test` passes on a machine without bubblewrap, and says what is missing). And what
 // the sandboxed spawn tests share: an agent's sandbox in a temp folder, the processes run inside.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findBwrap, makeSandbox } from '../../src/agents/sandbox-plan.js';
 import type { Sandbox } from '../../src/core/sandbox.js';
+import { liveProcesses } from '../support/procs.js';
 
 let cached: string | undefined | null = null;
 
@@ -44,17 +45,24 @@ export function sandboxIn(dir: string): { sandbox: Sandbox; env: Record<string, 
 
 /** Live `sleep <needle>` processes (zombies excluded). */
 export function running(needle: string): number[] {
-  const out: number[] = [];
-  for (const e of readdirSync('/proc')) {
-    if (!/^\d+$/.test(e)) continue;
-    try {
-      const cmd = readFileSync(`/proc/${e}/cmdline`, 'utf8');
-      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
-      // The program itself, not bwrap nor the shell, whose own argv holds the same words.
-      if (cmd === `sleep\0${needle}\0` && stat[stat.lastIndexOf(')') + 2] !== 'Z') out.push(Number(e));
-    } catch {
-      // ended while we looked
+  // The program itself, not bwrap nor the shell, whose own argv holds the same words.
+  return liveProcesses((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `sleep\0${needle}\0`);
+}
+
+/** Kills what still runs `sleep <needle>` for each of `needles` (a failing test's leftovers). */
+export function killRunning(needles: string[]): void {
+  for (const needle of needles)
+    for (const pid of running(needle)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
     }
-  }
-  return out;
+}
+
+/** A sandbox bwrap cannot make: `sandbox` with a read-only bind of a path that is not there. */
+export function unmakeable(sandbox: Sandbox, missing: string): Sandbox {
+  if (sandbox.type !== 'bwrap') throw new Error('no plan');
+  return { type: 'bwrap', plan: { ...sandbox.plan, ro: [...sandbox.plan.ro, missing] } };
 }

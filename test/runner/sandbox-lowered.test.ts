@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { bwrapArgv, type SandboxPlan } from '../../src/core/sandbox.js';
 import { AGENT_NICE, lowered } from '../../src/runner/nice.js';
-import { spawnProcess } from '../../src/runner/spawn.js';
+import { type SpawnOptions, spawnProcess } from '../../src/runner/spawn.js';
 import { startStdioChild } from '../../src/runner/spawn-stdio.js';
-import { bwrapMissing, running, sandboxIn } from '../helpers/bwrap.js';
+import { bwrapMissing, killRunning, running, sandboxIn } from '../helpers/bwrap.js';
 import { launcherFixture, waitFor } from '../helpers/launcher.js';
 import { tempDir } from '../helpers/tmp.js';
 import { groupNiceOf, niceOf } from '../support/procs.js';
@@ -31,16 +31,7 @@ const expected = (nice: number, group: number) => ({ nice, group: groupsHere ? g
 
 // A failing test must not leave its sleeper behind.
 const needles: string[] = [];
-afterEach(() => {
-  for (const needle of needles.splice(0))
-    for (const pid of running(needle)) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
-});
+afterEach(() => killRunning(needles.splice(0)));
 
 /** The CLI inside (`sleep <needle>`): its priorities once it runs, lowered ones waited for. */
 async function prioritiesOf(needle: string, lowered: boolean, which = (_pid: number) => true) {
@@ -57,6 +48,35 @@ const newNeedle = () => {
   needles.push(needle);
   return needle;
 };
+
+/**
+ * A cold sandboxed run of `sleep <needle>` (`how`: lowerPriority, a launcher): the CLI's
+ * priorities once it runs (not `skip`), then the run stopped, which must end as aborted.
+ */
+async function coldPriorities(
+  needle: string,
+  how: Pick<SpawnOptions, 'lowerPriority' | 'launcher'>,
+  skip?: number,
+) {
+  const dir = tempDir('aw-sb-lowered-');
+  const { sandbox, env } = sandboxIn(dir);
+  const stop = new AbortController();
+  const run = spawnProcess({
+    file: 'sleep',
+    args: [needle],
+    cwd: join(dir, 'work'),
+    env,
+    sandbox,
+    signal: stop.signal,
+    killGraceMs: 500,
+    ...how,
+  });
+  const seen = await prioritiesOf(needle, how.lowerPriority === true, (pid) => pid !== skip).finally(() =>
+    stop.abort(),
+  );
+  expect((await run).type).toBe('aborted');
+  return seen;
+}
 
 describe.skipIf(missing)(`a sandboxed agent's priority${missing ? ` (skipped: ${missing})` : ''}`, () => {
   it.each(WAYS)(
@@ -87,23 +107,7 @@ describe.skipIf(missing)(`a sandboxed agent's priority${missing ? ` (skipped: ${
   it.each(WAYS)(
     'cold with lowerPriority, started %s: the CLI inside at nice 10, its group too',
     async (way) => {
-      const dir = tempDir('aw-sb-lowered-');
-      const { sandbox, env } = sandboxIn(dir);
-      const needle = newNeedle();
-      const stop = new AbortController();
-      const run = spawnProcess({
-        file: 'sleep',
-        args: [needle],
-        cwd: join(dir, 'work'),
-        env,
-        sandbox,
-        lowerPriority: true,
-        signal: stop.signal,
-        killGraceMs: 500,
-        ...launcherFor(way),
-      });
-      const seen = await prioritiesOf(needle, true).finally(() => stop.abort());
-      expect((await run).type).toBe('aborted');
+      const seen = await coldPriorities(newNeedle(), { lowerPriority: true, ...launcherFor(way) });
       expect(seen).toEqual(expected(AGENT_NICE, AGENT_NICE));
     },
   );
@@ -111,30 +115,16 @@ describe.skipIf(missing)(`a sandboxed agent's priority${missing ? ` (skipped: ${
   it.skipIf(!groupsHere)(
     'a group change the kernel refuses at first (one per 100 ms) is tried again until it takes',
     async () => {
-      const dir = tempDir('aw-sb-lowered-');
-      const { sandbox, env } = sandboxIn(dir);
       const needle = newNeedle();
       // Another session's group changed just now: the one inside, a few ms later, is refused first.
       const other = spawn('sleep', [needle], { detached: true, stdio: 'ignore' });
-      const stop = new AbortController();
       try {
         try {
           writeFileSync(`/proc/${other.pid}/autogroup`, '5');
         } catch {
           // Refused (EAGAIN): another group changed just now, which is as good.
         }
-        const run = spawnProcess({
-          file: 'sleep',
-          args: [needle],
-          cwd: join(dir, 'work'),
-          env,
-          sandbox,
-          lowerPriority: true,
-          signal: stop.signal,
-          killGraceMs: 500,
-        });
-        const seen = await prioritiesOf(needle, true, (pid) => pid !== other.pid).finally(() => stop.abort());
-        expect((await run).type).toBe('aborted');
+        const seen = await coldPriorities(needle, { lowerPriority: true }, other.pid);
         expect(seen).toEqual(expected(AGENT_NICE, AGENT_NICE));
       } finally {
         other.kill('SIGKILL');
@@ -143,22 +133,7 @@ describe.skipIf(missing)(`a sandboxed agent's priority${missing ? ` (skipped: ${
   );
 
   it('cold without lowerPriority: the CLI keeps the relay nice, in a group at the default 0', async () => {
-    const dir = tempDir('aw-sb-lowered-');
-    const { sandbox, env } = sandboxIn(dir);
-    const needle = newNeedle();
-    const stop = new AbortController();
-    const run = spawnProcess({
-      file: 'sleep',
-      args: [needle],
-      cwd: join(dir, 'work'),
-      env,
-      sandbox,
-      signal: stop.signal,
-      killGraceMs: 500,
-    });
-    const seen = await prioritiesOf(needle, false).finally(() => stop.abort());
-    expect((await run).type).toBe('aborted');
-    expect(seen).toEqual(expected(getPriority(), 0));
+    expect(await coldPriorities(newNeedle(), {})).toEqual(expected(getPriority(), 0));
   });
 });
 

@@ -6,10 +6,9 @@ import { randomInt } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/core/sandbox.js';
 import type { Launcher, LaunchRequest } from '../../src/runner/launcher/client.js';
 import { startStdioChild } from '../../src/runner/spawn-stdio.js';
-import { bwrapMissing, running, sandboxIn } from '../helpers/bwrap.js';
+import { bwrapMissing, running, sandboxIn, unmakeable } from '../helpers/bwrap.js';
 import { launcherFixture, waitFor } from '../helpers/launcher.js';
 import { tempDir } from '../helpers/tmp.js';
 import { launchersOf, parentOf } from '../support/procs.js';
@@ -73,11 +72,7 @@ describe.skipIf(missing)(
     it("a sandbox bwrap cannot make: bwrap's own line, marked, through the launcher; nothing ran", async () => {
       const dir = tempDir('aw-sb-launched-');
       const { sandbox, env } = sandboxIn(dir);
-      if (sandbox.type !== 'bwrap') throw new Error('no plan');
-      const broken: Sandbox = {
-        type: 'bwrap',
-        plan: { ...sandbox.plan, ro: [...sandbox.plan.ro, join(dir, 'gone')] },
-      };
+      const broken = unmakeable(sandbox, join(dir, 'gone'));
       const { launcher, asked } = spied();
       const warm = await startStdioChild({
         file: 'sh',

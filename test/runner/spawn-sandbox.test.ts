@@ -10,7 +10,7 @@ import type { Sandbox } from '../../src/core/sandbox.js';
 import { startLauncher } from '../../src/runner/launcher/client.js';
 import { type SpawnOptions, spawnProcess as spawnDirect } from '../../src/runner/spawn.js';
 import { startStdioChild } from '../../src/runner/spawn-stdio.js';
-import { bwrapMissing, running, sandboxIn } from '../helpers/bwrap.js';
+import { bwrapMissing, killRunning, running, sandboxIn, unmakeable } from '../helpers/bwrap.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const missing = bwrapMissing();
@@ -43,16 +43,7 @@ function hanging(): { args: string[]; child: string; main: string } {
 
 // A failing test must not leave its sleepers behind.
 const started: string[] = [];
-afterEach(() => {
-  for (const needle of started.splice(0))
-    for (const pid of running(needle)) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
-});
+afterEach(() => killRunning(started.splice(0)));
 
 describe.skipIf(missing)(
   `the spawn helpers with a bwrap sandbox${missing ? ` (skipped: ${missing})` : ''}`,
@@ -162,11 +153,7 @@ describe.skipIf(missing)(
     it("cold, started from a launcher: a sandbox bwrap cannot make is bwrap's own reason, marked", async () => {
       const dir = tempDir('aw-sbspawn-');
       const { sandbox, env } = sandboxIn(dir);
-      if (sandbox.type !== 'bwrap') throw new Error('no plan');
-      const broken: Sandbox = {
-        type: 'bwrap',
-        plan: { ...sandbox.plan, ro: [...sandbox.plan.ro, join(dir, 'gone')] },
-      };
+      const broken = unmakeable(sandbox, join(dir, 'gone'));
       const marker = join(dir, 'work', 'ran');
       const cold = await spawnBy('from a launcher')({
         file: 'sh',
@@ -183,11 +170,7 @@ describe.skipIf(missing)(
     it("a sandbox bwrap cannot make: bwrap's own reason, marked, and the program never ran", async () => {
       const dir = tempDir('aw-sbspawn-');
       const { sandbox, env } = sandboxIn(dir);
-      if (sandbox.type !== 'bwrap') throw new Error('no plan');
-      const broken: Sandbox = {
-        type: 'bwrap',
-        plan: { ...sandbox.plan, ro: [...sandbox.plan.ro, join(dir, 'gone')] },
-      };
+      const broken = unmakeable(sandbox, join(dir, 'gone'));
       const marker = join(dir, 'work', 'ran');
       const cold = await spawnProcess({
         file: 'sh',

@@ -50,21 +50,25 @@ export function launchersOf(pid: number): number[] {
   });
 }
 
-/** Live processes (not zombies) whose environment holds the variable `entry` (`NAME=value`). */
-export function processesWithEnv(entry: string): number[] {
+/** Live processes (not zombies) that `match` (which may read /proc; one that ends meanwhile is not). */
+export function liveProcesses(match: (pid: number) => boolean): number[] {
   return readdirSync('/proc')
     .filter((n) => /^\d+$/.test(n))
     .map(Number)
     .filter((pid) => {
       try {
-        return (
-          `\0${readFileSync(`/proc/${pid}/environ`, 'latin1')}`.includes(`\0${entry}\0`) &&
-          statFields(pid)[0] !== 'Z'
-        );
+        return match(pid) && statFields(pid)[0] !== 'Z';
       } catch {
         return false;
       }
     });
+}
+
+/** Live processes whose environment holds the variable `entry` (`NAME=value`). */
+export function processesWithEnv(entry: string): number[] {
+  return liveProcesses((pid) =>
+    `\0${readFileSync(`/proc/${pid}/environ`, 'latin1')}`.includes(`\0${entry}\0`),
+  );
 }
 
 /** argv of a node process that writes its pid to `file`, then sleeps a minute (to be stopped). */

@@ -95,6 +95,10 @@ export function launcherScript(): string {
   return existsSync(js) ? js : fileURLToPath(new URL('./launcher-process.ts', import.meta.url));
 }
 
+/** Each stream's data and end messages, and the request's callback for each. */
+const ON_DATA = { stdout: 'onStdout', stderr: 'onStderr', fd3: 'onFd3' } as const;
+const ON_END = { stdout_end: 'onStdoutEnd', stderr_end: 'onStderrEnd', fd3_end: 'onFd3End' } as const;
+
 const FIRST_RETRY_MS = 250;
 const LAST_RETRY_MS = 30_000;
 
@@ -173,24 +177,14 @@ export function startLauncher(opts: LauncherOptions = {}): Launcher {
         else e.started({ type: 'spawn_failed', code: m.code, message: m.message });
         return;
       case 'stdout':
-        e.req.onStdout?.(Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength));
-        return;
       case 'stderr':
-        e.req.onStderr?.(Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength));
+      case 'fd3':
+        e.req[ON_DATA[m.type]]?.(Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength));
         return;
       case 'stdout_end':
-        e.req.onStdoutEnd?.();
-        settle(m.id, e, -1);
-        return;
       case 'stderr_end':
-        e.req.onStderrEnd?.();
-        settle(m.id, e, -1);
-        return;
-      case 'fd3':
-        e.req.onFd3?.(Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength));
-        return;
       case 'fd3_end':
-        e.req.onFd3End?.();
+        e.req[ON_END[m.type]]?.();
         settle(m.id, e, -1);
         return;
       case 'exit':
