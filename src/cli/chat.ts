@@ -71,6 +71,8 @@ export function register(program: Command): void {
         stored: await store.jobStates.loadAll(),
         states: store.jobStates,
         log: ctx.log.child({ sub: 'tasks' }),
+        // A chat's tasks carry no pre-check today (only the config's heartbeat and schedules do, and
+        // those are the relay's); should one, it starts from the launcher as the relay's do.
         runCheck: createRunCheck({
           env: {},
           cwd: ctx.paths.workspace,

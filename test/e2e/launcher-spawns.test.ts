@@ -3,10 +3,20 @@
 // from the relay. A custom command's script (`commands.<name>.run`), the voice-note transcriber
 // (`media.transcribe.command`) and a heartbeat's pre-check (`heartbeat.check`, fired by `agentwire
 // heartbeat` through the control socket) each report their parent, which is the relay's one
-// launcher child. Needs `npm run build`.
+// launcher child. And over Discord (the fake Discord on 127.0.0.1), whose plug-in builds its own
+// transcriber: a voice note's transcriber starts from the launcher there too. Needs `npm run build`.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  TOKEN as DISCORD_TOKEN,
+  DM_CHANNEL_ID,
+  type FakeDiscord,
+  GUILD_ID,
+  message,
+  startFakeDiscord,
+  USER_ID,
+} from '../channels/discord/fake-discord.js';
 import { dm, type FakeBotApi, startFakeBotApi, TOKEN } from '../channels/telegram/fake-bot-api.js';
 import { launchersOf } from '../support/procs.js';
 import { type Home, MAIN, makeHome, type Proc, spawnNode, waitFor } from './helpers.js';
@@ -16,15 +26,18 @@ const OWNER = 42;
 
 let home: Home | undefined;
 let api: FakeBotApi | undefined;
+let discord: FakeDiscord | undefined;
 let proc: Proc | undefined;
 afterEach(async () => {
   const running = proc && proc.child.exitCode === null && proc.child.signalCode === null;
   if (running) proc?.child.kill('SIGKILL');
   if (running) await proc?.exit;
   await api?.close();
+  await discord?.close();
   home?.cleanup();
   proc = undefined;
   api = undefined;
+  discord = undefined;
   home = undefined;
 });
 beforeAll(() => {
@@ -89,6 +102,46 @@ describe('the relay with agents.launcher: true: the programs it starts besides t
     expect(parents.length).toBeGreaterThan(0);
     expect(new Set(parents)).toEqual(new Set([launcher]));
     expect(launchersOf(relayPid)).toEqual([launcher]);
+
+    proc.child.kill('SIGTERM');
+    expect((await proc.exit).code).toBe(0);
+  });
+
+  it("Discord's voice-note transcriber starts from the launcher", { timeout: 2 * SLOW }, async () => {
+    discord = await startFakeDiscord();
+    home = makeHome({
+      discord: { enabled: true, apiRoot: discord.api, allowFrom: [USER_ID], guilds: [GUILD_ID] },
+      console: { enabled: false },
+      agents: { launcher: true },
+    });
+    const raw = JSON.parse(readFileSync(home.configFile, 'utf8'));
+    raw.media = {
+      transcribe: { command: nodeE('process.stdout.write(`heard by ${process.ppid}`)', '{{path}}') },
+    };
+    writeFileSync(home.configFile, JSON.stringify(raw, null, 2));
+    proc = spawnNode([MAIN, 'relay'], { ...home.env, DISCORD_BOT_TOKEN: DISCORD_TOKEN });
+    const relayPid = proc.child.pid as number;
+    expect(await waitFor(() => discord!.live(), SLOW), proc.stderr()).toBe(true);
+
+    const voice = Buffer.from('OggS-voice');
+    const url = discord.addAttachment('voice-message.ogg', voice);
+    discord.dispatch(
+      'MESSAGE_CREATE',
+      message({
+        content: '',
+        attachments: [{ url, filename: 'voice-message.ogg', size: voice.length, content_type: 'audio/ogg' }],
+      }),
+    );
+    const replies = () =>
+      discord!
+        .callsOf('POST', new RegExp(`^/channels/${DM_CHANNEL_ID}/messages$`))
+        .filter((c) => c.status === 200)
+        .map((c) => String(c.body.content ?? ''));
+    expect(await waitFor(() => replies().length > 0, SLOW), proc.stderr()).toBe(true);
+    const launchers = launchersOf(relayPid);
+    expect(launchers).toHaveLength(1);
+    expect(launchers[0]).not.toBe(relayPid);
+    expect(replies()[0]).toContain(`heard by ${launchers[0]}`);
 
     proc.child.kill('SIGTERM');
     expect((await proc.exit).code).toBe(0);
