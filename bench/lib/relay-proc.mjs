@@ -96,7 +96,12 @@ export async function relayHome(opts) {
     const t0 = performance.now();
     // BENCH_RELAY_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) is for profiling the relay.
     const nodeArgs = (process.env.BENCH_RELAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    child = spawn(process.execPath, [...nodeArgs, MAIN, 'relay'], {
+    // BENCH_RELAY_WRAP, a command the relay is started through: as root,
+    // `setpriv --bounding-set=-sys_admin --inh-caps=-sys_admin --` makes it a relay without
+    // CAP_SYS_ADMIN, held to the kernel's one autogroup change per 100 ms as a user's relay is.
+    const [wrap, ...wrapArgs] = (process.env.BENCH_RELAY_WRAP ?? '').split(' ').filter(Boolean);
+    const argv = [...wrapArgs, ...(wrap ? [process.execPath] : []), ...nodeArgs, MAIN, 'relay'];
+    child = spawn(wrap ?? process.execPath, argv, {
       // BENCH_NO_COMPILE_CACHE=1: the relay gives its runs no Node compile cache (an A/B of it).
       env: {
         PATH: process.env.PATH,
@@ -105,6 +110,9 @@ export async function relayHome(opts) {
         ...(process.env.BENCH_NO_COMPILE_CACHE === '1' && { NODE_DISABLE_COMPILE_CACHE: '1' }),
       },
       stdio: ['ignore', 'ignore', 'pipe'],
+      // BENCH_RELAY_SESSION=own: the relay in a session of its own (its own autogroup), as a relay
+      // started from a terminal or by systemd is, not in the bench's with the fake model and client.
+      detached: process.env.BENCH_RELAY_SESSION === 'own',
     });
     live.add(child.pid);
     let stderr = '';
