@@ -12,8 +12,8 @@ import {
   TOKEN as DISCORD_TOKEN,
   DM_CHANNEL_ID,
   type FakeDiscord,
+  fileMessage,
   GUILD_ID,
-  message,
   startFakeDiscord,
   USER_ID,
 } from '../channels/discord/fake-discord.js';
@@ -124,13 +124,9 @@ describe('the relay with agents.launcher: true: the programs it starts besides t
     expect(await waitFor(() => discord!.live(), SLOW), proc.stderr()).toBe(true);
 
     const voice = Buffer.from('OggS-voice');
-    const url = discord.addAttachment('voice-message.ogg', voice);
     discord.dispatch(
       'MESSAGE_CREATE',
-      message({
-        content: '',
-        attachments: [{ url, filename: 'voice-message.ogg', size: voice.length, content_type: 'audio/ogg' }],
-      }),
+      fileMessage(discord, { content: '', name: 'voice-message.ogg', bytes: voice, type: 'audio/ogg' }),
     );
     const replies = () =>
       discord!

@@ -9,6 +9,7 @@ import {
   CHANNEL_ID,
   DM_CHANNEL_ID,
   type FakeDiscord,
+  fileMessage,
   GUILD_ID,
   message,
   STRANGER_ID,
@@ -136,10 +137,11 @@ describe('agentwire relay with the Discord channel', () => {
     setup();
     const first = await relay();
     const file = Buffer.from('a small note');
-    const url = discord.addAttachment('note.txt', file);
-    const m1 = message({
+    const m1 = fileMessage(discord, {
       content: 'only once please',
-      attachments: [{ url, filename: 'note.txt', size: file.length, content_type: 'text/plain' }],
+      name: 'note.txt',
+      bytes: file,
+      type: 'text/plain',
     });
     discord.dispatch('MESSAGE_CREATE', m1);
     expect(await waitFor(() => posts().length === 1)).toBe(true);
@@ -208,13 +210,9 @@ describe('agentwire relay with the Discord channel', () => {
     raw.media = { allowedRoots: [out] };
     writeFileSync(home!.configFile, JSON.stringify(raw));
     const p = await relay();
-    const url = discord.addAttachment('photo.png', png);
     discord.dispatch(
       'MESSAGE_CREATE',
-      message({
-        content: 'look at this',
-        attachments: [{ url, filename: 'photo.png', size: png.length, content_type: 'image/png' }],
-      }),
+      fileMessage(discord, { content: 'look at this', name: 'photo.png', bytes: png, type: 'image/png' }),
     );
     discord.dispatch('MESSAGE_CREATE', message({ content: `here media:${join(out, 'chart.png')}` }));
     expect(await waitFor(() => posts().some((c) => c.files.length > 0))).toBe(true);

@@ -111,6 +111,18 @@ async function parseBody(req: IncomingMessage): Promise<Pick<Call, 'body' | 'fil
 let snowflake = 900000000000000000n;
 export const nextId = (): string => String(++snowflake);
 
+/** A message from the user with one file, which `fake` serves as Discord's CDN would. */
+export function fileMessage(
+  fake: Pick<FakeDiscord, 'addAttachment'>,
+  o: { content: string; name: string; bytes: Buffer; type: string },
+): Record<string, unknown> {
+  const url = fake.addAttachment(o.name, o.bytes);
+  return message({
+    content: o.content,
+    attachments: [{ url, filename: o.name, size: o.bytes.length, content_type: o.type }],
+  });
+}
+
 /** A MESSAGE_CREATE payload as Discord sends it (trimmed to the fields a bot reads). */
 export function message(o: {
   id?: string;
