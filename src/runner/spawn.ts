@@ -44,7 +44,9 @@ export function spawnProcess(opts: SpawnOptions): Promise<SpawnResult> {
       return;
     }
     // Sandboxed, the mark moves from bwrap's environment to the CLI's (sandbox-launch.ts).
-    const launched = launchIn(opts.sandbox, { file: opts.file, args: opts.args }, opts.cwd, env);
+    const launched = launchIn(opts.sandbox, { file: opts.file, args: opts.args }, opts.cwd, env, {
+      lower: opts.lowerPriority === true,
+    });
     if (!launched.ok) {
       resolve({ type: 'spawn_failed', message: launched.error, durationMs: 0, sandbox: true });
       return;
