@@ -7,6 +7,7 @@
 // the real paths (symlinks, installs) and makes the state folders; the assembly is pure.
 import { existsSync, lstatSync, mkdirSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, sep } from 'node:path';
+import { onPath } from '../core/on-path.js';
 import type { SandboxPlan } from '../core/sandbox.js';
 import { within } from '../core/sandbox.js';
 import { cliState, stateFolders } from './sandbox-state.js';
@@ -193,16 +194,6 @@ export function installOf(file: string): string {
     if (existsSync(join(d, 'package.json'))) return d;
   const dir = dirname(real);
   return dir.endsWith(`${sep}bin`) ? dirname(dir) : dir;
-}
-
-function onPath(file: string, path: string | undefined): string | undefined {
-  if (file.includes('/')) return existsSync(file) ? file : undefined;
-  for (const d of (path ?? '').split(delimiter)) {
-    if (!isAbsolute(d)) continue;
-    const f = join(d, file);
-    if (existsSync(f)) return f;
-  }
-  return undefined;
 }
 
 /** bwrap on the run's PATH, then the usual places (a relay started by systemd has a short PATH). */

@@ -5,6 +5,7 @@
 // folder holding one, is refused with a sentence instead of run (a PATH entry of `~`, a workspace
 // set to the state folder itself).
 import { isAbsolute, normalize, sep } from 'node:path';
+import { loweringSteps } from './lowering-shell.js';
 
 /** Whether an agent's CLI runs inside bubblewrap (`agent.sandbox`). */
 export type SandboxMode = 'none' | 'bwrap';
@@ -118,40 +119,14 @@ export function bwrapArgv(
  *
  * `nice`: the CLI runs lowered (runner/nice.ts says why), by the shell before it becomes the CLI.
  * bwrap's --new-session put it in a session, so a scheduling group (autogroup), of its own, which
- * only a process inside can lower. Each step that fails is skipped and the CLI runs all the same.
+ * only a process inside can lower (core/lowering-shell.ts).
  */
 function shim(opts: { readyFd?: number; nice?: number }): string[] {
   if (opts.readyFd === undefined && opts.nice === undefined) return [];
   const fd = opts.readyFd;
-  const steps = opts.nice === undefined ? [] : lowering(Math.trunc(opts.nice), fd);
+  const steps = opts.nice === undefined ? [] : loweringSteps(Math.trunc(opts.nice), fd);
   steps.push(fd === undefined ? 'exec "$@"' : `printf . >&${fd} && exec "$@" ${fd}>&-`);
   return ['/bin/sh', '-c', steps.join('; '), 'sh'];
-}
-
-/**
- * The shell steps that lower the session's group and the shell's nice to `n`.
- *
- * The group: the kernel takes one unprivileged autogroup change per 100 ms, machine-wide (EAGAIN
- * otherwise: proc_sched_autogroup_set_nice), so in a burst of starts a first try often fails. Then
- * a detached background shell tries again every 0.1 s, for about 5 s, while the CLI starts: the
- * group is the session's, so its write reaches the CLI too. It holds none of the run's pipes.
- *
- * The nice: `nice(1)`, the only way a shell has, made absolute from the nice the shell inherited
- * (field 19 of /proc/self/stat), which is the relay's, or already the agents' when the relay
- * lowered bwrap's pid before bwrap cloned this one. No `nice` in the sandbox: the CLI runs as is.
- */
-function lowering(n: number, fd: number | undefined): string[] {
-  const set = `echo ${n} >/proc/self/autogroup 2>/dev/null`;
-  const detached = `</dev/null >/dev/null 2>&1${fd === undefined ? '' : ` ${fd}>&-`}`;
-  const retry = `i=0; while [ $i -lt 50 ] && ! ${set}; do sleep 0.1 || break; i=$((i + 1)); done`;
-  return [
-    `[ -e /proc/self/autogroup ] && { ${set} || ( (${retry}) ${detached} & ); }`,
-    // A function's arguments are its own: the CLI's, in "$@", stay as they are.
-    'n=0',
-    'f() { [ $# -ge 17 ] && n=${17}; }',
-    'read -r s 2>/dev/null </proc/self/stat && f ${s##*) }',
-    `[ "$n" -lt ${n} ] 2>/dev/null && command -v nice >/dev/null && set -- nice -n $((${n} - n)) "$@"`,
-  ];
 }
 
 function tmpfsFirst(a: { args: string[] }, b: { args: string[] }): number {

@@ -4,9 +4,10 @@
 /** Something that kills registered groups if this process dies without doing it (see reaper.ts). */
 export interface GroupGuard {
   /**
-   * `mark`: also every process carrying this run mark, wherever it moved. `sandboxed`: bwrap's pid,
-   * whose CLI lowers itself inside (core/sandbox.ts), so a guard that lowers leaves it (nice.ts).
+   * `mark`: also every process carrying this run mark, wherever it moved. `lowersItself`: the
+   * process was started through the lowering step (sandbox-launch.ts), so a guard that lowers
+   * leaves it (nice.ts).
    */
-  watch(pid: number, mark?: string, sandboxed?: boolean): void;
+  watch(pid: number, mark?: string, lowersItself?: boolean): void;
   forget(pid: number): void;
 }

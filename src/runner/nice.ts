@@ -16,8 +16,10 @@
 // privilege, like raising a nice). Where autogroup is off or the relay runs in a cgroup of its own
 // (a systemd service, a container), the file is missing or not used and the plain nice does the job.
 //
-// A sandboxed agent is lowered inside its sandbox instead (core/sandbox.ts, with AGENT_NICE from
-// here): bwrap starts the CLI in yet another session, which a write from here cannot reach.
+// On Linux an agent lowers itself as it starts instead, through a shell step before the CLI
+// (core/lowering-shell.ts, with AGENT_NICE from here; runner/sandbox-launch.ts): from its first
+// instruction rather than from when the relay has its pid, and inside a sandbox, where bwrap starts
+// the CLI in yet another session, which a write from here cannot reach. `lower` is for the rest.
 //
 // The kernel takes one autogroup change per 100 ms, machine-wide, from a process without
 // CAP_SYS_ADMIN (proc_sched_autogroup_set_nice; EAGAIN otherwise), which is every relay not run as
@@ -93,10 +95,11 @@ async function lowerGroup(pid: number, how: Lowering): Promise<void> {
  */
 export function lowered(guard: GroupGuard | undefined, how: Lowering = system): GroupGuard {
   return {
-    watch(pid, mark, sandboxed) {
-      // Sandboxed, the CLI lowers itself inside (core/sandbox.ts): bwrap here is in another session,
-      // and this write would take the kernel's one autogroup change per 100 ms that one needs.
-      if (!sandboxed) void lower(pid, how);
+    watch(pid, mark, lowersItself) {
+      // A CLI that lowers itself (sandbox-launch.ts) is left to it: this write would take the
+      // kernel's one autogroup change per 100 ms that its own step needs (and sandboxed, `pid` is
+      // bwrap, in another session than the CLI).
+      if (!lowersItself) void lower(pid, how);
       // The run mark goes on to the watchdog: it ends what the process moved out of its group.
       guard?.watch(pid, mark);
     },

@@ -119,9 +119,9 @@ async function spawnAndRead(
     maxStderrBytes: request.maxStderrBytes ?? DEFAULT_MAX_STDERR_BYTES,
     ...(request.sandbox ? { sandbox: request.sandbox } : {}),
     ...(deps.launcher ? { launcher: deps.launcher } : {}),
-    // Not lowered (`lowerPriority`): a lowered cold run gives way to every other process at the
-    // normal priority, and in CI the test suites beside it starved fake CLIs into missed due times
-    // (docs/performance.md, "Agents' sessions at nice 10"). Warm processes are lowered.
+    // Not lowered, as warm processes are (nice.ts): a lowered cold run gave way to every other
+    // process at the normal priority, and in CI the test suites beside it starved fake CLIs into
+    // missed due times (docs/performance.md, "Agents' sessions at nice 10").
   });
 
   const stopped = r.type === 'aborted' ? await trouble?.result(r.durationMs) : undefined;

@@ -5,7 +5,6 @@
 // launcher/spawn-launched.ts); the program's pid may come after the run's timers started.
 import { bwrapError } from '../core/sandbox.js';
 import { CappedLines } from './lines.js';
-import { lower } from './nice.js';
 import { killRun, trackRun, untrackGroup } from './run-groups.js';
 import { termRun } from './sandbox-launch.js';
 import type { Finished, SpawnOptions, SpawnResult } from './spawn-types.js';
@@ -126,9 +125,6 @@ export function settleRun(ctx: SettleContext): RunEvents {
     started(p) {
       pid = p;
       trackRun(p, mark);
-      // Here because both ways a run starts (execa, a launcher) report its pid through this call.
-      // Sandboxed, the CLI lowers itself inside (sandbox-launch.ts); `p` is bwrap, in another session.
-      if (opts.lowerPriority && !opts.sandbox) void lower(p);
       if (stopReason && !done) terminate(p);
     },
     stdout: (c) => out.push(c),

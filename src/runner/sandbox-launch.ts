@@ -6,14 +6,23 @@
 // marked processes alone, which lets the CLI end its turn and save its session; KILL, after the
 // grace, goes to bwrap's group and the marks as for any run.
 //
-// A lowered run (`lower`: warm agents, cold runs with lowerPriority) lowers itself inside: bwrap
-// starts the CLI in a session of its own (--new-session), so the relay's lowering of bwrap's pid
-// (nice.ts) misses the CLI's scheduling group, and its nice may come after bwrap cloned the CLI.
+// A lowered run (`lower`: the warm agents) lowers itself as it starts, through a shell step before
+// the CLI (core/lowering-shell.ts), so it is lowered from its first instruction, not from when the
+// relay hears its pid. Sandboxed, the step runs inside: bwrap starts the CLI in a session of its own
+// (--new-session), so the relay's lowering of bwrap's pid (nice.ts) would miss the CLI's scheduling
+// group. Outside a sandbox, on Linux, with the program found: a program that is not there is left
+// to the spawn, which says "not found" as before; elsewhere the relay lowers the pid (nice.ts).
+import { loweredLaunch } from '../core/lowering-shell.js';
+import { onPath } from '../core/on-path.js';
 import { bwrapArgv, type Launch, type Sandbox } from '../core/sandbox.js';
 import { AGENT_NICE } from './nice.js';
 import { RUN_MARK_ENV, signalMarked } from './run-mark.js';
 
-export type Launched = { ok: true; launch: Launch } | { ok: false; error: string };
+/** `lowersItself`: the launch lowers the CLI (a lowered run), so the relay need not (nice.ts). */
+export type Launched = { ok: true; launch: Launch; lowersItself: boolean } | { ok: false; error: string };
+
+/** The shell the lowering step runs in, outside a sandbox. */
+const SH = '/bin/sh';
 
 export function launchIn(
   sandbox: Sandbox | undefined,
@@ -22,7 +31,11 @@ export function launchIn(
   env: Record<string, string>,
   opts: { readyFd?: number; lower?: boolean } = {},
 ): Launched {
-  if (!sandbox) return { ok: true, launch };
+  if (!sandbox) {
+    const self =
+      opts.lower === true && process.platform === 'linux' && selfLowerable(launch.file, cwd, env.PATH);
+    return { ok: true, launch: self ? loweredLaunch(launch, AGENT_NICE) : launch, lowersItself: self };
+  }
   switch (sandbox.type) {
     case 'unavailable':
       return { ok: false, error: sandbox.error };
@@ -36,9 +49,14 @@ export function launchIn(
         ...(opts.readyFd !== undefined && { readyFd: opts.readyFd }),
         ...(opts.lower && { nice: AGENT_NICE }),
       });
-      return r.ok ? r : { ok: false, error: r.error };
+      return r.ok ? { ...r, lowersItself: opts.lower === true } : { ok: false, error: r.error };
     }
   }
+}
+
+/** The shell is there and so is the program (the spawn's own lookup would find it). */
+function selfLowerable(file: string, cwd: string | undefined, path: string | undefined): boolean {
+  return onPath(SH, undefined) !== undefined && onPath(file, path, cwd) !== undefined;
 }
 
 /**

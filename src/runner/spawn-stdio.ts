@@ -78,15 +78,15 @@ export function startStdioChild(opts: StdioChildOptions): Promise<StdioStart> {
   if (opts.cwd !== undefined && !isDirectory(opts.cwd)) {
     return Promise.resolve({ type: 'spawn_failed', message: `working folder ${opts.cwd} does not exist` });
   }
-  // Sandboxed, the mark moves from bwrap's environment to the CLI's (sandbox-launch.ts), and the CLI
-  // lowers itself inside (core/sandbox.ts): the only sandboxed long-lived processes are warm agents,
-  // which the pool lowers all (nice.ts), but from out here that reaches bwrap's session, not the CLI's.
+  // Sandboxed, the mark moves from bwrap's environment to the CLI's (sandbox-launch.ts). Every
+  // long-lived agent is lowered (nice.ts), by a shell step before the CLI where it can be
+  // (sandbox-launch.ts): sandboxed, that is the only way to reach the CLI's own session.
   const launched = launchIn(opts.sandbox, { file: opts.file, args: opts.args }, opts.cwd, env, {
     readyFd: READY_FD,
     lower: true,
   });
   if (!launched.ok) return Promise.resolve({ type: 'spawn_failed', message: launched.error, sandbox: true });
-  const { launch } = launched;
+  const { launch, lowersItself } = launched;
   const sandboxed = opts.sandbox !== undefined;
   const start = opts.launcher
     ? startStdioLaunched(opts.launcher, launch, opts.cwd, env, mark, { readyFd: sandboxed })
@@ -95,8 +95,8 @@ export function startStdioChild(opts: StdioChildOptions): Promise<StdioStart> {
     switch (s.type) {
       case 'started':
         return sandboxed
-          ? startedIn(s.pipes, mark, opts)
-          : { type: 'started', child: wrap(s.pipes, mark, opts) };
+          ? startedIn(s.pipes, mark, opts, lowersItself)
+          : { type: 'started', child: wrap(s.pipes, mark, opts, lowersItself) };
       case 'not_found':
         // Sandboxed, the program that is missing is bwrap itself (as in spawn.ts).
         return sandboxed
@@ -142,8 +142,13 @@ function startHere(
  * A sandboxed start, whichever way it started: started once the sandbox says it is made; when bwrap
  * exits before that, its own line says why (no user namespaces, a bind source that is gone…).
  */
-async function startedIn(pipes: StartedPipes, mark: string, opts: StdioChildOptions): Promise<StdioStart> {
-  const wrapped = wrap(pipes, mark, opts);
+async function startedIn(
+  pipes: StartedPipes,
+  mark: string,
+  opts: StdioChildOptions,
+  lowersItself: boolean,
+): Promise<StdioStart> {
+  const wrapped = wrap(pipes, mark, opts, lowersItself);
   if (await sandboxReady(pipes.ready)) return { type: 'started', child: wrapped };
   await wrapped.exited;
   const line = bwrapError(wrapped.stderrTail()) ?? wrapped.stderrTail().trim().slice(-300);
@@ -176,10 +181,10 @@ function pipesOf(child: ChildProcess): StartedPipes {
   };
 }
 
-function wrap(child: StartedPipes, mark: string, opts: StdioChildOptions): StdioChild {
+function wrap(child: StartedPipes, mark: string, opts: StdioChildOptions, lowersItself: boolean): StdioChild {
   const { pid } = child;
   trackGroup(pid, mark);
-  opts.guard?.watch(pid, mark, opts.sandbox !== undefined);
+  opts.guard?.watch(pid, mark, lowersItself);
   const max = opts.maxStderrBytes ?? 16 * 1024;
   let tail = '';
   child.stderr.setEncoding('utf8');

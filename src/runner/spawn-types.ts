@@ -34,12 +34,6 @@ export interface SpawnOptions {
    * fork does not hold this process's event loop. Off unless given; the result is the same.
    */
   launcher?: Launcher;
-  /**
-   * An agent's run: the program and its session's scheduling group run at the agents' lower
-   * priority (nice.ts), set as soon as its pid is known, so a CLI's start-up does not take the CPU
-   * the relay answers webhooks with. Sandboxed, the CLI does it itself inside (sandbox-launch.ts).
-   */
-  lowerPriority?: boolean;
 }
 
 export interface Finished {

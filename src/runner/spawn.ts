@@ -44,9 +44,7 @@ export function spawnProcess(opts: SpawnOptions): Promise<SpawnResult> {
       return;
     }
     // Sandboxed, the mark moves from bwrap's environment to the CLI's (sandbox-launch.ts).
-    const launched = launchIn(opts.sandbox, { file: opts.file, args: opts.args }, opts.cwd, env, {
-      lower: opts.lowerPriority === true,
-    });
+    const launched = launchIn(opts.sandbox, { file: opts.file, args: opts.args }, opts.cwd, env);
     if (!launched.ok) {
       resolve({ type: 'spawn_failed', message: launched.error, durationMs: 0, sandbox: true });
       return;

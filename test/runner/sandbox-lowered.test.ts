@@ -1,7 +1,7 @@
 // A sandboxed agent runs lowered (runner/nice.ts) inside the sandbox: bwrap starts the CLI in a
 // session of its own, so lowering bwrap's pid from outside misses the CLI's scheduling group
-// (autogroup). The CLI itself, found by its command line, has nice 10 and its group nice 10, warm
-// or cold, started here or from a launcher; a run not asked to be lowered keeps the relay's nice.
+// (autogroup). The CLI itself, found by its command line, has nice 10 and its group nice 10 when
+// warm, started here or from a launcher; a cold run keeps the relay's nice.
 // And the shell step that does it, run bare: absolute (a start already at 10 stays 10), and a
 // sandbox without `nice` still runs the CLI. Skips, saying why, where bwrap cannot run.
 import { spawn } from 'node:child_process';
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { bwrapArgv, type SandboxPlan } from '../../src/core/sandbox.js';
 import { AGENT_NICE, lowered } from '../../src/runner/nice.js';
-import { type SpawnOptions, spawnProcess } from '../../src/runner/spawn.js';
+import { spawnProcess } from '../../src/runner/spawn.js';
 import { startStdioChild } from '../../src/runner/spawn-stdio.js';
 import { bwrapMissing, killRunning, running, sandboxIn } from '../helpers/bwrap.js';
 import { launcherFixture, waitFor } from '../helpers/launcher.js';
@@ -49,15 +49,8 @@ const newNeedle = () => {
   return needle;
 };
 
-/**
- * A cold sandboxed run of `sleep <needle>` (`how`: lowerPriority, a launcher): the CLI's
- * priorities once it runs (not `skip`), then the run stopped, which must end as aborted.
- */
-async function coldPriorities(
-  needle: string,
-  how: Pick<SpawnOptions, 'lowerPriority' | 'launcher'>,
-  skip?: number,
-) {
+/** A cold sandboxed run of `sleep <needle>`: the CLI's priorities once it runs, then the run stopped. */
+async function coldPriorities(needle: string) {
   const dir = tempDir('aw-sb-lowered-');
   const { sandbox, env } = sandboxIn(dir);
   const stop = new AbortController();
@@ -69,46 +62,41 @@ async function coldPriorities(
     sandbox,
     signal: stop.signal,
     killGraceMs: 500,
-    ...how,
   });
-  const seen = await prioritiesOf(needle, how.lowerPriority === true, (pid) => pid !== skip).finally(() =>
-    stop.abort(),
-  );
+  const seen = await prioritiesOf(needle, false).finally(() => stop.abort());
   expect((await run).type).toBe('aborted');
   return seen;
+}
+
+/**
+ * A warm sandboxed process of `sleep <needle>`, as the pool starts it (drivers/warm.ts, with the
+ * pool's guard): the CLI's priorities once lowered (not `skip`'s), then the process stopped.
+ */
+async function warmPriorities(needle: string, way: (typeof WAYS)[number], skip?: number) {
+  const dir = tempDir('aw-sb-lowered-');
+  const { sandbox, env } = sandboxIn(dir);
+  const s = await startStdioChild({
+    file: 'sleep',
+    args: [needle],
+    cwd: join(dir, 'work'),
+    env,
+    sandbox,
+    guard: lowered(undefined),
+    ...launcherFor(way),
+  });
+  if (s.type !== 'started') throw new Error(JSON.stringify(s));
+  try {
+    return await prioritiesOf(needle, true, (pid) => pid !== skip);
+  } finally {
+    await s.child.stop(500);
+  }
 }
 
 describe.skipIf(missing)(`a sandboxed agent's priority${missing ? ` (skipped: ${missing})` : ''}`, () => {
   it.each(WAYS)(
     'warm, started %s with the pool guard: the CLI inside at nice 10, its group too',
     async (way) => {
-      const dir = tempDir('aw-sb-lowered-');
-      const { sandbox, env } = sandboxIn(dir);
-      const needle = newNeedle();
-      const s = await startStdioChild({
-        file: 'sleep',
-        args: [needle],
-        cwd: join(dir, 'work'),
-        env,
-        sandbox,
-        // As the pool starts it (drivers/warm.ts): bwrap's pid is lowered from outside as well.
-        guard: lowered(undefined),
-        ...launcherFor(way),
-      });
-      if (s.type !== 'started') throw new Error(JSON.stringify(s));
-      try {
-        expect(await prioritiesOf(needle, true)).toEqual(expected(AGENT_NICE, AGENT_NICE));
-      } finally {
-        await s.child.stop(500);
-      }
-    },
-  );
-
-  it.each(WAYS)(
-    'cold with lowerPriority, started %s: the CLI inside at nice 10, its group too',
-    async (way) => {
-      const seen = await coldPriorities(newNeedle(), { lowerPriority: true, ...launcherFor(way) });
-      expect(seen).toEqual(expected(AGENT_NICE, AGENT_NICE));
+      expect(await warmPriorities(newNeedle(), way)).toEqual(expected(AGENT_NICE, AGENT_NICE));
     },
   );
 
@@ -124,7 +112,7 @@ describe.skipIf(missing)(`a sandboxed agent's priority${missing ? ` (skipped: ${
         } catch {
           // Refused (EAGAIN): another group changed just now, which is as good.
         }
-        const seen = await coldPriorities(needle, { lowerPriority: true }, other.pid);
+        const seen = await warmPriorities(needle, 'here', other.pid);
         expect(seen).toEqual(expected(AGENT_NICE, AGENT_NICE));
       } finally {
         other.kill('SIGKILL');
@@ -132,8 +120,8 @@ describe.skipIf(missing)(`a sandboxed agent's priority${missing ? ` (skipped: ${
     },
   );
 
-  it('cold without lowerPriority: the CLI keeps the relay nice, in a group at the default 0', async () => {
-    expect(await coldPriorities(newNeedle(), {})).toEqual(expected(getPriority(), 0));
+  it('cold: the CLI keeps the relay nice, in a group at the default 0', async () => {
+    expect(await coldPriorities(newNeedle())).toEqual(expected(getPriority(), 0));
   });
 });
 

@@ -215,6 +215,7 @@ export const STORE_FREE: string[] = [
   'test/runner/run-command-reply.test.ts',
   'test/runner/run-mark.test.ts',
   'test/runner/sandbox-lowered.test.ts',
+  'test/runner/self-lowered.test.ts',
   'test/runner/spawn-sandbox-launched.test.ts',
   'test/runner/spawn-sandbox.test.ts',
   'test/runner/spawn-stdio.test.ts',
