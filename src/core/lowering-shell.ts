@@ -6,6 +6,9 @@
 // warm agents outside a sandbox (runner/sandbox-launch.ts) and inside one (core/sandbox.ts), where
 // bwrap's own session is out of the relay's reach.
 
+/** The shell the steps run in, outside a sandbox and inside one. */
+export const SH = '/bin/sh';
+
 /** What is started: a program and its arguments (core/sandbox.ts's Launch). */
 type Launch = { file: string; args: readonly string[] };
 
@@ -40,5 +43,5 @@ export function loweringSteps(n: number, fd?: number): string[] {
 /** Pure: `launch` started through the shell steps, at nice `n` and its group too. */
 export function loweredLaunch(launch: Launch, n: number): Launch {
   const script = [...loweringSteps(Math.trunc(n)), 'exec "$@"'].join('; ');
-  return { file: '/bin/sh', args: ['-c', script, 'sh', launch.file, ...launch.args] };
+  return { file: SH, args: ['-c', script, 'sh', launch.file, ...launch.args] };
 }

@@ -5,7 +5,7 @@
 // folder holding one, is refused with a sentence instead of run (a PATH entry of `~`, a workspace
 // set to the state folder itself).
 import { isAbsolute, normalize, sep } from 'node:path';
-import { loweringSteps } from './lowering-shell.js';
+import { loweringSteps, SH } from './lowering-shell.js';
 
 /** Whether an agent's CLI runs inside bubblewrap (`agent.sandbox`). */
 export type SandboxMode = 'none' | 'bwrap';
@@ -126,7 +126,7 @@ function shim(opts: { readyFd?: number; nice?: number }): string[] {
   const fd = opts.readyFd;
   const steps = opts.nice === undefined ? [] : loweringSteps(Math.trunc(opts.nice), fd);
   steps.push(fd === undefined ? 'exec "$@"' : `printf . >&${fd} && exec "$@" ${fd}>&-`);
-  return ['/bin/sh', '-c', steps.join('; '), 'sh'];
+  return [SH, '-c', steps.join('; '), 'sh'];
 }
 
 function tmpfsFirst(a: { args: string[] }, b: { args: string[] }): number {

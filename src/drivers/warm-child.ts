@@ -42,6 +42,7 @@ export async function startWarmChild(
     args,
     cwd: o.process.cwd,
     env: o.process.env,
+    lower: true,
     ...(o.guard ? { guard: o.guard } : {}),
     ...(o.process.sandbox ? { sandbox: o.process.sandbox } : {}),
     ...(o.process.launcher && { launcher: o.process.launcher }),

@@ -12,7 +12,7 @@
 // (--new-session), so the relay's lowering of bwrap's pid (nice.ts) would miss the CLI's scheduling
 // group. Outside a sandbox, on Linux, with the program found: a program that is not there is left
 // to the spawn, which says "not found" as before; elsewhere the relay lowers the pid (nice.ts).
-import { loweredLaunch } from '../core/lowering-shell.js';
+import { loweredLaunch, SH } from '../core/lowering-shell.js';
 import { onPath } from '../core/on-path.js';
 import { bwrapArgv, type Launch, type Sandbox } from '../core/sandbox.js';
 import { AGENT_NICE } from './nice.js';
@@ -20,9 +20,6 @@ import { RUN_MARK_ENV, signalMarked } from './run-mark.js';
 
 /** `lowersItself`: the launch lowers the CLI (a lowered run), so the relay need not (nice.ts). */
 export type Launched = { ok: true; launch: Launch; lowersItself: boolean } | { ok: false; error: string };
-
-/** The shell the lowering step runs in, outside a sandbox. */
-const SH = '/bin/sh';
 
 export function launchIn(
   sandbox: Sandbox | undefined,

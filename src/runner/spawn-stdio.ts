@@ -36,6 +36,12 @@ export interface StdioChildOptions {
    * sandbox says it is made crosses the launcher's channel as the other three do.
    */
   launcher?: Launcher;
+  /**
+   * A warm agent: it runs at the agents' lower priority from its first instruction, through a
+   * shell step before it where it can be (sandbox-launch.ts). Anything else started here (a user's
+   * MCP server on the host) keeps the relay's priority.
+   */
+  lower?: boolean;
 }
 
 export interface Exit {
@@ -78,12 +84,11 @@ export function startStdioChild(opts: StdioChildOptions): Promise<StdioStart> {
   if (opts.cwd !== undefined && !isDirectory(opts.cwd)) {
     return Promise.resolve({ type: 'spawn_failed', message: `working folder ${opts.cwd} does not exist` });
   }
-  // Sandboxed, the mark moves from bwrap's environment to the CLI's (sandbox-launch.ts). Every
-  // long-lived agent is lowered (nice.ts), by a shell step before the CLI where it can be
-  // (sandbox-launch.ts): sandboxed, that is the only way to reach the CLI's own session.
+  // Sandboxed, the mark moves from bwrap's environment to the CLI's (sandbox-launch.ts), and a
+  // lowered one lowers itself inside: that is the only way to reach the CLI's own session.
   const launched = launchIn(opts.sandbox, { file: opts.file, args: opts.args }, opts.cwd, env, {
     readyFd: READY_FD,
-    lower: true,
+    lower: opts.lower === true,
   });
   if (!launched.ok) return Promise.resolve({ type: 'spawn_failed', message: launched.error, sandbox: true });
   const { launch, lowersItself } = launched;

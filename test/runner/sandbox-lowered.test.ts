@@ -81,6 +81,7 @@ async function warmPriorities(needle: string, way: (typeof WAYS)[number], skip?:
     cwd: join(dir, 'work'),
     env,
     sandbox,
+    lower: true,
     guard: lowered(undefined),
     ...launcherFor(way),
   });
