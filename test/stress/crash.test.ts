@@ -32,6 +32,12 @@ import {
 } from './helpers.js';
 
 const ROUNDS = 30;
+/**
+ * A bound, not a delay: the 30 rounds take about 50 s of CPU on a quiet 2-core machine, and CI runs
+ * them beside the PostgreSQL suites and the load test; at load 6 they once went past the suites'
+ * 150 s (2026-11-29, the same seed passing in 49 s alone).
+ */
+const CRASH_BOUND_MS = 300_000;
 const CHATS = 3;
 const POINTS = ['before-store', 'after-store', 'mid-run', 'finished-unsent', 'mid-send'] as const;
 type Point = (typeof POINTS)[number];
@@ -107,182 +113,187 @@ function schedule(rng: Rng): Point[] {
 }
 
 describe('crash and restart', () => {
-  it(`SIGKILL ${ROUNDS} times at chosen points, restarts, a clean run: nothing lost, nothing twice`, async () => {
-    const rng = seededRandom('crash');
-    const { fake: f, home: h, url } = await twilioSetup({ queue: { whileBusy: 'followup' } });
-    fake = f;
-    home = h;
-    /** Every message sent, per chat, in order: what the fake REST server must receive as replies. */
-    const sent: string[][] = Array.from({ length: CHATS }, () => []);
-    let seq = 0;
-    const post = (c: number, text: string, sid: string) =>
-      twilioPost(url, smsParams({ MessageSid: sid, From: chatNumber(c), Body: text }));
-    /** Sends a message and waits for the webhook's 200 (the message is stored). */
-    const send = async (c: number, label: string, extra = '') => {
-      const text = `k${String(++seq).padStart(3, '0')}-${label}${extra ? ` ${extra}` : ''}`;
-      sent[c]?.push(text);
-      const res = await post(c, text, `SM${String(seq).padStart(32, '0')}`);
-      expect(res.status, `seed ${rng.seed}`).toBe(200);
-      return text;
-    };
-    /** Whether a run of `text` logged `ev` (the fake logs the prompt only at start; then its PID). */
-    const event = (ev: string, text: string) => () => {
-      const events = h.events();
-      const pids = new Set(events.filter((e) => e.ev === 'start' && e.prompt === text).map((e) => e.pid));
-      return events.some((e) => e.ev === ev && pids.has(e.pid));
-    };
-    /** Where the replies this relay process sent begin in the fake's record. */
-    let since = 0;
-    const restart = async () => {
-      since = f.created.length;
-      relay = await startRelayProcess(h);
-    };
-    /** Replies allowed a second copy: accepted by the fake, not yet noted when the relay died. */
-    const resent = new Map<string, number>();
-    const kill = async () => {
-      if (relay) await killRelay(relay);
-      // Runs the dead relay left: the fake CLI in its own process group, still sleeping.
-      for (const e of h.events()) if (e.ev === 'start' && alive(e.pid)) killOrphanGroup(e.pid);
-      // The fake runs in this process: until it has seen the dead relay's connections close, a held
-      // request may still count as answered on release, and a request already written may still be
-      // recorded. Both would look like duplicates the relay never made.
-      await settle(
-        () => f.openConnections() === 0,
-        'the fake still sees the dead relay connected',
-        rng,
-        5000,
-      );
-      await new Promise((r) => setImmediate(r));
-      for (const body of acceptedUnnoted(h, f, since, resent)) resent.set(body, (resent.get(body) ?? 0) + 1);
-    };
+  it(
+    `SIGKILL ${ROUNDS} times at chosen points, restarts, a clean run: nothing lost, nothing twice`,
+    async () => {
+      const rng = seededRandom('crash');
+      const { fake: f, home: h, url } = await twilioSetup({ queue: { whileBusy: 'followup' } });
+      fake = f;
+      home = h;
+      /** Every message sent, per chat, in order: what the fake REST server must receive as replies. */
+      const sent: string[][] = Array.from({ length: CHATS }, () => []);
+      let seq = 0;
+      const post = (c: number, text: string, sid: string) =>
+        twilioPost(url, smsParams({ MessageSid: sid, From: chatNumber(c), Body: text }));
+      /** Sends a message and waits for the webhook's 200 (the message is stored). */
+      const send = async (c: number, label: string, extra = '') => {
+        const text = `k${String(++seq).padStart(3, '0')}-${label}${extra ? ` ${extra}` : ''}`;
+        sent[c]?.push(text);
+        const res = await post(c, text, `SM${String(seq).padStart(32, '0')}`);
+        expect(res.status, `seed ${rng.seed}`).toBe(200);
+        return text;
+      };
+      /** Whether a run of `text` logged `ev` (the fake logs the prompt only at start; then its PID). */
+      const event = (ev: string, text: string) => () => {
+        const events = h.events();
+        const pids = new Set(events.filter((e) => e.ev === 'start' && e.prompt === text).map((e) => e.pid));
+        return events.some((e) => e.ev === ev && pids.has(e.pid));
+      };
+      /** Where the replies this relay process sent begin in the fake's record. */
+      let since = 0;
+      const restart = async () => {
+        since = f.created.length;
+        relay = await startRelayProcess(h);
+      };
+      /** Replies allowed a second copy: accepted by the fake, not yet noted when the relay died. */
+      const resent = new Map<string, number>();
+      const kill = async () => {
+        if (relay) await killRelay(relay);
+        // Runs the dead relay left: the fake CLI in its own process group, still sleeping.
+        for (const e of h.events()) if (e.ev === 'start' && alive(e.pid)) killOrphanGroup(e.pid);
+        // The fake runs in this process: until it has seen the dead relay's connections close, a held
+        // request may still count as answered on release, and a request already written may still be
+        // recorded. Both would look like duplicates the relay never made.
+        await settle(
+          () => f.openConnections() === 0,
+          'the fake still sees the dead relay connected',
+          rng,
+          5000,
+        );
+        await new Promise((r) => setImmediate(r));
+        for (const body of acceptedUnnoted(h, f, since, resent))
+          resent.set(body, (resent.get(body) ?? 0) + 1);
+      };
 
-    const hits: Record<Point, number> = {
-      'before-store': 0,
-      'after-store': 0,
-      'mid-run': 0,
-      'finished-unsent': 0,
-      'mid-send': 0,
-    };
-    let storedBeforeKill = 0;
-    await restart();
-    for (const [round, point] of schedule(rng).entries()) {
-      const where = `round ${round} (${point}, seed ${rng.seed})`;
-      // One interruption per message: a message whose run is cut twice is failed on purpose
-      // (recovery.ts), which is a different promise from this suite's.
-      await untilQuiet(h, rng);
-      const c = rng.int(CHATS);
-      // Work in the other chats, at whatever stage it has reached when the kill comes.
-      for (let o = 0; o < CHATS; o++)
-        if (o !== c && rng.next() < 0.7) await send(o, 'other', `sleep:${rng.int(300)}`);
-
-      let redeliver: (() => Promise<Response>) | undefined;
-      let target: string;
-      let check: (s: Seen) => boolean;
-      switch (point) {
-        case 'before-store': {
-          // The webhook request is still open when the relay dies: stored or not, Twilio got no 200
-          // and delivers it again after the restart.
-          const text = `k${String(++seq).padStart(3, '0')}-before-store`;
-          const sid = `SM${String(seq).padStart(32, '0')}`;
-          sent[c]?.push(text);
-          const inFlight = post(c, text, sid).catch(() => undefined);
-          await new Promise((r) => setTimeout(r, rng.int(4)));
-          await kill();
-          await inFlight;
-          redeliver = () => post(c, text, sid);
-          target = text;
-          // Stored or not are both this point; which one it was is counted and printed.
-          check = () => true;
-          break;
-        }
-        case 'after-store': {
-          const text = await send(c, 'after-store');
-          target = text;
-          await kill();
-          // The 200 may be lost on its way back (the relay died as it answered), so Twilio delivers
-          // the same MessageSid again after the restart: the stored row must absorb it. Without
-          // this, the dedupe on restart is only reached when a before-store kill happens to land
-          // after the write, which a seed may never do.
-          const sid = `SM${String(seq).padStart(32, '0')}`;
-          redeliver = () => post(c, text, sid);
-          check = (s) => s.inbox !== undefined;
-          break;
-        }
-        case 'mid-run': {
-          target = await send(c, 'mid-run', 'sleeponce:60000');
-          await settle(event('sleep', target), `${where}: the run never started`, rng);
-          await kill();
-          check = (s) => s.inbox === 'running' && s.outbox.length === 0;
-          break;
-        }
-        case 'finished-unsent': {
-          // An earlier reply of the chat is held in flight, so the target's reply waits behind it.
-          const first = `k${String(seq + 1).padStart(3, '0')}-held`;
-          const held = f.hold((b) => b === `reply: ${first}`);
-          await send(c, 'held');
-          await held.arrived;
-          target = await send(c, 'finished-unsent');
-          await settle(event('end', target), `${where}: the run never finished`, rng);
-          await settle(
-            () => storeState(h, target).outbox.length > 0,
-            `${where}: the reply was never stored`,
-            rng,
-          );
-          await kill();
-          // The relay is gone; its exit and the dropped connection reach this process as separate
-          // events in either order. Releasing before the fake saw the drop would make it count the
-          // held reply as accepted, which the dead relay never heard (a duplicate the relay is not
-          // to blame for).
-          await held.dropped;
-          held.release();
-          check = (s) => s.inbox === 'done' && s.outbox.join() === 'pending';
-          break;
-        }
-        case 'mid-send': {
-          const label = `k${String(seq + 1).padStart(3, '0')}-mid-send`;
-          const held = f.hold((b) => b === `reply: ${label}`);
-          target = await send(c, 'mid-send');
-          await held.arrived;
-          await kill();
-          await held.dropped;
-          held.release();
-          check = (s) => s.inbox === 'done' && s.outbox.join() === 'pending';
-          break;
-        }
-      }
-      const state = storeState(h, target);
-      expect(check(state), `${where}: store after the kill: ${JSON.stringify(state)}`).toBe(true);
-      hits[point]++;
-      if (point === 'before-store' && state.inbox) storedBeforeKill++;
+      const hits: Record<Point, number> = {
+        'before-store': 0,
+        'after-store': 0,
+        'mid-run': 0,
+        'finished-unsent': 0,
+        'mid-send': 0,
+      };
+      let storedBeforeKill = 0;
       await restart();
-      if (redeliver) expect((await redeliver()).status, where).toBe(200);
-    }
+      for (const [round, point] of schedule(rng).entries()) {
+        const where = `round ${round} (${point}, seed ${rng.seed})`;
+        // One interruption per message: a message whose run is cut twice is failed on purpose
+        // (recovery.ts), which is a different promise from this suite's.
+        await untilQuiet(h, rng);
+        const c = rng.int(CHATS);
+        // Work in the other chats, at whatever stage it has reached when the kill comes.
+        for (let o = 0; o < CHATS; o++)
+          if (o !== c && rng.next() < 0.7) await send(o, 'other', `sleep:${rng.int(300)}`);
 
-    // The clean run: everything left is answered; a clean stop; a clean start sends nothing again.
-    await untilQuiet(h, rng);
-    const stopping = relay as Proc;
-    stopping.child.kill('SIGTERM');
-    expect((await stopping.exit).code, stopping.stderr()).toBe(0);
-    const received = f.created.length;
-    await restart();
-    await untilQuiet(h, rng);
-    expect(f.created.length).toBe(received);
-    const last = relay as Proc;
-    last.child.kill('SIGTERM');
-    expect((await last.exit).code).toBe(0);
+        let redeliver: (() => Promise<Response>) | undefined;
+        let target: string;
+        let check: (s: Seen) => boolean;
+        switch (point) {
+          case 'before-store': {
+            // The webhook request is still open when the relay dies: stored or not, Twilio got no 200
+            // and delivers it again after the restart.
+            const text = `k${String(++seq).padStart(3, '0')}-before-store`;
+            const sid = `SM${String(seq).padStart(32, '0')}`;
+            sent[c]?.push(text);
+            const inFlight = post(c, text, sid).catch(() => undefined);
+            await new Promise((r) => setTimeout(r, rng.int(4)));
+            await kill();
+            await inFlight;
+            redeliver = () => post(c, text, sid);
+            target = text;
+            // Stored or not are both this point; which one it was is counted and printed.
+            check = () => true;
+            break;
+          }
+          case 'after-store': {
+            const text = await send(c, 'after-store');
+            target = text;
+            await kill();
+            // The 200 may be lost on its way back (the relay died as it answered), so Twilio delivers
+            // the same MessageSid again after the restart: the stored row must absorb it. Without
+            // this, the dedupe on restart is only reached when a before-store kill happens to land
+            // after the write, which a seed may never do.
+            const sid = `SM${String(seq).padStart(32, '0')}`;
+            redeliver = () => post(c, text, sid);
+            check = (s) => s.inbox !== undefined;
+            break;
+          }
+          case 'mid-run': {
+            target = await send(c, 'mid-run', 'sleeponce:60000');
+            await settle(event('sleep', target), `${where}: the run never started`, rng);
+            await kill();
+            check = (s) => s.inbox === 'running' && s.outbox.length === 0;
+            break;
+          }
+          case 'finished-unsent': {
+            // An earlier reply of the chat is held in flight, so the target's reply waits behind it.
+            const first = `k${String(seq + 1).padStart(3, '0')}-held`;
+            const held = f.hold((b) => b === `reply: ${first}`);
+            await send(c, 'held');
+            await held.arrived;
+            target = await send(c, 'finished-unsent');
+            await settle(event('end', target), `${where}: the run never finished`, rng);
+            await settle(
+              () => storeState(h, target).outbox.length > 0,
+              `${where}: the reply was never stored`,
+              rng,
+            );
+            await kill();
+            // The relay is gone; its exit and the dropped connection reach this process as separate
+            // events in either order. Releasing before the fake saw the drop would make it count the
+            // held reply as accepted, which the dead relay never heard (a duplicate the relay is not
+            // to blame for).
+            await held.dropped;
+            held.release();
+            check = (s) => s.inbox === 'done' && s.outbox.join() === 'pending';
+            break;
+          }
+          case 'mid-send': {
+            const label = `k${String(seq + 1).padStart(3, '0')}-mid-send`;
+            const held = f.hold((b) => b === `reply: ${label}`);
+            target = await send(c, 'mid-send');
+            await held.arrived;
+            await kill();
+            await held.dropped;
+            held.release();
+            check = (s) => s.inbox === 'done' && s.outbox.join() === 'pending';
+            break;
+          }
+        }
+        const state = storeState(h, target);
+        expect(check(state), `${where}: store after the kill: ${JSON.stringify(state)}`).toBe(true);
+        hits[point]++;
+        if (point === 'before-store' && state.inbox) storedBeforeKill++;
+        await restart();
+        if (redeliver) expect((await redeliver()).status, where).toBe(200);
+      }
 
-    const windowHits = [...resent.values()].reduce((a, b) => a + b, 0);
-    console.log(
-      `crash: ${ROUNDS} kills ${JSON.stringify(hits)} (before-store: ${storedBeforeKill} already stored); ` +
-        `${seq} messages, ${f.created.length} replies received, ${windowHits} accepted but not noted at a kill (none sent twice)`,
-    );
-    for (let c = 0; c < CHATS; c++) {
-      const got = f.created.filter((m) => m.to === chatNumber(c)).map((m) => m.body);
-      // Each reply once, in order, including those accepted but not noted when the relay was killed.
-      const want = (sent[c] ?? []).map((t) => `reply: ${t}`);
-      expect(got, `chat ${c} (seed ${rng.seed})`).toEqual(want);
-    }
-  });
+      // The clean run: everything left is answered; a clean stop; a clean start sends nothing again.
+      await untilQuiet(h, rng);
+      const stopping = relay as Proc;
+      stopping.child.kill('SIGTERM');
+      expect((await stopping.exit).code, stopping.stderr()).toBe(0);
+      const received = f.created.length;
+      await restart();
+      await untilQuiet(h, rng);
+      expect(f.created.length).toBe(received);
+      const last = relay as Proc;
+      last.child.kill('SIGTERM');
+      expect((await last.exit).code).toBe(0);
+
+      const windowHits = [...resent.values()].reduce((a, b) => a + b, 0);
+      console.log(
+        `crash: ${ROUNDS} kills ${JSON.stringify(hits)} (before-store: ${storedBeforeKill} already stored); ` +
+          `${seq} messages, ${f.created.length} replies received, ${windowHits} accepted but not noted at a kill (none sent twice)`,
+      );
+      for (let c = 0; c < CHATS; c++) {
+        const got = f.created.filter((m) => m.to === chatNumber(c)).map((m) => m.body);
+        // Each reply once, in order, including those accepted but not noted when the relay was killed.
+        const want = (sent[c] ?? []).map((t) => `reply: ${t}`);
+        expect(got, `chat ${c} (seed ${rng.seed})`).toEqual(want);
+      }
+    },
+    CRASH_BOUND_MS,
+  );
 
   // The window a store alone cannot close: Twilio took a chunk and the relay died before hearing so.
   // Nothing in the request lets Twilio recognise a resend, so the restarted relay asks Twilio for the
