@@ -346,6 +346,28 @@ describe('agentwire relay with the Discord channel', () => {
     await stop(p);
   }, 90_000);
 
+  it.each([
+    ['READY', 'holdIdentify'],
+    ['HELLO', 'holdHello'],
+  ] as const)(
+    'SIGTERM while the gateway still waits for %s: the relay stops at once and connects no more',
+    async (_, hold) => {
+      discord = await startFakeDiscord();
+      discord[hold] = true;
+      setup();
+      const p = spawnNode([MAIN, 'relay'], { ...home!.env, DISCORD_BOT_TOKEN: TOKEN });
+      procs.push(p);
+      const waiting =
+        hold === 'holdHello' ? () => discord!.connections > 0 : () => discord!.identifyTries > 0;
+      expect(await waitFor(waiting), p.stderr()).toBe(true);
+      // Before the fix the library reconnected here and the relay never ended.
+      await stop(p);
+      expect(discord.connections).toBe(1);
+      expect(discord.identifyTries).toBe(hold === 'holdHello' ? 0 : 1);
+    },
+    90_000,
+  );
+
   it('threads as sessions: each thread is a chat with its own session, answered in the thread', async () => {
     discord = await startFakeDiscord();
     const first = '777000000000000001';

@@ -182,6 +182,8 @@ export function createDiscordChannel(deps: DiscordChannelDeps): Channel {
     for (let tries = 1; !stopped; tries++) {
       try {
         const user = await api!.users.getCurrent();
+        // A stop that came meanwhile found no gateway to close: none is opened after it.
+        if (stopped) return;
         me = { id: user.id, username: user.username };
         gateway = openGateway(token, rest!, store, {
           dispatch: onDispatch,

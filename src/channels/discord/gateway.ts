@@ -13,6 +13,7 @@
 import { GatewayDispatchEvents, type GatewayDispatchPayload, GatewayIntentBits } from '@discordjs/core';
 import type { REST } from '@discordjs/rest';
 import { type SessionInfo, WebSocketManager, WebSocketShardEvents } from '@discordjs/ws';
+import { OneShard } from './one-shard.js';
 import type { DiscordState, SavedSession } from './state.js';
 
 /** Only what the channel reads: messages in servers and DMs, and their text (a privileged intent). */
@@ -37,12 +38,17 @@ export function openGateway(token: string, rest: REST, state: DiscordState, even
   let loaded = false;
   let stopping = false;
   let chain: Promise<void> = Promise.resolve();
+  let shards: OneShard | undefined;
 
   const manager = new WebSocketManager({
     token,
     intents: INTENTS,
     rest,
     shardCount: 1,
+    buildStrategy: (m) => {
+      shards = new OneShard(m);
+      return shards;
+    },
     async retrieveSessionInfo() {
       if (live) return live;
       if (!loaded) {
@@ -98,6 +104,7 @@ export function openGateway(token: string, rest: REST, state: DiscordState, even
     },
     async stop() {
       stopping = true;
+      shards?.end();
       // 4200 (not 1000): a normal close would end the session on Discord's side too.
       try {
         await manager.destroy({ code: 4200, reason: 'relay stopping' });

@@ -76,6 +76,14 @@ export interface FakeDiscord {
   replayFrom: number | undefined;
   /** Close every IDENTIFY with this code (4014: the Message Content intent is not enabled in the portal). */
   refuseIdentify: number | undefined;
+  /** Send no HELLO on a new socket (a gateway that accepts the connection and says nothing). */
+  holdHello: boolean;
+  /** Leave every IDENTIFY unanswered (a gateway that never sends READY). */
+  holdIdentify: boolean;
+  /** IDENTIFY payloads received, answered or not. */
+  identifyTries: number;
+  /** Gateway sockets opened. */
+  connections: number;
   /** Forget every session: a RESUME gets INVALID_SESSION and the client identifies again. */
   forgetSessions(): void;
   close(): Promise<void>;
@@ -337,6 +345,10 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     live: () => current?.session !== undefined && current.ws.readyState === current.ws.OPEN,
     replayFrom: undefined,
     refuseIdentify: undefined,
+    holdIdentify: false,
+    holdHello: false,
+    identifyTries: 0,
+    connections: 0,
     forgetSessions: () => sessions.clear(),
     async close() {
       for (const c of wss.clients) c.terminate();
@@ -347,12 +359,15 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
   };
 
   wss.on('connection', (ws) => {
+    fake.connections++;
     const conn: { ws: WebSocket; session?: Session } = { ws };
-    send(ws, { op: 10, d: { heartbeat_interval: 41_250 }, s: null, t: null });
+    if (!fake.holdHello) send(ws, { op: 10, d: { heartbeat_interval: 41_250 }, s: null, t: null });
     ws.on('message', (raw) => {
       const p = JSON.parse(String(raw)) as { op: number; d: Record<string, unknown> };
       if (p.op === 1) return send(ws, { op: 11, d: null, s: null, t: null });
       if (p.op === 2) {
+        fake.identifyTries++;
+        if (fake.holdIdentify) return;
         if (p.d.token !== TOKEN) return ws.close(4004, 'Authentication failed.');
         if (fake.refuseIdentify) return ws.close(fake.refuseIdentify, 'Disallowed intent(s).');
         fake.identifies++;
