@@ -1,11 +1,11 @@
 // README's `npm test`. Projects by folder, so a new file is picked up where it is put:
 // - `shared`: the folders of in-process tests (policy, store, queue, drivers and the runner against
-//   fake CLIs, channels against fakes, CLI commands). They run with `isolate: false`: a worker runs
+//   fake CLIs, channels against fakes, CLI commands) and of the suites that drive built relay
+//   processes (e2e, faults, hostile, secrets). They run with `isolate: false`: a worker runs
 //   file after file with its modules already loaded, instead of a new process and a fresh import of
 //   zod, express, twilio and Baileys per file (about 1.3 s of start-up each, far more on a loaded
 //   machine: test/queue and test/events took 52 s isolated and 21 s shared at load 20).
-// - `isolated`: the suites that drive built relay processes end to end (e2e, faults, hostile,
-//   secrets) and any new folder: one fresh worker per file.
+// - `isolated`: any new folder: one fresh worker per file.
 // - `set-apart`: the files in the shared folders that change process-wide state (module mocks, spies
 //   on globals, fake timers, environment, umask, registered secrets): one fresh worker per file.
 import { existsSync } from 'node:fs';
@@ -42,6 +42,14 @@ const SHARED = [
   'test/store/**/*.test.ts',
   'test/tools/**/*.test.ts',
   'test/web/**/*.test.ts',
+  // The suites that drive built relay processes: the relays are child processes, so what these
+  // files share in a worker is only the test's side (helpers, fakes); a fresh worker per file cost
+  // about a second of CPU each, 67 files.
+  'test/e2e/**/*.test.ts',
+  'test/faults/**/*.test.ts',
+  'test/hostile/**/*.test.ts',
+  'test/secrets/**/*.test.ts',
+  'test/support/**/*.test.ts',
   // The fake model server's and the CLI installer's own tests (the real-CLI suite is its own route).
   'test/clis/*/**/*.test.ts',
 ];
@@ -74,6 +82,9 @@ const NEEDS_ISOLATION = [
   'test/drivers/approval.test.ts', // registers a credential
   'test/queue/progress-feed.test.ts', // fake timers
   'test/core/progress.test.ts', // registers a credential
+  'test/hostile/media.test.ts', // mocks node:fs and node:dns
+  'test/hostile/webhook.test.ts', // mocks node:fs (hostile/spy.ts)
+  'test/faults/acp-after-stop.test.ts', // spies on console.error
 ];
 
 export default defineConfig({

@@ -44,6 +44,8 @@ export type DriverSettings = Pick<
   tools?: ToolServer;
   /** Where the process starts from (the relay's launcher, `agents.launcher`); none: this process. */
   launcher?: Launcher;
+  /** After a cancel, how long a turn may take to end before its process is killed; default CANCEL_GRACE_MS. */
+  cancelGraceMs?: number;
 };
 
 export type Built =
@@ -106,6 +108,8 @@ function buildBare(
   const name = driverName(kind, s.command);
   const permission = permissionOf(s);
   const ask = permission === 'ask';
+  // What every driver is given: its name, its permission policy and, when set, its cancel grace.
+  const base = { name, permission, ...(s.cancelGraceMs !== undefined && { cancelGraceMs: s.cancelGraceMs }) };
   // codex takes the tools per thread (codexThreadTools), so its process has none of its own.
   const tools = kind === 'codex' ? NO_WIRING : processWiring(kind, s.tools, s.stateDir);
   // The tools' environment (opencode's inline config among it) first: `ask` merges over it.
@@ -137,8 +141,7 @@ function buildBare(
         return {
           type: 'driver',
           driver: claudeDriver({
-            name,
-            permission,
+            ...base,
             process: proc(s.command),
             toolArgs: tools.args,
             ...(s.networkTools === false && { networkTools: false }),
@@ -149,8 +152,7 @@ function buildBare(
       case 'codex':
         return {
           ...codexOn(hosts, {
-            name,
-            permission,
+            ...base,
             process: proc([...s.command, ...APP_SERVER_ARGS]),
             ...((s.tools || s.networkTools === false) && {
               threadConfig: {
@@ -168,8 +170,7 @@ function buildBare(
         return {
           type: 'driver',
           driver: piDriver({
-            name,
-            permission,
+            ...base,
             process: proc([...s.command, ...piFlags(s), ...tools.args]),
             // Where the cold spec puts a new session's file, so cold and warm share sessions.
             sessionDir: join(s.stateDir, 'pi-sessions'),
@@ -185,8 +186,7 @@ function buildBare(
             hosts,
             kind,
             {
-              name,
-              permission,
+              ...base,
               process: proc([...argv, ...tools.args]),
               ...guardOf(guard),
             },
@@ -207,8 +207,7 @@ function buildBare(
             hosts,
             kind,
             {
-              name,
-              permission,
+              ...base,
               process: proc([...s.command, 'acp', ...tools.args], env),
               ...guardOf(guard),
             },
@@ -221,8 +220,7 @@ function buildBare(
           hosts,
           kind,
           {
-            name,
-            permission,
+            ...base,
             process: proc(s.command),
             mcpServers: tools.mcpServers,
             ...guardOf(guard),

@@ -117,7 +117,12 @@ class Pool implements WarmPool {
     const tools = takesTools(kind) ? request.warmTools?.open(sessionKey) : undefined;
     const built = (this.opts.build ?? buildDriver)(
       kind,
-      { ...request, tools: tools?.server, ...(this.opts.launcher && { launcher: this.opts.launcher }) },
+      {
+        ...request,
+        tools: tools?.server,
+        ...(this.opts.launcher && { launcher: this.opts.launcher }),
+        ...(this.opts.cancelGraceMs !== undefined && { cancelGraceMs: this.opts.cancelGraceMs }),
+      },
       this.opts.guard?.(),
       this.hosts,
       this.opts.log,

@@ -44,6 +44,8 @@ const CASES: Case[] = [
 function pool(): WarmPool {
   const p = createWarmPool({
     maxProcesses: 4,
+    // The deaf cases wait it out: 5 s each by default.
+    cancelGraceMs: 300,
     idleMs: 60_000,
     log: createLogger({ level: 'silent' }),
     cold: () => undefined,

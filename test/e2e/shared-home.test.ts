@@ -10,7 +10,7 @@ import { type RelayProc, startRelayProc } from '../faults/relay-proc-rig.js';
 import { type Home, MAIN, makeHome, type Proc, spawnNode, waitFor } from './helpers.js';
 
 /** Messages per process; the machine this runs on is shared, so the bound below is generous. */
-const N = Number(process.env.SHARED_HOME_MESSAGES ?? 100);
+const N = Number(process.env.SHARED_HOME_MESSAGES ?? 50);
 
 let relay: RelayProc | undefined;
 let home: Home | undefined;
