@@ -154,6 +154,7 @@ export function createSlackChannel(deps: SlackChannelDeps): SlackChannel {
       },
       onHandleError: (err) => log.error({ err: (err as Error).message }, 'slack event failed'),
       ...(deps.helloTimeoutMs !== undefined && { helloTimeoutMs: deps.helloTimeoutMs }),
+      signal: abort.signal,
     });
     stopTransport = sock.stop;
   };

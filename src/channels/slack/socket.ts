@@ -20,6 +20,8 @@ export interface SocketDeps {
   onHandleError: (err: unknown) => void;
   /** How long the link may stay silent before Slack's `hello` (default 30 s). */
   helloTimeoutMs?: number;
+  /** The channel stopping: a link still waiting for `hello` is dropped at once. */
+  signal?: AbortSignal;
 }
 
 interface SlackEventArgs {
@@ -61,12 +63,16 @@ export async function openSocket(deps: SocketDeps): Promise<{ stop(): Promise<vo
   // start() resolves on Slack's `hello`; a link that opens and never says it would hang the channel
   // in `connecting` for good, so it is dropped and the channel's backoff tries a new one.
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   const silent = new Promise<never>((_r, reject) => {
     timer = setTimeout(
       () => reject(new Error('no hello from Slack on the new link')),
       deps.helloTimeoutMs ?? 30_000,
     );
     timer.unref();
+    onAbort = () => reject(new Error('the Slack channel stopped'));
+    if (deps.signal?.aborted) onAbort();
+    else deps.signal?.addEventListener('abort', onAbort, { once: true });
   });
   try {
     await Promise.race([client.start(), silent]);
@@ -76,6 +82,7 @@ export async function openSocket(deps: SocketDeps): Promise<{ stop(): Promise<vo
     throw err;
   } finally {
     clearTimeout(timer);
+    if (onAbort) deps.signal?.removeEventListener('abort', onAbort);
   }
   up = true;
   return {

@@ -45,6 +45,7 @@ async function start(
   extra: Record<string, unknown> = {},
   state = memoryStateStore(),
   env: NodeJS.ProcessEnv = { SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_APP_TOKEN: APP_TOKEN },
+  opts: { helloTimeoutMs?: number; connected?: boolean } = {},
 ): Promise<Rig> {
   fake ??= await startFakeSlack();
   dir ??= mkdtempSync(join(tmpdir(), 'aw-slack-'));
@@ -64,7 +65,7 @@ async function start(
       rig.slept.push(ms);
     },
     handlerRetryDelaysMs: [],
-    helloTimeoutMs: 500,
+    helloTimeoutMs: opts.helloTimeoutMs ?? 500,
   });
   await channel.start(async (msg) => {
     rig.got.push(msg);
@@ -75,7 +76,7 @@ async function start(
         ? { type, error: 'disk full' }
         : ({ type } as InboundOutcome);
   });
-  if (env.SLACK_APP_TOKEN !== APP_TOKEN) return rig;
+  if (env.SLACK_APP_TOKEN !== APP_TOKEN || opts.connected === false) return rig;
   await fake.waitSocket();
   expect(await waitFor(() => channel!.status().type === 'connected', 10_000)).toBe(true);
   return rig;
@@ -134,6 +135,18 @@ describe('Slack channel (Socket Mode)', () => {
     const env = fake.push(messageEvent({ channel: 'D0DM00001', user: OWNER, text: 'hello?' }));
     expect(await waitFor(() => fake!.acks.includes(env))).toBe(true);
     expect(rig.got).toHaveLength(1);
+  });
+
+  it('a stop while the new link has not said hello ends at once, and opens no other link', async () => {
+    fake = await startFakeSlack();
+    fake.silentLinks(1);
+    // Longer than the test's own limit: a stop that waits for the hello timeout fails the test.
+    await start({}, memoryStateStore(), undefined, { helloTimeoutMs: 120_000, connected: false });
+    await fake.waitSocket();
+    await channel!.stop();
+    expect(await waitFor(() => fake!.sockets() === 0, 10_000)).toBe(true);
+    expect(fake.callsOf('apps.connections.open')).toHaveLength(1);
+    expect(channel!.status().type).toBe('stopped');
   });
 
   it('a wrong app-level token: degraded, saying which token, and not retried forever', async () => {
