@@ -346,27 +346,40 @@ describe('agentwire relay with the Discord channel', () => {
     await stop(p);
   }, 90_000);
 
-  it.each([
-    ['READY', 'holdIdentify'],
-    ['HELLO', 'holdHello'],
-  ] as const)(
-    'SIGTERM while the gateway still waits for %s: the relay stops at once and connects no more',
-    async (_, hold) => {
-      discord = await startFakeDiscord();
-      discord[hold] = true;
-      setup();
-      const p = spawnNode([MAIN, 'relay'], { ...home!.env, DISCORD_BOT_TOKEN: TOKEN });
-      procs.push(p);
-      const waiting =
-        hold === 'holdHello' ? () => discord!.connections > 0 : () => discord!.identifyTries > 0;
-      expect(await waitFor(waiting), p.stderr()).toBe(true);
-      // Before the fix the library reconnected here and the relay never ended.
-      await stop(p);
-      expect(discord.connections).toBe(1);
-      expect(discord.identifyTries).toBe(hold === 'holdHello' ? 0 : 1);
+  // Each place a start waits on Discord; a SIGTERM there must end the relay at once.
+  const waits: {
+    on: string;
+    hold: (d: FakeDiscord) => void;
+    reached: (d: FakeDiscord) => boolean;
+    sockets: number;
+  }[] = [
+    {
+      on: 'GET /users/@me',
+      hold: (d) => d.hold.push(/^GET \/users\/@me$/),
+      reached: (d) => d.callsOf('GET', /^\/users\/@me$/).length > 0,
+      sockets: 0,
     },
-    90_000,
-  );
+    {
+      on: 'GET /gateway/bot',
+      hold: (d) => d.hold.push(/^GET \/gateway\/bot$/),
+      reached: (d) => d.callsOf('GET', /^\/gateway\/bot$/).length > 0,
+      sockets: 0,
+    },
+    { on: 'HELLO', hold: (d) => (d.holdHello = true), reached: (d) => d.connections > 0, sockets: 1 },
+    { on: 'READY', hold: (d) => (d.holdIdentify = true), reached: (d) => d.identifyTries > 0, sockets: 1 },
+  ];
+  it.each(waits)('SIGTERM while the start waits for $on: the relay stops at once and connects no more', async (w) => {
+    discord = await startFakeDiscord();
+    w.hold(discord);
+    setup();
+    const p = spawnNode([MAIN, 'relay'], { ...home!.env, DISCORD_BOT_TOKEN: TOKEN });
+    procs.push(p);
+    expect(await waitFor(() => w.reached(discord!)), p.stderr()).toBe(true);
+    // Before the fix the library reconnected at HELLO and READY, and the relay never ended.
+    await stop(p);
+    expect(discord.connections).toBe(w.sockets);
+    expect(discord.identifyTries).toBe(w.on === 'READY' ? 1 : 0);
+  }, 90_000);
 
   it('threads as sessions: each thread is a chat with its own session, answered in the thread', async () => {
     discord = await startFakeDiscord();

@@ -181,7 +181,7 @@ export function createDiscordChannel(deps: DiscordChannelDeps): Channel {
   const connect = async (token: string) => {
     for (let tries = 1; !stopped; tries++) {
       try {
-        const user = await api!.users.getCurrent();
+        const user = await api!.users.getCurrent({ signal: abort.signal });
         // A stop that came meanwhile found no gateway to close: none is opened after it.
         if (stopped) return;
         me = { id: user.id, username: user.username };

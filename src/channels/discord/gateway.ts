@@ -11,7 +11,7 @@
 // Dispatches are handled one after another, in sequence order: the handled sequence then never
 // passes a message that is still being stored.
 import { GatewayDispatchEvents, type GatewayDispatchPayload, GatewayIntentBits } from '@discordjs/core';
-import type { REST } from '@discordjs/rest';
+import type { REST, RequestData, RouteLike } from '@discordjs/rest';
 import { type SessionInfo, WebSocketManager, WebSocketShardEvents } from '@discordjs/ws';
 import { OneShard } from './one-shard.js';
 import type { DiscordState, SavedSession } from './state.js';
@@ -39,11 +39,15 @@ export function openGateway(token: string, rest: REST, state: DiscordState, even
   let stopping = false;
   let chain: Promise<void> = Promise.resolve();
   let shards: OneShard | undefined;
+  const stopper = new AbortController();
+  const stopped = new Promise<void>((resolve) => stopper.signal.addEventListener('abort', () => resolve()));
 
   const manager = new WebSocketManager({
     token,
     intents: INTENTS,
-    rest,
+    // Its one REST call (GET /gateway/bot) ends with the stop: a request Discord never answers would
+    // otherwise hold the relay for the client's timeout and its retries.
+    rest: abortable(rest, stopper.signal),
     shardCount: 1,
     buildStrategy: (m) => {
       shards = new OneShard(m);
@@ -100,10 +104,13 @@ export function openGateway(token: string, rest: REST, state: DiscordState, even
   return {
     async connect() {
       stopping = false;
-      await manager.connect();
+      const connecting = manager.connect();
+      connecting.catch(() => undefined);
+      await Promise.race([connecting, stopped]);
     },
     async stop() {
       stopping = true;
+      stopper.abort();
       shards?.end();
       // 4200 (not 1000): a normal close would end the session on Discord's side too.
       try {
@@ -114,4 +121,16 @@ export function openGateway(token: string, rest: REST, state: DiscordState, even
       await chain;
     },
   };
+}
+
+/** The client with every GET made under `signal`. */
+function abortable(rest: REST, signal: AbortSignal): REST {
+  return new Proxy(rest, {
+    get(target, prop) {
+      if (prop === 'get')
+        return (route: RouteLike, options?: RequestData) => target.get(route, { ...options, signal });
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }

@@ -27,9 +27,9 @@ export class OneShard implements IShardingStrategy {
   /** True while destroy() emits its own `closed`, which is not the gateway's and is not passed on. */
   private closing = false;
   private ended = false;
-  private end_: () => void = () => {};
-  private readonly endP = new Promise<void>((resolve) => {
-    this.end_ = resolve;
+  private markEnded: () => void = () => {};
+  private readonly whenEnded = new Promise<void>((resolve) => {
+    this.markEnded = resolve;
   });
 
   constructor(private readonly manager: WebSocketManager) {}
@@ -40,7 +40,7 @@ export class OneShard implements IShardingStrategy {
    */
   end(): void {
     this.ended = true;
-    this.end_();
+    this.markEnded();
   }
 
   async spawn(shardIds: number[]): Promise<void> {
@@ -60,7 +60,7 @@ export class OneShard implements IShardingStrategy {
 
   async connect(): Promise<void> {
     if (this.ended || !this.shard) return;
-    await Promise.race([this.shard.connect(), this.endP]);
+    await Promise.race([this.shard.connect(), this.whenEnded]);
   }
 
   async destroy(options?: Omit<WebSocketShardDestroyOptions, 'recover'>): Promise<void> {

@@ -76,6 +76,8 @@ export interface FakeDiscord {
   replayFrom: number | undefined;
   /** Close every IDENTIFY with this code (4014: the Message Content intent is not enabled in the portal). */
   refuseIdentify: number | undefined;
+  /** REST requests whose `METHOD /path` matches are never answered (an API that hangs). */
+  hold: RegExp[];
   /** Send no HELLO on a new socket (a gateway that accepts the connection and says nothing). */
   holdHello: boolean;
   /** Leave every IDENTIFY unanswered (a gateway that never sends READY). */
@@ -248,6 +250,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     (res as ServerResponse & { call?: Call }).call = call;
     if (req.headers.authorization !== `Bot ${TOKEN}`)
       return json(res, 401, { message: '401: Unauthorized', code: 0 });
+    if (fake.hold.some((re) => re.test(`${call.method} ${path}`))) return;
     const i = failures.findIndex((f) => f.method === call.method && f.route.test(path));
     if (i >= 0) {
       const [f] = failures.splice(i, 1);
@@ -347,6 +350,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     refuseIdentify: undefined,
     holdIdentify: false,
     holdHello: false,
+    hold: [],
     identifyTries: 0,
     connections: 0,
     forgetSessions: () => sessions.clear(),
