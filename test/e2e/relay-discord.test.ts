@@ -368,18 +368,22 @@ describe('agentwire relay with the Discord channel', () => {
     { on: 'HELLO', hold: (d) => (d.holdHello = true), reached: (d) => d.connections > 0, sockets: 1 },
     { on: 'READY', hold: (d) => (d.holdIdentify = true), reached: (d) => d.identifyTries > 0, sockets: 1 },
   ];
-  it.each(waits)('SIGTERM while the start waits for $on: the relay stops at once and connects no more', async (w) => {
-    discord = await startFakeDiscord();
-    w.hold(discord);
-    setup();
-    const p = spawnNode([MAIN, 'relay'], { ...home!.env, DISCORD_BOT_TOKEN: TOKEN });
-    procs.push(p);
-    expect(await waitFor(() => w.reached(discord!)), p.stderr()).toBe(true);
-    // Before the fix the library reconnected at HELLO and READY, and the relay never ended.
-    await stop(p);
-    expect(discord.connections).toBe(w.sockets);
-    expect(discord.identifyTries).toBe(w.on === 'READY' ? 1 : 0);
-  }, 90_000);
+  it.each(waits)(
+    'SIGTERM while the start waits for $on: the relay stops at once and connects no more',
+    async (w) => {
+      discord = await startFakeDiscord();
+      w.hold(discord);
+      setup();
+      const p = spawnNode([MAIN, 'relay'], { ...home!.env, DISCORD_BOT_TOKEN: TOKEN });
+      procs.push(p);
+      expect(await waitFor(() => w.reached(discord!)), p.stderr()).toBe(true);
+      // Before the fix the library reconnected at HELLO and READY, and the relay never ended.
+      await stop(p);
+      expect(discord.connections).toBe(w.sockets);
+      expect(discord.identifyTries).toBe(w.on === 'READY' ? 1 : 0);
+    },
+    90_000,
+  );
 
   it('threads as sessions: each thread is a chat with its own session, answered in the thread', async () => {
     discord = await startFakeDiscord();
