@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ChannelDeps, ChannelPlugin } from './channels/plugin.js';
 import { CHANNELS, channelNames, channelPlugin } from './channels/registry.js';
+import { CHANNEL_STOP_MS, stopWithin } from './channels/stop-within.js';
 import type { Channel } from './channels/types.js';
 import { whatsappLinkService } from './channels/whatsapp/link-control.js';
 import type { Context } from './cli/context.js';
@@ -141,7 +142,12 @@ export interface RunningRelay {
   /** The agent tools this relay serves (its tokens: tests mint one as a run would). */
   tools: ToolHost;
   /** Stops taking work, lets runs finish up to `graceMs`, kills the rest, closes everything. */
-  stop(graceMs: number): Promise<void>;
+  stop(graceMs: number): Promise<StopReport>;
+}
+
+export interface StopReport {
+  /** Channels still stopping when the relay gave up waiting (channels/stop-within.ts). */
+  lateChannels: string[];
 }
 
 export interface RelayOptions {
@@ -305,7 +311,7 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
       },
     );
     log.info({ channels: [...channels.keys()], pid: process.pid }, 'relay started');
-    let stopping: Promise<void> | undefined;
+    let stopping: Promise<StopReport> | undefined;
     return {
       queue,
       channels,
@@ -319,14 +325,16 @@ export async function startRelay(ctx: Context, opts: RelayOptions = {}): Promise
           // After the runs: a run finishing in the grace period may still call a tool.
           await toolsServer.close();
           await tools.close();
+          const late: string[] = [];
           for (const ch of channels.values())
-            await ch.stop().catch((err) => log.error({ err }, 'channel stop failed'));
+            if ((await stopWithin(ch, CHANNEL_STOP_MS, log)) === 'late') late.push(ch.name);
           // After the runs: what is still running from it is killed with it.
           await launcher?.stop();
           await owner.stop();
           await store.close();
           await lock.release();
           log.info('relay stopped');
+          return { lateChannels: late };
         })();
         return stopping;
       },
@@ -363,8 +371,8 @@ export function stopOnSignals(
   log: Logger,
   /** The listener since before the relay started (cli/signals.ts): what came meanwhile is handled first. */
   signals: HeldSignals = holdSignals(),
-): Promise<void> {
-  return new Promise<void>((resolve) => {
+): Promise<StopReport> {
+  return new Promise<StopReport>((resolve) => {
     let count = 0;
     signals.handle((signal) => {
       count++;

@@ -23,6 +23,14 @@ export function register(program: Command): void {
         signals.close();
         throw err;
       }
-      await stopOnSignals(relay, ctx.config.queue.shutdownGraceSeconds * 1000, ctx.log, signals);
+      const report = await stopOnSignals(
+        relay,
+        ctx.config.queue.shutdownGraceSeconds * 1000,
+        ctx.log,
+        signals,
+      );
+      // The store is closed and the lock released; what a late channel's library still holds open
+      // (a socket, a timer) would keep the process alive, so it ends here.
+      if (report.lateChannels.length > 0) process.exit(0);
     });
 }

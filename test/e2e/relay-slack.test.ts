@@ -132,6 +132,24 @@ describe('agentwire relay with the Slack channel (Socket Mode)', () => {
     }
   });
 
+  it('SIGTERM while Slack never answers auth.test: the relay says the channel was late and exits 0', {
+    timeout: 2 * SLOW,
+  }, async () => {
+    fake = await startFakeSlack();
+    fake.failNext('auth.test', { hang: true, body: {} });
+    home = makeHome({
+      slack: { enabled: true, apiUrl: fake.apiUrl, allowFrom: [OWNER], channels: [CHAN] },
+      console: { enabled: false },
+    });
+    proc = spawnNode([MAIN, 'relay'], env());
+    expect(await waitFor(() => fake!.callsOf('auth.test').length > 0, SLOW), proc.stderr()).toBe(true);
+    proc.child.kill('SIGTERM');
+    // Before the bound, the stop waited for the Slack client's two-minute timeout.
+    expect((await proc.exit).code).toBe(0);
+    expect(proc.stderr()).toMatch(/channel did not stop in time/);
+    expect(fake.sockets()).toBe(0);
+  });
+
   it('runs an event once when Slack delivers it again after a relay restart', {
     timeout: 4 * SLOW,
   }, async () => {

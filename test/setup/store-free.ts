@@ -17,6 +17,7 @@ export const STORE_FREE: string[] = [
   'test/agents/tool-wiring.test.ts',
   'test/bench/proc-tree.test.ts',
   'test/channels/console/console.test.ts',
+  'test/channels/stop-within.test.ts',
   'test/channels/discord/config.test.ts',
   'test/channels/discord/doctor-cli.test.ts',
   'test/channels/discord/doctor.test.ts',

@@ -26,6 +26,8 @@ export interface Call {
 }
 
 interface Scripted {
+  /** Never answered: a Slack that takes the request and says nothing. */
+  hang?: boolean;
   status?: number;
   headers?: Record<string, string>;
   body: Record<string, unknown>;
@@ -166,6 +168,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       calls.push(call);
       const s = scripted.get(method)?.shift() ?? answer(method, params);
       call.answer = s.body;
+      if (s.hang) return;
       const wantApp = method === 'apps.connections.open';
       const token = wantApp ? APP_TOKEN : BOT_TOKEN;
       const authorized = req.headers.authorization === `Bearer ${token}`;
