@@ -22,12 +22,25 @@ export function quietLogger(debug: (msg: string) => void): SlackLogger {
   };
 }
 
-export function makeApi(token: string, apiUrl: string | undefined, logger?: SlackLogger): SlackApi {
+/** `stop`: every request is also ended by it (the channel stopping), not only by its timeout. */
+export function makeApi(
+  token: string,
+  apiUrl: string | undefined,
+  logger?: SlackLogger,
+  stop?: AbortSignal,
+): SlackApi {
   return new WebClient(token, {
     slackApiUrl: apiUrl ?? DEFAULT_API_URL,
     rejectRateLimitedCalls: true,
     retryConfig: { retries: 0 },
     timeout: 120_000,
     logger: logger ?? quietLogger(() => {}),
+    ...(stop && { fetch: endedBy(stop) }),
   });
 }
+
+/** `fetch` whose requests also end when `stop` aborts. */
+export const endedBy =
+  (stop: AbortSignal) =>
+  (url: string | URL | Request, init?: RequestInit): Promise<Response> =>
+    fetch(url, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, stop]) : stop });

@@ -218,10 +218,10 @@ export function createSlackChannel(deps: SlackChannelDeps): SlackChannel {
       }
       for (const s of [secrets.botToken, secrets.appToken, secrets.signingSecret]) registerCredential(s);
       botToken = secrets.botToken;
-      api = makeApi(botToken!, apiUrl, libLog);
+      abort = new AbortController();
+      api = makeApi(botToken!, apiUrl, libLog, abort.signal);
       inbound.setHandler(onInbound);
       sender.resetAuth();
-      abort = new AbortController();
       setState({ type: 'connecting', since: Date.now() });
       connecting = connect(abort.signal);
     },

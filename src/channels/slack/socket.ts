@@ -7,6 +7,7 @@
 // the relay; a closed link is reported (`onClosed`) and the channel opens a new one with its backoff.
 import { SocketModeClient } from '@slack/socket-mode';
 import type { Logger as SlackLogger } from '@slack/web-api';
+import { endedBy } from './api.js';
 import type { Ack, Envelope } from './inbound.js';
 
 export interface SocketDeps {
@@ -37,7 +38,11 @@ export async function openSocket(deps: SocketDeps): Promise<{ stop(): Promise<vo
     logger: deps.logger,
     autoReconnectEnabled: false,
     // apps.connections.open is retried by the client itself; a few quick tries, then our own backoff.
-    clientOptions: { slackApiUrl: deps.apiUrl, retryConfig: { retries: 2, factor: 1.5, minTimeout: 200 } },
+    clientOptions: {
+      slackApiUrl: deps.apiUrl,
+      retryConfig: { retries: 2, factor: 1.5, minTimeout: 200 },
+      ...(deps.signal && { fetch: endedBy(deps.signal) }),
+    },
   });
   client.on('slack_event', (args: SlackEventArgs) => {
     void (async () => {
