@@ -178,6 +178,10 @@ export function relayRig(kind: AgentKind, base: string, opts: RigOptions = {}): 
             maxProcesses: warm.maxProcesses ?? 4,
             idleMinutes: warm.idleMinutes ?? 15,
             sessionsPerProcess: warm.sessionsPerProcess ?? 1,
+            // The relay with each real CLI is tested here, not its start limit (20 s by default):
+            // with three files at once on two cores, opencode's first start once took longer in CI
+            // and every later turn of its file ran cold, as a real relay would after a slow start.
+            startSeconds: 60,
           },
         },
         ...((opts.tools === false || opts.toolsConfig) && {
