@@ -20,18 +20,25 @@ import type { Remembered, WarmMemory } from './warm-memory.js';
  */
 export const START_LIMIT_MS = 20_000;
 
-/** The start's answer, or a timeout result once `ms` passed without one (the caller closes the driver). */
+/**
+ * The start's answer, or a timeout result once `ms` passed without one. A silent start also hands
+ * back `late`, the start still under way (bounded by the driver's own start limit): the caller
+ * closes the driver once it settles.
+ */
 export async function openWithin(
   driver: SessionDriver,
   session: SessionRef,
   ms: number,
-): Promise<{ result: OpenResult; silent: boolean }> {
+): Promise<
+  { result: OpenResult; silent: false } | { result: OpenResult; silent: true; late: Promise<OpenResult> }
+> {
   let timer: NodeJS.Timeout | undefined;
   const silent = new Promise<'silent'>((resolve) => {
     timer = setTimeout(() => resolve('silent'), ms);
   });
   const started = performance.now();
-  const r = await Promise.race([driver.open(session), silent]).finally(() => clearTimeout(timer));
+  const opening = driver.open(session);
+  const r = await Promise.race([opening, silent]).finally(() => clearTimeout(timer));
   if (r !== 'silent') return { result: r, silent: false };
   const result: OpenResult = {
     type: 'error',
@@ -40,7 +47,16 @@ export async function openWithin(
     detail: `no answer to its start within ${Math.round(ms / 1000)} s`,
     durationMs: Math.round(performance.now() - started),
   };
-  return { result, silent: true };
+  const late = opening.catch(
+    (err: unknown): OpenResult => ({
+      type: 'error',
+      kind: 'exit',
+      message: 'The agent did not start.',
+      detail: (err as Error)?.message ?? String(err),
+      durationMs: Math.round(performance.now() - started),
+    }),
+  );
+  return { result, silent: true, late };
 }
 
 const nameOf = (kind: AgentKind): string => {

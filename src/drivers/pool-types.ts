@@ -80,6 +80,8 @@ export interface PoolOptions {
   startGate?: () => Promise<void>;
   /** How long a start may go unanswered before the CLI runs cold; default START_LIMIT_MS. */
   startLimitMs?: number;
+  /** How long such a start is still waited for (an answer tries warm again); default START_TIMEOUT_MS. */
+  lateStartMs?: number;
   /** After a cancel (timeout, /stop), how long a turn may take to end before its process is killed; default CANCEL_GRACE_MS. */
   cancelGraceMs?: number;
   /** A process tree's resident memory (runner/rss.ts); tests hand in their own. */

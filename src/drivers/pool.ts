@@ -23,6 +23,8 @@ import {
   type WarmProcessInfo,
   type WarmStatus,
 } from './pool-types.js';
+import type { OpenResult } from './types.js';
+import { START_TIMEOUT_MS } from './warm-child.js';
 import { startFingerprint } from './warm-memory.js';
 import { bindTurn, takesTools } from './warm-tools.js';
 
@@ -187,14 +189,43 @@ class Pool implements WarmPool {
       );
       return { type: 'entry', entry };
     }
+    const why = `${r.kind}${r.detail ? `: ${r.detail}` : ''}`;
+    if (opened.silent && !this.closing) {
+      // Remembered first (fallBack records the failure before it awaits anything), so that a start
+      // answering just after the limit is forgiven, not recorded after its forgiveness.
+      const answer = this.fellBack.fallBack(kind, why, request, r, started);
+      void this.settleLate(entry, kind, opened.late);
+      return { type: 'result', result: await answer };
+    }
     const st = built.driver.state();
     const fault = st.type === 'broken' ? st.fault : undefined;
     await this.sessions.remove(entry);
     if (!this.closing && (opened.silent || isStartFailure(r, fault))) {
-      const why = `${r.kind}${r.detail ? `: ${r.detail}` : ''}`;
       return { type: 'result', result: await this.fellBack.fallBack(kind, why, request, r, started) };
     }
     return { type: 'result', result: r };
+  }
+
+  /**
+   * A start that went past the limit is still waited for (up to `lateStartMs`), then closed: this
+   * chat's message already ran cold. One that answers was slow, not a wrapper that never speaks
+   * the protocol (a busy machine, a CLI's first start), so its CLI is tried warm again from the
+   * next message instead of running cold until `warm-reset`.
+   */
+  private async settleLate(entry: Entry, kind: AgentKind, late: Promise<OpenResult>): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const never = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), this.opts.lateStartMs ?? START_TIMEOUT_MS);
+    });
+    const r = await Promise.race([late, never]);
+    clearTimeout(timer);
+    await this.sessions.remove(entry).catch(() => undefined);
+    if (r?.type !== 'ok' || this.closing) return;
+    if ((await this.fellBack.reset(kind)).length === 0) return;
+    this.opts.log.warn(
+      { agent: kind },
+      'the agent answered its warm start after the limit: it runs warm again from its next message (a busy machine may want a higher agents.warm.startSeconds)',
+    );
   }
 
   private async turn(entry: Entry, request: AgentRequest, retry: boolean): Promise<AgentResult> {

@@ -10,8 +10,10 @@ import type { AgentRequest, AgentResult } from '../../src/agents/types.js';
 import { createWarmPool, type WarmPool } from '../../src/drivers/pool.js';
 import { fallbackNotice, START_LIMIT_MS } from '../../src/drivers/pool-fallback.js';
 import { createLogger } from '../../src/log.js';
+import { waitFor } from '../helpers/launcher.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'aw-pool-limit-'));
+const FIX = join(import.meta.dirname, '..', 'fixtures');
 const pools: WarmPool[] = [];
 const logLines: string[] = [];
 const log = createLogger({ level: 'info', destination: { write: (l: string) => logLines.push(l) } as never });
@@ -57,12 +59,17 @@ function alive(pid: number): boolean {
   }
 }
 
+function pool(startLimitMs: number, lateStartMs: number) {
+  const cold = vi.fn(async () => coldOk());
+  const p = createWarmPool({ maxProcesses: 2, idleMs: 60_000, log, cold, startLimitMs, lateStartMs });
+  pools.push(p);
+  return { p, cold };
+}
+
 describe('warm pool: a start that never answers', () => {
   it('is given the start limit, not a minute, then killed; the message is answered cold and the chat told', async () => {
     expect(START_LIMIT_MS).toBeLessThanOrEqual(20_000);
-    const cold = vi.fn(async () => coldOk());
-    const p = createWarmPool({ maxProcesses: 2, idleMs: 60_000, log, cold, startLimitMs: 1000 });
-    pools.push(p);
+    const { p, cold } = pool(1000, 1000);
     const t0 = performance.now();
     const first = await p.run('chat:w', 'claude', req('hi'));
     // Well under the drivers' own 60 s: the limit (1 s) plus the kill.
@@ -75,13 +82,37 @@ describe('warm pool: a start that never answers', () => {
     );
     expect(fallbackNotice('claude', reason)).toContain('also after a restart');
     expect(fallbackNotice('claude', reason)).toContain('agentwire agent warm-reset');
-    // The silent process was killed with its session.
+    // The silent process is killed with its session once it stayed silent past lateStartMs too.
     const pid = Number(readFileSync(PID_FILE, 'utf8'));
-    expect(alive(pid)).toBe(false);
+    expect(await waitFor(() => !alive(pid), 15_000)).toBe(true);
     // The next message runs cold at once, without the notice.
     const second = await p.run('chat:w', 'claude', req('again'));
     expect(second).toMatchObject({ type: 'ok', text: 'cold answer' });
     expect(cold).toHaveBeenCalledTimes(2);
     expect(logLines.filter((l) => l.includes('could not start warm')).length).toBe(1);
+    // Never answered: still remembered.
+    expect(p.fallbacks()).toEqual([{ kind: 'claude', reason }]);
+  });
+
+  it('one that answers after the limit was slow: that message runs cold, the next ones warm again', async () => {
+    const gate = join(dir, 'start-gate');
+    const { p, cold } = pool(500, 30_000);
+    const slow = (prompt: string): AgentRequest => ({
+      ...req(prompt),
+      command: [process.execPath, join(FIX, 'fake-claude-stream.mjs')],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', FAKE_CLAUDE_START_GATE: gate },
+    });
+    const first = await p.run('chat:s', 'claude', slow('hi'));
+    expect(first).toMatchObject({ type: 'ok', text: expect.stringContaining('cold answer') });
+    expect(p.fallbacks()).toHaveLength(1);
+    // The start answers now: the failure is forgiven and the process closed.
+    writeFileSync(gate, '');
+    expect(await waitFor(() => p.fallbacks().length === 0, 15_000)).toBe(true);
+    expect(await waitFor(() => p.list(Date.now()).length === 0, 15_000)).toBe(true);
+    const second = await p.run('chat:s', 'claude', slow('again'));
+    expect(second.type).toBe('ok');
+    expect(second.type === 'ok' && second.text).not.toContain('cold answer');
+    expect(cold).toHaveBeenCalledTimes(1);
+    expect(logLines.filter((l) => l.includes('answered its warm start after the limit')).length).toBe(1);
   });
 });
