@@ -2,6 +2,7 @@
 // waits on a network which does not answer (a request with a two-minute timeout, a handshake) would
 // otherwise hold the relay's whole shutdown, a second Ctrl-C included. Past the bound the relay
 // goes on without it, says so, and the CLI ends the process (cli/relay.ts).
+import { orAfter } from '../core/or-after.js';
 import type { Logger } from '../log.js';
 import type { Channel } from './types.js';
 
@@ -9,10 +10,6 @@ export const CHANNEL_STOP_MS = 10_000;
 
 /** `stopped`: in time (a failure logged); `late`: still stopping after `ms`. */
 export async function stopWithin(ch: Channel, ms: number, log: Logger): Promise<'stopped' | 'late'> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => {
-    timer = setTimeout(() => resolve('late'), ms);
-  });
   const stopped = ch.stop().then(
     () => 'stopped' as const,
     (err: unknown) => {
@@ -20,8 +17,7 @@ export async function stopWithin(ch: Channel, ms: number, log: Logger): Promise<
       return 'stopped' as const;
     },
   );
-  const outcome = await Promise.race([stopped, late]);
-  clearTimeout(timer);
+  const outcome = await orAfter(stopped, ms, 'late' as const);
   if (outcome === 'late')
     log.warn({ channel: ch.name, ms }, 'channel did not stop in time: the relay stops without it');
   return outcome;

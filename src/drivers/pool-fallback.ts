@@ -7,6 +7,7 @@
 // now, and how to get warm back.
 import { getSpec } from '../agents/registry.js';
 import type { AgentKind, AgentRequest, AgentResult, SessionRef } from '../agents/types.js';
+import { orAfter } from '../core/or-after.js';
 import type { Logger } from '../log.js';
 import { noCold } from './pool-policy.js';
 import type { OpenResult, SessionDriver } from './types.js';
@@ -32,13 +33,9 @@ export async function openWithin(
 ): Promise<
   { result: OpenResult; silent: false } | { result: OpenResult; silent: true; late: Promise<OpenResult> }
 > {
-  let timer: NodeJS.Timeout | undefined;
-  const silent = new Promise<'silent'>((resolve) => {
-    timer = setTimeout(() => resolve('silent'), ms);
-  });
   const started = performance.now();
   const opening = driver.open(session);
-  const r = await Promise.race([opening, silent]).finally(() => clearTimeout(timer));
+  const r = await orAfter(opening, ms, 'silent' as const);
   if (r !== 'silent') return { result: r, silent: false };
   const result: OpenResult = {
     type: 'error',

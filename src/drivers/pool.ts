@@ -7,6 +7,7 @@
 // CLI run cold (logged once).
 import type { AgentKind, AgentRequest, AgentResult } from '../agents/types.js';
 import { KeyedChains } from '../core/keyed-chains.js';
+import { orAfter } from '../core/or-after.js';
 import { maskId } from '../log.js';
 import { announced } from './approval.js';
 import { buildDriver } from './factory.js';
@@ -200,7 +201,7 @@ class Pool implements WarmPool {
     const st = built.driver.state();
     const fault = st.type === 'broken' ? st.fault : undefined;
     await this.sessions.remove(entry);
-    if (!this.closing && (opened.silent || isStartFailure(r, fault))) {
+    if (!this.closing && isStartFailure(r, fault)) {
       return { type: 'result', result: await this.fellBack.fallBack(kind, why, request, r, started) };
     }
     return { type: 'result', result: r };
@@ -213,12 +214,7 @@ class Pool implements WarmPool {
    * next message instead of running cold until `warm-reset`.
    */
   private async settleLate(entry: Entry, kind: AgentKind, late: Promise<OpenResult>): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const never = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), this.opts.lateStartMs ?? START_TIMEOUT_MS);
-    });
-    const r = await Promise.race([late, never]);
-    clearTimeout(timer);
+    const r = await orAfter(late, this.opts.lateStartMs ?? START_TIMEOUT_MS, undefined);
     await this.sessions.remove(entry).catch(() => undefined);
     if (r?.type !== 'ok' || this.closing) return;
     if ((await this.fellBack.reset(kind)).length === 0) return;

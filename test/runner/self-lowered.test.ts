@@ -46,20 +46,26 @@ async function firstLine(child: StdioChild): Promise<string> {
   return out.slice(0, out.indexOf('\n'));
 }
 
+/** The test CLI through the one start helper, here or from a launcher, with `lower` or without. */
+async function startCli(way: (typeof WAYS)[number], lower: boolean) {
+  const launcher = way === 'here' ? undefined : newLauncher();
+  const s = await startStdioChild({
+    file: '/bin/sh',
+    args: CLI,
+    cwd: dir,
+    env,
+    ...(lower && { lower: true }),
+    ...(launcher && { launcher }),
+  });
+  if (s.type !== 'started') throw new Error(JSON.stringify(s));
+  return s;
+}
+
 describe.skipIf(!linux)('a warm agent lowers itself from its first instruction (Linux)', () => {
   it.each(WAYS)(
     'started %s: nice 10 at its start, its group lowered, its argv its own, hostile text as text',
     async (way) => {
-      const launcher = way === 'here' ? undefined : newLauncher();
-      const s = await startStdioChild({
-        file: '/bin/sh',
-        args: CLI,
-        cwd: dir,
-        env,
-        lower: true,
-        ...(launcher && { launcher }),
-      });
-      if (s.type !== 'started') throw new Error(JSON.stringify(s));
+      const s = await startCli(way, true);
       try {
         expect(await firstLine(s.child)).toBe(`${AGENT_NICE} argv0 ${HOSTILE}`);
         expect(existsSync(join(dir, 'pwned'))).toBe(false);
@@ -75,15 +81,7 @@ describe.skipIf(!linux)('a warm agent lowers itself from its first instruction (
   it.each(WAYS)(
     'not a warm agent (a host MCP server), started %s: the relay nice, its group left',
     async (way) => {
-      const launcher = way === 'here' ? undefined : newLauncher();
-      const s = await startStdioChild({
-        file: '/bin/sh',
-        args: CLI,
-        cwd: dir,
-        env,
-        ...(launcher && { launcher }),
-      });
-      if (s.type !== 'started') throw new Error(JSON.stringify(s));
+      const s = await startCli(way, false);
       try {
         expect(await firstLine(s.child)).toBe(`${getPriority()} argv0 ${HOSTILE}`);
         if (groupsHere) expect(groupNiceOf(s.child.pid)).toBe(0);

@@ -91,6 +91,7 @@ export const STORE_FREE: string[] = [
   'test/control/protocol.test.ts',
   'test/control/server-umask.test.ts',
   'test/control/server.test.ts',
+  'test/core/or-after.test.ts',
   'test/core/answering.test.ts',
   'test/core/approval-commands.test.ts',
   'test/core/approvers.test.ts',
