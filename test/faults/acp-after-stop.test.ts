@@ -53,12 +53,14 @@ describe('an ACP agent that answers late after a cancel (claude-agent-acp)', () 
     // Everything heard, the agent's log and the inbox, should this fail: once in CI's deferred run
     // the second reply was missing, and the bare lists did not say what came instead.
     const seen = JSON.stringify({ heard: r.heard, agent: said(), inbox: r.inbox() });
-    expect(replies.map((t) => t.replace(/^turn \d+: /, '')), seen).toEqual([
-      'first question',
-      'second question',
-      'third question',
-    ]);
-    expect(r.heard.filter((t) => t === ''), seen).toEqual([]);
+    expect(
+      replies.map((t) => t.replace(/^turn \d+: /, '')),
+      seen,
+    ).toEqual(['first question', 'second question', 'third question']);
+    expect(
+      r.heard.filter((t) => t === ''),
+      seen,
+    ).toEqual([]);
 
     // The null usage: nothing on stderr from the protocol library, nothing above debug in the log.
     const printed = errors.mock.calls.map((c) => JSON.stringify(c));
