@@ -30,9 +30,15 @@ import { turnTimer } from './turn-timer.js';
 import type { DriverOptions, OpenResult, SteerResult, TurnRequest } from './types.js';
 import { delay } from './warm-child.js';
 
-// After session/load: no update for this long means the replayed history is over (capped).
-const REPLAY_QUIET_MS = 150;
+// After session/load: no update for this long means the replayed history is over (capped). 150 ms
+// once let a replay sent a moment late, by an agent on a loaded machine, into the next turn's reply.
+const REPLAY_QUIET_MS = 500;
 const REPLAY_MAX_MS = 5_000;
+
+/** Past the loop's next poll for I/O: what already waits in a pipe has been read and handled. */
+const afterPoll = async () => {
+  for (let i = 0; i < 2; i++) await new Promise((r) => setImmediate(r));
+};
 
 export interface AcpDriverOptions extends DriverOptions {
   guard?: GroupGuard;
@@ -200,8 +206,15 @@ class AcpDriver extends HostedSession<AcpLink, ClientConnection, Turn> {
     this.lastUpdateAt = Math.max(this.lastUpdateAt, performance.now());
     while (!this.fault && this.sessionId === sessionId && performance.now() < until) {
       const wait = this.lastUpdateAt + REPLAY_QUIET_MS - performance.now();
-      if (wait <= 0) return;
-      await delay(wait);
+      if (wait > 0) {
+        await delay(wait);
+        continue;
+      }
+      // A loop held past the window runs its timers before it reads: the replay may already be
+      // in the pipe, unread, when the timer says all is quiet. Quiet only if the next read is too.
+      const seen = this.lastUpdateAt;
+      await afterPoll();
+      if (this.lastUpdateAt === seen) return;
     }
   }
 }

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acpDriver } from '../../src/drivers/acp.js';
+import type { Tap } from '../../src/drivers/acp-transport.js';
 import type { PermissionPolicy, SessionDriver } from '../../src/drivers/types.js';
 import { tempDir } from '../helpers/tmp.js';
 import { opened, waitFor } from './helpers.js';
@@ -12,17 +13,30 @@ const fake = join(import.meta.dirname, '..', 'fixtures', 'fake-acp-agent.mjs');
 const dir = tempDir('aw-acp-');
 const drivers: SessionDriver[] = [];
 
-function driver(opts: { permission?: PermissionPolicy; cancelGraceMs?: number; log?: string } = {}) {
+function driver(
+  opts: {
+    permission?: PermissionPolicy;
+    cancelGraceMs?: number;
+    log?: string;
+    env?: Record<string, string>;
+    tap?: Tap;
+  } = {},
+) {
   const d = acpDriver({
     name: 'Fake ACP',
     process: {
       argv: [process.execPath, fake],
       cwd: dir,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...(opts.log ? { FAKE_ACP_LOG: opts.log } : {}) },
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        ...(opts.log ? { FAKE_ACP_LOG: opts.log } : {}),
+        ...opts.env,
+      },
     },
     permission: opts.permission ?? 'deny',
     cancelGraceMs: opts.cancelGraceMs ?? 2000,
     startTimeoutMs: 15_000,
+    ...(opts.tap ? { tap: opts.tap } : {}),
   });
   drivers.push(d);
   return d;
@@ -119,6 +133,40 @@ describe('ACP driver', () => {
     expect(await e.turn({ prompt: 'back', timeoutMs: 10_000 })).toMatchObject({
       type: 'ok',
       text: 'turn 1: back',
+    });
+  });
+
+  // The agent replays after its answer (as gemini does). Two ways the wait for the end of the
+  // replay once let the old reply into the next turn's: an agent slow to send it, and a relay whose
+  // loop was held (in a callback after the poll) while it came, so that the timer ending the wait
+  // ran before the replay, already in the pipe, was read.
+  const busy = (ms: number) => {
+    const end = performance.now() + ms;
+    while (performance.now() < end) {
+      // held, as a relay busy with a burst of webhooks
+    }
+  };
+  it.each([
+    ['a replay 300 ms after the answer', { FAKE_ACP_REPLAY_DELAY_MS: '300' }, false],
+    ['the loop held 700 ms while the replay arrives', { FAKE_ACP_REPLAY_DELAY_MS: '100' }, true],
+  ] as const)("resumes with a late replay (%s): not the next turn's reply", async (_, env, hold) => {
+    const d = driver();
+    const first = await opened(d);
+    await d.close();
+    const ids = new Set<unknown>();
+    const tap: Tap = (direction, m) => {
+      const msg = m as { id?: unknown; method?: string; result?: unknown };
+      if (direction === 'out' && msg.method === 'session/load') ids.add(msg.id);
+      // After the driver has begun its wait, from the check phase: the next loop runs timers first.
+      if (hold && direction === 'in' && ids.has(msg.id) && msg.result !== undefined)
+        setTimeout(() => setImmediate(() => busy(700)), 20);
+    };
+    const e = driver({ env, tap });
+    expect(await e.open({ type: 'resume', id: first })).toEqual({ type: 'ok', sessionId: first });
+    // A turn that takes 400 ms: a replay still on its way when it starts would land inside it.
+    expect(await e.turn({ prompt: 'slow back', timeoutMs: 10_000 })).toMatchObject({
+      type: 'ok',
+      text: 'turn 1: slow back',
     });
   });
 
