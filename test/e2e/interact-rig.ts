@@ -88,7 +88,9 @@ export async function startRig(opts: {
     async sent(match, o = {}) {
       const hits = () =>
         bodies(o.to).filter((b) => (typeof match === 'string' ? b === match : match.test(b))).length;
-      const ok = await waitFor(() => hits() >= (o.times ?? 1), o.ms ?? 20_000);
+      // A bound, not a delay: the first message of a warm turn waits on the fake CLI and its
+      // `agentwire mcp` starting, which took over 20 s once with CI's suites run side by side.
+      const ok = await waitFor(() => hits() >= (o.times ?? 1), o.ms ?? 45_000);
       expect(
         ok,
         `no message ${match} to ${o.to ?? OWNER}; sent: ${JSON.stringify(bodies(o.to))}\n${stderr()}`,

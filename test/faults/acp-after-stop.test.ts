@@ -35,7 +35,7 @@ describe('an ACP agent that answers late after a cancel (claude-agent-acp)', () 
     rig = r;
     await r.say('first question');
     const hung = r.say('hang on this one');
-    expect(await waitFor(() => said().includes('session/prompt hang'), 15_000)).toBe(true);
+    expect(await waitFor(() => said().includes('session/prompt hang'), 45_000)).toBe(true);
     await r.say('/stop');
     await hung;
     // The relay waited for the cancelled prompt's own answer before it sent the next prompt.
