@@ -2,7 +2,7 @@
 // through: it waits on its input, silent): the pool gives it START_LIMIT_MS, not the drivers' own
 // minute, then kills it and answers the message cold, telling the chat what happened, what runs
 // now and until when. Over a real child process that never speaks.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -69,7 +69,9 @@ function pool(startLimitMs: number, lateStartMs: number) {
 describe('warm pool: a start that never answers', () => {
   it('is given the start limit, not a minute, then killed; the message is answered cold and the chat told', async () => {
     expect(START_LIMIT_MS).toBeLessThanOrEqual(20_000);
-    const { p, cold } = pool(1000, 1000);
+    // The late start is waited for 10 s: long enough for the silent script to say its pid. At 1 s
+    // a loaded machine once killed it (it starts at nice 10) before it had written the file.
+    const { p, cold } = pool(1000, 10_000);
     const t0 = performance.now();
     const first = await p.run('chat:w', 'claude', req('hi'));
     // Well under the drivers' own 60 s: the limit (1 s) plus the kill.
@@ -83,8 +85,9 @@ describe('warm pool: a start that never answers', () => {
     expect(fallbackNotice('claude', reason)).toContain('also after a restart');
     expect(fallbackNotice('claude', reason)).toContain('agentwire agent warm-reset');
     // The silent process is killed with its session once it stayed silent past lateStartMs too.
+    expect(await waitFor(() => existsSync(PID_FILE), 9000)).toBe(true);
     const pid = Number(readFileSync(PID_FILE, 'utf8'));
-    expect(await waitFor(() => !alive(pid), 15_000)).toBe(true);
+    expect(await waitFor(() => !alive(pid), 20_000)).toBe(true);
     // The next message runs cold at once, without the notice.
     const second = await p.run('chat:w', 'claude', req('again'));
     expect(second).toMatchObject({ type: 'ok', text: 'cold answer' });
