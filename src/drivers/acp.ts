@@ -11,6 +11,7 @@ import type {
   SessionNotification,
 } from '@agentclientprotocol/sdk';
 import type { AgentResult, SessionRef, StreamEvent } from '../agents/types.js';
+import { nextTurn } from '../core/next-turn.js';
 import { progressTap } from '../core/progress-event.js';
 import type { Logger } from '../log.js';
 import type { GroupGuard } from '../runner/spawn-stdio.js';
@@ -34,11 +35,6 @@ import { delay } from './warm-child.js';
 // once let a replay sent a moment late, by an agent on a loaded machine, into the next turn's reply.
 const REPLAY_QUIET_MS = 500;
 const REPLAY_MAX_MS = 5_000;
-
-/** Past the loop's next poll for I/O: what already waits in a pipe has been read and handled. */
-const afterPoll = async () => {
-  for (let i = 0; i < 2; i++) await new Promise((r) => setImmediate(r));
-};
 
 export interface AcpDriverOptions extends DriverOptions {
   guard?: GroupGuard;
@@ -213,7 +209,9 @@ class AcpDriver extends HostedSession<AcpLink, ClientConnection, Turn> {
       // A loop held past the window runs its timers before it reads: the replay may already be
       // in the pipe, unread, when the timer says all is quiet. Quiet only if the next read is too.
       const seen = this.lastUpdateAt;
-      await afterPoll();
+      // Two turns: the first reads, the second lets the library hand on what it parsed.
+      await nextTurn();
+      await nextTurn();
       if (this.lastUpdateAt === seen) return;
     }
   }

@@ -10,6 +10,7 @@
 import type { AgentKind } from '../agents/types.js';
 import type { ActiveHours } from '../core/hours.js';
 import { isWithinActiveHours } from '../core/hours.js';
+import { nextTurn } from '../core/next-turn.js';
 import type { ChatKey, SystemRunner } from '../core/types.js';
 import type { Clock, Timer } from '../heartbeat/clock.js';
 import { runOptions } from '../heartbeat/settings.js';
@@ -79,7 +80,7 @@ export class EventRunner {
   }
 
   async whenIdle(): Promise<void> {
-    while (this.working.size > 0 || this.pumping) await Promise.all([...this.working.values(), tick()]);
+    while (this.working.size > 0 || this.pumping) await Promise.all([...this.working.values(), nextTurn()]);
   }
 
   /** Something was stored or a run ended: look again now. */
@@ -295,5 +296,3 @@ function plain(
   if (text.trim() === '' && media.length === 0) return { type: 'nothing' };
   return { type: 'deliver', text, media: [...media] };
 }
-
-const tick = (): Promise<void> => new Promise((r) => setImmediate(r));

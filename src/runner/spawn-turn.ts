@@ -9,13 +9,13 @@
 // - at most MAX_WAIT_MS in all, so a steady stream of webhooks delays a start, never stops it;
 // - then one spawn per event-loop iteration, each after the I/O already waiting has been handled.
 import { allAnswered, lastAnsweredAt, unanswered } from '../core/answering.js';
+import { nextTurn } from '../core/next-turn.js';
 
 const MAX_WAIT_MS = 100;
 const QUIET_MS = 5;
 
 let last: Promise<void> = Promise.resolve();
 
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 async function myTurn(): Promise<void> {

@@ -5,6 +5,7 @@
 // (AGENTWIRE_TEST_STORE=deferred, read where stores are opened: store/sqlite/open.ts, store/sqlite/queue-sqlite.ts).
 // Operations called in order still run in that order, as over one connection.
 import { appendFileSync } from 'node:fs';
+import { nextTurn } from '../core/next-turn.js';
 import type { Store } from './store.js';
 
 /** The variable that picks the deferred engine over SQLite: tests and CI only. */
@@ -31,8 +32,6 @@ function markSeen(file: string): void {
     // The test that set it has ended and removed its folder: nothing is left to tell.
   }
 }
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** The same port, each operation run one turn after the call and its answer one turn after that. */
 export function deferredPort<T extends object>(port: T): T {

@@ -21,6 +21,7 @@ import {
   WebSocketShardEvents,
   type WebSocketShardStatus,
 } from '@discordjs/ws';
+import { nextTurn } from '../../core/next-turn.js';
 
 export class OneShard implements IShardingStrategy {
   private shard: WebSocketShard | undefined;
@@ -74,7 +75,7 @@ export class OneShard implements IShardingStrategy {
       this.closing = false;
     }
     // One turn of the loop: the waits just released settle before destroy() looks at them.
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await nextTurn();
     await shard.destroy(options);
   }
 
