@@ -4,9 +4,11 @@
 // would load the store, and on a Node older than 22.13 importing `node:sqlite` throws
 // ERR_UNKNOWN_BUILTIN_MODULE with a stack trace before any check could run, even for --help and
 // `doctor`. So this file imports nothing that reaches the store, and main.js only once the Node
-// version is known to be good. Keep it tiny and in plain syntax an old Node still parses.
+// version is known to be good (and once the compile cache is on, which a static import would
+// precede). Keep it tiny and in plain syntax an old Node still parses.
 import * as nodeModule from 'node:module';
 import { nodeVersionProblem } from '../core/node-version.js';
+import { enableOwnCompileCache } from './own-compile-cache.js';
 
 const problem = nodeVersionProblem(process.version, process.execPath);
 if (problem) {
@@ -22,5 +24,6 @@ if (problem) {
   nodeModule.flushCompileCache?.();
   await serveMcp(process.env);
 } else {
+  enableOwnCompileCache(process.env);
   await import('./main.js');
 }

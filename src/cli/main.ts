@@ -1,4 +1,5 @@
 // The agentwire program: every command. Loaded by bin.ts once the Node version is known to be good.
+import * as nodeModule from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { resolvePaths } from '../config/paths.js';
 import { stateFolderProblem } from '../config/state-folder.js';
@@ -21,6 +22,10 @@ import { register as registerSend } from './send.js';
 import { register as registerService } from './service.js';
 import { register as registerStatus } from './status.js';
 import { register as registerTrigger } from './trigger.js';
+
+// Every module of the program is loaded by now: its compiled code is written to the cache now
+// (cli/own-compile-cache.ts) rather than at exit, which a relay stopped by SIGKILL never reaches.
+nodeModule.flushCompileCache?.();
 
 const program = new Command('agentwire')
   .description('Text your own coding agent over WhatsApp, Telegram or SMS (Twilio).')

@@ -67,6 +67,7 @@ export const STORE_FREE: string[] = [
   'test/cli/config.test.ts',
   'test/cli/mcp-compile-cache.test.ts',
   'test/cli/mcp.test.ts',
+  'test/cli/own-compile-cache.test.ts',
   'test/cli/package.test.ts',
   'test/cli/tool-extension.test.ts',
   'test/cli/whatsapp.test.ts',
