@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/web/browser.test.ts'],
-    globalSetup: ['test/setup/tmp-guard.ts'],
+    globalSetup: ['test/setup/compile-cache.ts', 'test/setup/tmp-guard.ts'],
     setupFiles: ['test/setup/tmp-sweep.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -16,7 +16,7 @@ export default defineConfig({
     include: ['test/clis/*.test.ts'],
     // The temp-folder guard first: the run's own temp folder, and what a test left in it named
     // (reported rather than failed here: test/setup/tmp-report.ts says why).
-    globalSetup: ['test/setup/tmp-report.ts', 'test/clis/global-setup.ts'],
+    globalSetup: ['test/setup/tmp-report.ts', 'test/setup/compile-cache.ts', 'test/clis/global-setup.ts'],
     setupFiles: ['test/setup/tmp-sweep.ts'],
     testTimeout: 120_000,
     hookTimeout: 180_000,

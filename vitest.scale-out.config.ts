@@ -8,7 +8,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/scale-out/**/*.test.ts'],
-    globalSetup: ['test/setup/tmp-guard.ts'],
+    globalSetup: ['test/setup/compile-cache.ts', 'test/setup/tmp-guard.ts'],
     setupFiles: ['test/setup/tmp-sweep.ts'],
     testTimeout: 900_000,
     hookTimeout: 60_000,

@@ -34,6 +34,9 @@ export function cliEnv(kind: AgentKind, state: string, base: string, binDir: str
     XDG_CACHE_HOME: join(home, '.cache'),
     // Outside CODEX_HOME: codex warns when its home lies under TMPDIR.
     TMPDIR: join(state, 'tmp'),
+    // The run's compile cache (test/setup/compile-cache.ts), as the relay gives its runs one: pi's and
+    // gemini's bundles are tens of MB of JavaScript that Node compiled again at every start.
+    ...(process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } : {}),
   };
   return { ...env, ...SETUP[kind]!(home, base) };
 }
