@@ -6,10 +6,11 @@
 // The folder is agentwire's alone, apart from the one the agents' runs share
 // (`<state>/cache/node-compile`, runner/compile-cache.ts): compiled code in a cache is run as it
 // is found, so a folder an agent's CLI writes to must never feed the relay's own code.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { join } from 'node:path';
 import { resolvePaths } from '../config/paths.js';
+import { makeCompileCacheDir } from '../runner/compile-cache.js';
 
 /** `<home>/cache/agentwire-compile`. */
 export function ownCompileCacheDir(home: string): string {
@@ -36,8 +37,7 @@ export function enableOwnCompileCache(env: NodeJS.ProcessEnv): void {
   const dir = ownCompileCachePlan(env, existsSync);
   if (!dir || !nodeModule.enableCompileCache) return;
   try {
-    // Private: Node would make it readable by everyone.
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeCompileCacheDir(dir);
   } catch {
     return;
   }

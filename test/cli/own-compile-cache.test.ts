@@ -1,7 +1,7 @@
 // agentwire's own compile cache (src/cli/own-compile-cache.ts): when each command keeps V8's
 // compiled code, in which folder, and that a second start of the built bin reads it back.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ownCompileCacheDir, ownCompileCachePlan } from '../../src/cli/own-compile-cache.js';
@@ -65,6 +65,40 @@ describe('the built bin', () => {
     expect(again.status).toBe(0);
     expect(again.stdout).toMatch(/^\d+\.\d+\.\d+/);
     expect(again.stderr).toMatch(/V8 code cache for ESM file:\/\/\S+\/dist\/cli\/main\.js was accepted/);
+  });
+
+  // A damaged cache is read, refused and written again, never run: Node checks each entry's header
+  // and the hash of its code before V8 sees it.
+  it.each([
+    [
+      'each file overwritten with text',
+      (_b: Buffer) => Buffer.from('not V8 code\n'),
+      /reading header failed/,
+    ],
+    [
+      'one byte of code flipped in each, behind a valid header',
+      (b: Buffer) => {
+        b[b.length - 1]! ^= 0xff;
+        return b;
+      },
+      /cache hash mismatch/,
+    ],
+  ])('starts as usual from a damaged cache (%s)', (_name, damage, refused) => {
+    const home = tempDir('aw-own-cache-');
+    expect(run(home).status).toBe(0);
+    const dir = ownCompileCacheDir(home);
+    const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((f) => f.isFile());
+    expect(files.length).toBeGreaterThan(100);
+    for (const f of files) {
+      const path = join(f.parentPath, f.name);
+      writeFileSync(path, damage(readFileSync(path)));
+    }
+    const r = run(home, { NODE_DEBUG_NATIVE: 'COMPILE_CACHE' });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    const main = r.stderr.split('\n').filter((l) => /dist\/cli\/main\.js/.test(l));
+    expect(main.join('\n')).toMatch(refused);
+    expect(main.join('\n')).not.toMatch(/was accepted/);
   });
 
   it('makes nothing where there is no state folder yet, or the cache is turned off', () => {
