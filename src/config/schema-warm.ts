@@ -60,7 +60,7 @@ export const warmSchema = z
       .min(64)
       .optional()
       .describe(
-        'One warm process above this much resident memory is closed after its turn; the next turn resumes the session in a new one. Default: 2048, or maxMemoryMb if smaller.',
+        'One warm process above this much resident memory (read between turns, at most once a second) is closed after its turn; the next turn resumes the session in a new one. Default: 2048, or maxMemoryMb if smaller.',
       ),
     fairWaitSeconds: z
       .number()

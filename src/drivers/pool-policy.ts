@@ -105,6 +105,19 @@ export function overLimit(rssBytes: number | undefined, maxProcessBytes: number)
   return rssBytes !== undefined && rssBytes > maxProcessBytes;
 }
 
+/**
+ * Least time between two reads of one process's memory. Every turn ends with a sample, and a
+ * process that serves several chats (codex's app-server, an ACP agent) would be read once per turn
+ * of each: about 1 ms a time for codex with its helpers' threads, 7 % of the relay's CPU per turn in
+ * a burst (docs/performance.md). A process over its limit is then recycled at most this much later.
+ */
+export const SAMPLE_EVERY_MS = 1000;
+
+/** Whether a process last read at `lastAt` (undefined: never) is read again at `now`. */
+export function sampleDue(lastAt: number | undefined, now: number, every = SAMPLE_EVERY_MS): boolean {
+  return lastAt === undefined || now - lastAt >= every || now < lastAt;
+}
+
 /** Sessions whose idle process has had no turn for `idleMs` (busy, reserved and wanted ones never). */
 export function expired(slots: readonly Slot[], now: number, idleMs: number): string[] {
   return slots

@@ -5,7 +5,7 @@ import type { AgentKind } from '../agents/types.js';
 import { maskId } from '../log.js';
 import { treeRssBytes } from '../runner/rss.js';
 import { entryInfo, processSlots } from './pool-entry.js';
-import { expectBytes, expired, overLimit, place, type Slot } from './pool-policy.js';
+import { expectBytes, expired, overLimit, place, type Slot, sampleDue } from './pool-policy.js';
 import { Waiters, type WarmDemand } from './pool-room.js';
 import type { Entry, PoolOptions, WarmProcessInfo } from './pool-types.js';
 
@@ -19,6 +19,8 @@ export class PoolSessions {
   private readonly waiters = new Waiters();
   /** The last sampled size of a process of each CLI: the estimate for its next start. */
   private readonly measured = new Map<AgentKind, number>();
+  /** Each live process's last read (by pid): a shared process is read once, not per session's turn. */
+  private readonly samples = new Map<number, { at: number; rss: number }>();
   private demand: WarmDemand | undefined;
 
   constructor(private readonly opts: Limits) {}
@@ -107,7 +109,7 @@ export class PoolSessions {
     setImmediate(() => {
       const pid = entry.driver.pid();
       if (pid === undefined || this.entries.get(entry.sessionKey) !== entry) return;
-      const rss = (this.opts.rss ?? treeRssBytes)(pid);
+      const rss = this.read(pid);
       if (rss === undefined) return;
       entry.rssBytes = rss;
       this.measured.set(entry.kind, rss);
@@ -124,6 +126,20 @@ export class PoolSessions {
         else void this.remove(e);
       }
     }).unref();
+  }
+
+  /** The process's memory, read again only when its last read is older than SAMPLE_EVERY_MS. */
+  private read(pid: number): number | undefined {
+    const now = this.opts.now();
+    const last = this.samples.get(pid);
+    if (last && !sampleDue(last.at, now)) return last.rss;
+    const rss = (this.opts.rss ?? treeRssBytes)(pid);
+    // Reads of processes gone meanwhile are dropped here, so the map holds live processes only.
+    const live = new Set(this.all().map((e) => e.driver.pid()));
+    for (const p of this.samples.keys()) if (!live.has(p)) this.samples.delete(p);
+    if (rss === undefined) this.samples.delete(pid);
+    else this.samples.set(pid, { at: now, rss });
+    return rss;
   }
 
   /** Closes the session once it has been idle for `idleMs` (and nobody's work waits on it). */

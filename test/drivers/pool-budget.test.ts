@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentRequest, AgentResult, SessionRef } from '../../src/agents/types.js';
 import { createWarmPool, type PoolOptions, type WarmPool } from '../../src/drivers/pool.js';
+import { SAMPLE_EVERY_MS } from '../../src/drivers/pool-policy.js';
 import type { DriverState, SessionDriver } from '../../src/drivers/types.js';
 import { createLogger } from '../../src/log.js';
 
@@ -107,6 +108,42 @@ describe('warm pool: memory', () => {
     expect(await p.run('a', 'claude', req('a'))).toMatchObject({ text: 'pid 101' });
     expect(closed).toEqual([100]);
     expect(p.starts()).toBe(2);
+  });
+});
+
+/** Lets the pool's between-turn sample (a setImmediate queued when the turn ended) run first. */
+const sampledAfterTurn = () => new Promise((r) => setImmediate(r));
+
+describe('warm pool: memory reads', () => {
+  it('turns within SAMPLE_EVERY_MS of a read reuse it; a later turn reads again and recycles a process grown over its limit', async () => {
+    let now = 1000;
+    let size = 50 * MB;
+    const reads: number[] = [];
+    const { p, closed } = pool({
+      maxProcessBytes: 200 * MB,
+      now: () => now,
+      rss: (pid) => {
+        reads.push(pid);
+        return size;
+      },
+    });
+    await p.run('a', 'claude', req('a'));
+    await sampledAfterTurn();
+    // The start and the first turn came within the interval: one read, not two.
+    expect(reads).toEqual([100]);
+    size = 300 * MB;
+    for (let i = 0; i < 3; i++) {
+      now += SAMPLE_EVERY_MS / 4;
+      await p.run('a', 'claude', req('a'));
+      await sampledAfterTurn();
+    }
+    expect(reads).toEqual([100]);
+    expect(closed).toEqual([]);
+    now += SAMPLE_EVERY_MS / 4;
+    expect(await p.run('a', 'claude', req('a'))).toMatchObject({ text: 'pid 100' });
+    await until(() => closed.includes(100));
+    expect(reads).toEqual([100, 100]);
+    expect(await p.run('a', 'claude', req('a'))).toMatchObject({ text: 'pid 101' });
   });
 });
 

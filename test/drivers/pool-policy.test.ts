@@ -9,7 +9,9 @@ import {
   overLimit,
   place,
   reuse,
+  SAMPLE_EVERY_MS,
   type Slot,
+  sampleDue,
 } from '../../src/drivers/pool-policy.js';
 import type { DriverFault } from '../../src/drivers/types.js';
 
@@ -170,6 +172,19 @@ describe('overLimit: a process above its own limit is recycled between turns', (
     [101, 100, true],
   ])('%s of %s → %s', (rss, max, want) => {
     expect(overLimit(rss, max)).toBe(want);
+  });
+});
+
+describe('sampleDue: a process is read again once its last read is old enough', () => {
+  it.each<[string, number | undefined, number, boolean]>([
+    ['never read', undefined, 0, true],
+    ['read just now', 5000, 5000, false],
+    ['read a hair less than the interval ago', 5000, 5000 + SAMPLE_EVERY_MS - 1, false],
+    ['read exactly the interval ago', 5000, 5000 + SAMPLE_EVERY_MS, true],
+    ['read long ago', 5000, 50_000, true],
+    ['the clock went back: read again rather than trust it', 5000, 4000, true],
+  ])('%s', (_n, lastAt, now, want) => {
+    expect(sampleDue(lastAt, now)).toBe(want);
   });
 });
 
