@@ -19,8 +19,12 @@ export class PoolSessions {
   private readonly waiters = new Waiters();
   /** The last sampled size of a process of each CLI: the estimate for its next start. */
   private readonly measured = new Map<AgentKind, number>();
-  /** Each live process's last read (by pid): a shared process is read once, not per session's turn. */
-  private readonly samples = new Map<number, { at: number; rss: number }>();
+  /**
+   * Each live process's last read, by host (the process's key; a session's own process keeps its
+   * key when recycled, so the pid tells a new process from the old): a process several sessions
+   * share is read once, not at each of their turns.
+   */
+  private readonly samples = new Map<string, { pid: number; at: number; rss: number }>();
   private demand: WarmDemand | undefined;
 
   constructor(private readonly opts: Limits) {}
@@ -109,7 +113,7 @@ export class PoolSessions {
     setImmediate(() => {
       const pid = entry.driver.pid();
       if (pid === undefined || this.entries.get(entry.sessionKey) !== entry) return;
-      const rss = this.read(pid);
+      const rss = this.read(entry.host, pid);
       if (rss === undefined) return;
       entry.rssBytes = rss;
       this.measured.set(entry.kind, rss);
@@ -129,16 +133,16 @@ export class PoolSessions {
   }
 
   /** The process's memory, read again only when its last read is older than SAMPLE_EVERY_MS. */
-  private read(pid: number): number | undefined {
+  private read(host: string, pid: number): number | undefined {
     const now = this.opts.now();
-    const last = this.samples.get(pid);
-    if (last && !sampleDue(last.at, now)) return last.rss;
+    const last = this.samples.get(host);
+    if (last?.pid === pid && !sampleDue(last.at, now)) return last.rss;
     const rss = (this.opts.rss ?? treeRssBytes)(pid);
-    // Reads of processes gone meanwhile are dropped here, so the map holds live processes only.
-    const live = new Set(this.all().map((e) => e.driver.pid()));
-    for (const p of this.samples.keys()) if (!live.has(p)) this.samples.delete(p);
-    if (rss === undefined) this.samples.delete(pid);
-    else this.samples.set(pid, { at: now, rss });
+    // Reads of processes no session is on any more are dropped, so the map holds live ones only.
+    const live = new Set(this.all().map((e) => e.host));
+    for (const h of this.samples.keys()) if (!live.has(h)) this.samples.delete(h);
+    if (rss === undefined) this.samples.delete(host);
+    else this.samples.set(host, { pid, at: now, rss });
     return rss;
   }
 

@@ -143,7 +143,48 @@ describe('warm pool: memory reads', () => {
     expect(await p.run('a', 'claude', req('a'))).toMatchObject({ text: 'pid 100' });
     await until(() => closed.includes(100));
     expect(reads).toEqual([100, 100]);
+    // The chat's new process is read at once, within the interval of the old one's reading: the
+    // old process's size is never taken for it (it would be recycled again at once).
+    size = 50 * MB;
     expect(await p.run('a', 'claude', req('a'))).toMatchObject({ text: 'pid 101' });
+    await sampledAfterTurn();
+    expect(reads).toEqual([100, 100, 101]);
+    expect(await p.run('a', 'claude', req('a'))).toMatchObject({ text: 'pid 101' });
+    expect(closed).toEqual([100]);
+  });
+});
+
+describe('warm pool: memory reads of a shared process', () => {
+  it('two chats on one process: read once for both within the interval, not at each turn', async () => {
+    let now = 1000;
+    const reads: number[] = [];
+    const f = fakes();
+    // Both sessions on one process (pid 200), as codex's app-server serves them.
+    const build = () => {
+      const b = f.build();
+      return { ...b, driver: { ...b.driver, pid: () => 200 }, host: 'shared' };
+    };
+    const { p } = pool(
+      {
+        now: () => now,
+        rss: (pid) => {
+          reads.push(pid);
+          return 100 * MB;
+        },
+      },
+      { ...f, build },
+    );
+    for (let i = 0; i < 3; i++) {
+      now += SAMPLE_EVERY_MS / 8;
+      await p.run('a', 'codex', req('a'));
+      await p.run('b', 'codex', req('b'));
+      await sampledAfterTurn();
+    }
+    expect(reads).toEqual([200]);
+    now += SAMPLE_EVERY_MS;
+    await p.run('b', 'codex', req('b'));
+    await sampledAfterTurn();
+    expect(reads).toEqual([200, 200]);
   });
 });
 
