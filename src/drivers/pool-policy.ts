@@ -114,8 +114,8 @@ export function overLimit(rssBytes: number | undefined, maxProcessBytes: number)
 export const SAMPLE_EVERY_MS = 1000;
 
 /** Whether a process last read at `lastAt` (undefined: never) is read again at `now`. */
-export function sampleDue(lastAt: number | undefined, now: number, every = SAMPLE_EVERY_MS): boolean {
-  return lastAt === undefined || now - lastAt >= every || now < lastAt;
+export function sampleDue(lastAt: number | undefined, now: number): boolean {
+  return lastAt === undefined || now - lastAt >= SAMPLE_EVERY_MS || now < lastAt;
 }
 
 /** Sessions whose idle process has had no turn for `idleMs` (busy, reserved and wanted ones never). */

@@ -154,6 +154,29 @@ describe('warm pool: memory reads', () => {
   });
 });
 
+describe('warm pool: a memory read that failed', () => {
+  it('is not kept: the next turn, within the interval, reads again', async () => {
+    const now = 1000;
+    const answers: (number | undefined)[] = [undefined, 80 * MB];
+    const reads: number[] = [];
+    const { p } = pool({
+      now: () => now,
+      rss: (pid) => {
+        reads.push(pid);
+        return answers.shift();
+      },
+    });
+    // The start's read fails; the first turn's, within the same millisecond, reads again.
+    await p.run('a', 'claude', req('a'));
+    await sampledAfterTurn();
+    expect(reads).toEqual([100, 100]);
+    // That one succeeded: the next turn in the interval uses it.
+    await p.run('a', 'claude', req('a'));
+    await sampledAfterTurn();
+    expect(reads).toEqual([100, 100]);
+  });
+});
+
 describe('warm pool: memory reads of a shared process', () => {
   it('two chats on one process: read once for both within the interval, not at each turn', async () => {
     let now = 1000;
