@@ -20,6 +20,7 @@ const INPUTS = [
   'package.json',
   'scripts/build.mjs',
   'scripts/bin-mode.mjs',
+  'scripts/bundle-mcp.mjs',
 ];
 
 function filesUnder(path) {

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { cliEnv } from '../../test/clis/cli-env.ts';
+import { againstBareServer } from './ack-floor.mjs';
 import { compare } from './burst-table.mjs';
 import { startFakeModelProc } from './fake-model-client.mjs';
 import { startFakeTwilio } from './fake-twilio.mjs';
@@ -317,6 +318,18 @@ const raw = (r) =>
     `burst-raw ${JSON.stringify({ ...r, acks: undefined, ackP50: median(r.acks), ackP99: p99(r.acks), ...(ACK_LOG && { ackLog: ackLog.splice(0) }) })}\n`,
   );
 try {
+  // The acks' floor per burst size, before any relay (bench/lib/ack-floor.mjs): no relay's part.
+  // A first burst, not counted, warms this client's own code, as it is for every relay after.
+  for (const [senders, per] of SIZES) {
+    await againstBareServer(burstOf(senders, per));
+    const acks = await againstBareServer(burstOf(senders, per));
+    ackLog.length = 0;
+    rows.push({
+      metric: `ack floor ${senders}×${per}: the same burst against a bare node:http server, median / p99`,
+      value: `${median(acks).toFixed(1)} / ${p99(acks).toFixed(1)}`,
+      unit: 'ms',
+    });
+  }
   for (const kind of CLIS) {
     if (BASELINES) await baselines(kind);
     for (const [senders, per] of SIZES) {

@@ -23,4 +23,8 @@ describe('the npm package', () => {
     expect(files.filter((f) => f.includes('codex-protocol'))).toEqual([]);
     expect(files).toContain('dist/drivers/codex.js');
   });
+
+  it("carries the MCP helper's bundle, which `agentwire mcp` runs (scripts/bundle-mcp.mjs)", () => {
+    expect(packed()).toContain('dist/mcp-bundle.js');
+  });
 });

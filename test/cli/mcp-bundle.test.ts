@@ -1,0 +1,50 @@
+// `agentwire mcp` from dist/ runs the bundle the build made (scripts/bundle-mcp.mjs), not the
+// MCP SDK, zod and ajv module by module: that is half the helper's CPU at every agent start. The
+// protocol itself is tested through the same bin in ./mcp.test.ts.
+import { spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/tmp.js';
+
+const BIN = join(process.cwd(), 'dist/cli/bin.js');
+const BUNDLE = join(process.cwd(), 'dist/mcp-bundle.js');
+
+/** Every module URL the helper loads until its input ends (it exits then), from a load hook. */
+async function loadedBy(args: string[]): Promise<string[]> {
+  const hook = join(tempDir('aw-mcp-bundle-'), 'hook.mjs');
+  writeFileSync(
+    hook,
+    `import { registerHooks } from 'node:module';
+import { writeSync } from 'node:fs';
+registerHooks({ load(url, ctx, next) { writeSync(2, 'LOADED ' + url + '\\n'); return next(url, ctx); } });
+`,
+  );
+  const child = spawn(process.execPath, ['--import', pathToFileURL(hook).href, ...args], {
+    env: { PATH: process.env.PATH ?? '' },
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
+  let err = '';
+  child.stderr.on('data', (d) => {
+    err += d;
+  });
+  child.stdin.end();
+  const code = await new Promise((r) => child.once('exit', r));
+  expect(code, err).toBe(0);
+  return err
+    .split('\n')
+    .filter((l) => l.startsWith('LOADED '))
+    .map((l) => l.slice('LOADED '.length));
+}
+
+describe('agentwire mcp from its bundle', () => {
+  it('loads the bundle and none of the MCP SDK, zod or ajv modules of node_modules', async () => {
+    expect(existsSync(BIN), 'build first: npm run build').toBe(true);
+    expect(existsSync(BUNDLE), 'npm run build writes dist/mcp-bundle.js').toBe(true);
+    const loaded = await loadedBy([BIN, 'mcp']);
+    expect(loaded).toContain(pathToFileURL(BUNDLE).href);
+    expect(loaded.filter((u) => u.includes('/node_modules/'))).toEqual([]);
+    expect(loaded.filter((u) => u.startsWith('file:')).length).toBeLessThan(15);
+  });
+});
