@@ -14,12 +14,53 @@ function pids() {
   return readdirSync('/proc').filter((p) => /^\d+$/.test(p));
 }
 
-/** Processes this process started whose environment holds `name=value`: the group leaders. */
-export function leadersWith(name, value) {
+/**
+ * This process's children that are a relay's launcher (`agents.launcher`, on by default): the relay
+ * runs in this process, and with the launcher on its agent processes are the launcher's children.
+ */
+function launchers() {
   const found = [];
   for (const p of pids()) {
     try {
       if (Number(statFields(p)[1]) !== process.pid) continue;
+      if (readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('launcher-process')) found.push(Number(p));
+    } catch {
+      // gone
+    }
+  }
+  return found;
+}
+
+/**
+ * CPU of this process's launchers so far, in ms: their own (the starts they do for the relay) and
+ * that of the children they have reaped (the cold runs' CLIs), which reaches this process's own
+ * reaped-children figure only once a launcher ends.
+ */
+export function launcherCpuMs() {
+  let own = 0;
+  let children = 0;
+  for (const p of launchers()) {
+    try {
+      const f = statFields(p);
+      own += ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
+      children += ((Number(f[13]) + Number(f[14])) * 1000) / CLK_TCK;
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return { own, children };
+}
+
+/**
+ * Processes this process started, itself or through its launcher, whose environment holds
+ * `name=value`: the group leaders.
+ */
+export function leadersWith(name, value) {
+  const parents = new Set([process.pid, ...launchers()]);
+  const found = [];
+  for (const p of pids()) {
+    try {
+      if (!parents.has(Number(statFields(p)[1]))) continue;
       const env = `\0${readFileSync(`/proc/${p}/environ`, 'latin1')}`;
       if (env.includes(`\0${name}=${value}\0`)) found.push(Number(p));
     } catch {

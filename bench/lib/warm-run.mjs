@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliEnv } from '../../test/clis/cli-env.ts';
 import { startFakeModelProc } from './fake-model-client.mjs';
-import { groupUsage, leadersWith } from './proc-group.mjs';
+import { groupUsage, launcherCpuMs, leadersWith } from './proc-group.mjs';
 import { childrenCpuMs, median, quantile, sleep } from './stats.mjs';
 import { relayHome, startBenchRelay } from './warm-relay.mjs';
 
@@ -43,6 +43,7 @@ async function phase(kind, mode, model) {
   try {
     const cpu0 = ownCpuMs();
     const kids0 = childrenCpuMs();
+    const launcher0 = launcherCpuMs();
     for (let i = 1; i <= TURNS; i++) {
       await model.put(id, { mode: 'ok', reply: `Reply ${i}.` });
       const out = await r.say(CHAT, `Message ${i}: say the next number.`);
@@ -50,10 +51,17 @@ async function phase(kind, mode, model) {
         throw new Error(`${kind} ${mode} turn ${i} answered ${JSON.stringify(out.text)}`);
       ms.push(out.ms);
       // After each turn: the relay's CPU, reaped children's, and the live groups' (warm).
+      // The launcher's own CPU is the relay's (its starts); what it reaped, the cold runs' CLIs.
       const groups = leadersWith(MARK, mark).map((p) => groupUsage(p));
+      const launcher = launcherCpuMs();
       at.push({
-        relay: ownCpuMs() - cpu0,
-        cli: childrenCpuMs() - kids0 + groups.reduce((s, g) => s + g.cpuMs, 0),
+        relay: ownCpuMs() - cpu0 + launcher.own - launcher0.own,
+        cli:
+          childrenCpuMs() -
+          kids0 +
+          launcher.children -
+          launcher0.children +
+          groups.reduce((s, g) => s + g.cpuMs, 0),
         leaders: groups.length,
       });
     }

@@ -31,7 +31,8 @@ if (problem) {
 /**
  * The MCP server as bundled by the build (scripts/bundle-mcp.mjs): one file to read instead of about
  * 260 modules to resolve and load, half the helper's CPU at each start. A build by tsc alone has no
- * bundle, and then the same code is loaded module by module.
+ * bundle, and then the same code is loaded module by module (but over an earlier full build, tsc
+ * alone leaves that build's bundle in place: `npm run build` makes it again).
  */
 async function loadMcp(): Promise<typeof import('./mcp.js')> {
   try {
