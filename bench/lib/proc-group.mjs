@@ -1,6 +1,7 @@
 // CPU and memory of live process groups, from /proc (Linux): what a warm agent process and every
 // helper it started have used so far, read while they still run (a reaped group is gone from /proc).
 import { readdirSync, readFileSync } from 'node:fs';
+import { procCpuMs } from './stats.mjs';
 
 const CLK_TCK = 100; // USER_HZ, as in stats.mjs
 
@@ -15,35 +16,38 @@ function pids() {
 }
 
 /**
- * This process's children that are a relay's launcher (`agents.launcher`, on by default): the relay
- * runs in this process, and with the launcher on its agent processes are the launcher's children.
+ * The children of `pid` that are a relay's launcher (`agents.launcher`, on by default), whose
+ * children the agent processes are. From the main thread's children list, which is the thread
+ * that forks them.
  */
-function launchers() {
-  const found = [];
-  for (const p of pids()) {
-    try {
-      if (Number(statFields(p)[1]) !== process.pid) continue;
-      if (readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('launcher-process')) found.push(Number(p));
-    } catch {
-      // gone
-    }
+export function launchersOf(pid) {
+  let kids = [];
+  try {
+    kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean);
+  } catch {
+    return [];
   }
-  return found;
+  return kids.map(Number).filter((k) => {
+    try {
+      return readFileSync(`/proc/${k}/cmdline`, 'utf8').includes('launcher-process');
+    } catch {
+      return false; // ended meanwhile
+    }
+  });
 }
 
 /**
- * CPU of this process's launchers so far, in ms: their own (the starts they do for the relay) and
- * that of the children they have reaped (the cold runs' CLIs), which reaches this process's own
- * reaped-children figure only once a launcher ends.
+ * CPU so far, in ms, of the launcher of the relay running in this process: its own (the starts it
+ * does for the relay) and that of the children it has reaped (the cold runs' CLIs), which reaches
+ * this process's own reaped-children figure only once the launcher ends.
  */
 export function launcherCpuMs() {
   let own = 0;
   let children = 0;
-  for (const p of launchers()) {
+  for (const p of launchersOf(process.pid)) {
     try {
-      const f = statFields(p);
-      own += ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
-      children += ((Number(f[13]) + Number(f[14])) * 1000) / CLK_TCK;
+      own += procCpuMs(p);
+      children += procCpuMs(p, { children: true });
     } catch {
       // ended meanwhile
     }
@@ -56,7 +60,7 @@ export function launcherCpuMs() {
  * `name=value`: the group leaders.
  */
 export function leadersWith(name, value) {
-  const parents = new Set([process.pid, ...launchers()]);
+  const parents = new Set([process.pid, ...launchersOf(process.pid)]);
   const found = [];
   for (const p of pids()) {
     try {

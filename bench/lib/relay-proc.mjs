@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ACCOUNT, TOKEN } from './fake-twilio.mjs';
+import { launchersOf } from './proc-group.mjs';
 import { procCpuMs, sleep } from './stats.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -148,16 +149,10 @@ export async function relayHome(opts) {
    * since the relay's own figure no longer includes the forks it does for the relay.
    */
   const launcherCpuMs = () => {
-    let kids = [];
-    try {
-      kids = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').split(' ').filter(Boolean);
-    } catch {
-      return 0;
-    }
     let ms = 0;
-    for (const k of kids) {
+    for (const k of launchersOf(child.pid)) {
       try {
-        if (readFileSync(`/proc/${k}/cmdline`, 'utf8').includes('launcher-process')) ms += procCpuMs(k);
+        ms += procCpuMs(k);
       } catch {
         // ended meanwhile
       }
