@@ -71,14 +71,21 @@ export function started(s: LaunchStart): LaunchHandle {
 
 /** A test file's temp folder, launchers and strays; `cleanup` in its afterAll. */
 export function launcherFixture(prefix: string) {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+  // Made when first asked for: a file whose every test skips runs no afterAll to remove it.
+  let made: string | undefined;
+  const dir = () => {
+    made ??= mkdtempSync(join(tmpdir(), prefix));
+    return made;
+  };
   const launchers: Launcher[] = [];
   const strays: number[] = [];
   return {
-    dir,
+    get dir() {
+      return dir();
+    },
     strays,
     script(name: string, body: string): string {
-      const file = join(dir, name);
+      const file = join(dir(), name);
       writeFileSync(file, body);
       return file;
     },
@@ -96,7 +103,7 @@ export function launcherFixture(prefix: string) {
           // already gone
         }
       }
-      rmSync(dir, { recursive: true, force: true });
+      if (made) rmSync(made, { recursive: true, force: true });
     },
   };
 }

@@ -3,7 +3,9 @@
 // finished, after its afterEach hooks (which stop whatever still uses it). Made anywhere else (a
 // file's top level, a describe, a beforeAll), it goes when the file has finished, after every
 // afterAll (test/setup/tmp-sweep.ts). An afterAll registered from inside a running beforeAll is
-// never run, which is how the real-CLI relay rigs left their folders behind.
+// never run, which is how the real-CLI relay rigs left their folders behind. A file whose every test
+// skips (bwrap missing) runs no hook at all, its afterAll neither: such a file makes its folders in
+// its tests or hooks, never at its top level.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

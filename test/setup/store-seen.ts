@@ -8,21 +8,29 @@
 import { appendFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { afterAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { STORE_SEEN_ENV } from '../../src/store/deferred.js';
 import { STORE_FREE } from './store-free.js';
 
 // In a folder of its own, removed with it: a child that outlives the file (and asks after this
-// check) finds no folder to write in, rather than leaving a marker in the run's temp folder.
-const dir = mkdtempSync(join(tmpdir(), 'aw-store-seen-'));
-const marker = join(dir, 'seen');
-process.env[STORE_SEEN_ENV] = marker;
+// check) finds no folder to write in, rather than leaving a marker in the run's temp folder. Made in
+// a hook, not at import: a file whose every test skips (no bwrap here) runs no hook, so a folder
+// made at import would be left behind and fail the run's temp check.
+let dir: string | undefined;
+const marker = () => join(dir ?? '', 'seen');
 
 const path = relative(process.cwd(), expect.getState().testPath ?? '');
 
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'aw-store-seen-'));
+  process.env[STORE_SEEN_ENV] = marker();
+});
+
 afterAll(() => {
-  const opened = existsSync(marker);
+  if (!dir) return;
+  const opened = existsSync(marker());
   rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
   const report = process.env.AGENTWIRE_STORE_SEEN_REPORT;
   if (report) appendFileSync(report, `${opened ? 'opened' : 'free'} ${path}\n`);
   if (opened && STORE_FREE.includes(path))
