@@ -11,7 +11,10 @@
 const LAYERS = [
   // types, pure policy, config validation, logging: depend on nothing of ours above them
   // (agents/types.ts is the agent contract's types, which core, store and the rest share)
-  { name: 'base', paths: ['core', 'config', 'log.ts', 'log-rotate.ts', 'version.ts', 'agents/types.ts'] },
+  {
+    name: 'base',
+    paths: ['core', 'config', 'log.ts', 'log-rotate.ts', 'version.ts', 'own-files.ts', 'agents/types.ts'],
+  },
   // durable state: the contract (src/store/*.ts, contract/) and its engines (sqlite/)
   { name: 'store', paths: ['store'] },
   // how a turn reaches an agent CLI, and the media policy its replies pass through

@@ -18,9 +18,12 @@ const INPUTS = [
   'tsconfig.json',
   'tsconfig.build.json',
   'package.json',
+  // The bundles carry the dependencies' code: an install that changes them makes them stale.
+  'package-lock.json',
   'scripts/build.mjs',
   'scripts/bin-mode.mjs',
   'scripts/bundle-mcp.mjs',
+  'scripts/bundle-cli.mjs',
 ];
 
 function filesUnder(path) {

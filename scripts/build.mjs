@@ -1,4 +1,5 @@
-// `npm run build`: tsc, then the bin's mode and the MCP helper's bundle (scripts/bundle-mcp.mjs),
+// `npm run build`: tsc, then the bin's mode, the MCP helper's bundle (scripts/bundle-mcp.mjs) and
+// the program's (scripts/bundle-cli.mjs),
 // then the stamp that lets the test commands skip a build of unchanged sources
 // (scripts/build-stamp.mjs). The hash is taken before compiling, so a file
 // changed while tsc runs leaves a stamp that no longer matches, and the next test command builds.
@@ -16,4 +17,5 @@ const run = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cw
 if (run.status !== 0) process.exit(run.status ?? 1);
 await import('./bin-mode.mjs');
 await import('./bundle-mcp.mjs');
+await import('./bundle-cli.mjs');
 writeFileSync(STAMP, `${hash}\n`);

@@ -12,6 +12,7 @@ import { openRunSocket } from './control/server.js';
 import { type ChunkRules, channelRules } from './core/chunk.js';
 import type { ChannelName } from './core/types.js';
 import { chatResolver } from './events/resolve.js';
+import { ownFile } from './own-files.js';
 import { confinedRoots } from './queue/access.js';
 import { mediaPolicy } from './queue/adapters.js';
 import { fencedReplies } from './queue/fenced-replies.js';
@@ -27,7 +28,7 @@ import { createUserTools } from './tools/user-tools.js';
 
 /** `agentwire mcp` as this install runs it: this Node and the built entry point, when there is one. */
 export function agentwireEntry(): { command: string; args: string[] } | undefined {
-  const bin = fileURLToPath(new URL('./cli/bin.js', import.meta.url));
+  const bin = fileURLToPath(ownFile('cli/bin.js'));
   return existsSync(bin) ? { command: process.execPath, args: [bin] } : undefined;
 }
 

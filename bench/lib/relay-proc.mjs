@@ -13,7 +13,7 @@ import { launchersOf } from './proc-group.mjs';
 import { procCpuMs, sleep } from './stats.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
-export const MAIN = join(ROOT, 'dist/cli/main.js');
+export const MAIN = join(ROOT, 'dist/cli/bin.js');
 export const FAKE_CLI = join(ROOT, 'test/e2e/fixtures/fake-claude.mjs');
 
 /** A port free right now on 127.0.0.1 (the relay binds it a moment later). */
@@ -101,7 +101,8 @@ export async function relayHome(opts) {
     // `setpriv --bounding-set=-sys_admin --inh-caps=-sys_admin --` makes it a relay without
     // CAP_SYS_ADMIN, held to the kernel's one autogroup change per 100 ms as a user's relay is.
     const [wrap, ...wrapArgs] = (process.env.BENCH_RELAY_WRAP ?? '').split(' ').filter(Boolean);
-    const argv = [...wrapArgs, ...(wrap ? [process.execPath] : []), ...nodeArgs, MAIN, 'relay'];
+    // `opts.main`: another entry point (the startup bench's same program loaded module by module).
+    const argv = [...wrapArgs, ...(wrap ? [process.execPath] : []), ...nodeArgs, opts.main ?? MAIN, 'relay'];
     child = spawn(wrap ?? process.execPath, argv, {
       // BENCH_NO_COMPILE_CACHE=1: the relay gives its runs no Node compile cache (an A/B of it).
       env: {

@@ -1,7 +1,8 @@
-// Node's compile cache for agentwire's own start: every command loads about 860 modules, which V8
-// compiled again at each start, 0.6-0.9 s of CPU on the 2-core machine; the cache takes about 15 %
-// off that (docs/performance.md) for every command: a relay that restarts, `status`, `send`, `logs`.
-// Imported by bin.ts before main.js, so it may reach nothing that loads the store.
+// Node's compile cache for agentwire's own start: V8 compiled the program's code again at each start
+// of every command (then 860 modules, now the bundle's chunks, scripts/bundle-cli.mjs); the cache
+// took about 15 % off that (docs/performance.md) for every command: a relay that restarts,
+// `status`, `send`, `logs`. Imported by bin.ts before the program, so it may reach nothing that
+// loads the store.
 //
 // The folder is agentwire's alone, apart from the one the agents' runs share
 // (`<state>/cache/node-compile`, runner/compile-cache.ts): compiled code in a cache is run as it

@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { resolvePaths } from '../config/paths.js';
 import { installService, uninstallService } from '../ops/service/install.js';
 import { serviceEnv } from '../ops/service/spec.js';
+import { ownFile } from '../own-files.js';
 import { ExitError, type GlobalOptions, loadContext } from './context.js';
 
 export function register(program: Command): void {
@@ -25,7 +26,7 @@ export function register(program: Command): void {
       const result = installService(
         {
           nodePath: process.execPath,
-          mainPath: fileURLToPath(new URL('./bin.js', import.meta.url)),
+          mainPath: fileURLToPath(ownFile('cli/bin.js')),
           env: serviceEnv(process.env, global.config ? ctx.paths.configFile : undefined),
           stopTimeoutSeconds: ctx.config.queue.shutdownGraceSeconds + 20,
           logDir: ctx.paths.logs,

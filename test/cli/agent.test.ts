@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/tmp.js';
 
-const bin = new URL('../../dist/cli/main.js', import.meta.url).pathname;
+const bin = new URL('../../dist/cli/bin.js', import.meta.url).pathname;
 const fixtures = new URL('../../fixtures/agents/', import.meta.url).pathname;
 const replay = new URL('../fixtures/replay-cli.mjs', import.meta.url).pathname;
 const home = tempDir('aw-cli-agent-');

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const bin = new URL('../../dist/cli/main.js', import.meta.url).pathname;
+const bin = new URL('../../dist/cli/bin.js', import.meta.url).pathname;
 let home: string;
 
 function run(args: string[], env: Record<string, string> = {}) {

@@ -32,4 +32,10 @@ describe('the npm package', () => {
   it("carries the MCP helper's bundle, which `agentwire mcp` runs (scripts/bundle-mcp.mjs)", () => {
     expect(files).toContain('dist/mcp-bundle.js');
   });
+
+  it("carries the program's bundle, which the bin runs, and not the tests' list of its modules", () => {
+    expect(files).toContain('dist/bundle/cli.js');
+    expect(files.filter((f) => f.startsWith('dist/bundle/')).length).toBeGreaterThan(10);
+    expect(files).not.toContain('dist/bundle/modules.json');
+  });
 });

@@ -11,7 +11,7 @@ import { whatsappAuthStore, whatsappMigration } from '../../src/store/sqlite/wha
 import { seedLinkedCreds } from '../channels/whatsapp/harness.js';
 import { tempDir } from '../helpers/tmp.js';
 
-const bin = new URL('../../dist/cli/main.js', import.meta.url).pathname;
+const bin = new URL('../../dist/cli/bin.js', import.meta.url).pathname;
 
 function run(home: string, args: string[]) {
   const r = spawnSync(process.execPath, [bin, ...args], {

@@ -45,7 +45,7 @@ describe('channel problems at config load', () => {
   it('`agentwire config check` (the built binary) refuses it naming file, line and key', () => {
     const file = join(dir, 'tg.json5');
     writeFileSync(file, '{\n  whatsapp: {enabled: false},\n  telegram: {enabled: true},\n}\n');
-    const bin = new URL('../../dist/cli/main.js', import.meta.url).pathname;
+    const bin = new URL('../../dist/cli/bin.js', import.meta.url).pathname;
     const r = spawnSync(process.execPath, [bin, 'config', 'check', file], {
       env: { PATH: process.env.PATH ?? '', HOME: dir, AGENTWIRE_HOME: dir },
       encoding: 'utf8',

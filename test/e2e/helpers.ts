@@ -13,7 +13,7 @@ export { freePort } from '../support/free-port.js';
 
 export const ROOT = process.cwd();
 export const FAKE = join(ROOT, 'test/e2e/fixtures/fake-claude.mjs');
-export const MAIN = join(ROOT, 'dist/cli/main.js');
+export const MAIN = join(ROOT, 'dist/cli/bin.js');
 export const RELAY_SCRIPT = join(ROOT, 'test/e2e/fixtures/relay-test-channel.mjs');
 
 export interface FakeEvent {

@@ -19,7 +19,7 @@ import { FAKE } from '../e2e/helpers.js';
 import { captureLog, FakeClock, FakeRunner, jobDeps, ok, openStateDb, tempDir } from './helpers.js';
 
 const run = promisify(execFile);
-const BIN = join(import.meta.dirname, '../../dist/cli/main.js');
+const BIN = join(import.meta.dirname, '../../dist/cli/bin.js');
 
 let tmp: ReturnType<typeof tempDir>;
 let server: Server | undefined;

@@ -6,7 +6,7 @@ import { RotatingFileStream } from '../../src/log-rotate.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from './wait.js';
 
-const bin = new URL('../../dist/cli/main.js', import.meta.url).pathname;
+const bin = new URL('../../dist/cli/bin.js', import.meta.url).pathname;
 const line = (i: number, level = 30) =>
   `${JSON.stringify({ level, time: Date.UTC(2026, 0, 1, 0, 0, i), sub: 'queue', msg: `event ${i}` })}\n`;
 

@@ -9,7 +9,7 @@ import { QUEUE_MIGRATIONS } from '../../src/store/sqlite/queue-schema.js';
 import { saveSession } from '../../src/store/sqlite/sessions.js';
 import { tempDir } from '../helpers/tmp.js';
 
-const bin = new URL('../../dist/cli/main.js', import.meta.url).pathname;
+const bin = new URL('../../dist/cli/bin.js', import.meta.url).pathname;
 const tmp = () => tempDir('aw-backup-');
 
 describe('backupStore', () => {

@@ -10,7 +10,7 @@ import { CHANNELS } from '../../src/channels/registry.js';
 import { startLine } from '../../src/web/service.js';
 import { startTestRelay, type TestRelay } from './relay-harness.js';
 
-const bin = new URL('../../dist/cli/main.js', import.meta.url).pathname;
+const bin = new URL('../../dist/cli/bin.js', import.meta.url).pathname;
 const VERSION = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;

@@ -11,6 +11,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { ownFile } from '../../own-files.js';
 import { signalMarked } from '../run-mark.js';
 import type { FromLauncher, ToLauncher } from './protocol.js';
 
@@ -91,8 +92,8 @@ interface Entry {
 
 /** The script next to this file: compiled JavaScript in dist/, TypeScript when run from src/. */
 export function launcherScript(): string {
-  const js = fileURLToPath(new URL('./launcher-process.js', import.meta.url));
-  return existsSync(js) ? js : fileURLToPath(new URL('./launcher-process.ts', import.meta.url));
+  const js = fileURLToPath(ownFile('runner/launcher/launcher-process.js'));
+  return existsSync(js) ? js : fileURLToPath(ownFile('runner/launcher/launcher-process.ts'));
 }
 
 /** Each stream's data and end messages, and the request's callback for each. */

@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import { expect } from 'vitest';
 import { CLAUDE_OK, fakeCli, setup } from './helpers.js';
 
-const bin = new URL('../../../dist/cli/main.js', import.meta.url).pathname;
+const bin = new URL('../../../dist/cli/bin.js', import.meta.url).pathname;
 
 export type Finding = { check: string; status: string; message: string; fix?: string };
 

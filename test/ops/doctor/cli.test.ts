@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLAUDE_OK, fakeCli, setup } from './helpers.js';
 
-const bin = new URL('../../../dist/cli/main.js', import.meta.url).pathname;
+const bin = new URL('../../../dist/cli/bin.js', import.meta.url).pathname;
 const run = (env: NodeJS.ProcessEnv, args: string[] = []) =>
   spawnSync(process.execPath, [bin, 'doctor', ...args], {
     env: { ...env, PATH: `${env.PATH}:${dirname(process.execPath)}` },

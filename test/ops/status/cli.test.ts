@@ -15,7 +15,7 @@ import { acquireLock } from '../../../src/store/home-lock.js';
 import { statusReader } from '../../../src/store/sqlite/status-read.js';
 import { ALICE, seededStore, stateFolder, T } from './seed.js';
 
-const bin = new URL('../../../dist/cli/main.js', import.meta.url).pathname;
+const bin = new URL('../../../dist/cli/bin.js', import.meta.url).pathname;
 const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
   version: string;
 };

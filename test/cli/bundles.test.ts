@@ -1,6 +1,7 @@
-// `agentwire mcp` from dist/ runs the bundle the build made (scripts/bundle-mcp.mjs), not the
-// MCP SDK, zod and ajv module by module: that is half the helper's CPU at every agent start. The
-// protocol itself is tested through the same bin in ./mcp.test.ts.
+// The built bin runs the bundles the build made, not the modules one by one: `agentwire mcp` its
+// own (scripts/bundle-mcp.mjs; half the helper's CPU at every agent start), every other command the
+// program's (scripts/bundle-cli.mjs; more than half of a command's start). The protocol and the
+// commands themselves are tested through the same bin elsewhere (./mcp.test.ts, test/e2e/).
 import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { tempDir } from '../helpers/tmp.js';
 
 const BIN = join(process.cwd(), 'dist/cli/bin.js');
 const BUNDLE = join(process.cwd(), 'dist/mcp-bundle.js');
+const PROGRAM = join(process.cwd(), 'dist/bundle/cli.js');
 
 /** Every module URL the helper loads until its input ends (it exits then), from a load hook. */
 async function loadedBy(args: string[]): Promise<string[]> {
@@ -47,4 +49,20 @@ describe('agentwire mcp from its bundle', () => {
     expect(loaded.filter((u) => u.includes('/node_modules/'))).toEqual([]);
     expect(loaded.filter((u) => u.startsWith('file:')).length).toBeLessThan(15);
   });
+});
+
+describe('agentwire from the program bundle', () => {
+  it.each([['--version'], ['--help']])(
+    '`agentwire %s` loads its chunks and no module of node_modules or of dist/ beside the bin',
+    async (...args) => {
+      expect(existsSync(PROGRAM), 'npm run build writes dist/bundle/cli.js').toBe(true);
+      const loaded = await loadedBy([BIN, ...args]);
+      expect(loaded).toContain(pathToFileURL(PROGRAM).href);
+      expect(loaded.filter((u) => u.includes('/node_modules/'))).toEqual([]);
+      // The bin and the few modules it loads first (the Node version check, the compile cache).
+      const unbundled = loaded.filter((u) => u.includes('/dist/') && !u.includes('/dist/bundle/'));
+      expect(unbundled.length, unbundled.join('\n')).toBeLessThan(10);
+      expect(unbundled.filter((u) => u.endsWith('/dist/cli/main.js'))).toEqual([]);
+    },
+  );
 });
