@@ -1,18 +1,24 @@
-// After tsc (scripts/build.mjs): `agentwire mcp`, the MCP helper every agent process starts (one per
-// warm session, one per cold run), bundled into one file, dist/mcp-bundle.js, which src/cli/bin.ts
-// loads. Unbundled, the helper resolved and loaded about 260 modules (the MCP SDK, zod, ajv) at every
-// start, 0.3 s of CPU before it could answer; bundled, one file (tree-shaken) takes about half that
-// (docs/performance.md). It sits directly in dist/, as src/version.ts does, so that module's
-// `../package.json` still finds the package's own.
+// After tsc (scripts/build.mjs): the tools' two programs that run inside every agent process,
+// each bundled into one file that the relay names to the CLIs. `agentwire mcp`, the MCP helper
+// (one per warm session, one per cold run), into dist/mcp-bundle.js, which src/cli/bin.ts loads:
+// unbundled, it resolved and loaded about 260 modules (the MCP SDK, zod, ajv) at every start, 0.3 s
+// of CPU before it could answer; bundled, one file (tree-shaken) takes about half that
+// (docs/performance.md). And the same tools as a pi extension (src/cli/tool-extension.ts; pi loads
+// it in its own process at every start) into dist/pi-extension-bundle.js, which relay-tools.ts
+// names where it exists: about 40 ms less of pi's start than zod's modules and ours. Both sit
+// directly in dist/, as src/own-files.ts expects of a file there. Never written over tsc's output:
+// tsc rebuilds only what changed, and a bundle in a module's place would be read back as its source.
 import { build } from 'rolldown';
 
-await build({
-  input: new URL('../dist/cli/mcp.js', import.meta.url).pathname,
-  platform: 'node',
-  logLevel: 'warn',
-  output: {
-    file: new URL('../dist/mcp-bundle.js', import.meta.url).pathname,
-    format: 'esm',
-    codeSplitting: false,
-  },
-});
+const dist = (path) => new URL(`../dist/${path}`, import.meta.url).pathname;
+
+for (const [input, file] of [
+  ['cli/mcp.js', 'mcp-bundle.js'],
+  ['cli/tool-extension.js', 'pi-extension-bundle.js'],
+])
+  await build({
+    input: dist(input),
+    platform: 'node',
+    logLevel: 'warn',
+    output: { file: dist(file), format: 'esm', codeSplitting: false },
+  });

@@ -182,16 +182,18 @@ function parse(out: RunOutput): Parsed {
 }
 
 /**
- * agentwire's tools as a pi extension (src/cli/tool-extension.ts), built beside the entry point the
- * server runs (`args[0]`: …/dist/cli/bin.js): pi has no MCP. Loaded for this run only by
- * `--extension`; nothing is written to pi's settings. It runs inside pi, so the run's token and
- * socket reach it through pi's own environment (withTools puts server.env there), never argv.
+ * agentwire's tools as a pi extension (src/cli/tool-extension.ts): pi has no MCP. The file is
+ * `server.piExtension` where the relay names one (its bundle, where the build made one), else tsc's
+ * module beside the entry point the server runs (`args[0]`: …/dist/cli/bin.js). Loaded for this run
+ * only by `--extension`; nothing is written to pi's settings. It runs inside pi, so the run's token
+ * and socket reach it through pi's own environment (withTools puts server.env there), never argv.
  */
 export const TOOL_EXTENSION = 'tool-extension.js';
 
 function tools(server: ToolServer): ToolWiring {
   const entry = server.args[0];
-  return entry ? { args: ['--extension', join(dirname(entry), TOOL_EXTENSION)] } : { args: [] };
+  const file = server.piExtension ?? (entry && join(dirname(entry), TOOL_EXTENSION));
+  return file ? { args: ['--extension', file] } : { args: [] };
 }
 
 /** pi --mode json (cold) and --mode rpc (warm): the same agent events. */

@@ -82,6 +82,12 @@ export interface ToolServer {
    * Given to each CLI as its MCP tool-call timeout (docs/tools.md, "Timeouts").
    */
   callTimeoutMs: number;
+  /**
+   * The same tools as a pi extension (pi has no MCP; src/cli/tool-extension.ts), as this install has
+   * it built: bundled into one file by `npm run build`, else tsc's module. Absent: tsc's module
+   * beside `args[0]`.
+   */
+  piExtension?: string;
 }
 
 /**

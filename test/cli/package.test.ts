@@ -29,8 +29,9 @@ describe('the npm package', () => {
     expect(files).toContain('dist/drivers/codex.js');
   });
 
-  it("carries the MCP helper's bundle, which `agentwire mcp` runs (scripts/bundle-mcp.mjs)", () => {
+  it("carries the MCP helper's bundle, which `agentwire mcp` runs, and pi's extension's (scripts/bundle-mcp.mjs)", () => {
     expect(files).toContain('dist/mcp-bundle.js');
+    expect(files).toContain('dist/pi-extension-bundle.js');
   });
 
   it("carries the program's bundle, which the bin runs, and not the tests' list of its modules", () => {

@@ -18,6 +18,8 @@ import { createLogger } from '../../src/log.js';
 import { TOOL_NAMES, TOOLS, TOOLS_LIST_METHOD, TOOLS_METHOD } from '../../src/tools/schemas.js';
 
 const EXT = join(process.cwd(), 'dist/cli', TOOL_EXTENSION);
+// The same, bundled by the build into one file (scripts/bundle-mcp.mjs): the file a built relay names.
+const BUNDLE = join(process.cwd(), 'dist/pi-extension-bundle.js');
 
 interface Registered {
   name: string;
@@ -28,8 +30,8 @@ interface Registered {
 }
 
 /** Loads the built extension as pi does and returns what it registered. */
-async function load(env: NodeJS.ProcessEnv): Promise<Map<string, Registered>> {
-  const mod = await import(pathToFileURL(EXT).href);
+async function load(file: string, env: NodeJS.ProcessEnv): Promise<Map<string, Registered>> {
+  const mod = await import(pathToFileURL(file).href);
   const tools = new Map<string, Registered>();
   await mod.default({ registerTool: (t: Registered) => tools.set(t.name, t) }, env);
   return tools;
@@ -44,14 +46,29 @@ beforeAll(() => {
   expect(existsSync(EXT), 'build first: npm run build').toBe(true);
 });
 
-describe('the pi extension', () => {
-  it('is built beside the entry point, under the name the pi spec gives pi', () => {
+describe('the file a relay names to pi', () => {
+  it('is the bundle for the built relay (dist/relay-tools.js), with `agentwire mcp` beside it', async () => {
+    const built = pathToFileURL(join(process.cwd(), 'dist/relay-tools.js')).href;
+    const { agentwireEntry } = (await import(built)) as typeof import('../../src/relay-tools.js');
+    expect(agentwireEntry()).toEqual({
+      command: process.execPath,
+      args: [join(process.cwd(), 'dist/cli/bin.js')],
+      piExtension: BUNDLE,
+    });
+  });
+});
+
+describe.each([
+  ["tsc's module", EXT],
+  ['its bundle', BUNDLE],
+])('the pi extension, %s', (_name, file) => {
+  it("is built, tsc's module beside the entry point under the name the pi spec gives pi", () => {
     expect(existsSync(join(process.cwd(), 'dist/cli/bin.js'))).toBe(true);
-    expect(existsSync(EXT)).toBe(true);
+    expect(existsSync(file)).toBe(true);
   });
 
   it("registers every tool under its own name with the MCP server's argument schema", async () => {
-    const tools = await load({});
+    const tools = await load(file, {});
     expect([...tools.keys()].sort()).toEqual([...TOOL_NAMES].sort());
     for (const name of TOOL_NAMES) {
       const t = tools.get(name) as Registered;
@@ -81,7 +98,7 @@ describe('the pi extension', () => {
     });
     const server = await startControlServer(socket, control, createLogger({ level: 'silent' }));
     try {
-      const tools = await load({ AGENTWIRE_TOOLS_TOKEN: 'tok.en', AGENTWIRE_TOOLS_SOCKET: socket });
+      const tools = await load(file, { AGENTWIRE_TOOLS_TOKEN: 'tok.en', AGENTWIRE_TOOLS_SOCKET: socket });
       const send = tools.get('send_message') as Registered;
       const r = await send.execute('call-1', { text: 'halfway there' });
       expect(r.content).toEqual([{ type: 'text', text: 'Sent (9 more this run).' }]);
@@ -124,7 +141,7 @@ describe('the pi extension', () => {
     });
     const server = await startControlServer(socket, control, createLogger({ level: 'silent' }));
     try {
-      const tools = await load({ AGENTWIRE_TOOLS_TOKEN: 'tok.en', AGENTWIRE_TOOLS_SOCKET: socket });
+      const tools = await load(file, { AGENTWIRE_TOOLS_TOKEN: 'tok.en', AGENTWIRE_TOOLS_SOCKET: socket });
       expect(listedFor).toEqual([{ token: 'tok.en' }]);
       expect(tools.get('gh__search')).toMatchObject({ description: 'Search.', parameters: schema });
       expect(tools.get('send_message')?.description).toBe(TOOLS.send_message.description);
@@ -139,10 +156,10 @@ describe('the pi extension', () => {
 
   it('outside a run (no token) and with the relay gone, the call throws and says why', async () => {
     dir = mkdtempSync(join(tmpdir(), 'aw-piext-'));
-    const outside = (await load({})).get('chat_info') as Registered;
+    const outside = (await load(file, {})).get('chat_info') as Registered;
     await expect(outside.execute('c', {})).rejects.toThrow(NOT_IN_RUN);
     const gone = (
-      await load({ AGENTWIRE_TOOLS_TOKEN: 'a.b', AGENTWIRE_TOOLS_SOCKET: join(dir, 'gone.sock') })
+      await load(file, { AGENTWIRE_TOOLS_TOKEN: 'a.b', AGENTWIRE_TOOLS_SOCKET: join(dir, 'gone.sock') })
     ).get('send_message') as Registered;
     await expect(gone.execute('c', { text: 'hi' })).rejects.toThrow(NOT_RUNNING);
   });

@@ -49,7 +49,12 @@ for (const [kind, exposed] of Object.entries(EXPOSED) as [AgentKind, (t: string)
       const model = MODEL[kind];
       rig = relayRig(kind, await set({ reply: 'Noted.' }), {
         dir,
-        toolsEntry: { command: process.execPath, args: [MAIN] },
+        // pi gets the file a built relay names to it (relay-tools.ts agentwireEntry): the bundle.
+        toolsEntry: {
+          command: process.execPath,
+          args: [MAIN],
+          piExtension: join(process.cwd(), 'dist/pi-extension-bundle.js'),
+        },
         ...(model !== undefined && { model }),
       });
       await rig.start();
