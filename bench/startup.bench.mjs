@@ -9,12 +9,11 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MAIN, relayHome } from './lib/relay-proc.mjs';
+import { MAIN, relayHome, UNBUNDLED } from './lib/relay-proc.mjs';
 import { childrenCpuMs, median, sleep } from './lib/stats.mjs';
 
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 5);
 const IDLE_MS = 1000;
-const UNBUNDLED = new URL('./lib/unbundled-bin.mjs', import.meta.url).pathname;
 const WAYS = { bundle: MAIN, modules: UNBUNDLED };
 
 const rssKbOf = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { TOOL_EXTENSION } from './agents/pi.js';
+import { TOOL_EXTENSION } from './agents/tool-server.js';
 import { channelPlugin } from './channels/registry.js';
 import type { Context } from './cli/context.js';
 import type { Config } from './config/schema.js';
@@ -29,15 +29,16 @@ import { createUserTools } from './tools/user-tools.js';
 
 /**
  * `agentwire mcp` as this install runs it: this Node and the built entry point, when there is one;
- * and the tools' pi extension, bundled by the build into one file (scripts/bundle-mcp.mjs; about
- * 40 ms less of pi's start than its modules, zod's among them), else as tsc built it.
+ * and the tools as an in-process extension (for a CLI without MCP), bundled by the build into one
+ * file (scripts/bundle-mcp.mjs; about 40 ms less of that CLI's start than its modules, zod's among
+ * them), else as tsc built it.
  */
-export function agentwireEntry(): { command: string; args: string[]; piExtension?: string } | undefined {
+export function agentwireEntry(): { command: string; args: string[]; toolExtension?: string } | undefined {
   const bin = fileURLToPath(ownFile('cli/bin.js'));
   if (!existsSync(bin)) return undefined;
-  const bundled = fileURLToPath(ownFile('pi-extension-bundle.js'));
-  const piExtension = existsSync(bundled) ? bundled : fileURLToPath(ownFile(`cli/${TOOL_EXTENSION}`));
-  return { command: process.execPath, args: [bin], piExtension };
+  const bundled = fileURLToPath(ownFile('tool-extension-bundle.js'));
+  const toolExtension = existsSync(bundled) ? bundled : fileURLToPath(ownFile(`cli/${TOOL_EXTENSION}`));
+  return { command: process.execPath, args: [bin], toolExtension };
 }
 
 /**

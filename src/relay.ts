@@ -154,7 +154,7 @@ export interface RelayOptions {
   channels?: readonly ChannelFactory[];
   services?: readonly ServiceFactory[];
   /** How runs start `agentwire mcp` (tests running from source point it at dist/). */
-  toolsEntry?: { command: string; args: string[]; piExtension?: string };
+  toolsEntry?: { command: string; args: string[]; toolExtension?: string };
 }
 
 /** Starts the relay, or throws ExitError with a clear sentence when it cannot. */

@@ -14,6 +14,8 @@ import { procCpuMs, sleep } from './stats.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 export const MAIN = join(ROOT, 'dist/cli/bin.js');
+/** The same build loaded module by module, not from its bundle (scripts/bundle-cli.mjs): a baseline. */
+export const UNBUNDLED = join(ROOT, 'bench/lib/unbundled-bin.mjs');
 export const FAKE_CLI = join(ROOT, 'test/e2e/fixtures/fake-claude.mjs');
 
 /** A port free right now on 127.0.0.1 (the relay binds it a moment later). */
@@ -101,8 +103,10 @@ export async function relayHome(opts) {
     // `setpriv --bounding-set=-sys_admin --inh-caps=-sys_admin --` makes it a relay without
     // CAP_SYS_ADMIN, held to the kernel's one autogroup change per 100 ms as a user's relay is.
     const [wrap, ...wrapArgs] = (process.env.BENCH_RELAY_WRAP ?? '').split(' ').filter(Boolean);
-    // `opts.main`: another entry point (the startup bench's same program loaded module by module).
-    const argv = [...wrapArgs, ...(wrap ? [process.execPath] : []), ...nodeArgs, opts.main ?? MAIN, 'relay'];
+    // `opts.main`: another entry point (the startup bench's same program loaded module by module);
+    // BENCH_RELAY_UNBUNDLED=1 starts every relay of a bench that way (an A/B of the bundle).
+    const main = opts.main ?? (process.env.BENCH_RELAY_UNBUNDLED === '1' ? UNBUNDLED : MAIN);
+    const argv = [...wrapArgs, ...(wrap ? [process.execPath] : []), ...nodeArgs, main, 'relay'];
     child = spawn(wrap ?? process.execPath, argv, {
       // BENCH_NO_COMPILE_CACHE=1: the relay gives its runs no Node compile cache (an A/B of it).
       env: {

@@ -30,6 +30,7 @@ import {
 } from './common.js';
 import { wordsTest } from './line-forms.js';
 import { detailOf, NO_STEPS, progressLines, step } from './progress-map.js';
+import { TOOL_EXTENSION } from './tool-server.js';
 import type {
   AgentSpec,
   BuildContext,
@@ -183,16 +184,14 @@ function parse(out: RunOutput): Parsed {
 
 /**
  * agentwire's tools as a pi extension (src/cli/tool-extension.ts): pi has no MCP. The file is
- * `server.piExtension` where the relay names one (its bundle, where the build made one), else tsc's
+ * `server.toolExtension` where the relay names one (its bundle, where the build made one), else tsc's
  * module beside the entry point the server runs (`args[0]`: …/dist/cli/bin.js). Loaded for this run
  * only by `--extension`; nothing is written to pi's settings. It runs inside pi, so the run's token
  * and socket reach it through pi's own environment (withTools puts server.env there), never argv.
  */
-export const TOOL_EXTENSION = 'tool-extension.js';
-
 function tools(server: ToolServer): ToolWiring {
   const entry = server.args[0];
-  const file = server.piExtension ?? (entry && join(dirname(entry), TOOL_EXTENSION));
+  const file = server.toolExtension ?? (entry && join(dirname(entry), TOOL_EXTENSION));
   return file ? { args: ['--extension', file] } : { args: [] };
 }
 

@@ -23,6 +23,12 @@ export const TOOLS_TIMEOUT_ENV = 'AGENTWIRE_TOOLS_TIMEOUT_MS';
  */
 export const TOOLS_RENAME_ENV = 'AGENTWIRE_TOOLS_RENAME';
 
+/**
+ * The tools as an extension a CLI without MCP loads into its own process (src/cli/tool-extension.ts),
+ * as tsc builds it beside the bin; `npm run build` also bundles it into one file (ToolServer.toolExtension).
+ */
+export const TOOL_EXTENSION = 'tool-extension.js';
+
 /** Where the tools' files live, inside the agent's state folder (0700). */
 export const toolRoot = (stateDir: string): string => join(stateDir, 'tool-runs');
 

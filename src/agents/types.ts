@@ -83,11 +83,11 @@ export interface ToolServer {
    */
   callTimeoutMs: number;
   /**
-   * The same tools as a pi extension (pi has no MCP; src/cli/tool-extension.ts), as this install has
-   * it built: bundled into one file by `npm run build`, else tsc's module. Absent: tsc's module
-   * beside `args[0]`.
+   * The same tools as an extension loaded into the CLI's own process, for a CLI without MCP
+   * (src/cli/tool-extension.ts), as this install has it built: bundled into one file by `npm run
+   * build`, else tsc's module. Absent: tsc's module beside `args[0]` (TOOL_EXTENSION).
    */
-  piExtension?: string;
+  toolExtension?: string;
 }
 
 /**

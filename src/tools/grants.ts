@@ -16,8 +16,8 @@ export interface GrantorDeps {
   args: readonly string[];
   /** More environment for `agentwire mcp` (the Node compile cache; runner/compile-cache.ts). */
   env?: Record<string, string>;
-  /** The tools as a pi extension (ToolServer.piExtension). */
-  piExtension?: string;
+  /** The tools as an in-process extension (ToolServer.toolExtension). */
+  toolExtension?: string;
   /**
    * A socket of its own for a sandboxed run or process, taking only `token` (host.ts); its path
    * replaces `socket` in that run's environment and is bound into its sandbox. Absent: `socket`.
@@ -47,7 +47,7 @@ export function toolGrantor(d: GrantorDeps): ToolGrantor {
       tools: TOOL_NAMES,
       ...(d.userTools && { userTools: true }),
       callTimeoutMs,
-      ...(d.piExtension && { piExtension: d.piExtension }),
+      ...(d.toolExtension && { toolExtension: d.toolExtension }),
     });
     const token = d.tokens.mint(
       {

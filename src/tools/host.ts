@@ -31,7 +31,7 @@ export interface ToolHostOptions {
   /** The socket this process answers `tools.call` on. */
   socket: string;
   /** This Node and agentwire's entry point (`…/cli/bin.js`); undefined: not built, no tools. */
-  entry?: { command: string; args: readonly string[]; env?: Record<string, string>; piExtension?: string };
+  entry?: { command: string; args: readonly string[]; env?: Record<string, string>; toolExtension?: string };
   /**
    * The zone `chat_info` reports. A function is asked on first use only: asking the machine's zone
    * (Intl) maps ICU's zone data, about 5.5 MiB of the relay's resident memory (bench/startup).

@@ -17,7 +17,7 @@ const server: ToolServer = {
   env: { AGENTWIRE_TOOLS_TOKEN: TOKEN, AGENTWIRE_TOOLS_SOCKET: '/s/relay.sock' },
   tools: ['send_message', 'chat_info'],
   callTimeoutMs: 660_000,
-  piExtension: '/opt/agentwire/dist/pi-extension-bundle.js',
+  toolExtension: '/opt/agentwire/dist/tool-extension-bundle.js',
 };
 const ctx: BuildContext = {
   prompt: 'hi',
@@ -126,14 +126,18 @@ describe('tool wiring per CLI', () => {
   it('pi (no MCP): our extension loaded for this run by --extension, the token in its env only', () => {
     const { inv, wiring, merged } = wired(getSpec('pi'));
     // The file this install has built (relay-tools.ts agentwireEntry).
-    expect(merged?.argv).toEqual([...inv.argv, '--extension', '/opt/agentwire/dist/pi-extension-bundle.js']);
+    expect(merged?.argv).toEqual([
+      ...inv.argv,
+      '--extension',
+      '/opt/agentwire/dist/tool-extension-bundle.js',
+    ]);
     expect(merged?.env).toMatchObject(server.env);
     // Nothing written: not pi's settings, not a file of ours.
     expect(wiring?.files).toBeUndefined();
   });
 
   it("pi with no extension named: tsc's module beside the entry point `agentwire mcp` runs from", () => {
-    const { piExtension: _, ...bare } = server;
+    const { toolExtension: _, ...bare } = server;
     const wiring = getSpec('pi').tools?.(bare, (name) => join(RUN_DIR, name));
     expect(wiring?.args).toEqual(['--extension', '/opt/agentwire/dist/cli/tool-extension.js']);
   });

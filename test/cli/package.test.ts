@@ -31,7 +31,7 @@ describe('the npm package', () => {
 
   it("carries the MCP helper's bundle, which `agentwire mcp` runs, and pi's extension's (scripts/bundle-mcp.mjs)", () => {
     expect(files).toContain('dist/mcp-bundle.js');
-    expect(files).toContain('dist/pi-extension-bundle.js');
+    expect(files).toContain('dist/tool-extension-bundle.js');
   });
 
   it("carries the program's bundle, which the bin runs, and not the tests' list of its modules", () => {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { TOOL_EXTENSION } from '../../src/agents/pi.js';
+import { TOOL_EXTENSION } from '../../src/agents/tool-server.js';
 import { NOT_IN_RUN, NOT_RUNNING } from '../../src/cli/tool-call.js';
 import { MethodError, MethodRegistry } from '../../src/control/methods.js';
 import { startControlServer } from '../../src/control/server.js';
@@ -19,7 +19,7 @@ import { TOOL_NAMES, TOOLS, TOOLS_LIST_METHOD, TOOLS_METHOD } from '../../src/to
 
 const EXT = join(process.cwd(), 'dist/cli', TOOL_EXTENSION);
 // The same, bundled by the build into one file (scripts/bundle-mcp.mjs): the file a built relay names.
-const BUNDLE = join(process.cwd(), 'dist/pi-extension-bundle.js');
+const BUNDLE = join(process.cwd(), 'dist/tool-extension-bundle.js');
 
 interface Registered {
   name: string;
@@ -53,7 +53,7 @@ describe('the file a relay names to pi', () => {
     expect(agentwireEntry()).toEqual({
       command: process.execPath,
       args: [join(process.cwd(), 'dist/cli/bin.js')],
-      piExtension: BUNDLE,
+      toolExtension: BUNDLE,
     });
   });
 });

@@ -66,7 +66,7 @@ export interface WarmSettings {
 /** What a rig may add: agentwire's tools (`agentwire mcp` from dist/), a model, its own relay home. */
 export interface RigOptions {
   /** The built entry point (`dist/cli/bin.js`): runs get the tools through it. */
-  toolsEntry?: { command: string; args: string[]; piExtension?: string };
+  toolsEntry?: { command: string; args: string[]; toolExtension?: string };
   model?: string;
   /** The relay home (default: inside the CLI's temp folder). gemini skips settings under /tmp. */
   dir?: string;

@@ -23,7 +23,7 @@ import type { UserTools } from '../../src/tools/user-tools.js';
 
 const MAIN = join(process.cwd(), 'dist/cli/bin.js');
 // pi loads the file a built relay names to it (relay-tools.ts agentwireEntry): the bundle.
-const PI_EXTENSION = join(process.cwd(), 'dist/pi-extension-bundle.js');
+const TOOL_EXTENSION_BUNDLE = join(process.cwd(), 'dist/tool-extension-bundle.js');
 
 export interface ToolHostRig {
   dir: string;
@@ -58,7 +58,7 @@ export async function startToolHost(
     mediaPolicy: mediaPolicy(config, join(dir, 'staged')),
     textRules: () => ({ limit: 1600 }),
     socket,
-    entry: { command: process.execPath, args: [MAIN], piExtension: PI_EXTENSION },
+    entry: { command: process.execPath, args: [MAIN], toolExtension: TOOL_EXTENSION_BUNDLE },
     timeZone: 'UTC',
     ...(user && { user }),
   });

@@ -53,7 +53,7 @@ for (const [kind, exposed] of Object.entries(EXPOSED) as [AgentKind, (t: string)
         toolsEntry: {
           command: process.execPath,
           args: [MAIN],
-          piExtension: join(process.cwd(), 'dist/pi-extension-bundle.js'),
+          toolExtension: join(process.cwd(), 'dist/tool-extension-bundle.js'),
         },
         ...(model !== undefined && { model }),
       });
