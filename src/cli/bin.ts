@@ -6,6 +6,7 @@
 // `doctor`. So this file imports nothing that reaches the store, and main.js only once the Node
 // version is known to be good (and once the compile cache is on, which a static import would
 // precede). Keep it tiny and in plain syntax an old Node still parses.
+import { existsSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { nodeVersionProblem } from '../core/node-version.js';
 import { enableOwnCompileCache } from './own-compile-cache.js';
@@ -35,25 +36,24 @@ if (problem) {
  * bundle, and then the same code is loaded module by module (but over an earlier full build, tsc
  * alone leaves that build's bundle in place: `npm run build` makes it again).
  */
-async function loadMcp(): Promise<typeof import('./mcp.js')> {
-  try {
-    return (await import(new URL('../mcp-bundle.js', import.meta.url).href)) as typeof import('./mcp.js');
-  } catch (err) {
-    if ((err as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw err;
-    return import('./mcp.js');
-  }
+function loadMcp(): Promise<typeof import('./mcp.js')> {
+  return bundleOr('../mcp-bundle.js', () => import('./mcp.js'));
 }
 
 /**
  * The program as bundled by the build (scripts/bundle-cli.mjs): a few files to read instead of
- * about 860 modules to resolve and link, which took more than half of every command's start. A
+ * about 1,000 modules to resolve and link, which took more than half of every command's start. A
  * build by tsc alone has no bundle, and then the same code is loaded module by module.
  */
-async function loadMain(): Promise<typeof import('./main.js')> {
-  try {
-    return (await import(new URL('../bundle/cli.js', import.meta.url).href)) as typeof import('./main.js');
-  } catch (err) {
-    if ((err as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw err;
-    return import('./main.js');
-  }
+function loadMain(): Promise<typeof import('./main.js')> {
+  return bundleOr('../bundle/cli.js', () => import('./main.js'));
+}
+
+/**
+ * The bundle at `path` (from this file) where the build made one, else `modules`. Asked of the file,
+ * not of a failed import: a bundle that is there but broken (a chunk missing) fails loudly.
+ */
+async function bundleOr<T>(path: string, modules: () => Promise<T>): Promise<T> {
+  const url = new URL(path, import.meta.url);
+  return existsSync(url) ? ((await import(url.href)) as T) : modules();
 }

@@ -1,10 +1,11 @@
 // The built bin runs the bundles the build made, not the modules one by one: `agentwire mcp` its
 // own (scripts/bundle-mcp.mjs; half the helper's CPU at every agent start), every other command the
 // program's (scripts/bundle-cli.mjs; more than half of a command's start). The protocol and the
-// commands themselves are tested through the same bin elsewhere (./mcp.test.ts, test/e2e/).
-import { spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+// commands themselves are tested through the same bin elsewhere (./mcp.test.ts, test/e2e/). Without
+// the bundles (a build by tsc alone) the bin loads the modules; with a broken one it fails.
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/tmp.js';
@@ -65,4 +66,44 @@ describe('agentwire from the program bundle', () => {
       expect(unbundled.filter((u) => u.endsWith('/dist/cli/main.js'))).toEqual([]);
     },
   );
+});
+
+describe('a build by tsc alone (no bundles)', () => {
+  /** The built package without its bundles, in a folder of its own (node_modules linked). */
+  function unbundled(): string {
+    const pkg = tempDir('aw-unbundled-');
+    const bundles = new Set(['bundle', 'mcp-bundle.js', 'tool-extension-bundle.js']);
+    cpSync(join(process.cwd(), 'dist'), join(pkg, 'dist'), {
+      recursive: true,
+      filter: (src) => !bundles.has(relative(join(process.cwd(), 'dist'), src)),
+    });
+    cpSync(join(process.cwd(), 'package.json'), join(pkg, 'package.json'));
+    symlinkSync(join(process.cwd(), 'node_modules'), join(pkg, 'node_modules'));
+    return pkg;
+  }
+
+  it('runs the program and `agentwire mcp` from their modules', async () => {
+    const pkg = unbundled();
+    const bin = join(pkg, 'dist/cli/bin.js');
+    expect(existsSync(join(pkg, 'dist/bundle'))).toBe(false);
+    const program = await loadedBy([bin, '--version']);
+    expect(program).toContain(pathToFileURL(join(pkg, 'dist/cli/main.js')).href);
+    expect(program.filter((u) => u.includes('/node_modules/commander/')).length).toBeGreaterThan(0);
+    const mcp = await loadedBy([bin, 'mcp']);
+    expect(mcp).toContain(pathToFileURL(join(pkg, 'dist/cli/mcp.js')).href);
+    expect(mcp.filter((u) => u.includes('/node_modules/@modelcontextprotocol/')).length).toBeGreaterThan(0);
+  });
+
+  it('a bundle that is there but broken fails the command, rather than quietly loading the modules', () => {
+    const pkg = unbundled();
+    mkdirSync(join(pkg, 'dist/bundle'));
+    writeFileSync(join(pkg, 'dist/bundle/cli.js'), "import './chunk-gone.js';\n");
+    const r = spawnSync(process.execPath, [join(pkg, 'dist/cli/bin.js'), '--version'], {
+      env: { PATH: process.env.PATH ?? '' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain('chunk-gone.js');
+  });
 });
