@@ -1,7 +1,7 @@
 // After tsc (scripts/build.mjs): the agentwire program (dist/cli/main.js and all it imports, the
 // dependencies included) bundled into dist/bundle/, which src/cli/bin.ts loads. Unbundled, every
-// command resolved, read and linked about 860 modules before it could start: more than half of its
-// CPU (docs/performance.md). A module imported on demand (a channel's, started only when enabled)
+// command resolved, read and linked about 860 modules (a relay more) before it could start: more
+// than half of its CPU (docs/performance.md). A module imported on demand (a channel's, started only when enabled)
 // stays in chunks of its own, loaded on demand as before. The chunks sit together in one folder,
 // which src/own-files.ts knows, so that package.json and the launcher's script are found from there.
 // Beside them, modules.json says which modules each chunk holds (paths from the package root):

@@ -42,8 +42,8 @@ function loadMcp(): Promise<typeof import('./mcp.js')> {
 
 /**
  * The program as bundled by the build (scripts/bundle-cli.mjs): a few files to read instead of
- * about 1,000 modules to resolve and link, which took more than half of every command's start. A
- * build by tsc alone has no bundle, and then the same code is loaded module by module.
+ * about 860 modules (more for a relay) to resolve and link, more than half of every command's
+ * start. A build by tsc alone has no bundle, and then the same code is loaded module by module.
  */
 function loadMain(): Promise<typeof import('./main.js')> {
   return bundleOr('../bundle/cli.js', () => import('./main.js'));
