@@ -94,6 +94,13 @@ describe('a build by tsc alone (no bundles)', () => {
     expect(mcp.filter((u) => u.includes('/node_modules/@modelcontextprotocol/')).length).toBeGreaterThan(0);
   });
 
+  it("names tsc's module of the tools' extension to a CLI without MCP", async () => {
+    const pkg = unbundled();
+    const built = pathToFileURL(join(pkg, 'dist/relay-tools.js')).href;
+    const { agentwireEntry } = (await import(built)) as typeof import('../../src/relay-tools.js');
+    expect(agentwireEntry()?.toolExtension).toBe(join(pkg, 'dist/cli/tool-extension.js'));
+  });
+
   it('a bundle that is there but broken fails the command, rather than quietly loading the modules', () => {
     const pkg = unbundled();
     mkdirSync(join(pkg, 'dist/bundle'));
