@@ -128,8 +128,14 @@ describe('two agentwire chat and a relay on one state folder', () => {
     const h = home;
     const store = await openSqliteStore(sqliteFile(h.ctx().paths.home));
     try {
-      // Far enough ahead that both chats have started on a loaded machine (a missed one-shot is not run late).
-      const at = new Date(Date.now() + 12_000).toISOString();
+      // Both chats registered in the shared store before the task exists, so both are live when it
+      // falls due; then the task is added and the others told, as a tool call in either chat does.
+      const [a, b] = [chat({ home: h }), chat({ home: h })];
+      const up = () => store.ownership.processes().then((ps) => ps.length === 2);
+      const end0 = Date.now() + 60_000;
+      while (!(await up()) && Date.now() < end0) await new Promise((r) => setTimeout(r, 20));
+      expect(await up(), a.stderr() + b.stderr()).toBe(true);
+      const at = new Date(Date.now() + 500).toISOString();
       const added = await store.tasks.add(
         { chat: 'console:local', prompt: 'tick-task', at },
         'k1',
@@ -137,7 +143,7 @@ describe('two agentwire chat and a relay on one state folder', () => {
         Date.now(),
       );
       expect(added.type).toBe('added');
-      const [a, b] = [chat({ home: h }), chat({ home: h })];
+      await store.ownership.notify('tasks_changed', '', 'test', Date.now());
       const runs = () => h.events().filter((e) => e.ev === 'start' && e.prompt?.includes('tick-task'));
       // Fired, answered (the fake's end events name no prompt: its reply is the sign), and the
       // one-shot task removed: whatever would fire it has fired.
