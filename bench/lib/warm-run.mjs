@@ -41,7 +41,7 @@ async function phase(kind, mode, model) {
   const ms = [];
   const at = [];
   // This process runs the relay and the bench's own work; what the bench does between turns (the
-  // scenario's fetch, the scans of /proc below, a third of this process's CPU per codex turn) is
+  // scenario's fetch, the scans of /proc below: about 8 ms a turn, more than the relay's own) is
   // taken out of the relay's figure.
   let benchMs = 0;
   const asBench = async (fn) => {
