@@ -65,6 +65,7 @@ export const STORE_FREE: string[] = [
   'test/cli/build-stamp.test.ts',
   'test/cli/check-node.test.ts',
   'test/cli/config.test.ts',
+  'test/cli/install-scripts.test.ts',
   'test/cli/bundles.test.ts',
   'test/cli/mcp-compile-cache.test.ts',
   'test/cli/mcp.test.ts',
