@@ -23,7 +23,7 @@ import { compileCacheDir, compileCacheEnv } from './runner/compile-cache.js';
 import type { Launcher } from './runner/launcher/client.js';
 import type { Store } from './store/open.js';
 import { ToolError } from './tools/handlers.js';
-import { createToolHost, type ToolHost, type ToolMethods } from './tools/host.js';
+import { createToolHost, type ToolHost, type ToolMethods, type ToolsEntry } from './tools/host.js';
 import { TOOLS_LIST_METHOD, TOOLS_METHOD } from './tools/schemas.js';
 import { createUserTools } from './tools/user-tools.js';
 
@@ -33,7 +33,7 @@ import { createUserTools } from './tools/user-tools.js';
  * file (scripts/bundle-mcp.mjs; about 40 ms less of that CLI's start than its modules, zod's among
  * them), else as tsc built it.
  */
-export function agentwireEntry(): { command: string; args: string[]; toolExtension?: string } | undefined {
+export function agentwireEntry(): ToolsEntry | undefined {
   const bin = fileURLToPath(ownFile('cli/bin.js'));
   if (!existsSync(bin)) return undefined;
   const bundled = fileURLToPath(ownFile('tool-extension-bundle.js'));

@@ -34,7 +34,7 @@ import { availabilityWatch } from './store/availability.js';
 import { acquireLock, heldBy, LockError } from './store/home-lock.js';
 import { openStore, type Store, storeConfigFor } from './store/open.js';
 import { retentionService } from './store/retention-service.js';
-import type { ToolHost } from './tools/host.js';
+import type { ToolHost, ToolsEntry } from './tools/host.js';
 import { HttpRoutes } from './web/routes.js';
 import { webConsoleService } from './web/service.js';
 
@@ -154,7 +154,7 @@ export interface RelayOptions {
   channels?: readonly ChannelFactory[];
   services?: readonly ServiceFactory[];
   /** How runs start `agentwire mcp` (tests running from source point it at dist/). */
-  toolsEntry?: { command: string; args: string[]; toolExtension?: string };
+  toolsEntry?: ToolsEntry;
 }
 
 /** Starts the relay, or throws ExitError with a clear sentence when it cannot. */

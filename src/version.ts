@@ -1,6 +1,7 @@
-// The running agentwire's version, read once from its own package.json. `src/` and `dist/` both sit
-// one level below the package root, so the same relative URL works for the built bin and for tests
-// that import the sources; package.json is always part of a published package.
+// The running agentwire's version, read once from its own package.json, one level above the root of
+// src/ or dist/ (own-files.ts finds that root from a module or from a chunk of the bundle), so the
+// built bin and the tests that import the sources read the same file; package.json is always part
+// of a published package.
 import { readFileSync } from 'node:fs';
 import { ownFile } from './own-files.js';
 

@@ -15,6 +15,17 @@ import { toolChanger, toolSender } from './send.js';
 import { TOKEN_INVALID, ToolTokens } from './tokens.js';
 import type { ListedTool, UserTools } from './user-tools.js';
 
+/**
+ * How runs start `agentwire mcp` (this Node and the built bin, `args`), with more environment for it,
+ * and the same tools as an in-process extension for a CLI without MCP (ToolServer.toolExtension).
+ */
+export interface ToolsEntry {
+  command: string;
+  args: readonly string[];
+  env?: Record<string, string>;
+  toolExtension?: string;
+}
+
 export interface ToolHostOptions {
   enabled: boolean;
   limits: ToolLimits;
@@ -31,7 +42,7 @@ export interface ToolHostOptions {
   /** The socket this process answers `tools.call` on. */
   socket: string;
   /** This Node and agentwire's entry point (`…/cli/bin.js`); undefined: not built, no tools. */
-  entry?: { command: string; args: readonly string[]; env?: Record<string, string>; toolExtension?: string };
+  entry?: ToolsEntry;
   /**
    * The zone `chat_info` reports. A function is asked on first use only: asking the machine's zone
    * (Intl) maps ICU's zone data, about 5.5 MiB of the relay's resident memory (bench/startup).

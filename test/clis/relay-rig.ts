@@ -15,6 +15,7 @@ import { configSchema } from '../../src/config/schema.js';
 import type { OutboundItem } from '../../src/core/types.js';
 import { type RunningRelay, startRelay } from '../../src/relay.js';
 import { sqliteFile } from '../../src/store/sqlite/open.js';
+import type { ToolsEntry } from '../../src/tools/host.js';
 import { memoryLog } from '../queue/helpers.js';
 import { launchersOf } from '../support/procs.js';
 import { cliEnv } from './cli-env.js';
@@ -66,7 +67,7 @@ export interface WarmSettings {
 /** What a rig may add: agentwire's tools (`agentwire mcp` from dist/), a model, its own relay home. */
 export interface RigOptions {
   /** The built entry point (`dist/cli/bin.js`): runs get the tools through it. */
-  toolsEntry?: { command: string; args: string[]; toolExtension?: string };
+  toolsEntry?: ToolsEntry;
   model?: string;
   /** The relay home (default: inside the CLI's temp folder). gemini skips settings under /tmp. */
   dir?: string;

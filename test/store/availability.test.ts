@@ -59,17 +59,24 @@ const run = {
   outcome: 'ok',
 };
 
+/** A watch over a flaky store, on the clock `now`, settling 2 s; `seen` is what it said. */
+async function watched(mode: () => Mode, now: () => number) {
+  const seen: string[] = [];
+  const watch = availabilityWatch(
+    { down: (m) => seen.push(`down: ${m}`), up: (ms) => seen.push(`up after ${ms} ms`) },
+    { now, settleMs: 2000 },
+  );
+  return { watch, seen, s: watch.store(await flakyStore(mode)) };
+}
+
 describe('availabilityWatch', () => {
   it('says down once and up once, through rejections and refusals given as values', async () => {
     let mode: Mode = 'up';
-    const failing = await flakyStore(() => mode);
-    const seen: string[] = [];
     let t = 1000;
-    const watch = availabilityWatch(
-      { down: (m) => seen.push(`down: ${m}`), up: (ms) => seen.push(`up after ${ms} ms`) },
-      { now: () => t, settleMs: 2000 },
+    const { watch, seen, s } = await watched(
+      () => mode,
+      () => t,
     );
-    const s = watch.store(failing);
 
     expect(await s.tasks.all()).toEqual([]);
     mode = 'down';
@@ -101,14 +108,11 @@ describe('availabilityWatch', () => {
 
   it('keeps a flap within the settling while as one outage', async () => {
     let mode: Mode = 'down';
-    const failing = await flakyStore(() => mode);
-    const seen: string[] = [];
     let t = 0;
-    const watch = availabilityWatch(
-      { down: (m) => seen.push(`down: ${m}`), up: (ms) => seen.push(`up after ${ms} ms`) },
-      { now: () => t, settleMs: 2000 },
+    const { seen, s } = await watched(
+      () => mode,
+      () => t,
     );
-    const s = watch.store(failing);
 
     await expect(s.tasks.all()).rejects.toThrow();
     // One statement gets through 19 ms later, then the server refuses again.
